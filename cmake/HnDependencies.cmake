@@ -1,0 +1,16 @@
+# Debian's OpenBLAS CMake config exports variables only and points into openblas-pthread/,
+# so an INTERFACE target is built here from the header and the library.
+find_path(HN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)
+find_library(HN_OPENBLAS_LIBRARY openblas REQUIRED)
+add_library(hn_openblas INTERFACE)
+target_include_directories(hn_openblas SYSTEM INTERFACE ${HN_CBLAS_INCLUDE_DIR})
+target_link_libraries(hn_openblas INTERFACE ${HN_OPENBLAS_LIBRARY})
+
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(Threads REQUIRED)
+if(HN_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(HN_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,59 @@
+// GraphExecutor: binds a Symbol to parameter arrays, plans once (shapes, dtypes, fusion,
+// topological kernel list, memory reuse by liveness, in-place and zero-copy views) and then runs
+// forward as a flat loop of kernel calls with no allocation, parsing or map look-ups.
+// A call with new input shapes re-plans transparently.
+//
+//   GraphExecutor exec(symbol, {"data"}, params);
+//   std::vector<NDArray> y = exec.Forward({x});
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+
+struct ExecutorOptions {
+  bool fuse = true;         ///< fold activations into FullyConnected, and similar
+  bool plan_memory = true;  ///< reuse intermediate buffers by liveness
+};
+
+/// What the last plan looks like (for tests, `hybridnet info` and benchmarks).
+struct ExecutorStats {
+  size_t num_nodes = 0;          ///< op nodes in the graph
+  size_t num_kernels = 0;        ///< kernel calls per forward after fusion and views
+  size_t num_fused = 0;          ///< nodes removed by fusion
+  size_t intermediate_bytes = 0; ///< bytes of planned intermediate storage
+  size_t naive_bytes = 0;        ///< bytes if every intermediate had its own buffer
+  size_t num_plans = 0;          ///< plans made so far (1 + re-plans)
+};
+
+class GraphExecutor {
+ public:
+  /// `data_names`: variables fed on each Forward, in that order. `params`: a value for every
+  /// other variable (arguments and auxiliary states), shared, not copied.
+  GraphExecutor(const Symbol& symbol, std::vector<std::string> data_names,
+                std::map<std::string, NDArray> params, ExecutorOptions options = {});
+  ~GraphExecutor();
+  GraphExecutor(GraphExecutor&&) noexcept;
+  GraphExecutor& operator=(GraphExecutor&&) noexcept;
+
+  /// Runs the graph; returns freshly allocated outputs.
+  std::vector<NDArray> Forward(const std::vector<NDArray>& data);
+  /// Runs the graph into `outputs`, reusing their storage when shape and dtype already fit.
+  void Forward(const std::vector<NDArray>& data, std::vector<NDArray>* outputs);
+
+  const std::vector<std::string>& data_names() const;
+  const Symbol& symbol() const;
+  ExecutorStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hybridnet

@@ -1,0 +1,29 @@
+// Eager invocation: parse attributes, infer shapes and types, allocate, run the kernel.
+// When any input is symbolic (hybridize tracing) a graph node is appended instead and symbolic
+// outputs are returned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hybridnet/ndarray.h"
+#include "hybridnet/op.h"
+
+namespace hybridnet {
+
+/// Runs a pre-parsed op (the fast path: no registry look-up, no attribute parsing).
+std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs);
+/// Looks the op up by name or alias and parses `attrs`.
+std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            const AttrDict& attrs = {}, const std::string& node_name = "");
+
+/// Computes output shapes and dtypes of an op for given inputs (no kernel run).
+void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
+                  std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
+                  std::vector<DType>* out_types);
+
+/// Sets the number of threads OpenBLAS may use (1 is fastest for small problems on few cores).
+void SetNumThreads(int num_threads);
+int GetNumThreads();
+
+}  // namespace hybridnet

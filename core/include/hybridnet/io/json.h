@@ -1,0 +1,26 @@
+// Symbol JSON in MXNet's format. Writing reproduces MXNet 1.9's bytes (dmlc::JSONWriter layout,
+// key order, ", " line ends, no final newline, mxnet_version 10901). Reading accepts every older
+// form and upgrades it as MXNet's LoadLegacyJSON does (0.8 "param"/"attr", two-element entries,
+// hidden keys, missing BatchNorm auxiliary inputs).
+#pragma once
+
+#include <string>
+
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+
+constexpr int kMXNetVersion = 10901;
+
+std::string SaveJSON(const Symbol& symbol);
+/// `source_name` (a file name) is used in error messages.
+Symbol LoadJSON(const std::string& json, const std::string& source_name = "<string>");
+
+/// Facts about a JSON file before upgrade, for `hybridnet info`.
+struct JSONFileInfo {
+  int mxnet_version = 800;  ///< 800 when the file has none (MXNet 0.8)
+  bool legacy_keys = false; ///< uses "param"/"attr" or two-element entries
+};
+JSONFileInfo InspectJSON(const std::string& json, const std::string& source_name = "<string>");
+
+}  // namespace hybridnet

@@ -1,0 +1,117 @@
+// NDArray: an n-dimensional array with a shape, a dtype and shared, 64-byte aligned, C-contiguous
+// storage. Copies of an NDArray share storage; Reshape returns a view of the same bytes.
+//
+//   NDArray x = NDArray::RandomNormal({1, 512});
+//   std::cout << x.Reshape({2, 256});
+//
+// An NDArray can also be symbolic: while hybridize() traces a forward, values are graph entries
+// and every op appends a node instead of computing (see imperative.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hybridnet/base.h"
+#include "hybridnet/dtype.h"
+#include "hybridnet/shape.h"
+
+namespace hybridnet {
+
+struct Node;
+
+/// One output of a graph node: what a symbolic NDArray stands for.
+struct NodeEntry {
+  std::shared_ptr<Node> node;
+  uint32_t index = 0;
+  uint32_t version = 0;
+};
+
+class NDArray {
+ public:
+  /// A "none" array: no shape, no storage.
+  NDArray() = default;
+  /// Uninitialized storage of the given shape.
+  explicit NDArray(const Shape& shape, DType dtype = DType::kFloat32);
+
+  static NDArray Zeros(const Shape& shape, DType dtype = DType::kFloat32);
+  static NDArray Ones(const Shape& shape, DType dtype = DType::kFloat32);
+  static NDArray Full(const Shape& shape, double value, DType dtype = DType::kFloat32);
+  /// Values start, start+step, ... below stop, like numpy.arange.
+  static NDArray Arange(double start, double stop, double step = 1.0,
+                        DType dtype = DType::kFloat32);
+  /// Copies `values` (whose length must equal shape.Size()).
+  static NDArray FromVector(const Shape& shape, const std::vector<float>& values);
+  /// Copies shape.Size() elements of `dtype` from `data`.
+  static NDArray FromBuffer(const Shape& shape, DType dtype, const void* data);
+  /// Wraps caller memory without copying; `deleter` (may be empty) runs when the last
+  /// reference goes. `data` must be aligned to the dtype's size.
+  static NDArray Wrap(const Shape& shape, DType dtype, void* data,
+                      std::function<void(void*)> deleter);
+  /// Samples from the global generator (see Seed); reproducible for a given seed.
+  static NDArray RandomNormal(const Shape& shape, float mean = 0.f, float stddev = 1.f,
+                              DType dtype = DType::kFloat32);
+  static NDArray RandomUniform(const Shape& shape, float low = 0.f, float high = 1.f,
+                               DType dtype = DType::kFloat32);
+  /// A symbolic value standing for `entry`.
+  static NDArray FromEntry(NodeEntry entry);
+
+  bool is_none() const { return !storage_ && !entry_.node; }
+  bool is_symbolic() const { return entry_.node != nullptr; }
+  const NodeEntry& entry() const { return entry_; }
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int64_t size() const { return shape_.Size(); }
+  size_t nbytes() const;
+
+  /// Raw element storage. Throws kUntraceable for symbolic arrays and kInvalidArgument for none.
+  void* raw_data();
+  const void* raw_data() const;
+  template <typename T>
+  T* data() {
+    CheckElementType(DTypeOf<T>::value);
+    return static_cast<T*>(raw_data());
+  }
+  template <typename T>
+  const T* data() const {
+    CheckElementType(DTypeOf<T>::value);
+    return static_cast<const T*>(raw_data());
+  }
+
+  /// A view with a new shape of the same size (no copy).
+  NDArray Reshape(const Shape& shape) const;
+  /// A deep copy.
+  NDArray Copy() const;
+  /// A converted copy (a plain copy when the dtype already matches).
+  NDArray AsType(DType dtype) const;
+  /// Copies values from `src` (same shape; dtypes are converted).
+  void CopyFrom(const NDArray& src);
+  /// Every element converted to float.
+  std::vector<float> ToFloatVector() const;
+  /// True when both share the same bytes.
+  bool SharesStorageWith(const NDArray& other) const;
+
+  /// MXNet's text form: values printed like numpy, then "<NDArray 1x2 @cpu(0)>";
+  /// symbolic values print "<Symbol name>".
+  std::string ToString() const;
+
+ private:
+  void CheckElementType(DType requested) const;
+
+  std::shared_ptr<uint8_t> storage_;
+  size_t offset_ = 0;
+  Shape shape_;
+  DType dtype_ = DType::kFloat32;
+  NodeEntry entry_;
+};
+
+std::ostream& operator<<(std::ostream& os, const NDArray& array);
+
+/// Seeds the global random generator used by NDArray::Random* and initializers.
+void Seed(uint64_t seed);
+
+}  // namespace hybridnet

@@ -1,0 +1,215 @@
+// The operator registry: every op is declared once, and eager invoke, every graph pass, JSON,
+// the C API and the bindings read that one declaration.
+//
+// A family file registers its ops in a function called from RegisterAllOps() (op_registry.cc):
+//
+//   void RegisterActivationOps(OpRegistry* r) {
+//     r->Register("Activation")
+//         .Describe("Applies an activation function elementwise.")
+//         .SetParam<ActivationParam>()
+//         .SetInferShape(ElemwiseShape).SetInferType(ElemwiseFloatType)
+//         .SetCompute(ActivationCompute).SetInplace({{0, 0}});
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "hybridnet/dtype.h"
+#include "hybridnet/param.h"
+#include "hybridnet/shape.h"
+
+namespace hybridnet {
+
+class Op;
+
+/// An op plus its attributes: the raw strings (written back to JSON verbatim) and the parsed
+/// typed parameter struct.
+struct NodeAttrs {
+  const Op* op = nullptr;
+  std::string name;
+  AttrDict dict;
+  std::shared_ptr<const void> parsed;
+
+  template <typename P>
+  const P& Param() const {
+    return *static_cast<const P*>(parsed.get());
+  }
+};
+
+/// A view of tensor memory handed to kernels.
+struct TBlob {
+  void* data = nullptr;
+  Shape shape;
+  DType dtype = DType::kFloat32;
+
+  template <typename T>
+  T* ptr() const {
+    return static_cast<T*>(data);
+  }
+  int64_t Size() const { return shape.Size(); }
+};
+
+struct OpContext {
+  bool is_train = false;
+};
+
+using FNumInputs = std::function<uint32_t(const NodeAttrs&)>;
+using FListNames = std::function<std::vector<std::string>(const NodeAttrs&)>;
+/// Fills unknown shapes in `in` and `out` from known ones. Returns true when every shape is
+/// known afterwards; throws kShapeError on a conflict, naming the op and node.
+using FInferShape =
+    std::function<bool(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out)>;
+/// Same for dtypes (DType::kUnknown = unknown).
+using FInferType =
+    std::function<bool(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out)>;
+/// Computes outputs from inputs. Output memory is allocated by the caller; kernels never
+/// validate (inference did) and never allocate tensors.
+using FCompute = std::function<void(const OpContext&, const NodeAttrs&,
+                                    const std::vector<TBlob>& in, const std::vector<TBlob>& out)>;
+
+/// How the fusion pass may treat an op.
+enum class OpPattern { kOpaque, kElemwise };
+
+class Op {
+ public:
+  explicit Op(std::string op_name) : name(std::move(op_name)) {}
+
+  std::string name;
+  std::string description;
+  std::vector<std::string> aliases;
+  uint32_t num_inputs = 1;
+  FNumInputs get_num_inputs;      ///< overrides num_inputs when set
+  uint32_t num_outputs = 1;       ///< outputs the kernel writes (visible)
+  uint32_t num_total_outputs = 0; ///< with hidden outputs, for node_row_ptr; 0 = num_outputs
+  FListNames list_input_names;    ///< default: "data" or arg0..argN-1
+  std::vector<uint32_t> mutable_inputs;  ///< inputs that are auxiliary states
+  std::string key_var_num_args;   ///< attribute that holds the input count (Concat: num_args)
+  std::vector<FieldInfo> fields;
+  std::function<std::shared_ptr<const void>(const AttrDict&)> parse_param;
+  FInferShape infer_shape;
+  FInferType infer_type;
+  FCompute compute;
+  std::vector<std::pair<uint32_t, uint32_t>> inplace;  ///< (input, output) may share memory
+  bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
+  OpPattern pattern = OpPattern::kOpaque;
+  bool internal = false;       ///< created by graph passes only; never written to JSON
+
+  Op& Describe(std::string text) { description = std::move(text); return *this; }
+  Op& AddAlias(std::string alias) { aliases.push_back(std::move(alias)); return *this; }
+  Op& SetNumInputs(uint32_t n) { num_inputs = n; return *this; }
+  Op& SetNumInputs(FNumInputs f) { get_num_inputs = std::move(f); return *this; }
+  Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
+  Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
+  Op& SetInputNames(FListNames f) { list_input_names = std::move(f); return *this; }
+  Op& SetInputNames(std::vector<std::string> names);
+  Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
+  Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
+  Op& SetInferShape(FInferShape f) { infer_shape = std::move(f); return *this; }
+  Op& SetInferType(FInferType f) { infer_type = std::move(f); return *this; }
+  Op& SetCompute(FCompute f) { compute = std::move(f); return *this; }
+  Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) { inplace = std::move(p); return *this; }
+  Op& SetIdentityView() { identity_view = true; return *this; }
+  Op& SetPattern(OpPattern p) { pattern = p; return *this; }
+  Op& SetInternal() { internal = true; return *this; }
+
+  /// Declares the typed parameter struct P (see param.h).
+  template <typename P>
+  Op& SetParam();
+
+  uint32_t NumInputs(const NodeAttrs& attrs) const {
+    return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
+  }
+  uint32_t NumTotalOutputs() const { return num_total_outputs ? num_total_outputs : num_outputs; }
+  std::vector<std::string> InputNames(const NodeAttrs& attrs) const;
+};
+
+class OpRegistry {
+ public:
+  /// The registry with every op of this build (registered once, thread-safe).
+  static const OpRegistry& Global();
+
+  Op& Register(const std::string& name);
+  /// The op with this name or alias, or nullptr.
+  const Op* Find(const std::string& name) const;
+  /// Like Find but throws kNotFound: "unknown operator 'X'".
+  const Op& Get(const std::string& name) const;
+  /// Every op, sorted by name.
+  std::vector<const Op*> List() const;
+
+ private:
+  std::vector<std::unique_ptr<Op>> ops_;
+  std::unordered_map<std::string, const Op*> by_name_;
+};
+
+/// Parses `dict` with the op's parameter declaration. Errors name the op and node:
+/// "FullyConnected(fc1): attribute 'num_hidden'='abc': expected an integer".
+NodeAttrs MakeNodeAttrs(const Op& op, const std::string& node_name, AttrDict dict);
+NodeAttrs MakeNodeAttrs(const std::string& op_name, const std::string& node_name, AttrDict dict);
+
+/// "Op(node)" for messages.
+std::string DescribeNode(const NodeAttrs& attrs);
+
+namespace internal {
+// MakeNodeAttrs prefixes these messages with "Op(node): ".
+[[noreturn]] void ThrowParamError(const std::string& key, const std::string& value,
+                                  const std::string& expected);
+[[noreturn]] void ThrowUnknownKey(const std::string& key, const std::vector<FieldInfo>& fields);
+[[noreturn]] void ThrowMissingKey(const std::string& key);
+}  // namespace internal
+
+template <typename P>
+Op& Op::SetParam() {
+  auto declarer = std::make_shared<ParamDeclarer<P>>();
+  P::Declare(declarer.get());
+  fields.clear();
+  for (const auto& f : declarer->fields()) fields.push_back(f.info);
+  parse_param = [declarer](const AttrDict& dict) -> std::shared_ptr<const void> {
+    auto param = std::make_shared<P>();
+    for (const auto& f : declarer->fields())
+      if (f.set_default) f.set_default(param.get());
+    for (const auto& f : declarer->fields()) {
+      auto it = dict.find(f.info.key);
+      if (it == dict.end()) {
+        if (f.info.required) internal::ThrowMissingKey(f.info.key);
+        continue;
+      }
+      try {
+        f.parse(param.get(), it->second);
+      } catch (const std::invalid_argument& e) {
+        internal::ThrowParamError(f.info.key, it->second, e.what());
+      }
+    }
+    for (const auto& kv : dict) {
+      const std::string& key = kv.first;
+      bool hidden = key.size() > 4 && key.compare(0, 2, "__") == 0 &&
+                    key.compare(key.size() - 2, 2, "__") == 0;
+      if (hidden) continue;
+      bool known = false;
+      for (const auto& f : declarer->fields()) known = known || f.info.key == key;
+      if (!known) {
+        std::vector<FieldInfo> infos;
+        for (const auto& f : declarer->fields()) infos.push_back(f.info);
+        internal::ThrowUnknownKey(key, infos);
+      }
+    }
+    return param;
+  };
+  return *this;
+}
+
+// Shared inference helpers for ops whose outputs mirror their inputs.
+
+/// All inputs and outputs have one shape.
+bool ElemwiseShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out);
+/// All inputs and outputs have one dtype.
+bool ElemwiseType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out);
+/// Like ElemwiseType but only float32 is accepted (our compute type).
+bool ElemwiseFloatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out);
+
+}  // namespace hybridnet

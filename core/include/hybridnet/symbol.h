@@ -1,0 +1,123 @@
+// Symbol: the graph IR. A Symbol is a list of output entries of a DAG of Nodes; variables are
+// nodes without an op. Composition follows MXNet's symbol API:
+//
+//   Symbol data = Symbol::Var("data");
+//   Symbol fc = Symbol::Create("FullyConnected", {data}, {{"num_hidden", "128"}}, "fc1");
+//   // fc1_weight and fc1_bias were created as variables
+//   std::cout << fc.ToJSON();
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hybridnet/ndarray.h"
+#include "hybridnet/op.h"
+
+namespace hybridnet {
+
+struct Node {
+  NodeAttrs attrs;  ///< attrs.op == nullptr for variables; dict holds "__shape__" etc.
+  std::vector<NodeEntry> inputs;
+  std::vector<std::shared_ptr<Node>> control_deps;
+  uint32_t mutation_count = 0;  ///< variables: times an op declared this input mutable
+
+  bool IsVariable() const { return attrs.op == nullptr; }
+  const std::string& name() const { return attrs.name; }
+  uint32_t NumOutputs() const;
+};
+
+class Symbol {
+ public:
+  std::vector<NodeEntry> outputs;
+
+  /// A variable; `attrs` are free-form ("__shape__": "(256, 0)", ...).
+  static Symbol Var(const std::string& name, const AttrDict& attrs = {});
+  /// Applies op `op_name` to `inputs`. Missing trailing inputs become variables named
+  /// "<name>_<input name>" (MXNet symbol API); `name` defaults to "<op lower-case><n>".
+  static Symbol Create(const std::string& op_name, const std::vector<Symbol>& inputs,
+                       const AttrDict& attrs = {}, const std::string& name = "");
+  static Symbol Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs);
+  static Symbol Group(const std::vector<Symbol>& symbols);
+
+  /// Output i as a symbol of its own.
+  Symbol operator[](size_t i) const;
+  size_t NumOutputs() const { return outputs.size(); }
+
+  /// Variables in post-order DFS order: all of them, arguments only, auxiliary states only.
+  std::vector<std::string> ListInputs() const;
+  std::vector<std::string> ListArguments() const;
+  std::vector<std::string> ListAuxiliaryStates() const;
+  /// "<node>_output" (or "<node>_<output name>") for each output; a variable gives its name.
+  std::vector<std::string> ListOutputs() const;
+  /// Attribute of the single-output symbol's node, "" when absent.
+  std::string GetAttr(const std::string& key) const;
+
+  struct ShapeResult {
+    std::vector<Shape> arg_shapes, out_shapes, aux_shapes;
+    bool complete = false;
+  };
+  /// Infers shapes from the known ones (keyed by variable name; "__shape__" hints are used
+  /// too). With partial = false an incomplete result throws kShapeError naming what is unknown.
+  ShapeResult InferShape(const std::map<std::string, Shape>& known, bool partial = false) const;
+  struct TypeResult {
+    std::vector<DType> arg_types, out_types, aux_types;
+    bool complete = false;
+  };
+  TypeResult InferType(const std::map<std::string, DType>& known, bool partial = false) const;
+
+  /// MXNet 1.9 JSON (io/json.h), byte-compatible.
+  std::string ToJSON() const;
+  static Symbol FromJSON(const std::string& json);
+  static Symbol Load(const std::string& path);
+  void Save(const std::string& path) const;
+
+  /// A copy of the graph with fresh nodes (so edits do not affect this symbol).
+  Symbol Copy() const;
+  /// "<Symbol name>" as MXNet prints it ("<Symbol group [a, b]>" for several outputs).
+  std::string ToString() const;
+};
+
+std::ostream& operator<<(std::ostream& os, const Symbol& symbol);
+
+/// A read-only, index-based view of a graph: nodes in post-order DFS (topological) order.
+class IndexedGraph {
+ public:
+  explicit IndexedGraph(const std::vector<NodeEntry>& outputs);
+
+  struct Entry {
+    uint32_t node_id;
+    uint32_t index;
+    uint32_t version;
+  };
+  struct NodeInfo {
+    const Node* node;
+    std::shared_ptr<Node> owner;
+    std::vector<Entry> inputs;
+    std::vector<uint32_t> control_deps;
+  };
+
+  size_t num_nodes() const { return nodes_.size(); }
+  const NodeInfo& operator[](size_t node_id) const { return nodes_[node_id]; }
+  uint32_t node_id(const Node* node) const { return node_ids_.at(node); }
+  /// Entry id = row_ptr[node_id] + output index; rows count visible outputs.
+  uint32_t entry_id(uint32_t node_id, uint32_t index) const { return row_ptr_[node_id] + index; }
+  uint32_t entry_id(const Entry& e) const { return entry_id(e.node_id, e.index); }
+  size_t num_entries() const { return row_ptr_.back(); }
+  const std::vector<Entry>& outputs() const { return outputs_; }
+  /// Variable node ids in order.
+  const std::vector<uint32_t>& input_nodes() const { return input_nodes_; }
+  /// True for variables fed to a mutable (auxiliary) input slot.
+  bool is_aux(uint32_t node_id) const { return aux_nodes_.count(node_id) > 0; }
+
+ private:
+  std::vector<NodeInfo> nodes_;
+  std::map<const Node*, uint32_t> node_ids_;
+  std::vector<uint32_t> row_ptr_;
+  std::vector<Entry> outputs_;
+  std::vector<uint32_t> input_nodes_;
+  std::map<uint32_t, bool> aux_nodes_;
+};
+
+}  // namespace hybridnet

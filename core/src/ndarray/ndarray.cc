@@ -1,0 +1,191 @@
+#include "hybridnet/ndarray.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+std::shared_ptr<uint8_t> Allocate(size_t nbytes) {
+  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  HN_CHECK(p != nullptr, kOutOfMemory) << "cannot allocate " << nbytes << " bytes";
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+struct GlobalRandom {
+  std::mutex mutex;
+  std::mt19937 engine{0};
+};
+
+GlobalRandom& Random() {
+  static GlobalRandom random;
+  return random;
+}
+
+void CheckShape(const Shape& shape) {
+  for (int64_t d : shape) {
+    HN_CHECK(d >= 0, kShapeError) << "shape " << shape << " has a negative dimension";
+  }
+}
+
+template <typename Dist>
+NDArray Sample(const Shape& shape, DType dtype, Dist dist) {
+  NDArray f32(shape, DType::kFloat32);
+  float* p = f32.data<float>();
+  {
+    auto& random = Random();
+    std::lock_guard<std::mutex> lock(random.mutex);
+    for (int64_t i = 0; i < f32.size(); ++i) p[i] = dist(random.engine);
+  }
+  return dtype == DType::kFloat32 ? f32 : f32.AsType(dtype);
+}
+
+}  // namespace
+
+void Seed(uint64_t seed) {
+  auto& random = Random();
+  std::lock_guard<std::mutex> lock(random.mutex);
+  random.engine.seed(static_cast<std::mt19937::result_type>(seed));
+}
+
+NDArray::NDArray(const Shape& shape, DType dtype) : shape_(shape), dtype_(dtype) {
+  CheckShape(shape);
+  storage_ = Allocate(static_cast<size_t>(shape.Size()) * DTypeSize(dtype));
+}
+
+NDArray NDArray::Zeros(const Shape& shape, DType dtype) {
+  NDArray a(shape, dtype);
+  std::memset(a.raw_data(), 0, a.nbytes());
+  return a;
+}
+
+NDArray NDArray::Ones(const Shape& shape, DType dtype) { return Full(shape, 1.0, dtype); }
+
+NDArray NDArray::Full(const Shape& shape, double value, DType dtype) {
+  std::vector<double> values(static_cast<size_t>(shape.Size()), value);
+  NDArray a(shape, dtype);
+  ConvertElements(values.data(), DType::kFloat64, a.raw_data(), dtype, values.size());
+  return a;
+}
+
+NDArray NDArray::Arange(double start, double stop, double step, DType dtype) {
+  HN_CHECK(step != 0, kInvalidArgument) << "arange: step must not be 0";
+  double span = (stop - start) / step;
+  int64_t n = span > 0 ? static_cast<int64_t>(std::ceil(span)) : 0;
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start + static_cast<double>(i) * step;
+  NDArray a(Shape{n}, dtype);
+  ConvertElements(values.data(), DType::kFloat64, a.raw_data(), dtype, values.size());
+  return a;
+}
+
+NDArray NDArray::FromVector(const Shape& shape, const std::vector<float>& values) {
+  HN_CHECK(static_cast<int64_t>(values.size()) == shape.Size(), kShapeError)
+      << "FromVector: " << values.size() << " values do not fill shape " << shape;
+  return FromBuffer(shape, DType::kFloat32, values.data());
+}
+
+NDArray NDArray::FromBuffer(const Shape& shape, DType dtype, const void* data) {
+  NDArray a(shape, dtype);
+  if (a.nbytes() > 0) std::memcpy(a.raw_data(), data, a.nbytes());
+  return a;
+}
+
+NDArray NDArray::Wrap(const Shape& shape, DType dtype, void* data,
+                      std::function<void(void*)> deleter) {
+  CheckShape(shape);
+  HN_CHECK(data != nullptr || shape.Size() == 0, kInvalidArgument) << "Wrap: data is NULL";
+  HN_CHECK(reinterpret_cast<uintptr_t>(data) % DTypeSize(dtype) == 0, kInvalidArgument)
+      << "Wrap: data is not aligned to " << DTypeSize(dtype) << " bytes";
+  NDArray a;
+  a.shape_ = shape;
+  a.dtype_ = dtype;
+  a.storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [deleter](uint8_t* p) {
+    if (deleter) deleter(p);
+  });
+  return a;
+}
+
+NDArray NDArray::RandomNormal(const Shape& shape, float mean, float stddev, DType dtype) {
+  return Sample(shape, dtype, std::normal_distribution<float>(mean, stddev));
+}
+
+NDArray NDArray::RandomUniform(const Shape& shape, float low, float high, DType dtype) {
+  return Sample(shape, dtype, std::uniform_real_distribution<float>(low, high));
+}
+
+NDArray NDArray::FromEntry(NodeEntry entry) {
+  NDArray a;
+  a.entry_ = std::move(entry);
+  a.shape_ = Shape();
+  return a;
+}
+
+size_t NDArray::nbytes() const {
+  return is_symbolic() ? 0 : static_cast<size_t>(size()) * DTypeSize(dtype_);
+}
+
+void* NDArray::raw_data() {
+  return const_cast<void*>(static_cast<const NDArray*>(this)->raw_data());
+}
+
+const void* NDArray::raw_data() const {
+  HN_CHECK(!is_symbolic(), kUntraceable)
+      << "cannot read the values of symbolic array '" << entry_.node->name()
+      << "' while hybridize() traces the forward: values exist only when the graph runs. "
+         "Compute with operators instead of reading elements, or call hybridize(false) to "
+         "debug eagerly";
+  HN_CHECK(storage_ != nullptr, kInvalidArgument) << "the array is empty (none)";
+  return storage_.get() + offset_;
+}
+
+void NDArray::CheckElementType(DType requested) const {
+  HN_CHECK(requested == dtype_, kTypeError) << "array has dtype " << DTypeName(dtype_)
+                                            << ", accessed as " << DTypeName(requested);
+}
+
+NDArray NDArray::Reshape(const Shape& shape) const {
+  CheckShape(shape);
+  HN_CHECK(shape.Size() == size(), kShapeError)
+      << "cannot reshape an array of shape " << shape_ << " to " << shape;
+  NDArray view = *this;
+  view.shape_ = shape;
+  return view;
+}
+
+NDArray NDArray::Copy() const { return AsType(dtype_); }
+
+NDArray NDArray::AsType(DType dtype) const {
+  NDArray out(shape_, dtype);
+  ConvertElements(raw_data(), dtype_, out.raw_data(), dtype, static_cast<size_t>(size()));
+  return out;
+}
+
+void NDArray::CopyFrom(const NDArray& src) {
+  HN_CHECK(src.shape() == shape_, kShapeError)
+      << "CopyFrom: source shape " << src.shape() << " differs from " << shape_;
+  ConvertElements(src.raw_data(), src.dtype(), raw_data(), dtype_, static_cast<size_t>(size()));
+}
+
+std::vector<float> NDArray::ToFloatVector() const {
+  std::vector<float> values(static_cast<size_t>(size()));
+  ConvertElements(raw_data(), dtype_, values.data(), DType::kFloat32, values.size());
+  return values;
+}
+
+bool NDArray::SharesStorageWith(const NDArray& other) const {
+  return storage_ && storage_ == other.storage_;
+}
+
+std::ostream& operator<<(std::ostream& os, const NDArray& array) { return os << array.ToString(); }
+
+}  // namespace hybridnet

@@ -1,0 +1,118 @@
+#include "hybridnet/param.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+#include "hybridnet/shape.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int64_t ParseWholeInteger(const std::string& text, int64_t lo, int64_t hi, const char* what) {
+  errno = 0;
+  char* end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || value < lo ||
+      value > hi) {
+    throw std::invalid_argument(what);
+  }
+  return value;
+}
+
+double ParseWholeDouble(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) {
+    throw std::invalid_argument("a floating-point number such as 1e-05");
+  }
+  return value;
+}
+
+}  // namespace
+
+void ParseValue(const std::string& text, bool* out) {
+  std::string v = Lower(text);
+  if (v == "true" || v == "1") {
+    *out = true;
+  } else if (v == "false" || v == "0") {
+    *out = false;
+  } else {
+    throw std::invalid_argument("a boolean (True, False, 1 or 0)");
+  }
+}
+
+void ParseValue(const std::string& text, int* out) {
+  *out = static_cast<int>(ParseWholeInteger(text, std::numeric_limits<int>::min(),
+                                            std::numeric_limits<int>::max(), "an integer"));
+}
+
+void ParseValue(const std::string& text, int64_t* out) {
+  *out = ParseWholeInteger(text, std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max(), "an integer");
+}
+
+void ParseValue(const std::string& text, uint32_t* out) {
+  *out = static_cast<uint32_t>(ParseWholeInteger(text, 0, std::numeric_limits<uint32_t>::max(),
+                                                 "a non-negative integer"));
+}
+
+void ParseValue(const std::string& text, float* out) {
+  *out = static_cast<float>(ParseWholeDouble(text));
+}
+
+void ParseValue(const std::string& text, double* out) { *out = ParseWholeDouble(text); }
+
+void ParseValue(const std::string& text, std::string* out) { *out = text; }
+
+void ParseValue(const std::string& text, std::vector<int64_t>* out) {
+  try {
+    *out = ParseIntTuple(text);
+  } catch (const Error&) {
+    throw std::invalid_argument("a tuple of integers such as (3, 3)");
+  }
+}
+
+void ParseValue(const std::string& text, DType* out) {
+  try {
+    *out = ParseDType(text);
+  } catch (const Error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+std::string ValueText(bool value) { return value ? "True" : "False"; }
+std::string ValueText(int value) { return std::to_string(value); }
+std::string ValueText(int64_t value) { return std::to_string(value); }
+std::string ValueText(uint32_t value) { return std::to_string(value); }
+std::string ValueText(float value) { return ValueText(static_cast<double>(value)); }
+std::string ValueText(double value) {
+  // Python repr style: shortest text that reads back, with ".0" on whole numbers.
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.precision(precision);
+    os << value;
+    if (std::strtod(os.str().c_str(), nullptr) == value) {
+      std::string s = os.str();
+      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+      return s;
+    }
+  }
+  return std::to_string(value);
+}
+std::string ValueText(const std::string& value) { return value; }
+std::string ValueText(const std::vector<int64_t>& value) { return Shape(value).ToString(); }
+std::string ValueText(DType value) { return DTypeName(value); }
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,8 @@
+#include "hybridnet/op.h"
+#include "ops/register_ops.h"
+
+namespace hybridnet {
+
+void RegisterScalarOps(OpRegistry*) {}
+
+}  // namespace hybridnet

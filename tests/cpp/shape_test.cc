@@ -1,0 +1,60 @@
+#include "hybridnet/shape.h"
+
+#include <gtest/gtest.h>
+
+#include "hybridnet/base.h"
+
+namespace hybridnet {
+namespace {
+
+TEST(ShapeTest, PrintsLikePythonTuples) {
+  EXPECT_EQ(Shape({1, 512}).ToString(), "(1, 512)");
+  EXPECT_EQ(Shape({10}).ToString(), "(10,)");
+  EXPECT_EQ(Shape().ToString(), "()");
+  EXPECT_EQ(Shape({1, 2}).ToShortString(), "1x2");
+}
+
+TEST(ShapeTest, KnownAndSize) {
+  EXPECT_TRUE(Shape({2, 3}).IsKnown());
+  EXPECT_FALSE(Shape({256, 0}).IsKnown());
+  EXPECT_FALSE(Shape().IsKnown());
+  EXPECT_EQ(Shape({2, 3, 4}).Size(), 24);
+}
+
+TEST(ShapeTest, ParsesEveryMXNetTupleSpelling) {
+  EXPECT_EQ(ParseIntTuple("(3, 3)"), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(ParseIntTuple("(7,7)"), (std::vector<int64_t>{7, 7}));
+  EXPECT_EQ(ParseIntTuple("[3, 3]"), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(ParseIntTuple("(3,)"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(ParseIntTuple("()"), (std::vector<int64_t>{}));
+  EXPECT_EQ(ParseIntTuple("3"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(ParseIntTuple("(2L, 3L)"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(ParseIntTuple("(-1, 0, -4)"), (std::vector<int64_t>{-1, 0, -4}));
+  EXPECT_EQ(ParseShape("None").ndim(), 0u);
+}
+
+TEST(ShapeTest, RejectsMalformedTuples) {
+  for (const char* bad : {"", "(", "(3, 3", "(3 3)", "(a)", "3.5", "(3,,)", "(3) x"}) {
+    try {
+      ParseIntTuple(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("tuple of integers"), std::string::npos);
+    }
+  }
+}
+
+TEST(ShapeTest, MergeFillsUnknownDims) {
+  Shape target({256, 0});
+  EXPECT_TRUE(MergeShape(Shape({256, 512}), &target));
+  EXPECT_EQ(target, Shape({256, 512}));
+  EXPECT_FALSE(MergeShape(Shape({128, 512}), &target));
+  Shape unknown;
+  EXPECT_TRUE(MergeShape(Shape({4}), &unknown));
+  EXPECT_EQ(unknown, Shape({4}));
+  EXPECT_FALSE(MergeShape(Shape({4, 1}), &unknown));
+}
+
+}  // namespace
+}  // namespace hybridnet
