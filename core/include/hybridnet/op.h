@@ -86,7 +86,8 @@ class Op {
   uint32_t num_inputs = 1;
   FNumInputs get_num_inputs;      ///< overrides num_inputs when set
   uint32_t num_outputs = 1;       ///< outputs the kernel writes (visible)
-  uint32_t num_total_outputs = 0; ///< with hidden outputs, for node_row_ptr; 0 = num_outputs
+  FNumInputs get_num_outputs;     ///< overrides num_outputs when set (SliceChannel)
+  uint32_t num_total_outputs = 0; ///< with hidden outputs, for node_row_ptr; 0 = NumOutputs
   FListNames list_input_names;    ///< default: "data" or arg0..argN-1
   std::vector<uint32_t> mutable_inputs;  ///< inputs that are auxiliary states
   std::string key_var_num_args;   ///< attribute that holds the input count (Concat: num_args)
@@ -105,6 +106,7 @@ class Op {
   Op& SetNumInputs(uint32_t n) { num_inputs = n; return *this; }
   Op& SetNumInputs(FNumInputs f) { get_num_inputs = std::move(f); return *this; }
   Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
+  Op& SetNumOutputs(FNumInputs f) { get_num_outputs = std::move(f); return *this; }
   Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
   Op& SetInputNames(FListNames f) { list_input_names = std::move(f); return *this; }
   Op& SetInputNames(std::vector<std::string> names);
@@ -125,7 +127,13 @@ class Op {
   uint32_t NumInputs(const NodeAttrs& attrs) const {
     return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
   }
-  uint32_t NumTotalOutputs() const { return num_total_outputs ? num_total_outputs : num_outputs; }
+  uint32_t NumOutputs(const NodeAttrs& attrs) const {
+    return get_num_outputs ? get_num_outputs(attrs) : num_outputs;
+  }
+  /// Visible plus hidden outputs (what MXNet counts in node_row_ptr).
+  uint32_t NumTotalOutputs(const NodeAttrs& attrs) const {
+    return num_total_outputs ? num_total_outputs : NumOutputs(attrs);
+  }
   std::vector<std::string> InputNames(const NodeAttrs& attrs) const;
 };
 

@@ -1,0 +1,298 @@
+#include "hybridnet/symbol.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+#include "graph/naming.h"
+#include "hybridnet/io/json.h"
+#include "pass/passes.h"
+
+namespace hybridnet {
+
+uint32_t Node::NumOutputs() const { return IsVariable() ? 1 : attrs.op->NumOutputs(attrs); }
+
+Symbol Symbol::Var(const std::string& name, const AttrDict& attrs) {
+  HN_CHECK(!name.empty(), kInvalidArgument) << "Symbol::Var: the name must not be empty";
+  auto node = std::make_shared<Node>();
+  node->attrs.name = name;
+  node->attrs.dict = attrs;
+  Symbol s;
+  s.outputs.push_back(NodeEntry{node, 0, 0});
+  return s;
+}
+
+Symbol Symbol::Create(const std::string& op_name, const std::vector<Symbol>& inputs,
+                      const AttrDict& attrs, const std::string& name) {
+  const Op& op = OpRegistry::Global().Get(op_name);
+  AttrDict dict = attrs;
+  if (!op.key_var_num_args.empty() && dict.count(op.key_var_num_args) == 0) {
+    dict[op.key_var_num_args] = std::to_string(inputs.size());
+  }
+  std::string hint = op.name;
+  std::transform(hint.begin(), hint.end(), hint.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string node_name = name.empty() ? internal::AutoName(hint) : name;
+  return Create(MakeNodeAttrs(op, node_name, std::move(dict)), inputs);
+}
+
+Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs) {
+  const Op& op = *attrs.op;
+  std::vector<std::string> input_names = op.InputNames(attrs);
+  HN_CHECK(inputs.size() <= input_names.size(), kInvalidArgument)
+      << DescribeNode(attrs) << ": takes " << input_names.size() << " inputs, got "
+      << inputs.size();
+  auto node = std::make_shared<Node>();
+  node->attrs = attrs;
+  for (size_t i = 0; i < input_names.size(); ++i) {
+    if (i < inputs.size()) {
+      HN_CHECK(inputs[i].outputs.size() == 1, kInvalidArgument)
+          << DescribeNode(attrs) << ": input " << i << " ('" << input_names[i] << "') is a group of "
+          << inputs[i].outputs.size() << " outputs; pass a single output";
+      node->inputs.push_back(inputs[i].outputs[0]);
+    } else {
+      node->inputs.push_back(Var(attrs.name + "_" + input_names[i]).outputs[0]);
+    }
+  }
+  for (uint32_t slot : op.mutable_inputs) {
+    if (slot >= node->inputs.size()) continue;
+    NodeEntry& entry = node->inputs[slot];
+    if (entry.node->IsVariable()) entry.version = ++entry.node->mutation_count;
+  }
+  Symbol s;
+  for (uint32_t i = 0; i < node->NumOutputs(); ++i) s.outputs.push_back(NodeEntry{node, i, 0});
+  return s;
+}
+
+Symbol Symbol::Group(const std::vector<Symbol>& symbols) {
+  Symbol s;
+  for (const auto& sym : symbols)
+    s.outputs.insert(s.outputs.end(), sym.outputs.begin(), sym.outputs.end());
+  return s;
+}
+
+Symbol Symbol::operator[](size_t i) const {
+  HN_CHECK(i < outputs.size(), kInvalidArgument)
+      << "output index " << i << " out of range: the symbol has " << outputs.size() << " outputs";
+  Symbol s;
+  s.outputs.push_back(outputs[i]);
+  return s;
+}
+
+std::vector<std::string> Symbol::ListInputs() const {
+  IndexedGraph g(outputs);
+  std::vector<std::string> names;
+  for (uint32_t nid : g.input_nodes()) names.push_back(g[nid].node->name());
+  return names;
+}
+
+std::vector<std::string> Symbol::ListArguments() const {
+  IndexedGraph g(outputs);
+  std::vector<std::string> names;
+  for (uint32_t nid : g.input_nodes())
+    if (!g.is_aux(nid)) names.push_back(g[nid].node->name());
+  return names;
+}
+
+std::vector<std::string> Symbol::ListAuxiliaryStates() const {
+  IndexedGraph g(outputs);
+  std::vector<std::string> names;
+  for (uint32_t nid : g.input_nodes())
+    if (g.is_aux(nid)) names.push_back(g[nid].node->name());
+  return names;
+}
+
+std::vector<std::string> Symbol::ListOutputs() const {
+  std::vector<std::string> names;
+  for (const auto& e : outputs) {
+    if (e.node->IsVariable()) {
+      names.push_back(e.node->name());
+    } else if (e.node->NumOutputs() == 1) {
+      names.push_back(e.node->name() + "_output");
+    } else {
+      names.push_back(e.node->name() + "_output" + std::to_string(e.index));
+    }
+  }
+  return names;
+}
+
+std::string Symbol::GetAttr(const std::string& key) const {
+  HN_CHECK(outputs.size() == 1, kInvalidArgument) << "GetAttr needs a single-output symbol";
+  const auto& dict = outputs[0].node->attrs.dict;
+  auto it = dict.find(key);
+  return it == dict.end() ? "" : it->second;
+}
+
+namespace {
+
+template <typename T, typename Infer>
+void CollectResults(const std::vector<NodeEntry>& outputs, const std::map<std::string, T>& known,
+                    Infer infer, std::vector<T>* args, std::vector<T>* outs, std::vector<T>* auxs,
+                    bool* complete) {
+  IndexedGraph g(outputs);
+  std::vector<T> values(g.num_entries());
+  std::map<std::string, bool> used;
+  for (uint32_t nid : g.input_nodes()) {
+    auto it = known.find(g[nid].node->name());
+    if (it != known.end()) {
+      values[g.entry_id(nid, 0)] = it->second;
+      used[it->first] = true;
+    }
+  }
+  for (const auto& kv : known) {
+    HN_CHECK(used.count(kv.first), kNotFound)
+        << "'" << kv.first << "' is not an input of the symbol (inputs: "
+        << [&] {
+             std::string s;
+             for (uint32_t nid : g.input_nodes()) s += (s.empty() ? "" : ", ") + g[nid].node->name();
+             return s;
+           }()
+        << ")";
+  }
+  *complete = infer(g, &values);
+  for (uint32_t nid : g.input_nodes())
+    (g.is_aux(nid) ? auxs : args)->push_back(values[g.entry_id(nid, 0)]);
+  for (const auto& e : g.outputs()) outs->push_back(values[g.entry_id(e)]);
+}
+
+}  // namespace
+
+Symbol::ShapeResult Symbol::InferShape(const std::map<std::string, Shape>& known,
+                                       bool partial) const {
+  ShapeResult r;
+  CollectResults(outputs, known, internal::InferShapes, &r.arg_shapes, &r.out_shapes,
+                 &r.aux_shapes, &r.complete);
+  if (!partial && !r.complete) {
+    auto args = ListArguments();
+    std::string unknown;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!r.arg_shapes[i].IsKnown()) unknown += (unknown.empty() ? "" : ", ") + args[i];
+    HN_THROW(kShapeError) << "shape inference is incomplete; give the shapes of: "
+                          << (unknown.empty() ? std::string("(an inner node)") : unknown);
+  }
+  return r;
+}
+
+Symbol::TypeResult Symbol::InferType(const std::map<std::string, DType>& known,
+                                     bool partial) const {
+  TypeResult r;
+  std::map<std::string, DType> given = known;
+  CollectResults(outputs, given, internal::InferTypes, &r.arg_types, &r.out_types, &r.aux_types,
+                 &r.complete);
+  HN_CHECK(partial || r.complete, kTypeError) << "type inference is incomplete";
+  return r;
+}
+
+std::string Symbol::ToJSON() const { return SaveJSON(*this); }
+
+Symbol Symbol::FromJSON(const std::string& json) { return LoadJSON(json); }
+
+Symbol Symbol::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  HN_CHECK(in.good(), kIOError) << "cannot open symbol file '" << path << "'";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return LoadJSON(text.str(), path);
+}
+
+void Symbol::Save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary);
+  HN_CHECK(out.good(), kIOError) << "cannot write symbol file '" << path << "'";
+  out << ToJSON();
+  HN_CHECK(out.good(), kIOError) << "error while writing '" << path << "'";
+}
+
+Symbol Symbol::Copy() const {
+  std::unordered_map<const Node*, std::shared_ptr<Node>> copies;
+  IndexedGraph g(outputs);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node* old = g[nid].node;
+    auto node = std::make_shared<Node>(*old);
+    for (auto& e : node->inputs) e.node = copies.at(e.node.get());
+    for (auto& d : node->control_deps) d = copies.at(d.get());
+    copies[old] = node;
+  }
+  Symbol s;
+  for (const auto& e : outputs) s.outputs.push_back(NodeEntry{copies.at(e.node.get()), e.index, e.version});
+  return s;
+}
+
+std::string Symbol::ToString() const {
+  if (outputs.size() == 1) return "<Symbol " + outputs[0].node->name() + ">";
+  std::string s = "<Symbol group [";
+  for (size_t i = 0; i < outputs.size(); ++i) s += (i ? ", " : "") + outputs[i].node->name();
+  return s + "]>";
+}
+
+std::ostream& operator<<(std::ostream& os, const Symbol& symbol) { return os << symbol.ToString(); }
+
+IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
+  // Iterative post-order DFS (inputs left to right, then control deps), as MXNet orders nodes.
+  struct Frame {
+    std::shared_ptr<Node> node;
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  std::map<const Node*, int> state;  // 1 = on stack, 2 = done
+  auto child = [](const Node* n, size_t i) -> const std::shared_ptr<Node>& {
+    return i < n->inputs.size() ? n->inputs[i].node : n->control_deps[i - n->inputs.size()];
+  };
+  for (const auto& head : outputs) {
+    if (state[head.node.get()] == 2) continue;
+    stack.push_back(Frame{head.node});
+    state[head.node.get()] = 1;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const Node* n = top.node.get();
+      size_t num_children = n->inputs.size() + n->control_deps.size();
+      if (top.next < num_children) {
+        const auto& c = child(n, top.next++);
+        int& st = state[c.get()];
+        HN_CHECK(st != 1, kFormatError) << "the graph has a cycle through node '" << c->name() << "'";
+        if (st == 0) {
+          st = 1;
+          stack.push_back(Frame{c});
+        }
+        continue;
+      }
+      NodeInfo info;
+      info.node = n;
+      info.owner = top.node;
+      uint32_t id = static_cast<uint32_t>(nodes_.size());
+      for (const auto& e : n->inputs) info.inputs.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
+      for (const auto& d : n->control_deps) info.control_deps.push_back(node_ids_.at(d.get()));
+      node_ids_[n] = id;
+      if (n->IsVariable()) input_nodes_.push_back(id);
+      nodes_.push_back(std::move(info));
+      state[n] = 2;
+      stack.pop_back();
+    }
+  }
+  row_ptr_.assign(1, 0);
+  for (const auto& info : nodes_) row_ptr_.push_back(row_ptr_.back() + info.node->NumOutputs());
+  for (const auto& info : nodes_) {
+    if (info.node->IsVariable()) continue;
+    for (uint32_t slot : info.node->attrs.op->mutable_inputs) {
+      if (slot < info.inputs.size() && nodes_[info.inputs[slot].node_id].node->IsVariable())
+        aux_nodes_[info.inputs[slot].node_id] = true;
+    }
+  }
+  for (const auto& e : outputs) {
+    HN_CHECK(e.index < e.node->NumOutputs(), kFormatError)
+        << "output " << e.index << " of node '" << e.node->name() << "' does not exist";
+    outputs_.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
+  }
+  for (const auto& info : nodes_) {
+    for (const auto& e : info.inputs) {
+      HN_CHECK(e.index < nodes_[e.node_id].node->NumOutputs(), kFormatError)
+          << "node '" << info.node->name() << "' reads output " << e.index << " of '"
+          << nodes_[e.node_id].node->name() << "', which has "
+          << nodes_[e.node_id].node->NumOutputs() << " outputs";
+    }
+  }
+}
+
+}  // namespace hybridnet

@@ -1,0 +1,113 @@
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "graph/naming.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+
+namespace {
+
+std::vector<NDArray> Trace(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
+  std::vector<Symbol> symbols;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    HN_CHECK(inputs[i].is_symbolic(), kUntraceable)
+        << DescribeNode(attrs) << ": input " << i
+        << " is a concrete array inside a traced forward. hybridize() can only record values "
+           "derived from the block's inputs and parameters; register the constant as a "
+           "Parameter (or a constant block attribute) instead";
+    Symbol s;
+    s.outputs.push_back(inputs[i].entry());
+    symbols.push_back(std::move(s));
+  }
+  NodeAttrs named = attrs;
+  if (named.name.empty()) {
+    std::string hint = attrs.op->name;
+    std::transform(hint.begin(), hint.end(), hint.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    named.name = internal::AutoName(hint);
+  }
+  Symbol out = Symbol::Create(named, symbols);
+  std::vector<NDArray> results;
+  for (const auto& e : out.outputs) results.push_back(NDArray::FromEntry(e));
+  return results;
+}
+
+}  // namespace
+
+void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
+                  std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
+                  std::vector<DType>* out_types) {
+  const Op& op = *attrs.op;
+  uint32_t num_out = op.NumOutputs(attrs);
+  out_shapes->assign(num_out, Shape());
+  out_types->assign(num_out, DType::kUnknown);
+  std::vector<Shape> given = *in_shapes;
+  bool shapes_known = op.infer_shape(attrs, in_shapes, out_shapes);
+  for (size_t i = 0; i < given.size(); ++i) {
+    HN_CHECK((*in_shapes)[i] == given[i], kShapeError)
+        << DescribeNode(attrs) << ": input " << i << " ('" << op.InputNames(attrs)[i]
+        << "') has shape " << given[i] << " but the op needs " << (*in_shapes)[i];
+  }
+  HN_CHECK(shapes_known, kShapeError) << DescribeNode(attrs) << ": cannot infer the output shape";
+  std::vector<DType> given_types = *in_types;
+  op.infer_type(attrs, in_types, out_types);
+  for (size_t i = 0; i < given_types.size(); ++i) {
+    HN_CHECK((*in_types)[i] == given_types[i], kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName(given_types[i])
+        << " but the op needs " << DTypeName((*in_types)[i]);
+  }
+}
+
+std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
+  HN_CHECK(attrs.op != nullptr, kInvalidArgument) << "Invoke: no operator given";
+  const Op& op = *attrs.op;
+  uint32_t num_in = op.NumInputs(attrs);
+  HN_CHECK(inputs.size() == num_in, kInvalidArgument)
+      << DescribeNode(attrs) << ": expects " << num_in << " inputs, got " << inputs.size();
+  bool any_symbolic = false;
+  for (const auto& x : inputs) any_symbolic = any_symbolic || x.is_symbolic();
+  if (any_symbolic) return Trace(attrs, inputs);
+
+  std::vector<Shape> in_shapes;
+  std::vector<DType> in_types;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    HN_CHECK(!inputs[i].is_none(), kInvalidArgument)
+        << DescribeNode(attrs) << ": input " << i << " is an empty (none) array";
+    in_shapes.push_back(inputs[i].shape());
+    in_types.push_back(inputs[i].dtype());
+  }
+  std::vector<Shape> out_shapes;
+  std::vector<DType> out_types;
+  InferOutputs(attrs, &in_shapes, &in_types, &out_shapes, &out_types);
+
+  std::vector<TBlob> in_blobs(inputs.size()), out_blobs(out_shapes.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    in_blobs[i] = TBlob{const_cast<void*>(inputs[i].raw_data()), inputs[i].shape(), inputs[i].dtype()};
+  }
+  std::vector<NDArray> outputs;
+  outputs.reserve(out_shapes.size());
+  for (size_t i = 0; i < out_shapes.size(); ++i) {
+    outputs.emplace_back(out_shapes[i], out_types[i]);
+    out_blobs[i] = TBlob{outputs[i].raw_data(), out_shapes[i], out_types[i]};
+  }
+  op.compute(OpContext{}, attrs, in_blobs, out_blobs);
+  return outputs;
+}
+
+std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            const AttrDict& attrs, const std::string& node_name) {
+  return Invoke(MakeNodeAttrs(op_name, node_name, attrs), inputs);
+}
+
+void SetNumThreads(int num_threads) {
+  HN_CHECK(num_threads >= 1, kInvalidArgument) << "the thread count must be >= 1, got " << num_threads;
+  openblas_set_num_threads(num_threads);
+}
+
+int GetNumThreads() { return openblas_get_num_threads(); }
+
+}  // namespace hybridnet
