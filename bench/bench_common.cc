@@ -51,8 +51,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median") {
-        medians_[run.run_name.function_name + run.run_name.args] = run.GetAdjustedRealTime();
-        order_.push_back(run.run_name.function_name + run.run_name.args);
+        std::string name = run.run_name.function_name;
+        if (!run.run_name.args.empty()) name += "/" + run.run_name.args;
+        // Adjusted times are in each benchmark's unit; every benchmark here uses microseconds.
+        medians_[name] = run.GetAdjustedRealTime();
+        order_.push_back(name);
       }
     }
   }
@@ -81,7 +84,7 @@ int RunAndReport(int argc, char** argv,
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\nmedians of 9 interleaved repetitions (microseconds per forward):\n");
   for (const auto& name : reporter.order())
-    std::printf("  %-40s %10.2f\n", name.c_str(), reporter.medians().at(name) / 1e3);
+    std::printf("  %-40s %10.2f\n", name.c_str(), reporter.medians().at(name));
   std::printf("\nratios (median / median):\n");
   for (const auto& r : ratios) {
     auto a = reporter.medians().find(r.first);

@@ -107,35 +107,51 @@ GraphExecutor::~GraphExecutor() = default;
 GraphExecutor::GraphExecutor(GraphExecutor&&) noexcept = default;
 GraphExecutor& GraphExecutor::operator=(GraphExecutor&&) noexcept = default;
 
+namespace {
+
+// Infers every entry's shape and dtype of `g` from the values of its variables (by name).
+void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArray*>& values,
+                  std::vector<Shape>* shapes, std::vector<DType>* types) {
+  shapes->assign(g.num_entries(), Shape());
+  types->assign(g.num_entries(), DType::kUnknown);
+  for (uint32_t nid : g.input_nodes()) {
+    const NDArray* v = values.at(g[nid].node->name());
+    (*shapes)[g.entry_id(nid, 0)] = v->shape();
+    (*types)[g.entry_id(nid, 0)] = v->dtype();
+  }
+  if (!internal::InferShapes(g, shapes)) {
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+      for (uint32_t i = 0; i < g[nid].node->NumOutputs(); ++i)
+        HN_CHECK((*shapes)[g.entry_id(nid, i)].IsKnown(), kShapeError)
+            << "cannot infer the shape of '" << g[nid].node->name() << "' from the given input shapes";
+  }
+  HN_CHECK(internal::InferTypes(g, types), kTypeError) << "cannot infer every dtype of the graph";
+  for (uint32_t nid : g.input_nodes()) {
+    const NDArray* v = values.at(g[nid].node->name());
+    HN_CHECK((*shapes)[g.entry_id(nid, 0)] == v->shape(), kShapeError)
+        << "'" << g[nid].node->name() << "' has shape " << v->shape() << " but the graph needs "
+        << (*shapes)[g.entry_id(nid, 0)];
+  }
+}
+
+}  // namespace
+
 Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
   const IndexedGraph& g = *graph;
   Plan plan;
-  std::vector<Shape> shapes(g.num_entries());
-  std::vector<DType> types(g.num_entries(), DType::kUnknown);
+  std::map<std::string, const NDArray*> values;
   for (size_t i = 0; i < data.size(); ++i) {
-    shapes[g.entry_id(data_nodes[i], 0)] = data[i].shape();
-    types[g.entry_id(data_nodes[i], 0)] = data[i].dtype();
+    values[data_names[i]] = &data[i];
     plan.data_shapes.push_back(data[i].shape());
     plan.data_types.push_back(data[i].dtype());
   }
-  for (const auto& kv : param_of_node) {
-    shapes[g.entry_id(kv.first, 0)] = kv.second.shape();
-    types[g.entry_id(kv.first, 0)] = kv.second.dtype();
-  }
-  if (!internal::InferShapes(g, &shapes)) {
-    std::string unknown;
-    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
-      for (uint32_t i = 0; i < g[nid].node->NumOutputs(); ++i)
-        if (!shapes[g.entry_id(nid, i)].IsKnown() && unknown.empty()) unknown = g[nid].node->name();
-    HN_THROW(kShapeError) << "cannot infer the shape of '" << unknown
-                          << "' from the given input shapes";
-  }
-  HN_CHECK(internal::InferTypes(g, &types), kTypeError) << "cannot infer every dtype of the graph";
-  for (const auto& kv : param_of_node) {
-    HN_CHECK(shapes[g.entry_id(kv.first, 0)] == kv.second.shape(), kShapeError)
-        << "parameter '" << g[kv.first].node->name() << "' has shape " << kv.second.shape()
-        << " but the graph needs " << shapes[g.entry_id(kv.first, 0)];
-  }
+  for (const auto& kv : param_of_node) values[g[kv.first].node->name()] = &kv.second;
+  std::vector<Shape> shapes;
+  std::vector<DType> types;
+  // Errors are reported on the graph as written (names and ops the caller knows), then the
+  // optimized graph is planned.
+  if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
+  InferEntries(g, values, &shapes, &types);
 
   // Which entry lives where: slot kind + index (+ byte offset for arena slots).
   struct Place {

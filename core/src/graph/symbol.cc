@@ -35,7 +35,8 @@ Symbol Symbol::Create(const std::string& op_name, const std::vector<Symbol>& inp
   std::string hint = op.name;
   std::transform(hint.begin(), hint.end(), hint.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::string node_name = name.empty() ? internal::AutoName(hint) : name;
+  std::string node_name =
+      name.empty() ? internal::AutoName(hint) : internal::NameScope::CurrentPrefix() + name;
   return Create(MakeNodeAttrs(op, node_name, std::move(dict)), inputs);
 }
 

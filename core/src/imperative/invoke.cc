@@ -23,12 +23,15 @@ std::vector<NDArray> Trace(const NodeAttrs& attrs, const std::vector<NDArray>& i
     s.outputs.push_back(inputs[i].entry());
     symbols.push_back(std::move(s));
   }
+  // Names follow MXNet's name manager: "<scope prefix><name>", or "<scope prefix><op><n>".
   NodeAttrs named = attrs;
   if (named.name.empty()) {
     std::string hint = attrs.op->name;
     std::transform(hint.begin(), hint.end(), hint.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     named.name = internal::AutoName(hint);
+  } else {
+    named.name = internal::NameScope::CurrentPrefix() + named.name;
   }
   Symbol out = Symbol::Create(named, symbols);
   std::vector<NDArray> results;

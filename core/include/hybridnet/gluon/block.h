@@ -1,0 +1,204 @@
+// Gluon-style blocks: write a model imperatively, then hybridize() it.
+//
+//   auto net = std::make_shared<HybridSequential>();
+//   net->Add(std::make_shared<Dense>(256, "relu"), std::make_shared<Dense>(128, "relu"),
+//            std::make_shared<Dense>(2));
+//   net->Initialize();
+//   NDArray y = (*net)(x);     // eager: every op runs now
+//   net->Hybridize();
+//   y = (*net)(x);             // traced once into a graph, then the cached executor runs
+//   net->Export("my_mlp");     // my_mlp-symbol.json + my_mlp-0000.params (MXNet 1.x format)
+//
+// A custom block overrides Forward (ordinary C++ over hybridnet::op functions); the MXNet
+// spelling HybridForward(F, x) is offered too. Names follow MXNet 1.x: a block's prefix is its
+// parent's prefix + alias + a per-parent counter ("hybridsequential0_dense0_"), assigned when the
+// tree is first used.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hybridnet/executor.h"
+#include "hybridnet/gluon/parameter.h"
+#include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+namespace gluon {
+
+struct HybridizeOptions {
+  bool static_alloc = false;  ///< accepted as in MXNet; our executor always keeps its memory plan
+  bool static_shape = false;  ///< requires static_alloc, as in MXNet
+};
+
+class Block {
+ public:
+  /// `alias` names the class in prefixes ("dense"); `prefix` overrides the automatic prefix
+  /// ("" adds nothing, as MXNet's prefix='').
+  explicit Block(std::string alias, std::optional<std::string> prefix = std::nullopt);
+  virtual ~Block();
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  /// "hybridsequential0_"; assigns the names of this tree on first use.
+  const std::string& prefix();
+  /// The prefix without its trailing underscore.
+  std::string name();
+
+  /// Registers a child under `name` (its structural name in save_parameters files).
+  template <typename T>
+  std::shared_ptr<T> RegisterChild(std::shared_ptr<T> child, const std::string& name = "") {
+    AddChild(child, name);
+    return child;
+  }
+  const std::vector<std::pair<std::string, std::shared_ptr<Block>>>& children() const {
+    return children_;
+  }
+
+  /// This block's and its descendants' parameters by full name; `select` is a regex on names.
+  ParameterDict CollectParams(const std::string& select = "");
+  /// Initializes every parameter (deferred where shapes are still unknown).
+  void Initialize(const InitializerPtr& init = Uniform(), bool force_reinit = false);
+
+  /// Hybridizes the HybridBlocks in this tree (a plain Block only passes the call on).
+  virtual void Hybridize(bool active = true, const HybridizeOptions& options = {});
+
+  NDArray operator()(const NDArray& x);
+  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
+  /// Feeds symbols: returns the symbolic program (HybridBlocks only).
+  Symbol operator()(const Symbol& x);
+
+  /// The forward computation. Override one of the two; the single-input form is the usual one.
+  virtual std::vector<NDArray> Forward(const std::vector<NDArray>& inputs);
+  virtual NDArray Forward(const NDArray& x);
+
+  /// MXNet 1.9 save_parameters: structural names ("0.weight", "fc1.bias").
+  void SaveParameters(const std::string& path);
+  /// Loads a save_parameters file (or an export's params with "arg:"/"aux:" keys). Errors name
+  /// missing, extra and mis-shaped parameters unless allowed.
+  void LoadParameters(const std::string& path, bool allow_missing = false,
+                      bool ignore_extra = false);
+
+  /// MXNet-style description, e.g. "Dense(512 -> 256, Activation(relu))".
+  virtual std::string ToString();
+
+ protected:
+  /// Declares a parameter of this block ("weight", shape with 0 = unknown).
+  ParameterPtr AddParameter(const std::string& local_name, const Shape& shape,
+                            InitializerPtr init = nullptr, DType dtype = DType::kFloat32,
+                            bool differentiable = true);
+  const std::vector<ParameterPtr>& own_params() const { return params_; }
+  /// Runs the block's own forward (no caching): used by every call path.
+  std::vector<NDArray> RunForward(const std::vector<NDArray>& inputs);
+  /// Structural parameter names of this subtree ("0.weight").
+  void CollectStructural(const std::string& path, std::map<std::string, ParameterPtr>* out);
+  virtual std::string Describe() { return alias_; }
+
+  void AddChild(std::shared_ptr<Block> child, const std::string& name);
+  void AssignNames();
+
+  friend class Parameter;
+  std::string alias_;
+  std::optional<std::string> explicit_prefix_;
+  std::string prefix_;
+  bool named_ = false;
+  Block* parent_ = nullptr;
+  std::map<std::string, int> child_counters_;
+  std::vector<std::pair<std::string, std::shared_ptr<Block>>> children_;
+  std::vector<ParameterPtr> params_;
+};
+
+/// A block that can be traced into a graph.
+class HybridBlock : public Block {
+ public:
+  using Block::Block;
+  using Block::operator();
+
+  void Hybridize(bool active = true, const HybridizeOptions& options = {}) override;
+  bool is_hybridized() const { return active_; }
+
+  /// The MXNet spelling: F is "ndarray" in eager mode and "symbol" while tracing (print it to
+  /// see which); the hybridnet::op functions work in both.
+  struct F {
+    bool symbolic;
+    const char* name() const { return symbolic ? "hybridnet.symbol" : "hybridnet.ndarray"; }
+  };
+  virtual NDArray HybridForward(const F& f, const NDArray& x);
+  NDArray Forward(const NDArray& x) override;
+  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs) override;
+
+  /// Writes PREFIX-symbol.json and PREFIX-%04d.params as MXNet 1.9's export does. Needs a
+  /// traced graph: hybridize() and one forward first.
+  void Export(const std::string& path_prefix, int epoch = 0);
+  /// The traced graph (after hybridize() and a forward), else an error.
+  const Symbol& CachedGraph() const;
+  /// Traces the forward with symbolic inputs named InputNames(num_inputs).
+  virtual Symbol Trace(size_t num_inputs);
+  /// Names of the graph's data variables: "data", or "data0", "data1", ... for several.
+  virtual std::vector<std::string> InputNames(size_t num_inputs) const;
+  /// Statistics of the cached executor (for tests and benchmarks).
+  ExecutorStats CachedStats() const;
+
+ protected:
+  friend class Block;
+  std::vector<NDArray> CallCached(const std::vector<NDArray>& inputs);
+  void ClearCache();
+  /// Completes deferred parameter shapes from the input shapes by tracing once.
+  void DeferredInferShape(const std::vector<NDArray>& inputs);
+
+  bool active_ = false;
+  HybridizeOptions options_;
+  Symbol cached_graph_;
+  size_t cached_num_inputs_ = 0;
+  std::unique_ptr<GraphExecutor> executor_;
+};
+
+/// Runs its children one after another (shared by Sequential and HybridSequential).
+template <typename Base>
+class SequentialOf : public Base {
+ public:
+  SequentialOf(std::string alias, std::string class_name, std::optional<std::string> prefix)
+      : Base(std::move(alias), std::move(prefix)), class_name_(std::move(class_name)) {}
+
+  /// Adds children in order; their structural names are "0", "1", ...
+  template <typename... Blocks>
+  void Add(Blocks... blocks) {
+    (this->AddChild(std::move(blocks), std::to_string(this->children_.size())), ...);
+  }
+  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs) override {
+    std::vector<NDArray> x = inputs;
+    for (auto& child : this->children_) x = (*child.second)(x);
+    return x;
+  }
+  using Base::Forward;
+  size_t size() const { return this->children_.size(); }
+  std::shared_ptr<Block> operator[](size_t i) const { return this->children_.at(i).second; }
+
+ protected:
+  std::string Describe() override { return class_name_; }
+
+ private:
+  std::string class_name_;
+};
+
+class Sequential : public SequentialOf<Block> {
+ public:
+  explicit Sequential(std::optional<std::string> prefix = std::nullopt)
+      : SequentialOf("sequential", "Sequential", std::move(prefix)) {}
+};
+
+class HybridSequential : public SequentialOf<HybridBlock> {
+ public:
+  explicit HybridSequential(std::optional<std::string> prefix = std::nullopt)
+      : SequentialOf("hybridsequential", "HybridSequential", std::move(prefix)) {}
+};
+
+std::ostream& operator<<(std::ostream& os, Block& block);
+
+}  // namespace gluon
+}  // namespace hybridnet

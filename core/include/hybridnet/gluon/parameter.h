@@ -1,0 +1,89 @@
+// Parameter: a named weight with deferred initialization. Shapes may hold 0 for dimensions only
+// known at the first forward; initialize() records the initializer and the first forward fills
+// the shape and draws the values.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "hybridnet/gluon/initializer.h"
+#include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+namespace gluon {
+
+class Block;
+
+class Parameter {
+ public:
+  /// `local_name` is the attribute name ("weight"); the full name is the owner's prefix + it.
+  Parameter(Block* owner, std::string local_name, Shape shape, DType dtype = DType::kFloat32,
+            InitializerPtr init = nullptr, bool differentiable = true);
+
+  /// "hybridsequential0_dense0_weight" (MXNet 1.x naming).
+  std::string name() const;
+  const std::string& local_name() const { return local_name_; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  const InitializerPtr& init() const { return init_; }
+  bool differentiable() const { return differentiable_; }
+
+  /// Records the initializer (the parameter's own one wins) and draws values now when the shape
+  /// is known; otherwise initialization waits for the first forward.
+  void Initialize(const InitializerPtr& default_init, bool force_reinit = false);
+  bool is_initialized() const { return !data_.is_none(); }
+  bool is_deferred() const { return deferred_init_ != nullptr && data_.is_none(); }
+
+  /// Completes unknown (0) dimensions; a known dimension that differs is a kShapeError naming the
+  /// parameter. Runs a pending deferred initialization once the shape is complete.
+  void SetShape(const Shape& shape);
+
+  /// The value. Throws kInvalidArgument when not initialized, saying why (no initialize() call,
+  /// or deferred until the first forward).
+  const NDArray& data() const;
+  /// Replaces the value; same shape (after completing unknown dims) and dtype, else kShapeError.
+  /// Copies into the existing storage so running graphs see the new values.
+  void SetData(const NDArray& value);
+
+  /// The graph variable standing for this parameter, with MXNet's attributes (__shape__,
+  /// __dtype__, __lr_mult__, __wd_mult__, __storage_type__, __init__). Created on first use and
+  /// then kept, so the recorded __shape__ is the one known at the first trace (as MXNet does).
+  const Symbol& var();
+
+  /// During a hybridize() trace the variable as a symbolic array, else data().
+  NDArray Value();
+
+ private:
+  Block* owner_;
+  std::string local_name_;
+  Shape shape_;
+  DType dtype_;
+  InitializerPtr init_;
+  bool differentiable_;
+  InitializerPtr deferred_init_;
+  NDArray data_;
+  Symbol var_;
+};
+
+using ParameterPtr = std::shared_ptr<Parameter>;
+
+/// Parameters by full name, in registration order.
+class ParameterDict {
+ public:
+  void Add(const ParameterPtr& p);
+  const std::vector<ParameterPtr>& list() const { return params_; }
+  ParameterPtr Get(const std::string& full_name) const;  ///< nullptr when absent
+  size_t size() const { return params_.size(); }
+  std::vector<std::string> Keys() const;
+  void Initialize(const InitializerPtr& init = Uniform(), bool force_reinit = false);
+
+ private:
+  std::vector<ParameterPtr> params_;
+};
+
+}  // namespace gluon
+}  // namespace hybridnet

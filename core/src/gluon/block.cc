@@ -1,0 +1,391 @@
+#include "hybridnet/gluon/block.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "graph/naming.h"
+#include "gluon/tracing.h"
+#include "hybridnet/io/params.h"
+
+namespace hybridnet {
+namespace gluon {
+
+namespace {
+
+bool AnySymbolic(const std::vector<NDArray>& xs) {
+  return std::any_of(xs.begin(), xs.end(), [](const NDArray& x) { return x.is_symbolic(); });
+}
+
+std::string Indent(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Block
+
+Block::Block(std::string alias, std::optional<std::string> prefix)
+    : alias_(std::move(alias)), explicit_prefix_(std::move(prefix)) {}
+
+Block::~Block() {
+  for (auto& child : children_)
+    if (child.second->parent_ == this) child.second->parent_ = nullptr;
+}
+
+const std::string& Block::prefix() {
+  if (!named_) {
+    if (parent_ != nullptr) {
+      parent_->prefix();  // naming the parent names its children, this one included
+    } else {
+      AssignNames();
+    }
+  }
+  return prefix_;
+}
+
+std::string Block::name() {
+  const std::string& p = prefix();
+  return !p.empty() && p.back() == '_' ? p.substr(0, p.size() - 1) : p;
+}
+
+void Block::AssignNames() {
+  if (parent_ == nullptr) {
+    // Top-level blocks share MXNet's process-wide name counters ("hybridsequential0_").
+    prefix_ = explicit_prefix_ ? *explicit_prefix_ : ::hybridnet::internal::AutoName(alias_) + "_";
+  } else {
+    std::string local = explicit_prefix_.value_or("");
+    if (!explicit_prefix_) {
+      int count = parent_->child_counters_[alias_]++;
+      local = alias_ + std::to_string(count) + "_";
+    }
+    prefix_ = parent_->prefix_ + local;
+  }
+  named_ = true;
+  for (auto& child : children_)
+    if (!child.second->named_) child.second->AssignNames();
+}
+
+void Block::AddChild(std::shared_ptr<Block> child, const std::string& name) {
+  HN_CHECK(child != nullptr, kInvalidArgument) << "cannot add a null block";
+  HN_CHECK(child.get() != this, kInvalidArgument) << "a block cannot be its own child";
+  HN_CHECK(child->parent_ == nullptr, kInvalidArgument)
+      << "block '" << child->alias_ << "' already has a parent";
+  child->parent_ = this;
+  children_.emplace_back(name.empty() ? std::to_string(children_.size()) : name, child);
+  if (named_ && !child->named_) child->AssignNames();
+  if (auto* hybrid = dynamic_cast<HybridBlock*>(this)) hybrid->ClearCache();
+}
+
+ParameterPtr Block::AddParameter(const std::string& local_name, const Shape& shape,
+                                 InitializerPtr init, DType dtype, bool differentiable) {
+  params_.push_back(std::make_shared<Parameter>(this, local_name, shape, dtype, std::move(init),
+                                                differentiable));
+  return params_.back();
+}
+
+ParameterDict Block::CollectParams(const std::string& select) {
+  prefix();
+  ParameterDict dict;
+  std::set<const Parameter*> seen;
+  std::optional<std::regex> pattern;
+  if (!select.empty()) {
+    try {
+      pattern = std::regex(select);
+    } catch (const std::regex_error& e) {
+      HN_THROW(kInvalidArgument) << "CollectParams: invalid regex '" << select << "': " << e.what();
+    }
+  }
+  std::function<void(Block*)> visit = [&](Block* b) {
+    for (const auto& p : b->params_) {
+      if (!seen.insert(p.get()).second) continue;
+      if (!pattern || std::regex_match(p->name(), *pattern)) dict.Add(p);
+    }
+    for (auto& child : b->children_) visit(child.second.get());
+  };
+  visit(this);
+  return dict;
+}
+
+void Block::Initialize(const InitializerPtr& init, bool force_reinit) {
+  CollectParams().Initialize(init, force_reinit);
+}
+
+void Block::Hybridize(bool active, const HybridizeOptions& options) {
+  for (auto& child : children_) child.second->Hybridize(active, options);
+}
+
+NDArray Block::operator()(const NDArray& x) {
+  std::vector<NDArray> out = (*this)(std::vector<NDArray>{x});
+  HN_CHECK(out.size() == 1, kInvalidArgument)
+      << name() << " returned " << out.size() << " outputs; call it with a vector to get them all";
+  return out[0];
+}
+
+std::vector<NDArray> Block::operator()(const std::vector<NDArray>& inputs) {
+  prefix();
+  if (auto* hybrid = dynamic_cast<HybridBlock*>(this)) {
+    if (AnySymbolic(inputs)) return RunForward(inputs);
+    if (hybrid->active_) return hybrid->CallCached(inputs);
+    bool deferred = std::any_of(params_.begin(), params_.end(),
+                                [](const ParameterPtr& p) { return p->is_deferred(); });
+    if (deferred) hybrid->DeferredInferShape(inputs);
+  }
+  return RunForward(inputs);
+}
+
+Symbol Block::operator()(const Symbol& x) {
+  auto* hybrid = dynamic_cast<HybridBlock*>(this);
+  HN_CHECK(hybrid != nullptr, kInvalidArgument)
+      << name() << " is a plain Block: only HybridBlocks can run on symbols";
+  HN_CHECK(x.outputs.size() == 1, kInvalidArgument) << "pass a single-output symbol";
+  internal::TracingScope tracing;
+  std::vector<NDArray> out = RunForward({NDArray::FromEntry(x.outputs[0])});
+  Symbol result;
+  for (const auto& y : out) {
+    HN_CHECK(y.is_symbolic(), kUntraceable) << name() << ": forward returned a concrete array";
+    result.outputs.push_back(y.entry());
+  }
+  return result;
+}
+
+std::vector<NDArray> Block::RunForward(const std::vector<NDArray>& inputs) {
+  ::hybridnet::internal::NameScope scope(prefix());
+  return Forward(inputs);
+}
+
+std::vector<NDArray> Block::Forward(const std::vector<NDArray>& inputs) {
+  HN_CHECK(inputs.size() == 1, kInvalidArgument)
+      << name() << " takes one input, got " << inputs.size()
+      << " (override Forward(const std::vector<NDArray>&) for several)";
+  return {Forward(inputs[0])};
+}
+
+NDArray Block::Forward(const NDArray&) {
+  HN_THROW(kInvalidArgument) << name() << ": Forward is not implemented; override it";
+}
+
+void Block::CollectStructural(const std::string& path, std::map<std::string, ParameterPtr>* out) {
+  for (const auto& p : params_) (*out)[path + p->local_name()] = p;
+  for (auto& child : children_) child.second->CollectStructural(path + child.first + ".", out);
+}
+
+void Block::SaveParameters(const std::string& path) {
+  std::map<std::string, ParameterPtr> structural;
+  CollectStructural("", &structural);
+  NDArrayList list;
+  for (const auto& kv : structural) {
+    list.names.push_back(kv.first);
+    list.arrays.push_back(kv.second->data());
+  }
+  SaveNDArrayList(path, list);
+}
+
+void Block::LoadParameters(const std::string& path, bool allow_missing, bool ignore_extra) {
+  NDArrayList list = LoadNDArrayList(path);
+  HN_CHECK(!list.names.empty() || list.arrays.empty(), kFormatError)
+      << "'" << path << "' holds unnamed arrays; a parameter file needs names";
+  std::map<std::string, NDArray> loaded;
+  bool structural_names = false;
+  for (size_t i = 0; i < list.names.size(); ++i) {
+    std::string key = list.names[i];
+    if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) key = key.substr(4);
+    structural_names = structural_names || key.find('.') != std::string::npos;
+    loaded[key] = list.arrays[i];
+  }
+  // MXNet 1.9: files without any "." in their keys hold full (prefixed) parameter names.
+  std::map<std::string, ParameterPtr> params;
+  if (structural_names) {
+    CollectStructural("", &params);
+  } else {
+    ParameterDict all = CollectParams();
+    for (const auto& p : all.list()) params[p->name()] = p;
+  }
+  std::string known;
+  for (const auto& kv : loaded) known += (known.empty() ? "" : ", ") + kv.first;
+  for (const auto& kv : params) {
+    auto it = loaded.find(kv.first);
+    if (it == loaded.end()) {
+      HN_CHECK(allow_missing, kNotFound)
+          << "parameter '" << kv.first << "' is missing in '" << path << "', which contains: " << known;
+      continue;
+    }
+    kv.second->SetData(it->second);
+  }
+  if (!ignore_extra) {
+    for (const auto& kv : loaded) {
+      HN_CHECK(params.count(kv.first), kNotFound)
+          << "parameter '" << kv.first << "' loaded from '" << path
+          << "' is not present in this block (pass ignore_extra to skip it)";
+    }
+  }
+}
+
+std::string Block::ToString() {
+  std::string s = Describe();
+  if (children_.empty()) return s;
+  s += "(\n";
+  for (auto& child : children_)
+    s += "  (" + child.first + "): " + Indent(child.second->ToString()) + "\n";
+  return s + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, Block& block) { return os << block.ToString(); }
+
+// ---------------------------------------------------------------------------------------------
+// HybridBlock
+
+void HybridBlock::Hybridize(bool active, const HybridizeOptions& options) {
+  HN_CHECK(!options.static_shape || options.static_alloc, kInvalidArgument)
+      << "static_shape requires static_alloc, as in MXNet";
+  active_ = active;
+  options_ = options;
+  ClearCache();
+  Block::Hybridize(active, options);
+}
+
+void HybridBlock::ClearCache() {
+  executor_.reset();
+  cached_graph_ = Symbol();
+  cached_num_inputs_ = 0;
+}
+
+NDArray HybridBlock::HybridForward(const F&, const NDArray&) {
+  HN_THROW(kInvalidArgument) << name() << ": override Forward or HybridForward";
+}
+
+NDArray HybridBlock::Forward(const NDArray& x) { return HybridForward(F{x.is_symbolic()}, x); }
+
+std::vector<NDArray> HybridBlock::Forward(const std::vector<NDArray>& inputs) {
+  return Block::Forward(inputs);
+}
+
+std::vector<std::string> HybridBlock::InputNames(size_t num_inputs) const {
+  if (num_inputs == 1) return {"data"};
+  std::vector<std::string> names;
+  for (size_t i = 0; i < num_inputs; ++i) names.push_back("data" + std::to_string(i));
+  return names;
+}
+
+Symbol HybridBlock::Trace(size_t num_inputs) {
+  std::vector<NDArray> inputs;
+  for (const auto& n : InputNames(num_inputs)) inputs.push_back(NDArray::FromEntry(Symbol::Var(n).outputs[0]));
+  internal::TracingScope tracing;
+  std::vector<NDArray> outputs = RunForward(inputs);
+  Symbol graph;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HN_CHECK(outputs[i].is_symbolic(), kUntraceable)
+        << name() << ": output " << i << " of the forward is a concrete array, not computed from "
+        << "the inputs; hybridize() can only record values derived from inputs and parameters";
+    graph.outputs.push_back(outputs[i].entry());
+  }
+  return graph;
+}
+
+namespace {
+
+// Parameters of the tree by full name, for matching graph variables.
+std::map<std::string, ParameterPtr> ParamsByName(Block* block) {
+  std::map<std::string, ParameterPtr> params;
+  ParameterDict all = block->CollectParams();
+  for (const auto& p : all.list()) params[p->name()] = p;
+  return params;
+}
+
+// Completes parameter shapes from shape inference on `graph` with the given input shapes.
+void CompleteShapes(const Symbol& graph, const std::vector<std::string>& data_names,
+                    const std::vector<NDArray>& inputs,
+                    const std::map<std::string, ParameterPtr>& params) {
+  std::map<std::string, Shape> known;
+  for (size_t i = 0; i < inputs.size(); ++i) known[data_names[i]] = inputs[i].shape();
+  for (const auto& kv : params)
+    if (kv.second->shape().IsKnown()) known[kv.first] = kv.second->shape();
+  std::vector<std::string> names = graph.ListInputs();
+  for (auto it = known.begin(); it != known.end();) {
+    it = std::find(names.begin(), names.end(), it->first) == names.end() ? known.erase(it) : std::next(it);
+  }
+  auto r = graph.InferShape(known, /*partial=*/true);
+  std::vector<std::string> args = graph.ListArguments(), auxs = graph.ListAuxiliaryStates();
+  auto apply = [&](const std::vector<std::string>& n, const std::vector<Shape>& s) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      auto it = params.find(n[i]);
+      if (it != params.end() && s[i].ndim() > 0) it->second->SetShape(s[i]);
+    }
+  };
+  apply(args, r.arg_shapes);
+  apply(auxs, r.aux_shapes);
+}
+
+}  // namespace
+
+void HybridBlock::DeferredInferShape(const std::vector<NDArray>& inputs) {
+  Symbol graph = Trace(inputs.size());
+  CompleteShapes(graph, InputNames(inputs.size()), inputs, ParamsByName(this));
+}
+
+std::vector<NDArray> HybridBlock::CallCached(const std::vector<NDArray>& inputs) {
+  if (!executor_ || cached_num_inputs_ != inputs.size()) {
+    std::vector<std::string> data_names = InputNames(inputs.size());
+    Symbol graph = Trace(inputs.size());
+    std::map<std::string, ParameterPtr> params = ParamsByName(this);
+    CompleteShapes(graph, data_names, inputs, params);
+    std::map<std::string, NDArray> values;
+    for (const auto& var : graph.ListInputs()) {
+      if (std::find(data_names.begin(), data_names.end(), var) != data_names.end()) continue;
+      auto it = params.find(var);
+      HN_CHECK(it != params.end(), kNotFound)
+          << name() << ": the traced graph reads '" << var
+          << "', which is neither an input nor a parameter of this block";
+      values[var] = it->second->data();
+    }
+    executor_ = std::make_unique<GraphExecutor>(graph, data_names, values);
+    cached_graph_ = graph;
+    cached_num_inputs_ = inputs.size();
+  }
+  return executor_->Forward(inputs);
+}
+
+const Symbol& HybridBlock::CachedGraph() const {
+  HN_CHECK(!cached_graph_.outputs.empty(), kInvalidArgument)
+      << "no traced graph yet: call hybridize() and then run a forward once";
+  return cached_graph_;
+}
+
+ExecutorStats HybridBlock::CachedStats() const {
+  HN_CHECK(executor_ != nullptr, kInvalidArgument) << "no cached executor: hybridize() and run a forward";
+  return executor_->stats();
+}
+
+void HybridBlock::Export(const std::string& path_prefix, int epoch) {
+  HN_CHECK(!cached_graph_.outputs.empty(), kInvalidArgument)
+      << "export needs a traced graph: call hybridize() and then run a forward at least once "
+         "before export()";
+  HN_CHECK(epoch >= 0, kInvalidArgument) << "epoch must be >= 0, got " << epoch;
+  const Symbol& graph = cached_graph_;
+  graph.Save(path_prefix + "-symbol.json");
+  std::map<std::string, ParameterPtr> params = ParamsByName(this);
+  std::vector<std::string> data_names = InputNames(cached_num_inputs_);
+  std::vector<std::string> auxs = graph.ListAuxiliaryStates();
+  NDArrayList list;
+  for (const auto& var : graph.ListInputs()) {
+    if (std::find(data_names.begin(), data_names.end(), var) != data_names.end()) continue;
+    bool aux = std::find(auxs.begin(), auxs.end(), var) != auxs.end();
+    list.names.push_back((aux ? "aux:" : "arg:") + var);
+    list.arrays.push_back(params.at(var)->data());
+  }
+  char epoch_text[16];
+  std::snprintf(epoch_text, sizeof(epoch_text), "%04d", epoch);
+  SaveNDArrayList(path_prefix + "-" + epoch_text + ".params", list);
+}
+
+}  // namespace gluon
+}  // namespace hybridnet

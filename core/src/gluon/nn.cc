@@ -1,0 +1,90 @@
+#include "hybridnet/gluon/nn.h"
+
+#include "hybridnet/imperative.h"
+#include "hybridnet/param.h"
+
+namespace hybridnet {
+namespace gluon {
+
+namespace {
+
+std::string BoolText(bool b) { return b ? "True" : "False"; }
+
+}  // namespace
+
+Dense::Dense(int64_t units, const std::string& activation, bool use_bias, bool flatten,
+             int64_t in_units, InitializerPtr weight_initializer, InitializerPtr bias_initializer,
+             std::optional<std::string> prefix)
+    : HybridBlock("dense", std::move(prefix)), units_(units), activation_(activation) {
+  HN_CHECK(units >= 1, kInvalidArgument) << "Dense: units must be >= 1, got " << units;
+  HN_CHECK(in_units >= 0, kInvalidArgument) << "Dense: in_units must be >= 0, got " << in_units;
+  weight_ = AddParameter("weight", Shape({units, in_units}), std::move(weight_initializer));
+  if (use_bias) bias_ = AddParameter("bias", Shape({units}), std::move(bias_initializer));
+  fc_attrs_ = MakeNodeAttrs("FullyConnected", "fwd",
+                            {{"flatten", BoolText(flatten)},
+                             {"no_bias", BoolText(!use_bias)},
+                             {"num_hidden", std::to_string(units)}});
+  if (!activation.empty()) RegisterChild(std::make_shared<Activation>(activation, activation + "_"), "act");
+}
+
+NDArray Dense::Forward(const NDArray& x) {
+  std::vector<NDArray> inputs{x, weight_->Value()};
+  if (bias_) inputs.push_back(bias_->Value());
+  NDArray y = Invoke(fc_attrs_, inputs)[0];
+  if (!activation_.empty()) y = (*children_[0].second)(y);
+  return y;
+}
+
+std::string Dense::Describe() {
+  int64_t in = weight_->shape()[1];
+  return "Dense(" + (in > 0 ? std::to_string(in) : std::string("None")) + " -> " +
+         std::to_string(units_) + ", " + (activation_.empty() ? "linear" : "Activation(" + activation_ + ")") + ")";
+}
+
+std::string Dense::ToString() { return Describe(); }
+
+Activation::Activation(const std::string& act_type, std::optional<std::string> prefix)
+    : HybridBlock(act_type, std::move(prefix)),
+      act_type_(act_type),
+      attrs_(MakeNodeAttrs("Activation", "fwd", {{"act_type", act_type}})) {}
+
+NDArray Activation::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
+
+std::string Activation::Describe() { return "Activation(" + act_type_ + ")"; }
+
+Dropout::Dropout(float rate, std::optional<std::string> prefix)
+    : HybridBlock("dropout", std::move(prefix)), rate_(rate) {
+  HN_CHECK(rate >= 0.f && rate <= 1.f, kInvalidArgument) << "Dropout: rate must be in [0, 1], got " << rate;
+  attrs_ = rate > 0.f ? MakeNodeAttrs("Dropout", "fwd",
+                                      {{"axes", "()"}, {"cudnn_off", "False"},
+                                       {"p", hybridnet::internal::ValueText(rate)}})
+                      : MakeNodeAttrs("_copy", "", {});
+}
+
+NDArray Dropout::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
+
+std::string Dropout::Describe() {
+  return "Dropout(p = " + hybridnet::internal::ValueText(rate_) + ", axes=())";
+}
+
+Flatten::Flatten(std::optional<std::string> prefix)
+    : HybridBlock("flatten", std::move(prefix)), attrs_(MakeNodeAttrs("Flatten", "", {})) {}
+
+NDArray Flatten::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
+
+Lambda::Lambda(std::function<NDArray(const NDArray&)> fn, std::optional<std::string> prefix)
+    : Block("lambda", std::move(prefix)), fn_(std::move(fn)) {
+  HN_CHECK(fn_ != nullptr, kInvalidArgument) << "Lambda: no function given";
+}
+
+NDArray Lambda::Forward(const NDArray& x) { return fn_(x); }
+
+HybridLambda::HybridLambda(std::function<NDArray(const NDArray&)> fn, std::optional<std::string> prefix)
+    : HybridBlock("hybridlambda", std::move(prefix)), fn_(std::move(fn)) {
+  HN_CHECK(fn_ != nullptr, kInvalidArgument) << "HybridLambda: no function given";
+}
+
+NDArray HybridLambda::Forward(const NDArray& x) { return fn_(x); }
+
+}  // namespace gluon
+}  // namespace hybridnet

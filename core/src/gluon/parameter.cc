@@ -1,0 +1,122 @@
+#include "hybridnet/gluon/parameter.h"
+
+#include "gluon/tracing.h"
+#include "hybridnet/gluon/block.h"
+
+namespace hybridnet {
+namespace gluon {
+
+namespace internal {
+
+namespace {
+thread_local int trace_depth = 0;
+}
+
+bool IsTracing() { return trace_depth > 0; }
+TracingScope::TracingScope() { ++trace_depth; }
+TracingScope::~TracingScope() { --trace_depth; }
+
+}  // namespace internal
+
+Parameter::Parameter(Block* owner, std::string local_name, Shape shape, DType dtype,
+                     InitializerPtr init, bool differentiable)
+    : owner_(owner),
+      local_name_(std::move(local_name)),
+      shape_(std::move(shape)),
+      dtype_(dtype),
+      init_(std::move(init)),
+      differentiable_(differentiable) {}
+
+std::string Parameter::name() const {
+  return owner_ ? owner_->prefix() + local_name_ : local_name_;
+}
+
+void Parameter::Initialize(const InitializerPtr& default_init, bool force_reinit) {
+  if (is_initialized() && !force_reinit) return;
+  InitializerPtr init = init_ ? init_ : default_init;
+  HN_CHECK(init != nullptr, kInvalidArgument) << "parameter '" << name() << "' has no initializer";
+  deferred_init_ = init;
+  if (!shape_.IsKnown()) return;  // completed by SetShape at the first forward
+  NDArray value(shape_, dtype_);
+  init->Fill(name(), &value);
+  if (is_initialized()) {
+    data_.CopyFrom(value);  // keep the storage running graphs point at
+  } else {
+    data_ = value;
+  }
+}
+
+void Parameter::SetShape(const Shape& shape) {
+  Shape merged = shape_;
+  HN_CHECK(MergeShape(shape, &merged), kShapeError)
+      << "parameter '" << name() << "' has shape " << shape_ << ", which does not fit " << shape;
+  shape_ = merged;
+  if (!is_initialized() && deferred_init_ && shape_.IsKnown()) Initialize(deferred_init_);
+}
+
+const NDArray& Parameter::data() const {
+  if (!data_.is_none()) return data_;
+  if (deferred_init_) {
+    HN_THROW(kInvalidArgument) << "parameter '" << name() << "' has not been initialized yet because "
+                               << "its shape " << shape_ << " is only known after the first forward";
+  }
+  HN_THROW(kInvalidArgument) << "parameter '" << name()
+                             << "' has not been initialized: call initialize() first";
+}
+
+void Parameter::SetData(const NDArray& value) {
+  HN_CHECK(!value.is_none() && !value.is_symbolic(), kInvalidArgument)
+      << "parameter '" << name() << "': the new value is empty";
+  Shape merged = shape_;
+  HN_CHECK(MergeShape(value.shape(), &merged) && value.shape().IsKnown(), kShapeError)
+      << "parameter '" << name() << "' has shape " << shape_ << " but the value has shape "
+      << value.shape();
+  HN_CHECK(value.dtype() == dtype_, kTypeError)
+      << "parameter '" << name() << "' has dtype " << DTypeName(dtype_) << " but the value has "
+      << DTypeName(value.dtype());
+  shape_ = merged;
+  if (is_initialized() && data_.shape() == value.shape()) {
+    data_.CopyFrom(value);
+  } else {
+    data_ = value.Copy();
+  }
+}
+
+const Symbol& Parameter::var() {
+  if (var_.outputs.empty()) {
+    AttrDict attrs{{"__dtype__", std::to_string(static_cast<int>(dtype_))},
+                   {"__lr_mult__", "1.0"},
+                   {"__shape__", shape_.ToString()},
+                   {"__storage_type__", "0"},
+                   {"__wd_mult__", "1.0"}};
+    if (init_) attrs["__init__"] = init_->Dumps();
+    var_ = Symbol::Var(name(), attrs);
+  }
+  return var_;
+}
+
+NDArray Parameter::Value() {
+  if (internal::IsTracing()) return NDArray::FromEntry(var().outputs[0]);
+  return data();
+}
+
+void ParameterDict::Add(const ParameterPtr& p) { params_.push_back(p); }
+
+ParameterPtr ParameterDict::Get(const std::string& full_name) const {
+  for (const auto& p : params_)
+    if (p->name() == full_name) return p;
+  return nullptr;
+}
+
+std::vector<std::string> ParameterDict::Keys() const {
+  std::vector<std::string> keys;
+  for (const auto& p : params_) keys.push_back(p->name());
+  return keys;
+}
+
+void ParameterDict::Initialize(const InitializerPtr& init, bool force_reinit) {
+  for (const auto& p : params_) p->Initialize(init, force_reinit);
+}
+
+}  // namespace gluon
+}  // namespace hybridnet
