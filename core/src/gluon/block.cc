@@ -160,13 +160,13 @@ Symbol Block::operator()(const Symbol& x) {
 
 std::vector<NDArray> Block::RunForward(const std::vector<NDArray>& inputs) {
   ::hybridnet::internal::NameScope scope(prefix());
-  return Forward(inputs);
+  return ForwardMany(inputs);
 }
 
-std::vector<NDArray> Block::Forward(const std::vector<NDArray>& inputs) {
+std::vector<NDArray> Block::ForwardMany(const std::vector<NDArray>& inputs) {
   HN_CHECK(inputs.size() == 1, kInvalidArgument)
       << name() << " takes one input, got " << inputs.size()
-      << " (override Forward(const std::vector<NDArray>&) for several)";
+      << " (override ForwardMany for several)";
   return {Forward(inputs[0])};
 }
 
@@ -264,10 +264,6 @@ NDArray HybridBlock::HybridForward(const F&, const NDArray&) {
 }
 
 NDArray HybridBlock::Forward(const NDArray& x) { return HybridForward(F{x.is_symbolic()}, x); }
-
-std::vector<NDArray> HybridBlock::Forward(const std::vector<NDArray>& inputs) {
-  return Block::Forward(inputs);
-}
 
 std::vector<std::string> HybridBlock::InputNames(size_t num_inputs) const {
   if (num_inputs == 1) return {"data"};

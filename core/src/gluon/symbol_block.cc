@@ -50,7 +50,7 @@ Symbol SymbolBlock::Trace(size_t num_inputs) {
   return symbol_;
 }
 
-std::vector<NDArray> SymbolBlock::Forward(const std::vector<NDArray>& inputs) {
+std::vector<NDArray> SymbolBlock::ForwardMany(const std::vector<NDArray>& inputs) {
   InputNames(inputs.size());
   bool tracing = std::any_of(inputs.begin(), inputs.end(), [](const NDArray& x) { return x.is_symbolic(); });
   // Inside another block's trace the graph is re-recorded with its own node and variable names.

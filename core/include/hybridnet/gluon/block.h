@@ -73,9 +73,10 @@ class Block {
   /// Feeds symbols: returns the symbolic program (HybridBlocks only).
   Symbol operator()(const Symbol& x);
 
-  /// The forward computation. Override one of the two; the single-input form is the usual one.
-  virtual std::vector<NDArray> Forward(const std::vector<NDArray>& inputs);
+  /// The forward computation: override Forward (one input, one output), or ForwardMany for
+  /// several inputs or outputs (its default calls Forward).
   virtual NDArray Forward(const NDArray& x);
+  virtual std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs);
 
   /// MXNet 1.9 save_parameters: structural names ("0.weight", "fc1.bias").
   void SaveParameters(const std::string& path);
@@ -130,7 +131,6 @@ class HybridBlock : public Block {
   };
   virtual NDArray HybridForward(const F& f, const NDArray& x);
   NDArray Forward(const NDArray& x) override;
-  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs) override;
 
   /// Writes PREFIX-symbol.json and PREFIX-%04d.params as MXNet 1.9's export does. Needs a
   /// traced graph: hybridize() and one forward first.
@@ -170,12 +170,11 @@ class SequentialOf : public Base {
   void Add(Blocks... blocks) {
     (this->AddChild(std::move(blocks), std::to_string(this->children_.size())), ...);
   }
-  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs) override {
+  std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override {
     std::vector<NDArray> x = inputs;
     for (auto& child : this->children_) x = (*child.second)(x);
     return x;
   }
-  using Base::Forward;
   size_t size() const { return this->children_.size(); }
   std::shared_ptr<Block> operator[](size_t i) const { return this->children_.at(i).second; }
 

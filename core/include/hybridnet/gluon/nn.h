@@ -16,7 +16,6 @@ class Dense : public HybridBlock {
         bool flatten = true, int64_t in_units = 0, InitializerPtr weight_initializer = nullptr,
         InitializerPtr bias_initializer = Zero(), std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using HybridBlock::Forward;
   const ParameterPtr& weight() const { return weight_; }
   const ParameterPtr& bias() const { return bias_; }
   /// "Dense(512 -> 256, Activation(relu))", as MXNet prints it.
@@ -37,7 +36,6 @@ class Activation : public HybridBlock {
  public:
   explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using HybridBlock::Forward;
 
  protected:
   std::string Describe() override;
@@ -52,7 +50,6 @@ class Dropout : public HybridBlock {
  public:
   explicit Dropout(float rate, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using HybridBlock::Forward;
 
  protected:
   std::string Describe() override;
@@ -66,7 +63,6 @@ class Flatten : public HybridBlock {
  public:
   explicit Flatten(std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using HybridBlock::Forward;
 
  private:
   NodeAttrs attrs_;
@@ -78,7 +74,6 @@ class Lambda : public Block {
   explicit Lambda(std::function<NDArray(const NDArray&)> fn,
                   std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using Block::Forward;
 
  private:
   std::function<NDArray(const NDArray&)> fn_;
@@ -90,7 +85,6 @@ class HybridLambda : public HybridBlock {
   explicit HybridLambda(std::function<NDArray(const NDArray&)> fn,
                         std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
-  using HybridBlock::Forward;
 
  private:
   std::function<NDArray(const NDArray&)> fn_;

@@ -26,8 +26,7 @@ class SymbolBlock : public HybridBlock {
                                               bool allow_missing = false,
                                               bool ignore_extra = false);
 
-  std::vector<NDArray> Forward(const std::vector<NDArray>& inputs) override;
-  using HybridBlock::Forward;
+  std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override;
   Symbol Trace(size_t num_inputs) override;
   std::vector<std::string> InputNames(size_t num_inputs) const override;
   const Symbol& symbol() const { return symbol_; }
