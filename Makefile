@@ -21,6 +21,7 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)
 
 test: build
+	@bash scripts/setup-mxnet.sh
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 bench: build

@@ -1,6 +1,7 @@
 // The seed MLP (512 -> 256 relu -> 128 relu -> 2) at batch 1 and 256: eager op-by-op invoke vs
 // the graph executor vs a hand-written OpenBLAS floor (three GEMM/GEMV + bias + relu, no
-// allocation). Targets: graph <= 1.2x floor at batch 1, <= 1.05x at batch 256.
+// allocation), and the same model through the gluon API before and after hybridize().
+// Targets: graph <= 1.2x floor at batch 1, <= 1.05x at batch 256.
 #include <cblas.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "bench_common.h"
 #include "hybridnet/executor.h"
+#include "hybridnet/gluon/nn.h"
 #include "hybridnet/imperative.h"
 
 namespace hybridnet {
@@ -81,9 +83,28 @@ void BM_Graph(benchmark::State& state) {
   }
 }
 
+void RunGluon(benchmark::State& state, bool hybridize) {
+  auto net = std::make_shared<gluon::HybridSequential>();
+  net->Add(std::make_shared<gluon::Dense>(256, "relu"), std::make_shared<gluon::Dense>(128, "relu"),
+           std::make_shared<gluon::Dense>(2));
+  net->Initialize();
+  if (hybridize) net->Hybridize();
+  NDArray x = Input(state.range(0));
+  (*net)(x);
+  for (auto _ : state) {
+    NDArray y = (*net)(x);
+    benchmark::DoNotOptimize(y.raw_data());
+  }
+}
+
+void BM_GluonEager(benchmark::State& state) { RunGluon(state, false); }
+void BM_GluonHybridized(benchmark::State& state) { RunGluon(state, true); }
+
 BENCHMARK(BM_Floor)->Arg(1)->Arg(256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Eager)->Arg(1)->Arg(256)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Graph)->Arg(1)->Arg(256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GluonEager)->Arg(1)->Arg(256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GluonHybridized)->Arg(1)->Arg(256)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace bench
@@ -95,5 +116,9 @@ int main(int argc, char** argv) {
                                         {{"BM_Graph/1", "BM_Floor/1"},
                                          {"BM_Graph/256", "BM_Floor/256"},
                                          {"BM_Eager/1", "BM_Graph/1"},
-                                         {"BM_Eager/256", "BM_Graph/256"}});
+                                         {"BM_Eager/256", "BM_Graph/256"},
+                                         {"BM_GluonEager/1", "BM_GluonHybridized/1"},
+                                         {"BM_GluonEager/256", "BM_GluonHybridized/256"},
+                                         {"BM_GluonHybridized/1", "BM_Floor/1"},
+                                         {"BM_GluonHybridized/256", "BM_Floor/256"}});
 }
