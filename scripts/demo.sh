@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
-# The main job: what hybridnet does, end to end, on this machine.
+# The main job: the seed walkthrough (build a model, run eagerly, hybridize, benchmark, export,
+# import), then the benchmark table and the files it wrote, read back by the CLI.
 set -euo pipefail
 build=${1:-build}
 fixtures=${HN_FIXTURES_DIR:-../shared/fixtures/mxnet}
-cli="$build/bin/hybridnet"
+out="$build/demo"
+mkdir -p "$out"
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n==== %s\n' "$*"; }
+
+step "Seed walkthrough (examples/cpp/seed_walkthrough.cc)"
+"$build/bin/seed_walkthrough" --out "$out"
+
+step "The exported files, read back by the CLI"
+"$build/bin/hybridnet" info "$out/seed_mlp-symbol.json" --shape data=1,512
+"$build/bin/hybridnet" info "$out/seed_mlp-0000.params"
 
 if [ -d "$fixtures" ]; then
-  step "MXNet files read by hybridnet ($fixtures)"
-  "$cli" info "$fixtures/cifar_resnet20_v1-symbol.json" --shape data=1,3,32,32 | head -n 6
-  "$cli" info "$fixtures/mnist-lenet-0-0010.params"
-  "$cli" info "$fixtures/legacy_ndarray.v0" | head -n 4
-  out=$(mktemp -d)
-  "$cli" convert "$fixtures/save_000800.json" "$out/save_000800-upgraded.json"
-  "$cli" info "$out/save_000800-upgraded.json"
-  rm -rf "$out"
-else
-  echo "fixtures not found at $fixtures (set HN_FIXTURES_DIR); skipping the file tour"
+  step "A file written by MXNet itself (GluonCV cifar_resnet20_v1)"
+  "$build/bin/hybridnet" info "$fixtures/cifar_resnet20_v1-symbol.json" --shape data=1,3,32,32 | head -n 4
 fi
 
-step "Seed MLP 512-256-128-2: eager vs graph executor vs OpenBLAS floor"
-"$build/bin/mlp_bench" --benchmark_format=console 2>&1 | sed -n '/^OpenBLAS/p;/^note/p;/^medians/,$p'
+step "Benchmark: seed MLP, eager vs hybridized vs the OpenBLAS floor (medians, one run)"
+"$build/bin/mlp_bench" 2>&1 | sed -n '/^OpenBLAS/p;/^note/p;/^medians/,$p'
