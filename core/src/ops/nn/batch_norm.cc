@@ -1,8 +1,212 @@
+// BatchNorm (MXNet src/operator/nn/batch_norm-inl.h, batch_norm.cc) and its ReLU-fused variant
+// _contrib_BatchNormWithReLU (src/operator/contrib/batch_norm_relu.cc), sharing one kernel.
+//
+// Inputs data, gamma, beta, moving_mean, moving_var (the last two are auxiliary states).
+// Outputs: output, mean, var (+ workspace for the ReLU variant); only `output` is visible unless
+// output_mean_var. Like MXNet's CPU kernel (reference and MKLDNN), `var` holds the inverse
+// standard deviation 1/sqrt(var + eps), not the variance.
+//
+// Inference (is_train false, or use_global_stats): per channel c,
+//   invstd = 1 / sqrt(moving_var[c] + float(eps))
+//   y = ((x - moving_mean[c]) * invstd) * gamma[c] + beta[c]      (gamma = 1 when fix_gamma)
+// Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
+// variance instead. Moving statistics are never written here (MXNet updates them in backward).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "hybridnet/op.h"
+#include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
+namespace {
 
-void RegisterBatchNormOps(OpRegistry*) {}
+struct BatchNormParam {
+  double eps = static_cast<double>(1e-3f);
+  float momentum = 0.9f;
+  bool fix_gamma = true;
+  bool use_global_stats = false;
+  bool output_mean_var = false;
+  int axis = 1;
+  bool cudnn_off = false;
+  std::optional<float> min_calib_range;
+  std::optional<float> max_calib_range;
+
+  static void Declare(ParamDeclarer<BatchNormParam>* d) {
+    // MXNet declares `double eps` with the default 1e-3f, i.e. 0.0010000000474974513.
+    d->Field("eps", &BatchNormParam::eps).Default(static_cast<double>(1e-3f))
+        .Describe("Epsilon to prevent div 0. Must be no less than CUDNN_BN_MIN_EPSILON defined "
+                  "in cudnn.h when using cudnn (usually 1e-5)");
+    d->Field("momentum", &BatchNormParam::momentum).Default(0.9f)
+        .Describe("Momentum for moving average");
+    d->Field("fix_gamma", &BatchNormParam::fix_gamma).Default(true)
+        .Describe("Fix gamma while training");
+    d->Field("use_global_stats", &BatchNormParam::use_global_stats).Default(false)
+        .Describe("Whether use global moving statistics instead of local batch-norm. This will "
+                  "force change batch-norm into a scale shift operator.");
+    d->Field("output_mean_var", &BatchNormParam::output_mean_var).Default(false)
+        .Describe("Output the mean and inverse std ");
+    d->Field("axis", &BatchNormParam::axis).Default(1)
+        .Describe("Specify which shape axis the channel is specified");
+    d->Field("cudnn_off", &BatchNormParam::cudnn_off).Default(false)
+        .Describe("Do not select CUDNN operator, if available");
+    d->Field("min_calib_range", &BatchNormParam::min_calib_range).Default(std::nullopt)
+        .Describe("The minimum scalar value in the form of float32 obtained through "
+                  "calibration. If present, it will be used to by quantized batch norm op to "
+                  "calculate primitive scale. Note: this calib_range is to calib bn output.");
+    d->Field("max_calib_range", &BatchNormParam::max_calib_range).Default(std::nullopt)
+        .Describe("The maximum scalar value in the form of float32 obtained through "
+                  "calibration. If present, it will be used to by quantized batch norm op to "
+                  "calculate primitive scale. Note: this calib_range is to calib bn output.");
+  }
+};
+
+const char* const kParamInputNames[] = {"data", "gamma", "beta", "moving_mean", "moving_var"};
+
+bool BatchNormInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                         std::vector<Shape>* out) {
+  const auto& p = attrs.Param<BatchNormParam>();
+  HN_CHECK(in->size() == 5 && !out->empty(), kInternal)
+      << DescribeNode(attrs) << ": expected inputs [data, gamma, beta, moving_mean, moving_var]";
+  // The output mirrors the data.
+  Shape data = (*in)[0];
+  HN_CHECK(MergeShape((*out)[0], &data), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match data "
+      << (*in)[0];
+  if (data.ndim() == 0) return false;
+  const int nd = static_cast<int>(data.ndim());
+  const int axis = p.axis < 0 ? nd + p.axis : p.axis;
+  HN_CHECK(axis >= 0 && axis < nd, kShapeError)
+      << DescribeNode(attrs) << ": channel axis " << p.axis << " is out of range for data "
+      << data;
+  // The channel count may come from the data or from any per-channel input.
+  Shape channel({data[static_cast<size_t>(axis)]});
+  for (size_t i = 1; i < 5; ++i) {
+    HN_CHECK(MergeShape((*in)[i], &channel), kShapeError)
+        << DescribeNode(attrs) << ": " << kParamInputNames[i] << " shape " << (*in)[i]
+        << " does not match the " << data[static_cast<size_t>(axis)]
+        << " channels of data " << data << " (axis " << p.axis << ")";
+  }
+  data[static_cast<size_t>(axis)] = channel[0];
+  (*in)[0] = data;
+  for (size_t i = 1; i < 5; ++i) (*in)[i] = channel;
+  (*out)[0] = data;
+  if (out->size() > 1) (*out)[1] = channel;
+  if (out->size() > 2) (*out)[2] = channel;
+  if (out->size() > 3) (*out)[3] = data;  // _contrib_BatchNormWithReLU's workspace
+  for (const auto& s : *in)
+    if (!s.IsKnown()) return false;
+  for (const auto& s : *out)
+    if (!s.IsKnown()) return false;
+  return true;
+}
+
+// MXNet's VARIANCE_TO_INVSTD: the sum is taken in float (eps is cast to float first).
+inline float InvStd(float var, double eps) {
+  const float s = std::sqrt(var + static_cast<float>(eps));
+  return static_cast<float>(1.0 / static_cast<double>(s));
+}
+
+template <bool kRelu>
+void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<BatchNormParam>();
+  const Shape& shape = in[0].shape;
+  const int nd = static_cast<int>(shape.ndim());
+  const size_t axis = static_cast<size_t>(p.axis < 0 ? nd + p.axis : p.axis);
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.ndim(); ++i) inner *= shape[i];
+  const int64_t C = shape[axis];
+  const float* x = in[0].ptr<const float>();
+  const float* gamma = in[1].ptr<const float>();
+  const float* beta = in[2].ptr<const float>();
+  const float* moving_mean = in[3].ptr<const float>();
+  const float* moving_var = in[4].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  float* mean_out = out.size() > 1 ? out[1].ptr<float>() : nullptr;
+  float* var_out = out.size() > 2 ? out[2].ptr<float>() : nullptr;
+  const bool batch_stats = ctx.is_train && !p.use_global_stats;
+  const int64_t count = outer * inner;
+
+  for (int64_t c = 0; c < C; ++c) {
+    float mean, invstd;
+    if (batch_stats) {
+      float sum = 0.f;
+      for (int64_t o = 0; o < outer; ++o) {
+        const float* xc = x + (o * C + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) sum += xc[i];
+      }
+      mean = sum / static_cast<float>(count);
+      float sq = 0.f;
+      for (int64_t o = 0; o < outer; ++o) {
+        const float* xc = x + (o * C + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - mean) * (xc[i] - mean);
+      }
+      invstd = (sq == 0.f && p.eps == 0.0) ? 0.f : InvStd(sq / static_cast<float>(count), p.eps);
+    } else {
+      mean = moving_mean[c];
+      invstd = InvStd(moving_var[c], p.eps);
+    }
+    if (mean_out) mean_out[c] = mean;
+    if (var_out) var_out[c] = invstd;
+    const float g = p.fix_gamma ? 1.f : gamma[c];
+    const float b = beta[c];
+    for (int64_t o = 0; o < outer; ++o) {
+      const float* xc = x + (o * C + c) * inner;
+      float* yc = y + (o * C + c) * inner;
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) {
+        const float v = ((xc[i] - mean) * invstd) * g + b;
+        yc[i] = kRelu ? internal::ReluOf(v) : v;
+      }
+    }
+  }
+  if (kRelu && out.size() > 3) {
+    // MKLDNN keeps a ReLU mask here for backward; we have no backward, so it is zero-filled
+    // to keep every output deterministic.
+    std::memset(out[3].data, 0, sizeof(float) * static_cast<size_t>(out[3].Size()));
+  }
+}
+
+uint32_t BatchNormNumVisibleOutputs(const NodeAttrs& attrs) {
+  return attrs.Param<BatchNormParam>().output_mean_var ? 3u : 1u;
+}
+
+void RegisterOne(OpRegistry* r, const char* name, const char* description, uint32_t total,
+                 FCompute compute) {
+  r->Register(name)
+      .Describe(description)
+      .SetParam<BatchNormParam>()
+      .SetInputNames(std::vector<std::string>(std::begin(kParamInputNames),
+                                              std::end(kParamInputNames)))
+      .SetMutableInputs({3, 4})
+      .SetNumOutputs(BatchNormNumVisibleOutputs)
+      .SetNumTotalOutputs(total)
+      .SetInferShape(BatchNormInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(std::move(compute))
+      .SetInplace({{0, 0}});
+}
+
+}  // namespace
+
+void RegisterBatchNormOps(OpRegistry* r) {
+  RegisterOne(r, "BatchNorm",
+              "Batch normalization: y = (x - mean) / sqrt(var + eps) * gamma + beta per channel "
+              "(gamma = 1 when fix_gamma). In inference (or with use_global_stats) mean and var "
+              "are moving_mean and moving_var; in training the batch statistics are used. The "
+              "optional outputs mean and var (output_mean_var) hold the mean and the inverse "
+              "standard deviation.",
+              3, BatchNormKernel<false>);
+  RegisterOne(r, "_contrib_BatchNormWithReLU",
+              "BatchNorm followed by ReLU, fused. Same inputs, attributes and outputs as "
+              "BatchNorm, plus a hidden workspace output.",
+              4, BatchNormKernel<true>);
+}
 
 }  // namespace hybridnet
