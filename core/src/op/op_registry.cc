@@ -123,7 +123,7 @@ namespace {
 
 template <typename T, typename Unknown>
 bool MergeAll(const NodeAttrs& attrs, std::vector<T>* in, std::vector<T>* out, Unknown is_unknown,
-              bool (*merge)(const T&, T*), const char* what) {
+              bool (*merge)(const T&, T*), const char* what, StatusCode conflict_code) {
   T common{};
   bool have = false;
   auto visit = [&](const T& v, const char* side, size_t i) {
@@ -136,8 +136,8 @@ bool MergeAll(const NodeAttrs& attrs, std::vector<T>* in, std::vector<T>* out, U
     if (!merge(v, &common)) {
       std::ostringstream os;
       os << v;
-      HN_THROW(kShapeError) << DescribeNode(attrs) << ": " << side << " " << i << " " << what
-                            << " " << os.str() << " does not match the others";
+      throw Error(conflict_code) << DescribeNode(attrs) << ": " << side << " " << i << " " << what
+                                 << " " << os.str() << " does not match the others";
     }
   };
   for (size_t i = 0; i < in->size(); ++i) visit((*in)[i], "input", i);
@@ -162,14 +162,14 @@ bool MergeDType(const DType& known, DType* target) {
 
 bool ElemwiseShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   MergeAll<Shape>(attrs, in, out, [](const Shape& s) { return s.ndim() == 0; }, MergeShape,
-                  "shape");
+                  "shape", StatusCode::kShapeError);
   auto known = [](const Shape& s) { return s.IsKnown(); };
   return std::all_of(in->begin(), in->end(), known) && std::all_of(out->begin(), out->end(), known);
 }
 
 bool ElemwiseType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   return MergeAll<DType>(attrs, in, out, [](DType d) { return d == DType::kUnknown; }, MergeDType,
-                         "dtype");
+                         "dtype", StatusCode::kTypeError);
 }
 
 bool ElemwiseFloatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {

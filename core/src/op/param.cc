@@ -95,21 +95,28 @@ std::string ValueText(bool value) { return value ? "True" : "False"; }
 std::string ValueText(int value) { return std::to_string(value); }
 std::string ValueText(int64_t value) { return std::to_string(value); }
 std::string ValueText(uint32_t value) { return std::to_string(value); }
-std::string ValueText(float value) { return ValueText(static_cast<double>(value)); }
-std::string ValueText(double value) {
-  // Python repr style: shortest text that reads back, with ".0" on whole numbers.
-  for (int precision = 1; precision <= 17; ++precision) {
+namespace {
+
+// Python repr style: the shortest text that reads back to the same value, with ".0" on whole
+// numbers ("0.9", "1e-05", "256.0").
+template <typename T>
+std::string ShortestText(T value, int max_digits, T (*read)(const char*, char**)) {
+  std::string s;
+  for (int precision = 1; precision <= max_digits; ++precision) {
     std::ostringstream os;
     os.precision(precision);
     os << value;
-    if (std::strtod(os.str().c_str(), nullptr) == value) {
-      std::string s = os.str();
-      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-      return s;
-    }
+    s = os.str();
+    if (read(s.c_str(), nullptr) == value) break;
   }
-  return std::to_string(value);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
 }
+
+}  // namespace
+
+std::string ValueText(float value) { return ShortestText<float>(value, 9, std::strtof); }
+std::string ValueText(double value) { return ShortestText<double>(value, 17, std::strtod); }
 std::string ValueText(const std::string& value) { return value; }
 std::string ValueText(const std::vector<int64_t>& value) { return Shape(value).ToString(); }
 std::string ValueText(DType value) { return DTypeName(value); }
