@@ -88,13 +88,14 @@ uint16_t FloatToHalf(float value) {
   }
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
   if (abs < 0x38800000u) {  // subnormal or zero in half
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
+    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest step
     uint32_t exp = abs >> 23;
     uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126 - exp;  // 113 - exp + 13
-    uint32_t half_mant = mant >> (shift + 1);
-    uint32_t rem = mant & ((1u << (shift + 1)) - 1);
-    uint32_t halfway = 1u << shift;
+    // value = mant * 2^(exp - 150) and a half subnormal step is 2^-24.
+    uint32_t shift = 126 - exp;
+    uint32_t half_mant = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
     if (rem > halfway || (rem == halfway && (half_mant & 1u))) ++half_mant;
     return static_cast<uint16_t>(sign | half_mant);
   }

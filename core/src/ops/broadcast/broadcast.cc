@@ -1,8 +1,243 @@
+// Broadcasting binary operators (MXNet src/operator/tensor/elemwise_binary_broadcast_op_*.cc)
+// and broadcast_to. Shapes follow MXNet's BinaryBroadcastShape: the shorter shape is padded with
+// leading 1s, then each dimension pair must be equal or contain a 1.
+#include <algorithm>
+
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-void RegisterBroadcastOps(OpRegistry*) {}
+namespace {
+
+constexpr size_t kMaxBroadcastDims = 16;
+
+struct BroadcastToParam {
+  std::vector<int64_t> shape;
+  static void Declare(ParamDeclarer<BroadcastToParam>* d) {
+    d->Field("shape", &BroadcastToParam::shape)
+        .Default(std::vector<int64_t>{})
+        .Describe("The shape of the desired array. A 0 keeps the input's dimension, e.g. "
+                  "broadcasting (2, 1) to (0, 3) gives (2, 3).");
+  }
+};
+
+void AssignOutput(const NodeAttrs& attrs, std::vector<Shape>* out, const Shape& value) {
+  Shape merged = (*out)[0];
+  HN_CHECK(MergeShape(value, &merged), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match the inferred "
+      << value;
+  (*out)[0] = merged;
+}
+
+bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                          std::vector<Shape>* out) {
+  const Shape& lhs = (*in)[0];
+  const Shape& rhs = (*in)[1];
+  if (lhs.ndim() == 0 || rhs.ndim() == 0) return false;
+  const size_t ndim = std::max(lhs.ndim(), rhs.ndim());
+  HN_CHECK(ndim <= kMaxBroadcastDims, kShapeError)
+      << DescribeNode(attrs) << ": broadcasting supports at most " << kMaxBroadcastDims
+      << " dimensions, got " << lhs << " and " << rhs;
+  Shape result(std::vector<int64_t>(ndim, 0));
+  const size_t pad_l = ndim - lhs.ndim(), pad_r = ndim - rhs.ndim();
+  for (size_t i = 0; i < ndim; ++i) {
+    int64_t l = i >= pad_l ? lhs[i - pad_l] : 1;
+    int64_t r = i >= pad_r ? rhs[i - pad_r] : 1;
+    if (l == 0 || r == 0) continue;  // unknown dimension
+    HN_CHECK(l == r || l == 1 || r == 1, kShapeError)
+        << DescribeNode(attrs) << ": operands could not be broadcast together with shapes "
+        << lhs << " " << rhs;
+    result[i] = l == 1 ? r : l;
+  }
+  AssignOutput(attrs, out, result);
+  return lhs.IsKnown() && rhs.IsKnown() && (*out)[0].IsKnown();
+}
+
+bool BroadcastToShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& ishape = (*in)[0];
+  if (ishape.ndim() == 0) return false;
+  const auto& target = attrs.Param<BroadcastToParam>().shape;
+  HN_CHECK(ishape.ndim() == target.size(), kShapeError)
+      << DescribeNode(attrs) << ": operand of shape " << ishape << " cannot be broadcast to "
+      << Shape(target);
+  HN_CHECK(ishape.ndim() <= kMaxBroadcastDims, kShapeError)
+      << DescribeNode(attrs) << ": broadcasting supports at most " << kMaxBroadcastDims
+      << " dimensions, got " << ishape;
+  Shape result = ishape;
+  for (size_t i = 0; i < target.size(); ++i) {
+    HN_CHECK(target[i] >= 0, kShapeError)
+        << DescribeNode(attrs) << ": negative dimension in shape " << Shape(target);
+    if (target[i] == 0) continue;
+    HN_CHECK(ishape[i] == 0 || ishape[i] == target[i] || ishape[i] == 1, kShapeError)
+        << DescribeNode(attrs) << ": array cannot be broadcast from " << ishape << " to "
+        << Shape(target);
+    result[i] = target[i];
+  }
+  AssignOutput(attrs, out, result);
+  return ishape.IsKnown() && (*out)[0].IsKnown();
+}
+
+// The iteration space of a broadcast: output dims (size-1 dims dropped, runs of dims with the
+// same broadcast pattern merged) with each operand's element stride per dim (0 = broadcast).
+struct BroadcastPlan {
+  size_t ndim = 0;
+  int64_t dim[kMaxBroadcastDims];
+  int64_t lstride[kMaxBroadcastDims];
+  int64_t rstride[kMaxBroadcastDims];
+};
+
+BroadcastPlan MakePlan(const Shape& lhs, const Shape& rhs, const Shape& out) {
+  const size_t n = out.ndim();
+  int64_t lfull[kMaxBroadcastDims], rfull[kMaxBroadcastDims];
+  int64_t lacc = 1, racc = 1;
+  for (size_t k = n; k-- > 0;) {
+    const size_t pl = n - lhs.ndim(), pr = n - rhs.ndim();
+    int64_t l = k >= pl ? lhs[k - pl] : 1;
+    int64_t r = k >= pr ? rhs[k - pr] : 1;
+    lfull[k] = (l == out[k]) ? lacc : 0;
+    rfull[k] = (r == out[k]) ? racc : 0;
+    lacc *= l;
+    racc *= r;
+  }
+  BroadcastPlan plan;
+  for (size_t k = 0; k < n; ++k) {
+    if (out[k] == 1) continue;
+    if (plan.ndim > 0) {
+      size_t last = plan.ndim - 1;
+      bool same_l = (plan.lstride[last] == 0) == (lfull[k] == 0);
+      bool same_r = (plan.rstride[last] == 0) == (rfull[k] == 0);
+      if (same_l && same_r) {
+        plan.dim[last] *= out[k];
+        plan.lstride[last] = lfull[k];
+        plan.rstride[last] = rfull[k];
+        continue;
+      }
+    }
+    plan.dim[plan.ndim] = out[k];
+    plan.lstride[plan.ndim] = lfull[k];
+    plan.rstride[plan.ndim] = rfull[k];
+    ++plan.ndim;
+  }
+  return plan;
+}
+
+template <typename F>
+void BroadcastLoop(const float* a, const float* b, float* y, const BroadcastPlan& plan, F f) {
+  if (plan.ndim == 0) {
+    y[0] = f(a[0], b[0]);
+    return;
+  }
+  const size_t inner_k = plan.ndim - 1;
+  const int64_t inner = plan.dim[inner_k];
+  const bool la = plan.lstride[inner_k] != 0, rb = plan.rstride[inner_k] != 0;
+  int64_t outer = 1;
+  for (size_t k = 0; k < inner_k; ++k) outer *= plan.dim[k];
+  int64_t idx[kMaxBroadcastDims] = {};
+  int64_t loff = 0, roff = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* pa = a + loff;
+    const float* pb = b + roff;
+    float* py = y + o * inner;
+    if (la && rb) {
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) py[i] = f(pa[i], pb[i]);
+    } else if (la) {
+      const float vb = pb[0];
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) py[i] = f(pa[i], vb);
+    } else if (rb) {
+      const float va = pa[0];
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) py[i] = f(va, pb[i]);
+    } else {
+      const float v = f(pa[0], pb[0]);
+      for (int64_t i = 0; i < inner; ++i) py[i] = v;
+    }
+    for (size_t k = inner_k; k-- > 0;) {
+      ++idx[k];
+      loff += plan.lstride[k];
+      roff += plan.rstride[k];
+      if (idx[k] < plan.dim[k]) break;
+      loff -= plan.lstride[k] * plan.dim[k];
+      roff -= plan.rstride[k] * plan.dim[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+template <typename F>
+void BroadcastCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  BroadcastPlan plan = MakePlan(in[0].shape, in[1].shape, out[0].shape);
+  BroadcastLoop(in[0].ptr<const float>(), in[1].ptr<const float>(), out[0].ptr<float>(), plan,
+                F());
+}
+
+struct First {
+  float operator()(float a, float) const { return a; }
+};
+
+void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  BroadcastPlan plan = MakePlan(in[0].shape, in[0].shape, out[0].shape);
+  const float* x = in[0].ptr<const float>();
+  BroadcastLoop(x, x, out[0].ptr<float>(), plan, First());
+}
+
+struct Add {
+  float operator()(float a, float b) const { return a + b; }
+};
+struct Sub {
+  float operator()(float a, float b) const { return a - b; }
+};
+struct Mul {
+  float operator()(float a, float b) const { return a * b; }
+};
+struct Div {
+  float operator()(float a, float b) const { return a / b; }
+};
+// NaN in lhs propagates (MXNet's mshadow_op::maximum/minimum test IsNan(a) first).
+struct Maximum {
+  float operator()(float a, float b) const { return (a > b || a != a) ? a : b; }
+};
+struct Minimum {
+  float operator()(float a, float b) const { return (a < b || a != a) ? a : b; }
+};
+
+Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f) {
+  return r->Register(name)
+      .Describe(description)
+      .SetInputNames({"lhs", "rhs"})
+      .SetInferShape(BroadcastBinaryShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(std::move(f));
+}
+
+}  // namespace
+
+void RegisterBroadcastOps(OpRegistry* r) {
+  RegisterBroadcast(r, "broadcast_add", "Elementwise sum with broadcasting.",
+                    BroadcastCompute<Add>)
+      .AddAlias("broadcast_plus");
+  RegisterBroadcast(r, "broadcast_sub", "Elementwise difference with broadcasting.",
+                    BroadcastCompute<Sub>)
+      .AddAlias("broadcast_minus");
+  RegisterBroadcast(r, "broadcast_mul", "Elementwise product with broadcasting.",
+                    BroadcastCompute<Mul>);
+  RegisterBroadcast(r, "broadcast_div", "Elementwise division with broadcasting.",
+                    BroadcastCompute<Div>);
+  RegisterBroadcast(r, "broadcast_maximum", "Elementwise maximum with broadcasting.",
+                    BroadcastCompute<Maximum>);
+  RegisterBroadcast(r, "broadcast_minimum", "Elementwise minimum with broadcasting.",
+                    BroadcastCompute<Minimum>);
+  r->Register("broadcast_to")
+      .Describe("Broadcasts the input array to a new shape (size-1 dimensions are repeated).")
+      .SetParam<BroadcastToParam>()
+      .SetInputNames({"data"})
+      .SetInferShape(BroadcastToShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(BroadcastToCompute);
+}
 
 }  // namespace hybridnet

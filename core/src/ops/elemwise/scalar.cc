@@ -1,8 +1,99 @@
+// Tensor-scalar arithmetic (MXNet src/operator/tensor/elemwise_binary_scalar_op_*.cc). The
+// scalar is converted to float32 before use, as MXNet's float32 kernels do.
+#include <cmath>
+
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-void RegisterScalarOps(OpRegistry*) {}
+namespace {
+
+struct ScalarParam {
+  double scalar = 1.0;
+  bool is_int = true;
+  static void Declare(ParamDeclarer<ScalarParam>* d) {
+    d->Field("scalar", &ScalarParam::scalar).Default(1.0).Describe("Scalar input value");
+    d->Field("is_int", &ScalarParam::is_int)
+        .Default(true)
+        .Describe("Indicate whether scalar input is int type (affects integer inputs only)");
+  }
+};
+
+template <typename F>
+void ScalarCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<TBlob>& out) {
+  const float s = static_cast<float>(attrs.Param<ScalarParam>().scalar);
+  const float* x = in[0].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  const int64_t n = in[0].Size();
+  F f;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i], s);
+}
+
+struct Plus {
+  float operator()(float x, float s) const { return x + s; }
+};
+struct Minus {
+  float operator()(float x, float s) const { return x - s; }
+};
+struct RMinus {
+  float operator()(float x, float s) const { return s - x; }
+};
+struct Mul {
+  float operator()(float x, float s) const { return x * s; }
+};
+struct Div {
+  float operator()(float x, float s) const { return x / s; }
+};
+struct RDiv {
+  float operator()(float x, float s) const { return s / x; }
+};
+struct Power {
+  float operator()(float x, float s) const { return std::pow(x, s); }
+};
+struct RPower {
+  float operator()(float x, float s) const { return std::pow(s, x); }
+};
+// NaN in the tensor propagates (MXNet's maximum/minimum test IsNan(a) first).
+struct Maximum {
+  float operator()(float x, float s) const { return (x > s || x != x) ? x : s; }
+};
+struct Minimum {
+  float operator()(float x, float s) const { return (x < s || x != x) ? x : s; }
+};
+
+Op& RegisterScalar(OpRegistry* r, const char* name, const char* alias, const char* description,
+                   FCompute f) {
+  return r->Register(name)
+      .Describe(description)
+      .AddAlias(alias)
+      .SetParam<ScalarParam>()
+      .SetInputNames({"data"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(std::move(f))
+      .SetInplace({{0, 0}})
+      .SetPattern(OpPattern::kElemwise);
+}
+
+}  // namespace
+
+void RegisterScalarOps(OpRegistry* r) {
+  RegisterScalar(r, "_plus_scalar", "_PlusScalar", "y = x + scalar", ScalarCompute<Plus>);
+  RegisterScalar(r, "_minus_scalar", "_MinusScalar", "y = x - scalar", ScalarCompute<Minus>);
+  RegisterScalar(r, "_rminus_scalar", "_RMinusScalar", "y = scalar - x", ScalarCompute<RMinus>);
+  RegisterScalar(r, "_mul_scalar", "_MulScalar", "y = x * scalar", ScalarCompute<Mul>);
+  RegisterScalar(r, "_div_scalar", "_DivScalar", "y = x / scalar", ScalarCompute<Div>);
+  RegisterScalar(r, "_rdiv_scalar", "_RDivScalar", "y = scalar / x", ScalarCompute<RDiv>);
+  RegisterScalar(r, "_power_scalar", "_PowerScalar", "y = x ** scalar", ScalarCompute<Power>);
+  RegisterScalar(r, "_rpower_scalar", "_RPowerScalar", "y = scalar ** x",
+                 ScalarCompute<RPower>);
+  RegisterScalar(r, "_maximum_scalar", "_MaximumScalar", "y = max(x, scalar)",
+                 ScalarCompute<Maximum>);
+  RegisterScalar(r, "_minimum_scalar", "_MinimumScalar", "y = min(x, scalar)",
+                 ScalarCompute<Minimum>);
+}
 
 }  // namespace hybridnet

@@ -1,8 +1,134 @@
+// dot (MXNet src/operator/tensor/dot-inl.h): contracts the last axis of lhs with the first axis
+// of rhs (after the optional transposes), through OpenBLAS.
+//
+// An N-D lhs is viewed as a matrix (prod(shape[:-1]), shape[-1]), or with transpose_a as
+// (shape[0], prod(shape[1:])) transposed; rhs likewise as (shape[0], prod(shape[1:])) or, with
+// transpose_b, (prod(shape[:-1]), shape[-1]) transposed. The output keeps lhs's free dims
+// followed by rhs's free dims; 1-D . 1-D gives shape (1,).
+#include <cblas.h>
+
+#include <optional>
+#include <string>
+
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-void RegisterDotOps(OpRegistry*) {}
+namespace {
+
+struct DotParam {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  std::optional<std::string> forward_stype;
+  static void Declare(ParamDeclarer<DotParam>* d) {
+    d->Field("transpose_a", &DotParam::transpose_a)
+        .Default(false)
+        .Describe("If true then transpose the first input before dot.");
+    d->Field("transpose_b", &DotParam::transpose_b)
+        .Default(false)
+        .Describe("If true then transpose the second input before dot.");
+    d->Field("forward_stype", &DotParam::forward_stype)
+        .Default(std::nullopt)
+        .OneOf({"csr", "default", "row_sparse"})
+        .Describe("The desired storage type of the forward output (ignored: dense only).");
+  }
+};
+
+// The matrix views of lhs/rhs: (rows, cols) of the stored layout, and which dims are free.
+struct MatrixView {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> free_dims;  // dims that appear in the output
+};
+
+int64_t Product(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+// `leading_free`: the free dims are the leading ones (lhs without transpose, rhs with).
+MatrixView ViewOf(const Shape& s, bool leading_free) {
+  MatrixView v;
+  const size_t n = s.ndim();
+  if (leading_free) {
+    v.rows = Product(s, 0, n - 1);
+    v.cols = s[n - 1];
+    if (n > 1) v.free_dims.assign(s.begin(), s.end() - 1);
+  } else {
+    v.rows = s[0];
+    v.cols = Product(s, 1, n);
+    if (n > 1) v.free_dims.assign(s.begin() + 1, s.end());
+  }
+  return v;
+}
+
+bool DotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const DotParam& p = attrs.Param<DotParam>();
+  const Shape& lhs = (*in)[0];
+  const Shape& rhs = (*in)[1];
+  if (lhs.ndim() == 0 || rhs.ndim() == 0) return false;
+  Shape oshape;
+  if (lhs.ndim() == 1 && rhs.ndim() == 1) {
+    HN_CHECK(!p.transpose_a && !p.transpose_b, kShapeError)
+        << DescribeNode(attrs) << ": cannot transpose 1-D vectors";
+    HN_CHECK(lhs[0] == 0 || rhs[0] == 0 || lhs[0] == rhs[0], kShapeError)
+        << DescribeNode(attrs) << ": dot shape error: " << lhs << " X " << rhs;
+    oshape = Shape{1};
+  } else {
+    // lhs: free dims lead unless transposed; the contracted size is the other side.
+    MatrixView l = ViewOf(lhs, !p.transpose_a);
+    MatrixView r = ViewOf(rhs, p.transpose_b);
+    const int64_t lk = p.transpose_a ? l.rows : l.cols;
+    const int64_t rk = p.transpose_b ? r.cols : r.rows;
+    HN_CHECK(lk == 0 || rk == 0 || lk == rk, kShapeError)
+        << DescribeNode(attrs) << ": dot shape error: " << lhs << " X " << rhs
+        << (p.transpose_a ? " (transpose_a)" : "") << (p.transpose_b ? " (transpose_b)" : "")
+        << ": contracted sizes " << lk << " and " << rk << " differ";
+    std::vector<int64_t> dims = l.free_dims;
+    dims.insert(dims.end(), r.free_dims.begin(), r.free_dims.end());
+    oshape = Shape(dims);
+  }
+  Shape merged = (*out)[0];
+  HN_CHECK(MergeShape(oshape, &merged), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match " << oshape;
+  (*out)[0] = merged;
+  return lhs.IsKnown() && rhs.IsKnown() && merged.IsKnown();
+}
+
+void DotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
+  const DotParam& p = attrs.Param<DotParam>();
+  const float* a = in[0].ptr<const float>();
+  const float* b = in[1].ptr<const float>();
+  float* c = out[0].ptr<float>();
+  if (in[0].shape.ndim() == 1 && in[1].shape.ndim() == 1) {
+    c[0] = cblas_sdot(static_cast<blasint>(in[0].Size()), a, 1, b, 1);
+    return;
+  }
+  MatrixView l = ViewOf(in[0].shape, !p.transpose_a);
+  MatrixView r = ViewOf(in[1].shape, p.transpose_b);
+  const int64_t m = p.transpose_a ? l.cols : l.rows;
+  const int64_t k = p.transpose_a ? l.rows : l.cols;
+  const int64_t n = p.transpose_b ? r.rows : r.cols;
+  cblas_sgemm(CblasRowMajor, p.transpose_a ? CblasTrans : CblasNoTrans,
+              p.transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.f, a,
+              static_cast<blasint>(l.cols), b, static_cast<blasint>(r.cols), 0.f, c,
+              static_cast<blasint>(n));
+}
+
+}  // namespace
+
+void RegisterDotOps(OpRegistry* r) {
+  r->Register("dot")
+      .Describe("Dot product of two arrays: contracts the last axis of lhs with the first axis "
+                "of rhs (after the optional transposes); 1-D . 1-D gives a (1,) array.")
+      .SetParam<DotParam>()
+      .SetInputNames({"lhs", "rhs"})
+      .SetInferShape(DotShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(DotCompute);
+}
 
 }  // namespace hybridnet

@@ -1,8 +1,154 @@
+// Activation (MXNet src/operator/nn/activation-inl.h) and LeakyReLU
+// (src/operator/leaky_relu-inl.h), inference semantics.
+#include <cmath>
+#include <string>
+
 #include "hybridnet/op.h"
+#include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-void RegisterActivationOps(OpRegistry*) {}
+namespace {
+
+struct ActivationParam {
+  std::string act_type;
+  static void Declare(ParamDeclarer<ActivationParam>* d) {
+    d->Field("act_type", &ActivationParam::act_type)
+        .Required()
+        .OneOf(internal::ActTypeNames())
+        .Describe("Activation function to be applied.");
+  }
+};
+
+struct LeakyReLUParam {
+  std::string act_type = "leaky";
+  float slope = 0.25f;
+  float lower_bound = 0.125f;
+  float upper_bound = 0.334f;
+  static void Declare(ParamDeclarer<LeakyReLUParam>* d) {
+    d->Field("act_type", &LeakyReLUParam::act_type)
+        .Default("leaky")
+        .OneOf({"elu", "gelu", "leaky", "prelu", "rrelu", "selu"})
+        .Describe("Activation function to be applied.");
+    d->Field("slope", &LeakyReLUParam::slope)
+        .Default(0.25f)
+        .Describe("Init slope for the activation. (For leaky and elu only)");
+    d->Field("lower_bound", &LeakyReLUParam::lower_bound)
+        .Default(0.125f)
+        .Describe("Lower bound of random slope. (For rrelu only)");
+    d->Field("upper_bound", &LeakyReLUParam::upper_bound)
+        .Default(0.334f)
+        .Describe("Upper bound of random slope. (For rrelu only)");
+  }
+};
+
+void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<TBlob>& out) {
+  internal::ApplyActivation(internal::ParseActType(attrs.Param<ActivationParam>().act_type),
+                            in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
+}
+
+bool IsPReLU(const NodeAttrs& attrs) { return attrs.Param<LeakyReLUParam>().act_type == "prelu"; }
+
+// prelu: gamma is (C,) with C = data.shape[1] (broadcast over axis 1), or (1,).
+bool LeakyReLUShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> data_in{(*in)[0]};
+  bool known = ElemwiseShape(attrs, &data_in, out);
+  (*in)[0] = data_in[0];
+  if (!IsPReLU(attrs)) return known;
+  const Shape& dshape = (*in)[0];
+  Shape& gshape = (*in)[1];
+  if (gshape.ndim() == 0 && dshape.ndim() != 0) {
+    gshape = dshape.ndim() >= 2 ? Shape{dshape[1]} : Shape{1};
+  }
+  if (gshape.ndim() != 0 && dshape.ndim() != 0) {
+    const int64_t channels = dshape.ndim() >= 2 ? dshape[1] : 1;
+    bool ok = gshape.ndim() == 1 &&
+              (gshape[0] == 0 || gshape[0] == 1 || channels == 0 || gshape[0] == channels);
+    HN_CHECK(ok, kShapeError) << DescribeNode(attrs) << ": gamma has shape " << gshape
+                              << " but must be (" << channels << ",) or (1,) for data shape "
+                              << dshape;
+  }
+  return known && gshape.IsKnown();
+}
+
+constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
+constexpr float kSeluLambda = 1.0507009873554804934193349852946f;
+
+void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const LeakyReLUParam& p = attrs.Param<LeakyReLUParam>();
+  const float* x = in[0].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  const int64_t n = in[0].Size();
+  const std::string& act = p.act_type;
+  if (act == "leaky" || act == "rrelu") {
+    // rrelu at inference uses the mean of its slope range.
+    const float slope = act == "leaky" ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : x[i] * slope;
+  } else if (act == "elu") {
+    const float slope = p.slope;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : slope * std::expm1(x[i]);
+  } else if (act == "selu") {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = kSeluLambda * (x[i] > 0.f ? x[i] : kSeluAlpha * std::expm1(x[i]));
+    }
+  } else if (act == "gelu") {
+    const float inv_sqrt2 = 0.70710678118654752440f;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * inv_sqrt2));
+  } else {  // prelu
+    const TBlob& gamma = in[1];
+    const float* g = gamma.ptr<const float>();
+    const Shape& s = in[0].shape;
+    const int64_t channels = gamma.Size();
+    int64_t inner = 1;
+    for (size_t i = 2; i < s.ndim(); ++i) inner *= s[i];
+    if (channels == 1) inner = n;  // one slope for every element
+    const int64_t outer = n / (channels * inner);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const float slope = g[c];
+        const float* px = x + (o * channels + c) * inner;
+        float* py = y + (o * channels + c) * inner;
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) py[i] = px[i] > 0.f ? px[i] : px[i] * slope;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void RegisterActivationOps(OpRegistry* r) {
+  r->Register("Activation")
+      .Describe("Applies an activation function elementwise: relu, sigmoid, tanh, softrelu "
+                "(log(1 + exp(x))) or softsign (x / (1 + |x|)).")
+      .SetParam<ActivationParam>()
+      .SetInputNames({"data"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(ActivationCompute)
+      .SetInplace({{0, 0}})
+      .SetPattern(OpPattern::kElemwise);
+
+  r->Register("LeakyReLU")
+      .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
+                "per channel), elu, selu, gelu (erf form) and rrelu (inference: mean slope).")
+      .SetParam<LeakyReLUParam>()
+      .SetNumInputs([](const NodeAttrs& attrs) { return IsPReLU(attrs) ? 2u : 1u; })
+      .SetInputNames([](const NodeAttrs& attrs) {
+        return IsPReLU(attrs) ? std::vector<std::string>{"data", "gamma"}
+                              : std::vector<std::string>{"data"};
+      })
+      .SetInferShape(LeakyReLUShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(LeakyReLUCompute)
+      .SetInplace({{0, 0}});
+}
 
 }  // namespace hybridnet

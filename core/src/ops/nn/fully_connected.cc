@@ -1,8 +1,200 @@
+// FullyConnected (MXNet src/operator/nn/fully_connected-inl.h): y = x . W^T + b, plus the
+// internal "_hn_fully_connected_act" (FullyConnected followed by an Activation, created by the
+// fusion pass) which runs the very same kernel and then the shared activation code in place, so
+// fused and unfused graphs give bit-identical results.
+#include <cblas.h>
+
+#include <cstring>
+#include <string>
+
 #include "hybridnet/op.h"
+#include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-void RegisterFullyConnectedOps(OpRegistry*) {}
+namespace {
+
+template <typename P>
+void DeclareFullyConnectedFields(ParamDeclarer<P>* d) {
+  d->Field("num_hidden", &P::num_hidden)
+      .Required()
+      .Min(1)
+      .Describe("Number of hidden nodes of the output.");
+  d->Field("no_bias", &P::no_bias).Default(false).Describe("Whether to disable bias parameter.");
+  d->Field("flatten", &P::flatten)
+      .Default(true)
+      .Describe("Whether to collapse all but the first axis of the input data tensor.");
+}
+
+struct FullyConnectedParam {
+  int num_hidden = 0;
+  bool no_bias = false;
+  bool flatten = true;
+  static void Declare(ParamDeclarer<FullyConnectedParam>* d) { DeclareFullyConnectedFields(d); }
+};
+
+struct FullyConnectedActParam {
+  int num_hidden = 0;
+  bool no_bias = false;
+  bool flatten = true;
+  std::string act_type;
+  static void Declare(ParamDeclarer<FullyConnectedActParam>* d) {
+    DeclareFullyConnectedFields(d);
+    d->Field("act_type", &FullyConnectedActParam::act_type)
+        .Required()
+        .OneOf(internal::ActTypeNames())
+        .Describe("Activation function applied to the FullyConnected output.");
+  }
+};
+
+template <typename P>
+bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const P& p = attrs.template Param<P>();
+  const int64_t hidden = p.num_hidden;
+  auto assign = [&](std::vector<Shape>* list, size_t i, const Shape& value, const char* what) {
+    Shape merged = (*list)[i];
+    HN_CHECK(MergeShape(value, &merged), kShapeError)
+        << DescribeNode(attrs) << ": " << what << " has shape " << (*list)[i] << " but "
+        << value << " is required"
+        << ((*in)[0].ndim() ? " by data shape " + (*in)[0].ToString() : std::string())
+        << " with num_hidden=" << hidden << (p.flatten ? "" : ", flatten=False");
+    (*list)[i] = merged;
+  };
+  // The batch dims of data can come from a known output.
+  Shape& dshape = (*in)[0];
+  const Shape& oshape = (*out)[0];
+  if (dshape.ndim() != 0 && oshape.ndim() != 0) {
+    Shape d = dshape;
+    if (p.flatten) {
+      d[0] = oshape[0];
+    } else if (oshape.ndim() == d.ndim()) {
+      for (size_t i = 0; i + 1 < d.ndim(); ++i) d[i] = oshape[i];
+    }
+    assign(in, 0, d, "input 'data'");
+  }
+  // An unknown last dim of data (flatten=False, or 2-D data) can come from a known weight.
+  const Shape& wshape = (*in)[1];
+  if (dshape.ndim() != 0 && dshape[dshape.ndim() - 1] == 0 && wshape.ndim() == 2 &&
+      (!p.flatten || dshape.ndim() == 2)) {
+    Shape d = dshape;
+    d[d.ndim() - 1] = wshape[1];
+    assign(in, 0, d, "input 'data'");
+  }
+  if (dshape.ndim() == 0) {
+    // Without data only num_hidden is known: the bias, and the weight's first dim.
+    if (!p.no_bias && (*in)[2].ndim() == 0) assign(in, 2, Shape{hidden}, "input 'bias'");
+    if ((*in)[1].ndim() == 0) assign(in, 1, Shape{hidden, 0}, "input 'weight'");
+    return false;
+  }
+  int64_t k = 1;
+  if (p.flatten) {
+    for (size_t i = 1; i < dshape.ndim(); ++i) k *= dshape[i];
+  } else {
+    k = dshape[dshape.ndim() - 1];
+  }
+  assign(in, 1, Shape{hidden, k}, "input 'weight'");
+  if (!p.no_bias) {
+    // MXNet accepts a (num_hidden, 1) bias too.
+    const Shape& b = (*in)[2];
+    if (!(b.ndim() == 2 && (b[0] == hidden || b[0] == 0) && b[1] == 1)) {
+      assign(in, 2, Shape{hidden}, "input 'bias'");
+    } else {
+      (*in)[2] = Shape{hidden, 1};
+    }
+  }
+  Shape o;
+  if (p.flatten) {
+    o = Shape{dshape[0], hidden};
+  } else {
+    o = dshape;
+    o[o.ndim() - 1] = hidden;
+  }
+  assign(out, 0, o, "output");
+  bool known = (*out)[0].IsKnown();
+  for (const Shape& s : *in) known = known && s.IsKnown();
+  return known;
+}
+
+// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. Output rows start as the bias
+// (then beta = 1) or are ignored (beta = 0); one row uses sgemv, more use sgemm. Both the plain
+// and the fused op call this, so their results are identical.
+void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
+                           const TBlob& out) {
+  const TBlob& data = in[0];
+  const TBlob& weight = in[1];
+  const int64_t k = weight.shape[1];
+  const int64_t batch = k == 0 ? 0 : data.Size() / k;
+  float* y = out.ptr<float>();
+  float beta = 0.f;
+  if (!no_bias) {
+    const float* b = in[2].ptr<const float>();
+    for (int64_t r = 0; r < batch; ++r) {
+      std::memcpy(y + r * hidden, b, static_cast<size_t>(hidden) * sizeof(float));
+    }
+    beta = 1.f;
+  }
+  const float* x = data.ptr<const float>();
+  const float* w = weight.ptr<const float>();
+  if (batch == 1) {
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(hidden),
+                static_cast<blasint>(k), 1.f, w, static_cast<blasint>(k), x, 1, beta, y, 1);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(batch),
+                static_cast<blasint>(hidden), static_cast<blasint>(k), 1.f, x,
+                static_cast<blasint>(k), w, static_cast<blasint>(k), beta, y,
+                static_cast<blasint>(hidden));
+  }
+}
+
+void FullyConnectedCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FullyConnectedParam>();
+  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+}
+
+void FullyConnectedActCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FullyConnectedActParam>();
+  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+  float* y = out[0].ptr<float>();
+  internal::ApplyActivation(internal::ParseActType(p.act_type), y, y, out[0].Size());
+}
+
+template <typename P>
+uint32_t NumInputs(const NodeAttrs& attrs) {
+  return attrs.template Param<P>().no_bias ? 2u : 3u;
+}
+
+template <typename P>
+std::vector<std::string> InputNames(const NodeAttrs& attrs) {
+  if (attrs.template Param<P>().no_bias) return {"data", "weight"};
+  return {"data", "weight", "bias"};
+}
+
+}  // namespace
+
+void RegisterFullyConnectedOps(OpRegistry* r) {
+  r->Register("FullyConnected")
+      .Describe("Applies a linear transformation: y = x . W^T + b. With flatten=True the input "
+                "(N, ...) is viewed as (N, prod(...)); otherwise the last axis is transformed.")
+      .SetParam<FullyConnectedParam>()
+      .SetNumInputs(NumInputs<FullyConnectedParam>)
+      .SetInputNames(InputNames<FullyConnectedParam>)
+      .SetInferShape(FullyConnectedShape<FullyConnectedParam>)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(FullyConnectedCompute);
+
+  r->Register("_hn_fully_connected_act")
+      .Describe("FullyConnected followed by Activation(act_type), fused by the graph optimizer; "
+                "bit-identical to the two ops run one after the other.")
+      .SetParam<FullyConnectedActParam>()
+      .SetNumInputs(NumInputs<FullyConnectedActParam>)
+      .SetInputNames(InputNames<FullyConnectedActParam>)
+      .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(FullyConnectedActCompute)
+      .SetInternal();
+}
 
 }  // namespace hybridnet

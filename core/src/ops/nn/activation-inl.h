@@ -1,0 +1,63 @@
+// Elementwise activation functions (MXNet's mshadow_op formulas), defined once and shared by
+// Activation, the unary ops (relu, sigmoid, tanh, softsign) and the fused
+// FullyConnected + Activation op, so every path produces bit-identical float32 results.
+//
+//   ActType act = ParseActType("relu");
+//   ApplyActivation(act, in, out, n);  // in may equal out
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hybridnet/base.h"
+
+namespace hybridnet {
+namespace internal {
+
+/// Activation's act_type values.
+enum class ActType { kRelu, kSigmoid, kTanh, kSoftrelu, kSoftsign };
+
+/// The accepted act_type names, in MXNet's enum order.
+inline std::vector<std::string> ActTypeNames() {
+  return {"relu", "sigmoid", "softrelu", "softsign", "tanh"};
+}
+
+/// Throws kInvalidArgument for a name outside ActTypeNames() (parsing already rejects those).
+inline ActType ParseActType(const std::string& name) {
+  if (name == "relu") return ActType::kRelu;
+  if (name == "sigmoid") return ActType::kSigmoid;
+  if (name == "tanh") return ActType::kTanh;
+  if (name == "softrelu") return ActType::kSoftrelu;
+  if (name == "softsign") return ActType::kSoftsign;
+  HN_THROW(kInvalidArgument) << "unknown act_type '" << name << "'";
+}
+
+/// max(x, 0); NaN propagates (MXNet's relu checks IsNan first).
+inline float ReluOf(float x) { return (x > 0.f || x != x) ? x : 0.f; }
+inline float SigmoidOf(float x) { return 1.f / (1.f + std::exp(-x)); }
+inline float TanhOf(float x) { return std::tanh(x); }
+/// log(1 + e^x); returns x above 20, where the two agree in float.
+inline float SoftreluOf(float x) { return x > 20.f ? x : std::log1p(std::exp(x)); }
+inline float SoftsignOf(float x) { return x / (1.f + std::fabs(x)); }
+
+template <typename F>
+inline void MapFloat(F f, const float* in, float* out, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+
+/// out[i] = act(in[i]) for i < n; `in` may equal `out`.
+inline void ApplyActivation(ActType act, const float* in, float* out, int64_t n) {
+  switch (act) {
+    case ActType::kRelu: MapFloat(ReluOf, in, out, n); break;
+    case ActType::kSigmoid: MapFloat(SigmoidOf, in, out, n); break;
+    case ActType::kTanh: MapFloat(TanhOf, in, out, n); break;
+    case ActType::kSoftrelu: MapFloat(SoftreluOf, in, out, n); break;
+    case ActType::kSoftsign: MapFloat(SoftsignOf, in, out, n); break;
+  }
+}
+
+}  // namespace internal
+}  // namespace hybridnet

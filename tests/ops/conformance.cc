@@ -1,0 +1,549 @@
+// The op conformance harness (see conformance.h), the registry lint tests and the bad-input
+// tests of eager invocation.
+#include "conformance.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "hybridnet/executor.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/ndarray.h"
+#include "hybridnet/op.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+namespace conformance {
+
+std::vector<OpCase>& AllCases() {
+  static std::vector<OpCase> cases;
+  return cases;
+}
+
+namespace {
+
+// ---- case naming and inputs -------------------------------------------------------------------
+
+std::string Sanitize(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    out += ok ? ch : '_';
+  }
+  return out;
+}
+
+const std::vector<std::string>& CaseNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result;
+    std::map<std::string, int> per_op;
+    std::set<std::string> used;
+    for (const OpCase& c : AllCases()) {
+      int k = per_op[c.op]++;
+      std::string name =
+          Sanitize(c.op) + "_" + (c.note.empty() ? std::to_string(k) : Sanitize(c.note));
+      while (used.count(name)) name += "_" + std::to_string(k);
+      used.insert(name);
+      result.push_back(name);
+    }
+    return result;
+  }();
+  return names;
+}
+
+uint32_t Fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+DType InputDType(const OpCase& c, size_t i) {
+  return i < c.dtypes.size() ? c.dtypes[i] : DType::kFloat32;
+}
+
+std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
+  std::mt19937 rng(Fnv1a(name));
+  InputGen gen = c.gen ? c.gen : Uniform(-2.0, 2.0);
+  std::vector<NDArray> arrays;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    std::vector<double> values(static_cast<size_t>(c.inputs[i].Size()));
+    for (size_t j = 0; j < values.size(); ++j) values[j] = gen(rng, i, static_cast<int64_t>(j));
+    NDArray f64 = NDArray::FromBuffer(c.inputs[i], DType::kFloat64, values.data());
+    arrays.push_back(f64.AsType(InputDType(c, i)));
+  }
+  return arrays;
+}
+
+RefTensor ToRef(const NDArray& a) {
+  RefTensor t(a.shape());
+  NDArray f64 = a.AsType(DType::kFloat64);
+  std::memcpy(t.v.data(), f64.raw_data(), t.v.size() * sizeof(double));
+  return t;
+}
+
+std::string Describe(const OpCase& c) {
+  std::ostringstream os;
+  os << c.op << " {";
+  bool first = true;
+  for (const auto& kv : c.attrs) {
+    os << (first ? "" : ", ") << kv.first << ": " << kv.second;
+    first = false;
+  }
+  os << "} inputs";
+  for (const Shape& s : c.inputs) os << " " << s;
+  return os.str();
+}
+
+// ---- comparisons -------------------------------------------------------------------------------
+
+::testing::AssertionResult Near(const RefTensor& want, const NDArray& got_array, double rtol,
+                                double atol) {
+  if (want.shape != got_array.shape()) {
+    return ::testing::AssertionFailure()
+           << "shape " << got_array.shape() << ", reference " << want.shape;
+  }
+  RefTensor got = ToRef(got_array);
+  int bad = 0;
+  std::ostringstream os;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    const double w = want[i], g = got[i];
+    bool ok = (std::isnan(w) && std::isnan(g)) || w == g ||
+              (std::isfinite(w) && std::fabs(g - w) <= atol + rtol * std::fabs(w));
+    if (!ok && bad++ < 5) os << "\n  [" << i << "] got " << g << ", reference " << w;
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << want.size() << " elements differ"
+                                       << os.str();
+}
+
+::testing::AssertionResult BitEqual(const NDArray& a, const NDArray& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+    return ::testing::AssertionFailure() << a.shape() << " " << DTypeName(a.dtype()) << " vs "
+                                         << b.shape() << " " << DTypeName(b.dtype());
+  }
+  if (std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) != 0) {
+    return ::testing::AssertionFailure() << "values differ:\n" << a << "\nvs\n" << b;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// ---- graph helpers -----------------------------------------------------------------------------
+
+struct Graph {
+  Symbol symbol;
+  std::vector<std::string> data_names;
+};
+
+Graph BuildGraph(const OpCase& c) {
+  const Op& op = OpRegistry::Global().Get(c.op);
+  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+  Graph g;
+  g.data_names = op.InputNames(attrs);
+  std::vector<Symbol> vars;
+  for (const auto& n : g.data_names) vars.push_back(Symbol::Var(n));
+  g.symbol = Symbol::Create(c.op, vars, c.attrs, "node");
+  return g;
+}
+
+std::vector<NDArray> RunGraph(const Graph& g, const std::vector<NDArray>& inputs, bool fuse,
+                              bool plan_memory = true) {
+  ExecutorOptions options;
+  options.fuse = fuse;
+  options.plan_memory = plan_memory;
+  GraphExecutor exec(g.symbol, g.data_names, {}, options);
+  std::vector<NDArray> first = exec.Forward(inputs);
+  // A second run reuses the planned memory: results must not depend on what it held.
+  std::vector<NDArray> second = exec.Forward(inputs);
+  EXPECT_EQ(first.size(), second.size());
+  for (size_t i = 0; i < first.size() && i < second.size(); ++i) {
+    EXPECT_TRUE(BitEqual(first[i], second[i])) << "second Forward differs, output " << i;
+  }
+  return first;
+}
+
+// ---- the parameterized tests -------------------------------------------------------------------
+
+class OpConformance : public ::testing::TestWithParam<size_t> {
+ protected:
+  const OpCase& TheCase() const { return AllCases()[GetParam()]; }
+  const std::string& Name() const { return CaseNames()[GetParam()]; }
+  std::vector<NDArray> Inputs() const { return MakeInputs(TheCase(), Name()); }
+  std::vector<NDArray> Eager(const std::vector<NDArray>& inputs) const {
+    return Invoke(TheCase().op, inputs, TheCase().attrs);
+  }
+};
+
+TEST_P(OpConformance, EagerMatchesReference) {
+  const OpCase& c = TheCase();
+  SCOPED_TRACE(Describe(c));
+  std::vector<NDArray> inputs = Inputs();
+  std::vector<NDArray> got = Eager(inputs);
+  std::vector<RefTensor> ref_in;
+  for (const auto& a : inputs) ref_in.push_back(ToRef(a));
+  std::vector<RefTensor> want = c.reference(ref_in);
+  ASSERT_EQ(got.size(), want.size()) << "number of outputs";
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(Near(want[i], got[i], c.rtol, c.atol)) << "output " << i;
+  }
+}
+
+TEST_P(OpConformance, GraphMatchesEagerBitExact) {
+  const OpCase& c = TheCase();
+  SCOPED_TRACE(Describe(c));
+  std::vector<NDArray> inputs = Inputs();
+  std::vector<NDArray> eager = Eager(inputs);
+  Graph g = BuildGraph(c);
+  for (bool fuse : {true, false}) {
+    for (bool plan_memory : {true, false}) {
+      SCOPED_TRACE(std::string("fuse=") + (fuse ? "true" : "false") +
+                   " plan_memory=" + (plan_memory ? "true" : "false"));
+      std::vector<NDArray> graph = RunGraph(g, inputs, fuse, plan_memory);
+      ASSERT_EQ(graph.size(), eager.size());
+      for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
+    }
+  }
+  // The inputs must be left untouched by both paths.
+  std::vector<NDArray> fresh = Inputs();
+  for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(BitEqual(fresh[i], inputs[i]));
+}
+
+// `partial` must agree with `truth` wherever it is known.
+::testing::AssertionResult Compatible(const Shape& truth, const Shape& partial) {
+  if (partial.ndim() == 0) return ::testing::AssertionSuccess();
+  Shape merged = partial;
+  if (MergeShape(truth, &merged) && merged == truth) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "inferred " << partial << ", actual " << truth;
+}
+
+TEST_P(OpConformance, InferenceMatchesOutputs) {
+  const OpCase& c = TheCase();
+  SCOPED_TRACE(Describe(c));
+  std::vector<NDArray> inputs = Inputs();
+  std::vector<NDArray> eager = Eager(inputs);
+  const Op& op = OpRegistry::Global().Get(c.op);
+  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+
+  std::vector<Shape> in_shapes = c.inputs;
+  std::vector<DType> in_types;
+  for (size_t i = 0; i < c.inputs.size(); ++i) in_types.push_back(InputDType(c, i));
+  std::vector<Shape> out_shapes;
+  std::vector<DType> out_types;
+  InferOutputs(attrs, &in_shapes, &in_types, &out_shapes, &out_types);
+  ASSERT_EQ(out_shapes.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i) {
+    EXPECT_EQ(out_shapes[i], eager[i].shape()) << "output " << i;
+    EXPECT_EQ(out_types[i], eager[i].dtype()) << "output " << i;
+  }
+  std::vector<Shape> true_out;
+  std::vector<DType> true_out_types;
+  for (const auto& e : eager) {
+    true_out.push_back(e.shape());
+    true_out_types.push_back(e.dtype());
+  }
+
+  // Partial shape inference: one (or every) input unknown, outputs unknown or known.
+  const size_t n = c.inputs.size();
+  for (size_t hide = 0; hide <= n; ++hide) {
+    for (bool outputs_known : {false, true}) {
+      SCOPED_TRACE("unknown input " + (hide == n ? std::string("all") : std::to_string(hide)) +
+                   (outputs_known ? ", outputs known" : ", outputs unknown"));
+      std::vector<Shape> ins = c.inputs;
+      for (size_t i = 0; i < n; ++i)
+        if (i == hide || hide == n) ins[i] = Shape();
+      std::vector<Shape> outs = outputs_known ? true_out : std::vector<Shape>(eager.size());
+      EXPECT_NO_THROW(op.infer_shape(attrs, &ins, &outs));
+      for (size_t i = 0; i < n; ++i) {
+        if (!c.inputs_inferable && (i == hide || hide == n)) continue;
+        EXPECT_TRUE(Compatible(c.inputs[i], ins[i])) << "input " << i;
+      }
+      for (size_t i = 0; i < outs.size(); ++i) EXPECT_TRUE(Compatible(true_out[i], outs[i]));
+
+      std::vector<DType> tins = in_types;
+      for (size_t i = 0; i < n; ++i)
+        if (i == hide || hide == n) tins[i] = DType::kUnknown;
+      std::vector<DType> touts =
+          outputs_known ? true_out_types : std::vector<DType>(eager.size(), DType::kUnknown);
+      EXPECT_NO_THROW(op.infer_type(attrs, &tins, &touts));
+      for (size_t i = 0; i < n; ++i) {
+        EXPECT_TRUE(tins[i] == DType::kUnknown || tins[i] == in_types[i]) << "input " << i;
+      }
+      for (size_t i = 0; i < touts.size(); ++i) {
+        EXPECT_TRUE(touts[i] == DType::kUnknown || touts[i] == true_out_types[i]);
+      }
+    }
+  }
+}
+
+TEST_P(OpConformance, JsonRoundTrip) {
+  const OpCase& c = TheCase();
+  if (!c.check_json) GTEST_SKIP() << "internal op, never written to JSON";
+  SCOPED_TRACE(Describe(c));
+  Graph g = BuildGraph(c);
+  const std::string json = g.symbol.ToJSON();
+  Graph reloaded{Symbol::FromJSON(json), g.data_names};
+  EXPECT_EQ(reloaded.symbol.ToJSON(), json);
+  EXPECT_EQ(reloaded.symbol.ListArguments(), g.symbol.ListArguments());
+  std::vector<NDArray> inputs = Inputs();
+  std::vector<NDArray> eager = Eager(inputs);
+  std::vector<NDArray> graph = RunGraph(reloaded, inputs, /*fuse=*/true);
+  ASSERT_EQ(graph.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpConformance, ::testing::Range<size_t>(0, AllCases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& param_info) {
+                           return CaseNames()[param_info.param];
+                         });
+
+// ---- registry lint -----------------------------------------------------------------------------
+
+TEST(OpRegistryLint, EveryOpIsComplete) {
+  for (const Op* op : OpRegistry::Global().List()) {
+    SCOPED_TRACE(op->name);
+    if (!op->internal) {
+      EXPECT_FALSE(op->description.empty()) << "no description";
+    }
+    EXPECT_TRUE(static_cast<bool>(op->infer_shape)) << "no infer_shape";
+    EXPECT_TRUE(static_cast<bool>(op->infer_type)) << "no infer_type";
+    EXPECT_TRUE(static_cast<bool>(op->compute)) << "no compute";
+    for (const auto& alias : op->aliases) {
+      EXPECT_EQ(OpRegistry::Global().Find(alias), op) << "alias " << alias;
+    }
+  }
+}
+
+TEST(OpRegistryLint, EveryOpHasAConformanceCase) {
+  std::set<std::string> covered;
+  for (const OpCase& c : AllCases()) {
+    const Op* op = OpRegistry::Global().Find(c.op);
+    ASSERT_NE(op, nullptr) << "conformance case for unknown op " << c.op;
+    covered.insert(op->name);
+  }
+  for (const Op* op : OpRegistry::Global().List()) {
+    EXPECT_TRUE(covered.count(op->name))
+        << "op '" << op->name << "' has no conformance case (add one to tests/ops/*_cases.cc)";
+  }
+}
+
+TEST(OpRegistryLint, CaseNamesAreUnique) {
+  std::set<std::string> names(CaseNames().begin(), CaseNames().end());
+  EXPECT_EQ(names.size(), CaseNames().size());
+}
+
+// ---- bad input through Invoke ------------------------------------------------------------------
+
+// Runs `fn`, expecting an Error with `code` whose message contains every string of `needles`.
+template <typename F>
+void ExpectError(F fn, StatusCode code, const std::vector<std::string>& needles) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const auto& n : needles) {
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "message '" << e.what() << "' does not mention '" << n << "'";
+    }
+  }
+}
+
+NDArray Filled(const Shape& s, float v = 1.f) { return NDArray::Full(s, v); }
+
+TEST(OpErrors, UnknownOpIsNotFound) {
+  ExpectError([] { Invoke("NoSuchOperator", {Filled({2})}); }, StatusCode::kNotFound,
+              {"NoSuchOperator"});
+}
+
+TEST(OpErrors, MissingRequiredAttribute) {
+  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})}); },
+              StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"});
+  ExpectError([] { Invoke("Activation", {Filled({2})}); }, StatusCode::kInvalidArgument,
+              {"Activation", "act_type"});
+  ExpectError([] { Invoke("clip", {Filled({2})}, {{"a_min", "0"}}); },
+              StatusCode::kInvalidArgument, {"clip", "a_max"});
+}
+
+TEST(OpErrors, BadAttributeValue) {
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
+               {{"num_hidden", "abc"}}, "fc1");
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "fc1", "num_hidden", "abc"});
+  ExpectError([] { Invoke("Activation", {Filled({2})}, {{"act_type", "swish"}}); },
+              StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"});
+  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3})},
+                          {{"num_hidden", "4"}, {"no_bias", "maybe"}}); },
+              StatusCode::kInvalidArgument, {"no_bias", "maybe"});
+  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
+                          {{"num_hidden", "0"}}); },
+              StatusCode::kInvalidArgument, {"num_hidden", "0"});
+  ExpectError([] { Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(2, x)"}}); },
+              StatusCode::kInvalidArgument, {"Reshape", "shape"});
+  ExpectError([] { Invoke("Cast", {Filled({2, 3})}, {{"dtype", "float128"}}); },
+              StatusCode::kInvalidArgument, {"Cast", "dtype", "float128"});
+}
+
+TEST(OpErrors, UnknownAttributeKey) {
+  ExpectError([] { Invoke("relu", {Filled({2})}, {{"slope", "0.1"}}); },
+              StatusCode::kInvalidArgument, {"relu", "slope"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
+               {{"num_hidden", "4"}, {"num_hiden", "4"}});
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "num_hiden"});
+  // Hidden keys (__x__) are accepted everywhere.
+  EXPECT_NO_THROW(Invoke("relu", {Filled({2})}, {{"__lr_mult__", "0.1"}}));
+}
+
+TEST(OpErrors, WrongShapesNameTheOp) {
+  ExpectError([] { Invoke("elemwise_add", {Filled({2, 3}), Filled({3, 2})}); },
+              StatusCode::kShapeError, {"elemwise_add", "(2, 3)", "(3, 2)"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 5}), Filled({4})},
+               {{"num_hidden", "4"}}, "fc1");
+      },
+      StatusCode::kShapeError, {"FullyConnected(fc1)", "weight", "(4, 5)"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({5})},
+               {{"num_hidden", "4"}});
+      },
+      StatusCode::kShapeError, {"FullyConnected", "bias"});
+  ExpectError([] { Invoke("dot", {Filled({2, 3}), Filled({4, 5})}); }, StatusCode::kShapeError,
+              {"dot", "(2, 3)", "(4, 5)"});
+  ExpectError([] { Invoke("broadcast_add", {Filled({2, 3}), Filled({4, 3})}); },
+              StatusCode::kShapeError, {"broadcast_add", "(2, 3)", "(4, 3)"});
+  ExpectError([] { Invoke("Concat", {Filled({2, 3}), Filled({3, 3})}, {{"num_args", "2"}}); },
+              StatusCode::kShapeError, {"Concat"});
+  ExpectError([] { Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(4, -1)"}}); },
+              StatusCode::kShapeError, {"Reshape", "(2, 3)"});
+  ExpectError([] { Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(5, 2)"}}); },
+              StatusCode::kShapeError, {"Reshape"});
+  ExpectError([] { Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(-1, -1)"}}); },
+              StatusCode::kShapeError, {"Reshape", "-1"});
+  ExpectError([] { Invoke("softmax", {Filled({2, 3})}, {{"axis", "2"}}); },
+              StatusCode::kShapeError, {"softmax", "axis"});
+  ExpectError([] { Invoke("transpose", {Filled({2, 3})}, {{"axes", "(0, 0)"}}); },
+              StatusCode::kShapeError, {"transpose", "axes"});
+  ExpectError([] { Invoke("SliceChannel", {Filled({2, 3})}, {{"num_outputs", "2"}}); },
+              StatusCode::kShapeError, {"SliceChannel", "num_outputs=2"});
+  ExpectError([] { Invoke("broadcast_to", {Filled({2, 3})}, {{"shape", "(2, 4)"}}); },
+              StatusCode::kShapeError, {"broadcast_to", "(2, 3)"});
+}
+
+TEST(OpErrors, WrongInputCount) {
+  ExpectError([] { Invoke("elemwise_add", {Filled({2})}); }, StatusCode::kInvalidArgument,
+              {"elemwise_add"});
+}
+
+TEST(OpErrors, NonFloatInputToFloatOnlyOp) {
+  NDArray ints = NDArray::Zeros({2, 3}, DType::kInt32);
+  ExpectError([&] { Invoke("relu", {ints}); }, StatusCode::kTypeError, {"relu", "int32"});
+  ExpectError([&] { Invoke("elemwise_add", {Filled({2, 3}), ints}); }, StatusCode::kTypeError,
+              {"elemwise_add"});
+  ExpectError([&] { Invoke("FullyConnected", {ints, Filled({4, 3}), Filled({4})},
+                           {{"num_hidden", "4"}}); },
+              StatusCode::kTypeError, {"FullyConnected"});
+  // Cast is the one op that takes every dtype.
+  EXPECT_EQ(Invoke("Cast", {ints}, {{"dtype", "float32"}})[0].dtype(), DType::kFloat32);
+}
+
+TEST(OpErrors, UnsupportedSoftmaxOptions) {
+  ExpectError([] { Invoke("softmax", {Filled({2, 3}), Filled({2})}, {{"use_length", "True"}}); },
+              StatusCode::kUnsupported, {"softmax", "use_length"});
+  ExpectError([] { Invoke("softmax", {Filled({2, 3})}, {{"dtype", "float64"}}); },
+              StatusCode::kUnsupported, {"softmax", "float64"});
+}
+
+// ---- behaviour beyond one-op cases -------------------------------------------------------------
+
+// FullyConnected + Activation fused by the executor is bit-identical to the two eager ops.
+TEST(FusedFullyConnected, BitIdenticalToFullyConnectedThenActivation) {
+  for (const char* act : {"relu", "sigmoid", "tanh", "softrelu", "softsign"}) {
+    for (int64_t batch : {1, 3}) {
+      for (bool no_bias : {false, true}) {
+        SCOPED_TRACE(std::string(act) + " batch " + std::to_string(batch) +
+                     (no_bias ? " no_bias" : ""));
+        Seed(static_cast<uint64_t>(batch) * 7 + (no_bias ? 1 : 0));
+        NDArray x = NDArray::RandomNormal({batch, 2, 5});
+        NDArray w = NDArray::RandomNormal({6, 10});
+        NDArray b = NDArray::RandomNormal({6});
+        AttrDict fc_attrs{{"num_hidden", "6"}, {"no_bias", no_bias ? "True" : "False"}};
+        std::vector<NDArray> fc_in{x, w};
+        if (!no_bias) fc_in.push_back(b);
+        NDArray fc_out = Invoke("FullyConnected", fc_in, fc_attrs)[0];
+        NDArray chain = Invoke("Activation", {fc_out}, {{"act_type", act}})[0];
+        AttrDict fused_attrs = fc_attrs;
+        fused_attrs["act_type"] = act;
+        NDArray fused = Invoke("_hn_fully_connected_act", fc_in, fused_attrs)[0];
+        EXPECT_TRUE(BitEqual(chain, fused));
+
+        Symbol data = Symbol::Var("data");
+        Symbol fc = Symbol::Create("FullyConnected", {data}, fc_attrs, "fc");
+        Symbol out = Symbol::Create("Activation", {fc}, {{"act_type", act}}, "act");
+        std::map<std::string, NDArray> params{{"fc_weight", w}};
+        if (!no_bias) params["fc_bias"] = b;
+        for (bool fuse : {true, false}) {
+          ExecutorOptions options;
+          options.fuse = fuse;
+          GraphExecutor exec(out, {"data"}, params, options);
+          std::vector<NDArray> y = exec.Forward({x});
+          ASSERT_EQ(y.size(), 1u);
+          EXPECT_TRUE(BitEqual(chain, y[0])) << "fuse=" << fuse;
+          EXPECT_EQ(exec.stats().num_fused, fuse ? 1u : 0u);
+        }
+      }
+    }
+  }
+}
+
+TEST(Dropout, IdentityAtInference) {
+  NDArray x = NDArray::RandomNormal({4, 5});
+  NDArray y = Invoke("Dropout", {x}, {{"p", "0.5"}})[0];
+  EXPECT_TRUE(BitEqual(x, y));
+}
+
+TEST(Dropout, ModeAlwaysDropsAndScales) {
+  NDArray x = NDArray::Full({64, 64}, 1.0);
+  NDArray y = Invoke("Dropout", {x}, {{"p", "0.25"}, {"mode", "always"}})[0];
+  const float* v = y.data<float>();
+  int64_t kept = 0;
+  for (int64_t i = 0; i < y.size(); ++i) {
+    ASSERT_TRUE(v[i] == 0.f || v[i] == 1.f / 0.75f) << v[i];
+    kept += v[i] != 0.f;
+  }
+  double fraction = static_cast<double>(kept) / static_cast<double>(y.size());
+  EXPECT_NEAR(fraction, 0.75, 0.03);
+  // Deterministic: the same call gives the same mask.
+  EXPECT_TRUE(BitEqual(y, Invoke("Dropout", {x}, {{"p", "0.25"}, {"mode", "always"}})[0]));
+}
+
+TEST(Dropout, AxesShareTheMask) {
+  NDArray x = NDArray::Full({8, 6, 5}, 1.0);
+  NDArray y = Invoke("Dropout", {x}, {{"p", "0.5"}, {"mode", "always"}, {"axes", "(1,)"}})[0];
+  const float* v = y.data<float>();
+  int64_t zeros = 0;
+  for (int64_t a = 0; a < 8; ++a) {
+    for (int64_t c = 0; c < 5; ++c) {
+      const float first = v[(a * 6) * 5 + c];
+      zeros += first == 0.f;
+      for (int64_t b = 1; b < 6; ++b) EXPECT_EQ(v[(a * 6 + b) * 5 + c], first);
+    }
+  }
+  EXPECT_GT(zeros, 0);
+  EXPECT_LT(zeros, 40);
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet

@@ -1,0 +1,161 @@
+// The op conformance harness (modelled on ggml's test-backend-ops): one table of cases, each an
+// op name, attributes, input shapes, an optional input generator and a naive reference written
+// with plain loops, independently of the kernels. For every case conformance.cc checks
+//   - eager Invoke == reference (within rtol/atol),
+//   - eager == GraphExecutor over Symbol::Create(op, vars), bit-exact, fused and unfused,
+//   - FInferShape/FInferType == the actual outputs, and partial inference does not throw,
+//   - JSON round trip: FromJSON(ToJSON(s)).ToJSON() == ToJSON(s), same numbers when reloaded,
+// and a lint test requires at least one case for every registered op.
+//
+// Adding cases: in any tests/ops/*_cases.cc,
+//
+//   HN_CONFORMANCE_CASES(MyFamily) {
+//     cases->push_back(Case("relu", {}, {{2, 3}}, Unary([](double x) { return x > 0 ? x : 0; })));
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hybridnet/dtype.h"
+#include "hybridnet/param.h"
+#include "hybridnet/shape.h"
+
+namespace hybridnet {
+namespace conformance {
+
+/// A dense row-major tensor of doubles for reference computations.
+struct RefTensor {
+  Shape shape;
+  std::vector<double> v;
+
+  RefTensor() = default;
+  explicit RefTensor(const Shape& s) : shape(s), v(static_cast<size_t>(s.Size()), 0.0) {}
+  int64_t size() const { return static_cast<int64_t>(v.size()); }
+  double& operator[](int64_t i) { return v[static_cast<size_t>(i)]; }
+  double operator[](int64_t i) const { return v[static_cast<size_t>(i)]; }
+};
+
+using RefFn = std::function<std::vector<RefTensor>(const std::vector<RefTensor>& in)>;
+/// Value of element `index` of input `input`.
+using InputGen = std::function<double(std::mt19937& rng, size_t input, int64_t index)>;
+
+struct OpCase {
+  std::string op;  ///< name or alias, as a model file would spell it
+  AttrDict attrs;
+  std::vector<Shape> inputs;
+  RefFn reference;
+  InputGen gen;                ///< empty: uniform in [-2, 2)
+  std::vector<DType> dtypes;   ///< per input; empty: all float32
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string note;            ///< distinguishes cases of one op in test names
+  bool check_json = true;      ///< false for internal ops (never written to JSON)
+  /// False when an input has one of several accepted shapes (bias (H, 1), prelu gamma (1,),
+  /// probability labels): inference of that input, when hidden, gives the default instead.
+  bool inputs_inferable = true;
+};
+
+/// Every registered case, in registration order.
+std::vector<OpCase>& AllCases();
+
+struct CaseRegistrar {
+  explicit CaseRegistrar(void (*add)(std::vector<OpCase>* cases)) { add(&AllCases()); }
+};
+
+#define HN_CONFORMANCE_CASES(family)                                                     \
+  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>*); \
+  static const ::hybridnet::conformance::CaseRegistrar hn_conformance_registrar_##family( \
+      HnConformanceCases_##family);                                                       \
+  static void HnConformanceCases_##family(                                                \
+      std::vector<::hybridnet::conformance::OpCase>* cases)
+
+// ---- building cases ---------------------------------------------------------------------------
+
+inline OpCase Case(std::string op, AttrDict attrs, std::vector<Shape> inputs, RefFn reference,
+                   std::string note = "") {
+  OpCase c;
+  c.op = std::move(op);
+  c.attrs = std::move(attrs);
+  c.inputs = std::move(inputs);
+  c.reference = std::move(reference);
+  c.note = std::move(note);
+  return c;
+}
+
+inline OpCase WithGen(OpCase c, InputGen gen) {
+  c.gen = std::move(gen);
+  return c;
+}
+
+/// Marks an input shape that is accepted but not the one inference proposes.
+inline OpCase NonDefaultInputs(OpCase c) {
+  c.inputs_inferable = false;
+  return c;
+}
+
+inline OpCase WithTol(OpCase c, double rtol, double atol) {
+  c.rtol = rtol;
+  c.atol = atol;
+  return c;
+}
+
+/// Uniform in [lo, hi).
+inline InputGen Uniform(double lo, double hi) {
+  return [lo, hi](std::mt19937& rng, size_t, int64_t) {
+    return lo + (hi - lo) * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  };
+}
+
+/// Integers in [lo, hi].
+inline InputGen Integers(int64_t lo, int64_t hi) {
+  return [lo, hi](std::mt19937& rng, size_t, int64_t) {
+    return static_cast<double>(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
+  };
+}
+
+// ---- reference helpers (plain loops, no hybridnet kernels) ------------------------------------
+
+/// A reference for a one-input elementwise op.
+inline RefFn Unary(std::function<double(double)> f) {
+  return [f](const std::vector<RefTensor>& in) {
+    RefTensor out(in[0].shape);
+    for (int64_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
+    return std::vector<RefTensor>{out};
+  };
+}
+
+/// A reference for a two-input elementwise op on equal shapes.
+inline RefFn Binary(std::function<double(double, double)> f) {
+  return [f](const std::vector<RefTensor>& in) {
+    RefTensor out(in[0].shape);
+    for (int64_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i], in[1][i]);
+    return std::vector<RefTensor>{out};
+  };
+}
+
+/// Row-major strides of a shape.
+inline std::vector<int64_t> Strides(const Shape& s) {
+  std::vector<int64_t> st(s.ndim(), 1);
+  for (size_t k = s.ndim(); k-- > 1;) st[k - 1] = st[k] * s[k];
+  return st;
+}
+
+/// The multi-index of flat position `flat` in shape `s`.
+inline std::vector<int64_t> Unravel(int64_t flat, const Shape& s) {
+  std::vector<int64_t> idx(s.ndim(), 0);
+  for (size_t k = s.ndim(); k-- > 0;) {
+    idx[k] = flat % s[k];
+    flat /= s[k];
+  }
+  return idx;
+}
+
+/// Rounds to float32, as a kernel's inputs and outputs are.
+inline double F32(double x) { return static_cast<double>(static_cast<float>(x)); }
+
+}  // namespace conformance
+}  // namespace hybridnet

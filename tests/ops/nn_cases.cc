@@ -1,0 +1,301 @@
+// Conformance cases: dot, FullyConnected (+ the fused internal op), Activation, LeakyReLU,
+// softmax, log_softmax, SoftmaxOutput, SoftmaxActivation and Dropout (inference).
+#include <cmath>
+#include <string>
+
+#include "conformance.h"
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+// ---- activations ------------------------------------------------------------------------------
+
+std::function<double(double)> Act(const std::string& act) {
+  if (act == "relu") return [](double x) { return x > 0 ? x : 0.0; };
+  if (act == "sigmoid") return [](double x) { return 1 / (1 + std::exp(-x)); };
+  if (act == "tanh") return [](double x) { return std::tanh(x); };
+  if (act == "softrelu") return [](double x) { return std::log(1 + std::exp(x)); };
+  return [](double x) { return x / (1 + std::fabs(x)); };  // softsign
+}
+
+const char* const kActTypes[] = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
+
+// ---- matrix products --------------------------------------------------------------------------
+
+// y[n][h] = sum_k x[n][k] * w[h][k] + b[h], x viewed as (batch, k).
+RefFn FullyConnectedRef(int64_t hidden, bool flatten, bool bias, std::string act = "") {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& ds = in[0].shape;
+    const int64_t k = flatten ? ds.Size() / ds[0] : ds[ds.ndim() - 1];
+    const int64_t batch = ds.Size() / k;
+    std::vector<int64_t> od;
+    if (flatten) {
+      od = {ds[0], hidden};
+    } else {
+      od.assign(ds.begin(), ds.end());
+      od.back() = hidden;
+    }
+    RefTensor out{Shape(od)};
+    auto f = act.empty() ? std::function<double(double)>() : Act(act);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t h = 0; h < hidden; ++h) {
+        double acc = bias ? in[2][h] : 0.0;
+        for (int64_t j = 0; j < k; ++j) acc += in[0][n * k + j] * in[1][h * k + j];
+        out[n * hidden + h] = f ? f(acc) : acc;
+      }
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// dot with MXNet's matrix views (see ops/linalg/dot.cc), written as explicit index loops.
+RefFn DotRef(bool ta, bool tb) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& ls = in[0].shape;
+    const Shape& rs = in[1].shape;
+    if (ls.ndim() == 1 && rs.ndim() == 1) {
+      RefTensor out(Shape{1});
+      for (int64_t i = 0; i < ls[0]; ++i) out[0] += in[0][i] * in[1][i];
+      return std::vector<RefTensor>{out};
+    }
+    // lhs stored as (a0, a1): ta ? (ls[0], rest) : (front, ls[-1]); free part and contraction.
+    auto prod = [](const Shape& s, size_t b, size_t e) {
+      int64_t p = 1;
+      for (size_t i = b; i < e; ++i) p *= s[i];
+      return p;
+    };
+    const int64_t l_rows = ta ? ls[0] : prod(ls, 0, ls.ndim() - 1);
+    const int64_t l_cols = ta ? prod(ls, 1, ls.ndim()) : ls[ls.ndim() - 1];
+    const int64_t r_rows = tb ? prod(rs, 0, rs.ndim() - 1) : rs[0];
+    const int64_t r_cols = tb ? rs[rs.ndim() - 1] : prod(rs, 1, rs.ndim());
+    const int64_t m = ta ? l_cols : l_rows, k = ta ? l_rows : l_cols;
+    const int64_t n = tb ? r_rows : r_cols;
+    std::vector<int64_t> od;
+    if (ls.ndim() > 1) {
+      if (ta) od.insert(od.end(), ls.begin() + 1, ls.end());
+      else od.insert(od.end(), ls.begin(), ls.end() - 1);
+    }
+    if (rs.ndim() > 1) {
+      if (tb) od.insert(od.end(), rs.begin(), rs.end() - 1);
+      else od.insert(od.end(), rs.begin() + 1, rs.end());
+    }
+    RefTensor out{Shape(od)};
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double a = ta ? in[0][p * l_cols + i] : in[0][i * l_cols + p];
+          double b = tb ? in[1][j * r_cols + p] : in[1][p * r_cols + j];
+          acc += a * b;
+        }
+        out[i * n + j] = acc;
+      }
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// ---- softmax ----------------------------------------------------------------------------------
+
+// Softmax (or log-softmax) of every line along `axis`, input viewed with shape `view`.
+RefTensor SoftmaxLines(const RefTensor& x, const Shape& view, size_t axis, double t, bool log) {
+  RefTensor out(x.shape);
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= view[i];
+  for (size_t i = axis + 1; i < view.ndim(); ++i) inner *= view[i];
+  const int64_t m = view[axis];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return (o * m + j) * inner + i; };
+      double mx = x[at(0)];
+      for (int64_t j = 1; j < m; ++j) mx = std::max(mx, x[at(j)]);
+      double sum = 0;
+      for (int64_t j = 0; j < m; ++j) sum += std::exp((x[at(j)] - mx) / t);
+      for (int64_t j = 0; j < m; ++j) {
+        double a = (x[at(j)] - mx) / t;
+        out[at(j)] = log ? a - std::log(sum) : std::exp(a) / sum;
+      }
+    }
+  }
+  return out;
+}
+
+RefFn SoftmaxRef(int axis, double t, bool log) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int>(s.ndim()) : axis);
+    return std::vector<RefTensor>{SoftmaxLines(in[0], s, a, t, log)};
+  };
+}
+
+// SoftmaxOutput / SoftmaxActivation views: "flat" = (N, rest) axis 1; "channel" = axis 1 of the
+// real shape; "last" = last axis.
+RefFn SoftmaxViewRef(const std::string& view) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    if (view == "flat") {
+      return std::vector<RefTensor>{SoftmaxLines(in[0], Shape{s[0], s.Size() / s[0]}, 1, 1, false)};
+    }
+    size_t axis = view == "channel" ? 1 : s.ndim() - 1;
+    return std::vector<RefTensor>{SoftmaxLines(in[0], s, axis, 1, false)};
+  };
+}
+
+// ---- LeakyReLU --------------------------------------------------------------------------------
+
+RefFn LeakyRef(const std::string& act, double slope = 0.25) {
+  const double alpha = 1.6732632423543772848170429916717;
+  const double lambda = 1.0507009873554804934193349852946;
+  if (act == "leaky") return Unary([slope](double x) { return x > 0 ? x : slope * x; });
+  if (act == "elu") return Unary([slope](double x) { return x > 0 ? x : slope * std::expm1(x); });
+  if (act == "selu") {
+    return Unary([=](double x) { return lambda * (x > 0 ? x : alpha * std::expm1(x)); });
+  }
+  if (act == "gelu") {
+    return Unary([](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); });
+  }
+  if (act == "rrelu") {
+    const double mean = (F32(0.125) + F32(0.334)) / 2;
+    return Unary([mean](double x) { return x > 0 ? x : mean * x; });
+  }
+  // prelu: gamma per channel (axis 1), or one value.
+  return [](const std::vector<RefTensor>& in) {
+    const RefTensor& x = in[0];
+    const RefTensor& g = in[1];
+    RefTensor out(x.shape);
+    for (int64_t i = 0; i < x.size(); ++i) {
+      int64_t c = g.size() == 1 ? 0 : Unravel(i, x.shape)[1];
+      out[i] = x[i] > 0 ? x[i] : g[c] * x[i];
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+}  // namespace
+
+HN_CONFORMANCE_CASES(Dot) {
+  const double tol = 1e-5;
+  cases->push_back(WithTol(Case("dot", {}, {{3, 4}, {4, 5}}, DotRef(false, false)), tol, tol));
+  cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}}, {{4, 3}, {4, 5}},
+                                DotRef(true, false), "ta"), tol, tol));
+  cases->push_back(WithTol(Case("dot", {{"transpose_b", "True"}}, {{3, 4}, {5, 4}},
+                                DotRef(false, true), "tb"), tol, tol));
+  cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                                {{4, 3}, {5, 4}}, DotRef(true, true), "ta_tb"), tol, tol));
+  cases->push_back(WithTol(Case("dot", {}, {{7}, {7}}, DotRef(false, false), "vec_vec"), tol, tol));
+  cases->push_back(
+      WithTol(Case("dot", {}, {{4}, {4, 3}}, DotRef(false, false), "vec_mat"), tol, tol));
+  cases->push_back(
+      WithTol(Case("dot", {}, {{2, 4}, {4}}, DotRef(false, false), "mat_vec"), tol, tol));
+  cases->push_back(WithTol(Case("dot", {}, {{2, 3, 4}, {4, 2, 3}}, DotRef(false, false), "nd"),
+                           tol, tol));
+  cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}, {"forward_stype", "default"}},
+                                {{2, 3, 4}, {2, 5}}, DotRef(true, false), "nd_ta"), tol, tol));
+  cases->push_back(WithTol(Case("dot", {{"transpose_b", "True"}}, {{3, 6}, {2, 3, 6}},
+                                DotRef(false, true), "nd_tb"), tol, tol));
+}
+
+HN_CONFORMANCE_CASES(FullyConnected) {
+  const double tol = 1e-5;
+  auto fc = [&](AttrDict attrs, std::vector<Shape> in, RefFn ref, std::string note) {
+    return WithTol(Case("FullyConnected", std::move(attrs), std::move(in), std::move(ref),
+                        std::move(note)), tol, tol);
+  };
+  cases->push_back(fc({{"num_hidden", "5"}}, {{4, 3}, {5, 3}, {5}},
+                      FullyConnectedRef(5, true, true), "basic"));
+  cases->push_back(fc({{"num_hidden", "5"}}, {{1, 7}, {5, 7}, {5}},
+                      FullyConnectedRef(5, true, true), "batch1_gemv"));
+  cases->push_back(fc({{"num_hidden", "6"}, {"no_bias", "True"}}, {{3, 8}, {6, 8}},
+                      FullyConnectedRef(6, true, false), "no_bias"));
+  cases->push_back(fc({{"num_hidden", "6"}, {"no_bias", "True"}}, {{1, 8}, {6, 8}},
+                      FullyConnectedRef(6, true, false), "no_bias_batch1"));
+  cases->push_back(fc({{"num_hidden", "4"}}, {{2, 3, 2, 2}, {4, 12}, {4}},
+                      FullyConnectedRef(4, true, true), "flatten_4d"));
+  cases->push_back(fc({{"num_hidden", "4"}, {"flatten", "False"}}, {{2, 3, 5}, {4, 5}, {4}},
+                      FullyConnectedRef(4, false, true), "no_flatten_3d"));
+  cases->push_back(fc({{"num_hidden", "3"}, {"flatten", "False"}, {"no_bias", "False"}},
+                      {{1, 1, 6}, {3, 6}, {3}}, FullyConnectedRef(3, false, true),
+                      "no_flatten_batch1"));
+  cases->push_back(NonDefaultInputs(fc({{"num_hidden", "3"}}, {{2, 4}, {3, 4}, {3, 1}},
+                                       FullyConnectedRef(3, true, true), "bias_column")));
+  for (const char* act : kActTypes) {
+    OpCase c = WithTol(Case("_hn_fully_connected_act", {{"num_hidden", "5"}, {"act_type", act}},
+                            {{3, 4}, {5, 4}, {5}}, FullyConnectedRef(5, true, true, act), act),
+                       tol, tol);
+    c.check_json = false;
+    cases->push_back(c);
+  }
+  OpCase single = WithTol(Case("_hn_fully_connected_act",
+                               {{"num_hidden", "2"}, {"act_type", "relu"}, {"no_bias", "True"}},
+                               {{1, 4}, {2, 4}}, FullyConnectedRef(2, true, false, "relu"),
+                               "batch1_no_bias"),
+                          tol, tol);
+  single.check_json = false;
+  cases->push_back(single);
+}
+
+HN_CONFORMANCE_CASES(Activation) {
+  for (const char* act : kActTypes) {
+    cases->push_back(Case("Activation", {{"act_type", act}}, {{2, 3, 4}}, Unary(Act(act)), act));
+  }
+  cases->push_back(WithGen(Case("Activation", {{"act_type", "softrelu"}}, {{50}},
+                                Unary(Act("softrelu")), "softrelu_wide"),
+                           Uniform(-30, 30)));
+  cases->push_back(Case("LeakyReLU", {}, {{2, 3, 4}}, LeakyRef("leaky"), "default"));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "leaky"}, {"slope", "0.1"}}, {{2, 3, 4}},
+                        LeakyRef("leaky", F32(0.1)), "leaky"));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "elu"}, {"slope", "1.0"}}, {{2, 3, 4}},
+                        LeakyRef("elu", 1.0), "elu"));
+  for (const char* act : {"selu", "gelu"}) {
+    cases->push_back(Case("LeakyReLU", {{"act_type", act}}, {{2, 3, 4}}, LeakyRef(act), act));
+  }
+  cases->push_back(Case("LeakyReLU", {{"act_type", "rrelu"}}, {{2, 3, 4}}, LeakyRef("rrelu"),
+                        "rrelu"));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 4}, {3}}, LeakyRef("prelu"),
+                        "prelu"));
+  cases->push_back(NonDefaultInputs(Case("LeakyReLU", {{"act_type", "prelu"}}, {{4, 5}, {1}},
+                                         LeakyRef("prelu"), "prelu_shared")));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 2, 2}, {3}},
+                        LeakyRef("prelu"), "prelu_4d"));
+}
+
+HN_CONFORMANCE_CASES(Softmax) {
+  cases->push_back(Case("softmax", {}, {{3, 5}}, SoftmaxRef(-1, 1, false)));
+  cases->push_back(Case("softmax", {{"axis", "1"}}, {{2, 4, 3}}, SoftmaxRef(1, 1, false), "axis1"));
+  cases->push_back(Case("softmax", {{"axis", "0"}, {"temperature", "2.5"}}, {{4, 3}},
+                        SoftmaxRef(0, 2.5, false), "temperature"));
+  cases->push_back(Case("softmax", {{"temperature", "None"}, {"dtype", "float32"},
+                                    {"use_length", "False"}},
+                        {{2, 6}}, SoftmaxRef(-1, 1, false), "explicit_defaults"));
+  cases->push_back(WithGen(Case("softmax", {}, {{2, 8}}, SoftmaxRef(-1, 1, false), "large"),
+                           Uniform(50, 90)));
+  cases->push_back(Case("log_softmax", {}, {{3, 5}}, SoftmaxRef(-1, 1, true)));
+  cases->push_back(Case("log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {{2, 4, 3}},
+                        SoftmaxRef(1, 0.5, true), "axis_temperature"));
+
+  cases->push_back(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")));
+  cases->push_back(Case("SoftmaxOutput", {{"normalization", "valid"}, {"use_ignore", "True"}},
+                        {{2, 3, 2, 2}, {2, 3, 2}}, SoftmaxViewRef("flat"), "flat_4d"));
+  cases->push_back(Case("SoftmaxOutput", {{"multi_output", "True"}}, {{2, 3, 4}, {2, 4}},
+                        SoftmaxViewRef("channel"), "multi_output"));
+  cases->push_back(Case("SoftmaxOutput", {{"preserve_shape", "True"}}, {{2, 3, 4}, {2, 3}},
+                        SoftmaxViewRef("last"), "preserve_shape"));
+  cases->push_back(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
+                                         SoftmaxViewRef("flat"), "probability_label")));
+  cases->push_back(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"));
+  cases->push_back(Case("SoftmaxActivation", {}, {{3, 2, 2}}, SoftmaxViewRef("flat")));
+  cases->push_back(Case("SoftmaxActivation", {{"mode", "channel"}}, {{2, 3, 2, 2}},
+                        SoftmaxViewRef("channel"), "channel"));
+}
+
+HN_CONFORMANCE_CASES(Dropout) {
+  auto id = Unary([](double x) { return x; });
+  cases->push_back(Case("Dropout", {}, {{3, 4}}, id, "inference_identity"));
+  cases->push_back(Case("Dropout", {{"p", "0.5"}, {"axes", "()"}, {"cudnn_off", "False"}},
+                        {{2, 3, 4}}, id, "gluon_attrs"));
+  cases->push_back(Case("Dropout", {{"p", "0"}, {"mode", "always"}}, {{5}}, id, "always_p0"));
+}
+
+}  // namespace conformance
+}  // namespace hybridnet
