@@ -3,7 +3,9 @@ BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all setup configure build demo test bench clean
+ASAN_BUILD ?= build-asan
+
+.PHONY: all setup configure build demo test test-sanitize bench clean
 
 all: build
 
@@ -20,12 +22,21 @@ build: configure
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
-test: build
+# The sanitizer pass runs first so the last line printed is the whole suite's summary.
+test: build test-sanitize
 	@bash scripts/setup-mxnet.sh
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# ASan + UBSan build of the C++ unit, op and C API tests.
+test-sanitize: setup
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHN_SANITIZE=ON \
+	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
+	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests
+	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi' --output-on-failure -j$(JOBS)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log

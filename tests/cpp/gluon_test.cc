@@ -307,6 +307,26 @@ TEST(GluonTest, HybridizeFlagsAreCheckedAndReTraceOnRebuild) {
   EXPECT_FALSE(BitEqual(y, (*net)(x)));
 }
 
+TEST(GluonTest, EveryLayerHybridizesToTheSameNumbers) {
+  auto net = std::make_shared<HybridSequential>();
+  net->Add(std::make_shared<Dense>(8, "tanh", true, /*flatten=*/true),
+           std::make_shared<Dropout>(0.5f), std::make_shared<Activation>("softrelu"),
+           std::make_shared<HybridLambda>([](const NDArray& x) { return op::sigmoid(x) * 3.f - 1.f; }),
+           std::make_shared<Dropout>(0.f), std::make_shared<Flatten>(),
+           std::make_shared<Dense>(3, "", /*use_bias=*/false));
+  net->Initialize();
+  NDArray x = NDArray::RandomNormal({2, 3, 4});
+  NDArray eager = (*net)(x);
+  net->Hybridize();
+  EXPECT_TRUE(BitEqual(eager, (*net)(x)));
+  std::string json = net->CachedGraph().ToJSON();
+  for (const char* op : {"Dropout", "_copy", "Flatten", "sigmoid", "_mul_scalar", "_minus_scalar"}) {
+    EXPECT_NE(json.find("\"op\": \"" + std::string(op) + "\""), std::string::npos) << op;
+  }
+  EXPECT_NE(json.find("\"p\": \"0.5\""), std::string::npos);
+  EXPECT_EQ(net->CollectParams().size(), 3u);  // dense0 weight + bias, dense1 weight
+}
+
 TEST(GluonTest, InitializersAreReproducibleFromASeed) {
   auto make = []() {
     Seed(5);
