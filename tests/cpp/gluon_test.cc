@@ -327,6 +327,21 @@ TEST(GluonTest, EveryLayerHybridizesToTheSameNumbers) {
   EXPECT_EQ(net->CollectParams().size(), 3u);  // dense0 weight + bias, dense1 weight
 }
 
+TEST(GluonTest, TreeAndTraceMisuseIsRejected) {
+  auto a = std::make_shared<HybridSequential>();
+  auto b = std::make_shared<HybridSequential>();
+  a->Add(b);
+  try {
+    b->Add(a);
+    FAIL() << "a cycle was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a->Add(b), Error);  // already has a parent
+  EXPECT_THROW(a->Trace(0), Error);
+  EXPECT_THROW(a->Trace(size_t{1} << 31), Error);
+}
+
 TEST(GluonTest, InitializersAreReproducibleFromASeed) {
   auto make = []() {
     Seed(5);

@@ -80,6 +80,10 @@ void Block::AddChild(std::shared_ptr<Block> child, const std::string& name) {
   HN_CHECK(child.get() != this, kInvalidArgument) << "a block cannot be its own child";
   HN_CHECK(child->parent_ == nullptr, kInvalidArgument)
       << "block '" << child->alias_ << "' already has a parent";
+  for (const Block* b = this; b != nullptr; b = b->parent_) {
+    HN_CHECK(b != child.get(), kInvalidArgument)
+        << "adding '" << child->alias_ << "' would make a cycle: it is an ancestor of this block";
+  }
   child->parent_ = this;
   children_.emplace_back(name.empty() ? std::to_string(children_.size()) : name, child);
   if (named_ && !child->named_) child->AssignNames();
@@ -273,6 +277,9 @@ std::vector<std::string> HybridBlock::InputNames(size_t num_inputs) const {
 }
 
 Symbol HybridBlock::Trace(size_t num_inputs) {
+  constexpr size_t kMaxInputs = 1024;
+  HN_CHECK(num_inputs >= 1 && num_inputs <= kMaxInputs, kInvalidArgument)
+      << name() << ": a forward takes 1 to " << kMaxInputs << " inputs, got " << num_inputs;
   std::vector<NDArray> inputs;
   for (const auto& n : InputNames(num_inputs)) inputs.push_back(NDArray::FromEntry(Symbol::Var(n).outputs[0]));
   internal::TracingScope tracing;

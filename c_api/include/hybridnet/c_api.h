@@ -1,0 +1,650 @@
+/*
+ * hybridnet C API: the flat, stable, versioned C99 interface of the hybridnet SDK.
+ *
+ * Everything in Java, Scala and R goes through this header; C and C++ programs may use it too.
+ *
+ *   hn_model* model = NULL;
+ *   hn_predictor* pred = NULL;
+ *   int64_t shape[2] = {1, 512};
+ *   float x[512] = {0}, y[2];
+ *   if (hn_model_load("my_mlp", 0, &model) != HN_OK ||
+ *       hn_predictor_create(model, &pred) != HN_OK ||
+ *       hn_predictor_set_input(pred, "data", HN_DTYPE_FLOAT32, shape, 2, x, sizeof x) != HN_OK ||
+ *       hn_predictor_forward(pred) != HN_OK ||
+ *       hn_predictor_get_output(pred, 0, y, sizeof y) != HN_OK) {
+ *     fprintf(stderr, "error %s: %s\n", hn_status_name(hn_last_error_code()), hn_last_error());
+ *   }
+ *   hn_predictor_free(pred);
+ *   hn_model_free(model);
+ *
+ * Conventions (they hold for every function unless its comment says otherwise):
+ *  - Status: functions return int: HN_OK (0) on success or a negative hn_status category. The
+ *    exceptions are the queries that cannot fail (hn_version, hn_abi_version, hn_last_error,
+ *    hn_last_error_code, hn_status_name, hn_dtype_name) and the void *_free functions.
+ *  - Errors: on failure hn_last_error() gives a message naming the function, and where it
+ *    applies the op, node, file or parameter and what was expected; hn_last_error_code() gives
+ *    the category. Both are thread-local. Out-parameters are left untouched on failure and there
+ *    is nothing to clean up. No C++ exception, abort() or exit() crosses this interface.
+ *  - Arguments: inputs first, outputs last (pointers named out*). A NULL handle or a NULL
+ *    out-pointer is HN_ERR_INVALID_ARGUMENT, except where "may be NULL" is written.
+ *  - Ownership: a handle returned through an out-pointer ("new") belongs to the caller and is
+ *    released with its *_free function, which accepts NULL. Strings returned as char** are new
+ *    and released with hn_string_free. Pointers returned as const (strings, name arrays, dims)
+ *    are borrowed: their lifetime is stated on each function; never free them.
+ *  - Strings are UTF-8 and NUL-terminated; sizes are in bytes (size_t); dimensions are int64_t.
+ *  - Threads: any thread may call any function. Objects are thread-compatible unless stated:
+ *    const (read-only) functions may run concurrently on one object, functions taking a
+ *    non-const handle need exclusive use of that object. hn_model is immutable and fully
+ *    thread-safe; use one hn_predictor per thread (hn_predictor_clone shares the weights).
+ *  - ABI: only hn_* symbols are exported; after 1.0 functions are only added (a changed
+ *    behaviour gets a new name with a _v2 suffix), enum values are only appended.
+ */
+#ifndef HYBRIDNET_C_API_H_
+#define HYBRIDNET_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Version of this header (SemVer). hn_version() reports the library's. */
+#define HN_VERSION_MAJOR 0
+#define HN_VERSION_MINOR 1
+#define HN_VERSION_PATCH 0
+#define HN_VERSION_STRING "0.1.0"
+/** ABI generation; equals the SONAME's major number (libhybridnet.so.0). */
+#define HN_ABI_VERSION 0
+
+#if defined(_WIN32)
+#if defined(HN_BUILDING_LIBRARY)
+#define HN_API __declspec(dllexport)
+#else
+#define HN_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define HN_API __attribute__((visibility("default")))
+#else
+#define HN_API
+#endif
+
+#ifdef __cplusplus
+#define HN_NOEXCEPT noexcept
+extern "C" {
+#else
+#define HN_NOEXCEPT
+#endif
+
+/* ============================================================================================
+ * Types
+ * ========================================================================================== */
+
+/** Status categories (the return value of every int function). Append-only. */
+typedef enum hn_status {
+  HN_OK = 0,
+  HN_ERR_INVALID_ARGUMENT = -1, /**< a bad value: NULL handle, attribute, option, buffer size */
+  HN_ERR_SHAPE = -2,            /**< shapes do not fit together */
+  HN_ERR_DTYPE = -3,            /**< dtype unsupported or mismatched */
+  HN_ERR_NOT_FOUND = -4,        /**< unknown op, layer kind, name, file or key */
+  HN_ERR_IO = -5,               /**< a file could not be opened, read or written */
+  HN_ERR_FORMAT = -6,           /**< a file or string is malformed, truncated or unsupported */
+  HN_ERR_UNSUPPORTED = -7,      /**< a valid request this build cannot do */
+  HN_ERR_UNTRACEABLE = -8,      /**< forward code that hybridize cannot record into a graph */
+  HN_ERR_OUT_OF_MEMORY = -9,    /**< an allocation failed */
+  HN_ERR_INTERNAL = -10         /**< a bug in hybridnet: please report the message */
+} hn_status;
+
+/** Element types; the numbers are MXNet's type flags (as in .params files). Append-only. */
+typedef enum hn_dtype {
+  HN_DTYPE_FLOAT32 = 0,
+  HN_DTYPE_FLOAT64 = 1,
+  HN_DTYPE_FLOAT16 = 2,
+  HN_DTYPE_UINT8 = 3,
+  HN_DTYPE_INT32 = 4,
+  HN_DTYPE_INT8 = 5,
+  HN_DTYPE_INT64 = 6,
+  HN_DTYPE_BOOL = 7,
+  HN_DTYPE_INT16 = 8,
+  HN_DTYPE_UINT16 = 9,
+  HN_DTYPE_UINT32 = 10,
+  HN_DTYPE_UINT64 = 11,
+  HN_DTYPE_BFLOAT16 = 12
+} hn_dtype;
+
+/** Severity of a log message. */
+typedef enum hn_log_level {
+  HN_LOG_DEBUG = 0,
+  HN_LOG_INFO = 1,
+  HN_LOG_WARNING = 2,
+  HN_LOG_ERROR = 3
+} hn_log_level;
+
+/** Which list of an hn_shape_info. */
+typedef enum hn_shape_group {
+  HN_SHAPES_ARGUMENTS = 0,
+  HN_SHAPES_OUTPUTS = 1,
+  HN_SHAPES_AUXILIARY_STATES = 2
+} hn_shape_group;
+
+/** An n-dimensional array (shape, dtype, C-contiguous storage that may be shared). */
+typedef struct hn_tensor hn_tensor;
+/** A list of optionally named tensors: the contents of an MXNet .params / .nd file. */
+typedef struct hn_tensor_list hn_tensor_list;
+/** A graph (MXNet symbol): immutable once created. */
+typedef struct hn_symbol hn_symbol;
+/** The result of hn_symbol_infer_shape: immutable. */
+typedef struct hn_shape_info hn_shape_info;
+/** A Gluon block (layer or container): eager, or hybridized into a cached graph. */
+typedef struct hn_block hn_block;
+/** A loaded model (graph + weights): immutable, shareable by any number of threads. */
+typedef struct hn_model hn_model;
+/** An executor of a model: owns activations and plans; one thread at a time. */
+typedef struct hn_predictor hn_predictor;
+
+/** Releases caller memory handed to hn_tensor_wrap; called once with the data and the arg. */
+typedef void (*hn_deleter)(void* data, void* arg);
+
+/** Receives log messages. It may be called from any thread that calls the library, also
+ *  concurrently; `message` is valid only during the call. It must not call hn_set_log_callback. */
+typedef void (*hn_log_callback)(int level, const char* message, void* user_data);
+
+/** The forward of a lambda block: reads `input` (borrowed, valid during the call; don't free
+ *  it) and stores a new tensor in *output (ownership passes to the library), usually made with
+ *  hn_op_invoke. While a hybridized block is traced, `input` is symbolic: ops on it record graph
+ *  nodes and reading its data fails with HN_ERR_UNTRACEABLE. Return HN_OK, or an error code
+ *  (the message of hn_last_error() on this thread, if set by the failing call, is passed on).
+ *  Called on the thread that runs the block's forward. */
+typedef int (*hn_lambda_fn)(hn_tensor* input, hn_tensor** output, void* user_data);
+
+/* ============================================================================================
+ * Library: version, errors, logging, threads, strings, dtypes
+ * ========================================================================================== */
+
+/** The library's version, "MAJOR.MINOR.PATCH". Static string; never NULL. Thread-safe. */
+HN_API const char* hn_version(void) HN_NOEXCEPT;
+
+/** The library's ABI generation; compare with HN_ABI_VERSION at start-up. Thread-safe. */
+HN_API int hn_abi_version(void) HN_NOEXCEPT;
+
+/** The message of the last failed call on this thread ("" when none failed yet). Successful
+ *  calls do not clear it. Borrowed: valid until the next failing call on this thread.
+ *  Never NULL. Thread-safe (thread-local). */
+HN_API const char* hn_last_error(void) HN_NOEXCEPT;
+
+/** The status of the last failed call on this thread (HN_OK when none failed yet). */
+HN_API int hn_last_error_code(void) HN_NOEXCEPT;
+
+/** The upper-case name of a status, e.g. "HN_ERR_SHAPE"; "HN_ERR_UNKNOWN" for other values.
+ *  Static string; never NULL. Thread-safe. */
+HN_API const char* hn_status_name(int status) HN_NOEXCEPT;
+
+/** Releases a string returned through a char** out-pointer. Accepts NULL. */
+HN_API void hn_string_free(char* str) HN_NOEXCEPT;
+
+/** Installs the log callback (NULL removes it) and the lowest level passed to it. Without a
+ *  callback nothing is logged anywhere (the library never writes to stdout or stderr).
+ *  `user_data` is passed back unchanged; it must stay valid until the callback is replaced.
+ *  Thread-safe; calls already running may still use the previous callback. */
+HN_API int hn_set_log_callback(hn_log_callback callback, void* user_data, int min_level) HN_NOEXCEPT;
+
+/** Sets the number of threads the BLAS kernels use (>= 1; 1 is fastest for batch-1 models on
+ *  few cores). Process-wide; thread-safe. */
+HN_API int hn_set_num_threads(int num_threads) HN_NOEXCEPT;
+
+/** The number of threads the BLAS kernels use. Thread-safe. */
+HN_API int hn_get_num_threads(int* out_num_threads) HN_NOEXCEPT;
+
+/** Seeds the global random generator used by initializers (see hn_block_initialize).
+ *  Thread-safe (the generator is locked), but concurrent users interleave their draws. */
+HN_API int hn_seed(uint64_t seed) HN_NOEXCEPT;
+
+/** numpy's name of a dtype ("float32", ...). Static string, or NULL for an unknown value. */
+HN_API const char* hn_dtype_name(int dtype) HN_NOEXCEPT;
+
+/** Bytes per element of `dtype`; HN_ERR_DTYPE for an unknown value. Thread-safe. */
+HN_API int hn_dtype_size(int dtype, size_t* out_bytes) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Tensors
+ *
+ * A shape is `ndim` dimensions (0 <= ndim <= 32; ndim 0 is a scalar with one element), each
+ * >= 0. Storage is C-contiguous. Several tensors may share storage (views, list entries,
+ * predictor inputs); it lives until the last of them is freed. Reading one tensor from several
+ * threads is safe; writing needs exclusive use.
+ * ========================================================================================== */
+
+/** Creates a tensor with its own storage and copies `data_bytes` bytes of `data` into it;
+ *  `data_bytes` must equal the element count times the dtype size (HN_ERR_INVALID_ARGUMENT
+ *  otherwise). With data NULL (and data_bytes 0) the tensor is zero-filled.
+ *  Ownership: *out is new (hn_tensor_free). `data` stays the caller's. Thread-safe. */
+HN_API int hn_tensor_create(int dtype, const int64_t* shape, int ndim, const void* data,
+                            size_t data_bytes, hn_tensor** out) HN_NOEXCEPT;
+
+/** Wraps caller memory without copying. `data` must hold `data_bytes` bytes (exactly the
+ *  tensor's size), be aligned to the dtype size and stay valid until `deleter` runs.
+ *  `deleter` (may be NULL) runs once, with `data` and `deleter_arg`, when the last tensor
+ *  sharing the storage is freed, on the thread that frees it. On failure it is not called and
+ *  the memory stays the caller's. Ownership: *out is new (hn_tensor_free). Thread-safe. */
+HN_API int hn_tensor_wrap(int dtype, const int64_t* shape, int ndim, void* data, size_t data_bytes,
+                          hn_deleter deleter, void* deleter_arg, hn_tensor** out) HN_NOEXCEPT;
+
+/** Releases a tensor handle (its storage goes when no other tensor shares it). Accepts NULL. */
+HN_API void hn_tensor_free(hn_tensor* tensor) HN_NOEXCEPT;
+
+/** The dtype of `tensor` (an hn_dtype value). */
+HN_API int hn_tensor_dtype(const hn_tensor* tensor, int* out_dtype) HN_NOEXCEPT;
+
+/** The number of dimensions. */
+HN_API int hn_tensor_ndim(const hn_tensor* tensor, int* out_ndim) HN_NOEXCEPT;
+
+/** One dimension; `axis` in [0, ndim) (HN_ERR_INVALID_ARGUMENT otherwise). */
+HN_API int hn_tensor_dim(const hn_tensor* tensor, int axis, int64_t* out_dim) HN_NOEXCEPT;
+
+/** The shape: *out_dims points to *out_ndim dimensions (it may be NULL when ndim is 0).
+ *  Borrowed: valid until `tensor` is freed. */
+HN_API int hn_tensor_shape(const hn_tensor* tensor, const int64_t** out_dims,
+                           int* out_ndim) HN_NOEXCEPT;
+
+/** The number of elements (1 for a scalar). */
+HN_API int hn_tensor_size(const hn_tensor* tensor, int64_t* out_size) HN_NOEXCEPT;
+
+/** The number of bytes of the elements. */
+HN_API int hn_tensor_nbytes(const hn_tensor* tensor, size_t* out_bytes) HN_NOEXCEPT;
+
+/** The element storage, C-contiguous, writable. Borrowed: valid while any tensor sharing the
+ *  storage lives. Symbolic tensors (inside a lambda block being traced) have no data:
+ *  HN_ERR_UNTRACEABLE. */
+HN_API int hn_tensor_data(hn_tensor* tensor, void** out_data) HN_NOEXCEPT;
+
+/** Copies the elements into `buffer`, which must hold at least hn_tensor_nbytes bytes
+ *  (HN_ERR_INVALID_ARGUMENT naming both sizes otherwise). */
+HN_API int hn_tensor_copy_to(const hn_tensor* tensor, void* buffer, size_t buffer_bytes) HN_NOEXCEPT;
+
+/** Overwrites the elements from `data`, which must hold exactly hn_tensor_nbytes bytes. Every
+ *  tensor sharing the storage sees the new values. Needs exclusive use of the storage. */
+HN_API int hn_tensor_copy_from(hn_tensor* tensor, const void* data, size_t data_bytes) HN_NOEXCEPT;
+
+/** A view of `tensor` with a new shape of the same element count (no copy; shares storage).
+ *  Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_tensor_reshape(const hn_tensor* tensor, const int64_t* shape, int ndim,
+                             hn_tensor** out) HN_NOEXCEPT;
+
+/** Reads a numpy .npy file (versions 1.0-3.0, little-endian, C order).
+ *  Ownership: *out is new (hn_tensor_free). Thread-safe. */
+HN_API int hn_tensor_load_npy(const char* path, hn_tensor** out) HN_NOEXCEPT;
+
+/** Writes `tensor` as a numpy .npy file (bfloat16 has no numpy dtype: HN_ERR_UNSUPPORTED). */
+HN_API int hn_tensor_save_npy(const hn_tensor* tensor, const char* path) HN_NOEXCEPT;
+
+/** MXNet's text form of a tensor (values like numpy, then "<NDArray 2x3 @cpu(0)>").
+ *  Ownership: *out is new (hn_string_free). */
+HN_API int hn_tensor_to_string(const hn_tensor* tensor, char** out) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Tensor lists: MXNet NDArray list files (.params, .nd), read in every record version (V0-V3),
+ * written as V2. Thread-compatible: const functions may run concurrently; appending needs
+ * exclusive use.
+ * ========================================================================================== */
+
+/** Creates an empty list. Ownership: *out is new (hn_tensor_list_free). */
+HN_API int hn_tensor_list_create(hn_tensor_list** out) HN_NOEXCEPT;
+
+/** Reads a .params/.nd file. Damaged files give HN_ERR_FORMAT naming the file, the array and
+ *  what was expected; a missing file HN_ERR_IO. Ownership: *out is new. Thread-safe. */
+HN_API int hn_tensor_list_load(const char* path, hn_tensor_list** out) HN_NOEXCEPT;
+
+/** Parses the bytes of a .params/.nd file (copied; the buffer may be freed on return).
+ *  Ownership: *out is new (hn_tensor_list_free). Thread-safe. */
+HN_API int hn_tensor_list_load_from_memory(const void* bytes, size_t num_bytes,
+                                           hn_tensor_list** out) HN_NOEXCEPT;
+
+/** Releases a list (tensors taken out with hn_tensor_list_get stay valid). Accepts NULL. */
+HN_API void hn_tensor_list_free(hn_tensor_list* list) HN_NOEXCEPT;
+
+/** The number of entries. */
+HN_API int hn_tensor_list_size(const hn_tensor_list* list, size_t* out_size) HN_NOEXCEPT;
+
+/** The name of entry `index` ("" in an unnamed list; "arg:..."/"aux:..." in model files).
+ *  Borrowed: valid until the list is freed. */
+HN_API int hn_tensor_list_name(const hn_tensor_list* list, size_t index,
+                               const char** out_name) HN_NOEXCEPT;
+
+/** Entry `index` as a new tensor handle sharing the list's storage (writes are visible to
+ *  both); *out is set to NULL for an entry holding MXNet's "none" array.
+ *  Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_tensor_list_get(const hn_tensor_list* list, size_t index, hn_tensor** out) HN_NOEXCEPT;
+
+/** The record version entry `index` was read with (0-3; 2 for appended entries). */
+HN_API int hn_tensor_list_record_version(const hn_tensor_list* list, size_t index,
+                                         int* out_version) HN_NOEXCEPT;
+
+/** Appends `tensor` (shared, not copied) under `name` (NULL or "" for unnamed). A list is
+ *  either all named or all unnamed (HN_ERR_INVALID_ARGUMENT otherwise). */
+HN_API int hn_tensor_list_append(hn_tensor_list* list, const char* name,
+                                 const hn_tensor* tensor) HN_NOEXCEPT;
+
+/** Writes the list as an MXNet .params file (V2 records). */
+HN_API int hn_tensor_list_save(const hn_tensor_list* list, const char* path) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Eager operators: every op of the registry, by its MXNet name or alias. Thread-safe: ops may
+ * run concurrently on different output tensors. Strings returned by the hn_op_* queries are
+ * static: valid for the life of the process.
+ * ========================================================================================== */
+
+/** The number of public ops (ops used only inside optimized graphs are not listed). */
+HN_API int hn_op_count(size_t* out_count) HN_NOEXCEPT;
+
+/** The name of op `index` (sorted by name). Static string. */
+HN_API int hn_op_name(size_t index, const char** out_name) HN_NOEXCEPT;
+
+/** Facts about op `op_name` (a name or alias; HN_ERR_NOT_FOUND otherwise): its description,
+ *  attribute count and alias count. Each out-pointer may be NULL. Static strings. */
+HN_API int hn_op_info(const char* op_name, const char** out_description, size_t* out_num_attrs,
+                      size_t* out_num_aliases) HN_NOEXCEPT;
+
+/** Attribute `index` of op `op_name`: key, type text ("int", "boolean", "Shape(tuple)",
+ *  "{'relu', 'sigmoid'}", ...), default text ("" when required), required flag (1/0) and
+ *  description. Each out-pointer may be NULL. Static strings. */
+HN_API int hn_op_attr(const char* op_name, size_t index, const char** out_key,
+                      const char** out_type, const char** out_default, int* out_required,
+                      const char** out_description) HN_NOEXCEPT;
+
+/** Alias `index` of op `op_name`. Static string. */
+HN_API int hn_op_alias(const char* op_name, size_t index, const char** out_alias) HN_NOEXCEPT;
+
+/** Runs op `op_name` on `inputs` with string attributes (MXNet's spelling: "num_hidden"="64",
+ *  "act_type"="relu", "kernel"="(3, 3)", "no_bias"="True"). Unknown ops are HN_ERR_NOT_FOUND,
+ *  unknown or malformed attributes HN_ERR_INVALID_ARGUMENT, shape and dtype mismatches
+ *  HN_ERR_SHAPE / HN_ERR_DTYPE; the message names the op and what it expected.
+ *  `inputs` may be NULL when num_inputs is 0, `attr_keys`/`attr_values` when num_attrs is 0.
+ *  The op's outputs (at most `max_outputs`, else HN_ERR_INVALID_ARGUMENT and nothing is
+ *  returned) are stored in outputs[0..*out_num_outputs).
+ *  Ownership: each outputs[i] is new (hn_tensor_free); inputs stay the caller's. */
+HN_API int hn_op_invoke(const char* op_name, hn_tensor* const* inputs, size_t num_inputs,
+                        const char* const* attr_keys, const char* const* attr_values,
+                        size_t num_attrs, size_t max_outputs, hn_tensor** outputs,
+                        size_t* out_num_outputs) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Symbols (graphs). A symbol is immutable: every function returning a symbol returns a new
+ * one. Const functions may run concurrently on one symbol. Name arrays returned by the
+ * hn_symbol_list_* functions are borrowed: valid until the symbol is freed.
+ * ========================================================================================== */
+
+/** A variable (graph input) named `name`. Ownership: *out is new (hn_symbol_free). */
+HN_API int hn_symbol_var(const char* name, hn_symbol** out) HN_NOEXCEPT;
+
+/** Applies op `op_name` to `inputs` (single-output symbols; may be NULL when num_inputs is 0)
+ *  with string attributes. Missing trailing inputs become variables named
+ *  "<name>_<input name>" ("fc1_weight"). `name` NULL or "" picks "<op lower-case><n>" (the
+ *  counter is per thread). Errors as hn_op_invoke. Ownership: *out is new. */
+HN_API int hn_symbol_create(const char* op_name, hn_symbol* const* inputs,
+                            size_t num_inputs, const char* const* attr_keys,
+                            const char* const* attr_values, size_t num_attrs, const char* name,
+                            hn_symbol** out) HN_NOEXCEPT;
+
+/** The outputs of several symbols as one multi-output symbol. Ownership: *out is new. */
+HN_API int hn_symbol_group(hn_symbol* const* symbols, size_t num_symbols,
+                           hn_symbol** out) HN_NOEXCEPT;
+
+/** Output `index` of `symbol` as a symbol of its own. Ownership: *out is new. */
+HN_API int hn_symbol_output(const hn_symbol* symbol, size_t index, hn_symbol** out) HN_NOEXCEPT;
+
+/** Parses symbol JSON (MXNet 0.8 to 1.9 formats; old ones are upgraded).
+ *  Ownership: *out is new. Thread-safe. */
+HN_API int hn_symbol_from_json(const char* json, hn_symbol** out) HN_NOEXCEPT;
+
+/** Reads a symbol JSON file. Ownership: *out is new. Thread-safe. */
+HN_API int hn_symbol_load(const char* path, hn_symbol** out) HN_NOEXCEPT;
+
+/** Writes MXNet 1.9 JSON (byte-compatible with MXNet's own files) to `path`. */
+HN_API int hn_symbol_save(const hn_symbol* symbol, const char* path) HN_NOEXCEPT;
+
+/** MXNet 1.9 JSON text of `symbol`. Ownership: *out is new (hn_string_free). */
+HN_API int hn_symbol_to_json(const hn_symbol* symbol, char** out) HN_NOEXCEPT;
+
+/** Facts about JSON text before upgrade: the mxnet_version it records (800 when absent, as
+ *  MXNet 0.8 wrote none) and whether it uses the legacy layout (1/0). Each out may be NULL. */
+HN_API int hn_symbol_inspect_json(const char* json, int* out_mxnet_version,
+                                  int* out_legacy) HN_NOEXCEPT;
+
+/** Releases a symbol. Accepts NULL. */
+HN_API void hn_symbol_free(hn_symbol* symbol) HN_NOEXCEPT;
+
+/** The argument variables (inputs and weights, not auxiliary states), in graph order. */
+HN_API int hn_symbol_list_arguments(const hn_symbol* symbol, const char* const** out_names,
+                                    size_t* out_count) HN_NOEXCEPT;
+
+/** The auxiliary states (variables ops update, e.g. BatchNorm's moving statistics). */
+HN_API int hn_symbol_list_auxiliary_states(const hn_symbol* symbol, const char* const** out_names,
+                                           size_t* out_count) HN_NOEXCEPT;
+
+/** The output names ("fc1_output", ...). */
+HN_API int hn_symbol_list_outputs(const hn_symbol* symbol, const char* const** out_names,
+                                  size_t* out_count) HN_NOEXCEPT;
+
+/** The number of nodes (variables and ops) of the graph, in topological order. */
+HN_API int hn_symbol_num_nodes(const hn_symbol* symbol, size_t* out_count) HN_NOEXCEPT;
+
+/** Node `index`: its op name ("null" for a variable, as MXNet's JSON writes it) and node name.
+ *  Each out may be NULL. Borrowed: valid until the symbol is freed. */
+HN_API int hn_symbol_node(const hn_symbol* symbol, size_t index, const char** out_op,
+                          const char** out_name) HN_NOEXCEPT;
+
+/** Infers the shapes of every argument, output and auxiliary state from known ones.
+ *  Known shapes are given for `num_known` variables: names[i] has ndims[i] dimensions, taken
+ *  in order from the concatenated `dims` (so ndims sum to the length of dims). With partial 0
+ *  an incomplete result is HN_ERR_SHAPE naming what stayed unknown; with partial 1 unknown
+ *  shapes are reported with ndim 0 (or dimensions 0). Conflicts are HN_ERR_SHAPE naming the
+ *  op and node. Ownership: *out is new (hn_shape_info_free). */
+HN_API int hn_symbol_infer_shape(const hn_symbol* symbol, size_t num_known,
+                                 const char* const* names, const int* ndims, const int64_t* dims,
+                                 int partial, hn_shape_info** out) HN_NOEXCEPT;
+
+/** The number of shapes in `group` (the same as the symbol's list of that group). */
+HN_API int hn_shape_info_count(const hn_shape_info* info, int group, size_t* out_count) HN_NOEXCEPT;
+
+/** Shape `index` of `group`: the variable or output name and its dimensions. Each out may be
+ *  NULL. Borrowed: valid until `info` is freed. */
+HN_API int hn_shape_info_get(const hn_shape_info* info, int group, size_t index,
+                             const char** out_name, const int64_t** out_dims,
+                             int* out_ndim) HN_NOEXCEPT;
+
+/** 1 when every shape is known, else 0. */
+HN_API int hn_shape_info_complete(const hn_shape_info* info, int* out_complete) HN_NOEXCEPT;
+
+/** Releases an inference result. Accepts NULL. */
+HN_API void hn_shape_info_free(hn_shape_info* info) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Blocks (Gluon). Write a model as a tree of blocks, initialize, run it eagerly, hybridize it
+ * (the next forward traces it into a graph and caches an executor), export it.
+ *
+ * Thread-safety: a block tree (a block, its children and its parents) must be used by one
+ * thread at a time. Handles share the block: adding a child to a container keeps the child
+ * alive through the container, and the child's handle must still be freed by its owner.
+ *
+ * Kinds and attributes for hn_block_create (values are strings, as MXNet writes them; every
+ * kind also takes "prefix", the name prefix, e.g. "fc1_"):
+ *   "HybridSequential", "Sequential"  (containers; add children with hn_block_add)
+ *   "Dense"       units (required), activation ("" = none; relu, sigmoid, tanh, softrelu,
+ *                 softsign), use_bias (True), flatten (True), in_units (0 = inferred at the
+ *                 first forward), weight_initializer (name, default: the one given to
+ *                 hn_block_initialize), bias_initializer ("zeros")
+ *   "Activation"  activation (required; alias act_type)
+ *   "Dropout"     rate (required, in [0, 1]; identity at inference)
+ *   "Flatten"     (none)
+ * Initializer names: "uniform" (MXNet's default, U(-0.07, 0.07)), "normal", "xavier", "zeros",
+ * "ones".
+ * ========================================================================================== */
+
+/** Creates a block of `kind` (see above; HN_ERR_NOT_FOUND lists the kinds) with string
+ *  attributes (unknown or malformed ones: HN_ERR_INVALID_ARGUMENT listing the accepted keys).
+ *  `attr_keys`/`attr_values` may be NULL when num_attrs is 0.
+ *  Ownership: *out is new (hn_block_free). Thread-safe. */
+HN_API int hn_block_create(const char* kind, const char* const* attr_keys,
+                           const char* const* attr_values, size_t num_attrs,
+                           hn_block** out) HN_NOEXCEPT;
+
+/** Creates a block whose forward is the C function `fn` (one input, one output), called with
+ *  `user_data`, which must stay valid while the block lives. With hybrid 1 it is a
+ *  HybridLambda (traceable if `fn` only uses ops), with 0 a plain Lambda (eager only).
+ *  Ownership: *out is new (hn_block_free). Thread-safe. */
+HN_API int hn_block_create_lambda(hn_lambda_fn fn, void* user_data, int hybrid,
+                                  hn_block** out) HN_NOEXCEPT;
+
+/** Appends `child` to the container `parent` (a HybridSequential takes hybrid blocks only).
+ *  A block has at most one parent. The parent keeps the child alive; the child's handle stays
+ *  valid and is still freed by the caller. */
+HN_API int hn_block_add(hn_block* parent, hn_block* child) HN_NOEXCEPT;
+
+/** Initializes every parameter of the tree with `initializer` (a name, see above; NULL or ""
+ *  for "uniform") after seeding the global generator with `seed`, so a seed gives the same
+ *  weights in every language. Parameters whose shapes are not known yet (Dense without
+ *  in_units) are drawn at the first forward, from the generator as it is then: run that forward
+ *  before initializing another tree (or give in_units) for reproducible weights.
+ *  force_reinit 1 re-draws initialized parameters. */
+HN_API int hn_block_initialize(hn_block* block, const char* initializer, uint64_t seed,
+                               int force_reinit) HN_NOEXCEPT;
+
+/** Runs the block on `inputs` (eagerly, or through its cached graph when hybridized) and stores
+ *  its outputs (at most `max_outputs`, else HN_ERR_INVALID_ARGUMENT) in
+ *  outputs[0..*out_num_outputs). Ownership: each outputs[i] is new (hn_tensor_free). */
+HN_API int hn_block_forward(hn_block* block, hn_tensor* const* inputs, size_t num_inputs,
+                            size_t max_outputs, hn_tensor** outputs,
+                            size_t* out_num_outputs) HN_NOEXCEPT;
+
+/** Turns hybridization on (active 1) or off for every hybrid block of the tree; the next
+ *  forward traces the graph once. static_alloc/static_shape are MXNet's flags (static_shape
+ *  requires static_alloc); the executor always keeps its memory plan. */
+HN_API int hn_block_hybridize(hn_block* block, int active, int static_alloc,
+                              int static_shape) HN_NOEXCEPT;
+
+/** Writes PREFIX-symbol.json and PREFIX-EEEE.params (MXNet 1.x format, epoch >= 0). Needs a
+ *  traced graph: hybridize and run one forward first (HN_ERR_INVALID_ARGUMENT says so). */
+HN_API int hn_block_export(hn_block* block, const char* prefix, int epoch) HN_NOEXCEPT;
+
+/** Writes the parameters with structural names ("0.weight"), as MXNet's save_parameters. */
+HN_API int hn_block_save_parameters(hn_block* block, const char* path) HN_NOEXCEPT;
+
+/** Loads a save_parameters file or an export's .params. Missing parameters are
+ *  HN_ERR_NOT_FOUND unless allow_missing is 1, unknown ones unless ignore_extra is 1, shape
+ *  mismatches HN_ERR_SHAPE; each message names the parameter and the file. */
+HN_API int hn_block_load_parameters(hn_block* block, const char* path, int allow_missing,
+                                    int ignore_extra) HN_NOEXCEPT;
+
+/** Imports an export as a hybridizable block (MXNet's SymbolBlock.imports): `symbol_file`,
+ *  the names of its data inputs, and `param_file` (NULL or "" for none; then the weights must
+ *  be loaded with hn_block_load_parameters). Ownership: *out is new. Thread-safe. */
+HN_API int hn_block_import(const char* symbol_file, const char* const* input_names,
+                           size_t num_inputs, const char* param_file, hn_block** out) HN_NOEXCEPT;
+
+/** The graph of a hybrid block traced with `num_inputs` symbolic inputs named "data" (or
+ *  "data0", "data1", ...), as MXNet's block(mx.sym.var('data')). Ownership: *out is new. */
+HN_API int hn_block_trace(hn_block* block, size_t num_inputs, hn_symbol** out) HN_NOEXCEPT;
+
+/** The block's name (its prefix without the trailing '_', e.g. "hybridsequential0"); names
+ *  are assigned at first use. Borrowed: valid until the block is freed. */
+HN_API int hn_block_name(hn_block* block, const char** out_name) HN_NOEXCEPT;
+
+/** MXNet's text form of the tree ("HybridSequential(\n  (0): Dense(512 -> 256, ...)...").
+ *  Ownership: *out is new (hn_string_free). */
+HN_API int hn_block_to_string(hn_block* block, char** out) HN_NOEXCEPT;
+
+/** The initialized parameters of the tree by full name ("dense0_weight"), sharing storage
+ *  (writing a tensor's data changes the weights). Ownership: *out is new. */
+HN_API int hn_block_collect_params(hn_block* block, hn_tensor_list** out) HN_NOEXCEPT;
+
+/** Releases a block handle; the block lives on while a parent holds it. Accepts NULL. */
+HN_API void hn_block_free(hn_block* block) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Models and predictors: inference on an export (ours or real MXNet's).
+ *
+ * A model is the graph plus weights; immutable and thread-safe. Its data inputs are the
+ * arguments without a value in the params file. A predictor runs the model: input shapes are
+ * given on every call (a new shape re-plans, e.g. another batch size; up to 8 plans are kept).
+ * A predictor needs exclusive use during each call; create one per thread (or clone one), they
+ * share the model's weights. Predictors keep the model's data alive: the model may be freed
+ * before its predictors.
+ * ========================================================================================== */
+
+/** Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch as 4 digits; keys "arg:" and
+ *  "aux:" as MXNet writes them). Ownership: *out is new (hn_model_free). Thread-safe. */
+HN_API int hn_model_load(const char* prefix, int epoch, hn_model** out) HN_NOEXCEPT;
+
+/** Loads a model from memory: `json` (symbol JSON text of `json_bytes` bytes, no NUL needed)
+ *  and `params` (the bytes of a .params file; `params_bytes` 0, with `params` NULL or not, means
+ *  a graph without parameters). Both buffers are copied or parsed before return. Ownership: *out is new (hn_model_free). Thread-safe. */
+HN_API int hn_model_load_from_memory(const char* json, size_t json_bytes, const void* params,
+                                     size_t params_bytes, hn_model** out) HN_NOEXCEPT;
+
+/** Releases a model handle (its predictors keep working). Accepts NULL. */
+HN_API void hn_model_free(hn_model* model) HN_NOEXCEPT;
+
+/** The data input names, in graph order. Borrowed: valid until the model is freed. */
+HN_API int hn_model_input_names(const hn_model* model, const char* const** out_names,
+                                size_t* out_count) HN_NOEXCEPT;
+
+/** The output names. Borrowed: valid until the model is freed. */
+HN_API int hn_model_output_names(const hn_model* model, const char* const** out_names,
+                                 size_t* out_count) HN_NOEXCEPT;
+
+/** The model's graph. Ownership: *out is new (hn_symbol_free). */
+HN_API int hn_model_symbol(const hn_model* model, hn_symbol** out) HN_NOEXCEPT;
+
+/** Creates a predictor of `model` (planning happens at the first forward, when shapes are
+ *  known). Ownership: *out is new (hn_predictor_free). Thread-safe. */
+HN_API int hn_predictor_create(const hn_model* model, hn_predictor** out) HN_NOEXCEPT;
+
+/** A new predictor of the same model sharing its weights (inputs and plans are not copied).
+ *  May run while another thread uses `predictor`. Ownership: *out is new. */
+HN_API int hn_predictor_clone(const hn_predictor* predictor, hn_predictor** out) HN_NOEXCEPT;
+
+/** Releases a predictor. Accepts NULL. */
+HN_API void hn_predictor_free(hn_predictor* predictor) HN_NOEXCEPT;
+
+/** Sets input `name` for the next forwards: `data` holds `data_bytes` bytes (exactly the
+ *  shape's size) of `dtype` and is copied. Unknown names are HN_ERR_NOT_FOUND listing the
+ *  inputs. Inputs never set are fed zeros of their inferred shape (as MXNet does for labels). */
+HN_API int hn_predictor_set_input(hn_predictor* predictor, const char* name, int dtype,
+                                  const int64_t* shape, int ndim, const void* data,
+                                  size_t data_bytes) HN_NOEXCEPT;
+
+/** Sets input `name` to `tensor` without copying: the predictor shares its storage until the
+ *  input is set again or the predictor is freed; don't write it during a forward. */
+HN_API int hn_predictor_set_input_tensor(hn_predictor* predictor, const char* name,
+                                         const hn_tensor* tensor) HN_NOEXCEPT;
+
+/** Runs the model on the inputs set. Shape or dtype mismatches are HN_ERR_SHAPE / HN_ERR_DTYPE
+ *  naming the op and node. */
+HN_API int hn_predictor_forward(hn_predictor* predictor) HN_NOEXCEPT;
+
+/** The number of outputs of the model. */
+HN_API int hn_predictor_num_outputs(const hn_predictor* predictor, size_t* out_count) HN_NOEXCEPT;
+
+/** The shape of output `index` after a forward (HN_ERR_INVALID_ARGUMENT before one).
+ *  Borrowed: valid until the next forward or the predictor is freed. */
+HN_API int hn_predictor_output_shape(const hn_predictor* predictor, size_t index,
+                                     const int64_t** out_dims, int* out_ndim) HN_NOEXCEPT;
+
+/** Copies output `index` of the last forward into `buffer`, which must hold at least its
+ *  bytes (HN_ERR_INVALID_ARGUMENT naming both sizes otherwise). */
+HN_API int hn_predictor_get_output(const hn_predictor* predictor, size_t index, void* buffer,
+                                   size_t buffer_bytes) HN_NOEXCEPT;
+
+/** Output `index` of the last forward as a tensor (no copy; later forwards write elsewhere, so
+ *  the tensor keeps its values). Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_predictor_output(hn_predictor* predictor, size_t index, hn_tensor** out) HN_NOEXCEPT;
+
+/** One call: sets the inputs (in hn_model_input_names order, shared not copied; num_inputs may
+ *  be fewer than the inputs: the rest are zeros as above), runs a forward and returns the
+ *  outputs (at most `max_outputs`) in outputs[0..*out_num_outputs).
+ *  Ownership: each outputs[i] is new (hn_tensor_free). */
+HN_API int hn_predictor_run(hn_predictor* predictor, hn_tensor* const* inputs,
+                            size_t num_inputs, size_t max_outputs, hn_tensor** outputs,
+                            size_t* out_num_outputs) HN_NOEXCEPT;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HYBRIDNET_C_API_H_ */

@@ -1,0 +1,150 @@
+// Internals shared by the C API sources: handle definitions, the exception boundary and
+// argument helpers. Nothing here is exported; only the hn_* functions of c_api.h are.
+//
+// Every entry point is written as
+//
+//   int hn_thing_do(hn_thing* t, int* out) noexcept {
+//     HN_API_BEGIN();
+//     hn_capi::CheckHandle(t, "thing");
+//     hn_capi::CheckOut(out, "out");
+//     ...
+//     HN_API_END();
+//   }
+//
+// HN_API_END catches hybridnet::Error (its code), std::bad_alloc (HN_ERR_OUT_OF_MEMORY), any
+// other std::exception or unknown exception (HN_ERR_INTERNAL), records the message prefixed with
+// the function name in the thread-local last error and returns the code.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hybridnet/base.h"
+#include "hybridnet/c_api.h"
+#include "hybridnet/executor.h"
+#include "hybridnet/gluon/block.h"
+#include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+
+namespace hn_capi {
+
+namespace hn = ::hybridnet;
+
+/// Records an error for the calling thread and returns its code. Never throws.
+int SetLastError(const char* function, int code, const char* message) noexcept;
+/// Converts the exception in flight into a code + last error. Call only inside a catch block.
+int HandleException(const char* function) noexcept;
+
+/// Sends a message to the log callback when one is installed and `level` is enabled.
+bool LogEnabled(int level) noexcept;
+void Log(int level, const std::string& message) noexcept;
+
+/// Strings handed to C as char** (released with hn_string_free).
+char* NewCString(const std::string& text);
+
+/// Throws kInvalidArgument "argument 'what' is NULL" when p is null.
+template <typename T>
+inline void CheckHandle(const T* p, const char* what) {
+  HN_CHECK(p != nullptr, kInvalidArgument) << "argument '" << what << "' is NULL";
+}
+template <typename T>
+inline void CheckOut(const T* p, const char* what) {
+  HN_CHECK(p != nullptr, kInvalidArgument) << "out-pointer '" << what << "' is NULL";
+}
+/// A non-null C string argument.
+std::string CheckString(const char* s, const char* what);
+
+/// Validates dtype values from C.
+hn::DType ToDType(int dtype);
+/// Builds a shape from C (ndim in [0, 32], dims >= 0, element count fits in int64 and size_t).
+hn::Shape ToShape(const int64_t* dims, int ndim, const char* what = "shape");
+/// Byte size of `shape` x `dtype` with overflow checks.
+size_t ByteSize(const hn::Shape& shape, hn::DType dtype);
+/// Builds an attribute dictionary from parallel key/value arrays.
+hn::AttrDict ToAttrs(const char* const* keys, const char* const* values, size_t num_attrs);
+
+/// A vector of strings plus the C view of them (stable while the owner lives).
+struct NameArray {
+  std::deque<std::string> names;
+  std::vector<const char*> ptrs;
+  void Assign(const std::vector<std::string>& values);
+  void Add(const std::string& value);
+};
+
+/// Output arrays of C functions (outputs[0..n) with a capacity check before anything is handed
+/// out, so on failure nothing leaks and the out-pointers stay untouched).
+void StoreTensors(const char* what, std::vector<hn::NDArray> arrays, size_t max_outputs,
+                  hn_tensor** outputs, size_t* out_num_outputs);
+/// Collects C tensor handles into NDArrays (inputs may be NULL only when num is 0).
+std::vector<hn::NDArray> ToArrays(hn_tensor* const* inputs, size_t num, const char* what);
+
+/// The immutable part of a model, shared by the model handle and its predictors.
+struct ModelData {
+  hn::Symbol symbol;
+  std::map<std::string, hn::NDArray> params;
+  std::vector<std::string> input_names;
+  NameArray inputs, outputs;
+};
+
+}  // namespace hn_capi
+
+struct hn_tensor {
+  hybridnet::NDArray array;
+};
+
+struct hn_tensor_list {
+  std::vector<hybridnet::NDArray> arrays;
+  std::deque<std::string> names;  // deque: c_str() pointers stay valid when appending
+  std::vector<int> record_versions;
+  bool named = false;
+};
+
+struct hn_symbol {
+  hybridnet::Symbol symbol;
+  // Lists computed on first use (const functions may run concurrently).
+  mutable std::once_flag lists_once, nodes_once;
+  mutable hn_capi::NameArray arguments, auxiliary_states, outputs;
+  mutable hn_capi::NameArray node_ops, node_names;
+};
+
+struct hn_shape_info {
+  hn_capi::NameArray names[3];
+  std::vector<hybridnet::Shape> shapes[3];
+  bool complete = false;
+};
+
+struct hn_block {
+  std::shared_ptr<hybridnet::gluon::Block> block;
+  std::string kind;
+  std::string name;  // filled by hn_block_name
+};
+
+struct hn_model {
+  std::shared_ptr<const hn_capi::ModelData> data;
+};
+
+struct hn_predictor {
+  std::shared_ptr<const hn_capi::ModelData> model;
+  std::unique_ptr<hybridnet::GraphExecutor> executor;
+  std::vector<hybridnet::NDArray> inputs;  // per model input; none = not set (zeros)
+  std::vector<bool> input_owned;           // storage allocated here (reused by set_input)
+  std::vector<hybridnet::NDArray> feed;    // inputs with zeros filled in, as passed to Forward
+  std::vector<hybridnet::Shape> feed_key;  // the set-input shapes `feed`'s zeros were made for
+  std::vector<hybridnet::NDArray> outputs;
+  std::vector<bool> handed_out;  // output shared with a tensor handle: the next forward replaces it
+  bool has_outputs = false;
+  size_t plans_seen = 0;
+};
+
+#define HN_API_BEGIN() try {
+#define HN_API_END()                                 \
+  }                                                  \
+  catch (...) {                                      \
+    return ::hn_capi::HandleException(__func__);     \
+  }                                                  \
+  return HN_OK

@@ -1,0 +1,128 @@
+/* C API: version, status names, thread-local errors, logging, threads, dtypes. */
+#include "hn_test.h"
+
+static void test_no_error_yet(void) {
+  /* Must run first: nothing has failed on this thread. */
+  HN_EXPECT(strcmp(hn_last_error(), "") == 0);
+  HN_EXPECT(hn_last_error_code() == HN_OK);
+}
+
+static void test_version(void) {
+  HN_EXPECT(strcmp(hn_version(), HN_VERSION_STRING) == 0);
+  HN_EXPECT(hn_abi_version() == HN_ABI_VERSION);
+  HN_EXPECT(HN_VERSION_MAJOR >= 0 && HN_VERSION_MINOR >= 0 && HN_VERSION_PATCH >= 0);
+}
+
+static void test_status_names(void) {
+  HN_EXPECT(strcmp(hn_status_name(HN_OK), "HN_OK") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_INVALID_ARGUMENT), "HN_ERR_INVALID_ARGUMENT") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_SHAPE), "HN_ERR_SHAPE") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_DTYPE), "HN_ERR_DTYPE") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_NOT_FOUND), "HN_ERR_NOT_FOUND") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_IO), "HN_ERR_IO") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_FORMAT), "HN_ERR_FORMAT") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_UNSUPPORTED), "HN_ERR_UNSUPPORTED") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_UNTRACEABLE), "HN_ERR_UNTRACEABLE") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_OUT_OF_MEMORY), "HN_ERR_OUT_OF_MEMORY") == 0);
+  HN_EXPECT(strcmp(hn_status_name(HN_ERR_INTERNAL), "HN_ERR_INTERNAL") == 0);
+  HN_EXPECT(strcmp(hn_status_name(1), "HN_ERR_UNKNOWN") == 0);
+  HN_EXPECT(strcmp(hn_status_name(-11), "HN_ERR_UNKNOWN") == 0);
+}
+
+static void test_errors_are_kept_until_the_next_failure(void) {
+  int n = 0;
+  HN_EXPECT_ERR(hn_get_num_threads(NULL), HN_ERR_INVALID_ARGUMENT, "out_num_threads");
+  HN_EXPECT(strstr(hn_last_error(), "hn_get_num_threads") == hn_last_error());
+  HN_EXPECT_OK(hn_get_num_threads(&n));
+  /* a success does not clear the message */
+  HN_EXPECT(strstr(hn_last_error(), "out_num_threads") != NULL);
+  HN_EXPECT(hn_last_error_code() == HN_ERR_INVALID_ARGUMENT);
+  HN_EXPECT_ERR(hn_dtype_size(77, NULL), HN_ERR_INVALID_ARGUMENT, "out_bytes");
+}
+
+static void test_threads(void) {
+  int n = 0;
+  HN_EXPECT_ERR(hn_set_num_threads(0), HN_ERR_INVALID_ARGUMENT, ">= 1");
+  HN_EXPECT_ERR(hn_set_num_threads(-3), HN_ERR_INVALID_ARGUMENT, "-3");
+  HN_EXPECT_OK(hn_set_num_threads(1));
+  HN_EXPECT_OK(hn_get_num_threads(&n));
+  HN_EXPECT(n == 1);
+  HN_EXPECT_OK(hn_set_num_threads(2));
+  HN_EXPECT_OK(hn_get_num_threads(&n));
+  HN_EXPECT(n >= 1);
+  HN_EXPECT_OK(hn_set_num_threads(1));
+  HN_EXPECT_OK(hn_seed(12345));
+}
+
+static void test_dtypes(void) {
+  size_t size = 0;
+  HN_EXPECT(strcmp(hn_dtype_name(HN_DTYPE_FLOAT32), "float32") == 0);
+  HN_EXPECT(strcmp(hn_dtype_name(HN_DTYPE_INT64), "int64") == 0);
+  HN_EXPECT(strcmp(hn_dtype_name(HN_DTYPE_BFLOAT16), "bfloat16") == 0);
+  HN_EXPECT(hn_dtype_name(13) == NULL);
+  HN_EXPECT(hn_dtype_name(-1) == NULL);
+  HN_EXPECT_OK(hn_dtype_size(HN_DTYPE_FLOAT16, &size));
+  HN_EXPECT(size == 2);
+  HN_EXPECT_OK(hn_dtype_size(HN_DTYPE_FLOAT64, &size));
+  HN_EXPECT(size == 8);
+  HN_EXPECT_ERR(hn_dtype_size(13, &size), HN_ERR_DTYPE, "unknown dtype 13");
+}
+
+/* Log messages collected by the callback. */
+static int log_calls = 0;
+static int log_last_level = -1;
+static char log_last_message[512];
+static int log_token = 0;
+
+static void collect_log(int level, const char* message, void* user_data) {
+  ++log_calls;
+  log_last_level = level;
+  strncpy(log_last_message, message, sizeof log_last_message - 1);
+  log_last_message[sizeof log_last_message - 1] = '\0';
+  if (user_data == &log_token) ++log_token;
+}
+
+static void test_logging(void) {
+  int64_t shape[1] = {-1};
+  hn_tensor* t = NULL;
+  HN_EXPECT_ERR(hn_set_log_callback(collect_log, NULL, 7), HN_ERR_INVALID_ARGUMENT, "min_level");
+  HN_EXPECT_OK(hn_set_log_callback(collect_log, &log_token, HN_LOG_DEBUG));
+  /* failures are logged at debug level with their category and message */
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 1, NULL, 0, &t), HN_ERR_SHAPE, "");
+  HN_EXPECT(log_calls == 1);
+  HN_EXPECT(log_token == 1);
+  HN_EXPECT(log_last_level == HN_LOG_DEBUG);
+  HN_EXPECT(strstr(log_last_message, "HN_ERR_SHAPE") != NULL);
+  HN_EXPECT(strstr(log_last_message, "hn_tensor_create") != NULL);
+  /* a higher level filters debug messages out */
+  HN_EXPECT_OK(hn_set_log_callback(collect_log, &log_token, HN_LOG_WARNING));
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 1, NULL, 0, &t), HN_ERR_SHAPE, "");
+  HN_EXPECT(log_calls == 1);
+  /* removing the callback stops logging (nothing is ever printed by the library) */
+  HN_EXPECT_OK(hn_set_log_callback(NULL, NULL, 0));
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 1, NULL, 0, &t), HN_ERR_SHAPE, "");
+  HN_EXPECT(log_calls == 1);
+  HN_EXPECT(t == NULL);
+}
+
+static void test_frees_accept_null(void) {
+  hn_string_free(NULL);
+  hn_tensor_free(NULL);
+  hn_tensor_list_free(NULL);
+  hn_symbol_free(NULL);
+  hn_shape_info_free(NULL);
+  hn_block_free(NULL);
+  hn_model_free(NULL);
+  hn_predictor_free(NULL);
+  HN_EXPECT(1);
+}
+
+HN_TEST_MAIN(basics,
+             HN_RUN(test_no_error_yet)
+             HN_RUN(test_version)
+             HN_RUN(test_status_names)
+             HN_RUN(test_errors_are_kept_until_the_next_failure)
+             HN_RUN(test_threads)
+             HN_RUN(test_dtypes)
+             HN_RUN(test_logging)
+             HN_RUN(test_frees_accept_null))

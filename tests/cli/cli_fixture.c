@@ -1,0 +1,128 @@
+/*
+ * Helper of the CLI tests, itself a C API client (C99):
+ *   cli_fixture export DIR           DIR/cli_mlp-symbol.json + -0000.params (an MLP written by
+ *                                    the C API), DIR/cli_x.npy (1, 8) and DIR/cli_ref.npy (its
+ *                                    output computed eagerly by the block)
+ *   cli_fixture npy PATH D1,D2,...   a float32 .npy of that shape with a fixed pattern
+ *   cli_fixture compare A.npy B.npy TOL   same shape and every |a - b| <= TOL
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybridnet/c_api.h"
+
+static int fail(const char* what) {
+  fprintf(stderr, "cli_fixture: %s: %s: %s\n", what, hn_status_name(hn_last_error_code()),
+          hn_last_error());
+  return 1;
+}
+
+static int write_pattern(const char* path, const int64_t* shape, int ndim) {
+  hn_tensor* t = NULL;
+  float* data = NULL;
+  int64_t size = 1, i;
+  int d, rc;
+  for (d = 0; d < ndim; ++d) size *= shape[d];
+  if (hn_tensor_create(HN_DTYPE_FLOAT32, shape, ndim, NULL, 0, &t) != HN_OK) return fail("create");
+  hn_tensor_data(t, (void**)&data);
+  for (i = 0; i < size; ++i) data[i] = (float)((i * 13) % 19) / 9.f - 1.f;
+  rc = hn_tensor_save_npy(t, path) == HN_OK ? 0 : fail(path);
+  hn_tensor_free(t);
+  return rc;
+}
+
+static int export_mlp(const char* dir) {
+  const char* k1[2] = {"units", "activation"};
+  const char* v1[2] = {"16", "relu"};
+  const char* k2[1] = {"units"};
+  const char* v2[1] = {"3"};
+  char prefix[1024], x_path[1024], ref_path[1024];
+  int64_t shape[2] = {1, 8};
+  hn_block *net = NULL, *d1 = NULL, *d2 = NULL;
+  hn_tensor *x = NULL, *y = NULL;
+  size_t n = 0;
+  int rc = 0;
+  snprintf(prefix, sizeof prefix, "%s/cli_mlp", dir);
+  snprintf(x_path, sizeof x_path, "%s/cli_x.npy", dir);
+  snprintf(ref_path, sizeof ref_path, "%s/cli_ref.npy", dir);
+  if (write_pattern(x_path, shape, 2) != 0) return 1;
+  if (hn_block_create("HybridSequential", NULL, NULL, 0, &net) != HN_OK ||
+      hn_block_create("Dense", k1, v1, 2, &d1) != HN_OK ||
+      hn_block_create("Dense", k2, v2, 1, &d2) != HN_OK || hn_block_add(net, d1) != HN_OK ||
+      hn_block_add(net, d2) != HN_OK || hn_block_initialize(net, "xavier", 3, 0) != HN_OK ||
+      hn_tensor_load_npy(x_path, &x) != HN_OK ||
+      hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK || hn_tensor_save_npy(y, ref_path) != HN_OK) {
+    rc = fail("building the MLP");
+  } else {
+    hn_tensor_free(y);
+    y = NULL;
+    if (hn_block_hybridize(net, 1, 0, 0) != HN_OK || hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK ||
+        hn_block_export(net, prefix, 0) != HN_OK) {
+      rc = fail("exporting the MLP");
+    } else {
+      printf("wrote %s-symbol.json, %s-0000.params, %s, %s\n", prefix, prefix, x_path, ref_path);
+    }
+  }
+  hn_tensor_free(x);
+  hn_tensor_free(y);
+  hn_block_free(d1);
+  hn_block_free(d2);
+  hn_block_free(net);
+  return rc;
+}
+
+static int compare(const char* a_path, const char* b_path, double tolerance) {
+  hn_tensor *a = NULL, *b = NULL;
+  const int64_t *da, *db;
+  int na, nb, d, rc = 0;
+  int64_t size = 1, i;
+  float *pa = NULL, *pb = NULL;
+  double worst = 0;
+  if (hn_tensor_load_npy(a_path, &a) != HN_OK) return fail(a_path);
+  if (hn_tensor_load_npy(b_path, &b) != HN_OK) {
+    hn_tensor_free(a);
+    return fail(b_path);
+  }
+  hn_tensor_shape(a, &da, &na);
+  hn_tensor_shape(b, &db, &nb);
+  if (na != nb) rc = 1;
+  for (d = 0; rc == 0 && d < na; ++d) {
+    if (da[d] != db[d]) rc = 1;
+    size *= da[d];
+  }
+  if (rc != 0) {
+    fprintf(stderr, "cli_fixture: %s and %s have different shapes\n", a_path, b_path);
+  } else if (hn_tensor_data(a, (void**)&pa) != HN_OK || hn_tensor_data(b, (void**)&pb) != HN_OK) {
+    rc = fail("data");
+  } else {
+    for (i = 0; i < size; ++i) {
+      double diff = fabs((double)pa[i] - (double)pb[i]);
+      if (!(diff <= worst)) worst = diff;
+    }
+    rc = worst <= tolerance ? 0 : 1;
+    printf("max |a - b| = %g over %lld values (tolerance %g): %s\n", worst, (long long)size,
+           tolerance, rc == 0 ? "same" : "DIFFERENT");
+  }
+  hn_tensor_free(a);
+  hn_tensor_free(b);
+  return rc;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "export") == 0) return export_mlp(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "npy") == 0) {
+    int64_t shape[8];
+    int ndim = 0;
+    char* p = argv[3];
+    while (*p != '\0' && ndim < 8) {
+      shape[ndim++] = strtoll(p, &p, 10);
+      if (*p == ',') ++p;
+    }
+    return write_pattern(argv[2], shape, ndim);
+  }
+  if (argc == 5 && strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3], atof(argv[4]));
+  fprintf(stderr, "usage: cli_fixture export DIR | npy PATH D1,D2,... | compare A B TOL\n");
+  return 2;
+}
