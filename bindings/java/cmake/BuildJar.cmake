@@ -1,0 +1,63 @@
+# Compiles Java sources and packs a JAR (run with cmake -P).
+#   SOURCE_DIRS  folders whose **/*.java are compiled, separated by '|' (SWIG's output folder is
+#                one: its file names are known only after SWIG ran, so they are globbed here and
+#                passed to javac through a response file)
+#   CLASSES      output folder of the classes (recreated)
+#   OUT          the JAR
+#   JAVAC, JAR   tools;  RELEASE  --release level
+#   CLASSPATH    optional compile class path
+#   RESOURCES    optional folder whose contents are added to the JAR (native libraries)
+#   MAIN_CLASS   optional Main-Class
+#   LINT         optional javac -Xlint value (warnings are errors)
+foreach(var SOURCE_DIRS CLASSES OUT JAVAC JAR RELEASE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "BuildJar.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+string(REPLACE "|" ";" dirs "${SOURCE_DIRS}")
+set(sources)
+foreach(dir IN LISTS dirs)
+  file(GLOB_RECURSE found "${dir}/*.java")
+  list(APPEND sources ${found})
+endforeach()
+if(NOT sources)
+  message(FATAL_ERROR "BuildJar.cmake: no Java sources in ${SOURCE_DIRS}")
+endif()
+list(SORT sources)
+
+file(REMOVE_RECURSE "${CLASSES}")
+file(MAKE_DIRECTORY "${CLASSES}")
+set(rsp "${CLASSES}.sources.txt")
+set(text "")
+foreach(src IN LISTS sources)
+  string(APPEND text "\"${src}\"\n")
+endforeach()
+file(WRITE "${rsp}" "${text}")
+
+set(args --release ${RELEASE} -encoding UTF-8 -d "${CLASSES}")
+if(LINT)
+  list(APPEND args "-Xlint:${LINT}" -Werror)
+endif()
+if(CLASSPATH)
+  list(APPEND args -cp "${CLASSPATH}")
+endif()
+execute_process(COMMAND "${JAVAC}" ${args} "@${rsp}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "javac failed (${rc})")
+endif()
+
+set(jar_args --create --file "${OUT}.tmp")
+if(MAIN_CLASS)
+  list(APPEND jar_args --main-class "${MAIN_CLASS}")
+endif()
+list(APPEND jar_args -C "${CLASSES}" .)
+if(RESOURCES)
+  list(APPEND jar_args -C "${RESOURCES}" .)
+endif()
+file(REMOVE "${OUT}.tmp")
+execute_process(COMMAND "${JAR}" ${jar_args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "jar failed (${rc})")
+endif()
+file(RENAME "${OUT}.tmp" "${OUT}")

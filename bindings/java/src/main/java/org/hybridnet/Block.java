@@ -1,0 +1,229 @@
+package org.hybridnet;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.hybridnet.internal.HybridnetNative;
+
+/**
+ * A Gluon block: a layer or a container of blocks. Build a model, {@link #initialize()} it, call
+ * {@link #forward} (eagerly, op by op), {@link HybridBlock#hybridize()} it (the next forward
+ * traces one graph and caches an executor; outputs stay identical), {@link
+ * HybridBlock#export(String)} it.
+ *
+ * <p>Threads: the native side requires a block tree to be used by one thread at a time, so every
+ * block call takes one process-wide lock. Blocks are for building, training-free experiments and
+ * exporting; serve models concurrently with {@link Model} and one {@link Predictor} per thread.
+ *
+ * <p>Ownership: a container closes the blocks added to it when it is closed.
+ */
+public abstract class Block extends NativeResource {
+  static final Object TREE_LOCK = new Object();
+  private static final int MAX_OUTPUTS = 16;
+
+  private final List<Block> children = new ArrayList<>();
+
+  Block(long handle) {
+    super(handle, Kind.BLOCK);
+  }
+
+  /** Creates a native block of {@code kind} with string attributes. */
+  static long create(String kind, Map<String, String> attrs) {
+    String[][] kv = Op.attributes(attrs);
+    long[] out = new long[1];
+    HybridnetNative.hn_block_create(kind, kv[0], kv[1], kv[0].length, out);
+    return out[0];
+  }
+
+  /** An attribute map without null values, in insertion order. */
+  static Map<String, String> attrs(Object... keyValues) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < keyValues.length; i += 2) {
+      if (keyValues[i + 1] != null) m.put((String) keyValues[i], keyValues[i + 1].toString());
+    }
+    return m;
+  }
+
+  void addChild(Block child) {
+    if (child == null) throw new NullPointerException("child");
+    if (child == this) throw new IllegalArgumentException("hybridnet: a block cannot contain itself");
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        long c = child.acquire();
+        try {
+          HybridnetNative.hn_block_add(h, c);
+        } finally {
+          child.release();
+        }
+        children.add(child);
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /**
+   * Initializes every parameter with MXNet's default initializer (uniform in [-0.07, 0.07]),
+   * seeded from {@link Hybridnet#seed}'s sequence (reproducible when the program seeds first).
+   */
+  public void initialize() {
+    initialize("uniform", Hybridnet.nextSeed(), false);
+  }
+
+  /**
+   * Initializes with {@code initializer} ("uniform", "normal", "xavier", "zeros", "ones"), seeded
+   * from {@link Hybridnet#seed}'s sequence.
+   */
+  public void initialize(String initializer) {
+    initialize(initializer, Hybridnet.nextSeed(), false);
+  }
+
+  /** Initializes with {@code initializer}, drawing from {@code seed}. */
+  public void initialize(String initializer, long seed) {
+    initialize(initializer, seed, false);
+  }
+
+  /**
+   * Initializes every parameter of the tree; parameters whose shapes are not known yet are
+   * drawn at the first forward. {@code forceReinit} re-draws initialized parameters.
+   */
+  public void initialize(String initializer, long seed, boolean forceReinit) {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        HybridnetNative.hn_block_initialize(h, initializer, seed, forceReinit ? 1 : 0);
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** Runs the block and returns its first output (further outputs are freed). */
+  public NDArray forward(NDArray... inputs) {
+    NDArray[] out = forwardAll(inputs);
+    for (int i = 1; i < out.length; ++i) out[i].close();
+    return out[0];
+  }
+
+  /** Runs the block (eagerly, or through its cached graph when hybridized); close each output. */
+  public NDArray[] forwardAll(NDArray... inputs) {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        long[] handles = acquireAll(inputs);
+        try {
+          long[] outputs = new long[MAX_OUTPUTS];
+          HybridnetNative.hn_block_forward(h, handles, outputs);
+          return NDArray.wrapOutputs(outputs);
+        } finally {
+          releaseAll(inputs, inputs.length);
+        }
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** The block's name, e.g. "dense0" (assigned at first use). */
+  public String name() {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        String[] out = new String[1];
+        HybridnetNative.hn_block_name(h, out);
+        return out[0];
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** Writes the parameters with structural names ("0.weight"), as MXNet's save_parameters. */
+  public void saveParameters(Path path) {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        HybridnetNative.hn_block_save_parameters(h, path.toString());
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** Loads a save_parameters file or an export's .params (every parameter must match). */
+  public void loadParameters(Path path) {
+    loadParameters(path, false, false);
+  }
+
+  /** Loads parameters, optionally allowing missing or extra ones. */
+  public void loadParameters(Path path, boolean allowMissing, boolean ignoreExtra) {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        HybridnetNative.hn_block_load_parameters(
+            h, path.toString(), allowMissing ? 1 : 0, ignoreExtra ? 1 : 0);
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** The initialized parameters by full name ("dense0_weight"), as copies. */
+  public Map<String, float[]> parameters() {
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      long list = 0;
+      try {
+        long[] out = new long[1];
+        HybridnetNative.hn_block_collect_params(h, out);
+        list = out[0];
+        long[] size = new long[1];
+        HybridnetNative.hn_tensor_list_size(list, size);
+        Map<String, float[]> params = new LinkedHashMap<>();
+        String[] name = new String[1];
+        for (long i = 0; i < size[0]; ++i) {
+          HybridnetNative.hn_tensor_list_name(list, i, name);
+          HybridnetNative.hn_tensor_list_get(list, i, out);
+          try (NDArray a = new NDArray(out[0])) {
+            params.put(name[0], a.toFloatArray());
+          }
+        }
+        return params;
+      } finally {
+        if (list != 0) HybridnetNative.hn_tensor_list_free(list);
+        release();
+      }
+    }
+  }
+
+  /** MXNet's text form of the tree ("HybridSequential(\n  (0): Dense(512 -> 256, ...)..."). */
+  @Override
+  public String toString() {
+    if (isClosed()) return getClass().getSimpleName() + "(closed)";
+    synchronized (TREE_LOCK) {
+      long h = acquire();
+      try {
+        String[] out = new String[1];
+        HybridnetNative.hn_block_to_string(h, out);
+        return out[0];
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /** Closes this block and the blocks added to it. Idempotent. */
+  @Override
+  public void close() {
+    List<Block> owned;
+    synchronized (TREE_LOCK) {
+      owned = new ArrayList<>(children);
+      children.clear();
+    }
+    super.close();
+    for (Block child : owned) child.close();
+  }
+}

@@ -1,0 +1,10 @@
+package org.hybridnet;
+
+import java.util.Map;
+
+/** Flattens every dimension after the first: (N, d1, d2, ...) -> (N, d1 * d2 * ...). */
+public final class Flatten extends HybridBlock {
+  public Flatten() {
+    super(create("Flatten", Map.of()));
+  }
+}

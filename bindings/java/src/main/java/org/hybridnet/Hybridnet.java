@@ -1,0 +1,93 @@
+package org.hybridnet;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
+import org.hybridnet.internal.NativeLoader;
+
+/**
+ * Library-wide settings and facts: versions, BLAS threads, the random seed.
+ *
+ * <p>{@code java -jar hybridnet.jar} (or {@code java -cp hybridnet.jar org.hybridnet.Hybridnet})
+ * prints the versions and where the native library was loaded from.
+ */
+public final class Hybridnet {
+  static {
+    NativeLoader.load();
+  }
+
+  private static final AtomicLong SEEDS = new AtomicLong(0x5eed);
+
+  private Hybridnet() {}
+
+  /** The native library's version, e.g. "0.1.0". */
+  public static String version() {
+    return HybridnetNative.hn_version();
+  }
+
+  /** The version of the C header this binding was generated from. */
+  public static String bindingVersion() {
+    return HybridnetNativeConstants.HN_VERSION_STRING;
+  }
+
+  /** The native library's ABI generation (the SONAME's major number). */
+  public static int abiVersion() {
+    return HybridnetNative.hn_abi_version();
+  }
+
+  /** Sets the number of threads of the BLAS kernels (process-wide; 1 is fastest at batch 1). */
+  public static void setNumThreads(int numThreads) {
+    HybridnetNative.hn_set_num_threads(numThreads);
+  }
+
+  /** The number of threads of the BLAS kernels. */
+  public static int numThreads() {
+    int[] n = new int[1];
+    HybridnetNative.hn_get_num_threads(n);
+    return n[0];
+  }
+
+  /**
+   * Seeds the native random generator, and the sequence of seeds {@link Block#initialize()} uses,
+   * so a program that seeds first gets the same weights on every run.
+   */
+  public static void seed(long seed) {
+    HybridnetNative.hn_seed(seed);
+    SEEDS.set(seed);
+  }
+
+  /** The next seed for an initialization without an explicit seed (SplitMix64 sequence). */
+  static long nextSeed() {
+    long z = SEEDS.addAndGet(0x9E3779B97F4A7C15L);
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * Native objects created through this binding and not yet freed (by close() or by the
+   * Cleaner). A debugging aid for leak checks.
+   */
+  public static long liveObjects() {
+    return NativeResource.liveObjects();
+  }
+
+  /** Where the native libraries were loaded from. */
+  public static String nativeSource() {
+    return NativeLoader.source();
+  }
+
+  /** Prints the versions and the native library's origin. */
+  public static void main(String[] args) {
+    System.out.println(
+        "hybridnet "
+            + version()
+            + " (ABI "
+            + abiVersion()
+            + ", binding "
+            + bindingVersion()
+            + ", native library from "
+            + nativeSource()
+            + ")");
+  }
+}

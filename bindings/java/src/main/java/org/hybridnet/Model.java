@@ -1,0 +1,110 @@
+package org.hybridnet;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import org.hybridnet.internal.HybridnetNative;
+
+/**
+ * A loaded model: graph plus weights, from an export of hybridnet or of real MXNet
+ * (PREFIX-symbol.json + PREFIX-EEEE.params). Immutable and safe to share between threads; run it
+ * with one {@link Predictor} per thread.
+ *
+ * <pre>{@code
+ * try (Model model = Model.load("my_mlp", 0);
+ *      Predictor p = model.newPredictor()) {
+ *   float[] y = p.forward(x, 1, 512);
+ * }
+ * }</pre>
+ */
+public final class Model extends NativeResource {
+  private final List<String> inputNames;
+  private final List<String> outputNames;
+
+  private Model(long handle, List<String> inputNames, List<String> outputNames) {
+    super(handle, Kind.MODEL);
+    this.inputNames = inputNames;
+    this.outputNames = outputNames;
+  }
+
+  /** Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch, 4 digits). */
+  public static Model load(String prefix, int epoch) {
+    Objects.requireNonNull(prefix, "prefix");
+    long[] out = new long[1];
+    HybridnetNative.hn_model_load(prefix, epoch, out);
+    return adopt(out[0]);
+  }
+
+  /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
+  public static Model load(Path prefix, int epoch) {
+    return load(prefix.toString(), epoch);
+  }
+
+  /** A model from memory: symbol JSON (UTF-8 bytes) and the bytes of a .params file. */
+  public static Model fromBytes(byte[] json, byte[] params) {
+    long[] out = new long[1];
+    HybridnetNative.hn_model_load_from_memory(json, params, out);
+    return adopt(out[0]);
+  }
+
+  /** A model from memory: symbol JSON text and the bytes of a .params file. */
+  public static Model fromBytes(String json, byte[] params) {
+    return fromBytes(json.getBytes(StandardCharsets.UTF_8), params);
+  }
+
+  private static Model adopt(long handle) {
+    List<String> in;
+    List<String> out;
+    try {
+      String[][] names = new String[1][];
+      HybridnetNative.hn_model_input_names(handle, names);
+      in = List.of(names[0]);
+      HybridnetNative.hn_model_output_names(handle, names);
+      out = List.of(names[0]);
+    } catch (RuntimeException e) {
+      HybridnetNative.hn_model_free(handle);
+      throw e;
+    }
+    return new Model(handle, in, out);
+  }
+
+  /** The data inputs (arguments without a value in the params), in graph order. */
+  public List<String> inputNames() {
+    return inputNames;
+  }
+
+  /** The output names. */
+  public List<String> outputNames() {
+    return outputNames;
+  }
+
+  /** The model's graph. */
+  public Symbol symbol() {
+    long h = acquire();
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_model_symbol(h, out);
+      return new Symbol(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /** A new predictor (executor) of this model; it keeps the weights alive after close(). */
+  public Predictor newPredictor() {
+    long h = acquire();
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_predictor_create(h, out);
+      return new Predictor(out[0], inputNames, outputNames);
+    } finally {
+      release();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Model(inputs=" + inputNames + ", outputs=" + outputNames + (isClosed() ? ", closed)" : ")");
+  }
+}

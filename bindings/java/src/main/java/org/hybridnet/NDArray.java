@@ -1,0 +1,250 @@
+package org.hybridnet;
+
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
+
+/**
+ * An n-dimensional array in native memory (C-contiguous; float32 unless it came from a file or
+ * an op of another dtype).
+ *
+ * <pre>{@code
+ * try (NDArray x = NDArray.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3)) {
+ *   long[] shape = x.shape();        // [2, 3]
+ *   float[] values = x.toFloatArray();
+ * }
+ * }</pre>
+ *
+ * Reading one array from several threads is safe; writing ({@link #copyFrom}) needs exclusive use.
+ */
+public final class NDArray extends NativeResource {
+  private static final int FLOAT32 = HybridnetNativeConstants.HN_DTYPE_FLOAT32;
+
+  NDArray(long handle) {
+    super(handle, Kind.TENSOR);
+  }
+
+  /** A float32 array of {@code shape} holding a copy of {@code data} (1-D when no shape is given). */
+  public static NDArray of(float[] data, long... shape) {
+    if (data == null) throw new NullPointerException("data");
+    long[] s = shape == null || shape.length == 0 ? new long[] {data.length} : shape;
+    long[] out = new long[1];
+    HybridnetNative.hn_tensor_create(FLOAT32, s, data, out);
+    return new NDArray(out[0]);
+  }
+
+  /** A float32 scalar (0 dimensions). */
+  public static NDArray scalar(float value) {
+    long[] out = new long[1];
+    HybridnetNative.hn_tensor_create(FLOAT32, new long[0], new float[] {value}, out);
+    return new NDArray(out[0]);
+  }
+
+  /** A zero-filled float32 array. */
+  public static NDArray zeros(long... shape) {
+    long[] out = new long[1];
+    HybridnetNative.hn_tensor_create(FLOAT32, shape, null, out);
+    return new NDArray(out[0]);
+  }
+
+  /**
+   * A float32 array over the memory of a direct, native-order FloatBuffer, without copying: the
+   * elements from the buffer's position to its limit, which must be exactly the shape's size.
+   * Writes through either side are visible to the other. The buffer is kept reachable until the
+   * last native array sharing the memory is freed.
+   */
+  public static NDArray wrap(FloatBuffer buffer, long... shape) {
+    FloatBuffer view = directView(buffer);
+    long[] out = new long[1];
+    HybridnetNative.hn_jni_tensor_wrap(shape, view, out);
+    return new NDArray(out[0]);
+  }
+
+  /** Reads a numpy .npy file. */
+  public static NDArray load(Path npy) {
+    long[] out = new long[1];
+    HybridnetNative.hn_tensor_load_npy(npy.toString(), out);
+    return new NDArray(out[0]);
+  }
+
+  /** Writes this array as a numpy .npy file. */
+  public void save(Path npy) {
+    long h = acquire();
+    try {
+      HybridnetNative.hn_tensor_save_npy(h, npy.toString());
+    } finally {
+      release();
+    }
+  }
+
+  /** The dimensions (a new array). */
+  public long[] shape() {
+    long h = acquire();
+    try {
+      long[][] dims = new long[1][];
+      HybridnetNative.hn_tensor_shape(h, dims);
+      return dims[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** The number of dimensions. */
+  public int ndim() {
+    long h = acquire();
+    try {
+      int[] n = new int[1];
+      HybridnetNative.hn_tensor_ndim(h, n);
+      return n[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** The number of elements. */
+  public long size() {
+    long h = acquire();
+    try {
+      long[] n = new long[1];
+      HybridnetNative.hn_tensor_size(h, n);
+      return n[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** numpy's name of the element type ("float32", ...). */
+  public String dtype() {
+    return HybridnetNative.hn_dtype_name(dtypeCode());
+  }
+
+  int dtypeCode() {
+    long h = acquire();
+    try {
+      int[] d = new int[1];
+      HybridnetNative.hn_tensor_dtype(h, d);
+      return d[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** A copy of the elements as floats (other dtypes are converted). */
+  public float[] toFloatArray() {
+    if (dtypeCode() != FLOAT32) {
+      try (NDArray f = Op.invoke1("Cast", Map.of("dtype", "float32"), this)) {
+        return f.toFloatArray();
+      }
+    }
+    long h = acquire();
+    try {
+      long[] n = new long[1];
+      HybridnetNative.hn_tensor_size(h, n);
+      float[] values = new float[Math.toIntExact(n[0])];
+      HybridnetNative.hn_tensor_copy_to(h, values);
+      return values;
+    } finally {
+      release();
+    }
+  }
+
+  /** Copies the (float32) elements into {@code dst}, which must hold at least {@link #size()}. */
+  public void copyTo(float[] dst) {
+    long h = acquire();
+    try {
+      HybridnetNative.hn_tensor_copy_to(h, dst);
+    } finally {
+      release();
+    }
+  }
+
+  /** Copies the (float32) elements into a direct FloatBuffer, from its position. */
+  public void copyTo(FloatBuffer dst) {
+    FloatBuffer view = directView(dst);
+    long h = acquire();
+    try {
+      HybridnetNative.hn_jni_tensor_copy_to_nio(h, view);
+    } finally {
+      release();
+    }
+  }
+
+  /** Overwrites the (float32) elements from {@code src}, which must hold exactly {@link #size()}. */
+  public void copyFrom(float[] src) {
+    if (src == null) throw new NullPointerException("src");
+    long h = acquire();
+    try {
+      HybridnetNative.hn_tensor_copy_from(h, src);
+    } finally {
+      release();
+    }
+  }
+
+  /** Overwrites the (float32) elements from a direct FloatBuffer (position to limit). */
+  public void copyFrom(FloatBuffer src) {
+    FloatBuffer view = directView(src);
+    long h = acquire();
+    try {
+      HybridnetNative.hn_jni_tensor_copy_from_nio(h, view);
+    } finally {
+      release();
+    }
+  }
+
+  /** A view with another shape of the same size (shares the elements). */
+  public NDArray reshape(long... shape) {
+    long h = acquire();
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_tensor_reshape(h, shape, out);
+      return new NDArray(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /** MXNet's text form (values like numpy, then {@code <NDArray 2x3 @cpu(0)>}). */
+  @Override
+  public String toString() {
+    if (isClosed()) return "NDArray(closed)";
+    long h = acquire();
+    try {
+      String[] out = new String[1];
+      HybridnetNative.hn_tensor_to_string(h, out);
+      return out[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** The buffer's remaining elements as a slice (a direct buffer in native order is required). */
+  static FloatBuffer directView(FloatBuffer buffer) {
+    if (buffer == null) throw new NullPointerException("buffer");
+    if (!buffer.isDirect()) {
+      throw new IllegalArgumentException(
+          "hybridnet: a direct FloatBuffer is required (ByteBuffer.allocateDirect(4 * n)"
+              + ".order(ByteOrder.nativeOrder()).asFloatBuffer()); use a float[] otherwise");
+    }
+    if (buffer.order() != ByteOrder.nativeOrder()) {
+      throw new IllegalArgumentException(
+          "hybridnet: the FloatBuffer must be in native byte order (ByteOrder.nativeOrder())");
+    }
+    return buffer.position() == 0 && buffer.limit() == buffer.capacity() ? buffer : buffer.slice();
+  }
+
+  static NDArray[] wrapOutputs(long[] handles) {
+    int n = 0;
+    while (n < handles.length && handles[n] != 0) ++n;
+    NDArray[] out = new NDArray[n];
+    for (int i = 0; i < n; ++i) out[i] = new NDArray(handles[i]);
+    return out;
+  }
+
+  static String shapeString(long[] shape) {
+    return Arrays.toString(shape);
+  }
+}

@@ -1,0 +1,236 @@
+package org.hybridnet;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
+
+/**
+ * A graph (MXNet symbol): immutable; every operation returns a new Symbol. Written and read as
+ * MXNet 1.x JSON.
+ *
+ * <pre>{@code
+ * try (Symbol data = Symbol.var("data");
+ *      Symbol fc = Symbol.create("FullyConnected", Map.of("num_hidden", "2"), "fc1", data)) {
+ *   System.out.println(fc.toJson());
+ * }
+ * }</pre>
+ */
+public final class Symbol extends NativeResource {
+  Symbol(long handle) {
+    super(handle, Kind.SYMBOL);
+  }
+
+  /** A variable (graph input). */
+  public static Symbol var(String name) {
+    long[] out = new long[1];
+    HybridnetNative.hn_symbol_var(name, out);
+    return new Symbol(out[0]);
+  }
+
+  /**
+   * Applies op {@code op} to {@code inputs}; missing trailing inputs become variables named
+   * "NAME_INPUT" ("fc1_weight"). {@code name} null picks one.
+   */
+  public static Symbol create(String op, Map<String, String> attrs, String name, Symbol... inputs) {
+    String[][] kv = Op.attributes(attrs);
+    long[] handles = acquireAll(inputs);
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_symbol_create(op, handles, kv[0], kv[1], kv[0].length, name, out);
+      return new Symbol(out[0]);
+    } finally {
+      releaseAll(inputs, inputs.length);
+    }
+  }
+
+  /** The outputs of several symbols as one multi-output symbol. */
+  public static Symbol group(Symbol... symbols) {
+    long[] handles = acquireAll(symbols);
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_symbol_group(handles, out);
+      return new Symbol(out[0]);
+    } finally {
+      releaseAll(symbols, symbols.length);
+    }
+  }
+
+  /** Parses symbol JSON (MXNet 0.8 to 1.9; older layouts are upgraded). */
+  public static Symbol fromJson(String json) {
+    long[] out = new long[1];
+    HybridnetNative.hn_symbol_from_json(json, out);
+    return new Symbol(out[0]);
+  }
+
+  /** Reads a symbol JSON file. */
+  public static Symbol load(Path path) {
+    long[] out = new long[1];
+    HybridnetNative.hn_symbol_load(path.toString(), out);
+    return new Symbol(out[0]);
+  }
+
+  /** Writes MXNet 1.9 JSON. */
+  public void save(Path path) {
+    long h = acquire();
+    try {
+      HybridnetNative.hn_symbol_save(h, path.toString());
+    } finally {
+      release();
+    }
+  }
+
+  /** MXNet 1.9 JSON text. */
+  public String toJson() {
+    long h = acquire();
+    try {
+      String[] out = new String[1];
+      HybridnetNative.hn_symbol_to_json(h, out);
+      return out[0];
+    } finally {
+      release();
+    }
+  }
+
+  /** Output {@code index} as a symbol of its own. */
+  public Symbol output(int index) {
+    long h = acquire();
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_symbol_output(h, index, out);
+      return new Symbol(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /** The argument variables (inputs and weights), in graph order. */
+  public List<String> listArguments() {
+    long h = acquire();
+    try {
+      String[][] out = new String[1][];
+      HybridnetNative.hn_symbol_list_arguments(h, out);
+      return List.of(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /** The output names. */
+  public List<String> listOutputs() {
+    long h = acquire();
+    try {
+      String[][] out = new String[1][];
+      HybridnetNative.hn_symbol_list_outputs(h, out);
+      return List.of(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /** The auxiliary states (e.g. BatchNorm's moving statistics). */
+  public List<String> listAuxiliaryStates() {
+    long h = acquire();
+    try {
+      String[][] out = new String[1][];
+      HybridnetNative.hn_symbol_list_auxiliary_states(h, out);
+      return List.of(out[0]);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Infers every shape from the {@code known} ones (e.g. {@code Map.of("data", new long[] {1,
+   * 512})}).
+   *
+   * @throws HybridnetException.Shape on conflicts or when a shape stays unknown
+   */
+  public Shapes inferShape(Map<String, long[]> known) {
+    String[] names = new String[known.size()];
+    int[] ndims = new int[known.size()];
+    int total = 0;
+    for (long[] dims : known.values()) total += dims.length;
+    long[] dims = new long[total];
+    int i = 0;
+    int offset = 0;
+    for (Map.Entry<String, long[]> e : known.entrySet()) {
+      names[i] = e.getKey();
+      ndims[i] = e.getValue().length;
+      System.arraycopy(e.getValue(), 0, dims, offset, ndims[i]);
+      offset += ndims[i];
+      ++i;
+    }
+    long h = acquire();
+    long info = 0;
+    try {
+      long[] out = new long[1];
+      HybridnetNative.hn_symbol_infer_shape(h, names.length, names, ndims, dims, 0, out);
+      info = out[0];
+      return new Shapes(
+          group(info, HybridnetNativeConstants.HN_SHAPES_ARGUMENTS),
+          group(info, HybridnetNativeConstants.HN_SHAPES_OUTPUTS),
+          group(info, HybridnetNativeConstants.HN_SHAPES_AUXILIARY_STATES));
+    } finally {
+      if (info != 0) HybridnetNative.hn_shape_info_free(info);
+      release();
+    }
+  }
+
+  private static Map<String, long[]> group(long info, int group) {
+    long[] count = new long[1];
+    HybridnetNative.hn_shape_info_count(info, group, count);
+    Map<String, long[]> shapes = new LinkedHashMap<>();
+    String[] name = new String[1];
+    long[][] dims = new long[1][];
+    for (long i = 0; i < count[0]; ++i) {
+      HybridnetNative.hn_shape_info_get(info, group, i, name, dims);
+      shapes.put(name[0], dims[0]);
+    }
+    return Collections.unmodifiableMap(shapes);
+  }
+
+  @Override
+  public String toString() {
+    if (isClosed()) return "Symbol(closed)";
+    return "Symbol" + listOutputs();
+  }
+
+  /** The result of {@link #inferShape}: name -> dimensions, in graph order. */
+  public static final class Shapes {
+    private final Map<String, long[]> arguments;
+    private final Map<String, long[]> outputs;
+    private final Map<String, long[]> auxiliaryStates;
+
+    Shapes(Map<String, long[]> arguments, Map<String, long[]> outputs, Map<String, long[]> aux) {
+      this.arguments = arguments;
+      this.outputs = outputs;
+      this.auxiliaryStates = aux;
+    }
+
+    public Map<String, long[]> arguments() {
+      return arguments;
+    }
+
+    public Map<String, long[]> outputs() {
+      return outputs;
+    }
+
+    public Map<String, long[]> auxiliaryStates() {
+      return auxiliaryStates;
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder sb = new StringBuilder("Shapes{outputs=");
+      for (Map.Entry<String, long[]> e : outputs.entrySet()) {
+        sb.append(e.getKey()).append(Arrays.toString(e.getValue())).append(' ');
+      }
+      return sb.append('}').toString();
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package org.hybridnet;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.hybridnet.internal.HybridnetNative;
+
+/**
+ * An export (ours or real MXNet's) imported as a block, as MXNet's {@code SymbolBlock.imports}:
+ * it runs eagerly or hybridized and can be exported again.
+ */
+public final class SymbolBlock extends HybridBlock {
+  private SymbolBlock(long handle) {
+    super(handle);
+  }
+
+  /** Imports PREFIX-symbol.json with PREFIX-EEEE.params and the data input "data". */
+  public static SymbolBlock imports(Path symbolFile, Path paramFile) {
+    return imports(symbolFile, List.of("data"), paramFile);
+  }
+
+  /** Imports a symbol file, the names of its data inputs and a params file (null for none). */
+  public static SymbolBlock imports(Path symbolFile, List<String> inputNames, Path paramFile) {
+    long[] out = new long[1];
+    HybridnetNative.hn_block_import(
+        symbolFile.toString(),
+        inputNames.toArray(new String[0]),
+        paramFile == null ? null : paramFile.toString(),
+        out);
+    return new SymbolBlock(out[0]);
+  }
+}

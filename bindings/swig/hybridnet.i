@@ -1,0 +1,47 @@
+/* hybridnet.i: the one SWIG interface of every language binding (Java today, R next).
+ *
+ * SWIG reads only the flat C header (c_api.h); the glue it generates calls nothing but the
+ * exported hn_* functions. Language-specific typemaps and helpers live in their own files,
+ * included below under the language's SWIG macro, so each language adds a block here and
+ * never edits another's:
+ *
+ *   swig -java -c++ -package org.hybridnet.internal -I<c_api/include> -I<this dir> hybridnet.i
+ *
+ * Status codes: every int function of c_api.h returns HN_OK or a negative hn_status; each
+ * language turns a negative status into its own error (Java: a HybridnetException subclass
+ * carrying the category and the thread-local hn_last_error() message).
+ */
+
+/* Module name: Java classes are HybridnetNative / HybridnetNativeJNI in an internal package.
+ * Other languages keep "hybridnet" (R needs the module name to equal the package name). */
+#if defined(SWIGJAVA)
+%module HybridnetNative
+#else
+%module hybridnet
+#endif
+
+%{
+#include "hybridnet/c_api.h"
+%}
+
+/* Handles, out-pointers and buffers are mapped per language; C enums become plain integer
+ * constants (the C API passes dtypes, statuses and groups as int). */
+#if defined(SWIGJAVA)
+%include "hybridnet_java.i"
+#endif
+/* #if defined(SWIGR)  ->  %include "hybridnet_r.i"  (the R binding's typemaps) */
+
+/* Functions no language binds through SWIG: C callbacks, raw memory and C-owned strings
+ * (every binding frees returned strings inside its typemaps instead). */
+%ignore hn_string_free;
+%ignore hn_set_log_callback;
+%ignore hn_block_create_lambda;
+%ignore hn_tensor_wrap;
+%ignore hn_tensor_data;
+
+%include "hybridnet/c_api.h"
+
+/* Additions declared after the C API (they use its types). */
+#if defined(SWIGJAVA)
+%include "hybridnet_java_extra.i"
+#endif
