@@ -1,0 +1,82 @@
+package org.hybridnet.scalaapi
+
+import java.nio.file.Path
+
+import scala.jdk.CollectionConverters._
+
+import org.hybridnet.{Model => JModel, Predictor => JPredictor}
+
+/** A loaded model (graph + weights), immutable and shareable between threads.
+  *
+  * {{{
+  * Using.Manager { use =>
+  *   val model = use(Model.load("my_mlp", 0))
+  *   val predictor = use(model.predictor())
+  *   val y: Array[Float] = predictor(x, Shape(1, 512))
+  * }
+  * }}}
+  */
+final class Model private (val asJava: JModel) extends AutoCloseable {
+  def inputNames: Seq[String] = asJava.inputNames().asScala.toSeq
+  def outputNames: Seq[String] = asJava.outputNames().asScala.toSeq
+  def symbol: Symbol = new Symbol(asJava.symbol())
+
+  /** A new predictor (use one per thread; they share the weights). */
+  def predictor(): Predictor = new Predictor(asJava.newPredictor())
+
+  override def close(): Unit = asJava.close()
+  def isClosed: Boolean = asJava.isClosed
+  override def toString: String = asJava.toString
+}
+
+object Model {
+  /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
+  def load(prefix: String, epoch: Int): Model = new Model(JModel.load(prefix, epoch))
+
+  def load(prefix: Path, epoch: Int): Model = load(prefix.toString, epoch)
+
+  /** From memory: symbol JSON and the bytes of a .params file. */
+  def fromBytes(json: String, params: Array[Byte]): Model = new Model(JModel.fromBytes(json, params))
+
+  def fromBytes(json: Array[Byte], params: Array[Byte]): Model =
+    new Model(JModel.fromBytes(json, params))
+}
+
+/** Runs a [[Model]]; calls on one predictor are serialized. `predictor(x, shape)` sets the first
+  * input, runs and returns the first output.
+  */
+final class Predictor private[scalaapi] (val asJava: JPredictor) extends AutoCloseable {
+  def inputNames: Seq[String] = asJava.inputNames().asScala.toSeq
+  def outputNames: Seq[String] = asJava.outputNames().asScala.toSeq
+
+  /** First input in, first output out. */
+  def apply(input: Array[Float], shape: Shape): Array[Float] = asJava.forward(input, shape.toArray: _*)
+
+  /** First input in, first output out, as immutable sequences. */
+  def apply(input: Seq[Float], shape: Shape): IndexedSeq[Float] =
+    asJava.forward(input.toArray, shape.toArray: _*).toIndexedSeq
+
+  /** Allocation-free: the first output is copied into `output`. */
+  def forwardInto(input: Array[Float], shape: Shape, output: Array[Float]): Unit =
+    asJava.forward(input, shape.toArray, output)
+
+  /** NDArrays in (in input order, shared), first output out (close it). */
+  def apply(inputs: NDArray*): NDArray = new NDArray(asJava.forward(inputs.map(_.asJava): _*))
+
+  /** NDArrays in, every output out. */
+  def run(inputs: NDArray*): Seq[NDArray] = asJava.run(inputs.map(_.asJava): _*).toSeq.map(new NDArray(_))
+
+  def setInput(name: String, values: Array[Float], shape: Shape): Unit =
+    asJava.setInput(name, values, shape.toArray: _*)
+  def setInput(name: String, array: NDArray): Unit = asJava.setInput(name, array.asJava)
+  def forward(): Unit = asJava.forward()
+  def output(index: Int = 0): NDArray = new NDArray(asJava.output(index))
+  def outputShape(index: Int = 0): Shape = Shape.of(asJava.outputShape(index))
+
+  /** A new predictor of the same model sharing its weights. */
+  override def clone(): Predictor = new Predictor(asJava.clone())
+
+  override def close(): Unit = asJava.close()
+  def isClosed: Boolean = asJava.isClosed
+  override def toString: String = asJava.toString
+}
