@@ -1,0 +1,136 @@
+# Loading exported models and running them: hn_load / mx.model.load, predict, hn_free.
+
+setClass("HybridnetModel",
+  representation(
+    handle = "externalptr",   # hn_model (C finalizer: hn_model_free)
+    state = "environment",    # $predictor (hn_predictor), $inputs_set (names set last call)
+    prefix = "character",
+    epoch = "integer",
+    inputs = "character",
+    outputs = "character",
+    layout = "character"      # predict()'s default: "rowmajor", "colmajor" from mx.model.load
+  )
+)
+
+.hn_check_model <- function(model, arg = "model", call = sys.call(-1L)) {
+  if (!is(model, "HybridnetModel")) {
+    .hn_abort(sprintf("%s: '%s' must be a model from hn_load(), not %s", .hn_fn(call), arg,
+                      .hn_describe(model)), call = call)
+  }
+  if (hnr_handle_state(model@handle, "hn_model") != 1L) {
+    .hn_abort(sprintf("%s: the model is closed (%s)", .hn_fn(call),
+                      "freed with hn_free(), or restored from a saved session"), call = call)
+  }
+  invisible(model)
+}
+
+.hn_new_model <- function(handle, prefix, epoch, layout = "rowmajor") {
+  state <- new.env(parent = emptyenv())
+  state$predictor <- NULL  # made at the first predict()
+  state$inputs_set <- NULL
+  new("HybridnetModel", handle = handle, state = state, prefix = prefix, epoch = epoch,
+      inputs = c_hn_model_input_names(handle), outputs = c_hn_model_output_names(handle),
+      layout = layout)
+}
+
+hn_load <- function(prefix, epoch = 0L) {
+  prefix <- .hn_arg_string(prefix, "prefix")
+  epoch <- .hn_arg_number(epoch, "epoch", min = 0, max = 9999)
+  .hn_new_model(c_hn_model_load(path.expand(prefix), epoch), prefix, epoch)
+}
+
+# MXNet R's loader: the same model, whose predict() defaults to MXNet's layout (dimensions
+# reversed, one example per column), so scripts written for MXNet run unchanged.
+mx.model.load <- function(prefix, iteration) {
+  model <- hn_load(prefix, iteration)
+  model@layout <- "colmajor"
+  model
+}
+
+hn_load_buffers <- function(symbol_json, params) {
+  if (!(is.raw(symbol_json) || is.character(symbol_json) && length(symbol_json) == 1L &&
+        !is.na(symbol_json))) {
+    .hn_abort(sprintf("hn_load_buffers: 'symbol_json' must be one string or a raw vector, not %s",
+                      .hn_describe(symbol_json)))
+  }
+  if (!is.raw(params)) {
+    .hn_abort(sprintf(
+      "hn_load_buffers: 'params' must be a raw vector (the bytes of a .params file), not %s",
+      .hn_describe(params)))
+  }
+  .hn_new_model(c_hn_model_load_from_memory(symbol_json, params), NA_character_, NA_integer_)
+}
+
+predict.HybridnetModel <- function(object, x, ..., layout = NULL, array.layout = NULL) {
+  .hn_check_model(object, "object")
+  extra <- list(...)
+  if (length(extra) > 0L) {
+    warning(sprintf("predict.HybridnetModel: ignored argument(s) %s",
+                    paste(names(extra), collapse = ", ")), call. = FALSE)
+  }
+  if (is.null(layout)) layout <- if (is.null(array.layout)) object@layout else array.layout
+  layout <- .hn_arg_layout(layout)
+  inputs <- .hn_named_inputs(x, object@inputs)
+  state <- object@state
+  # Inputs stay set in a predictor between forwards: start afresh when the set changes, so an
+  # input left out this time is zeros (as documented) and not last call's value.
+  if (is.null(state$predictor) || !identical(sort(names(inputs)), state$inputs_set)) {
+    old <- state$predictor
+    state$predictor <- c_hn_predictor_create(object@handle)
+    state$inputs_set <- NULL
+    c_hn_predictor_free(old)
+  }
+  pred <- state$predictor
+  for (name in names(inputs)) {
+    td <- .hn_to_tensor_data(inputs[[name]], layout, "x")
+    c_hn_predictor_set_input(pred, name, 0L, td$shape, td$data)
+  }
+  state$inputs_set <- sort(names(inputs))
+  c_hn_predictor_forward(pred)
+  n <- c_hn_predictor_num_outputs(pred)
+  outs <- lapply(seq_len(n) - 1L, function(i) {
+    t <- c_hn_predictor_output(pred, i)
+    on.exit(c_hn_tensor_free(t))
+    .hn_tensor_to_r(t, layout)
+  })
+  if (n == 1L) outs[[1L]] else stats::setNames(outs, object@outputs)
+}
+
+setMethod("show", "HybridnetModel", function(object) {
+  state <- hnr_handle_state(object@handle, "hn_model")
+  src <- if (is.na(object@prefix)) "memory"
+         else sprintf("%s (epoch %d)", object@prefix, object@epoch)
+  cat(sprintf("<hybridnet model%s: %s>\n", if (state == 1L) "" else ", closed", src))
+  cat("  inputs: ", paste(object@inputs, collapse = ", "), "\n", sep = "")
+  cat("  outputs:", paste(object@outputs, collapse = ", "), "\n")
+  cat("  layout: ", object@layout, "\n")
+  invisible(object)
+})
+
+hn_input_names <- function(model) {
+  .hn_check_model(model)
+  model@inputs
+}
+
+hn_output_names <- function(model) {
+  .hn_check_model(model)
+  model@outputs
+}
+
+hn_free <- function(x) {
+  if (is(x, "HybridnetModel")) {
+    c_hn_predictor_free(x@state$predictor)
+    c_hn_model_free(x@handle)
+  } else if (is(x, "HybridnetBlock")) {
+    c_hn_block_free(x@handle)
+  } else if (!is.null(x)) {
+    .hn_abort(sprintf("hn_free: 'x' must be a model or a block, not %s", .hn_describe(x)))
+  }
+  invisible(NULL)
+}
+
+hn_is_closed <- function(x) {
+  if (is(x, "HybridnetModel")) return(hnr_handle_state(x@handle, "hn_model") != 1L)
+  if (is(x, "HybridnetBlock")) return(hnr_handle_state(x@handle, "hn_block") != 1L)
+  .hn_abort(sprintf("hn_is_closed: 'x' must be a model or a block, not %s", .hn_describe(x)))
+}

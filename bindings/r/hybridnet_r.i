@@ -1,0 +1,263 @@
+/* hybridnet_r.i: the SWIG interface of the R package (swig -r, C mode).
+ *
+ *   swig -r -I<c_api/include> -Isrc -o src/hybridnet_wrap.c -outdir R hybridnet_r.i
+ *
+ * It wraps c_api.h directly (the shared bindings/swig/hybridnet.i carries the Java typemaps;
+ * R needs its own for every parameter, see below). The wrappers are the package's internal
+ * layer: each C function hn_x becomes the R function c_hn_x (not exported); the public API is
+ * the hand-written R code in R/.
+ *
+ * SWIG 4.1's R module has defects this file works around instead of exposing:
+ *  - Default pointer typemaps (SWIG_R_ConvertPtr) do not check the R type: a wrong object
+ *    crashes R. Every handle parameter here goes through hnr_handle(), which checks that the
+ *    object is an external pointer of the right kind (its tag) and not closed.
+ *  - %typemap(check) is ignored by the R module: all checks are in the `in` typemaps.
+ *  - Objects returned by factories get no finalizer: every new handle is an external pointer
+ *    whose C finalizer (R_RegisterCFinalizerEx, onexit TRUE) is registered *before* the C call
+ *    (hnr_holder), and the C function writes the new handle straight into that pointer's slot
+ *    (hnr_slot), so no handle is ever unowned, not even when R runs out of memory. (Only the
+ *    output lists of hn_block_forward, hn_predictor_run and hn_op_invoke are adopted after
+ *    SWIG allocates its small result list; an R allocation failure exactly there would lose
+ *    those tensors.)
+ *  - The generated delete is broken: the *_free functions are replaced by c_hn_x_free(handle),
+ *    which frees now, empties the handle (the finalizer then does nothing) and accepts NULL,
+ *    closed handles and handles restored by readRDS (which R saves without their address).
+ *  - The default int/double typemaps read INTEGER(x)[0] of whatever they get (length 0 reads
+ *    out of bounds) and the R side only warns about length > 1: replaced by checked
+ *    conversions (length 1, not NA, whole numbers, in range). The default pointer-to-int
+ *    typemaps free() their argument in freearg: every out-pointer here has its own (empty)
+ *    freearg.
+ * Grouped parameters are one R argument named after the group's first parameter (e.g.
+ * c_hn_block_create(kind, attr_keys) takes a named character vector of attributes).
+ * A negative status raises a classed R condition from C (see src/glue.h); the wrapper code is
+ * C and its temporaries are R_alloc'ed, so the longjmp skips nothing that needs releasing.
+ * The CTest r.glue_guard checks that no generated wrapper uses a SWIG default conversion.
+ * SWIG 4.1's R runtime still contains SET_S4_OBJECT, which R 4.6 removed from its API: R >= 4.6
+ * needs SWIG >= 4.5 to regenerate the glue.
+ */
+%module hybridnet
+
+%{
+#include "glue.h"
+%}
+
+/* c_hn_*: internal names; enums are not wrapped (the R layer uses the numbers it needs). */
+%rename("%(regex:/^hn_(.*)/c_hn_\\1/)s", %$isfunction) "";
+%rename("$ignore", %$isenumitem) "";
+%rename("$ignore", %$isenum) "";
+
+/* Not wrapped: C callbacks and raw memory (a pointer into a tensor, caller buffers written in
+ * place). Their R equivalents: hnr_tensor_values (below) copies a tensor's elements out. */
+%ignore hn_deleter;
+%ignore hn_log_callback;
+%ignore hn_lambda_fn;
+%ignore hn_string_free;
+%ignore hn_set_log_callback;
+%ignore hn_block_create_lambda;
+%ignore hn_tensor_wrap;
+%ignore hn_tensor_data;
+%ignore hn_tensor_copy_to;
+%ignore hn_tensor_copy_from;
+%ignore hn_predictor_get_output;
+
+/* The *_free functions: replaced by checked releases (see the header comment). */
+%define HNR_RELEASE(FREE_NAME, KIND)
+%ignore FREE_NAME;
+%rename(c_ ## FREE_NAME) hnr_ ## FREE_NAME;
+%inline %{
+void hnr_ ## FREE_NAME(SEXP handle) { hnr_release(handle, KIND, #FREE_NAME, "handle"); }
+%}
+%enddef
+
+/* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
+%typemap(in, noblock=1) SEXP { $1 = $input; }
+%typemap(out, noblock=1) SEXP { $result = $1; }
+%typemap(scoercein) SEXP ""
+%typemap(scoerceout) SEXP ""
+
+/* ---- status: a negative return raises the classed condition; outputs are the result ------ */
+%typemap(out, noblock=1) int { hnr_check($1, "$name"); }
+%typemap(out, noblock=1) int hn_abi_version, int hn_last_error_code, int hnr_header_abi_version,
+                         int hnr_handle_state { $result = Rf_ScalarInteger($1); }
+/* No outputs: NULL; one output: that value; several: a named list (see hnr_outputs). */
+%typemap(ret, noblock=1) int { r_ans = hnr_outputs(r_ans); }
+%typemap(scoerceout) int ""
+
+%typemap(out, noblock=1) const char* { $result = hnr_string_out($1); }
+
+/* ---- scalars in -------------------------------------------------------------------------- */
+%typemap(in, noblock=1) int { $1 = hnr_int($input, "$symname", "$1_name"); }
+%typemap(in, noblock=1) size_t { $1 = hnr_size($input, "$symname", "$1_name"); }
+%typemap(in, noblock=1) uint64_t { $1 = hnr_uint64($input, "$symname", "$1_name"); }
+%typemap(in, noblock=1) const char* {
+  $1 = ($1_ltype)hnr_string($input, 1, "$symname", "$1_name");
+}
+%typemap(freearg) const char* ""
+%typemap(scoercein) int, size_t, uint64_t, const char* ""
+%typemap(scheck) int, size_t, uint64_t, const char* ""
+
+/* ---- handles ----------------------------------------------------------------------------- */
+%define HNR_HANDLE(TYPE, KIND)
+%typemap(in, noblock=1) TYPE*, const TYPE* {
+  $1 = ($1_ltype)hnr_handle($input, KIND, "$symname", "$1_name");
+}
+%typemap(scoercein) TYPE*, const TYPE* ""
+%typemap(freearg) TYPE*, const TYPE* ""
+/* New handle out: the owner exists (with its finalizer) before the call. */
+%typemap(in, numinputs=0, noblock=1) TYPE** out (SEXP holder = R_NilValue) {
+  holder = Rf_protect(hnr_holder(KIND));
+  r_nprotect++;
+  $1 = (TYPE**)hnr_slot(holder);
+}
+%typemap(argout, noblock=1) TYPE** out {
+  hnr_output($result, $n, "out", hnr_adopted(holder$argnum));
+}
+%typemap(freearg) TYPE** out ""
+/* Arrays of handles in (a list of handles, or one handle). */
+%typemap(in, noblock=1) (TYPE* const* inputs, size_t num_inputs),
+                        (TYPE* const* symbols, size_t num_symbols) {
+  hnr_handles($input, KIND, "$symname", "$1_name", (void***)&$1, &$2);
+}
+%typemap(freearg) (TYPE* const* inputs, size_t num_inputs),
+                  (TYPE* const* symbols, size_t num_symbols) ""
+%typemap(scoercein) TYPE* const* ""
+%enddef
+
+HNR_HANDLE(hn_tensor, HNR_TENSOR)
+HNR_HANDLE(hn_tensor_list, HNR_TENSOR_LIST)
+HNR_HANDLE(hn_symbol, HNR_SYMBOL)
+HNR_HANDLE(hn_shape_info, HNR_SHAPE_INFO)
+HNR_HANDLE(hn_block, HNR_BLOCK)
+HNR_HANDLE(hn_model, HNR_MODEL)
+HNR_HANDLE(hn_predictor, HNR_PREDICTOR)
+
+HNR_RELEASE(hn_tensor_free, HNR_TENSOR)
+HNR_RELEASE(hn_tensor_list_free, HNR_TENSOR_LIST)
+HNR_RELEASE(hn_symbol_free, HNR_SYMBOL)
+HNR_RELEASE(hn_shape_info_free, HNR_SHAPE_INFO)
+HNR_RELEASE(hn_block_free, HNR_BLOCK)
+HNR_RELEASE(hn_model_free, HNR_MODEL)
+HNR_RELEASE(hn_predictor_free, HNR_PREDICTOR)
+
+/* Output tensors: (capacity, array, count) -> a list of new tensor handles. */
+%typemap(in, numinputs=0, noblock=1)
+    (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) (size_t count = 0) {
+  $1 = 64;
+  $2 = (hn_tensor**)R_alloc($1, sizeof(hn_tensor*));
+  $3 = &count;
+}
+%typemap(argout, noblock=1) (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) {
+  hnr_output($result, $n, "outputs", hnr_adopt_all(HNR_TENSOR, (void**)$2, *$3));
+}
+%typemap(freearg) (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) ""
+
+/* ---- arrays in --------------------------------------------------------------------------- */
+%typemap(in, noblock=1) (const int64_t* shape, int ndim) {
+  hnr_shape($input, "$symname", "$1_name", (const int64_t**)&$1, &$2);
+}
+%typemap(freearg) (const int64_t* shape, int ndim) ""
+%typemap(scoercein) const int64_t* ""
+
+%typemap(in, noblock=1) (const void* data, size_t data_bytes) {
+  hnr_data($input, "$symname", "$1_name", (const void**)&$1, &$2);
+}
+%typemap(in, noblock=1) (const char* json, size_t json_bytes) {
+  hnr_bytes($input, "$symname", "$1_name", (const void**)&$1, &$2);
+}
+%typemap(in, noblock=1) (const void* params, size_t params_bytes),
+                        (const void* bytes, size_t num_bytes) {
+  hnr_bytes($input, "$symname", "$1_name", (const void**)&$1, &$2);
+}
+%typemap(freearg) (const void* data, size_t data_bytes), (const char* json, size_t json_bytes),
+                  (const void* params, size_t params_bytes),
+                  (const void* bytes, size_t num_bytes) ""
+%typemap(scoercein) const void* ""
+
+%typemap(in, noblock=1)
+    (const char* const* attr_keys, const char* const* attr_values, size_t num_attrs) {
+  hnr_attrs($input, "$symname", "$1_name", (const char* const**)&$1, (const char* const**)&$2,
+            &$3);
+}
+%typemap(freearg)
+    (const char* const* attr_keys, const char* const* attr_values, size_t num_attrs) ""
+%typemap(in, noblock=1) (const char* const* input_names, size_t num_inputs) {
+  hnr_strings($input, "$symname", "$1_name", (const char* const**)&$1, &$2);
+}
+%typemap(freearg) (const char* const* input_names, size_t num_inputs) ""
+%typemap(scoercein) const char* const* ""
+
+/* hn_symbol_infer_shape's known shapes: a named list of shapes. */
+%typemap(in, noblock=1)
+    (size_t num_known, const char* const* names, const int* ndims, const int64_t* dims) {
+  hnr_named_shapes($input, "$symname", "$1_name", &$1, (const char* const**)&$2, (const int**)&$3,
+                   (const int64_t**)&$4);
+}
+%typemap(freearg)
+    (size_t num_known, const char* const* names, const int* ndims, const int64_t* dims) ""
+
+/* ---- outputs ----------------------------------------------------------------------------- */
+%define HNR_SCALAR_OUT(CTYPE, NAMES)
+%typemap(in, numinputs=0, noblock=1) CTYPE* NAMES (CTYPE temp = 0) { $1 = &temp; }
+%typemap(argout, noblock=1) CTYPE* NAMES {
+  hnr_output($result, $n, "$1_name", hnr_double_out((double)temp$argnum));
+}
+%typemap(freearg) CTYPE* NAMES ""
+%enddef
+HNR_SCALAR_OUT(int, out_dtype)
+HNR_SCALAR_OUT(int, out_ndim)
+HNR_SCALAR_OUT(int, out_num_threads)
+HNR_SCALAR_OUT(int, out_complete)
+HNR_SCALAR_OUT(int, out_version)
+HNR_SCALAR_OUT(int, out_mxnet_version)
+HNR_SCALAR_OUT(int, out_legacy)
+HNR_SCALAR_OUT(int, out_required)
+HNR_SCALAR_OUT(size_t, out_bytes)
+HNR_SCALAR_OUT(size_t, out_size)
+HNR_SCALAR_OUT(size_t, out_count)
+HNR_SCALAR_OUT(size_t, out_num_attrs)
+HNR_SCALAR_OUT(size_t, out_num_aliases)
+HNR_SCALAR_OUT(int64_t, out_dim)
+HNR_SCALAR_OUT(int64_t, out_size)
+
+/* Borrowed strings out (copied into R). */
+%typemap(in, numinputs=0, noblock=1) const char** (const char* temp = NULL) {
+  $1 = ($1_ltype)&temp;
+}
+%typemap(argout, noblock=1) const char** {
+  hnr_output($result, $n, "$1_name", hnr_string_out(temp$argnum));
+}
+%typemap(freearg) const char** ""
+/* New strings out (copied, then released with hn_string_free). */
+%typemap(in, numinputs=0, noblock=1) char** out (char* temp = NULL) { $1 = &temp; }
+%typemap(argout, noblock=1) char** out {
+  hnr_output($result, $n, "out", hnr_owned_string_out(temp$argnum));
+}
+%typemap(freearg) char** out ""
+/* Borrowed name arrays out. */
+%typemap(in, numinputs=0, noblock=1) (const char* const** out_names, size_t* out_count)
+    (const char* const* names = NULL, size_t count = 0) {
+  $1 = ($1_ltype)&names;
+  $2 = &count;
+}
+%typemap(argout, noblock=1) (const char* const** out_names, size_t* out_count) {
+  hnr_output($result, $n, "names", hnr_strings_out((const char* const*)*$1, *$2));
+}
+%typemap(freearg) (const char* const** out_names, size_t* out_count) ""
+/* Borrowed shapes out. */
+%typemap(in, numinputs=0, noblock=1) (const int64_t** out_dims, int* out_ndim)
+    (const int64_t* dims = NULL, int ndim = 0) {
+  $1 = ($1_ltype)&dims;
+  $2 = &ndim;
+}
+%typemap(argout, noblock=1) (const int64_t** out_dims, int* out_ndim) {
+  hnr_output($result, $n, "dims", hnr_dims_out((const int64_t*)*$1, *$2));
+}
+%typemap(freearg) (const int64_t** out_dims, int* out_ndim) ""
+
+/* ---- helpers for the R layer ------------------------------------------------------------- */
+SEXP hnr_tensor_values(const hn_tensor* tensor);
+SEXP hnr_live_handles(void);
+int hnr_header_abi_version(void);
+int hnr_handle_state(SEXP x, const char* kind);
+
+%include "hybridnet/c_api.h"

@@ -1,0 +1,632 @@
+/* glue.c: argument checks, conversions, handles and errors for the SWIG-generated wrapper
+ * (see glue.h). Plain C: R's longjmp never skips a destructor here, and every temporary is
+ * R_alloc'ed, so raising an R error anywhere leaks nothing. */
+#include "glue.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- kinds -------------------------------------------------------------------------------- */
+
+static const char* const kKindTags[HNR_NUM_KINDS] = {
+    "hn_tensor", "hn_tensor_list", "hn_symbol", "hn_shape_info", "hn_block", "hn_model",
+    "hn_predictor"};
+static const char* const kKindText[HNR_NUM_KINDS] = {
+    "tensor", "tensor list", "symbol", "shape info", "block", "model", "predictor"};
+
+/* Handles made and not yet freed, per kind (R is single-threaded: plain ints suffice). */
+static int g_live[HNR_NUM_KINDS];
+
+static SEXP KindTag(int kind) {
+  static SEXP tags[HNR_NUM_KINDS];
+  if (tags[kind] == NULL) tags[kind] = Rf_install(kKindTags[kind]); /* symbols are never freed */
+  return tags[kind];
+}
+
+/* A handle is an external pointer whose address is a Box living in a raw vector (the pointer's
+ * "prot" field, so R's GC owns it). C functions write a new handle straight into box->address
+ * (see hnr_slot), so nothing is unowned between the C call and R. */
+typedef struct {
+  void* address; /* the hn_* handle, NULL when none or freed */
+  int counted;   /* counted in g_live */
+} Box;
+
+/* The kind named by the tag of an external pointer, or -1. */
+static int TagKind(SEXP x) {
+  if (TYPEOF(x) != EXTPTRSXP) return -1;
+  SEXP tag = R_ExternalPtrTag(x);
+  for (int k = 0; k < HNR_NUM_KINDS; ++k) {
+    if (tag == KindTag(k)) return k;
+  }
+  return -1;
+}
+
+/* The kind of a usable handle, or -1 for any other object. A handle restored by unserialize()
+ * keeps its tag but has a NULL address (R does not save addresses): not usable, not freed. */
+static int KindOf(SEXP x) {
+  int kind = TagKind(x);
+  if (kind < 0) return -1;
+  SEXP prot = R_ExternalPtrProtected(x);
+  if (TYPEOF(prot) != RAWSXP || XLENGTH(prot) != (R_xlen_t)sizeof(Box) ||
+      R_ExternalPtrAddr(x) != (void*)RAW(prot)) {
+    return -1;
+  }
+  return kind;
+}
+
+static Box* BoxOf(SEXP x) { return (Box*)R_ExternalPtrAddr(x); }
+
+static void FreeAddress(int kind, void* p) {
+  switch (kind) {
+    case HNR_TENSOR: hn_tensor_free((hn_tensor*)p); break;
+    case HNR_TENSOR_LIST: hn_tensor_list_free((hn_tensor_list*)p); break;
+    case HNR_SYMBOL: hn_symbol_free((hn_symbol*)p); break;
+    case HNR_SHAPE_INFO: hn_shape_info_free((hn_shape_info*)p); break;
+    case HNR_BLOCK: hn_block_free((hn_block*)p); break;
+    case HNR_MODEL: hn_model_free((hn_model*)p); break;
+    case HNR_PREDICTOR: hn_predictor_free((hn_predictor*)p); break;
+    default: break;
+  }
+}
+
+/* The C finalizer of every handle; also the explicit release. Idempotent. */
+static void Finalize(SEXP x) {
+  int kind = KindOf(x);
+  if (kind < 0) return;
+  Box* box = BoxOf(x);
+  void* p = box->address;
+  if (p == NULL) return;
+  box->address = NULL;
+  if (box->counted) --g_live[kind];
+  box->counted = 0;
+  FreeAddress(kind, p);
+}
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+/* "hybridnet_error_shape" for HN_ERR_SHAPE. */
+static SEXP ConditionClass(int status) {
+  const char* name = hn_status_name(status);
+  const char* prefix = "HN_ERR_";
+  int known = strncmp(name, prefix, strlen(prefix)) == 0 && strcmp(name, "HN_ERR_UNKNOWN") != 0;
+  SEXP cls = Rf_protect(Rf_allocVector(STRSXP, known ? 4 : 3));
+  int i = 0;
+  if (known) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "hybridnet_error_%s", name + strlen(prefix));
+    for (char* c = buf; *c; ++c) {
+      if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+    }
+    SET_STRING_ELT(cls, i++, Rf_mkChar(buf));
+  }
+  SET_STRING_ELT(cls, i++, Rf_mkChar("hybridnet_error"));
+  SET_STRING_ELT(cls, i++, Rf_mkChar("error"));
+  SET_STRING_ELT(cls, i++, Rf_mkChar("condition"));
+  Rf_unprotect(1);
+  return cls;
+}
+
+void hnr_raise(int status, const char* message) {
+  SEXP msg = Rf_protect(Rf_ScalarString(Rf_mkCharCE(message, CE_UTF8)));
+  SEXP cond = Rf_protect(Rf_allocVector(VECSXP, 4));
+  SET_VECTOR_ELT(cond, 0, msg);
+  SET_VECTOR_ELT(cond, 1, R_NilValue);
+  SET_VECTOR_ELT(cond, 2, Rf_mkString(hn_status_name(status)));
+  SET_VECTOR_ELT(cond, 3, Rf_ScalarInteger(status));
+  SEXP names = Rf_protect(Rf_allocVector(STRSXP, 4));
+  SET_STRING_ELT(names, 0, Rf_mkChar("message"));
+  SET_STRING_ELT(names, 1, Rf_mkChar("call"));
+  SET_STRING_ELT(names, 2, Rf_mkChar("status"));
+  SET_STRING_ELT(names, 3, Rf_mkChar("code"));
+  Rf_setAttrib(cond, R_NamesSymbol, names);
+  Rf_setAttrib(cond, R_ClassSymbol, ConditionClass(status));
+  SEXP call = Rf_protect(Rf_lang2(Rf_install("stop"), cond));
+  Rf_eval(call, R_BaseEnv);
+  Rf_error("%s", message); /* not reached: stop() does not return */
+}
+
+/* The wrapper names are c_hn_x; messages use the C name hn_x. */
+static const char* CName(const char* fn) { return strncmp(fn, "c_", 2) == 0 ? fn + 2 : fn; }
+
+void hnr_arg_error(const char* fn, const char* arg, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  char* what = R_alloc((size_t)n + 1, 1);
+  va_start(ap, fmt);
+  vsnprintf(what, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  const char* name = CName(fn);
+  size_t len = strlen(name) + strlen(arg) + strlen(what) + 32;
+  char* message = R_alloc(len, 1);
+  snprintf(message, len, "%s: argument '%s' %s", name, arg, what);
+  hnr_raise(HN_ERR_INVALID_ARGUMENT, message);
+}
+
+void hnr_check(int status, const char* fn) {
+  if (status == HN_OK) return;
+  const char* message = hn_last_error();
+  if (message == NULL || message[0] == '\0' || hn_last_error_code() != status) {
+    size_t len = strlen(fn) + 64;
+    char* text = R_alloc(len, 1);
+    snprintf(text, len, "%s failed (%s)", CName(fn), hn_status_name(status));
+    message = text;
+  }
+  hnr_raise(status, message);
+}
+
+/* "a double vector", "NULL", "a model handle", ... for messages. */
+static const char* Describe(SEXP x) {
+  int kind = TagKind(x);
+  if (kind >= 0) {
+    size_t len = strlen(kKindText[kind]) + 16;
+    char* s = R_alloc(len, 1);
+    snprintf(s, len, "a %s handle", kKindText[kind]);
+    return s;
+  }
+  if (x == R_NilValue) return "NULL";
+  if (IS_S4_OBJECT(x)) return "an S4 object";
+  const char* type = Rf_type2char(TYPEOF(x));
+  size_t len = strlen(type) + 48;
+  char* s = R_alloc(len, 1);
+  if (Rf_isVector(x)) {
+    snprintf(s, len, "a %s vector of length %lld", type, (long long)XLENGTH(x));
+  } else {
+    snprintf(s, len, "an object of type %s", type);
+  }
+  return s;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------- */
+
+static void CheckTag(SEXP x, int kind, const char* fn, const char* arg) {
+  if (TagKind(x) != kind) {
+    hnr_arg_error(fn, arg, "must be a %s handle, not %s", kKindText[kind], Describe(x));
+  }
+}
+
+void* hnr_handle(SEXP x, int kind, const char* fn, const char* arg) {
+  CheckTag(x, kind, fn, arg);
+  if (KindOf(x) != kind) {
+    hnr_arg_error(fn, arg, "is a %s handle restored from a saved session: native objects are not "
+                  "saved; load or build it again", kKindText[kind]);
+  }
+  void* p = BoxOf(x)->address;
+  if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", kKindText[kind]);
+  return p;
+}
+
+void hnr_release(SEXP x, int kind, const char* fn, const char* arg) {
+  if (x == R_NilValue) return;
+  CheckTag(x, kind, fn, arg);
+  Finalize(x); /* nothing for a closed or restored handle */
+}
+
+/* One number (integer, double or logical, not NA); whole when `whole`. */
+static double Number(SEXP x, const char* fn, const char* arg) {
+  int type = TYPEOF(x);
+  if ((type != INTSXP && type != REALSXP && type != LGLSXP) || XLENGTH(x) != 1) {
+    hnr_arg_error(fn, arg, "must be one number, not %s", Describe(x));
+  }
+  double v;
+  if (type == REALSXP) {
+    v = REAL(x)[0];
+    if (ISNAN(v)) hnr_arg_error(fn, arg, "must not be NA or NaN");
+  } else {
+    int i = type == INTSXP ? INTEGER(x)[0] : LOGICAL(x)[0];
+    if (i == NA_INTEGER) hnr_arg_error(fn, arg, "must not be NA");
+    v = (double)i;
+  }
+  if (!isfinite(v) || v != floor(v)) hnr_arg_error(fn, arg, "must be a whole number, not %g", v);
+  return v;
+}
+
+int hnr_int(SEXP x, const char* fn, const char* arg) {
+  double v = Number(x, fn, arg);
+  if (v < -2147483647.0 || v > 2147483647.0) hnr_arg_error(fn, arg, "is out of range: %.0f", v);
+  return (int)v;
+}
+
+static const double kMaxExact = 9007199254740992.0; /* 2^53 */
+
+size_t hnr_size(SEXP x, const char* fn, const char* arg) {
+  double v = Number(x, fn, arg);
+  if (v < 0 || v > kMaxExact) hnr_arg_error(fn, arg, "must be in [0, 2^53], not %.0f", v);
+  return (size_t)v;
+}
+
+uint64_t hnr_uint64(SEXP x, const char* fn, const char* arg) {
+  double v = Number(x, fn, arg);
+  if (v < 0 || v > kMaxExact) hnr_arg_error(fn, arg, "must be in [0, 2^53], not %.0f", v);
+  return (uint64_t)v;
+}
+
+const char* hnr_string(SEXP x, int allow_null, const char* fn, const char* arg) {
+  if (x == R_NilValue && allow_null) return NULL;
+  if (TYPEOF(x) != STRSXP || XLENGTH(x) != 1) {
+    hnr_arg_error(fn, arg, "must be one string, not %s", Describe(x));
+  }
+  if (STRING_ELT(x, 0) == NA_STRING) hnr_arg_error(fn, arg, "must not be NA");
+  return Rf_translateCharUTF8(STRING_ELT(x, 0));
+}
+
+static int64_t g_no_dims[1];
+
+void hnr_shape(SEXP x, const char* fn, const char* arg, const int64_t** dims, int* ndim) {
+  int type = TYPEOF(x);
+  if (type != INTSXP && type != REALSXP && x != R_NilValue) {
+    hnr_arg_error(fn, arg, "must be a numeric vector of dimensions, not %s", Describe(x));
+  }
+  R_xlen_t n = x == R_NilValue ? 0 : XLENGTH(x);
+  if (n > 32) hnr_arg_error(fn, arg, "has %lld dimensions; at most 32 are supported", (long long)n);
+  int64_t* out = n > 0 ? (int64_t*)R_alloc((size_t)n, sizeof(int64_t)) : g_no_dims;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    double v;
+    if (type == INTSXP) {
+      v = INTEGER(x)[i] == NA_INTEGER ? NAN : (double)INTEGER(x)[i];
+    } else {
+      v = REAL(x)[i];
+    }
+    if (ISNAN(v) || !isfinite(v) || v != floor(v) || v < 0 || v > kMaxExact) {
+      hnr_arg_error(fn, arg, "must hold whole numbers >= 0; element %lld is %g",
+                    (long long)i + 1, v);
+    }
+    out[i] = (int64_t)v;
+  }
+  *dims = out;
+  *ndim = (int)n;
+}
+
+void hnr_data(SEXP x, const char* fn, const char* arg, const void** data, size_t* bytes) {
+  R_xlen_t n;
+  switch (TYPEOF(x)) {
+    case NILSXP:
+      *data = NULL;
+      *bytes = 0;
+      return;
+    case RAWSXP:
+      *data = RAW(x);
+      *bytes = (size_t)XLENGTH(x);
+      return;
+    case REALSXP: {
+      n = XLENGTH(x);
+      float* out = (float*)R_alloc(n > 0 ? (size_t)n : 1, sizeof(float));
+      const double* in = REAL(x);
+      for (R_xlen_t i = 0; i < n; ++i) out[i] = (float)in[i];
+      *data = out;
+      *bytes = (size_t)n * sizeof(float);
+      return;
+    }
+    case INTSXP:
+    case LGLSXP: {
+      n = XLENGTH(x);
+      float* out = (float*)R_alloc(n > 0 ? (size_t)n : 1, sizeof(float));
+      const int* in = TYPEOF(x) == INTSXP ? INTEGER(x) : LOGICAL(x);
+      for (R_xlen_t i = 0; i < n; ++i) out[i] = in[i] == NA_INTEGER ? NAN : (float)in[i];
+      *data = out;
+      *bytes = (size_t)n * sizeof(float);
+      return;
+    }
+    default:
+      hnr_arg_error(fn, arg, "must be a numeric or raw vector, not %s", Describe(x));
+  }
+}
+
+void hnr_bytes(SEXP x, const char* fn, const char* arg, const void** data, size_t* bytes) {
+  if (TYPEOF(x) == RAWSXP) {
+    *data = RAW(x);
+    *bytes = (size_t)XLENGTH(x);
+    return;
+  }
+  const char* s = hnr_string(x, 0, fn, arg);
+  *data = s;
+  *bytes = strlen(s);
+}
+
+void hnr_strings(SEXP x, const char* fn, const char* arg, const char* const** out, size_t* n) {
+  if (x == R_NilValue) {
+    *out = NULL;
+    *n = 0;
+    return;
+  }
+  if (TYPEOF(x) != STRSXP) {
+    hnr_arg_error(fn, arg, "must be a character vector, not %s", Describe(x));
+  }
+  R_xlen_t len = XLENGTH(x);
+  const char** arr = (const char**)R_alloc(len > 0 ? (size_t)len : 1, sizeof(char*));
+  for (R_xlen_t i = 0; i < len; ++i) {
+    if (STRING_ELT(x, i) == NA_STRING) {
+      hnr_arg_error(fn, arg, "must not contain NA (element %lld)", (long long)i + 1);
+    }
+    arr[i] = Rf_translateCharUTF8(STRING_ELT(x, i));
+  }
+  *out = arr;
+  *n = (size_t)len;
+}
+
+void hnr_attrs(SEXP x, const char* fn, const char* arg, const char* const** keys,
+               const char* const** values, size_t* n) {
+  if (x == R_NilValue) {
+    *keys = NULL;
+    *values = NULL;
+    *n = 0;
+    return;
+  }
+  SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+  if (TYPEOF(x) != STRSXP || names == R_NilValue) {
+    hnr_arg_error(fn, arg, "must be a named character vector, not %s", Describe(x));
+  }
+  hnr_strings(x, fn, arg, values, n);
+  size_t count;
+  hnr_strings(names, fn, arg, keys, &count);
+  for (size_t i = 0; i < count; ++i) {
+    if ((*keys)[i][0] == '\0') hnr_arg_error(fn, arg, "has an empty name (element %zu)", i + 1);
+  }
+}
+
+void hnr_handles(SEXP x, int kind, const char* fn, const char* arg, void*** out, size_t* n) {
+  if (x == R_NilValue) {
+    *out = NULL;
+    *n = 0;
+    return;
+  }
+  if (TYPEOF(x) == EXTPTRSXP) {
+    void** arr = (void**)R_alloc(1, sizeof(void*));
+    arr[0] = hnr_handle(x, kind, fn, arg);
+    *out = arr;
+    *n = 1;
+    return;
+  }
+  if (TYPEOF(x) != VECSXP) {
+    hnr_arg_error(fn, arg, "must be a list of %s handles, not %s", kKindText[kind], Describe(x));
+  }
+  R_xlen_t len = XLENGTH(x);
+  void** arr = (void**)R_alloc(len > 0 ? (size_t)len : 1, sizeof(void*));
+  for (R_xlen_t i = 0; i < len; ++i) {
+    size_t alen = strlen(arg) + 32;
+    char* elem = R_alloc(alen, 1);
+    snprintf(elem, alen, "%s[[%lld]]", arg, (long long)i + 1);
+    arr[i] = hnr_handle(VECTOR_ELT(x, i), kind, fn, elem);
+  }
+  *out = arr;
+  *n = (size_t)len;
+}
+
+void hnr_named_shapes(SEXP x, const char* fn, const char* arg, size_t* num,
+                      const char* const** names, const int** ndims, const int64_t** dims) {
+  if (x == R_NilValue) {
+    *num = 0;
+    *names = NULL;
+    *ndims = NULL;
+    *dims = g_no_dims;
+    return;
+  }
+  SEXP list_names = Rf_getAttrib(x, R_NamesSymbol);
+  if (TYPEOF(x) != VECSXP || list_names == R_NilValue) {
+    hnr_arg_error(fn, arg, "must be a named list of shapes, not %s", Describe(x));
+  }
+  size_t count;
+  hnr_strings(list_names, fn, arg, names, &count);
+  int* nd = (int*)R_alloc(count > 0 ? count : 1, sizeof(int));
+  int64_t* all = (int64_t*)R_alloc(count * 32 + 1, sizeof(int64_t));
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t* d;
+    hnr_shape(VECTOR_ELT(x, (R_xlen_t)i), fn, (*names)[i], &d, &nd[i]);
+    memcpy(all + total, d, (size_t)nd[i] * sizeof(int64_t));
+    total += (size_t)nd[i];
+  }
+  *num = count;
+  *ndims = nd;
+  *dims = all;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+SEXP hnr_holder(int kind) {
+  SEXP raw = Rf_protect(Rf_allocVector(RAWSXP, (R_xlen_t)sizeof(Box)));
+  memset(RAW(raw), 0, sizeof(Box));
+  SEXP h = Rf_protect(R_MakeExternalPtr(RAW(raw), KindTag(kind), raw));
+  R_RegisterCFinalizerEx(h, Finalize, TRUE);
+  Rf_unprotect(2);
+  return h;
+}
+
+void** hnr_slot(SEXP holder) { return &BoxOf(holder)->address; }
+
+SEXP hnr_adopted(SEXP holder) {
+  Box* box = BoxOf(holder);
+  if (box->address == NULL) return R_NilValue;
+  if (!box->counted) {
+    box->counted = 1;
+    ++g_live[KindOf(holder)];
+  }
+  return holder;
+}
+
+typedef struct {
+  int kind;
+  void** addresses;
+  size_t n;
+  size_t adopted;
+} AdoptState;
+
+static SEXP AdoptBody(void* data) {
+  AdoptState* st = (AdoptState*)data;
+  SEXP list = Rf_protect(Rf_allocVector(VECSXP, (R_xlen_t)st->n));
+  for (size_t i = 0; i < st->n; ++i) {
+    SEXP h = hnr_holder(st->kind);
+    SET_VECTOR_ELT(list, (R_xlen_t)i, h);
+    *hnr_slot(h) = st->addresses[i];
+    st->adopted = i + 1;
+    hnr_adopted(h);
+  }
+  Rf_unprotect(1);
+  return list;
+}
+
+static void AdoptCleanup(void* data, Rboolean jump) {
+  AdoptState* st = (AdoptState*)data;
+  if (!jump) return;
+  for (size_t i = st->adopted; i < st->n; ++i) FreeAddress(st->kind, st->addresses[i]);
+}
+
+SEXP hnr_adopt_all(int kind, void** addresses, size_t n) {
+  AdoptState st = {kind, addresses, n, 0};
+  SEXP token = Rf_protect(R_MakeUnwindCont());
+  SEXP list = R_UnwindProtect(AdoptBody, &st, AdoptCleanup, &st, token);
+  Rf_unprotect(1);
+  return list;
+}
+
+SEXP hnr_string_out(const char* s) {
+  if (s == NULL) return R_NilValue;
+  return Rf_ScalarString(Rf_mkCharCE(s, CE_UTF8));
+}
+
+static SEXP OwnedStringBody(void* data) { return hnr_string_out((const char*)data); }
+static void OwnedStringCleanup(void* data, Rboolean jump) {
+  (void)jump;
+  hn_string_free((char*)data);
+}
+
+SEXP hnr_owned_string_out(char* s) {
+  if (s == NULL) return R_NilValue;
+  SEXP token = Rf_protect(R_MakeUnwindCont());
+  SEXP out = R_UnwindProtect(OwnedStringBody, s, OwnedStringCleanup, s, token);
+  Rf_unprotect(1);
+  return out;
+}
+
+SEXP hnr_strings_out(const char* const* names, size_t n) {
+  SEXP out = Rf_protect(Rf_allocVector(STRSXP, (R_xlen_t)n));
+  for (size_t i = 0; i < n; ++i) {
+    SET_STRING_ELT(out, (R_xlen_t)i, Rf_mkCharCE(names[i] != NULL ? names[i] : "", CE_UTF8));
+  }
+  Rf_unprotect(1);
+  return out;
+}
+
+SEXP hnr_dims_out(const int64_t* dims, int ndim) {
+  SEXP out = Rf_allocVector(REALSXP, ndim > 0 ? ndim : 0);
+  for (int i = 0; i < ndim; ++i) REAL(out)[i] = (double)dims[i];
+  return out;
+}
+
+SEXP hnr_double_out(double v) { return Rf_ScalarReal(v); }
+
+void hnr_output(SEXP list, int index, const char* name, SEXP value) {
+  Rf_protect(value);
+  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+  if (names == R_NilValue) {
+    names = Rf_allocVector(STRSXP, XLENGTH(list));
+    Rf_setAttrib(list, R_NamesSymbol, names);
+  }
+  const char* short_name = strncmp(name, "out_", 4) == 0 ? name + 4 : name;
+  SET_STRING_ELT(names, index, Rf_mkChar(short_name));
+  SET_VECTOR_ELT(list, index, value);
+  Rf_unprotect(1);
+}
+
+SEXP hnr_outputs(SEXP ans) {
+  /* SWIG's list: element 0 is the (empty) result, then one element per output. */
+  if (TYPEOF(ans) != VECSXP || XLENGTH(ans) < 2 || VECTOR_ELT(ans, 0) != R_NilValue) return ans;
+  R_xlen_t n = XLENGTH(ans) - 1;
+  if (n == 1) return VECTOR_ELT(ans, 1);
+  SEXP out = Rf_protect(Rf_allocVector(VECSXP, n));
+  SEXP names = Rf_protect(Rf_allocVector(STRSXP, n));
+  SEXP old_names = Rf_getAttrib(ans, R_NamesSymbol);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SET_VECTOR_ELT(out, i, VECTOR_ELT(ans, i + 1));
+    SEXP name = old_names != R_NilValue ? STRING_ELT(old_names, i + 1) : R_BlankString;
+    SET_STRING_ELT(names, i, name);
+  }
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  Rf_unprotect(2);
+  return out;
+}
+
+/* ---- helpers wrapped for the R layer ------------------------------------------------------ */
+
+static float HalfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31;
+  int exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ffu;
+  float v;
+  if (exp == 0) {
+    v = ldexpf((float)mant, -24);
+  } else if (exp == 31) {
+    v = mant != 0 ? NAN : INFINITY;
+  } else {
+    v = ldexpf((float)(mant | 0x400u), exp - 25);
+  }
+  return sign ? -v : v;
+}
+
+static float Bfloat16ToFloat(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+SEXP hnr_tensor_values(const hn_tensor* tensor) {
+  int dtype = 0;
+  int64_t size = 0;
+  size_t nbytes = 0;
+  hnr_check(hn_tensor_dtype(tensor, &dtype), "hn_tensor_dtype");
+  hnr_check(hn_tensor_size(tensor, &size), "hn_tensor_size");
+  hnr_check(hn_tensor_nbytes(tensor, &nbytes), "hn_tensor_nbytes");
+  void* buf = R_alloc(nbytes > 0 ? nbytes : 1, 1);
+  hnr_check(hn_tensor_copy_to(tensor, buf, nbytes), "hn_tensor_copy_to");
+  SEXP out = Rf_protect(Rf_allocVector(REALSXP, (R_xlen_t)size));
+  double* v = REAL(out);
+  for (int64_t i = 0; i < size; ++i) {
+    switch (dtype) {
+      case HN_DTYPE_FLOAT32: v[i] = ((const float*)buf)[i]; break;
+      case HN_DTYPE_FLOAT64: v[i] = ((const double*)buf)[i]; break;
+      case HN_DTYPE_FLOAT16: v[i] = HalfToFloat(((const uint16_t*)buf)[i]); break;
+      case HN_DTYPE_BFLOAT16: v[i] = Bfloat16ToFloat(((const uint16_t*)buf)[i]); break;
+      case HN_DTYPE_UINT8: v[i] = ((const uint8_t*)buf)[i]; break;
+      case HN_DTYPE_INT8: v[i] = ((const int8_t*)buf)[i]; break;
+      case HN_DTYPE_BOOL: v[i] = ((const uint8_t*)buf)[i] != 0; break;
+      case HN_DTYPE_INT16: v[i] = ((const int16_t*)buf)[i]; break;
+      case HN_DTYPE_UINT16: v[i] = ((const uint16_t*)buf)[i]; break;
+      case HN_DTYPE_INT32: v[i] = ((const int32_t*)buf)[i]; break;
+      case HN_DTYPE_UINT32: v[i] = ((const uint32_t*)buf)[i]; break;
+      case HN_DTYPE_INT64: v[i] = (double)((const int64_t*)buf)[i]; break;
+      case HN_DTYPE_UINT64: v[i] = (double)((const uint64_t*)buf)[i]; break;
+      default: {
+        char msg[96];
+        snprintf(msg, sizeof msg, "hnr_tensor_values: unsupported dtype %d", dtype);
+        hnr_raise(HN_ERR_DTYPE, msg);
+      }
+    }
+  }
+  Rf_unprotect(1);
+  return out;
+}
+
+SEXP hnr_live_handles(void) {
+  SEXP out = Rf_protect(Rf_allocVector(INTSXP, HNR_NUM_KINDS));
+  SEXP names = Rf_protect(Rf_allocVector(STRSXP, HNR_NUM_KINDS));
+  for (int k = 0; k < HNR_NUM_KINDS; ++k) {
+    INTEGER(out)[k] = g_live[k];
+    SET_STRING_ELT(names, k, Rf_mkChar(kKindTags[k] + 3));
+  }
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  Rf_unprotect(2);
+  return out;
+}
+
+int hnr_header_abi_version(void) { return HN_ABI_VERSION; }
+
+int hnr_handle_state(SEXP x, const char* kind) {
+  int k = TagKind(x);
+  if (k < 0 || kind == NULL || strcmp(kKindTags[k], kind) != 0) return -1;
+  return KindOf(x) == k && BoxOf(x)->address != NULL ? 1 : 0;
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(hybridnet)
+
+test_check("hybridnet")
