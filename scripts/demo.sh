@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the seed walkthrough (build a model, run eagerly, hybridize, benchmark, export,
-# import), then the benchmark table and the files it wrote, read back by the CLI.
+# import), its export loaded from C, C++, Java, Scala and R side by side, then the benchmark
+# table and the files it wrote, read back by the CLI.
 set -euo pipefail
 build=${1:-build}
 fixtures=${HN_FIXTURES_DIR:-../shared/fixtures/mxnet}
@@ -12,13 +13,88 @@ step() { printf '\n==== %s\n' "$*"; }
 step "Seed walkthrough (examples/cpp/seed_walkthrough.cc)"
 "$build/bin/seed_walkthrough" --out "$out"
 
+step "One export, every language: the C++ walkthrough's seed_mlp loaded from C, C++, Java, Scala and R"
+# The same input (3 x 512, normal(0, 1), seed 7) for every language; each writes its output .npy.
+xlang="$build/bin/xlang_cpp"
+if [ ! -x "$xlang" ] || [ ! -x "$build/bin/xlang_c" ]; then
+  echo "(skipped: needs the test helpers xlang_cpp/xlang_c, i.e. a build with HN_BUILD_TESTS=ON)"
+else
+  xl="$(cd "$out" && pwd)/languages"
+  rm -rf "$xl" && mkdir -p "$xl"
+  "$xlang" random "$xl/x.npy" 7 3 512
+  jar="$build/bindings/java/hybridnet.jar" examples_jar="$build/bindings/java/hybridnet-examples.jar"
+  languages=()
+  run_lang() {  # NAME HOW COMMAND...: runs COMMAND (which writes $xl/NAME.npy), keeps its log
+    local name=$1 how=$2
+    shift 2
+    if "$@" > "$xl/$name.log" 2>&1; then
+      languages+=("$name|$how")
+    else
+      echo "$name: failed (see $xl/$name.log)"; tail -n 5 "$xl/$name.log"
+    fi
+  }
+  run_lang C "C API program (tests/cross_language/xlang_c.c)" \
+    "$build/bin/xlang_c" "$out/seed_mlp" 0 "$xl/x.npy" "$xl/C.npy"
+  run_lang C++ "hybridnet run (CLI, C++ core)" \
+    "$build/bin/hybridnet" run "$out/seed_mlp" 0 --input "data=$xl/x.npy" --output "$xl/C++.npy"
+  if [ -f "$jar" ] && command -v java > /dev/null; then
+    run_lang Java "examples/java/Predict.java via hybridnet.jar" \
+      java -cp "$jar:$examples_jar" Predict "$out/seed_mlp" 0 "$xl/x.npy" "$xl/Java.npy"
+  else
+    echo "Java: skipped (the Java binding is not built)"
+  fi
+  if [ -f "$jar" ] && command -v mvn > /dev/null && command -v java > /dev/null; then
+    # examples/scala depends on the Maven artifacts: (re)installed, tests skipped, when missing or
+    # older than this build's JAR (the first time takes a minute).
+    m2="${HOME}/.m2/repository/org/hybridnet"
+    mvn_args=(-B -q -ntp -Dstyle.color=never "-Dhybridnet.build.dir=$(cd "$build" && pwd)" -DskipTests)
+    # (maven-metadata-local.xml is rewritten by every install.)
+    installed_java="$m2/hybridnet/maven-metadata-local.xml"
+    installed_scala="$m2/hybridnet-scala_2.13/maven-metadata-local.xml"
+    if [ ! -f "$installed_java" ] || [ ! -f "$installed_scala" ] || [ "$jar" -nt "$installed_java" ]; then
+      echo "(installing org.hybridnet:hybridnet and hybridnet-scala_2.13 into ~/.m2 for examples/scala)"
+      { mvn "${mvn_args[@]}" -f bindings/java/pom.xml "-Dhybridnet.maven.dir=$(cd "$build" && pwd)/bindings/java/maven" install \
+        && mvn "${mvn_args[@]}" -f bindings/scala/pom.xml "-Dhybridnet.maven.dir=$(cd "$build" && pwd)/bindings/scala/maven" install; } \
+        > "$xl/maven-install.log" 2>&1 || { echo "(mvn install failed, see $xl/maven-install.log)"; }
+    fi
+    if mvn -B -q -ntp -Dstyle.color=never -f examples/scala/pom.xml "-Dhybridnet.maven.dir=$xl/scala-maven" \
+         package dependency:build-classpath "-Dmdep.outputFile=$xl/scala-cp.txt" -Dmdep.includeScope=runtime \
+         > "$xl/scala-build.log" 2>&1; then
+      run_lang Scala "examples/scala/Predict.scala (Maven project)" \
+        java -cp "$(cat "$xl/scala-cp.txt"):$xl/scala-maven/classes" Predict "$out/seed_mlp" 0 "$xl/x.npy" "$xl/Scala.npy"
+    else
+      echo "Scala: examples/scala did not build (see $xl/scala-build.log)"
+    fi
+  else
+    echo "Scala: skipped (needs the Java binding, java and mvn)"
+  fi
+  if [ -d "$build/bindings/r/lib/hybridnet" ] && command -v Rscript > /dev/null; then
+    run_lang R "examples/r/predict.R via the R package" \
+      env R_LIBS="$build/bindings/r/lib" Rscript examples/r/predict.R "$out/seed_mlp" 0 "$xl/x.npy" "$xl/R.npy"
+  else
+    echo "R: skipped (the R package is not built)"
+  fi
+  printf '\n%-6s %-52s %s\n' "" "" "output (3 x 2, row by row)"
+  agree=1
+  for entry in "${languages[@]}"; do
+    name=${entry%%|*}
+    printf '%-6s %-52s%s\n' "$name" "${entry#*|}" "$("$xlang" print "$xl/$name.npy")"
+    "$xlang" same "$xl/C++.npy" "$xl/$name.npy" > /dev/null || agree=0
+  done
+  if [ "$agree" = 1 ] && [ "${#languages[@]}" -ge 2 ]; then
+    echo "verdict: all ${#languages[@]} languages agree, bit for bit (identical float32 outputs)"
+  else
+    echo "verdict: the languages DISAGREE (or too few ran)"
+  fi
+fi
+
 step "The exported files, read back by the CLI"
 "$build/bin/hybridnet" info "$out/seed_mlp-symbol.json" --shape data=1,512
 "$build/bin/hybridnet" info "$out/seed_mlp-0000.params"
 
 if [ -d "$fixtures" ]; then
   step "A file written by MXNet itself (GluonCV cifar_resnet20_v1)"
-  "$build/bin/hybridnet" info "$fixtures/cifar_resnet20_v1-symbol.json" --shape data=1,3,32,32 | head -n 4
+  "$build/bin/hybridnet" info "$fixtures/cifar_resnet20_v1-symbol.json" --shape data=1,3,32,32 | sed -n 1,4p
 fi
 
 step "Benchmark: seed MLP, eager vs hybridized vs the OpenBLAS floor (medians, one run)"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Cross-language model portability (CTest cross_language.portability):
+#   1. the seed MLP (512 -> 256 -> 128 -> 2) is exported with the same seed from C++ (xlang_cpp),
+#      Java (XlangExport.java via hybridnet.jar) and R (xlang_export.R via the installed package):
+#      the three -symbol.json and the three -0000.params must be byte-identical files;
+#   2. those exports and the seed walkthrough's (examples/cpp) are loaded from C (xlang_c, the C
+#      API), C++ (xlang_cpp, the core), Java (examples/java Predict), Scala (examples/scala
+#      Predict, built by Maven against the installed hybridnet-scala_2.13) and R
+#      (examples/r/predict.R), all fed the same .npy: every output must be bit-identical;
+#      The models MXNet itself wrote (FIXTURES: GluonCV cifar_resnet20_v1/v2), when present, are
+#      loaded from every language too;
+#   3. real MXNet 1.9.1, when importable, runs the same files: within 1e-5 (else a SKIP line).
+#
+#   run.sh WORK SRC XLANG_CPP XLANG_C SEED_WALKTHROUGH JAVA JAR EXAMPLES_JAR RSCRIPT R_LIBS MVN PYTHON
+#          [FIXTURES]
+# An empty JAVA/RSCRIPT/MVN/PYTHON ("-") means that language is not built: the run fails, except
+# for MVN (Scala is then skipped with its reason) and PYTHON (MXNet skipped).
+set -euo pipefail
+work=$1 src=$2 xcpp=$3 xc=$4 seedw=$5 java=$6 jar=$7 exjar=$8 rscript=$9 rlibs=${10} mvn=${11} py=${12}
+fixtures=${13:-}
+
+rm -rf "$work"
+mkdir -p "$work/exports" "$work/out"
+cd "$work"
+fail=0
+note() { printf '%s\n' "$*"; }
+bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+for tool in "$java" "$rscript"; do
+  [ "$tool" != "-" ] || { echo "FAIL: Java and R must be built (HN_BUILD_JAVA, HN_BUILD_R)"; exit 1; }
+done
+
+"$xcpp" random x.npy 7 3 512
+"$xcpp" random x_img.npy 9 2 3 32 32
+seed=42
+
+# ---- 1. the same model, the same seed, three languages: byte-identical files -----------------
+"$xcpp" export exports/cpp 42 x.npy
+"$java" -cp "$jar" "$src/tests/cross_language/XlangExport.java" exports/java "$seed" x.npy
+R_LIBS=$rlibs "$rscript" "$src/tests/cross_language/xlang_export.R" exports/r "$seed" x.npy
+"$seedw" --out exports > exports/walkthrough.log
+mv exports/seed_mlp-symbol.json exports/walkthrough-symbol.json
+mv exports/seed_mlp-0000.params exports/walkthrough-0000.params
+for other in java r; do
+  for file in -symbol.json -0000.params; do
+    if cmp -s "exports/cpp$file" "exports/$other$file"; then
+      note "ok   exports/cpp$file == exports/$other$file (byte-identical)"
+    else
+      bad "exports/cpp$file and exports/$other$file differ"
+    fi
+  done
+done
+
+# ---- 2. every export loaded in every language ------------------------------------------------
+scala_cp=""
+if [ "$mvn" = "-" ]; then
+  note "SKIP Scala: mvn not found, the Scala binding is not built"
+elif [ ! -d "${HOME:-/nonexistent}/.m2/repository/org/hybridnet/hybridnet-scala_2.13" ]; then
+  note "SKIP Scala: org.hybridnet:hybridnet-scala_2.13 is not in ~/.m2 (CTest scala.munit installs it)"
+else
+  "$mvn" -B -q -ntp -Dstyle.color=never -f "$src/examples/scala/pom.xml" \
+    -Dhybridnet.maven.dir="$work/scala-maven" package dependency:build-classpath \
+    -Dmdep.outputFile="$work/scala-cp.txt" -Dmdep.includeScope=runtime > scala-build.log 2>&1 \
+    || { cat scala-build.log; bad "examples/scala did not build"; }
+  [ -f scala-cp.txt ] && scala_cp="$(cat scala-cp.txt):$work/scala-maven/classes"
+fi
+
+loaders="C++ C Java R"
+[ -n "$scala_cp" ] && loaders="C++ C Java Scala R"
+load() {  # LANGUAGE PREFIX INPUT OUT
+  case $1 in
+    C) "$xc" "$2" 0 "$3" "$4" ;;
+    C++) "$xcpp" run "$2" 0 "$3" "$4" ;;
+    Java) "$java" -cp "$jar:$exjar" Predict "$2" 0 "$3" "$4" ;;
+    Scala) "$java" -cp "$scala_cp" Predict "$2" 0 "$3" "$4" ;;
+    R) R_LIBS=$rlibs "$rscript" "$src/examples/r/predict.R" "$2" 0 "$3" "$4" ;;
+  esac > /dev/null
+}
+# name prefix input
+exports=("cpp exports/cpp x.npy" "java exports/java x.npy" "r exports/r x.npy"
+         "walkthrough exports/walkthrough x.npy")
+mxnet_pairs=()
+for model in cifar_resnet20_v1 cifar_resnet20_v2; do
+  if [ -n "$fixtures" ] && [ -f "$fixtures/$model-symbol.json" ]; then
+    exports+=("$model $fixtures/$model x_img.npy")
+    mxnet_pairs+=("$fixtures/$model=out/${model}_C++.npy")
+  else
+    note "SKIP $model: not in the MXNet fixtures folder '${fixtures}'"
+  fi
+done
+printf '\n%-18s' "export"; for l in $loaders; do printf '%-8s' "$l"; done; printf '\n'
+for entry in "${exports[@]}"; do
+  read -r e prefix input <<< "$entry"
+  printf '%-18s' "$e"
+  for l in $loaders; do
+    out="out/${e}_$l.npy"
+    if ! load "$l" "$prefix" "$input" "$out"; then
+      printf '%-8s' "ERROR"; fail=1; continue
+    fi
+    ref="out/${e}_C++.npy"
+    if "$xcpp" same "$ref" "$out" > /dev/null; then printf '%-8s' "same"; else printf '%-8s' "DIFFERS"; fail=1; fi
+  done
+  printf '\n'
+done
+for e in java r; do
+  "$xcpp" same out/cpp_C++.npy "out/${e}_C++.npy" || bad "the $e export computes differently"
+done
+[ $fail = 0 ] && note "all outputs bit-identical (reference: each export loaded by C++)"
+
+# ---- 3. real MXNet on the same files ---------------------------------------------------------
+if [ "$py" = "-" ]; then
+  note "SKIP MXNet: no Python interpreter"
+else
+  set +e
+  "$py" "$src/tests/cross_language/xlang_mxnet.py" x.npy \
+    "exports/cpp=out/cpp_C++.npy" "exports/java=out/java_Java.npy" "exports/r=out/r_R.npy" \
+    "exports/walkthrough=out/walkthrough_C++.npy" \
+    ${mxnet_pairs[@]+"--input" x_img.npy "${mxnet_pairs[@]}"}
+  rc=$?
+  set -e
+  case $rc in
+    0) ;;
+    77) note "(MXNet comparison skipped)" ;;
+    *) bad "MXNet disagrees" ;;
+  esac
+fi
+
+[ $fail = 0 ] && echo "cross_language: OK" || { echo "cross_language: FAILED"; exit 1; }
