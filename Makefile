@@ -27,9 +27,10 @@ test: build test-sanitize
 	@bash scripts/setup-mxnet.sh
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
-# ASan + UBSan build of the C++ unit, op and C API tests.
+# ASan + UBSan build of the C++ unit, op and C API tests (-O1: a quicker build, still fast tests).
 test-sanitize: setup
-	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHN_SANITIZE=ON \
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHN_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
 	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests
