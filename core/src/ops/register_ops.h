@@ -19,6 +19,13 @@ void RegisterDropoutOps(OpRegistry* r);           // ops/nn/dropout.cc
 void RegisterConvolutionOps(OpRegistry* r);       // ops/nn/convolution.cc
 void RegisterPoolingOps(OpRegistry* r);           // ops/nn/pooling.cc
 void RegisterBatchNormOps(OpRegistry* r);         // ops/nn/batch_norm.cc
+void RegisterReduceOps(OpRegistry* r);            // ops/reduce/reduce.cc: sum, mean, max, ...
+void RegisterSliceOps(OpRegistry* r);             // ops/shape/slice.cc: slice, slice_axis
+void RegisterEmbeddingOps(OpRegistry* r);         // ops/nn/embedding.cc
+void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
+void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
+void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
+void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 
 namespace internal {
 
@@ -36,6 +43,13 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterConvolutionOps(r);
   RegisterPoolingOps(r);
   RegisterBatchNormOps(r);
+  RegisterReduceOps(r);
+  RegisterSliceOps(r);
+  RegisterEmbeddingOps(r);
+  RegisterPadOps(r);
+  RegisterLRNOps(r);
+  RegisterNormOps(r);
+  RegisterAdaptivePoolingOps(r);
 }
 
 }  // namespace internal

@@ -22,8 +22,9 @@ bool InferTypes(const IndexedGraph& graph, std::vector<DType>* entry_types);
 namespace hybridnet {
 namespace internal {
 
-/// Returns a copy of `symbol` with fusable patterns replaced by fused internal ops
-/// (FullyConnected + Activation -> _hn_fully_connected_act). Numerics are unchanged.
+/// Returns a copy of `symbol` with fusable patterns replaced by fused ops
+/// (FullyConnected + Activation -> _hn_fully_connected_act, Convolution + Activation ->
+/// _hn_convolution_act, BatchNorm + relu -> _contrib_BatchNormWithReLU). Numerics are unchanged.
 Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
 
 }  // namespace internal

@@ -7,6 +7,7 @@
 // cblas_sgemm; pointwise convolutions (1x1, stride 1, no pad) multiply the input directly.
 // Depthwise convolutions (num_group == C > 1) use a direct loop, which beats a chain of tiny
 // GEMMs. Deconvolution is the adjoint: sgemm(W^T, x) into columns, then col2im.
+// "_hn_convolution_act" (internal, made by the fusion pass) is Convolution + Activation.
 #include <cblas.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/nn/activation-inl.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 
@@ -44,35 +46,53 @@ struct ConvolutionParam {
   bool cudnn_off = false;
   std::optional<std::string> layout;
 
-  static void Declare(ParamDeclarer<ConvolutionParam>* d) {
-    d->Field("kernel", &ConvolutionParam::kernel).Required()
+  template <typename P>
+  static void DeclareFields(ParamDeclarer<P>* d) {
+    d->template Field<std::vector<int64_t>>("kernel", &P::kernel).Required()
         .Describe("Convolution kernel size: (w,), (h, w) or (d, h, w)");
-    d->Field("stride", &ConvolutionParam::stride).Default({})
+    d->template Field<std::vector<int64_t>>("stride", &P::stride).Default({})
         .Describe("Convolution stride: (w,), (h, w) or (d, h, w). Defaults to 1 for each "
                   "dimension.");
-    d->Field("dilate", &ConvolutionParam::dilate).Default({})
+    d->template Field<std::vector<int64_t>>("dilate", &P::dilate).Default({})
         .Describe("Convolution dilate: (w,), (h, w) or (d, h, w). Defaults to 1 for each "
                   "dimension.");
-    d->Field("pad", &ConvolutionParam::pad).Default({})
+    d->template Field<std::vector<int64_t>>("pad", &P::pad).Default({})
         .Describe("Zero pad for convolution: (w,), (h, w) or (d, h, w). Defaults to no padding.");
-    d->Field("num_filter", &ConvolutionParam::num_filter).Required().Min(1)
+    d->template Field<uint32_t>("num_filter", &P::num_filter).Required().Min(1)
         .Describe("Convolution filter(channel) number");
-    d->Field("num_group", &ConvolutionParam::num_group).Default(1u).Min(1)
+    d->template Field<uint32_t>("num_group", &P::num_group).Default(1u).Min(1)
         .Describe("Number of group partitions.");
-    d->Field("workspace", &ConvolutionParam::workspace).Default(int64_t{1024}).Min(0)
+    d->template Field<int64_t>("workspace", &P::workspace).Default(int64_t{1024}).Min(0)
         .Describe("Maximum temporary workspace allowed (MB) in convolution. Accepted for "
                   "compatibility; hybridnet bounds its im2col buffer itself.");
-    d->Field("no_bias", &ConvolutionParam::no_bias).Default(false)
+    d->template Field<bool>("no_bias", &P::no_bias).Default(false)
         .Describe("Whether to disable bias parameter.");
-    d->Field("cudnn_tune", &ConvolutionParam::cudnn_tune).Default(std::nullopt)
+    d->template Field<std::optional<std::string>>("cudnn_tune", &P::cudnn_tune)
+        .Default(std::nullopt)
         .OneOf(kCudnnTune)
         .Describe("Whether to pick convolution algo by running performance test. Ignored on "
                   "CPU.");
-    d->Field("cudnn_off", &ConvolutionParam::cudnn_off).Default(false)
+    d->template Field<bool>("cudnn_off", &P::cudnn_off).Default(false)
         .Describe("Turn off cudnn for this layer. Ignored on CPU.");
-    d->Field("layout", &ConvolutionParam::layout).Default(std::nullopt).OneOf(kConvLayouts)
+    d->template Field<std::optional<std::string>>("layout", &P::layout)
+        .Default(std::nullopt)
+        .OneOf(kConvLayouts)
         .Describe("Set layout for input, output and weight. Empty for default layout: NCW for "
                   "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
+  }
+  static void Declare(ParamDeclarer<ConvolutionParam>* d) { DeclareFields(d); }
+};
+
+// The internal "_hn_convolution_act": Convolution followed by an Activation, created by the
+// fusion pass; the same kernel, then the shared activation code in place (bit-identical).
+struct ConvolutionActParam : ConvolutionParam {
+  std::string act_type;
+  static void Declare(ParamDeclarer<ConvolutionActParam>* d) {
+    DeclareFields(d);
+    d->Field("act_type", &ConvolutionActParam::act_type)
+        .Required()
+        .OneOf(internal::ActTypeNames())
+        .Describe("Activation function applied to the Convolution output.");
   }
 };
 
@@ -179,6 +199,8 @@ void ConvolutionParamInit(ConvolutionParam* p) {
   InitWindowParam(p, "convolution", nullptr);
 }
 
+void ConvolutionActParamInit(ConvolutionActParam* p) { ConvolutionParamInit(p); }
+
 void DeconvolutionParamInit(DeconvolutionParam* p) {
   InitWindowParam(p, "deconvolution", &p->adj);
   for (int64_t a : p->adj)
@@ -237,9 +259,10 @@ std::string WindowText(const std::vector<int64_t>& kernel, const std::vector<int
          ", dilate=" + TupleText(dilate) + ", pad=" + TupleText(pad);
 }
 
+template <typename P>
 bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                            std::vector<Shape>* out) {
-  const auto& p = attrs.Param<ConvolutionParam>();
+  const ConvolutionParam& p = attrs.Param<P>();
   CheckArity(attrs, in->size(), p.no_bias, out->size());
   CheckLayoutSupported(attrs, p);
   const int64_t F = p.num_filter, G = p.num_group;
@@ -451,9 +474,10 @@ void DepthwisePlane(const float* x, const float* w, const SpatialGeom& g, float*
   }
 }
 
+template <typename P>
 void ConvolutionCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<ConvolutionParam>();
+  const ConvolutionParam& p = attrs.Param<P>();
   const TBlob& x = in[0];
   const TBlob& wb = in[1];
   const TBlob& yb = out[0];
@@ -506,6 +530,14 @@ void ConvolutionCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
     }
     if (bias) AddBias(bias, F, OUT, yd + n * F * OUT);
   }
+}
+
+void ConvolutionActCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  ConvolutionCompute<ConvolutionActParam>(ctx, attrs, in, out);
+  float* y = out[0].ptr<float>();
+  internal::ApplyActivation(internal::ParseActType(attrs.Param<ConvolutionActParam>().act_type), y,
+                            y, out[0].Size());
 }
 
 void DeconvolutionCompute(const OpContext&, const NodeAttrs& attrs,
@@ -581,10 +613,23 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .SetParam<ConvolutionParam>()
           .SetNumInputs(ConvNumInputs<ConvolutionParam>)
           .SetInputNames(ConvInputNames<ConvolutionParam>)
-          .SetInferShape(ConvolutionInferShape)
+          .SetInferShape(ConvolutionInferShape<ConvolutionParam>)
           .SetInferType(ElemwiseFloatType)
-          .SetCompute(ConvolutionCompute);
+          .SetCompute(ConvolutionCompute<ConvolutionParam>);
   internal::AddParamInit<ConvolutionParam>(&conv, ConvolutionParamInit);
+
+  Op& conv_act =
+      r->Register("_hn_convolution_act")
+          .Describe("Convolution followed by Activation(act_type), fused by the graph optimizer; "
+                    "bit-identical to the two ops run one after the other.")
+          .SetParam<ConvolutionActParam>()
+          .SetNumInputs(ConvNumInputs<ConvolutionActParam>)
+          .SetInputNames(ConvInputNames<ConvolutionActParam>)
+          .SetInferShape(ConvolutionInferShape<ConvolutionActParam>)
+          .SetInferType(ElemwiseFloatType)
+          .SetCompute(ConvolutionActCompute)
+          .SetInternal();
+  internal::AddParamInit<ConvolutionActParam>(&conv_act, ConvolutionActParamInit);
 
   Op& deconv =
       r->Register("Deconvolution")

@@ -1,0 +1,90 @@
+// _contrib_AdaptiveAvgPooling2D (MXNet src/operator/contrib/adaptive_avg_pooling-inl.h):
+// average pooling of a 4-D (N, C, H, W) input to a fixed output size (OH, OW); output cell
+// (oh, ow) averages rows [floor(oh*H/OH), ceil((oh+1)*H/OH)) and the same for columns.
+// output_size: () -> (1, 1), (k,) -> (k, k), (OH, OW).
+#include <string>
+#include <vector>
+
+#include "hybridnet/op.h"
+#include "ops/nn/im2col-inl.h"
+#include "ops/register_ops.h"
+
+namespace hybridnet {
+
+namespace {
+
+struct AdaptivePoolParam {
+  std::vector<int64_t> output_size;
+  static void Declare(ParamDeclarer<AdaptivePoolParam>* d) {
+    d->Field("output_size", &AdaptivePoolParam::output_size)
+        .Default(std::vector<int64_t>{})
+        .Describe("int (output size) or a tuple of int for output (height, width).");
+  }
+};
+
+void AdaptivePoolParamInit(AdaptivePoolParam* p) {
+  HN_CHECK(p->output_size.size() <= 2, kInvalidArgument)
+      << "output_size " << internal::TupleText(p->output_size)
+      << " must be an int or a (height, width) tuple";
+  if (p->output_size.empty()) p->output_size = {1, 1};
+  if (p->output_size.size() == 1) p->output_size.push_back(p->output_size[0]);
+  for (int64_t v : p->output_size)
+    HN_CHECK(v > 0, kInvalidArgument)
+        << "output_size " << internal::TupleText(p->output_size) << " must be positive";
+}
+
+bool AdaptivePoolShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const auto& p = attrs.Param<AdaptivePoolParam>();
+  const Shape& data = (*in)[0];
+  if (data.ndim() == 0) return false;
+  HN_CHECK(data.ndim() == 4, kShapeError)
+      << DescribeNode(attrs) << ": data must be 4-D (batch, channel, y, x), got " << data;
+  Shape o{data[0], data[1], p.output_size[0], p.output_size[1]};
+  Shape merged = (*out)[0];
+  HN_CHECK(MergeShape(o, &merged), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match " << o;
+  (*out)[0] = merged;
+  return data.IsKnown() && (*out)[0].IsKnown();
+}
+
+void AdaptivePoolCompute(const OpContext&,
+                         const NodeAttrs&,
+                         const std::vector<TBlob>& in,
+                         const std::vector<TBlob>& out) {
+  const Shape& s = in[0].shape;
+  const Shape& os = out[0].shape;
+  const int64_t planes = s[0] * s[1], H = s[2], W = s[3], OH = os[2], OW = os[3];
+  const float* x = in[0].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const float* xp = x + pl * H * W;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+        float sum = 0.f;
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) sum += xp[h * W + w];
+        *y++ = sum / static_cast<float>((h1 - h0) * (w1 - w0));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void RegisterAdaptivePoolingOps(OpRegistry* r) {
+  Op& op = r->Register("_contrib_AdaptiveAvgPooling2D")
+               .Describe(
+                   "Adaptive average pooling of a 4-D input to output_size (height, "
+                   "width): cell (i, j) averages rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 "
+                   "and the corresponding columns.")
+               .SetParam<AdaptivePoolParam>()
+               .SetInputNames({"data"})
+               .SetInferShape(AdaptivePoolShape)
+               .SetInferType(ElemwiseFloatType)
+               .SetCompute(AdaptivePoolCompute);
+  internal::AddParamInit<AdaptivePoolParam>(&op, AdaptivePoolParamInit);
+}
+
+}  // namespace hybridnet

@@ -1,0 +1,141 @@
+// Embedding (MXNet src/operator/tensor/indexing_op.{h,cc}): looks up rows of weight
+// (input_dim, output_dim) by the indices in data; out = data.shape + (output_dim,).
+// Indices are truncated toward zero and clipped into [0, input_dim - 1], as MXNet's CPU kernel
+// does (-1 reads row 0, 3.7 reads row 3). data may be float32 or an integer dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "hybridnet/op.h"
+#include "ops/register_ops.h"
+
+namespace hybridnet {
+
+namespace {
+
+struct EmbeddingParam {
+  int64_t input_dim = 0;
+  int64_t output_dim = 0;
+  DType dtype = DType::kFloat32;
+  bool sparse_grad = false;
+  static void Declare(ParamDeclarer<EmbeddingParam>* d) {
+    d->Field("input_dim", &EmbeddingParam::input_dim)
+        .Required()
+        .Min(1)
+        .Describe("Vocabulary size of the input indices.");
+    d->Field("output_dim", &EmbeddingParam::output_dim)
+        .Required()
+        .Min(1)
+        .Describe("Dimension of the embedding vectors.");
+    d->Field("dtype", &EmbeddingParam::dtype)
+        .Default(DType::kFloat32)
+        .Describe("Data type of weight (float32 only here).");
+    d->Field("sparse_grad", &EmbeddingParam::sparse_grad)
+        .Default(false)
+        .Describe(
+            "Compute row_sparse gradient in the backward calculation. Accepted and "
+            "ignored (inference only).");
+  }
+};
+
+bool EmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
+  Shape w = (*in)[1];
+  HN_CHECK(MergeShape(Shape{p.input_dim, p.output_dim}, &w), kShapeError)
+      << DescribeNode(attrs) << ": weight has shape " << (*in)[1]
+      << " but input_dim=" << p.input_dim << ", output_dim=" << p.output_dim << " need ("
+      << p.input_dim << ", " << p.output_dim << ")";
+  (*in)[1] = w;
+  const Shape& data = (*in)[0];
+  if (data.ndim() == 0) return false;
+  std::vector<int64_t> dims(data.begin(), data.end());
+  dims.push_back(p.output_dim);
+  Shape merged = (*out)[0];
+  HN_CHECK(MergeShape(Shape(dims), &merged), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match " << Shape(dims);
+  (*out)[0] = merged;
+  return data.IsKnown() && (*out)[0].IsKnown();
+}
+
+bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
+  HN_CHECK(p.dtype == DType::kFloat32, kUnsupported)
+      << DescribeNode(attrs) << ": dtype " << DTypeName(p.dtype)
+      << " is not supported (float32 only)";
+  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == DType::kFloat32, kTypeError)
+      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1])
+      << " but dtype=float32";
+  (*in)[1] = DType::kFloat32;
+  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == DType::kFloat32, kTypeError)
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " is not float32";
+  (*out)[0] = DType::kFloat32;
+  return (*in)[0] != DType::kUnknown;
+}
+
+template <typename T>
+int64_t RowOf(const void* data, int64_t i, int64_t rows) {
+  const double v = static_cast<double>(static_cast<const T*>(data)[i]);
+  if (!(v > 0)) return 0;  // negative and NaN read row 0
+  const double t = std::trunc(v);
+  return t >= static_cast<double>(rows - 1) ? rows - 1 : static_cast<int64_t>(t);
+}
+
+void EmbeddingCompute(const OpContext&,
+                      const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
+  const TBlob& idx = in[0];
+  const float* w = in[1].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  const int64_t n = idx.Size(), rows = p.input_dim, cols = p.output_dim;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t row = 0;
+    switch (idx.dtype) {
+      case DType::kFloat32:
+        row = RowOf<float>(idx.data, i, rows);
+        break;
+      case DType::kFloat64:
+        row = RowOf<double>(idx.data, i, rows);
+        break;
+      case DType::kInt32:
+        row = RowOf<int32_t>(idx.data, i, rows);
+        break;
+      case DType::kInt64:
+        row = RowOf<int64_t>(idx.data, i, rows);
+        break;
+      case DType::kUint8:
+        row = RowOf<uint8_t>(idx.data, i, rows);
+        break;
+      case DType::kInt8:
+        row = RowOf<int8_t>(idx.data, i, rows);
+        break;
+      default: {
+        // Other dtypes: convert one element to double.
+        double v = 0;
+        ConvertElements(static_cast<const uint8_t*>(idx.data) + i * DTypeSize(idx.dtype), idx.dtype,
+                        &v, DType::kFloat64, 1);
+        row = RowOf<double>(&v, 0, rows);
+      }
+    }
+    std::memcpy(y + i * cols, w + row * cols, static_cast<size_t>(cols) * sizeof(float));
+  }
+}
+
+}  // namespace
+
+void RegisterEmbeddingOps(OpRegistry* r) {
+  r->Register("Embedding")
+      .Describe(
+          "Maps integer indices to vector representations: out[..., :] = "
+          "weight[clip(int(data[...]), 0, input_dim - 1), :]. Output shape is "
+          "data.shape + (output_dim,).")
+      .SetParam<EmbeddingParam>()
+      .SetInputNames({"data", "weight"})
+      .SetInferShape(EmbeddingShape)
+      .SetInferType(EmbeddingType)
+      .SetCompute(EmbeddingCompute);
+}
+
+}  // namespace hybridnet

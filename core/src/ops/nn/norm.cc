@@ -1,0 +1,319 @@
+// LayerNorm, InstanceNorm and GroupNorm (MXNet 1.9.1 src/operator/nn/layer_norm-inl.h,
+// instance_norm-inl.h, group_norm-inl.h), inference semantics. Each normalizes groups of
+// elements by their own mean and biased variance:
+//   y = (x - mean) / sqrt(var + eps) * gamma + beta
+//  * LayerNorm: over `axis`; gamma, beta (C,) with C = data.shape[axis]; outputs output, mean,
+//    std (mean/std have the data's shape with axis set to 1; visible with output_mean_var).
+//  * InstanceNorm: per (sample, channel) over the spatial axes; gamma, beta (C,); outputs
+//    output (+ hidden mean and var, (N, C)).
+//  * GroupNorm: per (sample, group) over C/num_groups channels and the spatial axes; gamma and
+//    beta are per group, (num_groups,), as in MXNet 1.x; outputs output, mean, std (N, G).
+// Statistics are accumulated in double.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "hybridnet/op.h"
+#include "ops/register_ops.h"
+
+namespace hybridnet {
+
+namespace {
+
+struct LayerNormParam {
+  int axis = -1;
+  float eps = 1e-5f;
+  bool output_mean_var = false;
+  static void Declare(ParamDeclarer<LayerNormParam>* d) {
+    d->Field("axis", &LayerNormParam::axis)
+        .Default(-1)
+        .Describe(
+            "The axis to perform layer normalization. Usually, this should be be axis "
+            "of the channel dimension. Negative values means indexing from right to "
+            "left.");
+    d->Field("eps", &LayerNormParam::eps)
+        .Default(1e-5f)
+        .Describe("An `epsilon` parameter to prevent division by 0.");
+    d->Field("output_mean_var", &LayerNormParam::output_mean_var)
+        .Default(false)
+        .Describe("Output the mean and std calculated along the given axis.");
+  }
+};
+
+struct InstanceNormParam {
+  float eps = 1e-3f;
+  static void Declare(ParamDeclarer<InstanceNormParam>* d) {
+    d->Field("eps", &InstanceNormParam::eps)
+        .Default(1e-3f)
+        .Describe("An `epsilon` parameter to prevent division by 0.");
+  }
+};
+
+struct GroupNormParam {
+  int num_groups = 1;
+  float eps = 1e-5f;
+  bool output_mean_var = false;
+  static void Declare(ParamDeclarer<GroupNormParam>* d) {
+    d->Field("num_groups", &GroupNormParam::num_groups)
+        .Default(1)
+        .Min(1)
+        .Describe("Total number of groups.");
+    d->Field("eps", &GroupNormParam::eps)
+        .Default(1e-5f)
+        .Describe("An `epsilon` parameter to prevent division by 0.");
+    d->Field("output_mean_var", &GroupNormParam::output_mean_var)
+        .Default(false)
+        .Describe("Output the mean and std calculated along the given axis.");
+  }
+};
+
+const std::vector<std::string> kNormInputs = {"data", "gamma", "beta"};
+
+void Assign(
+    const NodeAttrs& attrs, std::vector<Shape>* v, size_t i, const Shape& value, const char* what) {
+  Shape merged = (*v)[i];
+  HN_CHECK(MergeShape(value, &merged), kShapeError)
+      << DescribeNode(attrs) << ": " << what << " has shape " << (*v)[i] << " but " << value
+      << " is required";
+  (*v)[i] = merged;
+}
+
+bool AllKnown(const std::vector<Shape>& a, const std::vector<Shape>& b) {
+  for (const auto& s : a)
+    if (!s.IsKnown()) return false;
+  for (const auto& s : b)
+    if (!s.IsKnown()) return false;
+  return true;
+}
+
+struct Stats {
+  float mean, invstd, std;
+};
+
+// Two-pass mean and biased variance of n floats x[0], x[stride], ...
+inline Stats StridedMoments(const float* x, int64_t n, int64_t stride, float eps) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i * stride];
+  const double mean = sum / static_cast<double>(n);
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = x[i * stride] - mean;
+    sq += d * d;
+  }
+  const double var = sq / static_cast<double>(n);
+  const float std = static_cast<float>(std::sqrt(var + static_cast<double>(eps)));
+  return Stats{static_cast<float>(mean), 1.f / std, std};
+}
+
+// ---------------------------------------------------------------------------------------------
+// LayerNorm
+
+size_t LayerNormAxis(const NodeAttrs& attrs, const Shape& data) {
+  const int nd = static_cast<int>(data.ndim());
+  const int axis = attrs.Param<LayerNormParam>().axis;
+  HN_CHECK(axis >= -nd && axis < nd, kShapeError)
+      << DescribeNode(attrs) << ": axis " << axis << " is out of range for data " << data;
+  return static_cast<size_t>(axis < 0 ? axis + nd : axis);
+}
+
+bool LayerNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  Shape data = (*in)[0];
+  HN_CHECK(MergeShape((*out)[0], &data), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match data "
+      << (*in)[0];
+  if (data.ndim() == 0) return false;
+  const size_t axis = LayerNormAxis(attrs, data);
+  Shape channel({data[axis]});
+  for (size_t i = 1; i < 3; ++i) {
+    HN_CHECK(MergeShape((*in)[i], &channel), kShapeError)
+        << DescribeNode(attrs) << ": " << kNormInputs[i] << " shape " << (*in)[i]
+        << " does not match axis " << axis << " of data " << data;
+  }
+  data[axis] = channel[0];
+  (*in)[0] = data;
+  (*in)[1] = (*in)[2] = channel;
+  (*out)[0] = data;
+  Shape reduced = data;
+  reduced[axis] = 1;
+  for (size_t i = 1; i < out->size(); ++i) Assign(attrs, out, i, reduced, "mean/std output");
+  return AllKnown(*in, *out);
+}
+
+void LayerNormCompute(const OpContext&,
+                      const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const LayerNormParam& p = attrs.Param<LayerNormParam>();
+  const Shape& s = in[0].shape;
+  const size_t axis = LayerNormAxis(attrs, s);
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < axis; ++k) outer *= s[k];
+  for (size_t k = axis + 1; k < s.ndim(); ++k) inner *= s[k];
+  const int64_t C = s[axis];
+  const float* x = in[0].ptr<const float>();
+  const float* gamma = in[1].ptr<const float>();
+  const float* beta = in[2].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  float* mean_out = out.size() > 1 ? out[1].ptr<float>() : nullptr;
+  float* std_out = out.size() > 2 ? out[2].ptr<float>() : nullptr;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const float* px = x + o * C * inner + i;
+      float* py = y + o * C * inner + i;
+      const Stats st = StridedMoments(px, C, inner, p.eps);
+      for (int64_t c = 0; c < C; ++c)
+        py[c * inner] = (px[c * inner] - st.mean) * st.invstd * gamma[c] + beta[c];
+      if (mean_out) mean_out[o * inner + i] = st.mean;
+      if (std_out) std_out[o * inner + i] = st.std;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// InstanceNorm and GroupNorm: statistics per (sample, group of channels) over the spatial axes.
+
+bool GroupedShape(const NodeAttrs& attrs,
+                  std::vector<Shape>* in,
+                  std::vector<Shape>* out,
+                  int64_t groups,
+                  bool per_channel_affine) {
+  Shape data = (*in)[0];
+  HN_CHECK(MergeShape((*out)[0], &data), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match data "
+      << (*in)[0];
+  if (data.ndim() == 0) return false;
+  HN_CHECK(data.ndim() >= 3, kShapeError)
+      << DescribeNode(attrs) << ": data must have at least 3 dimensions (batch, channel, "
+      << "spatial...), got " << data;
+  const int64_t C = data[1];
+  if (groups > 0 && C != 0) {
+    HN_CHECK(C % groups == 0, kShapeError)
+        << DescribeNode(attrs) << ": " << C << " channels of data " << data
+        << " are not divisible by num_groups=" << groups;
+  }
+  Shape affine({per_channel_affine ? C : groups});
+  for (size_t i = 1; i < 3; ++i) {
+    HN_CHECK(MergeShape((*in)[i], &affine), kShapeError)
+        << DescribeNode(attrs) << ": " << kNormInputs[i] << " shape " << (*in)[i]
+        << " does not match " << (per_channel_affine ? "the channels of data " : "num_groups for ")
+        << data;
+  }
+  if (per_channel_affine) data[1] = affine[0];
+  (*in)[0] = data;
+  (*in)[1] = (*in)[2] = affine;
+  (*out)[0] = data;
+  Shape stats({data[0], per_channel_affine ? data[1] : groups});
+  for (size_t i = 1; i < out->size(); ++i) Assign(attrs, out, i, stats, "mean/std output");
+  return AllKnown(*in, *out);
+}
+
+// groups == C: InstanceNorm (affine per channel); else GroupNorm (affine per group).
+void GroupedNormalize(const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out,
+                      int64_t groups,
+                      float eps,
+                      bool affine_per_channel,
+                      bool std_output) {
+  const Shape& s = in[0].shape;
+  const int64_t N = s[0], C = s[1];
+  const int64_t spatial = s.Size() / (N * C);
+  const int64_t cg = C / groups;
+  const int64_t len = cg * spatial;
+  const float* x = in[0].ptr<const float>();
+  const float* gamma = in[1].ptr<const float>();
+  const float* beta = in[2].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  float* mean_out = out.size() > 1 ? out[1].ptr<float>() : nullptr;
+  float* second_out = out.size() > 2 ? out[2].ptr<float>() : nullptr;
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t base = (n * C + g * cg) * spatial;
+      const Stats st = StridedMoments(x + base, len, 1, eps);
+      for (int64_t c = 0; c < cg; ++c) {
+        const int64_t ch = g * cg + c;
+        const float gm = affine_per_channel ? gamma[ch] : gamma[g];
+        const float bt = affine_per_channel ? beta[ch] : beta[g];
+        const float* px = x + base + c * spatial;
+        float* py = y + base + c * spatial;
+        for (int64_t i = 0; i < spatial; ++i) py[i] = (px[i] - st.mean) * st.invstd * gm + bt;
+      }
+      if (mean_out) mean_out[n * groups + g] = st.mean;
+      if (second_out) {
+        const float var = st.std * st.std - eps;
+        second_out[n * groups + g] = std_output ? st.std : var;
+      }
+    }
+  }
+}
+
+bool InstanceNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return GroupedShape(attrs, in, out, 0, true);
+}
+
+void InstanceNormCompute(const OpContext&,
+                         const NodeAttrs& attrs,
+                         const std::vector<TBlob>& in,
+                         const std::vector<TBlob>& out) {
+  GroupedNormalize(in, out, in[0].shape[1], attrs.Param<InstanceNormParam>().eps, true, false);
+}
+
+bool GroupNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return GroupedShape(attrs, in, out, attrs.Param<GroupNormParam>().num_groups, false);
+}
+
+void GroupNormCompute(const OpContext&,
+                      const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const GroupNormParam& p = attrs.Param<GroupNormParam>();
+  GroupedNormalize(in, out, p.num_groups, p.eps, false, true);
+}
+
+}  // namespace
+
+void RegisterNormOps(OpRegistry* r) {
+  r->Register("LayerNorm")
+      .Describe(
+          "Layer normalization over one axis: y = (x - mean) / sqrt(var + eps) * gamma + "
+          "beta, with mean and (biased) var taken along axis and gamma, beta of shape "
+          "(data.shape[axis],). Optional outputs mean and std (output_mean_var).")
+      .SetParam<LayerNormParam>()
+      .SetInputNames(kNormInputs)
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return attrs.Param<LayerNormParam>().output_mean_var ? 3u : 1u;
+      })
+      .SetNumTotalOutputs(3)
+      .SetInferShape(LayerNormShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(LayerNormCompute);
+
+  r->Register("InstanceNorm")
+      .Describe(
+          "Instance normalization: each (sample, channel) is normalized over its spatial "
+          "axes, y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c].")
+      .SetParam<InstanceNormParam>()
+      .SetInputNames(kNormInputs)
+      .SetNumOutputs(1)
+      .SetNumTotalOutputs(3)
+      .SetInferShape(InstanceNormShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(InstanceNormCompute);
+
+  r->Register("GroupNorm")
+      .Describe(
+          "Group normalization: the channels are split into num_groups groups and each "
+          "(sample, group) is normalized over its channels and spatial axes; gamma and "
+          "beta have shape (num_groups,) as in MXNet 1.x. Optional outputs mean and std "
+          "(output_mean_var).")
+      .SetParam<GroupNormParam>()
+      .SetInputNames(kNormInputs)
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return attrs.Param<GroupNormParam>().output_mean_var ? 3u : 1u;
+      })
+      .SetNumTotalOutputs(3)
+      .SetInferShape(GroupNormShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(GroupNormCompute);
+}
+
+}  // namespace hybridnet
