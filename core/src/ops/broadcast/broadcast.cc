@@ -4,11 +4,14 @@
 #include <algorithm>
 
 #include "hybridnet/op.h"
+#include "ops/elemwise/binary_functors-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
 namespace {
+
+using namespace op_functors;  // Add, Sub, Mul, Div, Maximum, Minimum
 
 constexpr size_t kMaxBroadcastDims = 16;
 
@@ -185,25 +188,6 @@ void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TB
   BroadcastLoop(x, x, out[0].ptr<float>(), plan, First());
 }
 
-struct Add {
-  float operator()(float a, float b) const { return a + b; }
-};
-struct Sub {
-  float operator()(float a, float b) const { return a - b; }
-};
-struct Mul {
-  float operator()(float a, float b) const { return a * b; }
-};
-struct Div {
-  float operator()(float a, float b) const { return a / b; }
-};
-// NaN in lhs propagates (MXNet's mshadow_op::maximum/minimum test IsNan(a) first).
-struct Maximum {
-  float operator()(float a, float b) const { return (a > b || a != a) ? a : b; }
-};
-struct Minimum {
-  float operator()(float a, float b) const { return (a < b || a != a) ? a : b; }
-};
 
 Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f) {
   return r->Register(name)

@@ -6,11 +6,14 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "ops/elemwise/binary_functors-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
 namespace {
+
+using namespace op_functors;  // Add, Sub, Mul, Div, Maximum, Minimum
 
 struct AddNParam {
   int num_args = 0;
@@ -46,18 +49,6 @@ void BinaryCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&
   for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
 }
 
-struct Add {
-  float operator()(float a, float b) const { return a + b; }
-};
-struct Sub {
-  float operator()(float a, float b) const { return a - b; }
-};
-struct Mul {
-  float operator()(float a, float b) const { return a * b; }
-};
-struct Div {
-  float operator()(float a, float b) const { return a / b; }
-};
 
 // Sums left to right: ((in0 + in1) + in2) + ...
 void AddNCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,

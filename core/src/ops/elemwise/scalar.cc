@@ -3,11 +3,14 @@
 #include <cmath>
 
 #include "hybridnet/op.h"
+#include "ops/elemwise/binary_functors-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
 namespace {
+
+using namespace op_functors;  // Add, Sub, Mul, Div, Maximum, Minimum
 
 struct ScalarParam {
   double scalar = 1.0;
@@ -32,20 +35,8 @@ void ScalarCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i], s);
 }
 
-struct Plus {
-  float operator()(float x, float s) const { return x + s; }
-};
-struct Minus {
-  float operator()(float x, float s) const { return x - s; }
-};
 struct RMinus {
   float operator()(float x, float s) const { return s - x; }
-};
-struct Mul {
-  float operator()(float x, float s) const { return x * s; }
-};
-struct Div {
-  float operator()(float x, float s) const { return x / s; }
 };
 struct RDiv {
   float operator()(float x, float s) const { return s / x; }
@@ -55,13 +46,6 @@ struct Power {
 };
 struct RPower {
   float operator()(float x, float s) const { return std::pow(s, x); }
-};
-// NaN in the tensor propagates (MXNet's maximum/minimum test IsNan(a) first).
-struct Maximum {
-  float operator()(float x, float s) const { return (x > s || x != x) ? x : s; }
-};
-struct Minimum {
-  float operator()(float x, float s) const { return (x < s || x != x) ? x : s; }
 };
 
 Op& RegisterScalar(OpRegistry* r, const char* name, const char* alias, const char* description,
@@ -81,8 +65,8 @@ Op& RegisterScalar(OpRegistry* r, const char* name, const char* alias, const cha
 }  // namespace
 
 void RegisterScalarOps(OpRegistry* r) {
-  RegisterScalar(r, "_plus_scalar", "_PlusScalar", "y = x + scalar", ScalarCompute<Plus>);
-  RegisterScalar(r, "_minus_scalar", "_MinusScalar", "y = x - scalar", ScalarCompute<Minus>);
+  RegisterScalar(r, "_plus_scalar", "_PlusScalar", "y = x + scalar", ScalarCompute<Add>);
+  RegisterScalar(r, "_minus_scalar", "_MinusScalar", "y = x - scalar", ScalarCompute<Sub>);
   RegisterScalar(r, "_rminus_scalar", "_RMinusScalar", "y = scalar - x", ScalarCompute<RMinus>);
   RegisterScalar(r, "_mul_scalar", "_MulScalar", "y = x * scalar", ScalarCompute<Mul>);
   RegisterScalar(r, "_div_scalar", "_DivScalar", "y = x / scalar", ScalarCompute<Div>);

@@ -259,11 +259,12 @@ std::string WindowText(const std::vector<int64_t>& kernel, const std::vector<int
          ", dilate=" + TupleText(dilate) + ", pad=" + TupleText(pad);
 }
 
+// The input checks Convolution and Deconvolution share: arity, layout, the bias shape,
+// num_filter and input channels divisible by num_group, the data rank. Returns false while the
+// data shape is still unknown.
 template <typename P>
-bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                           std::vector<Shape>* out) {
-  const ConvolutionParam& p = attrs.Param<P>();
-  CheckArity(attrs, in->size(), p.no_bias, out->size());
+bool CheckConvInputs(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in, size_t num_out) {
+  CheckArity(attrs, in->size(), p.no_bias, num_out);
   CheckLayoutSupported(attrs, p);
   const int64_t F = p.num_filter, G = p.num_group;
   const size_t nk = p.kernel.size();
@@ -272,16 +273,27 @@ bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   }
   HN_CHECK(F % G == 0, kInvalidArgument)
       << DescribeNode(attrs) << ": num_filter " << F << " is not divisible by num_group " << G;
-  Shape data = (*in)[0];
+  const Shape& data = (*in)[0];
   if (data.ndim() == 0) return false;
   HN_CHECK(data.ndim() == nk + 2, kShapeError)
       << DescribeNode(attrs) << ": data must be " << nk + 2 << "-D (batch, channel, "
       << (nk == 1 ? "x" : nk == 2 ? "y, x" : "d, y, x") << ") for kernel "
       << TupleText(p.kernel) << ", got " << data;
-  const int64_t C = data[1];
-  HN_CHECK(C == 0 || C % G == 0, kShapeError)
-      << DescribeNode(attrs) << ": input channels " << C << " (data " << data
+  HN_CHECK(data[1] == 0 || data[1] % G == 0, kShapeError)
+      << DescribeNode(attrs) << ": input channels " << data[1] << " (data " << data
       << ") are not divisible by num_group " << G;
+  return true;
+}
+
+template <typename P>
+bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
+  const ConvolutionParam& p = attrs.Param<P>();
+  if (!CheckConvInputs(attrs, p, in, out->size())) return false;
+  const int64_t F = p.num_filter, G = p.num_group;
+  const size_t nk = p.kernel.size();
+  const Shape data = (*in)[0];
+  const int64_t C = data[1];
 
   std::vector<int64_t> wdims = {F, C == 0 ? 0 : C / G};
   wdims.insert(wdims.end(), p.kernel.begin(), p.kernel.end());
@@ -344,25 +356,11 @@ void DeconvPadAdj(const DeconvolutionParam& p, const int64_t* in_spatial, int64_
 bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                              std::vector<Shape>* out) {
   const auto& p = attrs.Param<DeconvolutionParam>();
-  CheckArity(attrs, in->size(), p.no_bias, out->size());
-  CheckLayoutSupported(attrs, p);
+  if (!CheckConvInputs(attrs, p, in, out->size())) return false;
   const int64_t F = p.num_filter, G = p.num_group;
   const size_t nk = p.kernel.size();
-  if (!p.no_bias) {
-    AssignShape(attrs, "bias", Shape({F}), &(*in)[2], "num_filter=" + std::to_string(F));
-  }
-  HN_CHECK(F % G == 0, kInvalidArgument)
-      << DescribeNode(attrs) << ": num_filter " << F << " is not divisible by num_group " << G;
   const Shape data = (*in)[0];
-  if (data.ndim() == 0) return false;
-  HN_CHECK(data.ndim() == nk + 2, kShapeError)
-      << DescribeNode(attrs) << ": data must be " << nk + 2 << "-D (batch, channel, "
-      << (nk == 1 ? "x" : nk == 2 ? "y, x" : "d, y, x") << ") for kernel "
-      << TupleText(p.kernel) << ", got " << data;
   const int64_t C = data[1];
-  HN_CHECK(C == 0 || C % G == 0, kShapeError)
-      << DescribeNode(attrs) << ": input channels " << C << " (data " << data
-      << ") are not divisible by num_group " << G;
 
   std::vector<int64_t> wdims = {C, F / G};
   wdims.insert(wdims.end(), p.kernel.begin(), p.kernel.end());
