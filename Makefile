@@ -4,8 +4,9 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize bench clean
+.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan bench clean
 
 all: build
 
@@ -39,8 +40,18 @@ test-sanitize: setup
 	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests
 	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi' --output-on-failure -j$(JOBS)
 
+# ThreadSanitizer build of the C API concurrency tests (label tsan); any report fails them.
+test-tsan: setup
+	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHN_TSAN=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
+	  > $(TSAN_BUILD).configure.log 2>&1 || (cat $(TSAN_BUILD).configure.log; exit 1)
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target hn_c_api_test_concurrency
+	@ctest --test-dir $(TSAN_BUILD) -L tsan --output-on-failure -j$(JOBS)
+
 bench: build
 	@bash scripts/bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log \
+	  $(TSAN_BUILD) $(TSAN_BUILD).configure.log

@@ -1,6 +1,7 @@
 option(HN_BUILD_TESTS "Build the tests" ON)
 option(HN_BUILD_BENCH "Build the benchmarks" ON)
 option(HN_SANITIZE "Build with ASan + UBSan" OFF)
+option(HN_TSAN "Build with ThreadSanitizer (make test-tsan: the concurrency tests)" OFF)
 set(HN_FIXTURES_DIR "${CMAKE_SOURCE_DIR}/../shared/fixtures/mxnet" CACHE PATH
     "Folder of the MXNet-written fixture files")
 
@@ -10,6 +11,14 @@ if(HN_CCACHE)
   set(CMAKE_C_COMPILER_LAUNCHER ${HN_CCACHE})
 endif()
 
+if(HN_SANITIZE AND HN_TSAN)
+  # The two runtimes cannot share a process: use one build folder per sanitizer.
+  message(FATAL_ERROR "HN_SANITIZE and HN_TSAN are mutually exclusive")
+endif()
+if(HN_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
 if(HN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

@@ -218,6 +218,7 @@ HNR_SCALAR_OUT(size_t, out_num_attrs)
 HNR_SCALAR_OUT(size_t, out_num_aliases)
 HNR_SCALAR_OUT(int64_t, out_dim)
 HNR_SCALAR_OUT(int64_t, out_size)
+HNR_SCALAR_OUT(int64_t, out_count)
 
 /* Borrowed strings out (copied into R). */
 %typemap(in, numinputs=0, noblock=1) const char** (const char* temp = NULL) {

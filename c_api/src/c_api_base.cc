@@ -269,6 +269,13 @@ int hn_seed(uint64_t seed) noexcept {
   HN_API_END();
 }
 
+int hn_debug_live_handles(int64_t* out_count) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out_count, "out_count");
+  *out_count = live_handle_count.load(std::memory_order_relaxed);
+  HN_API_END();
+}
+
 const char* hn_dtype_name(int dtype) noexcept {
   if (!hybridnet::IsKnownDType(dtype)) return nullptr;
   return hybridnet::DTypeName(static_cast<hybridnet::DType>(dtype));

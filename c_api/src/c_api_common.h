@@ -16,6 +16,7 @@
 // the function name in the thread-local last error and returns the code.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -83,6 +84,18 @@ void StoreTensors(const char* what, std::vector<hn::NDArray> arrays, size_t max_
 /// Collects C tensor handles into NDArrays (inputs may be NULL only when num is 0).
 std::vector<hn::NDArray> ToArrays(hn_tensor* const* inputs, size_t num, const char* what);
 
+/// Counts the C handles alive (hn_debug_live_handles). Every handle struct below holds one as its
+/// last member, so each handle made or freed by any function moves the count, with no call site
+/// to forget. Copies count as new handles.
+inline std::atomic<int64_t> live_handle_count{0};
+class LiveHandle {
+ public:
+  LiveHandle() noexcept { live_handle_count.fetch_add(1, std::memory_order_relaxed); }
+  LiveHandle(const LiveHandle&) noexcept : LiveHandle() {}
+  LiveHandle& operator=(const LiveHandle&) noexcept { return *this; }
+  ~LiveHandle() { live_handle_count.fetch_sub(1, std::memory_order_relaxed); }
+};
+
 /// The immutable part of a model, shared by the model handle and its predictors.
 struct ModelData {
   hn::Symbol symbol;
@@ -95,6 +108,7 @@ struct ModelData {
 
 struct hn_tensor {
   hybridnet::NDArray array;
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_tensor_list {
@@ -102,6 +116,7 @@ struct hn_tensor_list {
   std::deque<std::string> names;  // deque: c_str() pointers stay valid when appending
   std::vector<int> record_versions;
   bool named = false;
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_symbol {
@@ -110,22 +125,26 @@ struct hn_symbol {
   mutable std::once_flag lists_once, nodes_once;
   mutable hn_capi::NameArray arguments, auxiliary_states, outputs;
   mutable hn_capi::NameArray node_ops, node_names;
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_shape_info {
   hn_capi::NameArray names[3];
   std::vector<hybridnet::Shape> shapes[3];
   bool complete = false;
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_block {
   std::shared_ptr<hybridnet::gluon::Block> block;
   std::string kind;
   std::string name;  // filled by hn_block_name
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_model {
   std::shared_ptr<const hn_capi::ModelData> data;
+  hn_capi::LiveHandle live{};
 };
 
 struct hn_predictor {
@@ -139,6 +158,7 @@ struct hn_predictor {
   std::vector<bool> handed_out;  // output shared with a tensor handle: the next forward replaces it
   bool has_outputs = false;
   size_t plans_seen = 0;
+  hn_capi::LiveHandle live{};
 };
 
 #define HN_API_BEGIN() try {

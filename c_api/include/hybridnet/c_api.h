@@ -195,6 +195,14 @@ HN_API int hn_get_num_threads(int* out_num_threads) HN_NOEXCEPT;
  *  Thread-safe (the generator is locked), but concurrent users interleave their draws. */
 HN_API int hn_seed(uint64_t seed) HN_NOEXCEPT;
 
+/** The number of handles (of every type: tensors, tensor lists, symbols, shape infos, blocks,
+ *  models, predictors) made by this library in this process and not freed yet. A leak check for
+ *  tests and bindings: note it before a workload and compare after freeing what it made.
+ *  Freeing a handle counts even while the object lives on elsewhere (a predictor keeps its
+ *  model's data; a container keeps its children). Thread-safe; with other threads creating or
+ *  freeing handles meanwhile the value is a snapshot. */
+HN_API int hn_debug_live_handles(int64_t* out_count) HN_NOEXCEPT;
+
 /** numpy's name of a dtype ("float32", ...). Static string, or NULL for an unknown value. */
 HN_API const char* hn_dtype_name(int dtype) HN_NOEXCEPT;
 
