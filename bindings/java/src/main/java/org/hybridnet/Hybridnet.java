@@ -72,6 +72,17 @@ public final class Hybridnet {
     return NativeResource.liveObjects();
   }
 
+  /**
+   * Native handles alive in this process ({@code hn_debug_live_handles}): those of this binding
+   * and of any other user of the C library. A debugging aid for leak checks: note it before a
+   * workload, close (or collect) what it made, compare.
+   */
+  public static long nativeLiveHandles() {
+    long[] count = new long[1];
+    HybridnetNative.hn_debug_live_handles(count);
+    return count[0];
+  }
+
   /** Where the native libraries were loaded from. */
   public static String nativeSource() {
     return NativeLoader.source();
