@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan bench clean
+.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak bench clean
 
 all: build
 
@@ -48,6 +48,14 @@ test-tsan: setup
 	  > $(TSAN_BUILD).configure.log 2>&1 || (cat $(TSAN_BUILD).configure.log; exit 1)
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target hn_c_api_test_concurrency
 	@ctest --test-dir $(TSAN_BUILD) -L tsan --output-on-failure -j$(JOBS)
+
+# The long soak of the Java and R bindings (CTest label soak; `make test` runs it short):
+# create-forward-close cycles, closed and left to the GC, and close() racing forward().
+SOAK_CYCLES ?= 100000
+SOAK_ROUNDS ?= 5000
+soak: build
+	@HYBRIDNET_SOAK_CYCLES=$(SOAK_CYCLES) HYBRIDNET_SOAK_ROUNDS=$(SOAK_ROUNDS) \
+	  ctest --test-dir $(BUILD) -L soak --output-on-failure --verbose
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)

@@ -2,14 +2,9 @@ package org.hybridnet;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class LifecycleTest {
@@ -72,102 +67,14 @@ class LifecycleTest {
   @Test
   void theCleanerFreesForgottenObjects() throws InterruptedException {
     long before = TestSupport.gcUntilLive(0, 2000);
+    long nativeBefore = Hybridnet.nativeLiveHandles();
     for (int i = 0; i < 20_000; ++i) NDArray.of(new float[64], 64); // never closed
     assertTrue(Hybridnet.liveObjects() >= before + 10_000, "most are still alive before a GC");
+    assertTrue(Hybridnet.nativeLiveHandles() >= nativeBefore + 10_000, "and so are their handles");
     long after = TestSupport.gcUntilLive(before, 20_000);
     assertTrue(after <= before, "the Cleaner freed them: live " + after + ", before " + before);
+    assertEquals(nativeBefore, Hybridnet.nativeLiveHandles(), "the native handles are freed");
   }
 
-  /** 100 000 create/close cycles of arrays and predictors: native memory stays flat. */
-  @Test
-  void createCloseCyclesDoNotGrowNativeMemory() throws Exception {
-    try (Model model = Model.load(TestSupport.seedPrefix(), 0)) {
-      float[] x = new float[512];
-      Runnable cycle = new Runnable() {
-        int i;
-
-        @Override
-        public void run() {
-          try (NDArray a = NDArray.of(x, 1, 512);
-              Predictor p = model.newPredictor()) {
-            if (++i % 100 == 0) { // plan and run now and then: executor buffers are freed too
-              try (NDArray y = p.forward(a)) {
-                y.toFloatArray();
-              }
-            }
-          }
-        }
-      };
-      for (int i = 0; i < 10_000; ++i) cycle.run();
-      long live0 = Hybridnet.liveObjects();
-      long rss0 = TestSupport.rssKb();
-      int cycles = 100_000;
-      for (int i = 0; i < cycles; ++i) cycle.run();
-      long rss1 = TestSupport.rssKb();
-      long growthKb = rss1 - rss0;
-      System.out.println("create/close cycles: RSS " + rss0 + " kB -> " + rss1 + " kB after "
-          + cycles + " cycles (" + growthKb + " kB)");
-      assertEquals(live0, Hybridnet.liveObjects(), "every handle was freed");
-      // A leak of even 100 bytes per cycle would add ~10 MB.
-      assertTrue(growthKb < 8 * 1024,
-          "RSS grew by " + growthKb + " kB over " + cycles + " cycles (" + rss0 + " -> " + rss1 + " kB)");
-    }
-  }
-
-  /** close() on one thread while another runs forwards: never a crash, only clean errors. */
-  @Test
-  void closeRacingForwardIsSafe() throws Exception {
-    try (Model model = Model.load(TestSupport.seedPrefix(), 0)) {
-      float[] x = TestSupport.randomValues(1, 512);
-      float[] expected;
-      try (Predictor p = model.newPredictor()) {
-        expected = p.forward(x, 1, 512);
-      }
-      for (int round = 0; round < 200; ++round) {
-        Predictor p = model.newPredictor();
-        NDArray input = NDArray.of(x, 1, 512);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        threads.add(new Thread(() -> {
-          float[] out = new float[2];
-          try {
-            for (;;) {
-              p.forward(x, new long[] {1, 512}, out);
-              if (!java.util.Arrays.equals(expected, out)) throw new AssertionError("wrong output");
-            }
-          } catch (IllegalStateException closed) {
-            // expected once close() won
-          } catch (Throwable t) {
-            failure.set(t);
-          }
-        }));
-        threads.add(new Thread(() -> {
-          try {
-            for (;;) {
-              try (NDArray y = p.forward(input)) {
-                y.toFloatArray();
-              }
-              input.shape();
-            }
-          } catch (IllegalStateException closed) {
-            // expected
-          } catch (Throwable t) {
-            failure.set(t);
-          }
-        }));
-        threads.forEach(Thread::start);
-        Thread.sleep(0, ThreadLocalRandom.current().nextInt(1_000_000));
-        if (round % 2 == 0) {
-          p.close();
-          input.close();
-        } else {
-          input.close();
-          p.close();
-        }
-        for (Thread t : threads) t.join(10_000);
-        for (Thread t : threads) assertFalse(t.isAlive(), "a thread is stuck");
-        if (failure.get() != null) throw new AssertionError("round " + round, failure.get());
-      }
-    }
-  }
+  // Create/close cycles and close() racing forward() on many threads: SoakTest.
 }

@@ -24,13 +24,13 @@ import org.junit.jupiter.api.Test;
  * HYBRIDNET_SOAK_ROUNDS. Each test prints its figures.
  */
 class SoakTest {
-  private static final int CYCLES = envInt("HYBRIDNET_SOAK_CYCLES", 10_000);
-  private static final int ROUNDS = envInt("HYBRIDNET_SOAK_ROUNDS", 500);
-  private static final int WARM_UP = Math.max(2_000, CYCLES / 10);
+  private static final int CYCLES = envInt("HYBRIDNET_SOAK_CYCLES", 5_000);
+  private static final int ROUNDS = envInt("HYBRIDNET_SOAK_ROUNDS", 300);
+  private static final int WARM_UP = Math.max(1_000, CYCLES / 10);
   /** The Cleaner variant collects garbage every this many cycles. */
   private static final int GC_EVERY = 200;
   private static final int RACE_THREADS = 8;
-  /** After warm-up the RSS may move by allocator noise, not by a leak: 16 MB over 10 000+ cycles. */
+  /** After warm-up the RSS may move by allocator noise, not by a leak: 16 MB over 5 000+ cycles. */
   private static final long RSS_TOLERANCE_KB = 16 * 1024;
 
   private static String prefix;
