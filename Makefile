@@ -27,8 +27,8 @@ demo: build
 setup-mxnet:
 	@bash scripts/setup-mxnet.sh
 
-# The sanitizer pass runs first so the last line printed is the whole suite's summary.
-test: setup-mxnet build test-sanitize
+# The sanitizer passes run first so the last line printed is the whole suite's summary.
+test: setup-mxnet build test-sanitize test-tsan
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # ASan + UBSan build of the C++ unit, op and C API tests (-O1: a quicker build, still fast tests).
