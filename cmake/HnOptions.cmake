@@ -2,8 +2,8 @@ option(HN_BUILD_TESTS "Build the tests" ON)
 option(HN_BUILD_BENCH "Build the benchmarks" ON)
 option(HN_SANITIZE "Build with ASan + UBSan" OFF)
 option(HN_TSAN "Build with ThreadSanitizer (make test-tsan: the concurrency tests)" OFF)
-set(HN_FIXTURES_DIR "${CMAKE_SOURCE_DIR}/../shared/fixtures/mxnet" CACHE PATH
-    "Folder of the MXNet-written fixture files")
+# The MXNet-written files the tests and the demo read: part of the repository (tests/data/mxnet).
+set(HN_FIXTURES_DIR "${PROJECT_SOURCE_DIR}/tests/data/mxnet")
 
 find_program(HN_CCACHE ccache)
 if(HN_CCACHE)

@@ -94,7 +94,7 @@ function(read_list path out)
 endfunction()
 
 set(_abi_file "${ABI_DIR}/libhybridnet.abi")
-set(_abidw_args --headers-dir "${_include_dir}" --no-corpus-path --no-show-locs
+set(_abidw_args --headers-dir "${_include_dir}" --no-corpus-path --no-comp-dir-path --no-show-locs
                 --drop-private-types --exported-interfaces-only --type-id-style hash)
 
 if(MODE STREQUAL "update")

@@ -1,15 +1,13 @@
 # Runs one CLI command for a CTest test and checks it.
 #   -DPROGRAM=path  -DARGS=a|b|c (arguments separated by '|')
 #   [-DEXPECT_RC=0] [-DEXPECT_REGEX=re] [-DREJECT_REGEX=re]
-#   [-DREQUIRES=f1|f2]  files that must exist, else the test prints "SKIPPED: ..." (and CTest
-#                       reports it skipped through SKIP_REGULAR_EXPRESSION)
+#   [-DREQUIRES=f1|f2]  input files that must exist, else the test fails naming the missing one
 #   [-DEXPECT_FILES=f1|f2]  files the command must have written
 if(DEFINED REQUIRES AND NOT REQUIRES STREQUAL "")
   string(REPLACE "|" ";" required "${REQUIRES}")
   foreach(f IN LISTS required)
     if(NOT EXISTS "${f}")
-      message("SKIPPED: ${f} is absent (set HN_FIXTURES_DIR to the MXNet fixtures)")
-      return()
+      message(FATAL_ERROR "input file ${f} is missing")
     endif()
   endforeach()
 endif()

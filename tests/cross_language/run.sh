@@ -80,12 +80,12 @@ exports=("cpp exports/cpp x.npy" "java exports/java x.npy" "r exports/r x.npy"
          "walkthrough exports/walkthrough x.npy")
 mxnet_pairs=()
 for model in cifar_resnet20_v1 cifar_resnet20_v2; do
-  if [ -n "$fixtures" ] && [ -f "$fixtures/$model-symbol.json" ]; then
-    exports+=("$model $fixtures/$model x_img.npy")
-    mxnet_pairs+=("$fixtures/$model=out/${model}_C++.npy")
-  else
-    note "SKIP $model: not in the MXNet fixtures folder '${fixtures}'"
+  if [ ! -f "$fixtures/$model-symbol.json" ]; then
+    note "FAIL $model: $fixtures/$model-symbol.json is missing"
+    exit 1
   fi
+  exports+=("$model $fixtures/$model x_img.npy")
+  mxnet_pairs+=("$fixtures/$model=out/${model}_C++.npy")
 done
 printf '\n%-18s' "export"; for l in $loaders; do printf '%-8s' "$l"; done; printf '\n'
 for entry in "${exports[@]}"; do

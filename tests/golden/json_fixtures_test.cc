@@ -19,10 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define HN_REQUIRE_FIXTURES()                                                                 \
-  if (!fs::is_directory(HN_FIXTURES_DIR))                                                     \
-  GTEST_SKIP() << "fixtures folder " << HN_FIXTURES_DIR                                       \
-               << " is missing (configure with -DHN_FIXTURES_DIR=<shared/fixtures/mxnet>)"
+#define HN_REQUIRE_FIXTURES() \
+  ASSERT_TRUE(fs::is_directory(HN_FIXTURES_DIR)) << "fixtures folder " << HN_FIXTURES_DIR << " is missing"
 
 std::string Path(const std::string& name) { return std::string(HN_FIXTURES_DIR) + "/" + name; }
 

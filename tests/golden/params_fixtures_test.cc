@@ -15,9 +15,9 @@ namespace {
 
 std::string Fixture(const std::string& name) { return std::string(HN_FIXTURES_DIR) + "/" + name; }
 
-#define HN_REQUIRE_FIXTURES()                                                             \
-  if (!std::filesystem::is_directory(HN_FIXTURES_DIR))                                    \
-  GTEST_SKIP() << "MXNet fixtures folder " << HN_FIXTURES_DIR << " not found"
+#define HN_REQUIRE_FIXTURES()                              \
+  ASSERT_TRUE(std::filesystem::is_directory(HN_FIXTURES_DIR)) \
+      << "MXNet fixtures folder " << HN_FIXTURES_DIR << " is missing"
 
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -281,9 +281,18 @@ TEST_P(OpConformance, InferenceMatchesOutputs) {
   }
 }
 
-TEST_P(OpConformance, JsonRoundTrip) {
+// Internal ops are never written to JSON: only the other cases get this suite.
+class OpJsonRoundTrip : public OpConformance {};
+
+std::vector<size_t> JsonCaseIndices() {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < AllCases().size(); ++i)
+    if (AllCases()[i].check_json) indices.push_back(i);
+  return indices;
+}
+
+TEST_P(OpJsonRoundTrip, JsonRoundTrip) {
   const OpCase& c = TheCase();
-  if (!c.check_json) GTEST_SKIP() << "internal op, never written to JSON";
   SCOPED_TRACE(Describe(c));
   Graph g = BuildGraph(c);
   const std::string json = g.symbol.ToJSON();
@@ -297,10 +306,13 @@ TEST_P(OpConformance, JsonRoundTrip) {
   for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
 }
 
+std::string CaseName(const ::testing::TestParamInfo<size_t>& param_info) {
+  return CaseNames()[param_info.param];
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, OpConformance, ::testing::Range<size_t>(0, AllCases().size()),
-                         [](const ::testing::TestParamInfo<size_t>& param_info) {
-                           return CaseNames()[param_info.param];
-                         });
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Ops, OpJsonRoundTrip, ::testing::ValuesIn(JsonCaseIndices()), CaseName);
 
 // ---- registry lint -----------------------------------------------------------------------------
 

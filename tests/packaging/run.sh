@@ -7,8 +7,10 @@
 #   run.sh java    PREFIX SRC WORK MVN JAVA Java app via the local Maven repository
 #   run.sh scala   PREFIX SRC WORK MVN JAVA Scala app via the local Maven repository
 #   run.sh r       PREFIX SRC WORK R RSCRIPT TARBALL   R CMD INSTALL against PREFIX
+#   run.sh jars    JAR_TOOL JAR...          every JAR holds META-INF/LICENSE and META-INF/NOTICE
 #   run.sh cpack   BUILD WORK               cpack -G TGZ (+ DEB with dpkg-deb): both hold the header,
-#                                          libhybridnet.so.MAJOR, the .so link, the CMake package and the .pc
+#                                          libhybridnet.so.MAJOR, the .so link, the CMake package, the .pc
+#                                          and the LICENSE and NOTICE
 # The model the consumers load is the seed walkthrough's export, written by the install step.
 set -euo pipefail
 step=$1
@@ -87,6 +89,18 @@ case $step in
       cat(sprintf('R consumer (R CMD INSTALL): hybridnet %s, output (%s): %.6g %.6g\n',
                   hn_version(), paste(dim(y), collapse = ', '), y[1], y[2]))"
     ;;
+  jars)
+    jar_tool=$1
+    shift
+    for j in "$@"; do
+      [ -f "$j" ] || { echo "missing JAR: $j"; exit 1; }
+      listing=$("$jar_tool" tf "$j")
+      for f in META-INF/LICENSE META-INF/NOTICE; do
+        grep -qx "$f" <<< "$listing" || { echo "$(basename "$j") lacks $f"; exit 1; }
+      done
+      echo "ok $(basename "$j"): META-INF/LICENSE, META-INF/NOTICE"
+    done
+    ;;
   cpack)
     build=$1 work=$2
     rm -rf "$work" && mkdir -p "$work"
@@ -96,7 +110,8 @@ case $step in
       || { cat "$work/cpack.log"; exit 1; }
     check_list() {  # WHAT LISTING
       for f in include/hybridnet/c_api.h lib/libhybridnet.so lib/pkgconfig/hybridnet.pc \
-               lib/cmake/hybridnet/hybridnetConfig.cmake; do
+               lib/cmake/hybridnet/hybridnetConfig.cmake share/doc/hybridnet/LICENSE \
+               share/doc/hybridnet/NOTICE; do
         grep -Eq "/$f( ->.*)?\$" "$2" || { echo "missing from $1: $f"; exit 1; }
       done
       grep -Eq '/lib/libhybridnet\.so\.[0-9]+( ->.*)?$' "$2" || { echo "missing from $1: libhybridnet.so.MAJOR"; exit 1; }

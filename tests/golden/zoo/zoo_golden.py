@@ -261,9 +261,8 @@ for index, (name, size) in enumerate(MODELS):
 
 FIXTURES = [("mnist-lenet-0", 10, (2, 1, 28, 28)), ("cifar_resnet20_v1", 0, (2, 3, 32, 32)),
             ("cifar_resnet20_v2", 0, (2, 3, 32, 32))]
-if not os.path.isdir(fixtures):
-    print(f"SKIP fixtures: {fixtures} not found")
-else:
+check(f"fixtures folder {fixtures} exists", os.path.isdir(fixtures), "it is missing")
+if os.path.isdir(fixtures):
     rng = np.random.RandomState(7)
     for prefix, epoch, shape in FIXTURES:
         path = os.path.join(fixtures, prefix)
@@ -294,7 +293,7 @@ else:
             except Exception as e:  # noqa: BLE001
                 check(f"fixture {prefix}: `hybridnet run`", False, str(e))
         else:
-            print(f"SKIP fixture {prefix} through the CLI: {cli} not built")
+            check(f"fixture {prefix}: `hybridnet run`", False, f"{cli} is missing")
 
 # ---- every zoo op against MXNet ---------------------------------------------------------------
 
