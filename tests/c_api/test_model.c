@@ -408,6 +408,59 @@ static void test_mxnet_fixtures(void) {
   run_fixture("cifar_resnet20_v2", 0, cifar, 4, 10);
 }
 
+/* Heads that are views of intermediates (Flatten(relu(x))) next to later nodes that could
+ * recycle their buffers (sigmoid(tanh(x))), as detectors end: the predictor's outputs are
+ * relu(x) and sigmoid(tanh(x)), the same as op by op, for two batch sizes in turn. */
+static hn_symbol* unary(const char* op, hn_symbol* in, const char* name) {
+  hn_symbol* out = NULL;
+  HN_EXPECT_OK(hn_symbol_create(op, &in, 1, NULL, NULL, 0, name, &out));
+  return out;
+}
+
+static void test_view_heads(void) {
+  hn_symbol *x = NULL, *relu, *flat, *tanh_, *sig, *heads = NULL;
+  hn_symbol* parts[2];
+  hn_model* model = NULL;
+  hn_predictor* pred = NULL;
+  char* json = NULL;
+  float in[2 * 12], y0[2 * 12], y1[2 * 12];
+  int64_t batch, shape[3] = {0, 3, 4};
+  int i;
+  HN_EXPECT_OK(hn_symbol_var("data", &x));
+  relu = unary("relu", x, "relu0");
+  flat = unary("Flatten", relu, "head_flat");
+  tanh_ = unary("tanh", x, "tanh0");
+  sig = unary("sigmoid", tanh_, "head_sig");
+  parts[0] = flat;
+  parts[1] = sig;
+  HN_EXPECT_OK(hn_symbol_group(parts, 2, &heads));
+  HN_EXPECT_OK(hn_symbol_to_json(heads, &json));
+  HN_EXPECT_OK(hn_model_load_from_memory(json, strlen(json), NULL, 0, &model));
+  HN_EXPECT_OK(hn_predictor_create(model, &pred));
+  for (batch = 2; batch >= 1; --batch) {
+    shape[0] = batch;
+    for (i = 0; i < batch * 12; ++i) in[i] = (float)((i * 7) % 11) / 5.f - 1.f;
+    HN_EXPECT_OK(hn_predictor_set_input(pred, "data", HN_DTYPE_FLOAT32, shape, 3, in,
+                                        (size_t)batch * 12 * sizeof(float)));
+    HN_EXPECT_OK(hn_predictor_forward(pred));
+    HN_EXPECT_OK(hn_predictor_get_output(pred, 0, y0, (size_t)batch * 12 * sizeof(float)));
+    HN_EXPECT_OK(hn_predictor_get_output(pred, 1, y1, (size_t)batch * 12 * sizeof(float)));
+    for (i = 0; i < batch * 12; ++i) {
+      HN_EXPECT(y0[i] == (in[i] > 0.f ? in[i] : 0.f));
+      HN_EXPECT(fabs(y1[i] - 1.0 / (1.0 + exp(-tanh(in[i])))) < 1e-6);
+    }
+  }
+  hn_predictor_free(pred);
+  hn_model_free(model);
+  hn_string_free(json);
+  hn_symbol_free(heads);
+  hn_symbol_free(sig);
+  hn_symbol_free(tanh_);
+  hn_symbol_free(flat);
+  hn_symbol_free(relu);
+  hn_symbol_free(x);
+}
+
 static void teardown(void) { hn_block_free(exported); }
 
 HN_TEST_MAIN(model,
@@ -420,4 +473,5 @@ HN_TEST_MAIN(model,
              HN_RUN(test_params_without_names_or_weights)
              HN_RUN(test_predictor_errors)
              HN_RUN(test_mxnet_fixtures)
+             HN_RUN(test_view_heads)
              HN_RUN(teardown))

@@ -4,6 +4,9 @@
  *                                    the C API), DIR/cli_x.npy (1, 8) and DIR/cli_ref.npy (its
  *                                    output computed eagerly by the block)
  *   cli_fixture npy PATH D1,D2,...   a float32 .npy of that shape with a fixed pattern
+ *   cli_fixture heads DIR            DIR/heads-symbol.json + -0000.params (no parameters): the
+ *                                    outputs Flatten(relu(x)) and sigmoid(tanh(x)), a view head
+ *                                    whose buffer a later node could recycle; DIR/heads_x.npy
  *   cli_fixture compare A.npy B.npy TOL   same shape and every |a - b| <= TOL
  */
 #include <math.h>
@@ -110,8 +113,58 @@ static int compare(const char* a_path, const char* b_path, double tolerance) {
   return rc;
 }
 
+static hn_symbol* unary(const char* op, hn_symbol* in, const char* name) {
+  hn_symbol* out = NULL;
+  if (hn_symbol_create(op, &in, 1, NULL, NULL, 0, name, &out) != HN_OK) fail(op);
+  return out;
+}
+
+static int export_heads(const char* dir) {
+  char path[1024];
+  hn_symbol *x = NULL, *relu, *tanh_, *parts[2], *heads = NULL;
+  hn_tensor_list* no_params = NULL;
+  char* json = NULL;
+  FILE* f;
+  int rc = 1;
+  const int64_t shape[3] = {2, 3, 4};
+  if (hn_symbol_var("data", &x) != HN_OK) return fail("var");
+  relu = unary("relu", x, "relu0");
+  parts[0] = unary("Flatten", relu, "head_flat");
+  tanh_ = unary("tanh", x, "tanh0");
+  parts[1] = unary("sigmoid", tanh_, "head_sig");
+  if (hn_symbol_group(parts, 2, &heads) != HN_OK || hn_symbol_to_json(heads, &json) != HN_OK) {
+    fail("group");
+  } else if (hn_tensor_list_create(&no_params) != HN_OK) {
+    fail("params");
+  } else {
+    snprintf(path, sizeof path, "%s/heads-symbol.json", dir);
+    f = fopen(path, "wb");
+    if (f != NULL && fputs(json, f) >= 0 && fclose(f) == 0) {
+      snprintf(path, sizeof path, "%s/heads-0000.params", dir);
+      if (hn_tensor_list_save(no_params, path) != HN_OK) {
+        fail(path);
+      } else {
+        snprintf(path, sizeof path, "%s/heads_x.npy", dir);
+        rc = write_pattern(path, shape, 3);
+      }
+    } else {
+      fprintf(stderr, "cli_fixture: cannot write %s\n", path);
+    }
+  }
+  hn_tensor_list_free(no_params);
+  hn_string_free(json);
+  hn_symbol_free(heads);
+  hn_symbol_free(parts[1]);
+  hn_symbol_free(tanh_);
+  hn_symbol_free(parts[0]);
+  hn_symbol_free(relu);
+  hn_symbol_free(x);
+  return rc;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "export") == 0) return export_mlp(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "heads") == 0) return export_heads(argv[2]);
   if (argc == 4 && strcmp(argv[1], "npy") == 0) {
     int64_t shape[8];
     int ndim = 0;
@@ -123,6 +176,6 @@ int main(int argc, char** argv) {
     return write_pattern(argv[2], shape, ndim);
   }
   if (argc == 5 && strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3], atof(argv[4]));
-  fprintf(stderr, "usage: cli_fixture export DIR | npy PATH D1,D2,... | compare A B TOL\n");
+  fprintf(stderr, "usage: cli_fixture export DIR | heads DIR | npy PATH D1,D2,... | compare A B TOL\n");
   return 2;
 }

@@ -4,17 +4,16 @@
 #include <cstring>
 #include <list>
 
+#include "executor/memory_plan.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
 
 namespace {
 
-constexpr size_t kSlotAlignment = 64;
 constexpr size_t kMaxCachedPlans = 8;
 
-// Where an entry's bytes live.
-enum class SlotKind { kArena, kData, kParam, kOutput };
+using internal::SlotKind;
 
 struct KernelCall {
   const FCompute* compute;
@@ -51,8 +50,6 @@ struct Plan {
   size_t arena_bytes = 0;
   size_t naive_bytes = 0;
 };
-
-size_t Align(size_t n) { return (n + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment; }
 
 }  // namespace
 
@@ -134,6 +131,55 @@ void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArr
   }
 }
 
+// Fills plan->kernels, patches and copies: each kernel's blobs point at the places `mem` chose
+// (arena offsets and parameters fixed now, data inputs and caller outputs patched per call).
+void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
+                const std::vector<size_t>& slot_offset, const std::vector<const void*>& param_ptrs,
+                const std::vector<Shape>& shapes, const std::vector<DType>& types, Plan* plan) {
+  using internal::SlotKind;
+  uint8_t* arena = plan->arena.data<uint8_t>();
+  auto fixed_address = [&](const internal::EntryPlace& p) -> void* {
+    if (p.kind == SlotKind::kArena) return arena + slot_offset[p.index];
+    if (p.kind == SlotKind::kParam) return const_cast<void*>(param_ptrs[p.index]);
+    return nullptr;
+  };
+  plan->kernels.reserve(mem.kernel_nodes.size());
+  for (uint32_t nid : mem.kernel_nodes) {
+    const Node* node = g[nid].node;
+    KernelCall call{&node->attrs.op->compute, &node->attrs, {}, {}};
+    for (const auto& e : g[nid].inputs) {
+      uint32_t eid = g.entry_id(e);
+      call.in.push_back(TBlob{fixed_address(mem.place[eid]), shapes[eid], types[eid]});
+    }
+    for (uint32_t i = 0; i < node->NumOutputs(); ++i) {
+      uint32_t eid = g.entry_id(nid, i);
+      call.out.push_back(TBlob{fixed_address(mem.place[eid]), shapes[eid], types[eid]});
+    }
+    plan->kernels.push_back(std::move(call));
+  }
+  // Patch targets point into the blobs, so they are taken after the kernel list stops growing.
+  for (size_t k = 0; k < mem.kernel_nodes.size(); ++k) {
+    uint32_t nid = mem.kernel_nodes[k];
+    KernelCall& call = plan->kernels[k];
+    auto patch = [&](uint32_t eid, TBlob* blob) {
+      const internal::EntryPlace& p = mem.place[eid];
+      if (p.kind == SlotKind::kData || p.kind == SlotKind::kOutput)
+        plan->patches.push_back(Patch{&blob->data, p.kind, p.index});
+    };
+    for (size_t i = 0; i < call.in.size(); ++i) patch(g.entry_id(g[nid].inputs[i]), &call.in[i]);
+    for (size_t i = 0; i < call.out.size(); ++i) patch(g.entry_id(nid, static_cast<uint32_t>(i)), &call.out[i]);
+  }
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    uint32_t eid = g.entry_id(g.outputs()[i]);
+    plan->out_shapes.push_back(shapes[eid]);
+    plan->out_types.push_back(types[eid]);
+    if (mem.written_to_output[i]) continue;
+    const internal::EntryPlace& p = mem.place[eid];
+    plan->copies.push_back(OutputCopy{i, p.kind, p.index, fixed_address(p),
+                                      static_cast<size_t>(shapes[eid].Size()) * DTypeSize(types[eid])});
+  }
+}
+
 }  // namespace
 
 Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
@@ -153,171 +199,21 @@ Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
   if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
   InferEntries(g, values, &shapes, &types);
 
-  // Which entry lives where: slot kind + index (+ byte offset for arena slots).
-  struct Place {
-    SlotKind kind = SlotKind::kArena;
-    size_t index = 0;
-  };
-  std::vector<Place> place(g.num_entries());
-  std::vector<int> uses(g.num_entries(), 0);
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
-    for (const auto& e : g[nid].inputs) ++uses[g.entry_id(e)];
-  for (size_t i = 0; i < data.size(); ++i) place[g.entry_id(data_nodes[i], 0)] = {SlotKind::kData, i};
-  std::vector<void*> param_ptrs;
+  std::vector<size_t> entry_bytes(g.num_entries());
+  for (size_t e = 0; e < entry_bytes.size(); ++e)
+    entry_bytes[e] = static_cast<size_t>(shapes[e].Size()) * DTypeSize(types[e]);
+  std::vector<uint32_t> param_nodes;
+  std::vector<const void*> param_ptrs;
   for (const auto& kv : param_of_node) {
-    place[g.entry_id(kv.first, 0)] = {SlotKind::kParam, param_ptrs.size()};
-    param_ptrs.push_back(const_cast<void*>(kv.second.raw_data()));
+    param_nodes.push_back(kv.first);
+    param_ptrs.push_back(kv.second.raw_data());
   }
-  // Graph outputs written by their producing kernel straight into the caller's arrays.
-  std::vector<bool> written_to_output(g.outputs().size(), false);
-  std::map<uint32_t, size_t> output_of_entry;
-  for (size_t i = 0; i < g.outputs().size(); ++i) {
-    uint32_t eid = g.entry_id(g.outputs()[i]);
-    const Node* producer = g[g.outputs()[i].node_id].node;
-    if (producer->IsVariable() || producer->attrs.op->identity_view || output_of_entry.count(eid)) continue;
-    output_of_entry[eid] = i;
-    place[eid] = {SlotKind::kOutput, i};
-    written_to_output[i] = true;
-  }
-
-  // Arena slots reused by liveness: slot_uses counts pending reads of every entry in the slot.
-  std::vector<size_t> slot_bytes;
-  std::vector<int> slot_uses;
-  std::vector<size_t> free_slots;
-  auto bytes_of = [&](uint32_t eid) {
-    return static_cast<size_t>(shapes[eid].Size()) * DTypeSize(types[eid]);
-  };
-  auto take_slot = [&](size_t nbytes) {
-    auto best = free_slots.end();
-    for (auto it = free_slots.begin(); it != free_slots.end(); ++it) {
-      if (slot_bytes[*it] >= nbytes && (best == free_slots.end() || slot_bytes[*it] < slot_bytes[*best])) best = it;
-    }
-    if (best == free_slots.end() && !free_slots.empty()) {
-      best = std::max_element(free_slots.begin(), free_slots.end(),
-                              [&](size_t a, size_t b) { return slot_bytes[a] < slot_bytes[b]; });
-    }
-    if (best == free_slots.end()) {
-      slot_bytes.push_back(nbytes);
-      slot_uses.push_back(0);
-      return slot_bytes.size() - 1;
-    }
-    size_t slot = *best;
-    free_slots.erase(best);
-    slot_bytes[slot] = std::max(slot_bytes[slot], nbytes);
-    return slot;
-  };
-
-  struct PendingCall {
-    uint32_t nid;
-    std::vector<uint32_t> in_eids, out_eids;
-  };
-  std::vector<PendingCall> calls;
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    const Node* node = g[nid].node;
-    if (node->IsVariable()) continue;
-    const Op& op = *node->attrs.op;
-    PendingCall call{nid, {}, {}};
-    for (const auto& e : g[nid].inputs) call.in_eids.push_back(g.entry_id(e));
-    for (uint32_t i = 0; i < node->NumOutputs(); ++i) call.out_eids.push_back(g.entry_id(nid, i));
-
-    uint32_t out0 = call.out_eids[0];
-    bool view = op.identity_view && place[out0].kind == SlotKind::kArena && options.plan_memory;
-    if (view) {
-      place[out0] = place[call.in_eids[0]];
-      if (place[out0].kind == SlotKind::kArena) slot_uses[place[out0].index] += uses[out0];
-    } else {
-      for (uint32_t eid : call.out_eids) {
-        plan.naive_bytes += Align(bytes_of(eid));
-        if (place[eid].kind != SlotKind::kArena) continue;
-        size_t slot = SIZE_MAX;
-        for (const auto& io : op.inplace) {
-          if (io.second != eid - out0 || io.first >= call.in_eids.size()) continue;
-          uint32_t in_eid = call.in_eids[io.first];
-          const Place& p = place[in_eid];
-          bool sole_reader = std::count(call.in_eids.begin(), call.in_eids.end(), in_eid) == 1;
-          if (options.plan_memory && p.kind == SlotKind::kArena && slot_uses[p.index] == 1 &&
-              sole_reader && bytes_of(in_eid) == bytes_of(eid)) {
-            slot = p.index;
-          }
-        }
-        if (slot == SIZE_MAX) slot = options.plan_memory ? take_slot(bytes_of(eid)) : SIZE_MAX;
-        if (slot == SIZE_MAX) {
-          slot_bytes.push_back(bytes_of(eid));
-          slot_uses.push_back(0);
-          slot = slot_bytes.size() - 1;
-        }
-        place[eid] = {SlotKind::kArena, slot};
-        slot_uses[slot] += uses[eid];
-      }
-      calls.push_back(call);
-    }
-    for (uint32_t eid : call.in_eids) {
-      const Place& p = place[eid];
-      if (p.kind != SlotKind::kArena) continue;
-      if (--slot_uses[p.index] == 0 && options.plan_memory) free_slots.push_back(p.index);
-    }
-    // Outputs nobody reads (hidden or unused) give their slot back at once.
-    for (uint32_t eid : call.out_eids) {
-      const Place& p = place[eid];
-      if (!view && p.kind == SlotKind::kArena && slot_uses[p.index] == 0 && options.plan_memory &&
-          std::find(free_slots.begin(), free_slots.end(), p.index) == free_slots.end()) {
-        free_slots.push_back(p.index);
-      }
-    }
-  }
-  // Outputs not written by a kernel are copied out; their source slots must stay alive, which
-  // holds because nothing is written after the last kernel.
-
-  std::vector<size_t> slot_offset(slot_bytes.size());
-  for (size_t s = 0; s < slot_bytes.size(); ++s) {
-    slot_offset[s] = plan.arena_bytes;
-    plan.arena_bytes += Align(slot_bytes[s]);
-  }
+  const internal::MemoryPlan mem =
+      internal::PlaceEntries(g, entry_bytes, data_nodes, param_nodes, options.plan_memory);
+  const std::vector<size_t> slot_offset = internal::LayOutArena(mem.slot_bytes, &plan.arena_bytes);
+  plan.naive_bytes = mem.naive_bytes;
   plan.arena = NDArray(Shape{static_cast<int64_t>(plan.arena_bytes)}, DType::kUint8);
-  uint8_t* arena = plan.arena.data<uint8_t>();
-
-  auto blob_for = [&](uint32_t eid, std::vector<Patch>* patches, void** target) {
-    const Place& p = place[eid];
-    switch (p.kind) {
-      case SlotKind::kArena: *target = arena + slot_offset[p.index]; break;
-      case SlotKind::kParam: *target = param_ptrs[p.index]; break;
-      case SlotKind::kData:
-      case SlotKind::kOutput: patches->push_back(Patch{target, p.kind, p.index}); break;
-    }
-    return TBlob{*target, shapes[eid], types[eid]};
-  };
-  plan.kernels.reserve(calls.size());
-  for (const auto& call : calls) {
-    const Node* node = g[call.nid].node;
-    plan.kernels.push_back(KernelCall{&node->attrs.op->compute, &node->attrs, {}, {}});
-  }
-  // Blobs are filled after the vector stops growing, so patch targets stay valid.
-  for (size_t k = 0; k < calls.size(); ++k) {
-    KernelCall& kc = plan.kernels[k];
-    kc.in.resize(calls[k].in_eids.size());
-    kc.out.resize(calls[k].out_eids.size());
-    for (size_t i = 0; i < kc.in.size(); ++i) {
-      TBlob b = blob_for(calls[k].in_eids[i], &plan.patches, &kc.in[i].data);
-      kc.in[i].shape = b.shape;
-      kc.in[i].dtype = b.dtype;
-    }
-    for (size_t i = 0; i < kc.out.size(); ++i) {
-      TBlob b = blob_for(calls[k].out_eids[i], &plan.patches, &kc.out[i].data);
-      kc.out[i].shape = b.shape;
-      kc.out[i].dtype = b.dtype;
-    }
-  }
-  for (size_t i = 0; i < g.outputs().size(); ++i) {
-    uint32_t eid = g.entry_id(g.outputs()[i]);
-    plan.out_shapes.push_back(shapes[eid]);
-    plan.out_types.push_back(types[eid]);
-    if (written_to_output[i]) continue;
-    const Place& p = place[eid];
-    const void* fixed_src = p.kind == SlotKind::kArena   ? arena + slot_offset[p.index]
-                            : p.kind == SlotKind::kParam ? param_ptrs[p.index]
-                                                         : nullptr;
-    plan.copies.push_back(OutputCopy{i, p.kind, p.index, fixed_src, bytes_of(eid)});
-  }
+  BuildCalls(g, mem, slot_offset, param_ptrs, shapes, types, &plan);
   return plan;
 }
 
