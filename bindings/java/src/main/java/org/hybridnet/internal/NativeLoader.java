@@ -4,24 +4,31 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Loads libhybridnet.so.0 and the JNI library once per class loader, in this order:
  *
  * <ol>
- *   <li>{@code -Dhybridnet.native.dir=DIR}: DIR/libhybridnet.so.0 then DIR/libhybridnet_jni.so;
+ *   <li>a folder of already-extracted libraries, {@code -Dhybridnet.native.dir=DIR} or else the
+ *       environment variable {@code HYBRIDNET_NATIVE_DIR}: DIR/libhybridnet.so.0 then
+ *       DIR/libhybridnet_jni.so, and nothing else is tried;
  *   <li>the copies inside the JAR ({@code /org/hybridnet/native/linux-x86_64/}), extracted to a
- *       private temporary folder under {@code java.io.tmpdir} (or {@code
- *       -Dhybridnet.native.extract.dir}), loaded, and deleted at once (the mappings stay);
+ *       private temporary folder under {@code -Dhybridnet.native.extract.dir}, else {@code
+ *       HYBRIDNET_NATIVE_EXTRACT_DIR}, else {@code java.io.tmpdir} (hosts whose /tmp is {@code
+ *       noexec} set one of the first two), loaded, and deleted at once (the mappings stay);
  *   <li>{@code System.loadLibrary("hybridnet_jni")} from {@code java.library.path}.
  * </ol>
  *
- * Nothing is downloaded and no environment variable is needed. After loading, the library's ABI
- * generation is compared with the one this JAR was built for.
+ * When nothing loads, the error lists every location tried and why each failed. Nothing is
+ * downloaded. After loading, the library's ABI generation is compared with the one this JAR was
+ * built for.
  */
 public final class NativeLoader {
   /** The platform folder of the bundled libraries. */
@@ -73,45 +80,89 @@ public final class NativeLoader {
     return o + "-" + a;
   }
 
+  /** A system property, else an environment variable; null when neither is set or both are empty. */
+  private static String setting(String property, String variable) {
+    String value = System.getProperty(property);
+    if (value != null && !value.isEmpty()) return value;
+    value = System.getenv(variable);
+    return value != null && !value.isEmpty() ? value : null;
+  }
+
+  /** Where a setting came from, for messages. */
+  private static String origin(String property, String variable) {
+    String value = System.getProperty(property);
+    return value != null && !value.isEmpty() ? "-D" + property : variable;
+  }
+
   private static void loadLibraries() {
-    String dir = System.getProperty("hybridnet.native.dir");
-    if (dir != null && !dir.isEmpty()) {
+    String dir = setting("hybridnet.native.dir", "HYBRIDNET_NATIVE_DIR");
+    if (dir != null) {
       File d = new File(dir).getAbsoluteFile();
-      loadPair(new File(d, CORE_LIB), new File(d, JNI_LIB), "-Dhybridnet.native.dir=" + d);
+      String from = origin("hybridnet.native.dir", "HYBRIDNET_NATIVE_DIR") + "=" + d;
+      try {
+        loadPair(new File(d, CORE_LIB), new File(d, JNI_LIB));
+      } catch (UnsatisfiedLinkError e) {
+        throw failure(List.of(from + ": " + e.getMessage()));
+      }
       source = d.getPath();
       return;
     }
+    List<String> tried = new ArrayList<>();
     String platform = platform();
-    if (PLATFORM.equals(platform)
-        && NativeLoader.class.getResource(RESOURCE_DIR + JNI_LIB) != null) {
-      loadFromJar();
-      return;
+    if (!PLATFORM.equals(platform)) {
+      tried.add("the JAR: it holds native libraries for " + PLATFORM + " only, not " + platform);
+    } else if (NativeLoader.class.getResource(RESOURCE_DIR + JNI_LIB) == null) {
+      tried.add("the JAR: it does not contain " + RESOURCE_DIR + JNI_LIB);
+    } else {
+      String base = setting("hybridnet.native.extract.dir", "HYBRIDNET_NATIVE_EXTRACT_DIR");
+      String baseOrigin =
+          base != null
+              ? origin("hybridnet.native.extract.dir", "HYBRIDNET_NATIVE_EXTRACT_DIR")
+              : "java.io.tmpdir";
+      if (base == null) base = System.getProperty("java.io.tmpdir");
+      try {
+        loadFromJar(base);
+        return;
+      } catch (IOException | UnsatisfiedLinkError | InvalidPathException e) {
+        tried.add("the JAR's copies, extracted under " + baseOrigin + "=" + base + ": " + e.getMessage());
+      }
     }
     try {
       System.loadLibrary("hybridnet_jni");
       source = "java.library.path";
     } catch (UnsatisfiedLinkError e) {
-      String why =
-          PLATFORM.equals(platform)
-              ? "this JAR does not contain " + RESOURCE_DIR + JNI_LIB
-              : "this JAR contains native libraries for " + PLATFORM + " only, not " + platform;
-      throw new UnsatisfiedLinkError(
-          "hybridnet: cannot load the native library: "
-              + why
-              + ", and System.loadLibrary(\"hybridnet_jni\") failed ("
-              + e.getMessage()
-              + "). Use a hybridnet JAR built for "
-              + platform
-              + ", or point -Dhybridnet.native.dir at a folder holding "
-              + CORE_LIB
-              + " and "
-              + JNI_LIB
-              + ".");
+      tried.add(
+          "System.loadLibrary(\"hybridnet_jni\") from java.library.path="
+              + System.getProperty("java.library.path")
+              + ": "
+              + e.getMessage());
+      throw failure(tried);
     }
   }
 
-  private static void loadFromJar() {
-    String base = System.getProperty("hybridnet.native.extract.dir", System.getProperty("java.io.tmpdir"));
+  private static UnsatisfiedLinkError failure(List<String> tried) {
+    StringBuilder msg =
+        new StringBuilder("hybridnet: cannot load the native library (" + platform() + "). Tried:");
+    for (int i = 0; i < tried.size(); ++i) msg.append("\n  ").append(i + 1).append(". ").append(tried.get(i));
+    msg.append(
+        "\nSet -Dhybridnet.native.extract.dir=DIR or HYBRIDNET_NATIVE_EXTRACT_DIR=DIR to a writable"
+            + " folder on a file system that allows executable mappings (not a noexec /tmp), or"
+            + " -Dhybridnet.native.dir=DIR or HYBRIDNET_NATIVE_DIR=DIR to a folder holding "
+            + CORE_LIB
+            + " and "
+            + JNI_LIB
+            + ".");
+    String all = String.join(" ", tried);
+    if (all.contains("libopenblas") || all.contains("libgfortran")) {
+      msg.append(
+          " hybridnet needs the OpenBLAS runtime of the system: install it with"
+              + " 'apt-get install libopenblas0' (Debian/Ubuntu) or 'dnf install openblas'"
+              + " (Fedora/RHEL).");
+    }
+    return new UnsatisfiedLinkError(msg.toString());
+  }
+
+  private static void loadFromJar(String base) throws IOException {
     Path dir = null;
     try {
       Path parent = Path.of(base);
@@ -125,17 +176,8 @@ public final class NativeLoader {
       }
       Path core = extract(CORE_LIB, dir);
       Path jni = extract(JNI_LIB, dir);
-      loadPair(core.toFile(), jni.toFile(), "the JAR (extracted to " + dir + ")");
+      loadPair(core.toFile(), jni.toFile());
       source = "the JAR";
-    } catch (IOException e) {
-      throw new UnsatisfiedLinkError(
-          "hybridnet: cannot extract the native libraries from the JAR into "
-              + base
-              + ": "
-              + e
-              + ". Set -Dhybridnet.native.extract.dir=DIR (a writable folder on a file system"
-              + " that allows executable mappings), or -Dhybridnet.native.dir=DIR with the"
-              + " libraries already there.");
     } finally {
       if (dir != null) deleteQuietly(dir);
     }
@@ -150,30 +192,10 @@ public final class NativeLoader {
     return target;
   }
 
-  private static void loadPair(File core, File jni, String from) {
-    try {
-      // The core first: the JNI library's NEEDED libhybridnet.so.0 then resolves to this copy.
-      System.load(core.getPath());
-      System.load(jni.getPath());
-    } catch (UnsatisfiedLinkError e) {
-      String msg = String.valueOf(e.getMessage());
-      String hint = "";
-      if (msg.contains("libopenblas") || msg.contains("libgfortran")) {
-        hint =
-            " hybridnet needs the OpenBLAS runtime of the system: install it with"
-                + " 'apt-get install libopenblas0' (Debian/Ubuntu) or 'dnf install openblas'"
-                + " (Fedora/RHEL).";
-      }
-      throw new UnsatisfiedLinkError(
-          "hybridnet: cannot load the native library ("
-              + platform()
-              + ") from "
-              + from
-              + ": "
-              + msg
-              + "."
-              + hint);
-    }
+  private static void loadPair(File core, File jni) {
+    // The core first: the JNI library's NEEDED libhybridnet.so.0 then resolves to this copy.
+    System.load(core.getPath());
+    System.load(jni.getPath());
   }
 
   /** Fails unless the loaded library has the ABI generation this JAR was built against. */
@@ -191,8 +213,9 @@ public final class NativeLoader {
               + expected
               + " (version "
               + HybridnetNativeConstants.HN_VERSION_STRING
-              + "). Use the libraries bundled with the JAR (remove -Dhybridnet.native.dir or"
-              + " the stale libhybridnet_jni.so from java.library.path), or a JAR matching the"
+              + "). Use the libraries bundled with the JAR (remove -Dhybridnet.native.dir,"
+              + " HYBRIDNET_NATIVE_DIR or the stale libhybridnet_jni.so from java.library.path),"
+              + " or a JAR matching the"
               + " installed library.");
     }
   }
