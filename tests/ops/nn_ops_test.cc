@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -1048,110 +1046,6 @@ TEST(NnBatchNorm, ShapeInferenceAndErrors) {
               StatusCode::kInvalidArgument, {"BatchNorm(bn0)", "eps"});
   ExpectError([] { MakeNodeAttrs("BatchNorm", "bn0", {{"scale", "True"}}); },
               StatusCode::kInvalidArgument, {"scale"});
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timing (not run by default):
-//   OPENBLAS_NUM_THREADS=1 ./hn_ops_tests --gtest_also_run_disabled_tests --gtest_filter='NnPerf*'
-// Prints the median and best time of each ResNet-18 convolution (batch 1) and of the bare
-// sgemm of the same size, the floor an im2col convolution can reach.
-
-double MedianMs(const std::function<void()>& f, int reps, double* best) {
-  f();
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    const auto dt = std::chrono::steady_clock::now() - t0;
-    ms.push_back(std::chrono::duration<double, std::milli>(dt).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  *best = ms[0];
-  return ms[ms.size() / 2];
-}
-
-TEST(NnPerf, DISABLED_ResNet18Convolutions) {
-  struct Layer {
-    int64_t c, hw, f, k, s, p;
-  };
-  const std::vector<Layer> layers = {
-      {3, 224, 64, 7, 2, 3},   {64, 56, 64, 3, 1, 1},   {64, 56, 128, 3, 2, 1},
-      {128, 28, 128, 3, 1, 1}, {64, 56, 128, 1, 2, 0},  {128, 28, 256, 3, 2, 1},
-      {256, 14, 256, 3, 1, 1}, {256, 14, 512, 3, 2, 1}, {512, 7, 512, 3, 1, 1},
-      {64, 56, 256, 1, 1, 0},
-  };
-  const Op& op = OpRegistry::Global().Get("Convolution");
-  for (const auto& l : layers) {
-    const std::string k = "(" + std::to_string(l.k) + ", " + std::to_string(l.k) + ")";
-    const std::string s = "(" + std::to_string(l.s) + ", " + std::to_string(l.s) + ")";
-    const std::string p = "(" + std::to_string(l.p) + ", " + std::to_string(l.p) + ")";
-    NodeAttrs a = MakeNodeAttrs(op, "c", {{"kernel", k},
-                                          {"stride", s},
-                                          {"pad", p},
-                                          {"num_filter", std::to_string(l.f)},
-                                          {"no_bias", "True"}});
-    const int64_t o = (l.hw + 2 * l.p - l.k) / l.s + 1;
-    T x = Rand(Shape({1, l.c, l.hw, l.hw}), 1), w = Rand(Shape({l.f, l.c, l.k, l.k}), 2);
-    T y = Zeros(Shape({1, l.f, o, o}));
-    std::vector<TBlob> in = {{x.v.data(), x.shape, DType::kFloat32},
-                             {w.v.data(), w.shape, DType::kFloat32}};
-    std::vector<TBlob> out = {{y.v.data(), y.shape, DType::kFloat32}};
-    double best = 0, gbest = 0;
-    double med = MedianMs([&] { op.compute(OpContext{}, a, in, out); }, 20, &best);
-    // The bare GEMM: (f x c*k*k) * (c*k*k x o*o), through a 1x1 convolution of that size.
-    const int64_t kk = l.c * l.k * l.k;
-    NodeAttrs g = MakeNodeAttrs(op, "g", {{"kernel", "(1, 1)"}, {"num_filter", std::to_string(l.f)},
-                                          {"no_bias", "True"}});
-    T gx = Rand(Shape({1, kk, o, o}), 3), gw = Rand(Shape({l.f, kk, 1, 1}), 4);
-    std::vector<TBlob> gin = {{gx.v.data(), gx.shape, DType::kFloat32},
-                              {gw.v.data(), gw.shape, DType::kFloat32}};
-    double gmed = MedianMs([&] { op.compute(OpContext{}, g, gin, out); }, 20, &gbest);
-    const double gflop = 2.0 * static_cast<double>(l.f * kk * o * o) / 1e9;
-    std::printf("conv %3lldx%3lld c%-3lld f%-3lld k%lld s%lld: median %7.3f ms best %7.3f ms "
-                "(%5.1f GFLOP/s) | sgemm median %7.3f best %7.3f\n",
-                static_cast<long long>(l.hw), static_cast<long long>(l.hw),
-                static_cast<long long>(l.c), static_cast<long long>(l.f),
-                static_cast<long long>(l.k), static_cast<long long>(l.s), med, best,
-                gflop / best * 1e3, gmed, gbest);
-  }
-}
-
-TEST(NnPerf, DISABLED_DepthwisePoolingBatchNorm) {
-  auto time_op = [](const std::string& name, const AttrDict& dict, const std::vector<Shape>& shapes,
-                    const std::string& label) {
-    const Op& op = OpRegistry::Global().Get(name);
-    NodeAttrs a = MakeNodeAttrs(op, "n", dict);
-    std::vector<Shape> in = shapes, out(op.NumOutputs(a));
-    op.infer_shape(a, &in, &out);
-    std::vector<T> ins, outs;
-    for (const auto& s : in) ins.push_back(Rand(s, 5, 0.1f, 1.f));
-    for (const auto& s : out) outs.push_back(Zeros(s));
-    std::vector<TBlob> ib, ob;
-    for (auto& t : ins) ib.push_back({t.v.data(), t.shape, DType::kFloat32});
-    for (auto& t : outs) ob.push_back({t.v.data(), t.shape, DType::kFloat32});
-    double best = 0;
-    double med = MedianMs([&] { op.compute(OpContext{}, a, ib, ob); }, 20, &best);
-    std::printf("%-40s median %7.3f ms best %7.3f ms\n", label.c_str(), med, best);
-  };
-  time_op("Convolution", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "32"},
-                          {"num_group", "32"}, {"no_bias", "True"}},
-          {Shape({1, 32, 112, 112}), Shape()}, "depthwise 32x112x112 3x3");
-  time_op("Convolution", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"},
-                          {"num_filter", "256"}, {"num_group", "256"}, {"no_bias", "True"}},
-          {Shape({1, 256, 28, 28}), Shape()}, "depthwise 256x28x28 3x3 s2");
-  time_op("Convolution", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "512"},
-                          {"num_group", "512"}, {"no_bias", "True"}},
-          {Shape({1, 512, 14, 14}), Shape()}, "depthwise 512x14x14 3x3");
-  time_op("Deconvolution", {{"kernel", "(4, 4)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"},
-                            {"num_filter", "64"}},
-          {Shape({1, 128, 28, 28}), Shape()}, "deconv 128x28x28 -> 64x56x56 k4 s2");
-  time_op("Pooling", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}},
-          {Shape({1, 64, 112, 112})}, "maxpool 64x112x112 3x3 s2");
-  time_op("Pooling", {{"global_pool", "True"}, {"kernel", "(1, 1)"}, {"pool_type", "avg"}},
-          {Shape({1, 512, 7, 7})}, "global avgpool 512x7x7");
-  time_op("BatchNorm", {{"fix_gamma", "False"}}, {Shape({1, 64, 112, 112}), Shape(), Shape(),
-                                                  Shape(), Shape()},
-          "batchnorm 64x112x112");
 }
 
 }  // namespace

@@ -1,0 +1,124 @@
+// Single layers at batch 1, one OpenBLAS thread: each ResNet-18 convolution against the bare
+// sgemm of the same size (a 1x1 convolution of shape (f x c*k*k) * (c*k*k x o*o): the floor an
+// im2col convolution can reach), and the depthwise convolution, deconvolution, pooling and
+// BatchNorm shapes of MobileNet-style networks. Kernels are called directly on preallocated
+// arrays, so the figures are the kernels' own.
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/op.h"
+
+namespace hybridnet {
+namespace bench {
+namespace {
+
+// One kernel call on random inputs of the op's inferred shapes.
+struct LayerCall {
+  const Op* op;
+  NodeAttrs attrs;
+  std::vector<NDArray> in, out;
+  std::vector<TBlob> in_blobs, out_blobs;
+
+  LayerCall(const std::string& name, const AttrDict& dict, std::vector<Shape> in_shapes)
+      : op(&OpRegistry::Global().Get(name)), attrs(MakeNodeAttrs(*op, "bench", dict)) {
+    std::vector<Shape> out_shapes(op->NumOutputs(attrs));
+    op->infer_shape(attrs, &in_shapes, &out_shapes);
+    for (const Shape& s : in_shapes) in.push_back(NDArray::RandomUniform(s, 0.1f, 1.f));
+    for (const Shape& s : out_shapes) out.push_back(NDArray(s, DType::kFloat32));
+    for (NDArray& a : in) in_blobs.push_back(TBlob{a.raw_data(), a.shape(), DType::kFloat32});
+    for (NDArray& a : out) out_blobs.push_back(TBlob{a.raw_data(), a.shape(), DType::kFloat32});
+  }
+  void Run() { op->compute(OpContext{}, attrs, in_blobs, out_blobs); }
+};
+
+void RunLayer(benchmark::State& state, LayerCall call) {
+  SetNumThreads(1);
+  call.Run();
+  for (auto _ : state) {
+    call.Run();
+    benchmark::DoNotOptimize(call.out_blobs[0].data);
+  }
+}
+
+std::string Pair(int64_t v) { return "(" + std::to_string(v) + ", " + std::to_string(v) + ")"; }
+
+struct ConvLayer {
+  int64_t c, hw, f, k, s, p;
+};
+// ResNet-18's distinct convolutions (channels in, spatial size, filters, kernel, stride, pad).
+const ConvLayer kResNet18Convs[] = {
+    {3, 224, 64, 7, 2, 3},   {64, 56, 64, 3, 1, 1},   {64, 56, 128, 3, 2, 1},
+    {128, 28, 128, 3, 1, 1}, {64, 56, 128, 1, 2, 0},  {128, 28, 256, 3, 2, 1},
+    {256, 14, 256, 3, 1, 1}, {256, 14, 512, 3, 2, 1}, {512, 7, 512, 3, 1, 1},
+    {64, 56, 256, 1, 1, 0},
+};
+
+void BM_Conv(benchmark::State& state) {
+  const ConvLayer& l = kResNet18Convs[state.range(0)];
+  RunLayer(state, LayerCall("Convolution",
+                            {{"kernel", Pair(l.k)}, {"stride", Pair(l.s)}, {"pad", Pair(l.p)},
+                             {"num_filter", std::to_string(l.f)}, {"no_bias", "True"}},
+                            {Shape({1, l.c, l.hw, l.hw}), Shape()}));
+  const int64_t o = (l.hw + 2 * l.p - l.k) / l.s + 1;
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(l.f * l.c * l.k * l.k * o * o),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Gemm(benchmark::State& state) {
+  const ConvLayer& l = kResNet18Convs[state.range(0)];
+  const int64_t o = (l.hw + 2 * l.p - l.k) / l.s + 1;
+  RunLayer(state, LayerCall("Convolution",
+                            {{"kernel", "(1, 1)"}, {"num_filter", std::to_string(l.f)}, {"no_bias", "True"}},
+                            {Shape({1, l.c * l.k * l.k, o, o}), Shape()}));
+}
+
+void BM_Depthwise(benchmark::State& state) {
+  const int64_t c = state.range(0), hw = state.range(1), s = state.range(2);
+  RunLayer(state, LayerCall("Convolution",
+                            {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", Pair(s)},
+                             {"num_filter", std::to_string(c)}, {"num_group", std::to_string(c)},
+                             {"no_bias", "True"}},
+                            {Shape({1, c, hw, hw}), Shape()}));
+}
+
+void BM_Deconv(benchmark::State& state) {
+  RunLayer(state, LayerCall("Deconvolution",
+                            {{"kernel", "(4, 4)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}, {"num_filter", "64"}},
+                            {Shape({1, 128, 28, 28}), Shape()}));
+}
+
+void BM_MaxPool(benchmark::State& state) {
+  RunLayer(state, LayerCall("Pooling", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}},
+                            {Shape({1, 64, 112, 112})}));
+}
+
+void BM_GlobalAvgPool(benchmark::State& state) {
+  RunLayer(state, LayerCall("Pooling", {{"global_pool", "True"}, {"kernel", "(1, 1)"}, {"pool_type", "avg"}},
+                            {Shape({1, 512, 7, 7})}));
+}
+
+void BM_BatchNorm(benchmark::State& state) {
+  RunLayer(state, LayerCall("BatchNorm", {{"fix_gamma", "False"}},
+                            {Shape({1, 64, 112, 112}), Shape(), Shape(), Shape(), Shape()}));
+}
+
+BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise)->Args({32, 112, 1})->Args({256, 28, 2})->Args({512, 14, 1})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Deconv)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MaxPool)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GlobalAvgPool)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BatchNorm)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace bench
+}  // namespace hybridnet
+
+int main(int argc, char** argv) {
+  std::vector<std::pair<std::string, std::string>> ratios;
+  for (int i = 0; i < 10; ++i)
+    ratios.push_back({"BM_Conv/" + std::to_string(i), "BM_Gemm/" + std::to_string(i)});
+  return hybridnet::bench::RunAndReport(argc, argv, ratios);
+}
