@@ -7,6 +7,8 @@
  *   cli_fixture heads DIR            DIR/heads-symbol.json + -0000.params (no parameters): the
  *                                    outputs Flatten(relu(x)) and sigmoid(tanh(x)), a view head
  *                                    whose buffer a later node could recycle; DIR/heads_x.npy
+ *   cli_fixture chain DIR N          DIR/chain-symbol.json + -0000.params: data -> relu x N (a
+ *                                    hostile file's depth), DIR/chain_x.npy (2, 3)
  *   cli_fixture compare A.npy B.npy TOL   same shape and every |a - b| <= TOL
  */
 #include <math.h>
@@ -162,9 +164,36 @@ static int export_heads(const char* dir) {
   return rc;
 }
 
+static int export_chain(const char* dir, long depth) {
+  char path[1024];
+  FILE* f;
+  long i;
+  hn_tensor_list* no_params = NULL;
+  const int64_t shape[2] = {2, 3};
+  int ok;
+  snprintf(path, sizeof path, "%s/chain-symbol.json", dir);
+  f = fopen(path, "wb");
+  if (f == NULL) return fail(path);
+  fputs("{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}", f);
+  for (i = 1; i <= depth; ++i)
+    fprintf(f, ", {\"op\": \"relu\", \"name\": \"r%ld\", \"inputs\": [[%ld, 0, 0]]}", i, i - 1);
+  fprintf(f, "], \"arg_nodes\": [0], \"heads\": [[%ld, 0, 0]], \"attrs\": {\"mxnet_version\": "
+             "[\"int\", 10901]}}", depth);
+  ok = fclose(f) == 0;
+  snprintf(path, sizeof path, "%s/chain-0000.params", dir);
+  if (!ok || hn_tensor_list_create(&no_params) != HN_OK || hn_tensor_list_save(no_params, path) != HN_OK) {
+    hn_tensor_list_free(no_params);
+    return fail(path);
+  }
+  hn_tensor_list_free(no_params);
+  snprintf(path, sizeof path, "%s/chain_x.npy", dir);
+  return write_pattern(path, shape, 2);
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "export") == 0) return export_mlp(argv[2]);
   if (argc == 3 && strcmp(argv[1], "heads") == 0) return export_heads(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "chain") == 0) return export_chain(argv[2], atol(argv[3]));
   if (argc == 4 && strcmp(argv[1], "npy") == 0) {
     int64_t shape[8];
     int ndim = 0;
@@ -176,6 +205,6 @@ int main(int argc, char** argv) {
     return write_pattern(argv[2], shape, ndim);
   }
   if (argc == 5 && strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3], atof(argv[4]));
-  fprintf(stderr, "usage: cli_fixture export DIR | heads DIR | npy PATH D1,D2,... | compare A B TOL\n");
+  fprintf(stderr, "usage: cli_fixture export DIR | heads DIR | chain DIR N | npy PATH D1,D2,... | compare A B TOL\n");
   return 2;
 }

@@ -23,6 +23,13 @@ struct Node {
   std::vector<std::shared_ptr<Node>> control_deps;
   uint32_t mutation_count = 0;  ///< variables: times an op declared this input mutable
 
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  /// Releases the nodes this one alone keeps alive without recursing, so a graph of any depth
+  /// (a hostile file's million-node chain) is destroyed without exhausting the stack.
+  ~Node();
+
   bool IsVariable() const { return attrs.op == nullptr; }
   const std::string& name() const { return attrs.name; }
   uint32_t NumOutputs() const;

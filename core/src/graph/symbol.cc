@@ -13,6 +13,25 @@
 
 namespace hybridnet {
 
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> pending;
+  auto take_inputs = [&pending](Node& n) {
+    for (auto& e : n.inputs)
+      if (e.node) pending.push_back(std::move(e.node));
+    n.inputs.clear();
+    for (auto& d : n.control_deps)
+      if (d) pending.push_back(std::move(d));
+    n.control_deps.clear();
+  };
+  take_inputs(*this);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    // The last owner empties the node first, so its own destructor has nothing left to release.
+    if (n.use_count() == 1) take_inputs(*n);
+  }
+}
+
 uint32_t Node::NumOutputs() const { return IsVariable() ? 1 : attrs.op->NumOutputs(attrs); }
 
 Symbol Symbol::Var(const std::string& name, const AttrDict& attrs) {
