@@ -5,8 +5,10 @@ CMAKE_FLAGS ?=
 
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak bench clean
+.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz bench clean
 
 all: build
 
@@ -37,8 +39,9 @@ test-sanitize: setup
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
-	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests
-	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi' --output-on-failure -j$(JOBS)
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests \
+	  hn_fuzz_replay_symbol_json hn_fuzz_replay_params hn_fuzz_replay_npy hn_fuzz_replay_model
+	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi|fuzz' --output-on-failure -j$(JOBS)
 
 # ThreadSanitizer build of the C API concurrency tests (label tsan); any report fails them.
 test-tsan: setup
@@ -57,9 +60,19 @@ soak: build
 	@HYBRIDNET_SOAK_CYCLES=$(SOAK_CYCLES) HYBRIDNET_SOAK_ROUNDS=$(SOAK_ROUNDS) \
 	  ctest --test-dir $(BUILD) -L soak --output-on-failure --verbose
 
+# libFuzzer over every loader (clang, ASan + UBSan), FUZZ_SECONDS per target (scripts/fuzz.sh).
+fuzz: setup
+	@bash scripts/setup.sh fuzz
+	@CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DHN_FUZZ=ON -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
+	  > $(FUZZ_BUILD).configure.log 2>&1 || (cat $(FUZZ_BUILD).configure.log; exit 1)
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target hn_fuzz_symbol_json hn_fuzz_params hn_fuzz_npy \
+	  hn_fuzz_model
+	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 bench: build
 	@bash scripts/bench.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log $(ASAN_BUILD) $(ASAN_BUILD).configure.log \
-	  $(TSAN_BUILD) $(TSAN_BUILD).configure.log
+	  $(TSAN_BUILD) $(TSAN_BUILD).configure.log $(FUZZ_BUILD) $(FUZZ_BUILD).configure.log

@@ -2,6 +2,7 @@ option(HN_BUILD_TESTS "Build the tests" ON)
 option(HN_BUILD_BENCH "Build the benchmarks" ON)
 option(HN_SANITIZE "Build with ASan + UBSan" OFF)
 option(HN_TSAN "Build with ThreadSanitizer (make test-tsan: the concurrency tests)" OFF)
+option(HN_FUZZ "Build the libFuzzer targets (clang; make fuzz), ASan + UBSan everywhere" OFF)
 # The MXNet-written files the tests and the demo read: part of the repository (tests/data/mxnet).
 set(HN_FIXTURES_DIR "${PROJECT_SOURCE_DIR}/tests/data/mxnet")
 
@@ -14,6 +15,16 @@ endif()
 if(HN_SANITIZE AND HN_TSAN)
   # The two runtimes cannot share a process: use one build folder per sanitizer.
   message(FATAL_ERROR "HN_SANITIZE and HN_TSAN are mutually exclusive")
+endif()
+if(HN_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "HN_FUZZ needs clang (CXX=clang++-14): libFuzzer is part of clang")
+  endif()
+  # -Wno-pass-failed: the sanitizers' instrumentation keeps clang from vectorizing the
+  # `omp simd` loops it was asked to; a lost optimization in this build, not a defect.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined -Wno-pass-failed)
+  add_link_options(-fsanitize=address,undefined)
 endif()
 if(HN_TSAN)
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)

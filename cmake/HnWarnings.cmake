@@ -4,5 +4,5 @@ function(hn_set_warnings target)
     -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
     -Wcast-align -Woverloaded-virtual -Wconversion -Wno-sign-conversion -Werror
     # GCC 12 reports false positives for std::optional<std::string> at -O3 (GCC bug 105562).
-    -Wno-maybe-uninitialized)
+    $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-Wno-maybe-uninitialized>)
 endfunction()

@@ -10,6 +10,10 @@ packages=(
   default-jdk-headless maven libopenblas0
   abigail-tools
 )
+# `setup.sh fuzz`: clang and libFuzzer for `make fuzz` (not needed by the build or the tests).
+if [ "${1:-}" = fuzz ]; then
+  packages=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
