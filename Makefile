@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz bench clean
+.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs bench clean
 
 all: build
 
@@ -69,6 +69,13 @@ fuzz: setup
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target hn_fuzz_symbol_json hn_fuzz_params hn_fuzz_npy \
 	  hn_fuzz_model
 	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Differential testing of random whole graphs for GRAPH_MINUTES from GRAPH_SEED (make test runs
+# a fixed 20 000-graph slice): eager, graph executor (fusion/planning on and off), C API, export.
+GRAPH_MINUTES ?= 10
+GRAPH_SEED ?= 1000000
+fuzz-graphs: build
+	@$(BUILD)/bin/hn_graph_diff --minutes $(GRAPH_MINUTES) --seed $(GRAPH_SEED)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)
