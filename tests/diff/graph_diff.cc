@@ -77,7 +77,12 @@ class Generator {
     pool_ = {{Symbol::Var("data"), Shape{2, c, hw, hw}}};
     params_ = &g.params;
     const int nodes = static_cast<int>(Pick(3, 12));
-    for (int i = 0; i < nodes; ++i) AddNode(i);
+    for (int i = 0; i < nodes; ++i) {
+      try {
+        AddNode(i);
+      } catch (const Error&) {  // shape inference rejected the draw (e.g. pooling a 1x1 map)
+      }
+    }
     std::vector<Symbol> outs;
     const int64_t num_outputs = Pick(1, 4);
     for (int64_t i = 0; i < num_outputs; ++i) outs.push_back(pool_[Index(pool_.size())].symbol);
