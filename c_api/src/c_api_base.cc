@@ -10,6 +10,7 @@
 
 #include "c_api_common.h"
 #include "hybridnet/imperative.h"
+#include "hybridnet/limits.h"
 
 namespace {
 
@@ -273,6 +274,25 @@ int hn_debug_live_handles(int64_t* out_count) noexcept {
   HN_API_BEGIN();
   CheckOut(out_count, "out_count");
   *out_count = live_handle_count.load(std::memory_order_relaxed);
+  HN_API_END();
+}
+
+static_assert(HN_LIMIT_MAX_NODES == static_cast<int>(hybridnet::Limit::kMaxNodes) &&
+                  HN_LIMIT_MAX_RANK == static_cast<int>(hybridnet::Limit::kMaxRank) &&
+                  HN_LIMIT_MAX_TENSOR_ELEMENTS == static_cast<int>(hybridnet::Limit::kMaxTensorElements) &&
+                  HN_LIMIT_MAX_ALLOCATION_BYTES == static_cast<int>(hybridnet::Limit::kMaxAllocationBytes),
+              "hn_limit mirrors hybridnet::Limit");
+
+int hn_set_limit(int limit, int64_t value) noexcept {
+  HN_API_BEGIN();
+  hybridnet::SetLimit(static_cast<hybridnet::Limit>(limit), value);
+  HN_API_END();
+}
+
+int hn_get_limit(int limit, int64_t* out_value) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out_value, "out_value");
+  *out_value = hybridnet::GetLimit(static_cast<hybridnet::Limit>(limit));
   HN_API_END();
 }
 

@@ -117,6 +117,57 @@ static void test_frees_accept_null(void) {
   HN_EXPECT(1);
 }
 
+/* Hostile-input limits: defaults, set/get, bad arguments, and loads and allocations refused
+ * with the limit named when it is lowered. */
+static void test_limits(void) {
+  static const char* chain =
+      "{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []},"
+      " {\"op\": \"relu\", \"name\": \"r1\", \"inputs\": [[0, 0, 0]]},"
+      " {\"op\": \"relu\", \"name\": \"r2\", \"inputs\": [[1, 0, 0]]}],"
+      " \"arg_nodes\": [0], \"heads\": [[2, 0, 0]]}";
+  const int64_t big[2] = {1000, 1000};
+  const int64_t rank9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  int64_t value = 0, defaults[4];
+  int limit;
+  hn_model* model = NULL;
+  hn_tensor* t = NULL;
+  for (limit = HN_LIMIT_MAX_NODES; limit <= HN_LIMIT_MAX_ALLOCATION_BYTES; ++limit) {
+    HN_EXPECT_OK(hn_get_limit(limit, &defaults[limit]));
+    HN_EXPECT(defaults[limit] >= 32);
+  }
+  HN_EXPECT(defaults[HN_LIMIT_MAX_NODES] == 4194304 && defaults[HN_LIMIT_MAX_RANK] == 32);
+  HN_EXPECT_ERR(hn_get_limit(4, &value), HN_ERR_INVALID_ARGUMENT, "unknown limit 4");
+  HN_EXPECT_ERR(hn_get_limit(-1, &value), HN_ERR_INVALID_ARGUMENT, "unknown limit");
+  HN_EXPECT_ERR(hn_set_limit(7, 10), HN_ERR_INVALID_ARGUMENT, "unknown limit 7");
+  HN_EXPECT_ERR(hn_set_limit(HN_LIMIT_MAX_NODES, 0), HN_ERR_INVALID_ARGUMENT, "at least 1");
+  HN_EXPECT_ERR(hn_get_limit(HN_LIMIT_MAX_NODES, NULL), HN_ERR_INVALID_ARGUMENT, "out_value");
+
+  HN_EXPECT_OK(hn_model_load_from_memory(chain, strlen(chain), NULL, 0, &model));
+  hn_model_free(model);
+  model = NULL;
+  HN_EXPECT_OK(hn_set_limit(HN_LIMIT_MAX_NODES, 2));
+  HN_EXPECT_OK(hn_get_limit(HN_LIMIT_MAX_NODES, &value));
+  HN_EXPECT(value == 2);
+  HN_EXPECT_ERR(hn_model_load_from_memory(chain, strlen(chain), NULL, 0, &model), HN_ERR_FORMAT,
+                "3 nodes, above the node limit (HN_LIMIT_MAX_NODES = 2");
+  HN_EXPECT(model == NULL);
+
+  HN_EXPECT_OK(hn_set_limit(HN_LIMIT_MAX_ALLOCATION_BYTES, 1024));
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, big, 2, NULL, 0, &t), HN_ERR_OUT_OF_MEMORY,
+                "HN_LIMIT_MAX_ALLOCATION_BYTES = 1024");
+  HN_EXPECT_OK(hn_set_limit(HN_LIMIT_MAX_TENSOR_ELEMENTS, 999999));
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, big, 2, NULL, 0, &t), HN_ERR_OUT_OF_MEMORY,
+                "HN_LIMIT_MAX_TENSOR_ELEMENTS = 999999");
+  HN_EXPECT_OK(hn_set_limit(HN_LIMIT_MAX_RANK, 8));
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, rank9, 9, NULL, 0, &t), HN_ERR_SHAPE,
+                "HN_LIMIT_MAX_RANK = 8");
+  HN_EXPECT(t == NULL);
+  for (limit = HN_LIMIT_MAX_NODES; limit <= HN_LIMIT_MAX_ALLOCATION_BYTES; ++limit)
+    HN_EXPECT_OK(hn_set_limit(limit, defaults[limit]));
+  HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_FLOAT32, big, 2, NULL, 0, &t));
+  hn_tensor_free(t);
+}
+
 HN_TEST_MAIN(basics,
              HN_RUN(test_no_error_yet)
              HN_RUN(test_version)
@@ -125,4 +176,5 @@ HN_TEST_MAIN(basics,
              HN_RUN(test_threads)
              HN_RUN(test_dtypes)
              HN_RUN(test_logging)
-             HN_RUN(test_frees_accept_null))
+             HN_RUN(test_frees_accept_null)
+             HN_RUN(test_limits))

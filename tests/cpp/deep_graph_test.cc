@@ -1,5 +1,6 @@
-// Graphs of any depth neither overflow the stack nor hang: a chain of a million nodes is built,
-// written, loaded, planned, run and destroyed (hostile files are often exactly that shape).
+// Hostile graphs: any depth neither overflows the stack nor hangs (a chain of a million nodes is
+// built, loaded, planned, run and destroyed), and absurd declared shapes are refused by the
+// limits (hybridnet/limits.h) before any allocation.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,6 +44,22 @@ TEST(DeepGraphTest, AMillionNodeChainFromJSONLoadsAndRuns) {
   EXPECT_EQ(y[0].data<float>()[3], 3.f);
   EXPECT_EQ(exec.stats().num_nodes, static_cast<size_t>(kDepth));
   EXPECT_LE(exec.stats().intermediate_bytes, 2u * 64u) << "relu runs in place along the chain";
+}
+
+// Declared shapes whose element count overflows int64 or passes the limits are refused before
+// anything is allocated (no overflowed size reaches the allocator); every tensor and the
+// executor's arena are allocated through NDArray.
+TEST(DeepGraphTest, HugeDeclaredShapesAreRefusedBeforeAllocation) {
+  const int64_t big = int64_t{1} << 40;
+  for (const Shape& shape : {Shape{big, big}, Shape{big, big, big}, Shape{int64_t{1} << 33}}) {
+    try {
+      NDArray a(shape);
+      ADD_FAILURE() << "allocated " << shape;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), StatusCode::kOutOfMemory);
+      EXPECT_NE(std::string(e.what()).find("HN_LIMIT_MAX_TENSOR_ELEMENTS"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

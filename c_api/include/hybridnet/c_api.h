@@ -203,6 +203,26 @@ HN_API int hn_seed(uint64_t seed) HN_NOEXCEPT;
  *  freeing handles meanwhile the value is a snapshot. */
 HN_API int hn_debug_live_handles(int64_t* out_count) HN_NOEXCEPT;
 
+/** Hostile-input limits: caps that loaders, shape checks and allocations enforce, so a malformed
+ *  or hostile file gets an error naming the limit (and how to raise it) instead of exhausting
+ *  the stack or the memory of the process. Defaults, far above real models' needs:
+ *  nodes 4194304, rank 32, tensor elements 2^32, allocation bytes 2^34 (16 GiB). */
+typedef enum hn_limit {
+  HN_LIMIT_MAX_NODES = 0,            /**< nodes in one graph (symbol JSON); HN_ERR_FORMAT past it */
+  HN_LIMIT_MAX_RANK = 1,             /**< dimensions of one tensor; HN_ERR_SHAPE past it */
+  HN_LIMIT_MAX_TENSOR_ELEMENTS = 2,  /**< elements of one tensor; HN_ERR_OUT_OF_MEMORY past it */
+  HN_LIMIT_MAX_ALLOCATION_BYTES = 3  /**< bytes of one allocation; HN_ERR_OUT_OF_MEMORY past it */
+} hn_limit;
+
+/** Sets limit `limit` (an hn_limit value) to `value` (>= 1) for the whole process; later loads
+ *  and allocations use it. HN_ERR_INVALID_ARGUMENT for an unknown limit or a value below 1.
+ *  Thread-safe. */
+HN_API int hn_set_limit(int limit, int64_t value) HN_NOEXCEPT;
+
+/** The current value of limit `limit`. HN_ERR_INVALID_ARGUMENT for an unknown limit.
+ *  Thread-safe. */
+HN_API int hn_get_limit(int limit, int64_t* out_value) HN_NOEXCEPT;
+
 /** numpy's name of a dtype ("float32", ...). Static string, or NULL for an unknown value. */
 HN_API const char* hn_dtype_name(int dtype) HN_NOEXCEPT;
 

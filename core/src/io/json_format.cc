@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hybridnet/io/json.h"
+#include "hybridnet/limits.h"
 #include "io/json_upgrade.h"
 #include "io/json_writer.h"
 
@@ -298,6 +299,9 @@ JSONGraph Reader::ReadStructure(const std::string& text) {
   if (arg_nodes == nullptr) Fail("top level", "missing required key \"arg_nodes\"");
   if (heads == nullptr) Fail("top level", "missing required key \"heads\"");
 
+  HN_CHECK(static_cast<int64_t>(nodes->size()) <= GetLimit(Limit::kMaxNodes), kFormatError)
+      << source_ << ": the graph has " << nodes->size() << " nodes, above the node limit"
+      << LimitNote(Limit::kMaxNodes);
   for (size_t i = 0; i < nodes->size(); ++i) {
     g.nodes.push_back(ReadNode((*nodes)[i], i, &g.legacy_keys));
   }

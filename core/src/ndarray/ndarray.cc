@@ -6,6 +6,7 @@
 #include <mutex>
 #include <random>
 
+#include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
 
 namespace hybridnet {
@@ -15,6 +16,9 @@ namespace {
 constexpr size_t kAlignment = 64;
 
 std::shared_ptr<uint8_t> Allocate(size_t nbytes) {
+  HN_CHECK(nbytes <= static_cast<size_t>(GetLimit(Limit::kMaxAllocationBytes)), kOutOfMemory)
+      << "allocating " << nbytes << " bytes exceeds the allocation limit"
+      << LimitNote(Limit::kMaxAllocationBytes);
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   HN_CHECK(p != nullptr, kOutOfMemory) << "cannot allocate " << nbytes << " bytes";
@@ -32,8 +36,17 @@ GlobalRandom& Random() {
 }
 
 void CheckShape(const Shape& shape) {
+  HN_CHECK(static_cast<int64_t>(shape.ndim()) <= GetLimit(Limit::kMaxRank), kShapeError)
+      << "a shape of " << shape.ndim() << " dimensions is above the rank limit"
+      << LimitNote(Limit::kMaxRank);
+  int64_t elements = 1;
   for (int64_t d : shape) {
     HN_CHECK(d >= 0, kShapeError) << "shape " << shape << " has a negative dimension";
+    HN_CHECK(!__builtin_mul_overflow(elements, d, &elements) &&
+                 elements <= GetLimit(Limit::kMaxTensorElements),
+             kOutOfMemory)
+        << "shape " << shape << " has more elements than the tensor limit"
+        << LimitNote(Limit::kMaxTensorElements);
   }
 }
 

@@ -1,0 +1,35 @@
+// Hostile-input limits: caps that every loader, shape check and allocation reads, so a malformed
+// or hostile file gets a clear error naming the limit instead of exhausting the stack, the memory
+// or the machine. Process-wide; the C API sets them (hn_set_limit / hn_get_limit, whose
+// HN_LIMIT_* values are this enum's).
+//
+//   SetLimit(Limit::kMaxNodes, 10'000'000);   // allow bigger graphs
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hybridnet {
+
+enum class Limit : int {
+  kMaxNodes = 0,             ///< nodes in one graph (symbol JSON)
+  kMaxRank = 1,              ///< dimensions of one tensor
+  kMaxTensorElements = 2,    ///< elements of one tensor
+  kMaxAllocationBytes = 3,   ///< bytes of one allocation (tensors, the executor's arena)
+};
+constexpr int kNumLimits = 4;
+
+struct LimitInfo {
+  const char* c_name;     ///< the C API's name, e.g. "HN_LIMIT_MAX_NODES"
+  int64_t default_value;
+};
+
+/// The one table of limits: C names and defaults (far above any real model's needs).
+const LimitInfo& DescribeLimit(Limit limit);
+int64_t GetLimit(Limit limit);
+/// Throws kInvalidArgument unless value >= 1. Thread-safe.
+void SetLimit(Limit limit, int64_t value);
+/// " (HN_LIMIT_MAX_NODES = 4194304; raise it with hn_set_limit)": for error messages.
+std::string LimitNote(Limit limit);
+
+}  // namespace hybridnet
