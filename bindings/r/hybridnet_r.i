@@ -89,12 +89,13 @@ void hnr_ ## FREE_NAME(SEXP handle) { hnr_release(handle, KIND, #FREE_NAME, "han
 %typemap(in, noblock=1) int { $1 = hnr_int($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) size_t { $1 = hnr_size($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) uint64_t { $1 = hnr_uint64($input, "$symname", "$1_name"); }
+%typemap(in, noblock=1) int64_t { $1 = hnr_int64($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) const char* {
   $1 = ($1_ltype)hnr_string($input, 1, "$symname", "$1_name");
 }
 %typemap(freearg) const char* ""
-%typemap(scoercein) int, size_t, uint64_t, const char* ""
-%typemap(scheck) int, size_t, uint64_t, const char* ""
+%typemap(scoercein) int, size_t, uint64_t, int64_t, const char* ""
+%typemap(scheck) int, size_t, uint64_t, int64_t, const char* ""
 
 /* ---- handles ----------------------------------------------------------------------------- */
 %define HNR_HANDLE(TYPE, KIND)
@@ -219,6 +220,7 @@ HNR_SCALAR_OUT(size_t, out_num_aliases)
 HNR_SCALAR_OUT(int64_t, out_dim)
 HNR_SCALAR_OUT(int64_t, out_size)
 HNR_SCALAR_OUT(int64_t, out_count)
+HNR_SCALAR_OUT(int64_t, out_value)
 
 /* Borrowed strings out (copied into R). */
 %typemap(in, numinputs=0, noblock=1) const char** (const char* temp = NULL) {

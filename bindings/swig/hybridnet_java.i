@@ -571,7 +571,7 @@ HN_JAVA_SCALAR_OUT(size_t, jlong, jlongArray, long[], SetLongArrayRegion, OUT_SI
   int* out_num_threads, int* out_dtype, int* out_ndim, int* out_version, int* out_required,
   int* out_mxnet_version, int* out_legacy, int* out_complete
 };
-%apply int64_t* OUT_I64 { int64_t* out_dim, int64_t* out_size, int64_t* out_count };
+%apply int64_t* OUT_I64 { int64_t* out_dim, int64_t* out_size, int64_t* out_count, int64_t* out_value };
 %apply size_t* OUT_SIZE {
   size_t* out_bytes, size_t* out_size, size_t* out_count, size_t* out_num_attrs,
   size_t* out_num_aliases

@@ -245,6 +245,12 @@ uint64_t hnr_uint64(SEXP x, const char* fn, const char* arg) {
   return (uint64_t)v;
 }
 
+int64_t hnr_int64(SEXP x, const char* fn, const char* arg) {
+  double v = Number(x, fn, arg);
+  if (v < -kMaxExact || v > kMaxExact) hnr_arg_error(fn, arg, "must be in [-2^53, 2^53], not %.0f", v);
+  return (int64_t)v;
+}
+
 const char* hnr_string(SEXP x, int allow_null, const char* fn, const char* arg) {
   if (x == R_NilValue && allow_null) return NULL;
   if (TYPEOF(x) != STRSXP || XLENGTH(x) != 1) {

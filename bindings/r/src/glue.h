@@ -60,6 +60,7 @@ void hnr_release(SEXP x, int kind, const char* fn, const char* arg);
 int hnr_int(SEXP x, const char* fn, const char* arg);
 size_t hnr_size(SEXP x, const char* fn, const char* arg);
 uint64_t hnr_uint64(SEXP x, const char* fn, const char* arg);
+int64_t hnr_int64(SEXP x, const char* fn, const char* arg);
 /* A string (one element, not NA) in UTF-8; R NULL gives NULL when allow_null. */
 const char* hnr_string(SEXP x, int allow_null, const char* fn, const char* arg);
 /* A shape: a numeric vector of whole numbers >= 0 (at most 32). */

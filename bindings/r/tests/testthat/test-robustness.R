@@ -54,9 +54,16 @@ test_that("every raw wrapper rejects wrong arguments with a hybridnet_error, nev
   dir <- hn_test_dir("fuzz")
   old_wd <- setwd(dir)                      # wrappers that write files write here
   old_threads <- hn_num_threads()
+  # Process-wide settings the wrappers change with plausible values (threads, hostile-input
+  # limits) are put back afterwards.
+  old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
+  restore_limits <- function() {
+    for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
+  }
   on.exit({
     setwd(old_wd)
     hn_num_threads(old_threads)
+    restore_limits()
   })
   ns <- asNamespace("hybridnet")
   wrappers <- ls(ns, pattern = "^(c_hn_|hnr_)")
@@ -70,6 +77,7 @@ test_that("every raw wrapper rejects wrong arguments with a hybridnet_error, nev
       do.call(get(name, ns), args, quote = TRUE)
       NULL
     }, error = function(e) e)
+    if (name == "c_hn_set_limit") restore_limits()
     if (!is.null(result) && !inherits(result, "hybridnet_error")) {
       unexpected <<- c(unexpected, sprintf("%s: %s", name, conditionMessage(result)))
     }
@@ -113,9 +121,16 @@ test_that("the public functions reject wrong objects without crashing", {
   dir <- hn_test_dir("public-fuzz")
   old_wd <- setwd(dir)
   old_threads <- hn_num_threads()
+  # Process-wide settings the wrappers change with plausible values (threads, hostile-input
+  # limits) are put back afterwards.
+  old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
+  restore_limits <- function() {
+    for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
+  }
   on.exit({
     setwd(old_wd)
     hn_num_threads(old_threads)
+    restore_limits()
   })
   for (fn in fns) {
     for (v in odd) {
