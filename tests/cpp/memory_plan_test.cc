@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/eager_reference.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
@@ -29,26 +30,6 @@ using internal::SlotKind;
 
 Symbol Op(const std::string& op, const std::vector<Symbol>& in, const AttrDict& attrs = {}) {
   return Symbol::Create(op, in, attrs);
-}
-
-// Runs `symbol` node by node through eager Invoke: the reference for every plan.
-std::vector<NDArray> EvalEager(const Symbol& symbol, const std::map<std::string, NDArray>& values) {
-  IndexedGraph g(symbol.outputs);
-  std::vector<NDArray> entries(g.num_entries());
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    const Node* node = g[nid].node;
-    if (node->IsVariable()) {
-      entries[g.entry_id(nid, 0)] = values.at(node->name());
-      continue;
-    }
-    std::vector<NDArray> in;
-    for (const auto& e : g[nid].inputs) in.push_back(entries[g.entry_id(e)]);
-    std::vector<NDArray> out = Invoke(node->attrs, in);
-    for (uint32_t i = 0; i < out.size(); ++i) entries[g.entry_id(nid, i)] = out[i];
-  }
-  std::vector<NDArray> outputs;
-  for (const auto& e : g.outputs()) outputs.push_back(entries[g.entry_id(e)].Copy());
-  return outputs;
 }
 
 bool BitEqual(const NDArray& a, const NDArray& b) {
@@ -71,7 +52,7 @@ void ExpectExecutorMatchesEager(const Symbol& symbol, const std::map<std::string
         NDArray x = NDArray::RandomNormal(shape);
         std::map<std::string, NDArray> values = params;
         values["data"] = x;
-        std::vector<NDArray> expected = EvalEager(symbol, values);
+        std::vector<NDArray> expected = testing_util::RunNodeByNode(symbol, values);
         std::vector<NDArray> got = exec.Forward({x});
         ASSERT_EQ(got.size(), expected.size());
         for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(BitEqual(got[i], expected[i])) << "output " << i;

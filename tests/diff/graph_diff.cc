@@ -24,6 +24,7 @@
 
 #include "hybridnet/base.h"
 #include "hybridnet/c_api.h"
+#include "common/eager_reference.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"
@@ -232,26 +233,6 @@ class Generator {
   int counter_ = 0;
 };
 
-// Node by node through eager Invoke.
-std::vector<NDArray> RunEager(const Symbol& symbol, const std::map<std::string, NDArray>& values) {
-  IndexedGraph g(symbol.outputs);
-  std::vector<NDArray> entries(g.num_entries());
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    const Node* node = g[nid].node;
-    if (node->IsVariable()) {
-      entries[g.entry_id(nid, 0)] = values.at(node->name());
-      continue;
-    }
-    std::vector<NDArray> in;
-    for (const auto& e : g[nid].inputs) in.push_back(entries[g.entry_id(e)]);
-    std::vector<NDArray> out = Invoke(node->attrs, in);
-    for (uint32_t i = 0; i < out.size(); ++i) entries[g.entry_id(nid, i)] = out[i];
-  }
-  std::vector<NDArray> outputs;
-  for (const auto& e : g.outputs()) outputs.push_back(entries[g.entry_id(e)].Copy());
-  return outputs;
-}
-
 bool SameBits(const NDArray& a, const NDArray& b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() &&
          std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
@@ -313,7 +294,7 @@ std::string Check(const Graph& g) {
     NDArray x = NDArray::RandomUniform(shape, -2, 2);
     std::map<std::string, NDArray> values = g.params;
     values["data"] = x;
-    const std::vector<NDArray> expected = RunEager(g.symbol, values);
+    const std::vector<NDArray> expected = testing_util::RunNodeByNode(g.symbol, values);
     auto compare = [&](const std::vector<NDArray>& got, const std::string& path) -> std::string {
       if (got.size() != expected.size()) return path + ": " + std::to_string(got.size()) + " outputs";
       for (size_t i = 0; i < got.size(); ++i)
