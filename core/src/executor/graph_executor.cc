@@ -136,7 +136,6 @@ void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArr
 void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
                 const std::vector<size_t>& slot_offset, const std::vector<const void*>& param_ptrs,
                 const std::vector<Shape>& shapes, const std::vector<DType>& types, Plan* plan) {
-  using internal::SlotKind;
   uint8_t* arena = plan->arena.data<uint8_t>();
   auto fixed_address = [&](const internal::EntryPlace& p) -> void* {
     if (p.kind == SlotKind::kArena) return arena + slot_offset[p.index];
