@@ -13,6 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     hybridnet::InspectJSON(text, "fuzz-symbol.json");
     hybridnet::Symbol s = hybridnet::LoadJSON(text, "fuzz-symbol.json");
+    s.InferType({}, /*partial=*/true);
     s.InferShape({{"data", hybridnet::Shape{2, 3}}}, /*partial=*/true);
     hybridnet::Symbol::FromJSON(s.ToJSON());
   } catch (const hybridnet::Error&) {

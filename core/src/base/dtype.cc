@@ -154,6 +154,7 @@ void ConvertTo(const void* src, DType src_dtype, Dst* dst, size_t n) {
 }  // namespace
 
 void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtype, size_t n) {
+  if (n == 0) return;  // empty arrays may have no storage: memcpy must not see their NULLs
   if (src_dtype == dst_dtype) {
     std::memcpy(dst, src, n * DTypeSize(src_dtype));
     return;

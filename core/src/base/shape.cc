@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <sstream>
+#include <stdexcept>
 
 #include "hybridnet/base.h"
 
@@ -51,7 +52,12 @@ std::vector<int64_t> ParseIntTuple(const std::string& text) {
     size_t digits = i;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
     if (i == digits) return false;
-    *value = std::stoll(text.substr(start, i - start));
+    try {
+      *value = std::stoll(text.substr(start, i - start));
+    } catch (const std::out_of_range&) {
+      HN_THROW(kInvalidArgument) << "'" << text << "': integer "
+                                 << text.substr(start, i - start) << " does not fit in 64 bits";
+    }
     if (i < text.size() && (text[i] == 'L' || text[i] == 'l')) ++i;  // Python 2 longs
     return true;
   };

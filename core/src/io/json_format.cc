@@ -243,7 +243,10 @@ void Reader::ReadGraphAttrs(const Json& v, JSONGraph* g) const {
     }
     if (kv.key() == "mxnet_version") {
       if (pair[0].get<std::string>() != "int" || !pair[1].is_number_integer()) {
-        Fail(where, "expected [\"int\", <version>], found " + pair.dump());
+        // Never dump() a value that may be nested: the serializer recurses once per level.
+        Fail(where, "expected [\"int\", <version>], found [\"" + pair[0].get<std::string>() +
+                        "\", " + (pair[1].is_primitive() ? pair[1].dump() : TypeName(pair[1])) +
+                        "]");
       }
       int64_t version = pair[1].get<int64_t>();
       if (version < 0 || version > std::numeric_limits<int>::max()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hybridnet/base.h"
+#include "hybridnet/limits.h"
 #include "io/json_upgrade.h"
 
 namespace hybridnet {
@@ -46,6 +47,15 @@ std::vector<std::string> InputNamesOf(const JSONGraph& g, uint32_t nid, const No
   std::vector<std::string> names;
   try {
     count = n.op->NumInputs(attrs);
+  } catch (const std::exception& e) {
+    HN_THROW(kFormatError) << g.source << ": " << DescribeJSONNode(g, nid) << ": " << e.what();
+  }
+  // An attribute such as num_args sets the count: a node cannot have more inputs than a graph
+  // may have nodes, and the names are only made once that holds.
+  HN_CHECK(count <= static_cast<uint64_t>(GetLimit(Limit::kMaxNodes)), kFormatError)
+      << g.source << ": " << DescribeJSONNode(g, nid) << " has " << count
+      << " inputs, more than a graph may have nodes" << LimitNote(Limit::kMaxNodes);
+  try {
     names = n.op->InputNames(attrs);
   } catch (const std::exception& e) {
     HN_THROW(kFormatError) << g.source << ": " << DescribeJSONNode(g, nid) << ": " << e.what();
@@ -143,6 +153,9 @@ void AddMissingInputs(JSONGraph* g) {
       var.dict = g->nodes[nid].dict;
       var.attrs.name = var.name;
       var.attrs.dict = var.dict;
+      HN_CHECK(g->nodes.size() < static_cast<uint64_t>(GetLimit(Limit::kMaxNodes)), kFormatError)
+          << g->source << ": adding the missing inputs of old-format nodes makes more than "
+          << g->nodes.size() << " nodes" << LimitNote(Limit::kMaxNodes);
       uint32_t var_id = static_cast<uint32_t>(g->nodes.size());
       g->nodes.push_back(std::move(var));
       g->nodes[nid].inputs.push_back(JSONEntry{var_id, 0, 0});

@@ -84,8 +84,8 @@ NDArray NDArray::Zeros(const Shape& shape, DType dtype) {
 NDArray NDArray::Ones(const Shape& shape, DType dtype) { return Full(shape, 1.0, dtype); }
 
 NDArray NDArray::Full(const Shape& shape, double value, DType dtype) {
-  std::vector<double> values(static_cast<size_t>(shape.Size()), value);
-  NDArray a(shape, dtype);
+  NDArray a(shape, dtype);  // checks the limits before the staging vector is made
+  std::vector<double> values(static_cast<size_t>(a.size()), value);
   ConvertElements(values.data(), DType::kFloat64, a.raw_data(), dtype, values.size());
   return a;
 }
@@ -93,10 +93,15 @@ NDArray NDArray::Full(const Shape& shape, double value, DType dtype) {
 NDArray NDArray::Arange(double start, double stop, double step, DType dtype) {
   HN_CHECK(step != 0, kInvalidArgument) << "arange: step must not be 0";
   double span = (stop - start) / step;
+  // Checked before the conversion to int64, which is undefined for NaN and huge values.
+  HN_CHECK(!std::isnan(span) && span <= static_cast<double>(GetLimit(Limit::kMaxTensorElements)),
+           kInvalidArgument)
+      << "arange(" << start << ", " << stop << ", " << step << ") has too many elements"
+      << LimitNote(Limit::kMaxTensorElements);
   int64_t n = span > 0 ? static_cast<int64_t>(std::ceil(span)) : 0;
+  NDArray a(Shape{n}, dtype);  // checks the limits before the staging vector is made
   std::vector<double> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start + static_cast<double>(i) * step;
-  NDArray a(Shape{n}, dtype);
   ConvertElements(values.data(), DType::kFloat64, a.raw_data(), dtype, values.size());
   return a;
 }
