@@ -140,5 +140,10 @@ HN_CONFORMANCE_CASES(ScalarOps) {
                         Scalar(-0.25, [](double x, double c) { return x < c ? x : c; })));
 }
 
+HN_ERROR_CASES(ElemwiseBinary) {
+  cases->push_back(Rejected("elemwise_add", {}, {{2, 3}, {3, 2}}, StatusCode::kShapeError,
+                            {"elemwise_add(node)", "(2, 3)", "(3, 2)"}));
+}
+
 }  // namespace conformance
 }  // namespace hybridnet
