@@ -4,6 +4,7 @@
 #include <set>
 
 #include "conformance.h"
+#include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
 
 namespace hybridnet {
@@ -16,6 +17,11 @@ std::vector<OpCase>& AllCases() {
 
 std::vector<ErrorCase>& AllErrorCases() {
   static std::vector<ErrorCase> cases;
+  return cases;
+}
+
+std::vector<InferenceCase>& AllInferenceCases() {
+  static std::vector<InferenceCase> cases;
   return cases;
 }
 
@@ -74,6 +80,28 @@ std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
     arrays.push_back(f64.AsType(InputDType(c, i)));
   }
   return arrays;
+}
+
+std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs) {
+  if (!c.is_train) return Invoke(c.op, inputs, c.attrs, "node");
+  // Invoke runs inference only: training mode is the kernel called directly.
+  NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+  std::vector<Shape> in_shapes, out_shapes;
+  std::vector<DType> in_types, out_types;
+  for (const NDArray& a : inputs) {
+    in_shapes.push_back(a.shape());
+    in_types.push_back(a.dtype());
+  }
+  InferOutputs(attrs, &in_shapes, &in_types, &out_shapes, &out_types);
+  std::vector<TBlob> in, out;
+  for (const NDArray& a : inputs) in.push_back(TBlob{const_cast<void*>(a.raw_data()), a.shape(), a.dtype()});
+  std::vector<NDArray> outputs;
+  for (size_t i = 0; i < out_shapes.size(); ++i) outputs.emplace_back(out_shapes[i], out_types[i]);
+  for (NDArray& a : outputs) out.push_back(TBlob{a.raw_data(), a.shape(), a.dtype()});
+  OpContext ctx;
+  ctx.is_train = true;
+  attrs.op->compute(ctx, attrs, in, out);
+  return outputs;
 }
 
 CaseGraph BuildGraph(const OpCase& c) {

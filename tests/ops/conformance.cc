@@ -99,6 +99,10 @@ class OpConformance : public ::testing::TestWithParam<size_t> {
   const std::string& Name() const { return CaseNames()[GetParam()]; }
   std::vector<NDArray> Inputs() const { return MakeInputs(TheCase(), Name()); }
   std::vector<NDArray> Eager(const std::vector<NDArray>& inputs) const {
+    return RunEager(TheCase(), inputs);
+  }
+  // What the graph executor (inference only) must reproduce bit for bit.
+  std::vector<NDArray> EagerInference(const std::vector<NDArray>& inputs) const {
     return Invoke(TheCase().op, inputs, TheCase().attrs);
   }
 };
@@ -121,7 +125,7 @@ TEST_P(OpConformance, GraphMatchesEagerBitExact) {
   const OpCase& c = TheCase();
   SCOPED_TRACE(Describe(c));
   std::vector<NDArray> inputs = Inputs();
-  std::vector<NDArray> eager = Eager(inputs);
+  std::vector<NDArray> eager = EagerInference(inputs);
   CaseGraph g = BuildGraph(c);
   for (bool fuse : {true, false}) {
     for (bool plan_memory : {true, false}) {
@@ -223,7 +227,7 @@ TEST_P(OpJsonRoundTrip, JsonRoundTrip) {
   EXPECT_EQ(reloaded.symbol.ToJSON(), json);
   EXPECT_EQ(reloaded.symbol.ListArguments(), g.symbol.ListArguments());
   std::vector<NDArray> inputs = Inputs();
-  std::vector<NDArray> eager = Eager(inputs);
+  std::vector<NDArray> eager = EagerInference(inputs);
   std::vector<NDArray> graph = RunGraph(reloaded, inputs, /*fuse=*/true);
   ASSERT_EQ(graph.size(), eager.size());
   for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
@@ -284,7 +288,13 @@ TEST_P(OpRejects, WithTheStatusAndAMessageNamingTheProblem) {
         NDArray::Zeros(c.inputs[i], i < c.dtypes.size() ? c.dtypes[i] : DType::kFloat32));
   }
   try {
-    Invoke(c.op, inputs, c.attrs, "node");
+    if (c.outputs.empty()) {
+      Invoke(c.op, inputs, c.attrs, "node");
+    } else {
+      NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+      std::vector<Shape> in = c.inputs, out = c.outputs;
+      attrs.op->infer_shape(attrs, &in, &out);
+    }
     ADD_FAILURE() << c.op << ": no error raised";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), c.code) << e.what();
@@ -304,6 +314,32 @@ std::string ErrorCaseName(const ::testing::TestParamInfo<size_t>& param_info) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpRejects, ::testing::Range<size_t>(0, AllErrorCases().size()),
                          ErrorCaseName);
+
+// ---- shape inference from partial shapes -------------------------------------------------------
+
+class OpInfers : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(OpInfers, WhatThePartialShapesDetermine) {
+  const InferenceCase& c = AllInferenceCases()[GetParam()];
+  const Op& op = OpRegistry::Global().Get(c.op);
+  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+  std::vector<Shape> in = c.inputs, out = c.outputs;
+  EXPECT_EQ(op.infer_shape(attrs, &in, &out), c.complete);
+  EXPECT_EQ(in, c.want_inputs);
+  EXPECT_EQ(out, c.want_outputs);
+}
+
+std::string InferenceCaseName(const ::testing::TestParamInfo<size_t>& param_info) {
+  const InferenceCase& c = AllInferenceCases()[param_info.param];
+  std::string name = c.op + "_" + c.note;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpInfers,
+                         ::testing::Range<size_t>(0, AllInferenceCases().size()),
+                         InferenceCaseName);
 
 // Runs `fn`, expecting an Error with `code` whose message contains every string of `needles`.
 template <typename F>

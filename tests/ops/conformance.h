@@ -12,6 +12,10 @@
 // Error cases (HN_ERROR_CASES) are bad attributes or input shapes/dtypes that must raise a given
 // status code with a message naming the op, the node and the problem.
 //
+// Inference cases (HN_INFERENCE_CASES) pin down shape inference from partial information: what
+// gluon's deferred initialization reads (weight and bias shapes from the data) and what MXNet
+// fills backwards from a known output.
+//
 // Adding cases: in any tests/ops/*_cases.cc,
 //
 //   HN_CONFORMANCE_CASES(MyFamily) {
@@ -73,6 +77,9 @@ struct OpCase {
   /// output magnitude; integer outputs exactly).
   std::string mxnet_skip;
   double mxnet_rtol = 1e-4;
+  /// Runs the kernel in training mode (batch statistics); the graph executor, which only does
+  /// inference, is then compared with the eager inference result.
+  bool is_train = false;
 };
 
 /// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
@@ -84,11 +91,27 @@ struct ErrorCase {
   std::vector<DType> dtypes;  ///< per input; empty: all float32
   StatusCode code = StatusCode::kInvalidArgument;
   std::vector<std::string> needles;
+  /// When not empty: output shapes given to shape inference (which must reject them) instead of
+  /// invoking the op.
+  std::vector<Shape> outputs;
+};
+
+/// Shape inference from partial shapes (ndim 0 or a 0 dim = unknown): FInferShape given
+/// `inputs` and `outputs` must return `complete` and leave exactly `want_inputs` and
+/// `want_outputs`.
+struct InferenceCase {
+  std::string op;
+  AttrDict attrs;
+  std::vector<Shape> inputs, outputs;
+  std::vector<Shape> want_inputs, want_outputs;
+  bool complete = true;
+  std::string note;
 };
 
 /// Every registered case, in registration order.
 std::vector<OpCase>& AllCases();
 std::vector<ErrorCase>& AllErrorCases();
+std::vector<InferenceCase>& AllInferenceCases();
 
 /// Unique test names of AllCases(), in the same order.
 const std::vector<std::string>& CaseNames();
@@ -96,6 +119,8 @@ const std::vector<std::string>& CaseNames();
 DType InputDType(const OpCase& c, size_t i);
 /// A case's inputs, drawn from a generator seeded by the case name.
 std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
+/// The case's op run eagerly on `inputs` (in training mode when the case says so).
+std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs);
 
 /// The one-op graph of a case: its inputs as variables named as the op names them.
 struct CaseGraph {
@@ -123,6 +148,15 @@ struct CaseRegistrar {
       hn_error_registrar_##family(HnErrorCases_##family,                                      \
                                   ::hybridnet::conformance::AllErrorCases());                 \
   static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>* cases)
+
+#define HN_INFERENCE_CASES(family)                                                             \
+  static void HnInferenceCases_##family(std::vector<::hybridnet::conformance::InferenceCase>*); \
+  static const ::hybridnet::conformance::CaseRegistrar<                                        \
+      ::hybridnet::conformance::InferenceCase>                                                 \
+      hn_inference_registrar_##family(HnInferenceCases_##family,                               \
+                                      ::hybridnet::conformance::AllInferenceCases());          \
+  static void HnInferenceCases_##family(                                                       \
+      std::vector<::hybridnet::conformance::InferenceCase>* cases)
 
 // ---- building cases ---------------------------------------------------------------------------
 
@@ -164,6 +198,26 @@ inline ErrorCase Rejected(std::string op, AttrDict attrs, std::vector<Shape> inp
   e.code = code;
   e.needles = std::move(needles);
   return e;
+}
+
+/// Rejected by shape inference when the output shapes are already known (and conflict).
+inline ErrorCase WithOutputs(ErrorCase e, std::vector<Shape> outputs) {
+  e.outputs = std::move(outputs);
+  return e;
+}
+
+/// Runs the case in training mode (see OpCase::is_train).
+inline OpCase Training(OpCase c) {
+  c.is_train = true;
+  return c;
+}
+
+inline InferenceCase Infers(std::string op, AttrDict attrs, std::vector<Shape> inputs,
+                            std::vector<Shape> outputs, std::vector<Shape> want_inputs,
+                            std::vector<Shape> want_outputs, bool complete, std::string note) {
+  return InferenceCase{std::move(op),          std::move(attrs),        std::move(inputs),
+                       std::move(outputs),     std::move(want_inputs),  std::move(want_outputs),
+                       complete,               std::move(note)};
 }
 
 inline OpCase WithTol(OpCase c, double rtol, double atol) {

@@ -1,6 +1,6 @@
 // Writes every op conformance case for the live-MXNet check (ops_golden.py):
 //   DIR/index.json              {"ops": [every public op], "cases": [{name, op, attrs, inputs,
-//                                outputs, mxnet_skip, mxnet_rtol}, ...]}
+//                                outputs, mxnet_skip, mxnet_rtol, is_train}, ...]}
 //   DIR/<case>-symbol.json      the one-op graph, as hybridnet writes MXNet JSON
 //   DIR/<case>-in<i>.npy        its inputs (named in the index by the graph's variable names)
 //   DIR/<case>-out<i>.npy       hybridnet's eager outputs
@@ -41,12 +41,13 @@ int main(int argc, char** argv) {
       conformance::CaseGraph graph = conformance::BuildGraph(c);
       std::ofstream(base + "-symbol.json") << graph.symbol.ToJSON();
       std::vector<NDArray> inputs = conformance::MakeInputs(c, name);
-      std::vector<NDArray> outputs = hybridnet::Invoke(c.op, inputs, c.attrs, "node");
+      std::vector<NDArray> outputs = conformance::RunEager(c, inputs);
       nlohmann::json entry{{"name", name},
                            {"op", op.name},
                            {"attrs", c.attrs},
                            {"mxnet_skip", c.mxnet_skip},
-                           {"mxnet_rtol", c.mxnet_rtol}};
+                           {"mxnet_rtol", c.mxnet_rtol},
+                           {"is_train", c.is_train}};
       entry["inputs"] = nlohmann::json::array();
       for (size_t i = 0; i < inputs.size(); ++i) {
         const std::string file = name + "-in" + std::to_string(i) + ".npy";

@@ -53,8 +53,15 @@ def run_worker(work, out_dir):
             for inp in case["inputs"]:
                 value = np.load(os.path.join(work, inp["file"]))
                 arrays[inp["name"]] = mx.nd.array(value, dtype=value.dtype)
-            # A CachedOp, as a hybridized Gluon block runs the graph (nothing records: inference).
-            outputs = mx.nd.CachedOp(sym)(*[arrays[n] for n in sym.list_inputs()])
+            # A CachedOp, as a hybridized Gluon block runs the graph (nothing records: inference,
+            # or the training-mode forward for cases that ask for it).
+            op = mx.nd.CachedOp(sym)
+            args = [arrays[n] for n in sym.list_inputs()]
+            if case.get("is_train"):
+                with mx.autograd.train_mode():
+                    outputs = op(*args)
+            else:
+                outputs = op(*args)
             if not isinstance(outputs, (list, tuple)):
                 outputs = [outputs]
             for i, o in enumerate(outputs):
