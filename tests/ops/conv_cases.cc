@@ -1,10 +1,13 @@
-// Conformance cases: Convolution, Deconvolution, Pooling, BatchNorm and
-// _contrib_BatchNormWithReLU, each against a direct-loop reference (channel-first layouts unless
-// a case says otherwise).
+// Conformance, inference and error cases: Convolution, Deconvolution, Pooling, BatchNorm and
+// _contrib_BatchNormWithReLU. The references are direct loops over windows in double (no im2col,
+// no GEMM), written from MXNet's definitions of each op; every 1-D, 2-D and 3-D window is walked
+// in one canonical 3-D form (missing leading dims are 1).
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "conformance.h"
 
@@ -12,346 +15,933 @@ namespace hybridnet {
 namespace conformance {
 namespace {
 
-// Flat offset of `idx` in shape `s`.
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
+using Dims = std::vector<int64_t>;
 
-struct ConvGeom {
-  std::vector<int64_t> kernel, stride, dilate, pad, adj;
-  int64_t num_filter = 1, num_group = 1;
-  bool bias = true;
+std::string Tup(const Dims& d) { return Shape(d).ToString(); }
+
+// A window geometry right-aligned into 3 dims: image (dense side) and grid (window positions).
+struct Win3 {
+  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+  int64_t image[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+  int64_t ImageSize() const { return image[0] * image[1] * image[2]; }
+  int64_t GridSize() const { return grid[0] * grid[1] * grid[2]; }
 };
 
-// out[n, f, o...] = bias[f] + sum_{c in group, k...} x[n, c, o*s - p + k*d] * w[f, c', k...].
+Win3 MakeWin3(const Dims& k, const Dims& s, const Dims& p, const Dims& d, const Dims& image,
+              const Dims& grid) {
+  Win3 w;
+  const size_t off = 3 - k.size();
+  for (size_t i = 0; i < k.size(); ++i) {
+    w.k[off + i] = k[i];
+    w.s[off + i] = s[i];
+    w.p[off + i] = p[i];
+    w.d[off + i] = d.empty() ? 1 : d[i];
+    w.image[off + i] = image[i];
+    w.grid[off + i] = grid[i];
+  }
+  return w;
+}
+
+Dims Spatial(const Shape& s) { return Dims(s.begin() + 2, s.end()); }
+
+// ---- Convolution and Deconvolution -------------------------------------------------------------
+
+struct ConvGeom {
+  Dims kernel, stride, pad, dilate;
+  int64_t num_filter = 1, num_group = 1;
+  bool bias = true;
+  Dims adj;     // deconvolution only
+  Dims target;  // deconvolution only: target_shape (overrides pad and adj)
+};
+
+// out[n, f, o] = bias[f] + sum over the group's channels c and taps t of
+//                x[n, c, o * stride - pad + t * dilate] * w[f, c', t]   (taps in the padding add 0)
 RefFn ConvRef(ConvGeom g) {
   return [g](const std::vector<RefTensor>& in) {
     const Shape& xs = in[0].shape;
-    const Shape& ws = in[1].shape;
-    const size_t ns = xs.ndim() - 2;
-    std::vector<int64_t> od{xs[0], g.num_filter};
-    for (size_t i = 0; i < ns; ++i) {
-      od.push_back((xs[2 + i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) /
-                       g.stride[i] + 1);
+    const int64_t N = xs[0], C = xs[1], F = g.num_filter, G = g.num_group;
+    const Dims image = Spatial(xs);
+    Dims grid;
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+      grid.push_back((image[i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) /
+                         g.stride[i] + 1);
     }
+    Dims od{N, F};
+    od.insert(od.end(), grid.begin(), grid.end());
     RefTensor out{Shape(od)};
-    const int64_t cg = ws[1], fg = g.num_filter / g.num_group;
-    Shape kshape(g.kernel);
-    for (int64_t i = 0; i < out.size(); ++i) {
-      std::vector<int64_t> o = Unravel(i, out.shape);
-      const int64_t n = o[0], f = o[1], grp = f / fg;
-      double acc = g.bias ? in[2][f] : 0.0;
-      for (int64_t c = 0; c < cg; ++c) {
-        for (int64_t kk = 0; kk < kshape.Size(); ++kk) {
-          std::vector<int64_t> k = Unravel(kk, kshape);
-          std::vector<int64_t> xi{n, grp * cg + c};
-          bool inside = true;
-          for (size_t d = 0; d < ns; ++d) {
-            int64_t p = o[2 + d] * g.stride[d] - g.pad[d] + k[d] * g.dilate[d];
-            inside = inside && p >= 0 && p < xs[2 + d];
-            xi.push_back(p);
+    const Win3 w = MakeWin3(g.kernel, g.stride, g.pad, g.dilate, image, grid);
+    const int64_t Cg = C / G, Fg = F / G, taps = w.k[0] * w.k[1] * w.k[2];
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t f = 0; f < F; ++f) {
+        const int64_t grp = f / Fg;
+        for (int64_t o = 0; o < w.GridSize(); ++o) {
+          const int64_t od0 = o / (w.grid[1] * w.grid[2]), oh = (o / w.grid[2]) % w.grid[1],
+                        ow = o % w.grid[2];
+          double acc = g.bias ? in[2][f] : 0.0;
+          for (int64_t cc = 0; cc < Cg; ++cc) {
+            const int64_t c = grp * Cg + cc;
+            for (int64_t t = 0; t < taps; ++t) {
+              const int64_t a = t / (w.k[1] * w.k[2]), b = (t / w.k[2]) % w.k[1], e = t % w.k[2];
+              const int64_t id = od0 * w.s[0] - w.p[0] + a * w.d[0];
+              const int64_t ih = oh * w.s[1] - w.p[1] + b * w.d[1];
+              const int64_t iw = ow * w.s[2] - w.p[2] + e * w.d[2];
+              if (id < 0 || ih < 0 || iw < 0 || id >= w.image[0] || ih >= w.image[1] ||
+                  iw >= w.image[2])
+                continue;
+              acc += in[0][((n * C + c) * w.image[0] + id) * w.image[1] * w.image[2] +
+                           ih * w.image[2] + iw] *
+                     in[1][(f * Cg + cc) * taps + t];
+            }
           }
-          if (!inside) continue;
-          std::vector<int64_t> wi{f, c};
-          wi.insert(wi.end(), k.begin(), k.end());
-          acc += in[0][Offset(xs, xi)] * in[1][Offset(ws, wi)];
+          out[(n * F + f) * w.GridSize() + o] = acc;
         }
       }
-      out[i] = acc;
     }
     return std::vector<RefTensor>{out};
   };
 }
 
-// Scatter form of the transposed convolution: every x[n, c, i...] adds x * w[c, f', k...] to
-// out[n, group*Fg + f', i*s - p + k*d].
+// The transposed convolution as a scatter: every x[n, c, i] adds x * w[c, f', t] to
+// out[n, group * Fg + f', i * stride - pad + t * dilate]. With target_shape, pad and adj are
+// the ones that give that output size: pad = ceil(excess / 2), adj = 2 * pad - excess.
 RefFn DeconvRef(ConvGeom g) {
   return [g](const std::vector<RefTensor>& in) {
     const Shape& xs = in[0].shape;
-    const Shape& ws = in[1].shape;
-    const size_t ns = xs.ndim() - 2;
-    std::vector<int64_t> od{xs[0], g.num_filter};
-    for (size_t i = 0; i < ns; ++i) {
-      od.push_back(g.stride[i] * (xs[2 + i] - 1) + g.dilate[i] * (g.kernel[i] - 1) + 1 -
-                   2 * g.pad[i] + g.adj[i]);
+    const int64_t N = xs[0], C = xs[1], F = g.num_filter, G = g.num_group;
+    const Dims image = Spatial(xs);
+    Dims pad = g.pad, adj = g.adj, grid;
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+      const int64_t full = g.stride[i] * (image[i] - 1) + g.dilate[i] * (g.kernel[i] - 1) + 1;
+      if (!g.target.empty()) {
+        const int64_t excess = full - g.target[i];
+        pad[i] = (excess + 1) / 2;
+        adj[i] = 2 * pad[i] - excess;
+      }
+      grid.push_back(full - 2 * pad[i] + adj[i]);
     }
+    Dims od{N, F};
+    od.insert(od.end(), grid.begin(), grid.end());
     RefTensor out{Shape(od)};
-    const int64_t cg = xs[1] / g.num_group, fg = ws[1];
-    Shape kshape(g.kernel);
-    for (int64_t i = 0; i < in[0].size(); ++i) {
-      std::vector<int64_t> xi = Unravel(i, xs);
-      const int64_t n = xi[0], c = xi[1], grp = c / cg;
-      for (int64_t f = 0; f < fg; ++f) {
-        for (int64_t kk = 0; kk < kshape.Size(); ++kk) {
-          std::vector<int64_t> k = Unravel(kk, kshape);
-          std::vector<int64_t> oi{n, grp * fg + f};
-          bool inside = true;
-          for (size_t d = 0; d < ns; ++d) {
-            int64_t p = xi[2 + d] * g.stride[d] - g.pad[d] + k[d] * g.dilate[d];
-            inside = inside && p >= 0 && p < od[2 + d];
-            oi.push_back(p);
+    // Here the input is the window side: "grid" positions are the output's.
+    const Win3 w = MakeWin3(g.kernel, g.stride, pad, g.dilate, grid, image);
+    const int64_t Cg = C / G, Fg = F / G, taps = w.k[0] * w.k[1] * w.k[2];
+    const int64_t in_plane = w.GridSize(), out_plane = w.ImageSize();
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        const int64_t grp = c / Cg;
+        for (int64_t i = 0; i < in_plane; ++i) {
+          const int64_t id = i / (w.grid[1] * w.grid[2]), ih = (i / w.grid[2]) % w.grid[1],
+                        iw = i % w.grid[2];
+          const double xv = in[0][(n * C + c) * in_plane + i];
+          for (int64_t fl = 0; fl < Fg; ++fl) {
+            const int64_t f = grp * Fg + fl;
+            for (int64_t t = 0; t < taps; ++t) {
+              const int64_t a = t / (w.k[1] * w.k[2]), b = (t / w.k[2]) % w.k[1], e = t % w.k[2];
+              const int64_t od0 = id * w.s[0] - w.p[0] + a * w.d[0];
+              const int64_t oh = ih * w.s[1] - w.p[1] + b * w.d[1];
+              const int64_t ow = iw * w.s[2] - w.p[2] + e * w.d[2];
+              if (od0 < 0 || oh < 0 || ow < 0 || od0 >= w.image[0] || oh >= w.image[1] ||
+                  ow >= w.image[2])
+                continue;
+              out[(n * F + f) * out_plane + (od0 * w.image[1] + oh) * w.image[2] + ow] +=
+                  xv * in[1][(c * Fg + fl) * taps + t];
+            }
           }
-          if (!inside) continue;
-          std::vector<int64_t> wi{c, f};
-          wi.insert(wi.end(), k.begin(), k.end());
-          out[Offset(out.shape, oi)] += in[0][i] * in[1][Offset(ws, wi)];
         }
       }
     }
     if (g.bias) {
-      for (int64_t i = 0; i < out.size(); ++i) out[i] += in[2][Unravel(i, out.shape)[1]];
+      for (int64_t i = 0; i < out.size(); ++i) out[i] += in[2][(i / out_plane) % F];
     }
     return std::vector<RefTensor>{out};
   };
 }
 
-struct PoolGeom {
-  std::string type = "max";
-  std::vector<int64_t> kernel, stride, pad;
-  bool full = false;
-  bool global = false;
-  bool count_pad = true;
-  int p = 2;
-  bool channel_last = false;
+// One convolution scenario: data shape, num_filter, kernel, stride, pad, dilate, groups, bias.
+struct ConvSpec {
+  Dims data;
+  int64_t num_filter;
+  Dims kernel, stride, pad, dilate;
+  int64_t groups;
+  bool no_bias;
 };
 
-// Windows start at o*s - p and end at min(start + k, x + p); avg divides by that (padded)
-// window size, or with count_include_pad=False by the part inside the image.
-RefFn PoolRef(PoolGeom g) {
-  return [g](const std::vector<RefTensor>& in) {
+bool AllAre(const Dims& d, int64_t v) {
+  return std::all_of(d.begin(), d.end(), [v](int64_t x) { return x == v; });
+}
+
+// The attributes as a model file would hold them: only the non-defaults, or (gluon) all of them.
+AttrDict ConvAttrs(const ConvSpec& c, bool write_defaults) {
+  AttrDict a = {{"kernel", Tup(c.kernel)}, {"num_filter", std::to_string(c.num_filter)}};
+  if (write_defaults || !AllAre(c.stride, 1)) a["stride"] = Tup(c.stride);
+  if (write_defaults || !AllAre(c.pad, 0)) a["pad"] = Tup(c.pad);
+  if (write_defaults || !AllAre(c.dilate, 1)) a["dilate"] = Tup(c.dilate);
+  if (write_defaults || c.groups != 1) a["num_group"] = std::to_string(c.groups);
+  if (write_defaults || c.no_bias) a["no_bias"] = c.no_bias ? "True" : "False";
+  return a;
+}
+
+std::vector<Shape> ConvInputs(const ConvSpec& c) {
+  Dims wd = {c.num_filter, c.data[1] / c.groups};
+  wd.insert(wd.end(), c.kernel.begin(), c.kernel.end());
+  std::vector<Shape> in = {Shape(c.data), Shape(wd)};
+  if (!c.no_bias) in.push_back(Shape({c.num_filter}));
+  return in;
+}
+
+ConvGeom GeomOf(const ConvSpec& c) {
+  ConvGeom g;
+  g.kernel = c.kernel;
+  g.stride = c.stride;
+  g.pad = c.pad;
+  g.dilate = c.dilate;
+  g.num_filter = c.num_filter;
+  g.num_group = c.groups;
+  g.bias = !c.no_bias;
+  return g;
+}
+
+// Values in [-1, 1): sums over hundreds of taps stay well inside the tolerance.
+OpCase ConvCase(const ConvSpec& c, const std::string& note, bool write_defaults = false) {
+  return WithTol(WithGen(Case("Convolution", ConvAttrs(c, write_defaults), ConvInputs(c),
+                              ConvRef(GeomOf(c)), note),
+                         Uniform(-1.0, 1.0)),
+                 1e-4, 1e-4);
+}
+
+// ---- Pooling -----------------------------------------------------------------------------------
+
+enum class Convention { kValid, kFull, kSame };
+
+struct PoolSpec {
+  std::string type = "max";  // max, avg, sum, lp
+  Dims kernel, stride, pad;  // stride and pad may be empty (their defaults)
+  Convention convention = Convention::kValid;
+  int include_pad = -1;  // count_include_pad: -1 not given (true), 0 or 1
+  bool global = false;
+  int p_value = 0;  // 0: not given
+  std::string layout;  // empty: channel-first
+};
+
+PoolSpec Pool(std::string type, Dims kernel, Dims stride, Dims pad, Convention convention,
+              int include_pad = -1, bool global = false, int p_value = 0,
+              std::string layout = "") {
+  PoolSpec s;
+  s.type = std::move(type);
+  s.kernel = std::move(kernel);
+  s.stride = std::move(stride);
+  s.pad = std::move(pad);
+  s.convention = convention;
+  s.include_pad = include_pad;
+  s.global = global;
+  s.p_value = p_value;
+  s.layout = std::move(layout);
+  return s;
+}
+
+AttrDict PoolAttrs(const PoolSpec& s) {
+  static const char* const kConventions[] = {"valid", "full", "same"};
+  AttrDict a = {{"pool_type", s.type},
+                {"pooling_convention", kConventions[static_cast<int>(s.convention)]}};
+  if (!s.kernel.empty()) a["kernel"] = Tup(s.kernel);
+  if (!s.stride.empty()) a["stride"] = Tup(s.stride);
+  if (!s.pad.empty()) a["pad"] = Tup(s.pad);
+  if (s.include_pad >= 0) a["count_include_pad"] = s.include_pad ? "True" : "False";
+  if (s.global) a["global_pool"] = "True";
+  if (s.p_value) a["p_value"] = std::to_string(s.p_value);
+  if (!s.layout.empty()) a["layout"] = s.layout;
+  return a;
+}
+
+// MXNet's pooling (pool.h): windows start at o * stride - pad; max windows stop at the image
+// and start from -FLT_MAX (NaN never wins); avg/sum/lp windows stop at the padded image and avg
+// divides by that window's size (count_include_pad) or by the part inside the image, where an
+// empty window gives 0 in 1-D/2-D and NaN in 3-D; lp takes the p-th root of the sum of x^p.
+RefFn PoolRef(PoolSpec spec) {
+  return [spec](const std::vector<RefTensor>& in) {
     const Shape& xs = in[0].shape;
     const size_t ns = xs.ndim() - 2;
-    const size_t sp0 = g.channel_last ? 1 : 2;
-    const size_t cax = g.channel_last ? xs.ndim() - 1 : 1;
-    std::vector<int64_t> od = xs.dims();
-    std::vector<int64_t> k(ns), s(ns), p(ns);
-    for (size_t d = 0; d < ns; ++d) {
-      const int64_t x = xs[sp0 + d];
-      k[d] = g.global ? x : g.kernel[d];
-      s[d] = g.global ? 1 : g.stride[d];
-      p[d] = g.global ? 0 : g.pad[d];
-      const int64_t span = x + 2 * p[d] - k[d];
-      od[sp0 + d] = g.full ? 1 + (span + s[d] - 1) / s[d] : 1 + span / s[d];
+    const bool cl = !spec.layout.empty() && spec.layout.back() == 'C';
+    const size_t sp0 = cl ? 1 : 2, cax = cl ? xs.ndim() - 1 : 1;
+    Dims image, k = spec.kernel, s = spec.stride, p = spec.pad;
+    for (size_t i = 0; i < ns; ++i) image.push_back(xs[sp0 + i]);
+    if (spec.global) {
+      k = image;
+      s.assign(ns, 1);
+      p.assign(ns, 0);
     }
-    RefTensor out{Shape(od)};
-    for (int64_t i = 0; i < out.size(); ++i) {
-      std::vector<int64_t> o = Unravel(i, out.shape);
-      std::vector<int64_t> lo(ns), hi(ns);
-      double padded = 1, inside = 1;
-      for (size_t d = 0; d < ns; ++d) {
-        const int64_t x = xs[sp0 + d];
-        int64_t start = o[sp0 + d] * s[d] - p[d];
-        int64_t end = std::min(start + k[d], x + p[d]);
-        padded *= static_cast<double>(end - start);
-        lo[d] = std::max<int64_t>(start, 0);
-        hi[d] = std::min(end, x);
-        inside *= static_cast<double>(hi[d] - lo[d]);
+    if (s.empty()) s.assign(ns, 1);
+    if (p.empty()) p.assign(ns, 0);
+    Dims grid;
+    for (size_t i = 0; i < ns; ++i) {
+      const int64_t span = image[i] + 2 * p[i] - k[i];
+      if (spec.global) {
+        grid.push_back(1);
+      } else if (spec.convention == Convention::kValid) {
+        grid.push_back(span / s[i] + 1);
+      } else if (spec.convention == Convention::kFull) {
+        grid.push_back((span + s[i] - 1) / s[i] + 1);
+      } else {
+        grid.push_back((image[i] + 2 * p[i] + s[i] - 1) / s[i]);
       }
-      double acc = g.type == "max" ? -std::numeric_limits<double>::infinity() : 0.0;
-      std::vector<int64_t> w(ns);
-      for (size_t d = 0; d < ns; ++d) w[d] = hi[d] - lo[d];
-      Shape wshape(w);
-      for (int64_t j = 0; j < wshape.Size(); ++j) {
-        std::vector<int64_t> wi = Unravel(j, wshape);
-        std::vector<int64_t> xi = o;
-        for (size_t d = 0; d < ns; ++d) xi[sp0 + d] = lo[d] + wi[d];
-        xi[cax] = o[cax];
-        const double v = in[0][Offset(xs, xi)];
-        if (g.type == "max") {
-          acc = std::max(acc, v);
-        } else if (g.type == "lp") {
-          acc += std::pow(v, g.p);
-        } else {
-          acc += v;
+    }
+    Dims od = xs.dims();
+    for (size_t i = 0; i < ns; ++i) od[sp0 + i] = grid[i];
+    RefTensor out{Shape(od)};
+    const Win3 w = MakeWin3(k, s, p, {}, image, grid);
+    const int64_t N = xs[0], C = xs[cax];
+    const bool include = spec.include_pad != 0, is_max = spec.type == "max";
+    const int pv = spec.type == "lp" ? spec.p_value : 1;
+    // Flat index of (n, c, spatial offset) in either layout.
+    auto at = [&](int64_t n, int64_t c, int64_t sp, int64_t plane) {
+      return cl ? (n * plane + sp) * C + c : (n * C + c) * plane + sp;
+    };
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t o = 0; o < w.GridSize(); ++o) {
+          const int64_t oi[3] = {o / (w.grid[1] * w.grid[2]), (o / w.grid[2]) % w.grid[1],
+                                 o % w.grid[2]};
+          int64_t lo[3], hi[3], padded = 1, inside = 1;
+          for (int i = 0; i < 3; ++i) {
+            const int64_t start = oi[i] * w.s[i] - w.p[i];
+            const int64_t end = is_max ? std::min(start + w.k[i], w.image[i])
+                                       : std::min(start + w.k[i], w.image[i] + w.p[i]);
+            padded *= end - start;
+            lo[i] = std::max<int64_t>(start, 0);
+            hi[i] = std::min(end, w.image[i]);
+            inside *= std::max<int64_t>(0, hi[i] - lo[i]);
+          }
+          double acc = is_max ? -static_cast<double>(FLT_MAX) : 0.0;
+          for (int64_t a = lo[0]; a < hi[0]; ++a)
+            for (int64_t b = lo[1]; b < hi[1]; ++b)
+              for (int64_t e = lo[2]; e < hi[2]; ++e) {
+                const double v = in[0][at(n, c, (a * w.image[1] + b) * w.image[2] + e,
+                                          w.ImageSize())];
+                if (is_max) {
+                  acc = std::max(acc, v);
+                } else {
+                  acc += std::pow(v, pv);
+                }
+              }
+          if (spec.type == "avg") {
+            const int64_t count = include ? padded : inside;
+            acc = count > 0 ? acc / static_cast<double>(count)
+                            : (ns == 3 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+          }
+          if (spec.type == "lp") acc = pv == 2 ? std::sqrt(acc) : pv == 3 ? std::cbrt(acc) : acc;
+          out[at(n, c, o, w.GridSize())] = acc;
         }
       }
-      if (g.type == "avg") acc /= g.count_pad ? padded : inside;
-      if (g.type == "lp") acc = g.p == 2 ? std::sqrt(acc) : (g.p == 3 ? std::cbrt(acc) : acc);
-      out[i] = acc;
     }
     return std::vector<RefTensor>{out};
   };
 }
 
-// Inference batch norm: y = (x - mean) / sqrt(var + eps) * gamma + beta; outputs mean and
-// 1 / sqrt(var + eps) too when output_mean_var.
-RefFn BatchNormRef(double eps, bool fix_gamma, int axis, bool relu, bool mean_var) {
-  return [=](const std::vector<RefTensor>& in) {
+OpCase PoolCase(const Dims& data, const PoolSpec& spec, const std::string& note) {
+  OpCase c = WithTol(Case("Pooling", PoolAttrs(spec), {Shape(data)}, PoolRef(spec), note), 1e-5,
+                     1e-5);
+  // lp pooling of negative values has no real root for even p: positive inputs.
+  if (spec.type == "lp") c = WithGen(c, Uniform(0.0, 1.0));
+  return c;
+}
+
+// ---- BatchNorm ---------------------------------------------------------------------------------
+
+struct BnSpec {
+  double eps = static_cast<double>(1e-3f);
+  bool fix_gamma = true;
+  int axis = 1;
+  bool relu = false;
+  bool mean_var = false;
+  bool batch_stats = false;  // training forward (is_train and not use_global_stats)
+};
+
+// y = (x - mean) / sqrt(var + eps) * gamma + beta per channel (gamma = 1 with fix_gamma), eps
+// rounded to float first as MXNet does; mean/var are the moving statistics, or the batch mean and
+// biased batch variance in training. With output_mean_var the outputs also hold the mean and
+// 1 / sqrt(var + eps).
+RefFn BatchNormRef(BnSpec b) {
+  return [b](const std::vector<RefTensor>& in) {
     const Shape& xs = in[0].shape;
-    const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int>(xs.ndim()) : axis);
-    RefTensor out(xs);
-    RefTensor mean(in[3].shape), invstd(in[4].shape);
-    for (int64_t c = 0; c < mean.size(); ++c) {
+    const size_t a = static_cast<size_t>(b.axis < 0 ? b.axis + static_cast<int>(xs.ndim()) : b.axis);
+    int64_t inner = 1;
+    for (size_t i = a + 1; i < xs.ndim(); ++i) inner *= xs[i];
+    const int64_t C = xs[a];
+    auto channel = [&](int64_t i) { return (i / inner) % C; };
+    RefTensor mean(Shape{C}), var(Shape{C}), invstd(Shape{C});
+    for (int64_t c = 0; c < C; ++c) {
       mean[c] = in[3][c];
-      invstd[c] = 1.0 / std::sqrt(in[4][c] + F32(eps));
+      var[c] = in[4][c];
     }
+    if (b.batch_stats) {
+      RefTensor count(Shape{C});
+      for (int64_t c = 0; c < C; ++c) mean[c] = var[c] = 0.0;
+      for (int64_t i = 0; i < in[0].size(); ++i) {
+        mean[channel(i)] += in[0][i];
+        count[channel(i)] += 1;
+      }
+      for (int64_t c = 0; c < C; ++c) mean[c] /= count[c];
+      for (int64_t i = 0; i < in[0].size(); ++i) {
+        const double d = in[0][i] - mean[channel(i)];
+        var[channel(i)] += d * d;
+      }
+      for (int64_t c = 0; c < C; ++c) var[c] /= count[c];
+    }
+    for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + F32(b.eps));
+    RefTensor out(xs);
     for (int64_t i = 0; i < out.size(); ++i) {
-      const int64_t c = Unravel(i, xs)[a];
-      const double gamma = fix_gamma ? 1.0 : in[1][c];
-      double y = (in[0][i] - mean[c]) * invstd[c] * gamma + in[2][c];
-      out[i] = relu && y < 0 ? 0.0 : y;
+      const int64_t c = channel(i);
+      const double gamma = b.fix_gamma ? 1.0 : in[1][c];
+      const double y = (in[0][i] - mean[c]) * invstd[c] * gamma + in[2][c];
+      out[i] = b.relu && y < 0 ? 0.0 : y;
     }
-    if (mean_var) return std::vector<RefTensor>{out, mean, invstd};
+    if (b.mean_var) return std::vector<RefTensor>{out, mean, invstd};
     return std::vector<RefTensor>{out};
   };
 }
 
-// moving_var (input 4) positive.
+// moving_var (input 4) positive, gamma (input 1) away from zero.
 double BatchNormInput(std::mt19937& rng, size_t input, int64_t) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  if (input == 4) return 0.2 + 2.0 * u(rng);
+  if (input == 4) return 0.1 + 1.9 * u(rng);
+  if (input == 1) return 0.5 + u(rng);
   return -2.0 + 4.0 * u(rng);
+}
+
+OpCase BnCase(const char* op, AttrDict attrs, Dims data, BnSpec spec, std::string note) {
+  const int nd = static_cast<int>(data.size());
+  const int64_t C = data[static_cast<size_t>(spec.axis < 0 ? nd + spec.axis : spec.axis)];
+  Shape v{C};
+  return WithTol(WithGen(Case(op, std::move(attrs), {Shape(data), v, v, v, v},
+                              BatchNormRef(spec), std::move(note)),
+                         BatchNormInput),
+                 1e-5, 1e-5);
 }
 
 }  // namespace
 
 HN_CONFORMANCE_CASES(Convolution) {
-  const double tol = 1e-5;
-  auto conv = [&](AttrDict attrs, std::vector<Shape> in, ConvGeom g, std::string note) {
-    return WithTol(Case("Convolution", std::move(attrs), std::move(in), ConvRef(g), note), tol,
-                   tol);
+  // 2-D: padding, stride, dilation, groups, pointwise, inception 1x7/7x1, LeNet, the ResNet stem,
+  // kernels equal to or larger than the (padded) input, strides equal to or above the kernel,
+  // padding wider than the kernel.
+  const std::vector<std::pair<ConvSpec, std::string>> conv2d = {
+      {{{2, 3, 9, 11}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "k3_pad1"},
+      {{{1, 4, 10, 10}, 6, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true}, "groups_stride_no_bias"},
+      {{{1, 3, 12, 12}, 4, {3, 3}, {1, 1}, {2, 2}, {2, 2}, 1, false}, "dilate"},
+      {{{1, 3, 13, 12}, 5, {3, 2}, {2, 3}, {1, 0}, {2, 1}, 1, false}, "mixed_window"},
+      {{{2, 6, 7, 9}, 6, {1, 7}, {1, 1}, {0, 3}, {1, 1}, 1, false}, "inception_1x7"},
+      {{{2, 6, 9, 7}, 6, {7, 1}, {1, 1}, {3, 0}, {1, 1}, 1, false}, "inception_7x1"},
+      {{{2, 16, 5, 5}, 8, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "pointwise"},
+      {{{2, 16, 5, 5}, 8, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 4, true}, "pointwise_groups"},
+      {{{2, 8, 6, 7}, 4, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false}, "pointwise_stride"},
+      {{{1, 4, 5, 5}, 4, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "pointwise_pad"},
+      {{{1, 1, 28, 28}, 20, {5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "lenet_conv1"},
+      {{{1, 3, 23, 23}, 8, {7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, false}, "resnet_stem"},
+      {{{2, 6, 8, 8}, 9, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, false}, "groups3"},
+      {{{1, 5, 4, 4}, 3, {4, 4}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "kernel_is_input"},
+      {{{1, 2, 3, 3}, 2, {5, 5}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "kernel_above_input"},
+      {{{1, 2, 9, 9}, 3, {3, 3}, {3, 3}, {0, 0}, {1, 1}, 1, false}, "stride_is_kernel"},
+      {{{1, 2, 10, 10}, 3, {2, 2}, {4, 4}, {0, 0}, {1, 1}, 1, false}, "stride_above_kernel"},
+      {{{1, 2, 6, 6}, 3, {3, 3}, {1, 1}, {4, 4}, {1, 1}, 1, false}, "pad_above_kernel"},
+      {{{2, 3, 6, 5}, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "batch2"},
   };
-  ConvGeom g2{{3, 3}, {1, 1}, {1, 1}, {1, 1}, {}, 4, 1, true};
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"pad", "(1, 1)"}},
-                        {{2, 3, 6, 5}, {4, 3, 3, 3}, {4}}, g2, "k3_pad1"));
-  ConvGeom strided{{3, 2}, {2, 1}, {1, 2}, {0, 1}, {}, 2, 1, false};
-  cases->push_back(conv({{"kernel", "(3, 2)"}, {"stride", "(2, 1)"}, {"dilate", "(1, 2)"},
-                         {"pad", "(0, 1)"}, {"num_filter", "2"}, {"no_bias", "True"}},
-                        {{1, 2, 7, 6}, {2, 2, 3, 2}}, strided, "stride_dilate_no_bias"));
-  ConvGeom grouped{{3, 3}, {1, 1}, {1, 1}, {1, 1}, {}, 4, 2, true};
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"num_group", "2"},
-                         {"pad", "(1, 1)"}},
-                        {{2, 4, 5, 5}, {4, 2, 3, 3}, {4}}, grouped, "groups"));
-  ConvGeom depthwise{{3, 3}, {2, 2}, {1, 1}, {1, 1}, {}, 3, 3, false};
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"num_filter", "3"},
-                         {"num_group", "3"}, {"pad", "(1, 1)"}, {"no_bias", "True"}},
-                        {{2, 3, 6, 6}, {3, 1, 3, 3}}, depthwise, "depthwise"));
-  ConvGeom pointwise{{1, 1}, {1, 1}, {1, 1}, {0, 0}, {}, 5, 1, true};
-  cases->push_back(conv({{"kernel", "(1, 1)"}, {"num_filter", "5"}},
-                        {{2, 3, 4, 4}, {5, 3, 1, 1}, {5}}, pointwise, "pointwise"));
-  ConvGeom c1{{3}, {2}, {1}, {1}, {}, 3, 1, true};
-  cases->push_back(conv({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"},
-                         {"num_filter", "3"}, {"layout", "NCW"}},
-                        {{2, 2, 9}, {3, 2, 3}, {3}}, c1, "1d"));
-  ConvGeom c3{{2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 1, 0}, {}, 2, 1, true};
-  cases->push_back(conv({{"kernel", "(2, 2, 2)"}, {"pad", "(0, 1, 0)"}, {"num_filter", "2"}},
-                        {{1, 2, 3, 4, 3}, {2, 2, 2, 2, 2}, {2}}, c3, "3d"));
-  // gluon's full attribute set.
-  ConvGeom gl{{3, 3}, {1, 1}, {1, 1}, {1, 1}, {}, 2, 1, false};
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"stride", "(1, 1)"}, {"pad", "(1, 1)"},
-                         {"dilate", "(1, 1)"}, {"layout", "NCHW"}, {"num_group", "1"},
-                         {"no_bias", "True"}, {"num_filter", "2"}, {"workspace", "1024"},
-                         {"cudnn_tune", "None"}, {"cudnn_off", "False"}},
-                        {{1, 3, 4, 4}, {2, 3, 3, 3}}, gl, "gluon_attrs"));
+  for (const auto& c : conv2d) cases->push_back(ConvCase(c.first, c.second));
+  // Depthwise (num_group == channels), with channel multipliers, dilation, 1-D and 3-D.
+  const std::vector<std::pair<ConvSpec, std::string>> depthwise = {
+      {{{1, 8, 10, 10}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 8, false}, "depthwise"},
+      {{{2, 4, 9, 9}, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 4, true}, "depthwise_multiplier2"},
+      {{{2, 6, 11, 8}, 6, {3, 3}, {2, 1}, {2, 1}, {2, 2}, 6, false}, "depthwise_dilate"},
+      {{{1, 3, 7, 12}, 3, {1, 5}, {1, 1}, {0, 2}, {1, 1}, 3, false}, "depthwise_1x5"},
+      {{{1, 4, 20}, 4, {5}, {2}, {2}, {1}, 4, false}, "depthwise_1d"},
+      {{{1, 2, 4, 5, 6}, 4, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 2}, 2, false},
+       "depthwise_3d"},
+      {{{1, 5, 6, 6}, 5, {3, 3}, {1, 1}, {3, 3}, {1, 1}, 5, false}, "depthwise_pad_above_kernel"},
+      {{{1, 32, 14, 14}, 32, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 32, false}, "depthwise_mobilenet"},
+  };
+  for (const auto& c : depthwise) cases->push_back(ConvCase(c.first, c.second));
+  const std::vector<std::pair<ConvSpec, std::string>> other_ranks = {
+      {{{2, 4, 20}, 6, {5}, {2}, {2}, {1}, 1, false}, "1d"},
+      {{{1, 4, 17}, 4, {3}, {1}, {2}, {2}, 2, true}, "1d_dilate_groups"},
+      {{{3, 2, 8}, 5, {1}, {1}, {0}, {1}, 1, false}, "1d_pointwise"},
+      {{{1, 3, 5, 6, 7}, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, false}, "3d"},
+      {{{2, 4, 6, 5, 4}, 4, {2, 3, 1}, {2, 1, 1}, {0, 1, 0}, {1, 1, 2}, 2, true},
+       "3d_mixed_groups"},
+      {{{1, 2, 4, 4, 4}, 3, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, false},
+       "3d_pointwise"},
+      {{{1, 2, 5, 7, 6}, 3, {3, 1, 3}, {2, 2, 2}, {1, 0, 1}, {1, 1, 1}, 1, false}, "3d_strided"},
+  };
+  for (const auto& c : other_ranks) cases->push_back(ConvCase(c.first, c.second));
+  // Inputs far larger than one cache-sized tile of work (a kernel that splits the output into
+  // row ranges or channel blocks must cover every range, including ones ending mid-image).
+  const std::vector<std::pair<ConvSpec, std::string>> large = {
+      {{{1, 64, 56, 56}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "large_64ch"},
+      {{{1, 32, 60, 61}, 8, {5, 5}, {1, 2}, {2, 2}, {1, 1}, 2, false}, "large_odd_rows"},
+      {{{1, 16, 10, 24, 24}, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, false},
+       "large_3d"},
+      {{{1, 100, 9, 9}, 130, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "channels_not_16"},
+  };
+  for (const auto& c : large) cases->push_back(ConvCase(c.first, c.second));
+
+  // Gluon writes every attribute, defaults included.
+  cases->push_back(ConvCase({{1, 4, 6, 6}, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 2, false},
+                            "gluon_attrs", /*write_defaults=*/true));
+  // Attributes that do not change the CPU result, and hidden __x__ keys.
+  ConvSpec ignorable{{1, 4, 6, 6}, 4, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, true};
+  OpCase ig = ConvCase(ignorable, "ignorable_attrs");
+  ig.attrs = {{"kernel", "(3,3)"},       {"num_filter", "4"},       {"no_bias", "True"},
+              {"workspace", "2048"},     {"cudnn_tune", "fastest"}, {"cudnn_off", "True"},
+              {"layout", "NCHW"},        {"__lr_mult__", "1.0"}};
+  cases->push_back(ig);
+  OpCase ncw = ConvCase({{2, 2, 9}, 3, {3}, {2}, {1}, {1}, 1, false}, "1d_layout_ncw");
+  ncw.attrs["layout"] = "NCW";
+  ncw.attrs["cudnn_tune"] = "None";
+  cases->push_back(ncw);
+  // A kernel written with brackets, as some exporters do.
+  OpCase brackets =
+      ConvCase({{1, 2, 3, 4, 3}, 2, {2, 2, 2}, {1, 1, 1}, {0, 1, 0}, {1, 1, 1}, 1, false},
+               "3d_layout_ncdhw_brackets");
+  brackets.attrs["kernel"] = "[2, 2, 2]";
+  brackets.attrs["layout"] = "NCDHW";
+  cases->push_back(brackets);
+}
+
+HN_INFERENCE_CASES(Convolution) {
+  // gluon's deferred initialization: the data is known, weight and bias are filled in.
+  AttrDict grouped = {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"num_group", "2"},
+                      {"stride", "(2, 2)"}, {"pad", "(1, 1)"}};
+  cases->push_back(Infers("Convolution", grouped, {{2, 6, 15, 16}, {}, {}}, {{}},
+                          {{2, 6, 15, 16}, {8, 3, 3, 3}, {8}}, {{2, 8, 8, 8}}, true,
+                          "deferred_weight_and_bias"));
+  cases->push_back(Infers("Convolution", {{"kernel", "(5,)"}, {"num_filter", "4"},
+                                          {"no_bias", "True"}},
+                          {{1, 3, 10}, {}}, {{}}, {{1, 3, 10}, {4, 3, 5}}, {{1, 4, 6}}, true,
+                          "deferred_1d_weight"));
+  cases->push_back(Infers("Convolution", {{"kernel", "(1, 2, 3)"}, {"num_filter", "4"},
+                                          {"dilate", "(1, 2, 1)"}},
+                          {{1, 3, 4, 5, 6}, {}, {}}, {{}},
+                          {{1, 3, 4, 5, 6}, {4, 3, 1, 2, 3}, {4}}, {{1, 4, 4, 3, 4}}, true,
+                          "deferred_3d_weight"));
+  // Without the data only the bias follows (from num_filter).
+  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"}},
+                          {{}, {}, {}}, {{}}, {{}, {}, {8}}, {{}}, false, "data_unknown"));
+  // An unknown channel count leaves the weight's second dim unknown.
+  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"}},
+                          {{1, 0, 8, 8}, {}, {}}, {{}},
+                          {{1, 0, 8, 8}, {8, 0, 3, 3}, {8}}, {{1, 8, 6, 6}}, false,
+                          "channels_unknown"));
+  // MXNet's backward fill: the batch from the output, spatial dims where the stride is 1.
+  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"},
+                                          {"pad", "(1, 0)"}, {"stride", "(1, 2)"}},
+                          {{0, 3, 0, 0}, {}, {}}, {{4, 8, 10, 5}},
+                          {{4, 3, 10, 0}, {8, 3, 3, 3}, {8}}, {{4, 8, 10, 5}}, false,
+                          "backward_from_output"));
+}
+
+HN_ERROR_CASES(Convolution) {
+  using S = StatusCode;
+  auto conv = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
+    return Rejected("Convolution", std::move(a), std::move(in), code, std::move(needles));
+  };
+  const AttrDict k3f4 = {{"kernel", "(3, 3)"}, {"num_filter", "4"}};
+  auto with = [&](AttrDict extra) {
+    AttrDict a = k3f4;
+    for (const auto& kv : extra) a[kv.first] = kv.second;
+    return a;
+  };
+  // Shapes.
+  cases->push_back(conv(with({{"num_group", "2"}}), {{1, 3, 8, 8}, {4, 1, 3, 3}, {4}},
+                        S::kShapeError, {"Convolution(node)", "num_group 2", "3"}));
+  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "5"}, {"num_group", "2"}},
+                        {{1, 4, 8, 8}, {5, 2, 3, 3}, {5}}, S::kInvalidArgument,
+                        {"Convolution(node)", "num_filter 5"}));
+  cases->push_back(conv(k3f4, {{1, 3, 8, 8}, {4, 3, 5, 5}, {4}}, S::kShapeError,
+                        {"Convolution(node)", "weight", "(4, 3, 3, 3)"}));
+  cases->push_back(conv(k3f4, {{1, 3, 8, 8}, {4, 3, 3, 3}, {5}}, S::kShapeError, {"bias"}));
+  cases->push_back(conv(k3f4, {{3, 8, 8}, {4, 3, 3, 3}, {4}}, S::kShapeError,
+                        {"Convolution(node)", "4-D"}));
+  cases->push_back(conv(with({{"kernel", "(5, 5)"}, {"pad", "(1, 1)"}}),
+                        {{1, 3, 2, 8}, {4, 3, 5, 5}, {4}}, S::kShapeError,
+                        {"Convolution(node)", "exceeds"}));
+  cases->push_back(WithOutputs(conv(k3f4, {{1, 3, 8, 8}, {}, {}}, S::kShapeError,
+                                    {"Convolution(node)", "output", "(1, 4, 6, 6)"}),
+                               {{1, 4, 7, 7}}));
+  // NHWC and NDHWC run on GPUs only in MXNet.
+  cases->push_back(conv(with({{"layout", "NHWC"}}), {{1, 8, 8, 3}, {4, 3, 3, 3}, {4}},
+                        S::kUnsupported, {"Convolution(node)", "NHWC"}));
+  // Attributes (MXNet's ParamParser), named with the op and node.
+  cases->push_back(conv({{"num_filter", "4"}}, {}, S::kInvalidArgument,
+                        {"Convolution(node)", "kernel"}));
+  cases->push_back(conv({{"kernel", "(3, 3)"}}, {}, S::kInvalidArgument, {"num_filter"}));
+  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "0"}}, {}, S::kInvalidArgument,
+                        {"num_filter"}));
+  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "4.0"}}, {}, S::kInvalidArgument,
+                        {"num_filter"}));
+  cases->push_back(conv(with({{"stride", "(1, 1, 1)"}}), {}, S::kInvalidArgument,
+                        {"Convolution(node)", "stride"}));
+  cases->push_back(conv(with({{"pad", "(1,)"}}), {}, S::kInvalidArgument, {"pad"}));
+  cases->push_back(conv(with({{"dilate", "(0, 1)"}}), {}, S::kInvalidArgument, {"dilate"}));
+  cases->push_back(conv(with({{"stride", "(1, 0)"}}), {}, S::kInvalidArgument, {"stride"}));
+  cases->push_back(conv(with({{"pad", "(-1, 0)"}}), {}, S::kInvalidArgument, {"pad"}));
+  cases->push_back(conv({{"kernel", "(3, 0)"}, {"num_filter", "4"}}, {}, S::kInvalidArgument,
+                        {"kernel"}));
+  cases->push_back(conv({{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "4"}}, {},
+                        S::kInvalidArgument, {"4-D"}));
+  cases->push_back(conv({{"kernel", "()"}, {"num_filter", "4"}}, {}, S::kInvalidArgument,
+                        {"0-D"}));
+  cases->push_back(conv(with({{"layout", "NCW"}}), {}, S::kInvalidArgument, {"layout"}));
+  cases->push_back(conv(with({{"layout", "HWCN"}}), {}, S::kInvalidArgument, {"layout"}));
+  cases->push_back(conv(with({{"cudnn_tune", "slow"}}), {}, S::kInvalidArgument,
+                        {"cudnn_tune"}));
+  cases->push_back(conv(with({{"adj", "(1, 1)"}}), {}, S::kInvalidArgument, {"adj"}));
 }
 
 HN_CONFORMANCE_CASES(Deconvolution) {
-  const double tol = 1e-5;
-  auto deconv = [&](AttrDict attrs, std::vector<Shape> in, ConvGeom g, std::string note) {
-    return WithTol(Case("Deconvolution", std::move(attrs), std::move(in), DeconvRef(g), note),
-                   tol, tol);
+  struct DeconvSpec {
+    Dims data;
+    int64_t num_filter;
+    Dims kernel, stride, pad, dilate, adj;
+    int64_t groups;
+    bool no_bias;
+    Dims target;  // empty: not given
+    std::string note;
   };
-  ConvGeom basic{{3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, 2, 1, false};
-  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "2"}}, {{2, 3, 4, 4}, {3, 2, 3, 3}},
-                          basic, "basic"));
-  ConvGeom up{{4, 4}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, 3, 1, true};
-  cases->push_back(deconv({{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
-                           {"adj", "(1, 0)"}, {"num_filter", "3"}, {"no_bias", "False"}},
-                          {{1, 2, 3, 3}, {2, 3, 4, 4}, {3}}, up, "stride_pad_adj_bias"));
-  ConvGeom grouped{{3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 4, 2, false};
-  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
-                           {"num_filter", "4"}, {"num_group", "2"}},
-                          {{1, 4, 3, 3}, {4, 2, 3, 3}}, grouped, "groups"));
-  ConvGeom d1{{3}, {2}, {2}, {1}, {0}, 2, 1, false};
-  cases->push_back(deconv({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"dilate", "(2,)"},
-                           {"pad", "(1,)"}, {"num_filter", "2"}},
-                          {{2, 3, 5}, {3, 2, 3}}, d1, "1d_dilate"));
+  const std::vector<DeconvSpec> specs = {
+      {{1, 4, 5, 5}, 6, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, 1, false, {}, "stride_pad_adj"},
+      {{2, 3, 4, 6}, 5, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 1, true, {}, "dcgan"},
+      {{1, 4, 5, 4}, 6, {3, 2}, {1, 2}, {0, 1}, {2, 1}, {0, 1}, 2, false, {}, "groups_dilate"},
+      {{2, 8, 3, 3}, 4, {1, 1}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, false, {}, "pointwise"},
+      {{1, 4, 3, 3}, 4, {1, 1}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, 2, false, {}, "pointwise_stride"},
+      {{1, 3, 7, 7}, 3, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 3, false, {}, "depthwise"},
+      {{1, 3, 4, 4}, 2, {4, 4}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, true, {8, 8}, "target"},
+      {{1, 2, 5, 5}, 3, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, false, {10, 10},
+       "target_odd_excess"},
+      {{2, 4, 9}, 6, {5}, {3}, {2}, {1}, {2}, 2, false, {}, "1d"},
+      {{1, 2, 6}, 3, {3}, {2}, {1}, {1}, {0}, 1, true, {12}, "1d_target"},
+      {{2, 3, 5}, 2, {3}, {2}, {1}, {2}, {0}, 1, true, {}, "1d_dilate"},
+      {{1, 2, 3, 4, 3}, 4, {3, 3, 2}, {2, 1, 2}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}, 2, false, {},
+       "3d"},
+      {{1, 4, 48, 47}, 4, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 1, false, {}, "large"},
+      {{1, 8, 70, 70}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 2, true, {}, "large_groups"},
+      {{2, 3, 4, 4}, 2, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, true, {}, "defaults"},
+  };
+  for (const DeconvSpec& d : specs) {
+    AttrDict a = {{"kernel", Tup(d.kernel)},  {"num_filter", std::to_string(d.num_filter)},
+                  {"stride", Tup(d.stride)},  {"pad", Tup(d.pad)},
+                  {"dilate", Tup(d.dilate)},  {"adj", Tup(d.adj)},
+                  {"num_group", std::to_string(d.groups)},
+                  {"no_bias", d.no_bias ? "True" : "False"}};
+    if (!d.target.empty()) a["target_shape"] = Tup(d.target);
+    if (d.note == "defaults") a = {{"kernel", "(3, 3)"}, {"num_filter", "2"}};  // no_bias: True
+    ConvGeom g;
+    g.kernel = d.kernel;
+    g.stride = d.stride;
+    g.pad = d.pad;
+    g.dilate = d.dilate;
+    g.adj = d.adj;
+    g.target = d.target;
+    g.num_filter = d.num_filter;
+    g.num_group = d.groups;
+    g.bias = !d.no_bias;
+    Dims wd = {d.data[1], d.num_filter / d.groups};
+    wd.insert(wd.end(), d.kernel.begin(), d.kernel.end());
+    std::vector<Shape> in = {Shape(d.data), Shape(wd)};
+    if (!d.no_bias) in.push_back(Shape({d.num_filter}));
+    cases->push_back(WithTol(WithGen(Case("Deconvolution", a, in, DeconvRef(g), d.note),
+                                     Uniform(-1.0, 1.0)),
+                             1e-4, 1e-4));
+  }
+}
+
+HN_INFERENCE_CASES(Deconvolution) {
+  // no_bias defaults to True: two inputs; the weight follows from the data.
+  cases->push_back(Infers("Deconvolution", {{"kernel", "(4, 4)"}, {"num_filter", "6"},
+                                            {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
+                                            {"num_group", "2"}},
+                          {{2, 4, 7, 5}, {}}, {{}}, {{2, 4, 7, 5}, {4, 3, 4, 4}},
+                          {{2, 6, 14, 10}}, true, "deferred_weight"));
+  cases->push_back(Infers("Deconvolution", {{"kernel", "(3,)"}, {"num_filter", "2"},
+                                            {"no_bias", "False"}, {"target_shape", "(9,)"},
+                                            {"stride", "(2,)"}},
+                          {{1, 5, 5}, {}, {}}, {{}}, {{1, 5, 5}, {5, 2, 3}, {2}}, {{1, 2, 9}},
+                          true, "target_shape"));
+}
+
+HN_ERROR_CASES(Deconvolution) {
+  using S = StatusCode;
+  auto deconv = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
+    return Rejected("Deconvolution", std::move(a), std::move(in), code, std::move(needles));
+  };
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"stride", "(2, 2)"},
+                           {"adj", "(2, 0)"}},
+                          {{1, 2, 4, 4}, {2, 4, 3, 3}}, S::kShapeError,
+                          {"Deconvolution(node)", "adj"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"},
+                           {"target_shape", "(20, 20)"}},
+                          {{1, 2, 4, 4}, {2, 4, 3, 3}}, S::kShapeError, {"target_shape"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"num_group", "2"}},
+                          {{1, 3, 4, 4}, {3, 2, 3, 3}}, S::kShapeError,
+                          {"Deconvolution(node)", "num_group"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"pad", "(3, 3)"}},
+                          {{1, 2, 2, 2}, {2, 4, 3, 3}}, S::kShapeError, {"not positive"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"layout", "NHWC"}},
+                          {{1, 4, 4, 2}, {2, 4, 3, 3}}, S::kUnsupported, {"NHWC"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"adj", "(1,)"}}, {},
+                          S::kInvalidArgument, {"Deconvolution(node)", "adj"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"adj", "(-1, 0)"}}, {},
+                          S::kInvalidArgument, {"adj"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"},
+                           {"target_shape", "(8,)"}},
+                          {}, S::kInvalidArgument, {"target_shape"}));
 }
 
 HN_CONFORMANCE_CASES(Pooling) {
-  auto pool = [](AttrDict attrs, Shape in, PoolGeom g, std::string note) {
-    return Case("Pooling", std::move(attrs), {std::move(in)}, PoolRef(g), note);
+  const Convention V = Convention::kValid, F = Convention::kFull, S = Convention::kSame;
+  const std::vector<std::tuple<Dims, PoolSpec, std::string>> specs = {
+      {{2, 3, 7, 9}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V), "max_k3s2p1"},
+      {{2, 3, 7, 9}, Pool("max", {3, 3}, {2, 2}, {1, 1}, F), "max_k3s2p1_full"},
+      {{1, 2, 8, 8}, Pool("max", {2, 2}, {2, 2}, {}, V), "max_k2s2"},
+      {{1, 2, 9, 6}, Pool("max", {3, 3}, {}, {}, V), "max_default_stride"},
+      {{1, 2, 6, 7}, Pool("max", {2, 3}, {3, 2}, {0, 1}, F), "max_mixed_full"},
+      {{1, 2, 6, 6}, Pool("max", {3, 3}, {2, 2}, {0, 0}, F), "max_full"},
+      {{1, 3, 7, 7}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, V), "avg_include_pad_default"},
+      {{1, 3, 7, 7}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, V, 1), "avg_include_pad"},
+      {{1, 3, 7, 7}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, V, 0), "avg_exclude_pad"},
+      {{1, 3, 8, 8}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, F, 1), "avg_past_padded_edge"},
+      {{1, 3, 8, 8}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, F, 0), "avg_past_padded_edge_exclude"},
+      {{1, 2, 10, 7}, Pool("avg", {4, 2}, {3, 2}, {2, 1}, F, 1), "avg_mixed_full"},
+      {{1, 2, 6, 6}, Pool("avg", {2, 2}, {2, 2}, {}, V), "avg_k2s2"},
+      {{1, 2, 5, 5}, Pool("avg", {2, 2}, {2, 2}, {0, 0}, F), "avg_full"},
+      {{1, 2, 7, 5}, Pool("sum", {3, 2}, {2, 1}, {1, 1}, F), "sum_full"},
+      {{1, 3, 4, 5}, Pool("sum", {2, 3}, {1, 2}, {0, 1}, V), "sum"},
+      {{1, 2, 7, 5}, Pool("lp", {3, 3}, {1, 2}, {1, 0}, V, -1, false, 1), "lp1"},
+      {{1, 2, 7, 5}, Pool("lp", {3, 3}, {1, 2}, {1, 0}, V, -1, false, 2), "lp2"},
+      {{1, 2, 7, 5}, Pool("lp", {2, 3}, {2, 2}, {1, 1}, F, -1, false, 3), "lp3_full"},
+      {{2, 3, 11}, Pool("max", {3}, {2}, {1}, F), "1d_max_full"},
+      {{2, 3, 11}, Pool("avg", {4}, {3}, {2}, F, 0), "1d_avg_full_exclude"},
+      {{2, 3, 11}, Pool("sum", {3}, {2}, {}, V), "1d_sum"},
+      {{2, 3, 8}, Pool("max", {3}, {2}, {1}, V), "1d_max"},
+      {{1, 2, 10}, Pool("max", {3}, {3}, {}, S), "1d_max_same"},
+      {{1, 2, 10}, Pool("avg", {4}, {3}, {}, S), "1d_avg_same"},
+      {{1, 2, 5, 6, 7}, Pool("max", {2, 3, 2}, {2, 1, 2}, {1, 1, 0}, F), "3d_max_full"},
+      {{1, 2, 5, 6, 7}, Pool("avg", {2, 3, 2}, {2, 2, 2}, {1, 1, 1}, F, 0), "3d_avg_full_exclude"},
+      {{1, 2, 5, 6, 7}, Pool("avg", {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, V, 1), "3d_avg"},
+      {{1, 2, 4, 4, 4}, Pool("avg", {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, V), "3d_avg_k2s2"},
+      {{1, 2, 4, 5, 6}, Pool("sum", {2, 2, 2}, {1, 2, 2}, {}, V), "3d_sum"},
+      // Global pooling, as gluon writes it (kernel, stride and pad are ignored).
+      {{2, 4, 7, 7}, Pool("avg", {}, {}, {}, F, -1, true), "global_avg_gluon"},
+      {{2, 3, 4, 5}, Pool("avg", {1, 1}, {1, 1}, {0, 0}, F, -1, true), "global_avg"},
+      {{2, 4, 7, 7}, Pool("max", {1, 1}, {1, 1}, {0, 0}, F, -1, true), "global_max"},
+      {{2, 3, 3, 3}, Pool("max", {}, {}, {}, V, -1, true), "global_max_no_kernel"},
+      {{2, 4, 9}, Pool("sum", {}, {}, {}, V, -1, true), "global_sum_1d"},
+      {{1, 3, 3, 4, 5}, Pool("avg", {}, {}, {}, V, -1, true), "global_avg_3d"},
+      {{1, 3, 3, 4}, Pool("lp", {}, {}, {}, V, -1, true, 2), "global_lp2"},
+      // The ResNet stem's pooling.
+      {{1, 64, 112, 112}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V), "resnet_stem"},
+      // Channel-last layouts.
+      {{1, 4, 4, 3}, Pool("max", {2, 2}, {2, 2}, {0, 0}, V, -1, false, 0, "NHWC"), "nhwc_max"},
+      {{2, 7, 6, 3}, Pool("max", {3, 2}, {2, 2}, {1, 1}, F, -1, false, 0, "NHWC"), "nhwc_max_full"},
+      {{2, 7, 6, 3}, Pool("avg", {3, 2}, {2, 2}, {1, 1}, F, -1, false, 0, "NHWC"), "nhwc_avg_full"},
+      {{2, 9, 5}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NWC"), "nwc_global_avg"},
+      {{2, 8, 5}, Pool("max", {3}, {2}, {1}, V, -1, false, 0, "NWC"), "nwc_max"},
+      {{1, 4, 5, 6, 3}, Pool("avg", {2, 2, 2}, {2, 2, 2}, {1, 0, 1}, F, 0, false, 0, "NDHWC"),
+       "ndhwc_avg"},
+      {{2, 5, 5, 32}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NHWC"), "nhwc_global_avg"},
   };
-  PoolGeom max{"max", {2, 2}, {2, 2}, {0, 0}};
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"}},
-                        {2, 3, 6, 6}, max, "max_k2s2"));
-  PoolGeom max_pad{"max", {3, 3}, {2, 2}, {1, 1}};
-  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
-                        {1, 2, 7, 6}, max_pad, "max_k3s2p1"));
-  PoolGeom max_full{"max", {3, 3}, {2, 2}, {0, 0}, true};
-  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"},
-                         {"pooling_convention", "full"}},
-                        {1, 2, 6, 6}, max_full, "max_full"));
-  PoolGeom avg{"avg", {3, 3}, {1, 1}, {1, 1}};
-  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(1, 1)"}, {"pad", "(1, 1)"},
-                         {"pool_type", "avg"}, {"count_include_pad", "True"}},
-                        {2, 2, 5, 4}, avg, "avg_pad"));
-  PoolGeom avg_ex = avg;
-  avg_ex.count_pad = false;
-  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(1, 1)"}, {"pad", "(1, 1)"},
-                         {"pool_type", "avg"}, {"count_include_pad", "False"}},
-                        {2, 2, 5, 4}, avg_ex, "avg_exclude_pad"));
-  PoolGeom avg_full{"avg", {2, 2}, {2, 2}, {0, 0}, true};
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"},
-                         {"pooling_convention", "full"}},
-                        {1, 2, 5, 5}, avg_full, "avg_full"));
-  PoolGeom sum{"sum", {2, 3}, {1, 2}, {0, 1}};
-  cases->push_back(pool({{"kernel", "(2, 3)"}, {"stride", "(1, 2)"}, {"pad", "(0, 1)"},
-                         {"pool_type", "sum"}},
-                        {1, 3, 4, 5}, sum, "sum"));
-  PoolGeom lp{"lp", {2, 2}, {2, 2}, {0, 0}};
-  lp.p = 2;
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "lp"},
-                         {"p_value", "2"}},
-                        {1, 2, 4, 4}, lp, "lp2"));
-  PoolGeom gavg;
-  gavg.type = "avg";
-  gavg.global = true;
-  cases->push_back(pool({{"kernel", "(1, 1)"}, {"stride", "(1, 1)"}, {"pad", "(0, 0)"},
-                         {"global_pool", "True"}, {"pool_type", "avg"},
-                         {"pooling_convention", "full"}},
-                        {2, 3, 4, 5}, gavg, "global_avg"));
-  PoolGeom gmax;
-  gmax.global = true;
-  cases->push_back(pool({{"global_pool", "True"}}, {2, 3, 3, 3}, gmax, "global_max"));
-  PoolGeom p1{"max", {3}, {2}, {1}};
-  cases->push_back(pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, {2, 3, 8}, p1,
-                        "1d"));
-  PoolGeom p3{"avg", {2, 2, 2}, {2, 2, 2}, {0, 0, 0}};
-  cases->push_back(pool({{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}, {"pool_type", "avg"}},
-                        {1, 2, 4, 4, 4}, p3, "3d"));
-  PoolGeom nhwc{"max", {2, 2}, {2, 2}, {0, 0}};
-  nhwc.channel_last = true;
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"layout", "NHWC"}},
-                        {1, 4, 4, 3}, nhwc, "nhwc"));
+  for (const auto& s : specs)
+    cases->push_back(PoolCase(std::get<0>(s), std::get<1>(s), std::get<2>(s)));
+
+  // MXNet's average divisor, on x = 1..n: kernel 3, stride 2, pad 1, full on 5 values gives the
+  // windows [-1, 2), [1, 4), [3, 6); the last stops at the padded edge (6), so it divides by 3
+  // including padding and by 2 without; kernel 4, stride 3, full on 6 divides by 4 and 3.
+  auto ramp = [](std::mt19937&, size_t, int64_t i) { return static_cast<double>(i + 1); };
+  cases->push_back(WithGen(PoolCase({1, 1, 5}, Pool("avg", {3}, {2}, {1}, F), "divisor_include_pad"),
+                           ramp));
+  cases->push_back(
+      WithGen(PoolCase({1, 1, 5}, Pool("avg", {3}, {2}, {1}, F, 0), "divisor_exclude_pad"), ramp));
+  cases->push_back(WithGen(PoolCase({1, 1, 6}, Pool("avg", {4}, {3}, {}, F), "divisor_past_edge"),
+                           ramp));
+  // Windows entirely in the padding: max gives -FLT_MAX, average without padding 0 (1-D/2-D) or
+  // NaN (3-D), as MXNet's reference kernel does.
+  cases->push_back(PoolCase({1, 1, 1, 1}, Pool("max", {1, 1}, {}, {1, 1}, V), "empty_window_max"));
+  cases->push_back(
+      PoolCase({1, 1, 1, 1}, Pool("avg", {1, 1}, {}, {1, 1}, V, 0), "empty_window_avg_2d"));
+  cases->push_back(
+      PoolCase({1, 1, 1, 1, 1}, Pool("avg", {1, 1, 1}, {}, {1, 1, 1}, V, 0), "empty_window_avg_3d"));
+  // Max pooling skips NaN unless the window holds nothing else.
+  auto nan_every_other = [](std::mt19937&, size_t, int64_t i) {
+    return i % 2 == 0 ? std::numeric_limits<double>::quiet_NaN() : -2.0 - static_cast<double>(i);
+  };
+  cases->push_back(WithGen(PoolCase({1, 1, 1, 3}, Pool("max", {1, 3}, {}, {}, V), "max_skips_nan"),
+                           nan_every_other));
+}
+
+HN_INFERENCE_CASES(Pooling) {
+  auto out = [&](AttrDict a, Shape in, Shape want, const char* note) {
+    cases->push_back(Infers("Pooling", std::move(a), {in}, {{}}, {in}, {want}, true, note));
+  };
+  out({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}}, {1, 1, 6, 6}, {1, 1, 2, 2}, "valid");
+  out({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}},
+      {1, 1, 6, 6}, {1, 1, 3, 3}, "full");
+  out({{"kernel", "(3, 3)"}}, {1, 1, 6, 6}, {1, 1, 4, 4}, "default_stride");
+  out({{"kernel", "(2,)"}, {"stride", "(3,)"}, {"pooling_convention", "same"}}, {1, 1, 10},
+      {1, 1, 4}, "same_1d");
+  out({{"global_pool", "True"}}, {4, 8, 7, 7}, {4, 8, 1, 1}, "global");
+  out({{"global_pool", "True"}, {"kernel", "(1, 1)"}}, {4, 8, 5, 7, 7}, {4, 8, 1, 1, 1},
+      "global_3d");
+  out({{"global_pool", "True"}, {"layout", "NWC"}, {"kernel", "(1,)"}}, {2, 9, 5}, {2, 1, 5},
+      "global_nwc");
+  out({{"kernel", "(3, 2)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"layout", "NHWC"},
+       {"pooling_convention", "full"}},
+      {2, 7, 6, 3}, {2, 4, 4, 3}, "nhwc_full");
+  // Unknown spatial dims stay unknown; unknown data gives nothing.
+  cases->push_back(Infers("Pooling", {{"kernel", "(2, 2)"}}, {{0, 3, 0, 8}}, {{}},
+                          {{0, 3, 0, 8}}, {{0, 3, 0, 7}}, false, "spatial_unknown"));
+  cases->push_back(Infers("Pooling", {{"kernel", "(2, 2)"}}, {{}}, {{}}, {{}}, {{}}, false,
+                          "data_unknown"));
+}
+
+HN_ERROR_CASES(Pooling) {
+  using S = StatusCode;
+  auto pool = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
+    return Rejected("Pooling", std::move(a), std::move(in), code, std::move(needles));
+  };
+  cases->push_back(pool({{"pool_type", "max"}}, {}, S::kInvalidArgument,
+                        {"Pooling(node)", "kernel"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "median"}}, {},
+                        S::kInvalidArgument, {"pool_type", "median"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pooling_convention", "ceil"}}, {},
+                        S::kInvalidArgument, {"pooling_convention"}));
+  cases->push_back(pool({{"kernel", "(2, 0)"}}, {}, S::kInvalidArgument, {"kernel"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(0, 1)"}}, {}, S::kInvalidArgument,
+                        {"stride"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pad", "(-1, 0)"}}, {}, S::kInvalidArgument,
+                        {"pad"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(1, 1, 1)"}}, {},
+                        S::kInvalidArgument, {"stride"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pad", "(1, 1, 1)"}}, {}, S::kInvalidArgument,
+                        {"pad"}));
+  cases->push_back(pool({{"kernel", "(2, 2, 2, 2)"}}, {}, S::kInvalidArgument, {"4-D"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"layout", "NCW"}}, {}, S::kInvalidArgument,
+                        {"layout"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}}, {{1, 3, 8}}, S::kShapeError,
+                        {"Pooling(node)", "4-D"}));
+  cases->push_back(pool({{"kernel", "(5, 5)"}, {"pad", "(1, 1)"}}, {{1, 3, 2, 8}},
+                        S::kShapeError, {"Pooling(node)", "exceeds"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, {{1, 3, 8, 8}},
+                        S::kInvalidArgument, {"p_value"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "lp"}, {"p_value", "4"}},
+                        {{1, 3, 8, 8}}, S::kUnsupported, {"p_value"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pooling_convention", "same"}}, {{1, 3, 8, 8}},
+                        S::kShapeError, {"same"}));
+  cases->push_back(pool({{"kernel", "(2,)"}, {"pad", "(1,)"}, {"pooling_convention", "same"}},
+                        {{1, 3, 8}}, S::kInvalidArgument, {"pad"}));
+  cases->push_back(pool({{"global_pool", "True"}}, {{1, 3}}, S::kShapeError, {"3-D"}));
+  cases->push_back(pool({{"global_pool", "True"}}, {{1, 3, 2, 2, 2, 2}}, S::kShapeError,
+                        {"5-D"}));
+  cases->push_back(WithOutputs(pool({{"kernel", "(2, 2)"}}, {{1, 3, 8, 8}}, S::kShapeError,
+                                    {"Pooling(node)", "output", "(1, 3, 7, 7)"}),
+                               {{1, 3, 4, 4}}));
 }
 
 HN_CONFORMANCE_CASES(BatchNorm) {
   const double def_eps = static_cast<double>(1e-3f);
-  auto bn = [](const char* op, AttrDict attrs, Shape x, int64_t c, RefFn ref, std::string note) {
-    Shape v{c};
-    OpCase cs = WithTol(WithGen(Case(op, std::move(attrs), {std::move(x), v, v, v, v},
-                                     std::move(ref), note),
-                                BatchNormInput),
-                        1e-5, 1e-5);
-    return cs;
+  // Inference over data ranks, channel axes, fix_gamma and eps, for both registered ops.
+  struct Config {
+    Dims data;
+    int axis;
+    bool fix_gamma;
+    std::string eps;  // empty: the default
+    std::string note;
   };
-  cases->push_back(bn("BatchNorm", {}, {2, 3, 4, 4}, 3,
-                      BatchNormRef(def_eps, true, 1, false, false),
-                      "defaults_fix_gamma"));
-  cases->push_back(bn("BatchNorm",
-                      {{"axis", "1"}, {"eps", "1e-05"}, {"fix_gamma", "False"},
-                       {"momentum", "0.9"}, {"use_global_stats", "False"}},
-                      {2, 4, 3, 3}, 4, BatchNormRef(1e-5, false, 1, false, false), "gluon_attrs"));
-  cases->push_back(bn("BatchNorm", {{"fix_gamma", "False"}, {"axis", "-1"}}, {3, 5}, 5,
-                      BatchNormRef(def_eps, false, -1, false, false), "axis_last"));
-  cases->push_back(bn("BatchNorm", {{"fix_gamma", "False"}, {"output_mean_var", "True"}},
-                      {2, 3, 2}, 3, BatchNormRef(def_eps, false, 1, false, true),
-                      "output_mean_var"));
-  cases->push_back(bn("_contrib_BatchNormWithReLU", {{"fix_gamma", "False"}, {"eps", "2e-05"}},
-                      {2, 3, 3, 3}, 3, BatchNormRef(2e-5, false, 1, true, false), "relu"));
+  const std::vector<Config> configs = {
+      {{2, 4, 5, 6}, 1, true, "", "defaults"},
+      {{2, 4, 5, 6}, 1, false, "1e-05", "gluon"},
+      {{3, 7}, 1, false, "0.001", "2d"},
+      {{2, 5, 6, 4}, -1, false, "1e-05", "axis_last"},
+      {{2, 5, 6, 4}, 3, true, "2e-05", "axis3_fix_gamma"},
+      {{2, 3, 4, 5}, 2, false, "1e-05", "axis2"},
+      {{2, 3, 4, 5, 3}, 1, false, "0.1", "5d"},
+      {{6}, 0, false, "1e-05", "1d_axis0"},
+      {{1, 64, 56, 56}, 1, false, "1e-05", "resnet"},
+  };
+  for (const Config& c : configs) {
+    AttrDict a = {{"axis", std::to_string(c.axis)}, {"fix_gamma", c.fix_gamma ? "True" : "False"}};
+    if (!c.eps.empty()) a["eps"] = c.eps;
+    BnSpec b;
+    b.eps = c.eps.empty() ? def_eps : std::stod(c.eps);
+    b.fix_gamma = c.fix_gamma;
+    b.axis = c.axis;
+    cases->push_back(BnCase("BatchNorm", a, c.data, b, c.note));
+    b.relu = true;
+    cases->push_back(BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note));
+  }
+  // Every attribute at its default.
+  cases->push_back(BnCase("BatchNorm", {}, {2, 3, 4, 4}, BnSpec{}, "no_attrs"));
+  // The optional outputs: moving mean and 1 / sqrt(moving_var + eps).
+  BnSpec mv;
+  mv.fix_gamma = false;
+  mv.mean_var = true;
+  cases->push_back(BnCase("BatchNorm", {{"fix_gamma", "False"}, {"output_mean_var", "True"}},
+                          {2, 3, 2}, mv, "output_mean_var"));
+  // Every other attribute MXNet declares is accepted and changes nothing at inference.
+  cases->push_back(BnCase("BatchNorm",
+                          {{"momentum", "0.8"}, {"cudnn_off", "True"},
+                           {"min_calib_range", "-1.5"}, {"max_calib_range", "None"}},
+                          {2, 3, 3}, BnSpec{}, "ignorable_attrs"));
+  // Training forward: batch mean and biased variance, returned when output_mean_var.
+  BnSpec train;
+  train.fix_gamma = false;
+  train.eps = 1e-5;
+  train.mean_var = true;
+  train.batch_stats = true;
+  cases->push_back(WithTol(
+      Training(BnCase("BatchNorm",
+                      {{"fix_gamma", "False"}, {"eps", "1e-05"}, {"output_mean_var", "True"}},
+                      {4, 3, 5, 5}, train, "training")),
+      1e-4, 1e-4));
+  BnSpec train_relu = train;
+  train_relu.relu = true;
+  train_relu.mean_var = false;
+  cases->push_back(WithTol(Training(BnCase("_contrib_BatchNormWithReLU",
+                                           {{"fix_gamma", "False"}, {"eps", "1e-05"}},
+                                           {3, 2, 4}, train_relu, "training")),
+                           1e-4, 1e-4));
+  // use_global_stats keeps the moving statistics in training too.
+  BnSpec global;
+  global.fix_gamma = false;
+  cases->push_back(Training(BnCase("BatchNorm",
+                                   {{"fix_gamma", "False"}, {"use_global_stats", "True"}},
+                                   {2, 4, 3, 3}, global, "use_global_stats_training")));
+}
+
+HN_INFERENCE_CASES(BatchNorm) {
+  // Every per-channel input and output follows from the data's channel axis...
+  cases->push_back(Infers("BatchNorm", {{"axis", "-1"}}, {{2, 5, 7}, {}, {}, {}, {}},
+                          {{}, {}, {}}, {{2, 5, 7}, {7}, {7}, {7}, {7}},
+                          {{2, 5, 7}, {7}, {7}}, true, "from_data"));
+  // ...or the data's unknown channel count from gamma.
+  cases->push_back(Infers("BatchNorm", {}, {{2, 0, 4}, {6}, {}, {}, {}}, {{}},
+                          {{2, 6, 4}, {6}, {6}, {6}, {6}}, {{2, 6, 4}}, true, "from_gamma"));
+  cases->push_back(Infers("BatchNorm", {}, {{}, {}, {}, {}, {}}, {{}}, {{}, {}, {}, {}, {}},
+                          {{}}, false, "nothing_known"));
+}
+
+HN_ERROR_CASES(BatchNorm) {
+  using S = StatusCode;
+  auto bn = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
+    return Rejected("BatchNorm", std::move(a), std::move(in), code, std::move(needles));
+  };
+  cases->push_back(bn({{"axis", "3"}}, {{2, 3, 4}, {4}, {4}, {4}, {4}}, S::kShapeError,
+                      {"BatchNorm(node)", "axis 3"}));
+  cases->push_back(bn({{"axis", "-4"}}, {{2, 3, 4}, {3}, {3}, {3}, {3}}, S::kShapeError,
+                      {"axis -4"}));
+  cases->push_back(bn({}, {{2, 3, 4}, {4}, {3}, {3}, {3}}, S::kShapeError,
+                      {"BatchNorm(node)", "gamma"}));
+  cases->push_back(bn({}, {{2, 3, 4}, {3}, {3}, {3}, {3, 1}}, S::kShapeError, {"moving_var"}));
+  cases->push_back(bn({{"eps", "tiny"}}, {}, S::kInvalidArgument, {"BatchNorm(node)", "eps"}));
+  cases->push_back(bn({{"scale", "True"}}, {}, S::kInvalidArgument, {"scale"}));
+  cases->push_back(Rejected("_contrib_BatchNormWithReLU", {}, {{2, 3, 4}, {3}, {2}, {3}, {3}},
+                            StatusCode::kShapeError, {"_contrib_BatchNormWithReLU(node)", "beta"}));
 }
 
 }  // namespace conformance

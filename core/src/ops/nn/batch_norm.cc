@@ -166,11 +166,6 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
       }
     }
   }
-  if (kRelu && out.size() > 3) {
-    // MKLDNN keeps a ReLU mask here for backward; we have no backward, so it is zero-filled
-    // to keep every output deterministic.
-    std::memset(out[3].data, 0, sizeof(float) * static_cast<size_t>(out[3].Size()));
-  }
 }
 
 uint32_t BatchNormNumVisibleOutputs(const NodeAttrs& attrs) {
