@@ -6,6 +6,16 @@ add_library(hn_openblas INTERFACE)
 target_include_directories(hn_openblas SYSTEM INTERFACE ${HN_CBLAS_INCLUDE_DIR})
 target_link_libraries(hn_openblas INTERFACE ${HN_OPENBLAS_LIBRARY})
 
+# oneDNN (Debian libdnnl-dev): the convolution backend (core/src/ops/nn/convolution_backend.h).
+# Its CMake config also looks for OpenCL (the GPU runtime we do not use), so the header and the
+# library are found directly. It runs on OpenMP, whose thread count SetNumThreads sets.
+find_path(HN_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+find_library(HN_DNNL_LIBRARY dnnl REQUIRED)
+add_library(hn_dnnl INTERFACE)
+target_include_directories(hn_dnnl SYSTEM INTERFACE ${HN_DNNL_INCLUDE_DIR})
+target_link_libraries(hn_dnnl INTERFACE ${HN_DNNL_LIBRARY})
+find_package(OpenMP REQUIRED)
+
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
 if(HN_BUILD_TESTS)

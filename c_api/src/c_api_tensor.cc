@@ -139,7 +139,7 @@ int hn_tensor_data(hn_tensor* tensor, void** out_data) noexcept {
   CheckHandle(tensor, "tensor");
   CheckOut(out_data, "out_data");
   Concrete(tensor);
-  *out_data = tensor->array.raw_data();
+  *out_data = tensor->array.untracked_data();  // foreign code may write it at any time
   HN_API_END();
 }
 

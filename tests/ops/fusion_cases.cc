@@ -1,71 +1,187 @@
-// Conformance cases for the internal _hn_convolution_act (made by the fusion pass; fusion_test.cc
-// tests the pass over whole graphs).
-#include <cmath>
+// Conformance cases for the internal ops the graph optimizer makes: _hn_convolution (Convolution
+// with BatchNorm, residual add and activation fused, channel-first or channel-last) and
+// _hn_relayout. fusion_test.cc tests the passes over whole graphs.
 #include <string>
 
 #include "conformance.h"
+#include "nn_reference.h"
 
 namespace hybridnet {
 namespace conformance {
 namespace {
-
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
-
-// 2-D convolution (stride, pad, groups) followed by an activation, in double.
-RefFn ConvActRef(
-    int64_t stride, int64_t pad, int64_t groups, bool bias, std::function<double(double)> act) {
-  return [=](const std::vector<RefTensor>& in) {
-    const Shape& xs = in[0].shape;
-    const Shape& ws = in[1].shape;
-    const int64_t F = ws[0], cg = ws[1], kh = ws[2], kw = ws[3];
-    const int64_t oh = (xs[2] + 2 * pad - kh) / stride + 1,
-                  ow = (xs[3] + 2 * pad - kw) / stride + 1;
-    RefTensor out{Shape{xs[0], F, oh, ow}};
-    for (int64_t i = 0; i < out.size(); ++i) {
-      std::vector<int64_t> o = Unravel(i, out.shape);
-      const int64_t grp = o[1] / (F / groups);
-      double acc = bias ? in[2][o[1]] : 0.0;
-      for (int64_t c = 0; c < cg; ++c)
-        for (int64_t a = 0; a < kh; ++a)
-          for (int64_t b = 0; b < kw; ++b) {
-            const int64_t y = o[2] * stride - pad + a, x = o[3] * stride - pad + b;
-            if (y < 0 || y >= xs[2] || x < 0 || x >= xs[3]) continue;
-            acc +=
-                in[0][Offset(xs, {o[0], grp * cg + c, y, x})] * in[1][Offset(ws, {o[1], c, a, b})];
-          }
-      out[i] = act(acc);
-    }
-    return std::vector<RefTensor>{out};
-  };
-}
 
 OpCase Internal(OpCase c) {
   c.check_json = false;
   return c;
 }
 
-HN_CONFORMANCE_CASES(ConvolutionAct) {
-  auto relu = [](double v) { return v > 0 ? v : 0.0; };
-  auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
-  cases->push_back(Internal(
-      Case("_hn_convolution_act",
-           {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"pad", "(1, 1)"}, {"act_type", "relu"}},
-           {{2, 3, 6, 5}, {4, 3, 3, 3}, {4}}, ConvActRef(1, 1, 1, true, relu), "relu")));
-  cases->push_back(Internal(Case("_hn_convolution_act",
-                                 {{"kernel", "(3, 3)"},
-                                  {"num_filter", "4"},
-                                  {"stride", "(2, 2)"},
-                                  {"num_group", "2"},
-                                  {"no_bias", "True"},
-                                  {"act_type", "sigmoid"}},
-                                 {{1, 4, 7, 7}, {4, 2, 3, 3}}, ConvActRef(2, 0, 2, false, sigmoid),
-                                 "sigmoid_groups")));
+struct FusedSpec {
+  ConvGeom conv;
+  bool bn = false;
+  bool fix_gamma = false;
+  bool residual = false;
+  std::string act;  // empty: none
+  bool channel_last = false;
+};
+
+// The composition of the ops' own references: Convolution, then BatchNorm (inference), then
+// the residual add, then the activation, on channel-first copies of channel-last tensors.
+RefFn FusedConvRef(FusedSpec f) {
+  return [f](const std::vector<RefTensor>& in) {
+    auto first = [&](const RefTensor& t) { return f.channel_last ? ToChannelFirst(t) : t; };
+    size_t next = f.conv.bias ? 3 : 2;
+    std::vector<RefTensor> conv_in = {first(in[0]), in[1]};
+    if (f.conv.bias) conv_in.push_back(in[2]);
+    RefTensor y = ConvRef(f.conv)(conv_in)[0];
+    if (f.bn) {
+      BnSpec b;
+      b.eps = 1e-5;
+      b.fix_gamma = f.fix_gamma;
+      y = BatchNormRef(b)({y, in[next], in[next + 1], in[next + 2], in[next + 3]})[0];
+      next += 4;
+    }
+    if (f.residual) {
+      const RefTensor r = first(in[next]);
+      for (int64_t i = 0; i < y.size(); ++i) y[i] += r[i];
+    }
+    if (!f.act.empty()) {
+      auto act = Act(f.act);
+      for (int64_t i = 0; i < y.size(); ++i) y[i] = act(y[i]);
+    }
+    return std::vector<RefTensor>{f.channel_last ? ToChannelLast(y) : y};
+  };
+}
+
+// Inputs: moving_var positive, gamma away from zero.
+double FusedInput(size_t bn_first, std::mt19937& rng, size_t input, int64_t) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (input == bn_first + 3) return 0.1 + 1.9 * u(rng);
+  if (input == bn_first) return 0.5 + u(rng);
+  return -1.0 + 2.0 * u(rng);
+}
+
+OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
+  const ConvGeom& g = f.conv;
+  AttrDict a = {{"kernel", Shape(g.kernel).ToString()},
+                {"stride", Shape(g.stride).ToString()},
+                {"pad", Shape(g.pad).ToString()},
+                {"dilate", Shape(g.dilate).ToString()},
+                {"num_filter", std::to_string(g.num_filter)},
+                {"num_group", std::to_string(g.num_group)},
+                {"no_bias", g.bias ? "False" : "True"}};
+  const size_t nd = g.kernel.size();
+  Dims out = {data[0], g.num_filter};
+  for (size_t i = 0; i < nd; ++i) {
+    out.push_back((data[2 + i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) /
+                      g.stride[i] + 1);
+  }
+  auto layout = [&](const Dims& d) {
+    if (!f.channel_last) return Shape(d);
+    Dims l = {d[0]};
+    l.insert(l.end(), d.begin() + 2, d.end());
+    l.push_back(d[1]);
+    return Shape(l);
+  };
+  if (f.channel_last) a["layout"] = nd == 1 ? "NWC" : nd == 2 ? "NHWC" : "NDHWC";
+  Dims wd = {g.num_filter, data[1] / g.num_group};
+  wd.insert(wd.end(), g.kernel.begin(), g.kernel.end());
+  std::vector<Shape> in = {layout(data), Shape(wd)};
+  if (g.bias) in.push_back(Shape({g.num_filter}));
+  const size_t bn_first = in.size();
+  if (f.bn) {
+    a["bn"] = "True";
+    a["bn_eps"] = "1e-05";
+    a["bn_fix_gamma"] = f.fix_gamma ? "True" : "False";
+    for (int i = 0; i < 4; ++i) in.push_back(Shape({g.num_filter}));
+  }
+  if (f.residual) {
+    a["residual"] = "True";
+    in.push_back(layout(out));
+  }
+  if (!f.act.empty()) a["act_type"] = f.act;
+  OpCase c = Case("_hn_convolution", a, in, FusedConvRef(f), note);
+  c = WithGen(c, [bn_first](std::mt19937& rng, size_t input, int64_t i) {
+    return FusedInput(bn_first, rng, input, i);
+  });
+  return Internal(WithTol(c, 1e-4, 1e-4));
+}
+
+ConvGeom Geom(Dims k, Dims s, Dims p, int64_t filters, int64_t groups, bool bias) {
+  ConvGeom g;
+  g.kernel = k;
+  g.stride = std::move(s);
+  g.pad = std::move(p);
+  g.dilate = Dims(k.size(), 1);
+  g.num_filter = filters;
+  g.num_group = groups;
+  g.bias = bias;
+  return g;
+}
+
+FusedSpec Spec(ConvGeom g, bool bn, bool residual, std::string act, bool channel_last) {
+  FusedSpec f;
+  f.conv = std::move(g);
+  f.bn = bn;
+  f.residual = residual;
+  f.act = std::move(act);
+  f.channel_last = channel_last;
+  return f;
 }
 
 }  // namespace
+
+HN_CONFORMANCE_CASES(FusedConvolution) {
+  const ConvGeom k3 = Geom({3, 3}, {1, 1}, {1, 1}, 8, 1, false);
+  // Each epilogue step alone and all of them, channel-first and channel-last.
+  for (bool cl : {false, true}) {
+    const std::string l = cl ? "_nhwc" : "";
+    cases->push_back(FusedCase({2, 6, 7, 5}, Spec(k3, true, false, "", cl), "bn" + l));
+    cases->push_back(FusedCase({2, 6, 7, 5}, Spec(k3, false, true, "", cl), "residual" + l));
+    cases->push_back(FusedCase({2, 6, 7, 5}, Spec(k3, false, false, "relu", cl), "relu" + l));
+    cases->push_back(
+        FusedCase({2, 6, 7, 5}, Spec(k3, true, true, "relu", cl), "bn_residual_relu" + l));
+    cases->push_back(FusedCase(
+        {1, 4, 9, 9}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 4, 2, true), true, false, "sigmoid", cl),
+        "groups_bias_bn_sigmoid" + l));
+    // Depthwise and pointwise, as in MobileNet.
+    cases->push_back(FusedCase(
+        {1, 16, 8, 8}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 16, false), true, false, "relu", cl),
+        "depthwise_bn_relu" + l));
+    cases->push_back(FusedCase(
+        {1, 16, 8, 8}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", cl),
+        "pointwise_bn_residual" + l));
+  }
+  FusedSpec fixed = Spec(k3, true, false, "relu", true);
+  fixed.fix_gamma = true;
+  cases->push_back(FusedCase({1, 5, 6, 6}, fixed, "bn_fix_gamma_nhwc"));
+  cases->push_back(FusedCase(
+      {2, 3, 11}, Spec(Geom({3}, {2}, {1}, 4, 1, true), true, true, "tanh", true), "1d_nwc"));
+  cases->push_back(FusedCase({1, 2, 4, 5, 6},
+                             Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 3, 1, false), true, true,
+                                  "relu", true),
+                             "3d_ndhwc"));
+}
+
+HN_CONFORMANCE_CASES(Relayout) {
+  auto to_last = [](const std::vector<RefTensor>& in) {
+    return std::vector<RefTensor>{ToChannelLast(in[0])};
+  };
+  auto to_first = [](const std::vector<RefTensor>& in) {
+    return std::vector<RefTensor>{ToChannelFirst(in[0])};
+  };
+  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "True"}}, {{2, 3, 4, 5}},
+                                 to_last, "nchw_to_nhwc")));
+  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "False"}}, {{2, 4, 5, 3}},
+                                 to_first, "nhwc_to_nchw")));
+  cases->push_back(Internal(Case("_hn_relayout", {}, {{1, 5, 7}}, to_last, "ncw_to_nwc")));
+  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "False"}}, {{1, 2, 3, 4, 6}},
+                                 to_first, "ndhwc_to_ncdhw")));
+}
+
+HN_ERROR_CASES(FusedConvolution) {
+  cases->push_back(Rejected("_hn_relayout", {}, {{2, 3}}, StatusCode::kShapeError,
+                            {"_hn_relayout(node)", "spatial"}));
+}
+
 }  // namespace conformance
 }  // namespace hybridnet

@@ -1,13 +1,18 @@
-// The fusion pass over convolutional graphs: Convolution + Activation and BatchNorm + relu are
-// bit-identical to the unfused ops (so fusion is on by default).
+// The graph optimizer over convolutional networks: Convolution + BatchNorm + residual add +
+// activation fused, channel-last data between the convolutions with re-layouts only at the
+// graph's edges; all bit-identical to the ops run one by one (fast_math aside), and weights
+// re-laid-out once, kept until their values change.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
 
 #include "common/eager_reference.h"
 #include "hybridnet/executor.h"
+#include "hybridnet/gluon/model_zoo.h"
+#include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
 
@@ -49,6 +54,18 @@ bool BitEqual(const NDArray& a, const NDArray& b) {
   return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
+// max |a - b| / max |b|
+double RelativeError(const NDArray& a, const NDArray& b) {
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  double diff = 0, scale = 1e-30;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, static_cast<double>(std::fabs(pa[i] - pb[i])));
+    scale = std::max(scale, static_cast<double>(std::fabs(pb[i])));
+  }
+  return diff / scale;
+}
+
 NDArray RunEager(const ConvNet& n) {
   std::map<std::string, NDArray> values = n.params;
   values["data"] = n.x;
@@ -64,9 +81,11 @@ TEST(ConvolutionFusion, FusedGraphIsBitIdenticalToEager) {
       options.fuse = fuse;
       GraphExecutor exec(n.symbol, {"data"}, n.params, options);
       EXPECT_TRUE(BitEqual(exec.Forward({n.x})[0], eager)) << "fuse=" << fuse;
-      // BatchNorm + relu and Convolution + relu.
-      EXPECT_EQ(exec.stats().num_fused, fuse ? 2u : 0u);
-      EXPECT_EQ(exec.stats().num_kernels, fuse ? 3u : 5u);
+      // conv1 + bn1 + relu1 and conv2 + relu2; channel-last between them, with one re-layout
+      // into the first convolution and one out of the last.
+      EXPECT_EQ(exec.stats().num_fused, fuse ? 3u : 0u);
+      EXPECT_EQ(exec.stats().num_relayouts, fuse ? 2u : 0u);
+      EXPECT_EQ(exec.stats().num_kernels, fuse ? 4u : 5u);
     }
   }
 }
@@ -82,8 +101,114 @@ TEST(ConvolutionFusion, ProducerWithSeveralConsumersIsNotFused) {
                                         {"c_bias", NDArray::RandomNormal({2})}};
   GraphExecutor exec(sum, {"data"}, params);
   NDArray x = NDArray::RandomNormal({1, 3, 4, 4});
-  exec.Forward({x});
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  EXPECT_TRUE(BitEqual(exec.Forward({x})[0], testing_util::RunNodeByNode(sum, values)[0]));
   EXPECT_EQ(exec.stats().num_fused, 0u);
+}
+
+// A real network, eager (op by op) against hybridized (fused, channel-last), bit for bit.
+void ExpectHybridizedIsEager(const std::shared_ptr<gluon::HybridBlock>& net, const NDArray& x,
+                             size_t want_relayouts) {
+  NDArray eager = (*net)(x);
+  net->Hybridize();
+  NDArray hybridized = (*net)(x);
+  EXPECT_TRUE(BitEqual(hybridized, eager));
+  const ExecutorStats stats = net->CachedStats();
+  EXPECT_GT(stats.num_fused, 0u);
+  // Into the first convolution only: the global pooling's output (1x1 spatial) reaches the
+  // classifier as a zero-copy view.
+  EXPECT_EQ(stats.num_relayouts, want_relayouts);
+}
+
+TEST(ConvolutionFusion, ResNetV1AndV2FromMXNetFilesAreBitIdenticalToEager) {
+  for (const char* name : {"cifar_resnet20_v1", "cifar_resnet20_v2"}) {
+    SCOPED_TRACE(name);
+    const std::string prefix = std::string(HN_FIXTURES_DIR) + "/" + name;
+    auto net = gluon::SymbolBlock::Imports(prefix + "-symbol.json", {"data"},
+                                           prefix + "-0000.params");
+    Seed(7);
+    ExpectHybridizedIsEager(net, NDArray::RandomUniform({2, 3, 32, 32}, 0.f, 1.f), 1);
+  }
+}
+
+TEST(ConvolutionFusion, ModelZooNetworksAreBitIdenticalToEager) {
+  // Depthwise convolutions and ReLU6 (MobileNet v2), 1x1 bottlenecks (ResNet-50 v1), plain
+  // pooling stems; BatchNorm statistics made non-trivial so they matter.
+  for (const char* name : {"mobilenetv2_0.25", "mobilenet0.25", "resnet50_v1", "resnet18_v2"}) {
+    SCOPED_TRACE(name);
+    auto net = gluon::model_zoo::GetModel(name, 10);
+    Seed(8);
+    net->Initialize();
+    NDArray x = NDArray::RandomUniform({1, 3, 32, 32}, 0.f, 1.f);
+    (*net)(x);  // completes the deferred shapes
+    const gluon::ParameterDict all = net->CollectParams();
+    for (auto& p : all.list()) {
+      const std::string& n = p->name();
+      if (n.find("running_var") != std::string::npos) {
+        p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+      } else if (n.find("running_mean") != std::string::npos ||
+                 n.find("beta") != std::string::npos) {
+        p->SetData(NDArray::RandomUniform(p->shape(), -0.2f, 0.2f));
+      }
+    }
+    ExpectHybridizedIsEager(net, x, 1);
+  }
+}
+
+TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
+  ConvNet n = MakeConvNet(false);
+  GraphExecutor exec(n.symbol, {"data"}, n.params);
+  const NDArray before = exec.Forward({n.x})[0];
+  // Through the NDArray API (what Parameter::SetData does)...
+  n.params["conv1_weight"].CopyFrom(NDArray::RandomNormal({8, 3, 3, 3}));
+  NDArray after = exec.Forward({n.x})[0];
+  EXPECT_FALSE(BitEqual(after, before));
+  EXPECT_TRUE(BitEqual(after, RunEager(n)));
+  // ...and through a pointer handed out for writes at any time (the C API's hn_tensor_data).
+  float* w = static_cast<float*>(n.params["conv2_weight"].untracked_data());
+  exec.Forward({n.x});
+  for (int i = 0; i < 48; ++i) w[i] *= -1.f;
+  after = exec.Forward({n.x})[0];
+  EXPECT_TRUE(BitEqual(after, RunEager(n)));
+  // A BatchNorm statistic read by a fused convolution.
+  n.params["bn1_moving_var"].CopyFrom(NDArray::RandomUniform({8}, 2.f, 3.f));
+  after = exec.Forward({n.x})[0];
+  EXPECT_TRUE(BitEqual(after, RunEager(n)));
+}
+
+TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
+  auto net = gluon::model_zoo::GetModel("resnet18_v1", 10);
+  Seed(9);
+  net->Initialize();
+  net->Hybridize();
+  NDArray x = NDArray::RandomUniform({2, 3, 48, 48}, 0.f, 1.f);
+  const int before = GetNumThreads();
+  SetNumThreads(1);
+  NDArray one = (*net)(x);
+  SetNumThreads(2);
+  NDArray two = (*net)(x);
+  SetNumThreads(before);
+  EXPECT_TRUE(BitEqual(one, two));
+}
+
+TEST(ConvolutionFusion, FastMathStaysWithinItsDocumentedBound) {
+  auto net = gluon::model_zoo::GetModel("resnet18_v1", 10);
+  Seed(10);
+  net->Initialize();
+  NDArray x = NDArray::RandomUniform({1, 3, 64, 64}, 0.f, 1.f);
+  NDArray eager = (*net)(x);
+  net->Hybridize();
+  (*net)(x);
+  const Symbol graph = net->CachedGraph();
+  std::map<std::string, NDArray> params;
+  const gluon::ParameterDict all = net->CollectParams();
+  for (auto& p : all.list()) params[p->name()] = p->data();
+  ExecutorOptions options;
+  options.fast_math = true;
+  GraphExecutor exec(graph, {"data"}, params, options);
+  NDArray fast = exec.Forward({x})[0];
+  EXPECT_LT(RelativeError(fast, eager), 1e-4);  // docs/performance.md: fast_math
 }
 
 }  // namespace

@@ -1,23 +1,17 @@
 // Conformance cases: dot, FullyConnected (+ the fused internal op), Activation, LeakyReLU,
 // softmax, log_softmax, SoftmaxOutput, SoftmaxActivation and Dropout (inference).
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "conformance.h"
+#include "nn_reference.h"
 
 namespace hybridnet {
 namespace conformance {
 namespace {
 
 // ---- activations ------------------------------------------------------------------------------
-
-std::function<double(double)> Act(const std::string& act) {
-  if (act == "relu") return [](double x) { return x > 0 ? x : 0.0; };
-  if (act == "sigmoid") return [](double x) { return 1 / (1 + std::exp(-x)); };
-  if (act == "tanh") return [](double x) { return std::tanh(x); };
-  if (act == "softrelu") return [](double x) { return std::log(1 + std::exp(x)); };
-  return [](double x) { return x / (1 + std::fabs(x)); };  // softsign
-}
 
 const char* const kActTypes[] = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
 
@@ -242,6 +236,15 @@ HN_CONFORMANCE_CASES(Activation) {
   cases->push_back(WithGen(Case("Activation", {{"act_type", "softrelu"}}, {{50}},
                                 Unary(Act("softrelu")), "softrelu_wide"),
                            Uniform(-30, 30)));
+  // relu is max(x, 0) as oneDNN (MXNet's MKLDNN path, and our fused convolutions) computes
+  // it: NaN gives 0, -0 gives +0.
+  cases->push_back(WithGen(Case("Activation", {{"act_type", "relu"}}, {{1, 2, 3, 4}},
+                                Unary(Act("relu")), "relu_nan_and_negative_zero"),
+                           [](std::mt19937& rng, size_t, int64_t i) {
+                             if (i % 5 == 0) return std::numeric_limits<double>::quiet_NaN();
+                             if (i % 5 == 1) return -0.0;
+                             return std::uniform_real_distribution<double>(-2, 2)(rng);
+                           }));
   cases->push_back(Case("LeakyReLU", {}, {{2, 3, 4}}, LeakyRef("leaky"), "default"));
   cases->push_back(Case("LeakyReLU", {{"act_type", "leaky"}, {"slope", "0.1"}}, {{2, 3, 4}},
                         LeakyRef("leaky", F32(0.1)), "leaky"));

@@ -184,11 +184,14 @@ HN_API void hn_string_free(char* str) HN_NOEXCEPT;
  *  Thread-safe; calls already running may still use the previous callback. */
 HN_API int hn_set_log_callback(hn_log_callback callback, void* user_data, int min_level) HN_NOEXCEPT;
 
-/** Sets the number of threads the BLAS kernels use (>= 1; 1 is fastest for batch-1 models on
- *  few cores). Process-wide; thread-safe. */
+/** Sets the number of threads every kernel backend uses (>= 1; 1 is fastest for batch-1 models
+ *  on few cores): OpenBLAS for dense layers and oneDNN (OpenMP) for convolutions, for calls made
+ *  on any thread. Without it each backend uses OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set,
+ *  else the number of cores. Process-wide; thread-safe. */
 HN_API int hn_set_num_threads(int num_threads) HN_NOEXCEPT;
 
-/** The number of threads the BLAS kernels use. Thread-safe. */
+/** The number of threads the dense-layer backend (OpenBLAS) uses; after hn_set_num_threads
+ *  every backend uses that many. Thread-safe. */
 HN_API int hn_get_num_threads(int* out_num_threads) HN_NOEXCEPT;
 
 /** Seeds the global random generator used by initializers (see hn_block_initialize).
@@ -278,7 +281,9 @@ HN_API int hn_tensor_nbytes(const hn_tensor* tensor, size_t* out_bytes) HN_NOEXC
 
 /** The element storage, C-contiguous, writable. Borrowed: valid while any tensor sharing the
  *  storage lives. Symbolic tensors (inside a lambda block being traced) have no data:
- *  HN_ERR_UNTRACEABLE. */
+ *  HN_ERR_UNTRACEABLE. Since the values may change through it at any time, kernels keep nothing
+ *  derived from this storage afterwards (a convolution re-lays-out such a weight at every use;
+ *  hn_tensor_copy_from keeps the derived layouts until the values change). */
 HN_API int hn_tensor_data(hn_tensor* tensor, void** out_data) HN_NOEXCEPT;
 
 /** Copies the elements into `buffer`, which must hold at least hn_tensor_nbytes bytes

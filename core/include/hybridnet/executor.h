@@ -18,8 +18,15 @@
 namespace hybridnet {
 
 struct ExecutorOptions {
-  bool fuse = true;         ///< fold activations into FullyConnected, and similar
+  /// Fuse ops (Convolution + BatchNorm + residual add + activation, FullyConnected +
+  /// activation, ...) and keep convolutional data channel-last between ops. Bit-identical to
+  /// the ops run one by one.
+  bool fuse = true;
   bool plan_memory = true;  ///< reuse intermediate buffers by liveness
+  /// Faster convolutions whose results may differ from the ops run one by one in the last bits:
+  /// BatchNorm folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where
+  /// oneDNN has it. Off by default; docs/performance.md gives the error bound.
+  bool fast_math = false;
 };
 
 /// What the last plan looks like (for tests, `hybridnet info` and benchmarks).
@@ -27,6 +34,7 @@ struct ExecutorStats {
   size_t num_nodes = 0;          ///< op nodes in the graph
   size_t num_kernels = 0;        ///< kernel calls per forward after fusion and views
   size_t num_fused = 0;          ///< nodes removed by fusion
+  size_t num_relayouts = 0;      ///< copies between channel-first and channel-last layouts
   size_t intermediate_bytes = 0; ///< bytes of planned intermediate storage
   size_t naive_bytes = 0;        ///< bytes if every intermediate had its own buffer
   size_t num_plans = 0;          ///< plans made so far (1 + re-plans)

@@ -23,6 +23,10 @@ namespace hybridnet {
 
 struct Node;
 
+namespace internal {
+struct Storage;
+}  // namespace internal
+
 /// One output of a graph node: what a symbolic NDArray stands for.
 struct NodeEntry {
   std::shared_ptr<Node> node;
@@ -69,8 +73,14 @@ class NDArray {
   size_t nbytes() const;
 
   /// Raw element storage. Throws kUntraceable for symbolic arrays and kInvalidArgument for none.
+  /// The non-const overloads count as a write: what kernels derived from these values (a
+  /// convolution's re-laid-out weights) is made again at its next use. Write through the pointer
+  /// before the next op or forward reads the array; to write later, fetch it again.
   void* raw_data();
   const void* raw_data() const;
+  /// Like raw_data(), for callers that may write through the pointer at any later time (the C
+  /// API hands it to foreign code): nothing derived from this storage is kept from then on.
+  void* untracked_data();
   template <typename T>
   T* data() {
     CheckElementType(DTypeOf<T>::value);
@@ -102,7 +112,9 @@ class NDArray {
  private:
   void CheckElementType(DType requested) const;
 
-  std::shared_ptr<uint8_t> storage_;
+  friend struct internal::Storage;
+
+  std::shared_ptr<internal::Storage> storage_;
   size_t offset_ = 0;
   Shape shape_;
   DType dtype_ = DType::kFloat32;

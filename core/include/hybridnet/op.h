@@ -55,8 +55,19 @@ struct TBlob {
   int64_t Size() const { return shape.Size(); }
 };
 
+class NDArray;
+
 struct OpContext {
   bool is_train = false;
+  /// The arrays behind the inputs, where the caller has them (eager invocation: every input;
+  /// the graph executor: its parameters), else null entries; null when there are none. Kernels
+  /// keep data derived from them across calls (a convolution's re-laid-out weights), see
+  /// ndarray/storage.h.
+  const NDArray* const* input_arrays = nullptr;
+
+  const NDArray* InputArray(size_t i) const {
+    return input_arrays == nullptr ? nullptr : input_arrays[i];
+  }
 };
 
 using FNumInputs = std::function<uint32_t(const NodeAttrs&)>;

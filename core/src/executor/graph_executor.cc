@@ -19,6 +19,7 @@ struct KernelCall {
   const FCompute* compute;
   const NodeAttrs* attrs;
   std::vector<TBlob> in, out;
+  std::vector<const NDArray*> in_arrays;  // the parameters among the inputs, else null
 };
 
 // A data pointer inside a kernel's blobs that changes per call (data inputs, user outputs).
@@ -39,6 +40,9 @@ struct OutputCopy {
 };
 
 struct Plan {
+  Symbol graph;  // what runs: the optimized graph, laid out for these shapes
+  std::shared_ptr<const IndexedGraph> indexed;
+  size_t num_relayouts = 0;
   std::vector<Shape> data_shapes;
   std::vector<DType> data_types;
   std::vector<Shape> out_shapes;
@@ -56,10 +60,9 @@ struct Plan {
 struct GraphExecutor::Impl {
   Symbol symbol;     // as given (what callers see)
   Symbol optimized;  // after fusion
-  std::unique_ptr<IndexedGraph> graph;
+  std::shared_ptr<const IndexedGraph> graph;
   std::vector<std::string> data_names;
-  std::vector<uint32_t> data_nodes;
-  std::map<uint32_t, NDArray> param_of_node;
+  std::map<std::string, NDArray> params;  // every other variable's value, by name
   ExecutorOptions options;
   size_t num_fused = 0;
   size_t num_plans = 0;
@@ -77,16 +80,15 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
   Impl& m = *impl_;
   m.symbol = symbol;
   m.options = options;
-  m.optimized = options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
-  m.graph = std::make_unique<IndexedGraph>(m.optimized.outputs);
+  m.optimized =
+      options.fuse ? internal::FuseOps(symbol, &m.num_fused, options.fast_math) : symbol;
+  m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
   m.data_names = std::move(data_names);
   const IndexedGraph& g = *m.graph;
   std::map<std::string, uint32_t> variables;
   for (uint32_t nid : g.input_nodes()) variables[g[nid].node->name()] = nid;
   for (const auto& name : m.data_names) {
-    auto it = variables.find(name);
-    HN_CHECK(it != variables.end(), kNotFound) << "data input '" << name << "' is not a variable of the graph";
-    m.data_nodes.push_back(it->second);
+    HN_CHECK(variables.count(name), kNotFound) << "data input '" << name << "' is not a variable of the graph";
   }
   for (const auto& kv : variables) {
     if (std::find(m.data_names.begin(), m.data_names.end(), kv.first) != m.data_names.end()) continue;
@@ -96,7 +98,7 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
         << "': pass it as a parameter or list it among the data inputs";
     HN_CHECK(!it->second.is_none() && !it->second.is_symbolic(), kInvalidArgument)
         << "parameter '" << kv.first << "' has no value";
-    m.param_of_node[kv.second] = it->second;
+    m.params[kv.first] = it->second;
   }
 }
 
@@ -134,21 +136,23 @@ void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArr
 // Fills plan->kernels, patches and copies: each kernel's blobs point at the places `mem` chose
 // (arena offsets and parameters fixed now, data inputs and caller outputs patched per call).
 void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
-                const std::vector<size_t>& slot_offset, const std::vector<const void*>& param_ptrs,
+                const std::vector<size_t>& slot_offset, const std::vector<const NDArray*>& params,
                 const std::vector<Shape>& shapes, const std::vector<DType>& types, Plan* plan) {
   uint8_t* arena = plan->arena.data<uint8_t>();
   auto fixed_address = [&](const internal::EntryPlace& p) -> void* {
     if (p.kind == SlotKind::kArena) return arena + slot_offset[p.index];
-    if (p.kind == SlotKind::kParam) return const_cast<void*>(param_ptrs[p.index]);
+    if (p.kind == SlotKind::kParam) return const_cast<void*>(params[p.index]->raw_data());
     return nullptr;
   };
   plan->kernels.reserve(mem.kernel_nodes.size());
   for (uint32_t nid : mem.kernel_nodes) {
     const Node* node = g[nid].node;
-    KernelCall call{&node->attrs.op->compute, &node->attrs, {}, {}};
+    KernelCall call{&node->attrs.op->compute, &node->attrs, {}, {}, {}};
     for (const auto& e : g[nid].inputs) {
       uint32_t eid = g.entry_id(e);
-      call.in.push_back(TBlob{fixed_address(mem.place[eid]), shapes[eid], types[eid]});
+      const internal::EntryPlace& p = mem.place[eid];
+      call.in.push_back(TBlob{fixed_address(p), shapes[eid], types[eid]});
+      call.in_arrays.push_back(p.kind == SlotKind::kParam ? params[p.index] : nullptr);
     }
     for (uint32_t i = 0; i < node->NumOutputs(); ++i) {
       uint32_t eid = g.entry_id(nid, i);
@@ -182,7 +186,6 @@ void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
 }  // namespace
 
 Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
-  const IndexedGraph& g = *graph;
   Plan plan;
   std::map<std::string, const NDArray*> values;
   for (size_t i = 0; i < data.size(); ++i) {
@@ -190,35 +193,50 @@ Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
     plan.data_shapes.push_back(data[i].shape());
     plan.data_types.push_back(data[i].dtype());
   }
-  for (const auto& kv : param_of_node) values[g[kv.first].node->name()] = &kv.second;
+  for (const auto& kv : params) values[kv.first] = &kv.second;
   std::vector<Shape> shapes;
   std::vector<DType> types;
   // Errors are reported on the graph as written (names and ops the caller knows), then the
-  // optimized graph is planned.
+  // optimized graph is laid out for these shapes and planned.
   if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
-  InferEntries(g, values, &shapes, &types);
+  InferEntries(*graph, values, &shapes, &types);
+  if (options.fuse) {
+    plan.graph = internal::ChannelLastLayout(optimized, shapes, options.fast_math,
+                                             &plan.num_relayouts);
+    plan.indexed = std::make_shared<IndexedGraph>(plan.graph.outputs);
+    InferEntries(*plan.indexed, values, &shapes, &types);
+  } else {
+    plan.graph = optimized;
+    plan.indexed = graph;
+  }
+  const IndexedGraph& g = *plan.indexed;
 
+  std::map<std::string, uint32_t> variables;
+  for (uint32_t nid : g.input_nodes()) variables[g[nid].node->name()] = nid;
+  std::vector<uint32_t> data_nodes, param_nodes;
+  std::vector<const NDArray*> param_values;
+  for (const auto& name : data_names) data_nodes.push_back(variables.at(name));
+  for (const auto& kv : variables) {
+    auto it = params.find(kv.first);
+    if (it == params.end()) continue;
+    param_nodes.push_back(kv.second);
+    param_values.push_back(&it->second);
+  }
   std::vector<size_t> entry_bytes(g.num_entries());
   for (size_t e = 0; e < entry_bytes.size(); ++e)
     entry_bytes[e] = static_cast<size_t>(shapes[e].Size()) * DTypeSize(types[e]);
-  std::vector<uint32_t> param_nodes;
-  std::vector<const void*> param_ptrs;
-  for (const auto& kv : param_of_node) {
-    param_nodes.push_back(kv.first);
-    param_ptrs.push_back(kv.second.raw_data());
-  }
   const internal::MemoryPlan mem =
       internal::PlaceEntries(g, entry_bytes, data_nodes, param_nodes, options.plan_memory);
   const std::vector<size_t> slot_offset = internal::LayOutArena(mem.slot_bytes, &plan.arena_bytes);
   plan.naive_bytes = mem.naive_bytes;
   plan.arena = NDArray(Shape{static_cast<int64_t>(plan.arena_bytes)}, DType::kUint8);
-  BuildCalls(g, mem, slot_offset, param_ptrs, shapes, types, &plan);
+  BuildCalls(g, mem, slot_offset, param_values, shapes, types, &plan);
   return plan;
 }
 
 Plan& GraphExecutor::Impl::PlanFor(const std::vector<NDArray>& data) {
-  HN_CHECK(data.size() == data_nodes.size(), kInvalidArgument)
-      << "forward expects " << data_nodes.size() << " data inputs, got " << data.size();
+  HN_CHECK(data.size() == data_names.size(), kInvalidArgument)
+      << "forward expects " << data_names.size() << " data inputs, got " << data.size();
   for (size_t i = 0; i < data.size(); ++i) {
     HN_CHECK(!data[i].is_none() && !data[i].is_symbolic(), kInvalidArgument)
         << "data input '" << data_names[i] << "' has no value";
@@ -253,7 +271,10 @@ void GraphExecutor::Impl::Run(Plan& plan, const std::vector<NDArray>& data,
                                           : (*outputs)[p.index].raw_data();
   }
   OpContext ctx;
-  for (const KernelCall& k : plan.kernels) (*k.compute)(ctx, *k.attrs, k.in, k.out);
+  for (const KernelCall& k : plan.kernels) {
+    ctx.input_arrays = k.in_arrays.data();
+    (*k.compute)(ctx, *k.attrs, k.in, k.out);
+  }
   for (const OutputCopy& c : plan.copies) {
     const void* src = c.kind == SlotKind::kData     ? data[c.index].raw_data()
                       : c.kind == SlotKind::kOutput ? (*outputs)[c.index].raw_data()
@@ -286,6 +307,7 @@ ExecutorStats GraphExecutor::stats() const {
   if (!impl_->plans.empty()) {
     const Plan& p = impl_->plans.front();
     s.num_kernels = p.kernels.size();
+    s.num_relayouts = p.num_relayouts;
     s.intermediate_bytes = p.arena_bytes;
     s.naive_bytes = p.naive_bytes;
   }

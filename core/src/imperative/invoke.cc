@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "graph/naming.h"
+#include "ops/nn/convolution_backend.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
 
@@ -97,7 +98,11 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     outputs.emplace_back(out_shapes[i], out_types[i]);
     out_blobs[i] = TBlob{outputs[i].raw_data(), out_shapes[i], out_types[i]};
   }
-  op.compute(OpContext{}, attrs, in_blobs, out_blobs);
+  std::vector<const NDArray*> arrays(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) arrays[i] = &inputs[i];
+  OpContext ctx;
+  ctx.input_arrays = arrays.data();
+  op.compute(ctx, attrs, in_blobs, out_blobs);
   return outputs;
 }
 
@@ -109,6 +114,7 @@ std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArra
 void SetNumThreads(int num_threads) {
   HN_CHECK(num_threads >= 1, kInvalidArgument) << "the thread count must be >= 1, got " << num_threads;
   openblas_set_num_threads(num_threads);
+  internal::SetBackendThreads(num_threads);
 }
 
 int GetNumThreads() { return openblas_get_num_threads(); }

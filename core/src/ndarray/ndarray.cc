@@ -1,5 +1,6 @@
 #include "hybridnet/ndarray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 
 #include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
+#include "ndarray/storage.h"
 
 namespace hybridnet {
 
@@ -15,15 +17,24 @@ namespace {
 
 constexpr size_t kAlignment = 64;
 
-std::shared_ptr<uint8_t> Allocate(size_t nbytes) {
+using internal::Storage;
+
+std::shared_ptr<Storage> Allocate(size_t nbytes) {
   HN_CHECK(nbytes <= static_cast<size_t>(GetLimit(Limit::kMaxAllocationBytes)), kOutOfMemory)
       << "allocating " << nbytes << " bytes exceeds the allocation limit"
       << LimitNote(Limit::kMaxAllocationBytes);
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   HN_CHECK(p != nullptr, kOutOfMemory) << "cannot allocate " << nbytes << " bytes";
-  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  auto storage = std::make_shared<Storage>();
+  storage->bytes = static_cast<uint8_t*>(p);
+  storage->release = [](uint8_t* q) { std::free(q); };
+  storage->stamp.store(internal::NextWriteStamp(), std::memory_order_relaxed);
+  return storage;
 }
+
+// Derived data kept per storage: enough for a weight read by a few different kernels.
+constexpr size_t kMaxDerivedPerStorage = 4;
 
 struct GlobalRandom {
   std::mutex mutex;
@@ -127,9 +138,12 @@ NDArray NDArray::Wrap(const Shape& shape, DType dtype, void* data,
   NDArray a;
   a.shape_ = shape;
   a.dtype_ = dtype;
-  a.storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [deleter](uint8_t* p) {
+  a.storage_ = std::make_shared<Storage>();
+  a.storage_->bytes = static_cast<uint8_t*>(data);
+  a.storage_->release = [deleter](uint8_t* p) {
     if (deleter) deleter(p);
-  });
+  };
+  // The caller owns the memory and may write it at any time: stamp 0 keeps nothing derived.
   return a;
 }
 
@@ -153,7 +167,16 @@ size_t NDArray::nbytes() const {
 }
 
 void* NDArray::raw_data() {
-  return const_cast<void*>(static_cast<const NDArray*>(this)->raw_data());
+  void* p = const_cast<void*>(static_cast<const NDArray*>(this)->raw_data());
+  if (storage_->stamp.load(std::memory_order_relaxed) != 0)
+    storage_->stamp.store(internal::NextWriteStamp(), std::memory_order_relaxed);
+  return p;
+}
+
+void* NDArray::untracked_data() {
+  void* p = const_cast<void*>(static_cast<const NDArray*>(this)->raw_data());
+  storage_->stamp.store(0, std::memory_order_relaxed);
+  return p;
 }
 
 const void* NDArray::raw_data() const {
@@ -163,7 +186,7 @@ const void* NDArray::raw_data() const {
          "Compute with operators instead of reading elements, or call hybridize(false) to "
          "debug eagerly";
   HN_CHECK(storage_ != nullptr, kInvalidArgument) << "the array is empty (none)";
-  return storage_.get() + offset_;
+  return storage_->bytes + offset_;
 }
 
 void NDArray::CheckElementType(DType requested) const {
@@ -205,5 +228,42 @@ bool NDArray::SharesStorageWith(const NDArray& other) const {
 }
 
 std::ostream& operator<<(std::ostream& os, const NDArray& array) { return os << array.ToString(); }
+
+namespace internal {
+
+uint64_t NextWriteStamp() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+uint64_t WriteStamp(const NDArray& array) {
+  const Storage* s = Storage::Of(array);
+  return s == nullptr ? 0 : s->stamp.load(std::memory_order_relaxed);
+}
+
+std::shared_ptr<const void> DerivedData(const NDArray& array, const std::string& key,
+                                        const std::function<std::shared_ptr<const void>()>& make) {
+  Storage* s = Storage::Of(array);
+  const uint64_t stamp = s == nullptr ? 0 : s->stamp.load(std::memory_order_acquire);
+  if (stamp == 0) return make();
+  // Views of one storage derive separately.
+  const std::string full_key = key + "@" + std::to_string(Storage::OffsetOf(array)) + "+" +
+                               std::to_string(array.nbytes());
+  // Held while `make` runs, so predictors sharing a weight derive it once.
+  std::lock_guard<std::mutex> lock(s->mutex);
+  auto it = std::find_if(s->derived.begin(), s->derived.end(),
+                         [&](const Storage::Derived& d) { return d.key == full_key; });
+  if (it != s->derived.end() && it->stamp == stamp) return it->value;
+  std::shared_ptr<const void> value = make();
+  if (it != s->derived.end()) {
+    *it = Storage::Derived{full_key, stamp, value};
+  } else {
+    if (s->derived.size() >= kMaxDerivedPerStorage) s->derived.erase(s->derived.begin());
+    s->derived.push_back(Storage::Derived{full_key, stamp, value});
+  }
+  return value;
+}
+
+}  // namespace internal
 
 }  // namespace hybridnet

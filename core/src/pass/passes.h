@@ -22,10 +22,21 @@ bool InferTypes(const IndexedGraph& graph, std::vector<DType>* entry_types);
 namespace hybridnet {
 namespace internal {
 
-/// Returns a copy of `symbol` with fusable patterns replaced by fused ops
-/// (FullyConnected + Activation -> _hn_fully_connected_act, Convolution + Activation ->
-/// _hn_convolution_act, BatchNorm + relu -> _contrib_BatchNormWithReLU). Numerics are unchanged.
-Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
+/// Returns a copy of `symbol` with fusable patterns replaced by fused ops (see fuse.cc):
+/// Convolution + BatchNorm + elemwise_add + Activation -> _hn_convolution, FullyConnected +
+/// Activation -> _hn_fully_connected_act, BatchNorm + relu -> _contrib_BatchNormWithReLU.
+/// Numerics are unchanged unless `fast_math` (then fused convolutions may fold BatchNorm into
+/// their weights and use Winograd).
+Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math = false);
+
+/// Returns a copy of `symbol` in which convolutions, and the pooling, BatchNorm, elementwise and
+/// channel Concat ops they feed, work on channel-last data (NWC, NHWC, NDHWC), with layout
+/// changes (_hn_relayout, or zero-copy Reshape views where both layouts are the same bytes) only
+/// where channel-first ops or the graph's outputs read it. `shapes` holds the shape of every
+/// entry of IndexedGraph(symbol.outputs). `*num_relayouts` counts the _hn_relayout nodes added.
+/// Numerics are unchanged.
+Symbol ChannelLastLayout(const Symbol& symbol, const std::vector<Shape>& shapes, bool fast_math,
+                         size_t* num_relayouts);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -29,8 +29,9 @@ inline const EnumNames<ActType>& ActTypeNames() {
   return names;
 }
 
-/// max(x, 0); NaN propagates (MXNet's relu checks IsNan first).
-inline float ReluOf(float x) { return (x > 0.f || x != x) ? x : 0.f; }
+/// max(x, 0) as oneDNN's relu computes it (MXNet's default, MKLDNN, CPU path; the fused
+/// convolution epilogue): x when x > 0, else +0, so NaN gives 0 and -0 gives +0.
+inline float ReluOf(float x) { return x > 0.f ? x : 0.f; }
 inline float SigmoidOf(float x) { return 1.f / (1.f + std::exp(-x)); }
 inline float TanhOf(float x) { return std::tanh(x); }
 /// log(1 + e^x); returns x above 20, where the two agree in float.

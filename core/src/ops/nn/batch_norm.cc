@@ -7,8 +7,9 @@
 // standard deviation 1/sqrt(var + eps), not the variance.
 //
 // Inference (is_train false, or use_global_stats): per channel c,
-//   invstd = 1 / sqrt(moving_var[c] + float(eps))
-//   y = ((x - moving_mean[c]) * invstd) * gamma[c] + beta[c]      (gamma = 1 when fix_gamma)
+//   invstd = 1 / sqrt(moving_var[c] + float(eps)), scale = gamma[c] * invstd (gamma = 1 when
+//   fix_gamma), shift = beta[c] - moving_mean[c] * scale,   y = x * scale + shift
+// (batch_norm-inl.h; a convolution that absorbs the BatchNorm applies the same scale and shift).
 // Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
 // variance instead. Moving statistics are never written here (MXNet updates them in backward).
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/batch_norm-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -105,12 +107,6 @@ bool BatchNormInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return true;
 }
 
-// MXNet's VARIANCE_TO_INVSTD: the sum is taken in float (eps is cast to float first).
-inline float InvStd(float var, double eps) {
-  const float s = std::sqrt(var + static_cast<float>(eps));
-  return static_cast<float>(1.0 / static_cast<double>(s));
-}
-
 template <bool kRelu>
 void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
@@ -133,35 +129,60 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const bool batch_stats = ctx.is_train && !p.use_global_stats;
   const int64_t count = outer * inner;
 
-  for (int64_t c = 0; c < C; ++c) {
-    float mean, invstd;
-    if (batch_stats) {
+  // Per-channel scale and shift (thread-local scratch, see ConvScratch).
+  thread_local std::vector<float> affine;
+  if (affine.size() < static_cast<size_t>(2 * C)) affine.resize(static_cast<size_t>(2 * C));
+  float* scale = affine.data();
+  float* shift = scale + C;
+  if (batch_stats) {
+    for (int64_t c = 0; c < C; ++c) {
       float sum = 0.f;
       for (int64_t o = 0; o < outer; ++o) {
         const float* xc = x + (o * C + c) * inner;
         for (int64_t i = 0; i < inner; ++i) sum += xc[i];
       }
-      mean = sum / static_cast<float>(count);
+      const float mean = sum / static_cast<float>(count);
       float sq = 0.f;
       for (int64_t o = 0; o < outer; ++o) {
         const float* xc = x + (o * C + c) * inner;
         for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - mean) * (xc[i] - mean);
       }
-      invstd = (sq == 0.f && p.eps == 0.0) ? 0.f : InvStd(sq / static_cast<float>(count), p.eps);
-    } else {
-      mean = moving_mean[c];
-      invstd = InvStd(moving_var[c], p.eps);
+      const float invstd = (sq == 0.f && p.eps == 0.0)
+                               ? 0.f
+                               : internal::BatchNormInvStd(sq / static_cast<float>(count), p.eps);
+      if (mean_out) mean_out[c] = mean;
+      if (var_out) var_out[c] = invstd;
+      scale[c] = (p.fix_gamma ? 1.f : gamma[c]) * invstd;
+      shift[c] = beta[c] - mean * scale[c];
     }
-    if (mean_out) mean_out[c] = mean;
-    if (var_out) var_out[c] = invstd;
-    const float g = p.fix_gamma ? 1.f : gamma[c];
-    const float b = beta[c];
+  } else {
+    internal::BatchNormScaleShift(gamma, beta, moving_mean, moving_var, p.eps, p.fix_gamma, C,
+                                  scale, shift);
+    for (int64_t c = 0; c < C; ++c) {
+      if (mean_out) mean_out[c] = moving_mean[c];
+      if (var_out) var_out[c] = internal::BatchNormInvStd(moving_var[c], p.eps);
+    }
+  }
+  if (inner == 1) {  // channel-last data: vectorized across the channels of each position
     for (int64_t o = 0; o < outer; ++o) {
+      const float* xo = x + o * C;
+      float* yo = y + o * C;
+#pragma omp simd
+      for (int64_t c = 0; c < C; ++c) {
+        const float v = xo[c] * scale[c] + shift[c];
+        yo[c] = kRelu ? internal::ReluOf(v) : v;
+      }
+    }
+    return;
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < C; ++c) {
+      const float a = scale[c], b = shift[c];
       const float* xc = x + (o * C + c) * inner;
       float* yc = y + (o * C + c) * inner;
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) {
-        const float v = ((xc[i] - mean) * invstd) * g + b;
+        const float v = xc[i] * a + b;
         yc[i] = kRelu ? internal::ReluOf(v) : v;
       }
     }

@@ -3,13 +3,12 @@
 // stride, dilation, symmetric padding, optional bias. NHWC/NDHWC are GPU-only in MXNet and
 // raise kUnsupported here.
 //
-// Kernels: per sample and group, im2col (in row chunks bounded by kConvScratchBudget) and one
-// cblas_sgemm; pointwise convolutions (1x1, stride 1, no pad) multiply the input directly.
-// Depthwise convolutions (num_group == C > 1) use a direct loop, which beats a chain of tiny
-// GEMMs. Deconvolution is the adjoint: sgemm(W^T, x) into columns, then col2im.
-// "_hn_convolution_act" (internal, made by the fusion pass) is Convolution + Activation.
-#include <cblas.h>
-
+// Kernels: the oneDNN backend (convolution_backend.h) for every shape, depthwise and pointwise
+// included; deconvolution is oneDNN's transposed convolution.
+//
+// "_hn_convolution" (internal, made by the graph optimizer) is a Convolution with an epilogue:
+// BatchNorm (inference), a residual add and an activation, in that order, each bit-identical to
+// the op it replaces, on channel-first or channel-last (NWC, NHWC, NDHWC) data.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -18,6 +17,8 @@
 
 #include "hybridnet/op.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/batch_norm-inl.h"
+#include "ops/nn/convolution_backend.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 
@@ -25,7 +26,6 @@ namespace hybridnet {
 namespace {
 
 using internal::Layout;
-using internal::SpatialGeom;
 using internal::TupleText;
 
 // ---------------------------------------------------------------------------------------------
@@ -80,23 +80,48 @@ struct ConvolutionParam {
                   "CPU.");
     d->template Field<bool>("cudnn_off", &P::cudnn_off).Default(false)
         .Describe("Turn off cudnn for this layer. Ignored on CPU.");
-    d->template Field<Layout>("layout", &P::layout, internal::ConvLayoutNames())
+  }
+  static void Declare(ParamDeclarer<ConvolutionParam>* d) {
+    DeclareFields(d);
+    d->Field("layout", &ConvolutionParam::layout, internal::ConvLayoutNames())
         .Default(std::nullopt)
         .Describe("Set layout for input, output and weight. Empty for default layout: NCW for "
                   "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
   }
-  static void Declare(ParamDeclarer<ConvolutionParam>* d) { DeclareFields(d); }
 };
 
-// The internal "_hn_convolution_act": Convolution followed by an Activation, created by the
-// fusion pass; the same kernel, then the shared activation code in place (bit-identical).
-struct ConvolutionActParam : ConvolutionParam {
-  internal::ActType act_type = internal::ActType::kRelu;
-  static void Declare(ParamDeclarer<ConvolutionActParam>* d) {
+// The internal "_hn_convolution": Convolution plus the epilogue the graph optimizer folds into
+// it (pass/fuse.cc). Inputs: data, weight, [bias], [gamma, beta, moving_mean, moving_var],
+// [residual]; the weight keeps MXNet's layout whatever the data layout.
+struct FusedConvolutionParam : ConvolutionParam {
+  bool bn = false;
+  double bn_eps = 0;
+  bool bn_fix_gamma = true;
+  bool residual = false;
+  std::optional<internal::ActType> act_type;
+  bool fast_math = false;
+
+  static void Declare(ParamDeclarer<FusedConvolutionParam>* d) {
     DeclareFields(d);
-    d->Field("act_type", &ConvolutionActParam::act_type, internal::ActTypeNames())
-        .Required()
-        .Describe("Activation function applied to the Convolution output.");
+    d->template Field<Layout>("layout", &FusedConvolutionParam::layout,
+                              internal::PoolingLayoutNames())
+        .Default(std::nullopt)
+        .Describe("Data and output layout: channel-first (default) or channel-last (NWC, NHWC, "
+                  "NDHWC).");
+    d->Field("bn", &FusedConvolutionParam::bn).Default(false)
+        .Describe("A BatchNorm (inference) follows: inputs gamma, beta, moving_mean, moving_var.");
+    d->Field("bn_eps", &FusedConvolutionParam::bn_eps).Default(0.0)
+        .Describe("The BatchNorm's eps.");
+    d->Field("bn_fix_gamma", &FusedConvolutionParam::bn_fix_gamma).Default(true)
+        .Describe("The BatchNorm's fix_gamma.");
+    d->Field("residual", &FusedConvolutionParam::residual).Default(false)
+        .Describe("Adds the last input (of the output's shape) after the BatchNorm.");
+    d->Field("act_type", &FusedConvolutionParam::act_type, internal::ActTypeNames())
+        .Default(std::nullopt)
+        .Describe("Activation applied last.");
+    d->Field("fast_math", &FusedConvolutionParam::fast_math).Default(false)
+        .Describe("Allows results that differ from the unfused ops in the last bits: BatchNorm "
+                  "folded into the weights, Winograd for 3x3 stride-1 kernels.");
   }
 };
 
@@ -199,7 +224,9 @@ void ConvolutionParamInit(ConvolutionParam* p) {
   InitWindowParam(p, "convolution", nullptr);
 }
 
-void ConvolutionActParamInit(ConvolutionActParam* p) { ConvolutionParamInit(p); }
+void FusedConvolutionParamInit(FusedConvolutionParam* p) {
+  InitWindowParam(p, "convolution", nullptr);
+}
 
 void DeconvolutionParamInit(DeconvolutionParam* p) {
   InitWindowParam(p, "deconvolution", &p->adj);
@@ -259,13 +286,11 @@ std::string WindowText(const std::vector<int64_t>& kernel, const std::vector<int
          ", dilate=" + TupleText(dilate) + ", pad=" + TupleText(pad);
 }
 
-// The input checks Convolution and Deconvolution share: arity, layout, the bias shape,
-// num_filter and input channels divisible by num_group, the data rank. Returns false while the
+// The input checks Convolution and Deconvolution share: the bias shape, num_filter and input
+// channels divisible by num_group, the data rank (channel-first shapes). Returns false while the
 // data shape is still unknown.
 template <typename P>
-bool CheckConvInputs(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in, size_t num_out) {
-  CheckArity(attrs, in->size(), p.no_bias, num_out);
-  CheckLayoutSupported(attrs, p);
+bool CheckConvShapes(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in) {
   const int64_t F = p.num_filter, G = p.num_group;
   const size_t nk = p.kernel.size();
   if (!p.no_bias) {
@@ -285,11 +310,18 @@ bool CheckConvInputs(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in,
   return true;
 }
 
+// Arity and layout of the public ops, then the shared checks.
 template <typename P>
-bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                           std::vector<Shape>* out) {
-  const ConvolutionParam& p = attrs.Param<P>();
-  if (!CheckConvInputs(attrs, p, in, out->size())) return false;
+bool CheckConvInputs(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in, size_t num_out) {
+  CheckArity(attrs, in->size(), p.no_bias, num_out);
+  CheckLayoutSupported(attrs, p);
+  return CheckConvShapes(attrs, p, in);
+}
+
+// Convolution's inference on channel-first shapes: in = [data, weight, (bias)], out = [output].
+bool InferConvolution(const NodeAttrs& attrs, const ConvolutionParam& p, std::vector<Shape>* in,
+                      std::vector<Shape>* out) {
+  if (!CheckConvShapes(attrs, p, in)) return false;
   const int64_t F = p.num_filter, G = p.num_group;
   const size_t nk = p.kernel.size();
   const Shape data = (*in)[0];
@@ -328,6 +360,67 @@ bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
       back[2 + i] = o[2 + i] + DilatedKernel(p.kernel[i], p.dilate[i]) - 1 - 2 * p.pad[i];
   }
   AssignShape(attrs, "data", Shape(back), &(*in)[0], "inferred from the output");
+  return AllKnown(*in, *out);
+}
+
+bool ConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
+  const auto& p = attrs.Param<ConvolutionParam>();
+  CheckArity(attrs, in->size(), p.no_bias, out->size());
+  CheckLayoutSupported(attrs, p);
+  return InferConvolution(attrs, p, in, out);
+}
+
+bool IsChannelLast(const std::optional<Layout>& layout) {
+  return layout && internal::IsChannelLast(*layout);
+}
+
+// (N, spatial..., C) <-> (N, C, spatial...); unknown shapes stay unknown.
+Shape ToChannelFirst(const Shape& s) {
+  if (s.ndim() < 2) return s;
+  std::vector<int64_t> d = {s[0], s[s.ndim() - 1]};
+  d.insert(d.end(), s.begin() + 1, s.end() - 1);
+  return Shape(d);
+}
+
+Shape ToChannelLast(const Shape& s) {
+  if (s.ndim() < 2) return s;
+  std::vector<int64_t> d = {s[0]};
+  d.insert(d.end(), s.begin() + 2, s.end());
+  d.push_back(s[1]);
+  return Shape(d);
+}
+
+size_t NumFusedInputs(const FusedConvolutionParam& p) {
+  return (p.no_bias ? 2u : 3u) + (p.bn ? 4u : 0u) + (p.residual ? 1u : 0u);
+}
+
+bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                std::vector<Shape>* out) {
+  const auto& p = attrs.Param<FusedConvolutionParam>();
+  HN_CHECK(in->size() == NumFusedInputs(p) && out->size() == 1, kInternal)
+      << DescribeNode(attrs) << ": expected " << NumFusedInputs(p) << " inputs and 1 output, got "
+      << in->size() << " and " << out->size();
+  const bool cl = IsChannelLast(p.layout);
+  auto first = [&](const Shape& s) { return cl ? ToChannelFirst(s) : s; };
+  auto last = [&](const Shape& s) { return cl ? ToChannelLast(s) : s; };
+  const size_t n_conv = p.no_bias ? 2 : 3;
+  std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
+  conv_in[0] = first(conv_in[0]);
+  std::vector<Shape> conv_out = {first((*out)[0])};
+  if (p.residual) {
+    AssignShape(attrs, "residual", first(in->back()), &conv_out[0], "the output's shape");
+  }
+  InferConvolution(attrs, p, &conv_in, &conv_out);
+  for (size_t i = 0; i < n_conv; ++i) (*in)[i] = i == 0 ? last(conv_in[0]) : conv_in[i];
+  (*out)[0] = last(conv_out[0]);
+  if (p.bn) {
+    for (size_t i = n_conv; i < n_conv + 4; ++i) {
+      AssignShape(attrs, "BatchNorm parameter", Shape({static_cast<int64_t>(p.num_filter)}),
+                  &(*in)[i], "num_filter=" + std::to_string(p.num_filter));
+    }
+  }
+  if (p.residual) in->back() = (*out)[0];
   return AllKnown(*in, *out);
 }
 
@@ -414,182 +507,182 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-inline int BlasInt(int64_t v) { return static_cast<int>(v); }
-
-void AddBias(const float* bias, int64_t filters, int64_t plane, float* y) {
-  for (int64_t f = 0; f < filters; ++f) {
-    const float b = bias[f];
-    float* row = y + f * plane;
-#pragma omp simd
-    for (int64_t i = 0; i < plane; ++i) row[i] += b;
+// The backend call for data x into output y (channel-first or channel-last shapes).
+internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, const Shape& y,
+                                   bool channel_last) {
+  internal::ConvSpec s;
+  const size_t nd = p.kernel.size();
+  const size_t sp0 = channel_last ? 1 : 2;
+  s.nd = static_cast<int64_t>(nd);
+  s.channel_last = channel_last;
+  s.N = x[0];
+  s.C = channel_last ? x[nd + 1] : x[1];
+  s.F = p.num_filter;
+  s.G = p.num_group;
+  for (size_t i = 0; i < nd; ++i) {
+    s.in[i] = x[sp0 + i];
+    s.out[i] = y[sp0 + i];
+    s.kernel[i] = p.kernel[i];
+    s.stride[i] = p.stride[i];
+    s.dilate[i] = p.dilate[i];
+    s.pad_l[i] = s.pad_r[i] = p.pad[i];
   }
+  s.bias = !p.no_bias;
+  return s;
 }
 
-// y[f] (one output plane) = sum over taps of w * x[c], for one input channel c (Cg == 1).
-void DepthwisePlane(const float* x, const float* w, const SpatialGeom& g, float* y) {
-  const int64_t OW = g.grid[2];
-  const int64_t sw = g.stride[2];
-  // Output columns each kernel column reaches inside the image; the same for every row.
-  constexpr int64_t kMaxHoisted = 16;
-  int64_t lo_of[kMaxHoisted], hi_of[kMaxHoisted];
-  const bool hoisted = g.kernel[2] <= kMaxHoisted;
-  if (hoisted) {
-    for (int64_t e = 0; e < g.kernel[2]; ++e)
-      internal::ValidRange(g.image[2], OW, sw, e * g.dilate[2] - g.pad[2], &lo_of[e], &hi_of[e]);
-  }
-  for (int64_t od = 0; od < g.grid[0]; ++od) {
-    for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
-      float* yrow = y + (od * g.grid[1] + oh) * OW;
-      for (int64_t a = 0; a < g.kernel[0]; ++a) {
-        const int64_t id = od * g.stride[0] - g.pad[0] + a * g.dilate[0];
-        if (id < 0 || id >= g.image[0]) continue;
-        for (int64_t b = 0; b < g.kernel[1]; ++b) {
-          const int64_t ih = oh * g.stride[1] - g.pad[1] + b * g.dilate[1];
-          if (ih < 0 || ih >= g.image[1]) continue;
-          const float* xrow = x + (id * g.image[1] + ih) * g.image[2];
-          const float* wk = w + (a * g.kernel[1] + b) * g.kernel[2];
-          for (int64_t e = 0; e < g.kernel[2]; ++e) {
-            const int64_t off = e * g.dilate[2] - g.pad[2];
-            int64_t lo, hi;
-            if (hoisted) {
-              lo = lo_of[e];
-              hi = hi_of[e];
-            } else {
-              internal::ValidRange(g.image[2], OW, sw, off, &lo, &hi);
-            }
-            const float wv = wk[e];
-            if (sw == 1) {
-              const float* xs = xrow + off;
-#pragma omp simd
-              for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += wv * xs[ow];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += wv * xrow[ow * sw + off];
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-template <typename P>
-void ConvolutionCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  const ConvolutionParam& p = attrs.Param<P>();
-  const TBlob& x = in[0];
-  const TBlob& wb = in[1];
-  const TBlob& yb = out[0];
-  const float* bias = p.no_bias ? nullptr : in[2].ptr<const float>();
-  const SpatialGeom g = internal::MakeGeom(p.kernel, p.stride, p.pad, p.dilate,
-                                           x.shape.begin() + 2, yb.shape.begin() + 2);
-  const int64_t N = x.shape[0], C = x.shape[1], F = p.num_filter, G = p.num_group;
-  const int64_t Cg = C / G, Fg = F / G;
-  const int64_t IN = g.ImageSize(), OUT = g.GridSize();
-  const int64_t K = g.ColRows(Cg);
-  const float* xd = x.ptr<const float>();
-  const float* wd = wb.ptr<const float>();
-  float* yd = yb.ptr<float>();
-
-  if (Cg == 1 && G > 1) {
-    // Depthwise (channel multiplier Fg): direct accumulation.
-    const int64_t taps = g.KernelSize();
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t f = 0; f < F; ++f) {
-        float* y = yd + (n * F + f) * OUT;
-        std::fill(y, y + OUT, bias ? bias[f] : 0.f);
-        DepthwisePlane(xd + (n * C + f / Fg) * IN, wd + f * taps, g, y);
-      }
-    }
-    return;
+  const auto& p = attrs.Param<ConvolutionParam>();
+  internal::ConvArgs a;
+  a.data = in[0].ptr<const float>();
+  a.weight = in[1].ptr<const float>();
+  a.weight_array = ctx.InputArray(1);
+  if (!p.no_bias) {
+    a.bias = in[2].ptr<const float>();
+    a.bias_array = ctx.InputArray(2);
   }
+  a.out = out[0].ptr<float>();
+  internal::RunConvolution(ConvolutionSpec(p, in[0].shape, out[0].shape, false), a);
+}
 
-  const bool pointwise = g.IsPointwise();
-  const int64_t rows = g.GridRows(), OW = g.grid[2];
-  const int64_t chunk = pointwise ? rows : internal::RowsPerChunk(K, OW, rows);
-  float* col = pointwise ? nullptr : internal::ConvScratch(static_cast<size_t>(K * chunk * OW));
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t grp = 0; grp < G; ++grp) {
-      const float* xg = xd + (n * C + grp * Cg) * IN;
-      const float* wg = wd + grp * Fg * K;
-      float* yg = yd + (n * F + grp * Fg) * OUT;
-      if (pointwise) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, BlasInt(Fg), BlasInt(OUT),
-                    BlasInt(K), 1.f, wg, BlasInt(K), xg, BlasInt(OUT), 0.f, yg, BlasInt(OUT));
-        continue;
-      }
-      for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-        const int64_t r1 = std::min(rows, r0 + chunk);
-        const int64_t ncols = (r1 - r0) * OW;
-        internal::Im2Col(xg, g, Cg, r0, r1, col);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, BlasInt(Fg), BlasInt(ncols),
-                    BlasInt(K), 1.f, wg, BlasInt(K), col, BlasInt(ncols), 0.f, yg + r0 * OW,
-                    BlasInt(OUT));
-      }
-    }
-    if (bias) AddBias(bias, F, OUT, yd + n * F * OUT);
+void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                             const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FusedConvolutionParam>();
+  internal::ConvSpec s = ConvolutionSpec(p, in[0].shape, out[0].shape, IsChannelLast(p.layout));
+  internal::ConvArgs a;
+  a.data = in[0].ptr<const float>();
+  a.weight = in[1].ptr<const float>();
+  a.weight_array = ctx.InputArray(1);
+  size_t next = 2;
+  if (!p.no_bias) {
+    a.bias = in[2].ptr<const float>();
+    a.bias_array = ctx.InputArray(2);
+    next = 3;
+  }
+  const NDArray* bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
+  if (p.bn) {
+    // The BatchNorm kernel's own scale and shift (thread-local scratch, see ConvScratch).
+    thread_local std::vector<float> affine;
+    const size_t F = p.num_filter;
+    if (affine.size() < 2 * F) affine.resize(2 * F);
+    internal::BatchNormScaleShift(in[next].ptr<const float>(), in[next + 1].ptr<const float>(),
+                                  in[next + 2].ptr<const float>(), in[next + 3].ptr<const float>(),
+                                  p.bn_eps, p.bn_fix_gamma, s.F, affine.data(),
+                                  affine.data() + F);
+    for (size_t i = 0; i < 4; ++i) bn_arrays[i] = ctx.InputArray(next + i);
+    s.bn = 1;
+    a.bn_scale = affine.data();
+    a.bn_shift = affine.data() + F;
+    a.bn_arrays = bn_arrays;
+    next += 4;
+  }
+  if (p.residual) {
+    s.residual = 1;
+    a.residual = in[next].ptr<const float>();
+  }
+  const bool relu = p.act_type == internal::ActType::kRelu;
+  s.relu = relu;
+  s.fast_math = p.fast_math;
+  a.out = out[0].ptr<float>();
+  internal::RunConvolution(s, a);
+  if (p.act_type && !relu) {
+    float* y = out[0].ptr<float>();
+    internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
   }
 }
 
-void ConvolutionActCompute(const OpContext& ctx, const NodeAttrs& attrs,
-                           const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
-  ConvolutionCompute<ConvolutionActParam>(ctx, attrs, in, out);
-  float* y = out[0].ptr<float>();
-  internal::ApplyActivation(attrs.Param<ConvolutionActParam>().act_type, y, y, out[0].Size());
-}
-
-void DeconvolutionCompute(const OpContext&, const NodeAttrs& attrs,
+void DeconvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
                           const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<DeconvolutionParam>();
-  const TBlob& x = in[0];
-  const TBlob& wb = in[1];
-  const TBlob& yb = out[0];
-  const float* bias = p.no_bias ? nullptr : in[2].ptr<const float>();
+  const Shape& x = in[0].shape;
+  const Shape& y = out[0].shape;
   int64_t pad[3], adj[3];
-  DeconvPadAdj(p, x.shape.begin() + 2, pad, adj);
-  std::vector<int64_t> pads(pad, pad + p.kernel.size());
-  // The image side is the output; the grid side is the input.
-  const SpatialGeom g = internal::MakeGeom(p.kernel, p.stride, pads, p.dilate,
-                                           yb.shape.begin() + 2, x.shape.begin() + 2);
-  const int64_t N = x.shape[0], C = x.shape[1], F = p.num_filter, G = p.num_group;
-  const int64_t Cg = C / G, Fg = F / G;
-  const int64_t IN = g.GridSize(), OUT = g.ImageSize();
-  const int64_t K = g.ColRows(Fg);  // rows of the column matrix: (Fg, kd, kh, kw)
-  const float* xd = x.ptr<const float>();
-  const float* wd = wb.ptr<const float>();
-  float* yd = yb.ptr<float>();
-
-  const bool pointwise = g.IsPointwise();
-  const int64_t rows = g.GridRows(), IW = g.grid[2];
-  const int64_t chunk = pointwise ? rows : internal::RowsPerChunk(K, IW, rows);
-  float* col = pointwise ? nullptr : internal::ConvScratch(static_cast<size_t>(K * chunk * IW));
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t grp = 0; grp < G; ++grp) {
-      const float* xg = xd + (n * C + grp * Cg) * IN;
-      const float* wg = wd + grp * Cg * K;  // (Cg, Fg*kd*kh*kw)
-      float* yg = yd + (n * F + grp * Fg) * OUT;
-      if (pointwise) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, BlasInt(K), BlasInt(IN),
-                    BlasInt(Cg), 1.f, wg, BlasInt(K), xg, BlasInt(IN), 0.f, yg, BlasInt(OUT));
-        continue;
-      }
-      std::memset(yg, 0, sizeof(float) * static_cast<size_t>(Fg * OUT));
-      for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-        const int64_t r1 = std::min(rows, r0 + chunk);
-        const int64_t ncols = (r1 - r0) * IW;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, BlasInt(K), BlasInt(ncols),
-                    BlasInt(Cg), 1.f, wg, BlasInt(K), xg + r0 * IW, BlasInt(IN), 0.f, col,
-                    BlasInt(ncols));
-        internal::Col2Im(col, g, Fg, r0, r1, yg);
-      }
-    }
-    if (bias) AddBias(bias, F, OUT, yd + n * F * OUT);
+  DeconvPadAdj(p, x.begin() + 2, pad, adj);
+  internal::ConvSpec s;
+  const size_t nd = p.kernel.size();
+  s.deconv = 1;
+  s.nd = static_cast<int64_t>(nd);
+  s.N = x[0];
+  s.C = x[1];
+  s.F = p.num_filter;
+  s.G = p.num_group;
+  for (size_t i = 0; i < nd; ++i) {
+    s.in[i] = x[2 + i];
+    s.out[i] = y[2 + i];
+    s.kernel[i] = p.kernel[i];
+    s.stride[i] = p.stride[i];
+    s.dilate[i] = p.dilate[i];
+    // out = (in - 1) * stride + dilated kernel - pad_l - pad_r, with pad_r = pad - adj.
+    s.pad_l[i] = pad[i];
+    s.pad_r[i] = pad[i] - adj[i];
   }
+  s.bias = !p.no_bias;
+  internal::ConvArgs a;
+  a.data = in[0].ptr<const float>();
+  a.weight = in[1].ptr<const float>();
+  a.weight_array = ctx.InputArray(1);
+  if (!p.no_bias) {
+    a.bias = in[2].ptr<const float>();
+    a.bias_array = ctx.InputArray(2);
+  }
+  a.out = out[0].ptr<float>();
+  internal::RunConvolution(s, a);
 }
 
 template <typename P>
 std::vector<std::string> ConvInputNames(const NodeAttrs& attrs) {
   if (attrs.Param<P>().no_bias) return {"data", "weight"};
   return {"data", "weight", "bias"};
+}
+
+std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
+  const auto& p = attrs.Param<FusedConvolutionParam>();
+  std::vector<std::string> names = {"data", "weight"};
+  if (!p.no_bias) names.push_back("bias");
+  if (p.bn) {
+    for (const char* n : {"gamma", "beta", "moving_mean", "moving_var"}) names.push_back(n);
+  }
+  if (p.residual) names.push_back("residual");
+  return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// _hn_relayout: channel-first <-> channel-last, placed by the graph optimizer (pass/layout.cc).
+
+struct RelayoutParam {
+  bool channel_last = true;
+  static void Declare(ParamDeclarer<RelayoutParam>* d) {
+    d->Field("channel_last", &RelayoutParam::channel_last).Default(true)
+        .Describe("True: (N, C, spatial...) to (N, spatial..., C); False: back.");
+  }
+};
+
+bool RelayoutInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const bool to_last = attrs.Param<RelayoutParam>().channel_last;
+  HN_CHECK(in->size() == 1 && out->size() == 1, kInternal) << DescribeNode(attrs) << ": arity";
+  if ((*in)[0].ndim() != 0) {
+    HN_CHECK((*in)[0].ndim() >= 3, kShapeError)
+        << DescribeNode(attrs) << ": data must have a batch, a channel and spatial axes, got "
+        << (*in)[0];
+    AssignShape(attrs, "output", to_last ? ToChannelLast((*in)[0]) : ToChannelFirst((*in)[0]),
+                &(*out)[0], "the data re-laid-out");
+  }
+  if ((*out)[0].ndim() != 0) {
+    AssignShape(attrs, "data", to_last ? ToChannelFirst((*out)[0]) : ToChannelLast((*out)[0]),
+                &(*in)[0], "the output laid back");
+  }
+  return (*in)[0].IsKnown() && (*out)[0].IsKnown();
+}
+
+void RelayoutCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const bool to_last = attrs.Param<RelayoutParam>().channel_last;
+  const Shape& x = in[0].shape;
+  const int64_t N = x[0], C = to_last ? x[1] : x[x.ndim() - 1];
+  if (x.Size() == 0) return;
+  internal::Relayout(in[0].ptr<const float>(), out[0].ptr<float>(), N, C, x.Size() / (N * C),
+                     to_last);
 }
 
 }  // namespace
@@ -603,18 +696,30 @@ void RegisterConvolutionOps(OpRegistry* r) {
                     "floor((x + 2*pad - (dilate*(kernel-1)+1)) / stride) + 1.")
           .SetParam<ConvolutionParam>(ConvolutionParamInit)
           .SetInputNames(ConvInputNames<ConvolutionParam>)
-          .SetInferShape(ConvolutionInferShape<ConvolutionParam>)
+          .SetInferShape(ConvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
-          .SetCompute(ConvolutionCompute<ConvolutionParam>);
+          .SetCompute(ConvolutionCompute);
 
-  r->Register("_hn_convolution_act")
-          .Describe("Convolution followed by Activation(act_type), fused by the graph optimizer; "
-                    "bit-identical to the two ops run one after the other.")
-          .SetParam<ConvolutionActParam>(ConvolutionActParamInit)
-          .SetInputNames(ConvInputNames<ConvolutionActParam>)
-          .SetInferShape(ConvolutionInferShape<ConvolutionActParam>)
+  r->Register("_hn_convolution")
+          .Describe("Convolution followed by BatchNorm (inference), a residual add and an "
+                    "activation, each optional, fused by the graph optimizer on channel-first "
+                    "or channel-last data; bit-identical to the ops run one after the other "
+                    "unless fast_math.")
+          .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
+          .SetInputNames(FusedConvolutionInputNames)
+          .SetInferShape(FusedConvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
-          .SetCompute(ConvolutionActCompute)
+          .SetCompute(FusedConvolutionCompute)
+          .SetInternal();
+
+  r->Register("_hn_relayout")
+          .Describe("Copies data between the channel-first and channel-last layouts; placed by "
+                    "the graph optimizer where channel-last convolutions meet other ops.")
+          .SetParam<RelayoutParam>()
+          .SetInputNames(std::vector<std::string>{"data"})
+          .SetInferShape(RelayoutInferShape)
+          .SetInferType(ElemwiseFloatType)
+          .SetCompute(RelayoutCompute)
           .SetInternal();
 
   r->Register("Deconvolution")

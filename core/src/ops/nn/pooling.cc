@@ -2,7 +2,7 @@
 // and lp pooling over 1-D, 2-D and 3-D windows, in channel-first (NCW, NCHW, NCDHW) or
 // channel-last (NWC, NHWC, NDHWC) layout; global pooling; the valid/full/same conventions.
 //
-// The arithmetic follows MXNet's reference CPU kernel so results match bit for bit:
+// The arithmetic follows MXNet's reference CPU kernel so results match:
 //  * max starts from -FLT_MAX and takes v when v > max (padding never wins, NaN is skipped);
 //  * avg adds v / pool_size element by element, where pool_size is the window clipped to the
 //    padded image (count_include_pad, the default) or to the image itself; for 3-D windows an
@@ -178,7 +178,9 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
 }
 
 // ---------------------------------------------------------------------------------------------
-// Kernels. One plane (one sample and channel); element i of the plane is at x[i * xs].
+// Kernels, per sample: channel-first planes one channel at a time, channel-last data (positions
+// of C contiguous values) all channels at once. Both do the same float operations in the same
+// order for every output, so a graph that keeps data channel-last gives the channel-first bits.
 
 enum PoolKind { kMax, kAvg, kSum };
 
@@ -196,114 +198,92 @@ inline float RootP(float v) {
   return std::cbrt(v);
 }
 
-void MaxPlane(const float* x, int64_t xs, float* y, int64_t ys, const SpatialGeom& g) {
-  const int64_t ID = g.image[0], IH = g.image[1], IW = g.image[2];
-  int64_t o = 0;
-  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
-    int64_t d0 = pd * g.stride[0] - g.pad[0];
-    const int64_t d1 = std::min(d0 + g.kernel[0], ID);
-    d0 = std::max<int64_t>(d0, 0);
-    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
-      int64_t h0 = ph * g.stride[1] - g.pad[1];
-      const int64_t h1 = std::min(h0 + g.kernel[1], IH);
-      h0 = std::max<int64_t>(h0, 0);
-      for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
-        int64_t w0 = pw * g.stride[2] - g.pad[2];
-        const int64_t w1 = std::min(w0 + g.kernel[2], IW);
-        w0 = std::max<int64_t>(w0, 0);
-        float m = -FLT_MAX;
-        for (int64_t d = d0; d < d1; ++d)
-          for (int64_t h = h0; h < h1; ++h) {
-            const float* row = x + ((d * IH + h) * IW) * xs;
-            for (int64_t w = w0; w < w1; ++w) {
-              const float v = row[w * xs];
-              if (v > m) m = v;
-            }
-          }
-        y[o * ys] = m;
-      }
-    }
-  }
+// One window along one axis: [lo, hi) clipped to the image; `padded` is its size clipped to the
+// padded image instead (average pooling's divisor with count_include_pad).
+struct Span {
+  int64_t lo, hi, padded;
+};
+
+inline Span MaxSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
+  const int64_t start = pos * stride - pad;
+  return Span{std::max<int64_t>(start, 0), std::min(start + kernel, image), 0};
 }
 
-// Max pooling of a contiguous plane (channel-first), separably: for each output row, the
-// elementwise max of the window's image rows (vectorised), then the max over each window's
-// columns of that. Gives MaxPlane's values (both keep the largest non-NaN value or -FLT_MAX),
-// only the sign of a zero may differ when +0 and -0 tie.
-void MaxPlaneContiguous(const float* x, float* y, const SpatialGeom& g, float* colmax) {
-  const int64_t ID = g.image[0], IH = g.image[1], IW = g.image[2];
-  float* yrow = y;
+inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
+  const int64_t start = pos * stride - pad;
+  const int64_t end = std::min(start + kernel, image + pad);
+  return Span{std::max<int64_t>(start, 0), std::min(end, image), end - start};
+}
+
+// Max pooling separably: for each output row, the elementwise max of the window's image rows,
+// then the max over each window's columns of that. Every max keeps the first of equal values
+// and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for channel-last data (all
+// channels at once), else 1; `colmax` holds image[2] * lane floats.
+void MaxPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  const int64_t row_len = IW * lane;
+  float* out = y;
   for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
-    int64_t d0 = pd * g.stride[0] - g.pad[0];
-    const int64_t d1 = std::min(d0 + g.kernel[0], ID);
-    d0 = std::max<int64_t>(d0, 0);
-    for (int64_t ph = 0; ph < g.grid[1]; ++ph, yrow += g.grid[2]) {
-      int64_t h0 = ph * g.stride[1] - g.pad[1];
-      const int64_t h1 = std::min(h0 + g.kernel[1], IH);
-      h0 = std::max<int64_t>(h0, 0);
-      std::fill(colmax, colmax + IW, -FLT_MAX);
-      for (int64_t d = d0; d < d1; ++d)
-        for (int64_t h = h0; h < h1; ++h) {
-          const float* row = x + (d * IH + h) * IW;
+    const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
+      const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+      std::fill(colmax, colmax + row_len, -FLT_MAX);
+      for (int64_t d = sd.lo; d < sd.hi; ++d)
+        for (int64_t h = sh.lo; h < sh.hi; ++h) {
+          const float* row = x + (d * IH + h) * row_len;
 #pragma omp simd
-          for (int64_t w = 0; w < IW; ++w) colmax[w] = row[w] > colmax[w] ? row[w] : colmax[w];
+          for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
         }
-      for (int64_t pw = 0; pw < g.grid[2]; ++pw) {
-        int64_t w0 = pw * g.stride[2] - g.pad[2];
-        const int64_t w1 = std::min(w0 + g.kernel[2], IW);
-        w0 = std::max<int64_t>(w0, 0);
-        float m = -FLT_MAX;
-        for (int64_t w = w0; w < w1; ++w)
-          if (colmax[w] > m) m = colmax[w];
-        yrow[pw] = m;
+      for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+        const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+        std::fill(out, out + lane, -FLT_MAX);
+        for (int64_t w = sw.lo; w < sw.hi; ++w) {
+          const float* col = colmax + w * lane;
+#pragma omp simd
+          for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
+        }
       }
     }
   }
 }
 
-// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value).
+// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value): each output adds its window's
+// values (v / divisor for avg, v^P otherwise) in row-major order, then takes the P-th root.
+// `acc` holds `lane` floats.
 template <PoolKind kKind, int P>
-void SumPlane(const float* x, int64_t xs, float* y, int64_t ys, const SpatialGeom& g,
-              bool count_include_pad, bool nan_on_empty) {
-  const int64_t ID = g.image[0], IH = g.image[1], IW = g.image[2];
-  int64_t o = 0;
+void SumPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, bool count_include_pad,
+             bool nan_on_empty, float* acc) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  float* out = y;
   for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
-    int64_t d0 = pd * g.stride[0] - g.pad[0];
-    int64_t d1 = std::min(d0 + g.kernel[0], ID + g.pad[0]);
-    const int64_t dn = d1 - d0;
-    d0 = std::max<int64_t>(d0, 0);
-    d1 = std::min(d1, ID);
+    const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
     for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
-      int64_t h0 = ph * g.stride[1] - g.pad[1];
-      int64_t h1 = std::min(h0 + g.kernel[1], IH + g.pad[1]);
-      const int64_t hn = h1 - h0;
-      h0 = std::max<int64_t>(h0, 0);
-      h1 = std::min(h1, IH);
-      for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
-        int64_t w0 = pw * g.stride[2] - g.pad[2];
-        int64_t w1 = std::min(w0 + g.kernel[2], IW + g.pad[2]);
-        const int64_t wn = w1 - w0;
-        w0 = std::max<int64_t>(w0, 0);
-        w1 = std::min(w1, IW);
+      const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+      for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+        const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
         int64_t pool_size = 1;
         if constexpr (kKind == kAvg) {
-          pool_size = count_include_pad ? dn * hn * wn : (d1 - d0) * (h1 - h0) * (w1 - w0);
+          pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
+                                        : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
         }
         const float divisor = static_cast<float>(pool_size);
-        float acc = 0.f;
-        for (int64_t d = d0; d < d1; ++d)
-          for (int64_t h = h0; h < h1; ++h) {
-            const float* row = x + ((d * IH + h) * IW) * xs;
-            for (int64_t w = w0; w < w1; ++w) {
-              if constexpr (kKind == kAvg) {
-                acc += row[w * xs] / divisor;
-              } else {
-                acc += PowP<P>(row[w * xs]);
+        std::fill(acc, acc + lane, 0.f);
+        for (int64_t d = sd.lo; d < sd.hi; ++d)
+          for (int64_t h = sh.lo; h < sh.hi; ++h)
+            for (int64_t w = sw.lo; w < sw.hi; ++w) {
+              const float* v = x + ((d * IH + h) * IW + w) * lane;
+#pragma omp simd
+              for (int64_t c = 0; c < lane; ++c) {
+                if constexpr (kKind == kAvg) {
+                  acc[c] += v[c] / divisor;
+                } else {
+                  acc[c] += PowP<P>(v[c]);
+                }
               }
             }
-          }
-        y[o * ys] = (nan_on_empty && pool_size == 0) ? std::numeric_limits<float>::quiet_NaN()
-                                                     : RootP<P>(acc);
+        const bool empty_nan = nan_on_empty && pool_size == 0;
+        for (int64_t c = 0; c < lane; ++c)
+          out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
       }
     }
   }
@@ -332,27 +312,27 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
   const float* xd = xb.ptr<const float>();
   float* yd = yb.ptr<float>();
-  const bool is_max = p.pool_type == PoolType::kMax, is_avg = p.pool_type == PoolType::kAvg;
-  // One image row of column maxima (thread-local scratch, see ConvScratch).
-  float* colmax = is_max && !cl ? internal::ConvScratch(static_cast<size_t>(g.image[2])) : nullptr;
-  for (int64_t n = 0; n < N; ++n) {
-    for (int64_t c = 0; c < C; ++c) {
-      const float* x = cl ? xd + n * IS * C + c : xd + (n * C + c) * IS;
-      float* y = cl ? yd + n * OS * C + c : yd + (n * C + c) * OS;
-      const int64_t xs = cl ? C : 1;
-      if (is_max && !cl) {
-        MaxPlaneContiguous(x, y, g, colmax);
-      } else if (is_max) {
-        MaxPlane(x, xs, y, xs, g);
-      } else if (is_avg) {
-        SumPlane<kAvg, 1>(x, xs, y, xs, g, include_pad, nan_on_empty);
-      } else if (pv == 2) {
-        SumPlane<kSum, 2>(x, xs, y, xs, g, include_pad, nan_on_empty);
-      } else if (pv == 3) {
-        SumPlane<kSum, 3>(x, xs, y, xs, g, include_pad, nan_on_empty);
-      } else {
-        SumPlane<kSum, 1>(x, xs, y, xs, g, include_pad, nan_on_empty);
-      }
+  // Channel-last samples are one plane of C lanes; channel-first ones C planes of one lane.
+  const int64_t lane = cl ? C : 1, planes = cl ? N : N * C;
+  float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
+  for (int64_t i = 0; i < planes; ++i) {
+    const float* x = xd + i * IS * lane;
+    float* y = yd + i * OS * lane;
+    switch (p.pool_type) {
+      case PoolType::kMax: MaxPool(x, y, g, lane, scratch); break;
+      case PoolType::kAvg:
+        SumPool<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+        break;
+      case PoolType::kSum:
+      case PoolType::kLp:
+        if (pv == 2) {
+          SumPool<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+        } else if (pv == 3) {
+          SumPool<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+        } else {
+          SumPool<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+        }
+        break;
     }
   }
 }

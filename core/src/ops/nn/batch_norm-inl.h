@@ -1,0 +1,33 @@
+// BatchNorm at inference as one per-channel affine map, shared by the BatchNorm kernel and the
+// convolution epilogue that absorbs a following BatchNorm (convolution_backend.h), so both give
+// the same bits:
+//
+//   BatchNormScaleShift(gamma, beta, mean, var, eps, fix_gamma, C, scale, shift);
+//   y = x * scale[c] + shift[c];          // two float roundings, no fused multiply-add
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace hybridnet {
+namespace internal {
+
+/// MXNet's VARIANCE_TO_INVSTD: the sum is taken in float (eps is cast to float first).
+inline float BatchNormInvStd(float var, double eps) {
+  const float s = std::sqrt(var + static_cast<float>(eps));
+  return static_cast<float>(1.0 / static_cast<double>(s));
+}
+
+/// scale = gamma / sqrt(var + eps) (gamma = 1 with fix_gamma), shift = beta - mean * scale.
+inline void BatchNormScaleShift(const float* gamma, const float* beta, const float* mean,
+                                const float* var, double eps, bool fix_gamma, int64_t channels,
+                                float* scale, float* shift) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float g = fix_gamma ? 1.f : gamma[c];
+    scale[c] = g * BatchNormInvStd(var[c], eps);
+    shift[c] = beta[c] - mean[c] * scale[c];
+  }
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,479 @@
+#include "ops/nn/convolution_backend.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <oneapi/dnnl/dnnl_debug.h>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "hybridnet/base.h"
+#include "ndarray/storage.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+static_assert(sizeof(ConvSpec) == 33 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
+
+dnnl::engine& Engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& Stream() {
+  thread_local dnnl::stream stream(Engine());
+  return stream;
+}
+
+// 0 until SetBackendThreads: OpenMP's own default (OMP_NUM_THREADS or the core count).
+std::atomic<int> g_threads{0};
+
+void UseBackendThreads() {
+  const int want = g_threads.load(std::memory_order_relaxed);
+  if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
+}
+
+// Scratch memory for one call on this thread (channel-first data re-laid-out, an output before
+// it is laid back, per-channel post-op values), 64-byte aligned, grown as needed and reused.
+class Scratch {
+ public:
+  float* Get(size_t slot, size_t count) {
+    Buffer& b = buffers_[slot];
+    if (b.count < count) {
+      b.data.reset(static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64)));
+      HN_CHECK(b.data != nullptr, kOutOfMemory) << "cannot allocate " << count * sizeof(float)
+                                                << " bytes of convolution scratch";
+      b.count = count;
+    }
+    return b.data.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  struct Buffer {
+    std::unique_ptr<float, Free> data;
+    size_t count = 0;
+  };
+  Buffer buffers_[4];
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+enum ScratchSlot { kSrcSlot, kDstSlot, kWeightSlot, kFoldSlot };
+
+Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
+Tag ChannelFirstTag(int64_t nd) { return nd == 1 ? Tag::ncw : nd == 2 ? Tag::nchw : Tag::ncdhw; }
+
+memory::dims Spatial(const int64_t* v, int64_t nd) { return memory::dims(v, v + nd); }
+
+memory::dims DataDims(int64_t n, int64_t c, const int64_t* spatial, int64_t nd) {
+  memory::dims d{n, c};
+  for (int64_t i = 0; i < nd; ++i) d.push_back(spatial[i]);
+  return d;
+}
+
+// The weights as MXNet stores them: convolution (F, C/G, k...), deconvolution (C, F/G, k...);
+// oneDNN's logical order is ([G,] out-channels/G, in-channels/G, k...) for both.
+memory::desc UserWeightDesc(const ConvSpec& s) {
+  const int64_t Fg = s.F / s.G, Cg = s.C / s.G;
+  int64_t taps = 1;
+  for (int64_t i = 0; i < s.nd; ++i) taps *= s.kernel[i];
+  memory::dims dims, strides;
+  if (s.G > 1) {
+    dims.push_back(s.G);
+    strides.push_back(Fg * Cg * taps);
+  }
+  dims.push_back(Fg);
+  dims.push_back(Cg);
+  if (s.deconv) {
+    strides.push_back(taps);       // out-channel within the group
+    strides.push_back(Fg * taps);  // in-channel within the group
+  } else {
+    strides.push_back(Cg * taps);
+    strides.push_back(taps);
+  }
+  std::vector<int64_t> kstrides(static_cast<size_t>(s.nd));
+  int64_t stride = 1;
+  for (int64_t i = s.nd - 1; i >= 0; --i) {
+    kstrides[static_cast<size_t>(i)] = stride;
+    stride *= s.kernel[i];
+  }
+  for (int64_t i = 0; i < s.nd; ++i) {
+    dims.push_back(s.kernel[i]);
+    strides.push_back(kstrides[static_cast<size_t>(i)]);
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+std::string DescKey(const memory::desc& md) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&md.data);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < sizeof(md.data); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  std::ostringstream os;
+  os << std::hex << h << ":" << std::dec << md.get_size();
+  return os.str();
+}
+
+struct ConvPrimitive {
+  dnnl::primitive prim;
+  memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md, channel_md;
+  bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
+  bool has_bias = false;
+  std::string weight_key;
+  // For channel-first callers: their layout and the reorders to and from the primitive's.
+  memory::desc src_cf_md, dst_cf_md;
+  dnnl::reorder src_to_cl, dst_to_cl, dst_to_cf;
+};
+
+std::string SpecText(const ConvSpec& s) {
+  std::ostringstream os;
+  os << (s.deconv ? "Deconvolution" : "Convolution") << " of data (" << s.N << ", " << s.C;
+  for (int64_t i = 0; i < s.nd; ++i) os << ", " << s.in[i];
+  os << ") into " << s.F << " channels, groups " << s.G;
+  return os.str();
+}
+
+std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
+  auto p = std::make_shared<ConvPrimitive>();
+  const Tag cl = ChannelLastTag(s.nd);
+  p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, cl);
+  p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, cl);
+  p->user_weight_md = UserWeightDesc(s);
+  p->fold_bn = s.fast_math && s.bn;
+  p->has_bias = s.bias || p->fold_bn;
+  if (p->has_bias) p->bias_md = memory::desc({s.F}, memory::data_type::f32, Tag::a);
+  memory::dims chan(static_cast<size_t>(s.nd + 2), 1);
+  chan[1] = s.F;
+  p->channel_md = memory::desc(chan, memory::data_type::f32, ChannelFirstTag(s.nd));
+  const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);
+  memory::dims dilate;
+  for (int64_t i = 0; i < s.nd; ++i) dilate.push_back(s.dilate[i] - 1);
+  const memory::dims stride = Spatial(s.stride, s.nd), pad_l = Spatial(s.pad_l, s.nd),
+                     pad_r = Spatial(s.pad_r, s.nd);
+
+  dnnl::post_ops ops;
+  if (s.bn && !p->fold_bn) {
+    ops.append_binary(dnnl::algorithm::binary_mul, p->channel_md);
+    ops.append_binary(dnnl::algorithm::binary_add, p->channel_md);
+  }
+  if (s.residual) ops.append_sum(1.f);
+  // max(x, 0): internal::ReluOf's bits, NaN and -0 included.
+  if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  const auto prop = dnnl::prop_kind::forward_inference;
+  try {
+    if (s.deconv) {
+      dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, p->src_md,
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
+                                          pad_l, pad_r);
+      dnnl::deconvolution_forward::primitive_desc pd(d, attr, Engine());
+      p->weight_md = pd.weights_desc();
+      p->prim = dnnl::deconvolution_forward(pd);
+    } else {
+      dnnl::convolution_forward::primitive_desc pd;
+      const bool winograd_shape = s.fast_math && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 &&
+                                  s.kernel[1] == 3 && s.stride[0] == 1 && s.stride[1] == 1 &&
+                                  s.dilate[0] == 1 && s.dilate[1] == 1;
+      bool made = false;
+      if (winograd_shape) {
+        try {
+          dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_winograd,
+                                            p->src_md, weight_any, p->bias_md, p->dst_md, stride,
+                                            dilate, pad_l, pad_r);
+          pd = dnnl::convolution_forward::primitive_desc(d, attr, Engine());
+          made = true;
+        } catch (const dnnl::error&) {
+          made = false;  // no Winograd kernel for this CPU or shape: the direct one below
+        }
+      }
+      if (!made) {
+        dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, p->src_md,
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
+                                          pad_l, pad_r);
+        pd = dnnl::convolution_forward::primitive_desc(d, attr, Engine());
+      }
+      p->weight_md = pd.weights_desc();
+      p->prim = dnnl::convolution_forward(pd);
+    }
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no kernel for it (" << e.what() << ")";
+  }
+  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
+                  DescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
+  if (!s.channel_last) {
+    p->src_cf_md = memory::desc(p->src_md.dims(), memory::data_type::f32, ChannelFirstTag(s.nd));
+    p->dst_cf_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, ChannelFirstTag(s.nd));
+    p->src_to_cl = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->src_cf_md, Engine(),
+                                                               p->src_md));
+    p->dst_to_cf = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->dst_md, Engine(),
+                                                               p->dst_cf_md));
+    if (s.residual) {
+      p->dst_to_cl = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->dst_cf_md,
+                                                                 Engine(), p->dst_md));
+    }
+  }
+  return p;
+}
+
+struct SpecHash {
+  size_t operator()(const ConvSpec& s) const {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&s);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof(s); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+struct SpecEqual {
+  bool operator()(const ConvSpec& a, const ConvSpec& b) const {
+    return std::memcmp(&a, &b, sizeof(a)) == 0;
+  }
+};
+
+// Primitives by call, shared by every thread (oneDNN primitives may run concurrently), least
+// recently used dropped beyond kMaxPrimitives.
+class PrimitiveCache {
+ public:
+  std::shared_ptr<const ConvPrimitive> Get(const ConvSpec& spec) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = index_.find(spec);
+      if (it != index_.end()) {
+        order_.splice(order_.begin(), order_, it->second);
+        return it->second->second;
+      }
+    }
+    std::shared_ptr<const ConvPrimitive> made = MakePrimitive(spec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(spec);
+    if (it != index_.end()) return it->second->second;
+    order_.emplace_front(spec, made);
+    index_[spec] = order_.begin();
+    if (order_.size() > kMaxPrimitives) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+    return made;
+  }
+
+ private:
+  static constexpr size_t kMaxPrimitives = 1024;
+  using Entry = std::pair<ConvSpec, std::shared_ptr<const ConvPrimitive>>;
+  std::mutex mutex_;
+  std::list<Entry> order_;
+  std::unordered_map<ConvSpec, std::list<Entry>::iterator, SpecHash, SpecEqual> index_;
+};
+
+PrimitiveCache& Primitives() {
+  static PrimitiveCache cache;
+  return cache;
+}
+
+// Weights (and, with BatchNorm folded, the bias) in the primitive's layout.
+struct PackedWeights {
+  NDArray weights;  // 64-byte aligned storage of weight_md's size
+  NDArray bias;     // folded bias (fast_math with BatchNorm), else none
+};
+
+int64_t Taps(const ConvSpec& s) {
+  int64_t taps = 1;
+  for (int64_t i = 0; i < s.nd; ++i) taps *= s.kernel[i];
+  return taps;
+}
+
+std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec& s,
+                                          const ConvArgs& a) {
+  auto packed = std::make_shared<PackedWeights>();
+  const int64_t floats = static_cast<int64_t>(p.weight_md.get_size() / sizeof(float));
+  packed->weights = NDArray(Shape{floats});
+  const float* source = a.weight;
+  if (p.fold_bn) {
+    // w'[f, ...] = w[f, ...] * scale[f]; b'[f] = b[f] * scale[f] + shift[f].
+    const int64_t taps = Taps(s), Fg = s.F / s.G, Cg = s.C / s.G;
+    const int64_t count = s.F * Cg * taps;
+    float* folded = ThreadScratch().Get(kFoldSlot, static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t f;
+      if (s.deconv) {  // (C, Fg, taps): channel c of group c / Cg
+        const int64_t c = i / (Fg * taps), fl = (i / taps) % Fg;
+        f = (c / Cg) * Fg + fl;
+      } else {
+        f = i / (Cg * taps);
+      }
+      folded[i] = a.weight[i] * a.bn_scale[f];
+    }
+    source = folded;
+    packed->bias = NDArray(Shape{s.F});
+    float* b = packed->bias.data<float>();
+    for (int64_t f = 0; f < s.F; ++f) b[f] = (a.bias ? a.bias[f] : 0.f) * a.bn_scale[f] + a.bn_shift[f];
+  }
+  memory user(p.user_weight_md, Engine(), const_cast<float*>(source));
+  memory dst(p.weight_md, Engine(), packed->weights.data<float>());
+  dnnl::reorder(user, dst).execute(Stream(), user, dst);
+  Stream().wait();
+  return packed;
+}
+
+// The re-laid-out weights, kept with the weight array when there is one.
+std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvSpec& s,
+                                             const ConvArgs& a) {
+  auto make = [&] { return std::static_pointer_cast<const void>(Pack(p, s, a)); };
+  if (a.weight_array == nullptr) return std::static_pointer_cast<const PackedWeights>(make());
+  std::string key = p.weight_key;
+  if (p.fold_bn) {
+    // The folded values also depend on the bias and BatchNorm arrays: their write stamps.
+    const NDArray* inputs[5] = {a.bias_array, a.bn_arrays ? a.bn_arrays[0] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[1] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[2] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[3] : nullptr};
+    for (int i = 0; i < 5; ++i) {
+      if (i == 0 && a.bias == nullptr) continue;
+      const uint64_t stamp = inputs[i] ? WriteStamp(*inputs[i]) : 0;
+      if (stamp == 0) return std::static_pointer_cast<const PackedWeights>(make());
+      key += ":" + std::to_string(stamp);
+    }
+  }
+  return std::static_pointer_cast<const PackedWeights>(DerivedData(*a.weight_array, key, make));
+}
+
+}  // namespace
+
+void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
+  std::shared_ptr<const ConvPrimitive> p = Primitives().Get(s);
+  std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
+  UseBackendThreads();
+  dnnl::stream& stream = Stream();
+  Scratch& scratch = ThreadScratch();
+  const dnnl::engine& engine = Engine();
+  try {
+    memory src, dst;
+    if (s.channel_last) {
+      src = memory(p->src_md, engine, const_cast<float*>(a.data));
+      dst = memory(p->dst_md, engine, a.out);
+      if (s.residual && a.residual != a.out) {
+        std::memcpy(a.out, a.residual, p->dst_md.get_size());
+      }
+    } else {
+      memory user_src(p->src_cf_md, engine, const_cast<float*>(a.data));
+      src = memory(p->src_md, engine, scratch.Get(kSrcSlot, p->src_md.get_size() / sizeof(float)));
+      p->src_to_cl.execute(stream, user_src, src);
+      dst = memory(p->dst_md, engine, scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float)));
+      if (s.residual) {
+        memory user_res(p->dst_cf_md, engine, const_cast<float*>(a.residual));
+        p->dst_to_cl.execute(stream, user_res, dst);
+      }
+    }
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_SRC] = src;
+    args[DNNL_ARG_DST] = dst;
+    args[DNNL_ARG_WEIGHTS] = memory(p->weight_md, engine,
+                                    const_cast<float*>(w->weights.data<float>()));
+    if (p->fold_bn) {
+      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(w->bias.data<float>()));
+    } else if (p->has_bias) {
+      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.bias));
+    }
+    if (s.bn && !p->fold_bn) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
+          memory(p->channel_md, engine, const_cast<float*>(a.bn_scale));
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] =
+          memory(p->channel_md, engine, const_cast<float*>(a.bn_shift));
+    }
+    p->prim.execute(stream, args);
+    if (!s.channel_last) {
+      memory user_dst(p->dst_cf_md, engine, a.out);
+      p->dst_to_cf.execute(stream, dst, user_dst);
+    }
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
+  }
+}
+
+void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last) {
+  struct Key {
+    int64_t n, c, s, to_last;
+    bool operator==(const Key& o) const {
+      return n == o.n && c == o.c && s == o.s && to_last == o.to_last;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return static_cast<size_t>(((k.n * 1000003 + k.c) * 1000003 + k.s) * 2 + k.to_last);
+    }
+  };
+  struct Entry {
+    dnnl::reorder prim;
+    memory::desc from, to;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<Key, std::shared_ptr<const Entry>, KeyHash> cache;
+  const Key key{N, C, S, to_channel_last ? 1 : 0};
+  std::shared_ptr<const Entry> e;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) e = it->second;
+  }
+  if (!e) {
+    auto made = std::make_shared<Entry>();
+    const memory::desc cf({N, C, S}, memory::data_type::f32, Tag::ncw);
+    const memory::desc cl({N, C, S}, memory::data_type::f32, Tag::nwc);
+    made->from = to_channel_last ? cf : cl;
+    made->to = to_channel_last ? cl : cf;
+    made->prim = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), made->from, Engine(),
+                                                             made->to));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() > 1024) cache.clear();
+    e = cache.emplace(key, made).first->second;
+  }
+  UseBackendThreads();
+  try {
+    memory from(e->from, Engine(), const_cast<float*>(src)), to(e->to, Engine(), dst);
+    e->prim.execute(Stream(), from, to);
+    Stream().wait();
+  } catch (const dnnl::error& err) {
+    HN_THROW(kInternal) << "re-layout of (" << N << ", " << C << ", " << S << ") failed ("
+                        << err.what() << ")";
+  }
+}
+
+void SetBackendThreads(int num_threads) {
+  g_threads.store(num_threads, std::memory_order_relaxed);
+  omp_set_num_threads(num_threads);
+}
+
+int BackendThreads() {
+  const int n = g_threads.load(std::memory_order_relaxed);
+  return n > 0 ? n : omp_get_max_threads();
+}
+
+std::string BackendDescription() {
+  const dnnl_version_t* v = dnnl_version();
+  std::ostringstream os;
+  os << "oneDNN " << v->major << "." << v->minor << "." << v->patch << ", ISA "
+     << dnnl_cpu_isa2str(static_cast<dnnl_cpu_isa_t>(dnnl::get_effective_cpu_isa()))
+     << ", OpenMP threads " << BackendThreads();
+  return os.str();
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,75 @@
+// The CPU backend of Convolution and Deconvolution (eager and graph alike): oneDNN primitives on
+// channel-last data (NWC, NHWC, NDHWC), weights re-laid-out once into the primitive's blocked
+// format and kept with the weight array (ndarray/storage.h), and a fused epilogue:
+//
+//   y = act(((conv(x, w) + bias) * bn_scale + bn_shift) + residual)
+//
+// where every step is optional and rounds exactly as the separate ops do (BatchNorm's kernel
+// computes x * scale + shift with the same scale and shift; the residual add and relu are single
+// float operations), so a graph that fuses them gives the bits of the ops run one by one. Callers
+// with channel-first data (eager Convolution) get it re-laid-out around the same primitive.
+//
+// fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
+// is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
+// algorithm (see docs/performance.md for the error bound).
+//
+// Thread count: oneDNN runs on OpenMP; SetBackendThreads (hybridnet::SetNumThreads) sets the
+// count every thread's next primitive uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hybridnet/ndarray.h"
+#include "hybridnet/op.h"
+
+namespace hybridnet {
+namespace internal {
+
+/// One convolution or deconvolution call: geometry (spatial values in the first nd slots) and
+/// the epilogue. Plain integers only, so it hashes and compares as bytes.
+struct ConvSpec {
+  int64_t deconv = 0;
+  int64_t nd = 2;  ///< spatial dims, 1..3
+  int64_t channel_last = 0;  ///< data, residual and output are (N, spatial..., C)
+  int64_t N = 0, C = 0, F = 0, G = 1;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dilate[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
+  int64_t bias = 0;
+  int64_t bn = 0;
+  int64_t residual = 0;
+  int64_t relu = 0;
+  int64_t fast_math = 0;
+};
+
+/// The arrays of one call. Weights are in MXNet's layout: (F, C/G, k...) for convolution,
+/// (C, F/G, k...) for deconvolution. `*_array` are the NDArrays behind the pointers when the
+/// caller has them (OpContext::input_arrays), so derived layouts are kept; else null.
+struct ConvArgs {
+  const float* data = nullptr;
+  const float* weight = nullptr;
+  const NDArray* weight_array = nullptr;
+  const float* bias = nullptr;
+  const NDArray* bias_array = nullptr;
+  const float* bn_scale = nullptr;  ///< per output channel, see BatchNormScaleShift
+  const float* bn_shift = nullptr;
+  const NDArray* const* bn_arrays = nullptr;  ///< gamma, beta, moving_mean, moving_var (4)
+  const float* residual = nullptr;
+  float* out = nullptr;
+};
+
+void RunConvolution(const ConvSpec& spec, const ConvArgs& args);
+
+/// Copies channel-first data (N, C, S) to channel-last (N, S, C), or back; S is the product of
+/// the spatial dims. Exact (a copy).
+void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last);
+
+/// Threads every later oneDNN primitive runs with (>= 1), on every thread.
+void SetBackendThreads(int num_threads);
+int BackendThreads();
+
+/// "oneDNN 2.6.3, ISA avx512_core (...)" for benchmarks and `hybridnet info`.
+std::string BackendDescription();
+
+}  // namespace internal
+}  // namespace hybridnet

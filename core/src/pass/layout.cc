@@ -1,0 +1,177 @@
+// Channel-last layout for convolutional graphs (see passes.h). Convolutions run on channel-last
+// data (oneDNN's preferred layout on CPUs, convolution_backend.h); the ops between them keep
+// that layout when they can do so with the same arithmetic:
+//  * Pooling: its layout attribute (NWC, NHWC, NDHWC);
+//  * BatchNorm: its channel axis moves last;
+//  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
+//  * Concat along the channels;
+// and every other reader, and the graph's outputs, get the data back channel-first. Each entry
+// is converted at most once per direction, whatever the number of its readers.
+#include <map>
+#include <string>
+#include <utility>
+
+#include "pass/passes.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+const char* ChannelLastName(size_t spatial_rank) {
+  return spatial_rank == 1 ? "NWC" : spatial_rank == 2 ? "NHWC" : "NDHWC";
+}
+
+bool IsChannelFirstName(const std::string& layout) {
+  return layout.empty() || layout == "None" || layout == "NCW" || layout == "NCHW" ||
+         layout == "NCDHW";
+}
+
+std::string Attr(const Node& node, const std::string& key, const std::string& fallback) {
+  auto it = node.attrs.dict.find(key);
+  return it == node.attrs.dict.end() ? fallback : it->second;
+}
+
+// An axis attribute resolved against `ndim` (negative counts from the end).
+int64_t ResolvedAxis(const std::string& text, size_t ndim) {
+  const int64_t axis = std::stoll(text);
+  return axis < 0 ? axis + static_cast<int64_t>(ndim) : axis;
+}
+
+Shape ChannelLastShape(const Shape& s) {
+  std::vector<int64_t> d = {s[0]};
+  d.insert(d.end(), s.begin() + 2, s.end());
+  d.push_back(s[1]);
+  return Shape(d);
+}
+
+class LayoutPass {
+ public:
+  LayoutPass(Symbol* graph, const std::vector<Shape>& shapes, bool fast_math)
+      : graph_(graph), g_(graph->outputs), shapes_(shapes), fast_math_(fast_math),
+        last_(g_.num_entries(), false) {}
+
+  size_t Run() {
+    const OpRegistry& registry = OpRegistry::Global();
+    const Op* convolution = registry.Find("Convolution");
+    const Op* fused_convolution = registry.Find("_hn_convolution");
+    const Op* pooling = registry.Find("Pooling");
+    const Op* batch_norm = registry.Find("BatchNorm");
+    const Op* batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
+    const Op* concat = registry.Find("Concat");
+    for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
+      Node* node = g_[nid].owner.get();
+      if (node->IsVariable()) continue;
+      const Op* op = node->attrs.op;
+      const Shape& out0 = shapes_[g_.entry_id(nid, 0)];
+      const size_t rank = out0.ndim() >= 3 ? out0.ndim() - 2 : 0;
+      if ((op == convolution || op == fused_convolution) && rank >= 1 && rank <= 3 &&
+          IsChannelFirstName(Attr(*node, "layout", ""))) {
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = ChannelLastName(rank);
+        if (fast_math_) dict["fast_math"] = "True";
+        node->attrs = MakeNodeAttrs(*fused_convolution, node->attrs.name, dict);
+        SetInputLast(nid, 0);
+        if (Attr(*node, "residual", "False") == "True") SetInputLast(nid, node->inputs.size() - 1);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
+                 IsChannelFirstName(Attr(*node, "layout", ""))) {
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = ChannelLastName(rank);
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if ((op == batch_norm || op == batch_norm_relu) && rank >= 1 && InputLast(nid, 0) &&
+                 ResolvedAxis(Attr(*node, "axis", "1"), out0.ndim()) == 1) {
+        AttrDict dict = node->attrs.dict;
+        dict["axis"] = std::to_string(out0.ndim() - 1);
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (op->pattern == OpPattern::kElemwise && node->NumOutputs() == 1 && rank >= 1 &&
+                 AnyInputLast(nid)) {
+        for (size_t i = 0; i < node->inputs.size(); ++i) SetInputLast(nid, i);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (op == concat && rank >= 1 && AnyInputLast(nid) &&
+                 ResolvedAxis(Attr(*node, "dim", "1"), out0.ndim()) == 1) {
+        AttrDict dict = node->attrs.dict;
+        dict["dim"] = std::to_string(out0.ndim() - 1);
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        for (size_t i = 0; i < node->inputs.size(); ++i) SetInputLast(nid, i);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else {
+        for (size_t i = 0; i < node->inputs.size(); ++i) SetInputFirst(nid, i);
+      }
+    }
+    for (size_t i = 0; i < graph_->outputs.size(); ++i) {
+      const uint32_t eid = g_.entry_id(g_.outputs()[i]);
+      if (last_[eid]) graph_->outputs[i] = Converted(graph_->outputs[i], eid, false);
+    }
+    return relayouts_;
+  }
+
+ private:
+  uint32_t InputEntry(uint32_t nid, size_t i) const { return g_.entry_id(g_[nid].inputs[i]); }
+  bool InputLast(uint32_t nid, size_t i) const { return last_[InputEntry(nid, i)]; }
+  bool AnyInputLast(uint32_t nid) const {
+    for (size_t i = 0; i < g_[nid].inputs.size(); ++i)
+      if (InputLast(nid, i)) return true;
+    return false;
+  }
+
+  void SetInputLast(uint32_t nid, size_t i) {
+    if (InputLast(nid, i)) return;
+    Node* node = g_[nid].owner.get();
+    node->inputs[i] = Converted(node->inputs[i], InputEntry(nid, i), true);
+  }
+
+  void SetInputFirst(uint32_t nid, size_t i) {
+    if (!InputLast(nid, i)) return;
+    Node* node = g_[nid].owner.get();
+    node->inputs[i] = Converted(node->inputs[i], InputEntry(nid, i), false);
+  }
+
+  // Entry `e` (id `eid` in the original numbering) in the other layout, made once.
+  NodeEntry Converted(const NodeEntry& e, uint32_t eid, bool to_last) {
+    auto key = std::make_pair(eid, to_last);
+    auto it = converted_.find(key);
+    if (it != converted_.end()) return it->second;
+    const Shape& logical = shapes_[eid];
+    int64_t spatial = 1;
+    for (size_t i = 2; i < logical.ndim(); ++i) spatial *= logical[i];
+    auto node = std::make_shared<Node>();
+    const std::string name = e.node->name() + (to_last ? "_channel_last" : "_channel_first");
+    if (logical[1] == 1 || spatial == 1) {
+      // Both layouts are the same bytes: a zero-copy view with the other shape.
+      const Shape target = to_last ? ChannelLastShape(logical) : logical;
+      node->attrs = MakeNodeAttrs("Reshape", name, {{"shape", target.ToString()}});
+    } else {
+      node->attrs = MakeNodeAttrs("_hn_relayout", name,
+                                  {{"channel_last", to_last ? "True" : "False"}});
+      ++relayouts_;
+    }
+    node->inputs = {e};
+    NodeEntry out{node, 0, 0};
+    converted_[key] = out;
+    return out;
+  }
+
+  Symbol* graph_;
+  IndexedGraph g_;
+  const std::vector<Shape>& shapes_;
+  bool fast_math_;
+  std::vector<bool> last_;  // per original entry: produced channel-last
+  std::map<std::pair<uint32_t, bool>, NodeEntry> converted_;
+  size_t relayouts_ = 0;
+};
+
+}  // namespace
+
+Symbol ChannelLastLayout(const Symbol& symbol, const std::vector<Shape>& shapes, bool fast_math,
+                         size_t* num_relayouts) {
+  Symbol graph = symbol.Copy();
+  LayoutPass pass(&graph, shapes, fast_math);
+  *num_relayouts = pass.Run();
+  return graph;
+}
+
+}  // namespace internal
+}  // namespace hybridnet
