@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make ccache pkg-config
   libgtest-dev libbenchmark-dev
-  libopenblas-dev nlohmann-json3-dev
+  libopenblas-dev libdnnl-dev nlohmann-json3-dev
   swig r-base-dev r-cran-testthat
   default-jdk-headless maven libopenblas0
   abigail-tools

@@ -158,6 +158,7 @@ struct hn_predictor {
   std::vector<bool> handed_out;  // output shared with a tensor handle: the next forward replaces it
   bool has_outputs = false;
   size_t plans_seen = 0;
+  bool fast_math = false;  // hn_predictor_set_fast_math
   hn_capi::LiveHandle live{};
 };
 

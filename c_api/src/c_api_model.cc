@@ -49,9 +49,19 @@ hn_model* NewModel(std::shared_ptr<ModelData> data) {
   return handle.release();
 }
 
-hn_predictor* NewPredictor(std::shared_ptr<const ModelData> model) {
+// Every predictor of a model binds the model's parameter arrays (never copies): the weights
+// convolutions re-lay-out are kept with those arrays, so all predictors share them too.
+std::unique_ptr<hn::GraphExecutor> NewExecutor(const ModelData& model, bool fast_math) {
+  hn::ExecutorOptions options;
+  options.fast_math = fast_math;
+  return std::make_unique<hn::GraphExecutor>(model.symbol, model.input_names, model.params,
+                                             options);
+}
+
+hn_predictor* NewPredictor(std::shared_ptr<const ModelData> model, bool fast_math) {
   auto p = std::make_unique<hn_predictor>();
-  p->executor = std::make_unique<hn::GraphExecutor>(model->symbol, model->input_names, model->params);
+  p->executor = NewExecutor(*model, fast_math);
+  p->fast_math = fast_math;
   size_t n = model->input_names.size();
   p->inputs.resize(n);
   p->input_owned.assign(n, false);
@@ -207,7 +217,7 @@ int hn_predictor_create(const hn_model* model, hn_predictor** out) noexcept {
   HN_API_BEGIN();
   CheckHandle(model, "model");
   CheckOut(out, "out");
-  *out = NewPredictor(model->data);
+  *out = NewPredictor(model->data, false);
   HN_API_END();
 }
 
@@ -215,11 +225,24 @@ int hn_predictor_clone(const hn_predictor* predictor, hn_predictor** out) noexce
   HN_API_BEGIN();
   CheckHandle(predictor, "predictor");
   CheckOut(out, "out");
-  *out = NewPredictor(predictor->model);
+  *out = NewPredictor(predictor->model, predictor->fast_math);
   HN_API_END();
 }
 
 void hn_predictor_free(hn_predictor* predictor) noexcept { delete predictor; }
+
+int hn_predictor_set_fast_math(hn_predictor* predictor, int enable) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(predictor, "predictor");
+  HN_CHECK(enable == 0 || enable == 1, kInvalidArgument)
+      << "argument 'enable' must be 0 or 1, got " << enable;
+  if (predictor->fast_math != (enable == 1)) {
+    predictor->executor = NewExecutor(*predictor->model, enable == 1);
+    predictor->fast_math = enable == 1;
+    predictor->plans_seen = 0;
+  }
+  HN_API_END();
+}
 
 int hn_predictor_set_input(hn_predictor* predictor, const char* name, int dtype,
                            const int64_t* shape, int ndim, const void* data,

@@ -408,6 +408,52 @@ static void test_mxnet_fixtures(void) {
   run_fixture("cifar_resnet20_v2", 0, cifar, 4, 10);
 }
 
+/* hn_predictor_set_fast_math on a ResNet (3x3 convolutions, BatchNorm): within 1e-4 of the
+ * largest output of the default predictor, inherited by clones, off again gives the default
+ * bits; bad values and handles are errors. */
+static void test_fast_math(void) {
+  char fixture_prefix[1024];
+  hn_model* model = NULL;
+  hn_predictor *exact = NULL, *fast = NULL, *clone = NULL;
+  int64_t shape[4] = {2, 3, 32, 32};
+  float x[2 * 3 * 32 * 32], y_exact[20], y_fast[20], y_clone[20], y_back[20];
+  float scale = 0.f, diff = 0.f;
+  int i;
+  snprintf(fixture_prefix, sizeof fixture_prefix, "%s/cifar_resnet20_v1", HN_FIXTURES_DIR);
+  for (i = 0; i < 2 * 3 * 32 * 32; ++i) x[i] = (float)(i % 29) / 29.f;
+  HN_EXPECT_OK(hn_model_load(fixture_prefix, 0, &model));
+  if (model == NULL) return;
+  HN_EXPECT_OK(hn_predictor_create(model, &exact));
+  HN_EXPECT_OK(hn_predictor_create(model, &fast));
+  HN_EXPECT_ERR(hn_predictor_set_fast_math(fast, 2), HN_ERR_INVALID_ARGUMENT, "'enable'");
+  HN_EXPECT_ERR(hn_predictor_set_fast_math(NULL, 1), HN_ERR_INVALID_ARGUMENT, "predictor");
+  HN_EXPECT_OK(hn_predictor_set_fast_math(fast, 1));
+  HN_EXPECT_OK(hn_predictor_clone(fast, &clone));
+  HN_EXPECT_OK(hn_predictor_set_input(exact, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_set_input(fast, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_set_input(clone, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_forward(exact));
+  HN_EXPECT_OK(hn_predictor_forward(fast));
+  HN_EXPECT_OK(hn_predictor_forward(clone));
+  HN_EXPECT_OK(hn_predictor_get_output(exact, 0, y_exact, sizeof y_exact));
+  HN_EXPECT_OK(hn_predictor_get_output(fast, 0, y_fast, sizeof y_fast));
+  HN_EXPECT_OK(hn_predictor_get_output(clone, 0, y_clone, sizeof y_clone));
+  for (i = 0; i < 20; ++i) {
+    scale = fmaxf(scale, fabsf(y_exact[i]));
+    diff = fmaxf(diff, fabsf(y_fast[i] - y_exact[i]));
+  }
+  HN_EXPECT(diff <= 1e-4f * scale);
+  HN_EXPECT(memcmp(y_fast, y_clone, sizeof y_fast) == 0);
+  HN_EXPECT_OK(hn_predictor_set_fast_math(fast, 0));
+  HN_EXPECT_OK(hn_predictor_forward(fast));
+  HN_EXPECT_OK(hn_predictor_get_output(fast, 0, y_back, sizeof y_back));
+  HN_EXPECT(memcmp(y_back, y_exact, sizeof y_back) == 0);
+  hn_predictor_free(clone);
+  hn_predictor_free(fast);
+  hn_predictor_free(exact);
+  hn_model_free(model);
+}
+
 /* Heads that are views of intermediates (Flatten(relu(x))) next to later nodes that could
  * recycle their buffers (sigmoid(tanh(x))), as detectors end: the predictor's outputs are
  * relu(x) and sigmoid(tanh(x)), the same as op by op, for two batch sizes in turn. */
@@ -473,5 +519,6 @@ HN_TEST_MAIN(model,
              HN_RUN(test_params_without_names_or_weights)
              HN_RUN(test_predictor_errors)
              HN_RUN(test_mxnet_fixtures)
+             HN_RUN(test_fast_math)
              HN_RUN(test_view_heads)
              HN_RUN(teardown))

@@ -557,8 +557,14 @@ HN_CONFORMANCE_CASES(Pooling) {
        "ndhwc_avg"},
       {{2, 5, 5, 32}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NHWC"), "nhwc_global_avg"},
   };
-  for (const auto& s : specs)
-    cases->push_back(PoolCase(std::get<0>(s), std::get<1>(s), std::get<2>(s)));
+  for (const auto& s : specs) {
+    OpCase c = PoolCase(std::get<0>(s), std::get<1>(s), std::get<2>(s));
+    if (std::get<1>(s).convention == S) {
+      c = NotInMXNet(c, "MXNet 1.9.1's shape inference fails on pooling_convention 'same' "
+                        "(tuple index 1 out of range for the 1-D kernel)");
+    }
+    cases->push_back(c);
+  }
 
   // MXNet's average divisor, on x = 1..n: kernel 3, stride 2, pad 1, full on 5 values gives the
   // windows [-1, 2), [1, 4), [3, 6); the last stops at the padded edge (6), so it divides by 3
@@ -683,7 +689,12 @@ HN_CONFORMANCE_CASES(BatchNorm) {
     b.axis = c.axis;
     cases->push_back(BnCase("BatchNorm", a, c.data, b, c.note));
     b.relu = true;
-    cases->push_back(BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note));
+    OpCase with_relu = BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note);
+    if (c.data.size() != 4 || c.axis != 1) {
+      with_relu = NotInMXNet(with_relu, "MXNet runs _contrib_BatchNormWithReLU only through "
+                                        "MKLDNN, on 4-D data normalized along axis 1");
+    }
+    cases->push_back(with_relu);
   }
   // Every attribute at its default.
   cases->push_back(BnCase("BatchNorm", {}, {2, 3, 4, 4}, BnSpec{}, "no_attrs"));
@@ -714,7 +725,7 @@ HN_CONFORMANCE_CASES(BatchNorm) {
   train_relu.mean_var = false;
   cases->push_back(WithTol(Training(BnCase("_contrib_BatchNormWithReLU",
                                            {{"fix_gamma", "False"}, {"eps", "1e-05"}},
-                                           {3, 2, 4}, train_relu, "training")),
+                                           {3, 2, 4, 3}, train_relu, "training")),
                            1e-4, 1e-4));
   // use_global_stats keeps the moving statistics in training too.
   BnSpec global;

@@ -635,6 +635,15 @@ HN_API int hn_predictor_clone(const hn_predictor* predictor, hn_predictor** out)
 /** Releases a predictor. Accepts NULL. */
 HN_API void hn_predictor_free(hn_predictor* predictor) HN_NOEXCEPT;
 
+/** With `enable` 1, lets this predictor's convolutions trade the last bits for speed: BatchNorm
+ *  folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where oneDNN has
+ *  it. Outputs then differ from the default (which equals op-by-op execution bit for bit) by a
+ *  relative error bounded in docs/performance.md (about 1e-5 of the largest output on the
+ *  benchmarked networks). 0 (the default) turns it off; anything else is
+ *  HN_ERR_INVALID_ARGUMENT. Takes effect at the next forward (which plans again); clones made
+ *  afterwards inherit it. Needs exclusive use of the predictor. */
+HN_API int hn_predictor_set_fast_math(hn_predictor* predictor, int enable) HN_NOEXCEPT;
+
 /** Sets input `name` for the next forwards: `data` holds `data_bytes` bytes (exactly the
  *  shape's size) of `dtype` and is copied. Unknown names are HN_ERR_NOT_FOUND listing the
  *  inputs. Inputs never set are fed zeros of their inferred shape (as MXNet does for labels). */
