@@ -16,6 +16,7 @@
 
 #include "hybridnet/base.h"
 #include "ndarray/storage.h"
+#include "ops/nn/activation-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -76,7 +77,7 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
-enum ScratchSlot { kSrcSlot, kDstSlot, kWeightSlot, kFoldSlot };
+enum ScratchSlot { kSrcSlot, kDstSlot, kResidualSlot, kFoldSlot };
 
 Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
 Tag ChannelFirstTag(int64_t nd) { return nd == 1 ? Tag::ncw : nd == 2 ? Tag::nchw : Tag::ncdhw; }
@@ -135,11 +136,19 @@ struct ConvPrimitive {
   dnnl::primitive prim;
   memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md, channel_md;
   bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
+  // The epilogue runs after the primitive, with the same float operations, instead of as
+  // oneDNN post-ops: when the post-ops would make oneDNN pick another kernel than the
+  // convolution alone gets (whose sums would then differ from the unfused op's), and for a
+  // single output position (batch 1, spatial size 1), where oneDNN takes the per-channel
+  // BatchNorm values for a full tensor.
+  bool epilogue_after = false;
   bool has_bias = false;
   std::string weight_key;
-  // For channel-first callers: their layout and the reorders to and from the primitive's.
-  memory::desc src_cf_md, dst_cf_md;
-  dnnl::reorder src_to_cl, dst_to_cl, dst_to_cf;
+  // The caller's layouts (channel-first or channel-last) and, where the primitive wants another
+  // one (channel-first callers; Winograd's blocked layouts), the reorders between them.
+  memory::desc caller_src_md, caller_dst_md;
+  bool reorder_src = false, reorder_dst = false;
+  dnnl::reorder src_in, residual_in, dst_out;
 };
 
 std::string SpecText(const ConvSpec& s) {
@@ -152,6 +161,8 @@ std::string SpecText(const ConvSpec& s) {
 
 std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   auto p = std::make_shared<ConvPrimitive>();
+  // Channel-last data for the primitive (oneDNN's fastest direct kernels take it), whatever the
+  // caller's layout.
   const Tag cl = ChannelLastTag(s.nd);
   p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, cl);
   p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, cl);
@@ -168,16 +179,23 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   const memory::dims stride = Spatial(s.stride, s.nd), pad_l = Spatial(s.pad_l, s.nd),
                      pad_r = Spatial(s.pad_r, s.nd);
 
-  dnnl::post_ops ops;
-  if (s.bn && !p->fold_bn) {
-    ops.append_binary(dnnl::algorithm::binary_mul, p->channel_md);
-    ops.append_binary(dnnl::algorithm::binary_add, p->channel_md);
-  }
-  if (s.residual) ops.append_sum(1.f);
-  // max(x, 0): internal::ReluOf's bits, NaN and -0 included.
-  if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  int64_t positions = s.N;
+  for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
+  p->epilogue_after = !s.fast_math && positions == 1 && (s.bn || s.residual || s.relu);
+  auto post_ops = [&]() {
+    dnnl::post_ops ops;
+    if (p->epilogue_after) return ops;
+    if (s.bn && !p->fold_bn) {
+      ops.append_binary(dnnl::algorithm::binary_mul, p->channel_md);
+      ops.append_binary(dnnl::algorithm::binary_add, p->channel_md);
+    }
+    if (s.residual) ops.append_sum(1.f);
+    // max(x, 0): internal::ReluOf's bits, NaN and -0 included.
+    if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    return ops;
+  };
   dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
+  attr.set_post_ops(post_ops());
   const auto prop = dnnl::prop_kind::forward_inference;
   try {
     if (s.deconv) {
@@ -194,11 +212,16 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
                                   s.dilate[0] == 1 && s.dilate[1] == 1;
       bool made = false;
       if (winograd_shape) {
+        // Winograd kernels work on blocked data: the layouts are theirs to choose.
         try {
-          dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_winograd,
-                                            p->src_md, weight_any, p->bias_md, p->dst_md, stride,
-                                            dilate, pad_l, pad_r);
+          const memory::desc src_any(p->src_md.dims(), memory::data_type::f32, Tag::any);
+          const memory::desc dst_any(p->dst_md.dims(), memory::data_type::f32, Tag::any);
+          dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_winograd, src_any,
+                                            weight_any, p->bias_md, dst_any, stride, dilate,
+                                            pad_l, pad_r);
           pd = dnnl::convolution_forward::primitive_desc(d, attr, Engine());
+          p->src_md = pd.src_desc();
+          p->dst_md = pd.dst_desc();
           made = true;
         } catch (const dnnl::error&) {
           made = false;  // no Winograd kernel for this CPU or shape: the direct one below
@@ -209,6 +232,28 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
                                           weight_any, p->bias_md, p->dst_md, stride, dilate,
                                           pad_l, pad_r);
         pd = dnnl::convolution_forward::primitive_desc(d, attr, Engine());
+        if (positions == 1) {
+          // A single output position is a matrix-vector product (a classifier written as a
+          // convolution): oneDNN's GEMM-based kernel does it several times faster than the
+          // direct ones it lists first.
+          dnnl::convolution_forward::primitive_desc candidate(d, attr, Engine());
+          do {
+            if (std::strstr(candidate.impl_info_str(), "gemm") != nullptr) {
+              pd = candidate;
+              break;
+            }
+          } while (candidate.next_impl());
+        }
+        const bool exact = !s.fast_math && (s.bn || s.residual || s.relu);
+        if (exact && !p->epilogue_after) {
+          const dnnl::convolution_forward::primitive_desc alone(d, Engine());
+          if (std::string(alone.impl_info_str()) != pd.impl_info_str() ||
+              alone.weights_desc() != pd.weights_desc()) {
+            p->epilogue_after = true;
+            attr.set_post_ops(post_ops());
+            pd = dnnl::convolution_forward::primitive_desc(d, attr, Engine());
+          }
+        }
       }
       p->weight_md = pd.weights_desc();
       p->prim = dnnl::convolution_forward(pd);
@@ -218,17 +263,18 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   }
   p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
                   DescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
-  if (!s.channel_last) {
-    p->src_cf_md = memory::desc(p->src_md.dims(), memory::data_type::f32, ChannelFirstTag(s.nd));
-    p->dst_cf_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, ChannelFirstTag(s.nd));
-    p->src_to_cl = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->src_cf_md, Engine(),
-                                                               p->src_md));
-    p->dst_to_cf = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->dst_md, Engine(),
-                                                               p->dst_cf_md));
-    if (s.residual) {
-      p->dst_to_cl = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), p->dst_cf_md,
-                                                                 Engine(), p->dst_md));
-    }
+  const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
+  p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, caller);
+  p->caller_dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, caller);
+  auto reorder = [](const memory::desc& from, const memory::desc& to) {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+  };
+  p->reorder_src = p->caller_src_md != p->src_md;
+  p->reorder_dst = p->caller_dst_md != p->dst_md;
+  if (p->reorder_src) p->src_in = reorder(p->caller_src_md, p->src_md);
+  if (p->reorder_dst) {
+    p->dst_out = reorder(p->dst_md, p->caller_dst_md);
+    if (s.residual && !p->epilogue_after) p->residual_in = reorder(p->caller_dst_md, p->dst_md);
   }
   return p;
 }
@@ -364,22 +410,29 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   Scratch& scratch = ThreadScratch();
   const dnnl::engine& engine = Engine();
   try {
-    memory src, dst;
-    if (s.channel_last) {
-      src = memory(p->src_md, engine, const_cast<float*>(a.data));
-      dst = memory(p->dst_md, engine, a.out);
-      if (s.residual && a.residual != a.out) {
-        std::memcpy(a.out, a.residual, p->dst_md.get_size());
+    memory src(p->src_md, engine, const_cast<float*>(a.data));
+    if (p->reorder_src) {
+      memory user_src(p->caller_src_md, engine, const_cast<float*>(a.data));
+      src.set_data_handle(scratch.Get(kSrcSlot, p->src_md.get_size() / sizeof(float)));
+      p->src_in.execute(stream, user_src, src);
+    }
+    // The residual, kept aside when the epilogue runs afterwards (the output may overwrite it).
+    const float* residual = a.residual;
+    if (p->epilogue_after && s.residual && a.residual == a.out) {
+      const size_t count = p->caller_dst_md.get_size() / sizeof(float);
+      float* kept = scratch.Get(kResidualSlot, count);
+      std::memcpy(kept, a.residual, count * sizeof(float));
+      residual = kept;
+    }
+    memory dst(p->dst_md, engine, a.out);
+    if (p->reorder_dst) {
+      dst.set_data_handle(scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float)));
+      if (s.residual && !p->epilogue_after) {
+        memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
+        p->residual_in.execute(stream, user_res, dst);
       }
-    } else {
-      memory user_src(p->src_cf_md, engine, const_cast<float*>(a.data));
-      src = memory(p->src_md, engine, scratch.Get(kSrcSlot, p->src_md.get_size() / sizeof(float)));
-      p->src_to_cl.execute(stream, user_src, src);
-      dst = memory(p->dst_md, engine, scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float)));
-      if (s.residual) {
-        memory user_res(p->dst_cf_md, engine, const_cast<float*>(a.residual));
-        p->dst_to_cl.execute(stream, user_res, dst);
-      }
+    } else if (s.residual && !p->epilogue_after && a.residual != a.out) {
+      std::memcpy(a.out, a.residual, p->dst_md.get_size());
     }
     std::unordered_map<int, memory> args;
     args[DNNL_ARG_SRC] = src;
@@ -398,11 +451,24 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
           memory(p->channel_md, engine, const_cast<float*>(a.bn_shift));
     }
     p->prim.execute(stream, args);
-    if (!s.channel_last) {
-      memory user_dst(p->dst_cf_md, engine, a.out);
-      p->dst_to_cf.execute(stream, dst, user_dst);
+    if (p->reorder_dst) {
+      memory user_dst(p->caller_dst_md, engine, a.out);
+      p->dst_out.execute(stream, dst, user_dst);
     }
     stream.wait();
+    if (p->epilogue_after) {
+      // In the order the separate ops compute it: BatchNorm, the residual add, relu.
+      int64_t spatial = 1;
+      for (int64_t i = 0; i < s.nd; ++i) spatial *= s.out[i];
+      const int64_t total = s.N * s.F * spatial;
+      for (int64_t i = 0; i < total; ++i) {
+        const int64_t f = s.channel_last ? i % s.F : (i / spatial) % s.F;
+        float v = a.out[i];
+        if (s.bn) v = v * a.bn_scale[f] + a.bn_shift[f];
+        if (s.residual) v = v + residual[i];
+        a.out[i] = s.relu ? ReluOf(v) : v;
+      }
+    }
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
   }
