@@ -267,6 +267,12 @@ HN_CONFORMANCE_CASES(Convolution) {
        "depthwise_3d"},
       {{{1, 5, 6, 6}, 5, {3, 3}, {1, 1}, {3, 3}, {1, 1}, 5, false}, "depthwise_pad_above_kernel"},
       {{{1, 32, 14, 14}, 32, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 32, false}, "depthwise_mobilenet"},
+      // 16-channel multiples (our own 3x3 depthwise kernel): stride 1 and 2, pad 0 and 1,
+      // widths that leave positions outside four-wide steps, batch 2.
+      {{{2, 16, 9, 19}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 16, false}, "depthwise16_s1"},
+      {{{1, 48, 12, 13}, 48, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 48, true}, "depthwise48_s2"},
+      {{{1, 32, 7, 11}, 32, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 32, false}, "depthwise32_pad0"},
+      {{{2, 16, 10, 10}, 16, {3, 3}, {2, 2}, {0, 0}, {1, 1}, 16, true}, "depthwise16_s2_pad0"},
   };
   for (const auto& c : depthwise) cases->push_back(ConvCase(c.first, c.second));
   const std::vector<std::pair<ConvSpec, std::string>> other_ranks = {

@@ -1,6 +1,7 @@
 // Conformance cases for the internal ops the graph optimizer makes: _hn_convolution (Convolution
 // with BatchNorm, residual add and activation fused, channel-first or channel-last) and
 // _hn_relayout. fusion_test.cc tests the passes over whole graphs.
+#include <algorithm>
 #include <string>
 
 #include "conformance.h"
@@ -20,7 +21,7 @@ struct FusedSpec {
   bool bn = false;
   bool fix_gamma = false;
   bool residual = false;
-  std::string act;  // empty: none
+  std::string act;  // empty: none; "clip" is clip(0, 6)
   bool channel_last = false;
 };
 
@@ -44,7 +45,9 @@ RefFn FusedConvRef(FusedSpec f) {
       const RefTensor r = first(in[next]);
       for (int64_t i = 0; i < y.size(); ++i) y[i] += r[i];
     }
-    if (!f.act.empty()) {
+    if (f.act == "clip") {
+      for (int64_t i = 0; i < y.size(); ++i) y[i] = std::min(std::max(y[i], 0.0), 6.0);
+    } else if (!f.act.empty()) {
       auto act = Act(f.act);
       for (int64_t i = 0; i < y.size(); ++i) y[i] = act(y[i]);
     }
@@ -98,7 +101,13 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
     a["residual"] = "True";
     in.push_back(layout(out));
   }
-  if (!f.act.empty()) a["act_type"] = f.act;
+  if (f.act == "clip") {
+    a["clip"] = "True";
+    a["clip_a_min"] = "0";
+    a["clip_a_max"] = "6";
+  } else if (!f.act.empty()) {
+    a["act_type"] = f.act;
+  }
   OpCase c = Case("_hn_convolution", a, in, FusedConvRef(f), note);
   c = WithGen(c, [bn_first](std::mt19937& rng, size_t input, int64_t i) {
     return FusedInput(bn_first, rng, input, i);
@@ -150,6 +159,17 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 16, 8, 8}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", cl),
         "pointwise_bn_residual" + l));
+    // ReLU6 after a pointwise and a depthwise convolution (MobileNet v2), stride 2 and a
+    // residual too.
+    cases->push_back(FusedCase(
+        {1, 16, 9, 9}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 32, 1, false), true, false, "clip", cl),
+        "pointwise_bn_clip" + l));
+    cases->push_back(FusedCase(
+        {2, 32, 9, 11}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 32, 32, true), true, true, "clip", cl),
+        "depthwise_bn_residual_clip" + l));
+    cases->push_back(FusedCase(
+        {1, 48, 10, 10}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 48, 48, false), true, false, "clip", cl),
+        "depthwise_s2_bn_clip" + l));
   }
   FusedSpec fixed = Spec(k3, true, false, "relu", true);
   fixed.fix_gamma = true;

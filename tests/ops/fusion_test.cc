@@ -156,6 +156,41 @@ TEST(ConvolutionFusion, ModelZooNetworksAreBitIdenticalToEager) {
   }
 }
 
+// ReLU6 fused into convolutions keeps the clip op's NaN and -0 behaviour (both pass through).
+TEST(ConvolutionFusion, FusedClipIsTheClipOp) {
+  Seed(11);
+  Symbol data = Symbol::Var("data");
+  Symbol x = data;
+  std::map<std::string, NDArray> params;
+  // pointwise (oneDNN) then depthwise (our kernel), each + BatchNorm + clip(0, 6)
+  for (int i = 0; i < 2; ++i) {
+    const std::string n = "c" + std::to_string(i);
+    AttrDict conv = {{"kernel", i ? "(3, 3)" : "(1, 1)"}, {"num_filter", "32"},
+                     {"no_bias", "True"}, {"pad", i ? "(1, 1)" : "(0, 0)"}};
+    if (i) conv["num_group"] = "32";
+    x = Symbol::Create("Convolution", {x}, conv, n);
+    x = Symbol::Create("BatchNorm", {x}, {{"fix_gamma", "False"}}, n + "_bn");
+    x = Symbol::Create("clip", {x}, {{"a_min", "0"}, {"a_max", "6"}}, n + "_clip");
+    params[n + "_weight"] = NDArray::RandomNormal({32, i ? 1 : 16, i ? 3 : 1, i ? 3 : 1});
+    params[n + "_bn_gamma"] = NDArray::RandomUniform({32}, 0.5f, 1.5f);
+    params[n + "_bn_beta"] = NDArray::RandomNormal({32});
+    params[n + "_bn_moving_mean"] = NDArray::RandomNormal({32}, 0.f, 0.1f);
+    params[n + "_bn_moving_var"] = NDArray::RandomUniform({32}, 0.5f, 1.5f);
+  }
+  NDArray input = NDArray::RandomNormal({1, 16, 6, 9});
+  float* v = input.data<float>();
+  v[0] = std::nanf("");  // NaN spreads through both convolutions
+  std::map<std::string, NDArray> values = params;
+  values["data"] = input;
+  const NDArray eager = testing_util::RunNodeByNode(x, values)[0];
+  GraphExecutor exec(x, {"data"}, params);
+  EXPECT_TRUE(BitEqual(exec.Forward({input})[0], eager));
+  EXPECT_EQ(exec.stats().num_fused, 4u);
+  int nans = 0;
+  for (int64_t i = 0; i < eager.size(); ++i) nans += std::isnan(eager.data<float>()[i]);
+  EXPECT_GT(nans, 0);
+}
+
 TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
   ConvNet n = MakeConvNet(false);
   GraphExecutor exec(n.symbol, {"data"}, n.params);

@@ -23,7 +23,7 @@ namespace hybridnet {
 namespace internal {
 
 /// Returns a copy of `symbol` with fusable patterns replaced by fused ops (see fuse.cc):
-/// Convolution + BatchNorm + elemwise_add + Activation -> _hn_convolution, FullyConnected +
+/// Convolution + BatchNorm + elemwise_add + Activation/clip -> _hn_convolution, FullyConnected +
 /// Activation -> _hn_fully_connected_act, BatchNorm + relu -> _contrib_BatchNormWithReLU.
 /// Numerics are unchanged unless `fast_math` (then fused convolutions may fold BatchNorm into
 /// their weights and use Winograd).

@@ -46,7 +46,7 @@ void ClipCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
   float* y = out[0].ptr<float>();
   const int64_t n = in[0].Size();
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > hi ? hi : (x[i] < lo ? lo : x[i]);
+  for (int64_t i = 0; i < n; ++i) y[i] = internal::ClipOf(x[i], lo, hi);
 }
 
 float ExpOf(float x) { return std::exp(x); }

@@ -1,6 +1,7 @@
 // Elementwise activation functions (MXNet's mshadow_op formulas), defined once and shared by
-// Activation, the unary ops (relu, sigmoid, tanh, softsign) and the fused
-// FullyConnected + Activation op, so every path produces bit-identical float32 results.
+// Activation, the unary ops (relu, sigmoid, tanh, softsign, clip) and the fused ops
+// (FullyConnected + Activation, the convolution epilogue), so every path produces bit-identical
+// float32 results.
 //
 //   d->Field("act_type", &P::act_type, ActTypeNames());   // parsed once into ActType
 //   ApplyActivation(p.act_type, in, out, n);             // in may equal out
@@ -37,6 +38,8 @@ inline float TanhOf(float x) { return std::tanh(x); }
 /// log(1 + e^x); returns x above 20, where the two agree in float.
 inline float SoftreluOf(float x) { return x > 20.f ? x : std::log1p(std::exp(x)); }
 inline float SoftsignOf(float x) { return x / (1.f + std::fabs(x)); }
+/// MXNet's clip, upper bound first: NaN passes through, and so does -0 with a bound of 0.
+inline float ClipOf(float x, float lo, float hi) { return x > hi ? hi : (x < lo ? lo : x); }
 
 template <typename F>
 inline void MapFloat(F f, const float* in, float* out, int64_t n) {

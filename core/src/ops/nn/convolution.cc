@@ -7,8 +7,8 @@
 // included; deconvolution is oneDNN's transposed convolution.
 //
 // "_hn_convolution" (internal, made by the graph optimizer) is a Convolution with an epilogue:
-// BatchNorm (inference), a residual add and an activation, in that order, each bit-identical to
-// the op it replaces, on channel-first or channel-last (NWC, NHWC, NDHWC) data.
+// BatchNorm (inference), a residual add and an activation or clip, in that order, each
+// bit-identical to the op it replaces, on channel-first or channel-last (NWC, NHWC, NDHWC) data.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -99,6 +99,8 @@ struct FusedConvolutionParam : ConvolutionParam {
   bool bn_fix_gamma = true;
   bool residual = false;
   std::optional<internal::ActType> act_type;
+  bool clip = false;
+  float clip_a_min = 0.f, clip_a_max = 0.f;
   bool fast_math = false;
 
   static void Declare(ParamDeclarer<FusedConvolutionParam>* d) {
@@ -119,6 +121,12 @@ struct FusedConvolutionParam : ConvolutionParam {
     d->Field("act_type", &FusedConvolutionParam::act_type, internal::ActTypeNames())
         .Default(std::nullopt)
         .Describe("Activation applied last.");
+    d->Field("clip", &FusedConvolutionParam::clip).Default(false)
+        .Describe("Applies clip(clip_a_min, clip_a_max) last (ReLU6), instead of act_type.");
+    d->Field("clip_a_min", &FusedConvolutionParam::clip_a_min).Default(0.f)
+        .Describe("The clip's a_min.");
+    d->Field("clip_a_max", &FusedConvolutionParam::clip_a_max).Default(0.f)
+        .Describe("The clip's a_max.");
     d->Field("fast_math", &FusedConvolutionParam::fast_math).Default(false)
         .Describe("Allows results that differ from the unfused ops in the last bits: BatchNorm "
                   "folded into the weights, Winograd for 3x3 stride-1 kernels.");
@@ -584,6 +592,9 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   const bool relu = p.act_type == internal::ActType::kRelu;
   s.relu = relu;
   s.fast_math = p.fast_math;
+  a.clip = p.clip;
+  a.clip_min = p.clip_a_min;
+  a.clip_max = p.clip_a_max;
   a.out = out[0].ptr<float>();
   internal::RunConvolution(s, a);
   if (p.act_type && !relu) {

@@ -17,6 +17,7 @@
 #include "hybridnet/base.h"
 #include "ndarray/storage.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/convolution_depthwise.h"
 
 namespace hybridnet {
 namespace internal {
@@ -400,9 +401,78 @@ std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvS
   return std::static_pointer_cast<const PackedWeights>(DerivedData(*a.weight_array, key, make));
 }
 
+// 3x3 depthwise, stride 1 or 2, pad 0 or 1, 2-D: our own kernel (convolution_depthwise.h).
+bool OwnDepthwise(const ConvSpec& s) {
+  return !s.deconv && s.nd == 2 && s.G == s.C && s.F == s.C && s.G > 1 && s.kernel[0] == 3 &&
+         s.kernel[1] == 3 && s.dilate[0] == 1 && s.dilate[1] == 1 && s.stride[0] == s.stride[1] &&
+         s.pad_l[0] == s.pad_l[1] && s.pad_r[0] == s.pad_l[0] && s.pad_r[1] == s.pad_l[1] &&
+         Depthwise3x3Supported(s.C, s.stride[0], s.pad_l[0]);
+}
+
+// The weights (C, 1, 3, 3) as [tap][C], kept with the weight array.
+struct DepthwiseWeights {
+  NDArray taps;
+};
+
+void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
+  auto make = [&] {
+    auto packed = std::make_shared<DepthwiseWeights>();
+    packed->taps = NDArray(Shape{9 * s.C});
+    float* t = packed->taps.data<float>();
+    for (int64_t c = 0; c < s.C; ++c)
+      for (int64_t k = 0; k < 9; ++k) t[k * s.C + c] = a.weight[c * 9 + k];
+    return std::static_pointer_cast<const void>(packed);
+  };
+  auto packed = std::static_pointer_cast<const DepthwiseWeights>(
+      a.weight_array ? DerivedData(*a.weight_array, "depthwise3x3", make) : make());
+  Scratch& scratch = ThreadScratch();
+  const int64_t in_spatial = s.in[0] * s.in[1], out_spatial = s.out[0] * s.out[1];
+  DepthwiseArgs d;
+  d.N = s.N;
+  d.H = s.in[0];
+  d.W = s.in[1];
+  d.C = s.C;
+  d.OH = s.out[0];
+  d.OW = s.out[1];
+  d.stride = s.stride[0];
+  d.pad = s.pad_l[0];
+  d.weight = packed->taps.data<float>();
+  d.bias = a.bias;
+  d.bn_scale = s.bn ? a.bn_scale : nullptr;
+  d.bn_shift = s.bn ? a.bn_shift : nullptr;
+  d.relu = s.relu;
+  d.clip = a.clip;
+  d.clip_min = a.clip_min;
+  d.clip_max = a.clip_max;
+  if (s.channel_last) {
+    d.data = a.data;
+    d.residual = s.residual ? a.residual : nullptr;
+    d.out = a.out;
+    RunDepthwise3x3(d);
+    return;
+  }
+  // Channel-first callers: the same kernel on channel-last copies.
+  float* data = scratch.Get(kSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
+  Relayout(a.data, data, s.N, s.C, in_spatial, true);
+  float* out = scratch.Get(kDstSlot, static_cast<size_t>(s.N * s.C * out_spatial));
+  if (s.residual) {
+    float* residual = scratch.Get(kResidualSlot, static_cast<size_t>(s.N * s.C * out_spatial));
+    Relayout(a.residual, residual, s.N, s.C, out_spatial, true);
+    d.residual = residual;
+  }
+  d.data = data;
+  d.out = out;
+  RunDepthwise3x3(d);
+  Relayout(out, a.out, s.N, s.C, out_spatial, false);
+}
+
 }  // namespace
 
 void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
+  if (OwnDepthwise(s)) {
+    RunOwnDepthwise(s, a);
+    return;
+  }
   std::shared_ptr<const ConvPrimitive> p = Primitives().Get(s);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
   UseBackendThreads();
@@ -456,8 +526,13 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       p->dst_out.execute(stream, dst, user_dst);
     }
     stream.wait();
+    if (a.clip && !p->epilogue_after) {
+      // The clip op's own function over the output (oneDNN has no exact equivalent).
+      const size_t count = p->caller_dst_md.get_size() / sizeof(float);
+      for (size_t i = 0; i < count; ++i) a.out[i] = ClipOf(a.out[i], a.clip_min, a.clip_max);
+    }
     if (p->epilogue_after) {
-      // In the order the separate ops compute it: BatchNorm, the residual add, relu.
+      // In the order the separate ops compute it: BatchNorm, the residual add, relu or clip.
       int64_t spatial = 1;
       for (int64_t i = 0; i < s.nd; ++i) spatial *= s.out[i];
       const int64_t total = s.N * s.F * spatial;
@@ -466,7 +541,8 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
         float v = a.out[i];
         if (s.bn) v = v * a.bn_scale[f] + a.bn_shift[f];
         if (s.residual) v = v + residual[i];
-        a.out[i] = s.relu ? ReluOf(v) : v;
+        if (s.relu) v = ReluOf(v);
+        a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
       }
     }
   } catch (const dnnl::error& e) {

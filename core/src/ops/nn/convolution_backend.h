@@ -2,12 +2,13 @@
 // channel-last data (NWC, NHWC, NDHWC), weights re-laid-out once into the primitive's blocked
 // format and kept with the weight array (ndarray/storage.h), and a fused epilogue:
 //
-//   y = act(((conv(x, w) + bias) * bn_scale + bn_shift) + residual)
+//   y = act(((conv(x, w) + bias) * bn_scale + bn_shift) + residual)     act: relu or clip
 //
 // where every step is optional and rounds exactly as the separate ops do (BatchNorm's kernel
-// computes x * scale + shift with the same scale and shift; the residual add and relu are single
-// float operations), so a graph that fuses them gives the bits of the ops run one by one. Callers
-// with channel-first data (eager Convolution) get it re-laid-out around the same primitive.
+// computes x * scale + shift with the same scale and shift; the residual add, relu and clip are
+// single float operations), so a graph that fuses them gives the bits of the ops run one by one.
+// Callers with channel-first data (eager Convolution) get it re-laid-out around the same kernel.
+// 3x3 depthwise convolutions run our own kernel where it is faster (convolution_depthwise.h).
 //
 // fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
 // is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
@@ -55,6 +56,8 @@ struct ConvArgs {
   const float* bn_shift = nullptr;
   const NDArray* const* bn_arrays = nullptr;  ///< gamma, beta, moving_mean, moving_var (4)
   const float* residual = nullptr;
+  bool clip = false;  ///< ClipOf(y, clip_min, clip_max) last (not with spec.relu)
+  float clip_min = 0, clip_max = 0;
   float* out = nullptr;
 };
 

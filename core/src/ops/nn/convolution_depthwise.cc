@@ -1,0 +1,132 @@
+#include "ops/nn/convolution_depthwise.h"
+
+#include <immintrin.h>
+
+#include "ops/nn/convolution_backend.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+#define HN_AVX512 __attribute__((target("avx512f,fma")))
+
+// The epilogue's constants for one block of 16 channels.
+struct Epilogue {
+  bool bias, bn, residual, relu, clip;
+  __m512 b, scale, shift, lo, hi;
+};
+
+HN_AVX512 Epilogue MakeEpilogue(const DepthwiseArgs& a, int64_t c) {
+  Epilogue e;
+  e.bias = a.bias != nullptr;
+  e.bn = a.bn_scale != nullptr;
+  e.residual = a.residual != nullptr;
+  e.relu = a.relu;
+  e.clip = a.clip;
+  e.b = e.bias ? _mm512_loadu_ps(a.bias + c) : _mm512_setzero_ps();
+  e.scale = e.bn ? _mm512_loadu_ps(a.bn_scale + c) : _mm512_setzero_ps();
+  e.shift = e.bn ? _mm512_loadu_ps(a.bn_shift + c) : _mm512_setzero_ps();
+  e.lo = _mm512_set1_ps(a.clip_min);
+  e.hi = _mm512_set1_ps(a.clip_max);
+  return e;
+}
+
+// The separate ops' float operations, in their order: bias, BatchNorm (x * scale + shift),
+// residual add, then relu (x > 0 ? x : 0) or clip (x > hi ? hi : (x < lo ? lo : x)).
+HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
+  if (e.bias) v = _mm512_add_ps(v, e.b);
+  if (e.bn) v = _mm512_add_ps(_mm512_mul_ps(v, e.scale), e.shift);
+  if (e.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(residual));
+  if (e.relu) {
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ),
+                             _mm512_setzero_ps(), v);
+  }
+  if (e.clip) {
+    __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, e.lo, _CMP_LT_OQ), v, e.lo);
+    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, e.hi, _CMP_GT_OQ), r, e.hi);
+  }
+  _mm512_storeu_ps(out, v);
+}
+
+// One output position: the in-range taps in (kh, kw) order.
+HN_AVX512 inline __m512 OnePosition(const float* x, const __m512* w, int64_t H, int64_t W,
+                                    int64_t C, int64_t ih0, int64_t iw0) {
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < 3; ++kh) {
+    const int64_t ih = ih0 + kh;
+    if (ih < 0 || ih >= H) continue;
+    for (int64_t kw = 0; kw < 3; ++kw) {
+      const int64_t iw = iw0 + kw;
+      if (iw < 0 || iw >= W) continue;
+      acc = _mm512_fmadd_ps(_mm512_loadu_ps(x + (ih * W + iw) * C), w[kh * 3 + kw], acc);
+    }
+  }
+  return acc;
+}
+
+// One output row of one sample, 16 channels from `c`.
+HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
+  const int64_t H = a.H, W = a.W, C = a.C, s = a.stride;
+  const float* x = a.data + n * H * W * C + c;
+  float* y = a.out + (n * a.OH + oh) * a.OW * C + c;
+  const float* res = a.residual ? a.residual + (n * a.OH + oh) * a.OW * C + c : nullptr;
+  __m512 w[9];
+  for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_ps(a.weight + t * C + c);
+  const Epilogue e = MakeEpilogue(a, c);
+  const int64_t ih0 = oh * s - a.pad;
+  int64_t ow = 0;
+  // Positions whose window has no column outside the image, four at a time (same taps, same
+  // order as OnePosition).
+  for (; ow < a.OW; ++ow) {
+    const int64_t iw0 = ow * s - a.pad;
+    if (iw0 >= 0 && (ow + 3) * s - a.pad + 2 < W) break;
+    Finish(OnePosition(x, w, H, W, C, ih0, iw0), e, res ? res + ow * C : nullptr, y + ow * C);
+  }
+  for (; ow + 4 <= a.OW && (ow + 3) * s - a.pad + 2 < W; ow += 4) {
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const int64_t iw0 = ow * s - a.pad;
+    for (int64_t kh = 0; kh < 3; ++kh) {
+      const int64_t ih = ih0 + kh;
+      if (ih < 0 || ih >= H) continue;
+      const float* row = x + (ih * W + iw0) * C;
+      for (int64_t kw = 0; kw < 3; ++kw) {
+        const __m512 wk = w[kh * 3 + kw];
+        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(row + kw * C), wk, acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(row + (s + kw) * C), wk, acc1);
+        acc2 = _mm512_fmadd_ps(_mm512_loadu_ps(row + (2 * s + kw) * C), wk, acc2);
+        acc3 = _mm512_fmadd_ps(_mm512_loadu_ps(row + (3 * s + kw) * C), wk, acc3);
+      }
+    }
+    const int64_t o = ow * C;
+    Finish(acc0, e, res ? res + o : nullptr, y + o);
+    Finish(acc1, e, res ? res + o + C : nullptr, y + o + C);
+    Finish(acc2, e, res ? res + o + 2 * C : nullptr, y + o + 2 * C);
+    Finish(acc3, e, res ? res + o + 3 * C : nullptr, y + o + 3 * C);
+  }
+  for (; ow < a.OW; ++ow) {
+    Finish(OnePosition(x, w, H, W, C, ih0, ow * s - a.pad), e, res ? res + ow * C : nullptr,
+           y + ow * C);
+  }
+}
+
+}  // namespace
+
+bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  return avx512 && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
+}
+
+void RunDepthwise3x3(const DepthwiseArgs& a) {
+  const int64_t rows = a.N * a.OH;
+  // Each output is computed by one thread in a fixed order: results do not depend on the
+  // thread count. With a residual that is the output itself, every position reads its own
+  // residual before writing it.
+#pragma omp parallel for num_threads(BackendThreads()) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < a.C; c += 16) Row(a, r / a.OH, r % a.OH, c);
+  }
+}
+
+}  // namespace internal
+}  // namespace hybridnet
