@@ -1,8 +1,110 @@
 #!/usr/bin/env bash
-# Every benchmark in bench/, one after another (medians and ratios within each run).
+# Every benchmark (make bench), each comparing within one run, as medians and ratios:
+#  1. hybridnet against ONNX Runtime on identical models (peer_bench; 1 and 2 threads):
+#     ResNet-18, ResNet-50, MobileNet v2 1.0 (224x224), CIFAR ResNet-20, the seed MLP at batch 1
+#     and 256 (with the OpenBLAS floor);
+#  2. ResNet-50 load + first forward against a baseline build (HN_BENCH_BASELINE, default
+#     203d51f: before issue 14 registered ~300 more ops; target <= 1.1x), in fresh processes
+#     taking turns;
+#  3. the microbenchmarks of bench/ (seed MLP, C API overhead, ResNet-18 eager vs hybridized,
+#     single layers).
+# The machine is printed with the figures: CPU, OpenBLAS build and kernel setting, oneDNN ISA.
 set -euo pipefail
 build=${1:-build}
-for b in "$build"/bin/*_bench; do
-  printf '\n== %s\n' "$(basename "$b")"
-  "$b"
+root=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${HN_BENCH_ROUNDS:-9}
+models="$build/bench_models"
+
+echo "== machine"
+"$build/bin/peer_bench" --describe
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (other processes share them)"
+
+# ---- 1. peers ------------------------------------------------------------------------------------
+echo
+echo "== hybridnet vs ONNX Runtime (identical weights; $rounds alternating rounds)"
+if ort_lib=$(bash "$root/scripts/setup-bench.sh" | tail -n 1) && [ -n "$ort_lib" ]; then
+  if [ ! -f "$models/done" ] || [ "$build/bin/make_peer_models" -nt "$models/done" ]; then
+    rm -rf "$models"
+    "$build/bin/make_peer_models" "$models" "$root/tests/data/mxnet"
+    /usr/bin/python3 "$root/bench/peer/onnx_from_mxnet.py" "$models" \
+      resnet18_v1=1,3,224,224 resnet50_v1=1,3,224,224 mobilenetv2_1.0=1,3,224,224 \
+      cifar_resnet20_v1=1,3,32,32 seed_mlp=1,512 seed_mlp=256,512 2>/dev/null
+    touch "$models/done"
+  fi
+  printf '%-18s %-8s %7s %12s %12s %10s %10s %10s %12s\n' model threads batch "hybridnet ms" \
+    "ORT ms" "hn/ORT" "hn/ORT cpu" "fast/ORT" "hn/floor"
+  run_peer() {  # name shape threads [extra args]
+    local name=$1 shape=$2 threads=$3
+    shift 3
+    local out
+    out=$("$build/bin/peer_bench" --model "$models/$name" \
+          --onnx "$models/$name-${shape//,/x}.onnx" --ort-lib "$ort_lib" --shape "$shape" \
+          --threads "$threads" --rounds "$rounds" "$@" 2>&1) || { echo "$out"; return 1; }
+    echo "$out" | grep -E "^RESULT (check|error)" | sed 's/^RESULT /  /' >&2
+    echo "$out" | grep "^SUMMARY" | awk -v name="$name" -v threads="$threads" -v batch="${shape%%,*}" '{
+      for (i = 2; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      ort = v["ort_us"] == "-" ? "-" : sprintf("%.3f", v["ort_us"] / 1000)
+      r = v["ratio"] == "-" ? "-" : sprintf("%.3f", v["ratio"])
+      c = v["cpu_ratio"] == "-" ? "-" : sprintf("%.3f", v["cpu_ratio"])
+      f = v["fast_ratio"] == "-" ? "-" : sprintf("%.3f", v["fast_ratio"])
+      fl = v["floor_ratio"] == "-" ? "-" : sprintf("%.3f", v["floor_ratio"])
+      printf "%-18s %-8s %7s %12.3f %12s %10s %10s %10s %12s\n", name, threads, batch,
+             v["hybridnet_us"] / 1000, ort, r, c, f, fl
+    }'
+  }
+  for threads in 1 2; do
+    run_peer resnet18_v1 1,3,224,224 "$threads" --fast-math
+    run_peer resnet50_v1 1,3,224,224 "$threads" --fast-math
+    run_peer mobilenetv2_1.0 1,3,224,224 "$threads" --fast-math
+    run_peer cifar_resnet20_v1 1,3,32,32 "$threads" --fast-math
+    run_peer seed_mlp 1,512 "$threads" --floor
+    run_peer seed_mlp 256,512 "$threads" --floor
+  done
+  echo "(hn/ORT: hybridnet / ONNX Runtime, median of the per-round ratios of wall-clock medians;"
+  echo " cpu: the same with the process's CPU time; fast/ORT: hybridnet with fast_math;"
+  echo " hn/floor: hybridnet / the OpenBLAS floor of the same MLP)"
+else
+  echo "SKIPPED: ONNX Runtime or PyTorch is not available (scripts/setup-bench.sh said why)"
+fi
+
+# ---- 2. load + first forward -------------------------------------------------------------------
+echo
+baseline=$(git -C "$root" rev-parse --verify -q "${HN_BENCH_BASELINE:-203d51f}^{commit}" || true)
+echo "== ResNet-50 v1 load + first forward: this build vs $baseline (fresh processes, in turn)"
+base_dir="$build/bench-baseline"
+if [ -n "$baseline" ] && [ -f "$models/resnet50_v1-symbol.json" ]; then
+  if [ ! -f "$base_dir/lib/libhybridnet.so.0" ] || [ "$(cat "$base_dir/commit" 2>/dev/null)" != "$baseline" ]; then
+    rm -rf "$base_dir"
+    mkdir -p "$base_dir/src"
+    git -C "$root" archive "$baseline" | tar -x -C "$base_dir/src"
+    cmake -S "$base_dir/src" -B "$base_dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DHN_BUILD_TESTS=OFF -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF \
+      -DHN_BUILD_R=OFF > "$base_dir.configure.log" 2>&1
+    cmake --build "$base_dir/build" --target hn_c_api > "$base_dir.build.log" 2>&1
+    mkdir -p "$base_dir/lib"
+    cp -L "$base_dir/build/lib/libhybridnet.so.0" "$base_dir/lib/"
+    echo "$baseline" > "$base_dir/commit"
+  fi
+  new_lib=$(readlink -f "$build/lib/libhybridnet.so.0")
+  for i in 1 2 3 4 5 6 7; do
+    echo "new $("$build/bin/load_bench" "$new_lib" "$models/resnet50_v1" 1,3,224,224)"
+    echo "old $("$build/bin/load_bench" "$base_dir/lib/libhybridnet.so.0" "$models/resnet50_v1" 1,3,224,224)"
+  done | awk '
+    { total = $3 + $5; t[$1] = t[$1] " " total; l[$1] = l[$1] " " $3; f[$1] = f[$1] " " $5 }
+    function median(s,   a, n) { n = split(s, a, " "); asort(a); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    END {
+      printf "  this build: load %.0f ms + first forward %.0f ms = %.0f ms (medians of 7)\n", median(l["new"]), median(f["new"]), median(t["new"])
+      printf "  baseline:   load %.0f ms + first forward %.0f ms = %.0f ms\n", median(l["old"]), median(f["old"]), median(t["old"])
+      r = median(t["new"]) / median(t["old"])
+      printf "  ratio %.3f (target <= 1.1): %s\n", r, r <= 1.1 ? "OK" : "ABOVE TARGET"
+    }'
+else
+  echo "SKIPPED: the baseline commit is not in this repository's history (a source tarball),"
+  echo "or the peer models were not made"
+fi
+
+# ---- 3. microbenchmarks --------------------------------------------------------------------------
+for b in mlp_bench capi_overhead_bench resnet_bench layer_bench; do
+  printf '\n== %s\n' "$b"
+  "$build/bin/$b"
 done

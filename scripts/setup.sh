@@ -14,6 +14,10 @@ packages=(
 if [ "${1:-}" = fuzz ]; then
   packages=(clang-14 libclang-rt-14-dev)
 fi
+# `setup.sh bench`: PyTorch, which makes the peer benchmark's ONNX files (scripts/setup-bench.sh).
+if [ "${1:-}" = bench ]; then
+  packages=(python3-torch)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

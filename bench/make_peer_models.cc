@@ -1,0 +1,122 @@
+// Writes the models the peer benchmark (peer_bench.cc) runs, as MXNet files for hybridnet plus
+// every parameter as .npy for bench/peer/onnx_from_mxnet.py, which builds the same graph with
+// the same weights in PyTorch and exports the ONNX file ONNX Runtime runs:
+//   DIR/<name>-symbol.json, DIR/<name>-0000.params   (hybridnet)
+//   DIR/<name>.npy/<parameter>.npy                     (the converter)
+// Models: the model zoo's resnet18_v1, resnet50_v1 and mobilenetv2_1.0 (Xavier weights, random
+// BatchNorm statistics), GluonCV's cifar_resnet20_v1 (the MXNet fixture, trained weights) and
+// the seed MLP (512-256-128-2).
+// Usage: make_peer_models DIR FIXTURES_DIR
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "bench_common.h"
+#include "hybridnet/gluon/initializer.h"
+#include "hybridnet/gluon/model_zoo.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/io/params.h"
+#include "hybridnet/npy.h"
+
+namespace hybridnet {
+namespace bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+void WriteNpyDir(const std::string& dir, const std::map<std::string, NDArray>& params) {
+  fs::create_directories(dir);
+  for (const auto& kv : params) SaveNpy(dir + "/" + kv.first + ".npy", kv.second);
+}
+
+void WriteModel(const std::string& dir, const std::string& name, const Symbol& symbol,
+                const std::map<std::string, NDArray>& args,
+                const std::map<std::string, NDArray>& auxs) {
+  symbol.Save(dir + "/" + name + "-symbol.json");
+  NDArrayList list;
+  std::map<std::string, NDArray> all;
+  for (const auto& kv : args) {
+    list.names.push_back("arg:" + kv.first);
+    list.arrays.push_back(kv.second);
+    all[kv.first] = kv.second;
+  }
+  for (const auto& kv : auxs) {
+    list.names.push_back("aux:" + kv.first);
+    list.arrays.push_back(kv.second);
+    all[kv.first] = kv.second;
+  }
+  SaveNDArrayList(dir + "/" + name + "-0000.params", list);
+  WriteNpyDir(dir + "/" + name + ".npy", all);
+  std::printf("wrote %s (%zu parameters)\n", name.c_str(), all.size());
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void ZooModel(const std::string& dir, const std::string& zoo_name, const std::string& name) {
+  Seed(1);
+  auto net = gluon::model_zoo::GetModel(zoo_name);
+  net->Initialize(gluon::Xavier());
+  net->Hybridize();
+  (*net)(NDArray::RandomUniform({1, 3, 224, 224}));
+  // BatchNorm statistics as trained networks have them (not 0 and 1).
+  gluon::ParameterDict all = net->CollectParams();
+  for (const auto& p : all.list()) {
+    if (EndsWith(p->name(), "running_var")) {
+      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+    } else if (EndsWith(p->name(), "running_mean") || EndsWith(p->name(), "beta")) {
+      p->SetData(NDArray::RandomUniform(p->shape(), -0.1f, 0.1f));
+    } else if (EndsWith(p->name(), "gamma")) {
+      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+    }
+  }
+  const Symbol graph = net->CachedGraph();
+  std::map<std::string, NDArray> args, auxs;
+  const std::vector<std::string> aux_names = graph.ListAuxiliaryStates();
+  for (const auto& p : all.list()) {
+    const bool aux = std::find(aux_names.begin(), aux_names.end(), p->name()) != aux_names.end();
+    (aux ? auxs : args)[p->name()] = p->data();
+  }
+  WriteModel(dir, name, graph, args, auxs);
+}
+
+void FixtureModel(const std::string& dir, const std::string& fixtures, const std::string& name) {
+  const std::string prefix = fixtures + "/" + name;
+  fs::copy_file(prefix + "-symbol.json", dir + "/" + name + "-symbol.json",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(prefix + "-0000.params", dir + "/" + name + "-0000.params",
+                fs::copy_options::overwrite_existing);
+  NDArrayList list = LoadNDArrayList(prefix + "-0000.params");
+  std::map<std::string, NDArray> params;
+  for (size_t i = 0; i < list.arrays.size(); ++i) params[list.names[i].substr(4)] = list.arrays[i];
+  WriteNpyDir(dir + "/" + name + ".npy", params);
+  std::printf("wrote %s (the MXNet fixture, %zu parameters)\n", name.c_str(), params.size());
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace hybridnet
+
+int main(int argc, char** argv) {
+  using namespace hybridnet;
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s DIR FIXTURES_DIR\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  try {
+    std::filesystem::create_directories(dir);
+    bench::ZooModel(dir, "resnet18_v1", "resnet18_v1");
+    bench::ZooModel(dir, "resnet50_v1", "resnet50_v1");
+    bench::ZooModel(dir, "mobilenetv2_1.0", "mobilenetv2_1.0");
+    bench::FixtureModel(dir, argv[2], "cifar_resnet20_v1");
+    bench::SeedMlp mlp = bench::MakeSeedMlp(42);
+    bench::WriteModel(dir, "seed_mlp", mlp.symbol, mlp.params, {});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "make_peer_models: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
