@@ -99,7 +99,7 @@ class OpConformance : public ::testing::TestWithParam<size_t> {
   const std::string& Name() const { return CaseNames()[GetParam()]; }
   std::vector<NDArray> Inputs() const { return MakeInputs(TheCase(), Name()); }
   std::vector<NDArray> Eager(const std::vector<NDArray>& inputs) const {
-    return Invoke(TheCase().op, inputs, TheCase().attrs);
+    return Invoke(CaseAttrs(TheCase()), inputs);
   }
 };
 
@@ -151,7 +151,7 @@ TEST_P(OpConformance, InferenceMatchesOutputs) {
   std::vector<NDArray> inputs = Inputs();
   std::vector<NDArray> eager = Eager(inputs);
   const Op& op = OpRegistry::Global().Get(c.op);
-  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+  NodeAttrs attrs = CaseAttrs(c);
 
   std::vector<Shape> in_shapes = c.inputs;
   std::vector<DType> in_types;

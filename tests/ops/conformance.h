@@ -73,6 +73,9 @@ struct OpCase {
   /// output magnitude; integer outputs exactly).
   std::string mxnet_skip;
   double mxnet_rtol = 1e-4;
+  /// A control-flow op's graphs, built when the case runs (cases are registered during static
+  /// initialization, before the op registry may be used).
+  std::function<std::vector<Symbol>()> subgraphs;
 };
 
 /// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
@@ -96,6 +99,9 @@ const std::vector<std::string>& CaseNames();
 DType InputDType(const OpCase& c, size_t i);
 /// A case's inputs, drawn from a generator seeded by the case name.
 std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
+
+/// A case's parsed attributes (and subgraphs), for the node "node".
+NodeAttrs CaseAttrs(const OpCase& c);
 
 /// The one-op graph of a case: its inputs as variables named as the op names them.
 struct CaseGraph {

@@ -26,6 +26,7 @@ void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
 void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
+void RegisterControlFlowOps(OpRegistry* r);       // ops/control_flow/control_flow.cc
 
 namespace internal {
 
@@ -50,6 +51,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLRNOps(r);
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
+  RegisterControlFlowOps(r);
 }
 
 }  // namespace internal
