@@ -26,6 +26,7 @@ void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
 void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
+void RegisterWhereOps(OpRegistry* r);             // ops/elemwise/where.cc
 
 namespace internal {
 
@@ -50,6 +51,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLRNOps(r);
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
+  RegisterWhereOps(r);
 }
 
 }  // namespace internal
