@@ -27,6 +27,7 @@ void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterWhereOps(OpRegistry* r);             // ops/elemwise/where.cc
+void RegisterInitOps(OpRegistry* r);              // ops/init/init_ops.cc: _zeros, _arange, shape_array, ...
 
 namespace internal {
 
@@ -52,6 +53,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
   RegisterWhereOps(r);
+  RegisterInitOps(r);
 }
 
 }  // namespace internal
