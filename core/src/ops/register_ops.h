@@ -28,6 +28,7 @@ void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, 
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterWhereOps(OpRegistry* r);             // ops/elemwise/where.cc
 void RegisterInitOps(OpRegistry* r);              // ops/init/init_ops.cc: _zeros, _arange, shape_array, ...
+void RegisterStatisticsOps(OpRegistry* r);        // ops/reduce/statistics.cc: norm, moments, nansum, cumsum
 
 namespace internal {
 
@@ -54,6 +55,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterAdaptivePoolingOps(r);
   RegisterWhereOps(r);
   RegisterInitOps(r);
+  RegisterStatisticsOps(r);
 }
 
 }  // namespace internal
