@@ -28,6 +28,7 @@ void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, 
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterWhereOps(OpRegistry* r);             // ops/elemwise/where.cc
 void RegisterInitOps(OpRegistry* r);              // ops/init/init_ops.cc: _zeros, _arange, shape_array, ...
+void RegisterPassThroughOps(OpRegistry* r);       // ops/elemwise/passthrough.cc: amp_cast, all_finite, ...
 void RegisterStatisticsOps(OpRegistry* r);        // ops/reduce/statistics.cc: norm, moments, nansum, cumsum
 
 namespace internal {
@@ -55,6 +56,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterAdaptivePoolingOps(r);
   RegisterWhereOps(r);
   RegisterInitOps(r);
+  RegisterPassThroughOps(r);
   RegisterStatisticsOps(r);
 }
 
