@@ -377,7 +377,8 @@ TEST(OpErrors, WrongInputCount) {
 
 TEST(OpErrors, NonFloatInputToFloatOnlyOp) {
   NDArray ints = NDArray::Zeros({2, 3}, DType::kInt32);
-  ExpectError([&] { Invoke("relu", {ints}); }, StatusCode::kTypeError, {"relu", "int32"});
+  ExpectError([&] { Invoke("Activation", {ints}, {{"act_type", "relu"}}); },
+              StatusCode::kTypeError, {"Activation", "int32"});
   ExpectError([&] { Invoke("elemwise_add", {Filled({2, 3}), ints}); }, StatusCode::kTypeError,
               {"elemwise_add"});
   ExpectError([&] { Invoke("FullyConnected", {ints, Filled({4, 3}), Filled({4})},

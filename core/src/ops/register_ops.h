@@ -27,6 +27,10 @@ void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterControlFlowOps(OpRegistry* r);       // ops/control_flow/control_flow.cc
+void RegisterWhereOps(OpRegistry* r);             // ops/elemwise/where.cc
+void RegisterInitOps(OpRegistry* r);              // ops/init/init_ops.cc: _zeros, _arange, shape_array, ...
+void RegisterPassThroughOps(OpRegistry* r);       // ops/elemwise/passthrough.cc: amp_cast, all_finite, ...
+void RegisterStatisticsOps(OpRegistry* r);        // ops/reduce/statistics.cc: norm, moments, nansum, cumsum
 
 namespace internal {
 
@@ -52,6 +56,10 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
   RegisterControlFlowOps(r);
+  RegisterWhereOps(r);
+  RegisterInitOps(r);
+  RegisterPassThroughOps(r);
+  RegisterStatisticsOps(r);
 }
 
 }  // namespace internal
