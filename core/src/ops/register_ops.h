@@ -26,6 +26,8 @@ void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
 void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
+void RegisterLayoutOps(OpRegistry* r);            // ops/shape/layout.cc: tile, repeat, stack, ...
+void RegisterLikeOps(OpRegistry* r);              // ops/shape/like.cc: slice_like, broadcast_like, ...
 
 namespace internal {
 
@@ -50,6 +52,8 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLRNOps(r);
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
+  RegisterLayoutOps(r);
+  RegisterLikeOps(r);
 }
 
 }  // namespace internal
