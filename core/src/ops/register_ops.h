@@ -28,6 +28,7 @@ void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, 
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterLayoutOps(OpRegistry* r);            // ops/shape/layout.cc: tile, repeat, stack, ...
 void RegisterLikeOps(OpRegistry* r);              // ops/shape/like.cc: slice_like, broadcast_like, ...
+void RegisterIndexingOps(OpRegistry* r);          // ops/indexing/indexing.cc: take, pick, gather_nd, ...
 
 namespace internal {
 
@@ -54,6 +55,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterAdaptivePoolingOps(r);
   RegisterLayoutOps(r);
   RegisterLikeOps(r);
+  RegisterIndexingOps(r);
 }
 
 }  // namespace internal
