@@ -43,15 +43,17 @@ def run_graph(sym, inputs):
     """The outputs of a one-op graph in MXNet, run as MXNet users run such a graph.
 
     A CachedOp first, as a hybridized Gluon block runs it (nothing records: inference). MXNet's
-    CachedOp builds a backward graph and refuses ops without a gradient (batch_take, ...):
-    those run through the executor, as Module runs them (grad_req='null'). Ops that must write
+    CachedOp builds a backward graph and refuses ops without a gradient (batch_take, ...) or
+    whose backward node it cannot build (sort without an axis attribute: MXNet 1.9.1 writes
+    axis="" into _backward_topk): those run through the executor, as Module runs them
+    (grad_req='null'), which builds no backward graph. Ops that must write
     into their first input (_scatter_set_nd checks that output and lhs share memory, which no
     graph input can) run as MXNet's NDArray API runs them, with out= that input.
     """
     try:
         return mx.nd.CachedOp(sym)(*inputs)
     except mx.base.MXNetError as e:
-        if "non-differentiable" not in str(e):
+        if "non-differentiable" not in str(e) and "_backward_" not in str(e):
             raise
     try:
         exe = sym.bind(mx.cpu(), args=dict(zip(sym.list_inputs(), inputs)), grad_req="null")
