@@ -29,6 +29,7 @@ void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
 void RegisterLayoutOps(OpRegistry* r);            // ops/shape/layout.cc: tile, repeat, stack, ...
 void RegisterLikeOps(OpRegistry* r);              // ops/shape/like.cc: slice_like, broadcast_like, ...
 void RegisterIndexingOps(OpRegistry* r);          // ops/indexing/indexing.cc: take, pick, gather_nd, ...
+void RegisterSortOps(OpRegistry* r);              // ops/indexing/sort.cc: topk, sort, argsort, ...
 
 namespace internal {
 
@@ -56,6 +57,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLayoutOps(r);
   RegisterLikeOps(r);
   RegisterIndexingOps(r);
+  RegisterSortOps(r);
 }
 
 }  // namespace internal
