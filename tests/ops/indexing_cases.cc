@@ -384,6 +384,69 @@ HN_CONFORMANCE_CASES(IndexArrayCopy) {
   cases->push_back(copy_int);
 }
 
+// Counts per bin and the edges (rounded to float32 when `f32`): bin i holds lo_i <= v < lo_i+1,
+// the last one also its upper edge; values outside [lo, hi] are not counted.
+RefFn HistogramRef(std::function<std::vector<double>(const std::vector<RefTensor>&)> edges_of,
+                   double lo, double hi, bool f32) {
+  return [edges_of, lo, hi, f32](const std::vector<RefTensor>& in) {
+    std::vector<double> e = edges_of(in);
+    for (double& x : e) x = f32 ? F32(x) : std::trunc(x);
+    const int64_t bins = static_cast<int64_t>(e.size()) - 1;
+    const bool given = in.size() > 1;  // edges given: the range is theirs
+    const double low = given ? e.front() : lo, high = given ? e.back() : hi;
+    RefTensor counts(Shape{bins}), edges(Shape{bins + 1});
+    for (int64_t i = 0; i <= bins; ++i) edges[i] = e[static_cast<size_t>(i)];
+    for (double v : in[0].v) {
+      if (!(v >= low && v <= high)) continue;
+      int64_t b = 0;
+      while (b + 1 < bins && v >= e[static_cast<size_t>(b + 1)]) ++b;
+      counts[b] += 1;
+    }
+    return std::vector<RefTensor>{counts, edges};
+  };
+}
+
+std::function<std::vector<double>(const std::vector<RefTensor>&)> EqualBins(int64_t n, double lo,
+                                                                             double hi) {
+  return [n, lo, hi](const std::vector<RefTensor>&) {
+    std::vector<double> e;
+    for (int64_t i = 0; i <= n; ++i) {
+      const double di = static_cast<double>(i), dn = static_cast<double>(n);
+      e.push_back((hi * di + (dn - di) * lo) / dn);
+    }
+    return e;
+  };
+}
+
+std::vector<double> GivenBins(const std::vector<RefTensor>& in) { return in[1].v; }
+
+HN_CONFORMANCE_CASES(Histogram) {
+  cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "5"}, {"range", "(0, 5)"}}, {{3, 4}},
+                                HistogramRef(EqualBins(5, 0, 5), 0, 5, true)),
+                           Uniform(-1, 6)));
+  cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "7"}, {"range", "(-1.3, 0.9)"}},
+                                {{40}}, HistogramRef(EqualBins(7, -1.3, 0.9), -1.3, 0.9, true),
+                                "odd_range"),
+                           Uniform(-1.5, 1)));
+  cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "3"}, {"range", "(2, 2)"}}, {{6}},
+                                HistogramRef(EqualBins(3, 1.5, 2.5), 1.5, 2.5, true),
+                                "empty_range_widened"),
+                           Uniform(1.4, 2.6)));
+  cases->push_back(WithGen(Case("_histogram", {}, {{10}, {4}},
+                                HistogramRef(GivenBins, 0, 0, true), "bins_input"),
+                           PerInput({Uniform(-2, 3), ByPosition([](int64_t j) {
+                             const double e[] = {-1.5, 0, 0.5, 2};
+                             return e[j];
+                           })})));
+  OpCase ints = Case("_histogram", {}, {{12}, {3}}, HistogramRef(GivenBins, 0, 0, false),
+                     "int32_bins");
+  ints.dtypes = {DType::kInt32, DType::kInt32};
+  ints.gen = PerInput({Integers(-1, 6), ByPosition([](int64_t j) {
+                         return static_cast<double>(j * 2);
+                       })});
+  cases->push_back(ints);
+}
+
 HN_ERROR_CASES(Indexing) {
   cases->push_back(Rejected("take", {{"axis", "2"}}, {{2, 3}, {2}}, StatusCode::kShapeError,
                             {"take(node)", "axis=2"}));
@@ -417,6 +480,14 @@ HN_ERROR_CASES(Indexing) {
                             {"_ravel_multi_index(node)", "shape"}));
   cases->push_back(Rejected("_unravel_index", {{"shape", "(2, 3)"}}, {{2, 2}},
                             StatusCode::kShapeError, {"_unravel_index(node)", "1-D"}));
+  cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}}, {{4}},
+                            StatusCode::kInvalidArgument, {"_histogram(node)", "together"}));
+  cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}, {"range", "(2, 1)"}}, {{4}},
+                            StatusCode::kInvalidArgument, {"_histogram(node)", "exceeds"}));
+  cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}, {"range", "(a, 1)"}}, {{4}},
+                            StatusCode::kInvalidArgument, {"_histogram(node)", "range"}));
+  cases->push_back(Rejected("_histogram", {}, {{4}, {1}}, StatusCode::kShapeError,
+                            {"_histogram(node)", "2 edges"}));
   cases->push_back(Rejected("_contrib_index_array", {{"axes", "()"}}, {{2, 2}},
                             StatusCode::kInvalidArgument, {"_contrib_index_array(node)", "axes"}));
   cases->push_back(Rejected("_contrib_index_copy", {}, {{2, 3}, {3}, {3, 3}},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 
 #include "conformance.h"
 
@@ -198,6 +199,92 @@ RefFn Broadcast(Shape in, Shape out) {
   });
 }
 
+// Crop of the (H, W) axes to (h, w) at (y, x).
+RefFn CropRef(Shape in, int64_t h, int64_t w, int64_t y, int64_t x) {
+  return Gather(Fixed(Shape{in[0], in[1], h, w}),
+                [in, y, x](const Index& o, const std::vector<RefTensor>&) {
+                  return Flat({o[0], o[1], o[2] + y, o[3] + x}, in);
+                });
+}
+
+// Positions of a slice along each axis: begin + i * step for i < count.
+struct Span {
+  int64_t begin, step, count;
+};
+
+// lhs with its slice replaced by rhs (rhs_scalar unset) or by a value.
+RefFn SliceAssignRef(std::vector<Span> spans, std::optional<double> value) {
+  return [spans, value](const std::vector<RefTensor>& in) {
+    RefTensor out = in[0];
+    Index box;
+    for (const Span& sp : spans) box.push_back(sp.count);
+    const Shape box_shape(box);
+    for (int64_t i = 0; i < box_shape.Size(); ++i) {
+      Index b = Unravel(i, box_shape);
+      Index dst;
+      for (size_t k = 0; k < spans.size(); ++k) dst.push_back(spans[k].begin + b[k] * spans[k].step);
+      out[Flat(dst, in[0].shape)] = value ? *value : in[1][i];
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// The column matrix of sliding blocks, any number of spatial axes (kernel k, stride s,
+// dilate d, pad p per axis).
+struct Window {
+  Index k, s, d, p;
+};
+
+Index GridOf(const Shape& image, const Window& w) {
+  Index g;
+  for (size_t i = 0; i < w.k.size(); ++i)
+    g.push_back((image[i + 2] + 2 * w.p[i] - 1 - (w.k[i] - 1) * w.d[i]) / w.s[i] + 1);
+  return g;
+}
+
+// For column matrix element (c * K + tap, pos): the image position, or -1 in the padding.
+int64_t ImagePos(const Shape& image, const Window& w, int64_t c, int64_t tap, int64_t pos) {
+  const Index taps = Unravel(tap, Shape(w.k));
+  const Index at = Unravel(pos, Shape(GridOf(image, w)));
+  Index src{0, c};
+  for (size_t i = 0; i < w.k.size(); ++i) {
+    const int64_t v = at[i] * w.s[i] - w.p[i] + taps[i] * w.d[i];
+    if (v < 0 || v >= image[i + 2]) return -1;
+    src.push_back(v);
+  }
+  return Flat(src, image);
+}
+
+RefFn Im2colRef(Shape image, Window w) {
+  return [image, w](const std::vector<RefTensor>& in) {
+    const int64_t taps = Shape(w.k).Size(), blocks = Shape(GridOf(image, w)).Size();
+    const int64_t plane = image.Size() / image[0];
+    RefTensor out(Shape{image[0], image[1] * taps, blocks});
+    for (int64_t n = 0; n < image[0]; ++n)
+      for (int64_t r = 0; r < image[1] * taps; ++r)
+        for (int64_t l = 0; l < blocks; ++l) {
+          const int64_t at = ImagePos(image, w, r / taps, r % taps, l);
+          out[(n * image[1] * taps + r) * blocks + l] = at < 0 ? 0 : in[0][n * plane + at];
+        }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+RefFn Col2imRef(Shape image, Window w) {
+  return [image, w](const std::vector<RefTensor>& in) {
+    const int64_t taps = Shape(w.k).Size(), blocks = Shape(GridOf(image, w)).Size();
+    const int64_t plane = image.Size() / image[0];
+    RefTensor out(image);
+    for (int64_t n = 0; n < image[0]; ++n)
+      for (int64_t r = 0; r < image[1] * taps; ++r)
+        for (int64_t l = 0; l < blocks; ++l) {
+          const int64_t at = ImagePos(image, w, r / taps, r % taps, l);
+          if (at >= 0) out[n * plane + at] += in[0][(n * image[1] * taps + r) * blocks + l];
+        }
+    return std::vector<RefTensor>{out};
+  };
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(Layout) {
@@ -326,6 +413,61 @@ HN_CONFORMANCE_CASES(LikeOps) {
   cases->push_back(reshape_int);
 }
 
+HN_CONFORMANCE_CASES(CropAssign) {
+  cases->push_back(Case("Crop", {{"num_args", "1"}, {"h_w", "(2, 3)"}, {"offset", "(1, 0)"}},
+                        {{2, 3, 4, 5}}, CropRef({2, 3, 4, 5}, 2, 3, 1, 0)));
+  cases->push_back(Case("Crop", {{"num_args", "1"}, {"h_w", "(2, 2)"}, {"center_crop", "True"}},
+                        {{1, 2, 5, 4}}, CropRef({1, 2, 5, 4}, 2, 2, 1, 1), "center"));
+  cases->push_back(Case("Crop", {{"num_args", "2"}, {"offset", "(1, 2)"}},
+                        {{2, 2, 4, 4}, {1, 1, 3, 2}}, CropRef({2, 2, 4, 4}, 3, 2, 1, 2),
+                        "like"));
+  cases->push_back(Case("Crop", {{"num_args", "2"}, {"center_crop", "1"}},
+                        {{1, 3, 6, 5}, {1, 3, 3, 2}}, CropRef({1, 3, 6, 5}, 3, 2, 1, 1),
+                        "like_center"));
+
+  cases->push_back(Case("_slice_assign", {{"begin", "(1, 0)"}, {"end", "(3, None)"},
+                                          {"step", "(1, 2)"}},
+                        {{4, 5}, {2, 3}}, SliceAssignRef({{1, 1, 2}, {0, 2, 3}}, std::nullopt)));
+  cases->push_back(Case("_crop_assign", {{"begin", "(None,)"}, {"end", "(None,)"},
+                                         {"step", "(-1,)"}},
+                        {{3, 2}, {3, 2}}, SliceAssignRef({{2, -1, 3}, {0, 1, 2}}, std::nullopt),
+                        "alias_reversed"));
+  cases->push_back(Typed(Case("_slice_assign", {{"begin", "(0, -2)"}, {"end", "(2, None)"}},
+                              {{3, 4}, {2, 2}},
+                              SliceAssignRef({{0, 1, 2}, {2, 1, 2}}, std::nullopt), "int32"),
+                         DType::kInt32));
+  cases->push_back(Case("_slice_assign_scalar", {{"begin", "(0, 1)"}, {"end", "(2, 3)"},
+                                                 {"scalar", "7.5"}},
+                        {{3, 4}}, SliceAssignRef({{0, 1, 2}, {1, 1, 2}}, 7.5)));
+  cases->push_back(Case("_crop_assign_scalar", {{"begin", "(1,)"}, {"end", "(None,)"}},
+                        {{3, 2}}, SliceAssignRef({{1, 1, 2}, {0, 1, 2}}, 0.0), "alias_default"));
+  cases->push_back(Typed(Case("_slice_assign_scalar", {{"begin", "(None, None)"},
+                                                       {"end", "(None, None)"},
+                                                       {"step", "(2, -1)"}, {"scalar", "3"}},
+                              {{3, 2}}, SliceAssignRef({{0, 2, 2}, {1, -1, 2}}, 3.0), "int64"),
+                         DType::kInt64));
+
+  const Window w3{{3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  cases->push_back(Case("im2col", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}}, {{2, 3, 5, 5}},
+                        Im2colRef({2, 3, 5, 5}, w3)));
+  const Window dilated{{3, 2}, {2, 1}, {2, 1}, {0, 1}};
+  cases->push_back(Case("im2col", {{"kernel", "(3, 2)"}, {"stride", "(2, 1)"},
+                                   {"dilate", "(2, 1)"}, {"pad", "(0, 1)"}},
+                        {{1, 2, 7, 4}}, Im2colRef({1, 2, 7, 4}, dilated), "strided_dilated"));
+  const Window w1{{3}, {2}, {1}, {1}};
+  cases->push_back(NotInMXNet(Case("im2col", {{"kernel", "(3,)"}, {"stride", "(2,)"},
+                                              {"pad", "(1,)"}},
+                                   {{2, 2, 7}}, Im2colRef({2, 2, 7}, w1), "1d"),
+                              "MXNet 1.9.1's im2col kernel views its input as 4-D and fails for "
+                              "1-D windows"));
+  cases->push_back(Case("col2im", {{"output_size", "(5, 5)"}, {"kernel", "(3, 3)"},
+                                   {"pad", "(1, 1)"}},
+                        {{2, 27, 25}}, Col2imRef({2, 3, 5, 5}, w3)));
+  cases->push_back(Case("col2im", {{"output_size", "(7, 4)"}, {"kernel", "(3, 2)"},
+                                   {"stride", "(2, 1)"}, {"dilate", "(2, 1)"}, {"pad", "(0, 1)"}},
+                        {{1, 12, 10}}, Col2imRef({1, 2, 7, 4}, dilated), "strided_dilated"));
+}
+
 HN_ERROR_CASES(Layout) {
   cases->push_back(Rejected("tile", {{"reps", "(2, 0)"}}, {{2, 2}}, StatusCode::kInvalidArgument,
                             {"tile(node)", "reps", "empty"}));
@@ -371,6 +513,31 @@ HN_ERROR_CASES(Layout) {
                             StatusCode::kInvalidArgument, {"broadcast_axis(node)", "length"}));
   cases->push_back(Rejected("broadcast_like", {}, {{2, 3}, {2, 4}}, StatusCode::kShapeError,
                             {"broadcast_like(node)", "axis 1"}));
+  cases->push_back(Rejected("Crop", {{"num_args", "1"}, {"h_w", "(5, 2)"}}, {{1, 1, 4, 4}},
+                            StatusCode::kShapeError, {"Crop(node)", "h_w=(5, 2)"}));
+  cases->push_back(Rejected("Crop", {{"num_args", "1"}, {"h_w", "(2, 2)"}, {"offset", "(3, 0)"}},
+                            {{1, 1, 4, 4}}, StatusCode::kShapeError, {"Crop(node)", "offset"}));
+  cases->push_back(Rejected("Crop", {{"num_args", "3"}}, {{1, 1, 4, 4}, {1, 1, 2, 2}, {1}},
+                            StatusCode::kInvalidArgument, {"Crop(node)", "num_args=3"}));
+  cases->push_back(Rejected("Crop", {{"num_args", "2"}}, {{1, 1, 4, 4}, {1, 1, 5, 2}},
+                            StatusCode::kShapeError, {"Crop(node)", "larger"}));
+  cases->push_back(Rejected("_slice_assign", {{"begin", "(0,)"}, {"end", "(2,)"}},
+                            {{3, 2}, {3, 2}}, StatusCode::kShapeError,
+                            {"_slice_assign(node)", "input 1"}));
+  cases->push_back(Rejected("_slice_assign_scalar", {{"begin", "(2,)"}, {"end", "(1,)"}},
+                            {{3, 2}}, StatusCode::kShapeError,
+                            {"_slice_assign_scalar(node)", "empty"}));
+  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 1, 2, 5}},
+                            StatusCode::kShapeError, {"im2col(node)", "larger"}));
+  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}, {"stride", "(1,)"}}, {{1, 1, 5, 5}},
+                            StatusCode::kInvalidArgument, {"im2col(node)", "stride"}));
+  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 5, 5}},
+                            StatusCode::kShapeError, {"im2col(node)", "spatial"}));
+  cases->push_back(Rejected("col2im", {{"output_size", "(5, 5)"}, {"kernel", "(3, 3)"}},
+                            {{1, 9, 25}}, StatusCode::kShapeError, {"col2im(node)", "(N, C * 9, 9)"}));
+  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 1, 5, 5}},
+                            StatusCode::kTypeError, {"im2col(node)", "float64"},
+                            {DType::kFloat64}));
   cases->push_back(Rejected("reshape_like", {}, {{2, 3}, {2, 2}}, StatusCode::kShapeError,
                             {"reshape_like(node)", "sizes differ"}));
   cases->push_back(Rejected("reshape_like", {{"lhs_begin", "1"}, {"lhs_end", "1"}},

@@ -20,7 +20,7 @@ void RegisterConvolutionOps(OpRegistry* r);       // ops/nn/convolution.cc
 void RegisterPoolingOps(OpRegistry* r);           // ops/nn/pooling.cc
 void RegisterBatchNormOps(OpRegistry* r);         // ops/nn/batch_norm.cc
 void RegisterReduceOps(OpRegistry* r);            // ops/reduce/reduce.cc: sum, mean, max, ...
-void RegisterSliceOps(OpRegistry* r);             // ops/shape/slice.cc: slice, slice_axis
+void RegisterSliceOps(OpRegistry* r);             // ops/shape/slice.cc: slice, slice_axis, _slice_assign*
 void RegisterEmbeddingOps(OpRegistry* r);         // ops/nn/embedding.cc
 void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
 void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
@@ -30,6 +30,9 @@ void RegisterLayoutOps(OpRegistry* r);            // ops/shape/layout.cc: tile, 
 void RegisterLikeOps(OpRegistry* r);              // ops/shape/like.cc: slice_like, broadcast_like, ...
 void RegisterIndexingOps(OpRegistry* r);          // ops/indexing/indexing.cc: take, pick, gather_nd, ...
 void RegisterSortOps(OpRegistry* r);              // ops/indexing/sort.cc: topk, sort, argsort, ...
+void RegisterHistogramOps(OpRegistry* r);         // ops/indexing/histogram.cc: _histogram
+void RegisterCropOps(OpRegistry* r);              // ops/shape/crop.cc: Crop
+void RegisterIm2colOps(OpRegistry* r);            // ops/shape/im2col.cc: im2col, col2im
 
 namespace internal {
 
@@ -58,6 +61,9 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLikeOps(r);
   RegisterIndexingOps(r);
   RegisterSortOps(r);
+  RegisterHistogramOps(r);
+  RegisterCropOps(r);
+  RegisterIm2colOps(r);
 }
 
 }  // namespace internal
