@@ -33,6 +33,7 @@ void RegisterSortOps(OpRegistry* r);              // ops/indexing/sort.cc: topk,
 void RegisterHistogramOps(OpRegistry* r);         // ops/indexing/histogram.cc: _histogram
 void RegisterCropOps(OpRegistry* r);              // ops/shape/crop.cc: Crop
 void RegisterIm2colOps(OpRegistry* r);            // ops/shape/im2col.cc: im2col, col2im
+void RegisterLinalgOps(OpRegistry* r);            // ops/linalg/la_ops.cc: _linalg_*, khatri_rao
 
 namespace internal {
 
@@ -64,6 +65,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterHistogramOps(r);
   RegisterCropOps(r);
   RegisterIm2colOps(r);
+  RegisterLinalgOps(r);
 }
 
 }  // namespace internal
