@@ -34,6 +34,8 @@ void RegisterHistogramOps(OpRegistry* r);         // ops/indexing/histogram.cc: 
 void RegisterCropOps(OpRegistry* r);              // ops/shape/crop.cc: Crop
 void RegisterIm2colOps(OpRegistry* r);            // ops/shape/im2col.cc: im2col, col2im
 void RegisterLinalgOps(OpRegistry* r);            // ops/linalg/la_ops.cc: _linalg_*, khatri_rao
+void RegisterRandomOps(OpRegistry* r);            // ops/random/sample.cc: _random_*, _sample_*, ...
+void RegisterPdfOps(OpRegistry* r);               // ops/random/pdf.cc: _random_pdf_*
 
 namespace internal {
 
@@ -66,6 +68,8 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterCropOps(r);
   RegisterIm2colOps(r);
   RegisterLinalgOps(r);
+  RegisterRandomOps(r);
+  RegisterPdfOps(r);
 }
 
 }  // namespace internal
