@@ -358,6 +358,7 @@ void RegisterSortOps(OpRegistry* r) {
       .Describe("Sorts along axis (ascending by default); None sorts the flattened input.")
       .SetParam<SortParam>(SortInit)
       .SetInputNames({"data"})
+      .SetNumTotalOutputs(2)  // MXNet's hidden indices output
       .SetInferShape(SortShape<SortParam>)
       .SetInferType(SortType<SortParam>)
       .SetCompute(SortOpCompute<SortParam>);
