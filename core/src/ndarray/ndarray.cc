@@ -55,6 +55,13 @@ void Seed(uint64_t seed) {
   random.engine.seed(static_cast<std::mt19937::result_type>(seed));
 }
 
+uint64_t internal::DrawRandomSeed() {
+  auto& random = Random();
+  std::lock_guard<std::mutex> lock(random.mutex);
+  const uint64_t high = random.engine();
+  return (high << 32) | random.engine();
+}
+
 NDArray::NDArray(const Shape& shape, DType dtype) : shape_(shape), dtype_(dtype) {
   CheckShapeLimits(shape);
   storage_ = Allocate(static_cast<size_t>(shape.Size()) * DTypeSize(dtype));
