@@ -26,6 +26,8 @@ void RegisterPadOps(OpRegistry* r);               // ops/nn/pad.cc
 void RegisterLRNOps(OpRegistry* r);               // ops/nn/lrn.cc
 void RegisterNormOps(OpRegistry* r);              // ops/nn/norm.cc: LayerNorm, InstanceNorm, GroupNorm
 void RegisterAdaptivePoolingOps(OpRegistry* r);   // ops/nn/adaptive_pooling.cc
+void RegisterVisionOps(OpRegistry* r);            // ops/vision/: UpSampling, ROIAlign, image ops, ...
+void RegisterDetectionOps(OpRegistry* r);         // ops/detection/: box_nms, MultiBox*, Proposal
 
 namespace internal {
 
@@ -50,6 +52,8 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLRNOps(r);
   RegisterNormOps(r);
   RegisterAdaptivePoolingOps(r);
+  RegisterVisionOps(r);
+  RegisterDetectionOps(r);
 }
 
 }  // namespace internal
