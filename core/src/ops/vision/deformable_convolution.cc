@@ -87,9 +87,7 @@ struct ModulatedDeformableConvolutionParam {
 
 template <typename P>
 void DeformInit(P* p) {
-  HN_CHECK(p->kernel.size() == 2, kUnsupported)
-      << "only 2-D deformable convolution exists (kernel (h, w)), got kernel "
-      << internal::ValueText(p->kernel);
+  if (p->kernel.size() != 2) return;  // refused by shape inference (kUnsupported)
   HN_CHECK(!p->layout || *p->layout == DeformLayout::kNCHW, kInvalidArgument)
       << "layout must be NCHW for a 2-D kernel";
   if (p->stride.empty()) p->stride = {1, 1};
@@ -128,6 +126,9 @@ template <typename P>
 bool DeformShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<P>();
   const std::string node = DescribeNode(attrs);
+  HN_CHECK(p.kernel.size() == 2, kUnsupported)
+      << node << ": only 2-D deformable convolution exists (kernel (h, w)), got kernel "
+      << internal::ValueText(p.kernel);
   const std::vector<std::string> names = DeformInputNames<P>(attrs);
   const size_t offset_i = 1, mask_i = 2, weight_i = P::kModulated ? 3 : 2;
   for (size_t i = 0; i < names.size() && names[i] != "bias"; ++i) {

@@ -170,11 +170,6 @@ void ResizeInit(ResizeParam* p) {
   for (int64_t v : p->size)
     HN_CHECK(v > 0, kInvalidArgument) << "size must be positive, got "
                                       << internal::ValueText(p->size);
-  HN_CHECK(p->interp == 0 || p->interp == 1, kUnsupported)
-      << "interp " << p->interp << " (OpenCV's "
-      << (p->interp == 2 ? "bicubic" : p->interp == 3 ? "area" : p->interp == 4 ? "Lanczos"
-                                                                                : "unknown")
-      << " interpolation) is not supported; interp 0 (nearest) and 1 (bilinear) are";
 }
 
 // Output (height, width) for an input of (h, w), as MXNet's GetHeightAndWidth.
@@ -195,6 +190,11 @@ void ResizedSize(const ResizeParam& p, int64_t h, int64_t w, int64_t* oh, int64_
 
 bool ResizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<ResizeParam>();
+  HN_CHECK(p.interp == 0 || p.interp == 1, kUnsupported)
+      << DescribeNode(attrs) << ": interp " << p.interp << " (OpenCV's "
+      << (p.interp == 2 ? "bicubic" : p.interp == 3 ? "area" : p.interp == 4 ? "Lanczos"
+                                                                             : "unknown")
+      << " interpolation) is not supported; interp 0 (nearest) and 1 (bilinear) are";
   const Shape& s = (*in)[0];
   if (s.ndim() == 0) return false;
   HN_CHECK(s.ndim() == 3 || s.ndim() == 4, kShapeError)
