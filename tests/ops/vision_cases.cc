@@ -944,6 +944,19 @@ HN_ERROR_CASES(Vision) {
   cases->push_back(Rejected("_contrib_ROIAlign", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}},
                             {{1, 3, 4, 4}, {2, 5}}, StatusCode::kTypeError, {"_contrib_ROIAlign(node)", "float16"},
                             {DType::kFloat32, DType::kFloat16}));
+  cases->push_back(Rejected("_contrib_ROIAlign",
+                            {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"sample_ratio", "100000"}},
+                            {{1, 3, 4, 4}, {2, 5}}, kInv,
+                            {"_contrib_ROIAlign(node)", "sample_ratio 100000", "HN_LIMIT_MAX_TENSOR_ELEMENTS"}));
+  cases->push_back(Rejected("_contrib_RROIAlign",
+                            {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"sampling_ratio", "100000"}},
+                            {{1, 3, 4, 4}, {2, 6}}, kInv,
+                            {"_contrib_RROIAlign(node)", "sampling_ratio 100000", "HN_LIMIT_MAX_TENSOR_ELEMENTS"}));
+  cases->push_back(Rejected("_contrib_DeformablePSROIPooling",
+                            {{"spatial_scale", "0.5"}, {"output_dim", "2"}, {"group_size", "3"},
+                             {"pooled_size", "3"}, {"no_trans", "True"}, {"sample_per_part", "100000"}},
+                            {{1, 18, 4, 4}, {2, 5}}, kInv,
+                            {"_contrib_DeformablePSROIPooling(node)", "sample_per_part 100000"}));
   cases->push_back(Rejected("_contrib_RROIAlign", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}},
                             {{1, 3, 4, 4}, {2, 5}}, kShape, {"_contrib_RROIAlign(node)", "6"}));
   cases->push_back(Rejected("_contrib_PSROIPooling", {{"spatial_scale", "0.5"}, {"output_dim", "2"}, {"pooled_size", "3"}},

@@ -367,25 +367,21 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const 
   std::fill(loc_target, loc_target + batch * num_anchors * 4, T(0));
   std::fill(loc_mask, loc_mask + batch * num_anchors * 4, T(0));
   std::fill(cls_target, cls_target + batch * num_anchors, static_cast<T>(p.ignore_label));
-  std::vector<T> overlaps(static_cast<size_t>(num_anchors * num_labels));
   for (int64_t b = 0; b < batch; ++b) {
     const T* label = labels + b * num_labels * label_width;
     // Labels end at the first row whose class is -1 (padding).
     int64_t num_gt = 0;
     while (num_gt < num_labels && static_cast<float>(label[num_gt * label_width]) != -1.0f) ++num_gt;
     if (num_gt == 0) continue;
-    for (int64_t j = 0; j < num_anchors; ++j) {
-      const T* a = anchors + j * 4;
-      for (int64_t k = 0; k < num_labels; ++k) {
-        const T* g = label + k * label_width + 1;
-        const T inter = std::max(T(0), std::min(a[2], g[2]) - std::max(a[0], g[0])) *
-                        std::max(T(0), std::min(a[3], g[3]) - std::max(a[1], g[1]));
-        const T uni = (a[2] - a[0]) * (a[3] - a[1]) + (g[2] - g[0]) * (g[3] - g[1]) - inter;
-        overlaps[static_cast<size_t>(j * num_labels + k)] = uni == T(0) ? T(0) : inter / uni;
-      }
-    }
+    // IoU of anchor j and ground truth k in T, as MXNet's temp_space holds it, then as float.
+    // Computed when needed: a table would hold anchors x labels values.
     auto iou = [&](int64_t j, int64_t k) {
-      return static_cast<float>(overlaps[static_cast<size_t>(j * num_labels + k)]);
+      const T* a = anchors + j * 4;
+      const T* g = label + k * label_width + 1;
+      const T inter = std::max(T(0), std::min(a[2], g[2]) - std::max(a[0], g[0])) *
+                      std::max(T(0), std::min(a[3], g[3]) - std::max(a[1], g[1]));
+      const T uni = (a[2] - a[0]) * (a[3] - a[1]) + (g[2] - g[0]) * (g[3] - g[1]) - inter;
+      return static_cast<float>(uni == T(0) ? T(0) : inter / uni);
     };
     std::vector<char> gt_matched(static_cast<size_t>(num_gt), 0);
     std::vector<std::pair<float, int64_t>> best(static_cast<size_t>(num_anchors), {-1.f, -1});

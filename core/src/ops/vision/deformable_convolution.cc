@@ -176,6 +176,10 @@ bool DeformShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
         << " or a multiple of it";
   }
   AssignShape(attrs, out, 0, Shape{batch, filters, osize[0], osize[1]}, "output");
+  internal::CheckWorkLimit(attrs,
+                           static_cast<double>(channels) * static_cast<double>(kh * kw) *
+                               static_cast<double>(osize[0]) * static_cast<double>(osize[1]),
+                           "the sampled columns (channels * kernel taps * output positions)");
   return internal::AllKnown(*in, *out);
 }
 

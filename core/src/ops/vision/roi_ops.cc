@@ -345,6 +345,11 @@ bool ROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   }
   AssignShape(attrs, out, 0, Shape{(*in)[1][0], channels, p.pooled_size[0], p.pooled_size[1]},
               "output");
+  if (p.sample_ratio > 0) {
+    internal::CheckWorkLimit(attrs, static_cast<double>((*out)[0].Size()) * p.sample_ratio *
+                                        p.sample_ratio,
+                             "sample_ratio " + std::to_string(p.sample_ratio));
+  }
   return internal::AllKnown(*in, *out);
 }
 
@@ -435,6 +440,11 @@ bool RROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
     return false;
   AssignShape(attrs, out, 0,
               Shape{(*in)[1][0], (*in)[0][1], p.pooled_size[0], p.pooled_size[1]}, "output");
+  if (p.sampling_ratio > 0) {
+    internal::CheckWorkLimit(attrs, static_cast<double>((*out)[0].Size()) * p.sampling_ratio *
+                                        p.sampling_ratio,
+                             "sampling_ratio " + std::to_string(p.sampling_ratio));
+  }
   return internal::AllKnown(*in, *out);
 }
 
@@ -672,6 +682,9 @@ bool DeformablePSROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   CheckPsChannels(attrs, (*in)[0], p.output_dim, p.group_size);
   AssignShape(attrs, out, 0, Shape{(*in)[1][0], p.output_dim, p.pooled_size, p.pooled_size},
               "output");
+  internal::CheckWorkLimit(
+      attrs, static_cast<double>((*out)[0].Size()) * p.sample_per_part * p.sample_per_part,
+      "sample_per_part " + std::to_string(p.sample_per_part));
   return internal::AllKnown(*in, *out);
 }
 

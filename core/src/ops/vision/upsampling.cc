@@ -123,8 +123,10 @@ void NearestKernel(const UpSamplingParam& p, const std::vector<TBlob>& in, const
           T* drow = dst + r * ow;
           if (sum && i > 0) {
             for (int64_t q = 0; q < ow; ++q) drow[q] += row[q / f];
+          } else if (r % f != 0) {
+            std::copy(drow - ow, drow, drow);  // the same source row as the row above
           } else {
-            for (int64_t q = 0; q < ow; ++q) drow[q] = row[q / f];
+            for (int64_t q = 0; q < iw; ++q) std::fill(drow + q * f, drow + (q + 1) * f, row[q]);
           }
         }
       }

@@ -6,6 +6,8 @@
 //  * AssignShape: merges a required shape into an inference slot, naming op, node and input;
 //  * RoiBatchIndex: the image an ROI row points at, as MXNet converts it (float -> int, toward
 //    zero), or -1 when it names no image of the batch;
+//  * CheckWorkLimit: refuses attributes that ask for more samples (or scratch elements) than
+//    HN_LIMIT_MAX_TENSOR_ELEMENTS, so a hostile file cannot make a kernel run for hours;
 //  * BoxFormat: MXNet's "corner"/"center" box encodings.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "hybridnet/base.h"
+#include "hybridnet/limits.h"
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 
@@ -55,6 +58,14 @@ inline void AssignShape(const NodeAttrs& attrs, std::vector<Shape>* list, size_t
       << DescribeNode(attrs) << ": " << what << " has shape " << (*list)[i] << " but " << value
       << " is required";
   (*list)[i] = merged;
+}
+
+/// Throws kInvalidArgument when `count` (the samples or scratch elements `what` describes,
+/// computed in double so that it cannot overflow) exceeds HN_LIMIT_MAX_TENSOR_ELEMENTS.
+inline void CheckWorkLimit(const NodeAttrs& attrs, double count, const std::string& what) {
+  HN_CHECK(count <= static_cast<double>(GetLimit(Limit::kMaxTensorElements)), kInvalidArgument)
+      << DescribeNode(attrs) << ": " << what << " needs " << count << " elements"
+      << LimitNote(Limit::kMaxTensorElements);
 }
 
 /// True when every shape of both lists is known.
