@@ -92,8 +92,7 @@ RefFn NmsRef(NmsOpts o, bool f32) {
         const Box bi = Corners(row(i) + o.coord, o.in_center);
         bool suppressed = false;
         for (int64_t j : kept) {
-          if (!o.force && o.id >= 0 &&
-              std::trunc(row(i)[o.id]) != std::trunc(row(j)[o.id])) {
+          if (!o.force && o.id >= 0 && std::trunc(row(i)[o.id]) != std::trunc(row(j)[o.id])) {
             continue;
           }
           const Box bj = Corners(row(j) + o.coord, o.in_center);
@@ -103,7 +102,8 @@ RefFn NmsRef(NmsOpts o, bool f32) {
         if (!suppressed) kept.push_back(i);
       }
       for (size_t r = 0; r < kept.size(); ++r)
-        std::copy(row(kept[r]), row(kept[r]) + w, &y.v[static_cast<size_t>((b * n + static_cast<int64_t>(r)) * w)]);
+        std::copy(row(kept[r]), row(kept[r]) + w,
+                  &y.v[static_cast<size_t>((b * n + static_cast<int64_t>(r)) * w)]);
     }
     if (o.in_center != o.out_center) {
       for (int64_t r = 0; r < y.size() / w; ++r) {
@@ -123,8 +123,12 @@ RefFn NmsRef(NmsOpts o, bool f32) {
   };
 }
 
-OpCase NmsCase(const NmsOpts& o, Shape shape, const BoxRowLayout& layout, uint32_t seed,
-               std::string note, const std::string& op = "_contrib_box_nms") {
+OpCase NmsCase(const NmsOpts& o,
+               Shape shape,
+               const BoxRowLayout& layout,
+               uint32_t seed,
+               std::string note,
+               const std::string& op = "_contrib_box_nms") {
   const int64_t rows = shape.Size() / layout.width;
   return WithGen(Case(op, NmsAttrs(o), {shape}, NmsRef(o, true), std::move(note)),
                  Values(ScoredBoxes(rows, layout, seed)));
@@ -220,7 +224,8 @@ RefFn BoxDecodeRef(const double (&stds)[4], double clip, bool corner_anchors) {
     for (int64_t i = 0; i < total; ++i) {
       const double* a = &in[1].v[static_cast<size_t>((i % n) * 4)];
       double ax = a[0], ay = a[1], aw = a[2], ah = a[3];
-      if (corner_anchors) aw = a[2] - a[0], ah = a[3] - a[1], ax = a[0] + aw / 2, ay = a[1] + ah / 2;
+      if (corner_anchors)
+        aw = a[2] - a[0], ah = a[3] - a[1], ax = a[0] + aw / 2, ay = a[1] + ah / 2;
       const double* d = &x.v[static_cast<size_t>(i * 4)];
       double dw = d[2] * st[2], dh = d[3] * st[3];
       if (clip > 0) dw = std::min(dw, clip), dh = std::min(dh, clip);
@@ -250,8 +255,11 @@ std::vector<double> Anchors(int64_t n, bool corner, uint32_t seed) {
 
 // ---- _contrib_MultiBoxPrior ---------------------------------------------------------------------
 
-RefFn MultiBoxPriorRef(std::vector<double> sizes, std::vector<double> ratios, bool clip,
-                       std::vector<double> steps, std::vector<double> offsets) {
+RefFn MultiBoxPriorRef(std::vector<double> sizes,
+                       std::vector<double> ratios,
+                       bool clip,
+                       std::vector<double> steps,
+                       std::vector<double> offsets) {
   return [=](const std::vector<RefTensor>& in) {
     const int64_t h = in[0].shape[2], w = in[0].shape[3];
     const int64_t per = static_cast<int64_t>(sizes.size() + ratios.size() - 1);
@@ -260,7 +268,8 @@ RefFn MultiBoxPriorRef(std::vector<double> sizes, std::vector<double> ratios, bo
     const double sx = steps[0] > 0 && steps[1] > 0 ? steps[1] : 1.0 / static_cast<double>(w);
     int64_t k = 0;
     auto put = [&](double cx, double cy, double size, double ratio) {
-      const double hw = size * static_cast<double>(h) / static_cast<double>(w) * std::sqrt(ratio) / 2;
+      const double hw =
+          size * static_cast<double>(h) / static_cast<double>(w) * std::sqrt(ratio) / 2;
       const double hh = size / std::sqrt(ratio) / 2;
       const double box[4] = {cx - hw, cy - hh, cx + hw, cy + hh};
       for (double v : box) y[k++] = clip ? std::min(1.0, std::max(0.0, v)) : v;
@@ -307,15 +316,18 @@ RefFn MultiBoxDetectionRef(MbdOpts o) {
         const double aw = a[2] - a[0], ah = a[3] - a[1];
         const double cx = d[0] * o.var[0] * aw + (a[0] + a[2]) / 2;
         const double cy = d[1] * o.var[1] * ah + (a[1] + a[3]) / 2;
-        const double hw = std::exp(d[2] * o.var[2]) * aw / 2, hh = std::exp(d[3] * o.var[3]) * ah / 2;
-        std::vector<double> row = {static_cast<double>(id - 1), best, cx - hw, cy - hh, cx + hw,
-                                   cy + hh};
+        const double hw = std::exp(d[2] * o.var[2]) * aw / 2,
+                     hh = std::exp(d[3] * o.var[3]) * ah / 2;
+        std::vector<double> row = {
+            static_cast<double>(id - 1), best, cx - hw, cy - hh, cx + hw, cy + hh};
         if (o.clip)
-          for (int k = 2; k < 6; ++k) row[static_cast<size_t>(k)] = std::min(1.0, std::max(0.0, row[static_cast<size_t>(k)]));
+          for (int k = 2; k < 6; ++k)
+            row[static_cast<size_t>(k)] = std::min(1.0, std::max(0.0, row[static_cast<size_t>(k)]));
         rows.push_back(row);
       }
       auto out_row = [&](size_t r) { return &y.v[static_cast<size_t>(b * n * 6) + r * 6]; };
-      for (size_t r = 0; r < rows.size(); ++r) std::copy(rows[r].begin(), rows[r].end(), out_row(r));
+      for (size_t r = 0; r < rows.size(); ++r)
+        std::copy(rows[r].begin(), rows[r].end(), out_row(r));
       if (rows.empty() || o.nms <= 0 || o.nms > 1) continue;
       std::vector<size_t> order(rows.size());
       std::iota(order.begin(), order.end(), size_t{0});
@@ -326,7 +338,8 @@ RefFn MultiBoxDetectionRef(MbdOpts o) {
         keep = static_cast<size_t>(o.topk);
         for (size_t r = keep; r < rows.size(); ++r) out_row(r)[0] = -1;  // rest of row stays
       }
-      for (size_t r = 0; r < keep; ++r) std::copy(rows[order[r]].begin(), rows[order[r]].end(), out_row(r));
+      for (size_t r = 0; r < keep; ++r)
+        std::copy(rows[order[r]].begin(), rows[order[r]].end(), out_row(r));
       for (size_t i = 0; i < keep; ++i) {
         if (out_row(i)[0] < 0) continue;
         for (size_t j = i + 1; j < keep; ++j) {
@@ -335,7 +348,8 @@ RefFn MultiBoxDetectionRef(MbdOpts o) {
           if (c[0] < 0 || !(o.force || a[0] == c[0])) continue;
           const Box ba{a[2], a[3], a[4], a[5]}, bc{c[2], c[3], c[4], c[5]};
           const double inter = Inter(ba, bc);
-          const double uni = (ba.x2 - ba.x1) * (ba.y2 - ba.y1) + (bc.x2 - bc.x1) * (bc.y2 - bc.y1) - inter;
+          const double uni =
+              (ba.x2 - ba.x1) * (ba.y2 - ba.y1) + (bc.x2 - bc.x1) * (bc.y2 - bc.y1) - inter;
           if ((uni <= 0 ? 0.0 : inter / uni) >= F32(o.nms)) c[0] = -1;
         }
       }
@@ -345,12 +359,9 @@ RefFn MultiBoxDetectionRef(MbdOpts o) {
 }
 
 AttrDict MbdAttrs(const MbdOpts& o) {
-  return {{"clip", o.clip ? "True" : "False"},
-          {"threshold", std::to_string(o.threshold)},
-          {"nms_threshold", std::to_string(o.nms)},
-          {"force_suppress", o.force ? "True" : "False"},
-          {"nms_topk", std::to_string(o.topk)},
-          {"variances", "(0.1, 0.1, 0.2, 0.2)"}};
+  return {{"clip", o.clip ? "True" : "False"},      {"threshold", std::to_string(o.threshold)},
+          {"nms_threshold", std::to_string(o.nms)}, {"force_suppress", o.force ? "True" : "False"},
+          {"nms_topk", std::to_string(o.topk)},     {"variances", "(0.1, 0.1, 0.2, 0.2)"}};
 }
 
 // SSD anchors in [0, 1] (corner format): a grid of boxes of two sizes, overlapping.
@@ -389,7 +400,8 @@ RefFn MultiBoxTargetRef(MbtOpts o) {
         const double* g = L + k * lw + 1;
         const Box ba{a[0], a[1], a[2], a[3]}, bg{g[0], g[1], g[2], g[3]};
         const double inter = Inter(ba, bg);
-        const double uni = (ba.x2 - ba.x1) * (ba.y2 - ba.y1) + (bg.x2 - bg.x1) * (bg.y2 - bg.y1) - inter;
+        const double uni =
+            (ba.x2 - ba.x1) * (ba.y2 - ba.y1) + (bg.x2 - bg.x1) * (bg.y2 - bg.y1) - inter;
         return uni == 0 ? 0.0 : inter / uni;
       };
       std::vector<int> flag(static_cast<size_t>(n), -1);
@@ -426,12 +438,14 @@ RefFn MultiBoxTargetRef(MbtOpts o) {
         for (int64_t j = 0; j < n && want > 0; ++j) {
           if (flag[static_cast<size_t>(j)] == 1) continue;
           if (best[static_cast<size_t>(j)] < 0) {
-            for (int64_t k = 0; k < ngt; ++k) best[static_cast<size_t>(j)] = std::max(best[static_cast<size_t>(j)], iou(j, k));
+            for (int64_t k = 0; k < ngt; ++k)
+              best[static_cast<size_t>(j)] = std::max(best[static_cast<size_t>(j)], iou(j, k));
           }
           if (best[static_cast<size_t>(j)] >= F32(o.mining_thresh)) continue;
           double mx = -1e300, sum = 0;
           for (int64_t c = 0; c < classes; ++c) mx = std::max(mx, cls[(b * classes + c) * n + j]);
-          for (int64_t c = 0; c < classes; ++c) sum += std::exp(cls[(b * classes + c) * n + j] - mx);
+          for (int64_t c = 0; c < classes; ++c)
+            sum += std::exp(cls[(b * classes + c) * n + j] - mx);
           cand.emplace_back(std::exp(cls[(b * classes) * n + j] - mx) / sum, j);
         }
         std::stable_sort(cand.begin(), cand.end(),
@@ -462,8 +476,10 @@ RefFn MultiBoxTargetRef(MbtOpts o) {
 // Ground truths [class, x1, y1, x2, y2] near the SsdAnchors grid, padded with -1 rows.
 std::vector<double> SsdLabels(int64_t batch, int64_t slots, const std::vector<int64_t>& counts) {
   std::vector<double> v;
-  const double boxes[][4] = {{0.02, 0.05, 0.33, 0.31}, {0.4, 0.35, 0.72, 0.8},
-                             {0.62, 0.1, 0.98, 0.44}, {0.1, 0.55, 0.38, 0.95}};
+  const double boxes[][4] = {{0.02, 0.05, 0.33, 0.31},
+                             {0.4, 0.35, 0.72, 0.8},
+                             {0.62, 0.1, 0.98, 0.44},
+                             {0.1, 0.55, 0.38, 0.95}};
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t k = 0; k < slots; ++k) {
       if (k < counts[static_cast<size_t>(b)]) {
@@ -515,13 +531,18 @@ RefFn ProposalRef(PropOpts o, bool multi) {
       for (double scale : o.scales) {
         const double ws = std::floor(std::sqrt(std::floor(s * s / F32(ratio))) + 0.5) * scale;
         const double hs = std::floor(ws / scale * F32(ratio) + 0.5) * scale;
-        base.push_back({ctr - (ws - 1) / 2, ctr - (hs - 1) / 2, ctr + (ws - 1) / 2, ctr + (hs - 1) / 2});
+        base.push_back(
+            {ctr - (ws - 1) / 2, ctr - (hs - 1) / 2, ctr + (ws - 1) / 2, ctr + (hs - 1) / 2});
       }
     for (int64_t b = 0; b < batch; ++b) {
       const double im_h = info[b * 3], im_w = info[b * 3 + 1];
       const double min_size = static_cast<double>(o.min_size) * info[b * 3 + 2];
-      const int64_t real_h = static_cast<int64_t>(F32(im_h / s)), real_w = static_cast<int64_t>(F32(im_w / s));
-      struct Det { Box box; double score; };
+      const int64_t real_h = static_cast<int64_t>(F32(im_h / s)),
+                    real_w = static_cast<int64_t>(F32(im_w / s));
+      struct Det {
+        Box box;
+        double score;
+      };
       std::vector<Det> dets;
       for (int64_t y = 0; y < h; ++y)
         for (int64_t x = 0; x < w; ++x)
@@ -529,7 +550,9 @@ RefFn ProposalRef(PropOpts o, bool multi) {
             Box an = base[static_cast<size_t>(a)];
             an.x1 += static_cast<double>(x) * s, an.x2 += static_cast<double>(x) * s;
             an.y1 += static_cast<double>(y) * s, an.y2 += static_cast<double>(y) * s;
-            auto delta = [&](int64_t k) { return deltas[((b * 4 * a_n + a * 4 + k) * h + y) * w + x]; };
+            auto delta = [&](int64_t k) {
+              return deltas[((b * 4 * a_n + a * 4 + k) * h + y) * w + x];
+            };
             Box p;
             if (o.iou_loss) {
               p = {an.x1 + delta(0), an.y1 + delta(1), an.x2 + delta(2), an.y2 + delta(3)};
@@ -542,14 +565,18 @@ RefFn ProposalRef(PropOpts o, bool multi) {
             }
             auto clamp = [](double v, double hi) { return std::max(std::min(v, hi - 1), 0.0); };
             p = {clamp(p.x1, im_w), clamp(p.y1, im_h), clamp(p.x2, im_w), clamp(p.y2, im_h)};
-            double score = (y >= real_h || x >= real_w) ? -1.0 : cls[((b * 2 * a_n + a_n + a) * h + y) * w + x];
+            double score = (y >= real_h || x >= real_w)
+                               ? -1.0
+                               : cls[((b * 2 * a_n + a_n + a) * h + y) * w + x];
             if (p.x2 - p.x1 + 1 < min_size || p.y2 - p.y1 + 1 < min_size) {
-              p = {p.x1 - min_size / 2, p.y1 - min_size / 2, p.x2 + min_size / 2, p.y2 + min_size / 2};
+              p = {p.x1 - min_size / 2, p.y1 - min_size / 2, p.x2 + min_size / 2,
+                   p.y2 + min_size / 2};
               score = -1.0;
             }
             dets.push_back({p, score});
           }
-      std::stable_sort(dets.begin(), dets.end(), [](const Det& a, const Det& c) { return a.score > c.score; });
+      std::stable_sort(dets.begin(), dets.end(),
+                       [](const Det& a, const Det& c) { return a.score > c.score; });
       const int64_t count = static_cast<int64_t>(dets.size());
       const int64_t pre = std::min(o.pre > 0 ? o.pre : count, count);
       const int64_t post = std::min(o.post, pre);
@@ -581,15 +608,20 @@ RefFn ProposalRef(PropOpts o, bool multi) {
   };
 }
 
-OpCase ProposalCase(const PropOpts& o, int64_t batch, int64_t h, int64_t w,
-                    std::vector<double> im_info, std::string note) {
+OpCase ProposalCase(const PropOpts& o,
+                    int64_t batch,
+                    int64_t h,
+                    int64_t w,
+                    std::vector<double> im_info,
+                    std::string note) {
   const int64_t a = static_cast<int64_t>(o.scales.size() * o.ratios.size());
   const bool multi = batch > 1 || note.find("multi") != std::string::npos;
   const std::string op = multi ? "_contrib_MultiProposal" : "_contrib_Proposal";
   // Scores on a 1/32 grid (ties), deltas small and smooth.
   OpCase c = Case(op, PropAttrs(o), {{batch, 2 * a, h, w}, {batch, 4 * a, h, w}, {batch, 3}},
                   ProposalRef(o, multi), std::move(note));
-  c = WithGen(c, PerInput({GridValues(0.0, 1.0, 1.0 / 32), Uniform(-0.3, 0.3), Values(std::move(im_info))}));
+  c = WithGen(c, PerInput({GridValues(0.0, 1.0, 1.0 / 32), Uniform(-0.3, 0.3),
+                           Values(std::move(im_info))}));
   return WithTol(c, 1e-4, 1e-3);
 }
 
@@ -603,7 +635,8 @@ HN_CONFORMANCE_CASES(Detection) {
   {
     NmsOpts o;
     cases->push_back(NmsCase(o, {2, 14, 6}, no_id, 11, "default"));
-    cases->push_back(NmsCase(o, {1, 16, 6}, no_id, 12, "alias", "_contrib_box_non_maximum_suppression"));
+    cases->push_back(
+        NmsCase(o, {1, 16, 6}, no_id, 12, "alias", "_contrib_box_non_maximum_suppression"));
   }
   {
     NmsOpts o;
@@ -664,17 +697,18 @@ HN_CONFORMANCE_CASES(Detection) {
     // Exact IoU ties: B and E overlap A with IoU exactly 0.5, which overlap_thresh=0.5 keeps
     // (MXNet suppresses only above it); D repeats A with A's score and loses the tie by
     // position; C (IoU 0.6 with A) goes.
-    const std::vector<double> rows = {0, 0.9, 0, 0, 4, 1,  0, 0.8, 0, 0, 2, 1,
-                                      0, 0.8, 1, 0, 5, 1,  0, 0.9, 0, 0, 4, 1,
-                                      0, 0.7, 2, 0, 4, 1,  0, 0.7, 4, 4, 6, 6};
+    const std::vector<double> rows = {0, 0.9, 0, 0, 4, 1, 0, 0.8, 0, 0, 2, 1, 0, 0.8, 1, 0, 5, 1,
+                                      0, 0.9, 0, 0, 4, 1, 0, 0.7, 2, 0, 4, 1, 0, 0.7, 4, 4, 6, 6};
     NmsOpts o;
-    cases->push_back(WithGen(Case("_contrib_box_nms", NmsAttrs(o), {{6, 6}}, NmsRef(o, true), "exact_ties"),
-                             Values(rows)));
+    cases->push_back(
+        WithGen(Case("_contrib_box_nms", NmsAttrs(o), {{6, 6}}, NmsRef(o, true), "exact_ties"),
+                Values(rows)));
   }
 
   // ---- box_iou
-  cases->push_back(WithGen(Case("_contrib_box_iou", {}, {{5, 4}, {2, 3, 4}}, BoxIoURef(false), "corner"),
-                           Values(ScoredBoxes(11, {4, 0, -1, -1, false}, 30, 1))));
+  cases->push_back(
+      WithGen(Case("_contrib_box_iou", {}, {{5, 4}, {2, 3, 4}}, BoxIoURef(false), "corner"),
+              Values(ScoredBoxes(11, {4, 0, -1, -1, false}, 30, 1))));
   {
     std::vector<double> v = ScoredBoxes(5, {4, 0, -1, -1, true}, 31, 1);
     const std::vector<double> r = ScoredBoxes(4, {4, 0, -1, -1, true}, 32, 1);
@@ -688,13 +722,14 @@ HN_CONFORMANCE_CASES(Detection) {
   cases->push_back(WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.2"}}, {{2, 5, 4}},
                                 MatchingRef(false, 0.2, -1), "descending"),
                            GridValues(0.0, 1.0, 0.125)));
-  cases->push_back(WithGen(Case("_contrib_bipartite_matching",
-                                {{"threshold", "0.6"}, {"is_ascend", "True"}}, {{3, 4}},
-                                MatchingRef(true, 0.6, -1), "ascending"),
-                           GridValues(0.0, 1.0, 0.125)));
-  cases->push_back(WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.05"}, {"topk", "2"}},
-                                {{2, 6, 5}}, MatchingRef(false, 0.05, 2), "topk"),
-                           GridValues(0.0, 1.0, 0.0625)));
+  cases->push_back(
+      WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.6"}, {"is_ascend", "True"}},
+                   {{3, 4}}, MatchingRef(true, 0.6, -1), "ascending"),
+              GridValues(0.0, 1.0, 0.125)));
+  cases->push_back(
+      WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.05"}, {"topk", "2"}},
+                   {{2, 6, 5}}, MatchingRef(false, 0.05, 2), "topk"),
+              GridValues(0.0, 1.0, 0.0625)));
 
   // ---- box_encode: positives, negatives, ignored
   {
@@ -716,31 +751,39 @@ HN_CONFORMANCE_CASES(Detection) {
                                           BoxDecodeRef(ones, -1, false), "center"),
                                      PerInput({Uniform(-1, 1), Values(Anchors(6, false, 42))})),
                              1e-5, 1e-5));
-    cases->push_back(WithTol(
-        WithGen(Case("_contrib_box_decode",
-                     {{"format", "corner"}, {"std0", "0.1"}, {"std1", "0.1"}, {"std2", "0.2"},
-                      {"std3", "0.2"}, {"clip", "0.3"}},
-                     {{2, 5, 4}, {1, 5, 4}}, BoxDecodeRef(stds, 0.3, true), "corner_clip"),
-                PerInput({Uniform(-3, 3), Values(Anchors(5, true, 43))})),
-        1e-5, 1e-5));
+    cases->push_back(
+        WithTol(WithGen(Case("_contrib_box_decode",
+                             {{"format", "corner"},
+                              {"std0", "0.1"},
+                              {"std1", "0.1"},
+                              {"std2", "0.2"},
+                              {"std3", "0.2"},
+                              {"clip", "0.3"}},
+                             {{2, 5, 4}, {1, 5, 4}}, BoxDecodeRef(stds, 0.3, true), "corner_clip"),
+                        PerInput({Uniform(-3, 3), Values(Anchors(5, true, 43))})),
+                1e-5, 1e-5));
   }
 
   // ---- MultiBoxPrior
   cases->push_back(WithTol(Case("_contrib_MultiBoxPrior", {}, {{1, 3, 4, 5}},
                                 MultiBoxPriorRef({1}, {1}, false, {-1, -1}, {0.5, 0.5}), "default"),
                            1e-5, 1e-6));
-  cases->push_back(WithTol(
-      Case("_contrib_MultiBoxPrior",
-           {{"sizes", "(0.3, 0.5, 0.8)"}, {"ratios", "(1, 2, 0.5)"}, {"clip", "True"}},
-           {{2, 3, 5, 3}}, MultiBoxPriorRef({0.3, 0.5, 0.8}, {1, 2, 0.5}, true, {-1, -1}, {0.5, 0.5}),
-           "sizes_ratios_clip"),
-      1e-5, 1e-6));
-  cases->push_back(WithTol(
-      Case("_npx_multibox_prior",
-           {{"sizes", "[0.2]"}, {"ratios", "[1, 3]"}, {"steps", "(0.25, 0.2)"}, {"offsets", "(0.3, 0.7)"}},
-           {{1, 1, 3, 4}}, MultiBoxPriorRef({0.2}, {1, 3}, false, {0.25, 0.2}, {0.3, 0.7}),
-           "steps_offsets"),
-      1e-5, 1e-6));
+  cases->push_back(
+      WithTol(Case("_contrib_MultiBoxPrior",
+                   {{"sizes", "(0.3, 0.5, 0.8)"}, {"ratios", "(1, 2, 0.5)"}, {"clip", "True"}},
+                   {{2, 3, 5, 3}},
+                   MultiBoxPriorRef({0.3, 0.5, 0.8}, {1, 2, 0.5}, true, {-1, -1}, {0.5, 0.5}),
+                   "sizes_ratios_clip"),
+              1e-5, 1e-6));
+  cases->push_back(
+      WithTol(Case("_npx_multibox_prior",
+                   {{"sizes", "[0.2]"},
+                    {"ratios", "[1, 3]"},
+                    {"steps", "(0.25, 0.2)"},
+                    {"offsets", "(0.3, 0.7)"}},
+                   {{1, 1, 3, 4}}, MultiBoxPriorRef({0.2}, {1, 3}, false, {0.25, 0.2}, {0.3, 0.7}),
+                   "steps_offsets"),
+              1e-5, 1e-6));
 
   // ---- MultiBoxDetection: scores on a 1/16 grid (ties), per class / forced, topk, no nms
   {
@@ -749,7 +792,8 @@ HN_CONFORMANCE_CASES(Detection) {
       OpCase c = Case("_contrib_MultiBoxDetection", MbdAttrs(o),
                       {{batch, classes, n}, {batch, n * 4}, {1, n, 4}}, MultiBoxDetectionRef(o),
                       std::move(note));
-      c = WithGen(c, PerInput({GridValues(0.0, 0.5, 1.0 / 16), Uniform(-1, 1), Values(SsdAnchors(n))}));
+      c = WithGen(
+          c, PerInput({GridValues(0.0, 0.5, 1.0 / 16), Uniform(-1, 1), Values(SsdAnchors(n))}));
       cases->push_back(WithTol(c, 1e-5, 1e-5));
     };
     MbdOpts o;
@@ -831,8 +875,9 @@ HN_ERROR_CASES(Detection) {
                             {"_contrib_bipartite_matching(node)", "threshold"}));
   cases->push_back(Rejected("_contrib_bipartite_matching", {{"threshold", "0.1"}}, {{4}}, kShape,
                             {"_contrib_bipartite_matching(node)", "(4,)"}));
-  cases->push_back(Rejected("_contrib_box_encode", {}, {{2, 5}, {2, 5}, {2, 6, 4}, {2, 3, 4}, {4}, {4}},
-                            kShape, {"_contrib_box_encode(node)", "anchors"}));
+  cases->push_back(Rejected("_contrib_box_encode", {},
+                            {{2, 5}, {2, 5}, {2, 6, 4}, {2, 3, 4}, {4}, {4}}, kShape,
+                            {"_contrib_box_encode(node)", "anchors"}));
   cases->push_back(Rejected("_contrib_box_decode", {}, {{2, 5, 4}, {1, 6, 4}}, kShape,
                             {"_contrib_box_decode(node)", "anchors (1, 6, 4)"}));
   cases->push_back(Rejected("_contrib_box_decode", {}, {{2, 5, 3}, {1, 5, 4}}, kShape,
@@ -848,10 +893,10 @@ HN_ERROR_CASES(Detection) {
                             {"_contrib_MultiBoxDetection(node)", "variances"}));
   cases->push_back(Rejected("_contrib_MultiBoxDetection", {}, {{1, 3, 5}, {1, 16}, {1, 5, 4}},
                             kShape, {"_contrib_MultiBoxDetection(node)", "loc_pred"}));
-  cases->push_back(Rejected("_contrib_MultiBoxTarget", {}, {{2, 5, 4}, {1, 2, 5}, {1, 3, 5}}, kShape,
-                            {"_contrib_MultiBoxTarget(node)", "anchor"}));
-  cases->push_back(Rejected("_contrib_MultiBoxTarget", {}, {{1, 5, 4}, {1, 2, 4}, {1, 3, 5}}, kShape,
-                            {"_contrib_MultiBoxTarget(node)", "label"}));
+  cases->push_back(Rejected("_contrib_MultiBoxTarget", {}, {{2, 5, 4}, {1, 2, 5}, {1, 3, 5}},
+                            kShape, {"_contrib_MultiBoxTarget(node)", "anchor"}));
+  cases->push_back(Rejected("_contrib_MultiBoxTarget", {}, {{1, 5, 4}, {1, 2, 4}, {1, 3, 5}},
+                            kShape, {"_contrib_MultiBoxTarget(node)", "label"}));
   cases->push_back(Rejected("_contrib_Proposal", {}, {{2, 24, 4, 4}, {2, 48, 4, 4}, {2, 3}}, kShape,
                             {"_contrib_Proposal(node)", "one image", "_contrib_MultiProposal"}));
   cases->push_back(Rejected("_contrib_Proposal", {}, {{1, 10, 4, 4}, {1, 20, 4, 4}, {1, 3}}, kShape,

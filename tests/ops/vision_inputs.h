@@ -42,19 +42,21 @@ struct BoxRowLayout {
   int64_t width = 6;
   int64_t coord_start = 2;
   int64_t score_index = 1;  ///< -1: no score column
-  int64_t id_index = 0;  ///< -1: no class column
-  bool center = false;   ///< (x, y, w, h) instead of (x1, y1, x2, y2)
+  int64_t id_index = 0;     ///< -1: no class column
+  bool center = false;      ///< (x, y, w, h) instead of (x1, y1, x2, y2)
 };
 
 /// `count` rows of boxes in clusters (so that many overlap), coordinates on a 1/8 grid (exact
 /// in float, so IoUs are exact quotients), a few boxes reaching left of x = 0, scores drawn
 /// from a list with ties, zeros and negatives, class ids in [0, classes).
-inline std::vector<double> ScoredBoxes(int64_t count, const BoxRowLayout& layout, uint32_t seed,
+inline std::vector<double> ScoredBoxes(int64_t count,
+                                       const BoxRowLayout& layout,
+                                       uint32_t seed,
                                        int64_t classes = 3) {
   std::mt19937 rng(seed);
   const double centers[][2] = {{4.0, 4.0}, {12.0, 6.0}, {8.0, 12.5}, {1.0, 9.0}};
-  const double scores[] = {0.95, 0.9, 0.9, 0.8, 0.75, 0.6, 0.6, 0.6, 0.5,
-                           0.4,  0.25, 0.1, 0.0, -0.3, 0.9, 0.5};
+  const double scores[] = {0.95, 0.9, 0.9,  0.8, 0.75, 0.6,  0.6, 0.6,
+                           0.5,  0.4, 0.25, 0.1, 0.0,  -0.3, 0.9, 0.5};
   auto pick = [&](int64_t n) { return std::uniform_int_distribution<int64_t>(0, n - 1)(rng); };
   std::vector<double> rows(static_cast<size_t>(count * layout.width), 7.5);
   for (int64_t i = 0; i < count; ++i) {
@@ -80,8 +82,8 @@ inline std::vector<double> ScoredBoxes(int64_t count, const BoxRowLayout& layout
 /// `count` ROIs [batch_index, x1, y1, x2, y2] in image coordinates over an image of
 /// (width, height) pixels: most inside, some partly or wholly outside, some tiny; the batch
 /// index cycles through [0, batch) and every fifth ROI (when `invalid`) points at image -1.
-inline std::vector<double> Rois(int64_t count, int64_t batch, double width, double height,
-                                uint32_t seed, bool invalid = true) {
+inline std::vector<double> Rois(
+    int64_t count, int64_t batch, double width, double height, uint32_t seed, bool invalid = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> rois(static_cast<size_t>(count * 5));

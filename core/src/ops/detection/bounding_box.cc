@@ -80,27 +80,37 @@ struct BoxNMSParam {
   BoxFormat in_format = BoxFormat::kCorner;
   BoxFormat out_format = BoxFormat::kCorner;
   static void Declare(ParamDeclarer<BoxNMSParam>* d) {
-    d->Field("overlap_thresh", &BoxNMSParam::overlap_thresh).Default(0.5f)
+    d->Field("overlap_thresh", &BoxNMSParam::overlap_thresh)
+        .Default(0.5f)
         .Describe("A box is suppressed when its IoU with a kept higher-scoring box exceeds this.");
-    d->Field("valid_thresh", &BoxNMSParam::valid_thresh).Default(0.f)
+    d->Field("valid_thresh", &BoxNMSParam::valid_thresh)
+        .Default(0.f)
         .Describe("Only boxes with a score strictly above this take part.");
-    d->Field("topk", &BoxNMSParam::topk).Default(-1)
-        .Describe("Keep at most this many best-scoring candidates per batch before "
-                  "suppression; -1 keeps all.");
-    d->Field("coord_start", &BoxNMSParam::coord_start).Default(2)
+    d->Field("topk", &BoxNMSParam::topk)
+        .Default(-1)
+        .Describe(
+            "Keep at most this many best-scoring candidates per batch before "
+            "suppression; -1 keeps all.");
+    d->Field("coord_start", &BoxNMSParam::coord_start)
+        .Default(2)
         .Describe("Column of the first of the four box coordinates.");
-    d->Field("score_index", &BoxNMSParam::score_index).Default(1)
-        .Describe("Column of the score.");
-    d->Field("id_index", &BoxNMSParam::id_index).Default(-1)
+    d->Field("score_index", &BoxNMSParam::score_index).Default(1).Describe("Column of the score.");
+    d->Field("id_index", &BoxNMSParam::id_index)
+        .Default(-1)
         .Describe("Column of the class id, -1 when the rows carry none.");
-    d->Field("background_id", &BoxNMSParam::background_id).Default(-1)
+    d->Field("background_id", &BoxNMSParam::background_id)
+        .Default(-1)
         .Describe("Class id whose boxes are dropped (only with id_index >= 0).");
-    d->Field("force_suppress", &BoxNMSParam::force_suppress).Default(false)
-        .Describe("Suppress across classes; otherwise only boxes of one class suppress each "
-                  "other (when id_index >= 0).");
-    d->Field("in_format", &BoxNMSParam::in_format, BoxFormatNames()).Default(BoxFormat::kCorner)
+    d->Field("force_suppress", &BoxNMSParam::force_suppress)
+        .Default(false)
+        .Describe(
+            "Suppress across classes; otherwise only boxes of one class suppress each "
+            "other (when id_index >= 0).");
+    d->Field("in_format", &BoxNMSParam::in_format, BoxFormatNames())
+        .Default(BoxFormat::kCorner)
         .Describe("Input boxes: corner = (xmin, ymin, xmax, ymax), center = (x, y, w, h).");
-    d->Field("out_format", &BoxNMSParam::out_format, BoxFormatNames()).Default(BoxFormat::kCorner)
+    d->Field("out_format", &BoxNMSParam::out_format, BoxFormatNames())
+        .Default(BoxFormat::kCorner)
         .Describe("Output box encoding, corner or center.");
   }
 };
@@ -124,8 +134,8 @@ bool BoxNMSShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
     HN_CHECK(p.score_index >= 0 && p.score_index < width, kInvalidArgument)
         << node << ": score_index " << p.score_index << " is outside [0, " << width << ")";
     HN_CHECK(p.score_index < c0 || p.score_index > c3, kInvalidArgument)
-        << node << ": score_index " << p.score_index << " overlaps the coordinates [" << c0
-        << ", " << c3 << "]";
+        << node << ": score_index " << p.score_index << " overlaps the coordinates [" << c0 << ", "
+        << c3 << "]";
     HN_CHECK(c0 >= 0 && c3 < width, kInvalidArgument)
         << node << ": coordinates [" << c0 << ", " << c3 << "] (coord_start " << p.coord_start
         << ") are outside [0, " << width << ")";
@@ -182,8 +192,8 @@ void BoxNMSKernel(const BoxNMSParam& p, const Shape& shape, const T* x, T* y) {
     order.clear();
     for (int64_t i = 0; i < num_elem; ++i) {
       const T* row = xb + i * width;
-      const bool valid = row[p.score_index] > valid_thresh &&
-                         (p.id_index < 0 || row[p.id_index] != background);
+      const bool valid =
+          row[p.score_index] > valid_thresh && (p.id_index < 0 || row[p.id_index] != background);
       if (valid) order.push_back(i);
     }
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) {
@@ -191,8 +201,8 @@ void BoxNMSKernel(const BoxNMSParam& p, const Shape& shape, const T* x, T* y) {
     });
     const size_t k = std::min<size_t>(order.size(), static_cast<size_t>(topk));
     for (size_t r = 0; r < k; ++r)
-      areas[static_cast<size_t>(order[r])] = BoxArea(xb + order[r] * width + p.coord_start,
-                                                      p.in_format);
+      areas[static_cast<size_t>(order[r])] =
+          BoxArea(xb + order[r] * width + p.coord_start, p.in_format);
     std::vector<bool> suppressed(k, false);
     for (size_t r = 0; r < k; ++r) {
       if (suppressed[r]) continue;
@@ -222,12 +232,14 @@ void BoxNMSKernel(const BoxNMSParam& p, const Shape& shape, const T* x, T* y) {
     }
   }
   if (p.in_format != p.out_format) {
-    for (int64_t i = 0; i < total / width; ++i) ConvertBoxFormat(y + i * width + p.coord_start,
-                                                                 p.out_format);
+    for (int64_t i = 0; i < total / width; ++i)
+      ConvertBoxFormat(y + i * width + p.coord_start, p.out_format);
   }
 }
 
-void BoxNMSCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void BoxNMSCompute(const OpContext&,
+                   const NodeAttrs& attrs,
+                   const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BoxNMSParam>();
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -241,7 +253,8 @@ void BoxNMSCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 struct BoxIoUParam {
   BoxFormat format = BoxFormat::kCorner;
   static void Declare(ParamDeclarer<BoxIoUParam>* d) {
-    d->Field("format", &BoxIoUParam::format, BoxFormatNames()).Default(BoxFormat::kCorner)
+    d->Field("format", &BoxIoUParam::format, BoxFormatNames())
+        .Default(BoxFormat::kCorner)
         .Describe("Box encoding: corner = (xmin, ymin, xmax, ymax), center = (x, y, w, h).");
   }
 };
@@ -281,7 +294,9 @@ void BoxIoUKernel(BoxFormat format, const T* lhs, int64_t nl, const T* rhs, int6
   }
 }
 
-void BoxIoUCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void BoxIoUCompute(const OpContext&,
+                   const NodeAttrs& attrs,
+                   const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const BoxFormat format = attrs.Param<BoxIoUParam>().format;
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -298,16 +313,20 @@ struct BipartiteMatchingParam {
   float threshold = 0.f;
   int topk = -1;
   static void Declare(ParamDeclarer<BipartiteMatchingParam>* d) {
-    d->Field("is_ascend", &BipartiteMatchingParam::is_ascend).Default(false)
+    d->Field("is_ascend", &BipartiteMatchingParam::is_ascend)
+        .Default(false)
         .Describe("Match the lowest scores first (scores must then stay below threshold).");
-    d->Field("threshold", &BipartiteMatchingParam::threshold).Required()
+    d->Field("threshold", &BipartiteMatchingParam::threshold)
+        .Required()
         .Describe("Pairs scoring at or beyond this (below it when descending) are not matched.");
-    d->Field("topk", &BipartiteMatchingParam::topk).Default(-1)
+    d->Field("topk", &BipartiteMatchingParam::topk)
+        .Default(-1)
         .Describe("Limit on the number of matches, -1 for none (MXNet stops after topk + 1).");
   }
 };
 
-bool BipartiteMatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+bool BipartiteMatchingShape(const NodeAttrs& attrs,
+                            std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   const Shape& d = (*in)[0];
   if (d.ndim() == 0) return false;
@@ -323,17 +342,24 @@ bool BipartiteMatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 }
 
 template <typename T>
-void BipartiteMatchingKernel(const BipartiteMatchingParam& p, const T* scores, int64_t batch,
-                             int64_t rows, int64_t cols, T* row_marker, T* col_marker) {
+void BipartiteMatchingKernel(const BipartiteMatchingParam& p,
+                             const T* scores,
+                             int64_t batch,
+                             int64_t rows,
+                             int64_t cols,
+                             T* row_marker,
+                             T* col_marker) {
   const int64_t n = rows * cols;
   std::vector<int64_t> order(static_cast<size_t>(n));
   for (int64_t b = 0; b < batch; ++b) {
     const T* s = scores + b * n;
     std::iota(order.begin(), order.end(), int64_t{0});
     if (p.is_ascend) {
-      std::stable_sort(order.begin(), order.end(), [s](int64_t i, int64_t j) { return s[i] < s[j]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [s](int64_t i, int64_t j) { return s[i] < s[j]; });
     } else {
-      std::stable_sort(order.begin(), order.end(), [s](int64_t i, int64_t j) { return s[i] > s[j]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [s](int64_t i, int64_t j) { return s[i] > s[j]; });
     }
     T* rm = row_marker + b * rows;
     T* cm = col_marker + b * cols;
@@ -354,8 +380,10 @@ void BipartiteMatchingKernel(const BipartiteMatchingParam& p, const T* scores, i
   }
 }
 
-void BipartiteMatchingCompute(const OpContext&, const NodeAttrs& attrs,
-                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void BipartiteMatchingCompute(const OpContext&,
+                              const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in,
+                              const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BipartiteMatchingParam>();
   const Shape& d = in[0].shape;
   const int64_t rows = d[d.ndim() - 2], cols = d[d.ndim() - 1];
@@ -384,8 +412,7 @@ bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   }
   for (size_t o = 0; o < 2; ++o) {
     HN_CHECK((*out)[o].ndim() == 0 || (*out)[o].ndim() == 3, kShapeError)
-        << DescribeNode(attrs) << ": output " << o << " should be (batch, N, 4), got "
-        << (*out)[o];
+        << DescribeNode(attrs) << ": output " << o << " should be (batch, N, 4), got " << (*out)[o];
   }
   AssignShape(attrs, in, 4, Shape{4}, input(4));
   AssignShape(attrs, in, 5, Shape{4}, input(5));
@@ -405,9 +432,17 @@ bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 }
 
 template <typename T>
-void BoxEncodeKernel(const T* samples, const T* matches, const T* anchors, const T* refs,
-                     const T* means, const T* stds, int64_t batch, int64_t n, int64_t m,
-                     T* targets, T* masks) {
+void BoxEncodeKernel(const T* samples,
+                     const T* matches,
+                     const T* anchors,
+                     const T* refs,
+                     const T* means,
+                     const T* stds,
+                     int64_t batch,
+                     int64_t n,
+                     int64_t m,
+                     T* targets,
+                     T* masks) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t i = 0; i < batch * n; ++i) {
     const int64_t b = i / n;
@@ -439,14 +474,16 @@ void BoxEncodeKernel(const T* samples, const T* matches, const T* anchors, const
   }
 }
 
-void BoxEncodeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void BoxEncodeCompute(const OpContext&,
+                      const NodeAttrs&,
+                      const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const Shape& a = in[2].shape;
   SwitchRealDType(in[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     BoxEncodeKernel<T>(in[0].ptr<const T>(), in[1].ptr<const T>(), in[2].ptr<const T>(),
-                       in[3].ptr<const T>(), in[4].ptr<const T>(), in[5].ptr<const T>(), a[0],
-                       a[1], in[3].shape[1], out[0].ptr<T>(), out[1].ptr<T>());
+                       in[3].ptr<const T>(), in[4].ptr<const T>(), in[5].ptr<const T>(), a[0], a[1],
+                       in[3].shape[1], out[0].ptr<T>(), out[1].ptr<T>());
   });
 }
 
@@ -461,11 +498,14 @@ struct BoxDecodeParam {
     d->Field("std1", &BoxDecodeParam::std1).Default(1.f).Describe("Scale of the y offset.");
     d->Field("std2", &BoxDecodeParam::std2).Default(1.f).Describe("Scale of the log width.");
     d->Field("std3", &BoxDecodeParam::std3).Default(1.f).Describe("Scale of the log height.");
-    d->Field("clip", &BoxDecodeParam::clip).Default(-1.f)
+    d->Field("clip", &BoxDecodeParam::clip)
+        .Default(-1.f)
         .Describe("When positive, the scaled log width and height are clipped to this.");
-    d->Field("format", &BoxDecodeParam::format, BoxFormatNames()).Default(BoxFormat::kCenter)
-        .Describe("Encoding of the anchors: center = (x, y, w, h), corner = (xmin, ymin, "
-                  "xmax, ymax). The output is always corner.");
+    d->Field("format", &BoxDecodeParam::format, BoxFormatNames())
+        .Default(BoxFormat::kCenter)
+        .Describe(
+            "Encoding of the anchors: center = (x, y, w, h), corner = (xmin, ymin, "
+            "xmax, ymax). The output is always corner.");
   }
 };
 
@@ -474,8 +514,7 @@ bool BoxDecodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   const Shape& d = (*in)[0];
   if (d.ndim() != 0) {
     HN_CHECK(d.ndim() == 3 && (d[2] == 4 || d[2] == 0), kShapeError)
-        << DescribeNode(attrs) << ": data should be box offsets (batch, num_anchors, 4), got "
-        << d;
+        << DescribeNode(attrs) << ": data should be box offsets (batch, num_anchors, 4), got " << d;
     AssignShape(attrs, in, 0, Shape{0, 0, 4}, "input 'data'");
     AssignShape(attrs, out, 0, d, "output");
   }
@@ -495,8 +534,8 @@ bool BoxDecodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 }
 
 template <typename T>
-void BoxDecodeKernel(const BoxDecodeParam& p, const T* x, const T* anchors, int64_t batch,
-                     int64_t n, T* y) {
+void BoxDecodeKernel(
+    const BoxDecodeParam& p, const T* x, const T* anchors, int64_t batch, int64_t n, T* y) {
   const T std0 = p.std0, std1 = p.std1, std2 = p.std2, std3 = p.std3, clip = p.clip;
   const bool has_clip = p.clip > 0;
   for (int64_t i = 0; i < batch * n; ++i) {
@@ -526,7 +565,9 @@ void BoxDecodeKernel(const BoxDecodeParam& p, const T* x, const T* anchors, int6
   }
 }
 
-void BoxDecodeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void BoxDecodeCompute(const OpContext&,
+                      const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BoxDecodeParam>();
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -540,9 +581,10 @@ void BoxDecodeCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
 
 void RegisterBoundingBoxOps(OpRegistry* r) {
   r->Register("_contrib_box_nms")
-      .Describe("Non-maximum suppression of scored boxes (rows of [.., score, .., x4, ..]) per "
-                "batch: survivors sorted by descending score (ties keep input order), the rest "
-                "of each batch filled with -1.")
+      .Describe(
+          "Non-maximum suppression of scored boxes (rows of [.., score, .., x4, ..]) per "
+          "batch: survivors sorted by descending score (ties keep input order), the rest "
+          "of each batch filled with -1.")
       .AddAlias("_contrib_box_non_maximum_suppression")
       .SetParam<BoxNMSParam>()
       .SetInputNames({"data"})
@@ -552,8 +594,9 @@ void RegisterBoundingBoxOps(OpRegistry* r) {
       .SetCompute(BoxNMSCompute);
 
   r->Register("_contrib_box_iou")
-      .Describe("Intersection over union of every lhs box (..., 4) with every rhs box (..., 4); "
-                "the output shape is lhs.shape[:-1] + rhs.shape[:-1].")
+      .Describe(
+          "Intersection over union of every lhs box (..., 4) with every rhs box (..., 4); "
+          "the output shape is lhs.shape[:-1] + rhs.shape[:-1].")
       .SetParam<BoxIoUParam>()
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(BoxIoUShape)
@@ -561,9 +604,10 @@ void RegisterBoundingBoxOps(OpRegistry* r) {
       .SetCompute(BoxIoUCompute);
 
   r->Register("_contrib_bipartite_matching")
-      .Describe("Greedy bipartite matching of a score matrix (..., rows, cols): best pairs first; "
-                "outputs the matched column of each row and the matched row of each column "
-                "(-1 when unmatched).")
+      .Describe(
+          "Greedy bipartite matching of a score matrix (..., rows, cols): best pairs first; "
+          "outputs the matched column of each row and the matched row of each column "
+          "(-1 when unmatched).")
       .SetParam<BipartiteMatchingParam>()
       .SetInputNames({"data"})
       .SetNumOutputs(2)
@@ -572,9 +616,10 @@ void RegisterBoundingBoxOps(OpRegistry* r) {
       .SetCompute(BipartiteMatchingCompute);
 
   r->Register("_contrib_box_encode")
-      .Describe("Regression targets (dx, dy, log dw, log dh), normalized by means and stds, of "
-                "the reference boxes matched to each anchor (corner boxes), and their masks; "
-                "samples <= 0.5 give zero targets and masks.")
+      .Describe(
+          "Regression targets (dx, dy, log dw, log dh), normalized by means and stds, of "
+          "the reference boxes matched to each anchor (corner boxes), and their masks; "
+          "samples <= 0.5 give zero targets and masks.")
       .SetInputNames(kBoxEncodeInputs)
       .SetNumOutputs(2)
       .SetInferShape(BoxEncodeShape)

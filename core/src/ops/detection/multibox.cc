@@ -41,15 +41,20 @@ struct MultiBoxPriorParam {
   std::vector<float> steps{-1.f, -1.f};
   std::vector<float> offsets{0.5f, 0.5f};
   static void Declare(ParamDeclarer<MultiBoxPriorParam>* d) {
-    d->Field("sizes", &MultiBoxPriorParam::sizes).Default({1.f})
+    d->Field("sizes", &MultiBoxPriorParam::sizes)
+        .Default({1.f})
         .Describe("Anchor sizes, as fractions of the image.");
-    d->Field("ratios", &MultiBoxPriorParam::ratios).Default({1.f})
+    d->Field("ratios", &MultiBoxPriorParam::ratios)
+        .Default({1.f})
         .Describe("Anchor aspect ratios (width / height).");
-    d->Field("clip", &MultiBoxPriorParam::clip).Default(false)
+    d->Field("clip", &MultiBoxPriorParam::clip)
+        .Default(false)
         .Describe("Clip the anchors to [0, 1].");
-    d->Field("steps", &MultiBoxPriorParam::steps).Default({-1.f, -1.f})
+    d->Field("steps", &MultiBoxPriorParam::steps)
+        .Default({-1.f, -1.f})
         .Describe("Distance between anchor centers (step_y, step_x); <= 0 means 1 / size.");
-    d->Field("offsets", &MultiBoxPriorParam::offsets).Default({0.5f, 0.5f})
+    d->Field("offsets", &MultiBoxPriorParam::offsets)
+        .Default({0.5f, 0.5f})
         .Describe("Anchor center offsets (y, x) within a cell, in [0, 1].");
   }
 };
@@ -110,7 +115,9 @@ void MultiBoxPriorKernel(const MultiBoxPriorParam& p, int in_height, int in_widt
   }
 }
 
-void MultiBoxPriorCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void MultiBoxPriorCompute(const OpContext&,
+                          const NodeAttrs& attrs,
+                          const std::vector<TBlob>& in,
                           const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxPriorParam>();
   const int h = static_cast<int>(in[0].shape[2]), w = static_cast<int>(in[0].shape[3]);
@@ -131,22 +138,30 @@ struct MultiBoxDetectionParam {
   std::vector<float> variances{0.1f, 0.1f, 0.2f, 0.2f};
   int nms_topk = -1;
   static void Declare(ParamDeclarer<MultiBoxDetectionParam>* d) {
-    d->Field("clip", &MultiBoxDetectionParam::clip).Default(true)
+    d->Field("clip", &MultiBoxDetectionParam::clip)
+        .Default(true)
         .Describe("Clip the decoded boxes to [0, 1].");
-    d->Field("threshold", &MultiBoxDetectionParam::threshold).Default(0.01f)
+    d->Field("threshold", &MultiBoxDetectionParam::threshold)
+        .Default(0.01f)
         .Describe("Detections whose best class score is below this are dropped.");
-    d->Field("background_id", &MultiBoxDetectionParam::background_id).Default(0)
-        .Describe("Background class id (accepted; MXNet's CPU kernel always treats class 0 as "
-                  "the background, and so does this one).");
-    d->Field("nms_threshold", &MultiBoxDetectionParam::nms_threshold).Default(0.5f)
-        .Describe("IoU at or above which a lower-scoring detection is suppressed; outside "
-                  "(0, 1] no sorting and no suppression happen.");
-    d->Field("force_suppress", &MultiBoxDetectionParam::force_suppress).Default(false)
+    d->Field("background_id", &MultiBoxDetectionParam::background_id)
+        .Default(0)
+        .Describe(
+            "Background class id (accepted; MXNet's CPU kernel always treats class 0 as "
+            "the background, and so does this one).");
+    d->Field("nms_threshold", &MultiBoxDetectionParam::nms_threshold)
+        .Default(0.5f)
+        .Describe(
+            "IoU at or above which a lower-scoring detection is suppressed; outside "
+            "(0, 1] no sorting and no suppression happen.");
+    d->Field("force_suppress", &MultiBoxDetectionParam::force_suppress)
+        .Default(false)
         .Describe("Suppress across classes.");
     d->Field("variances", &MultiBoxDetectionParam::variances)
         .Default({0.1f, 0.1f, 0.2f, 0.2f})
         .Describe("Scales of the (x, y, w, h) offsets.");
-    d->Field("nms_topk", &MultiBoxDetectionParam::nms_topk).Default(-1)
+    d->Field("nms_topk", &MultiBoxDetectionParam::nms_topk)
+        .Default(-1)
         .Describe("Keep only this many best detections before suppression, -1 keeps all.");
   }
 };
@@ -156,7 +171,8 @@ void MultiBoxDetectionInit(MultiBoxDetectionParam* p) {
       << "variances must have 4 values, got " << FloatsText(p->variances);
 }
 
-bool MultiBoxDetectionShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+bool MultiBoxDetectionShape(const NodeAttrs& attrs,
+                            std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   const std::string node = DescribeNode(attrs);
   const Shape& c = (*in)[0];
@@ -167,8 +183,8 @@ bool MultiBoxDetectionShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   HN_CHECK((*in)[2].ndim() == 0 || (*in)[2].ndim() == 3, kShapeError)
       << node << ": anchor should be (1, num_anchors, 4), got " << (*in)[2];
   if (c.ndim() == 3) {
-    AssignShape(attrs, in, 1, Shape{c[0], c[2] * 4}, "input 'loc_pred' (cls_prob " +
-                                                         c.ToString() + ")");
+    AssignShape(attrs, in, 1, Shape{c[0], c[2] * 4},
+                "input 'loc_pred' (cls_prob " + c.ToString() + ")");
     AssignShape(attrs, in, 2, Shape{1, c[2], 4}, "input 'anchor' (cls_prob " + c.ToString() + ")");
     AssignShape(attrs, out, 0, Shape{c[0], c[2], 6}, "output");
   } else if ((*in)[2].ndim() == 3) {
@@ -187,8 +203,7 @@ void DecodeSSDBox(const T* anchor, const T* loc, bool clip, const std::vector<fl
   const T ow = std::exp(loc[2] * v[2]) * aw / 2;
   const T oh = std::exp(loc[3] * v[3]) * ah / 2;
   const T box[4] = {ox - ow, oy - oh, ox + ow, oy + oh};
-  for (int k = 0; k < 4; ++k)
-    out[k] = clip ? std::max(T(0), std::min(T(1), box[k])) : box[k];
+  for (int k = 0; k < 4; ++k) out[k] = clip ? std::max(T(0), std::min(T(1), box[k])) : box[k];
 }
 
 template <typename T>
@@ -201,9 +216,14 @@ T SSDOverlap(const T* a, const T* b) {
 }
 
 template <typename T>
-void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p, const T* cls_prob, const T* loc_pred,
-                             const T* anchors, int64_t batch, int64_t num_classes,
-                             int64_t num_anchors, T* out) {
+void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p,
+                             const T* cls_prob,
+                             const T* loc_pred,
+                             const T* anchors,
+                             int64_t batch,
+                             int64_t num_classes,
+                             int64_t num_anchors,
+                             T* out) {
   std::fill(out, out + batch * num_anchors * 6, T(-1));
   std::vector<T> rows(static_cast<size_t>(num_anchors * 6));
   std::vector<T> compact(static_cast<size_t>(num_anchors * 6));
@@ -263,14 +283,16 @@ void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p, const T* cls_prob,
   }
 }
 
-void MultiBoxDetectionCompute(const OpContext&, const NodeAttrs& attrs,
-                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void MultiBoxDetectionCompute(const OpContext&,
+                              const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in,
+                              const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxDetectionParam>();
   const Shape& c = in[0].shape;
   SwitchRealDType(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    MultiBoxDetectionKernel<T>(p, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                               in[2].ptr<const T>(), c[0], c[1], c[2], out[0].ptr<T>());
+    MultiBoxDetectionKernel<T>(p, in[0].ptr<const T>(), in[1].ptr<const T>(), in[2].ptr<const T>(),
+                               c[0], c[1], c[2], out[0].ptr<T>());
   });
 }
 
@@ -284,20 +306,25 @@ struct MultiBoxTargetParam {
   int minimum_negative_samples = 0;
   std::vector<float> variances{0.1f, 0.1f, 0.2f, 0.2f};
   static void Declare(ParamDeclarer<MultiBoxTargetParam>* d) {
-    d->Field("overlap_threshold", &MultiBoxTargetParam::overlap_threshold).Default(0.5f)
+    d->Field("overlap_threshold", &MultiBoxTargetParam::overlap_threshold)
+        .Default(0.5f)
         .Describe("Anchors whose best IoU with a ground truth exceeds this are positives.");
-    d->Field("ignore_label", &MultiBoxTargetParam::ignore_label).Default(-1.f)
+    d->Field("ignore_label", &MultiBoxTargetParam::ignore_label)
+        .Default(-1.f)
         .Describe("Class target of anchors that are neither positive nor negative.");
-    d->Field("negative_mining_ratio", &MultiBoxTargetParam::negative_mining_ratio).Default(-1.f)
-        .Describe("Negatives per positive for hard negative mining; <= 0 makes every other "
-                  "anchor a negative.");
+    d->Field("negative_mining_ratio", &MultiBoxTargetParam::negative_mining_ratio)
+        .Default(-1.f)
+        .Describe(
+            "Negatives per positive for hard negative mining; <= 0 makes every other "
+            "anchor a negative.");
     d->Field("negative_mining_thresh", &MultiBoxTargetParam::negative_mining_thresh)
         .Default(0.5f)
         .Describe("Only anchors whose best IoU is below this can be mined as negatives.");
     d->Field("minimum_negative_samples", &MultiBoxTargetParam::minimum_negative_samples)
         .Default(0)
         .Describe("Accepted; unused by MXNet's kernel.");
-    d->Field("variances", &MultiBoxTargetParam::variances).Default({0.1f, 0.1f, 0.2f, 0.2f})
+    d->Field("variances", &MultiBoxTargetParam::variances)
+        .Default({0.1f, 0.1f, 0.2f, 0.2f})
         .Describe("Scales of the (x, y, w, h) targets.");
   }
 };
@@ -307,15 +334,13 @@ void MultiBoxTargetInit(MultiBoxTargetParam* p) {
       << "variances must have 4 values, got " << FloatsText(p->variances);
 }
 
-bool MultiBoxTargetShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                         std::vector<Shape>* out) {
+bool MultiBoxTargetShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const std::string node = DescribeNode(attrs);
   const auto& p = attrs.Param<MultiBoxTargetParam>();
   const Shape& a = (*in)[0];
   const Shape& l = (*in)[1];
   const Shape& c = (*in)[2];
-  HN_CHECK(a.ndim() == 0 || (a.ndim() == 3 && (a[0] == 1 || a[0] == 0) &&
-                             (a[2] == 4 || a[2] == 0)),
+  HN_CHECK(a.ndim() == 0 || (a.ndim() == 3 && (a[0] == 1 || a[0] == 0) && (a[2] == 4 || a[2] == 0)),
            kShapeError)
       << node << ": anchor should be shared anchors (1, num_anchors, 4), got " << a;
   HN_CHECK(l.ndim() == 0 || (l.ndim() == 3 && (l[2] >= 5 || l[2] == 0)), kShapeError)
@@ -360,10 +385,18 @@ void SSDLocTarget(const T* anchor, const T* gt, const std::vector<float>& v, T* 
 }
 
 template <typename T>
-void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const T* labels,
-                          const T* cls_preds, int64_t batch, int64_t num_anchors,
-                          int64_t num_labels, int64_t label_width, int64_t num_classes,
-                          T* loc_target, T* loc_mask, T* cls_target) {
+void MultiBoxTargetKernel(const MultiBoxTargetParam& p,
+                          const T* anchors,
+                          const T* labels,
+                          const T* cls_preds,
+                          int64_t batch,
+                          int64_t num_anchors,
+                          int64_t num_labels,
+                          int64_t label_width,
+                          int64_t num_classes,
+                          T* loc_target,
+                          T* loc_mask,
+                          T* cls_target) {
   std::fill(loc_target, loc_target + batch * num_anchors * 4, T(0));
   std::fill(loc_mask, loc_mask + batch * num_anchors * 4, T(0));
   std::fill(cls_target, cls_target + batch * num_anchors, static_cast<T>(p.ignore_label));
@@ -371,7 +404,8 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const 
     const T* label = labels + b * num_labels * label_width;
     // Labels end at the first row whose class is -1 (padding).
     int64_t num_gt = 0;
-    while (num_gt < num_labels && static_cast<float>(label[num_gt * label_width]) != -1.0f) ++num_gt;
+    while (num_gt < num_labels && static_cast<float>(label[num_gt * label_width]) != -1.0f)
+      ++num_gt;
     if (num_gt == 0) continue;
     // IoU of anchor j and ground truth k in T, as MXNet's temp_space holds it, then as float.
     // Computed when needed: a table would hold anchors x labels values.
@@ -429,8 +463,8 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const 
     }
     if (p.negative_mining_ratio > 0) {
       const T* cls = cls_preds + b * num_classes * num_anchors;
-      int64_t num_negative = static_cast<int64_t>(static_cast<float>(num_positive) *
-                                                  p.negative_mining_ratio);
+      int64_t num_negative =
+          static_cast<int64_t>(static_cast<float>(num_positive) * p.negative_mining_ratio);
       num_negative = std::min(num_negative, num_anchors - num_positive);
       if (num_negative > 0) {
         std::vector<std::pair<float, int64_t>> candidates;  // (-background probability, anchor)
@@ -443,9 +477,11 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const 
           if (best[static_cast<size_t>(j)].first < p.negative_mining_thresh &&
               flag[static_cast<size_t>(j)] == -1) {
             T max_val = cls[j];
-            for (int64_t k = 1; k < num_classes; ++k) max_val = std::max(max_val, cls[j + num_anchors * k]);
+            for (int64_t k = 1; k < num_classes; ++k)
+              max_val = std::max(max_val, cls[j + num_anchors * k]);
             T sum = 0;
-            for (int64_t k = 0; k < num_classes; ++k) sum += std::exp(cls[j + num_anchors * k] - max_val);
+            for (int64_t k = 0; k < num_classes; ++k)
+              sum += std::exp(cls[j + num_anchors * k] - max_val);
             const T prob = std::exp(cls[j] - max_val) / sum;
             candidates.emplace_back(-static_cast<float>(prob), j);
           }
@@ -477,7 +513,9 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const 
   }
 }
 
-void MultiBoxTargetCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void MultiBoxTargetCompute(const OpContext&,
+                           const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxTargetParam>();
   const Shape& l = in[1].shape;
@@ -493,8 +531,9 @@ void MultiBoxTargetCompute(const OpContext&, const NodeAttrs& attrs, const std::
 
 void RegisterMultiBoxOps(OpRegistry* r) {
   r->Register("_contrib_MultiBoxPrior")
-      .Describe("SSD anchor boxes (1, h * w * (num_sizes + num_ratios - 1), 4), corner format in "
-                "[0, 1] image coordinates, for a feature map (batch, channel, h, w).")
+      .Describe(
+          "SSD anchor boxes (1, h * w * (num_sizes + num_ratios - 1), 4), corner format in "
+          "[0, 1] image coordinates, for a feature map (batch, channel, h, w).")
       .AddAlias("_npx_multibox_prior")
       .SetParam<MultiBoxPriorParam>(MultiBoxPriorInit)
       .SetInputNames({"data"})
@@ -503,9 +542,10 @@ void RegisterMultiBoxOps(OpRegistry* r) {
       .SetCompute(MultiBoxPriorCompute);
 
   r->Register("_contrib_MultiBoxDetection")
-      .Describe("SSD detections (batch, num_anchors, 6) = [class id, score, xmin, ymin, xmax, "
-                "ymax] from class probabilities, location offsets and anchors, with per-class "
-                "non-maximum suppression; unused and suppressed rows have class id -1.")
+      .Describe(
+          "SSD detections (batch, num_anchors, 6) = [class id, score, xmin, ymin, xmax, "
+          "ymax] from class probabilities, location offsets and anchors, with per-class "
+          "non-maximum suppression; unused and suppressed rows have class id -1.")
       .AddAlias("_npx_multibox_detection")
       .SetParam<MultiBoxDetectionParam>(MultiBoxDetectionInit)
       .SetInputNames({"cls_prob", "loc_pred", "anchor"})
@@ -514,9 +554,10 @@ void RegisterMultiBoxOps(OpRegistry* r) {
       .SetCompute(MultiBoxDetectionCompute);
 
   r->Register("_contrib_MultiBoxTarget")
-      .Describe("SSD training targets: per anchor the location target and mask (batch, "
-                "num_anchors * 4) and the class target (batch, num_anchors) from ground-truth "
-                "labels [class, xmin, ymin, xmax, ymax, ...] padded with -1 rows.")
+      .Describe(
+          "SSD training targets: per anchor the location target and mask (batch, "
+          "num_anchors * 4) and the class target (batch, num_anchors) from ground-truth "
+          "labels [class, xmin, ymin, xmax, ymax, ...] padded with -1 rows.")
       .AddAlias("_npx_multibox_target")
       .SetParam<MultiBoxTargetParam>(MultiBoxTargetInit)
       .SetInputNames({"anchor", "label", "cls_pred"})

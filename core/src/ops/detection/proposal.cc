@@ -39,25 +39,33 @@ struct ProposalParam {
   bool output_score = false;
   bool iou_loss = false;
   static void Declare(ParamDeclarer<ProposalParam>* d) {
-    d->Field("rpn_pre_nms_top_n", &ProposalParam::rpn_pre_nms_top_n).Default(6000)
+    d->Field("rpn_pre_nms_top_n", &ProposalParam::rpn_pre_nms_top_n)
+        .Default(6000)
         .Describe("Best-scoring boxes kept before NMS (<= 0: all).");
-    d->Field("rpn_post_nms_top_n", &ProposalParam::rpn_post_nms_top_n).Default(300)
+    d->Field("rpn_post_nms_top_n", &ProposalParam::rpn_post_nms_top_n)
+        .Default(300)
         .Describe("Proposals output per image.");
-    d->Field("threshold", &ProposalParam::threshold).Default(0.7f)
-        .Describe("NMS IoU threshold.");
-    d->Field("rpn_min_size", &ProposalParam::rpn_min_size).Default(16)
+    d->Field("threshold", &ProposalParam::threshold).Default(0.7f).Describe("NMS IoU threshold.");
+    d->Field("rpn_min_size", &ProposalParam::rpn_min_size)
+        .Default(16)
         .Describe("Minimum box side in input-image pixels (times im_info's scale).");
-    d->Field("scales", &ProposalParam::scales).Default({4.f, 8.f, 16.f, 32.f})
+    d->Field("scales", &ProposalParam::scales)
+        .Default({4.f, 8.f, 16.f, 32.f})
         .Describe("Anchor scales.");
-    d->Field("ratios", &ProposalParam::ratios).Default({0.5f, 1.f, 2.f})
+    d->Field("ratios", &ProposalParam::ratios)
+        .Default({0.5f, 1.f, 2.f})
         .Describe("Anchor aspect ratios.");
-    d->Field("feature_stride", &ProposalParam::feature_stride).Default(16)
+    d->Field("feature_stride", &ProposalParam::feature_stride)
+        .Default(16)
         .Describe("Stride of the feature map in input-image pixels.");
-    d->Field("output_score", &ProposalParam::output_score).Default(false)
+    d->Field("output_score", &ProposalParam::output_score)
+        .Default(false)
         .Describe("Also output the score of each proposal.");
-    d->Field("iou_loss", &ProposalParam::iou_loss).Default(false)
-        .Describe("bbox_pred holds corner offsets added to the anchors instead of (dx, dy, "
-                  "log dw, log dh).");
+    d->Field("iou_loss", &ProposalParam::iou_loss)
+        .Default(false)
+        .Describe(
+            "bbox_pred holds corner offsets added to the anchors instead of (dx, dy, "
+            "log dw, log dh).");
   }
 };
 
@@ -82,8 +90,8 @@ bool ProposalShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   if (c[1] != 0) {
     HN_CHECK(c[1] == 2 * anchors, kShapeError)
         << node << ": cls_prob " << c << " should have 2 * " << anchors << " channels (one "
-        << "background and one foreground score for each of " << p.ratios.size()
-        << " ratios x " << p.scales.size() << " scales)";
+        << "background and one foreground score for each of " << p.ratios.size() << " ratios x "
+        << p.scales.size() << " scales)";
   }
   if (!kMulti) {
     HN_CHECK(c[0] == 1 || c[0] == 0, kShapeError)
@@ -142,9 +150,17 @@ struct Box5 {
 };
 
 // One image: writes rows [image, x1, y1, x2, y2] and scores.
-void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const float* fg_scores,
-                  const float* deltas, const float* im_info, int64_t num_anchors, int64_t height,
-                  int64_t width, float image_index, float* rois, float* scores) {
+void ProposeImage(const ProposalParam& p,
+                  const std::vector<float>& base,
+                  const float* fg_scores,
+                  const float* deltas,
+                  const float* im_info,
+                  int64_t num_anchors,
+                  int64_t height,
+                  int64_t width,
+                  float image_index,
+                  float* rois,
+                  float* scores) {
   const int64_t count = num_anchors * height * width;
   const int64_t fs = p.feature_stride;
   std::vector<Box5> boxes(static_cast<size_t>(count));
@@ -158,8 +174,10 @@ void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const 
         const int64_t index = (h * width + w) * num_anchors + a;
         float* box = boxes[static_cast<size_t>(index)].v;
         const float* an = base.data() + a * 4;
-        const float x1 = an[0] + static_cast<float>(w * fs), y1 = an[1] + static_cast<float>(h * fs);
-        const float x2 = an[2] + static_cast<float>(w * fs), y2 = an[3] + static_cast<float>(h * fs);
+        const float x1 = an[0] + static_cast<float>(w * fs),
+                    y1 = an[1] + static_cast<float>(h * fs);
+        const float x2 = an[2] + static_cast<float>(w * fs),
+                    y2 = an[3] + static_cast<float>(h * fs);
         const float* d = deltas + (a * 4) * plane + h * width + w;
         const float d0 = d[0], d1 = d[plane], d2 = d[2 * plane], d3 = d[3 * plane];
         float px1, py1, px2, py2;
@@ -184,8 +202,8 @@ void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const 
         box[1] = std::max(std::min(py1, im_h - 1.0f), 0.0f);
         box[2] = std::max(std::min(px2, im_w - 1.0f), 0.0f);
         box[3] = std::max(std::min(py2, im_h - 1.0f), 0.0f);
-        box[4] = (h >= real_height || w >= real_width) ? -1.0f
-                                                       : fg_scores[a * plane + h * width + w];
+        box[4] =
+            (h >= real_height || w >= real_width) ? -1.0f : fg_scores[a * plane + h * width + w];
       }
     }
   }
@@ -228,7 +246,8 @@ void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const 
       const float xx2 = std::min(bi[2], bj[2]), yy2 = std::min(bi[3], bj[3]);
       const float w = std::max(0.0f, xx2 - xx1 + 1.0f), h = std::max(0.0f, yy2 - yy1 + 1.0f);
       const float inter = w * h;
-      const float ovr = inter / (area[static_cast<size_t>(i)] + area[static_cast<size_t>(j)] - inter);
+      const float ovr =
+          inter / (area[static_cast<size_t>(i)] + area[static_cast<size_t>(j)] - inter);
       if (ovr > p.threshold) suppressed[static_cast<size_t>(j)] = 1;
     }
   }
@@ -241,7 +260,9 @@ void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const 
   }
 }
 
-void ProposalCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void ProposalCompute(const OpContext&,
+                     const NodeAttrs& attrs,
+                     const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<ProposalParam>();
   const Shape& c = in[0].shape;
@@ -268,9 +289,10 @@ void RegisterProposalOps(OpRegistry* r) {
     return attrs.Param<ProposalParam>().output_score ? 2 : 1;
   };
   r->Register("_contrib_Proposal")
-      .Describe("Region proposals (rpn_post_nms_top_n, 5) = [0, x1, y1, x2, y2] of one image from "
-                "RPN scores (1, 2A, h, w), box deltas (1, 4A, h, w) and im_info (1, 3) = (height, "
-                "width, scale); with output_score also their scores.")
+      .Describe(
+          "Region proposals (rpn_post_nms_top_n, 5) = [0, x1, y1, x2, y2] of one image from "
+          "RPN scores (1, 2A, h, w), box deltas (1, 4A, h, w) and im_info (1, 3) = (height, "
+          "width, scale); with output_score also their scores.")
       .SetParam<ProposalParam>(ProposalInit)
       .SetInputNames({"cls_prob", "bbox_pred", "im_info"})
       .SetNumOutputs(visible)
@@ -280,8 +302,9 @@ void RegisterProposalOps(OpRegistry* r) {
       .SetCompute(ProposalCompute);
 
   r->Register("_contrib_MultiProposal")
-      .Describe("Region proposals of a batch: rpn_post_nms_top_n rows [image, x1, y1, x2, y2] per "
-                "image, like _contrib_Proposal for each image.")
+      .Describe(
+          "Region proposals of a batch: rpn_post_nms_top_n rows [image, x1, y1, x2, y2] per "
+          "image, like _contrib_Proposal for each image.")
       .SetParam<ProposalParam>(ProposalInit)
       .SetInputNames({"cls_prob", "bbox_pred", "im_info"})
       .SetNumOutputs(visible)

@@ -39,13 +39,19 @@ struct BilinearResizeParam {
   ResizeMode mode = ResizeMode::kSize;
   bool align_corners = true;
   static void Declare(ParamDeclarer<BilinearResizeParam>* d) {
-    d->Field("height", &BilinearResizeParam::height).Default(1).Min(1)
+    d->Field("height", &BilinearResizeParam::height)
+        .Default(1)
+        .Min(1)
         .Describe("Output height (mode size without scale_height).");
-    d->Field("width", &BilinearResizeParam::width).Default(1).Min(1)
+    d->Field("width", &BilinearResizeParam::width)
+        .Default(1)
+        .Min(1)
         .Describe("Output width (mode size without scale_height).");
-    d->Field("scale_height", &BilinearResizeParam::scale_height).Default(std::nullopt)
+    d->Field("scale_height", &BilinearResizeParam::scale_height)
+        .Default(std::nullopt)
         .Describe("Height factor (modes size and odd_scale).");
-    d->Field("scale_width", &BilinearResizeParam::scale_width).Default(std::nullopt)
+    d->Field("scale_width", &BilinearResizeParam::scale_width)
+        .Default(std::nullopt)
         .Describe("Width factor (modes size, with scale_height, and odd_scale).");
     d->Field("mode", &BilinearResizeParam::mode,
              {{"like", ResizeMode::kLike},
@@ -57,7 +63,8 @@ struct BilinearResizeParam {
               {"to_odd_up", ResizeMode::kToOddUp}})
         .Default(ResizeMode::kSize)
         .Describe("How the output size is chosen (see the op description).");
-    d->Field("align_corners", &BilinearResizeParam::align_corners).Default(true)
+    d->Field("align_corners", &BilinearResizeParam::align_corners)
+        .Default(true)
         .Describe("Map the corner pixel centers of input and output onto each other.");
   }
 };
@@ -74,19 +81,27 @@ void BilinearResizeInit(BilinearResizeParam* p) {
 }
 
 // MXNet's output side for one axis of input side n.
-int64_t ResizedSide(const BilinearResizeParam& p, int64_t n, int64_t fixed,
-                    const std::optional<float>& scale, int64_t like) {
+int64_t ResizedSide(const BilinearResizeParam& p,
+                    int64_t n,
+                    int64_t fixed,
+                    const std::optional<float>& scale,
+                    int64_t like) {
   switch (p.mode) {
     case ResizeMode::kSize:
       return p.scale_height ? static_cast<int64_t>(*scale * static_cast<float>(n)) : fixed;
     case ResizeMode::kOddScale:
       return n % 2 == 0 ? static_cast<int64_t>(static_cast<float>(n) * *scale)
                         : static_cast<int64_t>(static_cast<float>(n - 1) * *scale) + 1;
-    case ResizeMode::kLike: return like;
-    case ResizeMode::kToEvenDown: return n % 2 == 0 ? n : n - 1;
-    case ResizeMode::kToEvenUp: return n % 2 == 0 ? n : n + 1;
-    case ResizeMode::kToOddDown: return n % 2 == 1 ? n : n - 1;
-    case ResizeMode::kToOddUp: return n % 2 == 1 ? n : n + 1;
+    case ResizeMode::kLike:
+      return like;
+    case ResizeMode::kToEvenDown:
+      return n % 2 == 0 ? n : n - 1;
+    case ResizeMode::kToEvenUp:
+      return n % 2 == 0 ? n : n + 1;
+    case ResizeMode::kToOddDown:
+      return n % 2 == 1 ? n : n - 1;
+    case ResizeMode::kToOddUp:
+      return n % 2 == 1 ? n : n + 1;
   }
   return n;
 }
@@ -163,7 +178,9 @@ void BilinearResizeKernel(bool align_corners, const Shape& is, const Shape& os, 
   }
 }
 
-void BilinearResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void BilinearResizeCompute(const OpContext&,
+                           const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const bool align = attrs.Param<BilinearResizeParam>().align_corners;
   SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -177,8 +194,9 @@ void BilinearResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::
 
 void RegisterBilinearResizeOps(OpRegistry* r) {
   r->Register("_contrib_BilinearResize2D")
-      .Describe("Bilinear resize of NCHW data to a size given by mode: fixed, scaled, like a "
-                "second input, or rounded to an even/odd side.")
+      .Describe(
+          "Bilinear resize of NCHW data to a size given by mode: fixed, scaled, like a "
+          "second input, or rounded to an even/odd side.")
       .SetParam<BilinearResizeParam>(BilinearResizeInit)
       .SetInputNames([](const NodeAttrs& attrs) {
         return attrs.Param<BilinearResizeParam>().mode == ResizeMode::kLike

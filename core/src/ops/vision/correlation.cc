@@ -29,17 +29,23 @@ struct CorrelationParam {
   uint32_t pad_size = 0;
   bool is_multiply = true;
   static void Declare(ParamDeclarer<CorrelationParam>* d) {
-    d->Field("kernel_size", &CorrelationParam::kernel_size).Default(1u)
+    d->Field("kernel_size", &CorrelationParam::kernel_size)
+        .Default(1u)
         .Describe("Side of the compared patches (odd).");
-    d->Field("max_displacement", &CorrelationParam::max_displacement).Default(1u)
+    d->Field("max_displacement", &CorrelationParam::max_displacement)
+        .Default(1u)
         .Describe("Largest displacement compared.");
-    d->Field("stride1", &CorrelationParam::stride1).Default(1u)
+    d->Field("stride1", &CorrelationParam::stride1)
+        .Default(1u)
         .Describe("Stride of the patch centers in data1.");
-    d->Field("stride2", &CorrelationParam::stride2).Default(1u)
+    d->Field("stride2", &CorrelationParam::stride2)
+        .Default(1u)
         .Describe("Stride of the displacements in data2.");
-    d->Field("pad_size", &CorrelationParam::pad_size).Default(0u)
+    d->Field("pad_size", &CorrelationParam::pad_size)
+        .Default(0u)
         .Describe("Zero padding of both inputs.");
-    d->Field("is_multiply", &CorrelationParam::is_multiply).Default(true)
+    d->Field("is_multiply", &CorrelationParam::is_multiply)
+        .Default(true)
         .Describe("Correlate by products; false uses absolute differences.");
   }
 };
@@ -59,7 +65,8 @@ CorrGeom Geometry(const CorrelationParam& p, int64_t h, int64_t w) {
   CorrGeom g;
   g.padded_h = h + 2 * static_cast<int64_t>(p.pad_size);
   g.padded_w = w + 2 * static_cast<int64_t>(p.pad_size);
-  g.border = static_cast<int64_t>(p.max_displacement) + (static_cast<int64_t>(p.kernel_size) - 1) / 2;
+  g.border =
+      static_cast<int64_t>(p.max_displacement) + (static_cast<int64_t>(p.kernel_size) - 1) / 2;
   const double s1 = p.stride1;
   g.top_h = static_cast<int64_t>(std::ceil(static_cast<double>(g.padded_h - 2 * g.border) / s1));
   g.top_w = static_cast<int64_t>(std::ceil(static_cast<double>(g.padded_w - 2 * g.border) / s1));
@@ -122,7 +129,9 @@ void CorrelationKernel(const CorrelationParam& p, const Shape& ds, const T* a, c
   }
 }
 
-void CorrelationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void CorrelationCompute(const OpContext&,
+                        const NodeAttrs& attrs,
+                        const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<CorrelationParam>();
   internal::SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -136,8 +145,9 @@ void CorrelationCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
 
 void RegisterCorrelationOps(OpRegistry* r) {
   r->Register("Correlation")
-      .Describe("FlowNet correlation of two feature maps: for every displacement within "
-                "max_displacement, the mean product (or absolute difference) of patches.")
+      .Describe(
+          "FlowNet correlation of two feature maps: for every displacement within "
+          "max_displacement, the mean product (or absolute difference) of patches.")
       .SetParam<CorrelationParam>(CorrelationInit)
       .SetInputNames({"data1", "data2"})
       .SetNumTotalOutputs(3)  // + MXNet's hidden padded copies of the inputs

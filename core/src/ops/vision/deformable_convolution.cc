@@ -42,14 +42,19 @@ void DeclareDeformFields(ParamDeclarer<P>* d, Count default_groups) {
   d->Field("dilate", &P::dilate).Default({}).Describe("Dilation (h, w); default (1, 1).");
   d->Field("pad", &P::pad).Default({}).Describe("Zero padding (h, w); default (0, 0).");
   d->Field("num_filter", &P::num_filter).Required().Describe("Output channels.");
-  d->Field("num_group", &P::num_group).Default(default_groups)
+  d->Field("num_group", &P::num_group)
+      .Default(default_groups)
       .Describe("Groups of input and output channels convolved separately.");
-  d->Field("num_deformable_group", &P::num_deformable_group).Default(default_groups)
+  d->Field("num_deformable_group", &P::num_deformable_group)
+      .Default(default_groups)
       .Describe("Groups of input channels sharing one set of offsets.");
-  d->Field("workspace", &P::workspace).Default(1024).Min(0)
+  d->Field("workspace", &P::workspace)
+      .Default(1024)
+      .Min(0)
       .Describe("Accepted for compatibility (MXNet's scratch limit in MB).");
   d->Field("no_bias", &P::no_bias).Default(false).Describe("No bias input.");
-  d->Field("layout", &P::layout, DeformLayoutNames()).Default(std::nullopt)
+  d->Field("layout", &P::layout, DeformLayoutNames())
+      .Default(std::nullopt)
       .Describe("Data layout; only NCHW (the default) is supported, as in MXNet.");
 }
 
@@ -62,9 +67,7 @@ struct DeformableConvolutionParam {
   bool no_bias = false;
   std::optional<DeformLayout> layout;
   static constexpr bool kModulated = false;
-  static void Declare(ParamDeclarer<DeformableConvolutionParam>* d) {
-    DeclareDeformFields(d, 1);
-  }
+  static void Declare(ParamDeclarer<DeformableConvolutionParam>* d) { DeclareDeformFields(d, 1); }
 };
 
 struct ModulatedDeformableConvolutionParam {
@@ -79,9 +82,11 @@ struct ModulatedDeformableConvolutionParam {
   static constexpr bool kModulated = true;
   static void Declare(ParamDeclarer<ModulatedDeformableConvolutionParam>* d) {
     DeclareDeformFields(d, 1u);
-    d->Field("im2col_step", &ModulatedDeformableConvolutionParam::im2col_step).Default(64u)
-        .Describe("Images per column batch in MXNet; the batch must be at most this or a "
-                  "multiple of it.");
+    d->Field("im2col_step", &ModulatedDeformableConvolutionParam::im2col_step)
+        .Default(64u)
+        .Describe(
+            "Images per column batch in MXNet; the batch must be at most this or a "
+            "multiple of it.");
   }
 };
 
@@ -95,15 +100,13 @@ void DeformInit(P* p) {
   if (p->pad.empty()) p->pad = {0, 0};
   for (const auto* v : {&p->stride, &p->dilate, &p->pad})
     HN_CHECK(v->size() == 2, kInvalidArgument)
-        << "stride, dilate and pad must have 2 values like kernel, got "
-        << internal::ValueText(*v);
+        << "stride, dilate and pad must have 2 values like kernel, got " << internal::ValueText(*v);
   for (int i = 0; i < 2; ++i) {
     HN_CHECK(p->kernel[i] > 0 && p->stride[i] > 0 && p->dilate[i] > 0 && p->pad[i] >= 0,
              kInvalidArgument)
         << "kernel, stride and dilate must be positive and pad non-negative, got kernel "
         << internal::ValueText(p->kernel) << ", stride " << internal::ValueText(p->stride)
-        << ", dilate " << internal::ValueText(p->dilate) << ", pad "
-        << internal::ValueText(p->pad);
+        << ", dilate " << internal::ValueText(p->dilate) << ", pad " << internal::ValueText(p->pad);
   }
   HN_CHECK(p->num_filter >= 1 && p->num_group >= 1 && p->num_deformable_group >= 1,
            kInvalidArgument)
@@ -151,8 +154,7 @@ bool DeformShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
     HN_CHECK(filters % dg == 0, kInvalidArgument)
         << node << ": num_filter " << filters << " must divide by num_deformable_group " << dg;
   }
-  AssignShape(attrs, in, weight_i, Shape{filters, channels / groups, kh, kw},
-              "input 'weight'");
+  AssignShape(attrs, in, weight_i, Shape{filters, channels / groups, kh, kw}, "input 'weight'");
   if (!p.no_bias) AssignShape(attrs, in, weight_i + 1, Shape{filters}, "input 'bias'");
   if (d[2] == 0 || d[3] == 0) return false;
   int64_t osize[2];
@@ -214,7 +216,8 @@ T SampleV1(const T* im, int64_t height, int64_t width, T h, T w) {
 // DCN v2 (CPU): neighbours outside the image read 0.
 template <typename T>
 T SampleV2(const T* im, int64_t height, int64_t width, T h, T w) {
-  const int64_t h_low = static_cast<int64_t>(std::floor(h)), w_low = static_cast<int64_t>(std::floor(w));
+  const int64_t h_low = static_cast<int64_t>(std::floor(h)),
+                w_low = static_cast<int64_t>(std::floor(w));
   const int64_t h_high = h_low + 1, w_high = w_low + 1;
   const T lh = h - static_cast<T>(h_low), lw = w - static_cast<T>(w_low);
   const T hh = 1 - lh, hw = 1 - lw;
@@ -277,14 +280,17 @@ inline void Gemm(int64_t m, int64_t n, int64_t k, const double* a, const double*
 }
 
 template <typename P>
-void DeformCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void DeformCompute(const OpContext&,
+                   const NodeAttrs& attrs,
+                   const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<P>();
   const Shape& ds = in[0].shape;
   const Shape& os = out[0].shape;
-  DeformGeom g{ds[1], ds[2], ds[3], p.kernel[0], p.kernel[1], p.pad[0], p.pad[1],
-               p.stride[0], p.stride[1], p.dilate[0], p.dilate[1],
-               static_cast<int64_t>(p.num_deformable_group), os[2], os[3]};
+  DeformGeom g{ds[1],       ds[2],       ds[3],       p.kernel[0],
+               p.kernel[1], p.pad[0],    p.pad[1],    p.stride[0],
+               p.stride[1], p.dilate[0], p.dilate[1], static_cast<int64_t>(p.num_deformable_group),
+               os[2],       os[3]};
   const size_t weight_i = P::kModulated ? 3 : 2;
   const int64_t batch = ds[0], filters = os[1], groups = p.num_group;
   const int64_t positions = g.oh * g.ow, taps = g.kh * g.kw;
@@ -317,8 +323,9 @@ void DeformCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void RegisterDeformableConvolutionOps(OpRegistry* r) {
   r->Register("_contrib_DeformableConvolution")
-      .Describe("Deformable convolution (DCN v1): a 2-D convolution whose taps are moved by "
-                "learned per-position offsets and sampled bilinearly.")
+      .Describe(
+          "Deformable convolution (DCN v1): a 2-D convolution whose taps are moved by "
+          "learned per-position offsets and sampled bilinearly.")
       .SetParam<DeformableConvolutionParam>(DeformInit<DeformableConvolutionParam>)
       .SetInputNames(DeformInputNames<DeformableConvolutionParam>)
       .SetInferShape(DeformShape<DeformableConvolutionParam>)
@@ -326,8 +333,9 @@ void RegisterDeformableConvolutionOps(OpRegistry* r) {
       .SetCompute(DeformCompute<DeformableConvolutionParam>);
 
   r->Register("_contrib_ModulatedDeformableConvolution")
-      .Describe("Modulated deformable convolution (DCN v2): deformable taps, each multiplied by "
-                "a learned mask value.")
+      .Describe(
+          "Modulated deformable convolution (DCN v2): deformable taps, each multiplied by "
+          "a learned mask value.")
       .SetParam<ModulatedDeformableConvolutionParam>(
           DeformInit<ModulatedDeformableConvolutionParam>)
       .SetInputNames(DeformInputNames<ModulatedDeformableConvolutionParam>)

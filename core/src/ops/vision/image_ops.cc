@@ -71,7 +71,9 @@ float Scaled(T x) {
   }
 }
 
-void ToTensorCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void ToTensorCompute(const OpContext&,
+                     const NodeAttrs&,
+                     const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const bool batched = s.ndim() == 4;
@@ -95,9 +97,11 @@ struct NormalizeParam {
   std::vector<float> mean{0.f, 0.f, 0.f, 0.f};
   std::vector<float> std{1.f, 1.f, 1.f, 1.f};
   static void Declare(ParamDeclarer<NormalizeParam>* d) {
-    d->Field("mean", &NormalizeParam::mean).Default({0.f, 0.f, 0.f, 0.f})
+    d->Field("mean", &NormalizeParam::mean)
+        .Default({0.f, 0.f, 0.f, 0.f})
         .Describe("Mean per channel (1 or C values).");
-    d->Field("std", &NormalizeParam::std).Default({1.f, 1.f, 1.f, 1.f})
+    d->Field("std", &NormalizeParam::std)
+        .Default({1.f, 1.f, 1.f, 1.f})
         .Describe("Standard deviation per channel (1 or C values).");
   }
 };
@@ -125,7 +129,9 @@ bool NormalizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return s.IsKnown();
 }
 
-void NormalizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void NormalizeCompute(const OpContext&,
+                      const NodeAttrs& attrs,
+                      const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<NormalizeParam>();
   const Shape& s = in[0].shape;
@@ -154,12 +160,16 @@ struct ResizeParam {
   bool keep_ratio = false;
   int interp = 1;
   static void Declare(ParamDeclarer<ResizeParam>* d) {
-    d->Field("size", &ResizeParam::size).Default({})
-        .Describe("New size (width, height), or one size for both (or for the short side with "
-                  "keep_ratio).");
-    d->Field("keep_ratio", &ResizeParam::keep_ratio).Default(false)
+    d->Field("size", &ResizeParam::size)
+        .Default({})
+        .Describe(
+            "New size (width, height), or one size for both (or for the short side with "
+            "keep_ratio).");
+    d->Field("keep_ratio", &ResizeParam::keep_ratio)
+        .Default(false)
         .Describe("With one size: resize the short side to it and keep the aspect ratio.");
-    d->Field("interp", &ResizeParam::interp).Default(1)
+    d->Field("interp", &ResizeParam::interp)
+        .Default(1)
         .Describe("OpenCV interpolation: 0 nearest, 1 bilinear (the others are not supported).");
   }
 };
@@ -168,8 +178,8 @@ void ResizeInit(ResizeParam* p) {
   HN_CHECK(p->size.size() == 1 || p->size.size() == 2, kInvalidArgument)
       << "size must be (width, height) or one size, got " << internal::ValueText(p->size);
   for (int64_t v : p->size)
-    HN_CHECK(v > 0, kInvalidArgument) << "size must be positive, got "
-                                      << internal::ValueText(p->size);
+    HN_CHECK(v > 0, kInvalidArgument)
+        << "size must be positive, got " << internal::ValueText(p->size);
 }
 
 // Output (height, width) for an input of (h, w), as MXNet's GetHeightAndWidth.
@@ -192,8 +202,10 @@ bool ResizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   const auto& p = attrs.Param<ResizeParam>();
   HN_CHECK(p.interp == 0 || p.interp == 1, kUnsupported)
       << DescribeNode(attrs) << ": interp " << p.interp << " (OpenCV's "
-      << (p.interp == 2 ? "bicubic" : p.interp == 3 ? "area" : p.interp == 4 ? "Lanczos"
-                                                                             : "unknown")
+      << (p.interp == 2   ? "bicubic"
+          : p.interp == 3 ? "area"
+          : p.interp == 4 ? "Lanczos"
+                          : "unknown")
       << " interpolation) is not supported; interp 0 (nearest) and 1 (bilinear) are";
   const Shape& s = (*in)[0];
   if (s.ndim() == 0) return false;
@@ -219,8 +231,8 @@ bool ResizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTyp
   const DType d = (*in)[0];
   if (d == DType::kUnknown) return complete;
   const bool nearest = attrs.Param<ResizeParam>().interp == 0;
-  const bool ok = internal::IsRealDType(d) ||
-                  (nearest && (d == DType::kUint8 || d == DType::kInt32));
+  const bool ok =
+      internal::IsRealDType(d) || (nearest && (d == DType::kUint8 || d == DType::kInt32));
   HN_CHECK(ok, kTypeError) << DescribeNode(attrs) << ": input dtype " << DTypeName(d)
                            << " is not supported ("
                            << (nearest ? "float32, float64, uint8 or int32"
@@ -282,8 +294,8 @@ void ResizeBilinear(const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t
 }
 
 template <typename T>
-void ResizeImage(int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t oh,
-                 int64_t ow) {
+void ResizeImage(
+    int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t oh, int64_t ow) {
   if (ih == oh && iw == ow) {
     std::copy(x, x + ih * iw * c, y);
     return;
@@ -292,7 +304,8 @@ void ResizeImage(int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y
     const double fy = 1.0 / (static_cast<double>(oh) / static_cast<double>(ih));
     const double fx = 1.0 / (static_cast<double>(ow) / static_cast<double>(iw));
     for (int64_t r = 0; r < oh; ++r) {
-      const int64_t sr = std::min(static_cast<int64_t>(std::floor(static_cast<double>(r) * fy)), ih - 1);
+      const int64_t sr =
+          std::min(static_cast<int64_t>(std::floor(static_cast<double>(r) * fy)), ih - 1);
       for (int64_t q = 0; q < ow; ++q) {
         const int64_t sq =
             std::min(static_cast<int64_t>(std::floor(static_cast<double>(q) * fx)), iw - 1);
@@ -306,7 +319,9 @@ void ResizeImage(int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y
   }
 }
 
-void ResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void ResizeCompute(const OpContext&,
+                   const NodeAttrs& attrs,
+                   const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const int interp = attrs.Param<ResizeParam>().interp;
   const Shape& s = in[0].shape;
@@ -363,7 +378,9 @@ bool CropShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   return s.IsKnown();
 }
 
-void CropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void CropCompute(const OpContext&,
+                 const NodeAttrs& attrs,
+                 const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<CropParam>();
   const Shape& s = in[0].shape;
@@ -397,7 +414,9 @@ bool HwcImageShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
 
 // Reverses axis 0 (rows) or 1 (columns) of an HWC image; safe in place (pairs are swapped).
 template <int kAxis>
-void FlipCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void FlipCompute(const OpContext&,
+                 const NodeAttrs&,
+                 const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const int64_t head = kAxis == 0 ? 1 : s[0], mid = s[kAxis];
@@ -422,7 +441,8 @@ void FlipCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& i
 struct AdjustLightingParam {
   std::vector<float> alpha;
   static void Declare(ParamDeclarer<AdjustLightingParam>* d) {
-    d->Field("alpha", &AdjustLightingParam::alpha).Required()
+    d->Field("alpha", &AdjustLightingParam::alpha)
+        .Required()
         .Describe("Lighting coefficients of the three RGB principal components.");
   }
 };
@@ -448,19 +468,19 @@ T SaturateFromFloat(float v) {
   }
 }
 
-void AdjustLightingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void AdjustLightingCompute(const OpContext&,
+                           const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<AdjustLightingParam>();
   // AlexNet's eigenvectors times eigenvalues of the ImageNet RGB covariance.
-  static const float kEig[3][3] = {{static_cast<float>(55.46 * -0.5675),
-                                    static_cast<float>(4.794 * 0.7192),
-                                    static_cast<float>(1.148 * 0.4009)},
-                                   {static_cast<float>(55.46 * -0.5808),
-                                    static_cast<float>(4.794 * -0.0045),
-                                    static_cast<float>(1.148 * -0.8140)},
-                                   {static_cast<float>(55.46 * -0.5836),
-                                    static_cast<float>(4.794 * -0.6948),
-                                    static_cast<float>(1.148 * 0.4203)}};
+  static const float kEig[3][3] = {
+      {static_cast<float>(55.46 * -0.5675), static_cast<float>(4.794 * 0.7192),
+       static_cast<float>(1.148 * 0.4009)},
+      {static_cast<float>(55.46 * -0.5808), static_cast<float>(4.794 * -0.0045),
+       static_cast<float>(1.148 * -0.8140)},
+      {static_cast<float>(55.46 * -0.5836), static_cast<float>(4.794 * -0.6948),
+       static_cast<float>(1.148 * 0.4203)}};
   const Shape& s = in[0].shape;
   const int64_t length = s[0] * s[1], channels = s[2];
   float pca[3];
@@ -483,8 +503,9 @@ void AdjustLightingCompute(const OpContext&, const NodeAttrs& attrs, const std::
 
 void RegisterImageOps(OpRegistry* r) {
   r->Register("_image_to_tensor")
-      .Describe("Converts an HWC (or NHWC) image of any numeric dtype to a CHW (NCHW) float32 "
-                "tensor divided by 255.")
+      .Describe(
+          "Converts an HWC (or NHWC) image of any numeric dtype to a CHW (NCHW) float32 "
+          "tensor divided by 255.")
       .AddAlias("_npx__image_to_tensor")
       .SetInputNames({"data"})
       .SetInferShape(ToTensorShape)
@@ -502,8 +523,9 @@ void RegisterImageOps(OpRegistry* r) {
       .SetInplace({{0, 0}});
 
   r->Register("_image_resize")
-      .Describe("Resizes an HWC (or NHWC) image as OpenCV's cv::resize (nearest or bilinear) to "
-                "size (width, height), or one size, optionally keeping the aspect ratio.")
+      .Describe(
+          "Resizes an HWC (or NHWC) image as OpenCV's cv::resize (nearest or bilinear) to "
+          "size (width, height), or one size, optionally keeping the aspect ratio.")
       .AddAlias("_npx__image_resize")
       .SetParam<ResizeParam>(ResizeInit)
       .SetInputNames({"data"})
@@ -539,8 +561,9 @@ void RegisterImageOps(OpRegistry* r) {
       .SetInplace({{0, 0}});
 
   r->Register("_image_adjust_lighting")
-      .Describe("AlexNet-style PCA lighting of an HWC RGB image: adds eigvec * (alpha * eigval) "
-                "to each pixel (saturated for uint8).")
+      .Describe(
+          "AlexNet-style PCA lighting of an HWC RGB image: adds eigvec * (alpha * eigval) "
+          "to each pixel (saturated for uint8).")
       .AddAlias("_npx__image_adjust_lighting")
       .SetParam<AdjustLightingParam>(AdjustLightingInit)
       .SetInputNames({"data"})

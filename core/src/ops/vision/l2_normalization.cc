@@ -21,14 +21,17 @@ struct L2NormalizationParam {
   float eps = 1e-10f;
   L2Mode mode = L2Mode::kInstance;
   static void Declare(ParamDeclarer<L2NormalizationParam>* d) {
-    d->Field("eps", &L2NormalizationParam::eps).Default(1e-10f)
+    d->Field("eps", &L2NormalizationParam::eps)
+        .Default(1e-10f)
         .Describe("Added to the sum of squares before the square root.");
     d->Field("mode", &L2NormalizationParam::mode,
-             {{"channel", L2Mode::kChannel}, {"instance", L2Mode::kInstance},
+             {{"channel", L2Mode::kChannel},
+              {"instance", L2Mode::kInstance},
               {"spatial", L2Mode::kSpatial}})
         .Default(L2Mode::kInstance)
-        .Describe("instance: per sample; channel: across channels per position; spatial: "
-                  "across positions per channel.");
+        .Describe(
+            "instance: per sample; channel: across channels per position; spatial: "
+            "across positions per channel.");
   }
 };
 
@@ -59,7 +62,9 @@ void NormalizeGroups(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, 
   }
 }
 
-void L2NormalizationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void L2NormalizationCompute(const OpContext&,
+                            const NodeAttrs& attrs,
+                            const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<L2NormalizationParam>();
   const Shape& s = in[0].shape;
@@ -71,9 +76,15 @@ void L2NormalizationCompute(const OpContext&, const NodeAttrs& attrs, const std:
     T* y = out[0].ptr<T>();
     const T eps = static_cast<T>(p.eps);
     switch (p.mode) {
-      case L2Mode::kInstance: NormalizeGroups(x, y, batch, rest, int64_t{1}, eps); break;
-      case L2Mode::kChannel: NormalizeGroups(x, y, batch, s[1], rest / s[1], eps); break;
-      case L2Mode::kSpatial: NormalizeGroups(x, y, batch * s[1], rest / s[1], int64_t{1}, eps); break;
+      case L2Mode::kInstance:
+        NormalizeGroups(x, y, batch, rest, int64_t{1}, eps);
+        break;
+      case L2Mode::kChannel:
+        NormalizeGroups(x, y, batch, s[1], rest / s[1], eps);
+        break;
+      case L2Mode::kSpatial:
+        NormalizeGroups(x, y, batch * s[1], rest / s[1], int64_t{1}, eps);
+        break;
     }
   });
 }
@@ -82,8 +93,9 @@ void L2NormalizationCompute(const OpContext&, const NodeAttrs& attrs, const std:
 
 void RegisterL2NormalizationOps(OpRegistry* r) {
   r->Register("L2Normalization")
-      .Describe("Divides the input by its L2 norm (plus eps) per sample (instance), per "
-                "position across channels (channel) or per channel across positions (spatial).")
+      .Describe(
+          "Divides the input by its L2 norm (plus eps) per sample (instance), per "
+          "position across channels (channel) or per channel across positions (spatial).")
       .SetParam<L2NormalizationParam>()
       .SetInputNames({"data"})
       .SetNumTotalOutputs(2)  // + MXNet's hidden norms

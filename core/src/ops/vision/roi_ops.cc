@@ -54,7 +54,9 @@ void CheckPooledSize(const std::vector<int64_t>& pooled) {
 }
 
 // data (N, C, H, W) and rois (R, cols): the common checks; returns false while unknown.
-bool RoiInputs(const NodeAttrs& attrs, std::vector<Shape>* in, int64_t roi_cols,
+bool RoiInputs(const NodeAttrs& attrs,
+               std::vector<Shape>* in,
+               int64_t roi_cols,
                const char* roi_form) {
   const std::string node = DescribeNode(attrs);
   const Shape& d = (*in)[0];
@@ -72,89 +74,120 @@ bool RoiType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
   return RealType(attrs, in, out);
 }
 
+// An explicit samples-per-bin-side `ratio` (attribute `key`) must keep the samples of `out`
+// within the limits.
+void CheckSamplingRatio(const NodeAttrs& attrs, const Shape& out, int ratio, const char* key) {
+  if (ratio <= 0) return;
+  internal::CheckWorkLimit(attrs, static_cast<double>(out.Size()) * ratio * ratio,
+                           std::string(key) + " " + std::to_string(ratio));
+}
+
+// pooled_size (height, width) and spatial_scale, as ROIPooling, ROIAlign and RROIAlign declare
+// them.
+template <typename P>
+void DeclarePooledSizeAndScale(ParamDeclarer<P>* d) {
+  d->Field("pooled_size", &P::pooled_size)
+      .Required()
+      .Describe("Output bins (height, width) per ROI.");
+  d->Field("spatial_scale", &P::spatial_scale)
+      .Required()
+      .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
+}
+
+template <typename P>
+void PooledSizeAndScaleInit(P* p) {
+  CheckPooledSize(p->pooled_size);
+  CheckSpatialScale(p->spatial_scale);
+}
+
+// Calls body(roi, image, output block) for every ROI (a row of rois) whose batch index names an
+// image of `batch`; the output block of any other ROI is zeros.
+template <typename T, typename Body>
+void ForEachRoi(int64_t batch, const TBlob& rois, const TBlob& out, Body body) {
+  const int64_t num_rois = rois.shape[0], cols = rois.shape[1];
+  const int64_t block = out.Size() / num_rois;
+  for (int64_t n = 0; n < num_rois; ++n) {
+    const T* roi = rois.ptr<const T>() + n * cols;
+    T* o = out.ptr<T>() + n * block;
+    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
+    if (b < 0) {
+      std::fill(o, o + block, T(0));
+    } else {
+      body(n, roi, b, o);
+    }
+  }
+}
+
+// The kernels are structs Kernel::Run<T>(param, inputs, output), run in the dtype of data.
+template <typename P, typename Kernel>
+void RoiCompute(const OpContext&,
+                const NodeAttrs& attrs,
+                const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
+  SwitchRealDType(in[0].dtype, [&](auto tag) {
+    Kernel::template Run<typename decltype(tag)::type>(attrs.Param<P>(), in, out[0]);
+  });
+}
+
 // ---- ROIPooling -------------------------------------------------------------------------------
 
 struct ROIPoolingParam {
   std::vector<int64_t> pooled_size;
   float spatial_scale = 0.f;
-  static void Declare(ParamDeclarer<ROIPoolingParam>* d) {
-    d->Field("pooled_size", &ROIPoolingParam::pooled_size).Required()
-        .Describe("Output bins (height, width) per ROI.");
-    d->Field("spatial_scale", &ROIPoolingParam::spatial_scale).Required()
-        .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
-  }
+  static void Declare(ParamDeclarer<ROIPoolingParam>* d) { DeclarePooledSizeAndScale(d); }
 };
-
-void ROIPoolingInit(ROIPoolingParam* p) {
-  CheckPooledSize(p->pooled_size);
-  CheckSpatialScale(p->spatial_scale);
-}
 
 bool ROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<ROIPoolingParam>();
   if (!RoiInputs(attrs, in, 5, "[batch_index, x1, y1, x2, y2]")) return false;
-  AssignShape(attrs, out, 0,
-              Shape{(*in)[1][0], (*in)[0][1], p.pooled_size[0], p.pooled_size[1]}, "output");
+  AssignShape(attrs, out, 0, Shape{(*in)[1][0], (*in)[0][1], p.pooled_size[0], p.pooled_size[1]},
+              "output");
   return internal::AllKnown(*in, *out);
 }
 
-template <typename T>
-void ROIPoolingKernel(const ROIPoolingParam& p, const Shape& ds, const T* data, const T* rois,
-                      int64_t num_rois, T* out) {
-  const int64_t batch = ds[0], channels = ds[1], height = ds[2], width = ds[3];
-  const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
-  const float scale = p.spatial_scale;
-  for (int64_t n = 0; n < num_rois; ++n) {
-    const T* roi = rois + n * 5;
-    T* o = out + n * channels * ph_n * pw_n;
-    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
-    if (b < 0) {
-      std::fill(o, o + channels * ph_n * pw_n, T(0));
-      continue;
-    }
-    auto rounded = [&](T v) { return ToIndex(static_cast<double>(std::round(v * scale))); };
-    const int64_t start_w = rounded(roi[1]), start_h = rounded(roi[2]);
-    const int64_t end_w = rounded(roi[3]), end_h = rounded(roi[4]);
-    const int64_t roi_h = std::max<int64_t>(end_h - start_h + 1, 1);
-    const int64_t roi_w = std::max<int64_t>(end_w - start_w + 1, 1);
-    const T bin_h = static_cast<T>(roi_h) / static_cast<T>(ph_n);
-    const T bin_w = static_cast<T>(roi_w) / static_cast<T>(pw_n);
-    for (int64_t c = 0; c < channels; ++c) {
-      const T* plane = data + (b * channels + c) * height * width;
-      for (int64_t ph = 0; ph < ph_n; ++ph) {
-        int64_t h0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h)));
-        int64_t h1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h)));
-        h0 = std::min(std::max(h0 + start_h, int64_t{0}), height);
-        h1 = std::min(std::max(h1 + start_h, int64_t{0}), height);
-        for (int64_t pw = 0; pw < pw_n; ++pw) {
-          int64_t w0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w)));
-          int64_t w1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w)));
-          w0 = std::min(std::max(w0 + start_w, int64_t{0}), width);
-          w1 = std::min(std::max(w1 + start_w, int64_t{0}), width);
-          T m = -FLT_MAX;
-          if (h1 <= h0 || w1 <= w0) {
-            m = 0;
-          } else {
-            for (int64_t h = h0; h < h1; ++h)
-              for (int64_t w = w0; w < w1; ++w)
-                if (plane[h * width + w] > m) m = plane[h * width + w];
+struct ROIPoolingKernel {
+  template <typename T>
+  static void Run(const ROIPoolingParam& p, const std::vector<TBlob>& in, const TBlob& out) {
+    const Shape& ds = in[0].shape;
+    const T* data = in[0].ptr<const T>();
+    const int64_t channels = ds[1], height = ds[2], width = ds[3];
+    const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
+    const float scale = p.spatial_scale;
+    ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
+      auto rounded = [&](T v) { return ToIndex(static_cast<double>(std::round(v * scale))); };
+      const int64_t start_w = rounded(roi[1]), start_h = rounded(roi[2]);
+      const int64_t end_w = rounded(roi[3]), end_h = rounded(roi[4]);
+      const int64_t roi_h = std::max<int64_t>(end_h - start_h + 1, 1);
+      const int64_t roi_w = std::max<int64_t>(end_w - start_w + 1, 1);
+      const T bin_h = static_cast<T>(roi_h) / static_cast<T>(ph_n);
+      const T bin_w = static_cast<T>(roi_w) / static_cast<T>(pw_n);
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* plane = data + (b * channels + c) * height * width;
+        for (int64_t ph = 0; ph < ph_n; ++ph) {
+          int64_t h0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h)));
+          int64_t h1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h)));
+          h0 = std::min(std::max(h0 + start_h, int64_t{0}), height);
+          h1 = std::min(std::max(h1 + start_h, int64_t{0}), height);
+          for (int64_t pw = 0; pw < pw_n; ++pw) {
+            int64_t w0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w)));
+            int64_t w1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w)));
+            w0 = std::min(std::max(w0 + start_w, int64_t{0}), width);
+            w1 = std::min(std::max(w1 + start_w, int64_t{0}), width);
+            T m = -FLT_MAX;
+            if (h1 <= h0 || w1 <= w0) {
+              m = 0;
+            } else {
+              for (int64_t h = h0; h < h1; ++h)
+                for (int64_t w = w0; w < w1; ++w)
+                  if (plane[h * width + w] > m) m = plane[h * width + w];
+            }
+            o[(c * ph_n + ph) * pw_n + pw] = m;
           }
-          o[(c * ph_n + ph) * pw_n + pw] = m;
         }
       }
-    }
+    });
   }
-}
-
-void ROIPoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                       const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<ROIPoolingParam>();
-  SwitchRealDType(in[0].dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    ROIPoolingKernel<T>(p, in[0].shape, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                        in[1].shape[0], out[0].ptr<T>());
-  });
-}
+};
 
 // ---- bilinear samples of ROIAlign / RROIAlign -------------------------------------------------
 
@@ -199,8 +232,8 @@ bool MakeSample(T y, T x, int64_t height, int64_t width, Sample<T>* s) {
 
 // The sample indices i in [0, n) whose coordinate start + (i + 0.5) * step can fall in
 // [lo, hi], widened by two samples for rounding; empty when nothing can.
-inline void SampleWindow(double start, double step, int64_t n, double lo, double hi,
-                         int64_t* first, int64_t* last) {
+inline void SampleWindow(
+    double start, double step, int64_t n, double lo, double hi, int64_t* first, int64_t* last) {
   *first = 0;
   *last = n;
   if (!(step > 0) || !std::isfinite(start) || !std::isfinite(step)) return;
@@ -220,8 +253,13 @@ struct AlignGeometry {
 // The bilinear samples of every bin of one ROI (bins in row-major order; bin_begin has
 // num_bins + 1 offsets into samples). Samples in the same order MXNet adds them.
 template <typename T>
-void AlignSamples(const AlignGeometry& g, const T (&geom)[4], int64_t ph_n, int64_t pw_n,
-                  int64_t height, int64_t width, std::vector<Sample<T>>* samples,
+void AlignSamples(const AlignGeometry& g,
+                  const T (&geom)[4],
+                  int64_t ph_n,
+                  int64_t pw_n,
+                  int64_t height,
+                  int64_t width,
+                  std::vector<Sample<T>>* samples,
                   std::vector<int64_t>* bin_begin) {
   // geom: start_h, start_w, bin_h, bin_w in T, as MXNet holds them.
   const T start_h = geom[0], start_w = geom[1], bin_h = geom[2], bin_w = geom[3];
@@ -285,8 +323,13 @@ inline int64_t GridCount(int sampling_ratio, double roi_size, int64_t pooled) {
 // Averages one ROI's samples for each output channel; out_plane(c) and in_plane(c, bin) give
 // the output block and the input plane a channel's bin reads.
 template <typename T, typename InPlane>
-void PoolSamples(const std::vector<Sample<T>>& samples, const std::vector<int64_t>& bin_begin,
-                 int64_t channels, int64_t num_bins, T count, InPlane in_plane, T* out) {
+void PoolSamples(const std::vector<Sample<T>>& samples,
+                 const std::vector<int64_t>& bin_begin,
+                 int64_t channels,
+                 int64_t num_bins,
+                 T count,
+                 InPlane in_plane,
+                 T* out) {
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t bin = 0; bin < num_bins; ++bin) {
       const T* plane = in_plane(c, bin);
@@ -311,25 +354,22 @@ struct ROIAlignParam {
   bool position_sensitive = false;
   bool aligned = false;
   static void Declare(ParamDeclarer<ROIAlignParam>* d) {
-    d->Field("pooled_size", &ROIAlignParam::pooled_size).Required()
-        .Describe("Output bins (height, width) per ROI.");
-    d->Field("spatial_scale", &ROIAlignParam::spatial_scale).Required()
-        .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
-    d->Field("sample_ratio", &ROIAlignParam::sample_ratio).Default(-1)
+    DeclarePooledSizeAndScale(d);
+    d->Field("sample_ratio", &ROIAlignParam::sample_ratio)
+        .Default(-1)
         .Describe("Bilinear samples per bin side; <= 0 uses ceil(bin size).");
-    d->Field("position_sensitive", &ROIAlignParam::position_sensitive).Default(false)
-        .Describe("Each bin reads its own group of channels (R-FCN); the output has "
-                  "channels / (ph * pw) channels.");
-    d->Field("aligned", &ROIAlignParam::aligned).Default(false)
-        .Describe("Shift the ROI by half a pixel (pixel centers at +0.5) and keep its real "
-                  "size; false forces ROIs to at least 1 x 1.");
+    d->Field("position_sensitive", &ROIAlignParam::position_sensitive)
+        .Default(false)
+        .Describe(
+            "Each bin reads its own group of channels (R-FCN); the output has "
+            "channels / (ph * pw) channels.");
+    d->Field("aligned", &ROIAlignParam::aligned)
+        .Default(false)
+        .Describe(
+            "Shift the ROI by half a pixel (pixel centers at +0.5) and keep its real "
+            "size; false forces ROIs to at least 1 x 1.");
   }
 };
-
-void ROIAlignInit(ROIAlignParam* p) {
-  CheckPooledSize(p->pooled_size);
-  CheckSpatialScale(p->spatial_scale);
-}
 
 bool ROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<ROIAlignParam>();
@@ -345,73 +385,56 @@ bool ROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   }
   AssignShape(attrs, out, 0, Shape{(*in)[1][0], channels, p.pooled_size[0], p.pooled_size[1]},
               "output");
-  if (p.sample_ratio > 0) {
-    internal::CheckWorkLimit(attrs, static_cast<double>((*out)[0].Size()) * p.sample_ratio *
-                                        p.sample_ratio,
-                             "sample_ratio " + std::to_string(p.sample_ratio));
-  }
+  CheckSamplingRatio(attrs, (*out)[0], p.sample_ratio, "sample_ratio");
   return internal::AllKnown(*in, *out);
 }
 
-template <typename T>
-void ROIAlignKernel(const ROIAlignParam& p, const Shape& ds, const T* data, const T* rois,
-                    int64_t num_rois, int64_t out_channels, T* out) {
-  const int64_t batch = ds[0], in_channels = ds[1], height = ds[2], width = ds[3];
-  const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1], num_bins = ph_n * pw_n;
-  const T scale = p.spatial_scale;
-  std::vector<Sample<T>> samples;
-  std::vector<int64_t> bin_begin;
-  for (int64_t n = 0; n < num_rois; ++n) {
-    const T* roi = rois + n * 5;
-    T* o = out + n * out_channels * num_bins;
-    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
-    if (b < 0) {
-      std::fill(o, o + out_channels * num_bins, T(0));
-      continue;
-    }
-    const T offset = p.aligned ? T(0.5) : T(0);
-    const T start_w = roi[1] * scale - offset, start_h = roi[2] * scale - offset;
-    const T end_w = roi[3] * scale - offset, end_h = roi[4] * scale - offset;
-    T roi_w = end_w - start_w, roi_h = end_h - start_h;
-    if (!p.aligned) {
-      roi_w = std::max(roi_w, T(1));
-      roi_h = std::max(roi_h, T(1));
-    }
-    const bool finite = std::isfinite(start_w) && std::isfinite(start_h) &&
-                        std::isfinite(end_w) && std::isfinite(end_h);
-    if (!finite || !(roi_w > 0) || !(roi_h > 0)) {
-      std::fill(o, o + out_channels * num_bins, std::numeric_limits<T>::quiet_NaN());
-      continue;
-    }
-    const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
-    AlignGeometry g;
-    g.grid_h = GridCount(p.sample_ratio, static_cast<double>(roi_h), ph_n);
-    g.grid_w = GridCount(p.sample_ratio, static_cast<double>(roi_w), pw_n);
-    const T geom[4] = {start_h, start_w, bin_h, bin_w};
-    AlignSamples(g, geom, ph_n, pw_n, height, width, &samples, &bin_begin);
-    const T count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
-    const T* image = data + b * in_channels * height * width;
-    const int64_t plane = height * width;
-    if (p.position_sensitive) {
-      PoolSamples<T>(samples, bin_begin, out_channels, num_bins, count,
-                     [&](int64_t c, int64_t bin) { return image + (c * num_bins + bin) * plane; },
-                     o);
-    } else {
-      PoolSamples<T>(samples, bin_begin, out_channels, num_bins, count,
-                     [&](int64_t c, int64_t) { return image + c * plane; }, o);
-    }
+struct ROIAlignKernel {
+  template <typename T>
+  static void Run(const ROIAlignParam& p, const std::vector<TBlob>& in, const TBlob& out) {
+    const Shape& ds = in[0].shape;
+    const T* data = in[0].ptr<const T>();
+    const int64_t in_channels = ds[1], height = ds[2], width = ds[3], out_channels = out.shape[1];
+    const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1], num_bins = ph_n * pw_n;
+    const T scale = p.spatial_scale;
+    std::vector<Sample<T>> samples;
+    std::vector<int64_t> bin_begin;
+    ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
+      const T offset = p.aligned ? T(0.5) : T(0);
+      const T start_w = roi[1] * scale - offset, start_h = roi[2] * scale - offset;
+      const T end_w = roi[3] * scale - offset, end_h = roi[4] * scale - offset;
+      T roi_w = end_w - start_w, roi_h = end_h - start_h;
+      if (!p.aligned) {
+        roi_w = std::max(roi_w, T(1));
+        roi_h = std::max(roi_h, T(1));
+      }
+      const bool finite = std::isfinite(start_w) && std::isfinite(start_h) &&
+                          std::isfinite(end_w) && std::isfinite(end_h);
+      if (!finite || !(roi_w > 0) || !(roi_h > 0)) {
+        std::fill(o, o + out_channels * num_bins, std::numeric_limits<T>::quiet_NaN());
+        return;
+      }
+      const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
+      AlignGeometry g;
+      g.grid_h = GridCount(p.sample_ratio, static_cast<double>(roi_h), ph_n);
+      g.grid_w = GridCount(p.sample_ratio, static_cast<double>(roi_w), pw_n);
+      const T geom[4] = {start_h, start_w, bin_h, bin_w};
+      AlignSamples(g, geom, ph_n, pw_n, height, width, &samples, &bin_begin);
+      const T count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
+      const T* image = data + b * in_channels * height * width;
+      const int64_t plane = height * width;
+      if (p.position_sensitive) {
+        PoolSamples<T>(
+            samples, bin_begin, out_channels, num_bins, count,
+            [&](int64_t c, int64_t bin) { return image + (c * num_bins + bin) * plane; }, o);
+      } else {
+        PoolSamples<T>(
+            samples, bin_begin, out_channels, num_bins, count,
+            [&](int64_t c, int64_t) { return image + c * plane; }, o);
+      }
+    });
   }
-}
-
-void ROIAlignCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                     const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<ROIAlignParam>();
-  SwitchRealDType(in[0].dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    ROIAlignKernel<T>(p, in[0].shape, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                      in[1].shape[0], out[0].shape[1], out[0].ptr<T>());
-  });
-}
+};
 
 // ---- _contrib_RROIAlign -----------------------------------------------------------------------
 
@@ -420,87 +443,63 @@ struct RROIAlignParam {
   float spatial_scale = 0.f;
   int sampling_ratio = -1;
   static void Declare(ParamDeclarer<RROIAlignParam>* d) {
-    d->Field("pooled_size", &RROIAlignParam::pooled_size).Required()
-        .Describe("Output bins (height, width) per ROI.");
-    d->Field("spatial_scale", &RROIAlignParam::spatial_scale).Required()
-        .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
-    d->Field("sampling_ratio", &RROIAlignParam::sampling_ratio).Default(-1)
+    DeclarePooledSizeAndScale(d);
+    d->Field("sampling_ratio", &RROIAlignParam::sampling_ratio)
+        .Default(-1)
         .Describe("Bilinear samples per bin side; <= 0 uses ceil(bin size).");
   }
 };
-
-void RROIAlignInit(RROIAlignParam* p) {
-  CheckPooledSize(p->pooled_size);
-  CheckSpatialScale(p->spatial_scale);
-}
 
 bool RROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<RROIAlignParam>();
   if (!RoiInputs(attrs, in, 6, "[batch_index, center_x, center_y, width, height, degrees]"))
     return false;
-  AssignShape(attrs, out, 0,
-              Shape{(*in)[1][0], (*in)[0][1], p.pooled_size[0], p.pooled_size[1]}, "output");
-  if (p.sampling_ratio > 0) {
-    internal::CheckWorkLimit(attrs, static_cast<double>((*out)[0].Size()) * p.sampling_ratio *
-                                        p.sampling_ratio,
-                             "sampling_ratio " + std::to_string(p.sampling_ratio));
-  }
+  AssignShape(attrs, out, 0, Shape{(*in)[1][0], (*in)[0][1], p.pooled_size[0], p.pooled_size[1]},
+              "output");
+  CheckSamplingRatio(attrs, (*out)[0], p.sampling_ratio, "sampling_ratio");
   return internal::AllKnown(*in, *out);
 }
 
-template <typename T>
-void RROIAlignKernel(const RROIAlignParam& p, const Shape& ds, const T* data, const T* rois,
-                     int64_t num_rois, T* out) {
-  const int64_t batch = ds[0], channels = ds[1], height = ds[2], width = ds[3];
-  const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1], num_bins = ph_n * pw_n;
-  const float scale = p.spatial_scale;
-  std::vector<Sample<T>> samples;
-  std::vector<int64_t> bin_begin;
-  for (int64_t n = 0; n < num_rois; ++n) {
-    const T* roi = rois + n * 6;
-    T* o = out + n * channels * num_bins;
-    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
-    if (b < 0) {
-      std::fill(o, o + channels * num_bins, T(0));
-      continue;
-    }
-    const T center_w = roi[1] * scale, center_h = roi[2] * scale;
-    const T roi_w = std::max(static_cast<T>(roi[3] * scale), T(1));
-    const T roi_h = std::max(static_cast<T>(roi[4] * scale), T(1));
-    const T theta = static_cast<T>(roi[5] * M_PI / 180.0);
-    if (!(std::isfinite(center_w) && std::isfinite(center_h) && std::isfinite(roi_w) &&
-          std::isfinite(roi_h) && std::isfinite(theta))) {
-      std::fill(o, o + channels * num_bins, std::numeric_limits<T>::quiet_NaN());
-      continue;
-    }
-    const T start_h = static_cast<T>(-roi_h / 2.0), start_w = static_cast<T>(-roi_w / 2.0);
-    const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
-    AlignGeometry g;
-    g.rotated = true;
-    g.center_h = static_cast<double>(center_h);
-    g.center_w = static_cast<double>(center_w);
-    g.cos_t = static_cast<double>(static_cast<T>(std::cos(theta)));
-    g.sin_t = static_cast<double>(static_cast<T>(std::sin(theta)));
-    g.grid_h = GridCount(p.sampling_ratio, static_cast<double>(roi_h), ph_n);
-    g.grid_w = GridCount(p.sampling_ratio, static_cast<double>(roi_w), pw_n);
-    const T geom[4] = {start_h, start_w, bin_h, bin_w};
-    AlignSamples(g, geom, ph_n, pw_n, height, width, &samples, &bin_begin);
-    const T count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
-    const T* image = data + b * channels * height * width;
-    PoolSamples<T>(samples, bin_begin, channels, num_bins, count,
-                   [&](int64_t c, int64_t) { return image + c * height * width; }, o);
+struct RROIAlignKernel {
+  template <typename T>
+  static void Run(const RROIAlignParam& p, const std::vector<TBlob>& in, const TBlob& out) {
+    const Shape& ds = in[0].shape;
+    const T* data = in[0].ptr<const T>();
+    const int64_t channels = ds[1], height = ds[2], width = ds[3];
+    const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1], num_bins = ph_n * pw_n;
+    const float scale = p.spatial_scale;
+    std::vector<Sample<T>> samples;
+    std::vector<int64_t> bin_begin;
+    ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
+      const T center_w = roi[1] * scale, center_h = roi[2] * scale;
+      const T roi_w = std::max(static_cast<T>(roi[3] * scale), T(1));
+      const T roi_h = std::max(static_cast<T>(roi[4] * scale), T(1));
+      const T theta = static_cast<T>(roi[5] * M_PI / 180.0);
+      if (!(std::isfinite(center_w) && std::isfinite(center_h) && std::isfinite(roi_w) &&
+            std::isfinite(roi_h) && std::isfinite(theta))) {
+        std::fill(o, o + channels * num_bins, std::numeric_limits<T>::quiet_NaN());
+        return;
+      }
+      const T start_h = static_cast<T>(-roi_h / 2.0), start_w = static_cast<T>(-roi_w / 2.0);
+      const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
+      AlignGeometry g;
+      g.rotated = true;
+      g.center_h = static_cast<double>(center_h);
+      g.center_w = static_cast<double>(center_w);
+      g.cos_t = static_cast<double>(static_cast<T>(std::cos(theta)));
+      g.sin_t = static_cast<double>(static_cast<T>(std::sin(theta)));
+      g.grid_h = GridCount(p.sampling_ratio, static_cast<double>(roi_h), ph_n);
+      g.grid_w = GridCount(p.sampling_ratio, static_cast<double>(roi_w), pw_n);
+      const T geom[4] = {start_h, start_w, bin_h, bin_w};
+      AlignSamples(g, geom, ph_n, pw_n, height, width, &samples, &bin_begin);
+      const T count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
+      const T* image = data + b * channels * height * width;
+      PoolSamples<T>(
+          samples, bin_begin, channels, num_bins, count,
+          [&](int64_t c, int64_t) { return image + c * height * width; }, o);
+    });
   }
-}
-
-void RROIAlignCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                      const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<RROIAlignParam>();
-  SwitchRealDType(in[0].dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    RROIAlignKernel<T>(p, in[0].shape, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                       in[1].shape[0], out[0].ptr<T>());
-  });
-}
+};
 
 // ---- _contrib_PSROIPooling --------------------------------------------------------------------
 
@@ -510,13 +509,15 @@ struct PSROIPoolingParam {
   int pooled_size = 0;
   int group_size = 0;
   static void Declare(ParamDeclarer<PSROIPoolingParam>* d) {
-    d->Field("spatial_scale", &PSROIPoolingParam::spatial_scale).Required()
+    d->Field("spatial_scale", &PSROIPoolingParam::spatial_scale)
+        .Required()
         .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
-    d->Field("output_dim", &PSROIPoolingParam::output_dim).Required()
-        .Describe("Output channels.");
-    d->Field("pooled_size", &PSROIPoolingParam::pooled_size).Required()
+    d->Field("output_dim", &PSROIPoolingParam::output_dim).Required().Describe("Output channels.");
+    d->Field("pooled_size", &PSROIPoolingParam::pooled_size)
+        .Required()
         .Describe("Output bins per side.");
-    d->Field("group_size", &PSROIPoolingParam::group_size).Default(0)
+    d->Field("group_size", &PSROIPoolingParam::group_size)
+        .Default(0)
         .Describe("Position-sensitive groups per side; 0 means pooled_size.");
   }
 };
@@ -530,7 +531,9 @@ void PSROIPoolingInit(PSROIPoolingParam* p) {
 }
 
 // data must hold output_dim * group_size^2 position-sensitive channels.
-void CheckPsChannels(const NodeAttrs& attrs, const Shape& data, int64_t output_dim,
+void CheckPsChannels(const NodeAttrs& attrs,
+                     const Shape& data,
+                     int64_t output_dim,
                      int64_t group_size) {
   const int64_t needed = output_dim * group_size * group_size;
   HN_CHECK(data[1] == 0 || data[1] >= needed, kShapeError)
@@ -554,66 +557,53 @@ int64_t GroupBin(int64_t i, int64_t group, int64_t pooled) {
   return std::min(std::max<int64_t>(ToIndex(std::floor(static_cast<double>(v))), 0), group - 1);
 }
 
-template <typename T>
-void PSROIPoolingKernel(const PSROIPoolingParam& p, const Shape& ds, const T* data, const T* rois,
-                        int64_t num_rois, T* out) {
-  const int64_t batch = ds[0], channels = ds[1], height = ds[2], width = ds[3];
-  const int64_t pooled = p.pooled_size, group = p.group_size, dim = p.output_dim;
-  const T scale = p.spatial_scale;
-  for (int64_t n = 0; n < num_rois; ++n) {
-    const T* roi = rois + n * 5;
-    T* o = out + n * dim * pooled * pooled;
-    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
-    if (b < 0) {
-      std::fill(o, o + dim * pooled * pooled, T(0));
-      continue;
-    }
-    const T start_w = static_cast<T>(std::round(roi[1])) * scale;
-    const T start_h = static_cast<T>(std::round(roi[2])) * scale;
-    const T end_w = static_cast<T>(std::round(roi[3]) + 1.) * scale;
-    const T end_h = static_cast<T>(std::round(roi[4]) + 1.) * scale;
-    const T roi_w = std::max(end_w - start_w, static_cast<T>(0.1));
-    const T roi_h = std::max(end_h - start_h, static_cast<T>(0.1));
-    const T bin_h = roi_h / static_cast<T>(pooled), bin_w = roi_w / static_cast<T>(pooled);
-    for (int64_t ctop = 0; ctop < dim; ++ctop) {
-      for (int64_t ph = 0; ph < pooled; ++ph) {
-        int64_t h0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h + start_h)));
-        int64_t h1 =
-            ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h + start_h)));
-        h0 = std::min(std::max<int64_t>(h0, 0), height);
-        h1 = std::min(std::max<int64_t>(h1, 0), height);
-        const int64_t gh = GroupBin<T>(ph, group, pooled);
-        for (int64_t pw = 0; pw < pooled; ++pw) {
-          int64_t w0 =
-              ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w + start_w)));
-          int64_t w1 =
-              ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w + start_w)));
-          w0 = std::min(std::max<int64_t>(w0, 0), width);
-          w1 = std::min(std::max<int64_t>(w1, 0), width);
-          const int64_t gw = GroupBin<T>(pw, group, pooled);
-          const int64_t c = (ctop * group + gh) * group + gw;
-          const T* plane = data + (b * channels + c) * height * width;
-          T sum = 0;
-          for (int64_t h = h0; h < h1; ++h)
-            for (int64_t w = w0; w < w1; ++w) sum += plane[h * width + w];
-          const bool empty = h1 <= h0 || w1 <= w0;
-          const T area = static_cast<T>((h1 - h0) * (w1 - w0));
-          o[(ctop * pooled + ph) * pooled + pw] = empty ? T(0) : sum / area;
+struct PSROIPoolingKernel {
+  template <typename T>
+  static void Run(const PSROIPoolingParam& p, const std::vector<TBlob>& in, const TBlob& out) {
+    const Shape& ds = in[0].shape;
+    const T* data = in[0].ptr<const T>();
+    const int64_t channels = ds[1], height = ds[2], width = ds[3];
+    const int64_t pooled = p.pooled_size, group = p.group_size, dim = p.output_dim;
+    const T scale = p.spatial_scale;
+    ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
+      const T start_w = static_cast<T>(std::round(roi[1])) * scale;
+      const T start_h = static_cast<T>(std::round(roi[2])) * scale;
+      const T end_w = static_cast<T>(std::round(roi[3]) + 1.) * scale;
+      const T end_h = static_cast<T>(std::round(roi[4]) + 1.) * scale;
+      const T roi_w = std::max(end_w - start_w, static_cast<T>(0.1));
+      const T roi_h = std::max(end_h - start_h, static_cast<T>(0.1));
+      const T bin_h = roi_h / static_cast<T>(pooled), bin_w = roi_w / static_cast<T>(pooled);
+      for (int64_t ctop = 0; ctop < dim; ++ctop) {
+        for (int64_t ph = 0; ph < pooled; ++ph) {
+          int64_t h0 =
+              ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h + start_h)));
+          int64_t h1 =
+              ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h + start_h)));
+          h0 = std::min(std::max<int64_t>(h0, 0), height);
+          h1 = std::min(std::max<int64_t>(h1, 0), height);
+          const int64_t gh = GroupBin<T>(ph, group, pooled);
+          for (int64_t pw = 0; pw < pooled; ++pw) {
+            int64_t w0 =
+                ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w + start_w)));
+            int64_t w1 =
+                ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w + start_w)));
+            w0 = std::min(std::max<int64_t>(w0, 0), width);
+            w1 = std::min(std::max<int64_t>(w1, 0), width);
+            const int64_t gw = GroupBin<T>(pw, group, pooled);
+            const int64_t c = (ctop * group + gh) * group + gw;
+            const T* plane = data + (b * channels + c) * height * width;
+            T sum = 0;
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) sum += plane[h * width + w];
+            const bool empty = h1 <= h0 || w1 <= w0;
+            const T area = static_cast<T>((h1 - h0) * (w1 - w0));
+            o[(ctop * pooled + ph) * pooled + pw] = empty ? T(0) : sum / area;
+          }
         }
       }
-    }
+    });
   }
-}
-
-void PSROIPoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                         const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<PSROIPoolingParam>();
-  SwitchRealDType(in[0].dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    PSROIPoolingKernel<T>(p, in[0].shape, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                          in[1].shape[0], out[0].ptr<T>());
-  });
-}
+};
 
 // ---- _contrib_DeformablePSROIPooling ----------------------------------------------------------
 
@@ -627,21 +617,29 @@ struct DeformablePSROIPoolingParam {
   float trans_std = 0.f;
   bool no_trans = false;
   static void Declare(ParamDeclarer<DeformablePSROIPoolingParam>* d) {
-    d->Field("spatial_scale", &DeformablePSROIPoolingParam::spatial_scale).Required()
+    d->Field("spatial_scale", &DeformablePSROIPoolingParam::spatial_scale)
+        .Required()
         .Describe("Feature map size over input image size (1 / total stride), in [0, 1].");
-    d->Field("output_dim", &DeformablePSROIPoolingParam::output_dim).Required()
+    d->Field("output_dim", &DeformablePSROIPoolingParam::output_dim)
+        .Required()
         .Describe("Output channels.");
-    d->Field("group_size", &DeformablePSROIPoolingParam::group_size).Required()
+    d->Field("group_size", &DeformablePSROIPoolingParam::group_size)
+        .Required()
         .Describe("Position-sensitive groups per side.");
-    d->Field("pooled_size", &DeformablePSROIPoolingParam::pooled_size).Required()
+    d->Field("pooled_size", &DeformablePSROIPoolingParam::pooled_size)
+        .Required()
         .Describe("Output bins per side.");
-    d->Field("part_size", &DeformablePSROIPoolingParam::part_size).Default(0)
+    d->Field("part_size", &DeformablePSROIPoolingParam::part_size)
+        .Default(0)
         .Describe("Offset parts per side in trans; 0 means pooled_size.");
-    d->Field("sample_per_part", &DeformablePSROIPoolingParam::sample_per_part).Default(1)
+    d->Field("sample_per_part", &DeformablePSROIPoolingParam::sample_per_part)
+        .Default(1)
         .Describe("Bilinear samples per bin side.");
-    d->Field("trans_std", &DeformablePSROIPoolingParam::trans_std).Default(0.f)
+    d->Field("trans_std", &DeformablePSROIPoolingParam::trans_std)
+        .Default(0.f)
         .Describe("Scale of the offsets, in [0, 1].");
-    d->Field("no_trans", &DeformablePSROIPoolingParam::no_trans).Default(false)
+    d->Field("no_trans", &DeformablePSROIPoolingParam::no_trans)
+        .Default(false)
         .Describe("No offsets (no trans input): plain position-sensitive bilinear pooling.");
   }
 };
@@ -658,7 +656,8 @@ void DeformablePSROIPoolingInit(DeformablePSROIPoolingParam* p) {
   if (p->part_size == 0) p->part_size = p->pooled_size;
 }
 
-bool DeformablePSROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+bool DeformablePSROIPoolingShape(const NodeAttrs& attrs,
+                                 std::vector<Shape>* in,
                                  std::vector<Shape>* out) {
   const auto& p = attrs.Param<DeformablePSROIPoolingParam>();
   RoiInputs(attrs, in, 5, "[batch_index, x1, y1, x2, y2]");
@@ -698,134 +697,126 @@ T PsBilinear(const T* data, T x, T y, int64_t width) {
   return (1 - dx) * (1 - dy) * v11 + (1 - dx) * dy * v12 + dx * (1 - dy) * v21 + dx * dy * v22;
 }
 
-template <typename T>
-void DeformablePSROIPoolingKernel(const DeformablePSROIPoolingParam& p, const Shape& ds,
-                                  const T* data, const T* rois, const T* trans,
-                                  int64_t num_classes, int64_t num_rois, T* out) {
-  const int64_t batch = ds[0], channels = ds[1], height = ds[2], width = ds[3];
-  const int64_t pooled = p.pooled_size, group = p.group_size, dim = p.output_dim;
-  const int64_t part = p.part_size, spp = p.sample_per_part;
-  const int64_t per_class = dim / num_classes;
-  const T scale = p.spatial_scale;
-  for (int64_t n = 0; n < num_rois; ++n) {
-    const T* roi = rois + n * 5;
-    T* o = out + n * dim * pooled * pooled;
-    const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), batch);
-    if (b < 0) {
-      std::fill(o, o + dim * pooled * pooled, T(0));
-      continue;
-    }
-    const T start_w = static_cast<T>(static_cast<T>(std::round(roi[1])) * scale - 0.5);
-    const T start_h = static_cast<T>(static_cast<T>(std::round(roi[2])) * scale - 0.5);
-    const T end_w = static_cast<T>(static_cast<T>(std::round(roi[3]) + 1.) * scale - 0.5);
-    const T end_h = static_cast<T>(static_cast<T>(std::round(roi[4]) + 1.) * scale - 0.5);
-    const T roi_w = std::max(end_w - start_w, static_cast<T>(0.1));
-    const T roi_h = std::max(end_h - start_h, static_cast<T>(0.1));
-    const T bin_h = roi_h / static_cast<T>(pooled), bin_w = roi_w / static_cast<T>(pooled);
-    const T sub_h = bin_h / static_cast<T>(spp), sub_w = bin_w / static_cast<T>(spp);
-    const T* image = data + b * channels * height * width;
-    for (int64_t ctop = 0; ctop < dim; ++ctop) {
-      const int64_t class_id = ctop / per_class;
-      for (int64_t ph = 0; ph < pooled; ++ph) {
-        const int64_t part_h = ToIndex(std::floor(static_cast<double>(
-            static_cast<T>(ph) / static_cast<T>(pooled) * static_cast<T>(part))));
-        const int64_t gh = GroupBin<T>(ph, group, pooled);
-        for (int64_t pw = 0; pw < pooled; ++pw) {
-          const int64_t part_w = ToIndex(std::floor(static_cast<double>(
-              static_cast<T>(pw) / static_cast<T>(pooled) * static_cast<T>(part))));
-          T trans_x = 0, trans_y = 0;
-          if (trans != nullptr) {
-            const int64_t base = (n * num_classes + class_id) * 2;
-            trans_x = trans[(base * part + part_h) * part + part_w] * p.trans_std;
-            trans_y = trans[((base + 1) * part + part_h) * part + part_w] * p.trans_std;
-          }
-          T wstart = static_cast<T>(pw) * bin_w + start_w;
-          wstart += trans_x * roi_w;
-          T hstart = static_cast<T>(ph) * bin_h + start_h;
-          hstart += trans_y * roi_h;
-          const int64_t gw = GroupBin<T>(pw, group, pooled);
-          const T* plane = image + ((ctop * group + gh) * group + gw) * height * width;
-          T sum = 0;
-          int64_t count = 0;
-          for (int64_t ih = 0; ih < spp; ++ih) {
-            for (int64_t iw = 0; iw < spp; ++iw) {
-              T w = wstart + static_cast<T>(iw) * sub_w;
-              T h = hstart + static_cast<T>(ih) * sub_h;
-              if (w < -0.5 || w > static_cast<double>(width) - 0.5 || h < -0.5 ||
-                  h > static_cast<double>(height) - 0.5) {
-                continue;
-              }
-              w = std::min(std::max(w, T(0)), static_cast<T>(width - 1));
-              h = std::min(std::max(h, T(0)), static_cast<T>(height - 1));
-              sum += PsBilinear(plane, w, h, width);
-              ++count;
+struct DeformablePSROIPoolingKernel {
+  template <typename T>
+  static void Run(const DeformablePSROIPoolingParam& p,
+                  const std::vector<TBlob>& in,
+                  const TBlob& out) {
+    const Shape& ds = in[0].shape;
+    const T* data = in[0].ptr<const T>();
+    const T* trans = p.no_trans ? nullptr : in[2].ptr<const T>();
+    const int64_t num_classes = p.no_trans ? 1 : in[2].shape[1] / 2;
+    const int64_t channels = ds[1], height = ds[2], width = ds[3];
+    const int64_t pooled = p.pooled_size, group = p.group_size, dim = p.output_dim;
+    const int64_t part = p.part_size, spp = p.sample_per_part;
+    const int64_t per_class = dim / num_classes;
+    const T scale = p.spatial_scale;
+    ForEachRoi<T>(ds[0], in[1], out, [&](int64_t n, const T* roi, int64_t b, T* o) {
+      const T start_w = static_cast<T>(static_cast<T>(std::round(roi[1])) * scale - 0.5);
+      const T start_h = static_cast<T>(static_cast<T>(std::round(roi[2])) * scale - 0.5);
+      const T end_w = static_cast<T>(static_cast<T>(std::round(roi[3]) + 1.) * scale - 0.5);
+      const T end_h = static_cast<T>(static_cast<T>(std::round(roi[4]) + 1.) * scale - 0.5);
+      const T roi_w = std::max(end_w - start_w, static_cast<T>(0.1));
+      const T roi_h = std::max(end_h - start_h, static_cast<T>(0.1));
+      const T bin_h = roi_h / static_cast<T>(pooled), bin_w = roi_w / static_cast<T>(pooled);
+      const T sub_h = bin_h / static_cast<T>(spp), sub_w = bin_w / static_cast<T>(spp);
+      const T* image = data + b * channels * height * width;
+      for (int64_t ctop = 0; ctop < dim; ++ctop) {
+        const int64_t class_id = ctop / per_class;
+        for (int64_t ph = 0; ph < pooled; ++ph) {
+          const int64_t part_h = ToIndex(std::floor(static_cast<double>(
+              static_cast<T>(ph) / static_cast<T>(pooled) * static_cast<T>(part))));
+          const int64_t gh = GroupBin<T>(ph, group, pooled);
+          for (int64_t pw = 0; pw < pooled; ++pw) {
+            const int64_t part_w = ToIndex(std::floor(static_cast<double>(
+                static_cast<T>(pw) / static_cast<T>(pooled) * static_cast<T>(part))));
+            T trans_x = 0, trans_y = 0;
+            if (trans != nullptr) {
+              const int64_t base = (n * num_classes + class_id) * 2;
+              trans_x = trans[(base * part + part_h) * part + part_w] * p.trans_std;
+              trans_y = trans[((base + 1) * part + part_h) * part + part_w] * p.trans_std;
             }
+            T wstart = static_cast<T>(pw) * bin_w + start_w;
+            wstart += trans_x * roi_w;
+            T hstart = static_cast<T>(ph) * bin_h + start_h;
+            hstart += trans_y * roi_h;
+            const int64_t gw = GroupBin<T>(pw, group, pooled);
+            const T* plane = image + ((ctop * group + gh) * group + gw) * height * width;
+            T sum = 0;
+            int64_t count = 0;
+            for (int64_t ih = 0; ih < spp; ++ih) {
+              for (int64_t iw = 0; iw < spp; ++iw) {
+                T w = wstart + static_cast<T>(iw) * sub_w;
+                T h = hstart + static_cast<T>(ih) * sub_h;
+                if (w < -0.5 || w > static_cast<double>(width) - 0.5 || h < -0.5 ||
+                    h > static_cast<double>(height) - 0.5) {
+                  continue;
+                }
+                w = std::min(std::max(w, T(0)), static_cast<T>(width - 1));
+                h = std::min(std::max(h, T(0)), static_cast<T>(height - 1));
+                sum += PsBilinear(plane, w, h, width);
+                ++count;
+              }
+            }
+            o[(ctop * pooled + ph) * pooled + pw] = count == 0 ? T(0) : sum / static_cast<T>(count);
           }
-          o[(ctop * pooled + ph) * pooled + pw] = count == 0 ? T(0) : sum / static_cast<T>(count);
         }
       }
-    }
+    });
   }
-}
-
-void DeformablePSROIPoolingCompute(const OpContext&, const NodeAttrs& attrs,
-                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<DeformablePSROIPoolingParam>();
-  SwitchRealDType(in[0].dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* trans = p.no_trans ? nullptr : in[2].ptr<const T>();
-    const int64_t classes = p.no_trans ? 1 : in[2].shape[1] / 2;
-    DeformablePSROIPoolingKernel<T>(p, in[0].shape, in[0].ptr<const T>(), in[1].ptr<const T>(),
-                                    trans, classes, in[1].shape[0], out[0].ptr<T>());
-  });
-}
+};
 
 }  // namespace
 
 void RegisterRoiOps(OpRegistry* r) {
   r->Register("ROIPooling")
-      .Describe("Max pooling of each ROI [batch_index, x1, y1, x2, y2] (image coordinates times "
-                "spatial_scale, rounded) into pooled_size bins: (num_rois, channels, ph, pw).")
+      .Describe(
+          "Max pooling of each ROI [batch_index, x1, y1, x2, y2] (image coordinates times "
+          "spatial_scale, rounded) into pooled_size bins: (num_rois, channels, ph, pw).")
       .AddAlias("_npx_roi_pooling")
-      .SetParam<ROIPoolingParam>(ROIPoolingInit)
+      .SetParam<ROIPoolingParam>(PooledSizeAndScaleInit<ROIPoolingParam>)
       .SetInputNames({"data", "rois"})
       .SetNumTotalOutputs(2)  // + MXNet's hidden argmax indices
       .SetInferShape(ROIPoolingShape)
       .SetInferType(RoiType)
-      .SetCompute(ROIPoolingCompute);
+      .SetCompute(RoiCompute<ROIPoolingParam, ROIPoolingKernel>);
 
   r->Register("_contrib_ROIAlign")
-      .Describe("ROI Align: each bin of each ROI [batch_index, x1, y1, x2, y2] is the average of "
-                "bilinear samples of the feature map; (num_rois, channels, ph, pw).")
-      .SetParam<ROIAlignParam>(ROIAlignInit)
+      .Describe(
+          "ROI Align: each bin of each ROI [batch_index, x1, y1, x2, y2] is the average of "
+          "bilinear samples of the feature map; (num_rois, channels, ph, pw).")
+      .SetParam<ROIAlignParam>(PooledSizeAndScaleInit<ROIAlignParam>)
       .SetInputNames({"data", "rois"})
       .SetInferShape(ROIAlignShape)
       .SetInferType(RoiType)
-      .SetCompute(ROIAlignCompute);
+      .SetCompute(RoiCompute<ROIAlignParam, ROIAlignKernel>);
 
   r->Register("_contrib_RROIAlign")
-      .Describe("Rotated ROI Align over ROIs [batch_index, center_x, center_y, width, height, "
-                "angle in degrees]; (num_rois, channels, ph, pw).")
-      .SetParam<RROIAlignParam>(RROIAlignInit)
+      .Describe(
+          "Rotated ROI Align over ROIs [batch_index, center_x, center_y, width, height, "
+          "angle in degrees]; (num_rois, channels, ph, pw).")
+      .SetParam<RROIAlignParam>(PooledSizeAndScaleInit<RROIAlignParam>)
       .SetInputNames({"data", "rois"})
       .SetInferShape(RROIAlignShape)
       .SetInferType(RoiType)
-      .SetCompute(RROIAlignCompute);
+      .SetCompute(RoiCompute<RROIAlignParam, RROIAlignKernel>);
 
   r->Register("_contrib_PSROIPooling")
-      .Describe("Position-sensitive ROI average pooling (R-FCN): bin (i, j) of output channel k "
-                "averages input channel (k * group + gi) * group + gj; (num_rois, output_dim, "
-                "pooled_size, pooled_size).")
+      .Describe(
+          "Position-sensitive ROI average pooling (R-FCN): bin (i, j) of output channel k "
+          "averages input channel (k * group + gi) * group + gj; (num_rois, output_dim, "
+          "pooled_size, pooled_size).")
       .SetParam<PSROIPoolingParam>(PSROIPoolingInit)
       .SetInputNames({"data", "rois"})
       .SetInferShape(PSROIPoolingShape)
       .SetInferType(RoiType)
-      .SetCompute(PSROIPoolingCompute);
+      .SetCompute(RoiCompute<PSROIPoolingParam, PSROIPoolingKernel>);
 
   r->Register("_contrib_DeformablePSROIPooling")
-      .Describe("Deformable position-sensitive ROI pooling: bins shifted by trans offsets "
-                "(num_rois, 2 * num_classes, part, part) times trans_std and the ROI size, "
-                "averaged over sample_per_part^2 bilinear samples.")
+      .Describe(
+          "Deformable position-sensitive ROI pooling: bins shifted by trans offsets "
+          "(num_rois, 2 * num_classes, part, part) times trans_std and the ROI size, "
+          "averaged over sample_per_part^2 bilinear samples.")
       .SetParam<DeformablePSROIPoolingParam>(DeformablePSROIPoolingInit)
       .SetInputNames([](const NodeAttrs& attrs) {
         return attrs.Param<DeformablePSROIPoolingParam>().no_trans
@@ -835,7 +826,7 @@ void RegisterRoiOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden sample counts
       .SetInferShape(DeformablePSROIPoolingShape)
       .SetInferType(RoiType)
-      .SetCompute(DeformablePSROIPoolingCompute);
+      .SetCompute(RoiCompute<DeformablePSROIPoolingParam, DeformablePSROIPoolingKernel>);
 }
 
 }  // namespace hybridnet

@@ -7,8 +7,8 @@
 //    the four neighbours outside the image count as zero, so a grid outside [-1, 1] fades to 0.
 //  * SpatialTransformer: an affine GridGenerator to target_shape followed by the sampler.
 // MXNet's extra outputs (the grids it keeps for backward) are hidden.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,8 +51,13 @@ T SamplePlane(const T* plane, int64_t in_h, int64_t in_w, T gx, T gy) {
 
 // out (n, c, h, w) from data (n, c, H, W) and grid x at gx[p], y at gy[p] per sample n.
 template <typename T>
-void SampleImages(const T* data, const Shape& ds, const T* grid, int64_t grid_sample_stride,
-                  int64_t h, int64_t w, T* out) {
+void SampleImages(const T* data,
+                  const Shape& ds,
+                  const T* grid,
+                  int64_t grid_sample_stride,
+                  int64_t h,
+                  int64_t w,
+                  T* out) {
   const int64_t batch = ds[0], channels = ds[1], in_h = ds[2], in_w = ds[3];
   const int64_t positions = h * w;
   for (int64_t n = 0; n < batch; ++n) {
@@ -78,7 +83,8 @@ struct GridGeneratorParam {
              {{"affine", TransformType::kAffine}, {"warp", TransformType::kWarp}})
         .Required()
         .Describe("affine: data is theta (batch, 6); warp: data is a flow (batch, 2, h, w).");
-    d->Field("target_shape", &GridGeneratorParam::target_shape).Default({0, 0})
+    d->Field("target_shape", &GridGeneratorParam::target_shape)
+        .Default({0, 0})
         .Describe("Output grid (height, width) for affine; ignored for warp.");
   }
 };
@@ -133,7 +139,9 @@ void AffineGrid(const T* theta, int64_t batch, int64_t h, int64_t w, T* out) {
   }
 }
 
-void GridGeneratorCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void GridGeneratorCompute(const OpContext&,
+                          const NodeAttrs& attrs,
+                          const std::vector<TBlob>& in,
                           const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<GridGeneratorParam>();
   const Shape& os = out[0].shape;
@@ -165,7 +173,8 @@ void GridGeneratorCompute(const OpContext&, const NodeAttrs& attrs, const std::v
 struct BilinearSamplerParam {
   std::optional<bool> cudnn_off;
   static void Declare(ParamDeclarer<BilinearSamplerParam>* d) {
-    d->Field("cudnn_off", &BilinearSamplerParam::cudnn_off).Default(std::nullopt)
+    d->Field("cudnn_off", &BilinearSamplerParam::cudnn_off)
+        .Default(std::nullopt)
         .Describe("Accepted for compatibility (a GPU option).");
   }
 };
@@ -187,7 +196,9 @@ bool BilinearSamplerShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::v
   return internal::AllKnown(*in, *out);
 }
 
-void BilinearSamplerCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void BilinearSamplerCompute(const OpContext&,
+                            const NodeAttrs&,
+                            const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
   const Shape& os = out[0].shape;
   SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -208,7 +219,8 @@ struct SpatialTransformerParam {
   StSampler sampler_type = StSampler::kBilinear;
   std::optional<bool> cudnn_off;
   static void Declare(ParamDeclarer<SpatialTransformerParam>* d) {
-    d->Field("target_shape", &SpatialTransformerParam::target_shape).Default({0, 0})
+    d->Field("target_shape", &SpatialTransformerParam::target_shape)
+        .Default({0, 0})
         .Describe("Output (height, width).");
     d->Field("transform_type", &SpatialTransformerParam::transform_type,
              {{"affine", StTransform::kAffine}})
@@ -218,7 +230,8 @@ struct SpatialTransformerParam {
              {{"bilinear", StSampler::kBilinear}})
         .Required()
         .Describe("Sampler (bilinear only).");
-    d->Field("cudnn_off", &SpatialTransformerParam::cudnn_off).Default(std::nullopt)
+    d->Field("cudnn_off", &SpatialTransformerParam::cudnn_off)
+        .Default(std::nullopt)
         .Describe("Accepted for compatibility (a GPU option).");
   }
 };
@@ -230,7 +243,8 @@ void SpatialTransformerInit(SpatialTransformerParam* p) {
       << internal::ValueText(p->target_shape);
 }
 
-bool SpatialTransformerShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+bool SpatialTransformerShape(const NodeAttrs& attrs,
+                             std::vector<Shape>* in,
                              std::vector<Shape>* out) {
   const auto& p = attrs.Param<SpatialTransformerParam>();
   const std::string node = DescribeNode(attrs);
@@ -244,23 +258,24 @@ bool SpatialTransformerShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   if (l.ndim() == 2) AssignShape(attrs, in, 0, Shape{l[0], 0, 0, 0}, "input 'data'");
   if ((*in)[0].ndim() == 4) {
     const Shape& dd = (*in)[0];
-    AssignShape(attrs, out, 0, Shape{dd[0], dd[1], p.target_shape[0], p.target_shape[1]},
-                "output");
+    AssignShape(attrs, out, 0, Shape{dd[0], dd[1], p.target_shape[0], p.target_shape[1]}, "output");
   }
   return internal::AllKnown(*in, *out);
 }
 
 template <typename T>
-void SpatialTransformerKernel(const SpatialTransformerParam& p, const TBlob& data, const TBlob& loc,
+void SpatialTransformerKernel(const SpatialTransformerParam& p,
+                              const TBlob& data,
+                              const TBlob& loc,
                               const TBlob& out) {
   const int64_t h = p.target_shape[0], w = p.target_shape[1], batch = data.shape[0];
   // The target grid as MXNet builds it here (in double, then T).
   std::vector<T> gx(static_cast<size_t>(h * w)), gy(static_cast<size_t>(h * w));
   for (int64_t i = 0; i < h * w; ++i) {
-    gx[static_cast<size_t>(i)] = static_cast<T>(
-        -1.0 + static_cast<double>(i % w) * 2.0 / static_cast<double>(w - 1));
-    gy[static_cast<size_t>(i)] = static_cast<T>(
-        -1.0 + static_cast<double>(i / w) * 2.0 / static_cast<double>(h - 1));
+    gx[static_cast<size_t>(i)] =
+        static_cast<T>(-1.0 + static_cast<double>(i % w) * 2.0 / static_cast<double>(w - 1));
+    gy[static_cast<size_t>(i)] =
+        static_cast<T>(-1.0 + static_cast<double>(i / w) * 2.0 / static_cast<double>(h - 1));
   }
   std::vector<T> grid(static_cast<size_t>(batch * 2 * h * w));
   const T* theta = loc.ptr<const T>();
@@ -277,8 +292,10 @@ void SpatialTransformerKernel(const SpatialTransformerParam& p, const TBlob& dat
   SampleImages<T>(data.ptr<const T>(), data.shape, grid.data(), 2 * h * w, h, w, out.ptr<T>());
 }
 
-void SpatialTransformerCompute(const OpContext&, const NodeAttrs& attrs,
-                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void SpatialTransformerCompute(const OpContext&,
+                               const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in,
+                               const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<SpatialTransformerParam>();
   SwitchRealDType(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -290,8 +307,9 @@ void SpatialTransformerCompute(const OpContext&, const NodeAttrs& attrs,
 
 void RegisterSpatialTransformerOps(OpRegistry* r) {
   r->Register("GridGenerator")
-      .Describe("Sampling grid (batch, 2, h, w) of normalized (x, y) for BilinearSampler, from "
-                "an affine theta (batch, 6) and target_shape, or from an optical flow.")
+      .Describe(
+          "Sampling grid (batch, 2, h, w) of normalized (x, y) for BilinearSampler, from "
+          "an affine theta (batch, 6) and target_shape, or from an optical flow.")
       .SetParam<GridGeneratorParam>(GridGeneratorInit)
       .SetInputNames({"data"})
       .SetNumTotalOutputs(2)  // + MXNet's hidden target grid
@@ -300,8 +318,9 @@ void RegisterSpatialTransformerOps(OpRegistry* r) {
       .SetCompute(GridGeneratorCompute);
 
   r->Register("BilinearSampler")
-      .Describe("Bilinear sampling of data (batch, c, H, W) at grid (batch, 2, h, w) of "
-                "normalized (x, y) in [-1, 1]; outside the image counts as zero.")
+      .Describe(
+          "Bilinear sampling of data (batch, c, H, W) at grid (batch, 2, h, w) of "
+          "normalized (x, y) in [-1, 1]; outside the image counts as zero.")
       .SetParam<BilinearSamplerParam>()
       .SetInputNames({"data", "grid"})
       .SetNumTotalOutputs(2)  // + MXNet's hidden copy of the grid
@@ -310,8 +329,9 @@ void RegisterSpatialTransformerOps(OpRegistry* r) {
       .SetCompute(BilinearSamplerCompute);
 
   r->Register("SpatialTransformer")
-      .Describe("Spatial transformer: samples data bilinearly on the affine transform loc "
-                "(batch, 6) of a target_shape grid.")
+      .Describe(
+          "Spatial transformer: samples data bilinearly on the affine transform loc "
+          "(batch, 6) of a target_shape grid.")
       .SetParam<SpatialTransformerParam>(SpatialTransformerInit)
       .SetInputNames({"data", "loc"})
       .SetNumTotalOutputs(3)  // + MXNet's hidden grids

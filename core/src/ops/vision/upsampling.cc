@@ -33,22 +33,30 @@ struct UpSamplingParam {
   int num_args = 1;
   int64_t workspace = 512;
   static void Declare(ParamDeclarer<UpSamplingParam>* d) {
-    d->Field("scale", &UpSamplingParam::scale).Required().Min(1)
+    d->Field("scale", &UpSamplingParam::scale)
+        .Required()
+        .Min(1)
         .Describe("Upsampling factor of the first input.");
-    d->Field("num_filter", &UpSamplingParam::num_filter).Default(0)
+    d->Field("num_filter", &UpSamplingParam::num_filter)
+        .Default(0)
         .Describe("Channels of the input (bilinear only, where it must equal them).");
     d->Field("sample_type", &UpSamplingParam::sample_type,
              {{"bilinear", SampleType::kBilinear}, {"nearest", SampleType::kNearest}})
         .Required()
-        .Describe("nearest repeats pixels; bilinear is a depthwise deconvolution with the "
-                  "weight input.");
+        .Describe(
+            "nearest repeats pixels; bilinear is a depthwise deconvolution with the "
+            "weight input.");
     d->Field("multi_input_mode", &UpSamplingParam::multi_input_mode,
              {{"concat", MultiInputMode::kConcat}, {"sum", MultiInputMode::kSum}})
         .Default(MultiInputMode::kConcat)
         .Describe("With several nearest inputs: concatenate their channels or add them.");
-    d->Field("num_args", &UpSamplingParam::num_args).Required().Min(1)
+    d->Field("num_args", &UpSamplingParam::num_args)
+        .Required()
+        .Min(1)
         .Describe("Number of inputs (nearest); bilinear takes data and weight.");
-    d->Field("workspace", &UpSamplingParam::workspace).Default(512).Min(0)
+    d->Field("workspace", &UpSamplingParam::workspace)
+        .Default(512)
+        .Min(0)
         .Describe("Accepted for compatibility (MXNet's deconvolution scratch limit in MB).");
   }
 };
@@ -71,8 +79,8 @@ bool UpSamplingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
     AssignShape(attrs, in, 1, Shape{d[1], 1, k, k}, "input 'weight'");
     if (d[1] != 0) {
       HN_CHECK(p.num_filter == d[1], kInvalidArgument)
-          << node << ": bilinear upsampling needs num_filter equal to the data channels ("
-          << d[1] << "), got num_filter=" << p.num_filter;
+          << node << ": bilinear upsampling needs num_filter equal to the data channels (" << d[1]
+          << "), got num_filter=" << p.num_filter;
     }
     AssignShape(attrs, out, 0, Shape{d[0], d[1], d[2] * p.scale, d[3] * p.scale}, "output");
     return internal::AllKnown(*in, *out);
@@ -138,7 +146,10 @@ void NearestKernel(const UpSamplingParam& p, const std::vector<TBlob>& in, const
 // Depthwise transposed convolution: out[c] += in[c][iy][ix] * w[c][ky][kx] at
 // (iy * s - pad + ky, ix * s - pad + kx).
 template <typename T>
-void BilinearKernelCompute(int64_t scale, const TBlob& data, const TBlob& weight, const TBlob& out) {
+void BilinearKernelCompute(int64_t scale,
+                           const TBlob& data,
+                           const TBlob& weight,
+                           const TBlob& out) {
   const Shape& s = data.shape;
   const int64_t batch = s[0], channels = s[1], ih = s[2], iw = s[3];
   const int64_t oh = ih * scale, ow = iw * scale;
@@ -172,7 +183,9 @@ void BilinearKernelCompute(int64_t scale, const TBlob& data, const TBlob& weight
   }
 }
 
-void UpSamplingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void UpSamplingCompute(const OpContext&,
+                       const NodeAttrs& attrs,
+                       const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<UpSamplingParam>();
   SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -189,14 +202,16 @@ void UpSamplingCompute(const OpContext&, const NodeAttrs& attrs, const std::vect
 
 void RegisterUpSamplingOps(OpRegistry* r) {
   r->Register("UpSampling")
-      .Describe("Upsamples NCHW inputs by an integer scale: nearest-neighbour (several inputs, "
-                "concatenated or summed) or bilinear (a depthwise transposed convolution with "
-                "the weight input).")
+      .Describe(
+          "Upsamples NCHW inputs by an integer scale: nearest-neighbour (several inputs, "
+          "concatenated or summed) or bilinear (a depthwise transposed convolution with "
+          "the weight input).")
       .SetParam<UpSamplingParam>()
       .SetKeyVarNumArgs("num_args")
       .SetInputNames([](const NodeAttrs& attrs) {
         const auto& p = attrs.Param<UpSamplingParam>();
-        if (p.sample_type == SampleType::kBilinear) return std::vector<std::string>{"data", "weight"};
+        if (p.sample_type == SampleType::kBilinear)
+          return std::vector<std::string>{"data", "weight"};
         std::vector<std::string> names;
         for (int i = 0; i < p.num_args; ++i) names.push_back("arg" + std::to_string(i));
         return names;
