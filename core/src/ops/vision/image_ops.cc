@@ -6,8 +6,7 @@
 //  * _image_resize: OpenCV's cv::resize as MXNet's wheel (OpenCV 3.4.2) runs it: size (w, h) or
 //    one size (square, or the short side with keep_ratio); interp 0 (nearest: source
 //    floor(dst * in / out)) and 1 (bilinear: source (dst + 0.5) * in / out - 0.5 in float, taps
-//    clamped at the borders). Other interpolations, and bilinear on uint8 (OpenCV's fixed-point
-//    rounding depends on its SIMD path), are refused;
+//    clamped at the borders; uint8 in OpenCV's fixed point). Other interpolations are refused;
 //  * _image_crop: the (width, height) window at (x, y);
 //  * _image_flip_left_right / _image_flip_top_bottom (HWC, 1 or 3 channels). MXNet's kernel only
 //    swaps pixel pairs and so leaves the middle column (row) of an odd-sized image unwritten;
@@ -231,13 +230,11 @@ bool ResizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTyp
   const DType d = (*in)[0];
   if (d == DType::kUnknown) return complete;
   const bool nearest = attrs.Param<ResizeParam>().interp == 0;
-  const bool ok =
-      internal::IsRealDType(d) || (nearest && (d == DType::kUint8 || d == DType::kInt32));
+  const bool ok = internal::IsRealDType(d) || d == DType::kUint8 || (nearest && d == DType::kInt32);
   HN_CHECK(ok, kTypeError) << DescribeNode(attrs) << ": input dtype " << DTypeName(d)
                            << " is not supported ("
                            << (nearest ? "float32, float64, uint8 or int32"
-                                       : "bilinear: float32 or float64; Cast uint8 images "
-                                         "to float32 first")
+                                       : "bilinear: float32, float64 or uint8")
                            << ")";
   return complete;
 }
@@ -293,6 +290,43 @@ void ResizeBilinear(const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t
   }
 }
 
+// uint8 bilinear in OpenCV's fixed point: taps scaled by 2048 and rounded to nearest (even),
+// integer row sums, then the two rows blended as its SSE2 kernel does (each row sum shifted right
+// by 4, multiplied by its weight keeping the high 16 bits, the sum rounded by (v + 2) >> 2 and
+// saturated). MXNet's wheel gives these values for every column (checked against it).
+void ResizeBilinearU8(
+    const uint8_t* x, int64_t ih, int64_t iw, int64_t c, uint8_t* y, int64_t oh, int64_t ow) {
+  constexpr float kOne = 2048.f;
+  auto fixed = [](float v) { return static_cast<int32_t>(std::lrint(v)); };
+  const std::vector<LinearTap> xt = LinearTaps(iw, ow, true);
+  const std::vector<LinearTap> yt = LinearTaps(ih, oh, false);
+  std::vector<int32_t> row0(static_cast<size_t>(ow * c)), row1(static_cast<size_t>(ow * c));
+  auto hresize = [&](int64_t r, std::vector<int32_t>* dst) {
+    const uint8_t* src = x + std::min(std::max<int64_t>(r, 0), ih - 1) * iw * c;
+    for (int64_t q = 0; q < ow; ++q) {
+      const LinearTap& t = xt[static_cast<size_t>(q)];
+      const int32_t a0 = fixed((1.f - t.frac) * kOne), a1 = fixed(t.frac * kOne);
+      for (int64_t k = 0; k < c; ++k) {
+        const int32_t v0 = src[t.index * c + k];
+        (*dst)[static_cast<size_t>(q * c + k)] =
+            t.index + 1 < iw ? v0 * a0 + src[(t.index + 1) * c + k] * a1 : v0 * 2048;
+      }
+    }
+  };
+  for (int64_t r = 0; r < oh; ++r) {
+    const LinearTap& t = yt[static_cast<size_t>(r)];
+    hresize(t.index, &row0);
+    hresize(t.index + 1, &row1);
+    const int32_t b0 = fixed((1.f - t.frac) * kOne), b1 = fixed(t.frac * kOne);
+    uint8_t* dst = y + r * ow * c;
+    for (int64_t k = 0; k < ow * c; ++k) {
+      const int32_t v = (((row0[static_cast<size_t>(k)] >> 4) * b0) >> 16) +
+                        (((row1[static_cast<size_t>(k)] >> 4) * b1) >> 16);
+      dst[k] = static_cast<uint8_t>(std::min(std::max((v + 2) >> 2, 0), 255));
+    }
+  }
+}
+
 template <typename T>
 void ResizeImage(
     int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t oh, int64_t ow) {
@@ -316,6 +350,8 @@ void ResizeImage(
   }
   if constexpr (std::is_floating_point_v<T>) {
     ResizeBilinear(x, ih, iw, c, y, oh, ow);
+  } else if constexpr (std::is_same_v<T, uint8_t>) {
+    ResizeBilinearU8(x, ih, iw, c, y, oh, ow);
   }
 }
 
