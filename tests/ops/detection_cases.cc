@@ -172,8 +172,12 @@ RefFn MatchingRef(bool ascend, double threshold, int64_t topk) {
       const double* sc = &in[0].v[static_cast<size_t>(b * rows * cols)];
       std::vector<int64_t> order(static_cast<size_t>(rows * cols));
       std::iota(order.begin(), order.end(), int64_t{0});
+      // NaN scores rank last.
+      auto key = [&](int64_t i) {
+        return std::isnan(sc[i]) ? (ascend ? HUGE_VAL : -HUGE_VAL) : sc[i];
+      };
       std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
-        return ascend ? sc[i] < sc[j] : sc[i] > sc[j];
+        return ascend ? key(i) < key(j) : key(i) > key(j);
       });
       int64_t matched = 0;
       for (int64_t idx : order) {
@@ -730,6 +734,13 @@ HN_CONFORMANCE_CASES(Detection) {
       WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.05"}, {"topk", "2"}},
                    {{2, 6, 5}}, MatchingRef(false, 0.05, 2), "topk"),
               GridValues(0.0, 1.0, 0.0625)));
+
+  cases->push_back(NotInMXNet(
+      WithGen(Case("_contrib_bipartite_matching", {{"threshold", "0.1"}}, {{4, 3}},
+                   MatchingRef(false, 0.1, -1), "nan_scores"),
+              Values({0.5, NAN, 0.25, NAN, 0.75, 0.5, 0.125, 0.875, NAN, 0.25, NAN, 0.625})),
+      "MXNet sorts NaN scores with a comparison that is not an ordering (undefined order); here "
+      "they rank last"));
 
   // ---- box_encode: positives, negatives, ignored
   {

@@ -354,13 +354,11 @@ void BipartiteMatchingKernel(const BipartiteMatchingParam& p,
   for (int64_t b = 0; b < batch; ++b) {
     const T* s = scores + b * n;
     std::iota(order.begin(), order.end(), int64_t{0});
-    if (p.is_ascend) {
-      std::stable_sort(order.begin(), order.end(),
-                       [s](int64_t i, int64_t j) { return s[i] < s[j]; });
-    } else {
-      std::stable_sort(order.begin(), order.end(),
-                       [s](int64_t i, int64_t j) { return s[i] > s[j]; });
-    }
+    const bool up = p.is_ascend;
+    std::stable_sort(order.begin(), order.end(), [s, up](int64_t i, int64_t j) {
+      const T a = internal::SortKey(s[i], up), c = internal::SortKey(s[j], up);
+      return up ? a < c : a > c;
+    });
     T* rm = row_marker + b * rows;
     T* cm = col_marker + b * cols;
     std::fill(rm, rm + rows, T(-1));

@@ -486,8 +486,9 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p,
             candidates.emplace_back(-static_cast<float>(prob), j);
           }
         }
-        std::stable_sort(candidates.begin(), candidates.end(),
-                         [](const auto& x, const auto& y) { return x.first > y.first; });
+        std::stable_sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) {
+          return internal::SortKey(x.first) > internal::SortKey(y.first);
+        });
         // MXNet aborts when fewer candidates than num_negative remain; all of them are taken.
         const size_t take = std::min(candidates.size(), static_cast<size_t>(num_negative));
         for (size_t i = 0; i < take; ++i) flag[static_cast<size_t>(candidates[i].second)] = 0;

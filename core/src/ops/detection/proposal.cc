@@ -221,7 +221,8 @@ void ProposeImage(const ProposalParam& p,
   std::vector<int64_t> order(static_cast<size_t>(count));
   std::iota(order.begin(), order.end(), int64_t{0});
   std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
-    return boxes[static_cast<size_t>(i)].v[4] > boxes[static_cast<size_t>(j)].v[4];
+    return internal::SortKey(boxes[static_cast<size_t>(i)].v[4]) >
+           internal::SortKey(boxes[static_cast<size_t>(j)].v[4]);
   });
   int64_t pre = p.rpn_pre_nms_top_n > 0 ? p.rpn_pre_nms_top_n : count;
   pre = std::min(pre, count);

@@ -6,6 +6,8 @@
 //  * AssignShape: merges a required shape into an inference slot, naming op, node and input;
 //  * RoiBatchIndex: the image an ROI row points at, as MXNet converts it (float -> int, toward
 //    zero), or -1 when it names no image of the batch;
+//  * SortKey: a score as a sort key with NaN ranked last, so that sorts stay well defined
+//    (MXNet's comparisons with NaN are not);
 //  * CheckWorkLimit: refuses attributes that ask for more samples (or scratch elements) than
 //    HN_LIMIT_MAX_TENSOR_ELEMENTS, so a hostile file cannot make a kernel run for hours;
 //  * BoxFormat: MXNet's "corner"/"center" box encodings.
@@ -13,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +72,13 @@ inline void CheckWorkLimit(const NodeAttrs& attrs, double count, const std::stri
   HN_CHECK(count <= static_cast<double>(GetLimit(Limit::kMaxTensorElements)), kInvalidArgument)
       << DescribeNode(attrs) << ": " << what << " needs " << count << " elements"
       << LimitNote(Limit::kMaxTensorElements);
+}
+
+/// `v` for a descending sort (an ascending one when `ascending`), NaN ranked after everything.
+template <typename T>
+T SortKey(T v, bool ascending = false) {
+  if (!std::isnan(v)) return v;
+  return ascending ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
 }
 
 /// True when every shape of both lists is known.
