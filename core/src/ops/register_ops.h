@@ -41,6 +41,8 @@ void RegisterIm2colOps(OpRegistry* r);            // ops/shape/im2col.cc: im2col
 void RegisterLinalgOps(OpRegistry* r);            // ops/linalg/la_ops.cc: _linalg_*, khatri_rao
 void RegisterRandomOps(OpRegistry* r);            // ops/random/sample.cc: _random_*, _sample_*, ...
 void RegisterPdfOps(OpRegistry* r);               // ops/random/pdf.cc: _random_pdf_*
+void RegisterVisionOps(OpRegistry* r);            // ops/vision/: UpSampling, ROIAlign, image ops, ...
+void RegisterDetectionOps(OpRegistry* r);         // ops/detection/: box_nms, MultiBox*, Proposal
 
 namespace internal {
 
@@ -80,6 +82,8 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLinalgOps(r);
   RegisterRandomOps(r);
   RegisterPdfOps(r);
+  RegisterVisionOps(r);
+  RegisterDetectionOps(r);
 }
 
 }  // namespace internal
