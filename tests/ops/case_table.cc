@@ -82,10 +82,18 @@ std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
   return arrays;
 }
 
-std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs) {
-  if (!c.is_train) return Invoke(c.op, inputs, c.attrs, "node");
-  // Invoke runs inference only: training mode is the kernel called directly.
+NodeAttrs CaseAttrs(const OpCase& c) {
   NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+  if (c.subgraphs) {
+    for (const Symbol& g : c.subgraphs()) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
+  }
+  return attrs;
+}
+
+std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs) {
+  NodeAttrs attrs = CaseAttrs(c);
+  if (!c.is_train) return Invoke(attrs, inputs);
+  // Invoke runs inference only: training mode is the kernel called directly.
   std::vector<Shape> in_shapes, out_shapes;
   std::vector<DType> in_types, out_types;
   for (const NDArray& a : inputs) {
@@ -105,13 +113,12 @@ std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& input
 }
 
 CaseGraph BuildGraph(const OpCase& c) {
-  const Op& op = OpRegistry::Global().Get(c.op);
-  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+  NodeAttrs attrs = CaseAttrs(c);
   CaseGraph g;
-  g.data_names = op.InputNames(attrs);
+  g.data_names = attrs.op->InputNames(attrs);
   std::vector<Symbol> vars;
   for (const auto& n : g.data_names) vars.push_back(Symbol::Var(n));
-  g.symbol = Symbol::Create(c.op, vars, c.attrs, "node");
+  g.symbol = Symbol::Create(attrs, vars);
   return g;
 }
 

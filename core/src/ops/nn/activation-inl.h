@@ -39,7 +39,10 @@ inline float TanhOf(float x) { return std::tanh(x); }
 inline float SoftreluOf(float x) { return x > 20.f ? x : std::log1p(std::exp(x)); }
 inline float SoftsignOf(float x) { return x / (1.f + std::fabs(x)); }
 /// MXNet's clip, upper bound first: NaN passes through, and so does -0 with a bound of 0.
-inline float ClipOf(float x, float lo, float hi) { return x > hi ? hi : (x < lo ? lo : x); }
+template <typename T>
+inline T ClipOf(T x, T lo, T hi) {
+  return x > hi ? hi : (x < lo ? lo : x);
+}
 
 template <typename F>
 inline void MapFloat(F f, const float* in, float* out, int64_t n) {
