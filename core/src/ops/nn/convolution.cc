@@ -539,18 +539,25 @@ internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, co
   return s;
 }
 
-void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                        const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<ConvolutionParam>();
+// The arguments of a Convolution or Deconvolution without an epilogue: data, weight, bias.
+internal::ConvArgs PlainConvArgs(const OpContext& ctx, const std::vector<TBlob>& in,
+                                 const std::vector<TBlob>& out, bool no_bias) {
   internal::ConvArgs a;
   a.data = in[0].ptr<const float>();
   a.weight = in[1].ptr<const float>();
   a.weight_array = ctx.InputArray(1);
-  if (!p.no_bias) {
+  if (!no_bias) {
     a.bias = in[2].ptr<const float>();
     a.bias_array = ctx.InputArray(2);
   }
   a.out = out[0].ptr<float>();
+  return a;
+}
+
+void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<ConvolutionParam>();
+  internal::ConvArgs a = PlainConvArgs(ctx, in, out, p.no_bias);
   internal::RunConvolution(ConvolutionSpec(p, in[0].shape, out[0].shape, false), a);
 }
 
@@ -629,15 +636,7 @@ void DeconvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     s.pad_r[i] = pad[i] - adj[i];
   }
   s.bias = !p.no_bias;
-  internal::ConvArgs a;
-  a.data = in[0].ptr<const float>();
-  a.weight = in[1].ptr<const float>();
-  a.weight_array = ctx.InputArray(1);
-  if (!p.no_bias) {
-    a.bias = in[2].ptr<const float>();
-    a.bias_array = ctx.InputArray(2);
-  }
-  a.out = out[0].ptr<float>();
+  internal::ConvArgs a = PlainConvArgs(ctx, in, out, p.no_bias);
   internal::RunConvolution(s, a);
 }
 
