@@ -20,14 +20,6 @@ class ErrorsTest extends SparkTestBase {
   private def scorer(prefix: String) =
     new HybridnetTransformer().setModel(prefix, 0).setInputCol("features").setInputShape(512)
 
-  /** A copy of the seed MLP's files under `name`, for breaking one of them. */
-  private def copyOfSeed(name: String): String = {
-    val prefix = workDir.resolve(name).toString
-    Files.copy(Path.of(s"$seedMlp-symbol.json"), Path.of(s"$prefix-symbol.json"))
-    Files.copy(Path.of(s"$seedMlp-0000.params"), Path.of(s"$prefix-0000.params"))
-    prefix
-  }
-
   /** transform itself throws (it runs no job): the failure happens on the driver, before any task. */
   private def failsOnDriver(t: HybridnetTransformer): String =
     intercept[HybridnetSparkException](t.transform(df)).getMessage
@@ -44,7 +36,7 @@ class ErrorsTest extends SparkTestBase {
   }
 
   test("a missing params file is named") {
-    val prefix = copyOfSeed("no_params")
+    val prefix = copyModel(seedMlp, "no_params")
     Files.delete(Path.of(s"$prefix-0000.params"))
     val message = failsOnDriver(scorer(prefix))
     assert(message.contains("no_params-0000.params does not exist"), message)
@@ -53,7 +45,7 @@ class ErrorsTest extends SparkTestBase {
   }
 
   test("an unreadable params file (a directory) is named") {
-    val prefix = copyOfSeed("unreadable")
+    val prefix = copyModel(seedMlp, "unreadable")
     Files.delete(Path.of(s"$prefix-0000.params"))
     Files.createDirectory(Path.of(s"$prefix-0000.params"))
     val message = failsOnDriver(scorer(prefix))
@@ -61,11 +53,11 @@ class ErrorsTest extends SparkTestBase {
   }
 
   test("a malformed model names both files and the parser's complaint") {
-    val prefix = copyOfSeed("malformed")
+    val prefix = copyModel(seedMlp, "malformed")
     Files.writeString(Path.of(s"$prefix-symbol.json"), """{"nodes": [ {"op": "null", """)
     val message = failsOnDriver(scorer(prefix))
     assert(message.contains("malformed-symbol.json + ") && message.contains("malformed-0000.params does not load"), message)
-    val truncated = copyOfSeed("truncated")
+    val truncated = copyModel(seedMlp, "truncated")
     val params = Path.of(s"$truncated-0000.params")
     Files.write(params, Files.readAllBytes(params).take(1000))
     val truncatedMessage = failsOnDriver(scorer(truncated))

@@ -20,19 +20,11 @@ class PersistenceTest extends SparkTestBase {
   private lazy val expected =
     reference(seedMlp, Seq("data"), Seq(Seq(512L)), partitionIds(df), 5, id => Seq(rows(id.toInt)))
 
-  /** A private copy of the seed MLP, deleted after saving to prove the saved folder suffices. */
-  private def temporaryModel(name: String): String = {
-    val prefix = workDir.resolve(name).toString
-    Files.copy(Path.of(s"$seedMlp-symbol.json"), Path.of(s"$prefix-symbol.json"))
-    Files.copy(Path.of(s"$seedMlp-0000.params"), Path.of(s"$prefix-0000.params"))
-    prefix
-  }
-
   private def deleteModel(prefix: String): Unit =
     Seq("-symbol.json", "-0000.params").foreach(s => Files.delete(Path.of(prefix + s)))
 
   test("a fitted pipeline saves and loads, params and model included") {
-    val prefix = temporaryModel("pipeline_mlp")
+    val prefix = copyModel(seedMlp, "pipeline_mlp") // deleted after saving: the saved folder suffices
     val scorer = new HybridnetTransformer().setModel(prefix, 0).setInputCol("features").setInputShape(512)
       .setOutputCol("scores").setBatchSize(5).setHandleNull("error")
     val keep = new SQLTransformer().setStatement("SELECT id, scores FROM __THIS__")

@@ -51,6 +51,13 @@ object TestSpark {
 
   lazy val seedMlp: String = exportMlp("seed_mlp", 42)
 
+  /** A copy of the model files of `prefix` (epoch 0) under `name`, to break or delete. */
+  def copyModel(prefix: String, name: String): String = {
+    val copy = workDir.resolve(name).toString
+    for (suffix <- Seq("-symbol.json", "-0000.params")) Files.copy(Path.of(prefix + suffix), Path.of(copy + suffix))
+    copy
+  }
+
   /** MXNet's CIFAR ResNet-20 v1 (tests/data/mxnet), 3x32x32 in, 10 scores out. */
   lazy val resnet20: String = {
     val dir = Path.of(sys.props.getOrElse("hybridnet.fixtures.dir", sys.error("-Dhybridnet.fixtures.dir is not set")))

@@ -51,14 +51,14 @@ private[spark] object ColumnKind {
   /** The kind reading `dataType`, or an IllegalArgumentException listing those accepted. */
   def of(column: String, dataType: DataType): ColumnKind = dataType match {
     case ArrayType(FloatType, nulls) => FloatArray(nulls)
-    case ArrayType(DoubleType, nulls) => NumberArray("array<double>", nulls, (a, i) => a.getDouble(i).toFloat)
-    case ArrayType(IntegerType, nulls) => IntegerArray("array<int>", nulls, (a, i) => a.getInt(i).toLong)
-    case ArrayType(LongType, nulls) => IntegerArray("array<bigint>", nulls, (a, i) => a.getLong(i))
+    case ArrayType(DoubleType, nulls) => NumberArray("array<double>", nulls, (a, i, _) => a.getDouble(i).toFloat)
+    case ArrayType(IntegerType, nulls) => NumberArray("array<int>", nulls, (a, i, in) => exactFloat(a.getInt(i), i, in))
+    case ArrayType(LongType, nulls) => NumberArray("array<bigint>", nulls, (a, i, in) => exactFloat(a.getLong(i), i, in))
     case BinaryType => Binary
-    case FloatType => Scalar("float", (r, o) => r.getFloat(o))
-    case DoubleType => Scalar("double", (r, o) => r.getDouble(o).toFloat)
-    case IntegerType => IntegerScalar("int", (r, o) => r.getInt(o).toLong)
-    case LongType => IntegerScalar("bigint", (r, o) => r.getLong(o))
+    case FloatType => Scalar("float", (r, o, _) => r.getFloat(o))
+    case DoubleType => Scalar("double", (r, o, _) => r.getDouble(o).toFloat)
+    case IntegerType => Scalar("int", (r, o, in) => exactFloat(r.getInt(o), 0, in))
+    case LongType => Scalar("bigint", (r, o, in) => exactFloat(r.getLong(o), 0, in))
     case t if t == SQLDataTypes.VectorType => MLVector
     case other => throw new IllegalArgumentException(
         s"hybridnet: column '$column' has type ${other.catalogString}; a model input is read from " +
@@ -102,7 +102,8 @@ private[spark] object ColumnKind {
     }
   }
 
-  final case class NumberArray(name: String, containsNull: Boolean, get: (ArrayData, Int) => Float)
+  /** Arrays of other numbers, converted element by element (`get` reads element i as float32). */
+  final case class NumberArray(name: String, containsNull: Boolean, get: (ArrayData, Int, InputSpec) => Float)
       extends ColumnKind(name) {
     override def read(row: InternalRow, ordinal: Int, dst: ByteBuffer, offset: Int, input: InputSpec): Boolean = {
       val a = row.getArray(ordinal)
@@ -110,20 +111,7 @@ private[spark] object ColumnKind {
       checkLength(n, input)
       if (nullElement(a, n, containsNull)) return false
       var i = 0
-      while (i < n) { dst.putFloat((offset + i) * 4, get(a, i)); i += 1 }
-      true
-    }
-  }
-
-  final case class IntegerArray(name: String, containsNull: Boolean, get: (ArrayData, Int) => Long)
-      extends ColumnKind(name) {
-    override def read(row: InternalRow, ordinal: Int, dst: ByteBuffer, offset: Int, input: InputSpec): Boolean = {
-      val a = row.getArray(ordinal)
-      val n = a.numElements()
-      checkLength(n, input)
-      if (nullElement(a, n, containsNull)) return false
-      var i = 0
-      while (i < n) { dst.putFloat((offset + i) * 4, exactFloat(get(a, i), i, input)); i += 1 }
+      while (i < n) { dst.putFloat((offset + i) * 4, get(a, i, input)); i += 1 }
       true
     }
   }
@@ -145,20 +133,12 @@ private[spark] object ColumnKind {
     }
   }
 
-  final case class Scalar(name: String, get: (InternalRow, Int) => Float) extends ColumnKind(name) {
+  /** One number per row (`get` reads field `ordinal` as float32). */
+  final case class Scalar(name: String, get: (InternalRow, Int, InputSpec) => Float) extends ColumnKind(name) {
     override def scalar: Boolean = true
 
     override def read(row: InternalRow, ordinal: Int, dst: ByteBuffer, offset: Int, input: InputSpec): Boolean = {
-      dst.putFloat(offset * 4, get(row, ordinal))
-      true
-    }
-  }
-
-  final case class IntegerScalar(name: String, get: (InternalRow, Int) => Long) extends ColumnKind(name) {
-    override def scalar: Boolean = true
-
-    override def read(row: InternalRow, ordinal: Int, dst: ByteBuffer, offset: Int, input: InputSpec): Boolean = {
-      dst.putFloat(offset * 4, exactFloat(get(row, ordinal), 0, input))
+      dst.putFloat(offset * 4, get(row, ordinal, input))
       true
     }
   }
