@@ -2,9 +2,12 @@ package org.hybridnet.spark
 
 import java.nio.{ByteBuffer, ByteOrder}
 
+import scala.util.Using
+
 import org.apache.spark.ml.linalg.{SQLDataTypes, Vectors}
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.types._
+import org.hybridnet.scalaapi.Symbol
 
 /** The transformer in local[2]: outputs equal, bit for bit, to a plain Predictor fed the same
   * rows in the same batches, for every column type, batch size and model kind.
@@ -139,6 +142,28 @@ class TransformerTest extends SparkTestBase {
       assertBitEqual(outputsById(out, "product"), expected(0))
       assertBitEqual(outputsById(out, "sum"), expected(1))
     }
+  }
+
+  test("an input left unmapped is fed zeros, also by predictors that fed it for another transform") {
+    // x * y and x + y; y's shape follows x's, so y may be left unset (zeros).
+    val json = Using.Manager { use =>
+      val x = use(Symbol.variable("x"))
+      val y = use(Symbol.variable("y"))
+      use(Symbol.group(use(Symbol("elemwise_mul")(x, y)), use(Symbol("elemwise_add")(x, y)))).toJson
+    }.get.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+    val x = randomRows(16, 3, seed = 8)
+    val schema = StructType(Seq(StructField("id", LongType, nullable = false),
+      StructField("x", ArrayType(FloatType, containsNull = false)), StructField("y", ArrayType(FloatType, containsNull = false))))
+    val df = frame(x.indices.map(i => Row(i.toLong, x(i), Array(2f, 2f, 2f))), schema, partitions = 2)
+    val both = new HybridnetTransformer().setModelBytes(json, Array.emptyByteArray)
+      .setInputCols(Array("x", "y")).setInputShapes(Array(Array(3), Array(3))).setOutputCols(Array("product", "sum"))
+    assertEquals(both.transform(df).count(), 16L) // its predictors now hold y = 2
+    val xOnly = new HybridnetTransformer().setModelBytes(json, Array.emptyByteArray)
+      .setInputCol("x").setInputShape(3).setOutputCols(Array("product", "sum"))
+    val out = xOnly.transform(df)
+    assertBitEqual(outputsById(out, "product"), x.indices.map(i => i.toLong -> x(i).map(_ * 0f)).toMap)
+    assertBitEqual(outputsById(out, "sum"), x.indices.map(i => i.toLong -> x(i)).toMap)
+    both.release()
   }
 
   test("in a spark.ml Pipeline with other stages") {

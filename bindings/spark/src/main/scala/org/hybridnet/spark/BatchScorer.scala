@@ -113,7 +113,7 @@ private[spark] object BatchScorer {
   /** Scores a partition: its rows, each followed by the output columns, batch by batch. */
   def scorePartition(spec: ScoringSpec, ordinals: Array[Int], rows: Iterator[InternalRow]): Iterator[InternalRow] =
     new Iterator[InternalRow] {
-      private lazy val scorer = new BatchScorer(spec, ordinals, ModelCache.taskPredictor(spec.model))
+      private lazy val scorer = new BatchScorer(spec, ordinals, ModelCache.taskPredictor(spec))
       private val batch = new RowBatch(spec.batchSize)
       private var position = 0
       private val outputs = new GenericInternalRow(spec.outputs.length)

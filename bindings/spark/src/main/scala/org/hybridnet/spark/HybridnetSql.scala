@@ -68,14 +68,14 @@ private[spark] final case class ScoreExpression(children: Seq[Expression], name:
   }.toArray)
 
   private val ordinals = children.indices.toArray
-  @transient private lazy val taskScorer = new BatchScorer(spec, ordinals, ModelCache.taskPredictor(spec.model))
+  @transient private lazy val taskScorer = new BatchScorer(spec, ordinals, ModelCache.taskPredictor(spec))
   @transient private lazy val single = new Array[InternalRow](1)
 
   override def eval(input: InternalRow): Any = {
     val arguments = new GenericInternalRow(children.map(_.eval(input)).toArray)
     // Spark may evaluate on the driver, outside a task (e.g. folding a local relation).
     if (TaskContext.get() != null) score(taskScorer, arguments)
-    else ModelCache.withPredictor(spec.model)(p => score(new BatchScorer(spec, ordinals, p), arguments))
+    else ModelCache.withPredictor(spec)(p => score(new BatchScorer(spec, ordinals, p), arguments))
   }
 
   private def score(scorer: BatchScorer, arguments: InternalRow): Any = {

@@ -8,7 +8,6 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.TaskContext
-import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.hybridnet.SparkInternals
 import org.hybridnet.{Hybridnet, Model, Predictor}
 import org.slf4j.LoggerFactory
@@ -36,21 +35,21 @@ object ModelCache {
   /** Releases at once the models whose broadcasts are gone (otherwise done periodically). */
   def releaseUnused(): Unit = entries.values().asScala.foreach(releaseIfUnused)
 
-  /** A predictor of the model `bc` carries for the current task: borrowed from the pool (or
-    * created) and given back when the task completes. Outside a task (e.g. a SQL function Spark
-    * folds on the driver) use [[withPredictor]].
+  /** A predictor of `spec`'s model for the current task: borrowed from the pool (or created) and
+    * given back when the task completes. Outside a task (e.g. a SQL function Spark folds on the
+    * driver) use [[withPredictor]].
     */
-  private[spark] def taskPredictor(bc: Broadcast[ModelBytes]): PredictorSlot = {
+  private[spark] def taskPredictor(spec: ScoringSpec): PredictorSlot = {
     val task = TaskContext.get()
     require(task != null, "hybridnet: taskPredictor outside a Spark task")
-    val (entry, slot) = borrow(bc)
+    val (entry, slot) = borrow(spec)
     task.addTaskCompletionListener[Unit](_ => entry.giveBack(slot))
     slot
   }
 
   /** Runs `f` with a predictor borrowed for its duration. */
-  private[spark] def withPredictor[T](bc: Broadcast[ModelBytes])(f: PredictorSlot => T): T = {
-    val (entry, slot) = borrow(bc)
+  private[spark] def withPredictor[T](spec: ScoringSpec)(f: PredictorSlot => T): T = {
+    val (entry, slot) = borrow(spec)
     try f(slot)
     finally entry.giveBack(slot)
   }
@@ -60,10 +59,13 @@ object ModelCache {
   private val predictorCount = new AtomicLong
   private val entries = new ConcurrentHashMap[String, Entry]
 
-  /** One model: loaded at most once, its idle predictors and the broadcasts carrying it. */
+  /** One model: loaded at most once, its idle predictors and the broadcasts carrying it. Idle
+    * predictors are kept by the inputs they were fed: a predictor keeps its inputs, so one fed
+    * fewer inputs later would run on stale values instead of the zeros unset inputs get.
+    */
   private final class Entry(val hash: String) {
     private var model: Model = _
-    private val idle = new java.util.ArrayDeque[PredictorSlot]
+    private val idle = mutable.Map.empty[String, java.util.ArrayDeque[PredictorSlot]]
     private val broadcastIds = mutable.Set.empty[Long]
     @volatile var released = false
 
@@ -71,20 +73,23 @@ object ModelCache {
 
     def loaded: Boolean = synchronized { model != null }
 
-    /** A predictor, loading the model first if no task did yet; None once released. */
-    def borrow(bytes: => ModelBytes): Option[PredictorSlot] = synchronized {
+    /** A predictor for inputs `feeds`, loading the model first if no task did yet; None once
+      * released.
+      */
+    def borrow(bytes: => ModelBytes, feeds: String): Option[PredictorSlot] = synchronized {
       if (released) None
       else {
         if (model == null) model = load(bytes)
-        if (idle.isEmpty) {
+        val pool = idle.getOrElseUpdate(feeds, new java.util.ArrayDeque[PredictorSlot])
+        if (pool.isEmpty) {
           predictorCount.incrementAndGet()
-          Some(new PredictorSlot(model.newPredictor()))
-        } else Some(idle.pop())
+          Some(new PredictorSlot(model.newPredictor(), feeds))
+        } else Some(pool.pop())
       }
     }
 
     def giveBack(slot: PredictorSlot): Unit = synchronized {
-      if (released) slot.predictor.close() else idle.push(slot)
+      if (released) slot.predictor.close() else idle(slot.feeds).push(slot)
     }
 
     /** Forgets dead broadcasts; releases the model when none is left. */
@@ -92,7 +97,7 @@ object ModelCache {
       broadcastIds.filterInPlace(SparkInternals.broadcastAlive)
       if (broadcastIds.isEmpty && !released) {
         released = true
-        idle.asScala.foreach(_.predictor.close())
+        idle.values.foreach(_.asScala.foreach(_.predictor.close()))
         idle.clear()
         if (model != null) {
           model.close() // predictors still borrowed keep the weights until they are given back
@@ -118,8 +123,10 @@ object ModelCache {
     }
   }
 
-  private def borrow(bc: Broadcast[ModelBytes]): (Entry, PredictorSlot) = {
+  private def borrow(spec: ScoringSpec): (Entry, PredictorSlot) = {
+    val bc = spec.model
     val bytes = bc.value
+    val feeds = spec.inputs.map(_.modelInput).mkString(",")
     var result: (Entry, PredictorSlot) = null
     while (result == null) {
       val entry = entries.compute(bytes.contentHash, (hash, existing) => {
@@ -128,7 +135,7 @@ object ModelCache {
         e
       })
       ensureChecking()
-      entry.borrow(bytes).foreach(p => result = (entry, p)) // released meanwhile: take a new entry
+      entry.borrow(bytes, feeds).foreach(p => result = (entry, p)) // released meanwhile: take a new entry
     }
     result
   }
@@ -169,9 +176,9 @@ object ModelCache {
 }
 
 /** A predictor and the direct buffers its inputs are written to (the predictor shares them, no
-  * copy), lent together so a task allocates neither.
+  * copy), lent together so a task allocates neither; `feeds` names the inputs it is fed.
   */
-private[spark] final class PredictorSlot(val predictor: Predictor) {
+private[spark] final class PredictorSlot(val predictor: Predictor, val feeds: String) {
   private val buffers = mutable.Map.empty[Int, ByteBuffer]
 
   /** A native-order direct buffer of at least `floats` values for input `index`. */
