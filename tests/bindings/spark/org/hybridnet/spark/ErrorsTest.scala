@@ -115,6 +115,9 @@ class ErrorsTest extends SparkTestBase {
     rejects(scorer(seedMlp).setModelInputs(Array("x")), "the model has no input 'x'; its inputs are [data]")
     rejects(scorer(seedMlp).setModelOutputs(Array("y")), "the model has no output 'y'")
     rejects(scorer(seedMlp).setOutputCols(Array("a", "b")), "2 output columns for the model's 1 output(s)")
+    val stream = spark.readStream.format("rate").load().selectExpr("value AS id", "array(CAST(value AS FLOAT)) AS features")
+    val streaming = intercept[IllegalArgumentException](scorer(seedMlp).transform(stream)).getMessage
+    assert(streaming.contains("for a stream, call it on each micro-batch (foreachBatch)"), streaming)
     intercept[IllegalArgumentException](scorer(seedMlp).setBatchSize(0))
     intercept[IllegalArgumentException](scorer(seedMlp).setHandleNull("skip"))
     intercept[IllegalArgumentException](scorer(seedMlp).setInputShape(3, 0))

@@ -23,6 +23,8 @@ object TestSpark {
       .config("spark.driver.host", "127.0.0.1")
       .config("spark.sql.shuffle.partitions", "4")
       .config("spark.task.maxFailures", "1")
+      // Broadcasts go through Kryo here (clusters often use it); the examples use Java serialization.
+      .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
       .getOrCreate()
   }
 

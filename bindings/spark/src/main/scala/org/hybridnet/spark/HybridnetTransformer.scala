@@ -156,6 +156,8 @@ class HybridnetTransformer(override val uid: String) extends Transformer with De
   }
 
   override def transform(dataset: Dataset[_]): DataFrame = {
+    check(!dataset.isStreaming, "hybridnet: the transformer scores batch DataFrames; for a stream, call it " +
+      "on each micro-batch (foreachBatch)")
     val outputSchema = transformSchema(dataset.schema, logging = true)
     val session = dataset.sparkSession
     val columns = $(inputCols).map(c => c -> ColumnKind.of(c, dataset.schema(c).dataType)).toIndexedSeq
