@@ -91,7 +91,11 @@ if [ -n "$baseline" ] && [ -f "$models/resnet50_v1-symbol.json" ]; then
     echo "old $("$build/bin/load_bench" "$base_dir/lib/libhybridnet.so.0" "$models/resnet50_v1" 1,3,224,224)"
   done | awk '
     { t[$1] = t[$1] " " ($3 + $5); l[$1] = l[$1] " " $3; f[$1] = f[$1] " " $5; c[$1] = c[$1] " " ($7 + $9) }
-    function median(s,   a, n) { n = split(s, a, " "); asort(a); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    function median(s,   a, n, i, j, v) {  # insertion sort: POSIX awk has no asort
+      n = split(s, a, " ")
+      for (i = 2; i <= n; ++i) { v = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > v; --j) a[j + 1] = a[j]; a[j + 1] = v }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
     END {
       printf "  this build: load %.0f ms + first forward %.0f ms = %.0f ms, CPU %.0f ms (medians of 7)\n", median(l["new"]), median(f["new"]), median(t["new"]), median(c["new"])
       printf "  baseline:   load %.0f ms + first forward %.0f ms = %.0f ms, CPU %.0f ms\n", median(l["old"]), median(f["old"]), median(t["old"]), median(c["old"])
