@@ -124,9 +124,8 @@ HN_CONFORMANCE_CASES(ElemwiseUnary) {
   cases->push_back(WithDTypes(
       WithGen(Case("relu", {}, {{17}}, relu, "int8"), Integers(-128, 127)), {i8}));
   cases->push_back(WithDTypes(Case("relu", {}, {s}, relu, "float64"), {f64}));
-  // float32 relu is max(x, 0) as oneDNN computes it (MXNet's MKLDNN path, Activation and the
-  // fused convolutions share it, activation-inl.h): NaN gives 0; float64 keeps NaN (plain path).
-  cases->push_back(WithGen(Case("relu", {}, {{6}}, Unary([](double x) { return x > 0 ? x : 0.0; }),
+  cases->push_back(WithGen(Case("relu", {}, {{6}},
+                                Unary([](double x) { return (x > 0 || std::isnan(x)) ? x : 0.0; }),
                                 "nan"),
                            Values({{kNaN, -1, 0, 2, -kNaN, 3}})));
   cases->push_back(WithDTypes(Case("sigmoid", {}, {s}, Unary(Sigmoid), "float64"), {f64}));

@@ -1,7 +1,7 @@
 // Operator fusion for inference. Every fused op computes what the ops it replaces compute, float
 // operation by float operation, so fused and unfused graphs are bit-identical (fast_math aside):
 //  * Convolution [+ BatchNorm | _contrib_BatchNormWithReLU] [+ elemwise_add]
-//      [+ Activation | relu | clip] -> _hn_convolution (in that order; the add's other input
+//      [+ Activation | clip] -> _hn_convolution (in that order; the add's other input
 //      becomes the residual input)
 //  * FullyConnected + Activation    -> _hn_fully_connected_act
 //  * BatchNorm + Activation(relu)   -> _contrib_BatchNormWithReLU
@@ -90,7 +90,6 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
   static const Op* const batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
   static const Op* const add = registry.Find("elemwise_add");
   static const Op* const activation = registry.Find("Activation");
-  static const Op* const relu = registry.Find("relu");
   static const Op* const clip = registry.Find("clip");
   const Node* c = f->node(conv);
   const std::string layout = AttrOrDefault(*c, "layout");
@@ -130,7 +129,6 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
   }
   const Node* act = nullptr;
   if (!has_act && act == nullptr) act = f->NodeOf(next, activation);
-  if (!has_act && act == nullptr) act = f->NodeOf(next, relu);
   if (!has_act && act == nullptr) act = f->NodeOf(next, clip);
   if (act != nullptr && act->attrs.op == clip) {
     dict["clip"] = "True";
@@ -138,7 +136,7 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
     dict["clip_a_max"] = act->attrs.dict.at("a_max");
     chain.push_back(next);
   } else if (act != nullptr) {
-    dict["act_type"] = act->attrs.op == relu ? "relu" : act->attrs.dict.at("act_type");
+    dict["act_type"] = act->attrs.dict.at("act_type");
     chain.push_back(next);
   }
   if (chain.size() == 1) return;

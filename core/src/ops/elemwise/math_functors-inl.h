@@ -209,11 +209,9 @@ struct Erfinv {
 struct Relu {
   template <typename T>
   static T Map(T x) {
-    if constexpr (std::is_same_v<T, float>) {
-      return internal::ReluOf(x);
-    } else {
-      return (x > T(0) || IsNan(x)) ? x : T(0);
-    }
+    // MXNet's relu op keeps NaN on both its CPU paths (unlike Activation's relu on MKLDNN,
+    // ReluOf), so it is not fused into convolutions.
+    return (x > T(0) || IsNan(x)) ? x : T(0);
   }
 };
 struct Sign {
