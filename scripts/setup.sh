@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ make ccache pkg-config
   libgtest-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev
   swig r-base-dev r-cran-testthat
   default-jdk-headless maven libopenblas0
   abigail-tools

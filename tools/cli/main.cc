@@ -3,7 +3,9 @@
 //
 //   hybridnet info FILE [--shape NAME=D1,D2,...]... [--json]
 //   hybridnet convert IN OUT
-//   hybridnet ops [--json]
+//   hybridnet convert SYMBOL.json[,PARAMS] OUT.onnx [--opset N] [--dynamic-batch]
+//                     [--input NAME=D1,D2,...|NAME=FILE.npy]... [--check] [--tolerance T]
+//   hybridnet ops [--json | --onnx]
 //   hybridnet run PREFIX EPOCH --input NAME=FILE.npy [...] [--output FILE.npy] [--outputs DIR]
 //                 [--eager]
 //   hybridnet bench PREFIX EPOCH --shape NAME=D1,D2,... [...] [-n 1000] [--threads N]
@@ -22,9 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "hybridnet/c_api.h"
+#include "onnx_convert.h"
 
 using nlohmann::ordered_json;
+using namespace hybridnet_cli;  // NOLINT
 
 namespace {
 
@@ -35,8 +40,13 @@ constexpr const char* kUsage =
     "      .params/.nd: names, dtypes, shapes, first values;  .npy: dtype, shape, values\n"
     "  hybridnet convert IN OUT\n"
     "      symbol JSON -> MXNet 1.9 JSON;  .params/.nd -> V2 records\n"
-    "  hybridnet ops [--json]\n"
-    "      every registered operator with its attributes\n"
+    "  hybridnet convert SYMBOL.json[,PARAMS] OUT.onnx [--opset N] [--dynamic-batch]\n"
+    "                    [--input NAME=D1,D2,...|NAME=FILE.npy]... [--check] [--tolerance T]\n"
+    "      ONNX (opset 13-21, default 17; without PARAMS the weights are graph inputs);\n"
+    "      --check runs the model here and in ONNX Runtime on the same inputs (random, or\n"
+    "      the .npy given) and prints the difference per output (and onnx.checker's verdict)\n"
+    "  hybridnet ops [--json | --onnx]\n"
+    "      every registered operator with its attributes; --onnx: how each exports to ONNX\n"
     "  hybridnet run PREFIX EPOCH --input NAME=FILE.npy [...] [--output FILE.npy]\n"
     "                [--outputs DIR] [--eager]\n"
     "      runs PREFIX-symbol.json + PREFIX-EEEE.params on .npy inputs (inputs not given are\n"
@@ -46,30 +56,13 @@ constexpr const char* kUsage =
     "      median forward time eager vs hybridized on random inputs, and their ratio\n"
     "  -v / -vv: log the library's info / debug messages to stderr\n";
 
-// A failed C API call, or a usage error (code 0).
-struct CliError {
-  int code;
-  std::string message;
-};
-
-void Check(int rc) {
-  if (rc != HN_OK) throw CliError{rc, hn_last_error()};
-}
-
-[[noreturn]] void Usage(const std::string& message) { throw CliError{0, message}; }
-
 // Owning handles.
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using Tensor = std::unique_ptr<hn_tensor, Deleter<hn_tensor, hn_tensor_free>>;
-using TensorList = std::unique_ptr<hn_tensor_list, Deleter<hn_tensor_list, hn_tensor_list_free>>;
-using SymbolPtr = std::unique_ptr<hn_symbol, Deleter<hn_symbol, hn_symbol_free>>;
-using ShapeInfo = std::unique_ptr<hn_shape_info, Deleter<hn_shape_info, hn_shape_info_free>>;
-using Block = std::unique_ptr<hn_block, Deleter<hn_block, hn_block_free>>;
-using Model = std::unique_ptr<hn_model, Deleter<hn_model, hn_model_free>>;
-using Predictor = std::unique_ptr<hn_predictor, Deleter<hn_predictor, hn_predictor_free>>;
+using TensorList = Owned<hn_tensor_list, hn_tensor_list_free>;
+using SymbolPtr = Owned<hn_symbol, hn_symbol_free>;
+using ShapeInfo = Owned<hn_shape_info, hn_shape_info_free>;
+using Block = Owned<hn_block, hn_block_free>;
+using Model = Owned<hn_model, hn_model_free>;
+using Predictor = Owned<hn_predictor, hn_predictor_free>;
 
 struct CString {
   char* s = nullptr;
@@ -78,27 +71,6 @@ struct CString {
 
 std::vector<std::string> Names(const char* const* names, size_t count) {
   return std::vector<std::string>(names, names + count);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.good()) throw CliError{HN_ERR_IO, "cannot open '" + path + "'"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + (dims.size() == 1 ? ",)" : ")");
-}
-
-std::vector<int64_t> TensorShape(const hn_tensor* t) {
-  const int64_t* dims = nullptr;
-  int ndim = 0;
-  Check(hn_tensor_shape(t, &dims, &ndim));
-  return std::vector<int64_t>(dims, dims + ndim);
 }
 
 std::string TensorDType(const hn_tensor* t) {
@@ -128,30 +100,6 @@ std::vector<float> FirstValues(hn_tensor* t, size_t max_values) {
   Check(hn_tensor_copy_to(source, all.data(), all.size() * sizeof(float)));
   all.resize(std::min(all.size(), max_values));
   return all;
-}
-
-std::map<std::string, std::vector<int64_t>> ParseShapes(const std::vector<std::string>& specs) {
-  std::map<std::string, std::vector<int64_t>> shapes;
-  for (const auto& spec : specs) {
-    auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) Usage("--shape expects NAME=D1,D2,..., got '" + spec + "'");
-    std::vector<int64_t> dims;
-    std::stringstream list(spec.substr(eq + 1));
-    std::string item;
-    while (std::getline(list, item, ',')) {
-      size_t used = 0;
-      long long d = -1;
-      try {
-        d = std::stoll(item, &used);
-      } catch (const std::exception&) {
-      }
-      if (used != item.size() || d < 0) Usage("--shape " + spec + ": '" + item + "' is not a dimension");
-      dims.push_back(d);
-    }
-    if (dims.empty()) Usage("--shape " + spec + ": no dimensions");
-    shapes[spec.substr(0, eq)] = dims;
-  }
-  return shapes;
 }
 
 enum class FileKind { kSymbol, kParams, kNpy };
@@ -206,18 +154,7 @@ ordered_json SymbolInfo(const std::string& path, const std::string& text,
   Check(hn_symbol_list_outputs(sym.get(), &names, &count));
   j["outputs"] = Names(names, count);
   if (!shapes.empty()) {
-    std::vector<const char*> known_names;
-    std::vector<int> ndims;
-    std::vector<int64_t> dims;
-    for (const auto& kv : shapes) {
-      known_names.push_back(kv.first.c_str());
-      ndims.push_back(static_cast<int>(kv.second.size()));
-      dims.insert(dims.end(), kv.second.begin(), kv.second.end());
-    }
-    hn_shape_info* info_raw = nullptr;
-    Check(hn_symbol_infer_shape(sym.get(), known_names.size(), known_names.data(), ndims.data(),
-                                dims.data(), /*partial=*/1, &info_raw));
-    ShapeInfo info(info_raw);
+    ShapeInfo info = InferShapes(sym.get(), shapes);
     ordered_json inferred;
     const std::pair<const char*, int> groups[] = {{"arguments", HN_SHAPES_ARGUMENTS},
                                                   {"auxiliary_states", HN_SHAPES_AUXILIARY_STATES},
@@ -355,15 +292,15 @@ int Info(const std::vector<std::string>& args) {
     if (args[i] == "--json") {
       as_json = true;
     } else if (args[i] == "--shape") {
-      if (i + 1 >= args.size()) Usage("--shape needs NAME=D1,D2,...");
+      if (i + 1 >= args.size()) UsageError("--shape needs NAME=D1,D2,...");
       shape_specs.push_back(args[++i]);
     } else if (path.empty()) {
       path = args[i];
     } else {
-      Usage("unexpected argument '" + args[i] + "'");
+      UsageError("unexpected argument '" + args[i] + "'");
     }
   }
-  if (path.empty()) Usage("info needs a FILE");
+  if (path.empty()) UsageError("info needs a FILE");
   std::string bytes = ReadFile(path);
   ordered_json j;
   switch (DetectKind(path, bytes)) {
@@ -393,8 +330,60 @@ int Info(const std::vector<std::string>& args) {
 // ---------------------------------------------------------------------------------------------
 // convert, ops
 
+// convert ... OUT.onnx: the ONNX export (onnx_convert.cc).
+int ConvertOnnx(const std::vector<std::string>& args) {
+  OnnxConvertOptions o;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto value = [&](const char* what) -> const std::string& {
+      if (i + 1 >= args.size()) UsageError(args[i] + " needs " + what);
+      return args[++i];
+    };
+    if (args[i] == "--opset") {
+      const std::string& text = value("N");
+      size_t used = 0;
+      try {
+        o.opset = std::stoi(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != text.size() || text.empty()) UsageError("--opset: '" + text + "' is not a number");
+    } else if (args[i] == "--dynamic-batch") {
+      o.dynamic_batch = true;
+    } else if (args[i] == "--input") {
+      o.inputs.push_back(value("NAME=D1,D2,... or NAME=FILE.npy"));
+    } else if (args[i] == "--check") {
+      o.check = true;
+    } else if (args[i] == "--tolerance") {
+      const std::string& text = value("T");
+      size_t used = 0;
+      try {
+        o.tolerance = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != text.size() || !(o.tolerance >= 0)) UsageError("--tolerance: '" + text + "' is not a number >= 0");
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      UsageError("unknown option '" + args[i] + "'");
+    } else {
+      positional.push_back(args[i]);
+    }
+  }
+  if (positional.size() != 2) UsageError("convert needs SYMBOL.json[,PARAMS] and OUT.onnx");
+  const std::string& in = positional[0];
+  const size_t comma = in.find(',');
+  o.symbol_file = in.substr(0, comma);
+  if (comma != std::string::npos) o.params_file = in.substr(comma + 1);
+  o.output = positional[1];
+  return ConvertToOnnx(o);
+}
+
 int Convert(const std::vector<std::string>& args) {
-  if (args.size() != 2) Usage("convert needs IN and OUT");
+  const bool onnx = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a.size() > 5 && a.compare(a.size() - 5, 5, ".onnx") == 0;
+  });
+  if (onnx) return ConvertOnnx(args);
+  if (args.size() != 2) UsageError("convert needs IN and OUT");
   std::string bytes = ReadFile(args[0]);
   switch (DetectKind(args[0], bytes)) {
     case FileKind::kSymbol: {
@@ -411,14 +400,35 @@ int Convert(const std::vector<std::string>& args) {
       Check(hn_tensor_list_save(list.get(), args[1].c_str()));
       break;
     }
-    case FileKind::kNpy: Usage("convert takes symbol JSON or .params/.nd files");
+    case FileKind::kNpy: UsageError("convert takes symbol JSON or .params/.nd files");
   }
   std::cout << "wrote " << args[1] << "\n";
   return 0;
 }
 
+// The ONNX compatibility table of README.md (a CTest compares the two).
+void PrintOnnxTable(const ordered_json& ops) {
+  size_t exportable = 0;
+  for (const auto& j : ops) exportable += j["onnx"]["exportable"].get<bool>() ? 1 : 0;
+  std::cout << exportable << " of " << ops.size() << " operators export to ONNX (opsets "
+            << HN_ONNX_OPSET_MIN << "-" << HN_ONNX_OPSET_MAX << ").\n\n"
+            << "| operator | ONNX operators | does not export |\n| --- | --- | --- |\n";
+  for (const auto& j : ops) {
+    const auto& onnx = j["onnx"];
+    std::string emitted;
+    for (const auto& o : onnx["ops"]) emitted += (emitted.empty() ? "" : ", ") + o.get<std::string>();
+    std::string limits = onnx["limits"].get<std::string>();
+    if (!onnx["exportable"].get<bool>()) {
+      emitted = "-";
+      limits = "no ONNX mapping";
+    }
+    std::cout << "| `" << j["name"].get<std::string>() << "` | " << emitted << " | " << limits << " |\n";
+  }
+}
+
 int Ops(const std::vector<std::string>& args) {
   bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
+  bool as_onnx_table = std::find(args.begin(), args.end(), "--onnx") != args.end();
   size_t count = 0;
   Check(hn_op_count(&count));
   ordered_json list = ordered_json::array();
@@ -447,7 +457,22 @@ int Ops(const std::vector<std::string>& args) {
                         {"default", def}, {"description", desc}});
     }
     j["attributes"] = fields;
+    int exportable = 0;
+    size_t num_onnx_ops = 0;
+    const char* limits = nullptr;
+    Check(hn_op_onnx_info(name, &exportable, &num_onnx_ops, &limits));
+    std::vector<std::string> onnx_ops;
+    for (size_t k = 0; k < num_onnx_ops; ++k) {
+      const char* onnx_op = nullptr;
+      Check(hn_op_onnx_op(name, k, &onnx_op));
+      onnx_ops.push_back(onnx_op);
+    }
+    j["onnx"] = {{"exportable", exportable != 0}, {"ops", onnx_ops}, {"limits", limits}};
     list.push_back(j);
+  }
+  if (as_onnx_table) {
+    PrintOnnxTable(list);
+    return 0;
   }
   if (as_json) {
     std::cout << list.dump(2) << "\n";
@@ -481,7 +506,7 @@ int ParseEpoch(const std::string& text) {
     epoch = std::stoi(text, &used);
   } catch (const std::exception&) {
   }
-  if (used != text.size() || epoch < 0) Usage("EPOCH must be a number >= 0, got '" + text + "'");
+  if (used != text.size() || epoch < 0) UsageError("EPOCH must be a number >= 0, got '" + text + "'");
   return epoch;
 }
 
@@ -521,20 +546,10 @@ std::vector<Tensor> CompleteInputs(const LoadedModel& m, std::map<std::string, T
     hn_symbol* raw = nullptr;
     Check(hn_model_symbol(m.model.get(), &raw));
     SymbolPtr sym(raw);
-    std::vector<const char*> names;
-    std::vector<int> ndims;
-    std::vector<int64_t> dims;
-    for (auto& kv : *given) {
-      std::vector<int64_t> s = TensorShape(kv.second.get());
-      names.push_back(kv.first.c_str());
-      ndims.push_back(static_cast<int>(s.size()));
-      dims.insert(dims.end(), s.begin(), s.end());
-    }
+    ShapeMap known;
+    for (auto& kv : *given) known[kv.first] = TensorShape(kv.second.get());
     // The weights' shapes come from the params file through the model's own inference.
-    hn_shape_info* info_raw = nullptr;
-    Check(hn_symbol_infer_shape(sym.get(), names.size(), names.data(), ndims.data(), dims.data(),
-                                /*partial=*/1, &info_raw));
-    info.reset(info_raw);
+    info = InferShapes(sym.get(), known);
   }
   for (const auto& name : m.inputs) {
     auto it = given->find(name);
@@ -614,31 +629,31 @@ int Run(const std::vector<std::string>& args) {
   bool eager = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--input") {
-      if (i + 1 >= args.size()) Usage("--input needs NAME=FILE.npy");
+      if (i + 1 >= args.size()) UsageError("--input needs NAME=FILE.npy");
       input_specs.push_back(args[++i]);
     } else if (args[i] == "--output") {
-      if (i + 1 >= args.size()) Usage("--output needs FILE.npy");
+      if (i + 1 >= args.size()) UsageError("--output needs FILE.npy");
       output = args[++i];
     } else if (args[i] == "--outputs") {
-      if (i + 1 >= args.size()) Usage("--outputs needs DIR");
+      if (i + 1 >= args.size()) UsageError("--outputs needs DIR");
       outputs_dir = args[++i];
     } else if (args[i] == "--eager") {
       eager = true;
     } else if (!args[i].empty() && args[i][0] == '-') {
-      Usage("unknown option '" + args[i] + "'");
+      UsageError("unknown option '" + args[i] + "'");
     } else {
       positional.push_back(args[i]);
     }
   }
-  if (positional.size() != 2) Usage("run needs PREFIX and EPOCH");
-  if (input_specs.empty()) Usage("run needs at least one --input NAME=FILE.npy");
+  if (positional.size() != 2) UsageError("run needs PREFIX and EPOCH");
+  if (input_specs.empty()) UsageError("run needs at least one --input NAME=FILE.npy");
   const std::string& prefix = positional[0];
   int epoch = ParseEpoch(positional[1]);
   LoadedModel m = LoadModel(prefix, epoch);
   std::map<std::string, Tensor> given;
   for (const auto& spec : input_specs) {
     auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) Usage("--input expects NAME=FILE.npy, got '" + spec + "'");
+    if (eq == std::string::npos || eq == 0) UsageError("--input expects NAME=FILE.npy, got '" + spec + "'");
     hn_tensor* raw = nullptr;
     Check(hn_tensor_load_npy(spec.substr(eq + 1).c_str(), &raw));
     given[spec.substr(0, eq)] = Tensor(raw);
@@ -717,27 +732,27 @@ int Bench(const std::vector<std::string>& args) {
       v = std::stoi(text, &used);
     } catch (const std::exception&) {
     }
-    if (used != text.size() || v < 1) Usage(option + " needs a number >= 1, got '" + text + "'");
+    if (used != text.size() || v < 1) UsageError(option + " needs a number >= 1, got '" + text + "'");
     return v;
   };
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--shape") {
-      if (i + 1 >= args.size()) Usage("--shape needs NAME=D1,D2,...");
+      if (i + 1 >= args.size()) UsageError("--shape needs NAME=D1,D2,...");
       shape_specs.push_back(args[++i]);
     } else if (args[i] == "-n") {
-      if (i + 1 >= args.size()) Usage("-n needs a count");
+      if (i + 1 >= args.size()) UsageError("-n needs a count");
       n = number("-n", args[++i]);
     } else if (args[i] == "--threads") {
-      if (i + 1 >= args.size()) Usage("--threads needs a count");
+      if (i + 1 >= args.size()) UsageError("--threads needs a count");
       threads = number("--threads", args[++i]);
     } else if (!args[i].empty() && args[i][0] == '-') {
-      Usage("unknown option '" + args[i] + "'");
+      UsageError("unknown option '" + args[i] + "'");
     } else {
       positional.push_back(args[i]);
     }
   }
-  if (positional.size() != 2) Usage("bench needs PREFIX and EPOCH");
-  if (shape_specs.empty()) Usage("bench needs --shape NAME=D1,D2,... for the model's inputs");
+  if (positional.size() != 2) UsageError("bench needs PREFIX and EPOCH");
+  if (shape_specs.empty()) UsageError("bench needs --shape NAME=D1,D2,... for the model's inputs");
   const std::string& prefix = positional[0];
   int epoch = ParseEpoch(positional[1]);
   Check(hn_set_num_threads(threads));

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/elemwise/binary_functors-inl.h"
 #include "ops/register_ops.h"
 
@@ -188,40 +189,59 @@ void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TB
   BroadcastLoop(x, x, out[0].ptr<float>(), plan, First());
 }
 
+// ONNX Expand broadcasts both ways, so a kept dimension is written as 1: the target needs no
+// dimension that follows the batch size.
+void BroadcastToOnnx(OnnxNodeContext* ctx) {
+  const Shape& in = ctx->in(0).shape;
+  const OnnxValue& out = ctx->out(0);
+  std::vector<int64_t> target(out.shape.ndim(), 1);
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (in[i] == out.shape[i]) continue;
+    if (out.batch_dims[i]) {
+      ctx->NotExportable("broadcasts axis " + std::to_string(i) +
+                         " to the batch size; export without a dynamic batch axis");
+    }
+    target[i] = out.shape[i];
+  }
+  ctx->Add("Expand", {ctx->in(0).name, ctx->Int64s(target)}, {}, out.name);
+}
 
-Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f) {
+Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f,
+                      const char* onnx_op) {
   return r->Register(name)
       .Describe(description)
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(BroadcastBinaryShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(std::move(f));
+      .SetCompute(std::move(f))
+      .SetOnnx({onnx_op}, OnnxSameOp(onnx_op));
 }
 
 }  // namespace
 
 void RegisterBroadcastOps(OpRegistry* r) {
   RegisterBroadcast(r, "broadcast_add", "Elementwise sum with broadcasting.",
-                    BroadcastCompute<Add>)
+                    BroadcastCompute<Add>, "Add")
       .AddAlias("broadcast_plus");
   RegisterBroadcast(r, "broadcast_sub", "Elementwise difference with broadcasting.",
-                    BroadcastCompute<Sub>)
+                    BroadcastCompute<Sub>, "Sub")
       .AddAlias("broadcast_minus");
   RegisterBroadcast(r, "broadcast_mul", "Elementwise product with broadcasting.",
-                    BroadcastCompute<Mul>);
+                    BroadcastCompute<Mul>, "Mul");
   RegisterBroadcast(r, "broadcast_div", "Elementwise division with broadcasting.",
-                    BroadcastCompute<Div>);
+                    BroadcastCompute<Div>, "Div");
   RegisterBroadcast(r, "broadcast_maximum", "Elementwise maximum with broadcasting.",
-                    BroadcastCompute<Maximum>);
+                    BroadcastCompute<Maximum>, "Max");
   RegisterBroadcast(r, "broadcast_minimum", "Elementwise minimum with broadcasting.",
-                    BroadcastCompute<Minimum>);
+                    BroadcastCompute<Minimum>, "Min");
   r->Register("broadcast_to")
       .Describe("Broadcasts the input array to a new shape (size-1 dimensions are repeated).")
       .SetParam<BroadcastToParam>()
       .SetInputNames({"data"})
       .SetInferShape(BroadcastToShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(BroadcastToCompute);
+      .SetCompute(BroadcastToCompute)
+      .SetOnnx({"Expand"}, BroadcastToOnnx);
 }
 
 }  // namespace hybridnet

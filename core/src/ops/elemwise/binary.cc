@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/elemwise/binary_functors-inl.h"
 #include "ops/register_ops.h"
 
@@ -86,20 +87,24 @@ Op& RegisterBinary(OpRegistry* r, const char* name, const char* description, FCo
 void RegisterElemwiseBinaryOps(OpRegistry* r) {
   RegisterBinary(r, "elemwise_add", "Adds arguments elementwise (shapes must be equal).",
                  BinaryCompute<Add>)
+      .SetOnnx({"Add"}, OnnxSameOp("Add"))
       .AddAlias("_add")
       .AddAlias("_plus")
       .AddAlias("_Plus");
   RegisterBinary(r, "elemwise_sub", "Subtracts arguments elementwise (shapes must be equal).",
                  BinaryCompute<Sub>)
+      .SetOnnx({"Sub"}, OnnxSameOp("Sub"))
       .AddAlias("_sub")
       .AddAlias("_minus")
       .AddAlias("_Minus");
   RegisterBinary(r, "elemwise_mul", "Multiplies arguments elementwise (shapes must be equal).",
                  BinaryCompute<Mul>)
+      .SetOnnx({"Mul"}, OnnxSameOp("Mul"))
       .AddAlias("_mul")
       .AddAlias("_Mul");
   RegisterBinary(r, "elemwise_div", "Divides arguments elementwise (shapes must be equal).",
                  BinaryCompute<Div>)
+      .SetOnnx({"Div"}, OnnxSameOp("Div"))
       .AddAlias("_div")
       .AddAlias("_Div");
 
@@ -121,7 +126,8 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(AddNCompute)
       .SetInplace({{0, 0}})
-      .SetPattern(OpPattern::kElemwise);
+      .SetPattern(OpPattern::kElemwise)
+      .SetOnnx({"Sum"}, OnnxSameOp("Sum"));
 }
 
 }  // namespace hybridnet

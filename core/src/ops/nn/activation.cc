@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
@@ -122,6 +123,51 @@ void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   }
 }
 
+void ActivationOnnx(OnnxNodeContext* ctx) {
+  const std::string& act = ctx->param<ActivationParam>().act_type;
+  const char* op = act == "relu"       ? "Relu"
+                   : act == "sigmoid"  ? "Sigmoid"
+                   : act == "tanh"     ? "Tanh"
+                   : act == "softrelu" ? "Softplus"
+                                       : "Softsign";
+  ctx->Add(op, {ctx->in(0).name}, {}, ctx->out(0).name);
+}
+
+void LeakyReLUOnnx(OnnxNodeContext* ctx) {
+  const LeakyReLUParam& p = ctx->param<LeakyReLUParam>();
+  const OnnxValue& x = ctx->in(0);
+  const std::string& y = ctx->out(0).name;
+  const std::string& act = p.act_type;
+  if (act == "leaky" || act == "rrelu") {
+    const float slope = act == "leaky" ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
+    ctx->Add("LeakyRelu", {x.name}, {{"alpha", slope}}, y);
+  } else if (act == "elu") {
+    ctx->Add("Elu", {x.name}, {{"alpha", p.slope}}, y);
+  } else if (act == "selu") {
+    ctx->Add("Selu", {x.name}, {{"alpha", kSeluAlpha}, {"gamma", kSeluLambda}}, y);
+  } else if (act == "gelu") {
+    if (ctx->opset() >= 20) {
+      ctx->Add("Gelu", {x.name}, {}, y);
+      return;
+    }
+    // (0.5 * x) * (1 + erf(x / sqrt(2))), in the kernel's order.
+    std::string erf = ctx->Add("Erf", {ctx->Add("Mul", {x.name, ctx->Scalar(0.70710678118654752440)})});
+    ctx->Add("Mul", {ctx->Add("Mul", {x.name, ctx->Scalar(0.5)}), ctx->Add("Add", {erf, ctx->Scalar(1.0)})},
+             {}, y);
+  } else {
+    // prelu: gamma (C,) applies along axis 1; ONNX PRelu broadcasts the slope from the right,
+    // so it becomes (C, 1, ..., 1).
+    std::string gamma = ctx->in(1).name;
+    const size_t nd = x.shape.ndim();
+    if (nd > 2 && ctx->in(1).shape[0] != 1) {
+      std::vector<int64_t> axes;
+      for (size_t i = 1; i + 1 < nd; ++i) axes.push_back(static_cast<int64_t>(i));
+      gamma = ctx->Unsqueeze(gamma, axes);
+    }
+    ctx->Add("PRelu", {x.name, gamma}, {}, y);
+  }
+}
+
 }  // namespace
 
 void RegisterActivationOps(OpRegistry* r) {
@@ -134,7 +180,8 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ActivationCompute)
       .SetInplace({{0, 0}})
-      .SetPattern(OpPattern::kElemwise);
+      .SetPattern(OpPattern::kElemwise)
+      .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx);
 
   r->Register("LeakyReLU")
       .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
@@ -148,7 +195,9 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInferShape(LeakyReLUShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(LeakyReLUCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"LeakyRelu", "Elu", "Selu", "Gelu", "Erf", "Mul", "Add", "PRelu", "Unsqueeze"},
+               LeakyReLUOnnx);
 }
 
 }  // namespace hybridnet

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -127,6 +128,20 @@ void PadCompute(const OpContext&,
   }
 }
 
+// ONNX Pad lists every axis's before-width, then every after-width; its reflect is MXNet's.
+void PadOnnx(OnnxNodeContext* ctx) {
+  const PadParam& p = ctx->param<PadParam>();
+  std::vector<int64_t> pads(p.pad_width.size());
+  const size_t n = p.pad_width.size() / 2;
+  for (size_t i = 0; i < n; ++i) {
+    pads[i] = p.pad_width[2 * i];
+    pads[n + i] = p.pad_width[2 * i + 1];
+  }
+  std::vector<std::string> inputs{ctx->in(0).name, ctx->Int64s(pads)};
+  if (p.mode == "constant") inputs.push_back(ctx->Scalar(p.constant_value, ctx->in(0).dtype));
+  ctx->Add("Pad", inputs, {{"mode", p.mode}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterPadOps(OpRegistry* r) {
@@ -140,7 +155,8 @@ void RegisterPadOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(PadShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(PadCompute);
+      .SetCompute(PadCompute)
+      .SetOnnx({"Pad"}, PadOnnx);
 }
 
 }  // namespace hybridnet

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -277,6 +278,52 @@ std::vector<std::string> SoftmaxInputNames(const NodeAttrs& attrs) {
   return {"data"};
 }
 
+// ---- ONNX ------------------------------------------------------------------------------------
+
+// softmax / log_softmax: opset 13's Softmax normalizes along one axis, as MXNet does.
+FOnnxConvert SoftmaxOnnx(const char* op_type) {
+  return [op_type](OnnxNodeContext* ctx) {
+    const SoftmaxParam& p = ctx->param<SoftmaxParam>();
+    const OnnxValue& x = ctx->in(0);
+    std::string logits = x.name;
+    if (p.temperature && *p.temperature != 1.0) {
+      logits = ctx->Add("Div", {logits, ctx->Scalar(*p.temperature)});
+    }
+    const int64_t axis = static_cast<int64_t>(SoftmaxAxis(ctx->attrs(), x.shape.ndim()));
+    ctx->Add(op_type, {logits}, {{"axis", axis}}, ctx->out(0).name);
+  };
+}
+
+// Softmax over everything but the first axis: over (N, -1), then back to the input's shape.
+void FlatSoftmaxOnnx(OnnxNodeContext* ctx) {
+  const OnnxValue& x = ctx->in(0);
+  if (x.shape.ndim() == 2) {
+    ctx->Add("Softmax", {x.name}, {{"axis", 1}}, ctx->out(0).name);
+    return;
+  }
+  std::string rows = ctx->Add("Flatten", {x.name}, {{"axis", 1}});
+  ctx->ReshapeToOutput(ctx->Add("Softmax", {rows}, {{"axis", 1}}), 0);
+}
+
+// At inference the label is not read: it does not become an ONNX input.
+void SoftmaxOutputOnnx(OnnxNodeContext* ctx) {
+  const SoftmaxOutputParam& p = ctx->param<SoftmaxOutputParam>();
+  if (p.multi_output || p.preserve_shape) {
+    ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", p.multi_output ? 1 : -1}},
+             ctx->out(0).name);
+  } else {
+    FlatSoftmaxOnnx(ctx);
+  }
+}
+
+void SoftmaxActivationOnnx(OnnxNodeContext* ctx) {
+  if (ctx->param<SoftmaxActivationParam>().mode == "channel") {
+    ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", 1}}, ctx->out(0).name);
+  } else {
+    FlatSoftmaxOnnx(ctx);
+  }
+}
+
 }  // namespace
 
 void RegisterSoftmaxOps(OpRegistry* r) {
@@ -288,7 +335,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<false>)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Softmax", "Div"}, SoftmaxOnnx("Softmax"));
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
@@ -298,7 +346,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"LogSoftmax", "Div"}, SoftmaxOnnx("LogSoftmax"));
 
   r->Register("SoftmaxOutput")
       .Describe("Softmax with a cross-entropy loss for training; at inference the softmax of "
@@ -309,7 +358,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInputNames({"data", "label"})
       .SetInferShape(SoftmaxOutputShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(SoftmaxOutputCompute);
+      .SetCompute(SoftmaxOutputCompute)
+      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxOutputOnnx);
 
   r->Register("SoftmaxActivation")
       .Describe("Softmax over all but the first axis (mode=instance) or over axis 1 "
@@ -319,7 +369,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxActivationShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SoftmaxActivationCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxActivationOnnx);
 }
 
 }  // namespace hybridnet

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -585,6 +586,65 @@ FListNames ArgNames(std::function<int(const NodeAttrs&)> count) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// ONNX
+
+// Every special code resolves to the inferred output shape; only a dimension that follows the
+// batch size stays symbolic (-1).
+void ReshapeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
+
+void ExpandDimsOnnx(OnnxNodeContext* ctx) {
+  const size_t axis = NormalizeAxis(ctx->attrs(), ctx->param<ExpandDimsParam>().axis,
+                                    ctx->in(0).shape.ndim(), "axis", 1);
+  ctx->Unsqueeze(ctx->in(0).name, {static_cast<int64_t>(axis)}, ctx->out(0).name);
+}
+
+void TransposeOnnx(OnnxNodeContext* ctx) {
+  std::vector<int64_t> perm;
+  for (size_t a : TransposeAxes(ctx->attrs(), ctx->in(0).shape.ndim()))
+    perm.push_back(static_cast<int64_t>(a));
+  ctx->Add("Transpose", {ctx->in(0).name}, {{"perm", perm}}, ctx->out(0).name);
+}
+
+void ConcatOnnx(OnnxNodeContext* ctx) {
+  const size_t axis =
+      NormalizeAxis(ctx->attrs(), ctx->param<ConcatParam>().dim, ctx->out(0).shape.ndim(), "dim");
+  ctx->Add("Concat", ctx->input_names(), {{"axis", static_cast<int64_t>(axis)}}, ctx->out(0).name);
+}
+
+void SliceChannelOnnx(OnnxNodeContext* ctx) {
+  const SliceChannelParam& p = ctx->param<SliceChannelParam>();
+  const OnnxValue& x = ctx->in(0);
+  const int64_t axis = static_cast<int64_t>(NormalizeAxis(ctx->attrs(), p.axis, x.shape.ndim(), "axis"));
+  const size_t n = static_cast<size_t>(p.num_outputs);
+  std::vector<std::string> parts(n);
+  for (size_t i = 0; i < n; ++i)
+    if (!p.squeeze_axis) parts[i] = ctx->out(i).name;
+  const std::vector<OnnxAttr> attrs{{"axis", axis}};
+  if (!x.batch_dims[static_cast<size_t>(axis)]) {
+    std::vector<int64_t> sizes(n, x.shape[static_cast<size_t>(axis)] / p.num_outputs);
+    parts = ctx->AddMulti("Split", {x.name, ctx->Int64s(sizes)}, attrs, parts);
+  } else if (ctx->opset() >= 18) {
+    parts = ctx->AddMulti("Split", {x.name}, {{"axis", axis}, {"num_outputs", int64_t{p.num_outputs}}},
+                          parts);
+  } else {
+    ctx->NotExportable("splits the batch axis, which a dynamic-batch export supports from opset 18");
+  }
+  if (!p.squeeze_axis) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ctx->used(i)) continue;
+    if (x.shape.ndim() == 1) {
+      ctx->ReshapeToOutput(parts[i], i);  // a 1-D input keeps shape (1,)
+    } else {
+      ctx->Squeeze(parts[i], {axis}, ctx->out(i).name);
+    }
+  }
+}
+
+void CastOnnx(OnnxNodeContext* ctx) {
+  ctx->Cast(ctx->in(0).name, ctx->param<CastParam>().dtype, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterShapeOps(OpRegistry* r) {
@@ -600,7 +660,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Reshape"}, ReshapeOnnx);
 
   r->Register("Flatten")
       .Describe("Flattens the input to 2-D: (d0, d1 * d2 * ...).")
@@ -610,7 +671,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Flatten"}, OnnxSameOp("Flatten", {{"axis", 1}}));
 
   r->Register("expand_dims")
       .Describe("Inserts a new axis of size 1 at position axis.")
@@ -620,7 +682,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Unsqueeze"}, ExpandDimsOnnx);
 
   r->Register("transpose")
       .Describe("Permutes the dimensions of the input (reverses them by default).")
@@ -628,7 +691,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(TransposeShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(TransposeCompute);
+      .SetCompute(TransposeCompute)
+      .SetOnnx({"Transpose"}, TransposeOnnx);
 
   r->Register("Concat")
       .Describe("Joins the inputs along dimension dim; all other dimensions must agree.")
@@ -642,7 +706,8 @@ void RegisterShapeOps(OpRegistry* r) {
           ArgNames([](const NodeAttrs& attrs) { return attrs.Param<ConcatParam>().num_args; }))
       .SetInferShape(ConcatShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(ConcatCompute);
+      .SetCompute(ConcatCompute)
+      .SetOnnx({"Concat"}, ConcatOnnx);
 
   r->Register("SliceChannel")
       .Describe("Splits the input along axis into num_outputs equal parts.")
@@ -654,7 +719,8 @@ void RegisterShapeOps(OpRegistry* r) {
       })
       .SetInferShape(SliceChannelShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(SliceChannelCompute);
+      .SetCompute(SliceChannelCompute)
+      .SetOnnx({"Split", "Squeeze", "Reshape"}, SliceChannelOnnx);
 
   r->Register("Cast")
       .Describe("Casts every element to dtype (C-style value conversion).")
@@ -663,7 +729,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(CastType)
-      .SetCompute(CastCompute);
+      .SetCompute(CastCompute)
+      .SetOnnx({"Cast"}, CastOnnx);
 }
 
 }  // namespace hybridnet
