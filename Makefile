@@ -8,7 +8,7 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs bench clean
+.PHONY: all setup setup-mxnet setup-onnx configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs bench clean
 
 all: build
 
@@ -29,8 +29,12 @@ demo: build
 setup-mxnet:
 	@bash scripts/setup-mxnet.sh
 
+# The onnx/onnxruntime wheels (ONNX parity tests, `hybridnet convert --check`), likewise.
+setup-onnx:
+	@bash scripts/setup-onnx.sh
+
 # The sanitizer passes run first so the last line printed is the whole suite's summary.
-test: setup-mxnet build test-sanitize test-tsan
+test: setup-mxnet setup-onnx build test-sanitize test-tsan
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # ASan + UBSan build of the C++ unit, op and C API tests (-O1: a quicker build, still fast tests).

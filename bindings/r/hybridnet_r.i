@@ -195,6 +195,13 @@ HNR_RELEASE(hn_predictor_free, HNR_PREDICTOR)
 }
 %typemap(freearg)
     (size_t num_known, const char* const* names, const int* ndims, const int64_t* dims) ""
+/* hn_model_export_onnx's dtypes: the R layer exports float32 inputs only (NULL). */
+%typemap(in, noblock=1) const int* dtypes {
+  if ($input != R_NilValue) hnr_arg_error("$symname", "$1_name", "must be NULL (float32 inputs)");
+  $1 = NULL;
+}
+%typemap(freearg) const int* dtypes ""
+%typemap(scoercein) const int* ""
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 %define HNR_SCALAR_OUT(CTYPE, NAMES)
@@ -212,11 +219,13 @@ HNR_SCALAR_OUT(int, out_version)
 HNR_SCALAR_OUT(int, out_mxnet_version)
 HNR_SCALAR_OUT(int, out_legacy)
 HNR_SCALAR_OUT(int, out_required)
+HNR_SCALAR_OUT(int, out_exportable)
 HNR_SCALAR_OUT(size_t, out_bytes)
 HNR_SCALAR_OUT(size_t, out_size)
 HNR_SCALAR_OUT(size_t, out_count)
 HNR_SCALAR_OUT(size_t, out_num_attrs)
 HNR_SCALAR_OUT(size_t, out_num_aliases)
+HNR_SCALAR_OUT(size_t, out_num_onnx_ops)
 HNR_SCALAR_OUT(int64_t, out_dim)
 HNR_SCALAR_OUT(int64_t, out_size)
 HNR_SCALAR_OUT(int64_t, out_count)

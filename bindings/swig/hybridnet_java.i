@@ -513,7 +513,8 @@ HN_JAVA_STRINGS_IN(const char* const* names)
 %}
 %apply const char** OUT_STR {
   const char** out_name, const char** out_op, const char** out_description,
-  const char** out_key, const char** out_type, const char** out_default, const char** out_alias
+  const char** out_key, const char** out_type, const char** out_default, const char** out_alias,
+  const char** out_limits, const char** out_onnx_op
 };
 
 /* Borrowed name lists (const char* const** out_names, size_t* out_count): String[][] holder. */
@@ -569,12 +570,12 @@ HN_JAVA_SCALAR_OUT(int64_t, jlong, jlongArray, long[], SetLongArrayRegion, OUT_I
 HN_JAVA_SCALAR_OUT(size_t, jlong, jlongArray, long[], SetLongArrayRegion, OUT_SIZE)
 %apply int* OUT_INT {
   int* out_num_threads, int* out_dtype, int* out_ndim, int* out_version, int* out_required,
-  int* out_mxnet_version, int* out_legacy, int* out_complete
+  int* out_mxnet_version, int* out_legacy, int* out_complete, int* out_exportable
 };
 %apply int64_t* OUT_I64 { int64_t* out_dim, int64_t* out_size, int64_t* out_count, int64_t* out_value };
 %apply size_t* OUT_SIZE {
   size_t* out_bytes, size_t* out_size, size_t* out_count, size_t* out_num_attrs,
-  size_t* out_num_aliases
+  size_t* out_num_aliases, size_t* out_num_onnx_ops
 };
 
 /* ---- handles ------------------------------------------------------------------------------- */
@@ -676,6 +677,16 @@ HN_JAVA_HANDLES_IN((hn_tensor* const* inputs, size_t num_inputs))
 %typemap(in) const int* ndims (hn_jni::IntsIn values) %{
   if (!values.Init(jenv, $input)) return $null;
   $1 = ($1_ltype)values.get();
+%}
+
+/* hn_model_export_onnx's dtypes: int[] or null (NULL: float32 inputs). */
+%typemap(jni) const int* dtypes "jintArray"
+%typemap(jtype) const int* dtypes "int[]"
+%typemap(jstype) const int* dtypes "int[]"
+%typemap(javain) const int* dtypes "$javainput"
+%typemap(in) const int* dtypes (hn_jni::IntsIn dtype_values) %{
+  if (!dtype_values.Init(jenv, $input)) return $null;
+  $1 = ($1_ltype)dtype_values.get();
 %}
 
 %typemap(jni) (const int64_t** out_dims, int* out_ndim) "jobjectArray"

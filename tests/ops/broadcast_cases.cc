@@ -82,5 +82,12 @@ HN_CONFORMANCE_CASES(Broadcast) {
                         BroadcastTo({4, 2, 3}), "leading"));
 }
 
+HN_ERROR_CASES(Broadcast) {
+  cases->push_back(Rejected("broadcast_add", {}, {{2, 3}, {4, 3}}, StatusCode::kShapeError,
+                            {"broadcast_add(node)", "(2, 3)", "(4, 3)"}));
+  cases->push_back(Rejected("broadcast_to", {{"shape", "(2, 4)"}}, {{2, 3}},
+                            StatusCode::kShapeError, {"broadcast_to", "(2, 3)"}));
+}
+
 }  // namespace conformance
 }  // namespace hybridnet

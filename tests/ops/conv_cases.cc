@@ -115,6 +115,7 @@ struct PoolGeom {
   bool count_pad = true;
   int p = 2;
   bool channel_last = false;
+  bool same = false;  // 1-D "same" convention: ceil(x / s) windows, no padding
 };
 
 // Windows start at o*s - p and end at min(start + k, x + p); avg divides by that (padded)
@@ -133,7 +134,9 @@ RefFn PoolRef(PoolGeom g) {
       s[d] = g.global ? 1 : g.stride[d];
       p[d] = g.global ? 0 : g.pad[d];
       const int64_t span = x + 2 * p[d] - k[d];
-      od[sp0 + d] = g.full ? 1 + (span + s[d] - 1) / s[d] : 1 + span / s[d];
+      od[sp0 + d] = g.same   ? (x + s[d] - 1) / s[d]
+                    : g.full ? 1 + (span + s[d] - 1) / s[d]
+                             : 1 + span / s[d];
     }
     RefTensor out{Shape(od)};
     for (int64_t i = 0; i < out.size(); ++i) {
@@ -268,6 +271,11 @@ HN_CONFORMANCE_CASES(Deconvolution) {
   cases->push_back(deconv({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"dilate", "(2,)"},
                            {"pad", "(1,)"}, {"num_filter", "2"}},
                           {{2, 3, 5}, {3, 2, 3}}, d1, "1d_dilate"));
+  // target_shape sets pad and adj: (2*(3-1) + 3) - 6 = 1 -> pad 1, adj 1; 7 - 7 = 0 -> none.
+  ConvGeom target{{3, 3}, {2, 2}, {1, 1}, {1, 0}, {1, 0}, 2, 1, false};
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"num_filter", "2"},
+                           {"target_shape", "(6, 7)"}},
+                          {{1, 3, 3, 3}, {3, 2, 3, 3}}, target, "target_shape"));
 }
 
 HN_CONFORMANCE_CASES(Pooling) {
@@ -326,6 +334,40 @@ HN_CONFORMANCE_CASES(Pooling) {
   nhwc.channel_last = true;
   cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"layout", "NHWC"}},
                         {1, 4, 4, 3}, nhwc, "nhwc"));
+  // "full" windows that overhang the padded input (the ONNX export pads them explicitly).
+  PoolGeom avg_full_pad{"avg", {3, 3}, {2, 2}, {1, 1}, true};
+  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
+                         {"pool_type", "avg"}, {"pooling_convention", "full"}},
+                        {1, 2, 6, 7}, avg_full_pad, "avg_full_pad"));
+  PoolGeom avg_full_nopad = avg_full_pad;
+  avg_full_nopad.count_pad = false;
+  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
+                         {"pool_type", "avg"}, {"pooling_convention", "full"},
+                         {"count_include_pad", "False"}},
+                        {1, 2, 6, 7}, avg_full_nopad, "avg_full_exclude_pad"));
+  PoolGeom max_full_pad{"max", {3, 3}, {2, 2}, {1, 1}, true};
+  cases->push_back(pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
+                         {"pooling_convention", "full"}},
+                        {1, 2, 6, 7}, max_full_pad, "max_full_pad"));
+  PoolGeom sum_full{"sum", {2, 2}, {2, 2}, {0, 0}, true};
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "sum"},
+                         {"pooling_convention", "full"}},
+                        {1, 2, 5, 5}, sum_full, "sum_full"));
+  PoolGeom lp1{"lp", {2, 2}, {1, 1}, {1, 1}};
+  lp1.p = 1;
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(1, 1)"}, {"pad", "(1, 1)"},
+                         {"pool_type", "lp"}, {"p_value", "1"}},
+                        {1, 2, 4, 4}, lp1, "lp1_pad"));
+  PoolGeom lp3{"lp", {2, 2}, {2, 2}, {0, 0}};
+  lp3.p = 3;
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "lp"},
+                         {"p_value", "3"}},
+                        {1, 2, 4, 4}, lp3, "lp3"));
+  PoolGeom same{"avg", {3}, {2}, {0}};
+  same.same = true;
+  cases->push_back(pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pool_type", "avg"},
+                         {"pooling_convention", "same"}},
+                        {2, 3, 8}, same, "same_1d"));
 }
 
 HN_CONFORMANCE_CASES(BatchNorm) {

@@ -79,6 +79,9 @@ HN_CONFORMANCE_CASES(ElemwiseUnary) {
   cases->push_back(Case("stop_gradient", {}, {{3, 2}}, id, "alias"));
   cases->push_back(Case("clip", {{"a_min", "-0.5"}, {"a_max", "1"}}, {s},
                         Unary([](double x) { return x > 1 ? 1.0 : (x < -0.5 ? -0.5 : x); })));
+  // a_min > a_max: the upper bound is tested first.
+  cases->push_back(Case("clip", {{"a_min", "1"}, {"a_max", "-0.5"}}, {s},
+                        Unary([](double x) { return x > -0.5 ? -0.5 : 1.0; }), "inverted"));
   // MobileNetV2's relu6.
   cases->push_back(WithGen(Case("clip", {{"a_max", "6"}, {"a_min", "0"}}, {{4, 8}},
                                 Unary([](double x) { return x > 6 ? 6.0 : (x < 0 ? 0.0 : x); }),
@@ -138,6 +141,11 @@ HN_CONFORMANCE_CASES(ScalarOps) {
                         Scalar(0.25, [](double x, double c) { return x > c ? x : c; })));
   cases->push_back(Case("_minimum_scalar", {{"scalar", "-0.25"}}, {s},
                         Scalar(-0.25, [](double x, double c) { return x < c ? x : c; })));
+}
+
+HN_ERROR_CASES(ElemwiseBinary) {
+  cases->push_back(Rejected("elemwise_add", {}, {{2, 3}, {3, 2}}, StatusCode::kShapeError,
+                            {"elemwise_add(node)", "(2, 3)", "(3, 2)"}));
 }
 
 }  // namespace conformance

@@ -117,6 +117,22 @@ hn_output_names <- function(model) {
   model@outputs
 }
 
+# ONNX export. Shapes are given in the model's layout (reversed for mx.model.load models, as
+# predict() takes their arrays).
+hn_export_onnx <- function(model, path, shapes, opset = 17L, dynamic_batch = FALSE) {
+  .hn_check_model(model)
+  path <- path.expand(.hn_arg_string(path, "path"))
+  if (!is.list(shapes) || is.null(names(shapes))) {
+    .hn_abort(sprintf("hn_export_onnx: 'shapes' must be a named list of input shapes, not %s",
+                      .hn_describe(shapes)))
+  }
+  if (model@layout == "colmajor") shapes <- lapply(shapes, rev)
+  opset <- .hn_arg_number(opset, "opset", min = 13, max = 21)
+  flags <- .hn_arg_flag(dynamic_batch, "dynamic_batch")
+  c_hn_model_export_onnx(model@handle, path, opset, flags, shapes, NULL)
+  invisible(path)
+}
+
 hn_free <- function(x) {
   if (is(x, "HybridnetModel")) {
     c_hn_predictor_free(x@state$predictor)

@@ -1,7 +1,9 @@
 # Copies the R package's sources (not files an in-place R CMD INSTALL left behind) into DEST,
-# and the library's own sources (core/ and c_api/) into DEST/src/hybridnet/, which configure
-# compiles into the package when no installed hybridnet SDK is found.
-#   cmake -DSRC=<bindings/r> -DREPO=<repository root> -DDEST=<dir> -P stage.cmake
+# and the library's own sources (core/ and c_api/, with the ONNX schema the core's exporter is
+# compiled from) into DEST/src/hybridnet/, which configure compiles into the package when no
+# installed hybridnet SDK is found.
+#   cmake -DSRC=<bindings/r> -DREPO=<repository root> -DONNX_PROTO=<onnx/onnx.proto> -DDEST=<dir>
+#         -P stage.cmake
 file(REMOVE_RECURSE "${DEST}")
 file(MAKE_DIRECTORY "${DEST}/src")
 foreach(f DESCRIPTION NAMESPACE configure cleanup .Rbuildignore)
@@ -20,4 +22,6 @@ foreach(part core/include core/src c_api/include c_api/src)
   get_filename_component(parent "${DEST}/src/hybridnet/${part}" DIRECTORY)
   file(COPY "${REPO}/${part}" DESTINATION "${parent}" FILES_MATCHING PATTERN "*.h" PATTERN "*.cc")
 endforeach()
+# The ONNX schema the core's exporter is compiled from (protoc runs in configure).
+file(COPY "${ONNX_PROTO}" DESTINATION "${DEST}/src/hybridnet/onnx_proto/onnx")
 file(COPY "${REPO}/NOTICE" DESTINATION "${DEST}/inst")  # Apache-2.0: the NOTICE travels along

@@ -123,7 +123,10 @@ class Op {
   Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
   Op& SetNumOutputs(FNumInputs f) { get_num_outputs = std::move(f); return *this; }
   Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
-  Op& SetInputNames(FListNames f) { list_input_names = std::move(f); return *this; }
+  /// Input names that depend on the attributes (no_bias, act_type, ...); the input count is
+  /// their number.
+  Op& SetInputNames(FListNames f);
+  /// Fixed input names; the input count is their number.
   Op& SetInputNames(std::vector<std::string> names);
   Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
   Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
@@ -140,9 +143,11 @@ class Op {
     return *this;
   }
 
-  /// Declares the typed parameter struct P (see param.h).
+  /// Declares the typed parameter struct P (see param.h). `init`, when given, runs right after
+  /// the attributes are parsed (MXNet's ParamParser step: defaults that depend on other fields,
+  /// cross-field checks); its errors are reported like parse errors, naming the op and node.
   template <typename P>
-  Op& SetParam();
+  Op& SetParam(void (*init)(P*) = nullptr);
 
   uint32_t NumInputs(const NodeAttrs& attrs) const {
     return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
@@ -192,12 +197,12 @@ namespace internal {
 }  // namespace internal
 
 template <typename P>
-Op& Op::SetParam() {
+Op& Op::SetParam(void (*init)(P*)) {
   auto declarer = std::make_shared<ParamDeclarer<P>>();
   P::Declare(declarer.get());
   fields.clear();
   for (const auto& f : declarer->fields()) fields.push_back(f.info);
-  parse_param = [declarer](const AttrDict& dict) -> std::shared_ptr<const void> {
+  parse_param = [declarer, init](const AttrDict& dict) -> std::shared_ptr<const void> {
     auto param = std::make_shared<P>();
     for (const auto& f : declarer->fields())
       if (f.set_default) f.set_default(param.get());
@@ -226,6 +231,7 @@ Op& Op::SetParam() {
         internal::ThrowUnknownKey(key, infos);
       }
     }
+    if (init != nullptr) init(param.get());
     return param;
   };
   return *this;

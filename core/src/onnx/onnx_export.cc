@@ -295,20 +295,24 @@ int OnnxIrVersion(int opset) {
 
 namespace {
 
-// Shapes of every entry for the given variable shapes (params and data inputs).
-std::vector<Shape> InferEntryShapes(const IndexedGraph& g,
-                                    const std::map<uint32_t, Shape>& variable_shapes) {
-  std::vector<Shape> shapes(g.num_entries());
-  for (const auto& kv : variable_shapes) shapes[g.entry_id(kv.first, 0)] = kv.second;
-  internal::InferShapes(g, &shapes);
-  return shapes;
+// `names` joined by ", ", at most `max` of them ("a, b, c and 12 more").
+std::string NameList(const std::vector<std::string>& names, size_t max = 6) {
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < max; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > max) list += " and " + std::to_string(names.size() - max) + " more";
+  return list;
 }
 
 class Exporter {
  public:
   Exporter(const Symbol& symbol, const std::map<std::string, NDArray>& params,
            const OnnxExportOptions& options)
-      : symbol_(symbol), params_(params), options_(options), g_(symbol.outputs) {}
+      : symbol_(symbol),
+        params_(params),
+        options_(options),
+        g_(symbol.outputs),
+        hintless_(WithoutGivenHints(symbol, options)),
+        hintless_g_(hintless_.outputs) {}
 
   std::string Run() {
     HN_CHECK(options_.opset >= kOnnxMinOpset && options_.opset <= kOnnxMaxOpset,
@@ -341,6 +345,35 @@ class Exporter {
   }
 
  private:
+  // A copy of the graph in which the inputs with a given shape have no "__shape__" hint: shape
+  // inference runs on it, so a given shape (or the doubled batch) overrides the hint. Its
+  // node and entry ids are the original's (the same graph, walked in the same order).
+  static Symbol WithoutGivenHints(const Symbol& symbol, const OnnxExportOptions& options) {
+    Symbol copy = symbol.Copy();
+    IndexedGraph g(copy.outputs);
+    for (uint32_t nid : g.input_nodes()) {
+      Node* node = g[nid].owner.get();
+      if (node != nullptr && options.input_shapes.count(node->name())) {
+        node->attrs.dict.erase("__shape__");
+      }
+    }
+    return copy;
+  }
+
+  // Shapes of every entry for the variables' shapes (params, data inputs, the batch of the
+  // given inputs multiplied by `batch_factor`).
+  std::vector<Shape> InferEntryShapes(int64_t batch_factor) const {
+    std::vector<Shape> shapes(hintless_g_.num_entries());
+    for (const auto& kv : param_of_) shapes[hintless_g_.entry_id(kv.first, 0)] = kv.second->shape();
+    for (const auto& kv : data_shapes_) {
+      Shape s = kv.second;
+      if (given_.count(kv.first)) s[0] *= batch_factor;
+      shapes[hintless_g_.entry_id(kv.first, 0)] = s;
+    }
+    internal::InferShapes(hintless_g_, &shapes);
+    return shapes;
+  }
+
   // Variables: parameters (initializers) or graph inputs; data inputs have a given shape.
   void ClassifyVariables() {
     std::vector<std::string> graph_inputs;
@@ -361,6 +394,7 @@ class Exporter {
             << "input '" << node->name() << "': shape " << given->second
             << " has unknown (0) dimensions";
         data_shapes_[nid] = given->second;
+        given_.insert(nid);
       } else if (node->attrs.dict.count("__shape__")) {
         Shape hint = ParseShape(node->attrs.dict.at("__shape__"));
         if (hint.IsKnown()) data_shapes_[nid] = hint;
@@ -383,29 +417,17 @@ class Exporter {
     }
   }
 
-  std::map<uint32_t, Shape> VariableShapes(int64_t batch_factor) const {
-    std::map<uint32_t, Shape> shapes;
-    for (const auto& kv : param_of_) shapes[kv.first] = kv.second->shape();
-    for (const auto& kv : data_shapes_) {
-      Shape s = kv.second;
-      if (batch_factor != 1 && s.ndim() > 0) s[0] *= batch_factor;
-      shapes[kv.first] = s;
-    }
-    return shapes;
-  }
-
   void InferShapesAndTypes() {
-    shapes_ = InferEntryShapes(g_, VariableShapes(1));
+    shapes_ = InferEntryShapes(1);
     std::vector<std::string> unknown_inputs;
     for (uint32_t nid : input_nodes_) {
       if (!shapes_[g_.entry_id(nid, 0)].IsKnown()) unknown_inputs.push_back(g_[nid].node->name());
     }
     if (!unknown_inputs.empty()) {
-      std::string list;
-      for (const auto& n : unknown_inputs) list += (list.empty() ? "" : ", ") + n;
-      HN_THROW(kShapeError) << "the shape of input" << (unknown_inputs.size() > 1 ? "s " : " ")
-                            << list << " cannot be inferred; give "
-                            << (unknown_inputs.size() > 1 ? "them" : "it")
+      const bool one = unknown_inputs.size() == 1;
+      HN_THROW(kShapeError) << "the shape" << (one ? " of input " : "s of inputs ")
+                            << NameList(unknown_inputs) << " cannot be inferred; give "
+                            << (one ? "it" : "the data inputs' shapes")
                             << " (input_shapes, or --input NAME=D1,D2,... on the command line)";
     }
     for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
@@ -435,12 +457,12 @@ class Exporter {
       batch_named_[e].assign(shapes_[e].ndim(), false);
     }
     if (!options_.dynamic_batch) return;
-    HN_CHECK(!data_shapes_.empty(), kInvalidArgument)
+    HN_CHECK(!given_.empty(), kInvalidArgument)
         << "a dynamic batch axis needs the shapes of the data inputs (input_shapes)";
-    int64_t batch = data_shapes_.begin()->second[0];
+    const int64_t batch = data_shapes_.at(*given_.begin())[0];
     std::vector<Shape> doubled;
     try {
-      doubled = InferEntryShapes(g_, VariableShapes(2));
+      doubled = InferEntryShapes(2);
     } catch (const Error& e) {
       HN_THROW(kUnsupported) << "the graph does not accept another batch size, so it cannot get a "
                              << "dynamic batch axis (with the batch doubled: " << e.what()
@@ -567,7 +589,10 @@ class Exporter {
   const std::map<std::string, NDArray>& params_;
   const OnnxExportOptions& options_;
   IndexedGraph g_;
+  Symbol hintless_;
+  IndexedGraph hintless_g_;
   std::map<uint32_t, const NDArray*> param_of_;
+  std::set<uint32_t> given_;  ///< graph inputs with a shape in options.input_shapes
   std::vector<uint32_t> input_nodes_;
   std::map<uint32_t, Shape> data_shapes_;
   std::vector<Shape> shapes_;

@@ -119,6 +119,12 @@ std::string ValueText(float value) { return ShortestText<float>(value, 9, std::s
 std::string ValueText(double value) { return ShortestText<double>(value, 17, std::strtod); }
 std::string ValueText(const std::string& value) { return value; }
 std::string ValueText(const std::vector<int64_t>& value) { return Shape(value).ToString(); }
+
+std::string EnumTypeText(const std::vector<std::string>& names) {
+  std::string text = "{";
+  for (size_t i = 0; i < names.size(); ++i) text += (i ? ", '" : "'") + names[i] + "'";
+  return text + "}";
+}
 std::string ValueText(DType value) { return DTypeName(value); }
 
 }  // namespace internal

@@ -5,15 +5,13 @@
 //       eagerly, hybridized and through a GraphExecutor: OUT-eager.npy, OUT-hybrid.npy,
 //       OUT-exec.npy. A graph variable "*_label" without a value (SoftmaxOutput's label) is fed
 //       zeros.
-//   zoo_runner build NAME PREFIX INPUT.npy [PARAMS]
+//   zoo_runner build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]
 //       builds model-zoo model NAME (or layers1d/layers2d/layers3d, small nets of every
 //       conv_layers.h layer) in C++, initializes and hybridizes it, runs INPUT (deferred
-//       init), loads PARAMS (an MXNet save_parameters file, structural names) when given, runs
-//       again, exports, and runs once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json,
-//       PREFIX-0000.params, PREFIX-eager.npy.
-//   zoo_runner op SYMBOL.json OUT NAME=INPUT.npy...
-//       runs a one-op graph with a value for every variable, eagerly node by node and through a
-//       GraphExecutor: OUT-eager-<i>.npy, OUT-exec-<i>.npy per output.
+//       init), loads PARAMS (an MXNet save_parameters file, structural names) when given, or
+//       gives every BatchNorm random statistics (the ONNX tests), runs again, exports, and runs
+//       once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json, PREFIX-0000.params,
+//       PREFIX-eager.npy.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -122,6 +120,24 @@ std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
   return net;
 }
 
+// Gives every BatchNorm random statistics and affine parameters (zoo_golden.py's
+// randomize_batchnorm), so that an export exercises them.
+void RandomizeBatchNorm(HybridBlock* net) {
+  for (const auto& p : net->CollectParams().list()) {
+    const std::string name = p->name();
+    auto ends_with = [&name](const std::string& suffix) {
+      return name.size() >= suffix.size() &&
+             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (ends_with("running_var") || ends_with("gamma")) {
+      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+    } else if (ends_with("running_mean") || ends_with("beta")) {
+      p->SetData(NDArray::RandomNormal(p->shape(), 0.f, 0.1f));
+    }
+  }
+}
+
+// PARAMS: an MXNet save_parameters file, or "random-batchnorm" (see RandomizeBatchNorm).
 int Build(const std::string& name,
           const std::string& prefix,
           const std::string& input,
@@ -135,7 +151,11 @@ int Build(const std::string& name,
   net->Initialize(Xavier());
   net->Hybridize();
   (*net)(x);
-  if (!params.empty()) net->LoadParameters(params);
+  if (params == "random-batchnorm") {
+    RandomizeBatchNorm(net.get());
+  } else if (!params.empty()) {
+    net->LoadParameters(params);
+  }
   SaveNpy(prefix + "-hybrid.npy", (*net)(x));
   net->Export(prefix);
   net->Hybridize(false);
@@ -145,30 +165,6 @@ int Build(const std::string& name,
   for (const auto& p : all.list()) count += static_cast<size_t>(p->shape().Size());
   std::printf("build %s (%s): %zu parameters, %.2fs\n", name.c_str(), net->name().c_str(), count,
               Seconds(t0));
-  return 0;
-}
-
-int RunOp(const std::string& json, const std::string& out, const std::vector<std::string>& specs) {
-  Symbol symbol = Symbol::Load(json);
-  std::vector<std::string> names;
-  std::vector<NDArray> inputs;
-  for (const auto& spec : specs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "zoo_runner op: expected NAME=FILE.npy, got " << spec << "\n";
-      return 2;
-    }
-    names.push_back(spec.substr(0, eq));
-    inputs.push_back(LoadNpy(spec.substr(eq + 1)));
-  }
-  SymbolBlock block(symbol, names);
-  std::vector<NDArray> eager = block(inputs);
-  GraphExecutor exec(symbol, names, {});
-  std::vector<NDArray> graph = exec.Forward(inputs);
-  for (size_t i = 0; i < eager.size(); ++i) {
-    SaveNpy(out + "-eager-" + std::to_string(i) + ".npy", eager[i]);
-    SaveNpy(out + "-exec-" + std::to_string(i) + ".npy", graph[i]);
-  }
   return 0;
 }
 
@@ -182,11 +178,8 @@ int main(int argc, char** argv) {
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
-    if (args.size() >= 3 && args[0] == "op") {
-      return RunOp(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
-    }
     std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | build NAME PREFIX "
-                 "INPUT.npy [PARAMS] | op SYMBOL.json OUT NAME=INPUT.npy...\n";
+                 "INPUT.npy [PARAMS | random-batchnorm]\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";

@@ -113,14 +113,15 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .AddAlias("ElementWiseSum")
       .SetParam<AddNParam>()
       .SetKeyVarNumArgs("num_args")
-      .SetNumInputs([](const NodeAttrs& attrs) {
-        return static_cast<uint32_t>(attrs.Param<AddNParam>().num_args);
-      })
       .SetInputNames([](const NodeAttrs& attrs) {
         std::vector<std::string> names;
         for (int i = 0; i < attrs.Param<AddNParam>().num_args; ++i)
           names.push_back("arg" + std::to_string(i));
         return names;
+      })
+      // Counted from num_args without building the names: a hostile file may say billions.
+      .SetNumInputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(attrs.Param<AddNParam>().num_args);
       })
       .SetInferShape(ElemwiseShape)
       .SetInferType(ElemwiseFloatType)

@@ -106,18 +106,17 @@ void AdaptivePoolOnnx(OnnxNodeContext* ctx) {
 }  // namespace
 
 void RegisterAdaptivePoolingOps(OpRegistry* r) {
-  Op& op = r->Register("_contrib_AdaptiveAvgPooling2D")
+  r->Register("_contrib_AdaptiveAvgPooling2D")
                .Describe(
                    "Adaptive average pooling of a 4-D input to output_size (height, "
                    "width): cell (i, j) averages rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 "
                    "and the corresponding columns.")
-               .SetParam<AdaptivePoolParam>()
+               .SetParam<AdaptivePoolParam>(AdaptivePoolParamInit)
                .SetInputNames({"data"})
                .SetInferShape(AdaptivePoolShape)
                .SetInferType(ElemwiseFloatType)
                .SetCompute(AdaptivePoolCompute)
                .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx);
-  internal::AddParamInit<AdaptivePoolParam>(&op, AdaptivePoolParamInit);
 }
 
 }  // namespace hybridnet

@@ -19,16 +19,17 @@ namespace {
 struct SoftmaxParam {
   int axis = -1;
   std::optional<double> temperature;
-  std::optional<std::string> dtype;
+  std::optional<DType> dtype;
   std::optional<bool> use_length = false;
   static void Declare(ParamDeclarer<SoftmaxParam>* d) {
     d->Field("axis", &SoftmaxParam::axis).Default(-1).Describe("The axis along which to compute.");
     d->Field("temperature", &SoftmaxParam::temperature)
         .Default(std::nullopt)
         .Describe("Temperature parameter in softmax (None means 1).");
-    d->Field("dtype", &SoftmaxParam::dtype)
+    d->Field("dtype", &SoftmaxParam::dtype,
+             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64}})
         .Default(std::nullopt)
-        .OneOf({"float16", "float32", "float64"})
         .Describe("DType of the output (this build computes float32 only).");
     d->Field("use_length", &SoftmaxParam::use_length)
         .Default(std::optional<bool>(false))
@@ -37,13 +38,16 @@ struct SoftmaxParam {
   }
 };
 
+// Only the gradient depends on it; accepted for compatibility.
+enum class SoftmaxNormalization { kBatch, kNull, kValid };
+
 struct SoftmaxOutputParam {
   float grad_scale = 1.f;
   float ignore_label = -1.f;
   bool multi_output = false;
   bool use_ignore = false;
   bool preserve_shape = false;
-  std::string normalization = "null";
+  SoftmaxNormalization normalization = SoftmaxNormalization::kNull;
   bool out_grad = false;
   float smooth_alpha = 0.f;
   static void Declare(ParamDeclarer<SoftmaxOutputParam>* d) {
@@ -62,9 +66,10 @@ struct SoftmaxOutputParam {
     d->Field("preserve_shape", &SoftmaxOutputParam::preserve_shape)
         .Default(false)
         .Describe("If true, softmax is applied along the last axis.");
-    d->Field("normalization", &SoftmaxOutputParam::normalization)
-        .Default("null")
-        .OneOf({"batch", "null", "valid"})
+    d->Field("normalization", &SoftmaxOutputParam::normalization,
+             {{"batch", SoftmaxNormalization::kBatch}, {"null", SoftmaxNormalization::kNull},
+              {"valid", SoftmaxNormalization::kValid}})
+        .Default(SoftmaxNormalization::kNull)
         .Describe("Normalizes the gradient.");
     d->Field("out_grad", &SoftmaxOutputParam::out_grad)
         .Default(false)
@@ -75,13 +80,17 @@ struct SoftmaxOutputParam {
   }
 };
 
+enum class SoftmaxActivationMode { kChannel, kInstance };
+
 struct SoftmaxActivationParam {
-  std::string mode = "instance";
+  SoftmaxActivationMode mode = SoftmaxActivationMode::kInstance;
   static void Declare(ParamDeclarer<SoftmaxActivationParam>* d) {
-    d->Field("mode", &SoftmaxActivationParam::mode)
-        .Default("instance")
-        .OneOf({"channel", "instance"})
-        .Describe("instance: softmax over all but the first axis; channel: over axis 1.");
+    d->Field("mode", &SoftmaxActivationParam::mode,
+             {{"channel", SoftmaxActivationMode::kChannel},
+              {"instance", SoftmaxActivationMode::kInstance}})
+        .Default(SoftmaxActivationMode::kInstance)
+        .Describe("instance: softmax over the last axis (MXNet's kernel flattens the leading "
+                  "axes into instances); channel: over axis 1.");
   }
 };
 
@@ -123,8 +132,8 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
 bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   CheckSoftmaxSupported(attrs);
   const auto& dtype = attrs.Param<SoftmaxParam>().dtype;
-  HN_CHECK(!dtype || *dtype == "float32", kUnsupported)
-      << DescribeNode(attrs) << ": dtype=" << *dtype
+  HN_CHECK(!dtype || *dtype == DType::kFloat32, kUnsupported)
+      << DescribeNode(attrs) << ": dtype=" << DTypeName(*dtype)
       << " is not supported (this build computes float32)";
   return ElemwiseFloatType(attrs, in, out);
 }
@@ -248,7 +257,8 @@ void SoftmaxOutputCompute(const OpContext&, const NodeAttrs& attrs, const std::v
 bool SoftmaxActivationShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   bool known = ElemwiseShape(attrs, in, out);
-  if (attrs.Param<SoftmaxActivationParam>().mode == "channel" && (*in)[0].ndim() != 0) {
+  if (attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel &&
+      (*in)[0].ndim() != 0) {
     HN_CHECK((*in)[0].ndim() >= 2, kShapeError)
         << DescribeNode(attrs) << ": mode=channel needs at least 2 dimensions, got "
         << (*in)[0];
@@ -260,12 +270,9 @@ void SoftmaxActivationCompute(const OpContext&, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   AxisView v;
-  if (attrs.Param<SoftmaxActivationParam>().mode == "channel") {
-    v = ViewAround(s, 1);
-  } else {
-    v.outer = s[0];
-    v.size = in[0].Size() / s[0];
-  }
+  v = ViewAround(s, attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel
+                       ? 1
+                       : s.ndim() - 1);
   FloatSoftmaxAlong(in[0].ptr<const float>(), out[0].ptr<float>(), v);
 }
 
@@ -294,34 +301,24 @@ FOnnxConvert SoftmaxOnnx(const char* op_type) {
   };
 }
 
-// Softmax over everything but the first axis: over (N, -1), then back to the input's shape.
-void FlatSoftmaxOnnx(OnnxNodeContext* ctx) {
+// At inference the label is not read: it does not become an ONNX input. Without multi_output
+// or preserve_shape the softmax runs over (N, -1), reshaped back to the input's shape.
+void SoftmaxOutputOnnx(OnnxNodeContext* ctx) {
+  const SoftmaxOutputParam& p = ctx->param<SoftmaxOutputParam>();
   const OnnxValue& x = ctx->in(0);
-  if (x.shape.ndim() == 2) {
-    ctx->Add("Softmax", {x.name}, {{"axis", 1}}, ctx->out(0).name);
+  if (p.multi_output || p.preserve_shape || x.shape.ndim() == 2) {
+    const int64_t axis = p.multi_output || !p.preserve_shape ? 1 : -1;
+    ctx->Add("Softmax", {x.name}, {{"axis", axis}}, ctx->out(0).name);
     return;
   }
   std::string rows = ctx->Add("Flatten", {x.name}, {{"axis", 1}});
   ctx->ReshapeToOutput(ctx->Add("Softmax", {rows}, {{"axis", 1}}), 0);
 }
 
-// At inference the label is not read: it does not become an ONNX input.
-void SoftmaxOutputOnnx(OnnxNodeContext* ctx) {
-  const SoftmaxOutputParam& p = ctx->param<SoftmaxOutputParam>();
-  if (p.multi_output || p.preserve_shape) {
-    ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", p.multi_output ? 1 : -1}},
-             ctx->out(0).name);
-  } else {
-    FlatSoftmaxOnnx(ctx);
-  }
-}
-
+// Over axis 1 (channel) or the last axis (instance), as the kernel.
 void SoftmaxActivationOnnx(OnnxNodeContext* ctx) {
-  if (ctx->param<SoftmaxActivationParam>().mode == "channel") {
-    ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", 1}}, ctx->out(0).name);
-  } else {
-    FlatSoftmaxOnnx(ctx);
-  }
+  const bool channel = ctx->param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel;
+  ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", channel ? 1 : -1}}, ctx->out(0).name);
 }
 
 }  // namespace
@@ -330,7 +327,6 @@ void RegisterSoftmaxOps(OpRegistry* r) {
   r->Register("softmax")
       .Describe("Softmax along axis: exp(x / t) / sum(exp(x / t)), t = temperature.")
       .SetParam<SoftmaxParam>()
-      .SetNumInputs(SoftmaxNumInputs)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
@@ -341,7 +337,6 @@ void RegisterSoftmaxOps(OpRegistry* r) {
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
       .SetParam<SoftmaxParam>()
-      .SetNumInputs(SoftmaxNumInputs)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
@@ -362,15 +357,14 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxOutputOnnx);
 
   r->Register("SoftmaxActivation")
-      .Describe("Softmax over all but the first axis (mode=instance) or over axis 1 "
-                "(mode=channel).")
+      .Describe("Softmax over the last axis (mode=instance) or over axis 1 (mode=channel).")
       .SetParam<SoftmaxActivationParam>()
       .SetInputNames({"data"})
       .SetInferShape(SoftmaxActivationShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SoftmaxActivationCompute)
       .SetInplace({{0, 0}})
-      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxActivationOnnx);
+      .SetOnnx({"Softmax"}, SoftmaxActivationOnnx);
 }
 
 }  // namespace hybridnet

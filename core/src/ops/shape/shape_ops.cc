@@ -699,11 +699,12 @@ void RegisterShapeOps(OpRegistry* r) {
       .AddAlias("concat")
       .SetParam<ConcatParam>()
       .SetKeyVarNumArgs("num_args")
+      .SetInputNames(
+          ArgNames([](const NodeAttrs& attrs) { return attrs.Param<ConcatParam>().num_args; }))
+      // Counted from num_args without building the names: a hostile file may say billions.
       .SetNumInputs([](const NodeAttrs& attrs) {
         return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
       })
-      .SetInputNames(
-          ArgNames([](const NodeAttrs& attrs) { return attrs.Param<ConcatParam>().num_args; }))
       .SetInferShape(ConcatShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ConcatCompute)

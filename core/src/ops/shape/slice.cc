@@ -330,20 +330,19 @@ void SliceAxisOnnx(OnnxNodeContext* ctx) {
 }  // namespace
 
 void RegisterSliceOps(OpRegistry* r) {
-  Op& slice = r->Register("slice")
+  r->Register("slice")
                   .Describe(
                       "Slices a region of the array: for each axis i < len(begin), "
                       "elements begin[i], begin[i] + step[i], ... before end[i]. None "
                       "entries select the whole axis; negative values count from the "
                       "end.")
                   .AddAlias("crop")
-                  .SetParam<SliceParam>()
+                  .SetParam<SliceParam>(SliceParamInit)
                   .SetInputNames({"data"})
                   .SetInferShape(SliceShape)
                   .SetInferType(ElemwiseFloatType)
                   .SetCompute(SliceCompute)
                   .SetOnnx({"Slice"}, SliceOnnx);
-  internal::AddParamInit<SliceParam>(&slice, SliceParamInit);
 
   r->Register("slice_axis")
       .Describe(

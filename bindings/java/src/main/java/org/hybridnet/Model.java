@@ -3,8 +3,10 @@ package org.hybridnet;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
 
 /**
  * A loaded model: graph plus weights, from an export of hybridnet or of real MXNet
@@ -89,6 +91,42 @@ public final class Model extends NativeResource {
     } finally {
       release();
     }
+  }
+
+  /**
+   * Writes this model as an ONNX file at opset 17 (see {@link #exportOnnx(String, Map, int,
+   * boolean)}).
+   */
+  public void exportOnnx(String path, Map<String, long[]> inputShapes) {
+    exportOnnx(path, inputShapes, 0, false);
+  }
+
+  /**
+   * Writes this model as an ONNX file: the weights as initializers, the input and output names
+   * kept. {@code inputShapes} gives the data inputs' shapes (e.g. {@code Map.of("data", new
+   * long[] {1, 3, 224, 224})}); {@code opset} is 13 to 21 (0: 17); with {@code dynamicBatch}
+   * axis 0 of the inputs is symbolic.
+   *
+   * @throws HybridnetException.Unsupported listing every node without an exact ONNX form
+   */
+  public void exportOnnx(String path, Map<String, long[]> inputShapes, int opset,
+      boolean dynamicBatch) {
+    Objects.requireNonNull(path, "path");
+    NamedShapes shapes = new NamedShapes(inputShapes);
+    long h = acquire();
+    try {
+      HybridnetNative.hn_model_export_onnx(h, path, opset,
+          dynamicBatch ? HybridnetNativeConstants.HN_ONNX_DYNAMIC_BATCH : 0, shapes.names.length,
+          shapes.names, shapes.ndims, shapes.dims, null);
+    } finally {
+      release();
+    }
+  }
+
+  /** {@link #exportOnnx(String, Map, int, boolean)} to a Path. */
+  public void exportOnnx(Path path, Map<String, long[]> inputShapes, int opset,
+      boolean dynamicBatch) {
+    exportOnnx(path.toString(), inputShapes, opset, dynamicBatch);
   }
 
   /** A new predictor (executor) of this model; it keeps the weights alive after close(). */

@@ -151,25 +151,13 @@ public final class Symbol extends NativeResource {
    * @throws HybridnetException.Shape on conflicts or when a shape stays unknown
    */
   public Shapes inferShape(Map<String, long[]> known) {
-    String[] names = new String[known.size()];
-    int[] ndims = new int[known.size()];
-    int total = 0;
-    for (long[] dims : known.values()) total += dims.length;
-    long[] dims = new long[total];
-    int i = 0;
-    int offset = 0;
-    for (Map.Entry<String, long[]> e : known.entrySet()) {
-      names[i] = e.getKey();
-      ndims[i] = e.getValue().length;
-      System.arraycopy(e.getValue(), 0, dims, offset, ndims[i]);
-      offset += ndims[i];
-      ++i;
-    }
+    NamedShapes shapes = new NamedShapes(known);
     long h = acquire();
     long info = 0;
     try {
       long[] out = new long[1];
-      HybridnetNative.hn_symbol_infer_shape(h, names.length, names, ndims, dims, 0, out);
+      HybridnetNative.hn_symbol_infer_shape(
+          h, shapes.names.length, shapes.names, shapes.ndims, shapes.dims, 0, out);
       info = out[0];
       return new Shapes(
           group(info, HybridnetNativeConstants.HN_SHAPES_ARGUMENTS),
