@@ -123,7 +123,8 @@ std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
 // Gives every BatchNorm random statistics and affine parameters (zoo_golden.py's
 // randomize_batchnorm), so that an export exercises them.
 void RandomizeBatchNorm(HybridBlock* net) {
-  for (const auto& p : net->CollectParams().list()) {
+  ParameterDict params = net->CollectParams();
+  for (const auto& p : params.list()) {
     const std::string name = p->name();
     auto ends_with = [&name](const std::string& suffix) {
       return name.size() >= suffix.size() &&
