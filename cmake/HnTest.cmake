@@ -12,3 +12,16 @@ function(hn_add_test name)
                                              HN_TEST_TMPDIR="${CMAKE_BINARY_DIR}/test_tmp")
   gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# hn_reference_python(VAR VENV DOC): the interpreter of a test-time reference venv under
+# ~/.cache/hybridnet (cache variable VAR, e.g. set by a setup script), and VAR_RUN to run the
+# tests with: that one, or the system Python (the tests then skip saying what is missing).
+function(hn_reference_python var venv doc)
+  set(${var} "$ENV{HOME}/.cache/hybridnet/${venv}/bin/python" CACHE FILEPATH "${doc}")
+  if(EXISTS "${${var}}")
+    set(${var}_RUN "${${var}}" PARENT_SCOPE)
+  else()
+    find_package(Python3 COMPONENTS Interpreter)
+    set(${var}_RUN "${Python3_EXECUTABLE}" PARENT_SCOPE)
+  endif()
+endfunction()

@@ -3,6 +3,7 @@
 // tests/onnx (ctest -L onnx).
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cstring>
 #include <set>
 
@@ -220,6 +221,38 @@ TEST(OnnxExport, FixGammaUsesOnesNotTheStoredGamma) {
     }
   }
   EXPECT_TRUE(found) << "no initializer of ones for the fixed gamma";
+}
+
+// Padding as large as the window (which ONNX Runtime refuses as MaxPool pads) becomes an
+// explicit Pad with the kernel's -FLT_MAX, so windows entirely in the padding agree.
+TEST(OnnxExport, MaxPoolingWithPaddingAsLargeAsTheWindowPadsExplicitly) {
+  Symbol pool = Symbol::Create("Pooling", {Symbol::Var("data")},
+                               {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "max"}},
+                               "pool");
+  onnx::ModelProto m = Parse(ExportOnnx(pool, {}, Shapes({{"data", {1, 2, 3, 3}}})));
+  std::vector<std::string> ops;
+  for (const auto& n : m.graph().node()) ops.push_back(n.op_type());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Pad", "MaxPool"}));
+  bool lowest = false;
+  for (const auto& t : m.graph().initializer()) {
+    if (t.data_type() != onnx::TensorProto_DataType_FLOAT || t.raw_data().size() != 4) continue;
+    float v = 0;
+    std::memcpy(&v, t.raw_data().data(), sizeof v);
+    lowest = lowest || v == -FLT_MAX;
+  }
+  EXPECT_TRUE(lowest);
+  for (const auto& a : m.graph().node(1).attribute()) EXPECT_NE(a.name(), "pads");
+}
+
+TEST(OnnxExport, AveragePoolingWithPaddingAsLargeAsTheWindowIsRefused) {
+  Symbol pool = Symbol::Create("Pooling", {Symbol::Var("data")},
+                               {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "avg"}},
+                               "pool");
+  Error e = ExportError(pool, {}, Shapes({{"data", {1, 2, 3, 3}}}));
+  EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+  EXPECT_NE(std::string(e.what()).find("Pooling(pool): its padding is as large as the window"),
+            std::string::npos)
+      << e.what();
 }
 
 TEST(OnnxExport, RepeatedOutputsGetDistinctNames) {

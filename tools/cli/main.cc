@@ -330,6 +330,20 @@ int Info(const std::vector<std::string>& args) {
 // ---------------------------------------------------------------------------------------------
 // convert, ops
 
+// All of `text` as a number (parse: std::stoi or std::stod), or a usage error naming `option`.
+template <typename Parse>
+auto ParseNumber(const std::string& option, const std::string& text, Parse parse) {
+  size_t used = 0;
+  decltype(parse(text, &used)) number{};
+  try {
+    number = parse(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size()) UsageError(option + ": '" + text + "' is not a number");
+  return number;
+}
+
 // convert ... OUT.onnx: the ONNX export (onnx_convert.cc).
 int ConvertOnnx(const std::vector<std::string>& args) {
   OnnxConvertOptions o;
@@ -340,14 +354,8 @@ int ConvertOnnx(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (args[i] == "--opset") {
-      const std::string& text = value("N");
-      size_t used = 0;
-      try {
-        o.opset = std::stoi(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || text.empty()) UsageError("--opset: '" + text + "' is not a number");
+      o.opset = ParseNumber("--opset", value("N"),
+                            [](const std::string& t, size_t* used) { return std::stoi(t, used); });
     } else if (args[i] == "--dynamic-batch") {
       o.dynamic_batch = true;
     } else if (args[i] == "--input") {
@@ -355,14 +363,9 @@ int ConvertOnnx(const std::vector<std::string>& args) {
     } else if (args[i] == "--check") {
       o.check = true;
     } else if (args[i] == "--tolerance") {
-      const std::string& text = value("T");
-      size_t used = 0;
-      try {
-        o.tolerance = std::stod(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != text.size() || !(o.tolerance >= 0)) UsageError("--tolerance: '" + text + "' is not a number >= 0");
+      o.tolerance = ParseNumber("--tolerance", value("T"),
+                                [](const std::string& t, size_t* used) { return std::stod(t, used); });
+      if (!(o.tolerance >= 0)) UsageError("--tolerance must be >= 0");
     } else if (!args[i].empty() && args[i][0] == '-') {
       UsageError("unknown option '" + args[i] + "'");
     } else {

@@ -360,21 +360,22 @@ class Exporter {
     return copy;
   }
 
-  // Shapes of every entry for the variables' shapes (params, data inputs, the batch of the
-  // given inputs multiplied by `batch_factor`).
+  // Shapes of every entry for the variables' shapes: the parameters' and the given data
+  // inputs' with their batch multiplied by `batch_factor` (the other inputs are inferred, or
+  // have "__shape__").
   std::vector<Shape> InferEntryShapes(int64_t batch_factor) const {
     std::vector<Shape> shapes(hintless_g_.num_entries());
     for (const auto& kv : param_of_) shapes[hintless_g_.entry_id(kv.first, 0)] = kv.second->shape();
     for (const auto& kv : data_shapes_) {
       Shape s = kv.second;
-      if (given_.count(kv.first)) s[0] *= batch_factor;
+      s[0] *= batch_factor;
       shapes[hintless_g_.entry_id(kv.first, 0)] = s;
     }
     internal::InferShapes(hintless_g_, &shapes);
     return shapes;
   }
 
-  // Variables: parameters (initializers) or graph inputs; data inputs have a given shape.
+  // Variables: parameters (initializers) or graph inputs, some with a given shape.
   void ClassifyVariables() {
     std::vector<std::string> graph_inputs;
     for (uint32_t nid : g_.input_nodes()) {
@@ -394,10 +395,6 @@ class Exporter {
             << "input '" << node->name() << "': shape " << given->second
             << " has unknown (0) dimensions";
         data_shapes_[nid] = given->second;
-        given_.insert(nid);
-      } else if (node->attrs.dict.count("__shape__")) {
-        Shape hint = ParseShape(node->attrs.dict.at("__shape__"));
-        if (hint.IsKnown()) data_shapes_[nid] = hint;
       }
     }
     std::vector<std::string> named;
@@ -407,13 +404,11 @@ class Exporter {
       bool found = std::find(graph_inputs.begin(), graph_inputs.end(), given_name) !=
                    graph_inputs.end();
       if (found) continue;
-      std::string list;
-      for (const auto& n : graph_inputs) list += (list.empty() ? "" : ", ") + n;
       HN_CHECK(!params_.count(given_name), kInvalidArgument)
           << "'" << given_name << "' is a parameter of the model, not an input; its shape comes "
           << "from its value";
       HN_THROW(kNotFound) << "the graph has no input '" << given_name << "' (inputs: "
-                          << (list.empty() ? "none" : list) << ")";
+                          << (graph_inputs.empty() ? "none" : NameList(graph_inputs)) << ")";
     }
   }
 
@@ -457,9 +452,9 @@ class Exporter {
       batch_named_[e].assign(shapes_[e].ndim(), false);
     }
     if (!options_.dynamic_batch) return;
-    HN_CHECK(!given_.empty(), kInvalidArgument)
+    HN_CHECK(!data_shapes_.empty(), kInvalidArgument)
         << "a dynamic batch axis needs the shapes of the data inputs (input_shapes)";
-    const int64_t batch = data_shapes_.at(*given_.begin())[0];
+    const int64_t batch = data_shapes_.begin()->second[0];
     std::vector<Shape> doubled;
     try {
       doubled = InferEntryShapes(2);
@@ -576,6 +571,7 @@ class Exporter {
       std::string name = names_[e];
       if (written.count(name)) {
         // The same value twice among the outputs: ONNX output names are unique.
+        builder->BeginSource(g_[out.node_id].node->attrs, "");
         std::string copy = builder->UniqueValue(name);
         builder->AddNode("Identity", {name}, {copy}, {});
         name = copy;
@@ -592,9 +588,8 @@ class Exporter {
   Symbol hintless_;
   IndexedGraph hintless_g_;
   std::map<uint32_t, const NDArray*> param_of_;
-  std::set<uint32_t> given_;  ///< graph inputs with a shape in options.input_shapes
   std::vector<uint32_t> input_nodes_;
-  std::map<uint32_t, Shape> data_shapes_;
+  std::map<uint32_t, Shape> data_shapes_;  ///< the graph inputs in options.input_shapes
   std::vector<Shape> shapes_;
   std::vector<DType> types_;
   std::vector<std::vector<bool>> batch_dims_, batch_named_;
