@@ -1,4 +1,4 @@
-// Writes every op conformance case for the live-MXNet check (ops_golden.py):
+// Writes every op conformance case for the live-MXNet check (tests/common/mxnet_check.py):
 //   DIR/index.json              {"ops": [every public op], "cases": [{name, op, attrs, inputs,
 //                                outputs, mxnet_skip, mxnet_rtol}, ...]}
 //   DIR/<case>-symbol.json      the one-op graph, as hybridnet writes MXNet JSON
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
       std::vector<NDArray> outputs = hybridnet::Invoke(c.op, inputs, c.attrs, "node");
       nlohmann::json entry{{"name", name},
                            {"op", op.name},
+                           {"symbol", name + "-symbol.json"},
                            {"attrs", c.attrs},
                            {"mxnet_skip", c.mxnet_skip},
                            {"mxnet_rtol", c.mxnet_rtol}};

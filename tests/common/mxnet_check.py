@@ -1,9 +1,14 @@
-"""Every op conformance case, run in real MXNet 1.9.1 (exit 77 = skipped when MXNet is absent).
+"""Graphs run by hybridnet, run again in real MXNet 1.9.1 (exit 77 = skipped when MXNet is absent).
 
-hn_export_op_cases writes each case as MXNet would hold it (a one-op symbol JSON, input .npy
-files) with hybridnet's eager outputs; MXNet loads the same JSON and runs it on the same inputs
-as a hybridized Gluon block does (a CachedOp, inference). Float outputs must agree within the
-case's mxnet_rtol of the largest output magnitude, integer outputs exactly, NaN with NaN.
+An exporter (hn_export_op_cases: every op conformance case; hn_graph_diff --export: random whole
+graphs) writes WORK_DIR/index.json and, per case, the symbol JSON (and .params) as MXNet would
+hold them, the input .npy files and hybridnet's outputs:
+  {"ops": [...optional: ops that must each have a checked case...],
+   "cases": [{"name", "op", "symbol", "params" (optional), "inputs": [{"name", "file"}],
+              "outputs": [files], "mxnet_skip", "mxnet_rtol"}]}
+MXNet loads the same files and runs them on the same inputs as a hybridized Gluon block does (a
+CachedOp, inference). Float outputs must agree within the case's mxnet_rtol of the largest output
+magnitude, integer outputs exactly, NaN with NaN.
 
 MXNet's pip wheel has two CPU paths that do not always agree with each other: its MKLDNN kernels
 (the default) and its plain kernels (MXNET_MKLDNN_ENABLED=0). Known disagreements: SoftmaxOutput
@@ -11,10 +16,10 @@ on inputs of more than two dimensions, 1-D Deconvolution with dilation; _contrib
 exists only with MKLDNN. Each case runs under both; it passes when it matches either, and the
 report names the cases where the two disagree and which one hybridnet follows.
 
-Every public op must have at least one case MXNet checked: an op no case reaches fails, as does a
-case marked mxnet_skip whose op has no other checked case.
-Usage: ops_golden.py HN_EXPORT_OP_CASES WORK_DIR
-       ops_golden.py --worker WORK_DIR OUT_DIR   (runs every case in this process's MXNet)
+When the index lists "ops", each must have at least one case MXNet checked: an op no case
+reaches fails, as does a case marked mxnet_skip whose op has no other checked case.
+Usage: mxnet_check.py WORK_DIR EXPORTER [ARGS...]   (runs EXPORTER ARGS... WORK_DIR, then checks)
+       mxnet_check.py --worker WORK_DIR OUT_DIR     (runs every case in this process's MXNet)
 """
 import json
 import os
@@ -48,8 +53,12 @@ def run_worker(work, out_dir):
         if case["mxnet_skip"]:
             continue
         try:
-            sym = mx.sym.load(os.path.join(work, case["name"] + "-symbol.json"))
+            sym = mx.sym.load(os.path.join(work, case["symbol"]))
             arrays = {}
+            if case.get("params"):
+                loaded = mx.nd.load(os.path.join(work, case["params"]))
+                for key, value in (loaded.items() if isinstance(loaded, dict) else []):
+                    arrays[key.split(":", 1)[1] if ":" in key else key] = value
             for inp in case["inputs"]:
                 value = np.load(os.path.join(work, inp["file"]))
                 arrays[inp["name"]] = mx.nd.array(value, dtype=value.dtype)
@@ -106,13 +115,13 @@ def problems_against(case, work, mode_dir, errors):
     return problems
 
 
-def main(exporter, work):
+def main(work, exporter):
     start = time.time()
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    r = subprocess.run([exporter, work], capture_output=True, text=True)
+    r = subprocess.run(exporter + [work], capture_output=True, text=True)
     if r.returncode != 0:
-        print(f"FAIL: {exporter} {work}: {r.stderr.strip()}")
+        print(f"FAIL: {' '.join(exporter)} {work}: {r.stderr.strip()}{r.stdout.strip()[-2000:]}")
         return 1
     index = json.load(open(os.path.join(work, "index.json")))
     errors = {}
@@ -138,7 +147,7 @@ def main(exporter, work):
         if not matched:
             failures.append(name)
             detail = "; ".join(f"{m}: " + ", ".join(p) for m, p in per_mode.items())
-            print(f"FAIL {name} ({op} {case['attrs']}): {detail}", flush=True)
+            print(f"FAIL {name} ({op} {case.get('attrs', '')}): {detail}", flush=True)
             continue
         checked.add(op)
         if len(matched) < len(MODES):
@@ -147,7 +156,7 @@ def main(exporter, work):
             print(f"NOTE {name} ({op}): MXNet's {other} path differs from its {matched[0]} path, "
                   f"which hybridnet matches ({', '.join(per_mode[other])})", flush=True)
 
-    unchecked = [op for op in index["ops"] if op not in checked]
+    unchecked = [op for op in index.get("ops", []) if op not in checked]
     for op in unchecked:
         why = "; ".join(skipped.get(op, ["no conformance case"]))
         print(f"FAIL op {op} is not checked against MXNet ({why})")
@@ -155,7 +164,7 @@ def main(exporter, work):
     n_skipped = sum(len(v) for v in skipped.values())
     print(f"{n_cases - len(failures) - n_skipped} of {n_cases} cases match MXNet {mx.__version__} "
           f"({len(split)} where its MKLDNN and plain CPU paths disagree, {n_skipped} not "
-          f"comparable); {len(checked)} of {len(index['ops'])} ops checked; {len(failures)} "
+          f"comparable); {len(checked)} of {len(index.get('ops', checked))} ops checked; {len(failures)} "
           f"cases failed; {len(unchecked)} ops unchecked ({time.time() - start:.1f} s)")
     return 1 if failures or unchecked else 0
 
@@ -164,4 +173,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--worker":
         run_worker(sys.argv[2], sys.argv[3])
     else:
-        sys.exit(main(sys.argv[1], sys.argv[2]))
+        sys.exit(main(sys.argv[1], sys.argv[2:]))
