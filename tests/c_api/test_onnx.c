@@ -129,7 +129,7 @@ static void test_export_errors(void) {
   HN_EXPECT_OK(hn_symbol_var("data", &data));
   HN_EXPECT_OK(hn_symbol_create("Dropout", &data, 1, keys, values, 2, "drop", &sym));
   HN_EXPECT_ERR(hn_symbol_export_onnx(sym, NULL, path, 0, 0, 1, names, ndims, dims, NULL),
-                HN_ERR_UNSUPPORTED, "Dropout(drop): mode='always'");
+                HN_ERR_UNSUPPORTED, "'Dropout' (node 'drop'): mode='always'");
   HN_EXPECT_ERR(hn_symbol_export_onnx(NULL, NULL, path, 0, 0, 1, names, ndims, dims, NULL),
                 HN_ERR_INVALID_ARGUMENT, "'symbol' is NULL");
   hn_symbol_free(sym);

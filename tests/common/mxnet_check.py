@@ -7,8 +7,9 @@ hold them, the input .npy files and hybridnet's outputs:
    "cases": [{"name", "op", "symbol", "params" (optional), "inputs": [{"name", "file"}],
               "outputs": [files], "mxnet_skip", "mxnet_rtol"}]}
 MXNet loads the same files and runs them on the same inputs as a hybridized Gluon block does (a
-CachedOp, inference). Float outputs must agree within the case's mxnet_rtol of the largest output
-magnitude, integer outputs exactly, NaN with NaN.
+CachedOp, inference; its symbolic executor for the graphs a CachedOp refuses: no inputs, or ops
+without a gradient). Outputs must have MXNet's dtypes and shapes; float outputs must agree within
+the case's mxnet_rtol of the largest output magnitude, integer outputs exactly, NaN with NaN.
 
 MXNet's pip wheel has two CPU paths that do not always agree with each other: its MKLDNN kernels
 (the default) and its plain kernels (MXNET_MKLDNN_ENABLED=0). Known disagreements: SoftmaxOutput
@@ -18,8 +19,11 @@ report names the cases where the two disagree and which one hybridnet follows.
 
 When the index lists "ops", each must have at least one case MXNet checked: an op no case
 reaches fails, as does a case marked mxnet_skip whose op has no other checked case.
+A case that kills MXNet's process (it has segfaults and SIGFPEs of its own) fails with that as
+its finding; the other cases still run.
 Usage: mxnet_check.py WORK_DIR EXPORTER [ARGS...]   (runs EXPORTER ARGS... WORK_DIR, then checks)
-       mxnet_check.py --worker WORK_DIR OUT_DIR     (runs every case in this process's MXNet)
+       mxnet_check.py --worker WORK_DIR OUT_DIR [RESUME_AFTER_CASE]   (runs the cases in this
+       process's MXNet)
 """
 import json
 import os
@@ -42,16 +46,66 @@ except Exception as e:  # noqa: BLE001 - any import failure means "no reference 
     sys.exit(77)
 
 MODES = {"mkldnn": "1", "plain": "0"}
+MAX_CRASHES = 20
+RESTART = 3  # the worker's exit code after recording an MXNet error
+WORKER_TIMEOUT = 300  # seconds for one worker's run over the cases (about 20 s normally)
 
 
-def run_worker(work, out_dir):
-    """Runs every case in this process's MXNet; writes outputs or the error per case."""
+# What MXNet's CachedOp says when it refuses a graph its executor runs: no inputs, an op without
+# FGradient or without a backward node it can build (it builds the backward graph up front: sort
+# without an axis attribute writes axis="" into _backward_topk), a cross-device copy.
+CACHED_OP_REFUSALS = ("There are no inputs in computation graph that require gradients",
+                      "didn't register FGradient attribute", "non-differentiable", "_backward_",
+                      "kAsync")
+
+
+def run_graph(sym, arrays):
+    """The graph's outputs in MXNet: a CachedOp, as a hybridized Gluon block runs it (nothing
+    records: inference); where MXNet's CachedOp refuses the graph, its symbolic executor with
+    grad_req='null', as Module runs it. Ops that must write into their first input
+    (_scatter_set_nd checks that output and lhs share memory, which no graph input can) run as
+    MXNet's NDArray API runs them, with out= that input."""
+    try:
+        outputs = mx.nd.CachedOp(sym)(*[arrays[n] for n in sym.list_inputs()])
+        return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    except mx.base.MXNetError as cached_error:
+        if not any(reason in str(cached_error) for reason in CACHED_OP_REFUSALS):
+            raise
+        refusal = cached_error
+    args = {n: arrays[n] for n in sym.list_arguments()}
+    aux = {n: arrays[n] for n in sym.list_auxiliary_states()}
+    try:
+        executor = sym.bind(mx.cpu(), args=args, aux_states=aux, grad_req="null")
+        outputs = executor.forward(is_train=False)
+        for o in outputs:
+            o.wait_to_read()
+        return outputs
+    except mx.base.MXNetError as e:
+        if "outputs[0].dptr_" not in str(e):
+            raise refusal from None
+    node = json.loads(sym.tojson())["nodes"][-1]
+    inputs = [arrays[n] for n in sym.list_inputs()]
+    fn = getattr(mx.nd._internal, node["op"], None) or getattr(mx.nd, node["op"])
+    target = inputs[0].copy()
+    fn(target, *inputs[1:], out=target, **node.get("attrs", {}))
+    return [target]
+
+
+def run_worker(work, out_dir, resume_after):
+    """Runs the cases (those after `resume_after`, when given) in this process's MXNet; writes
+    each one's outputs, or its error as a line of errors.jsonl. The case under way is named in
+    current.txt, so that the parent knows which one a crash of MXNet's process was in. After an
+    error the process exits (RESTART): MXNet's state after some errors makes later cases crash
+    or hang, so the parent resumes in a fresh process."""
     index = json.load(open(os.path.join(work, "index.json")))
     os.makedirs(out_dir, exist_ok=True)
-    errors = {}
-    for case in index["cases"]:
+    names = [c["name"] for c in index["cases"]]
+    first = names.index(resume_after) + 1 if resume_after else 0
+    for case in index["cases"][first:]:
         if case["mxnet_skip"]:
             continue
+        with open(os.path.join(out_dir, "current.txt"), "w") as f:
+            f.write(case["name"])
         try:
             sym = mx.sym.load(os.path.join(work, case["symbol"]))
             arrays = {}
@@ -62,22 +116,65 @@ def run_worker(work, out_dir):
             for inp in case["inputs"]:
                 value = np.load(os.path.join(work, inp["file"]))
                 arrays[inp["name"]] = mx.nd.array(value, dtype=value.dtype)
-            # A CachedOp, as a hybridized Gluon block runs the graph (nothing records: inference).
-            outputs = mx.nd.CachedOp(sym)(*[arrays[n] for n in sym.list_inputs()])
-            if not isinstance(outputs, (list, tuple)):
-                outputs = [outputs]
+            outputs = run_graph(sym, arrays)
             for i, o in enumerate(outputs):
                 np.save(os.path.join(out_dir, f"{case['name']}-out{i}.npy"), o.asnumpy())
         except Exception as e:  # noqa: BLE001 - MXNet rejecting the case is a finding
             lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
-            errors[case["name"]] = lines[-1][:300] if lines else type(e).__name__
-    json.dump(errors, open(os.path.join(out_dir, "errors.json"), "w"))
+            record_error(out_dir, case["name"], lines[-1][:300] if lines else type(e).__name__)
+            sys.exit(RESTART)
+    os.remove(os.path.join(out_dir, "current.txt"))
+
+
+def record_error(out_dir, name, message):
+    with open(os.path.join(out_dir, "errors.jsonl"), "a") as f:
+        f.write(json.dumps({"name": name, "error": message}) + "\n")
+
+
+def run_mode(work, mode, flag):
+    """Every case in one MXNet CPU path; a case that crashes MXNet's process is recorded as such
+    and the run resumes after it. Returns {case: error}, or None when the worker fails."""
+    env = dict(os.environ, MXNET_MKLDNN_ENABLED=flag)
+    out_dir = os.path.join(work, "mxnet-" + mode)
+    resume_after = ""
+    crashes = 0
+    while True:
+        try:
+            w = subprocess.run([sys.executable, __file__, "--worker", work, out_dir, resume_after],
+                               env=env, capture_output=True, text=True, timeout=WORKER_TIMEOUT)
+            outcome, stderr = f"died (exit code {w.returncode})", w.stderr
+        except subprocess.TimeoutExpired as e:  # MXNet can hang after a crash of its own
+            outcome, stderr = f"hung ({WORKER_TIMEOUT} s)", str(e.stderr)
+        current = os.path.join(out_dir, "current.txt")
+        if outcome == "died (exit code 0)" and not os.path.exists(current):
+            break
+        if not os.path.exists(current):
+            print(f"FAIL: the MXNet worker ({mode}) failed: {stderr.strip()[-2000:]}")
+            return None
+        resume_after = open(current).read()
+        os.remove(current)
+        if outcome == f"died (exit code {RESTART})":
+            continue  # the error is recorded; go on in a fresh process
+        record_error(out_dir, resume_after, f"MXNet's process {outcome}")
+        crashes += 1
+        if crashes > MAX_CRASHES:
+            print(f"FAIL: the MXNet worker ({mode}) crashed more than {MAX_CRASHES} times")
+            return None
+    errors = {}
+    path = os.path.join(out_dir, "errors.jsonl")
+    if os.path.exists(path):
+        for line in open(path):
+            entry = json.loads(line)
+            errors[entry["name"]] = entry["error"]
+    return errors
 
 
 def compare(ours, ref, rtol):
     """None when ours matches MXNet's ref, else a description of the difference."""
     if ours.shape != ref.shape:
         return f"shape {ours.shape} vs MXNet {ref.shape}"
+    if ours.dtype != ref.dtype:
+        return f"dtype {ours.dtype} vs MXNet {ref.dtype}"
     if ours.size == 0:
         return None
     if not np.issubdtype(ref.dtype, np.floating) and not np.issubdtype(ours.dtype, np.floating):
@@ -126,14 +223,9 @@ def main(work, exporter):
     index = json.load(open(os.path.join(work, "index.json")))
     errors = {}
     for mode, flag in MODES.items():
-        env = dict(os.environ, MXNET_MKLDNN_ENABLED=flag)
-        out_dir = os.path.join(work, "mxnet-" + mode)
-        w = subprocess.run([sys.executable, __file__, "--worker", work, out_dir], env=env,
-                           capture_output=True, text=True)
-        if w.returncode != 0:
-            print(f"FAIL: the MXNet worker ({mode}) failed: {w.stderr.strip()[-2000:]}")
+        errors[mode] = run_mode(work, mode, flag)
+        if errors[mode] is None:
             return 1
-        errors[mode] = json.load(open(os.path.join(out_dir, "errors.json")))
 
     failures, checked, skipped, split = [], set(), {}, []
     for case in index["cases"]:
@@ -171,6 +263,6 @@ def main(work, exporter):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--worker":
-        run_worker(sys.argv[2], sys.argv[3])
+        run_worker(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
     else:
         sys.exit(main(sys.argv[1], sys.argv[2:]))

@@ -136,11 +136,46 @@ TEST(OnnxExport, EveryNodeThatDoesNotConvertIsListed) {
   Error e = ExportError(h, {}, Shapes({{"data", {2, 3}}}));
   EXPECT_EQ(e.code(), StatusCode::kUnsupported);
   const std::string what = e.what();
-  for (const char* needle : {"2 nodes do not convert", "Dropout(drop1)", "Dropout(drop2)",
+  for (const char* needle : {"2 nodes do not convert", "'Dropout' (nodes 'drop1', 'drop2'): ",
                              "mode='always'"}) {
     EXPECT_NE(what.find(needle), std::string::npos) << needle << " in: " << what;
   }
   EXPECT_EQ(what.find("drop3"), std::string::npos) << what;
+}
+
+// As main's unsupported-operator error: one line per operator and reason, five nodes named.
+TEST(OnnxExport, NodesOfOneOperatorAreListedTogether) {
+  Symbol h = Symbol::Var("data");
+  for (int i = 0; i < 7; ++i) h = Symbol::Create("gammaln", {h}, {}, "g" + std::to_string(i));
+  h = Symbol::Create("erfinv", {h}, {}, "inv");
+  Error e = ExportError(h, {}, Shapes({{"data", {2, 3}}}));
+  EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+  const std::string what = e.what();
+  for (const char* needle : {"8 nodes do not convert",
+                             "'gammaln' (nodes 'g0', 'g1', 'g2', 'g3', 'g4' and 2 more): no ONNX "
+                             "mapping",
+                             "'erfinv' (node 'inv'): no ONNX mapping"}) {
+    EXPECT_NE(what.find(needle), std::string::npos) << needle << " in: " << what;
+  }
+}
+
+// Integer math whose MXNet result ONNX does not define (x / 0 = 0) is refused, naming the dtype.
+TEST(OnnxExport, IntegerDivisionIsRefused) {
+  Symbol a = Symbol::Var("a");
+  Symbol b = Symbol::Var("b");
+  Symbol q = Symbol::Create("elemwise_div", {a, b}, {}, "q");
+  OnnxExportOptions o = Shapes({{"a", {2, 3}}, {"b", {2, 3}}});
+  o.input_dtypes = {{"a", DType::kInt32}, {"b", DType::kInt32}};
+  Error e = ExportError(q, {}, o);
+  EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+  EXPECT_NE(std::string(e.what()).find("'elemwise_div' (node 'q'): computes in int32"),
+            std::string::npos)
+      << e.what();
+  // Integer addition is ONNX's Add.
+  Symbol sum = Symbol::Create("elemwise_add", {a, b}, {}, "s");
+  onnx::ModelProto m = Parse(ExportOnnx(sum, {}, o));
+  ASSERT_EQ(m.graph().node_size(), 1);
+  EXPECT_EQ(m.graph().node(0).op_type(), "Add");
 }
 
 TEST(OnnxExport, UnknownInputShapesNameTheInputs) {

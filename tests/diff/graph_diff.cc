@@ -42,22 +42,32 @@ namespace hybridnet {
 namespace {
 
 // Elementwise ops of the registry that run with default attributes: one input (or two of the
-// same shape) in, one output of that shape out. Internal (fusion-only) ops are left out.
+// same shape) in, one output of that shape out, for any batch size (squeeze drops a batch of
+// 1), and the same output on every call (random ops, such as _shuffle, draw anew each time).
+// Internal (fusion-only) ops are left out.
 struct ElementwiseOps {
   std::vector<std::string> unary, binary;
 };
 
 ElementwiseOps ProbeRegistry() {
   ElementwiseOps ops;
-  const Shape probe{2, 3, 4, 5};
+  const Shape probes[] = {{2, 3, 4, 5}, {1, 3, 4, 5}, {64, 3, 4, 5}};
   for (const Op* op : OpRegistry::Global().List()) {
     if (op->internal || !op->infer_shape) continue;
     try {
       NodeAttrs attrs = MakeNodeAttrs(*op, "probe", {});
       const uint32_t n = op->NumInputs(attrs);
       if (op->NumOutputs(attrs) != 1 || (n != 1 && n != 2)) continue;
-      std::vector<Shape> in(n, probe), out(1);
-      if (!op->infer_shape(attrs, &in, &out) || out[0] != probe) continue;
+      bool same_shape = true;
+      for (const Shape& probe : probes) {
+        std::vector<Shape> in(n, probe), out(1);
+        same_shape = same_shape && op->infer_shape(attrs, &in, &out) && out[0] == probe;
+      }
+      if (!same_shape) continue;
+      std::vector<NDArray> args;
+      for (uint32_t i = 0; i < n; ++i) args.push_back(NDArray::RandomUniform(probes[2], 0.5f, 1.5f));
+      const NDArray first = Invoke(attrs, args)[0], second = Invoke(attrs, args)[0];
+      if (std::memcmp(first.raw_data(), second.raw_data(), first.nbytes()) != 0) continue;
       (n == 1 ? ops.unary : ops.binary).push_back(op->name);
     } catch (const Error&) {  // needs attributes: covered by the structured ops below
     }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "conformance.h"
+#include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
 
 namespace hybridnet {
@@ -76,14 +77,21 @@ std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
   return arrays;
 }
 
+NodeAttrs CaseAttrs(const OpCase& c) {
+  NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+  if (c.subgraphs) {
+    for (const Symbol& g : c.subgraphs()) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
+  }
+  return attrs;
+}
+
 CaseGraph BuildGraph(const OpCase& c) {
-  const Op& op = OpRegistry::Global().Get(c.op);
-  NodeAttrs attrs = MakeNodeAttrs(op, "node", c.attrs);
+  NodeAttrs attrs = CaseAttrs(c);
   CaseGraph g;
-  g.data_names = op.InputNames(attrs);
+  g.data_names = attrs.op->InputNames(attrs);
   std::vector<Symbol> vars;
   for (const auto& n : g.data_names) vars.push_back(Symbol::Var(n));
-  g.symbol = Symbol::Create(c.op, vars, c.attrs, "node");
+  g.symbol = Symbol::Create(attrs, vars);
   return g;
 }
 

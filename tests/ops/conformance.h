@@ -1,7 +1,7 @@
 // The op conformance harness (modelled on ggml's test-backend-ops): one table of cases, each an
 // op name, attributes, input shapes, an optional input generator and a naive reference written
 // with plain loops, independently of the kernels. For every case conformance.cc checks
-//   - eager Invoke == reference (within rtol/atol),
+//   - eager Invoke == reference (within rtol/atol), or a statistical check for random ops,
 //   - eager == GraphExecutor over Symbol::Create(op, vars), bit-exact, fused and unfused,
 //   - FInferShape/FInferType == the actual outputs, and partial inference does not throw,
 //   - JSON round trip: FromJSON(ToJSON(s)).ToJSON() == ToJSON(s), same numbers when reloaded,
@@ -52,6 +52,14 @@ struct RefTensor {
 };
 
 using RefFn = std::function<std::vector<RefTensor>(const std::vector<RefTensor>& in)>;
+/// For random ops, whose draws no reference can repeat: checks the eager outputs statistically
+/// (ranges, means, variances of large draws). Returns "" when they pass, else what failed.
+using StatCheck =
+    std::function<std::string(const std::vector<RefTensor>& in, const std::vector<RefTensor>& out)>;
+
+/// The global generator is seeded with this before every run of a case (eager and graph), so
+/// random ops draw the same numbers in both.
+constexpr uint64_t kCaseSeed = 20240611;
 /// Value of element `index` of input `input`.
 using InputGen = std::function<double(std::mt19937& rng, size_t input, int64_t index)>;
 
@@ -73,6 +81,10 @@ struct OpCase {
   /// output magnitude; integer outputs exactly).
   std::string mxnet_skip;
   double mxnet_rtol = 1e-4;
+  /// A control-flow op's graphs, built when the case runs (cases are registered during static
+  /// initialization, before the op registry may be used).
+  std::function<std::vector<Symbol>()> subgraphs;
+  StatCheck statistics;  ///< set: replaces the comparison with `reference`
 };
 
 /// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
@@ -96,6 +108,9 @@ const std::vector<std::string>& CaseNames();
 DType InputDType(const OpCase& c, size_t i);
 /// A case's inputs, drawn from a generator seeded by the case name.
 std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
+
+/// A case's parsed attributes (and subgraphs), for the node "node".
+NodeAttrs CaseAttrs(const OpCase& c);
 
 /// The one-op graph of a case: its inputs as variables named as the op names them.
 struct CaseGraph {
@@ -151,6 +166,14 @@ inline OpCase NonDefaultInputs(OpCase c) {
 /// A case live MXNet cannot check, and why (random outputs, an option MXNet lacks on CPU, ...).
 inline OpCase NotInMXNet(OpCase c, std::string why) {
   c.mxnet_skip = std::move(why);
+  return c;
+}
+
+/// A case of a random op: `check` judges the eager outputs (see StatCheck); live MXNet cannot
+/// compare its draws.
+inline OpCase Statistical(OpCase c, StatCheck check) {
+  c.statistics = std::move(check);
+  c.mxnet_skip = "random draws: checked statistically, MXNet's generator differs";
   return c;
 }
 

@@ -330,62 +330,8 @@ int Info(const std::vector<std::string>& args) {
 // ---------------------------------------------------------------------------------------------
 // convert, ops
 
-// All of `text` as a number (parse: std::stoi or std::stod), or a usage error naming `option`.
-template <typename Parse>
-auto ParseNumber(const std::string& option, const std::string& text, Parse parse) {
-  size_t used = 0;
-  decltype(parse(text, &used)) number{};
-  try {
-    number = parse(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size()) UsageError(option + ": '" + text + "' is not a number");
-  return number;
-}
-
-// convert ... OUT.onnx: the ONNX export (onnx_convert.cc).
-int ConvertOnnx(const std::vector<std::string>& args) {
-  OnnxConvertOptions o;
-  std::vector<std::string> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&](const char* what) -> const std::string& {
-      if (i + 1 >= args.size()) UsageError(args[i] + " needs " + what);
-      return args[++i];
-    };
-    if (args[i] == "--opset") {
-      o.opset = ParseNumber("--opset", value("N"),
-                            [](const std::string& t, size_t* used) { return std::stoi(t, used); });
-    } else if (args[i] == "--dynamic-batch") {
-      o.dynamic_batch = true;
-    } else if (args[i] == "--input") {
-      o.inputs.push_back(value("NAME=D1,D2,... or NAME=FILE.npy"));
-    } else if (args[i] == "--check") {
-      o.check = true;
-    } else if (args[i] == "--tolerance") {
-      o.tolerance = ParseNumber("--tolerance", value("T"),
-                                [](const std::string& t, size_t* used) { return std::stod(t, used); });
-      if (!(o.tolerance >= 0)) UsageError("--tolerance must be >= 0");
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      UsageError("unknown option '" + args[i] + "'");
-    } else {
-      positional.push_back(args[i]);
-    }
-  }
-  if (positional.size() != 2) UsageError("convert needs SYMBOL.json[,PARAMS] and OUT.onnx");
-  const std::string& in = positional[0];
-  const size_t comma = in.find(',');
-  o.symbol_file = in.substr(0, comma);
-  if (comma != std::string::npos) o.params_file = in.substr(comma + 1);
-  o.output = positional[1];
-  return ConvertToOnnx(o);
-}
-
 int Convert(const std::vector<std::string>& args) {
-  const bool onnx = std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a.size() > 5 && a.compare(a.size() - 5, 5, ".onnx") == 0;
-  });
-  if (onnx) return ConvertOnnx(args);
+  if (IsOnnxConvert(args)) return ConvertOnnx(args);
   if (args.size() != 2) UsageError("convert needs IN and OUT");
   std::string bytes = ReadFile(args[0]);
   switch (DetectKind(args[0], bytes)) {
@@ -407,26 +353,6 @@ int Convert(const std::vector<std::string>& args) {
   }
   std::cout << "wrote " << args[1] << "\n";
   return 0;
-}
-
-// The ONNX compatibility table of README.md (a CTest compares the two).
-void PrintOnnxTable(const ordered_json& ops) {
-  size_t exportable = 0;
-  for (const auto& j : ops) exportable += j["onnx"]["exportable"].get<bool>() ? 1 : 0;
-  std::cout << exportable << " of " << ops.size() << " operators export to ONNX (opsets "
-            << HN_ONNX_OPSET_MIN << "-" << HN_ONNX_OPSET_MAX << ").\n\n"
-            << "| operator | ONNX operators | does not export |\n| --- | --- | --- |\n";
-  for (const auto& j : ops) {
-    const auto& onnx = j["onnx"];
-    std::string emitted;
-    for (const auto& o : onnx["ops"]) emitted += (emitted.empty() ? "" : ", ") + o.get<std::string>();
-    std::string limits = onnx["limits"].get<std::string>();
-    if (!onnx["exportable"].get<bool>()) {
-      emitted = "-";
-      limits = "no ONNX mapping";
-    }
-    std::cout << "| `" << j["name"].get<std::string>() << "` | " << emitted << " | " << limits << " |\n";
-  }
 }
 
 int Ops(const std::vector<std::string>& args) {
@@ -460,17 +386,7 @@ int Ops(const std::vector<std::string>& args) {
                         {"default", def}, {"description", desc}});
     }
     j["attributes"] = fields;
-    int exportable = 0;
-    size_t num_onnx_ops = 0;
-    const char* limits = nullptr;
-    Check(hn_op_onnx_info(name, &exportable, &num_onnx_ops, &limits));
-    std::vector<std::string> onnx_ops;
-    for (size_t k = 0; k < num_onnx_ops; ++k) {
-      const char* onnx_op = nullptr;
-      Check(hn_op_onnx_op(name, k, &onnx_op));
-      onnx_ops.push_back(onnx_op);
-    }
-    j["onnx"] = {{"exportable", exportable != 0}, {"ops", onnx_ops}, {"limits", limits}};
+    j["onnx"] = OnnxOpJson(name);
     list.push_back(j);
   }
   if (as_onnx_table) {

@@ -28,6 +28,23 @@ namespace hybridnet_cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+struct OnnxConvertOptions {
+  std::string symbol_file;
+  std::string params_file;  ///< empty: the weights are graph inputs
+  std::string output;
+  int opset = 0;            ///< 0: the library's default
+  bool dynamic_batch = false;
+  /// NAME=D1,D2,... (a data input's shape) or NAME=FILE.npy (its shape, and its values for
+  /// --check).
+  std::vector<std::string> inputs;
+  bool check = false;
+  double tolerance = 1e-4;  ///< largest relative difference --check accepts
+};
+
+/// The exit status of `--check` when the Python packages onnx/onnxruntime are missing.
+constexpr int kCheckToolsMissing = 3;
+
 using Symbol = Owned<hn_symbol, hn_symbol_free>;
 using TensorList = Owned<hn_tensor_list, hn_tensor_list_free>;
 
@@ -302,8 +319,7 @@ int CheckParity(const Graph& g, const OnnxConvertOptions& o, Inputs* given) {
   return rc == 0 ? 0 : 1;
 }
 
-}  // namespace
-
+// The export, then the parity check when asked; the exit status.
 int ConvertToOnnx(const OnnxConvertOptions& o) {
   Graph g = LoadGraph(o);
   Inputs given = ParseInputs(o.inputs, g.inputs);
@@ -313,5 +329,97 @@ int ConvertToOnnx(const OnnxConvertOptions& o) {
             << (o.dynamic_batch ? ", dynamic batch axis" : "") << ")\n";
   return o.check ? CheckParity(g, o, &given) : 0;
 }
+
+// All of `text` as a number (parse: std::stoi or std::stod), or a usage error naming `option`.
+template <typename Parse>
+auto ParseNumber(const std::string& option, const std::string& text, Parse parse) {
+  size_t used = 0;
+  decltype(parse(text, &used)) number{};
+  try {
+    number = parse(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size()) UsageError(option + ": '" + text + "' is not a number");
+  return number;
+}
+
+}  // namespace
+
+int ConvertOnnx(const std::vector<std::string>& args) {
+  OnnxConvertOptions o;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto value = [&](const char* what) -> const std::string& {
+      if (i + 1 >= args.size()) UsageError(args[i] + " needs " + what);
+      return args[++i];
+    };
+    if (args[i] == "--opset") {
+      o.opset = ParseNumber("--opset", value("N"),
+                            [](const std::string& t, size_t* used) { return std::stoi(t, used); });
+    } else if (args[i] == "--dynamic-batch") {
+      o.dynamic_batch = true;
+    } else if (args[i] == "--input") {
+      o.inputs.push_back(value("NAME=D1,D2,... or NAME=FILE.npy"));
+    } else if (args[i] == "--check") {
+      o.check = true;
+    } else if (args[i] == "--tolerance") {
+      o.tolerance = ParseNumber("--tolerance", value("T"),
+                                [](const std::string& t, size_t* used) { return std::stod(t, used); });
+      if (!(o.tolerance >= 0)) UsageError("--tolerance must be >= 0");
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      UsageError("unknown option '" + args[i] + "'");
+    } else {
+      positional.push_back(args[i]);
+    }
+  }
+  if (positional.size() != 2) UsageError("convert needs SYMBOL.json[,PARAMS] and OUT.onnx");
+  const std::string& in = positional[0];
+  const size_t comma = in.find(',');
+  o.symbol_file = in.substr(0, comma);
+  if (comma != std::string::npos) o.params_file = in.substr(comma + 1);
+  o.output = positional[1];
+  return ConvertToOnnx(o);
+}
+
+bool IsOnnxConvert(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const std::string& a) { return EndsWith(a, ".onnx"); });
+}
+
+nlohmann::ordered_json OnnxOpJson(const char* op_name) {
+  int exportable = 0;
+  size_t num_onnx_ops = 0;
+  const char* limits = nullptr;
+  Check(hn_op_onnx_info(op_name, &exportable, &num_onnx_ops, &limits));
+  std::vector<std::string> onnx_ops;
+  for (size_t k = 0; k < num_onnx_ops; ++k) {
+    const char* onnx_op = nullptr;
+    Check(hn_op_onnx_op(op_name, k, &onnx_op));
+    onnx_ops.push_back(onnx_op);
+  }
+  return {{"exportable", exportable != 0}, {"ops", onnx_ops}, {"limits", limits}};
+}
+
+// The ONNX compatibility table of README.md (a CTest compares the two).
+void PrintOnnxTable(const nlohmann::ordered_json& ops) {
+  size_t exportable = 0;
+  for (const auto& j : ops) exportable += j["onnx"]["exportable"].get<bool>() ? 1 : 0;
+  std::cout << exportable << " of " << ops.size() << " operators export to ONNX (opsets "
+            << HN_ONNX_OPSET_MIN << "-" << HN_ONNX_OPSET_MAX << ").\n\n"
+            << "| operator | ONNX operators | does not export |\n| --- | --- | --- |\n";
+  for (const auto& j : ops) {
+    const auto& onnx = j["onnx"];
+    std::string emitted;
+    for (const auto& o : onnx["ops"]) emitted += (emitted.empty() ? "" : ", ") + o.get<std::string>();
+    std::string limits = onnx["limits"].get<std::string>();
+    if (!onnx["exportable"].get<bool>()) {
+      emitted = "-";
+      limits = "no ONNX mapping";
+    }
+    std::cout << "| `" << j["name"].get<std::string>() << "` | " << emitted << " | " << limits << " |\n";
+  }
+}
+
 
 }  // namespace hybridnet_cli

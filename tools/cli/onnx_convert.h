@@ -1,31 +1,32 @@
-// `hybridnet convert SYMBOL.json[,PARAMS] OUT.onnx ...`: ONNX export through the C API
-// (hn_model_export_onnx) and the parity check against ONNX Runtime (--check).
+// `hybridnet convert SYMBOL.json[,PARAMS] OUT.onnx ...` and `hybridnet ops --onnx`: ONNX export
+// through the C API (hn_model_export_onnx, hn_op_onnx_info) and the parity check against ONNX
+// Runtime (--check). Self-contained, so that the command line reaches it through three calls:
+// convert hands its arguments to ConvertOnnx when IsOnnxConvert, ops adds OnnxOpJson to each
+// operator and prints PrintOnnxTable for --onnx.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 namespace hybridnet_cli {
 
-struct OnnxConvertOptions {
-  std::string symbol_file;
-  std::string params_file;  ///< empty: the weights are graph inputs
-  std::string output;
-  int opset = 0;            ///< 0: the library's default
-  bool dynamic_batch = false;
-  /// NAME=D1,D2,... (a data input's shape) or NAME=FILE.npy (its shape, and its values for
-  /// --check).
-  std::vector<std::string> inputs;
-  bool check = false;
-  double tolerance = 1e-4;  ///< largest relative difference --check accepts
-};
+/// True when `hybridnet convert`'s arguments name an .onnx output.
+bool IsOnnxConvert(const std::vector<std::string>& args);
 
-/// The exit status of `--check` when the Python packages onnx/onnxruntime are missing.
-constexpr int kCheckToolsMissing = 3;
-
-/// Writes the ONNX file; with `check`, runs the model here and the ONNX file in ONNX Runtime on
+/// hybridnet convert SYMBOL.json[,PARAMS] OUT.onnx [--opset N] [--dynamic-batch]
+///                   [--input NAME=D1,D2,...|NAME=FILE.npy]... [--check] [--tolerance T]
+/// Writes the ONNX file; with --check, runs the model here and the ONNX file in ONNX Runtime on
 /// the same inputs (random ones for inputs without a .npy) and prints the differences per
-/// output. Returns the exit status (0, 1 when the check fails, kCheckToolsMissing).
-int ConvertToOnnx(const OnnxConvertOptions& options);
+/// output. Returns the exit status (0; 1 when the check fails; 3 when the Python packages onnx
+/// and onnxruntime are missing). Usage errors throw CliError with code 0.
+int ConvertOnnx(const std::vector<std::string>& args);
+
+/// How the operator `op_name` exports: {"exportable", "ops" (the ONNX ops), "limits"}.
+nlohmann::ordered_json OnnxOpJson(const char* op_name);
+
+/// README.md's ONNX compatibility table for `ops` (each with its "onnx" entry); a CTest
+/// compares the two.
+void PrintOnnxTable(const nlohmann::ordered_json& ops);
 
 }  // namespace hybridnet_cli

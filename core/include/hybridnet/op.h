@@ -27,14 +27,17 @@
 namespace hybridnet {
 
 class Op;
+class Symbol;
 
-/// An op plus its attributes: the raw strings (written back to JSON verbatim) and the parsed
-/// typed parameter struct.
+/// An op plus its attributes: the raw strings (written back to JSON verbatim), the parsed
+/// typed parameter struct, and the graphs a control-flow op runs (MXNet's "subgraphs": _foreach's
+/// loop body, _while_loop's condition and body, _cond's condition and branches).
 struct NodeAttrs {
   const Op* op = nullptr;
   std::string name;
   AttrDict dict;
   std::shared_ptr<const void> parsed;
+  std::vector<std::shared_ptr<const Symbol>> subgraphs;
 
   template <typename P>
   const P& Param() const {
@@ -140,6 +143,10 @@ class Op {
   /// Declares the ONNX export: the ONNX ops emitted, the converter, and any limits in words.
   Op& SetOnnx(std::vector<std::string> onnx_ops, FOnnxConvert convert, std::string limits = "") {
     onnx = OnnxMapping{std::move(onnx_ops), std::move(convert), std::move(limits)};
+    return *this;
+  }
+  Op& SetOnnx(OnnxMapping mapping) {
+    onnx = std::move(mapping);
     return *this;
   }
 

@@ -16,7 +16,8 @@
 //   };
 //
 // Accepted strings follow MXNet (dmlc::Parameter): bools True/False/true/false/1/0, whole-string
-// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3", enums by exact name
+// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3" (std::vector<int64_t>;
+// std::vector<float> for MXNet's "tuple of <float>"), enums by exact name
 // (declared with their names and parsed once into a C++ enum):
 //
 //   d->Field("pool_type", &PoolingParam::pool_type,
@@ -63,6 +64,8 @@ void ParseValue(const std::string& text, float* out);
 void ParseValue(const std::string& text, double* out);
 void ParseValue(const std::string& text, std::string* out);
 void ParseValue(const std::string& text, std::vector<int64_t>* out);
+/// MXNet's Tuple<float>: "(0.1, 0.2)", "[0.5]", "(1,)", "()", or one number "2.0".
+void ParseValue(const std::string& text, std::vector<float>* out);
 void ParseValue(const std::string& text, DType* out);
 template <typename T>
 void ParseValue(const std::string& text, std::optional<T>* out) {
@@ -83,6 +86,7 @@ std::string ValueText(float value);
 std::string ValueText(double value);
 std::string ValueText(const std::string& value);
 std::string ValueText(const std::vector<int64_t>& value);
+std::string ValueText(const std::vector<float>& value);
 std::string ValueText(DType value);
 template <typename T>
 std::string ValueText(const std::optional<T>& value) {
@@ -98,6 +102,7 @@ template <> struct TypeText<float> { static const char* Get() { return "float"; 
 template <> struct TypeText<double> { static const char* Get() { return "double"; } };
 template <> struct TypeText<std::string> { static const char* Get() { return "string"; } };
 template <> struct TypeText<std::vector<int64_t>> { static const char* Get() { return "Shape(tuple)"; } };
+template <> struct TypeText<std::vector<float>> { static const char* Get() { return "tuple of <float>"; } };
 template <> struct TypeText<DType> { static const char* Get() { return "dtype"; } };
 template <typename T> struct TypeText<std::optional<T>> {
   static std::string Get() { return std::string("optional ") + TypeText<T>::Get(); }

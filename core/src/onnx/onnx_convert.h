@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -110,6 +111,14 @@ class OnnxNodeContext {
                       const std::vector<bool>& batch_dims, const std::string& to = "");
   /// Reshape to the shape of output `i`.
   std::string ReshapeToOutput(const std::string& x, size_t i);
+  /// x broadcast (ONNX Expand) to the shape of output `i`; NotExportable when a broadcast axis
+  /// follows the batch size.
+  std::string ExpandToOutput(const OnnxValue& x, size_t i);
+  /// x cut (ONNX Slice, from 0) to the shape of output `i`; the same refusal.
+  std::string SliceToOutput(const OnnxValue& x, size_t i);
+  /// A 1-D int64 value: the first `keep` dims of `x`, then `tail`. Constant unless one of those
+  /// dims follows the batch size; then read at run time (Shape, Slice, Concat).
+  std::string LeadingDimsThen(const OnnxValue& x, size_t keep, const std::vector<int64_t>& tail);
 
   /// Reports that this node (with these attributes or shapes) has no exact ONNX form.
   [[noreturn]] void NotExportable(const std::string& why) const;
@@ -123,6 +132,30 @@ class OnnxNodeContext {
 
 /// A converter for ops that are one ONNX op with the same inputs and outputs (relu -> Relu).
 FOnnxConvert OnnxSameOp(std::string op_type, std::vector<OnnxAttr> attrs = {});
+
+/// How one binary elementwise function of MXNet is written in ONNX, shared by its forms:
+/// elemwise_* and broadcast_* (two inputs, OnnxBinaryOp) and *_scalar (scalar.cc).
+struct OnnxBinaryForm {
+  std::vector<std::string> onnx_ops;
+  /// Writes f(a, b) to `to`; a and b hold values of `dtype`, the dtype MXNet computes in.
+  std::function<void(OnnxNodeContext* ctx, const std::string& a, const std::string& b,
+                     DType dtype, const std::string& to)>
+      emit;
+  /// What does not export ("" when every dtype does); emit refuses those cases.
+  std::string limits;
+};
+
+/// Add, Sub, Mul, Div, Pow, Max, Min: the ONNX op on the operands. With float_only, integer
+/// dtypes are refused: MXNet's integer division gives x / 0 = 0 and its integer power differs,
+/// where ONNX leaves them undefined.
+OnnxBinaryForm OnnxArithmetic(std::string op_type, bool float_only);
+/// Equal, Greater, GreaterOrEqual, Less, LessOrEqual (negated with `negate`: not_equal): 1 or 0
+/// in the output's dtype, as MXNet's legacy comparisons return.
+OnnxBinaryForm OnnxComparison(std::string op_type, bool negate = false);
+/// And, Or, Xor on the operands' truth (nonzero), 1 or 0 in the output's dtype.
+OnnxBinaryForm OnnxLogical(std::string op_type);
+/// The mapping of a two-input form (lhs, rhs of one dtype; ONNX broadcasts as MXNet does).
+OnnxMapping OnnxBinaryOp(const OnnxBinaryForm& form);
 
 namespace internal {
 /// Thrown by OnnxNodeContext::NotExportable; the exporter collects them for every node.

@@ -274,6 +274,54 @@ std::string OnnxNodeContext::ReshapeToOutput(const std::string& x, size_t i) {
   return Reshape(x, out(i).shape, out(i).batch_dims, out(i).name);
 }
 
+// Expand broadcasts both ways, so a kept dimension is written as 1: the target needs no
+// dimension that follows the batch size.
+std::string OnnxNodeContext::ExpandToOutput(const OnnxValue& x, size_t i) {
+  const OnnxValue& y = out(i);
+  std::vector<int64_t> target(y.shape.ndim(), 1);
+  const size_t lead = y.shape.ndim() - x.shape.ndim();
+  for (size_t d = 0; d < target.size(); ++d) {
+    if (d >= lead && x.shape[d - lead] == y.shape[d]) continue;
+    if (y.batch_dims[d]) {
+      NotExportable("broadcasts axis " + std::to_string(d) +
+                    " to the batch size; export without a dynamic batch axis");
+    }
+    target[d] = y.shape[d];
+  }
+  return Add("Expand", {x.name, Int64s(target)}, {}, y.name);
+}
+
+std::string OnnxNodeContext::SliceToOutput(const OnnxValue& x, size_t i) {
+  const OnnxValue& y = out(i);
+  std::vector<int64_t> ends, axes;
+  for (size_t d = 0; d < y.shape.ndim(); ++d) {
+    if (x.shape[d] == y.shape[d]) continue;
+    if (y.batch_dims[d] || x.batch_dims[d]) {
+      NotExportable("cuts axis " + std::to_string(d) +
+                    ", which follows the batch size; export without a dynamic batch axis");
+    }
+    ends.push_back(y.shape[d]);
+    axes.push_back(static_cast<int64_t>(d));
+  }
+  if (axes.empty()) return Add("Identity", {x.name}, {}, y.name);
+  std::vector<int64_t> starts(axes.size(), 0);
+  return Add("Slice", {x.name, Int64s(starts), Int64s(ends), Int64s(axes)}, {}, y.name);
+}
+
+std::string OnnxNodeContext::LeadingDimsThen(const OnnxValue& x, size_t keep,
+                                             const std::vector<int64_t>& tail) {
+  const bool dynamic = std::any_of(x.batch_dims.begin(), x.batch_dims.begin() + static_cast<std::ptrdiff_t>(keep),
+                                   [](bool b) { return b; });
+  if (!dynamic) {
+    std::vector<int64_t> dims(x.shape.dims().begin(), x.shape.dims().begin() + static_cast<std::ptrdiff_t>(keep));
+    dims.insert(dims.end(), tail.begin(), tail.end());
+    return Int64s(dims);
+  }
+  const std::string head = Add("Slice", {Add("Shape", {x.name}), Int64s({0}),
+                                         Int64s({static_cast<int64_t>(keep)})});
+  return Add("Concat", {head, Int64s(tail)}, {{"axis", int64_t{0}}});
+}
+
 void OnnxNodeContext::NotExportable(const std::string& why) const {
   throw internal::OnnxNotExportable{why};
 }
@@ -282,6 +330,61 @@ FOnnxConvert OnnxSameOp(std::string op_type, std::vector<OnnxAttr> attrs) {
   return [op_type, attrs](OnnxNodeContext* ctx) {
     ctx->Add(op_type, ctx->input_names(), attrs, ctx->out(0).name);
   };
+}
+
+namespace {
+
+bool IsFloatDType(DType d) {
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
+}
+
+}  // namespace
+
+OnnxBinaryForm OnnxArithmetic(std::string op_type, bool float_only) {
+  OnnxBinaryForm form;
+  form.onnx_ops = {op_type};
+  if (float_only) form.limits = "integer dtypes (MXNet's integer results differ from ONNX's)";
+  form.emit = [op_type, float_only](OnnxNodeContext* ctx, const std::string& a,
+                                    const std::string& b, DType dtype, const std::string& to) {
+    if (float_only && !IsFloatDType(dtype)) {
+      ctx->NotExportable("computes in " + std::string(DTypeName(dtype)) + "; " + op_type +
+                         " exports for float dtypes only (MXNet's integer results, such as "
+                         "x / 0 = 0, are not ONNX's)");
+    }
+    ctx->Add(op_type, {a, b}, {}, to);
+  };
+  return form;
+}
+
+OnnxBinaryForm OnnxComparison(std::string op_type, bool negate) {
+  OnnxBinaryForm form;
+  form.onnx_ops = {op_type, "Cast"};
+  if (negate) form.onnx_ops.push_back("Not");
+  form.emit = [op_type, negate](OnnxNodeContext* ctx, const std::string& a, const std::string& b,
+                                DType, const std::string& to) {
+    std::string truth = ctx->Add(op_type, {a, b});
+    if (negate) truth = ctx->Add("Not", {truth});
+    ctx->Cast(truth, ctx->out(0).dtype, to);
+  };
+  return form;
+}
+
+OnnxBinaryForm OnnxLogical(std::string op_type) {
+  OnnxBinaryForm form;
+  form.onnx_ops = {op_type, "Cast"};
+  form.emit = [op_type](OnnxNodeContext* ctx, const std::string& a, const std::string& b, DType,
+                        const std::string& to) {
+    const std::string truth = ctx->Add(op_type, {ctx->Cast(a, DType::kBool), ctx->Cast(b, DType::kBool)});
+    ctx->Cast(truth, ctx->out(0).dtype, to);
+  };
+  return form;
+}
+
+OnnxMapping OnnxBinaryOp(const OnnxBinaryForm& form) {
+  auto convert = [emit = form.emit](OnnxNodeContext* ctx) {
+    emit(ctx, ctx->in(0).name, ctx->in(1).name, ctx->in(0).dtype, ctx->out(0).name);
+  };
+  return OnnxMapping{form.onnx_ops, convert, form.limits};
 }
 
 // ---- the export --------------------------------------------------------------------------------
@@ -508,14 +611,16 @@ class Exporter {
   }
 
   void ConvertNodes(internal::OnnxGraphBuilder* builder) {
-    std::vector<std::string> failures;
+    // (operator, why) -> its nodes, reported together as main's unsupported-operator error does.
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> failures;
+    size_t failed_nodes = 0;
     for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
       const Node* node = g_[nid].node;
       if (node->IsVariable()) continue;
       const Op& op = *node->attrs.op;
       if (!op.onnx.convert) {
-        failures.push_back(DescribeNode(node->attrs) + ": operator " + op.name +
-                           " has no ONNX mapping");
+        failures[{op.name, "no ONNX mapping"}].push_back(node->name());
+        ++failed_nodes;
         continue;
       }
       std::vector<OnnxValue> inputs, outputs;
@@ -530,7 +635,8 @@ class Exporter {
       try {
         op.onnx.convert(&ctx);
       } catch (const internal::OnnxNotExportable& e) {
-        failures.push_back(DescribeNode(node->attrs) + ": " + e.why);
+        failures[{op.name, e.why}].push_back(node->name());
+        ++failed_nodes;
         continue;
       } catch (const Error& e) {
         throw Error(e.code()) << "ONNX export of " << DescribeNode(node->attrs) << ": " << e.what();
@@ -541,10 +647,20 @@ class Exporter {
             << " did not produce output " << i << " ('" << outputs[i].name << "')";
       }
     }
-    HN_CHECK(failures.empty(), kUnsupported)
-        << "cannot export to ONNX: " << failures.size() << " node"
-        << (failures.size() > 1 ? "s do" : " does") << " not convert (`hybridnet ops --onnx` "
-        << "lists what each operator supports):" << JoinLines(failures);
+    if (failures.empty()) return;
+    constexpr size_t kNodesShown = 5;
+    std::vector<std::string> lines;
+    for (const auto& [op_and_why, nodes] : failures) {
+      std::vector<std::string> quoted;
+      for (const auto& n : nodes) quoted.push_back("'" + n + "'");
+      lines.push_back("'" + op_and_why.first + "' (node" + (nodes.size() > 1 ? "s " : " ") +
+                      NameList(quoted, kNodesShown) + "): " + op_and_why.second);
+    }
+    HN_THROW(kUnsupported) << "cannot export to ONNX: " << failed_nodes << " node"
+                           << (failed_nodes > 1 ? "s do" : " does")
+                           << " not convert (`hybridnet ops --onnx` lists what each operator "
+                              "exports):"
+                           << JoinLines(lines);
   }
 
   void WriteInputsAndOutputs(onnx::GraphProto* graph, internal::OnnxGraphBuilder* builder) {

@@ -40,10 +40,10 @@ inline bool IsNumericDType(DType dtype) {
   }
 }
 
-/// Calls fn(TypeTag<T>{}) with the C++ type of `dtype` (one of IsNumericDType, or bool when
-/// `with_bool`).
+/// Calls fn(TypeTag<T>{}) with the C++ type of `dtype`, one of IsNumericDType; fn is
+/// instantiated for those six types only (bool and half types never reach it).
 template <typename Fn>
-void SwitchDType(DType dtype, Fn&& fn, bool with_bool = false) {
+void SwitchNumericDType(DType dtype, Fn&& fn) {
   switch (dtype) {
     case DType::kFloat32: fn(TypeTag<float>{}); return;
     case DType::kFloat64: fn(TypeTag<double>{}); return;
@@ -51,17 +51,22 @@ void SwitchDType(DType dtype, Fn&& fn, bool with_bool = false) {
     case DType::kInt8: fn(TypeTag<int8_t>{}); return;
     case DType::kInt32: fn(TypeTag<int32_t>{}); return;
     case DType::kInt64: fn(TypeTag<int64_t>{}); return;
-    case DType::kBool:
-      if (with_bool) {
-        fn(TypeTag<bool>{});
-        return;
-      }
-      break;
     default:
       break;
   }
   HN_THROW(kInternal) << "no kernel for dtype " << DTypeName(dtype)
                       << " (type inference should have rejected it)";
+}
+
+/// Calls fn(TypeTag<T>{}) with the C++ type of `dtype` (one of IsNumericDType, or bool when
+/// `with_bool`).
+template <typename Fn>
+void SwitchDType(DType dtype, Fn&& fn, bool with_bool = false) {
+  if (with_bool && dtype == DType::kBool) {
+    fn(TypeTag<bool>{});
+    return;
+  }
+  SwitchNumericDType(dtype, fn);
 }
 
 /// Like ElemwiseType (every input and output has one dtype), restricted to IsNumericDType;

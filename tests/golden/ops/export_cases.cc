@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
       conformance::CaseGraph graph = conformance::BuildGraph(c);
       std::ofstream(base + "-symbol.json") << graph.symbol.ToJSON();
       std::vector<NDArray> inputs = conformance::MakeInputs(c, name);
-      std::vector<NDArray> outputs = hybridnet::Invoke(c.op, inputs, c.attrs, "node");
+      std::vector<NDArray> outputs = hybridnet::Invoke(conformance::CaseAttrs(c), inputs);
       nlohmann::json entry{{"name", name},
                            {"op", op.name},
                            {"symbol", name + "-symbol.json"},

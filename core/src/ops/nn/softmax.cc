@@ -1,4 +1,4 @@
-// softmax / log_softmax (MXNet src/operator/nn/softmax-inl.h), SoftmaxOutput
+// softmax / log_softmax / softmin (MXNet src/operator/nn/softmax-inl.h), SoftmaxOutput
 // (src/operator/softmax_output-inl.h, inference: the label is ignored) and SoftmaxActivation
 // (src/operator/nn/softmax_activation-inl.h).
 //
@@ -138,27 +138,29 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   return ElemwiseFloatType(attrs, in, out);
 }
 
-// softmax along the middle axis of (outer, size, inner), sum in double as MXNet's float32 path.
-template <bool kLog>
-void SoftmaxAlong(const float* in, float* out, const AxisView& v, float temperature) {
+// softmax along the middle axis of (outer, size, inner), sum in double as MXNet's float32 path;
+// softmin (kNegate) is the softmax of -x.
+template <bool kLog, bool kNegate = false>
+void SoftmaxAlong(const float* in_data, float* out, const AxisView& v, float temperature) {
   const int64_t m = v.size, st = v.inner;
+  auto in = [in_data](int64_t k) { return kNegate ? -in_data[k] : in_data[k]; };
   for (int64_t o = 0; o < v.outer; ++o) {
     for (int64_t i = 0; i < v.inner; ++i) {
       const int64_t base = o * m * st + i;
-      float mmax = in[base];
-      for (int64_t j = 1; j < m; ++j) mmax = mmax < in[base + j * st] ? in[base + j * st] : mmax;
+      float mmax = in(base);
+      for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
       double sum = 0.0;
       if (temperature == 1.f) {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp(in[base + j * st] - mmax);
+        for (int64_t j = 0; j < m; ++j) sum += std::exp(in(base + j * st) - mmax);
         for (int64_t j = 0; j < m; ++j) {
-          const float a = in[base + j * st] - mmax;
+          const float a = in(base + j * st) - mmax;
           out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
                                     : static_cast<float>(std::exp(a) / sum);
         }
       } else {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp((in[base + j * st] - mmax) / temperature);
+        for (int64_t j = 0; j < m; ++j) sum += std::exp((in(base + j * st) - mmax) / temperature);
         for (int64_t j = 0; j < m; ++j) {
-          const float a = (in[base + j * st] - mmax) / temperature;
+          const float a = (in(base + j * st) - mmax) / temperature;
           out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
                                     : static_cast<float>(std::exp(a) / sum);
         }
@@ -167,13 +169,13 @@ void SoftmaxAlong(const float* in, float* out, const AxisView& v, float temperat
   }
 }
 
-template <bool kLog>
+template <bool kLog, bool kNegate = false>
 void SoftmaxCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const SoftmaxParam& p = attrs.Param<SoftmaxParam>();
   const AxisView v = ViewAround(in[0].shape, SoftmaxAxis(attrs, in[0].shape.ndim()));
   const float t = static_cast<float>(p.temperature.value_or(1.0));
-  SoftmaxAlong<kLog>(in[0].ptr<const float>(), out[0].ptr<float>(), v, t);
+  SoftmaxAlong<kLog, kNegate>(in[0].ptr<const float>(), out[0].ptr<float>(), v, t);
 }
 
 // mshadow's Softmax: float max, float sum of exp(x - max), then division.
@@ -343,6 +345,15 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetCompute(SoftmaxCompute<true>)
       .SetInplace({{0, 0}})
       .SetOnnx({"LogSoftmax", "Div"}, SoftmaxOnnx("LogSoftmax"));
+
+  r->Register("softmin")
+      .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
+      .SetParam<SoftmaxParam>()
+      .SetInputNames(SoftmaxInputNames)
+      .SetInferShape(SoftmaxShape)
+      .SetInferType(SoftmaxType)
+      .SetCompute(SoftmaxCompute<false, true>)
+      .SetInplace({{0, 0}});
 
   r->Register("SoftmaxOutput")
       .Describe("Softmax with a cross-entropy loss for training; at inference the softmax of "
