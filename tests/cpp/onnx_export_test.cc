@@ -285,8 +285,9 @@ TEST(OnnxExport, AveragePoolingWithPaddingAsLargeAsTheWindowIsRefused) {
                                "pool");
   Error e = ExportError(pool, {}, Shapes({{"data", {1, 2, 3, 3}}}));
   EXPECT_EQ(e.code(), StatusCode::kUnsupported);
-  EXPECT_NE(std::string(e.what()).find("Pooling(pool): its padding is as large as the window"),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(e.what()).find("'Pooling' (node 'pool'): its padding is as large as the window"),
+      std::string::npos)
       << e.what();
 }
 
