@@ -338,12 +338,35 @@ bool IsFloatDType(DType d) {
   return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
 }
 
+
+bool IsNarrowInteger(DType d) {
+  return d == DType::kInt8 || d == DType::kUint8 || d == DType::kInt16 || d == DType::kUint16;
+}
+
+constexpr const char* kNarrowIntegerLimit = "8- and 16-bit integers at opset 13";
+
+void RefuseNarrowIntegersBefore14(OnnxNodeContext* ctx, DType dtype, const std::string& op_type) {
+  if (ctx->opset() < 14 && IsNarrowInteger(dtype)) {
+    ctx->NotExportable("computes in " + std::string(DTypeName(dtype)) + ", which ONNX's " +
+                       op_type + " takes from opset 14; export with --opset 14 or later");
+  }
+}
+
+// Add, Sub and Mul take 8- and 16-bit integers from opset 14 only.
+bool NarrowIntegersFrom14(const std::string& op_type) {
+  return op_type == "Add" || op_type == "Sub" || op_type == "Mul";
+}
+
 }  // namespace
 
 OnnxBinaryForm OnnxArithmetic(std::string op_type, bool float_only) {
   OnnxBinaryForm form;
   form.onnx_ops = {op_type};
-  if (float_only) form.limits = "integer dtypes (MXNet's integer results differ from ONNX's)";
+  if (float_only) {
+    form.limits = "integer dtypes (MXNet's integer results differ from ONNX's)";
+  } else if (NarrowIntegersFrom14(op_type)) {
+    form.limits = kNarrowIntegerLimit;
+  }
   form.emit = [op_type, float_only](OnnxNodeContext* ctx, const std::string& a,
                                     const std::string& b, DType dtype, const std::string& to) {
     if (float_only && !IsFloatDType(dtype)) {
@@ -351,6 +374,7 @@ OnnxBinaryForm OnnxArithmetic(std::string op_type, bool float_only) {
                          " exports for float dtypes only (MXNet's integer results, such as "
                          "x / 0 = 0, are not ONNX's)");
     }
+    if (NarrowIntegersFrom14(op_type)) RefuseNarrowIntegersBefore14(ctx, dtype, op_type);
     ctx->Add(op_type, {a, b}, {}, to);
   };
   return form;

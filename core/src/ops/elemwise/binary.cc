@@ -102,6 +102,28 @@ Op& RegisterBinary(OpRegistry* r, const char* name, const char* description, FCo
   return op;
 }
 
+// ONNX Sum takes float dtypes only; other dtypes add left to right with Add, as the kernel.
+OnnxMapping AddNOnnx() {
+  const OnnxBinaryForm add = OnnxArithmetic("Add", false);
+  auto convert = [emit = add.emit](OnnxNodeContext* ctx) {
+    const DType d = ctx->in(0).dtype;
+    const size_t n = ctx->num_inputs();
+    if (d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16) {
+      ctx->Add("Sum", ctx->input_names(), {}, ctx->out(0).name);
+      return;
+    }
+    if (n == 1) {
+      ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
+      return;
+    }
+    // The last Add goes through the shared form, which refuses what it refuses for every Add.
+    std::string sum = ctx->in(0).name;
+    for (size_t i = 1; i + 1 < n; ++i) sum = ctx->Add("Add", {sum, ctx->in(i).name});
+    emit(ctx, sum, ctx->in(n - 1).name, d, ctx->out(0).name);
+  };
+  return OnnxMapping{{"Sum", "Add", "Identity"}, convert, add.limits};
+}
+
 }  // namespace
 
 void RegisterElemwiseBinaryOps(OpRegistry* r) {
@@ -198,7 +220,7 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .SetCompute(AddNCompute)
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)
-      .SetOnnx({"Sum"}, OnnxSameOp("Sum"));
+      .SetOnnx(AddNOnnx());
 }
 
 }  // namespace hybridnet

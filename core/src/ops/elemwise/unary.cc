@@ -188,6 +188,16 @@ void TruncOnnx(OnnxNodeContext* ctx) {
            ctx->out(0).name);
 }
 
+// ONNX Neg takes signed dtypes only (MXNet wraps unsigned ones).
+void NegativeOnnx(OnnxNodeContext* ctx) {
+  const DType d = ctx->in(0).dtype;
+  if (d == DType::kUint8 || d == DType::kUint16 || d == DType::kUint32 || d == DType::kUint64) {
+    ctx->NotExportable(std::string("input dtype ") + DTypeName(d) +
+                       " (ONNX's Neg takes signed dtypes only)");
+  }
+  ctx->Add("Neg", {ctx->in(0).name}, {}, ctx->out(0).name);
+}
+
 void LogicalNotOnnx(OnnxNodeContext* ctx) {
   ctx->Cast(ctx->Add("Not", {ctx->Cast(ctx->in(0).name, DType::kBool)}), ctx->out(0).dtype,
             ctx->out(0).name);
@@ -284,7 +294,7 @@ void RegisterElemwiseUnaryOps(OpRegistry* r) {
       .SetOnnx({"Sign"}, OnnxSameOp("Sign"));
   RegisterUnary(r, "negative", "Numerical negative: y = -x.", UnaryCompute<m::Negative>,
                 {"_sparse_negative"})
-      .SetOnnx({"Neg"}, OnnxSameOp("Neg"));
+      .SetOnnx({"Neg"}, NegativeOnnx, "unsigned dtypes");
   RegisterUnary(r, "reciprocal", "Reciprocal: y = 1 / x.", MathCompute<m::Reciprocal>)
       .SetOnnx(FloatSameOp("Reciprocal"));
   RegisterUnary(r, "floor", "Largest integer <= x, elementwise.", MathCompute<m::Floor>,
