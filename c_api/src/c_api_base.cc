@@ -157,7 +157,7 @@ hn::Shape ToShape(const int64_t* dims, int ndim, const char* what) {
 std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names,
                                           const int* ndims, const int64_t* dims) {
   HN_CHECK(count == 0 || (names != nullptr && ndims != nullptr), kInvalidArgument)
-      << "names/ndims are NULL but their count is " << count;
+      << "names/ndims are NULL but num_known is " << count;
   std::map<std::string, hn::Shape> shapes;
   size_t offset = 0;
   for (size_t i = 0; i < count; ++i) {
