@@ -5,9 +5,10 @@ A block is runnable when its fence carries the class `runnable`, e.g. ```{.c .ru
 first class is the language: c and cpp (complete programs, compiled by CMake with the project's
 warnings: `extract`), java (a class with main, run from source with the JAR on the class
 path), r (an Rscript with the built package), sh (bash, with the `hybridnet` command on PATH).
-The blocks of one page run in document order in one fresh folder, so a later block reads
-what an earlier one wrote (the C++ walkthrough's export, say). Any failure fails the page,
-naming the block and its line.
+The pages run in name order (getting-started first), each page's blocks in document order,
+all in one fresh folder: a later block reads what an earlier one wrote (getting-started's C++
+block writes the export the others load). A failing block is named with its line and ends the
+run, since later blocks build on it.
 
   code_blocks.py extract DOCS_DIR OUT_DIR         writes OUT_DIR/<id>.c|.cc, prints them (CMake)
   code_blocks.py run DOCS_DIR WORK_DIR KEY=VALUE   runs every page's blocks
@@ -122,22 +123,19 @@ def run(docs_dir, work_dir, tools):
     pages = runnable_blocks(docs_dir)
     if not pages:
         sys.exit("no runnable code block found in %s" % docs_dir)
-    failures, count = [], 0
-    for page, blocks in pages.items():
-        work = os.path.join(work_dir, page)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
+    shutil.rmtree(work_dir, ignore_errors=True)
+    os.makedirs(work_dir)
+    count = 0
+    for blocks in pages.values():
         for b in blocks:
             count += 1
             print("== %s" % b.where(), flush=True)
-            error = run_block(b, work, tools)
+            error = run_block(b, work_dir, tools)
             if error:
-                failures.append("%s: %s" % (b.where(), error))
-                break  # later blocks of the page build on this one
-    for f in failures:
-        print("FAILED " + f)
-    print("%d runnable blocks in %d pages, %d failed" % (count, len(pages), len(failures)))
-    return 1 if failures else 0
+                print("FAILED %s: %s (%d blocks run)" % (b.where(), error, count))
+                return 1
+    print("ok: %d runnable blocks in %d pages" % (count, len(pages)))
+    return 0
 
 
 if __name__ == "__main__":
