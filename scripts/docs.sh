@@ -63,7 +63,7 @@ cxx_undocumented=$(wc -l < "$out/cpp/undocumented.txt")
 maven() {
   local name=$1 pom=$2
   if ! mvn -o -B -ntp -Dstyle.color=never -f "$pom" -Dhybridnet.build.dir="$build" \
-      -Dhybridnet.maven.dir="$work/$name-maven" -Dhybridnet.javadoc.strict=true -DskipTests install > "$work/$name-maven.log" 2>&1; then
+      -Dhybridnet.maven.dir="$work/$name-maven" -Dhybridnet.javadoc.strict=true -Dmaven.test.skip=true -P docs install > "$work/$name-maven.log" 2>&1; then
     grep -E '\[(ERROR|WARNING)\]|error:|warning:' "$work/$name-maven.log" | head -40
     echo "docs: the $name Maven build failed (log: $work/$name-maven.log)"
     exit 1

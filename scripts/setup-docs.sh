@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 
 # Every plugin of the two POMs (and their dependencies) in the local repository; offline first.
 for pom in bindings/java/pom.xml bindings/scala/pom.xml; do
-  if ! mvn -o -B -q -ntp -Dstyle.color=never -f "$pom" dependency:resolve-plugins > /dev/null 2>&1; then
+  if ! mvn -o -B -q -ntp -Dstyle.color=never -P docs -f "$pom" dependency:resolve-plugins > /dev/null 2>&1; then
     echo "setup-docs: fetching the Maven plugins of $pom into ~/.m2"
-    mvn -B -q -ntp -Dstyle.color=never -f "$pom" dependency:resolve-plugins > /dev/null
+    mvn -B -q -ntp -Dstyle.color=never -P docs -f "$pom" dependency:resolve-plugins > /dev/null
   fi
 done

@@ -16,7 +16,7 @@ case $kind in
   #              input                 mainpage     extract_all warn_undoc for_c html xml
   c)            set -- c_api/include   c-api.md     NO  YES YES YES YES ;;
   cpp)          set -- core/include    cpp-api.md   YES NO  NO  YES NO ;;
-  cpp-coverage) set -- core/include    cpp-api.md   NO  YES NO  NO  NO ;;
+  cpp-coverage) set -- core/include    cpp-api.md   NO  YES NO  NO  YES ;;
   *) echo "doxygen.sh: unknown kind '$kind' (c, cpp, cpp-coverage)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -37,5 +37,7 @@ sed -e "s|@VERSION@|$version|" \
     -e "s|@WARN_LOG@|$out/warnings.log|" \
     "$src/docs/reference/Doxyfile.in" > "$out/Doxyfile"
 rm -f "$out/warnings.log"
-(cd "$src" && doxygen "$out/Doxyfile")
+# Doxygen's own complaints (not source warnings) go to stderr: they count as warnings too.
+(cd "$src" && doxygen "$out/Doxyfile") 2> "$out/stderr.log"
 touch "$out/warnings.log"
+cat "$out/stderr.log" >> "$out/warnings.log"

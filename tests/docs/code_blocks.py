@@ -13,6 +13,8 @@ run, since later blocks build on it.
   code_blocks.py extract DOCS_DIR OUT_DIR         writes OUT_DIR/<id>.c|.cc, prints them (CMake)
   code_blocks.py run DOCS_DIR WORK_DIR KEY=VALUE   runs every page's blocks
      keys: bin (folder of the compiled blocks), cli, java, jar, rscript, rlibs
+  code_blocks.py self-test WORK_DIR    a failing block fails the run and stops it; an unmarked
+                                       block is not run
 """
 import os
 import re
@@ -138,7 +140,30 @@ def run(docs_dir, work_dir, tools):
     return 0
 
 
+def self_test(work_dir):
+    docs = os.path.join(work_dir, "docs")
+    shutil.rmtree(work_dir, ignore_errors=True)
+    os.makedirs(docs)
+    with open(os.path.join(docs, "page.md"), "w", encoding="utf-8") as f:
+        f.write("# Page\n\n```sh\ntouch unmarked_ran\n```\n\n"
+                "```{.sh .runnable}\ntouch first_ran\n```\n\n"
+                "```{.sh .runnable}\nfalse\n```\n\n"
+                "```{.sh .runnable}\ntouch after_failure_ran\n```\n")
+    tools = {"cli": "/bin/true", "rlibs": ""}
+    work = os.path.join(work_dir, "run")
+    status = run(docs, work, tools)
+    ran = sorted(n for n in os.listdir(work) if n.endswith("_ran"))
+    print("status %d, ran: %s" % (status, ", ".join(ran)))
+    if status != 1 or ran != ["first_ran"]:
+        print("FAILED: expected status 1 with only first_ran")
+        return 1
+    print("ok: the failing block failed the run, the unmarked and later blocks did not run")
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "self-test":
+        sys.exit(self_test(sys.argv[2]))
     if len(sys.argv) == 4 and sys.argv[1] == "extract":
         extract(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
