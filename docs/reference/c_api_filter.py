@@ -9,7 +9,9 @@ A banner is a plain comment framed by '=' rules:
 
 It becomes a `@defgroup` named after the text before the first ':', '(' or '.', whose
 description is the banner text, and it closes the previous group. The file comment becomes the
-`@file` documentation, its indented example a code block. Line numbers are kept, so Doxygen's
+`@file` documentation, its indented example a code block; inside a banner, a line indented by
+two spaces starts an HTML list item (the Blocks banner's table of kinds; HTML because a
+Markdown list would swallow the next paragraph, and no blank line may be added). Line numbers are kept, so Doxygen's
 warnings point at the header's real lines; the header itself carries no Doxygen markup for this.
 """
 import re
@@ -17,6 +19,7 @@ import sys
 
 RULE_OPEN = re.compile(r"^/\* =+$")
 RULE_CLOSE = re.compile(r"^ \* =+ \*/$")
+LIST_ITEM = re.compile(r"^ \*   (\S.*)$")
 
 
 def group_id(title):
@@ -31,6 +34,8 @@ def main(path):
     in_header_comment = lines and lines[0] == "/*"
     example_open = False
     groups_open = 0
+    in_banner = False
+    in_list = False
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -53,8 +58,16 @@ def main(path):
             prefix = "/** @} */ " if groups_open else ""
             out.append(prefix + "/** @defgroup %s %s" % (group_id(title), title))
             groups_open = 1
+            in_banner = True
         elif RULE_CLOSE.match(line):
-            out.append(" * @{ */")
+            out.append((" * </li></ul>" if in_list else "") + " * @{ */")
+            in_banner = in_list = False
+        elif in_banner and LIST_ITEM.match(line):
+            out.append(" * %s%s" % ("</li><li>" if in_list else "<ul><li>", LIST_ITEM.match(line).group(1)))
+            in_list = True
+        elif in_list and not line.startswith(" *    "):
+            out.append(" * </li></ul>" + line[2:])
+            in_list = False
         else:
             out.append(line)
         i += 1
