@@ -4,7 +4,8 @@
 A block is runnable when its fence carries the class `runnable`, e.g. ```{.c .runnable}; the
 first class is the language: c and cpp (complete programs, compiled by CMake with the project's
 warnings: `extract`), java (a class with main, run from source with the JAR on the class
-path), r (an Rscript with the built package), sh (bash, with the `hybridnet` command on PATH).
+path), r (an Rscript with the built package), python (run by the Python binding's virtualenv
+interpreter), sh (bash, with the `hybridnet` command on PATH).
 The pages run in name order (getting-started first), each page's blocks in document order,
 all in one fresh folder: a later block reads what an earlier one wrote (getting-started's C++
 block writes the export the others load). A failing block is named with its line and ends the
@@ -12,7 +13,7 @@ run, since later blocks build on it.
 
   code_blocks.py extract DOCS_DIR OUT_DIR         writes OUT_DIR/<id>.c|.cc, prints them (CMake)
   code_blocks.py run DOCS_DIR WORK_DIR KEY=VALUE   runs every page's blocks
-     keys: bin (folder of the compiled blocks), cli, java, jar, rscript, rlibs
+     keys: bin (folder of the compiled blocks), cli, java, jar, rscript, rlibs, python
   code_blocks.py self-test WORK_DIR    a failing block fails the run and stops it; an unmarked
                                        block is not run
 """
@@ -23,7 +24,7 @@ import subprocess
 import sys
 
 FENCE = re.compile(r"^```\s*\{([^}]*)\}\s*$")
-LANGUAGES = {"c": ".c", "cpp": ".cc", "java": ".java", "r": ".R", "sh": ".sh"}
+LANGUAGES = {"c": ".c", "cpp": ".cc", "java": ".java", "r": ".R", "python": ".py", "sh": ".sh"}
 
 
 class Block:
@@ -105,6 +106,13 @@ def run_block(b, work, tools):
         with open(script, "w", encoding="utf-8") as f:
             f.write(b.code)
         command = [tools["rscript"], "--vanilla", script]
+    elif b.language == "python":
+        if not os.access(tools.get("python", ""), os.X_OK):
+            return "no Python with the hybridnet package at '%s' (the binding is not built)" % tools.get("python")
+        script = os.path.join(work, b.id + ".py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(b.code)
+        command = [tools["python"], script]
     else:
         script = os.path.join(work, b.id + ".sh")
         with open(script, "w", encoding="utf-8") as f:
