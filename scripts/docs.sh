@@ -26,10 +26,10 @@ version=$(sed -n 's/^#define HN_VERSION_STRING "\([^"]*\)".*/\1/p' "$src/c_api/i
 python=/usr/bin/python3  # Debian's, which has python3-markdown
 
 for tool in doxygen mvn Rscript "$python"; do
-  command -v "$tool" > /dev/null || { echo "docs: $tool not found (run scripts/setup-docs.sh)"; exit 1; }
+  command -v "$tool" > /dev/null || { echo "docs: $tool not found (make docs installs it)"; exit 1; }
 done
 "$python" -c 'import markdown' 2> /dev/null \
-  || { echo "docs: python3-markdown not installed (run scripts/setup.sh)"; exit 1; }
+  || { echo "docs: python3-markdown not installed (make docs installs it)"; exit 1; }
 cli=$build/bin/hybridnet
 [ -x "$cli" ] || { echo "docs: $cli not built (run make build)"; exit 1; }
 
