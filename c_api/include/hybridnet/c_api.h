@@ -644,10 +644,10 @@ typedef enum hn_onnx_flag {
   HN_ONNX_DYNAMIC_BATCH = 1
 } hn_onnx_flag;
 
-/** The ONNX opsets hn_model_export_onnx writes; opset 0 means HN_ONNX_OPSET_DEFAULT. */
-#define HN_ONNX_OPSET_MIN 13
-#define HN_ONNX_OPSET_MAX 21
-#define HN_ONNX_OPSET_DEFAULT 17
+/* The ONNX opsets hn_model_export_onnx writes; opset 0 means HN_ONNX_OPSET_DEFAULT. */
+#define HN_ONNX_OPSET_MIN 13     /**< the oldest ONNX opset hn_model_export_onnx writes */
+#define HN_ONNX_OPSET_MAX 21     /**< the newest ONNX opset hn_model_export_onnx writes */
+#define HN_ONNX_OPSET_DEFAULT 17 /**< the opset written when 0 is given */
 
 /** Writes `model` to `path` as an ONNX model (a ModelProto of the official onnx.proto schema):
  *  the weights are initializers, the data inputs and outputs keep their names, each ONNX node's
