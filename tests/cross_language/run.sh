@@ -11,8 +11,8 @@
 #      loaded from every language too;
 #   3. real MXNet 1.9.1, when importable, runs the same files: within 1e-5 (else a SKIP line);
 #   4. GluonCV / GluonNLP models real MXNet exported (CTest golden.models writes them to
-#      GLUON_MODELS with their inputs and MXNet's outputs): a multi-output detector and BERT
-#      (three inputs) loaded from every language, every output bit-identical to C++'s and
+#      GLUON_MODELS with their inputs and MXNet's outputs): multi-output detectors, a small
+#      two-input gluon network and BERT (three inputs) loaded from every language, every output bit-identical to C++'s and
 #      within 1e-4 of MXNet's. Without MXNet, GluonCV or GluonNLP there are no exports: a SKIP line.
 #
 #   run.sh WORK SRC XLANG_CPP XLANG_C SEED_WALKTHROUGH JAVA JAR EXAMPLES_JAR RSCRIPT R_LIBS MVN PYTHON
@@ -24,7 +24,7 @@ work=$1 src=$2 xcpp=$3 xc=$4 seedw=$5 java=$6 jar=$7 exjar=$8 rscript=$9 rlibs=$
 fixtures=${13:-}
 gluon_models=${14:-}
 # The exported models every language loads (tests/golden/zoo/gluon_models.py names them).
-xlang_models="yolo3_mobilenet0.25_voc center_net_resnet18_v1b_voc bert_2layer"
+xlang_models="yolo3_mobilenet0.25_voc center_net_resnet18_v1b_voc image_and_features bert_2layer"
 
 rm -rf "$work"
 mkdir -p "$work/exports" "$work/out"

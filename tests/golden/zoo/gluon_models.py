@@ -111,6 +111,26 @@ class LanguageModel(mx.gluon.HybridBlock):
         return out, h_out, c_out
 
 
+class ImageAndFeatures(mx.gluon.HybridBlock):
+    """A small two-input, two-output gluon network (an image and a feature vector -> class
+    scores and an embedding): the multi-input, multi-output paths with ops that run today,
+    while BERT waits for its sequence ops."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        nn = mx.gluon.nn
+        with self.name_scope():
+            self.image = nn.HybridSequential()
+            self.image.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+                           nn.GlobalAvgPool2D(), nn.Flatten())
+            self.features = nn.Dense(8, activation="tanh")
+            self.classes = nn.Dense(5)
+
+    def hybrid_forward(self, F, image, features):
+        embedding = F.concat(self.image(image), self.features(features), dim=1)
+        return F.softmax(self.classes(embedding)), embedding
+
+
 def rnn(mode, layout):
     """gluon.rnn.LSTM / GRU: 2 layers, bidirectional, in layout TNC or NTC."""
     cls = getattr(mx.gluon.rnn, mode)
@@ -161,6 +181,8 @@ MODELS = [
     ("i3d_resnet50_v1_kinetics400", "action recognition", "GluonCV",
      lambda: cv("i3d_resnet50_v1_kinetics400"),
      [floats("data", (1, 3, 8, 64, 64), 0.0, 1.0)]),
+    ("image_and_features", "two inputs, two outputs", "gluon.nn", ImageAndFeatures,
+     [floats("data0", (2, 3, 16, 16), 0, 1), floats("data1", (2, 6), -1, 1)]),
     ("bert_2layer", "language (BERT)", "GluonNLP", bert,
      [ints("data0", (2, 8), 0, 100), ints("data1", (2, 8), 0, 2), ints("data2", (2,), 3, 9)]),
     ("transformer_seq2seq", "translation (transformer)", "GluonNLP", TransformerSeq2Seq,

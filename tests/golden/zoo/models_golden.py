@@ -332,8 +332,8 @@ def main(argv):
             print(f"PASS {name} ({family}, {source}): outputs differ after NMS ({figures}): "
                   f"{result['note']} ({timing})", flush=True)
         else:
-            cli = ", `hybridnet run` the same" if result.get("cli") else ""
-            print(f"PASS {name} ({family}, {source}): {figures}, eager == hybridized{cli} "
+            cli_note = ", `hybridnet run` the same" if result.get("cli") else ""
+            print(f"PASS {name} ({family}, {source}): {figures}, eager == hybridized{cli_note} "
                   f"({timing})", flush=True)
 
     with open(os.path.join(out_dir, "results.json"), "w") as f:
