@@ -131,10 +131,28 @@ class ImageAndFeatures(mx.gluon.HybridBlock):
         return F.softmax(self.classes(embedding)), embedding
 
 
-def rnn(mode, layout):
-    """gluon.rnn.LSTM / GRU: 2 layers, bidirectional, in layout TNC or NTC."""
-    cls = getattr(mx.gluon.rnn, mode)
-    return cls(16, num_layers=2, layout=layout, bidirectional=True, input_size=8)
+class RecurrentLayer(mx.gluon.HybridBlock):
+    """gluon.rnn.LSTM / GRU (2 layers, bidirectional) in layout TNC or NTC with its begin states
+    as inputs, as a hybridized layer exports it (data0 the sequence, then h0 and for LSTM c0):
+    the output sequence and the final states."""
+
+    def __init__(self, mode, layout, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.rnn = getattr(mx.gluon.rnn, mode)(16, num_layers=2, layout=layout,
+                                                   bidirectional=True, input_size=8)
+
+    def hybrid_forward(self, F, sequence, *states):
+        out, final = self.rnn(sequence, list(states))
+        return [out] + list(final)
+
+
+def rnn_inputs(mode, layout):
+    """The sequence (T=5, N=3, C=8 in the given layout) and the begin states (4, N, 16)."""
+    shape = (5, 3, 8) if layout == "TNC" else (3, 5, 8)
+    states = 2 if mode == "LSTM" else 1
+    return [floats("data0", shape, -1, 1)] + [floats(f"data{k + 1}", (4, 3, 16), -1, 1)
+                                              for k in range(states)]
 
 
 def image(*shape):
@@ -191,12 +209,12 @@ MODELS = [
     ("lstm_language_model", "language model (LSTM)", "GluonNLP", LanguageModel,
      [ints("data0", (5, 2), 0, 100), floats("data1", (2, 2, 32), -1, 1),
       floats("data2", (2, 2, 32), -1, 1)]),
-    ("lstm_tnc", "recurrent (LSTM)", "gluon.rnn", lambda: rnn("LSTM", "TNC"),
-     [floats("data", (5, 3, 8), -1, 1)]),
-    ("lstm_ntc", "recurrent (LSTM)", "gluon.rnn", lambda: rnn("LSTM", "NTC"),
-     [floats("data", (3, 5, 8), -1, 1)]),
-    ("gru_tnc", "recurrent (GRU)", "gluon.rnn", lambda: rnn("GRU", "TNC"),
-     [floats("data", (5, 3, 8), -1, 1)]),
-    ("gru_ntc", "recurrent (GRU)", "gluon.rnn", lambda: rnn("GRU", "NTC"),
-     [floats("data", (3, 5, 8), -1, 1)]),
+    ("lstm_tnc", "recurrent (LSTM)", "gluon.rnn", lambda: RecurrentLayer("LSTM", "TNC"),
+     rnn_inputs("LSTM", "TNC")),
+    ("lstm_ntc", "recurrent (LSTM)", "gluon.rnn", lambda: RecurrentLayer("LSTM", "NTC"),
+     rnn_inputs("LSTM", "NTC")),
+    ("gru_tnc", "recurrent (GRU)", "gluon.rnn", lambda: RecurrentLayer("GRU", "TNC"),
+     rnn_inputs("GRU", "TNC")),
+    ("gru_ntc", "recurrent (GRU)", "gluon.rnn", lambda: RecurrentLayer("GRU", "NTC"),
+     rnn_inputs("GRU", "NTC")),
 ]
