@@ -19,7 +19,6 @@ Usage: zoo_golden.py ZOO_RUNNER FIXTURES_DIR
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ try:
     import numpy as np
     import mxnet as mx
     from mxnet.gluon.model_zoo import vision
+    from zoo_common import rel_err, randomize_batchnorm, run
 except Exception as e:  # noqa: BLE001 - any import failure means "no reference here"
     print(f"SKIP: real MXNet is not importable by {sys.executable} ({e}); "
           "run scripts/setup-mxnet.sh to install mxnet==1.9.1 for the golden tests")
@@ -61,23 +61,6 @@ def check(name, ok, detail=""):
         failures.append(name)
 
 
-def rel_err(ours, ref):
-    ours = np.asarray(ours, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if ours.shape != ref.shape:
-        return float("inf")
-    scale = max(float(np.max(np.abs(ref))), 1e-30)
-    return float(np.max(np.abs(ours - ref))) / scale
-
-
-def run(*args):
-    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
-    if r.returncode != 0:
-        command = " ".join(map(str, args))
-        raise RuntimeError(f"{command} failed ({r.returncode}): {r.stderr.strip()}")
-    return r.stdout.strip()
-
-
 def load(path):
     return np.load(path)
 
@@ -95,18 +78,6 @@ def normalized_json(path):
     text = open(path).read()
     text = text.replace(top_prefix(json.loads(text)), "TOP_")
     return re.sub(r'"node_row_ptr": \[[^\]]*\], ', "", text)
-
-
-def randomize_batchnorm(net, rng):
-    """Gives every BatchNorm non-trivial statistics so inference really exercises them."""
-    for name, p in net.collect_params().items():
-        shape = p.shape
-        if name.endswith("running_mean") or name.endswith("beta"):
-            p.set_data(mx.nd.array(rng.normal(0, 0.1, shape)))
-        elif name.endswith("running_var"):
-            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
-        elif name.endswith("gamma"):
-            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
 
 
 # ---- 1 + 2: the model zoo ---------------------------------------------------------------------

@@ -5,6 +5,10 @@
 //       eagerly, hybridized and through a GraphExecutor: OUT-eager.npy, OUT-hybrid.npy,
 //       OUT-exec.npy. A graph variable "*_label" without a value (SoftmaxOutput's label) is fed
 //       zeros.
+//   zoo_runner run PREFIX OUT NAME=INPUT.npy...
+//       imports PREFIX-symbol.json + PREFIX-0000.params with the named data inputs (a model with
+//       several inputs and outputs: detectors, BERT) and runs them eagerly, then hybridized:
+//       every output k to OUT-eager-k.npy and OUT-hybrid-k.npy.
 //   zoo_runner build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]
 //       builds model-zoo model NAME (or layers1d/layers2d/layers3d, small nets of every
 //       conv_layers.h layer) in C++, initializes and hybridizes it, runs INPUT (deferred
@@ -87,6 +91,30 @@ int Import(const std::string& prefix,
   std::printf("import %s: %zu nodes, %zu kernels, %zu fused; load+eager %.2fs, hybrid+exec %.2fs\n",
               prefix.c_str(), st.num_nodes, st.num_kernels, st.num_fused,
               std::chrono::duration<double>(t1 - t0).count(), Seconds(t1));
+  return 0;
+}
+
+int Run(const std::string& prefix, const std::string& out, const std::vector<std::string>& feeds) {
+  std::vector<std::string> names;
+  std::vector<NDArray> inputs;
+  for (const auto& feed : feeds) {
+    size_t eq = feed.find('=');
+    HN_CHECK(eq != std::string::npos, kInvalidArgument) << "expected NAME=FILE.npy, got " << feed;
+    names.push_back(feed.substr(0, eq));
+    inputs.push_back(LoadNpy(feed.substr(eq + 1)));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto block = SymbolBlock::Imports(prefix + "-symbol.json", names, prefix + "-0000.params");
+  std::vector<NDArray> eager = (*block)(inputs);
+  auto t1 = std::chrono::steady_clock::now();
+  block->Hybridize();
+  std::vector<NDArray> hybrid = (*block)(inputs);
+  for (size_t k = 0; k < eager.size(); ++k) {
+    SaveNpy(out + "-eager-" + std::to_string(k) + ".npy", eager[k]);
+    SaveNpy(out + "-hybrid-" + std::to_string(k) + ".npy", hybrid.at(k));
+  }
+  std::printf("run %s: %zu outputs; load+eager %.2fs, hybridize+forward %.2fs\n", prefix.c_str(),
+              eager.size(), std::chrono::duration<double>(t1 - t0).count(), Seconds(t1));
   return 0;
 }
 
@@ -176,11 +204,14 @@ int main(int argc, char** argv) {
     SetNumThreads(1);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.size() == 5 && args[0] == "import") return Import(args[1], args[2], args[3], args[4]);
+    if (args.size() >= 4 && args[0] == "run") {
+      return Run(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
+    }
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
-    std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | build NAME PREFIX "
-                 "INPUT.npy [PARAMS | random-batchnorm]\n";
+    std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | run PREFIX OUT "
+                 "NAME=INPUT.npy... | build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";

@@ -85,6 +85,17 @@ struct ZerosWithoutDTypeParam {  // _zeros_without_dtype
   }
 };
 
+struct FillLikeParam {  // zeros_like, ones_like
+  std::string dtype;
+  static void Declare(ParamDeclarer<FillLikeParam>* d) {
+    d->Field("dtype", &FillLikeParam::dtype)
+        .Default("")
+        .Describe("Accepted and ignored, as MXNet 1.9.1 does: the output keeps the input's "
+                  "dtype (GluonCV's CenterNet writes zeros_like(x, dtype='int64') and MXNet "
+                  "gives float32 for a float32 x).");
+  }
+};
+
 void InitZerosWithoutDType(ZerosWithoutDTypeParam* p) {
   HN_CHECK(p->dtype == -1 || IsKnownDType(p->dtype), kInvalidArgument)
       << "dtype=" << p->dtype << " is not a type flag (-1 or 0..12)";
@@ -516,6 +527,7 @@ void RegisterInitOps(OpRegistry* r) {
   r->Register("zeros_like")
       .Describe("An array of zeros with the input's shape and dtype (the input is not read).")
       .AddAlias("_sparse_zeros_like")
+      .SetParam<FillLikeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)
@@ -523,6 +535,7 @@ void RegisterInitOps(OpRegistry* r) {
       .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<0>);
   r->Register("ones_like")
       .Describe("An array of ones with the input's shape and dtype (the input is not read).")
+      .SetParam<FillLikeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)

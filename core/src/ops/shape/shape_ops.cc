@@ -468,13 +468,16 @@ void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   for (size_t i = 0; i < axis; ++i) outer *= oshape[i];
   for (size_t i = axis + 1; i < oshape.ndim(); ++i) inner *= oshape[i];
   const int64_t out_row = oshape[axis] * inner;
-  float* y = out[0].ptr<float>();
+  // Bytes: every dtype joins the same way (CenterNet concatenates int64 shapes).
+  const int64_t size = static_cast<int64_t>(DTypeSize(out[0].dtype));
+  auto* y = static_cast<uint8_t*>(out[0].data);
   int64_t col = 0;
   for (const TBlob& b : in) {
     const int64_t row = b.shape[axis] * inner;
-    const float* x = b.ptr<const float>();
+    const auto* x = static_cast<const uint8_t*>(b.data);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + o * out_row + col, x + o * row, static_cast<size_t>(row) * sizeof(float));
+      std::memcpy(y + (o * out_row + col) * size, x + o * row * size,
+                  static_cast<size_t>(row * size));
     }
     col += row;
   }
@@ -518,12 +521,15 @@ void SliceChannelCompute(const OpContext&, const NodeAttrs& attrs, const std::ve
   for (size_t i = axis + 1; i < dshape.ndim(); ++i) inner *= dshape[i];
   const int64_t in_row = dshape[axis] * inner;
   const int64_t part = in_row / static_cast<int64_t>(out.size());
-  const float* x = in[0].ptr<const float>();
+  // Bytes: every dtype splits the same way (CenterNet splits an int64 shape).
+  const int64_t size = static_cast<int64_t>(DTypeSize(in[0].dtype));
+  const auto* x = static_cast<const uint8_t*>(in[0].data);
   for (size_t k = 0; k < out.size(); ++k) {
-    float* y = out[k].ptr<float>();
+    auto* y = static_cast<uint8_t*>(out[k].data);
     const int64_t col = static_cast<int64_t>(k) * part;
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + o * part, x + o * in_row + col, static_cast<size_t>(part) * sizeof(float));
+      std::memcpy(y + o * part * size, x + (o * in_row + col) * size,
+                  static_cast<size_t>(part * size));
     }
   }
 }
@@ -629,7 +635,7 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetParam<ReshapeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ReshapeShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
@@ -640,7 +646,7 @@ void RegisterShapeOps(OpRegistry* r) {
       .AddAlias("flatten")
       .SetInputNames({"data"})
       .SetInferShape(FlattenShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
@@ -651,7 +657,7 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetParam<ExpandDimsParam>()
       .SetInputNames({"data"})
       .SetInferShape(ExpandDimsShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
@@ -678,7 +684,7 @@ void RegisterShapeOps(OpRegistry* r) {
         return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
       })
       .SetInferShape(ConcatShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ConcatCompute)
       .SetOnnx({"Concat"}, ConcatOnnx);
 
@@ -691,7 +697,7 @@ void RegisterShapeOps(OpRegistry* r) {
         return static_cast<uint32_t>(attrs.Param<SliceChannelParam>().num_outputs);
       })
       .SetInferShape(SliceChannelShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(SliceChannelCompute)
       .SetOnnx({"Split", "Squeeze", "Reshape"}, SliceChannelOnnx);
 
