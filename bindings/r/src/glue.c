@@ -10,11 +10,18 @@
 
 /* ---- kinds -------------------------------------------------------------------------------- */
 
-static const char* const kKindTags[HNR_NUM_KINDS] = {
-    "hn_tensor", "hn_tensor_list", "hn_symbol", "hn_shape_info", "hn_block", "hn_model",
-    "hn_predictor"};
-static const char* const kKindText[HNR_NUM_KINDS] = {
-    "tensor", "tensor list", "symbol", "shape info", "block", "model", "predictor"};
+/* "hn_tensor", ...: the tag of each kind's external pointers. */
+#define HNR_KIND_TAG(kind) "hn_" #kind,
+static const char* const kKindTags[HNR_NUM_KINDS] = {HN_HANDLE_KINDS(HNR_KIND_TAG)};
+
+/* "tensor list" for HNR_KIND_tensor_list, for messages (R_alloc'ed). */
+static const char* KindText(int kind) {
+  const char* name = kKindTags[kind] + 3;
+  char* text = R_alloc(strlen(name) + 1, 1);
+  for (size_t i = 0; name[i] != '\0'; ++i) text[i] = name[i] == '_' ? ' ' : name[i];
+  text[strlen(name)] = '\0';
+  return text;
+}
 
 /* Handles made and not yet freed, per kind (R is single-threaded: plain ints suffice). */
 static int g_live[HNR_NUM_KINDS];
@@ -58,15 +65,11 @@ static int KindOf(SEXP x) {
 
 static Box* BoxOf(SEXP x) { return (Box*)R_ExternalPtrAddr(x); }
 
+#define HNR_FREE_CASE(kind) \
+  case HNR_KIND_##kind: hn_##kind##_free((hn_##kind*)p); break;
 static void FreeAddress(int kind, void* p) {
   switch (kind) {
-    case HNR_TENSOR: hn_tensor_free((hn_tensor*)p); break;
-    case HNR_TENSOR_LIST: hn_tensor_list_free((hn_tensor_list*)p); break;
-    case HNR_SYMBOL: hn_symbol_free((hn_symbol*)p); break;
-    case HNR_SHAPE_INFO: hn_shape_info_free((hn_shape_info*)p); break;
-    case HNR_BLOCK: hn_block_free((hn_block*)p); break;
-    case HNR_MODEL: hn_model_free((hn_model*)p); break;
-    case HNR_PREDICTOR: hn_predictor_free((hn_predictor*)p); break;
+    HN_HANDLE_KINDS(HNR_FREE_CASE)
     default: break;
   }
 }
@@ -108,7 +111,8 @@ static SEXP ConditionClass(int status) {
   return cls;
 }
 
-void hnr_raise(int status, const char* message) {
+SEXP hnr_condition(int status, const char* message) {
+  if (message == NULL) message = "";
   SEXP msg = Rf_protect(Rf_ScalarString(Rf_mkCharCE(message, CE_UTF8)));
   SEXP cond = Rf_protect(Rf_allocVector(VECSXP, 4));
   SET_VECTOR_ELT(cond, 0, msg);
@@ -122,6 +126,12 @@ void hnr_raise(int status, const char* message) {
   SET_STRING_ELT(names, 3, Rf_mkChar("code"));
   Rf_setAttrib(cond, R_NamesSymbol, names);
   Rf_setAttrib(cond, R_ClassSymbol, ConditionClass(status));
+  Rf_unprotect(3);
+  return cond;
+}
+
+void hnr_raise(int status, const char* message) {
+  SEXP cond = Rf_protect(hnr_condition(status, message));
   SEXP call = Rf_protect(Rf_lang2(Rf_install("stop"), cond));
   Rf_eval(call, R_BaseEnv);
   Rf_error("%s", message); /* not reached: stop() does not return */
@@ -163,9 +173,10 @@ void hnr_check(int status, const char* fn) {
 static const char* Describe(SEXP x) {
   int kind = TagKind(x);
   if (kind >= 0) {
-    size_t len = strlen(kKindText[kind]) + 16;
+    const char* text = KindText(kind);
+    size_t len = strlen(text) + 16;
     char* s = R_alloc(len, 1);
-    snprintf(s, len, "a %s handle", kKindText[kind]);
+    snprintf(s, len, "a %s handle", text);
     return s;
   }
   if (x == R_NilValue) return "NULL";
@@ -185,7 +196,7 @@ static const char* Describe(SEXP x) {
 
 static void CheckTag(SEXP x, int kind, const char* fn, const char* arg) {
   if (TagKind(x) != kind) {
-    hnr_arg_error(fn, arg, "must be a %s handle, not %s", kKindText[kind], Describe(x));
+    hnr_arg_error(fn, arg, "must be a %s handle, not %s", KindText(kind), Describe(x));
   }
 }
 
@@ -193,10 +204,10 @@ void* hnr_handle(SEXP x, int kind, const char* fn, const char* arg) {
   CheckTag(x, kind, fn, arg);
   if (KindOf(x) != kind) {
     hnr_arg_error(fn, arg, "is a %s handle restored from a saved session: native objects are not "
-                  "saved; load or build it again", kKindText[kind]);
+                  "saved; load or build it again", KindText(kind));
   }
   void* p = BoxOf(x)->address;
-  if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", kKindText[kind]);
+  if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", KindText(kind));
   return p;
 }
 
@@ -388,7 +399,7 @@ void hnr_handles(SEXP x, int kind, const char* fn, const char* arg, void*** out,
     return;
   }
   if (TYPEOF(x) != VECSXP) {
-    hnr_arg_error(fn, arg, "must be a list of %s handles, not %s", kKindText[kind], Describe(x));
+    hnr_arg_error(fn, arg, "must be a list of %s handles, not %s", KindText(kind), Describe(x));
   }
   R_xlen_t len = XLENGTH(x);
   void** arr = (void**)R_alloc(len > 0 ? (size_t)len : 1, sizeof(void*));

@@ -26,22 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hn_handle_kinds.h"
 #include "hybridnet/c_api.h"
 
-/* Handle kinds (index into the tables of glue.c). */
-enum hnr_kind {
-  HNR_TENSOR = 0,
-  HNR_TENSOR_LIST,
-  HNR_SYMBOL,
-  HNR_SHAPE_INFO,
-  HNR_BLOCK,
-  HNR_MODEL,
-  HNR_PREDICTOR,
-  HNR_NUM_KINDS
-};
+/* Handle kinds, one per entry of HN_HANDLE_KINDS: HNR_KIND_tensor, HNR_KIND_model, ... */
+#define HNR_KIND_ENUMERATOR(kind) HNR_KIND_##kind,
+enum hnr_kind { HN_HANDLE_KINDS(HNR_KIND_ENUMERATOR) HNR_NUM_KINDS };
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
+/* The classed condition of `status` with `message` (call NULL). */
+SEXP hnr_condition(int status, const char* message);
 /* Signals the classed condition of `status` with `message` (never returns). */
 void hnr_raise(int status, const char* message) __attribute__((noreturn));
 /* Signals hybridnet_error_invalid_argument "fn: argument 'arg' <what>" (never returns). */
