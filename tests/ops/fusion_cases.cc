@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/test_util.h"
 #include "conformance.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
@@ -16,11 +17,7 @@ namespace hybridnet {
 namespace conformance {
 namespace {
 
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 // 2-D convolution (stride, pad, groups) followed by an activation, in double.
 RefFn ConvActRef(
@@ -74,10 +71,6 @@ HN_CONFORMANCE_CASES(ConvolutionAct) {
 }
 
 // ---- passes ------------------------------------------------------------------------------------
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
 
 // conv -> BatchNorm -> relu -> conv(+bias) -> relu: a ResNet stem plus a VGG-style layer.
 struct ConvNet {
