@@ -100,6 +100,14 @@ SEXP hnr_outputs(SEXP ans);
 
 /* The elements of a tensor as doubles, in C (row-major) order. */
 SEXP hnr_tensor_values(const hn_tensor* tensor);
+/* predict()'s fast path (see glue.c): a predictor of a one-input model that reads R arrays into
+ * its input tensor and outputs from its tensors with no copy but the type conversion. */
+SEXP hnr_fast_predictor(const hn_model* model);
+/* One forward: `x` a numeric array, `layout` "rowmajor" or "colmajor"; the output (a list for
+ * several). */
+SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
+/* Frees the fast predictor now (the finalizer then does nothing); anything else is ignored. */
+void hnr_fast_release(SEXP fast);
 /* Live handles made by this package, per kind (a named integer vector). */
 SEXP hnr_live_handles(void);
 /* HN_ABI_VERSION of the header this package was compiled with. */
