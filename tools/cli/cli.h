@@ -6,11 +6,11 @@
 // parsing, `--help` and the usage errors; main.cc lists the commands. Adding one:
 //
 //   // tools/cli/hello.cc
-//   const Command kHello{"hello", "greets NAME", {{"NAME", "who"}},
-//                        {{"--loud", nullptr, "in capitals"}},
-//                        [](const Args& args) { ... return 0; }};
+//   extern const Command kHello{"hello", "greets NAME", {{"NAME", "who"}},
+//                               {{"--loud", nullptr, "in capitals"}},
+//                               [](const Args& args) { ... return 0; }};
 //
-// plus its row in main.cc's table.
+// plus its row in main.cc's table (CMake compiles every .cc of this folder).
 #pragma once
 
 #include <cstdint>
