@@ -47,12 +47,17 @@ bool DirectFloats(JNIEnv* env, jobject buffer, void** data, size_t* bytes);
 /// so its memory) alive. Runs on the thread that frees the last tensor sharing the storage.
 void ReleaseGlobalRef(void* data, void* arg);
 
-/// A String argument as NUL-terminated standard UTF-8 (null -> NULL). Released on scope exit.
-class Utf8In {
+/// The argument holders below release what they hold when the wrapper returns: never copied.
+class Scoped {
  public:
-  Utf8In() = default;
-  Utf8In(const Utf8In&) = delete;
-  Utf8In& operator=(const Utf8In&) = delete;
+  Scoped() = default;
+  Scoped(const Scoped&) = delete;
+  Scoped& operator=(const Scoped&) = delete;
+};
+
+/// A String argument as NUL-terminated standard UTF-8 (null -> NULL). Released on scope exit.
+class Utf8In : Scoped {
+ public:
   ~Utf8In();
   bool Init(JNIEnv* env, jstring str);
   const char* get() const { return use_owned_ ? owned_.c_str() : chars_; }
@@ -109,11 +114,8 @@ class IntsIn {
 /// after every "in" typemap, right before the call) pins it, and the argout typemap (the first
 /// JNI-calling code after the call, as the array precedes any out-parameter) releases it. The
 /// destructor covers early returns.
-class CriticalArray {
+class CriticalArray : Scoped {
  public:
-  CriticalArray() = default;
-  CriticalArray(const CriticalArray&) = delete;
-  CriticalArray& operator=(const CriticalArray&) = delete;
   ~CriticalArray() { Release(JNI_ABORT); }
   bool Init(JNIEnv* env, jarray array, bool nullable);
   bool Pin();
@@ -130,11 +132,8 @@ class CriticalArray {
 
 /// A byte[] copied out of the Java heap (for long native work such as parsing a model, which
 /// must not run inside a critical section).
-class BytesIn {
+class BytesIn : Scoped {
  public:
-  BytesIn() = default;
-  BytesIn(const BytesIn&) = delete;
-  BytesIn& operator=(const BytesIn&) = delete;
   ~BytesIn();
   bool Init(JNIEnv* env, jbyteArray array);
   const void* get() const { return data_; }
