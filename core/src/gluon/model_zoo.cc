@@ -484,9 +484,7 @@ std::shared_ptr<HybridBlock> AlexNet(int64_t classes) {
           std::make_shared<Dropout>(0.5f, s.Block("dropout")),
           std::make_shared<Dense>(4096, "relu", s.Block("dense")),
           std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -531,9 +529,8 @@ std::shared_ptr<HybridBlock> VGG(int num_layers, bool batch_norm, int64_t classe
                                                .set_weight_initializer(dense_init)),
                             std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   }
-  auto output =
-      ZooDense(s, DenseOptions().set_units(classes).set_weight_initializer(dense_init));
-  net->SetParts(features, output);
+  net->SetParts(features,
+                ZooDense(s, DenseOptions().set_units(classes).set_weight_initializer(dense_init)));
   return net;
 }
 
@@ -562,8 +559,7 @@ std::shared_ptr<HybridBlock> ResNet(int version, int num_layers, int64_t classes
   if (version == 2) Append(features.get(), {BN(s), Relu(s)});
   Append(features.get(), {std::make_shared<GlobalAvgPool2D>("NCHW", s.Block("pool"))});
   if (version == 2) Append(features.get(), {std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output = ZooDense(s, DenseOptions().set_units(classes).set_in_units(in_channels));
-  net->SetParts(features, output);
+  net->SetParts(features, ZooDense(s, DenseOptions().set_units(classes).set_in_units(in_channels)));
   return net;
 }
 
@@ -616,9 +612,7 @@ std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes) {
          {BN(s), Relu(s),
           ZooPool<AvgPool2D>(s, 7, IntTuple()),
           std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -702,9 +696,7 @@ std::shared_ptr<HybridBlock> Inception3(int64_t classes) {
   Append(features.get(),
          {ZooPool<AvgPool2D>(s, 8, IntTuple()),
           std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -725,9 +717,7 @@ std::shared_ptr<HybridBlock> MobileNet(double multiplier, int64_t classes) {
   }
   Append(features.get(), {std::make_shared<GlobalAvgPool2D>("NCHW", s.Block("pool")),
                           std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
