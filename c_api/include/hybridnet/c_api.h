@@ -434,6 +434,13 @@ HN_API int hn_symbol_to_json(const hn_symbol* symbol, char** out) HN_NOEXCEPT;
 HN_API int hn_symbol_inspect_json(const char* json, int* out_mxnet_version,
                                   int* out_legacy) HN_NOEXCEPT;
 
+/** The operators of JSON text (its control-flow subgraphs included) that this library does not
+ *  implement, without failing on them: one line per operator, "OP<TAB>NODE,NODE,...\n", sorted
+ *  by operator name ("Custom" nodes add " (op_type T)" to their name); "" when every operator is
+ *  supported. Loading such a file fails with one error naming them all. Ownership: *out is new
+ *  (hn_string_free). Thread-safe. */
+HN_API int hn_symbol_unsupported_ops(const char* json, char** out) HN_NOEXCEPT;
+
 /** Releases a symbol. Accepts NULL. */
 HN_API void hn_symbol_free(hn_symbol* symbol) HN_NOEXCEPT;
 
