@@ -1,6 +1,8 @@
 // hybridnet info FILE: what a symbol JSON, .params/.nd or .npy file holds.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -40,9 +42,36 @@ ordered_json InferredShapes(const hn_symbol* symbol, const ShapeMap& known) {
   return inferred;
 }
 
+// The operators this library does not implement, as [{"op": ..., "nodes": [...]}], read from
+// hn_symbol_unsupported_ops' "OP<TAB>NODE,NODE,...\n" lines.
+ordered_json UnsupportedOps(const std::string& text) {
+  char* raw = nullptr;
+  Check(hn_symbol_unsupported_ops(text.c_str(), &raw));
+  std::istringstream lines(raw);
+  hn_string_free(raw);
+  ordered_json ops = ordered_json::array();
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t tab = line.find('\t');
+    ordered_json nodes = ordered_json::array();
+    std::istringstream names(line.substr(tab + 1));
+    for (std::string node; std::getline(names, node, ',');) nodes.push_back(node);
+    ops.push_back({{"op", line.substr(0, tab)}, {"nodes", nodes}});
+  }
+  return ops;
+}
+
 ordered_json SymbolInfo(const std::string& path, const std::string& text, const ShapeMap& shapes) {
   int version = 0, legacy = 0;
   Check(hn_symbol_inspect_json(text.c_str(), &version, &legacy));
+  ordered_json j;
+  j["file"] = path;
+  j["kind"] = "symbol";
+  j["mxnet_version"] = version;
+  j["legacy_format"] = legacy != 0;
+  j["unsupported_ops"] = UnsupportedOps(text);
+  // Such a file does not load: what follows needs the loaded graph.
+  if (!j["unsupported_ops"].empty()) return j;
   hn_symbol* raw = nullptr;
   Check(hn_symbol_load(path.c_str(), &raw));
   Owned<hn_symbol, hn_symbol_free> sym(raw);
@@ -58,11 +87,6 @@ ordered_json SymbolInfo(const std::string& path, const std::string& text, const 
   }
   const char* const* names = nullptr;
   size_t count = 0;
-  ordered_json j;
-  j["file"] = path;
-  j["kind"] = "symbol";
-  j["mxnet_version"] = version;
-  j["legacy_format"] = legacy != 0;
   j["nodes"] = num_nodes;
   j["ops"] = num_ops;
   j["op_counts"] = op_counts;
@@ -145,9 +169,30 @@ std::string Join(const ordered_json& list) {
   return s;
 }
 
+// One line per operator; a long node list is cut after kShownNodes names (--json has all).
+void PrintUnsupported(const ordered_json& ops, std::ostream& os) {
+  constexpr size_t kShownNodes = 8;
+  os << "  unsupported operators (" << ops.size()
+     << "; the file cannot be loaded, so its arguments and shapes are not shown):\n";
+  for (const auto& op : ops) {
+    const auto& nodes = op["nodes"];
+    os << "    " << op["op"].get<std::string>() << " (" << nodes.size()
+       << (nodes.size() == 1 ? " node): " : " nodes): ");
+    for (size_t i = 0; i < std::min(nodes.size(), kShownNodes); ++i)
+      os << (i > 0 ? ", " : "") << nodes[i].get<std::string>();
+    if (nodes.size() > kShownNodes) os << ", ... (" << nodes.size() - kShownNodes << " more)";
+    os << "\n";
+  }
+}
+
 void PrintSymbol(const ordered_json& j, std::ostream& os) {
   os << "  symbol JSON, mxnet_version " << j["mxnet_version"]
      << (j["legacy_format"].get<bool>() ? " (legacy format, upgraded on load)" : "") << "\n";
+  if (!j["unsupported_ops"].empty()) {
+    PrintUnsupported(j["unsupported_ops"], os);
+    return;
+  }
+  os << "  every operator is supported\n";
   os << "  " << j["nodes"] << " nodes, " << j["ops"] << " operators:";
   for (const auto& kv : j["op_counts"].items()) os << " " << kv.key() << "x" << kv.value();
   os << "\n  arguments (" << j["arguments"].size() << "): " << Join(j["arguments"]) << "\n";
@@ -223,7 +268,8 @@ extern const Command kInfo{
       /*repeatable=*/true},
      {"--json", nullptr, "print JSON instead of text"}},
     Info,
-    "  symbol JSON: op counts, arguments, auxiliary states, outputs, inferred shapes\n"
+    "  symbol JSON: op counts, arguments, auxiliary states, outputs, inferred shapes; a file\n"
+    "    with operators hybridnet does not implement lists them with their nodes instead\n"
     "  .params/.nd: names, dtypes, shapes, first values;  .npy: dtype, shape, values"};
 
 }  // namespace hybridnet_cli
