@@ -298,7 +298,8 @@ Owned<hn_block, hn_block_free> ImportBlock(const LoadedModel& m) {
   std::string symbol_file = m.prefix + "-symbol.json";
   std::string params_file = ParamsFile(m.prefix, m.epoch);
   hn_block* raw = nullptr;
-  Check(hn_block_import(symbol_file.c_str(), names.data(), names.size(), params_file.c_str(), &raw));
+  Check(hn_block_import(symbol_file.c_str(), names.data(), names.size(), params_file.c_str(),
+                        &raw));
   return Owned<hn_block, hn_block_free>(raw);
 }
 
@@ -337,9 +338,10 @@ std::vector<Tensor> BlockInputs(const LoadedModel& m, std::map<std::string, Tens
       Check(hn_shape_info_get(info.get(), HN_SHAPES_ARGUMENTS, i, &arg, &d, &nd));
       if (name == arg) shape.assign(d, d + nd);
     }
-    if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d <= 0; })) {
-      throw CliError{HN_ERR_INVALID_ARGUMENT,
-                     "input '" + name + "' was not given and its shape cannot be inferred; pass it"};
+    if (shape.empty() ||
+        std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d <= 0; })) {
+      std::string message = "input '" + name + "' was not given and its shape cannot be inferred";
+      throw CliError{HN_ERR_INVALID_ARGUMENT, message + "; pass it"};
     }
     hn_tensor* zeros = nullptr;
     Check(hn_tensor_create(HN_DTYPE_FLOAT32, shape.data(), static_cast<int>(shape.size()), nullptr,

@@ -10,7 +10,8 @@
 //                               {{"--loud", nullptr, "in capitals"}},
 //                               [](const Args& args) { ... return 0; }};
 //
-// plus its row in main.cc's table (CMake compiles every .cc of this folder).
+// plus its row `X(kHello)` in main.cc's HN_CLI_COMMANDS (CMake compiles every .cc of this
+// folder).
 #pragma once
 
 #include <cstdint>
@@ -122,7 +123,8 @@ using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 /// NAME=D1,D2,... specs (each name once); usage errors name the bad spec.
 ShapeMap ParseShapes(const std::vector<std::string>& specs);
 /// Shape inference of `symbol` from the known shapes (partial: unknown dims stay 0).
-Owned<hn_shape_info, hn_shape_info_free> InferShapes(const hn_symbol* symbol, const ShapeMap& known);
+Owned<hn_shape_info, hn_shape_info_free> InferShapes(const hn_symbol* symbol,
+                                                     const ShapeMap& known);
 
 /// PREFIX-symbol.json + PREFIX-EEEE.params with the model's input and output names.
 struct LoadedModel {

@@ -10,9 +10,19 @@
 
 namespace hybridnet_cli {
 
-// The subcommands, in the order --help lists them; each is defined in <name>.cc.
-extern const Command kInfo, kConvert, kOps, kRun, kBench;
-const Command* const kCommands[] = {&kInfo, &kConvert, &kOps, &kRun, &kBench};
+// The subcommands, one row each, in the order --help lists them; each is defined in <name>.cc.
+#define HN_CLI_COMMANDS(X) \
+  X(kInfo) \
+  X(kConvert) \
+  X(kOps) \
+  X(kRun) \
+  X(kBench) \
+  /* end of the table: every row above ends with a backslash */
+
+#define HN_CLI_DECLARE(command) extern const Command command;
+#define HN_CLI_ADDRESS(command) &command,
+HN_CLI_COMMANDS(HN_CLI_DECLARE)
+const Command* const kCommands[] = {HN_CLI_COMMANDS(HN_CLI_ADDRESS)};
 
 namespace {
 

@@ -31,7 +31,8 @@ std::map<std::string, Tensor> LoadInputs(const std::vector<std::string>& specs) 
 }
 
 // The planned graph: inputs are set by name; the predictor feeds zeros to those not given.
-std::vector<Tensor> RunPredictor(const LoadedModel& m, const std::map<std::string, Tensor>& inputs) {
+std::vector<Tensor> RunPredictor(const LoadedModel& m,
+                                 const std::map<std::string, Tensor>& inputs) {
   hn_predictor* raw = nullptr;
   Check(hn_predictor_create(m.model.get(), &raw));
   Owned<hn_predictor, hn_predictor_free> predictor(raw);
