@@ -53,7 +53,7 @@ test-sanitize: setup
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
-	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests \
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_cxx20_tests hn_ops_tests hn_c_api_tests \
 	  hn_fuzz_replay_symbol_json hn_fuzz_replay_params hn_fuzz_replay_npy hn_fuzz_replay_model
 	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi|fuzz' --output-on-failure -j$(JOBS)
 

@@ -8,6 +8,8 @@ function(hn_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   hn_set_warnings(${name})
   target_link_libraries(${name} PRIVATE hn_core GTest::gtest GTest::gtest_main ${ARG_LIBS})
+  # tests/common/test_util.h: the helpers every C++ test shares.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE HN_FIXTURES_DIR="${HN_FIXTURES_DIR}"
                                              HN_TEST_TMPDIR="${CMAKE_BINARY_DIR}/test_tmp")
   gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)

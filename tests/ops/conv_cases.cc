@@ -6,18 +6,14 @@
 #include <limits>
 #include <string>
 
+#include "common/test_util.h"
 #include "conformance.h"
 
 namespace hybridnet {
 namespace conformance {
 namespace {
 
-// Flat offset of `idx` in shape `s`.
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 struct ConvGeom {
   std::vector<int64_t> kernel, stride, dilate, pad, adj;

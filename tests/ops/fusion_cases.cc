@@ -3,17 +3,14 @@
 #include <cmath>
 #include <string>
 
+#include "common/test_util.h"
 #include "conformance.h"
 
 namespace hybridnet {
 namespace conformance {
 namespace {
 
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
+using ::hybridnet::testing_util::Offset;
 
 // 2-D convolution (stride, pad, groups) followed by an activation, in double.
 RefFn ConvActRef(

@@ -2,11 +2,10 @@
 // bit-identical to the unfused ops (so fusion is on by default).
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <map>
 #include <string>
 
-#include "common/eager_reference.h"
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
@@ -45,9 +44,7 @@ ConvNet MakeConvNet(bool fix_gamma) {
   return n;
 }
 
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
+using ::hybridnet::testing_util::BitEqual;
 
 NDArray RunEager(const ConvNet& n) {
   std::map<std::string, NDArray> values = n.params;

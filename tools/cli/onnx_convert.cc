@@ -330,62 +330,40 @@ int ConvertToOnnx(const OnnxConvertOptions& o) {
   return o.check ? CheckParity(g, o, &given) : 0;
 }
 
-// All of `text` as a number (parse: std::stoi or std::stod), or a usage error naming `option`.
-template <typename Parse>
-auto ParseNumber(const std::string& option, const std::string& text, Parse parse) {
+// --tolerance's value: a number >= 0 (Args::Number reads whole numbers only).
+double Tolerance(const Args& args) {
+  const std::string text = args.value("--tolerance").value_or("1e-4");
   size_t used = 0;
-  decltype(parse(text, &used)) number{};
+  double tolerance = -1;
   try {
-    number = parse(text, &used);
+    tolerance = std::stod(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (text.empty() || used != text.size()) UsageError(option + ": '" + text + "' is not a number");
-  return number;
+  if (text.empty() || used != text.size() || !(tolerance >= 0)) {
+    UsageError("--tolerance needs a number >= 0, got '" + text + "'");
+  }
+  return tolerance;
 }
 
 }  // namespace
 
-int ConvertOnnx(const std::vector<std::string>& args) {
+int ConvertOnnx(const Args& args) {
   OnnxConvertOptions o;
-  std::vector<std::string> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&](const char* what) -> const std::string& {
-      if (i + 1 >= args.size()) UsageError(args[i] + " needs " + what);
-      return args[++i];
-    };
-    if (args[i] == "--opset") {
-      o.opset = ParseNumber("--opset", value("N"),
-                            [](const std::string& t, size_t* used) { return std::stoi(t, used); });
-    } else if (args[i] == "--dynamic-batch") {
-      o.dynamic_batch = true;
-    } else if (args[i] == "--input") {
-      o.inputs.push_back(value("NAME=D1,D2,... or NAME=FILE.npy"));
-    } else if (args[i] == "--check") {
-      o.check = true;
-    } else if (args[i] == "--tolerance") {
-      o.tolerance = ParseNumber("--tolerance", value("T"),
-                                [](const std::string& t, size_t* used) { return std::stod(t, used); });
-      if (!(o.tolerance >= 0)) UsageError("--tolerance must be >= 0");
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      UsageError("unknown option '" + args[i] + "'");
-    } else {
-      positional.push_back(args[i]);
-    }
-  }
-  if (positional.size() != 2) UsageError("convert needs SYMBOL.json[,PARAMS] and OUT.onnx");
-  const std::string& in = positional[0];
+  const std::string& in = args.positional(0);
   const size_t comma = in.find(',');
   o.symbol_file = in.substr(0, comma);
   if (comma != std::string::npos) o.params_file = in.substr(comma + 1);
-  o.output = positional[1];
+  o.output = args.positional(1);
+  o.opset = args.Number("--opset", 0, 0);
+  o.dynamic_batch = args.flag("--dynamic-batch");
+  o.inputs = args.values("--input");
+  o.check = args.flag("--check");
+  o.tolerance = Tolerance(args);
   return ConvertToOnnx(o);
 }
 
-bool IsOnnxConvert(const std::vector<std::string>& args) {
-  return std::any_of(args.begin(), args.end(),
-                     [](const std::string& a) { return EndsWith(a, ".onnx"); });
-}
+bool IsOnnxConvert(const Args& args) { return EndsWith(args.positional(1), ".onnx"); }
 
 nlohmann::ordered_json OnnxOpJson(const char* op_name) {
   int exportable = 0;

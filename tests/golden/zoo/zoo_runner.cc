@@ -121,26 +121,38 @@ int Run(const std::string& prefix, const std::string& out, const std::vector<std
 // Small networks using every layer of conv_layers.h; zoo_golden.py builds the same in MXNet.
 std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
   auto net = std::make_shared<HybridSequential>();
+  auto conv = [](int64_t channels, IntTuple kernel) {
+    return ConvOptions().set_channels(channels).set_kernel_size(std::move(kernel));
+  };
   if (name == "layers2d") {
     auto cat = std::make_shared<HybridConcurrent>(1);
-    cat->Add(std::make_shared<Conv2D>(4, 1), std::make_shared<Identity>(),
-             std::make_shared<MaxPool2D>(3, 1, 1));
-    net->Add(std::make_shared<Conv2D>(8, 3, 1, 1, 1, 1, "NCHW", "relu"),
+    cat->Add(std::make_shared<Conv2D>(conv(4, 1)), std::make_shared<Identity>(),
+             std::make_shared<MaxPool2D>(PoolOptions().set_pool_size(3).set_strides(1).set_padding(1)));
+    net->Add(std::make_shared<Conv2D>(conv(8, 3).set_padding(1).set_activation("relu")),
              std::make_shared<BatchNorm>(), std::make_shared<LeakyReLU>(0.1),
-             std::make_shared<Conv2D>(8, 3, 2, 0, 1, 2, "NCHW", "", false, nullptr, Zero(), 8),
-             std::make_shared<PReLU>(), std::make_shared<MaxPool2D>(2, IntTuple(), 0, "NCHW", true),
-             std::make_shared<Conv2DTranspose>(4, 3, 2, 1, 1), std::make_shared<ELU>(),
-             std::make_shared<AvgPool2D>(3, 1, 1, false, "NCHW", false), std::make_shared<SELU>(),
-             std::make_shared<GELU>(), cat, std::make_shared<GlobalAvgPool2D>(),
-             std::make_shared<Flatten>(), std::make_shared<Dense>(5));
+             std::make_shared<Conv2D>(
+                 conv(8, 3).set_strides(2).set_groups(2).set_use_bias(false).set_in_channels(8)),
+             std::make_shared<PReLU>(), std::make_shared<MaxPool2D>(PoolOptions().set_ceil_mode(true)),
+             std::make_shared<Conv2DTranspose>(
+                 conv(4, 3).set_strides(2).set_padding(1).set_output_padding(1)),
+             std::make_shared<ELU>(),
+             std::make_shared<AvgPool2D>(PoolOptions()
+                                             .set_pool_size(3)
+                                             .set_strides(1)
+                                             .set_padding(1)
+                                             .set_count_include_pad(false)),
+             std::make_shared<SELU>(), std::make_shared<GELU>(), cat,
+             std::make_shared<GlobalAvgPool2D>(), std::make_shared<Flatten>(),
+             std::make_shared<Dense>(5));
   } else if (name == "layers1d") {
-    net->Add(std::make_shared<Conv1D>(4, 3), std::make_shared<MaxPool1D>(2),
-             std::make_shared<AvgPool1D>(2), std::make_shared<Conv1DTranspose>(3, 2, 2),
+    net->Add(std::make_shared<Conv1D>(conv(4, 3)), std::make_shared<MaxPool1D>(),
+             std::make_shared<AvgPool1D>(), std::make_shared<Conv1DTranspose>(conv(3, 2).set_strides(2)),
              std::make_shared<GlobalMaxPool1D>());
   } else if (name == "layers3d") {
-    net->Add(std::make_shared<Conv3D>(4, 3, 1, 1), std::make_shared<Conv3DTranspose>(2, 2, 2),
-             std::make_shared<MaxPool3D>(2),
-             std::make_shared<BatchNorm>(1, 0.9, 0.001, true, false),
+    net->Add(std::make_shared<Conv3D>(conv(4, 3).set_padding(1)),
+             std::make_shared<Conv3DTranspose>(conv(2, 2).set_strides(2)),
+             std::make_shared<MaxPool3D>(),
+             std::make_shared<BatchNorm>(BatchNormOptions().set_epsilon(0.001).set_scale(false)),
              std::make_shared<GlobalAvgPool3D>());
   } else {
     return model_zoo::GetModel(name);

@@ -25,7 +25,7 @@ public final class Model extends NativeResource {
   private final List<String> outputNames;
 
   private Model(long handle, List<String> inputNames, List<String> outputNames) {
-    super(handle, Kind.MODEL);
+    super(handle, HybridnetNative::hn_model_free);
     this.inputNames = inputNames;
     this.outputNames = outputNames;
   }
@@ -33,9 +33,7 @@ public final class Model extends NativeResource {
   /** Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch, 4 digits). */
   public static Model load(String prefix, int epoch) {
     Objects.requireNonNull(prefix, "prefix");
-    long[] out = new long[1];
-    HybridnetNative.hn_model_load(prefix, epoch, out);
-    return adopt(out[0]);
+    return adopt(created(out -> HybridnetNative.hn_model_load(prefix, epoch, out)));
   }
 
   /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
@@ -45,9 +43,7 @@ public final class Model extends NativeResource {
 
   /** A model from memory: symbol JSON (UTF-8 bytes) and the bytes of a .params file. */
   public static Model fromBytes(byte[] json, byte[] params) {
-    long[] out = new long[1];
-    HybridnetNative.hn_model_load_from_memory(json, params, out);
-    return adopt(out[0]);
+    return adopt(created(out -> HybridnetNative.hn_model_load_from_memory(json, params, out)));
   }
 
   /** A model from memory: symbol JSON text and the bytes of a .params file. */
@@ -83,14 +79,7 @@ public final class Model extends NativeResource {
 
   /** The model's graph. */
   public Symbol symbol() {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_model_symbol(h, out);
-      return new Symbol(out[0]);
-    } finally {
-      release();
-    }
+    return new Symbol(call(h -> created(out -> HybridnetNative.hn_model_symbol(h, out))));
   }
 
   /**
@@ -113,14 +102,18 @@ public final class Model extends NativeResource {
       boolean dynamicBatch) {
     Objects.requireNonNull(path, "path");
     NamedShapes shapes = new NamedShapes(inputShapes);
-    long h = acquire();
-    try {
-      HybridnetNative.hn_model_export_onnx(h, path, opset,
-          dynamicBatch ? HybridnetNativeConstants.HN_ONNX_DYNAMIC_BATCH : 0, shapes.names.length,
-          shapes.names, shapes.ndims, shapes.dims, null);
-    } finally {
-      release();
-    }
+    withHandle(
+        h ->
+            HybridnetNative.hn_model_export_onnx(
+                h,
+                path,
+                opset,
+                dynamicBatch ? HybridnetNativeConstants.HN_ONNX_DYNAMIC_BATCH : 0,
+                shapes.names.length,
+                shapes.names,
+                shapes.ndims,
+                shapes.dims,
+                null));
   }
 
   /** {@link #exportOnnx(String, Map, int, boolean)} to a Path. */
@@ -131,14 +124,10 @@ public final class Model extends NativeResource {
 
   /** A new predictor (executor) of this model; it keeps the weights alive after close(). */
   public Predictor newPredictor() {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_predictor_create(h, out);
-      return new Predictor(out[0], inputNames, outputNames);
-    } finally {
-      release();
-    }
+    return new Predictor(
+        call(h -> created(out -> HybridnetNative.hn_predictor_create(h, out))),
+        inputNames,
+        outputNames);
   }
 
   @Override
