@@ -8,8 +8,8 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs \
-  fuzz-graphs-mxnet bench clean
+.PHONY: all setup setup-mxnet setup-onnx configure build demo test test-sanitize test-tsan soak fuzz \
+  fuzz-graphs fuzz-graphs-mxnet bench clean
 
 all: build
 
@@ -26,12 +26,25 @@ build: configure
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+# The documentation site in $(BUILD)/docs (scripts/docs.sh): C, C++, Java, Scala and R references
+# and the guides of docs/, built offline; setup-docs fetches the Maven doc plugins beforehand.
+.PHONY: docs setup-docs
+setup-docs: setup
+	@bash scripts/setup-docs.sh
+
+docs: build setup-docs
+	@bash scripts/docs.sh $(BUILD)
+
 # Real MXNet (test-time reference) is installed before configuring, so CMake finds it.
 setup-mxnet:
 	@bash scripts/setup-mxnet.sh
 
+# The onnx/onnxruntime wheels (ONNX parity tests, `hybridnet convert --check`), likewise.
+setup-onnx:
+	@bash scripts/setup-onnx.sh
+
 # The sanitizer passes run first so the last line printed is the whole suite's summary.
-test: setup-mxnet build test-sanitize test-tsan
+test: setup-mxnet setup-onnx build test-sanitize test-tsan
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # ASan + UBSan build of the C++ unit, op and C API tests (-O1: a quicker build, still fast tests).
@@ -40,7 +53,7 @@ test-sanitize: setup
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
-	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_ops_tests hn_c_api_tests \
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_cxx20_tests hn_ops_tests hn_c_api_tests \
 	  hn_fuzz_replay_symbol_json hn_fuzz_replay_params hn_fuzz_replay_npy hn_fuzz_replay_model
 	@ctest --test-dir $(ASAN_BUILD) -L 'unit|ops|capi|fuzz' --output-on-failure -j$(JOBS)
 

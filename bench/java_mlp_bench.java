@@ -1,5 +1,5 @@
 // The seed MLP (512-256-128-2) at batch 1 through the Java binding vs through the C API
-// (bench/java_mlp_bench.c). Target: Java <= C + 1 us per forward.
+// (bench/binding_bench_c.c). Target: Java <= C + 1 us per forward.
 //
 //   ninja -C build bench_java
 //   java -cp hybridnet.jar:hybridnet-java-bench.jar JavaMlpBench PREFIX C_BENCH [REPEATS]

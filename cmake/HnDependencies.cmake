@@ -24,3 +24,8 @@ endif()
 if(HN_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# ONNX export: protoc compiles the official schema installed by Debian's libonnx-dev
+# (onnx/onnx.proto, which selects the lite runtime); libprotobuf-lite is a run-time dependency.
+find_package(Protobuf REQUIRED)
+find_path(HN_ONNX_PROTO_DIR onnx/onnx.proto REQUIRED)

@@ -112,3 +112,11 @@ for b in mlp_bench capi_overhead_bench resnet_bench layer_bench; do
   printf '\n== %s\n' "$b"
   "$build/bin/$b"
 done
+# R's predict() against the C API on the seed MLP (bench/r_predict_bench.R), when the R package
+# was built.
+if [ -d "$build/bindings/r/lib/hybridnet" ]; then
+  printf '\n== r_predict_bench\n'
+  cmake --build "$build" --target bench_r
+else
+  printf '\n== r_predict_bench: not run (the R package is not built in %s)\n' "$build"
+fi

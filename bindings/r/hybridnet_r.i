@@ -1,6 +1,6 @@
 /* hybridnet_r.i: the SWIG interface of the R package (swig -r, C mode).
  *
- *   swig -r -I<c_api/include> -Isrc -o src/hybridnet_wrap.c -outdir R hybridnet_r.i
+ *   swig -r -I<c_api/include> -I<bindings/swig> -Isrc -o src/hybridnet_wrap.c -outdir R hybridnet_r.i
  *
  * It wraps c_api.h directly (the shared bindings/swig/hybridnet.i carries the Java typemaps;
  * R needs its own for every parameter, see below). The wrappers are the package's internal
@@ -60,15 +60,6 @@
 %ignore hn_tensor_copy_from;
 %ignore hn_predictor_get_output;
 
-/* The *_free functions: replaced by checked releases (see the header comment). */
-%define HNR_RELEASE(FREE_NAME, KIND)
-%ignore FREE_NAME;
-%rename(c_ ## FREE_NAME) hnr_ ## FREE_NAME;
-%inline %{
-void hnr_ ## FREE_NAME(SEXP handle) { hnr_release(handle, KIND, #FREE_NAME, "handle"); }
-%}
-%enddef
-
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }
 %typemap(out, noblock=1) SEXP { $result = $1; }
@@ -97,48 +88,42 @@ void hnr_ ## FREE_NAME(SEXP handle) { hnr_release(handle, KIND, #FREE_NAME, "han
 %typemap(scoercein) int, size_t, uint64_t, int64_t, const char* ""
 %typemap(scheck) int, size_t, uint64_t, int64_t, const char* ""
 
-/* ---- handles ----------------------------------------------------------------------------- */
-%define HNR_HANDLE(TYPE, KIND)
-%typemap(in, noblock=1) TYPE*, const TYPE* {
-  $1 = ($1_ltype)hnr_handle($input, KIND, "$symname", "$1_name");
+/* ---- handles: typemaps for every kind of hn_handle_kinds.h -------------------------------- */
+%include "hn_handle_kinds.h"
+%define HNR_HANDLE(K)
+%typemap(in, noblock=1) hn_ ## K *, const hn_ ## K * {
+  $1 = ($1_ltype)hnr_handle($input, HNR_KIND_ ## K, "$symname", "$1_name");
 }
-%typemap(scoercein) TYPE*, const TYPE* ""
-%typemap(freearg) TYPE*, const TYPE* ""
+%typemap(scoercein) hn_ ## K *, const hn_ ## K * ""
+%typemap(freearg) hn_ ## K *, const hn_ ## K * ""
 /* New handle out: the owner exists (with its finalizer) before the call. */
-%typemap(in, numinputs=0, noblock=1) TYPE** out (SEXP holder = R_NilValue) {
-  holder = Rf_protect(hnr_holder(KIND));
+%typemap(in, numinputs=0, noblock=1) hn_ ## K ** out (SEXP holder = R_NilValue) {
+  holder = Rf_protect(hnr_holder(HNR_KIND_ ## K));
   r_nprotect++;
-  $1 = (TYPE**)hnr_slot(holder);
+  $1 = (hn_ ## K **)hnr_slot(holder);
 }
-%typemap(argout, noblock=1) TYPE** out {
+%typemap(argout, noblock=1) hn_ ## K ** out {
   hnr_output($result, $n, "out", hnr_adopted(holder$argnum));
 }
-%typemap(freearg) TYPE** out ""
+%typemap(freearg) hn_ ## K ** out ""
 /* Arrays of handles in (a list of handles, or one handle). */
-%typemap(in, noblock=1) (TYPE* const* inputs, size_t num_inputs),
-                        (TYPE* const* symbols, size_t num_symbols) {
-  hnr_handles($input, KIND, "$symname", "$1_name", (void***)&$1, &$2);
+%typemap(in, noblock=1) (hn_ ## K * const* inputs, size_t num_inputs),
+                        (hn_ ## K * const* symbols, size_t num_symbols) {
+  hnr_handles($input, HNR_KIND_ ## K, "$symname", "$1_name", (void***)&$1, &$2);
 }
-%typemap(freearg) (TYPE* const* inputs, size_t num_inputs),
-                  (TYPE* const* symbols, size_t num_symbols) ""
-%typemap(scoercein) TYPE* const* ""
+%typemap(freearg) (hn_ ## K * const* inputs, size_t num_inputs),
+                  (hn_ ## K * const* symbols, size_t num_symbols) ""
+%typemap(scoercein) hn_ ## K * const* ""
+/* hn_K_free: replaced by a checked release (see the header comment). */
+%ignore hn_ ## K ## _free;
+%rename(c_hn_ ## K ## _free) hnr_hn_ ## K ## _free;
+%inline %{
+void hnr_hn_ ## K ## _free(SEXP handle) {
+  hnr_release(handle, HNR_KIND_ ## K, "hn_" #K "_free", "handle");
+}
+%}
 %enddef
-
-HNR_HANDLE(hn_tensor, HNR_TENSOR)
-HNR_HANDLE(hn_tensor_list, HNR_TENSOR_LIST)
-HNR_HANDLE(hn_symbol, HNR_SYMBOL)
-HNR_HANDLE(hn_shape_info, HNR_SHAPE_INFO)
-HNR_HANDLE(hn_block, HNR_BLOCK)
-HNR_HANDLE(hn_model, HNR_MODEL)
-HNR_HANDLE(hn_predictor, HNR_PREDICTOR)
-
-HNR_RELEASE(hn_tensor_free, HNR_TENSOR)
-HNR_RELEASE(hn_tensor_list_free, HNR_TENSOR_LIST)
-HNR_RELEASE(hn_symbol_free, HNR_SYMBOL)
-HNR_RELEASE(hn_shape_info_free, HNR_SHAPE_INFO)
-HNR_RELEASE(hn_block_free, HNR_BLOCK)
-HNR_RELEASE(hn_model_free, HNR_MODEL)
-HNR_RELEASE(hn_predictor_free, HNR_PREDICTOR)
+HN_HANDLE_KINDS(HNR_HANDLE)
 
 /* Output tensors: (capacity, array, count) -> a list of new tensor handles. */
 %typemap(in, numinputs=0, noblock=1)
@@ -148,7 +133,7 @@ HNR_RELEASE(hn_predictor_free, HNR_PREDICTOR)
   $3 = &count;
 }
 %typemap(argout, noblock=1) (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) {
-  hnr_output($result, $n, "outputs", hnr_adopt_all(HNR_TENSOR, (void**)$2, *$3));
+  hnr_output($result, $n, "outputs", hnr_adopt_all(HNR_KIND_tensor, (void**)$2, *$3));
 }
 %typemap(freearg) (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) ""
 
@@ -195,6 +180,13 @@ HNR_RELEASE(hn_predictor_free, HNR_PREDICTOR)
 }
 %typemap(freearg)
     (size_t num_known, const char* const* names, const int* ndims, const int64_t* dims) ""
+/* hn_model_export_onnx's dtypes: the R layer exports float32 inputs only (NULL). */
+%typemap(in, noblock=1) const int* dtypes {
+  if ($input != R_NilValue) hnr_arg_error("$symname", "$1_name", "must be NULL (float32 inputs)");
+  $1 = NULL;
+}
+%typemap(freearg) const int* dtypes ""
+%typemap(scoercein) const int* ""
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 %define HNR_SCALAR_OUT(CTYPE, NAMES)
@@ -212,11 +204,13 @@ HNR_SCALAR_OUT(int, out_version)
 HNR_SCALAR_OUT(int, out_mxnet_version)
 HNR_SCALAR_OUT(int, out_legacy)
 HNR_SCALAR_OUT(int, out_required)
+HNR_SCALAR_OUT(int, out_exportable)
 HNR_SCALAR_OUT(size_t, out_bytes)
 HNR_SCALAR_OUT(size_t, out_size)
 HNR_SCALAR_OUT(size_t, out_count)
 HNR_SCALAR_OUT(size_t, out_num_attrs)
 HNR_SCALAR_OUT(size_t, out_num_aliases)
+HNR_SCALAR_OUT(size_t, out_num_onnx_ops)
 HNR_SCALAR_OUT(int64_t, out_dim)
 HNR_SCALAR_OUT(int64_t, out_size)
 HNR_SCALAR_OUT(int64_t, out_count)
@@ -258,7 +252,11 @@ HNR_SCALAR_OUT(int64_t, out_value)
 %typemap(freearg) (const int64_t** out_dims, int* out_ndim) ""
 
 /* ---- helpers for the R layer ------------------------------------------------------------- */
+SEXP hnr_condition(int status, const char* message);
 SEXP hnr_tensor_values(const hn_tensor* tensor);
+SEXP hnr_fast_predictor(const hn_model* model);
+SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
+void hnr_fast_release(SEXP fast);
 SEXP hnr_live_handles(void);
 int hnr_header_abi_version(void);
 int hnr_handle_state(SEXP x, const char* kind);

@@ -24,6 +24,9 @@
 #include "hybridnet/c_api.h"
 %}
 
+/* HN_HANDLE_KINDS(X): the handle kinds, from which each language generates its handle typemaps. */
+%include "hn_handle_kinds.h"
+
 /* Handles, out-pointers and buffers are mapped per language; C enums become plain integer
  * constants (the C API passes dtypes, statuses and groups as int). */
 #if defined(SWIGJAVA)

@@ -154,6 +154,24 @@ hn::Shape ToShape(const int64_t* dims, int ndim, const char* what) {
   return shape;
 }
 
+std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names,
+                                          const int* ndims, const int64_t* dims) {
+  HN_CHECK(count == 0 || (names != nullptr && ndims != nullptr), kInvalidArgument)
+      << "names/ndims are NULL but num_known is " << count;
+  std::map<std::string, hn::Shape> shapes;
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    HN_CHECK(names[i] != nullptr, kInvalidArgument) << "names[" << i << "] is NULL";
+    HN_CHECK(dims != nullptr || ndims[i] == 0, kInvalidArgument)
+        << "dims is NULL but ndims[" << i << "] is " << ndims[i];
+    std::string what = std::string("shape of '") + names[i] + "'";
+    hn::Shape s = ToShape(dims == nullptr ? nullptr : dims + offset, ndims[i], what.c_str());
+    offset += static_cast<size_t>(ndims[i]);
+    shapes[names[i]] = s;  // a name given twice: the last shape counts
+  }
+  return shapes;
+}
+
 size_t ByteSize(const hn::Shape& shape, hn::DType dtype) {
   size_t elements = static_cast<size_t>(shape.Size());
   size_t size = hn::DTypeSize(dtype);

@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <type_traits>
 
 #include "c_api_common.h"
 #include "hybridnet/gluon/initializer.h"
@@ -51,9 +52,20 @@ class LayerAttrs {
     return it->second;
   }
   bool Has(const std::string& key) const { return attrs_.count(key) > 0; }
-  gluon::InitializerPtr Initializer(const std::string& key, gluon::InitializerPtr fallback) {
-    std::string name = Get<std::string>(key, "");
-    return name.empty() ? fallback : gluon::InitializerByName(name);
+  /// Reads every field the options declare (ForEachField), keeping the defaults of those not
+  /// given; an initializer is given by name.
+  template <typename Options>
+  Options Read(Options options) {
+    options.ForEachField([this](const char* key, auto& value, bool required) {
+      using T = std::decay_t<decltype(value)>;
+      if constexpr (std::is_same_v<T, gluon::InitializerPtr>) {
+        std::string name = Get<std::string>(key, "");
+        if (!name.empty()) value = gluon::InitializerByName(name);
+      } else {
+        value = required ? Required<T>(key) : Get<T>(key, value);
+      }
+    });
+    return options;
   }
   /// Throws for keys no getter asked for.
   void CheckAllUsed() const {
@@ -82,16 +94,9 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"Sequential", [](LayerAttrs* a) { return std::make_shared<gluon::Sequential>(a->Prefix()); }},
       {"Dense",
        [](LayerAttrs* a) {
-         auto units = a->Required<int64_t>("units");
-         auto activation = a->Get<std::string>("activation", "");
-         auto use_bias = a->Get<bool>("use_bias", true);
-         auto flatten = a->Get<bool>("flatten", true);
-         auto in_units = a->Get<int64_t>("in_units", 0);
-         auto weight_init = a->Initializer("weight_initializer", nullptr);
-         auto bias_init = a->Initializer("bias_initializer", gluon::Zero());
-         if (activation == "None") activation.clear();
-         return std::make_shared<gluon::Dense>(units, activation, use_bias, flatten, in_units,
-                                               weight_init, bias_init, a->Prefix());
+         gluon::DenseOptions options = a->Read(gluon::DenseOptions());
+         if (options.activation == "None") options.activation.clear();
+         return std::make_shared<gluon::Dense>(options, a->Prefix());
        }},
       {"Activation",
        [](LayerAttrs* a) {
@@ -116,7 +121,7 @@ hn_block* NewBlock(std::shared_ptr<gluon::Block> block, std::string kind) {
 }
 
 gluon::HybridBlock* AsHybrid(hn_block* b, const char* action) {
-  auto* hybrid = dynamic_cast<gluon::HybridBlock*>(b->block.get());
+  gluon::HybridBlock* hybrid = b->block->AsHybrid();
   HN_CHECK(hybrid != nullptr, kInvalidArgument)
       << b->kind << " '" << b->block->name() << "' is not a hybrid block and cannot " << action
       << "; build the model from HybridSequential and hybrid layers";
@@ -186,7 +191,7 @@ int hn_block_add(hn_block* parent, hn_block* child) noexcept {
   CheckHandle(parent, "parent");
   CheckHandle(child, "child");
   if (auto* seq = dynamic_cast<gluon::HybridSequential*>(parent->block.get())) {
-    HN_CHECK(dynamic_cast<gluon::HybridBlock*>(child->block.get()) != nullptr, kInvalidArgument)
+    HN_CHECK(child->block->AsHybrid() != nullptr, kInvalidArgument)
         << "a HybridSequential takes hybrid blocks only, not a " << child->kind
         << " (use Sequential, or a hybrid layer)";
     seq->Add(child->block);

@@ -6,9 +6,55 @@
 #include "c_api_common.h"
 #include "hybridnet/io/json.h"
 #include "hybridnet/io/params.h"
+#include "hybridnet/onnx.h"
 
 using namespace hn_capi;  // NOLINT
 namespace hn = ::hybridnet;
+
+// The C header repeats the core's opset range as macros.
+static_assert(HN_ONNX_OPSET_MIN == hn::kOnnxMinOpset && HN_ONNX_OPSET_MAX == hn::kOnnxMaxOpset &&
+                  HN_ONNX_OPSET_DEFAULT == hn::kOnnxDefaultOpset,
+              "c_api.h and hybridnet/onnx.h disagree on the ONNX opsets");
+
+namespace hn_capi {
+
+std::map<std::string, hn::NDArray> ParamsByName(const std::vector<hn::NDArray>& arrays,
+                                                const std::vector<std::string>& names,
+                                                const std::string& source) {
+  HN_CHECK(!names.empty() || arrays.empty(), kFormatError)
+      << "'" << source << "' holds unnamed arrays; a model's params need names "
+      << "('arg:NAME' / 'aux:NAME')";
+  std::map<std::string, hn::NDArray> params;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    std::string key = names[i];
+    if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) key = key.substr(4);
+    HN_CHECK(!arrays[i].is_none(), kFormatError)
+        << "parameter '" << key << "' in '" << source << "' holds no array";
+    params[key] = arrays[i];
+  }
+  return params;
+}
+
+void ExportOnnx(const hn::Symbol& symbol, const std::map<std::string, hn::NDArray>& params,
+                const char* path, int opset, int flags, size_t num_known,
+                const char* const* names, const int* ndims, const int64_t* dims,
+                const int* dtypes) {
+  std::string file = CheckString(path, "path");
+  HN_CHECK((flags & ~HN_ONNX_DYNAMIC_BATCH) == 0, kInvalidArgument)
+      << "flags " << flags << " has bits other than HN_ONNX_DYNAMIC_BATCH ("
+      << HN_ONNX_DYNAMIC_BATCH << ")";
+  hn::OnnxExportOptions options;
+  options.opset = opset == 0 ? HN_ONNX_OPSET_DEFAULT : opset;
+  options.dynamic_batch = (flags & HN_ONNX_DYNAMIC_BATCH) != 0;
+  options.input_shapes = ToShapes(num_known, names, ndims, dims);
+  for (size_t i = 0; dtypes != nullptr && i < num_known; ++i) {
+    options.input_dtypes[names[i]] = ToDType(dtypes[i]);
+  }
+  options.producer_version = HN_VERSION_STRING;
+  hn::SaveOnnx(symbol, params, options, file);
+}
+
+}  // namespace hn_capi
 
 namespace {
 
@@ -16,16 +62,7 @@ std::shared_ptr<ModelData> MakeModel(hn::Symbol symbol, hn::NDArrayList list,
                                      const std::string& params_source) {
   auto model = std::make_shared<ModelData>();
   model->symbol = std::move(symbol);
-  HN_CHECK(!list.names.empty() || list.arrays.empty(), kFormatError)
-      << "'" << params_source << "' holds unnamed arrays; a model's params need names "
-      << "('arg:NAME' / 'aux:NAME')";
-  for (size_t i = 0; i < list.arrays.size(); ++i) {
-    std::string key = list.names[i];
-    if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) key = key.substr(4);
-    HN_CHECK(!list.arrays[i].is_none(), kFormatError)
-        << "parameter '" << key << "' in '" << params_source << "' holds no array";
-    model->params[key] = list.arrays[i];
-  }
+  model->params = ParamsByName(list.arrays, list.names, params_source);
   for (const auto& aux : model->symbol.ListAuxiliaryStates()) {
     HN_CHECK(model->params.count(aux), kNotFound)
         << "auxiliary state '" << aux << "' of the graph has no value in '" << params_source << "'";
@@ -210,6 +247,31 @@ int hn_model_symbol(const hn_model* model, hn_symbol** out) noexcept {
   auto handle = std::make_unique<hn_symbol>();
   handle->symbol = model->data->symbol;
   *out = handle.release();
+  HN_API_END();
+}
+
+int hn_model_export_onnx(const hn_model* model, const char* path, int opset, int flags,
+                         size_t num_known, const char* const* names, const int* ndims,
+                         const int64_t* dims, const int* dtypes) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(model, "model");
+  ExportOnnx(model->data->symbol, model->data->params, path, opset, flags, num_known, names,
+             ndims, dims, dtypes);
+  HN_API_END();
+}
+
+int hn_symbol_export_onnx(const hn_symbol* symbol, const hn_tensor_list* params, const char* path,
+                          int opset, int flags, size_t num_known, const char* const* names,
+                          const int* ndims, const int64_t* dims, const int* dtypes) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  std::map<std::string, hn::NDArray> values;
+  if (params != nullptr) {
+    values = ParamsByName(params->arrays,
+                          std::vector<std::string>(params->names.begin(), params->names.end()),
+                          "params");
+  }
+  ExportOnnx(symbol->symbol, values, path, opset, flags, num_known, names, ndims, dims, dtypes);
   HN_API_END();
 }
 

@@ -97,4 +97,25 @@ int hn_op_invoke(const char* op_name, hn_tensor* const* inputs, size_t num_input
   HN_API_END();
 }
 
+int hn_op_onnx_info(const char* op_name, int* out_exportable, size_t* out_num_onnx_ops,
+                    const char** out_limits) noexcept {
+  HN_API_BEGIN();
+  const hn::Op& op = FindOp(op_name);
+  if (out_exportable != nullptr) *out_exportable = op.onnx.convert ? 1 : 0;
+  if (out_num_onnx_ops != nullptr) *out_num_onnx_ops = op.onnx.onnx_ops.size();
+  if (out_limits != nullptr) *out_limits = op.onnx.limits.c_str();
+  HN_API_END();
+}
+
+int hn_op_onnx_op(const char* op_name, size_t index, const char** out_onnx_op) noexcept {
+  HN_API_BEGIN();
+  const hn::Op& op = FindOp(op_name);
+  CheckOut(out_onnx_op, "out_onnx_op");
+  HN_CHECK(index < op.onnx.onnx_ops.size(), kInvalidArgument)
+      << "index " << index << " is out of range: " << op.name << " emits "
+      << op.onnx.onnx_ops.size() << " ONNX ops";
+  *out_onnx_op = op.onnx.onnx_ops[index].c_str();
+  HN_API_END();
+}
+
 }  // extern "C"

@@ -213,24 +213,14 @@ int hn_symbol_infer_shape(const hn_symbol* symbol, size_t num_known, const char*
   HN_API_BEGIN();
   CheckHandle(symbol, "symbol");
   CheckOut(out, "out");
-  HN_CHECK(num_known == 0 || (names != nullptr && ndims != nullptr), kInvalidArgument)
-      << "names/ndims are NULL but num_known is " << num_known;
-  std::map<std::string, hn::Shape> known;
-  size_t offset = 0;
+  std::map<std::string, hn::Shape> known = ToShapes(num_known, names, ndims, dims);
   EnsureLists(symbol);
-  for (size_t i = 0; i < num_known; ++i) {
-    HN_CHECK(names[i] != nullptr, kInvalidArgument) << "names[" << i << "] is NULL";
-    HN_CHECK(dims != nullptr || ndims[i] == 0, kInvalidArgument)
-        << "dims is NULL but ndims[" << i << "] is " << ndims[i];
-    std::string what = std::string("shape of '") + names[i] + "'";
-    hn::Shape s = ToShape(dims == nullptr ? nullptr : dims + offset, ndims[i], what.c_str());
-    offset += static_cast<size_t>(ndims[i]);
+  for (const auto& kv : known) {
     const auto& args = symbol->arguments.names;
     const auto& auxs = symbol->auxiliary_states.names;
-    bool is_var = std::find(args.begin(), args.end(), names[i]) != args.end() ||
-                  std::find(auxs.begin(), auxs.end(), names[i]) != auxs.end();
-    HN_CHECK(is_var, kNotFound) << "'" << names[i] << "' is not a variable of the graph";
-    known[names[i]] = s;
+    bool is_var = std::find(args.begin(), args.end(), kv.first) != args.end() ||
+                  std::find(auxs.begin(), auxs.end(), kv.first) != auxs.end();
+    HN_CHECK(is_var, kNotFound) << "'" << kv.first << "' is not a variable of the graph";
   }
   hn::Symbol::ShapeResult r = symbol->symbol.InferShape(known, partial != 0);
   auto info = std::make_unique<hn_shape_info>();

@@ -1,6 +1,9 @@
-// Runs an export (hybridnet's or real MXNet's) on a .npy input and writes the first output.
+// Runs an export (hybridnet's or real MXNet's) on .npy inputs and writes its outputs.
 //
-//   java -cp <classpath> Predict PREFIX EPOCH INPUT.npy OUTPUT.npy
+//   java -cp <classpath> Predict PREFIX EPOCH INPUT.npy[,INPUT.npy...] OUTPUT.npy
+//
+// The inputs feed the model's data inputs in order; OUTPUT.npy gets the first output,
+// OUTPUT.K.npy output K of a model with several.
 import java.nio.file.Path
 
 import scala.util.{Failure, Success, Using}
@@ -13,11 +16,14 @@ object Predict {
       val result = Using.Manager { use =>
         val model = use(Model.load(prefix, epoch.toInt))
         val predictor = use(model.predictor())
-        val x = use(NDArray.load(Path.of(input)))
-        val y = use(predictor(x))
-        y.save(Path.of(output))
-        println(s"inputs ${model.inputNames.mkString(", ")} <- ${x.shape} from $input")
-        println(s"wrote ${model.outputNames.head} ${y.shape} to $output")
+        val xs = input.split(",").toSeq.map(file => use(NDArray.load(Path.of(file))))
+        val ys = predictor.run(xs: _*).map(use(_))
+        println(s"inputs ${model.inputNames.mkString(", ")} <- $input")
+        for ((y, k) <- ys.zipWithIndex) {
+          val path = if (k == 0) output else output.stripSuffix(".npy") + s".$k.npy"
+          y.save(Path.of(path))
+          println(s"wrote ${model.outputNames(k)} ${y.shape} to $path")
+        }
       }
       result match {
         case Success(_) =>
@@ -27,7 +33,7 @@ object Predict {
         case Failure(e) => throw e
       }
     case _ =>
-      System.err.println("usage: Predict PREFIX EPOCH INPUT.npy OUTPUT.npy")
+      System.err.println("usage: Predict PREFIX EPOCH INPUT.npy[,INPUT.npy...] OUTPUT.npy")
       sys.exit(2)
   }
 }

@@ -9,17 +9,13 @@
 
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {
 namespace {
 
-std::string TmpPath(const std::string& name) { return std::string(HN_TEST_TMPDIR) + "/" + name; }
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 // The attributes of the (only) node with op `op` in the symbol's JSON.
 AttrDict NodeAttrsOf(const Symbol& s, const std::string& op) {
@@ -41,7 +37,13 @@ std::vector<std::string> OpNames(const Symbol& s) {
 }
 
 TEST(ConvLayers, Conv2DWritesMXNetsAttributesAndDefersInputChannels) {
-  auto conv = std::make_shared<Conv2D>(8, 3, 2, 1, 1, 1, "NCHW", "relu", false);
+  auto conv = std::make_shared<Conv2D>(ConvOptions()
+                                           .set_channels(8)
+                                           .set_kernel_size(3)
+                                           .set_strides(2)
+                                           .set_padding(1)
+                                           .set_activation("relu")
+                                           .set_use_bias(false));
   EXPECT_EQ(conv->weight()->shape(), Shape({8, 0, 3, 3}));
   EXPECT_EQ(conv->bias(), nullptr);
   conv->Initialize();
@@ -61,25 +63,51 @@ TEST(ConvLayers, Conv2DWritesMXNetsAttributesAndDefersInputChannels) {
 }
 
 TEST(ConvLayers, KnownInChannelsAndGroupsShapeTheWeight) {
-  Conv2D conv(8, {3, 1}, 1, {1, 0}, 1, 4, "NCHW", "", true, nullptr, Zero(), 16);
+  Conv2D conv(ConvOptions()
+                  .set_channels(8)
+                  .set_kernel_size({3, 1})
+                  .set_padding({1, 0})
+                  .set_groups(4)
+                  .set_in_channels(16));
   EXPECT_EQ(conv.weight()->shape(), Shape({8, 4, 3, 1}));
   EXPECT_EQ(conv.bias()->shape(), Shape({8}));
-  EXPECT_THROW(Conv2D(8, {3, 3, 3}), Error);             // a 3-tuple for a 2-D kernel
-  EXPECT_THROW(Conv2D(8, 3, 1, 0, 1, 1, "NCW"), Error);  // layout of the wrong rank
+  auto conv8 = [] { return ConvOptions().set_channels(8).set_kernel_size(3); };
+  // a 3-tuple for a 2-D kernel
+  EXPECT_EQ(ErrorOf([&] { Conv2D(conv8().set_kernel_size({3, 3, 3})); }).code(),
+            StatusCode::kInvalidArgument);
+  // layout of the wrong rank, channels or kernel missing, output_padding without transpose
+  EXPECT_NE(std::string(ErrorOf([&] { Conv2D(conv8().set_layout("NCW")); }).what())
+                .find("Conv2D: layout 'NCW' does not describe 2-D data"),
+            std::string::npos);
+  EXPECT_NE(std::string(ErrorOf([] { Conv2D(ConvOptions().set_kernel_size(3)); }).what())
+                .find("Conv2D: channels must be >= 1, got 0"),
+            std::string::npos);
+  EXPECT_NE(std::string(ErrorOf([] { Conv1D(ConvOptions().set_channels(2)); }).what())
+                .find("Conv1D: kernel_size is required"),
+            std::string::npos);
+  EXPECT_NE(std::string(ErrorOf([&] { Conv2D(conv8().set_output_padding(1)); }).what())
+                .find("Conv2D takes no output_padding"),
+            std::string::npos);
 }
 
 TEST(ConvLayers, Conv1DAnd3DAndTransposes) {
   Seed(3);
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Conv1D>(4, 3, 1, 1));
+  net->Add(std::make_shared<Conv1D>(ConvOptions().set_channels(4).set_kernel_size(3).set_padding(1)));
   net->Initialize();
   EXPECT_EQ((*net)(NDArray::RandomNormal({2, 3, 10})).shape(), Shape({2, 4, 10}));
 
-  Conv3D c3(2, {2, 3, 3}, 1, {0, 1, 1});
+  Conv3D c3(ConvOptions().set_channels(2).set_kernel_size({2, 3, 3}).set_padding({0, 1, 1}));
   c3.Initialize();
   EXPECT_EQ(c3(NDArray::RandomNormal({1, 3, 4, 5, 5})).shape(), Shape({1, 2, 3, 5, 5}));
 
-  Conv2DTranspose t(6, 3, 2, 1, 1, 1, 2);
+  Conv2DTranspose t(ConvOptions()
+                        .set_channels(6)
+                        .set_kernel_size(3)
+                        .set_strides(2)
+                        .set_padding(1)
+                        .set_output_padding(1)
+                        .set_groups(2));
   EXPECT_EQ(t.weight()->shape(), Shape({0, 3, 3, 3}));  // (in, channels / groups, kh, kw)
   t.Initialize();
   EXPECT_EQ(t(NDArray::RandomNormal({1, 4, 5, 5})).shape(), Shape({1, 6, 10, 10}));
@@ -88,10 +116,10 @@ TEST(ConvLayers, Conv1DAnd3DAndTransposes) {
   EXPECT_EQ(attrs.at("adj"), "(1, 1)");
   EXPECT_EQ(attrs.at("num_group"), "2");
 
-  Conv1DTranspose t1(2, 4, 2);
+  Conv1DTranspose t1(ConvOptions().set_channels(2).set_kernel_size(4).set_strides(2));
   t1.Initialize();
   EXPECT_EQ(t1(NDArray::RandomNormal({1, 3, 5})).shape(), Shape({1, 2, 12}));
-  Conv3DTranspose t3(2, 2, 2);
+  Conv3DTranspose t3(ConvOptions().set_channels(2).set_kernel_size(2).set_strides(2));
   t3.Initialize();
   EXPECT_EQ(t3(NDArray::RandomNormal({1, 3, 2, 2, 2})).shape(), Shape({1, 2, 4, 4, 4}));
 }
@@ -106,9 +134,10 @@ TEST(ConvLayers, PoolingAttributesAsMXNetWrites) {
                                           {"pool_type", "max"},
                                           {"pooling_convention", "valid"},
                                           {"stride", "(2, 2)"}}));
-  MaxPool2D max_ceil(3, 2, 0, "NCHW", true);
+  MaxPool2D max_ceil(PoolOptions().set_pool_size(3).set_strides(2).set_ceil_mode(true));
   EXPECT_EQ(attrs(max_ceil).at("pooling_convention"), "full");
-  AvgPool2D avg(3, 1, 1, false, "NCHW", false);
+  AvgPool2D avg(
+      PoolOptions().set_pool_size(3).set_strides(1).set_padding(1).set_count_include_pad(false));
   EXPECT_EQ(attrs(avg).at("count_include_pad"), "False");
   EXPECT_EQ(attrs(avg).at("stride"), "(1, 1)");
   GlobalAvgPool2D gap;
@@ -124,8 +153,8 @@ TEST(ConvLayers, PoolingAttributesAsMXNetWrites) {
   NDArray x = NDArray::RandomNormal({1, 2, 7, 7});
   EXPECT_EQ(max_ceil(x).shape(), Shape({1, 2, 3, 3}));
   EXPECT_EQ(GlobalMaxPool2D()(x).shape(), Shape({1, 2, 1, 1}));
-  EXPECT_EQ(MaxPool1D(2)(NDArray::RandomNormal({1, 2, 8})).shape(), Shape({1, 2, 4}));
-  EXPECT_EQ(AvgPool3D(2)(NDArray::RandomNormal({1, 2, 4, 4, 4})).shape(), Shape({1, 2, 2, 2, 2}));
+  EXPECT_EQ(MaxPool1D()(NDArray::RandomNormal({1, 2, 8})).shape(), Shape({1, 2, 4}));
+  EXPECT_EQ(AvgPool3D()(NDArray::RandomNormal({1, 2, 4, 4, 4})).shape(), Shape({1, 2, 2, 2, 2}));
   EXPECT_EQ(GlobalAvgPool1D()(NDArray::RandomNormal({1, 2, 8})).shape(), Shape({1, 2, 1}));
   // Global average = plain mean of each plane.
   NDArray g = gap(x);
@@ -138,7 +167,7 @@ TEST(ConvLayers, PoolingAttributesAsMXNetWrites) {
 TEST(ConvLayers, BatchNormHasAuxStatesExportedAsAux) {
   Seed(4);
   auto net = std::make_shared<HybridSequential>();
-  auto conv = std::make_shared<Conv2D>(4, 3);
+  auto conv = std::make_shared<Conv2D>(ConvOptions().set_channels(4).set_kernel_size(3));
   auto bn = std::make_shared<BatchNorm>();
   net->Add(conv, bn);
   EXPECT_EQ(bn->gamma()->shape(), Shape({0}));
@@ -179,7 +208,7 @@ TEST(ConvLayers, BatchNormHasAuxStatesExportedAsAux) {
                                        TmpPath("conv_bn-0000.params"));
   EXPECT_TRUE(BitEqual((*imported)(x), y));
 
-  BatchNorm fixed(1, 0.9, 1e-3, false, false);
+  BatchNorm fixed(BatchNormOptions().set_epsilon(1e-3).set_center(false).set_scale(false));
   EXPECT_FALSE(fixed.gamma()->differentiable());
   EXPECT_EQ(NodeAttrsOf(fixed(Symbol::Var("data")), "BatchNorm").at("fix_gamma"), "True");
   EXPECT_EQ(NodeAttrsOf(fixed(Symbol::Var("data")), "BatchNorm").at("eps"), "0.001");
@@ -208,8 +237,9 @@ TEST(ConvLayers, LeakyReLUFamily) {
 TEST(ConvLayers, HybridConcurrentConcatenatesItsChildren) {
   Seed(5);
   auto cat = std::make_shared<HybridConcurrent>(1);
-  cat->Add(std::make_shared<Conv2D>(2, 1), std::make_shared<Identity>(),
-           std::make_shared<Conv2D>(3, 3, 1, 1));
+  cat->Add(std::make_shared<Conv2D>(ConvOptions().set_channels(2).set_kernel_size(1)),
+           std::make_shared<Identity>(),
+           std::make_shared<Conv2D>(ConvOptions().set_channels(3).set_kernel_size(3).set_padding(1)));
   cat->Initialize();
   NDArray x = NDArray::RandomNormal({1, 4, 5, 5});
   NDArray eager = (*cat)(x);
@@ -228,10 +258,12 @@ TEST(ConvLayers, HybridConcurrentConcatenatesItsChildren) {
 TEST(ConvLayers, SmallConvNetHybridizesAndExportsBitIdentically) {
   Seed(6);
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Conv2D>(8, 3, 1, 1), std::make_shared<BatchNorm>(),
-           std::make_shared<Activation>("relu"), std::make_shared<MaxPool2D>(2),
-           std::make_shared<Conv2D>(8, 3, 1, 1, 1, 8, "NCHW", "relu"),  // depthwise + relu
-           std::make_shared<PReLU>(), std::make_shared<AvgPool2D>(2, 1, 0, true),
+  const ConvOptions conv3x3 = ConvOptions().set_channels(8).set_kernel_size(3).set_padding(1);
+  net->Add(std::make_shared<Conv2D>(conv3x3), std::make_shared<BatchNorm>(),
+           std::make_shared<Activation>("relu"), std::make_shared<MaxPool2D>(),
+           std::make_shared<Conv2D>(ConvOptions(conv3x3).set_groups(8).set_activation("relu")),
+           std::make_shared<PReLU>(),
+           std::make_shared<AvgPool2D>(PoolOptions().set_strides(1).set_ceil_mode(true)),
            std::make_shared<GlobalMaxPool2D>(), std::make_shared<Flatten>(),
            std::make_shared<Dense>(5));
   net->Initialize();

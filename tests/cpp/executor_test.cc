@@ -5,9 +5,12 @@
 #include <cstring>
 
 #include "hybridnet/imperative.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {
+
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 struct Mlp {
   Symbol symbol;
@@ -47,12 +50,6 @@ NDArray RunEager(const Mlp& m, const NDArray& x) {
   return Invoke("softmax", {h})[0];
 }
 
-void ExpectBitEqual(const NDArray& a, const NDArray& b) {
-  ASSERT_EQ(a.shape(), b.shape());
-  ASSERT_EQ(a.dtype(), b.dtype());
-  EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()), 0);
-}
-
 TEST(GraphExecutorTest, MatchesEagerBitExactWithAndWithoutOptimizations) {
   Mlp m = MakeMlp();
   for (int64_t batch : {1, 5}) {
@@ -63,7 +60,7 @@ TEST(GraphExecutorTest, MatchesEagerBitExactWithAndWithoutOptimizations) {
         GraphExecutor exec(m.symbol, {"data"}, m.params, ExecutorOptions{fuse, plan});
         std::vector<NDArray> y = exec.Forward({x});
         ASSERT_EQ(y.size(), 1u);
-        ExpectBitEqual(y[0], expected);
+        EXPECT_TRUE(BitEqual(y[0], expected));
       }
     }
   }
@@ -85,7 +82,7 @@ TEST(GraphExecutorTest, ReplansOnNewShapesAndCachesPlans) {
   GraphExecutor exec(m.symbol, {"data"}, m.params);
   for (int64_t batch : {2, 3, 2, 3}) {
     NDArray x = NDArray::RandomNormal({batch, 16});
-    ExpectBitEqual(exec.Forward({x})[0], RunEager(m, x));
+    EXPECT_TRUE(BitEqual(exec.Forward({x})[0], RunEager(m, x)));
   }
   EXPECT_EQ(exec.stats().num_plans, 2u);
 }
@@ -99,7 +96,7 @@ TEST(GraphExecutorTest, ForwardIntoPreallocatedOutputsReusesThem) {
   const void* storage = out[0].raw_data();
   exec.Forward({x}, &out);
   EXPECT_EQ(out[0].raw_data(), storage);
-  ExpectBitEqual(out[0], RunEager(m, x));
+  EXPECT_TRUE(BitEqual(out[0], RunEager(m, x)));
 }
 
 TEST(GraphExecutorTest, OutputsThatAreInputsOrViewsAreCopied) {
@@ -110,12 +107,12 @@ TEST(GraphExecutorTest, OutputsThatAreInputsOrViewsAreCopied) {
   NDArray x = NDArray::RandomNormal({2, 3, 2});
   auto y = exec.Forward({x});
   ASSERT_EQ(y.size(), 4u);
-  ExpectBitEqual(y[0], x);
+  EXPECT_TRUE(BitEqual(y[0], x));
   EXPECT_FALSE(y[0].SharesStorageWith(x));
   EXPECT_EQ(y[1].shape(), Shape({2, 6}));
   EXPECT_EQ(std::memcmp(y[1].raw_data(), x.raw_data(), x.nbytes()), 0);
-  ExpectBitEqual(y[2], Invoke("relu", {x})[0]);
-  ExpectBitEqual(y[3], y[2]);
+  EXPECT_TRUE(BitEqual(y[2], Invoke("relu", {x})[0]));
+  EXPECT_TRUE(BitEqual(y[3], y[2]));
 }
 
 TEST(GraphExecutorTest, ClearErrors) {

@@ -11,17 +11,13 @@
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
 #include "hybridnet/operators.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {
 namespace {
 
-std::string TmpPath(const std::string& name) { return std::string(HN_TEST_TMPDIR) + "/" + name; }
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 std::shared_ptr<HybridSequential> SeedMlp() {
   auto net = std::make_shared<HybridSequential>();
@@ -112,7 +108,7 @@ TEST(GluonTest, DeferredInitCompletesShapesAtFirstForward) {
   EXPECT_TRUE(dense->weight()->is_initialized());
   EXPECT_EQ(dense->bias()->data().ToFloatVector(), std::vector<float>(3, 0.f));
 
-  auto known = std::make_shared<Dense>(4, "", true, true, /*in_units=*/6);
+  auto known = std::make_shared<Dense>(DenseOptions().set_units(4).set_in_units(6));
   known->Initialize();
   EXPECT_TRUE(known->weight()->is_initialized());
   EXPECT_THROW((*known)(NDArray::Ones({1, 5})), Error);
@@ -224,7 +220,7 @@ TEST(GluonTest, BadParameterFilesNameTheProblem) {
     SaveNDArrayList(TmpPath(name), list);
   };
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Dense>(2, "", true, true, 3));
+  net->Add(std::make_shared<Dense>(DenseOptions().set_units(2).set_in_units(3)));
   net->Initialize();
   auto expect_error = [&](const std::string& file, StatusCode code, const std::string& needle) {
     try {
@@ -309,11 +305,11 @@ TEST(GluonTest, HybridizeFlagsAreCheckedAndReTraceOnRebuild) {
 
 TEST(GluonTest, EveryLayerHybridizesToTheSameNumbers) {
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Dense>(8, "tanh", true, /*flatten=*/true),
+  net->Add(std::make_shared<Dense>(DenseOptions().set_units(8).set_activation("tanh").set_flatten(true)),
            std::make_shared<Dropout>(0.5f), std::make_shared<Activation>("softrelu"),
            std::make_shared<HybridLambda>([](const NDArray& x) { return op::sigmoid(x) * 3.f - 1.f; }),
            std::make_shared<Dropout>(0.f), std::make_shared<Flatten>(),
-           std::make_shared<Dense>(3, "", /*use_bias=*/false));
+           std::make_shared<Dense>(DenseOptions().set_units(3).set_use_bias(false)));
   net->Initialize();
   NDArray x = NDArray::RandomNormal({2, 3, 4});
   NDArray eager = (*net)(x);
@@ -345,12 +341,14 @@ TEST(GluonTest, TreeAndTraceMisuseIsRejected) {
 TEST(GluonTest, InitializersAreReproducibleFromASeed) {
   auto make = []() {
     Seed(5);
-    auto d = std::make_shared<Dense>(4, "", true, true, 3, Xavier());
+    auto d = std::make_shared<Dense>(
+        DenseOptions().set_units(4).set_in_units(3).set_weight_initializer(Xavier()));
     d->Initialize(Normal(0.5f));
     return d->weight()->data().ToFloatVector();
   };
   EXPECT_EQ(make(), make());
-  auto constant = std::make_shared<Dense>(2, "", true, true, 2, Constant(0.5f));
+  auto constant = std::make_shared<Dense>(
+      DenseOptions().set_units(2).set_in_units(2).set_weight_initializer(Constant(0.5f)));
   constant->Initialize();
   EXPECT_EQ(constant->weight()->data().ToFloatVector(), std::vector<float>(4, 0.5f));
   EXPECT_EQ(InitializerByName("ones")->Dumps(), "ones");

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "common/eager_reference.h"
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
@@ -27,14 +27,10 @@ namespace {
 using internal::EntryPlace;
 using internal::MemoryPlan;
 using internal::SlotKind;
+using testing_util::BitEqual;
 
 Symbol Op(const std::string& op, const std::vector<Symbol>& in, const AttrDict& attrs = {}) {
   return Symbol::Create(op, in, attrs);
-}
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
 // Every option combination, and the data shapes in turn on one executor (plans made, reused and

@@ -10,16 +10,13 @@
 
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {
 namespace {
 
-std::string TmpPath(const std::string& name) { return std::string(HN_TEST_TMPDIR) + "/" + name; }
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 size_t CountParameters(Block* net) {
   size_t n = 0;

@@ -9,21 +9,14 @@
 #include <utility>
 
 #include "hybridnet/limits.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {
 
-using namespace std::string_literals;
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
-template <typename F>
-Error ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return Error(StatusCode::kOk, "no error");
-}
+using namespace std::string_literals;
 
 void ExpectError(StatusCode code, const std::string& bytes, const std::string& needle) {
   Error e = ErrorOf([&] { ParseNpy(bytes, "probe.npy"); });

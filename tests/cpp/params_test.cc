@@ -9,9 +9,12 @@
 #include <string>
 
 #include "hybridnet/symbol.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {
+
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 using namespace std::string_literals;
 
@@ -75,16 +78,6 @@ std::string Hex(const std::string& text) {
     }
   }
   return out;
-}
-
-template <typename F>
-Error ErrorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  return Error(StatusCode::kOk, "no error");
 }
 
 // Parses `bytes` as "probe.params" and checks the error's code and that its message names the

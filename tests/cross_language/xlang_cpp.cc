@@ -3,16 +3,21 @@
 //   xlang_cpp export PREFIX SEED IN.npy     the seed MLP 512 -> 256 -> 128 -> 2: hn::Seed(SEED),
 //                                            Initialize("uniform"), Hybridize, one forward on IN,
 //                                            Export(PREFIX) -- the steps every language repeats
-//   xlang_cpp run PREFIX EPOCH IN.npy OUT.npy   SymbolBlock::Imports + one forward, OUT = output 0
+//   xlang_cpp run PREFIX EPOCH IN.npy[,IN.npy...] OUT.npy
+//                                            SymbolBlock::Imports + one forward: the inputs feed
+//                                            the data inputs in order; OUT = output 0, output K
+//                                            to OUT.K.npy (as examples/*/Predict)
 //   xlang_cpp random OUT.npy SEED D1 [D2 ...]   normal(0, 1) float32 values
 //   xlang_cpp same A.npy B.npy                  exit 0 when shape, dtype and every byte of the
 //                                               values are equal
 //   xlang_cpp print A.npy                       the values on one line (%.7g; scripts/demo.sh)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,7 @@
 #include "hybridnet/gluon/nn.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/imperative.h"
+#include "hybridnet/io/params.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/npy.h"
 
@@ -29,7 +35,7 @@ namespace {
 
 int Usage() {
   std::cerr << "usage: xlang_cpp export PREFIX SEED IN.npy\n"
-               "       xlang_cpp run PREFIX EPOCH IN.npy OUT.npy\n"
+               "       xlang_cpp run PREFIX EPOCH IN.npy[,IN.npy...] OUT.npy\n"
                "       xlang_cpp random OUT.npy SEED D1 [D2 ...]\n"
                "       xlang_cpp same A.npy B.npy\n"
                "       xlang_cpp print A.npy\n";
@@ -53,8 +59,28 @@ int Export(const std::string& prefix, uint64_t seed, const std::string& input) {
 int Run(const std::string& prefix, int epoch, const std::string& in, const std::string& out) {
   char suffix[32];
   std::snprintf(suffix, sizeof(suffix), "-%04d.params", epoch);
-  auto block = hn::gluon::SymbolBlock::Imports(prefix + "-symbol.json", {"data"}, prefix + suffix);
-  hn::SaveNpy(out, (*block)(hn::LoadNpy(in)));
+  // The data inputs: the graph's inputs without a value in the params file.
+  std::set<std::string> stored;
+  for (const auto& key : hn::LoadNDArrayList(prefix + suffix).names) {
+    stored.insert(key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0 ? key.substr(4) : key);
+  }
+  std::vector<std::string> names;
+  for (const auto& name : hn::Symbol::Load(prefix + "-symbol.json").ListInputs()) {
+    if (!stored.count(name)) names.push_back(name);
+  }
+  std::vector<hn::NDArray> inputs;
+  for (size_t begin = 0; begin <= in.size();) {
+    size_t end = std::min(in.find(',', begin), in.size());
+    inputs.push_back(hn::LoadNpy(in.substr(begin, end - begin)));
+    begin = end + 1;
+  }
+  names.resize(std::min(names.size(), inputs.size()));
+  auto block = hn::gluon::SymbolBlock::Imports(prefix + "-symbol.json", names, prefix + suffix);
+  std::vector<hn::NDArray> outputs = (*block)(inputs);
+  const std::string stem = out.size() > 4 ? out.substr(0, out.size() - 4) : out;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    hn::SaveNpy(k == 0 ? out : stem + "." + std::to_string(k) + ".npy", outputs[k]);
+  }
   return 0;
 }
 

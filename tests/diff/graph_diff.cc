@@ -32,7 +32,7 @@
 
 #include "hybridnet/base.h"
 #include "hybridnet/c_api.h"
-#include "common/eager_reference.h"
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"

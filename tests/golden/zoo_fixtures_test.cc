@@ -14,9 +14,12 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
+#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {
+
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 std::string Fixture(const std::string& name) { return std::string(HN_FIXTURES_DIR) + "/" + name; }
 
@@ -37,10 +40,6 @@ void ExpectClose(const NDArray& got, const std::vector<float>& want) {
     EXPECT_LE(std::fabs(static_cast<double>(g[i]) - want[i]), 1e-4 * scale)
         << "output " << i << ": got " << g[i] << ", MXNet " << want[i];
   }
-}
-
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
 struct FixtureCase {

@@ -439,6 +439,9 @@ HN_CONFORMANCE_CASES(Deconvolution) {
       {{1, 4, 48, 47}, 4, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 1, false, {}, "large"},
       {{1, 8, 70, 70}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 2, true, {}, "large_groups"},
       {{2, 3, 4, 4}, 2, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, true, {}, "defaults"},
+      // target_shape sets pad and adj per axis: 2 * (3 - 1) + 3 - 6 = 1 gives pad 1 and adj 1,
+      // 7 - 7 = 0 gives neither.
+      {{1, 3, 3, 3}, 2, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, true, {6, 7}, "target_shape"},
   };
   for (const DeconvSpec& d : specs) {
     AttrDict a = {{"kernel", Tup(d.kernel)},  {"num_filter", std::to_string(d.num_filter)},

@@ -110,6 +110,9 @@ HN_CONFORMANCE_CASES(ElemwiseUnary) {
   cases->push_back(Case("stop_gradient", {}, {{3, 2}}, id, "alias"));
   cases->push_back(Case("clip", {{"a_min", "-0.5"}, {"a_max", "1"}}, {s},
                         Unary([](double x) { return x > 1 ? 1.0 : (x < -0.5 ? -0.5 : x); })));
+  // a_min > a_max: the upper bound is tested first.
+  cases->push_back(Case("clip", {{"a_min", "1"}, {"a_max", "-0.5"}}, {s},
+                        Unary([](double x) { return x > -0.5 ? -0.5 : 1.0; }), "inverted"));
   // MobileNetV2's relu6.
   cases->push_back(WithGen(Case("clip", {{"a_max", "6"}, {"a_min", "0"}}, {{4, 8}},
                                 Unary([](double x) { return x > 6 ? 6.0 : (x < 0 ? 0.0 : x); }),

@@ -5,11 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <string>
 
-#include "common/eager_reference.h"
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/gluon/symbol_block.h"
@@ -50,9 +49,7 @@ ConvNet MakeConvNet(bool fix_gamma) {
   return n;
 }
 
-bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
-}
+using ::hybridnet::testing_util::BitEqual;
 
 // max |a - b| / max |b|
 double RelativeError(const NDArray& a, const NDArray& b) {

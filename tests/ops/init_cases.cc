@@ -132,6 +132,9 @@ HN_CONFORMANCE_CASES(Init) {
   cases->push_back(Case("zeros_like", {}, {{2, 3}}, zeros));
   cases->push_back(WithDTypes(Case("zeros_like", {}, {{4}}, zeros, "int32"), {i32}));
   cases->push_back(Case("_sparse_zeros_like", {}, {{3, 1}}, zeros, "alias"));
+  // MXNet ignores dtype here (GluonCV's CenterNet writes it): float32 in, float32 out.
+  cases->push_back(Case("zeros_like", {{"dtype", "int64"}}, {{2, 3}}, zeros, "dtype_ignored"));
+  cases->push_back(Case("ones_like", {{"dtype", "int64"}}, {{3}}, ones, "dtype_ignored"));
   cases->push_back(Case("ones_like", {}, {{2, 3}}, ones));
   cases->push_back(WithDTypes(Case("ones_like", {}, {{5}}, ones, "uint8"), {u8}));
   cases->push_back(WithDTypes(Case("ones_like", {}, {{2, 2}}, ones, "float64"), {f64}));

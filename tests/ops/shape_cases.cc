@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "conformance.h"
+#include "reference_helpers.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -137,6 +138,14 @@ HN_CONFORMANCE_CASES(ShapeOps) {
   cases->push_back(Case("expand_dims", {{"axis", "1"}}, {{2, 3}}, Reshaped({2, 1, 3})));
   cases->push_back(Case("expand_dims", {{"axis", "-1"}}, {{2, 3}}, Reshaped({2, 3, 1}), "neg"));
   cases->push_back(Case("expand_dims", {{"axis", "0"}}, {{4}}, Reshaped({1, 4}), "front"));
+  // Views of any dtype (Mask R-CNN's box clipping expands the int64 image shape).
+  cases->push_back(WithDTypes(Case("expand_dims", {{"axis", "0"}}, {{2}}, Reshaped({1, 2}), "int64"),
+                              {DType::kInt64}));
+  cases->push_back(WithDTypes(Case("Reshape", {{"shape", "(3, 2)"}}, {{2, 3}}, Reshaped({3, 2}),
+                                   "int32"),
+                              {DType::kInt32}));
+  cases->push_back(WithDTypes(Case("Flatten", {}, {{2, 2, 2}}, Reshaped({2, 4}), "uint8"),
+                              {DType::kUint8}));
   cases->push_back(Case("transpose", {}, {{2, 3, 4}}, Transposed({2, 1, 0})));
   cases->push_back(Case("transpose", {{"axes", "(0, 2, 1)"}}, {{2, 3, 4}}, Transposed({0, 2, 1}),
                         "axes"));
@@ -153,12 +162,19 @@ HN_CONFORMANCE_CASES(ShapeOps) {
       Case("Concat", {{"num_args", "2"}}, {{2, 3, 2, 2}, {2, 1, 2, 2}}, Concatenated(1),
            "default_dim"));
   cases->push_back(Case("Concat", {{"num_args", "1"}}, {{2, 3}}, Concatenated(1), "single"));
+  cases->push_back(WithDTypes(Case("Concat", {{"num_args", "2"}, {"dim", "0"}}, {{2}, {3}},
+                                   Concatenated(0), "int64"),
+                              {DType::kInt64, DType::kInt64}));
   cases->push_back(Case("SliceChannel", {{"num_outputs", "2"}}, {{2, 4, 3}}, Split(1, 2, false)));
   cases->push_back(Case("split", {{"num_outputs", "3"}, {"axis", "0"}}, {{6, 2}},
                         Split(0, 3, false), "alias_axis0"));
   cases->push_back(
       Case("SliceChannel", {{"num_outputs", "3"}, {"axis", "-1"}, {"squeeze_axis", "True"}},
            {{2, 4, 3}}, Split(2, 3, true), "squeeze"));
+  // Any dtype, as MXNet (GluonCV's CenterNet splits an int64 shape_array).
+  cases->push_back(WithDTypes(Case("split", {{"num_outputs", "2"}, {"axis", "0"}}, {{4}},
+                                   Split(0, 2, false), "int64"),
+                              {DType::kInt64}));
 }
 
 HN_CONFORMANCE_CASES(Cast) {

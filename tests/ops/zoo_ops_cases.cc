@@ -6,17 +6,14 @@
 #include <limits>
 #include <string>
 
+#include "common/test_util.h"
 #include "conformance.h"
 
 namespace hybridnet {
 namespace conformance {
 namespace {
 
-int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
-  return off;
-}
+using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 
 // ---- reductions ---------------------------------------------------------------------------------
 
@@ -292,6 +289,9 @@ HN_CONFORMANCE_CASES(LRN) {
   cases->push_back(Case("LRN",
                         {{"nsize", "5"}, {"alpha", "0.5"}, {"beta", "0.5"}, {"knorm", "1.0"}},
                         {{1, 7, 2, 3}}, LRNRef(5, 0.5, 0.5, 1), "params"));
+  // An even nsize sums nsize + 1 channels (c - nsize/2 .. c + nsize/2).
+  cases->push_back(Case("LRN", {{"nsize", "4"}, {"alpha", "0.3"}}, {{1, 6, 2, 2}},
+                        LRNRef(4, 0.3, 0.75, 2), "even_nsize"));
 }
 
 // ---- LayerNorm, InstanceNorm, GroupNorm

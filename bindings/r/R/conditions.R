@@ -3,18 +3,23 @@
 # them for every failing C call with the library's message; the R layer raises the same
 # classes for arguments it rejects itself.
 
-.hn_categories <- c(
-  invalid_argument = -1L, shape = -2L, dtype = -3L, not_found = -4L, io = -5L,
-  format = -6L, unsupported = -7L, untraceable = -8L, out_of_memory = -9L, internal = -10L
-)
+# The C status of a category ("shape" -> HN_ERR_SHAPE -> -2), found through hn_status_name so
+# the C enum stays the only list of categories.
+.hn_status_code <- function(category) {
+  status <- paste0("HN_ERR_", toupper(category))
+  code <- -1L
+  repeat {
+    name <- c_hn_status_name(code)
+    if (identical(name, status)) return(code)
+    if (identical(name, "HN_ERR_UNKNOWN")) stop(sprintf("hybridnet: no status %s", status))
+    code <- code - 1L
+  }
+}
 
 .hn_condition <- function(message, category = "invalid_argument", call = NULL) {
-  structure(
-    class = c(paste0("hybridnet_error_", category), "hybridnet_error", "error", "condition"),
-    list(message = message, call = call,
-         status = paste0("HN_ERR_", toupper(category)),
-         code = unname(.hn_categories[category]))
-  )
+  cond <- hnr_condition(.hn_status_code(category), message)
+  cond["call"] <- list(call)
+  cond
 }
 
 .hn_abort <- function(message, category = "invalid_argument", call = sys.call(-1L)) {

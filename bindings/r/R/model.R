@@ -3,7 +3,8 @@
 setClass("HybridnetModel",
   representation(
     handle = "externalptr",   # hn_model (C finalizer: hn_model_free)
-    state = "environment",    # $predictor (hn_predictor), $inputs_set (names set last call)
+    state = "environment",    # $predictor (hn_predictor), $inputs_set (names set last call),
+                              # $fast (predict()'s fast path)
     prefix = "character",
     epoch = "integer",
     inputs = "character",
@@ -28,6 +29,7 @@ setClass("HybridnetModel",
   state <- new.env(parent = emptyenv())
   state$predictor <- NULL  # made at the first predict()
   state$inputs_set <- NULL
+  state$fast <- NULL       # predict()'s fast path (hnr_fast_predictor), made at its first use
   new("HybridnetModel", handle = handle, state = state, prefix = prefix, epoch = epoch,
       inputs = c_hn_model_input_names(handle), outputs = c_hn_model_output_names(handle),
       layout = layout)
@@ -62,16 +64,28 @@ hn_load_buffers <- function(symbol_json, params) {
 }
 
 predict.HybridnetModel <- function(object, x, ..., layout = NULL, array.layout = NULL) {
+  state <- object@state
+  if (is.null(layout)) layout <- if (is.null(array.layout)) object@layout else array.layout
+  # The fast path: one plain numeric array for a one-input model goes to C in one .Call, which
+  # converts it straight into the predictor's input tensor and the outputs straight into R
+  # arrays (no S4 or SWIG dispatch, no copies in R).
+  if (...length() == 0L && (is.double(x) || is.integer(x) || is.logical(x)) && !is.object(x) &&
+      length(object@inputs) == 1L) {
+    fast <- state$fast
+    if (is.null(fast)) {
+      .hn_check_model(object, "object")
+      fast <- state$fast <- hnr_fast_predictor(object@handle)
+    }
+    return(.Call(R_swig_hnr_fast_predict, fast, x, layout, FALSE))
+  }
   .hn_check_model(object, "object")
   extra <- list(...)
   if (length(extra) > 0L) {
     warning(sprintf("predict.HybridnetModel: ignored argument(s) %s",
                     paste(names(extra), collapse = ", ")), call. = FALSE)
   }
-  if (is.null(layout)) layout <- if (is.null(array.layout)) object@layout else array.layout
   layout <- .hn_arg_layout(layout)
   inputs <- .hn_named_inputs(x, object@inputs)
-  state <- object@state
   # Inputs stay set in a predictor between forwards: start afresh when the set changes, so an
   # input left out this time is zeros (as documented) and not last call's value.
   if (is.null(state$predictor) || !identical(sort(names(inputs)), state$inputs_set)) {
@@ -117,9 +131,28 @@ hn_output_names <- function(model) {
   model@outputs
 }
 
+# ONNX export. Shapes are given in the model's layout (reversed for mx.model.load models, as
+# predict() takes their arrays).
+hn_export_onnx <- function(model, path, shapes, opset = 17L, dynamic_batch = FALSE) {
+  .hn_check_model(model)
+  path <- path.expand(.hn_arg_string(path, "path"))
+  if (!is.list(shapes) || is.null(names(shapes))) {
+    .hn_abort(sprintf("hn_export_onnx: 'shapes' must be a named list of input shapes, not %s",
+                      .hn_describe(shapes)))
+  }
+  if (model@layout == "colmajor") shapes <- lapply(shapes, rev)
+  opset <- .hn_arg_number(opset, "opset", min = 13, max = 21)
+  flags <- .hn_arg_flag(dynamic_batch, "dynamic_batch")
+  c_hn_model_export_onnx(model@handle, path, opset, flags, shapes, NULL)
+  invisible(path)
+}
+
 hn_free <- function(x) {
   if (is(x, "HybridnetModel")) {
-    c_hn_predictor_free(x@state$predictor)
+    state <- x@state
+    c_hn_predictor_free(state$predictor)
+    hnr_fast_release(state$fast)
+    state$fast <- NULL
     c_hn_model_free(x@handle)
   } else if (is(x, "HybridnetBlock")) {
     c_hn_block_free(x@handle)

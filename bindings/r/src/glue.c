@@ -6,15 +6,23 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- kinds -------------------------------------------------------------------------------- */
 
-static const char* const kKindTags[HNR_NUM_KINDS] = {
-    "hn_tensor", "hn_tensor_list", "hn_symbol", "hn_shape_info", "hn_block", "hn_model",
-    "hn_predictor"};
-static const char* const kKindText[HNR_NUM_KINDS] = {
-    "tensor", "tensor list", "symbol", "shape info", "block", "model", "predictor"};
+/* "hn_tensor", ...: the tag of each kind's external pointers. */
+#define HNR_KIND_TAG(kind) "hn_" #kind,
+static const char* const kKindTags[HNR_NUM_KINDS] = {HN_HANDLE_KINDS(HNR_KIND_TAG)};
+
+/* "tensor list" for HNR_KIND_tensor_list, for messages (R_alloc'ed). */
+static const char* KindText(int kind) {
+  const char* name = kKindTags[kind] + 3;
+  char* text = R_alloc(strlen(name) + 1, 1);
+  for (size_t i = 0; name[i] != '\0'; ++i) text[i] = name[i] == '_' ? ' ' : name[i];
+  text[strlen(name)] = '\0';
+  return text;
+}
 
 /* Handles made and not yet freed, per kind (R is single-threaded: plain ints suffice). */
 static int g_live[HNR_NUM_KINDS];
@@ -58,15 +66,11 @@ static int KindOf(SEXP x) {
 
 static Box* BoxOf(SEXP x) { return (Box*)R_ExternalPtrAddr(x); }
 
+#define HNR_FREE_CASE(kind) \
+  case HNR_KIND_##kind: hn_##kind##_free((hn_##kind*)p); break;
 static void FreeAddress(int kind, void* p) {
   switch (kind) {
-    case HNR_TENSOR: hn_tensor_free((hn_tensor*)p); break;
-    case HNR_TENSOR_LIST: hn_tensor_list_free((hn_tensor_list*)p); break;
-    case HNR_SYMBOL: hn_symbol_free((hn_symbol*)p); break;
-    case HNR_SHAPE_INFO: hn_shape_info_free((hn_shape_info*)p); break;
-    case HNR_BLOCK: hn_block_free((hn_block*)p); break;
-    case HNR_MODEL: hn_model_free((hn_model*)p); break;
-    case HNR_PREDICTOR: hn_predictor_free((hn_predictor*)p); break;
+    HN_HANDLE_KINDS(HNR_FREE_CASE)
     default: break;
   }
 }
@@ -108,7 +112,8 @@ static SEXP ConditionClass(int status) {
   return cls;
 }
 
-void hnr_raise(int status, const char* message) {
+SEXP hnr_condition(int status, const char* message) {
+  if (message == NULL) message = "";
   SEXP msg = Rf_protect(Rf_ScalarString(Rf_mkCharCE(message, CE_UTF8)));
   SEXP cond = Rf_protect(Rf_allocVector(VECSXP, 4));
   SET_VECTOR_ELT(cond, 0, msg);
@@ -122,6 +127,12 @@ void hnr_raise(int status, const char* message) {
   SET_STRING_ELT(names, 3, Rf_mkChar("code"));
   Rf_setAttrib(cond, R_NamesSymbol, names);
   Rf_setAttrib(cond, R_ClassSymbol, ConditionClass(status));
+  Rf_unprotect(3);
+  return cond;
+}
+
+void hnr_raise(int status, const char* message) {
+  SEXP cond = Rf_protect(hnr_condition(status, message));
   SEXP call = Rf_protect(Rf_lang2(Rf_install("stop"), cond));
   Rf_eval(call, R_BaseEnv);
   Rf_error("%s", message); /* not reached: stop() does not return */
@@ -163,9 +174,10 @@ void hnr_check(int status, const char* fn) {
 static const char* Describe(SEXP x) {
   int kind = TagKind(x);
   if (kind >= 0) {
-    size_t len = strlen(kKindText[kind]) + 16;
+    const char* text = KindText(kind);
+    size_t len = strlen(text) + 16;
     char* s = R_alloc(len, 1);
-    snprintf(s, len, "a %s handle", kKindText[kind]);
+    snprintf(s, len, "a %s handle", text);
     return s;
   }
   if (x == R_NilValue) return "NULL";
@@ -185,7 +197,7 @@ static const char* Describe(SEXP x) {
 
 static void CheckTag(SEXP x, int kind, const char* fn, const char* arg) {
   if (TagKind(x) != kind) {
-    hnr_arg_error(fn, arg, "must be a %s handle, not %s", kKindText[kind], Describe(x));
+    hnr_arg_error(fn, arg, "must be a %s handle, not %s", KindText(kind), Describe(x));
   }
 }
 
@@ -193,10 +205,10 @@ void* hnr_handle(SEXP x, int kind, const char* fn, const char* arg) {
   CheckTag(x, kind, fn, arg);
   if (KindOf(x) != kind) {
     hnr_arg_error(fn, arg, "is a %s handle restored from a saved session: native objects are not "
-                  "saved; load or build it again", kKindText[kind]);
+                  "saved; load or build it again", KindText(kind));
   }
   void* p = BoxOf(x)->address;
-  if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", kKindText[kind]);
+  if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", KindText(kind));
   return p;
 }
 
@@ -388,7 +400,7 @@ void hnr_handles(SEXP x, int kind, const char* fn, const char* arg, void*** out,
     return;
   }
   if (TYPEOF(x) != VECSXP) {
-    hnr_arg_error(fn, arg, "must be a list of %s handles, not %s", kKindText[kind], Describe(x));
+    hnr_arg_error(fn, arg, "must be a list of %s handles, not %s", KindText(kind), Describe(x));
   }
   R_xlen_t len = XLENGTH(x);
   void** arr = (void**)R_alloc(len > 0 ? (size_t)len : 1, sizeof(void*));
@@ -580,6 +592,85 @@ static float Bfloat16ToFloat(uint16_t h) {
   return v;
 }
 
+/* Element i of a buffer of `dtype` as a double; *ok = 0 for a dtype R cannot hold. */
+static double ElementAsDouble(const void* buf, int dtype, int64_t i, int* ok) {
+  switch (dtype) {
+    case HN_DTYPE_FLOAT32: return ((const float*)buf)[i];
+    case HN_DTYPE_FLOAT64: return ((const double*)buf)[i];
+    case HN_DTYPE_FLOAT16: return HalfToFloat(((const uint16_t*)buf)[i]);
+    case HN_DTYPE_BFLOAT16: return Bfloat16ToFloat(((const uint16_t*)buf)[i]);
+    case HN_DTYPE_UINT8: return ((const uint8_t*)buf)[i];
+    case HN_DTYPE_INT8: return ((const int8_t*)buf)[i];
+    case HN_DTYPE_BOOL: return ((const uint8_t*)buf)[i] != 0;
+    case HN_DTYPE_INT16: return ((const int16_t*)buf)[i];
+    case HN_DTYPE_UINT16: return ((const uint16_t*)buf)[i];
+    case HN_DTYPE_INT32: return ((const int32_t*)buf)[i];
+    case HN_DTYPE_UINT32: return ((const uint32_t*)buf)[i];
+    case HN_DTYPE_INT64: return (double)((const int64_t*)buf)[i];
+    case HN_DTYPE_UINT64: return (double)((const uint64_t*)buf)[i];
+    default: *ok = 0; return 0;
+  }
+}
+
+/* Walks the elements of `shape` in row-major (C) order and tracks the column-major (R) offset
+ * of each: how R arrays of dim = shape map onto row-major tensors ("rowmajor" layout). */
+typedef struct {
+  int ndim;
+  const int64_t* shape;
+  int64_t index[32];
+  int64_t stride[32]; /* column-major strides */
+  int64_t offset;     /* column-major offset of `index` */
+} RowMajorWalk;
+
+static void WalkStart(RowMajorWalk* w, const int64_t* shape, int ndim) {
+  w->ndim = ndim;
+  w->shape = shape;
+  w->offset = 0;
+  int64_t stride = 1;
+  for (int d = 0; d < ndim; ++d) {
+    w->index[d] = 0;
+    w->stride[d] = stride;
+    stride *= shape[d];
+  }
+}
+
+static void WalkNext(RowMajorWalk* w) {
+  for (int d = w->ndim - 1; d >= 0; --d) {
+    w->offset += w->stride[d];
+    if (++w->index[d] < w->shape[d]) return;
+    w->offset -= w->stride[d] * w->shape[d];
+    w->index[d] = 0;
+  }
+}
+
+/* Whether the R and C orders of `shape` differ (more than one dimension above 1). */
+static int NeedsTranspose(const int64_t* shape, int ndim) {
+  int big = 0;
+  for (int d = 0; d < ndim; ++d) big += shape[d] > 1;
+  return big > 1;
+}
+
+/* The `size` elements of a row-major buffer of `dtype` as doubles, in R's column-major order
+ * for `shape` when `transpose`. */
+static void ToDoubles(const void* buf, int dtype, int64_t size, const int64_t* shape, int ndim,
+                      int transpose, double* out) {
+  int ok = 1;
+  if (!transpose) {
+    for (int64_t i = 0; i < size; ++i) out[i] = ElementAsDouble(buf, dtype, i, &ok);
+  } else {
+    RowMajorWalk w;
+    WalkStart(&w, shape, ndim);
+    for (int64_t i = 0; i < size; ++i, WalkNext(&w)) {
+      out[w.offset] = ElementAsDouble(buf, dtype, i, &ok);
+    }
+  }
+  if (!ok) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "unsupported dtype %d", dtype);
+    hnr_raise(HN_ERR_DTYPE, msg);
+  }
+}
+
 SEXP hnr_tensor_values(const hn_tensor* tensor) {
   int dtype = 0;
   int64_t size = 0;
@@ -590,31 +681,182 @@ SEXP hnr_tensor_values(const hn_tensor* tensor) {
   void* buf = R_alloc(nbytes > 0 ? nbytes : 1, 1);
   hnr_check(hn_tensor_copy_to(tensor, buf, nbytes), "hn_tensor_copy_to");
   SEXP out = Rf_protect(Rf_allocVector(REALSXP, (R_xlen_t)size));
-  double* v = REAL(out);
-  for (int64_t i = 0; i < size; ++i) {
-    switch (dtype) {
-      case HN_DTYPE_FLOAT32: v[i] = ((const float*)buf)[i]; break;
-      case HN_DTYPE_FLOAT64: v[i] = ((const double*)buf)[i]; break;
-      case HN_DTYPE_FLOAT16: v[i] = HalfToFloat(((const uint16_t*)buf)[i]); break;
-      case HN_DTYPE_BFLOAT16: v[i] = Bfloat16ToFloat(((const uint16_t*)buf)[i]); break;
-      case HN_DTYPE_UINT8: v[i] = ((const uint8_t*)buf)[i]; break;
-      case HN_DTYPE_INT8: v[i] = ((const int8_t*)buf)[i]; break;
-      case HN_DTYPE_BOOL: v[i] = ((const uint8_t*)buf)[i] != 0; break;
-      case HN_DTYPE_INT16: v[i] = ((const int16_t*)buf)[i]; break;
-      case HN_DTYPE_UINT16: v[i] = ((const uint16_t*)buf)[i]; break;
-      case HN_DTYPE_INT32: v[i] = ((const int32_t*)buf)[i]; break;
-      case HN_DTYPE_UINT32: v[i] = ((const uint32_t*)buf)[i]; break;
-      case HN_DTYPE_INT64: v[i] = (double)((const int64_t*)buf)[i]; break;
-      case HN_DTYPE_UINT64: v[i] = (double)((const uint64_t*)buf)[i]; break;
-      default: {
-        char msg[96];
-        snprintf(msg, sizeof msg, "hnr_tensor_values: unsupported dtype %d", dtype);
-        hnr_raise(HN_ERR_DTYPE, msg);
-      }
-    }
-  }
+  ToDoubles(buf, dtype, size, NULL, 0, 0, REAL(out));
   Rf_unprotect(1);
   return out;
+}
+
+/* ---- predict()'s fast path ---------------------------------------------------------------- */
+
+/* A predictor of a one-input model with its float32 input tensor, which the predictor shares:
+ * predict() converts R's numbers straight into it (the one conversion R's doubles need) and
+ * reads the outputs straight from the predictor's tensors. Made for a model by
+ * hnr_fast_predictor, kept in the model's state until hn_free or the GC. */
+typedef struct {
+  hn_predictor* predictor;
+  char* input_name;
+  hn_tensor* input; /* NULL until the first call; remade when the input shape changes */
+  int64_t shape[32];
+  int ndim;
+} FastPredictor;
+
+static SEXP FastTag(void) {
+  static SEXP tag = NULL;
+  if (tag == NULL) tag = Rf_install("hnr_fast_predictor");
+  return tag;
+}
+
+static FastPredictor* FastOf(SEXP x) {
+  if (TYPEOF(x) != EXTPTRSXP || R_ExternalPtrTag(x) != FastTag()) return NULL;
+  return (FastPredictor*)R_ExternalPtrAddr(x); /* NULL once freed or restored by readRDS */
+}
+
+static void FastFinalize(SEXP x) {
+  FastPredictor* f = FastOf(x);
+  if (f == NULL) return;
+  R_ClearExternalPtr(x);
+  hn_tensor_free(f->input);
+  hn_predictor_free(f->predictor);
+  free(f->input_name);
+  free(f);
+}
+
+SEXP hnr_fast_predictor(const hn_model* model) {
+  const char* const* names = NULL;
+  size_t count = 0;
+  hnr_check(hn_model_input_names(model, &names, &count), "hn_model_input_names");
+  if (count != 1) hnr_raise(HN_ERR_INVALID_ARGUMENT, "hnr_fast_predictor: the model must have one input");
+  /* The owner and its finalizer exist before anything is allocated. */
+  SEXP owner = Rf_protect(R_MakeExternalPtr(NULL, FastTag(), R_NilValue));
+  R_RegisterCFinalizerEx(owner, FastFinalize, TRUE);
+  FastPredictor* f = (FastPredictor*)calloc(1, sizeof(FastPredictor));
+  if (f == NULL) hnr_raise(HN_ERR_OUT_OF_MEMORY, "hnr_fast_predictor: out of memory");
+  R_SetExternalPtrAddr(owner, f);
+  f->input_name = (char*)malloc(strlen(names[0]) + 1);
+  if (f->input_name == NULL) hnr_raise(HN_ERR_OUT_OF_MEMORY, "hnr_fast_predictor: out of memory");
+  strcpy(f->input_name, names[0]);
+  hnr_check(hn_predictor_create(model, &f->predictor), "hn_predictor_create");
+  Rf_unprotect(1);
+  return owner;
+}
+
+void hnr_fast_release(SEXP fast) { FastFinalize(fast); }
+
+/* Makes the input tensor for `shape` unless the current one has it. */
+static hn_tensor* FastInput(FastPredictor* f, const int64_t* shape, int ndim) {
+  if (f->input != NULL && f->ndim == ndim &&
+      (ndim == 0 || memcmp(f->shape, shape, (size_t)ndim * sizeof(int64_t)) == 0)) {
+    return f->input;
+  }
+  hn_tensor* t = NULL;
+  hnr_check(hn_tensor_create(HN_DTYPE_FLOAT32, shape, ndim, NULL, 0, &t), "hn_tensor_create");
+  int rc = hn_predictor_set_input_tensor(f->predictor, f->input_name, t);
+  if (rc != HN_OK) {
+    hn_tensor_free(t);
+    hnr_check(rc, "hn_predictor_set_input_tensor");
+  }
+  hn_tensor_free(f->input); /* the predictor now holds the new one */
+  f->input = t;
+  f->ndim = ndim;
+  if (ndim > 0) memcpy(f->shape, shape, (size_t)ndim * sizeof(int64_t));
+  return t;
+}
+
+/* Output `index` of the last forward as an R value laid out as `colmajor` says. */
+static SEXP FastOutput(FastPredictor* f, size_t index, int colmajor) {
+  const int64_t* dims = NULL;
+  int ndim = 0;
+  hnr_check(hn_predictor_output_shape(f->predictor, index, &dims, &ndim), "hn_predictor_output_shape");
+  int64_t shape[32];
+  int64_t size = 1;
+  for (int d = 0; d < ndim; ++d) size *= shape[d] = dims[d];
+  /* Every R allocation comes before the output tensor is taken, so nothing leaks on an error. */
+  SEXP out = Rf_protect(Rf_allocVector(REALSXP, (R_xlen_t)size));
+  if (ndim > 1) {
+    SEXP dim = Rf_protect(Rf_allocVector(INTSXP, ndim));
+    for (int d = 0; d < ndim; ++d) INTEGER(dim)[d] = (int)shape[colmajor ? ndim - 1 - d : d];
+    Rf_setAttrib(out, R_DimSymbol, dim);
+    Rf_unprotect(1);
+  }
+  hn_tensor* t = NULL;
+  hnr_check(hn_predictor_output(f->predictor, index, &t), "hn_predictor_output");
+  int dtype = 0;
+  void* data = NULL;
+  int rc = hn_tensor_dtype(t, &dtype);
+  if (rc == HN_OK) rc = hn_tensor_data(t, &data);
+  if (rc == HN_OK) {
+    int ok = 1;
+    if (size > 0) ElementAsDouble(data, dtype, 0, &ok); /* checked now: ToDoubles must not raise */
+    if (ok) ToDoubles(data, dtype, size, shape, ndim, !colmajor && NeedsTranspose(shape, ndim), REAL(out));
+    else rc = HN_ERR_DTYPE;
+  }
+  hn_tensor_free(t);
+  if (rc == HN_ERR_DTYPE) hnr_raise(rc, "hnr_fast_predict: an output dtype R cannot hold");
+  hnr_check(rc, "hn_tensor_data");
+  Rf_unprotect(1);
+  return out;
+}
+
+SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout) {
+  static const char* const fn = "predict.HybridnetModel";
+  FastPredictor* f = FastOf(fast);
+  if (f == NULL) {
+    hnr_raise(HN_ERR_INVALID_ARGUMENT, "predict.HybridnetModel: the model is closed (freed with "
+                                       "hn_free(), or restored from a saved session)");
+  }
+  if (TYPEOF(layout) != STRSXP || XLENGTH(layout) < 1 || STRING_ELT(layout, 0) == NA_STRING ||
+      (strcmp(CHAR(STRING_ELT(layout, 0)), "rowmajor") != 0 &&
+       strcmp(CHAR(STRING_ELT(layout, 0)), "colmajor") != 0)) {
+    hnr_arg_error(fn, "layout", "must be \"rowmajor\" or \"colmajor\", not %s", Describe(layout));
+  }
+  const int colmajor = CHAR(STRING_ELT(layout, 0))[0] == 'c';
+  const int type = TYPEOF(x);
+  if (type != REALSXP && type != INTSXP && type != LGLSXP) {
+    hnr_arg_error(fn, "x", "must be a numeric vector, matrix or array, not %s", Describe(x));
+  }
+  /* The tensor's shape: (1, n) for a vector (one example), dim, or dim reversed (colmajor). */
+  int64_t shape[32];
+  int ndim;
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (dim == R_NilValue) {
+    ndim = 2;
+    shape[0] = 1;
+    shape[1] = (int64_t)XLENGTH(x);
+  } else {
+    ndim = (int)XLENGTH(dim);
+    if (ndim > 32) hnr_arg_error(fn, "x", "has %d dimensions; at most 32 are supported", ndim);
+    for (int d = 0; d < ndim; ++d) shape[d] = INTEGER(dim)[colmajor ? ndim - 1 - d : d];
+  }
+  hn_tensor* input = FastInput(f, shape, ndim);
+  float* data = NULL;
+  hnr_check(hn_tensor_data(input, (void**)&data), "hn_tensor_data");
+  const R_xlen_t n = XLENGTH(x);
+  const int transpose = dim != R_NilValue && !colmajor && NeedsTranspose(shape, ndim);
+  RowMajorWalk w;
+  WalkStart(&w, shape, ndim);
+  if (type == REALSXP) {
+    const double* in = REAL(x);
+    if (!transpose) {
+      for (R_xlen_t i = 0; i < n; ++i) data[i] = (float)in[i];
+    } else {
+      for (R_xlen_t i = 0; i < n; ++i, WalkNext(&w)) data[i] = (float)in[w.offset];
+    }
+  } else {
+    const int* in = type == INTSXP ? INTEGER(x) : LOGICAL(x);
+    for (R_xlen_t i = 0; i < n; ++i) {
+      const int v = in[transpose ? w.offset : i];
+      data[i] = v == NA_INTEGER ? NAN : (float)v;
+      if (transpose) WalkNext(&w);
+    }
+  }
+  hnr_check(hn_predictor_forward(f->predictor), "hn_predictor_forward");
+  size_t outputs = 0;
+  hnr_check(hn_predictor_num_outputs(f->predictor, &outputs), "hn_predictor_num_outputs");
+  if (outputs == 1) return FastOutput(f, 0, colmajor);
+  SEXP list = Rf_protect(Rf_allocVector(VECSXP, (R_xlen_t)outputs));
+  for (size_t i = 0; i < outputs; ++i) SET_VECTOR_ELT(list, (R_xlen_t)i, FastOutput(f, i, colmajor));
+  Rf_unprotect(1);
+  return list;
 }
 
 SEXP hnr_live_handles(void) {

@@ -26,22 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hn_handle_kinds.h"
 #include "hybridnet/c_api.h"
 
-/* Handle kinds (index into the tables of glue.c). */
-enum hnr_kind {
-  HNR_TENSOR = 0,
-  HNR_TENSOR_LIST,
-  HNR_SYMBOL,
-  HNR_SHAPE_INFO,
-  HNR_BLOCK,
-  HNR_MODEL,
-  HNR_PREDICTOR,
-  HNR_NUM_KINDS
-};
+/* Handle kinds, one per entry of HN_HANDLE_KINDS: HNR_KIND_tensor, HNR_KIND_model, ... */
+#define HNR_KIND_ENUMERATOR(kind) HNR_KIND_##kind,
+enum hnr_kind { HN_HANDLE_KINDS(HNR_KIND_ENUMERATOR) HNR_NUM_KINDS };
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
+/* The classed condition of `status` with `message` (call NULL). */
+SEXP hnr_condition(int status, const char* message);
 /* Signals the classed condition of `status` with `message` (never returns). */
 void hnr_raise(int status, const char* message) __attribute__((noreturn));
 /* Signals hybridnet_error_invalid_argument "fn: argument 'arg' <what>" (never returns). */
@@ -105,6 +100,14 @@ SEXP hnr_outputs(SEXP ans);
 
 /* The elements of a tensor as doubles, in C (row-major) order. */
 SEXP hnr_tensor_values(const hn_tensor* tensor);
+/* predict()'s fast path (see glue.c): a predictor of a one-input model that reads R arrays into
+ * its input tensor and outputs from its tensors with no copy but the type conversion. */
+SEXP hnr_fast_predictor(const hn_model* model);
+/* One forward: `x` a numeric array, `layout` "rowmajor" or "colmajor"; the output (a list for
+ * several). */
+SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
+/* Frees the fast predictor now (the finalizer then does nothing); anything else is ignored. */
+void hnr_fast_release(SEXP fast);
 /* Live handles made by this package, per kind (a named integer vector). */
 SEXP hnr_live_handles(void);
 /* HN_ABI_VERSION of the header this package was compiled with. */

@@ -47,9 +47,9 @@
 
 /** Version of this header (SemVer). hn_version() reports the library's. */
 #define HN_VERSION_MAJOR 0
-#define HN_VERSION_MINOR 1
-#define HN_VERSION_PATCH 0
-#define HN_VERSION_STRING "0.1.0"
+#define HN_VERSION_MINOR 1 /**< minor version of this header */
+#define HN_VERSION_PATCH 0 /**< patch version of this header */
+#define HN_VERSION_STRING "0.1.0" /**< "MAJOR.MINOR.PATCH" of this header */
 /** ABI generation; equals the SONAME's major number (libhybridnet.so.0). */
 #define HN_ABI_VERSION 0
 
@@ -383,6 +383,16 @@ HN_API int hn_op_attr(const char* op_name, size_t index, const char** out_key,
 /** Alias `index` of op `op_name`. Static string. */
 HN_API int hn_op_alias(const char* op_name, size_t index, const char** out_alias) HN_NOEXCEPT;
 
+/** How op `op_name` exports to ONNX (hn_model_export_onnx): *out_exportable 1 if it has an
+ *  ONNX mapping, else 0; *out_num_onnx_ops the number of ONNX ops it may emit
+ *  (hn_op_onnx_op); *out_limits the attribute values or shapes that do not export, in words
+ *  ("" when there are none). Each out-pointer may be NULL. Static string. */
+HN_API int hn_op_onnx_info(const char* op_name, int* out_exportable, size_t* out_num_onnx_ops,
+                           const char** out_limits) HN_NOEXCEPT;
+
+/** ONNX op `index` that op `op_name` may emit ("Conv", ...). Static string. */
+HN_API int hn_op_onnx_op(const char* op_name, size_t index, const char** out_onnx_op) HN_NOEXCEPT;
+
 /** Runs op `op_name` on `inputs` with string attributes (MXNet's spelling: "num_hidden"="64",
  *  "act_type"="relu", "kernel"="(3, 3)", "no_bias"="True"). Unknown ops are HN_ERR_NOT_FOUND,
  *  unknown or malformed attributes HN_ERR_INVALID_ARGUMENT, shape and dtype mismatches
@@ -631,6 +641,45 @@ HN_API int hn_model_output_names(const hn_model* model, const char* const** out_
 /** The model's graph. Ownership: *out is new (hn_symbol_free). */
 HN_API int hn_model_symbol(const hn_model* model, hn_symbol** out) HN_NOEXCEPT;
 
+/** Flags of hn_model_export_onnx (bitwise or). Append-only. */
+typedef enum hn_onnx_flag {
+  /** Axis 0 of every data input becomes the symbolic dimension "N" (and every dimension that
+   *  follows it elsewhere is symbolic); refused naming the node when the graph fixes the batch
+   *  size. */
+  HN_ONNX_DYNAMIC_BATCH = 1
+} hn_onnx_flag;
+
+/* The ONNX opsets hn_model_export_onnx writes; opset 0 means HN_ONNX_OPSET_DEFAULT. */
+#define HN_ONNX_OPSET_MIN 13     /**< the oldest ONNX opset hn_model_export_onnx writes */
+#define HN_ONNX_OPSET_MAX 21     /**< the newest ONNX opset hn_model_export_onnx writes */
+#define HN_ONNX_OPSET_DEFAULT 17 /**< the opset written when 0 is given */
+
+/** Writes `model` to `path` as an ONNX model (a ModelProto of the official onnx.proto schema):
+ *  the weights are initializers, the data inputs and outputs keep their names, each ONNX node's
+ *  doc_string names the graph node it comes from. `opset` is HN_ONNX_OPSET_MIN..MAX (0: the
+ *  default); `flags` combines hn_onnx_flag values. The data inputs' shapes are given as in
+ *  hn_symbol_infer_shape (names[i] has ndims[i] dimensions, taken in order from `dims`), and
+ *  their dtypes as hn_dtype values in `dtypes` (one per name; NULL: float32 for all); an input
+ *  not given uses its "__shape__" and "__dtype__" attributes, or is inferred from the others
+ *  (float32 when nothing says otherwise). Inference
+ *  semantics: training-only outputs and SoftmaxOutput's label are left out.
+ *  Nodes without an exact ONNX form are HN_ERR_UNSUPPORTED, listing every such node and why;
+ *  bad opsets, flags or shapes HN_ERR_INVALID_ARGUMENT / HN_ERR_SHAPE; unknown input names
+ *  HN_ERR_NOT_FOUND; an unwritable path HN_ERR_IO. Thread-safe. */
+HN_API int hn_model_export_onnx(const hn_model* model, const char* path, int opset, int flags,
+                                size_t num_known, const char* const* names, const int* ndims,
+                                const int64_t* dims, const int* dtypes) HN_NOEXCEPT;
+
+/** hn_model_export_onnx for a graph and an optional list of weights (names "arg:NAME" /
+ *  "aux:NAME" as in a .params file, or plain names; `params` may be NULL): every variable
+ *  without a value in `params` is an input of the ONNX graph, the weights too when `params` is
+ *  NULL (their shapes are inferred from the data inputs'). Errors as hn_model_export_onnx.
+ *  Thread-safe. */
+HN_API int hn_symbol_export_onnx(const hn_symbol* symbol, const hn_tensor_list* params,
+                                 const char* path, int opset, int flags, size_t num_known,
+                                 const char* const* names, const int* ndims,
+                                 const int64_t* dims, const int* dtypes) HN_NOEXCEPT;
+
 /** Creates a predictor of `model` (planning happens at the first forward, when shapes are
  *  known). Ownership: *out is new (hn_predictor_free). Thread-safe. */
 HN_API int hn_predictor_create(const hn_model* model, hn_predictor** out) HN_NOEXCEPT;
@@ -645,8 +694,8 @@ HN_API void hn_predictor_free(hn_predictor* predictor) HN_NOEXCEPT;
 /** With `enable` 1, lets this predictor's convolutions trade the last bits for speed: BatchNorm
  *  folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where oneDNN has
  *  it. Outputs then differ from the default (which equals op-by-op execution bit for bit) by a
- *  relative error bounded in docs/performance.md (about 1e-5 of the largest output on the
- *  benchmarked networks). 0 (the default) turns it off; anything else is
+ *  relative error bounded in docs/performance.md (at most 1e-4 of the largest output, which
+ *  the C API's tests check on a ResNet). 0 (the default) turns it off; anything else is
  *  HN_ERR_INVALID_ARGUMENT. Takes effect at the next forward (which plans again); clones made
  *  afterwards inherit it. Needs exclusive use of the predictor. */
 HN_API int hn_predictor_set_fast_math(hn_predictor* predictor, int enable) HN_NOEXCEPT;

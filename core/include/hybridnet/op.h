@@ -90,6 +90,20 @@ using FCompute = std::function<void(const OpContext&, const NodeAttrs&,
 /// How the fusion pass may treat an op.
 enum class OpPattern { kOpaque, kElemwise };
 
+class OnnxNodeContext;  // core/src/onnx/onnx_convert.h
+/// Emits the ONNX nodes computing one graph node (ExportOnnx, hybridnet/onnx.h).
+using FOnnxConvert = std::function<void(OnnxNodeContext* ctx)>;
+
+/// How an op exports to ONNX. Ops without one are reported as not exportable.
+struct OnnxMapping {
+  /// Every ONNX op the converter may emit (the compatibility table in README.md lists them;
+  /// the ONNX tests check that each export uses only these).
+  std::vector<std::string> onnx_ops;
+  FOnnxConvert convert;
+  /// What does not export, in words ("mode='always' (random at inference)"); empty: everything.
+  std::string limits;
+};
+
 class Op {
  public:
   explicit Op(std::string op_name) : name(std::move(op_name)) {}
@@ -114,6 +128,7 @@ class Op {
   bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
   OpPattern pattern = OpPattern::kOpaque;
   bool internal = false;       ///< created by graph passes only; never written to JSON
+  OnnxMapping onnx;            ///< onnx.convert empty: the op does not export to ONNX
 
   Op& Describe(std::string text) { description = std::move(text); return *this; }
   Op& AddAlias(std::string alias) { aliases.push_back(std::move(alias)); return *this; }
@@ -136,6 +151,15 @@ class Op {
   Op& SetIdentityView() { identity_view = true; return *this; }
   Op& SetPattern(OpPattern p) { pattern = p; return *this; }
   Op& SetInternal() { internal = true; return *this; }
+  /// Declares the ONNX export: the ONNX ops emitted, the converter, and any limits in words.
+  Op& SetOnnx(std::vector<std::string> onnx_ops, FOnnxConvert convert, std::string limits = "") {
+    onnx = OnnxMapping{std::move(onnx_ops), std::move(convert), std::move(limits)};
+    return *this;
+  }
+  Op& SetOnnx(OnnxMapping mapping) {
+    onnx = std::move(mapping);
+    return *this;
+  }
 
   /// Declares the typed parameter struct P (see param.h). `init`, when given, runs right after
   /// the attributes are parsed (MXNet's ParamParser step: defaults that depend on other fields,

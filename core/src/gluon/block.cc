@@ -87,7 +87,7 @@ void Block::AddChild(std::shared_ptr<Block> child, const std::string& name) {
   child->parent_ = this;
   children_.emplace_back(name.empty() ? std::to_string(children_.size()) : name, child);
   if (named_ && !child->named_) child->AssignNames();
-  if (auto* hybrid = dynamic_cast<HybridBlock*>(this)) hybrid->ClearCache();
+  ClearCache();
 }
 
 ParameterPtr Block::AddParameter(const std::string& local_name, const Shape& shape,
@@ -137,29 +137,19 @@ NDArray Block::operator()(const NDArray& x) {
 
 std::vector<NDArray> Block::operator()(const std::vector<NDArray>& inputs) {
   prefix();
-  if (auto* hybrid = dynamic_cast<HybridBlock*>(this)) {
-    if (AnySymbolic(inputs)) return RunForward(inputs);
-    if (hybrid->active_) return hybrid->CallCached(inputs);
-    bool deferred = std::any_of(params_.begin(), params_.end(),
-                                [](const ParameterPtr& p) { return p->is_deferred(); });
-    if (deferred) hybrid->DeferredInferShape(inputs);
-  }
-  return RunForward(inputs);
+  return Apply(inputs);
 }
 
 Symbol Block::operator()(const Symbol& x) {
-  auto* hybrid = dynamic_cast<HybridBlock*>(this);
-  HN_CHECK(hybrid != nullptr, kInvalidArgument)
-      << name() << " is a plain Block: only HybridBlocks can run on symbols";
   HN_CHECK(x.outputs.size() == 1, kInvalidArgument) << "pass a single-output symbol";
-  ::hybridnet::internal::TracingScope tracing;
-  std::vector<NDArray> out = RunForward({NDArray::FromEntry(x.outputs[0])});
-  Symbol result;
-  for (const auto& y : out) {
-    HN_CHECK(y.is_symbolic(), kUntraceable) << name() << ": forward returned a concrete array";
-    result.outputs.push_back(y.entry());
-  }
-  return result;
+  return ApplySymbolic(x);
+}
+
+std::vector<NDArray> Block::Apply(const std::vector<NDArray>& inputs) { return RunForward(inputs); }
+
+Symbol Block::ApplySymbolic(const Symbol&) {
+  HN_THROW(kInvalidArgument) << name()
+                             << " is a plain Block: only HybridBlocks can run on symbols";
 }
 
 std::vector<NDArray> Block::RunForward(const std::vector<NDArray>& inputs) {
@@ -255,6 +245,26 @@ void HybridBlock::Hybridize(bool active, const HybridizeOptions& options) {
   options_ = options;
   ClearCache();
   Block::Hybridize(active, options);
+}
+
+std::vector<NDArray> HybridBlock::Apply(const std::vector<NDArray>& inputs) {
+  if (AnySymbolic(inputs)) return RunForward(inputs);
+  if (active_) return CallCached(inputs);
+  bool deferred = std::any_of(params_.begin(), params_.end(),
+                              [](const ParameterPtr& p) { return p->is_deferred(); });
+  if (deferred) DeferredInferShape(inputs);
+  return RunForward(inputs);
+}
+
+Symbol HybridBlock::ApplySymbolic(const Symbol& x) {
+  ::hybridnet::internal::TracingScope tracing;
+  std::vector<NDArray> out = RunForward({NDArray::FromEntry(x.outputs[0])});
+  Symbol result;
+  for (const auto& y : out) {
+    HN_CHECK(y.is_symbolic(), kUntraceable) << name() << ": forward returned a concrete array";
+    result.outputs.push_back(y.entry());
+  }
+  return result;
 }
 
 void HybridBlock::ClearCache() {

@@ -32,50 +32,55 @@ std::vector<int64_t> IntTuple::Expand(size_t rank, const char* what) const {
 // ---------------------------------------------------------------------------------------------
 // Convolutions
 
-ConvBase::ConvBase(const Spec& s, std::optional<std::string> prefix)
+ConvBase::ConvBase(size_t rank, bool transpose, const ConvOptions& o,
+                   std::optional<std::string> prefix)
     : HybridBlock("conv", std::move(prefix)),
-      class_name_(s.class_name),
-      transpose_(std::string(s.op_name) == "Deconvolution"),
-      groups_(s.groups),
-      activation_(s.activation) {
-  HN_CHECK(s.channels >= 1, kInvalidArgument)
-      << s.class_name << ": channels must be >= 1, got " << s.channels;
-  HN_CHECK(s.groups >= 1, kInvalidArgument)
-      << s.class_name << ": groups must be >= 1, got " << s.groups;
-  HN_CHECK(s.in_channels >= 0, kInvalidArgument)
-      << s.class_name << ": in_channels must be >= 0, got " << s.in_channels;
-  HN_CHECK(s.layout.size() == s.rank + 2, kInvalidArgument)
-      << s.class_name << ": layout '" << s.layout << "' does not describe " << s.rank
-      << "-D data (use " << DefaultLayout(s.rank) << ")";
-  kernel_ = s.kernel_size.Expand(s.rank, "kernel_size");
-  stride_ = s.strides.Expand(s.rank, "strides");
-  pad_ = s.padding.Expand(s.rank, "padding");
-  dilate_ = s.dilation.Expand(s.rank, "dilation");
-  if (transpose_) adj_ = s.output_padding.Expand(s.rank, "output_padding");
+      class_name_("Conv" + std::to_string(rank) + "D" + (transpose ? "Transpose" : "")),
+      transpose_(transpose),
+      groups_(o.groups),
+      activation_(o.activation) {
+  const char* name = class_name_.c_str();
+  HN_CHECK(o.channels >= 1, kInvalidArgument)
+      << name << ": channels must be >= 1, got " << o.channels;
+  HN_CHECK(!o.kernel_size.empty(), kInvalidArgument) << name << ": kernel_size is required";
+  HN_CHECK(o.groups >= 1, kInvalidArgument) << name << ": groups must be >= 1, got " << o.groups;
+  HN_CHECK(o.in_channels >= 0, kInvalidArgument)
+      << name << ": in_channels must be >= 0, got " << o.in_channels;
+  const std::string layout = o.layout.empty() ? DefaultLayout(rank) : o.layout;
+  HN_CHECK(layout.size() == rank + 2, kInvalidArgument)
+      << name << ": layout '" << layout << "' does not describe " << rank << "-D data (use "
+      << DefaultLayout(rank) << ")";
+  kernel_ = o.kernel_size.Expand(rank, "kernel_size");
+  stride_ = o.strides.Expand(rank, "strides");
+  pad_ = o.padding.Expand(rank, "padding");
+  dilate_ = o.dilation.Expand(rank, "dilation");
+  adj_ = o.output_padding.Expand(rank, "output_padding");
+  HN_CHECK(transpose_ || AllEqual(adj_, 0), kInvalidArgument)
+      << name << " takes no output_padding (the transposed convolutions do)";
 
   // MXNet's _infer_weight_shape with data (1, in_channels, 0, ...): unknown dims stay 0.
   std::vector<int64_t> wshape;
   if (transpose_) {
-    wshape = {s.in_channels, s.channels / s.groups};
+    wshape = {o.in_channels, o.channels / o.groups};
   } else {
-    wshape = {s.channels, s.in_channels / s.groups};
+    wshape = {o.channels, o.in_channels / o.groups};
   }
   wshape.insert(wshape.end(), kernel_.begin(), kernel_.end());
-  weight_ = AddParameter("weight", Shape(wshape), s.weight_initializer);
-  if (s.use_bias) bias_ = AddParameter("bias", Shape({s.channels}), s.bias_initializer);
+  weight_ = AddParameter("weight", Shape(wshape), o.weight_initializer);
+  if (o.use_bias) bias_ = AddParameter("bias", Shape({o.channels}), o.bias_initializer);
 
   AttrDict attrs{{"dilate", TupleText(dilate_)},
                  {"kernel", TupleText(kernel_)},
-                 {"layout", s.layout},
-                 {"no_bias", BoolText(!s.use_bias)},
-                 {"num_filter", std::to_string(s.channels)},
-                 {"num_group", std::to_string(s.groups)},
+                 {"layout", layout},
+                 {"no_bias", BoolText(!o.use_bias)},
+                 {"num_filter", std::to_string(o.channels)},
+                 {"num_group", std::to_string(o.groups)},
                  {"pad", TupleText(pad_)},
                  {"stride", TupleText(stride_)}};
   if (transpose_) attrs["adj"] = TupleText(adj_);
-  attrs_ = MakeNodeAttrs(s.op_name, "fwd", attrs);
-  if (!s.activation.empty()) {
-    RegisterChild(std::make_shared<Activation>(s.activation, s.activation + "_"), "act");
+  attrs_ = MakeNodeAttrs(transpose_ ? "Deconvolution" : "Convolution", "fwd", attrs);
+  if (!o.activation.empty()) {
+    RegisterChild(std::make_shared<Activation>(o.activation, o.activation + "_"), "act");
   }
 }
 
@@ -104,59 +109,34 @@ std::string ConvBase::Describe() {
 
 std::string ConvBase::ToString() { return Describe(); }
 
-#define HN_CONV_CTOR(Class, Rank)                                                               \
-  Class::Class(int64_t channels, IntTuple kernel_size, IntTuple strides, IntTuple padding,      \
-               IntTuple dilation, int64_t groups, const std::string& layout,                    \
-               const std::string& activation, bool use_bias, InitializerPtr weight_initializer, \
-               InitializerPtr bias_initializer, int64_t in_channels,                            \
-               std::optional<std::string> prefix)                                               \
-      : ConvBase(Spec{#Class, "Convolution", Rank, channels, std::move(kernel_size),            \
-                      std::move(strides), std::move(padding), IntTuple(), std::move(dilation),  \
-                      groups, layout, activation, use_bias, std::move(weight_initializer),      \
-                      std::move(bias_initializer), in_channels},                                \
-                 std::move(prefix)) {}
-
-HN_CONV_CTOR(Conv1D, 1)
-HN_CONV_CTOR(Conv2D, 2)
-HN_CONV_CTOR(Conv3D, 3)
-#undef HN_CONV_CTOR
-
-#define HN_CONV_TRANSPOSE_CTOR(Class, Rank)                                                     \
-  Class::Class(int64_t channels, IntTuple kernel_size, IntTuple strides, IntTuple padding,      \
-               IntTuple output_padding, IntTuple dilation, int64_t groups,                      \
-               const std::string& layout, const std::string& activation, bool use_bias,         \
-               InitializerPtr weight_initializer, InitializerPtr bias_initializer,              \
-               int64_t in_channels, std::optional<std::string> prefix)                          \
-      : ConvBase(Spec{#Class, "Deconvolution", Rank, channels, std::move(kernel_size),          \
-                      std::move(strides), std::move(padding), std::move(output_padding),        \
-                      std::move(dilation), groups, layout, activation, use_bias,                \
-                      std::move(weight_initializer), std::move(bias_initializer), in_channels}, \
-                 std::move(prefix)) {}
-
-HN_CONV_TRANSPOSE_CTOR(Conv1DTranspose, 1)
-HN_CONV_TRANSPOSE_CTOR(Conv2DTranspose, 2)
-HN_CONV_TRANSPOSE_CTOR(Conv3DTranspose, 3)
-#undef HN_CONV_TRANSPOSE_CTOR
-
 // ---------------------------------------------------------------------------------------------
 // Pooling
 
-PoolingBase::PoolingBase(const Spec& s, std::optional<std::string> prefix)
-    : HybridBlock("pool", std::move(prefix)), class_name_(s.class_name) {
-  HN_CHECK(s.layout.size() == s.rank + 2, kInvalidArgument)
-      << s.class_name << ": layout '" << s.layout << "' does not describe " << s.rank
-      << "-D data (use " << DefaultLayout(s.rank) << ")";
-  std::vector<int64_t> kernel = s.pool_size.Expand(s.rank, "pool_size");
-  std::vector<int64_t> stride = s.strides.empty() ? kernel : s.strides.Expand(s.rank, "strides");
-  std::vector<int64_t> pad = s.padding.Expand(s.rank, "padding");
-  AttrDict attrs{{"global_pool", BoolText(s.global_pool)},
+PoolingBase::PoolingBase(size_t rank, PoolType type, bool global, const PoolOptions& o,
+                         std::optional<std::string> prefix)
+    : HybridBlock("pool", std::move(prefix)),
+      class_name_(std::string(global ? "Global" : "") + (type == PoolType::kMax ? "Max" : "Avg") +
+                  "Pool" + std::to_string(rank) + "D") {
+  const std::string layout = o.layout.empty() ? DefaultLayout(rank) : o.layout;
+  HN_CHECK(layout.size() == rank + 2, kInvalidArgument)
+      << class_name_ << ": layout '" << layout << "' does not describe " << rank
+      << "-D data (use " << DefaultLayout(rank) << ")";
+  // Global pooling: kernel 1, stride 1, pad 0, global_pool True, pooling_convention full.
+  std::vector<int64_t> kernel = global ? std::vector<int64_t>(rank, 1)
+                                       : o.pool_size.Expand(rank, "pool_size");
+  std::vector<int64_t> stride =
+      global || o.strides.empty() ? kernel : o.strides.Expand(rank, "strides");
+  std::vector<int64_t> pad = global ? std::vector<int64_t>(rank, 0) : o.padding.Expand(rank, "padding");
+  AttrDict attrs{{"global_pool", BoolText(global)},
                  {"kernel", TupleText(kernel)},
-                 {"layout", s.layout},
+                 {"layout", layout},
                  {"pad", TupleText(pad)},
-                 {"pool_type", s.pool_type},
-                 {"pooling_convention", s.ceil_mode ? "full" : "valid"},
+                 {"pool_type", type == PoolType::kMax ? "max" : "avg"},
+                 {"pooling_convention", global || o.ceil_mode ? "full" : "valid"},
                  {"stride", TupleText(stride)}};
-  if (s.count_include_pad) attrs["count_include_pad"] = BoolText(*s.count_include_pad);
+  if (type == PoolType::kAvg && !global) {
+    attrs["count_include_pad"] = BoolText(o.count_include_pad);
+  }
   attrs_ = MakeNodeAttrs("Pooling", "fwd", attrs);
 }
 
@@ -171,74 +151,26 @@ std::string PoolingBase::Describe() {
          ", layout=" + d.at("layout") + ")";
 }
 
-#define HN_MAXPOOL_CTOR(Class, Rank)                                                              \
-  Class::Class(IntTuple pool_size, IntTuple strides, IntTuple padding, const std::string& layout, \
-               bool ceil_mode, std::optional<std::string> prefix)                                 \
-      : PoolingBase(Spec{#Class, Rank, std::move(pool_size), std::move(strides),                  \
-                         std::move(padding), ceil_mode, false, "max", layout, std::nullopt},      \
-                    std::move(prefix)) {}
-HN_MAXPOOL_CTOR(MaxPool1D, 1)
-HN_MAXPOOL_CTOR(MaxPool2D, 2)
-HN_MAXPOOL_CTOR(MaxPool3D, 3)
-#undef HN_MAXPOOL_CTOR
-
-#define HN_AVGPOOL_CTOR(Class, Rank)                                                              \
-  Class::Class(IntTuple pool_size, IntTuple strides, IntTuple padding, bool ceil_mode,            \
-               const std::string& layout, bool count_include_pad,                                 \
-               std::optional<std::string> prefix)                                                 \
-      : PoolingBase(Spec{#Class, Rank, std::move(pool_size), std::move(strides),                  \
-                         std::move(padding), ceil_mode, false, "avg", layout, count_include_pad}, \
-                    std::move(prefix)) {}
-HN_AVGPOOL_CTOR(AvgPool1D, 1)
-HN_AVGPOOL_CTOR(AvgPool2D, 2)
-HN_AVGPOOL_CTOR(AvgPool3D, 3)
-#undef HN_AVGPOOL_CTOR
-
-// Global pooling: kernel 1, stride 1, pad 0, global_pool True, pooling_convention full.
-#define HN_GLOBALPOOL_CTOR(Class, Rank, Type)                                                  \
-  Class::Class(const std::string& layout, std::optional<std::string> prefix)                   \
-      : PoolingBase(Spec{#Class, Rank, IntTuple(1), IntTuple(), IntTuple(0), true, true, Type, \
-                         layout, std::nullopt},                                                \
-                    std::move(prefix)) {}
-HN_GLOBALPOOL_CTOR(GlobalMaxPool1D, 1, "max")
-HN_GLOBALPOOL_CTOR(GlobalMaxPool2D, 2, "max")
-HN_GLOBALPOOL_CTOR(GlobalMaxPool3D, 3, "max")
-HN_GLOBALPOOL_CTOR(GlobalAvgPool1D, 1, "avg")
-HN_GLOBALPOOL_CTOR(GlobalAvgPool2D, 2, "avg")
-HN_GLOBALPOOL_CTOR(GlobalAvgPool3D, 3, "avg")
-#undef HN_GLOBALPOOL_CTOR
-
 // ---------------------------------------------------------------------------------------------
 // BatchNorm
 
-BatchNorm::BatchNorm(int axis,
-                     double momentum,
-                     double epsilon,
-                     bool center,
-                     bool scale,
-                     bool use_global_stats,
-                     InitializerPtr beta_initializer,
-                     InitializerPtr gamma_initializer,
-                     InitializerPtr running_mean_initializer,
-                     InitializerPtr running_variance_initializer,
-                     int64_t in_channels,
-                     std::optional<std::string> prefix)
+BatchNorm::BatchNorm(const BatchNormOptions& o, std::optional<std::string> prefix)
     : HybridBlock("batchnorm", std::move(prefix)) {
-  HN_CHECK(in_channels >= 0, kInvalidArgument)
-      << "BatchNorm: in_channels must be >= 0, got " << in_channels;
-  const Shape shape({in_channels});
-  gamma_ = AddParameter("gamma", shape, std::move(gamma_initializer), DType::kFloat32, scale);
-  beta_ = AddParameter("beta", shape, std::move(beta_initializer), DType::kFloat32, center);
-  running_mean_ = AddParameter("running_mean", shape, std::move(running_mean_initializer),
+  HN_CHECK(o.in_channels >= 0, kInvalidArgument)
+      << "BatchNorm: in_channels must be >= 0, got " << o.in_channels;
+  const Shape shape({o.in_channels});
+  gamma_ = AddParameter("gamma", shape, o.gamma_initializer, DType::kFloat32, o.scale);
+  beta_ = AddParameter("beta", shape, o.beta_initializer, DType::kFloat32, o.center);
+  running_mean_ = AddParameter("running_mean", shape, o.running_mean_initializer,
                                DType::kFloat32, /*differentiable=*/false);
-  running_var_ = AddParameter("running_var", shape, std::move(running_variance_initializer),
+  running_var_ = AddParameter("running_var", shape, o.running_variance_initializer,
                               DType::kFloat32, /*differentiable=*/false);
   attrs_ = MakeNodeAttrs("BatchNorm", "fwd",
-                         {{"axis", std::to_string(axis)},
-                          {"eps", hybridnet::internal::ValueText(epsilon)},
-                          {"fix_gamma", BoolText(!scale)},
-                          {"momentum", hybridnet::internal::ValueText(momentum)},
-                          {"use_global_stats", BoolText(use_global_stats)}});
+                         {{"axis", std::to_string(o.axis)},
+                          {"eps", hybridnet::internal::ValueText(o.epsilon)},
+                          {"fix_gamma", BoolText(!o.scale)},
+                          {"momentum", hybridnet::internal::ValueText(o.momentum)},
+                          {"use_global_stats", BoolText(o.use_global_stats)}});
 }
 
 NDArray BatchNorm::Forward(const NDArray& x) {

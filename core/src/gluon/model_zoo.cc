@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 
 #include "hybridnet/gluon/conv_layers.h"
@@ -64,28 +65,43 @@ void Append(SequentialOf<HybridBlock>* seq, std::initializer_list<BlockPtr> bloc
   for (const auto& b : blocks) seq->Add(b);
 }
 
-// Conv2D as the zoo creates them (no activation).
-std::shared_ptr<Conv2D> Conv(Scope& s,
-                             int64_t channels,
-                             IntTuple kernel,
-                             IntTuple strides = 1,
-                             IntTuple padding = 0,
-                             bool use_bias = true,
-                             int64_t in_channels = 0,
-                             int64_t groups = 1,
-                             InitializerPtr weight_init = nullptr,
-                             const std::string& activation = "") {
-  return std::make_shared<Conv2D>(channels, std::move(kernel), std::move(strides),
-                                  std::move(padding), 1, groups, "NCHW", activation, use_bias,
-                                  std::move(weight_init), Zero(), in_channels, s.Block("conv"));
+// MXNet's Conv2D(channels, kernel_size, strides, padding): the zoo's usual arguments; chain the
+// others (use_bias, groups, ...) on the result.
+ConvOptions ConvArgs(int64_t channels, IntTuple kernel, IntTuple strides = 1, IntTuple padding = 0) {
+  return ConvOptions()
+      .set_channels(channels)
+      .set_kernel_size(std::move(kernel))
+      .set_strides(std::move(strides))
+      .set_padding(std::move(padding));
+}
+
+std::shared_ptr<Conv2D> Conv(Scope& s, const ConvOptions& options) {
+  return std::make_shared<Conv2D>(options, s.Block("conv"));
+}
+
+// MaxPool2D / AvgPool2D(pool_size, strides, padding) named in the zoo's scope.
+template <typename Pool>
+std::shared_ptr<Pool> ZooPool(Scope& s, IntTuple size, IntTuple strides, IntTuple padding = 0,
+                              bool ceil_mode = false) {
+  return std::make_shared<Pool>(PoolOptions()
+                                    .set_pool_size(std::move(size))
+                                    .set_strides(std::move(strides))
+                                    .set_padding(std::move(padding))
+                                    .set_ceil_mode(ceil_mode),
+                                s.Block("pool"));
 }
 
 std::shared_ptr<gluon::BatchNorm> BN(Scope& s,
                                      double epsilon = 1e-5,
                                      bool center = true,
                                      bool scale = true) {
-  return std::make_shared<gluon::BatchNorm>(1, 0.9, epsilon, center, scale, false, Zero(), One(),
-                                            Zero(), One(), 0, s.Block("batchnorm"));
+  return std::make_shared<gluon::BatchNorm>(
+      BatchNormOptions().set_epsilon(epsilon).set_center(center).set_scale(scale),
+      s.Block("batchnorm"));
+}
+
+std::shared_ptr<Dense> ZooDense(Scope& s, DenseOptions options) {
+  return std::make_shared<Dense>(options, s.Block("dense"));
 }
 
 std::shared_ptr<Activation> Relu(Scope& s) {
@@ -141,7 +157,7 @@ class ZooConcurrent : public HybridConcurrent {
 // ResNet (MXNet model_zoo/vision/resnet.py)
 
 std::shared_ptr<Conv2D> Conv3x3(Scope& s, int64_t channels, int64_t stride, int64_t in_channels) {
-  return Conv(s, channels, 3, stride, 1, false, in_channels);
+  return Conv(s, ConvArgs(channels, 3, stride, 1).set_use_bias(false).set_in_channels(in_channels));
 }
 
 class BasicBlockV1 : public ScopedBlock {
@@ -159,14 +175,14 @@ class BasicBlockV1 : public ScopedBlock {
       Append(body.get(), {Conv3x3(s, channels, stride, in_channels), BN(s),
                           gluon::model_zoo::Relu(s), Conv3x3(s, channels, 1, channels), BN(s)});
     } else {
-      Append(body.get(), {Conv(s, channels / 4, 1, stride), BN(s), gluon::model_zoo::Relu(s),
+      Append(body.get(), {Conv(s, ConvArgs(channels / 4, 1, stride)), BN(s), gluon::model_zoo::Relu(s),
                           Conv3x3(s, channels / 4, 1, channels / 4), BN(s),
-                          gluon::model_zoo::Relu(s), Conv(s, channels, 1, 1), BN(s)});
+                          gluon::model_zoo::Relu(s), Conv(s, ConvArgs(channels, 1, 1)), BN(s)});
     }
     body_ = RegisterChild(body, "body");
     if (downsample) {
       auto ds = Seq();
-      Append(ds.get(), {Conv(s, channels, 1, stride, 0, false, in_channels), BN(s)});
+      Append(ds.get(), {Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)), BN(s)});
       downsample_ = RegisterChild(ds, "downsample");
     }
     plus_ = Plus(s);
@@ -203,15 +219,15 @@ class BasicBlockV2 : public ScopedBlock {
       conv_.push_back(RegisterChild(Conv3x3(s, channels, 1, channels), "conv2"));
     } else {
       bn_.push_back(RegisterChild(BN(s), "bn1"));
-      conv_.push_back(RegisterChild(Conv(s, channels / 4, 1, 1, 0, false), "conv1"));
+      conv_.push_back(RegisterChild(Conv(s, ConvArgs(channels / 4, 1).set_use_bias(false)), "conv1"));
       bn_.push_back(RegisterChild(BN(s), "bn2"));
       conv_.push_back(RegisterChild(Conv3x3(s, channels / 4, stride, channels / 4), "conv2"));
       bn_.push_back(RegisterChild(BN(s), "bn3"));
-      conv_.push_back(RegisterChild(Conv(s, channels, 1, 1, 0, false), "conv3"));
+      conv_.push_back(RegisterChild(Conv(s, ConvArgs(channels, 1).set_use_bias(false)), "conv3"));
     }
     if (downsample) {
       downsample_ =
-          RegisterChild(Conv(s, channels, 1, stride, 0, false, in_channels), "downsample");
+          RegisterChild(Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)), "downsample");
     }
     // Forward order of the named ops: one relu per bn, then the addition.
     for (size_t i = 0; i < bn_.size(); ++i) relus_.push_back(ScopedBlock::Relu(s));
@@ -280,8 +296,8 @@ SeqPtr ResNetStage(int version, const ResNetSpec& spec, size_t i, int64_t in_cha
 
 BlockPtr DenseLayer(Scope& s, int64_t growth_rate, int64_t bn_size) {
   auto new_features = Seq();
-  Append(new_features.get(), {BN(s), Relu(s), Conv(s, bn_size * growth_rate, 1, 1, 0, false), BN(s),
-                              Relu(s), Conv(s, growth_rate, 3, 1, 1, false)});
+  Append(new_features.get(), {BN(s), Relu(s), Conv(s, ConvArgs(bn_size * growth_rate, 1).set_use_bias(false)), BN(s),
+                              Relu(s), Conv(s, ConvArgs(growth_rate, 3, 1, 1).set_use_bias(false))});
   auto out = std::make_shared<ZooConcurrent>("", s.Op("concat"));
   Append(out.get(), {std::make_shared<Identity>(s.Block("identity")), new_features});
   return out;
@@ -292,7 +308,7 @@ BlockPtr DenseLayer(Scope& s, int64_t growth_rate, int64_t bn_size) {
 
 SeqPtr FireConv(Scope& s, int64_t channels, int64_t kernel, int64_t padding = 0) {
   auto out = Seq();
-  Append(out.get(), {Conv(s, channels, kernel, 1, padding), Relu(s)});
+  Append(out.get(), {Conv(s, ConvArgs(channels, kernel, 1, padding)), Relu(s)});
   return out;
 }
 
@@ -306,7 +322,7 @@ SeqPtr Fire(Scope& s, int64_t squeeze, int64_t expand1x1, int64_t expand3x3) {
 }
 
 std::shared_ptr<MaxPool2D> CeilMaxPool(Scope& s) {
-  return std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", true, s.Block("pool"));
+  return ZooPool<MaxPool2D>(s, 3, 2, 0, /*ceil_mode=*/true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,16 +338,16 @@ struct ConvSetting {
 SeqPtr BasicConv(Scope& s, const ConvSetting& c) {
   auto out = Seq();
   Append(out.get(),
-         {Conv(s, c.channels, c.kernel, c.strides, c.padding, false), BN(s, 0.001), Relu(s)});
+         {Conv(s, ConvArgs(c.channels, c.kernel, c.strides, c.padding).set_use_bias(false)), BN(s, 0.001), Relu(s)});
   return out;
 }
 
 SeqPtr Branch(Scope& s, const std::string& pool, const std::vector<ConvSetting>& convs) {
   auto out = Seq();
   if (pool == "avg")
-    Append(out.get(), {std::make_shared<AvgPool2D>(3, 1, 1, false, "NCHW", true, s.Block("pool"))});
+    Append(out.get(), {ZooPool<AvgPool2D>(s, 3, 1, 1)});
   if (pool == "max")
-    Append(out.get(), {std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool"))});
+    Append(out.get(), {ZooPool<MaxPool2D>(s, 3, 2)});
   for (const auto& c : convs) Append(out.get(), {BasicConv(s, c)});
   return out;
 }
@@ -392,7 +408,7 @@ void AddConv(Scope& s,
              int64_t num_group = 1,
              bool active = true,
              bool relu6 = false) {
-  Append(out, {Conv(s, channels, kernel, stride, pad, false, 0, num_group), BN(s)});
+  Append(out, {Conv(s, ConvArgs(channels, kernel, stride, pad).set_use_bias(false).set_groups(num_group)), BN(s)});
   if (!active) return;
   if (relu6) {
     Append(out, {std::make_shared<Relu6>(s.Block("relu6"))});
@@ -455,22 +471,20 @@ std::shared_ptr<HybridBlock> AlexNet(int64_t classes) {
   Scope s;
   auto features = Seq();
   Append(features.get(),
-         {Conv(s, 64, 11, 4, 2, true, 0, 1, nullptr, "relu"),
-          std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool")),
-          Conv(s, 192, 5, 1, 2, true, 0, 1, nullptr, "relu"),
-          std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool")),
-          Conv(s, 384, 3, 1, 1, true, 0, 1, nullptr, "relu"),
-          Conv(s, 256, 3, 1, 1, true, 0, 1, nullptr, "relu"),
-          Conv(s, 256, 3, 1, 1, true, 0, 1, nullptr, "relu"),
-          std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool")),
+         {Conv(s, ConvArgs(64, 11, 4, 2).set_activation("relu")),
+          ZooPool<MaxPool2D>(s, 3, 2),
+          Conv(s, ConvArgs(192, 5, 1, 2).set_activation("relu")),
+          ZooPool<MaxPool2D>(s, 3, 2),
+          Conv(s, ConvArgs(384, 3, 1, 1).set_activation("relu")),
+          Conv(s, ConvArgs(256, 3, 1, 1).set_activation("relu")),
+          Conv(s, ConvArgs(256, 3, 1, 1).set_activation("relu")),
+          ZooPool<MaxPool2D>(s, 3, 2),
           std::make_shared<Flatten>(s.Block("flatten")),
-          std::make_shared<Dense>(4096, "relu", true, true, 0, nullptr, Zero(), s.Block("dense")),
+          std::make_shared<Dense>(4096, "relu", s.Block("dense")),
           std::make_shared<Dropout>(0.5f, s.Block("dropout")),
-          std::make_shared<Dense>(4096, "relu", true, true, 0, nullptr, Zero(), s.Block("dense")),
+          std::make_shared<Dense>(4096, "relu", s.Block("dense")),
           std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", true, true, 0, nullptr, Zero(), s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -502,20 +516,21 @@ std::shared_ptr<HybridBlock> VGG(int num_layers, bool batch_norm, int64_t classe
   auto features = Seq();
   for (size_t i = 0; i < layers.size(); ++i) {
     for (int k = 0; k < layers[i]; ++k) {
-      Append(features.get(), {Conv(s, filters[i], 3, 1, 1, true, 0, 1, conv_init)});
+      Append(features.get(), {Conv(s, ConvArgs(filters[i], 3, 1, 1).set_weight_initializer(conv_init))});
       if (batch_norm) Append(features.get(), {BN(s)});
       Append(features.get(), {Relu(s)});
     }
-    Append(features.get(), {std::make_shared<MaxPool2D>(2, 2, 0, "NCHW", false, s.Block("pool"))});
+    Append(features.get(), {ZooPool<MaxPool2D>(s, 2, 2)});
   }
   for (int k = 0; k < 2; ++k) {
-    Append(features.get(), {std::make_shared<Dense>(4096, "relu", true, true, 0, dense_init, Zero(),
-                                                    s.Block("dense")),
+    Append(features.get(), {ZooDense(s, DenseOptions()
+                                               .set_units(4096)
+                                               .set_activation("relu")
+                                               .set_weight_initializer(dense_init)),
                             std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   }
-  auto output =
-      std::make_shared<Dense>(classes, "", true, true, 0, dense_init, Zero(), s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features,
+                ZooDense(s, DenseOptions().set_units(classes).set_weight_initializer(dense_init)));
   return net;
 }
 
@@ -531,8 +546,8 @@ std::shared_ptr<HybridBlock> ResNet(int version, int num_layers, int64_t classes
   if (thumbnail) {
     Append(features.get(), {Conv3x3(s, spec.channels[0], 1, 0)});
   } else {
-    Append(features.get(), {Conv(s, spec.channels[0], 7, 2, 3, false), BN(s), Relu(s),
-                            std::make_shared<MaxPool2D>(3, 2, 1, "NCHW", false, s.Block("pool"))});
+    Append(features.get(), {Conv(s, ConvArgs(spec.channels[0], 7, 2, 3).set_use_bias(false)), BN(s), Relu(s),
+                            ZooPool<MaxPool2D>(s, 3, 2, 1)});
   }
   int64_t in_channels = spec.channels[0];
   for (size_t i = 0; i < spec.layers.size(); ++i) {
@@ -544,9 +559,7 @@ std::shared_ptr<HybridBlock> ResNet(int version, int num_layers, int64_t classes
   if (version == 2) Append(features.get(), {BN(s), Relu(s)});
   Append(features.get(), {std::make_shared<GlobalAvgPool2D>("NCHW", s.Block("pool"))});
   if (version == 2) Append(features.get(), {std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output = std::make_shared<Dense>(classes, "", true, true, in_channels, nullptr, Zero(),
-                                        s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, ZooDense(s, DenseOptions().set_units(classes).set_in_units(in_channels)));
   return net;
 }
 
@@ -576,8 +589,8 @@ std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes) {
   auto net = std::make_shared<ZooNet>("densenet", "DenseNet");
   Scope s;
   auto features = Seq();
-  Append(features.get(), {Conv(s, num_init_features, 7, 2, 3, false), BN(s), Relu(s),
-                          std::make_shared<MaxPool2D>(3, 2, 1, "NCHW", false, s.Block("pool"))});
+  Append(features.get(), {Conv(s, ConvArgs(num_init_features, 7, 2, 3).set_use_bias(false)), BN(s), Relu(s),
+                          ZooPool<MaxPool2D>(s, 3, 2, 1)});
   int64_t num_features = num_init_features;
   for (size_t i = 0; i < block_config.size(); ++i) {
     auto stage = Seq("stage" + std::to_string(i + 1) + "_");
@@ -589,19 +602,17 @@ std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes) {
     if (i + 1 != block_config.size()) {
       auto transition = Seq();
       Append(transition.get(),
-             {BN(s), Relu(s), Conv(s, num_features / 2, 1, 1, 0, false),
-              std::make_shared<AvgPool2D>(2, 2, 0, false, "NCHW", true, s.Block("pool"))});
+             {BN(s), Relu(s), Conv(s, ConvArgs(num_features / 2, 1).set_use_bias(false)),
+              ZooPool<AvgPool2D>(s, 2, 2)});
       Append(features.get(), {transition});
       num_features /= 2;
     }
   }
   Append(features.get(),
          {BN(s), Relu(s),
-          std::make_shared<AvgPool2D>(7, IntTuple(), 0, false, "NCHW", true, s.Block("pool")),
+          ZooPool<AvgPool2D>(s, 7, IntTuple()),
           std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", true, true, 0, nullptr, Zero(), s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -612,7 +623,7 @@ std::shared_ptr<HybridBlock> SqueezeNet(const std::string& version, int64_t clas
   Scope s;
   auto features = Seq();
   if (version == "1.0") {
-    Append(features.get(), {Conv(s, 96, 7, 2), Relu(s), CeilMaxPool(s)});
+    Append(features.get(), {Conv(s, ConvArgs(96, 7, 2)), Relu(s), CeilMaxPool(s)});
     Append(features.get(), {Fire(s, 16, 64, 64)});
     Append(features.get(), {Fire(s, 16, 64, 64)});
     Append(features.get(), {Fire(s, 32, 128, 128)});
@@ -624,7 +635,7 @@ std::shared_ptr<HybridBlock> SqueezeNet(const std::string& version, int64_t clas
     Append(features.get(), {CeilMaxPool(s)});
     Append(features.get(), {Fire(s, 64, 256, 256)});
   } else {
-    Append(features.get(), {Conv(s, 64, 3, 2), Relu(s), CeilMaxPool(s)});
+    Append(features.get(), {Conv(s, ConvArgs(64, 3, 2)), Relu(s), CeilMaxPool(s)});
     Append(features.get(), {Fire(s, 16, 64, 64)});
     Append(features.get(), {Fire(s, 16, 64, 64)});
     Append(features.get(), {CeilMaxPool(s)});
@@ -639,8 +650,8 @@ std::shared_ptr<HybridBlock> SqueezeNet(const std::string& version, int64_t clas
   Append(features.get(), {std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   auto output = Seq();
   Append(output.get(),
-         {Conv(s, classes, 1), Relu(s),
-          std::make_shared<AvgPool2D>(13, IntTuple(), 0, false, "NCHW", true, s.Block("pool")),
+         {Conv(s, ConvArgs(classes, 1)), Relu(s),
+          ZooPool<AvgPool2D>(s, 13, IntTuple()),
           std::make_shared<Flatten>(s.Block("flatten"))});
   net->SetParts(features, output);
   return net;
@@ -652,9 +663,9 @@ std::shared_ptr<HybridBlock> Inception3(int64_t classes) {
   auto features = Seq();
   Append(features.get(),
          {BasicConv(s, {32, 3, 2}), BasicConv(s, {32, 3}), BasicConv(s, {64, 3, 1, 1}),
-          std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool")),
+          ZooPool<MaxPool2D>(s, 3, 2),
           BasicConv(s, {80, 1}), BasicConv(s, {192, 3}),
-          std::make_shared<MaxPool2D>(3, 2, 0, "NCHW", false, s.Block("pool"))});
+          ZooPool<MaxPool2D>(s, 3, 2)});
   for (auto [prefix, pool_features] :
        std::vector<std::pair<std::string, int64_t>>{{"A1_", 32}, {"A2_", 64}, {"A3_", 64}}) {
     Append(features.get(), {InceptionBlock(prefix, {{"", {{64, 1}}},
@@ -683,11 +694,9 @@ std::shared_ptr<HybridBlock> Inception3(int64_t classes) {
                  {"max", {}}})});
   Append(features.get(), {InceptionE("E1_"), InceptionE("E2_")});
   Append(features.get(),
-         {std::make_shared<AvgPool2D>(8, IntTuple(), 0, false, "NCHW", true, s.Block("pool")),
+         {ZooPool<AvgPool2D>(s, 8, IntTuple()),
           std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", true, true, 0, nullptr, Zero(), s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -708,9 +717,7 @@ std::shared_ptr<HybridBlock> MobileNet(double multiplier, int64_t classes) {
   }
   Append(features.get(), {std::make_shared<GlobalAvgPool2D>("NCHW", s.Block("pool")),
                           std::make_shared<Flatten>(s.Block("flatten"))});
-  auto output =
-      std::make_shared<Dense>(classes, "", true, true, 0, nullptr, Zero(), s.Block("dense"));
-  net->SetParts(features, output);
+  net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
 
@@ -735,32 +742,67 @@ std::shared_ptr<HybridBlock> MobileNetV2(double multiplier, int64_t classes) {
   Append(features.get(), {std::make_shared<GlobalAvgPool2D>("NCHW", fs.Block("pool"))});
   auto output = Seq("output_");
   Scope os;
-  Append(output.get(), {std::make_shared<Conv2D>(classes, 1, 1, 0, 1, 1, "NCHW", "", false, nullptr,
-                                                 Zero(), 0, "pred_"),
+  Append(output.get(), {std::make_shared<Conv2D>(ConvArgs(classes, 1).set_use_bias(false), "pred_"),
                         std::make_shared<Flatten>(os.Block("flatten"))});
   net->SetParts(features, output);
   return net;
 }
 
 // ---------------------------------------------------------------------------------------------
-// get_model
+// get_model: the one table of names
+
+namespace {
+
+struct ZooEntry {
+  std::string name;
+  bool takes_thumbnail;
+  std::function<std::shared_ptr<HybridBlock>(int64_t classes, bool thumbnail)> make;
+};
+
+// Every model by MXNet's get_model name, in the order ModelNames lists them.
+const std::vector<ZooEntry>& Zoo() {
+  static const std::vector<ZooEntry> zoo = [] {
+    std::vector<ZooEntry> z;
+    auto add = [&z](std::string name, std::function<std::shared_ptr<HybridBlock>(int64_t)> make) {
+      z.push_back({std::move(name), false, [make](int64_t c, bool) { return make(c); }});
+    };
+    for (int v : {1, 2}) {
+      for (int n : {18, 34, 50, 101, 152}) {
+        z.push_back({"resnet" + std::to_string(n) + "_v" + std::to_string(v), true,
+                     [v, n](int64_t c, bool thumbnail) { return ResNet(v, n, c, thumbnail); }});
+      }
+    }
+    for (bool bn : {false, true}) {
+      for (int n : {11, 13, 16, 19}) {
+        add("vgg" + std::to_string(n) + (bn ? "_bn" : ""), [n, bn](int64_t c) { return VGG(n, bn, c); });
+      }
+    }
+    add("alexnet", AlexNet);
+    for (int n : {121, 161, 169, 201}) {
+      add("densenet" + std::to_string(n), [n](int64_t c) { return DenseNet(n, c); });
+    }
+    for (const char* version : {"1.0", "1.1"}) {
+      add(std::string("squeezenet") + version, [version](int64_t c) { return SqueezeNet(version, c); });
+    }
+    add("inceptionv3", Inception3);
+    const std::pair<const char*, double> multipliers[] = {{"1.0", 1.0}, {"0.75", 0.75}, {"0.5", 0.5},
+                                                         {"0.25", 0.25}};
+    for (const auto& [text, m] : multipliers) {
+      add(std::string("mobilenet") + text, [m = m](int64_t c) { return MobileNet(m, c); });
+    }
+    for (const auto& [text, m] : multipliers) {
+      add(std::string("mobilenetv2_") + text, [m = m](int64_t c) { return MobileNetV2(m, c); });
+    }
+    return z;
+  }();
+  return zoo;
+}
+
+}  // namespace
 
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
-  for (int v : {1, 2})
-    for (int n : {18, 34, 50, 101, 152})
-      names.push_back("resnet" + std::to_string(n) + "_v" + std::to_string(v));
-  for (int n : {11, 13, 16, 19}) names.push_back("vgg" + std::to_string(n));
-  for (int n : {11, 13, 16, 19}) names.push_back("vgg" + std::to_string(n) + "_bn");
-  names.push_back("alexnet");
-  for (int n : {121, 161, 169, 201}) names.push_back("densenet" + std::to_string(n));
-  names.push_back("squeezenet1.0");
-  names.push_back("squeezenet1.1");
-  names.push_back("inceptionv3");
-  for (const char* m : {"1.0", "0.75", "0.5", "0.25"})
-    names.push_back(std::string("mobilenet") + m);
-  for (const char* m : {"1.0", "0.75", "0.5", "0.25"})
-    names.push_back(std::string("mobilenetv2_") + m);
+  for (const auto& entry : Zoo()) names.push_back(entry.name);
   return names;
 }
 
@@ -769,29 +811,16 @@ std::shared_ptr<HybridBlock> GetModel(const std::string& model_name,
                                       bool thumbnail) {
   const std::string name = Lower(model_name);
   HN_CHECK(classes >= 1, kInvalidArgument) << "get_model: classes must be >= 1, got " << classes;
-  const std::vector<std::string> names = ModelNames();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
+  const auto& zoo = Zoo();
+  auto it = std::find_if(zoo.begin(), zoo.end(), [&](const ZooEntry& e) { return e.name == name; });
+  if (it == zoo.end()) {
     std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& e : zoo) known += (known.empty() ? "" : ", ") + e.name;
     HN_THROW(kNotFound) << "model '" << model_name << "' is not in the model zoo; known: " << known;
   }
-  HN_CHECK(!thumbnail || name.rfind("resnet", 0) == 0, kInvalidArgument)
+  HN_CHECK(!thumbnail || it->takes_thumbnail, kInvalidArgument)
       << "get_model: thumbnail applies to resnets only, not " << name;
-  if (name.rfind("resnet", 0) == 0) {
-    const size_t us = name.find("_v");
-    return ResNet(std::stoi(name.substr(us + 2)), std::stoi(name.substr(6, us - 6)), classes,
-                  thumbnail);
-  }
-  if (name.rfind("vgg", 0) == 0) {
-    const bool bn = name.size() > 3 && name.compare(name.size() - 3, 3, "_bn") == 0;
-    return VGG(std::stoi(name.substr(3)), bn, classes);
-  }
-  if (name == "alexnet") return AlexNet(classes);
-  if (name.rfind("densenet", 0) == 0) return DenseNet(std::stoi(name.substr(8)), classes);
-  if (name.rfind("squeezenet", 0) == 0) return SqueezeNet(name.substr(10), classes);
-  if (name == "inceptionv3") return Inception3(classes);
-  if (name.rfind("mobilenetv2_", 0) == 0) return MobileNetV2(std::stod(name.substr(12)), classes);
-  return MobileNet(std::stod(name.substr(9)), classes);
+  return it->make(classes, thumbnail);
 }
 
 }  // namespace model_zoo

@@ -12,20 +12,23 @@ std::string BoolText(bool b) { return b ? "True" : "False"; }
 
 }  // namespace
 
-Dense::Dense(int64_t units, const std::string& activation, bool use_bias, bool flatten,
-             int64_t in_units, InitializerPtr weight_initializer, InitializerPtr bias_initializer,
-             std::optional<std::string> prefix)
-    : HybridBlock("dense", std::move(prefix)), units_(units), activation_(activation) {
-  HN_CHECK(units >= 1, kInvalidArgument) << "Dense: units must be >= 1, got " << units;
-  HN_CHECK(in_units >= 0, kInvalidArgument) << "Dense: in_units must be >= 0, got " << in_units;
-  weight_ = AddParameter("weight", Shape({units, in_units}), std::move(weight_initializer));
-  if (use_bias) bias_ = AddParameter("bias", Shape({units}), std::move(bias_initializer));
+Dense::Dense(const DenseOptions& o, std::optional<std::string> prefix)
+    : HybridBlock("dense", std::move(prefix)), units_(o.units), activation_(o.activation) {
+  HN_CHECK(o.units >= 1, kInvalidArgument) << "Dense: units must be >= 1, got " << o.units;
+  HN_CHECK(o.in_units >= 0, kInvalidArgument) << "Dense: in_units must be >= 0, got " << o.in_units;
+  weight_ = AddParameter("weight", Shape({o.units, o.in_units}), o.weight_initializer);
+  if (o.use_bias) bias_ = AddParameter("bias", Shape({o.units}), o.bias_initializer);
   fc_attrs_ = MakeNodeAttrs("FullyConnected", "fwd",
-                            {{"flatten", BoolText(flatten)},
-                             {"no_bias", BoolText(!use_bias)},
-                             {"num_hidden", std::to_string(units)}});
-  if (!activation.empty()) RegisterChild(std::make_shared<Activation>(activation, activation + "_"), "act");
+                            {{"flatten", BoolText(o.flatten)},
+                             {"no_bias", BoolText(!o.use_bias)},
+                             {"num_hidden", std::to_string(o.units)}});
+  if (!o.activation.empty()) {
+    RegisterChild(std::make_shared<Activation>(o.activation, o.activation + "_"), "act");
+  }
 }
+
+Dense::Dense(int64_t units, const std::string& activation, std::optional<std::string> prefix)
+    : Dense(DenseOptions().set_units(units).set_activation(activation), std::move(prefix)) {}
 
 NDArray Dense::Forward(const NDArray& x) {
   std::vector<NDArray> inputs{x, weight_->Value()};

@@ -19,7 +19,6 @@ Usage: zoo_golden.py ZOO_RUNNER FIXTURES_DIR
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,10 +33,14 @@ try:
     import numpy as np
     import mxnet as mx
     from mxnet.gluon.model_zoo import vision
+    from zoo_common import rel_err, randomize_batchnorm, run
 except Exception as e:  # noqa: BLE001 - any import failure means "no reference here"
     print(f"SKIP: real MXNet is not importable by {sys.executable} ({e}); "
           "run scripts/setup-mxnet.sh to install mxnet==1.9.1 for the golden tests")
     sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from zoo_models import FIXTURES, JSON_ONLY, LAYER_NETS, MODELS  # noqa: E402
 
 RTOL = 1e-4  # max |ours - mxnet| / max |mxnet|
 runner = sys.argv[1]
@@ -56,23 +59,6 @@ def check(name, ok, detail=""):
         passes += 1
     else:
         failures.append(name)
-
-
-def rel_err(ours, ref):
-    ours = np.asarray(ours, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if ours.shape != ref.shape:
-        return float("inf")
-    scale = max(float(np.max(np.abs(ref))), 1e-30)
-    return float(np.max(np.abs(ours - ref))) / scale
-
-
-def run(*args):
-    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
-    if r.returncode != 0:
-        command = " ".join(map(str, args))
-        raise RuntimeError(f"{command} failed ({r.returncode}): {r.stderr.strip()}")
-    return r.stdout.strip()
 
 
 def load(path):
@@ -94,25 +80,8 @@ def normalized_json(path):
     return re.sub(r'"node_row_ptr": \[[^\]]*\], ', "", text)
 
 
-def randomize_batchnorm(net, rng):
-    """Gives every BatchNorm non-trivial statistics so inference really exercises them."""
-    for name, p in net.collect_params().items():
-        shape = p.shape
-        if name.endswith("running_mean") or name.endswith("beta"):
-            p.set_data(mx.nd.array(rng.normal(0, 0.1, shape)))
-        elif name.endswith("running_var"):
-            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
-        elif name.endswith("gamma"):
-            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
-
-
 # ---- 1 + 2: the model zoo ---------------------------------------------------------------------
 
-MODELS = [  # (get_model name, input size)
-    ("resnet18_v1", 224), ("resnet18_v2", 224), ("resnet50_v1", 64), ("resnet50_v2", 64),
-    ("densenet121", 224), ("squeezenet1.0", 224), ("squeezenet1.1", 224), ("inceptionv3", 299),
-    ("mobilenet0.25", 224), ("mobilenetv2_0.25", 224), ("alexnet", 96), ("vgg11_bn", 32),
-]
 
 # ---- every gluon layer: small networks built the same way in MXNet and in C++ ----------------
 
@@ -144,7 +113,6 @@ def layer_net(name):
     return net
 
 
-LAYER_NETS = [("layers2d", (2, 3, 16, 16)), ("layers1d", (2, 3, 20)), ("layers3d", (1, 2, 6, 6, 6))]
 for index, (name, shape) in enumerate(LAYER_NETS):
     try:
         rng = np.random.RandomState(50 + index)
@@ -173,8 +141,6 @@ for index, (name, shape) in enumerate(LAYER_NETS):
         check(f"{name}: runs", False, str(e))
 
 # Further variants: only the symbol JSON of the C++ constructor is compared with MXNet's.
-JSON_ONLY = [("resnet34_v1", 32), ("resnet101_v2", 32), ("densenet161", 224), ("mobilenet1.0", 32),
-             ("mobilenetv2_0.75", 32)]
 
 for index, (name, size) in enumerate(JSON_ONLY):
     t0 = time.time()
@@ -259,8 +225,6 @@ for index, (name, size) in enumerate(MODELS):
 
 # ---- fixtures written by MXNet ------------------------------------------------------------------
 
-FIXTURES = [("mnist-lenet-0", 10, (2, 1, 28, 28)), ("cifar_resnet20_v1", 0, (2, 3, 32, 32)),
-            ("cifar_resnet20_v2", 0, (2, 3, 32, 32))]
 check(f"fixtures folder {fixtures} exists", os.path.isdir(fixtures), "it is missing")
 if os.path.isdir(fixtures):
     rng = np.random.RandomState(7)

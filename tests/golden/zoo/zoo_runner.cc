@@ -5,12 +5,17 @@
 //       eagerly, hybridized and through a GraphExecutor: OUT-eager.npy, OUT-hybrid.npy,
 //       OUT-exec.npy. A graph variable "*_label" without a value (SoftmaxOutput's label) is fed
 //       zeros.
-//   zoo_runner build NAME PREFIX INPUT.npy [PARAMS]
+//   zoo_runner run PREFIX OUT NAME=INPUT.npy...
+//       imports PREFIX-symbol.json + PREFIX-0000.params with the named data inputs (a model with
+//       several inputs and outputs: detectors, BERT) and runs them eagerly, then hybridized:
+//       every output k to OUT-eager-k.npy and OUT-hybrid-k.npy.
+//   zoo_runner build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]
 //       builds model-zoo model NAME (or layers1d/layers2d/layers3d, small nets of every
 //       conv_layers.h layer) in C++, initializes and hybridizes it, runs INPUT (deferred
-//       init), loads PARAMS (an MXNet save_parameters file, structural names) when given, runs
-//       again, exports, and runs once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json,
-//       PREFIX-0000.params, PREFIX-eager.npy.
+//       init), loads PARAMS (an MXNet save_parameters file, structural names) when given, or
+//       gives every BatchNorm random statistics (the ONNX tests), runs again, exports, and runs
+//       once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json, PREFIX-0000.params,
+//       PREFIX-eager.npy.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -89,29 +94,65 @@ int Import(const std::string& prefix,
   return 0;
 }
 
+int Run(const std::string& prefix, const std::string& out, const std::vector<std::string>& feeds) {
+  std::vector<std::string> names;
+  std::vector<NDArray> inputs;
+  for (const auto& feed : feeds) {
+    size_t eq = feed.find('=');
+    HN_CHECK(eq != std::string::npos, kInvalidArgument) << "expected NAME=FILE.npy, got " << feed;
+    names.push_back(feed.substr(0, eq));
+    inputs.push_back(LoadNpy(feed.substr(eq + 1)));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto block = SymbolBlock::Imports(prefix + "-symbol.json", names, prefix + "-0000.params");
+  std::vector<NDArray> eager = (*block)(inputs);
+  auto t1 = std::chrono::steady_clock::now();
+  block->Hybridize();
+  std::vector<NDArray> hybrid = (*block)(inputs);
+  for (size_t k = 0; k < eager.size(); ++k) {
+    SaveNpy(out + "-eager-" + std::to_string(k) + ".npy", eager[k]);
+    SaveNpy(out + "-hybrid-" + std::to_string(k) + ".npy", hybrid.at(k));
+  }
+  std::printf("run %s: %zu outputs; load+eager %.2fs, hybridize+forward %.2fs\n", prefix.c_str(),
+              eager.size(), std::chrono::duration<double>(t1 - t0).count(), Seconds(t1));
+  return 0;
+}
+
 // Small networks using every layer of conv_layers.h; zoo_golden.py builds the same in MXNet.
 std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
   auto net = std::make_shared<HybridSequential>();
+  auto conv = [](int64_t channels, IntTuple kernel) {
+    return ConvOptions().set_channels(channels).set_kernel_size(std::move(kernel));
+  };
   if (name == "layers2d") {
     auto cat = std::make_shared<HybridConcurrent>(1);
-    cat->Add(std::make_shared<Conv2D>(4, 1), std::make_shared<Identity>(),
-             std::make_shared<MaxPool2D>(3, 1, 1));
-    net->Add(std::make_shared<Conv2D>(8, 3, 1, 1, 1, 1, "NCHW", "relu"),
+    cat->Add(std::make_shared<Conv2D>(conv(4, 1)), std::make_shared<Identity>(),
+             std::make_shared<MaxPool2D>(PoolOptions().set_pool_size(3).set_strides(1).set_padding(1)));
+    net->Add(std::make_shared<Conv2D>(conv(8, 3).set_padding(1).set_activation("relu")),
              std::make_shared<BatchNorm>(), std::make_shared<LeakyReLU>(0.1),
-             std::make_shared<Conv2D>(8, 3, 2, 0, 1, 2, "NCHW", "", false, nullptr, Zero(), 8),
-             std::make_shared<PReLU>(), std::make_shared<MaxPool2D>(2, IntTuple(), 0, "NCHW", true),
-             std::make_shared<Conv2DTranspose>(4, 3, 2, 1, 1), std::make_shared<ELU>(),
-             std::make_shared<AvgPool2D>(3, 1, 1, false, "NCHW", false), std::make_shared<SELU>(),
-             std::make_shared<GELU>(), cat, std::make_shared<GlobalAvgPool2D>(),
-             std::make_shared<Flatten>(), std::make_shared<Dense>(5));
+             std::make_shared<Conv2D>(
+                 conv(8, 3).set_strides(2).set_groups(2).set_use_bias(false).set_in_channels(8)),
+             std::make_shared<PReLU>(), std::make_shared<MaxPool2D>(PoolOptions().set_ceil_mode(true)),
+             std::make_shared<Conv2DTranspose>(
+                 conv(4, 3).set_strides(2).set_padding(1).set_output_padding(1)),
+             std::make_shared<ELU>(),
+             std::make_shared<AvgPool2D>(PoolOptions()
+                                             .set_pool_size(3)
+                                             .set_strides(1)
+                                             .set_padding(1)
+                                             .set_count_include_pad(false)),
+             std::make_shared<SELU>(), std::make_shared<GELU>(), cat,
+             std::make_shared<GlobalAvgPool2D>(), std::make_shared<Flatten>(),
+             std::make_shared<Dense>(5));
   } else if (name == "layers1d") {
-    net->Add(std::make_shared<Conv1D>(4, 3), std::make_shared<MaxPool1D>(2),
-             std::make_shared<AvgPool1D>(2), std::make_shared<Conv1DTranspose>(3, 2, 2),
+    net->Add(std::make_shared<Conv1D>(conv(4, 3)), std::make_shared<MaxPool1D>(),
+             std::make_shared<AvgPool1D>(), std::make_shared<Conv1DTranspose>(conv(3, 2).set_strides(2)),
              std::make_shared<GlobalMaxPool1D>());
   } else if (name == "layers3d") {
-    net->Add(std::make_shared<Conv3D>(4, 3, 1, 1), std::make_shared<Conv3DTranspose>(2, 2, 2),
-             std::make_shared<MaxPool3D>(2),
-             std::make_shared<BatchNorm>(1, 0.9, 0.001, true, false),
+    net->Add(std::make_shared<Conv3D>(conv(4, 3).set_padding(1)),
+             std::make_shared<Conv3DTranspose>(conv(2, 2).set_strides(2)),
+             std::make_shared<MaxPool3D>(),
+             std::make_shared<BatchNorm>(BatchNormOptions().set_epsilon(0.001).set_scale(false)),
              std::make_shared<GlobalAvgPool3D>());
   } else {
     return model_zoo::GetModel(name);
@@ -119,6 +160,25 @@ std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
   return net;
 }
 
+// Gives every BatchNorm random statistics and affine parameters (zoo_golden.py's
+// randomize_batchnorm), so that an export exercises them.
+void RandomizeBatchNorm(HybridBlock* net) {
+  ParameterDict params = net->CollectParams();
+  for (const auto& p : params.list()) {
+    const std::string name = p->name();
+    auto ends_with = [&name](const std::string& suffix) {
+      return name.size() >= suffix.size() &&
+             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (ends_with("running_var") || ends_with("gamma")) {
+      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+    } else if (ends_with("running_mean") || ends_with("beta")) {
+      p->SetData(NDArray::RandomNormal(p->shape(), 0.f, 0.1f));
+    }
+  }
+}
+
+// PARAMS: an MXNet save_parameters file, or "random-batchnorm" (see RandomizeBatchNorm).
 int Build(const std::string& name,
           const std::string& prefix,
           const std::string& input,
@@ -132,7 +192,11 @@ int Build(const std::string& name,
   net->Initialize(Xavier());
   net->Hybridize();
   (*net)(x);
-  if (!params.empty()) net->LoadParameters(params);
+  if (params == "random-batchnorm") {
+    RandomizeBatchNorm(net.get());
+  } else if (!params.empty()) {
+    net->LoadParameters(params);
+  }
   SaveNpy(prefix + "-hybrid.npy", (*net)(x));
   net->Export(prefix);
   net->Hybridize(false);
@@ -152,11 +216,14 @@ int main(int argc, char** argv) {
     SetNumThreads(1);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.size() == 5 && args[0] == "import") return Import(args[1], args[2], args[3], args[4]);
+    if (args.size() >= 4 && args[0] == "run") {
+      return Run(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
+    }
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
-    std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | build NAME PREFIX "
-                 "INPUT.npy [PARAMS]\n";
+    std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | run PREFIX OUT "
+                 "NAME=INPUT.npy... | build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";

@@ -11,6 +11,25 @@ hn_test_dir <- function(name) {
   normalizePath(dir)
 }
 
+# Works in `dir` until the calling test ends, then puts back the working directory and the
+# process-wide settings that wrappers called with plausible values change (BLAS threads,
+# hostile-input limits). Returns the function that puts the limits back, for use in between.
+hn_local_settings <- function(dir, envir = parent.frame()) {
+  old_wd <- setwd(dir)
+  old_threads <- hn_num_threads()
+  old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
+  restore_limits <- function() {
+    for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
+  }
+  restore <- function() {
+    setwd(old_wd)
+    hn_num_threads(old_threads)
+    restore_limits()
+  }
+  do.call(on.exit, list(as.call(list(restore)), add = TRUE), envir = envir)
+  invisible(restore_limits)
+}
+
 hn_program <- function(var) {
   path <- Sys.getenv(var)
   if (!nzchar(path) || !file.exists(path)) {

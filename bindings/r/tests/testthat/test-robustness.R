@@ -51,20 +51,7 @@ bad_values <- function(prefix) {
 
 test_that("every raw wrapper rejects wrong arguments with a hybridnet_error, never a crash", {
   prefix <- hn_tiny_export()
-  dir <- hn_test_dir("fuzz")
-  old_wd <- setwd(dir)                      # wrappers that write files write here
-  old_threads <- hn_num_threads()
-  # Process-wide settings the wrappers change with plausible values (threads, hostile-input
-  # limits) are put back afterwards.
-  old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
-  restore_limits <- function() {
-    for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
-  }
-  on.exit({
-    setwd(old_wd)
-    hn_num_threads(old_threads)
-    restore_limits()
-  })
+  restore_limits <- hn_local_settings(hn_test_dir("fuzz"))  # wrappers that write files write here
   ns <- asNamespace("hybridnet")
   wrappers <- ls(ns, pattern = "^(c_hn_|hnr_)")
   expect_gt(length(wrappers), 80L)
@@ -118,20 +105,7 @@ test_that("the public functions reject wrong objects without crashing", {
     function(v) hn_load_buffers(v, raw(1)), function(v) hn_import(v),
     function(v) hn_parameters(v), function(v) hn_save_parameters(net, v),
     function(v) hn_is_closed(v), function(v) hn_free(v))  # last: frees model and net
-  dir <- hn_test_dir("public-fuzz")
-  old_wd <- setwd(dir)
-  old_threads <- hn_num_threads()
-  # Process-wide settings the wrappers change with plausible values (threads, hostile-input
-  # limits) are put back afterwards.
-  old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
-  restore_limits <- function() {
-    for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
-  }
-  on.exit({
-    setwd(old_wd)
-    hn_num_threads(old_threads)
-    restore_limits()
-  })
+  hn_local_settings(hn_test_dir("public-fuzz"))
   for (fn in fns) {
     for (v in odd) {
       result <- tryCatch(fn(v), error = function(e) e, warning = function(w) NULL)

@@ -36,6 +36,8 @@ struct HybridizeOptions {
   bool static_shape = false;  ///< requires static_alloc, as in MXNet
 };
 
+class HybridBlock;
+
 class Block {
  public:
   /// `alias` names the class in prefixes ("dense"); `prefix` overrides the automatic prefix
@@ -73,6 +75,9 @@ class Block {
   /// Feeds symbols: returns the symbolic program (HybridBlocks only).
   Symbol operator()(const Symbol& x);
 
+  /// This block as a HybridBlock, or nullptr for a plain Block.
+  virtual HybridBlock* AsHybrid() { return nullptr; }
+
   /// The forward computation: override Forward (one input, one output), or ForwardMany for
   /// several inputs or outputs (its default calls Forward).
   virtual NDArray Forward(const NDArray& x);
@@ -96,6 +101,13 @@ class Block {
   const std::vector<ParameterPtr>& own_params() const { return params_; }
   /// Runs the block's own forward (no caching): used by every call path.
   std::vector<NDArray> RunForward(const std::vector<NDArray>& inputs);
+  /// What operator() does with concrete or symbolic inputs: a plain Block runs its forward; a
+  /// HybridBlock may run its cached graph instead.
+  virtual std::vector<NDArray> Apply(const std::vector<NDArray>& inputs);
+  /// What operator()(Symbol) does: only HybridBlocks can be traced.
+  virtual Symbol ApplySymbolic(const Symbol& x);
+  /// Drops what was derived from the tree (a HybridBlock's traced graph); run when it changes.
+  virtual void ClearCache() {}
   /// Structural parameter names of this subtree ("0.weight").
   void CollectStructural(const std::string& path, std::map<std::string, ParameterPtr>* out);
   virtual std::string Describe() { return alias_; }
@@ -122,6 +134,7 @@ class HybridBlock : public Block {
 
   void Hybridize(bool active = true, const HybridizeOptions& options = {}) override;
   bool is_hybridized() const { return active_; }
+  HybridBlock* AsHybrid() override { return this; }
 
   /// The MXNet spelling: F is "ndarray" in eager mode and "symbol" while tracing (print it to
   /// see which); the hybridnet::op functions work in both.
@@ -145,9 +158,10 @@ class HybridBlock : public Block {
   ExecutorStats CachedStats() const;
 
  protected:
-  friend class Block;
+  std::vector<NDArray> Apply(const std::vector<NDArray>& inputs) override;
+  Symbol ApplySymbolic(const Symbol& x) override;
+  void ClearCache() override;
   std::vector<NDArray> CallCached(const std::vector<NDArray>& inputs);
-  void ClearCache();
   /// Completes deferred parameter shapes from the input shapes by tracing once.
   void DeferredInferShape(const std::vector<NDArray>& inputs);
 

@@ -3,50 +3,55 @@
 // global), BatchNorm, the LeakyReLU family (LeakyReLU, PReLU, ELU, SELU, GELU), and the
 // containers HybridConcurrent, Concurrent and Identity.
 //
+// Each family takes one options struct of MXNet's keyword arguments (see layer_options.h):
+//
 //   auto net = std::make_shared<HybridSequential>();
-//   net->Add(std::make_shared<Conv2D>(64, 7, 2, 3),             // channels, kernel, stride, pad
+//   net->Add(std::make_shared<Conv2D>(
+//                ConvOptions().set_channels(64).set_kernel_size(7).set_strides(2).set_padding(3)),
 //            std::make_shared<BatchNorm>(),
 //            std::make_shared<Activation>("relu"),
-//            std::make_shared<MaxPool2D>(3, 2, 1),
+//            std::make_shared<MaxPool2D>(PoolOptions().set_pool_size(3).set_strides(2).set_padding(1)),
 //            std::make_shared<GlobalAvgPool2D>(), std::make_shared<Dense>(10));
 //   net->Initialize();
 //   NDArray y = (*net)(NDArray::RandomNormal({1, 3, 224, 224}));  // input channels inferred
 //
+// (C++20: Conv2D(ConvOptions{.channels = 64, .kernel_size = 7, .strides = 2, .padding = 3}).)
 // Each layer writes the op attributes MXNet's layer writes (e.g. Conv2D: dilate, kernel, layout,
 // no_bias, num_filter, num_group, pad, stride), names its op "<prefix>fwd", and creates its
 // parameters with 0 for the dimensions known only at the first forward.
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/gluon/layer_options.h"
 #include "hybridnet/gluon/nn.h"
 
 namespace hybridnet {
 namespace gluon {
 
-/// An int or a tuple of ints, as MXNet layers take kernel sizes, strides and padding:
-/// Conv2D(64, 3) equals Conv2D(64, {3, 3}). Empty means "not given" (None).
-class IntTuple {
- public:
-  IntTuple() = default;
-  IntTuple(int64_t value) : values_{value}, scalar_(true) {}  // NOLINT: implicit by design
-  IntTuple(std::initializer_list<int64_t> values) : values_(values) {}
-  IntTuple(std::vector<int64_t> values) : values_(std::move(values)) {}  // NOLINT
-
-  bool empty() const { return values_.empty(); }
-  const std::vector<int64_t>& values() const { return values_; }
-  /// The values for `rank` spatial dimensions: a single int is repeated; a tuple must have
-  /// `rank` entries (kInvalidArgument naming `what` otherwise).
-  std::vector<int64_t> Expand(size_t rank, const char* what) const;
-
- private:
-  std::vector<int64_t> values_;
-  bool scalar_ = false;
+/// The keyword arguments of MXNet's convolutions (_Conv): Conv1D/2D/3D and their transposes.
+struct ConvOptions {
+  HN_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels (required, >= 1)
+  HN_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};  ///< required
+  HN_LAYER_OPTION(ConvOptions, IntTuple, strides) = 1;
+  HN_LAYER_OPTION(ConvOptions, IntTuple, padding) = 0;
+  /// Transposed convolutions only (MXNet's adj).
+  HN_LAYER_OPTION(ConvOptions, IntTuple, output_padding) = 0;
+  HN_LAYER_OPTION(ConvOptions, IntTuple, dilation) = 1;
+  HN_LAYER_OPTION(ConvOptions, int64_t, groups) = 1;
+  /// "" = NCW, NCHW or NCDHW by rank
+  HN_LAYER_OPTION(ConvOptions, std::string, layout) = {};
+  /// "" (none), relu, sigmoid, tanh, softrelu, softsign
+  HN_LAYER_OPTION(ConvOptions, std::string, activation) = {};
+  HN_LAYER_OPTION(ConvOptions, bool, use_bias) = true;
+  /// nullptr = the initializer given to Initialize()
+  HN_LAYER_OPTION(ConvOptions, InitializerPtr, weight_initializer) = {};
+  HN_LAYER_OPTION(ConvOptions, InitializerPtr, bias_initializer) = Zero();
+  HN_LAYER_OPTION(ConvOptions, int64_t, in_channels) = 0;  ///< 0 = inferred at the first forward
 };
 
 /// MXNet's _Conv: Convolution (or Deconvolution) + optional activation. Use Conv1D/2D/3D and
@@ -60,19 +65,8 @@ class ConvBase : public HybridBlock {
   std::string ToString() override;
 
  protected:
-  struct Spec {
-    const char* class_name;
-    const char* op_name;  ///< "Convolution" or "Deconvolution"
-    size_t rank;
-    int64_t channels;
-    IntTuple kernel_size, strides, padding, output_padding, dilation;
-    int64_t groups;
-    std::string layout, activation;
-    bool use_bias;
-    InitializerPtr weight_initializer, bias_initializer;
-    int64_t in_channels;
-  };
-  ConvBase(const Spec& spec, std::optional<std::string> prefix);
+  ConvBase(size_t rank, bool transpose, const ConvOptions& options,
+           std::optional<std::string> prefix);
   std::string Describe() override;
 
  private:
@@ -85,132 +79,43 @@ class ConvBase : public HybridBlock {
   NodeAttrs attrs_;
 };
 
-/// 1-D convolution over (N, C, W) input (layout NCW).
-class Conv1D : public ConvBase {
+/// A `Rank`-D convolution (Transpose: Deconvolution) over NCW / NCHW / NCDHW input.
+template <size_t Rank, bool Transpose>
+class Conv : public ConvBase {
  public:
-  Conv1D(int64_t channels,
-         IntTuple kernel_size,
-         IntTuple strides = 1,
-         IntTuple padding = 0,
-         IntTuple dilation = 1,
-         int64_t groups = 1,
-         const std::string& layout = "NCW",
-         const std::string& activation = "",
-         bool use_bias = true,
-         InitializerPtr weight_initializer = nullptr,
-         InitializerPtr bias_initializer = Zero(),
-         int64_t in_channels = 0,
-         std::optional<std::string> prefix = std::nullopt);
+  explicit Conv(const ConvOptions& options, std::optional<std::string> prefix = std::nullopt)
+      : ConvBase(Rank, Transpose, options, std::move(prefix)) {}
 };
 
-/// 2-D convolution over (N, C, H, W) input (layout NCHW). in_channels 0 = inferred.
-class Conv2D : public ConvBase {
- public:
-  Conv2D(int64_t channels,
-         IntTuple kernel_size,
-         IntTuple strides = 1,
-         IntTuple padding = 0,
-         IntTuple dilation = 1,
-         int64_t groups = 1,
-         const std::string& layout = "NCHW",
-         const std::string& activation = "",
-         bool use_bias = true,
-         InitializerPtr weight_initializer = nullptr,
-         InitializerPtr bias_initializer = Zero(),
-         int64_t in_channels = 0,
-         std::optional<std::string> prefix = std::nullopt);
+using Conv1D = Conv<1, false>;
+using Conv2D = Conv<2, false>;
+using Conv3D = Conv<3, false>;
+using Conv1DTranspose = Conv<1, true>;
+using Conv2DTranspose = Conv<2, true>;
+using Conv3DTranspose = Conv<3, true>;
+
+/// The keyword arguments of MXNet's pooling layers (MaxPool, AvgPool; the global ones take only
+/// the layout).
+struct PoolOptions {
+  HN_LAYER_OPTION(PoolOptions, IntTuple, pool_size) = 2;
+  HN_LAYER_OPTION(PoolOptions, IntTuple, strides) = {};  ///< empty (None) = pool_size
+  HN_LAYER_OPTION(PoolOptions, IntTuple, padding) = 0;
+  HN_LAYER_OPTION(PoolOptions, bool, ceil_mode) = false;  ///< pooling_convention "full"
+  /// "" = NCW, NCHW or NCDHW by rank
+  HN_LAYER_OPTION(PoolOptions, std::string, layout) = {};
+  HN_LAYER_OPTION(PoolOptions, bool, count_include_pad) = true;  ///< average pooling only
 };
 
-/// 3-D convolution over (N, C, D, H, W) input (layout NCDHW).
-class Conv3D : public ConvBase {
- public:
-  Conv3D(int64_t channels,
-         IntTuple kernel_size,
-         IntTuple strides = 1,
-         IntTuple padding = 0,
-         IntTuple dilation = 1,
-         int64_t groups = 1,
-         const std::string& layout = "NCDHW",
-         const std::string& activation = "",
-         bool use_bias = true,
-         InitializerPtr weight_initializer = nullptr,
-         InitializerPtr bias_initializer = Zero(),
-         int64_t in_channels = 0,
-         std::optional<std::string> prefix = std::nullopt);
-};
+enum class PoolType { kMax, kAvg };
 
-/// Transposed 1-D convolution (Deconvolution); output_padding is MXNet's adj.
-class Conv1DTranspose : public ConvBase {
- public:
-  Conv1DTranspose(int64_t channels,
-                  IntTuple kernel_size,
-                  IntTuple strides = 1,
-                  IntTuple padding = 0,
-                  IntTuple output_padding = 0,
-                  IntTuple dilation = 1,
-                  int64_t groups = 1,
-                  const std::string& layout = "NCW",
-                  const std::string& activation = "",
-                  bool use_bias = true,
-                  InitializerPtr weight_initializer = nullptr,
-                  InitializerPtr bias_initializer = Zero(),
-                  int64_t in_channels = 0,
-                  std::optional<std::string> prefix = std::nullopt);
-};
-
-/// Transposed 2-D convolution (Deconvolution).
-class Conv2DTranspose : public ConvBase {
- public:
-  Conv2DTranspose(int64_t channels,
-                  IntTuple kernel_size,
-                  IntTuple strides = 1,
-                  IntTuple padding = 0,
-                  IntTuple output_padding = 0,
-                  IntTuple dilation = 1,
-                  int64_t groups = 1,
-                  const std::string& layout = "NCHW",
-                  const std::string& activation = "",
-                  bool use_bias = true,
-                  InitializerPtr weight_initializer = nullptr,
-                  InitializerPtr bias_initializer = Zero(),
-                  int64_t in_channels = 0,
-                  std::optional<std::string> prefix = std::nullopt);
-};
-
-/// Transposed 3-D convolution (Deconvolution).
-class Conv3DTranspose : public ConvBase {
- public:
-  Conv3DTranspose(int64_t channels,
-                  IntTuple kernel_size,
-                  IntTuple strides = 1,
-                  IntTuple padding = 0,
-                  IntTuple output_padding = 0,
-                  IntTuple dilation = 1,
-                  int64_t groups = 1,
-                  const std::string& layout = "NCDHW",
-                  const std::string& activation = "",
-                  bool use_bias = true,
-                  InitializerPtr weight_initializer = nullptr,
-                  InitializerPtr bias_initializer = Zero(),
-                  int64_t in_channels = 0,
-                  std::optional<std::string> prefix = std::nullopt);
-};
-
-/// MXNet's _Pooling (prefix alias "pool"). Use the concrete pooling layers below.
+/// MXNet's _Pooling (prefix alias "pool"). Use the pooling layers below.
 class PoolingBase : public HybridBlock {
  public:
   NDArray Forward(const NDArray& x) override;
 
  protected:
-  struct Spec {
-    const char* class_name;
-    size_t rank;
-    IntTuple pool_size, strides, padding;  ///< strides empty = pool_size
-    bool ceil_mode, global_pool;
-    std::string pool_type, layout;
-    std::optional<bool> count_include_pad;
-  };
-  PoolingBase(const Spec& spec, std::optional<std::string> prefix);
+  PoolingBase(size_t rank, PoolType type, bool global, const PoolOptions& options,
+              std::optional<std::string> prefix);
   std::string Describe() override;
 
  private:
@@ -218,92 +123,50 @@ class PoolingBase : public HybridBlock {
   NodeAttrs attrs_;
 };
 
-class MaxPool1D : public PoolingBase {
+/// MaxPool1D ... AvgPool3D.
+template <size_t Rank, PoolType Type>
+class Pool : public PoolingBase {
  public:
-  explicit MaxPool1D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     const std::string& layout = "NCW",
-                     bool ceil_mode = false,
-                     std::optional<std::string> prefix = std::nullopt);
+  explicit Pool(const PoolOptions& options = {}, std::optional<std::string> prefix = std::nullopt)
+      : PoolingBase(Rank, Type, /*global=*/false, options, std::move(prefix)) {}
 };
-class MaxPool2D : public PoolingBase {
+
+/// GlobalMaxPool1D ... GlobalAvgPool3D: the whole spatial extent; `layout` "" = by rank.
+template <size_t Rank, PoolType Type>
+class GlobalPool : public PoolingBase {
  public:
-  explicit MaxPool2D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     const std::string& layout = "NCHW",
-                     bool ceil_mode = false,
-                     std::optional<std::string> prefix = std::nullopt);
+  explicit GlobalPool(const std::string& layout = "",
+                      std::optional<std::string> prefix = std::nullopt)
+      : PoolingBase(Rank, Type, /*global=*/true, PoolOptions().set_layout(layout),
+                    std::move(prefix)) {}
 };
-class MaxPool3D : public PoolingBase {
- public:
-  explicit MaxPool3D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     const std::string& layout = "NCDHW",
-                     bool ceil_mode = false,
-                     std::optional<std::string> prefix = std::nullopt);
-};
-class AvgPool1D : public PoolingBase {
- public:
-  explicit AvgPool1D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     bool ceil_mode = false,
-                     const std::string& layout = "NCW",
-                     bool count_include_pad = true,
-                     std::optional<std::string> prefix = std::nullopt);
-};
-class AvgPool2D : public PoolingBase {
- public:
-  explicit AvgPool2D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     bool ceil_mode = false,
-                     const std::string& layout = "NCHW",
-                     bool count_include_pad = true,
-                     std::optional<std::string> prefix = std::nullopt);
-};
-class AvgPool3D : public PoolingBase {
- public:
-  explicit AvgPool3D(IntTuple pool_size = 2,
-                     IntTuple strides = {},
-                     IntTuple padding = 0,
-                     bool ceil_mode = false,
-                     const std::string& layout = "NCDHW",
-                     bool count_include_pad = true,
-                     std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalMaxPool1D : public PoolingBase {
- public:
-  explicit GlobalMaxPool1D(const std::string& layout = "NCW",
-                           std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalMaxPool2D : public PoolingBase {
- public:
-  explicit GlobalMaxPool2D(const std::string& layout = "NCHW",
-                           std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalMaxPool3D : public PoolingBase {
- public:
-  explicit GlobalMaxPool3D(const std::string& layout = "NCDHW",
-                           std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalAvgPool1D : public PoolingBase {
- public:
-  explicit GlobalAvgPool1D(const std::string& layout = "NCW",
-                           std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalAvgPool2D : public PoolingBase {
- public:
-  explicit GlobalAvgPool2D(const std::string& layout = "NCHW",
-                           std::optional<std::string> prefix = std::nullopt);
-};
-class GlobalAvgPool3D : public PoolingBase {
- public:
-  explicit GlobalAvgPool3D(const std::string& layout = "NCDHW",
-                           std::optional<std::string> prefix = std::nullopt);
+
+using MaxPool1D = Pool<1, PoolType::kMax>;
+using MaxPool2D = Pool<2, PoolType::kMax>;
+using MaxPool3D = Pool<3, PoolType::kMax>;
+using AvgPool1D = Pool<1, PoolType::kAvg>;
+using AvgPool2D = Pool<2, PoolType::kAvg>;
+using AvgPool3D = Pool<3, PoolType::kAvg>;
+using GlobalMaxPool1D = GlobalPool<1, PoolType::kMax>;
+using GlobalMaxPool2D = GlobalPool<2, PoolType::kMax>;
+using GlobalMaxPool3D = GlobalPool<3, PoolType::kMax>;
+using GlobalAvgPool1D = GlobalPool<1, PoolType::kAvg>;
+using GlobalAvgPool2D = GlobalPool<2, PoolType::kAvg>;
+using GlobalAvgPool3D = GlobalPool<3, PoolType::kAvg>;
+
+/// The keyword arguments of MXNet's BatchNorm.
+struct BatchNormOptions {
+  HN_LAYER_OPTION(BatchNormOptions, int, axis) = 1;  ///< the channel axis
+  HN_LAYER_OPTION(BatchNormOptions, double, momentum) = 0.9;
+  HN_LAYER_OPTION(BatchNormOptions, double, epsilon) = 1e-5;
+  HN_LAYER_OPTION(BatchNormOptions, bool, center) = true;  ///< learn beta
+  HN_LAYER_OPTION(BatchNormOptions, bool, scale) = true;   ///< learn gamma (else fix_gamma)
+  HN_LAYER_OPTION(BatchNormOptions, bool, use_global_stats) = false;
+  HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, beta_initializer) = Zero();
+  HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, gamma_initializer) = One();
+  HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, running_mean_initializer) = Zero();
+  HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, running_variance_initializer) = One();
+  HN_LAYER_OPTION(BatchNormOptions, int64_t, in_channels) = 0;  ///< 0 = inferred
 };
 
 /// Batch normalization over `axis`. Parameters gamma, beta (trained; not differentiable when
@@ -311,17 +174,7 @@ class GlobalAvgPool3D : public PoolingBase {
 /// differentiable; exported as "aux:"). Inference uses the running statistics.
 class BatchNorm : public HybridBlock {
  public:
-  explicit BatchNorm(int axis = 1,
-                     double momentum = 0.9,
-                     double epsilon = 1e-5,
-                     bool center = true,
-                     bool scale = true,
-                     bool use_global_stats = false,
-                     InitializerPtr beta_initializer = Zero(),
-                     InitializerPtr gamma_initializer = One(),
-                     InitializerPtr running_mean_initializer = Zero(),
-                     InitializerPtr running_variance_initializer = One(),
-                     int64_t in_channels = 0,
+  explicit BatchNorm(const BatchNormOptions& options = {},
                      std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
   const ParameterPtr& gamma() const { return gamma_; }

@@ -5,16 +5,46 @@
 #include <string>
 
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/gluon/initializer.h"
+#include "hybridnet/gluon/layer_options.h"
 
 namespace hybridnet {
 namespace gluon {
 
-/// y = activation(x W^T + b). in_units 0 = inferred at the first forward.
+/// Dense's keyword arguments (MXNet's names and defaults).
+struct DenseOptions {
+  HN_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size (required, >= 1)
+  /// "" (none), relu, sigmoid, tanh, softrelu, softsign
+  HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
+  HN_LAYER_OPTION(DenseOptions, bool, use_bias) = true;
+  HN_LAYER_OPTION(DenseOptions, bool, flatten) = true;  ///< collapse all but the first axis
+  HN_LAYER_OPTION(DenseOptions, int64_t, in_units) = 0;  ///< 0 = inferred at the first forward
+  /// nullptr = the initializer given to Initialize()
+  HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
+  HN_LAYER_OPTION(DenseOptions, InitializerPtr, bias_initializer) = Zero();
+
+  /// Calls visit(MXNet name, field, required) for every field: how the C API reads string
+  /// attributes into these options.
+  template <typename Visitor>
+  void ForEachField(Visitor&& visit) {
+    visit("units", units, true);
+    visit("activation", activation, false);
+    visit("use_bias", use_bias, false);
+    visit("flatten", flatten, false);
+    visit("in_units", in_units, false);
+    visit("weight_initializer", weight_initializer, false);
+    visit("bias_initializer", bias_initializer, false);
+  }
+};
+
+/// y = activation(x W^T + b).
 class Dense : public HybridBlock {
  public:
-  Dense(int64_t units, const std::string& activation = "", bool use_bias = true,
-        bool flatten = true, int64_t in_units = 0, InitializerPtr weight_initializer = nullptr,
-        InitializerPtr bias_initializer = Zero(), std::optional<std::string> prefix = std::nullopt);
+  explicit Dense(const DenseOptions& options, std::optional<std::string> prefix = std::nullopt);
+  /// Dense(256, "relu"): the usual two arguments, the others at their defaults.
+  explicit Dense(int64_t units,
+                 const std::string& activation = "",
+                 std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
   const ParameterPtr& weight() const { return weight_; }
   const ParameterPtr& bias() const { return bias_; }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
@@ -195,6 +196,7 @@ void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TB
   });
 }
 
+void BroadcastToOnnx(OnnxNodeContext* ctx) { ctx->ExpandToOutput(ctx->in(0), 0); }
 
 Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f,
                       std::initializer_list<const char*> aliases = {}) {
@@ -213,58 +215,75 @@ Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, 
 void RegisterBroadcastOps(OpRegistry* r) {
   RegisterBroadcast(r, "broadcast_add", "Elementwise sum with broadcasting.",
                     BroadcastCompute<m::Add>,
-                    {"broadcast_plus", "_sparse_broadcast_add", "_sparse_broadcast_plus"});
+                    {"broadcast_plus", "_sparse_broadcast_add", "_sparse_broadcast_plus"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
   RegisterBroadcast(r, "broadcast_sub", "Elementwise difference with broadcasting.",
                     BroadcastCompute<m::Sub>,
-                    {"broadcast_minus", "_sparse_broadcast_sub", "_sparse_broadcast_minus"});
+                    {"broadcast_minus", "_sparse_broadcast_sub", "_sparse_broadcast_minus"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)));
   RegisterBroadcast(r, "broadcast_mul", "Elementwise product with broadcasting.",
-                    BroadcastCompute<m::Mul>, {"_sparse_broadcast_mul"});
+                    BroadcastCompute<m::Mul>, {"_sparse_broadcast_mul"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)));
   RegisterBroadcast(r, "broadcast_div",
                     "Elementwise division with broadcasting (integers: truncated, x / 0 = 0).",
-                    BroadcastCompute<m::Div>, {"_sparse_broadcast_div"});
+                    BroadcastCompute<m::Div>, {"_sparse_broadcast_div"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
   RegisterBroadcast(r, "broadcast_mod",
                     "Remainder with the sign of the divisor, with broadcasting; x % 0 = 0.",
                     BroadcastCompute<m::Mod>);
   RegisterBroadcast(r, "broadcast_power", "lhs ** rhs with broadcasting.",
-                    BroadcastCompute<m::Power>);
+                    BroadcastCompute<m::Power>)
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)));
   RegisterBroadcast(r, "broadcast_maximum",
                     "Elementwise maximum with broadcasting (NaN in lhs propagates).",
-                    BroadcastCompute<m::Maximum>, {"_npi_maximum"});
+                    BroadcastCompute<m::Maximum>, {"_npi_maximum"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)));
   RegisterBroadcast(r, "broadcast_minimum",
                     "Elementwise minimum with broadcasting (NaN in lhs propagates).",
-                    BroadcastCompute<m::Minimum>, {"_npi_minimum"});
+                    BroadcastCompute<m::Minimum>, {"_npi_minimum"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)));
   RegisterBroadcast(r, "broadcast_hypot", "sqrt(lhs^2 + rhs^2) with broadcasting.",
                     BroadcastCompute<m::Hypot>);
   RegisterBroadcast(r, "broadcast_equal", "1 where lhs == rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::Equal>);
+                    BroadcastCompute<m::Equal>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")));
   RegisterBroadcast(r, "broadcast_not_equal", "1 where lhs != rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::NotEqual>);
+                    BroadcastCompute<m::NotEqual>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)));
   RegisterBroadcast(r, "broadcast_greater", "1 where lhs > rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::Greater>);
+                    BroadcastCompute<m::Greater>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")));
   RegisterBroadcast(r, "broadcast_greater_equal",
                     "1 where lhs >= rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::GreaterEqual>);
+                    BroadcastCompute<m::GreaterEqual>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")));
   RegisterBroadcast(r, "broadcast_lesser", "1 where lhs < rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::Lesser>);
+                    BroadcastCompute<m::Lesser>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")));
   RegisterBroadcast(r, "broadcast_lesser_equal",
                     "1 where lhs <= rhs, else 0, with broadcasting.",
-                    BroadcastCompute<m::LesserEqual>);
+                    BroadcastCompute<m::LesserEqual>)
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")));
   RegisterBroadcast(r, "broadcast_logical_and",
                     "1 where lhs and rhs are both nonzero, else 0, with broadcasting.",
-                    BroadcastCompute<m::LogicalAnd>);
+                    BroadcastCompute<m::LogicalAnd>)
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")));
   RegisterBroadcast(r, "broadcast_logical_or",
                     "1 where lhs or rhs is nonzero, else 0, with broadcasting.",
-                    BroadcastCompute<m::LogicalOr>);
+                    BroadcastCompute<m::LogicalOr>)
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")));
   RegisterBroadcast(r, "broadcast_logical_xor",
                     "1 where exactly one of lhs and rhs is nonzero, with broadcasting.",
-                    BroadcastCompute<m::LogicalXor>);
+                    BroadcastCompute<m::LogicalXor>)
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")));
   r->Register("broadcast_to")
       .Describe("Broadcasts the input array to a new shape (size-1 dimensions are repeated).")
       .SetParam<BroadcastToParam>()
       .SetInputNames({"data"})
       .SetInferShape(BroadcastToShape)
       .SetInferType(NumericType)
-      .SetCompute(BroadcastToCompute);
+      .SetCompute(BroadcastToCompute)
+      .SetOnnx({"Expand"}, BroadcastToOnnx);
 }
 
 }  // namespace hybridnet

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
@@ -101,57 +102,101 @@ Op& RegisterBinary(OpRegistry* r, const char* name, const char* description, FCo
   return op;
 }
 
+// ONNX Sum takes float dtypes only; other dtypes add left to right with Add, as the kernel.
+OnnxMapping AddNOnnx() {
+  const OnnxBinaryForm add = OnnxArithmetic("Add", false);
+  auto convert = [emit = add.emit](OnnxNodeContext* ctx) {
+    const DType d = ctx->in(0).dtype;
+    const size_t n = ctx->num_inputs();
+    if (d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16) {
+      ctx->Add("Sum", ctx->input_names(), {}, ctx->out(0).name);
+      return;
+    }
+    if (n == 1) {
+      ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
+      return;
+    }
+    // The last Add goes through the shared form, which refuses what it refuses for every Add.
+    std::string sum = ctx->in(0).name;
+    for (size_t i = 1; i + 1 < n; ++i) sum = ctx->Add("Add", {sum, ctx->in(i).name});
+    emit(ctx, sum, ctx->in(n - 1).name, d, ctx->out(0).name);
+  };
+  return OnnxMapping{{"Sum", "Add", "Identity"}, convert, add.limits};
+}
+
 }  // namespace
 
 void RegisterElemwiseBinaryOps(OpRegistry* r) {
   RegisterBinary(r, "elemwise_add", "Adds arguments elementwise (shapes must be equal).",
-                 BinaryCompute<m::Add>, {"_add", "_plus", "_Plus", "_sparse_elemwise_add"});
+                 BinaryCompute<m::Add>, {"_add", "_plus", "_Plus", "_sparse_elemwise_add"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
   RegisterBinary(r, "elemwise_sub", "Subtracts arguments elementwise (shapes must be equal).",
-                 BinaryCompute<m::Sub>, {"_sub", "_minus", "_Minus", "_sparse_elemwise_sub"});
+                 BinaryCompute<m::Sub>, {"_sub", "_minus", "_Minus", "_sparse_elemwise_sub"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)));
   RegisterBinary(r, "elemwise_mul", "Multiplies arguments elementwise (shapes must be equal).",
-                 BinaryCompute<m::Mul>, {"_mul", "_Mul", "_sparse_elemwise_mul"});
+                 BinaryCompute<m::Mul>, {"_mul", "_Mul", "_sparse_elemwise_mul"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)));
   RegisterBinary(r, "elemwise_div",
                  "Divides arguments elementwise (shapes must be equal); integers truncate "
                  "toward zero and x / 0 = 0 (where MXNet's process dies).",
-                 BinaryCompute<m::Div>, {"_div", "_Div", "_sparse_elemwise_div"});
+                 BinaryCompute<m::Div>, {"_div", "_Div", "_sparse_elemwise_div"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
   RegisterBinary(r, "_grad_add", "Adds arguments elementwise (the gradient accumulation op).",
-                 BinaryCompute<m::Add>);
+                 BinaryCompute<m::Add>)
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
   RegisterBinary(r, "_scatter_elemwise_div",
                  "Divides arguments elementwise (dense arrays: the same as elemwise_div).",
-                 BinaryCompute<m::Div>);
+                 BinaryCompute<m::Div>)
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
   RegisterBinary(r, "_power", "lhs raised to the power rhs, elementwise.",
-                 BinaryCompute<m::Power>, {"_Power"});
+                 BinaryCompute<m::Power>, {"_Power"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)));
   RegisterBinary(r, "_mod",
                  "Remainder with the sign of the divisor (Python's %), elementwise; x % 0 = 0.",
                  BinaryCompute<m::Mod>, {"_Mod"});
   RegisterBinary(r, "_maximum", "Elementwise maximum (NaN in lhs propagates).",
-                 BinaryCompute<m::Maximum>, {"_Maximum"});
+                 BinaryCompute<m::Maximum>, {"_Maximum"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)));
   RegisterBinary(r, "_minimum", "Elementwise minimum (NaN in lhs propagates).",
-                 BinaryCompute<m::Minimum>, {"_Minimum"});
+                 BinaryCompute<m::Minimum>, {"_Minimum"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)));
   RegisterBinary(r, "_hypot", "sqrt(lhs^2 + rhs^2), elementwise.", BinaryCompute<m::Hypot>,
                  {"_Hypot"});
   RegisterBinary(r, "_equal", "1 where lhs == rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::Equal>, {"_Equal"});
+                 BinaryCompute<m::Equal>, {"_Equal"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")));
   RegisterBinary(r, "_not_equal", "1 where lhs != rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::NotEqual>, {"_Not_Equal"});
+                 BinaryCompute<m::NotEqual>, {"_Not_Equal"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)));
   RegisterBinary(r, "_greater", "1 where lhs > rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::Greater>, {"_Greater"});
+                 BinaryCompute<m::Greater>, {"_Greater"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")));
   RegisterBinary(r, "_greater_equal", "1 where lhs >= rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::GreaterEqual>, {"_Greater_Equal"});
+                 BinaryCompute<m::GreaterEqual>, {"_Greater_Equal"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")));
   RegisterBinary(r, "_lesser", "1 where lhs < rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::Lesser>, {"_Lesser"});
+                 BinaryCompute<m::Lesser>, {"_Lesser"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")));
   RegisterBinary(r, "_lesser_equal", "1 where lhs <= rhs, else 0 (in the input dtype).",
-                 BinaryCompute<m::LesserEqual>, {"_Lesser_Equal"});
+                 BinaryCompute<m::LesserEqual>, {"_Lesser_Equal"})
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")));
   RegisterBinary(r, "_logical_and", "1 where both lhs and rhs are nonzero, else 0.",
-                 BinaryCompute<m::LogicalAnd>, {"_Logical_And"});
+                 BinaryCompute<m::LogicalAnd>, {"_Logical_And"})
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")));
   RegisterBinary(r, "_logical_or", "1 where lhs or rhs is nonzero, else 0.",
-                 BinaryCompute<m::LogicalOr>, {"_Logical_Or"});
+                 BinaryCompute<m::LogicalOr>, {"_Logical_Or"})
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")));
   RegisterBinary(r, "_logical_xor", "1 where exactly one of lhs and rhs is nonzero, else 0.",
-                 BinaryCompute<m::LogicalXor>, {"_Logical_Xor"});
+                 BinaryCompute<m::LogicalXor>, {"_Logical_Xor"})
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")));
   RegisterBinary(r, "_identity_with_attr_like_rhs",
                  "Returns lhs; rhs (of the same shape and dtype) is not read.", CopyLhsCompute)
       .SetInplace({{0, 0}})
-      .SetIdentityView();
+      .SetIdentityView()
+      .SetOnnx({"Identity"},
+               [](OnnxNodeContext* ctx) {
+                 ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
+               });
 
   r->Register("add_n")
       .Describe("Adds all input arguments elementwise (all shapes must be equal).")
@@ -174,7 +219,8 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .SetInferType(NumericType)
       .SetCompute(AddNCompute)
       .SetInplace({{0, 0}})
-      .SetPattern(OpPattern::kElemwise);
+      .SetPattern(OpPattern::kElemwise)
+      .SetOnnx(AddNOnnx());
 }
 
 }  // namespace hybridnet

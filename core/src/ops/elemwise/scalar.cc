@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
@@ -118,6 +119,27 @@ void IdentityCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob
   }
 }
 
+// The ONNX form: the binary function with the scalar as a 0-D constant of the dtype MXNet
+// computes in (the output's: an integer input with is_int=False is cast to float64 first), on
+// the left for the reversed ops (_rminus_scalar: scalar - x).
+OnnxMapping ScalarOnnx(const OnnxBinaryForm& form, bool scalar_first = false) {
+  auto convert = [emit = form.emit, scalar_first](OnnxNodeContext* ctx) {
+    const OnnxValue& x = ctx->in(0);
+    // Comparisons and logical ops compute in the input dtype unless is_int=False widens it.
+    const DType dtype = ctx->out(0).dtype;
+    const std::string c = ctx->Scalar(ctx->param<ScalarParam>().scalar, dtype);
+    const std::string a = x.dtype == dtype ? x.name : ctx->Cast(x.name, dtype);
+    if (scalar_first) {
+      emit(ctx, c, a, dtype, ctx->out(0).name);
+    } else {
+      emit(ctx, a, c, dtype, ctx->out(0).name);
+    }
+  };
+  std::vector<std::string> ops = form.onnx_ops;
+  ops.push_back("Cast");
+  return OnnxMapping{ops, convert, form.limits};
+}
+
 Op& RegisterScalar(OpRegistry* r, const char* name, const char* description, FCompute f,
                    std::initializer_list<const char*> aliases) {
   Op& op = r->Register(name)
@@ -137,51 +159,72 @@ Op& RegisterScalar(OpRegistry* r, const char* name, const char* description, FCo
 
 void RegisterScalarOps(OpRegistry* r) {
   using m::Swapped;
-  RegisterScalar(r, "_plus_scalar", "y = x + scalar", ScalarCompute<m::Add>, {"_PlusScalar"});
-  RegisterScalar(r, "_minus_scalar", "y = x - scalar", ScalarCompute<m::Sub>, {"_MinusScalar"});
+  RegisterScalar(r, "_plus_scalar", "y = x + scalar", ScalarCompute<m::Add>, {"_PlusScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)));
+  RegisterScalar(r, "_minus_scalar", "y = x - scalar", ScalarCompute<m::Sub>, {"_MinusScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)));
   RegisterScalar(r, "_rminus_scalar", "y = scalar - x", ScalarCompute<Swapped<m::Sub>>,
-                 {"_RMinusScalar"});
-  RegisterScalar(r, "_mul_scalar", "y = x * scalar", ScalarCompute<m::Mul>, {"_MulScalar"});
+                 {"_RMinusScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false), true));
+  RegisterScalar(r, "_mul_scalar", "y = x * scalar", ScalarCompute<m::Mul>, {"_MulScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Mul", false)));
   RegisterScalar(r, "_div_scalar", "y = x / scalar (integers: truncated, x / 0 = 0)",
-                 ScalarCompute<m::Div>, {"_DivScalar"});
+                 ScalarCompute<m::Div>, {"_DivScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true)));
   RegisterScalar(r, "_rdiv_scalar", "y = scalar / x (integers divide in float)",
-                 ScalarCompute<m::RDiv>, {"_RDivScalar"});
+                 ScalarCompute<m::RDiv>, {"_RDivScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true), true));
   RegisterScalar(r, "_mod_scalar", "y = x % scalar, with the sign of the divisor; x % 0 = 0",
                  ScalarCompute<m::Mod>, {"_ModScalar"});
   RegisterScalar(r, "_rmod_scalar", "y = scalar % x, with the sign of the divisor; s % 0 = 0",
                  ScalarCompute<Swapped<m::Mod>>, {"_RModScalar"});
   RegisterScalar(r, "_power_scalar", "y = x ** scalar", ScalarCompute<m::Power>,
-                 {"_PowerScalar"});
+                 {"_PowerScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true)));
   RegisterScalar(r, "_rpower_scalar", "y = scalar ** x", ScalarCompute<Swapped<m::Power>>,
-                 {"_RPowerScalar"});
+                 {"_RPowerScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true), true));
   RegisterScalar(r, "_hypot_scalar", "y = sqrt(x^2 + scalar^2)", ScalarCompute<m::Hypot>,
                  {"_HypotScalar", "_npi_hypot_scalar"});
   RegisterScalar(r, "_maximum_scalar", "y = max(x, scalar) (NaN in x propagates)",
-                 ScalarCompute<m::Maximum>, {"_MaximumScalar", "_npi_maximum_scalar"});
+                 ScalarCompute<m::Maximum>, {"_MaximumScalar", "_npi_maximum_scalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Max", false)));
   RegisterScalar(r, "_minimum_scalar", "y = min(x, scalar) (NaN in x propagates)",
-                 ScalarCompute<m::Minimum>, {"_MinimumScalar", "_npi_minimum_scalar"});
+                 ScalarCompute<m::Minimum>, {"_MinimumScalar", "_npi_minimum_scalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Min", false)));
   RegisterScalar(r, "_equal_scalar", "1 where x == scalar, else 0", ScalarCompute<m::Equal>,
-                 {"_EqualScalar"});
+                 {"_EqualScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("Equal")));
   RegisterScalar(r, "_not_equal_scalar", "1 where x != scalar, else 0",
-                 ScalarCompute<m::NotEqual>, {"_NotEqualScalar"});
+                 ScalarCompute<m::NotEqual>, {"_NotEqualScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("Equal", true)));
   RegisterScalar(r, "_greater_scalar", "1 where x > scalar, else 0", ScalarCompute<m::Greater>,
-                 {"_GreaterScalar"});
+                 {"_GreaterScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("Greater")));
   RegisterScalar(r, "_greater_equal_scalar", "1 where x >= scalar, else 0",
-                 ScalarCompute<m::GreaterEqual>, {"_GreaterEqualScalar"});
+                 ScalarCompute<m::GreaterEqual>, {"_GreaterEqualScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("GreaterOrEqual")));
   RegisterScalar(r, "_lesser_scalar", "1 where x < scalar, else 0", ScalarCompute<m::Lesser>,
-                 {"_LesserScalar"});
+                 {"_LesserScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("Less")));
   RegisterScalar(r, "_lesser_equal_scalar", "1 where x <= scalar, else 0",
-                 ScalarCompute<m::LesserEqual>, {"_LesserEqualScalar"});
+                 ScalarCompute<m::LesserEqual>, {"_LesserEqualScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("LessOrEqual")));
   RegisterScalar(r, "_logical_and_scalar", "1 where x and scalar are both nonzero, else 0",
-                 ScalarCompute<m::LogicalAnd>, {"_LogicalAndScalar"});
+                 ScalarCompute<m::LogicalAnd>, {"_LogicalAndScalar"})
+      .SetOnnx(ScalarOnnx(OnnxLogical("And")));
   RegisterScalar(r, "_logical_or_scalar", "1 where x or scalar is nonzero, else 0",
-                 ScalarCompute<m::LogicalOr>, {"_LogicalOrScalar"});
+                 ScalarCompute<m::LogicalOr>, {"_LogicalOrScalar"})
+      .SetOnnx(ScalarOnnx(OnnxLogical("Or")));
   RegisterScalar(r, "_logical_xor_scalar", "1 where exactly one of x and scalar is nonzero",
-                 ScalarCompute<m::LogicalXor>, {"_LogicalXorScalar"});
+                 ScalarCompute<m::LogicalXor>, {"_LogicalXorScalar"})
+      .SetOnnx(ScalarOnnx(OnnxLogical("Xor")));
   RegisterScalar(r, "_scatter_plus_scalar", "y = x + scalar (dense arrays)",
-                 ScalarCompute<m::Add>, {});
+                 ScalarCompute<m::Add>, {})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)));
   RegisterScalar(r, "_scatter_minus_scalar", "y = x - scalar (dense arrays)",
-                 ScalarCompute<m::Sub>, {});
+                 ScalarCompute<m::Sub>, {})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)));
   // smooth_l1 keeps the input dtype whatever is_int says (MXNet declares it ElemwiseType).
   RegisterScalar(r, "smooth_l1",
                  "Smooth L1: 0.5 (scalar x)^2 where |x| < 1 / scalar^2, else |x| - 0.5 / "
@@ -192,7 +235,8 @@ void RegisterScalarOps(OpRegistry* r) {
                  "Returns the input unchanged (training multiplies its gradient by scalar).",
                  IdentityCompute, {})
       .SetInferType(internal::NumericType)
-      .SetIdentityView();
+      .SetIdentityView()
+      .SetOnnx({"Identity"}, OnnxSameOp("Identity"));
 }
 
 }  // namespace hybridnet

@@ -3,6 +3,7 @@
 // values). x, y and the output share one numeric dtype; the condition has any numeric dtype or
 // bool.
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
 
@@ -82,6 +83,20 @@ void WhereCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
       /*with_bool=*/true);
 }
 
+// ONNX Where on the condition's truth (Cast to bool: nonzero, NaN included, is true); a 1-D
+// condition gets trailing axes so that it broadcasts over x's rows.
+void WhereOnnx(OnnxNodeContext* ctx) {
+  const OnnxValue& cond = ctx->in(0);
+  std::string truth = ctx->Cast(cond.name, DType::kBool);
+  const size_t rank = ctx->in(1).shape.ndim();
+  if (cond.shape.ndim() < rank) {
+    std::vector<int64_t> axes;
+    for (size_t a = cond.shape.ndim(); a < rank; ++a) axes.push_back(static_cast<int64_t>(a));
+    truth = ctx->Unsqueeze(truth, axes);
+  }
+  ctx->Add("Where", {truth, ctx->in(1).name, ctx->in(2).name}, {}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterWhereOps(OpRegistry* r) {
@@ -93,7 +108,8 @@ void RegisterWhereOps(OpRegistry* r) {
       .SetInferShape(WhereShape)
       .SetInferType(WhereType)
       .SetCompute(WhereCompute)
-      .SetInplace({{1, 0}, {2, 0}});
+      .SetInplace({{1, 0}, {2, 0}})
+      .SetOnnx({"Cast", "Unsqueeze", "Where"}, WhereOnnx);
 }
 
 }  // namespace hybridnet

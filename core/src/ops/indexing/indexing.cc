@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/indexing/index_util-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -713,6 +714,28 @@ void IndexCopyCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   });
 }
 
+// ONNX Gather on the indices truncated to int64 (Cast truncates toward zero, as MXNet does),
+// then clipped into [0, n) or wrapped (Mod with the divisor's sign) as mode says.
+void TakeOnnx(OnnxNodeContext* ctx) {
+  const TakeParam& p = ctx->param<TakeParam>();
+  if (p.mode == TakeMode::kRaise) {
+    ctx->NotExportable("mode='raise' (ONNX has no error for an out-of-range index)");
+  }
+  const OnnxValue& a = ctx->in(0);
+  const int64_t rank = static_cast<int64_t>(a.shape.ndim());
+  const int64_t axis = p.axis < 0 ? p.axis + rank : p.axis;
+  const int64_t n = a.shape[static_cast<size_t>(axis)];
+  std::string index = ctx->Cast(ctx->in(1).name, DType::kInt64);
+  if (p.mode == TakeMode::kClip) {
+    index = ctx->Add("Clip", {index, ctx->Scalar(0, DType::kInt64),
+                              ctx->Scalar(static_cast<double>(n - 1), DType::kInt64)});
+  } else {
+    index = ctx->Add("Mod", {index, ctx->Scalar(static_cast<double>(n), DType::kInt64)},
+                     {{"fmod", int64_t{0}}});
+  }
+  ctx->Add("Gather", {a.name, index}, {{"axis", axis}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterIndexingOps(OpRegistry* r) {
@@ -724,7 +747,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInputNames({"a", "indices"})
       .SetInferShape(TakeShape)
       .SetInferType(TakeType)
-      .SetCompute(TakeCompute);
+      .SetCompute(TakeCompute)
+      .SetOnnx({"Cast", "Clip", "Mod", "Gather"}, TakeOnnx, "mode='raise'");
 
   r->Register("batch_take")
       .Describe("For a 2-D a, takes a[i, indices[i]] for every row i (indices clipped into "

@@ -14,6 +14,7 @@
 
 #include "hybridnet/limits.h"
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
@@ -81,6 +82,17 @@ struct ZerosWithoutDTypeParam {  // _zeros_without_dtype
         .Default(-1)
         .Describe("Target dtype as MXNet's type flag (0 float32, 1 float64, 3 uint8, 4 int32, "
                   "5 int8, 6 int64, ...); -1 = taken from the consumers.");
+  }
+};
+
+struct FillLikeParam {  // zeros_like, ones_like
+  std::string dtype;
+  static void Declare(ParamDeclarer<FillLikeParam>* d) {
+    d->Field("dtype", &FillLikeParam::dtype)
+        .Default("")
+        .Describe("Accepted and ignored, as MXNet 1.9.1 does: the output keeps the input's "
+                  "dtype (GluonCV's CenterNet writes zeros_like(x, dtype='int64') and MXNet "
+                  "gives float32 for a float32 x).");
   }
 };
 
@@ -443,6 +455,26 @@ void SizeArrayCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlo
   out[0].ptr<int64_t>()[0] = in[0].Size();
 }
 
+// ---- ONNX ---------------------------------------------------------------------------------------
+
+// zeros_like, ones_like: the value (a 0-D constant of the output dtype) expanded to the input's
+// shape, read at run time where it follows the batch size.
+template <int kValue>
+void FillLikeOnnx(OnnxNodeContext* ctx) {
+  const OnnxValue& x = ctx->in(0);
+  const std::string shape = ctx->LeadingDimsThen(x, x.shape.ndim(), {});
+  ctx->Add("Expand", {ctx->Scalar(kValue, ctx->out(0).dtype), shape}, {}, ctx->out(0).name);
+}
+
+void ShapeArrayOnnx(OnnxNodeContext* ctx) {
+  ctx->Add("Shape", {ctx->in(0).name}, {}, ctx->out(0).name);
+}
+
+// ONNX Size is 0-D; MXNet's is (1,).
+void SizeArrayOnnx(OnnxNodeContext* ctx) {
+  ctx->Unsqueeze(ctx->Add("Size", {ctx->in(0).name}), {0}, ctx->out(0).name);
+}
+
 Op& RegisterCreation(OpRegistry* r, const char* name, const char* description) {
   return r->Register(name).Describe(description).SetInputNames(std::vector<std::string>{});
 }
@@ -495,16 +527,20 @@ void RegisterInitOps(OpRegistry* r) {
   r->Register("zeros_like")
       .Describe("An array of zeros with the input's shape and dtype (the input is not read).")
       .AddAlias("_sparse_zeros_like")
+      .SetParam<FillLikeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)
-      .SetCompute(FillCompute<0>);
+      .SetCompute(FillCompute<0>)
+      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<0>);
   r->Register("ones_like")
       .Describe("An array of ones with the input's shape and dtype (the input is not read).")
+      .SetParam<FillLikeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)
-      .SetCompute(FillCompute<1>);
+      .SetCompute(FillCompute<1>)
+      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<1>);
   r->Register("_contrib_arange_like")
       .Describe("start + (i / repeat) * step in the input's shape (or along one axis of it) and "
                 "dtype; the input's values are not read.")
@@ -520,13 +556,15 @@ void RegisterInitOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(ShapeArrayShape)
       .SetInferType(Int64OutputType)
-      .SetCompute(ShapeArrayCompute);
+      .SetCompute(ShapeArrayCompute)
+      .SetOnnx({"Shape"}, ShapeArrayOnnx);
   r->Register("size_array")
       .Describe("The input's number of elements as a (1,) int64 array.")
       .SetInputNames({"data"})
       .SetInferShape(SizeArrayShape)
       .SetInferType(Int64OutputType)
-      .SetCompute(SizeArrayCompute);
+      .SetCompute(SizeArrayCompute)
+      .SetOnnx({"Size", "Unsqueeze"}, SizeArrayOnnx);
 }
 
 }  // namespace hybridnet

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -121,6 +122,32 @@ void DotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
               static_cast<blasint>(n));
 }
 
+// ONNX MatMul batches N-D operands instead of contracting them, so N-D operands are flattened to
+// the matrix views above (Flatten keeps a leading batch axis symbolic) and the product is
+// reshaped to the free dims.
+void DotOnnx(OnnxNodeContext* ctx) {
+  const DotParam& p = ctx->param<DotParam>();
+  const OnnxValue& lhs = ctx->in(0);
+  const OnnxValue& rhs = ctx->in(1);
+  const int64_t ta = p.transpose_a ? 1 : 0, tb = p.transpose_b ? 1 : 0;
+  if (lhs.shape.ndim() == 2 && rhs.shape.ndim() == 2) {
+    ctx->Add("Gemm", {lhs.name, rhs.name}, {{"transA", ta}, {"transB", tb}}, ctx->out(0).name);
+    return;
+  }
+  if (lhs.shape.ndim() == 1 && rhs.shape.ndim() == 1) {
+    ctx->ReshapeToOutput(ctx->Add("MatMul", {lhs.name, rhs.name}), 0);
+    return;
+  }
+  auto matrix = [ctx](const OnnxValue& v, bool leading_free, bool transpose) {
+    const int64_t axis = leading_free ? static_cast<int64_t>(v.shape.ndim()) - 1 : 1;
+    std::string m = ctx->Add("Flatten", {v.name}, {{"axis", axis}});
+    return transpose ? ctx->Add("Transpose", {m}, {{"perm", std::vector<int64_t>{1, 0}}}) : m;
+  };
+  std::string a = matrix(lhs, !p.transpose_a, p.transpose_a);
+  std::string b = matrix(rhs, p.transpose_b, p.transpose_b);
+  ctx->ReshapeToOutput(ctx->Add("MatMul", {a, b}), 0);
+}
+
 }  // namespace
 
 void RegisterDotOps(OpRegistry* r) {
@@ -131,7 +158,8 @@ void RegisterDotOps(OpRegistry* r) {
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(DotShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(DotCompute);
+      .SetCompute(DotCompute)
+      .SetOnnx({"Gemm", "MatMul", "Flatten", "Transpose", "Reshape"}, DotOnnx);
 }
 
 }  // namespace hybridnet

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
@@ -86,6 +87,11 @@ bool LeakyReLUShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
 constexpr float kSeluLambda = 1.0507009873554804934193349852946f;
 
+// leaky's slope; rrelu at inference uses the mean of its slope range.
+float LeakySlope(const LeakyReLUParam& p) {
+  return p.act_type == LeakyType::kLeaky ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
+}
+
 void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const LeakyReLUParam& p = attrs.Param<LeakyReLUParam>();
@@ -94,9 +100,7 @@ void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const int64_t n = in[0].Size();
   const LeakyType act = p.act_type;
   if (act == LeakyType::kLeaky || act == LeakyType::kRrelu) {
-    // rrelu at inference uses the mean of its slope range.
-    const float slope =
-        act == LeakyType::kLeaky ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
+    const float slope = LeakySlope(p);
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : x[i] * slope;
   } else if (act == LeakyType::kElu) {
@@ -133,6 +137,53 @@ void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   }
 }
 
+void ActivationOnnx(OnnxNodeContext* ctx) {
+  using internal::ActType;
+  const char* op = "Softsign";
+  switch (ctx->param<ActivationParam>().act_type) {
+    case ActType::kRelu: op = "Relu"; break;
+    case ActType::kSigmoid: op = "Sigmoid"; break;
+    case ActType::kTanh: op = "Tanh"; break;
+    case ActType::kSoftrelu: op = "Softplus"; break;
+    case ActType::kSoftsign: break;
+  }
+  ctx->Add(op, {ctx->in(0).name}, {}, ctx->out(0).name);
+}
+
+void LeakyReLUOnnx(OnnxNodeContext* ctx) {
+  const LeakyReLUParam& p = ctx->param<LeakyReLUParam>();
+  const OnnxValue& x = ctx->in(0);
+  const std::string& y = ctx->out(0).name;
+  const LeakyType act = p.act_type;
+  if (act == LeakyType::kLeaky || act == LeakyType::kRrelu) {
+    ctx->Add("LeakyRelu", {x.name}, {{"alpha", LeakySlope(p)}}, y);
+  } else if (act == LeakyType::kElu) {
+    ctx->Add("Elu", {x.name}, {{"alpha", p.slope}}, y);
+  } else if (act == LeakyType::kSelu) {
+    ctx->Add("Selu", {x.name}, {{"alpha", kSeluAlpha}, {"gamma", kSeluLambda}}, y);
+  } else if (act == LeakyType::kGelu) {
+    if (ctx->opset() >= 20) {
+      ctx->Add("Gelu", {x.name}, {}, y);
+      return;
+    }
+    // (0.5 * x) * (1 + erf(x / sqrt(2))), in the kernel's order.
+    std::string erf = ctx->Add("Erf", {ctx->Add("Mul", {x.name, ctx->Scalar(0.70710678118654752440)})});
+    ctx->Add("Mul", {ctx->Add("Mul", {x.name, ctx->Scalar(0.5)}), ctx->Add("Add", {erf, ctx->Scalar(1.0)})},
+             {}, y);
+  } else {
+    // prelu: gamma (C,) applies along axis 1; ONNX PRelu broadcasts the slope from the right,
+    // so it becomes (C, 1, ..., 1).
+    std::string gamma = ctx->in(1).name;
+    const size_t nd = x.shape.ndim();
+    if (nd > 2 && ctx->in(1).shape[0] != 1) {
+      std::vector<int64_t> axes;
+      for (size_t i = 1; i + 1 < nd; ++i) axes.push_back(static_cast<int64_t>(i));
+      gamma = ctx->Unsqueeze(gamma, axes);
+    }
+    ctx->Add("PRelu", {x.name, gamma}, {}, y);
+  }
+}
+
 }  // namespace
 
 void RegisterActivationOps(OpRegistry* r) {
@@ -145,7 +196,8 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ActivationCompute)
       .SetInplace({{0, 0}})
-      .SetPattern(OpPattern::kElemwise);
+      .SetPattern(OpPattern::kElemwise)
+      .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx);
 
   r->Register("LeakyReLU")
       .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
@@ -158,7 +210,9 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInferShape(LeakyReLUShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(LeakyReLUCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"LeakyRelu", "Elu", "Selu", "Gelu", "Erf", "Mul", "Add", "PRelu", "Unsqueeze"},
+               LeakyReLUOnnx);
 }
 
 }  // namespace hybridnet

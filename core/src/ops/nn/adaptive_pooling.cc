@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 
@@ -71,6 +72,37 @@ void AdaptivePoolCompute(const OpContext&,
   }
 }
 
+// Equal cells are (Global)AveragePool; otherwise the cell averages are two matrix products,
+// A_h . x . A_w^T, with A[o, i] = 1 / cell size for the i of cell o.
+std::string AveragingMatrix(OnnxNodeContext* ctx, int64_t in, int64_t out, bool transposed) {
+  std::vector<float> m(static_cast<size_t>(in * out), 0.f);
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t lo = o * in / out, hi = ((o + 1) * in + out - 1) / out;
+    for (int64_t i = lo; i < hi; ++i) {
+      m[static_cast<size_t>(transposed ? i * out + o : o * in + i)] =
+          1.f / static_cast<float>(hi - lo);
+    }
+  }
+  return ctx->Floats(m, transposed ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in});
+}
+
+void AdaptivePoolOnnx(OnnxNodeContext* ctx) {
+  const Shape& s = ctx->in(0).shape;
+  const Shape& os = ctx->out(0).shape;
+  const int64_t H = s[2], W = s[3], OH = os[2], OW = os[3];
+  const std::string& x = ctx->in(0).name;
+  const std::string& y = ctx->out(0).name;
+  if (OH == 1 && OW == 1) {
+    ctx->Add("GlobalAveragePool", {x}, {}, y);
+  } else if (H % OH == 0 && W % OW == 0) {
+    const std::vector<int64_t> window{H / OH, W / OW};
+    ctx->Add("AveragePool", {x}, {{"kernel_shape", window}, {"strides", window}}, y);
+  } else {
+    std::string rows = ctx->Add("MatMul", {x, AveragingMatrix(ctx, W, OW, true)});
+    ctx->Add("MatMul", {AveragingMatrix(ctx, H, OH, false), rows}, {}, y);
+  }
+}
+
 }  // namespace
 
 void RegisterAdaptivePoolingOps(OpRegistry* r) {
@@ -83,7 +115,8 @@ void RegisterAdaptivePoolingOps(OpRegistry* r) {
                .SetInputNames({"data"})
                .SetInferShape(AdaptivePoolShape)
                .SetInferType(ElemwiseFloatType)
-               .SetCompute(AdaptivePoolCompute);
+               .SetCompute(AdaptivePoolCompute)
+               .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx);
 }
 
 }  // namespace hybridnet

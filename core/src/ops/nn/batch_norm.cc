@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/nn/batch_norm-inl.h"
 #include "ops/register_ops.h"
@@ -193,8 +194,48 @@ uint32_t BatchNormNumVisibleOutputs(const NodeAttrs& attrs) {
   return attrs.Param<BatchNormParam>().output_mean_var ? 3u : 1u;
 }
 
-void RegisterOne(OpRegistry* r, const char* name, const char* description, uint32_t total,
-                 FCompute compute) {
+// Inference: BatchNormalization on the moving statistics for the channel axis 1, the same
+// arithmetic spelled out for other axes. fix_gamma uses ones, not the stored gamma. The optional
+// outputs are the moving mean and 1 / sqrt(moving_var + eps), as the kernel writes them.
+FOnnxConvert BatchNormOnnx(bool relu) {
+  return [relu](OnnxNodeContext* ctx) {
+    const auto& p = ctx->param<BatchNormParam>();
+    const OnnxValue& x = ctx->in(0);
+    const size_t nd = x.shape.ndim();
+    const size_t axis = static_cast<size_t>(p.axis < 0 ? static_cast<int>(nd) + p.axis : p.axis);
+    const int64_t channels = x.shape[axis];
+    const std::string gamma = p.fix_gamma
+        ? ctx->Floats(std::vector<float>(static_cast<size_t>(channels), 1.f), {channels})
+        : ctx->in(1).name;
+    const std::string &beta = ctx->in(2).name, &mean = ctx->in(3).name, &var = ctx->in(4).name;
+    const std::string eps = ctx->Scalar(static_cast<float>(p.eps));
+    auto invstd = [&](const std::string& to) {
+      return ctx->Add("Reciprocal", {ctx->Add("Sqrt", {ctx->Add("Add", {var, eps})})}, {}, to);
+    };
+    if (ctx->num_outputs() > 1 && ctx->used(1)) ctx->Add("Identity", {mean}, {}, ctx->out(1).name);
+    if (ctx->num_outputs() > 2 && ctx->used(2)) invstd(ctx->out(2).name);
+    const std::string y = relu ? "" : ctx->out(0).name;
+    std::string normalized;
+    if (axis == 1 && nd >= 2) {
+      normalized = ctx->Add("BatchNormalization", {x.name, gamma, beta, mean, var},
+                            {{"epsilon", static_cast<float>(p.eps)}}, y);
+    } else {
+      // (C,) -> (C, 1, ..., 1) to broadcast along `axis`.
+      std::vector<int64_t> trailing;
+      for (size_t i = 1; i < nd - axis; ++i) trailing.push_back(static_cast<int64_t>(i));
+      auto along = [&](const std::string& v) {
+        return trailing.empty() ? v : ctx->Unsqueeze(v, trailing);
+      };
+      std::string centered = ctx->Add("Sub", {x.name, along(mean)});
+      std::string scaled = ctx->Add("Mul", {ctx->Add("Mul", {centered, along(invstd(""))}), along(gamma)});
+      normalized = ctx->Add("Add", {scaled, along(beta)}, {}, y);
+    }
+    if (relu) ctx->Add("Relu", {normalized}, {}, ctx->out(0).name);
+  };
+}
+
+// The ReLU variant has a fourth, hidden output (its workspace).
+void RegisterOne(OpRegistry* r, const char* name, const char* description, bool relu) {
   r->Register(name)
       .Describe(description)
       .SetParam<BatchNormParam>()
@@ -202,11 +243,14 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, uint3
                                               std::end(kParamInputNames)))
       .SetMutableInputs({3, 4})
       .SetNumOutputs(BatchNormNumVisibleOutputs)
-      .SetNumTotalOutputs(total)
+      .SetNumTotalOutputs(relu ? 4 : 3)
       .SetInferShape(BatchNormInferShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(std::move(compute))
-      .SetInplace({{0, 0}});
+      .SetCompute(relu ? FCompute(BatchNormKernel<true>) : FCompute(BatchNormKernel<false>))
+      .SetInplace({{0, 0}})
+      .SetOnnx({"BatchNormalization", "Identity", "Add", "Sqrt", "Reciprocal", "Sub", "Mul",
+                "Unsqueeze", "Relu"},
+               BatchNormOnnx(relu));
 }
 
 }  // namespace
@@ -218,11 +262,11 @@ void RegisterBatchNormOps(OpRegistry* r) {
               "are moving_mean and moving_var; in training the batch statistics are used. The "
               "optional outputs mean and var (output_mean_var) hold the mean and the inverse "
               "standard deviation.",
-              3, BatchNormKernel<false>);
+              false);
   RegisterOne(r, "_contrib_BatchNormWithReLU",
               "BatchNorm followed by ReLU, fused. Same inputs, attributes and outputs as "
               "BatchNorm, plus a hidden workspace output.",
-              4, BatchNormKernel<true>);
+              true);
 }
 
 }  // namespace hybridnet

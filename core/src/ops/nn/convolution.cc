@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/nn/batch_norm-inl.h"
 #include "ops/nn/convolution_backend.h"
@@ -640,6 +641,38 @@ void DeconvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   internal::RunConvolution(s, a);
 }
 
+// ---------------------------------------------------------------------------------------------
+// ONNX: Conv and ConvTranspose take the same window attributes; pads list every begin, then
+// every end.
+
+std::vector<OnnxAttr> WindowAttrs(const std::vector<int64_t>& kernel,
+                                  const std::vector<int64_t>& stride,
+                                  const std::vector<int64_t>& dilate, std::vector<int64_t> pads,
+                                  uint32_t groups) {
+  pads.insert(pads.end(), pads.begin(), pads.end());
+  return {{"kernel_shape", kernel}, {"strides", stride}, {"dilations", dilate},
+          {"pads", pads},           {"group", static_cast<int64_t>(groups)}};
+}
+
+void ConvolutionOnnx(OnnxNodeContext* ctx) {
+  const auto& p = ctx->param<ConvolutionParam>();
+  ctx->Add("Conv", ctx->input_names(), WindowAttrs(p.kernel, p.stride, p.dilate, p.pad, p.num_group),
+           ctx->out(0).name);
+}
+
+// The pad and adj MXNet derives (from target_shape when given) become pads and output_padding:
+// both crop `pad` at the start and add `adj` computed rows at the end.
+void DeconvolutionOnnx(OnnxNodeContext* ctx) {
+  const auto& p = ctx->param<DeconvolutionParam>();
+  int64_t pad[3], adj[3];
+  DeconvPadAdj(p, ctx->in(0).shape.begin() + 2, pad, adj);
+  const size_t nk = p.kernel.size();
+  std::vector<OnnxAttr> attrs = WindowAttrs(p.kernel, p.stride, p.dilate,
+                                            std::vector<int64_t>(pad, pad + nk), p.num_group);
+  attrs.emplace_back("output_padding", std::vector<int64_t>(adj, adj + nk));
+  ctx->Add("ConvTranspose", ctx->input_names(), attrs, ctx->out(0).name);
+}
+
 template <typename P>
 std::vector<std::string> ConvInputNames(const NodeAttrs& attrs) {
   if (attrs.Param<P>().no_bias) return {"data", "weight"};
@@ -708,7 +741,8 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .SetInputNames(ConvInputNames<ConvolutionParam>)
           .SetInferShape(ConvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
-          .SetCompute(ConvolutionCompute);
+          .SetCompute(ConvolutionCompute)
+          .SetOnnx({"Conv"}, ConvolutionOnnx);
 
   r->Register("_hn_convolution")
           .Describe("Convolution followed by BatchNorm (inference), a residual add and an "
@@ -742,7 +776,8 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .SetInputNames(ConvInputNames<DeconvolutionParam>)
           .SetInferShape(DeconvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
-          .SetCompute(DeconvolutionCompute);
+          .SetCompute(DeconvolutionCompute)
+          .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx);
 }
 
 }  // namespace hybridnet

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -146,6 +147,16 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   }
 }
 
+// The identity at inference. mode=always keeps dropping with hybridnet's own fixed-seed mask,
+// which no ONNX runtime reproduces.
+void DropoutOnnx(OnnxNodeContext* ctx) {
+  const DropoutParam& p = ctx->param<DropoutParam>();
+  if (p.mode == DropoutMode::kAlways && p.p > 0.f) {
+    ctx->NotExportable("mode='always' drops elements at inference (random; ONNX has no equal)");
+  }
+  ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterDropoutOps(OpRegistry* r) {
@@ -160,7 +171,8 @@ void RegisterDropoutOps(OpRegistry* r) {
       .SetInferShape(DropoutShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(DropoutCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Identity"}, DropoutOnnx, "mode='always' with p > 0");
 }
 
 }  // namespace hybridnet

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -123,6 +124,26 @@ void EmbeddingCompute(const OpContext&,
   }
 }
 
+// Gather of the rows RowOf picks: clipped into [0, input_dim - 1], truncated toward zero (a
+// float index is clipped first, as truncation and clipping commute there).
+void EmbeddingOnnx(OnnxNodeContext* ctx) {
+  const EmbeddingParam& p = ctx->param<EmbeddingParam>();
+  const OnnxValue& data = ctx->in(0);
+  const bool floating = data.dtype == DType::kFloat32 || data.dtype == DType::kFloat64 ||
+                        data.dtype == DType::kFloat16 || data.dtype == DType::kBFloat16;
+  const double last = static_cast<double>(p.input_dim - 1);
+  std::string rows;
+  if (floating) {
+    std::string clipped = ctx->Add("Clip", {data.name, ctx->Scalar(0.0, data.dtype),
+                                            ctx->Scalar(last, data.dtype)});
+    rows = ctx->Cast(clipped, DType::kInt64);
+  } else {
+    rows = ctx->Add("Clip", {ctx->Cast(data.name, DType::kInt64), ctx->Scalar(0.0, DType::kInt64),
+                             ctx->Scalar(last, DType::kInt64)});
+  }
+  ctx->Add("Gather", {ctx->in(1).name, rows}, {{"axis", int64_t{0}}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterEmbeddingOps(OpRegistry* r) {
@@ -135,7 +156,8 @@ void RegisterEmbeddingOps(OpRegistry* r) {
       .SetInputNames({"data", "weight"})
       .SetInferShape(EmbeddingShape)
       .SetInferType(EmbeddingType)
-      .SetCompute(EmbeddingCompute);
+      .SetCompute(EmbeddingCompute)
+      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx);
 }
 
 }  // namespace hybridnet

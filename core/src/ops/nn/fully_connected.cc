@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/register_ops.h"
 
@@ -166,6 +167,31 @@ std::vector<std::string> InputNames(const NodeAttrs& attrs) {
   return {"data", "weight", "bias"};
 }
 
+// flatten=True: Gemm over the input flattened to (N, -1); flatten=False: MatMul over the last
+// axis. A (num_hidden, 1) bias is flattened to broadcast along the rows.
+void FullyConnectedOnnx(OnnxNodeContext* ctx) {
+  const FullyConnectedParam& p = ctx->param<FullyConnectedParam>();
+  const OnnxValue& x = ctx->in(0);
+  std::string bias;
+  if (!p.no_bias) {
+    bias = ctx->in(2).name;
+    if (ctx->in(2).shape.ndim() == 2) bias = ctx->Add("Flatten", {bias}, {{"axis", 0}});
+  }
+  if (p.flatten || x.shape.ndim() == 2) {
+    std::string rows = x.shape.ndim() == 2 ? x.name : ctx->Add("Flatten", {x.name}, {{"axis", 1}});
+    std::vector<std::string> inputs{rows, ctx->in(1).name};
+    if (!p.no_bias) inputs.push_back(bias);
+    ctx->Add("Gemm", inputs, {{"transB", 1}}, ctx->out(0).name);
+    return;
+  }
+  std::string wt = ctx->Add("Transpose", {ctx->in(1).name}, {{"perm", std::vector<int64_t>{1, 0}}});
+  if (p.no_bias) {
+    ctx->Add("MatMul", {x.name, wt}, {}, ctx->out(0).name);
+  } else {
+    ctx->Add("Add", {ctx->Add("MatMul", {x.name, wt}), bias}, {}, ctx->out(0).name);
+  }
+}
+
 }  // namespace
 
 void RegisterFullyConnectedOps(OpRegistry* r) {
@@ -176,7 +202,8 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetInputNames(InputNames<FullyConnectedParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedParam>)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(FullyConnectedCompute);
+      .SetCompute(FullyConnectedCompute)
+      .SetOnnx({"Gemm", "Flatten", "MatMul", "Transpose", "Add"}, FullyConnectedOnnx);
 
   r->Register("_hn_fully_connected_act")
       .Describe("FullyConnected followed by Activation(act_type), fused by the graph optimizer; "

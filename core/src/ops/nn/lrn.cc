@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -79,6 +80,18 @@ void LRNCompute(const OpContext&,
   }
 }
 
+// ONNX LRN sums over c - floor((size-1)/2) .. c + ceil((size-1)/2) and scales by alpha / size;
+// the kernel above sums c - nsize/2 .. c + nsize/2, so an even nsize is an ONNX size of
+// nsize + 1 with alpha rescaled.
+void LRNOnnx(OnnxNodeContext* ctx) {
+  const LRNParam& p = ctx->param<LRNParam>();
+  const int64_t size = 2 * static_cast<int64_t>(p.nsize / 2) + 1;
+  const float alpha = p.alpha * static_cast<float>(size) / static_cast<float>(p.nsize);
+  ctx->Add("LRN", {ctx->in(0).name},
+           {{"size", size}, {"alpha", alpha}, {"beta", p.beta}, {"bias", p.knorm}},
+           ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterLRNOps(OpRegistry* r) {
@@ -93,7 +106,8 @@ void RegisterLRNOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)
       .SetInferShape(LRNShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(LRNCompute);
+      .SetCompute(LRNCompute)
+      .SetOnnx({"LRN"}, LRNOnnx);
 }
 
 }  // namespace hybridnet

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -269,6 +270,72 @@ void GroupNormCompute(const OpContext&,
   GroupedNormalize(in, out, p.num_groups, p.eps, false, true);
 }
 
+// ---------------------------------------------------------------------------------------------
+// ONNX
+
+struct OnnxMoments {
+  std::string mean, std, normalized;
+};
+
+// (x - mean) / sqrt(var + eps) with mean and biased var over `axes` (kept as size 1).
+OnnxMoments NormalizeOnnx(OnnxNodeContext* ctx, const std::string& x,
+                          const std::vector<int64_t>& axes, float eps) {
+  OnnxMoments m;
+  m.mean = ctx->Reduce("ReduceMean", x, axes, true);
+  std::string centered = ctx->Add("Sub", {x, m.mean});
+  std::string var = ctx->Reduce("ReduceMean", ctx->Add("Mul", {centered, centered}), axes, true);
+  m.std = ctx->Add("Sqrt", {ctx->Add("Add", {var, ctx->Scalar(eps)})});
+  m.normalized = ctx->Add("Div", {centered, m.std});
+  return m;
+}
+
+// y = normalized * gamma + beta, with (C,) parameters unsqueezed to broadcast along the axis
+// followed by `trailing` dims.
+std::string AffineOnnx(OnnxNodeContext* ctx, const std::string& normalized, size_t trailing,
+                       const std::string& to) {
+  std::vector<int64_t> axes;
+  for (size_t i = 1; i <= trailing; ++i) axes.push_back(static_cast<int64_t>(i));
+  auto along = [&](const std::string& v) { return axes.empty() ? v : ctx->Unsqueeze(v, axes); };
+  std::string scaled = ctx->Add("Mul", {normalized, along(ctx->in(1).name)});
+  return ctx->Add("Add", {scaled, along(ctx->in(2).name)}, {}, to);
+}
+
+// LayerNormalization (opset 17) normalizes over every axis from `axis` on, so it serves the
+// last axis; other axes, lower opsets and the mean/std outputs use the spelled-out form.
+void LayerNormOnnx(OnnxNodeContext* ctx) {
+  const LayerNormParam& p = ctx->param<LayerNormParam>();
+  const OnnxValue& x = ctx->in(0);
+  const size_t axis = LayerNormAxis(ctx->attrs(), x.shape);
+  const bool stats = ctx->num_outputs() > 1 && (ctx->used(1) || ctx->used(2));
+  if (axis + 1 == x.shape.ndim() && ctx->opset() >= 17 && !stats) {
+    ctx->Add("LayerNormalization", ctx->input_names(), {{"axis", int64_t{-1}}, {"epsilon", p.eps}},
+             ctx->out(0).name);
+    return;
+  }
+  OnnxMoments m = NormalizeOnnx(ctx, x.name, {static_cast<int64_t>(axis)}, p.eps);
+  AffineOnnx(ctx, m.normalized, x.shape.ndim() - 1 - axis, ctx->out(0).name);
+  if (stats && ctx->used(1)) ctx->Add("Identity", {m.mean}, {}, ctx->out(1).name);
+  if (stats && ctx->used(2)) ctx->Add("Identity", {m.std}, {}, ctx->out(2).name);
+}
+
+void InstanceNormOnnx(OnnxNodeContext* ctx) {
+  ctx->Add("InstanceNormalization", ctx->input_names(),
+           {{"epsilon", ctx->param<InstanceNormParam>().eps}}, ctx->out(0).name);
+}
+
+// Over (N, G, -1) views; gamma and beta are per group (MXNet 1.x), as in the kernel.
+void GroupNormOnnx(OnnxNodeContext* ctx) {
+  const GroupNormParam& p = ctx->param<GroupNormParam>();
+  const OnnxValue& x = ctx->in(0);
+  const int64_t groups = p.num_groups;
+  Shape grouped{x.shape[0], groups, x.shape.Size() / (x.shape[0] * groups)};
+  std::string view = ctx->Reshape(x.name, grouped, {x.batch_dims[0], false, false});
+  OnnxMoments m = NormalizeOnnx(ctx, view, {2}, p.eps);
+  ctx->ReshapeToOutput(AffineOnnx(ctx, m.normalized, 1, ""), 0);
+  if (ctx->num_outputs() > 1 && ctx->used(1)) ctx->ReshapeToOutput(m.mean, 1);
+  if (ctx->num_outputs() > 2 && ctx->used(2)) ctx->ReshapeToOutput(m.std, 2);
+}
+
 }  // namespace
 
 void RegisterNormOps(OpRegistry* r) {
@@ -285,7 +352,10 @@ void RegisterNormOps(OpRegistry* r) {
       .SetNumTotalOutputs(3)
       .SetInferShape(LayerNormShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(LayerNormCompute);
+      .SetCompute(LayerNormCompute)
+      .SetOnnx({"LayerNormalization", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div",
+                "Unsqueeze", "Identity"},
+               LayerNormOnnx);
 
   r->Register("InstanceNorm")
       .Describe(
@@ -297,7 +367,8 @@ void RegisterNormOps(OpRegistry* r) {
       .SetNumTotalOutputs(3)
       .SetInferShape(InstanceNormShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(InstanceNormCompute);
+      .SetCompute(InstanceNormCompute)
+      .SetOnnx({"InstanceNormalization"}, InstanceNormOnnx);
 
   r->Register("GroupNorm")
       .Describe(
@@ -313,7 +384,9 @@ void RegisterNormOps(OpRegistry* r) {
       .SetNumTotalOutputs(3)
       .SetInferShape(GroupNormShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(GroupNormCompute);
+      .SetCompute(GroupNormCompute)
+      .SetOnnx({"Reshape", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div", "Unsqueeze"},
+               GroupNormOnnx);
 }
 
 }  // namespace hybridnet

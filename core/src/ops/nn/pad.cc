@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -130,6 +131,27 @@ void PadCompute(const OpContext&,
   }
 }
 
+// ONNX Pad lists every axis's before-width, then every after-width; its reflect is MXNet's.
+void PadOnnx(OnnxNodeContext* ctx) {
+  const PadParam& p = ctx->param<PadParam>();
+  std::vector<int64_t> pads(p.pad_width.size());
+  const size_t n = p.pad_width.size() / 2;
+  for (size_t i = 0; i < n; ++i) {
+    pads[i] = p.pad_width[2 * i];
+    pads[n + i] = p.pad_width[2 * i + 1];
+  }
+  std::vector<std::string> inputs{ctx->in(0).name, ctx->Int64s(pads)};
+  const char* mode = "constant";
+  switch (p.mode) {
+    case PadMode::kConstant:
+      inputs.push_back(ctx->Scalar(p.constant_value, ctx->in(0).dtype));
+      break;
+    case PadMode::kEdge: mode = "edge"; break;
+    case PadMode::kReflect: mode = "reflect"; break;
+  }
+  ctx->Add("Pad", inputs, {{"mode", mode}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterPadOps(OpRegistry* r) {
@@ -143,7 +165,8 @@ void RegisterPadOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(PadShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(PadCompute);
+      .SetCompute(PadCompute)
+      .SetOnnx({"Pad"}, PadOnnx);
 }
 
 }  // namespace hybridnet

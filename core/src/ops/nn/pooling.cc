@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 
@@ -337,6 +338,156 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// ONNX. ONNX pooling has no "full" rounding of its own that matches MXNet's windows (ceil_mode
+// drops a last window starting in the padding, and counts padding differently), so every
+// convention is written with floor rounding: the end padding grows by the overhang of the last
+// window. What each kind counts then matches the kernels above:
+//  * max: padding never wins (ONNX pads are ignored; an explicit Pad uses -FLT_MAX as the kernel
+//    starts from);
+//  * avg, count_include_pad: the declared pad is real zeros (an explicit Pad), the overhang is
+//    not counted (AveragePool pads with count_include_pad=0);
+//  * avg without count_include_pad: no padding is counted;
+//  * sum and lp p=1 (a plain sum, as the kernel takes no absolute value): the mean of a
+//    zero-padded input times the window size; lp p=2: LpPool; lp p=3: the signed cube root of
+//    the sum of cubes.
+
+struct OnnxPoolWindow {
+  std::vector<int64_t> kernel, strides, begin, end;
+  bool PadsFit() const {  // ONNX Runtime refuses pads as large as the kernel
+    for (size_t i = 0; i < kernel.size(); ++i)
+      if (begin[i] >= kernel[i] || end[i] >= kernel[i]) return false;
+    return true;
+  }
+  bool Padded() const {
+    for (size_t i = 0; i < kernel.size(); ++i)
+      if (begin[i] != 0 || end[i] != 0) return true;
+    return false;
+  }
+  std::vector<int64_t> Pads(bool with_begin, bool with_end) const {
+    std::vector<int64_t> pads;
+    for (int64_t v : begin) pads.push_back(with_begin ? v : 0);
+    for (int64_t v : end) pads.push_back(with_end ? v : 0);
+    return pads;
+  }
+};
+
+// Pads the spatial axes of a channel-first `x` with `value` (Pad's pads cover every axis).
+std::string PadSpatial(OnnxNodeContext* ctx, const std::string& x, const std::vector<int64_t>& begin,
+                       const std::vector<int64_t>& end, double value) {
+  std::vector<int64_t> pads{0, 0};
+  pads.insert(pads.end(), begin.begin(), begin.end());
+  pads.push_back(0);
+  pads.push_back(0);
+  pads.insert(pads.end(), end.begin(), end.end());
+  return ctx->Add("Pad", {x, ctx->Int64s(pads), ctx->Scalar(value)}, {{"mode", "constant"}});
+}
+
+// Sum over each window of a channel-first `x`: explicit zero padding, AveragePool, times the
+// window size.
+std::string SumPool(OnnxNodeContext* ctx, const std::string& x, const OnnxPoolWindow& w,
+                    const std::string& to) {
+  std::string padded = w.Padded() ? PadSpatial(ctx, x, w.begin, w.end, 0.0) : x;
+  std::string mean = ctx->Add("AveragePool", {padded},
+                              {{"kernel_shape", w.kernel}, {"strides", w.strides}});
+  int64_t area = 1;
+  for (int64_t k : w.kernel) area *= k;
+  return ctx->Add("Mul", {mean, ctx->Scalar(static_cast<double>(area))}, {}, to);
+}
+
+// sign(s) * |s|^(1/3): Pow of a negative base is NaN in ONNX.
+std::string SignedCbrt(OnnxNodeContext* ctx, const std::string& s, const std::string& to) {
+  std::string root = ctx->Add("Pow", {ctx->Add("Abs", {s}), ctx->Scalar(1.0 / 3.0)});
+  return ctx->Add("Mul", {ctx->Add("Sign", {s}), root}, {}, to);
+}
+
+std::string Cube(OnnxNodeContext* ctx, const std::string& x) {
+  return ctx->Add("Mul", {ctx->Add("Mul", {x, x}), x});
+}
+
+std::string GlobalPoolOnnx(OnnxNodeContext* ctx, const PoolingParam& p, const std::string& x,
+                           size_t ndim, int pv, const std::string& to) {
+  std::vector<int64_t> spatial;
+  for (size_t i = 2; i < ndim; ++i) spatial.push_back(static_cast<int64_t>(i));
+  if (p.pool_type == PoolType::kMax) return ctx->Add("GlobalMaxPool", {x}, {}, to);
+  if (p.pool_type == PoolType::kAvg) return ctx->Add("GlobalAveragePool", {x}, {}, to);
+  if (pv == 2) return ctx->Add("GlobalLpPool", {x}, {{"p", int64_t{2}}}, to);
+  if (pv == 3) return SignedCbrt(ctx, ctx->Reduce("ReduceSum", Cube(ctx, x), spatial, true), to);
+  return ctx->Reduce("ReduceSum", x, spatial, true, to);
+}
+
+void PoolingOnnx(OnnxNodeContext* ctx) {
+  const auto& p = ctx->param<PoolingParam>();
+  const OnnxValue& in = ctx->in(0);
+  const size_t nd = in.shape.ndim(), ns = nd - 2;
+  const bool cl = p.layout && internal::IsChannelLast(*p.layout);
+  // Channel-last layouts pool a channel-first transpose.
+  std::vector<int64_t> to_cf{0, static_cast<int64_t>(nd) - 1}, to_cl{0};
+  for (size_t i = 1; i + 1 < nd; ++i) to_cf.push_back(static_cast<int64_t>(i));
+  for (size_t i = 2; i < nd; ++i) to_cl.push_back(static_cast<int64_t>(i));
+  to_cl.push_back(1);
+  std::string x = cl ? ctx->Add("Transpose", {in.name}, {{"perm", to_cf}}) : in.name;
+  const size_t sp0 = cl ? 1 : 2;
+  const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
+  const std::string to = cl ? "" : ctx->out(0).name;
+  std::string y;
+  if (p.global_pool) {
+    y = GlobalPoolOnnx(ctx, p, x, nd, pv, to);
+  } else {
+    OnnxPoolWindow w;
+    for (size_t i = 0; i < ns; ++i) {
+      const int64_t xi = in.shape[sp0 + i], k = p.kernel[i], s = p.stride[i], pad = p.pad[i];
+      const int64_t o = ctx->out(0).shape[sp0 + i];
+      w.kernel.push_back(k);
+      w.strides.push_back(s);
+      w.begin.push_back(pad);
+      w.end.push_back(pad + std::max<int64_t>(0, (o - 1) * s + k - (xi + 2 * pad)));
+    }
+    const std::vector<OnnxAttr> window{{"kernel_shape", w.kernel}, {"strides", w.strides}};
+    auto with = [&window](std::vector<OnnxAttr> extra) {
+      extra.insert(extra.begin(), window.begin(), window.end());
+      return extra;
+    };
+    if (p.pool_type == PoolType::kMax) {
+      if (w.PadsFit()) {
+        y = ctx->Add("MaxPool", {x}, with({{"pads", w.Pads(true, true)}}), to);
+      } else {
+        y = ctx->Add("MaxPool", {PadSpatial(ctx, x, w.begin, w.end, -FLT_MAX)}, window, to);
+      }
+    } else if (p.pool_type == PoolType::kAvg) {
+      const bool include_pad = p.count_include_pad.value_or(true);
+      OnnxPoolWindow overhang = w;  // the end padding beyond the declared pad
+      for (size_t i = 0; i < ns; ++i) {
+        overhang.begin[i] = 0;
+        overhang.end[i] = w.end[i] - w.begin[i];
+      }
+      const bool explicit_pad = include_pad && overhang.Padded();
+      if (!(explicit_pad ? overhang : w).PadsFit()) {
+        ctx->NotExportable("its padding is as large as the window (ONNX Runtime refuses that)");
+      }
+      if (explicit_pad) {
+        std::vector<int64_t> pad(w.begin);
+        y = ctx->Add("AveragePool", {PadSpatial(ctx, x, pad, pad, 0.0)},
+                     with({{"pads", overhang.Pads(false, true)}, {"count_include_pad", 0}}), to);
+      } else {
+        y = ctx->Add("AveragePool", {x},
+                     with({{"pads", w.Pads(true, true)}, {"count_include_pad", include_pad ? 1 : 0}}),
+                     to);
+      }
+    } else if (pv == 2) {
+      std::string padded = w.PadsFit() ? x : PadSpatial(ctx, x, w.begin, w.end, 0.0);
+      std::vector<OnnxAttr> attrs = with({{"p", int64_t{2}}});
+      if (w.PadsFit()) attrs.emplace_back("pads", w.Pads(true, true));
+      y = ctx->Add("LpPool", {padded}, attrs, to);
+    } else if (pv == 3) {
+      y = SignedCbrt(ctx, SumPool(ctx, Cube(ctx, x), w, ""), to);
+    } else {
+      y = SumPool(ctx, x, w, to);
+    }
+  }
+  if (cl) ctx->Add("Transpose", {y}, {{"perm", to_cl}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterPoolingOps(OpRegistry* r) {
@@ -351,7 +502,12 @@ void RegisterPoolingOps(OpRegistry* r) {
                .SetNumOutputs(1)
                .SetInferShape(PoolingInferShape)
                .SetInferType(ElemwiseFloatType)
-               .SetCompute(PoolingCompute);
+               .SetCompute(PoolingCompute)
+               .SetOnnx({"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool",
+                         "GlobalAveragePool", "GlobalLpPool", "ReduceSum", "Pad", "Mul", "Pow",
+                         "Abs", "Sign", "Transpose"},
+                        PoolingOnnx,
+                        "avg pooling whose padding is as large as the window");
 }
 
 }  // namespace hybridnet

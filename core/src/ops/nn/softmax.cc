@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -286,6 +287,42 @@ std::vector<std::string> SoftmaxInputNames(const NodeAttrs& attrs) {
   return {"data"};
 }
 
+// ---- ONNX ------------------------------------------------------------------------------------
+
+// softmax / log_softmax: opset 13's Softmax normalizes along one axis, as MXNet does.
+FOnnxConvert SoftmaxOnnx(const char* op_type) {
+  return [op_type](OnnxNodeContext* ctx) {
+    const SoftmaxParam& p = ctx->param<SoftmaxParam>();
+    const OnnxValue& x = ctx->in(0);
+    std::string logits = x.name;
+    if (p.temperature && *p.temperature != 1.0) {
+      logits = ctx->Add("Div", {logits, ctx->Scalar(*p.temperature)});
+    }
+    const int64_t axis = static_cast<int64_t>(SoftmaxAxis(ctx->attrs(), x.shape.ndim()));
+    ctx->Add(op_type, {logits}, {{"axis", axis}}, ctx->out(0).name);
+  };
+}
+
+// At inference the label is not read: it does not become an ONNX input. Without multi_output
+// or preserve_shape the softmax runs over (N, -1), reshaped back to the input's shape.
+void SoftmaxOutputOnnx(OnnxNodeContext* ctx) {
+  const SoftmaxOutputParam& p = ctx->param<SoftmaxOutputParam>();
+  const OnnxValue& x = ctx->in(0);
+  if (p.multi_output || p.preserve_shape || x.shape.ndim() == 2) {
+    const int64_t axis = p.multi_output || !p.preserve_shape ? 1 : -1;
+    ctx->Add("Softmax", {x.name}, {{"axis", axis}}, ctx->out(0).name);
+    return;
+  }
+  std::string rows = ctx->Add("Flatten", {x.name}, {{"axis", 1}});
+  ctx->ReshapeToOutput(ctx->Add("Softmax", {rows}, {{"axis", 1}}), 0);
+}
+
+// Over axis 1 (channel) or the last axis (instance), as the kernel.
+void SoftmaxActivationOnnx(OnnxNodeContext* ctx) {
+  const bool channel = ctx->param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel;
+  ctx->Add("Softmax", {ctx->in(0).name}, {{"axis", channel ? 1 : -1}}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterSoftmaxOps(OpRegistry* r) {
@@ -296,7 +333,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<false>)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Softmax", "Div"}, SoftmaxOnnx("Softmax"));
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
@@ -305,7 +343,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"LogSoftmax", "Div"}, SoftmaxOnnx("LogSoftmax"));
 
   r->Register("softmin")
       .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
@@ -325,7 +364,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInputNames({"data", "label"})
       .SetInferShape(SoftmaxOutputShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(SoftmaxOutputCompute);
+      .SetCompute(SoftmaxOutputCompute)
+      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxOutputOnnx);
 
   r->Register("SoftmaxActivation")
       .Describe("Softmax over the last axis (mode=instance) or over axis 1 (mode=channel).")
@@ -334,7 +374,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxActivationShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SoftmaxActivationCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Softmax"}, SoftmaxActivationOnnx);
 }
 
 }  // namespace hybridnet

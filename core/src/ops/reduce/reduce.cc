@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
 
@@ -140,31 +141,81 @@ void ArgReduceCompute(const OpContext&,
   }
 }
 
-Op& RegisterReduce(OpRegistry* r, const char* name, const char* description, FCompute f) {
+// ---------------------------------------------------------------------------------------------
+// ONNX
+
+// The reduced axes as ReducedAxes resolves them; reducing every axis without keepdims gives
+// (1,) here and a 0-D tensor in ONNX, hence the reshape.
+FOnnxConvert ReduceOnnx(std::string op_type) {
+  return [op_type](OnnxNodeContext* ctx) {
+    const OnnxValue& x = ctx->in(0);
+    const std::vector<bool> reduced = ReducedAxes(ctx->attrs(), x.shape.ndim());
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < reduced.size(); ++i)
+      if (reduced[i]) axes.push_back(static_cast<int64_t>(i));
+    const bool keepdims = ctx->param<ReduceAxesParam>().keepdims;
+    if (axes.empty()) {  // exclude=True listing every axis
+      ctx->Add("Identity", {x.name}, {}, ctx->out(0).name);
+    } else if (!keepdims && axes.size() == x.shape.ndim()) {
+      ctx->ReshapeToOutput(ctx->Reduce(op_type, x.name, axes, true), 0);
+    } else {
+      ctx->Reduce(op_type, x.name, axes, keepdims, ctx->out(0).name);
+    }
+  };
+}
+
+// float32 indices, the first on ties; without an axis, of the flattened input.
+FOnnxConvert ArgReduceOnnx(std::string op_type) {
+  return [op_type](OnnxNodeContext* ctx) {
+    const auto& p = ctx->param<ReduceAxisParam>();
+    const OnnxValue& x = ctx->in(0);
+    const int64_t n = static_cast<int64_t>(x.shape.ndim());
+    std::string data = x.name;
+    int64_t axis = 1;
+    size_t rank = 2;  // of the ONNX result
+    if (p.axis) {
+      axis = *p.axis < 0 ? *p.axis + n : *p.axis;
+      rank = static_cast<size_t>(p.keepdims ? n : n - 1);
+    } else {
+      data = ctx->Add("Flatten", {data}, {{"axis", int64_t{0}}});
+    }
+    const bool keep = p.keepdims || !p.axis;
+    std::string index = ctx->Add(op_type, {data}, {{"axis", axis}, {"keepdims", keep ? 1 : 0}});
+    if (rank == ctx->out(0).shape.ndim() && p.axis) {
+      ctx->Cast(index, DType::kFloat32, ctx->out(0).name);
+    } else {
+      ctx->ReshapeToOutput(ctx->Cast(index, DType::kFloat32), 0);
+    }
+  };
+}
+
+Op& RegisterReduce(OpRegistry* r, const char* name, const char* description, FCompute f,
+                   const char* onnx_op) {
   return r->Register(name)
       .Describe(description)
       .SetParam<ReduceAxesParam>()
       .SetInputNames({"data"})
       .SetInferShape(ReduceAxesShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(std::move(f));
+      .SetCompute(std::move(f))
+      .SetOnnx({onnx_op, "Identity", "Reshape"}, ReduceOnnx(onnx_op));
 }
 
 }  // namespace
 
 void RegisterReduceOps(OpRegistry* r) {
   RegisterReduce(r, "sum", "Computes the sum of array elements over given axes.",
-                 ReduceCompute<ReduceKind::kSum>)
+                 ReduceCompute<ReduceKind::kSum>, "ReduceSum")
       .AddAlias("sum_axis");
   RegisterReduce(r, "mean", "Computes the mean of array elements over given axes.",
-                 ReduceCompute<ReduceKind::kMean>);
+                 ReduceCompute<ReduceKind::kMean>, "ReduceMean");
   RegisterReduce(r, "prod", "Computes the product of array elements over given axes.",
-                 ReduceCompute<ReduceKind::kProd>);
+                 ReduceCompute<ReduceKind::kProd>, "ReduceProd");
   RegisterReduce(r, "max", "Computes the max of array elements over given axes (NaN wins).",
-                 ReduceCompute<ReduceKind::kMax>)
+                 ReduceCompute<ReduceKind::kMax>, "ReduceMax")
       .AddAlias("max_axis");
   RegisterReduce(r, "min", "Computes the min of array elements over given axes (NaN wins).",
-                 ReduceCompute<ReduceKind::kMin>)
+                 ReduceCompute<ReduceKind::kMin>, "ReduceMin")
       .AddAlias("min_axis");
   for (bool is_max : {true, false}) {
     r->Register(is_max ? "argmax" : "argmin")
@@ -174,7 +225,9 @@ void RegisterReduceOps(OpRegistry* r) {
         .SetInputNames({"data"})
         .SetInferShape(ArgReduceShape)
         .SetInferType(ElemwiseFloatType)
-        .SetCompute(is_max ? FCompute(ArgReduceCompute<true>) : FCompute(ArgReduceCompute<false>));
+        .SetCompute(is_max ? FCompute(ArgReduceCompute<true>) : FCompute(ArgReduceCompute<false>))
+        .SetOnnx({is_max ? "ArgMax" : "ArgMin", "Flatten", "Cast", "Reshape"},
+                 ArgReduceOnnx(is_max ? "ArgMax" : "ArgMin"));
   }
 }
 

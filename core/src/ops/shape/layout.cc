@@ -6,11 +6,13 @@
 // Results MXNet would give as zero-size arrays (tile/repeat by 0, empty split sections) are
 // rejected: a 0 dimension means "unknown" in the legacy shapes hybridnet reads and writes.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -610,6 +612,84 @@ FListNames StackInputNames() {
   };
 }
 
+// ---- ONNX ---------------------------------------------------------------------------------------
+
+// Tile with reps and shape padded to one rank by leading 1s, as TileShape aligns them.
+void TileOnnx(OnnxNodeContext* ctx) {
+  std::vector<int64_t> reps = ctx->param<TileParam>().reps;
+  const OnnxValue& x = ctx->in(0);
+  const size_t rank = std::max(reps.size(), x.shape.ndim());
+  std::string data = x.name;
+  if (x.shape.ndim() < rank) {
+    std::vector<int64_t> dims(rank - x.shape.ndim(), 1);
+    dims.insert(dims.end(), x.shape.dims().begin(), x.shape.dims().end());
+    std::vector<bool> batch(rank - x.shape.ndim(), false);
+    batch.insert(batch.end(), x.batch_dims.begin(), x.batch_dims.end());
+    data = ctx->Reshape(data, Shape(dims), batch);
+  }
+  reps.insert(reps.begin(), rank - reps.size(), 1);
+  ctx->Add("Tile", {data, ctx->Int64s(reps)}, {}, ctx->out(0).name);
+}
+
+void StackOnnx(OnnxNodeContext* ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx->out(0).shape.ndim());
+  int64_t axis = ctx->param<StackParam>().axis;
+  if (axis < 0) axis += rank;
+  if (ctx->num_inputs() == 1) {
+    ctx->Unsqueeze(ctx->in(0).name, {axis}, ctx->out(0).name);
+    return;
+  }
+  std::vector<std::string> parts;
+  for (const auto& name : ctx->input_names()) parts.push_back(ctx->Unsqueeze(name, {axis}));
+  ctx->Add("Concat", parts, {{"axis", axis}}, ctx->out(0).name);
+}
+
+void SwapAxisOnnx(OnnxNodeContext* ctx) {
+  const auto& p = ctx->param<SwapAxisParam>();
+  const int64_t n = static_cast<int64_t>(ctx->in(0).shape.ndim());
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  const int64_t a = p.dim1 < 0 ? p.dim1 + n : p.dim1, b = p.dim2 < 0 ? p.dim2 + n : p.dim2;
+  std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
+  ctx->Add("Transpose", {ctx->in(0).name}, {{"perm", perm}}, ctx->out(0).name);
+}
+
+// Slice with step -1 over the axes reversed an odd number of times.
+void ReverseOnnx(OnnxNodeContext* ctx) {
+  std::vector<bool> flipped(ctx->in(0).shape.ndim(), false);
+  for (int64_t a : ctx->param<ReverseParam>().axis) flipped[static_cast<size_t>(a)] = !flipped[static_cast<size_t>(a)];
+  std::vector<int64_t> starts, ends, axes, steps;
+  for (size_t i = 0; i < flipped.size(); ++i) {
+    if (!flipped[i]) continue;
+    starts.push_back(-1);
+    ends.push_back(std::numeric_limits<int64_t>::min());
+    axes.push_back(static_cast<int64_t>(i));
+    steps.push_back(-1);
+  }
+  if (axes.empty()) {
+    ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
+    return;
+  }
+  ctx->Add("Slice",
+           {ctx->in(0).name, ctx->Int64s(starts), ctx->Int64s(ends), ctx->Int64s(axes),
+            ctx->Int64s(steps)},
+           {}, ctx->out(0).name);
+}
+
+// MXNet's channel order is ONNX's "DCR" (depth, column, row) for depth_to_space.
+void DepthToSpaceOnnx(OnnxNodeContext* ctx) {
+  ctx->Add("DepthToSpace", {ctx->in(0).name},
+           {{"blocksize", ctx->param<BlockParam>().block_size}, {"mode", "DCR"}},
+           ctx->out(0).name);
+}
+
+void SpaceToDepthOnnx(OnnxNodeContext* ctx) {
+  ctx->Add("SpaceToDepth", {ctx->in(0).name},
+           {{"blocksize", ctx->param<BlockParam>().block_size}}, ctx->out(0).name);
+}
+
+void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
+
 }  // namespace
 
 void RegisterLayoutOps(OpRegistry* r) {
@@ -620,7 +700,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(TileShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(TileCompute);
+      .SetCompute(TileCompute)
+      .SetOnnx({"Tile", "Reshape"}, TileOnnx);
 
   r->Register("repeat")
       .Describe("Repeats every element `repeats` times along axis (consecutive copies), or "
@@ -642,7 +723,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       })
       .SetInferShape(StackShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(StackCompute);
+      .SetCompute(StackCompute)
+      .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx);
 
   r->Register("squeeze")
       .Describe("Removes size-1 axes (all of them, or those listed in axis); the data is "
@@ -653,7 +735,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInferType(ElemwiseType)
       .SetCompute(internal::ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Reshape"}, SqueezeOnnx);
 
   r->Register("SwapAxis")
       .Describe("Interchanges two axes of the input (a copy in the new order).")
@@ -662,7 +745,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(SwapAxisShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(SwapAxisCompute);
+      .SetCompute(SwapAxisCompute)
+      .SetOnnx({"Transpose"}, SwapAxisOnnx);
 
   r->Register("reverse")
       .Describe("Reverses the order of the elements along each listed axis.")
@@ -671,7 +755,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(ReverseShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(ReverseCompute);
+      .SetCompute(ReverseCompute)
+      .SetOnnx({"Slice", "Identity"}, ReverseOnnx);
 
   r->Register("depth_to_space")
       .Describe("Moves blocks of block_size^2 channels into block_size x block_size spatial "
@@ -681,7 +766,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(DepthSpaceShape<true>)
       .SetInferType(ElemwiseType)
-      .SetCompute(DepthSpaceCompute<true>);
+      .SetCompute(DepthSpaceCompute<true>)
+      .SetOnnx({"DepthToSpace"}, DepthToSpaceOnnx);
 
   r->Register("space_to_depth")
       .Describe("The inverse of depth_to_space: (N, C, H, W) -> (N, C * b^2, H / b, W / b).")
@@ -689,7 +775,8 @@ void RegisterLayoutOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(DepthSpaceShape<false>)
       .SetInferType(ElemwiseType)
-      .SetCompute(DepthSpaceCompute<false>);
+      .SetCompute(DepthSpaceCompute<false>)
+      .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx);
 
   r->Register("_split_v2")
       .Describe("Splits the input along axis at the given indices, or into `sections` "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -255,6 +256,11 @@ bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   return lhs.IsKnown() && (*out)[0].IsKnown();
 }
 
+// The output shapes are known at export, so each is the ONNX op to the output's shape.
+void SliceLikeOnnx(OnnxNodeContext* ctx) { ctx->SliceToOutput(ctx->in(0), 0); }
+void BroadcastLikeOnnx(OnnxNodeContext* ctx) { ctx->ExpandToOutput(ctx->in(0), 0); }
+void ReshapeLikeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
+
 }  // namespace
 
 void RegisterLikeOps(OpRegistry* r) {
@@ -265,7 +271,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInputNames({"data", "shape_like"})
       .SetInferShape(SliceLikeShape)
       .SetInferType(FirstInputType)
-      .SetCompute(SliceLikeCompute);
+      .SetCompute(SliceLikeCompute)
+      .SetOnnx({"Slice", "Identity"}, SliceLikeOnnx);
 
   r->Register("broadcast_axis")
       .Describe("Broadcasts size-1 axes of the input to the given sizes.")
@@ -274,7 +281,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(BroadcastAxisShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(BroadcastCompute);
+      .SetCompute(BroadcastCompute)
+      .SetOnnx({"Expand"}, BroadcastLikeOnnx);
 
   r->Register("broadcast_like")
       .Describe("Broadcasts lhs to rhs's shape (every axis, or lhs_axes to the sizes of "
@@ -283,7 +291,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(BroadcastLikeShape)
       .SetInferType(FirstInputType)
-      .SetCompute(BroadcastCompute);
+      .SetCompute(BroadcastCompute)
+      .SetOnnx({"Expand"}, BroadcastLikeOnnx);
 
   r->Register("reshape_like")
       .Describe("Gives lhs (same data) a shape in which axes [lhs_begin, lhs_end) are replaced "
@@ -294,7 +303,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInferType(FirstInputType)
       .SetCompute(internal::ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Reshape"}, ReshapeLikeOnnx);
 }
 
 }  // namespace hybridnet

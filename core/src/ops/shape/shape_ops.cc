@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -467,13 +468,16 @@ void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   for (size_t i = 0; i < axis; ++i) outer *= oshape[i];
   for (size_t i = axis + 1; i < oshape.ndim(); ++i) inner *= oshape[i];
   const int64_t out_row = oshape[axis] * inner;
-  float* y = out[0].ptr<float>();
+  // Bytes: every dtype joins the same way (CenterNet concatenates int64 shapes).
+  const int64_t size = static_cast<int64_t>(DTypeSize(out[0].dtype));
+  auto* y = static_cast<uint8_t*>(out[0].data);
   int64_t col = 0;
   for (const TBlob& b : in) {
     const int64_t row = b.shape[axis] * inner;
-    const float* x = b.ptr<const float>();
+    const auto* x = static_cast<const uint8_t*>(b.data);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + o * out_row + col, x + o * row, static_cast<size_t>(row) * sizeof(float));
+      std::memcpy(y + (o * out_row + col) * size, x + o * row * size,
+                  static_cast<size_t>(row * size));
     }
     col += row;
   }
@@ -517,12 +521,15 @@ void SliceChannelCompute(const OpContext&, const NodeAttrs& attrs, const std::ve
   for (size_t i = axis + 1; i < dshape.ndim(); ++i) inner *= dshape[i];
   const int64_t in_row = dshape[axis] * inner;
   const int64_t part = in_row / static_cast<int64_t>(out.size());
-  const float* x = in[0].ptr<const float>();
+  // Bytes: every dtype splits the same way (CenterNet splits an int64 shape).
+  const int64_t size = static_cast<int64_t>(DTypeSize(in[0].dtype));
+  const auto* x = static_cast<const uint8_t*>(in[0].data);
   for (size_t k = 0; k < out.size(); ++k) {
-    float* y = out[k].ptr<float>();
+    auto* y = static_cast<uint8_t*>(out[k].data);
     const int64_t col = static_cast<int64_t>(k) * part;
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + o * part, x + o * in_row + col, static_cast<size_t>(part) * sizeof(float));
+      std::memcpy(y + o * part * size, x + (o * in_row + col) * size,
+                  static_cast<size_t>(part * size));
     }
   }
 }
@@ -557,6 +564,65 @@ FListNames ArgNames(std::function<int(const NodeAttrs&)> count) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// ONNX
+
+// Every special code resolves to the inferred output shape; only a dimension that follows the
+// batch size stays symbolic (-1).
+void ReshapeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
+
+void ExpandDimsOnnx(OnnxNodeContext* ctx) {
+  const size_t axis = NormalizeAxis(ctx->attrs(), ctx->param<ExpandDimsParam>().axis,
+                                    ctx->in(0).shape.ndim(), "axis", 1);
+  ctx->Unsqueeze(ctx->in(0).name, {static_cast<int64_t>(axis)}, ctx->out(0).name);
+}
+
+void TransposeOnnx(OnnxNodeContext* ctx) {
+  std::vector<int64_t> perm;
+  for (size_t a : TransposeAxes(ctx->attrs(), ctx->in(0).shape.ndim()))
+    perm.push_back(static_cast<int64_t>(a));
+  ctx->Add("Transpose", {ctx->in(0).name}, {{"perm", perm}}, ctx->out(0).name);
+}
+
+void ConcatOnnx(OnnxNodeContext* ctx) {
+  const size_t axis =
+      NormalizeAxis(ctx->attrs(), ctx->param<ConcatParam>().dim, ctx->out(0).shape.ndim(), "dim");
+  ctx->Add("Concat", ctx->input_names(), {{"axis", static_cast<int64_t>(axis)}}, ctx->out(0).name);
+}
+
+void SliceChannelOnnx(OnnxNodeContext* ctx) {
+  const SliceChannelParam& p = ctx->param<SliceChannelParam>();
+  const OnnxValue& x = ctx->in(0);
+  const int64_t axis = static_cast<int64_t>(NormalizeAxis(ctx->attrs(), p.axis, x.shape.ndim(), "axis"));
+  const size_t n = static_cast<size_t>(p.num_outputs);
+  std::vector<std::string> parts(n);
+  for (size_t i = 0; i < n; ++i)
+    if (!p.squeeze_axis) parts[i] = ctx->out(i).name;
+  const std::vector<OnnxAttr> attrs{{"axis", axis}};
+  if (!x.batch_dims[static_cast<size_t>(axis)]) {
+    std::vector<int64_t> sizes(n, x.shape[static_cast<size_t>(axis)] / p.num_outputs);
+    parts = ctx->AddMulti("Split", {x.name, ctx->Int64s(sizes)}, attrs, parts);
+  } else if (ctx->opset() >= 18) {
+    parts = ctx->AddMulti("Split", {x.name}, {{"axis", axis}, {"num_outputs", int64_t{p.num_outputs}}},
+                          parts);
+  } else {
+    ctx->NotExportable("splits the batch axis, which a dynamic-batch export supports from opset 18");
+  }
+  if (!p.squeeze_axis) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ctx->used(i)) continue;
+    if (x.shape.ndim() == 1) {
+      ctx->ReshapeToOutput(parts[i], i);  // a 1-D input keeps shape (1,)
+    } else {
+      ctx->Squeeze(parts[i], {axis}, ctx->out(i).name);
+    }
+  }
+}
+
+void CastOnnx(OnnxNodeContext* ctx) {
+  ctx->Cast(ctx->in(0).name, ctx->param<CastParam>().dtype, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterShapeOps(OpRegistry* r) {
@@ -569,30 +635,33 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetParam<ReshapeParam>()
       .SetInputNames({"data"})
       .SetInferShape(ReshapeShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Reshape"}, ReshapeOnnx);
 
   r->Register("Flatten")
       .Describe("Flattens the input to 2-D: (d0, d1 * d2 * ...).")
       .AddAlias("flatten")
       .SetInputNames({"data"})
       .SetInferShape(FlattenShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Flatten"}, OnnxSameOp("Flatten", {{"axis", 1}}));
 
   r->Register("expand_dims")
       .Describe("Inserts a new axis of size 1 at position axis.")
       .SetParam<ExpandDimsParam>()
       .SetInputNames({"data"})
       .SetInferShape(ExpandDimsShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(ViewCompute)
       .SetIdentityView()
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetOnnx({"Unsqueeze"}, ExpandDimsOnnx);
 
   r->Register("transpose")
       .Describe("Permutes the dimensions of the input (reverses them by default).")
@@ -600,7 +669,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(TransposeShape)
       .SetInferType(ElemwiseFloatType)
-      .SetCompute(TransposeCompute);
+      .SetCompute(TransposeCompute)
+      .SetOnnx({"Transpose"}, TransposeOnnx);
 
   r->Register("Concat")
       .Describe("Joins the inputs along dimension dim; all other dimensions must agree.")
@@ -614,8 +684,9 @@ void RegisterShapeOps(OpRegistry* r) {
         return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
       })
       .SetInferShape(ConcatShape)
-      .SetInferType(ElemwiseFloatType)
-      .SetCompute(ConcatCompute);
+      .SetInferType(ElemwiseType)
+      .SetCompute(ConcatCompute)
+      .SetOnnx({"Concat"}, ConcatOnnx);
 
   r->Register("SliceChannel")
       .Describe("Splits the input along axis into num_outputs equal parts.")
@@ -626,8 +697,9 @@ void RegisterShapeOps(OpRegistry* r) {
         return static_cast<uint32_t>(attrs.Param<SliceChannelParam>().num_outputs);
       })
       .SetInferShape(SliceChannelShape)
-      .SetInferType(ElemwiseFloatType)
-      .SetCompute(SliceChannelCompute);
+      .SetInferType(ElemwiseType)
+      .SetCompute(SliceChannelCompute)
+      .SetOnnx({"Split", "Squeeze", "Reshape"}, SliceChannelOnnx);
 
   r->Register("Cast")
       .Describe("Casts every element to dtype (C-style value conversion).")
@@ -636,7 +708,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(CastType)
-      .SetCompute(CastCompute);
+      .SetCompute(CastCompute)
+      .SetOnnx({"Cast"}, CastOnnx);
 }
 
 }  // namespace hybridnet

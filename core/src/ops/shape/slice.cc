@@ -9,11 +9,13 @@
 // a 0 dimension means "unknown" in the legacy shapes hybridnet reads and writes.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -365,6 +367,35 @@ void SliceAssignScalarCompute(const OpContext&, const NodeAttrs& attrs,
   internal::StridedCopy(w, &value, out[0].data, DTypeSize(out[0].dtype));
 }
 
+// ONNX Slice clamps and counts from the end exactly as MXNet does, so the attributes map
+// unchanged; None is the far end in the step's direction.
+void SliceOnnx(OnnxNodeContext* ctx) {
+  const SliceParam& p = ctx->param<SliceParam>();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> starts, ends, axes, steps;
+  for (size_t i = 0; i < p.begin.size(); ++i) {
+    const int64_t step = (i < p.step.size() && p.step[i]) ? *p.step[i] : 1;
+    starts.push_back(p.begin[i] ? *p.begin[i] : (step > 0 ? 0 : kMax));
+    ends.push_back(p.end[i] ? *p.end[i] : (step > 0 ? kMax : kMin));
+    axes.push_back(static_cast<int64_t>(i));
+    steps.push_back(step);
+  }
+  ctx->Add("Slice",
+           {ctx->in(0).name, ctx->Int64s(starts), ctx->Int64s(ends), ctx->Int64s(axes),
+            ctx->Int64s(steps)},
+           {}, ctx->out(0).name);
+}
+
+void SliceAxisOnnx(OnnxNodeContext* ctx) {
+  const SliceAxisParam& p = ctx->param<SliceAxisParam>();
+  const int64_t end = p.end ? *p.end : std::numeric_limits<int64_t>::max();
+  ctx->Add("Slice",
+           {ctx->in(0).name, ctx->Int64s({p.begin}), ctx->Int64s({end}),
+            ctx->Int64s({int64_t{p.axis}})},
+           {}, ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterSliceOps(OpRegistry* r) {
@@ -379,7 +410,8 @@ void RegisterSliceOps(OpRegistry* r) {
                   .SetInputNames({"data"})
                   .SetInferShape(SliceShape)
                   .SetInferType(ElemwiseType)
-                  .SetCompute(SliceCompute);
+                  .SetCompute(SliceCompute)
+                  .SetOnnx({"Slice"}, SliceOnnx);
 
   r->Register("slice_axis")
       .Describe(
@@ -389,7 +421,8 @@ void RegisterSliceOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(SliceAxisShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(SliceAxisCompute);
+      .SetCompute(SliceAxisCompute)
+      .SetOnnx({"Slice"}, SliceAxisOnnx);
 
   r->Register("_slice_assign")
       .Describe("A copy of lhs whose slice (begin, end, step as in slice) is replaced by rhs.")

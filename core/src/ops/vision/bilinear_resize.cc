@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -190,6 +191,20 @@ void BilinearResizeCompute(const OpContext&,
   });
 }
 
+// ONNX Resize (linear) to the inferred output size: align_corners is its "align_corners"
+// transform; otherwise "half_pixel", whose negative source positions ONNX Runtime clamps at 0
+// as MXNet does.
+void BilinearResizeOnnx(OnnxNodeContext* ctx) {
+  const bool align = ctx->param<BilinearResizeParam>().align_corners;
+  const OnnxValue& x = ctx->in(0);
+  const Shape& out = ctx->out(0).shape;
+  const std::string sizes = ctx->LeadingDimsThen(x, 2, {out[2], out[3]});
+  ctx->Add("Resize", {x.name, "", "", sizes},
+           {{"mode", "linear"},
+            {"coordinate_transformation_mode", align ? "align_corners" : "half_pixel"}},
+           ctx->out(0).name);
+}
+
 }  // namespace
 
 void RegisterBilinearResizeOps(OpRegistry* r) {
@@ -205,7 +220,8 @@ void RegisterBilinearResizeOps(OpRegistry* r) {
       })
       .SetInferShape(BilinearResizeShape)
       .SetInferType(internal::RealType)
-      .SetCompute(BilinearResizeCompute);
+      .SetCompute(BilinearResizeCompute)
+      .SetOnnx({"Resize", "Shape", "Slice", "Concat"}, BilinearResizeOnnx);
 }
 
 }  // namespace hybridnet

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "onnx/onnx_convert.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -198,6 +199,34 @@ void UpSamplingCompute(const OpContext&,
   });
 }
 
+// Nearest: each input resized to the output's height and width by ONNX Resize (nearest,
+// "asymmetric" with "floor": source = dst / scale, exact for the integer scales), then
+// concatenated or summed.
+void UpSamplingOnnx(OnnxNodeContext* ctx) {
+  const auto& p = ctx->param<UpSamplingParam>();
+  if (p.sample_type == SampleType::kBilinear) {
+    ctx->NotExportable("sample_type='bilinear' (a depthwise deconvolution with learned weights)");
+  }
+  const Shape& out = ctx->out(0).shape;
+  const bool one = ctx->num_inputs() == 1;
+  std::vector<std::string> resized;
+  for (size_t i = 0; i < ctx->num_inputs(); ++i) {
+    const OnnxValue& x = ctx->in(i);
+    const std::string sizes = ctx->LeadingDimsThen(x, 2, {out[2], out[3]});
+    resized.push_back(ctx->Add("Resize", {x.name, "", "", sizes},
+                               {{"mode", "nearest"},
+                                {"coordinate_transformation_mode", "asymmetric"},
+                                {"nearest_mode", "floor"}},
+                               one ? ctx->out(0).name : ""));
+  }
+  if (one) return;
+  if (p.multi_input_mode == MultiInputMode::kSum) {
+    ctx->Add("Sum", resized, {}, ctx->out(0).name);
+  } else {
+    ctx->Add("Concat", resized, {{"axis", int64_t{1}}}, ctx->out(0).name);
+  }
+}
+
 }  // namespace
 
 void RegisterUpSamplingOps(OpRegistry* r) {
@@ -223,7 +252,9 @@ void RegisterUpSamplingOps(OpRegistry* r) {
       })
       .SetInferShape(UpSamplingShape)
       .SetInferType(internal::RealType)
-      .SetCompute(UpSamplingCompute);
+      .SetCompute(UpSamplingCompute)
+      .SetOnnx({"Resize", "Shape", "Slice", "Concat", "Sum"}, UpSamplingOnnx,
+               "sample_type='bilinear'");
 }
 
 }  // namespace hybridnet

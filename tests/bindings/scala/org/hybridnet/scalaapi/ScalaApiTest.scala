@@ -179,4 +179,19 @@ class ScalaApiTest extends munit.FunSuite {
     closed.close()
     intercept[IllegalStateException](closed.shape)
   }
+
+  tmp.test("exportOnnx writes the file hybridnet convert writes") { dir =>
+    val fromScala = dir.resolve("scala.onnx")
+    val fromCli = dir.resolve("cli.onnx")
+    Using.resource(Model.load(seedPrefix.toString, 0)) { model =>
+      model.exportOnnx(fromScala.toString, Map("data" -> Shape(3, 512)), dynamicBatch = true)
+      val e = intercept[org.hybridnet.HybridnetException.InvalidArgument](
+        model.exportOnnx(fromScala.toString, Map("data" -> Shape(3, 512)), opset = 12))
+      assert(e.getMessage.contains("opset 12"), e.getMessage)
+    }
+    run(binDir.resolve("hybridnet").toString, "convert",
+        s"$seedPrefix-symbol.json,$seedPrefix-0000.params", fromCli.toString, "--input", "data=3,512",
+        "--dynamic-batch")
+    assert(java.util.Arrays.equals(Files.readAllBytes(fromCli), Files.readAllBytes(fromScala)))
+  }
 }

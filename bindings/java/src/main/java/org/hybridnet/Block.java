@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import org.hybridnet.internal.HybridnetNative;
 
 /**
@@ -26,15 +28,13 @@ public abstract class Block extends NativeResource {
   private final List<Block> children = new ArrayList<>();
 
   Block(long handle) {
-    super(handle, Kind.BLOCK);
+    super(handle, HybridnetNative::hn_block_free);
   }
 
   /** Creates a native block of {@code kind} with string attributes. */
   static long create(String kind, Map<String, String> attrs) {
     String[][] kv = Op.attributes(attrs);
-    long[] out = new long[1];
-    HybridnetNative.hn_block_create(kind, kv[0], kv[1], kv[0].length, out);
-    return out[0];
+    return created(out -> HybridnetNative.hn_block_create(kind, kv[0], kv[1], kv[0].length, out));
   }
 
   /** An attribute map without null values, in insertion order. */
@@ -46,23 +46,28 @@ public abstract class Block extends NativeResource {
     return m;
   }
 
+  /** {@link #call} under the tree lock: a block tree is used by one thread at a time. */
+  final <R> R callLocked(LongFunction<R> body) {
+    synchronized (TREE_LOCK) {
+      return call(body);
+    }
+  }
+
+  /** {@link #withHandle} under the tree lock. */
+  final void withHandleLocked(LongConsumer body) {
+    synchronized (TREE_LOCK) {
+      withHandle(body);
+    }
+  }
+
   void addChild(Block child) {
     if (child == null) throw new NullPointerException("child");
     if (child == this) throw new IllegalArgumentException("hybridnet: a block cannot contain itself");
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        long c = child.acquire();
-        try {
-          HybridnetNative.hn_block_add(h, c);
-        } finally {
-          child.release();
-        }
-        children.add(child);
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(
+        h -> {
+          child.withHandle(c -> HybridnetNative.hn_block_add(h, c));
+          children.add(child);
+        });
   }
 
   /**
@@ -91,14 +96,8 @@ public abstract class Block extends NativeResource {
    * drawn at the first forward. {@code forceReinit} re-draws initialized parameters.
    */
   public void initialize(String initializer, long seed, boolean forceReinit) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        HybridnetNative.hn_block_initialize(h, initializer, seed, forceReinit ? 1 : 0);
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(
+        h -> HybridnetNative.hn_block_initialize(h, initializer, seed, forceReinit ? 1 : 0));
   }
 
   /** Runs the block and returns its first output (further outputs are freed). */
@@ -110,47 +109,22 @@ public abstract class Block extends NativeResource {
 
   /** Runs the block (eagerly, or through its cached graph when hybridized); close each output. */
   public NDArray[] forwardAll(NDArray... inputs) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        long[] handles = acquireAll(inputs);
-        try {
-          long[] outputs = new long[MAX_OUTPUTS];
-          HybridnetNative.hn_block_forward(h, handles, outputs);
-          return NDArray.wrapOutputs(outputs);
-        } finally {
-          releaseAll(inputs, inputs.length);
-        }
-      } finally {
-        release();
-      }
-    }
+    long[] outputs = new long[MAX_OUTPUTS];
+    withHandleLocked(
+        h -> callAll(inputs, handles -> HybridnetNative.hn_block_forward(h, handles, outputs)));
+    return NDArray.wrapOutputs(outputs);
   }
 
   /** The block's name, e.g. "dense0" (assigned at first use). */
   public String name() {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        String[] out = new String[1];
-        HybridnetNative.hn_block_name(h, out);
-        return out[0];
-      } finally {
-        release();
-      }
-    }
+    String[] out = new String[1];
+    withHandleLocked(h -> HybridnetNative.hn_block_name(h, out));
+    return out[0];
   }
 
   /** Writes the parameters with structural names ("0.weight"), as MXNet's save_parameters. */
   public void saveParameters(Path path) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        HybridnetNative.hn_block_save_parameters(h, path.toString());
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(h -> HybridnetNative.hn_block_save_parameters(h, path.toString()));
   }
 
   /** Loads a save_parameters file or an export's .params (every parameter must match). */
@@ -160,59 +134,49 @@ public abstract class Block extends NativeResource {
 
   /** Loads parameters, optionally allowing missing or extra ones. */
   public void loadParameters(Path path, boolean allowMissing, boolean ignoreExtra) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        HybridnetNative.hn_block_load_parameters(
-            h, path.toString(), allowMissing ? 1 : 0, ignoreExtra ? 1 : 0);
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(
+        h ->
+            HybridnetNative.hn_block_load_parameters(
+                h, path.toString(), allowMissing ? 1 : 0, ignoreExtra ? 1 : 0));
   }
 
   /** The initialized parameters by full name ("dense0_weight"), as copies. */
   public Map<String, float[]> parameters() {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      long list = 0;
-      try {
-        long[] out = new long[1];
-        HybridnetNative.hn_block_collect_params(h, out);
-        list = out[0];
-        long[] size = new long[1];
-        HybridnetNative.hn_tensor_list_size(list, size);
-        Map<String, float[]> params = new LinkedHashMap<>();
-        String[] name = new String[1];
-        for (long i = 0; i < size[0]; ++i) {
-          HybridnetNative.hn_tensor_list_name(list, i, name);
-          HybridnetNative.hn_tensor_list_get(list, i, out);
-          try (NDArray a = new NDArray(out[0])) {
-            params.put(name[0], a.toFloatArray());
+    return callLocked(
+        h -> {
+          long list = created(out -> HybridnetNative.hn_block_collect_params(h, out));
+          try {
+            return copies(list);
+          } finally {
+            HybridnetNative.hn_tensor_list_free(list);
           }
-        }
-        return params;
-      } finally {
-        if (list != 0) HybridnetNative.hn_tensor_list_free(list);
-        release();
+        });
+  }
+
+  /** The arrays of a native tensor list as float[] copies by name. */
+  private static Map<String, float[]> copies(long list) {
+    long[] size = new long[1];
+    HybridnetNative.hn_tensor_list_size(list, size);
+    Map<String, float[]> params = new LinkedHashMap<>();
+    String[] name = new String[1];
+    for (long i = 0; i < size[0]; ++i) {
+      long index = i;
+      HybridnetNative.hn_tensor_list_name(list, index, name);
+      try (NDArray a =
+          new NDArray(created(out -> HybridnetNative.hn_tensor_list_get(list, index, out)))) {
+        params.put(name[0], a.toFloatArray());
       }
     }
+    return params;
   }
 
   /** MXNet's text form of the tree ("HybridSequential(\n  (0): Dense(512 -> 256, ...)..."). */
   @Override
   public String toString() {
     if (isClosed()) return getClass().getSimpleName() + "(closed)";
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        String[] out = new String[1];
-        HybridnetNative.hn_block_to_string(h, out);
-        return out[0];
-      } finally {
-        release();
-      }
-    }
+    String[] out = new String[1];
+    withHandleLocked(h -> HybridnetNative.hn_block_to_string(h, out));
+    return out[0];
   }
 
   /** Closes this block and the blocks added to it. Idempotent. */

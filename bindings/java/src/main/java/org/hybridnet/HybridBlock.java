@@ -20,14 +20,10 @@ public abstract class HybridBlock extends Block {
 
   /** MXNet's flags (staticShape requires staticAlloc); the executor always keeps its plan. */
   public void hybridize(boolean active, boolean staticAlloc, boolean staticShape) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        HybridnetNative.hn_block_hybridize(h, active ? 1 : 0, staticAlloc ? 1 : 0, staticShape ? 1 : 0);
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(
+        h ->
+            HybridnetNative.hn_block_hybridize(
+                h, active ? 1 : 0, staticAlloc ? 1 : 0, staticShape ? 1 : 0));
   }
 
   /**
@@ -40,14 +36,7 @@ public abstract class HybridBlock extends Block {
 
   /** Writes PREFIX-symbol.json and PREFIX-EEEE.params. */
   public void export(String prefix, int epoch) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        HybridnetNative.hn_block_export(h, prefix, epoch);
-      } finally {
-        release();
-      }
-    }
+    withHandleLocked(h -> HybridnetNative.hn_block_export(h, prefix, epoch));
   }
 
   /** The symbolic program: the block traced with one input variable named "data". */
@@ -57,15 +46,7 @@ public abstract class HybridBlock extends Block {
 
   /** The block traced with {@code numInputs} inputs ("data" or "data0", "data1", ...). */
   public Symbol trace(int numInputs) {
-    synchronized (TREE_LOCK) {
-      long h = acquire();
-      try {
-        long[] out = new long[1];
-        HybridnetNative.hn_block_trace(h, numInputs, out);
-        return new Symbol(out[0]);
-      } finally {
-        release();
-      }
-    }
+    return new Symbol(
+        callLocked(h -> created(out -> HybridnetNative.hn_block_trace(h, numInputs, out))));
   }
 }

@@ -3,8 +3,10 @@ package org.hybridnet;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
 
 /**
  * A loaded model: graph plus weights, from an export of hybridnet or of real MXNet
@@ -23,7 +25,7 @@ public final class Model extends NativeResource {
   private final List<String> outputNames;
 
   private Model(long handle, List<String> inputNames, List<String> outputNames) {
-    super(handle, Kind.MODEL);
+    super(handle, HybridnetNative::hn_model_free);
     this.inputNames = inputNames;
     this.outputNames = outputNames;
   }
@@ -31,9 +33,7 @@ public final class Model extends NativeResource {
   /** Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch, 4 digits). */
   public static Model load(String prefix, int epoch) {
     Objects.requireNonNull(prefix, "prefix");
-    long[] out = new long[1];
-    HybridnetNative.hn_model_load(prefix, epoch, out);
-    return adopt(out[0]);
+    return adopt(created(out -> HybridnetNative.hn_model_load(prefix, epoch, out)));
   }
 
   /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
@@ -43,9 +43,7 @@ public final class Model extends NativeResource {
 
   /** A model from memory: symbol JSON (UTF-8 bytes) and the bytes of a .params file. */
   public static Model fromBytes(byte[] json, byte[] params) {
-    long[] out = new long[1];
-    HybridnetNative.hn_model_load_from_memory(json, params, out);
-    return adopt(out[0]);
+    return adopt(created(out -> HybridnetNative.hn_model_load_from_memory(json, params, out)));
   }
 
   /** A model from memory: symbol JSON text and the bytes of a .params file. */
@@ -81,26 +79,55 @@ public final class Model extends NativeResource {
 
   /** The model's graph. */
   public Symbol symbol() {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_model_symbol(h, out);
-      return new Symbol(out[0]);
-    } finally {
-      release();
-    }
+    return new Symbol(call(h -> created(out -> HybridnetNative.hn_model_symbol(h, out))));
+  }
+
+  /**
+   * Writes this model as an ONNX file at opset 17 (see {@link #exportOnnx(String, Map, int,
+   * boolean)}).
+   */
+  public void exportOnnx(String path, Map<String, long[]> inputShapes) {
+    exportOnnx(path, inputShapes, 0, false);
+  }
+
+  /**
+   * Writes this model as an ONNX file: the weights as initializers, the input and output names
+   * kept. {@code inputShapes} gives the data inputs' shapes (e.g. {@code Map.of("data", new
+   * long[] {1, 3, 224, 224})}); {@code opset} is 13 to 21 (0: 17); with {@code dynamicBatch}
+   * axis 0 of the inputs is symbolic.
+   *
+   * @throws HybridnetException.Unsupported listing every node without an exact ONNX form
+   */
+  public void exportOnnx(String path, Map<String, long[]> inputShapes, int opset,
+      boolean dynamicBatch) {
+    Objects.requireNonNull(path, "path");
+    NamedShapes shapes = new NamedShapes(inputShapes);
+    withHandle(
+        h ->
+            HybridnetNative.hn_model_export_onnx(
+                h,
+                path,
+                opset,
+                dynamicBatch ? HybridnetNativeConstants.HN_ONNX_DYNAMIC_BATCH : 0,
+                shapes.names.length,
+                shapes.names,
+                shapes.ndims,
+                shapes.dims,
+                null));
+  }
+
+  /** {@link #exportOnnx(String, Map, int, boolean)} to a Path. */
+  public void exportOnnx(Path path, Map<String, long[]> inputShapes, int opset,
+      boolean dynamicBatch) {
+    exportOnnx(path.toString(), inputShapes, opset, dynamicBatch);
   }
 
   /** A new predictor (executor) of this model; it keeps the weights alive after close(). */
   public Predictor newPredictor() {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_predictor_create(h, out);
-      return new Predictor(out[0], inputNames, outputNames);
-    } finally {
-      release();
-    }
+    return new Predictor(
+        call(h -> created(out -> HybridnetNative.hn_predictor_create(h, out))),
+        inputNames,
+        outputNames);
   }
 
   @Override

@@ -25,30 +25,25 @@ public final class NDArray extends NativeResource {
   private static final int FLOAT32 = HybridnetNativeConstants.HN_DTYPE_FLOAT32;
 
   NDArray(long handle) {
-    super(handle, Kind.TENSOR);
+    super(handle, HybridnetNative::hn_tensor_free);
   }
 
   /** A float32 array of {@code shape} holding a copy of {@code data} (1-D when no shape is given). */
   public static NDArray of(float[] data, long... shape) {
     if (data == null) throw new NullPointerException("data");
     long[] s = shape == null || shape.length == 0 ? new long[] {data.length} : shape;
-    long[] out = new long[1];
-    HybridnetNative.hn_tensor_create(FLOAT32, s, data, out);
-    return new NDArray(out[0]);
+    return new NDArray(created(out -> HybridnetNative.hn_tensor_create(FLOAT32, s, data, out)));
   }
 
   /** A float32 scalar (0 dimensions). */
   public static NDArray scalar(float value) {
-    long[] out = new long[1];
-    HybridnetNative.hn_tensor_create(FLOAT32, new long[0], new float[] {value}, out);
-    return new NDArray(out[0]);
+    return new NDArray(
+        created(out -> HybridnetNative.hn_tensor_create(FLOAT32, new long[0], new float[] {value}, out)));
   }
 
   /** A zero-filled float32 array. */
   public static NDArray zeros(long... shape) {
-    long[] out = new long[1];
-    HybridnetNative.hn_tensor_create(FLOAT32, shape, null, out);
-    return new NDArray(out[0]);
+    return new NDArray(created(out -> HybridnetNative.hn_tensor_create(FLOAT32, shape, null, out)));
   }
 
   /**
@@ -59,62 +54,41 @@ public final class NDArray extends NativeResource {
    */
   public static NDArray wrap(FloatBuffer buffer, long... shape) {
     FloatBuffer view = directView(buffer);
-    long[] out = new long[1];
-    HybridnetNative.hn_jni_tensor_wrap(shape, view, out);
-    return new NDArray(out[0]);
+    return new NDArray(created(out -> HybridnetNative.hn_jni_tensor_wrap(shape, view, out)));
   }
 
   /** Reads a numpy .npy file. */
   public static NDArray load(Path npy) {
-    long[] out = new long[1];
-    HybridnetNative.hn_tensor_load_npy(npy.toString(), out);
-    return new NDArray(out[0]);
+    return new NDArray(created(out -> HybridnetNative.hn_tensor_load_npy(npy.toString(), out)));
   }
 
   /** Writes this array as a numpy .npy file. */
   public void save(Path npy) {
-    long h = acquire();
-    try {
-      HybridnetNative.hn_tensor_save_npy(h, npy.toString());
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_tensor_save_npy(h, npy.toString()));
   }
 
   /** The dimensions (a new array). */
   public long[] shape() {
-    long h = acquire();
-    try {
-      long[][] dims = new long[1][];
-      HybridnetNative.hn_tensor_shape(h, dims);
-      return dims[0];
-    } finally {
-      release();
-    }
+    return call(
+        h -> {
+          long[][] dims = new long[1][];
+          HybridnetNative.hn_tensor_shape(h, dims);
+          return dims[0];
+        });
   }
 
   /** The number of dimensions. */
   public int ndim() {
-    long h = acquire();
-    try {
-      int[] n = new int[1];
-      HybridnetNative.hn_tensor_ndim(h, n);
-      return n[0];
-    } finally {
-      release();
-    }
+    int[] n = new int[1];
+    withHandle(h -> HybridnetNative.hn_tensor_ndim(h, n));
+    return n[0];
   }
 
   /** The number of elements. */
   public long size() {
-    long h = acquire();
-    try {
-      long[] n = new long[1];
-      HybridnetNative.hn_tensor_size(h, n);
-      return n[0];
-    } finally {
-      release();
-    }
+    long[] n = new long[1];
+    withHandle(h -> HybridnetNative.hn_tensor_size(h, n));
+    return n[0];
   }
 
   /** numpy's name of the element type ("float32", ...). */
@@ -123,14 +97,9 @@ public final class NDArray extends NativeResource {
   }
 
   int dtypeCode() {
-    long h = acquire();
-    try {
-      int[] d = new int[1];
-      HybridnetNative.hn_tensor_dtype(h, d);
-      return d[0];
-    } finally {
-      release();
-    }
+    int[] d = new int[1];
+    withHandle(h -> HybridnetNative.hn_tensor_dtype(h, d));
+    return d[0];
   }
 
   /** A copy of the elements as floats (other dtypes are converted). */
@@ -140,85 +109,51 @@ public final class NDArray extends NativeResource {
         return f.toFloatArray();
       }
     }
-    long h = acquire();
-    try {
-      long[] n = new long[1];
-      HybridnetNative.hn_tensor_size(h, n);
-      float[] values = new float[Math.toIntExact(n[0])];
-      HybridnetNative.hn_tensor_copy_to(h, values);
-      return values;
-    } finally {
-      release();
-    }
+    return call(
+        h -> {
+          long[] n = new long[1];
+          HybridnetNative.hn_tensor_size(h, n);
+          float[] values = new float[Math.toIntExact(n[0])];
+          HybridnetNative.hn_tensor_copy_to(h, values);
+          return values;
+        });
   }
 
   /** Copies the (float32) elements into {@code dst}, which must hold at least {@link #size()}. */
   public void copyTo(float[] dst) {
-    long h = acquire();
-    try {
-      HybridnetNative.hn_tensor_copy_to(h, dst);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_tensor_copy_to(h, dst));
   }
 
   /** Copies the (float32) elements into a direct FloatBuffer, from its position. */
   public void copyTo(FloatBuffer dst) {
     FloatBuffer view = directView(dst);
-    long h = acquire();
-    try {
-      HybridnetNative.hn_jni_tensor_copy_to_nio(h, view);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_jni_tensor_copy_to_nio(h, view));
   }
 
   /** Overwrites the (float32) elements from {@code src}, which must hold exactly {@link #size()}. */
   public void copyFrom(float[] src) {
     if (src == null) throw new NullPointerException("src");
-    long h = acquire();
-    try {
-      HybridnetNative.hn_tensor_copy_from(h, src);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_tensor_copy_from(h, src));
   }
 
   /** Overwrites the (float32) elements from a direct FloatBuffer (position to limit). */
   public void copyFrom(FloatBuffer src) {
     FloatBuffer view = directView(src);
-    long h = acquire();
-    try {
-      HybridnetNative.hn_jni_tensor_copy_from_nio(h, view);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_jni_tensor_copy_from_nio(h, view));
   }
 
   /** A view with another shape of the same size (shares the elements). */
   public NDArray reshape(long... shape) {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_tensor_reshape(h, shape, out);
-      return new NDArray(out[0]);
-    } finally {
-      release();
-    }
+    return call(h -> new NDArray(created(out -> HybridnetNative.hn_tensor_reshape(h, shape, out))));
   }
 
   /** MXNet's text form (values like numpy, then {@code <NDArray 2x3 @cpu(0)>}). */
   @Override
   public String toString() {
     if (isClosed()) return "NDArray(closed)";
-    long h = acquire();
-    try {
-      String[] out = new String[1];
-      HybridnetNative.hn_tensor_to_string(h, out);
-      return out[0];
-    } finally {
-      release();
-    }
+    String[] out = new String[1];
+    withHandle(h -> HybridnetNative.hn_tensor_to_string(h, out));
+    return out[0];
   }
 
   /** The buffer's remaining elements as a slice (a direct buffer in native order is required). */

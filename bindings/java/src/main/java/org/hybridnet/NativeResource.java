@@ -5,7 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicLong;
-import org.hybridnet.internal.HybridnetNative;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import org.hybridnet.internal.NativeLoader;
 
 /**
@@ -20,21 +23,14 @@ import org.hybridnet.internal.NativeLoader;
  *   <li>{@code close()} racing a call on another thread is safe: every call holds a reference
  *       count on the handle, and the handle is freed when the last call in flight returns.
  * </ul>
+ *
+ * <p>A subclass passes its kind's free function once ({@code super(handle,
+ * HybridnetNative::hn_tensor_free)}) and makes every native call through {@link #call} or
+ * {@link #withHandle}, which hold the handle for the call's duration.
  */
 public abstract class NativeResource implements AutoCloseable {
   static {
     NativeLoader.load();
-  }
-
-  /** What frees a handle. */
-  enum Kind {
-    TENSOR,
-    TENSOR_LIST,
-    SYMBOL,
-    SHAPE_INFO,
-    BLOCK,
-    MODEL,
-    PREDICTOR
   }
 
   private static final Cleaner CLEANER =
@@ -64,11 +60,56 @@ public abstract class NativeResource implements AutoCloseable {
   @SuppressWarnings("unused") // accessed through STATE
   private volatile int state;
 
-  NativeResource(long handle, Kind kind) {
+  /** Owns {@code handle}, which {@code free} (the kind's hn_*_free) releases exactly once. */
+  NativeResource(long handle, LongConsumer free) {
     if (handle == 0) throw new IllegalStateException("hybridnet: the native library returned NULL");
     this.handle = handle;
     LIVE.incrementAndGet();
-    this.cleanable = CLEANER.register(this, new Releaser(kind, handle));
+    this.cleanable = CLEANER.register(this, new Releaser(free, handle));
+  }
+
+  /**
+   * Runs {@code body} with the handle, kept alive (not freed by a racing close()) until it
+   * returns.
+   *
+   * @throws IllegalStateException after {@link #close()}
+   */
+  final <R> R call(LongFunction<R> body) {
+    long h = acquire();
+    try {
+      return body.apply(h);
+    } finally {
+      release();
+    }
+  }
+
+  /** {@link #call} for a body without a result. */
+  final void withHandle(LongConsumer body) {
+    call(
+        h -> {
+          body.accept(h);
+          return null;
+        });
+  }
+
+  /** {@link #call} with the handles of every element of {@code resources}, in order. */
+  static <R> R callAll(NativeResource[] resources, Function<long[], R> body) {
+    long[] handles = acquireAll(resources);
+    try {
+      return body.apply(handles);
+    } finally {
+      releaseAll(resources, resources.length);
+    }
+  }
+
+  /**
+   * A new handle from a native constructor, which stores it in {@code out[0]} (a failed call
+   * throws before anything is stored).
+   */
+  static long created(Consumer<long[]> constructor) {
+    long[] out = new long[1];
+    constructor.accept(out);
+    return out[0];
   }
 
   /**
@@ -76,7 +117,7 @@ public abstract class NativeResource implements AutoCloseable {
    *
    * @throws IllegalStateException after {@link #close()}
    */
-  final long acquire() {
+  private long acquire() {
     for (; ; ) {
       int s = state;
       if (s < 0) throw closedError();
@@ -85,7 +126,7 @@ public abstract class NativeResource implements AutoCloseable {
   }
 
   /** Ends a call started by {@link #acquire()}; frees the handle if a close came meanwhile. */
-  final void release() {
+  private void release() {
     int s = (int) STATE.getAndAdd(this, -1) - 1;
     if (s == CLOSED) cleanable.clean();
     Reference.reachabilityFence(this);
@@ -110,7 +151,7 @@ public abstract class NativeResource implements AutoCloseable {
   }
 
   /** Acquires every element (see {@link #acquire()}); on failure releases those acquired. */
-  static long[] acquireAll(NativeResource[] resources) {
+  private static long[] acquireAll(NativeResource[] resources) {
     long[] handles = new long[resources.length];
     int i = 0;
     try {
@@ -126,7 +167,7 @@ public abstract class NativeResource implements AutoCloseable {
   }
 
   /** Releases the first {@code count} elements. */
-  static void releaseAll(NativeResource[] resources, int count) {
+  private static void releaseAll(NativeResource[] resources, int count) {
     for (int i = 0; i < count; ++i) resources[i].release();
   }
 
@@ -141,39 +182,17 @@ public abstract class NativeResource implements AutoCloseable {
 
   /** Frees one handle; run once, by close() or by the Cleaner. Holds no reference to the owner. */
   private static final class Releaser implements Runnable {
-    private final Kind kind;
+    private final LongConsumer free;
     private final long handle;
 
-    Releaser(Kind kind, long handle) {
-      this.kind = kind;
+    Releaser(LongConsumer free, long handle) {
+      this.free = free;
       this.handle = handle;
     }
 
     @Override
     public void run() {
-      switch (kind) {
-        case TENSOR:
-          HybridnetNative.hn_tensor_free(handle);
-          break;
-        case TENSOR_LIST:
-          HybridnetNative.hn_tensor_list_free(handle);
-          break;
-        case SYMBOL:
-          HybridnetNative.hn_symbol_free(handle);
-          break;
-        case SHAPE_INFO:
-          HybridnetNative.hn_shape_info_free(handle);
-          break;
-        case BLOCK:
-          HybridnetNative.hn_block_free(handle);
-          break;
-        case MODEL:
-          HybridnetNative.hn_model_free(handle);
-          break;
-        case PREDICTOR:
-          HybridnetNative.hn_predictor_free(handle);
-          break;
-      }
+      free.accept(handle);
       LIVE.decrementAndGet();
     }
   }

@@ -25,14 +25,12 @@ public final class Op {
   /** Runs op {@code name} on {@code inputs}; returns its outputs (close each). */
   public static NDArray[] invoke(String name, Map<String, String> attrs, NDArray... inputs) {
     String[][] kv = attributes(attrs);
-    long[] handles = NativeResource.acquireAll(inputs);
-    try {
-      long[] outputs = new long[MAX_OUTPUTS];
-      HybridnetNative.hn_op_invoke(name, handles, kv[0], kv[1], kv[0].length, outputs);
-      return NDArray.wrapOutputs(outputs);
-    } finally {
-      NativeResource.releaseAll(inputs, inputs.length);
-    }
+    long[] outputs = new long[MAX_OUTPUTS];
+    NativeResource.callAll(
+        inputs,
+        handles ->
+            HybridnetNative.hn_op_invoke(name, handles, kv[0], kv[1], kv[0].length, outputs));
+    return NDArray.wrapOutputs(outputs);
   }
 
   /** Runs a single-output op (further outputs, if any, are freed). */

@@ -25,7 +25,7 @@ public final class Predictor extends NativeResource {
   private final String firstInput;
 
   Predictor(long handle, List<String> inputNames, List<String> outputNames) {
-    super(handle, Kind.PREDICTOR);
+    super(handle, HybridnetNative::hn_predictor_free);
     this.inputNames = inputNames;
     this.outputNames = outputNames;
     this.firstInput = inputNames.isEmpty() ? null : inputNames.get(0);
@@ -52,36 +52,22 @@ public final class Predictor extends NativeResource {
    */
   @Override
   public Predictor clone() {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_predictor_clone(h, out);
-      return new Predictor(out[0], inputNames, outputNames);
-    } finally {
-      release();
-    }
+    return new Predictor(
+        call(h -> created(out -> HybridnetNative.hn_predictor_clone(h, out))),
+        inputNames,
+        outputNames);
   }
 
   /** Sets input {@code name} from a copy of {@code data} with {@code shape}. */
   public synchronized void setInput(String name, float[] data, long... shape) {
     Objects.requireNonNull(data, "data");
-    long h = acquire();
-    try {
-      HybridnetNative.hn_predictor_set_input(h, name, FLOAT32, shape, data);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_predictor_set_input(h, name, FLOAT32, shape, data));
   }
 
   /** Sets input {@code name} from a direct FloatBuffer (position to limit; read, not kept). */
   public synchronized void setInput(String name, FloatBuffer data, long... shape) {
     FloatBuffer view = NDArray.directView(data);
-    long h = acquire();
-    try {
-      HybridnetNative.hn_jni_predictor_set_input_nio(h, name, shape, view);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_jni_predictor_set_input_nio(h, name, shape, view));
   }
 
   /**
@@ -89,27 +75,13 @@ public final class Predictor extends NativeResource {
    * until the input is set again (do not write it during a forward). The NDArray may be closed.
    */
   public synchronized void setInput(String name, NDArray tensor) {
-    long h = acquire();
-    try {
-      long t = tensor.acquire();
-      try {
-        HybridnetNative.hn_predictor_set_input_tensor(h, name, t);
-      } finally {
-        tensor.release();
-      }
-    } finally {
-      release();
-    }
+    withHandle(
+        h -> tensor.withHandle(t -> HybridnetNative.hn_predictor_set_input_tensor(h, name, t)));
   }
 
   /** Runs the model on the inputs set (unset inputs are fed zeros of their inferred shape). */
   public synchronized void forward() {
-    long h = acquire();
-    try {
-      HybridnetNative.hn_predictor_forward(h);
-    } finally {
-      release();
-    }
+    withHandle(HybridnetNative::hn_predictor_forward);
   }
 
   /** The number of outputs. */
@@ -119,47 +91,25 @@ public final class Predictor extends NativeResource {
 
   /** The shape of output {@code index} of the last forward. */
   public synchronized long[] outputShape(int index) {
-    long h = acquire();
-    try {
-      long[][] dims = new long[1][];
-      HybridnetNative.hn_predictor_output_shape(h, index, dims);
-      return dims[0];
-    } finally {
-      release();
-    }
+    long[][] dims = new long[1][];
+    withHandle(h -> HybridnetNative.hn_predictor_output_shape(h, index, dims));
+    return dims[0];
   }
 
   /** Copies output {@code index} of the last forward into {@code dst} (at least its size). */
   public synchronized void getOutput(int index, float[] dst) {
-    long h = acquire();
-    try {
-      HybridnetNative.hn_predictor_get_output(h, index, dst);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_predictor_get_output(h, index, dst));
   }
 
   /** Copies output {@code index} into a direct FloatBuffer, from its position. */
   public synchronized void getOutput(int index, FloatBuffer dst) {
     FloatBuffer view = NDArray.directView(dst);
-    long h = acquire();
-    try {
-      HybridnetNative.hn_jni_predictor_get_output_nio(h, index, view);
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_jni_predictor_get_output_nio(h, index, view));
   }
 
   /** Output {@code index} of the last forward as an NDArray (keeps its values; close it). */
   public synchronized NDArray output(int index) {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_predictor_output(h, index, out);
-      return new NDArray(out[0]);
-    } finally {
-      release();
-    }
+    return new NDArray(call(h -> created(out -> HybridnetNative.hn_predictor_output(h, index, out))));
   }
 
   /**
@@ -167,20 +117,19 @@ public final class Predictor extends NativeResource {
    */
   public synchronized float[] forward(float[] input, long... shape) {
     Objects.requireNonNull(input, "input");
-    long h = acquire();
-    try {
-      HybridnetNative.hn_predictor_set_input(h, firstInput(), FLOAT32, shape, input);
-      HybridnetNative.hn_predictor_forward(h);
-      long[][] dims = new long[1][];
-      HybridnetNative.hn_predictor_output_shape(h, 0, dims);
-      long n = 1;
-      for (long d : dims[0]) n *= d;
-      float[] out = new float[Math.toIntExact(n)];
-      HybridnetNative.hn_predictor_get_output(h, 0, out);
-      return out;
-    } finally {
-      release();
-    }
+    String name = firstInput();
+    return call(
+        h -> {
+          HybridnetNative.hn_predictor_set_input(h, name, FLOAT32, shape, input);
+          HybridnetNative.hn_predictor_forward(h);
+          long[][] dims = new long[1][];
+          HybridnetNative.hn_predictor_output_shape(h, 0, dims);
+          long n = 1;
+          for (long d : dims[0]) n *= d;
+          float[] out = new float[Math.toIntExact(n)];
+          HybridnetNative.hn_predictor_get_output(h, 0, out);
+          return out;
+        });
   }
 
   /**
@@ -189,14 +138,13 @@ public final class Predictor extends NativeResource {
    */
   public synchronized void forward(float[] input, long[] shape, float[] output) {
     Objects.requireNonNull(input, "input");
-    long h = acquire();
-    try {
-      HybridnetNative.hn_predictor_set_input(h, firstInput(), FLOAT32, shape, input);
-      HybridnetNative.hn_predictor_forward(h);
-      HybridnetNative.hn_predictor_get_output(h, 0, output);
-    } finally {
-      release();
-    }
+    String name = firstInput();
+    withHandle(
+        h -> {
+          HybridnetNative.hn_predictor_set_input(h, name, FLOAT32, shape, input);
+          HybridnetNative.hn_predictor_forward(h);
+          HybridnetNative.hn_predictor_get_output(h, 0, output);
+        });
   }
 
   /** Runs on NDArrays (inputs in {@link #inputNames()} order, shared not copied); first output. */
@@ -208,19 +156,10 @@ public final class Predictor extends NativeResource {
 
   /** Runs on NDArrays and returns every output (close each). */
   public synchronized NDArray[] run(NDArray... inputs) {
-    long h = acquire();
-    try {
-      long[] handles = acquireAll(inputs);
-      try {
-        long[] outputs = new long[Math.max(1, outputNames.size())];
-        HybridnetNative.hn_predictor_run(h, handles, outputs);
-        return NDArray.wrapOutputs(outputs);
-      } finally {
-        releaseAll(inputs, inputs.length);
-      }
-    } finally {
-      release();
-    }
+    long[] outputs = new long[Math.max(1, outputNames.size())];
+    withHandle(
+        h -> callAll(inputs, handles -> HybridnetNative.hn_predictor_run(h, handles, outputs)));
+    return NDArray.wrapOutputs(outputs);
   }
 
   private String firstInput() {

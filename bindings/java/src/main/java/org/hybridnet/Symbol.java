@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.hybridnet.internal.HybridnetNative;
 import org.hybridnet.internal.HybridnetNativeConstants;
 
@@ -22,14 +23,12 @@ import org.hybridnet.internal.HybridnetNativeConstants;
  */
 public final class Symbol extends NativeResource {
   Symbol(long handle) {
-    super(handle, Kind.SYMBOL);
+    super(handle, HybridnetNative::hn_symbol_free);
   }
 
   /** A variable (graph input). */
   public static Symbol var(String name) {
-    long[] out = new long[1];
-    HybridnetNative.hn_symbol_var(name, out);
-    return new Symbol(out[0]);
+    return new Symbol(created(out -> HybridnetNative.hn_symbol_var(name, out)));
   }
 
   /**
@@ -38,110 +37,62 @@ public final class Symbol extends NativeResource {
    */
   public static Symbol create(String op, Map<String, String> attrs, String name, Symbol... inputs) {
     String[][] kv = Op.attributes(attrs);
-    long[] handles = acquireAll(inputs);
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_symbol_create(op, handles, kv[0], kv[1], kv[0].length, name, out);
-      return new Symbol(out[0]);
-    } finally {
-      releaseAll(inputs, inputs.length);
-    }
+    return new Symbol(
+        callAll(
+            inputs,
+            handles ->
+                created(
+                    out ->
+                        HybridnetNative.hn_symbol_create(
+                            op, handles, kv[0], kv[1], kv[0].length, name, out))));
   }
 
   /** The outputs of several symbols as one multi-output symbol. */
   public static Symbol group(Symbol... symbols) {
-    long[] handles = acquireAll(symbols);
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_symbol_group(handles, out);
-      return new Symbol(out[0]);
-    } finally {
-      releaseAll(symbols, symbols.length);
-    }
+    return new Symbol(
+        callAll(symbols, handles -> created(out -> HybridnetNative.hn_symbol_group(handles, out))));
   }
 
   /** Parses symbol JSON (MXNet 0.8 to 1.9; older layouts are upgraded). */
   public static Symbol fromJson(String json) {
-    long[] out = new long[1];
-    HybridnetNative.hn_symbol_from_json(json, out);
-    return new Symbol(out[0]);
+    return new Symbol(created(out -> HybridnetNative.hn_symbol_from_json(json, out)));
   }
 
   /** Reads a symbol JSON file. */
   public static Symbol load(Path path) {
-    long[] out = new long[1];
-    HybridnetNative.hn_symbol_load(path.toString(), out);
-    return new Symbol(out[0]);
+    return new Symbol(created(out -> HybridnetNative.hn_symbol_load(path.toString(), out)));
   }
 
   /** Writes MXNet 1.9 JSON. */
   public void save(Path path) {
-    long h = acquire();
-    try {
-      HybridnetNative.hn_symbol_save(h, path.toString());
-    } finally {
-      release();
-    }
+    withHandle(h -> HybridnetNative.hn_symbol_save(h, path.toString()));
   }
 
   /** MXNet 1.9 JSON text. */
   public String toJson() {
-    long h = acquire();
-    try {
-      String[] out = new String[1];
-      HybridnetNative.hn_symbol_to_json(h, out);
-      return out[0];
-    } finally {
-      release();
-    }
+    String[] out = new String[1];
+    withHandle(h -> HybridnetNative.hn_symbol_to_json(h, out));
+    return out[0];
   }
 
   /** Output {@code index} as a symbol of its own. */
   public Symbol output(int index) {
-    long h = acquire();
-    try {
-      long[] out = new long[1];
-      HybridnetNative.hn_symbol_output(h, index, out);
-      return new Symbol(out[0]);
-    } finally {
-      release();
-    }
+    return new Symbol(call(h -> created(out -> HybridnetNative.hn_symbol_output(h, index, out))));
   }
 
   /** The argument variables (inputs and weights), in graph order. */
   public List<String> listArguments() {
-    long h = acquire();
-    try {
-      String[][] out = new String[1][];
-      HybridnetNative.hn_symbol_list_arguments(h, out);
-      return List.of(out[0]);
-    } finally {
-      release();
-    }
+    return names(HybridnetNative::hn_symbol_list_arguments);
   }
 
   /** The output names. */
   public List<String> listOutputs() {
-    long h = acquire();
-    try {
-      String[][] out = new String[1][];
-      HybridnetNative.hn_symbol_list_outputs(h, out);
-      return List.of(out[0]);
-    } finally {
-      release();
-    }
+    return names(HybridnetNative::hn_symbol_list_outputs);
   }
 
   /** The auxiliary states (e.g. BatchNorm's moving statistics). */
   public List<String> listAuxiliaryStates() {
-    long h = acquire();
-    try {
-      String[][] out = new String[1][];
-      HybridnetNative.hn_symbol_list_auxiliary_states(h, out);
-      return List.of(out[0]);
-    } finally {
-      release();
-    }
+    return names(HybridnetNative::hn_symbol_list_auxiliary_states);
   }
 
   /**
@@ -151,34 +102,35 @@ public final class Symbol extends NativeResource {
    * @throws HybridnetException.Shape on conflicts or when a shape stays unknown
    */
   public Shapes inferShape(Map<String, long[]> known) {
-    String[] names = new String[known.size()];
-    int[] ndims = new int[known.size()];
-    int total = 0;
-    for (long[] dims : known.values()) total += dims.length;
-    long[] dims = new long[total];
-    int i = 0;
-    int offset = 0;
-    for (Map.Entry<String, long[]> e : known.entrySet()) {
-      names[i] = e.getKey();
-      ndims[i] = e.getValue().length;
-      System.arraycopy(e.getValue(), 0, dims, offset, ndims[i]);
-      offset += ndims[i];
-      ++i;
-    }
-    long h = acquire();
-    long info = 0;
+    NamedShapes shapes = new NamedShapes(known);
+    long info =
+        call(
+            h ->
+                created(
+                    out ->
+                        HybridnetNative.hn_symbol_infer_shape(
+                            h,
+                            shapes.names.length,
+                            shapes.names,
+                            shapes.ndims,
+                            shapes.dims,
+                            0,
+                            out)));
     try {
-      long[] out = new long[1];
-      HybridnetNative.hn_symbol_infer_shape(h, names.length, names, ndims, dims, 0, out);
-      info = out[0];
       return new Shapes(
           group(info, HybridnetNativeConstants.HN_SHAPES_ARGUMENTS),
           group(info, HybridnetNativeConstants.HN_SHAPES_OUTPUTS),
           group(info, HybridnetNativeConstants.HN_SHAPES_AUXILIARY_STATES));
     } finally {
-      if (info != 0) HybridnetNative.hn_shape_info_free(info);
-      release();
+      HybridnetNative.hn_shape_info_free(info);
     }
+  }
+
+  /** A name list of this symbol ({@code lister} is one of the hn_symbol_list_* functions). */
+  private List<String> names(BiConsumer<Long, String[][]> lister) {
+    String[][] out = new String[1][];
+    withHandle(h -> lister.accept(h, out));
+    return List.of(out[0]);
   }
 
   private static Map<String, long[]> group(long info, int group) {

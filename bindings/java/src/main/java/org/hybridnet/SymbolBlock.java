@@ -20,12 +20,10 @@ public final class SymbolBlock extends HybridBlock {
 
   /** Imports a symbol file, the names of its data inputs and a params file (null for none). */
   public static SymbolBlock imports(Path symbolFile, List<String> inputNames, Path paramFile) {
-    long[] out = new long[1];
-    HybridnetNative.hn_block_import(
-        symbolFile.toString(),
-        inputNames.toArray(new String[0]),
-        paramFile == null ? null : paramFile.toString(),
-        out);
-    return new SymbolBlock(out[0]);
+    String[] names = inputNames.toArray(new String[0]);
+    String params = paramFile == null ? null : paramFile.toString();
+    return new SymbolBlock(
+        created(
+            out -> HybridnetNative.hn_block_import(symbolFile.toString(), names, params, out)));
   }
 }

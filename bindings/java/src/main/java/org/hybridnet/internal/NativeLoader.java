@@ -159,6 +159,12 @@ public final class NativeLoader {
               + " 'apt-get install libopenblas0' (Debian/Ubuntu) or 'dnf install openblas'"
               + " (Fedora/RHEL).");
     }
+    if (all.contains("libprotobuf-lite")) {
+      msg.append(
+          " hybridnet needs the protobuf lite runtime of the system: install it with"
+              + " 'apt-get install libprotobuf-lite32' (Debian/Ubuntu) or 'dnf install"
+              + " protobuf-lite' (Fedora/RHEL).");
+    }
     return new UnsatisfiedLinkError(msg.toString());
   }
 

@@ -24,6 +24,15 @@ final class Model private (val asJava: JModel) extends AutoCloseable {
   /** A new predictor (use one per thread; they share the weights). */
   def predictor(): Predictor = new Predictor(asJava.newPredictor())
 
+  /** Writes this model as an ONNX file: the weights as initializers, the input and output names
+    * kept; `inputShapes` gives the data inputs' shapes, `opset` is 13 to 21 (0: 17), and with
+    * `dynamicBatch` axis 0 of the inputs is symbolic.
+    */
+  def exportOnnx(path: String, inputShapes: Map[String, Shape], opset: Int = 0,
+                 dynamicBatch: Boolean = false): Unit =
+    asJava.exportOnnx(path, inputShapes.map { case (k, v) => k -> v.toArray }.asJava, opset,
+                      dynamicBatch)
+
   override def close(): Unit = asJava.close()
   def isClosed: Boolean = asJava.isClosed
   override def toString: String = asJava.toString

@@ -1,13 +1,17 @@
-/* The C side of the Java-vs-C benchmark (bench/java_mlp_bench.java runs it): the seed MLP
- * (512-256-128-2) export at batch 1 through the C API, with the same calls the Java binding
- * makes per forward: set the input (a copy), run, copy the output out.
+/* The C side of the binding benchmarks (bench/java_mlp_bench.java and bench/r_predict_bench.R
+ * run it between their own rounds): the seed MLP (512-256-128-2) export at batch 1 through the
+ * C API, with the calls a binding makes per forward: set the input (a copy), run, copy the
+ * output out.
  *
- *   java_mlp_bench_c PREFIX [ROUNDS] [FORWARDS_PER_ROUND]
+ *   binding_bench_c PREFIX [ROUNDS] [FORWARDS_PER_ROUND]
  *
- * Prints one line per round, "round_us=<microseconds per forward>", then "median_us=...". */
+ * Prints the CPU model and the OpenBLAS settings ("cpu=...", "openblas=..."), one line per
+ * round, "round_us=<microseconds per forward>", then "median_us=..." and "output=...". */
+#include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "hybridnet/c_api.h"
@@ -24,14 +28,34 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 static int fail(const char* what) {
-  fprintf(stderr, "java_mlp_bench_c: %s: %s: %s\n", what, hn_status_name(hn_last_error_code()),
+  fprintf(stderr, "binding_bench_c: %s: %s: %s\n", what, hn_status_name(hn_last_error_code()),
           hn_last_error());
   return 1;
 }
 
+/* "cpu=<model name of /proc/cpuinfo>" and the OpenBLAS build, kernels and threads in use. */
+static void print_settings(void) {
+  char line[512];
+  const char* model = "unknown";
+  FILE* f = fopen("/proc/cpuinfo", "r");
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "model name", 10) == 0 && strchr(line, ':') != NULL) {
+      model = strchr(line, ':') + 2;
+      line[strcspn(line, "\n")] = '\0';
+      break;
+    }
+  }
+  printf("cpu=%s\n", model);
+  if (f != NULL) fclose(f);
+  const char* coretype = getenv("OPENBLAS_CORETYPE");
+  printf("openblas=%s; core %s; OPENBLAS_CORETYPE=%s; threads in use %d\n", openblas_get_config(),
+         openblas_get_corename(), coretype != NULL ? coretype : "(unset)",
+         openblas_get_num_threads());
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: java_mlp_bench_c PREFIX [ROUNDS] [FORWARDS_PER_ROUND]\n");
+    fprintf(stderr, "usage: binding_bench_c PREFIX [ROUNDS] [FORWARDS_PER_ROUND]\n");
     return 2;
   }
   int rounds = argc > 2 ? atoi(argv[2]) : 15;
@@ -43,6 +67,7 @@ int main(int argc, char** argv) {
   if (hn_set_num_threads(1) != HN_OK) return fail("hn_set_num_threads");
   if (hn_model_load(argv[1], 0, &model) != HN_OK) return fail("hn_model_load");
   if (hn_predictor_create(model, &pred) != HN_OK) return fail("hn_predictor_create");
+  print_settings();
 
   static float x[512];
   float y[2];
@@ -68,7 +93,7 @@ int main(int argc, char** argv) {
   }
   qsort(per_round, (size_t)rounds, sizeof(double), cmp_double);
   printf("median_us=%.4f\n", per_round[rounds / 2]);
-  printf("output=%.6f,%.6f\n", (double)y[0], (double)y[1]);
+  printf("output=%.9g,%.9g\n", (double)y[0], (double)y[1]);
   free(per_round);
   hn_predictor_free(pred);
   hn_model_free(model);

@@ -1,0 +1,73 @@
+// The helpers the C++ tests share (the C tests have tests/c_api/hn_test.h, Java
+// TestSupport.java, Scala and R their helper files): temporary paths, bit equality, flat
+// offsets, caught errors, and the node-by-node eager reference every graph test compares with.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hybridnet/base.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+namespace testing_util {
+
+#ifdef HN_TEST_TMPDIR
+/// `name` in the build's folder for test files.
+inline std::string TmpPath(const std::string& name) {
+  return std::string(HN_TEST_TMPDIR) + "/" + name;
+}
+#endif
+
+/// Same shape, dtype and bytes.
+inline bool BitEqual(const NDArray& a, const NDArray& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
+         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+}
+
+/// The row-major flat offset of index `idx` in shape `s`.
+inline int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
+  int64_t off = 0;
+  for (size_t k = 0; k < s.ndim(); ++k) off = off * s[k] + idx[k];
+  return off;
+}
+
+/// The hybridnet::Error `f` throws; code kOk ("no error") when it throws none.
+template <typename F>
+Error ErrorOf(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  return Error(StatusCode::kOk, "no error");
+}
+
+/// The reference every graph test compares against: `symbol` run node by node through eager
+/// Invoke, each variable's value taken from `values` by name (outputs are copies).
+inline std::vector<NDArray> RunNodeByNode(const Symbol& symbol,
+                                          const std::map<std::string, NDArray>& values) {
+  IndexedGraph g(symbol.outputs);
+  std::vector<NDArray> entries(g.num_entries());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node* node = g[nid].node;
+    if (node->IsVariable()) {
+      entries[g.entry_id(nid, 0)] = values.at(node->name());
+      continue;
+    }
+    std::vector<NDArray> in;
+    for (const auto& e : g[nid].inputs) in.push_back(entries[g.entry_id(e)]);
+    std::vector<NDArray> out = Invoke(node->attrs, in);
+    for (uint32_t i = 0; i < out.size(); ++i) entries[g.entry_id(nid, i)] = out[i];
+  }
+  std::vector<NDArray> outputs;
+  for (const auto& e : g.outputs()) outputs.push_back(entries[g.entry_id(e)].Copy());
+  return outputs;
+}
+
+}  // namespace testing_util
+}  // namespace hybridnet

@@ -1,0 +1,40 @@
+"""What the model golden tests (zoo_golden.py, models_golden.py) share: the error measure, the
+BatchNorm statistics they give MXNet's models, and running hybridnet's side."""
+import subprocess
+
+import mxnet as mx
+import numpy as np
+
+
+def rel_err(ours, ref):
+    """max |ours - ref| / max |ref| (the project's relative difference); inf on a shape mismatch."""
+    ours = np.asarray(ours, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if ours.shape != ref.shape:
+        return float("inf")
+    if ref.size == 0:
+        return 0.0
+    scale = max(float(np.max(np.abs(ref))), 1e-30)
+    return float(np.max(np.abs(ours - ref))) / scale
+
+
+def run(*args):
+    """Runs a command; its stdout, or RuntimeError with its stderr."""
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    if r.returncode != 0:
+        command = " ".join(map(str, args))
+        raise RuntimeError(f"{command} failed ({r.returncode}): {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+def randomize_batchnorm(net, rng):
+    """Gives every BatchNorm non-trivial statistics so inference really exercises them (GluonCV
+    names some of them moving_mean / moving_var)."""
+    for name, p in net.collect_params().items():
+        shape = p.shape
+        if name.endswith(("running_mean", "moving_mean", "beta")):
+            p.set_data(mx.nd.array(rng.normal(0, 0.1, shape)))
+        elif name.endswith(("running_var", "moving_var")):
+            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
+        elif name.endswith("gamma"):
+            p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
