@@ -187,3 +187,103 @@ HN_ERROR_CASES(LegacyForms) {
 }  // namespace
 }  // namespace conformance
 }  // namespace hybridnet
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+// CTC by enumeration: the probability of a label sequence is the sum, over every path of
+// classes of length T whose collapse (merge repeats, drop blanks) is the sequence, of the
+// product of the per-step softmax probabilities.
+RefFn CTCRef(bool blank_first, bool data_lengths, bool label_lengths) {
+  return [=](const std::vector<RefTensor>& in) {
+    const int64_t steps = in[0].shape[0], batch = in[0].shape[1], classes = in[0].shape[2];
+    const int64_t width = in[1].shape[1];
+    const int64_t blank = blank_first ? 0 : classes - 1;
+    RefTensor out{Shape{batch}};
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t t_len = data_lengths ? static_cast<int64_t>(in[2][b]) : steps;
+      std::vector<int64_t> label;
+      const int64_t n = label_lengths ? static_cast<int64_t>(in[data_lengths ? 3 : 2][b]) : width;
+      for (int64_t l = 0; l < n; ++l) {
+        const double v = in[1][b * width + l];
+        if (!label_lengths && v == (blank_first ? 0.0 : -1.0)) break;
+        label.push_back(static_cast<int64_t>(v));
+      }
+      std::vector<std::vector<double>> prob(static_cast<size_t>(t_len));
+      for (int64_t t = 0; t < t_len; ++t) {
+        double sum = 0;
+        for (int64_t c = 0; c < classes; ++c) sum += std::exp(in[0][(t * batch + b) * classes + c]);
+        for (int64_t c = 0; c < classes; ++c)
+          prob[static_cast<size_t>(t)].push_back(std::exp(in[0][(t * batch + b) * classes + c]) /
+                                                 sum);
+      }
+      double total = 0;
+      int64_t paths = 1;
+      for (int64_t t = 0; t < t_len; ++t) paths *= classes;
+      for (int64_t code = 0; code < paths; ++code) {
+        std::vector<int64_t> path;
+        int64_t rest = code;
+        double p = 1;
+        for (int64_t t = 0; t < t_len; ++t) {
+          path.push_back(rest % classes);
+          p *= prob[static_cast<size_t>(t)][static_cast<size_t>(rest % classes)];
+          rest /= classes;
+        }
+        std::vector<int64_t> collapsed;
+        for (size_t t = 0; t < path.size(); ++t)
+          if (path[t] != blank && (t == 0 || path[t] != path[t - 1])) collapsed.push_back(path[t]);
+        if (collapsed == label) total += p;
+      }
+      out[b] = -std::log(total);
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// Labels of width 2 in [lo, hi]; lengths (inputs 2, 3) from their own ranges.
+InputGen CTCGen(int64_t lo, int64_t hi, int64_t len_lo, int64_t len_hi, bool second_is_labels) {
+  return [=](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 0) return std::uniform_real_distribution<double>(-2, 2)(rng);
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
+    if (input == 3 || second_is_labels)
+      return static_cast<double>(std::uniform_int_distribution<int64_t>(0, 2)(rng));
+    return static_cast<double>(std::uniform_int_distribution<int64_t>(len_lo, len_hi)(rng));
+  };
+}
+
+HN_CONFORMANCE_CASES(CTCLoss) {
+  cases->push_back(WithGen(Case("CTCLoss", {}, {{5, 3, 4}, {3, 2}}, CTCRef(true, false, false)),
+                           CTCGen(0, 3, 0, 0, false)));
+  cases->push_back(WithGen(Case("ctc_loss", {{"blank_label", "last"}}, {{4, 3, 3}, {3, 2}},
+                                CTCRef(false, false, false), "last"),
+                           CTCGen(-1, 1, 0, 0, false)));
+  cases->push_back(
+      WithGen(Case("_contrib_CTCLoss", {{"use_data_lengths", "True"}}, {{5, 2, 3}, {2, 2}, {2}},
+                   CTCRef(true, true, false), "data_lengths"),
+              CTCGen(0, 2, 3, 5, false)));
+  cases->push_back(WithGen(
+      Case("_contrib_ctc_loss",
+           {{"use_data_lengths", "True"}, {"use_label_lengths", "True"}, {"blank_label", "last"}},
+           {{5, 2, 3}, {2, 2}, {2}, {2}}, CTCRef(false, true, true), "lengths"),
+      CTCGen(0, 1, 3, 5, false)));
+  cases->push_back(
+      WithGen(Case("CTCLoss", {{"use_label_lengths", "True"}}, {{4, 3, 3}, {3, 2}, {3}},
+                   CTCRef(true, false, true), "label_lengths"),
+              CTCGen(1, 2, 0, 0, true)));
+}
+
+HN_ERROR_CASES(CTCLoss) {
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3}, {3, 2}}, StatusCode::kShapeError,
+                            {"CTCLoss(node)", "seq_len, batch, classes"}));
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {2, 2}}, StatusCode::kShapeError,
+                            {"CTCLoss(node)", "label"}));
+  cases->push_back(Rejected("CTCLoss", {{"blank_label", "middle"}}, {{5, 3, 4}, {3, 2}},
+                            StatusCode::kInvalidArgument, {"CTCLoss(node)", "blank_label"}));
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {3, 2}}, StatusCode::kTypeError,
+                            {"CTCLoss(node)", "float32"}, {DType::kFloat64, DType::kFloat32}));
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet

@@ -47,6 +47,7 @@ void RegisterSequenceOps(OpRegistry* r);          // ops/sequence/sequence.cc: S
 void RegisterAttentionOps(OpRegistry* r);         // ops/sequence/attention.cc: batch_dot, interleaved_*
 void RegisterRNNOps(OpRegistry* r);               // ops/rnn/rnn.cc: RNN, _rnn_param_concat
 void RegisterLossOps(OpRegistry* r);              // ops/loss/loss.cc: *Output, MakeLoss, ...
+void RegisterCTCLossOps(OpRegistry* r);           // ops/loss/ctc_loss.cc: CTCLoss
 void RegisterLegacyOps(OpRegistry* r);            // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
 
 namespace internal {
@@ -93,6 +94,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterAttentionOps(r);
   RegisterRNNOps(r);
   RegisterLossOps(r);
+  RegisterCTCLossOps(r);
   RegisterLegacyOps(r);
 }
 
