@@ -155,7 +155,7 @@ HN_CONFORMANCE_CASES(LegacyForms) {
       bn_gen));
   cases->push_back(
       WithGen(Case("BatchNorm_v1", {{"fix_gamma", "False"}, {"eps", "0.01"}, {"momentum", "0.8"}},
-                   {{2, 3, 4}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 0.01), "gamma"),
+                   {{4, 3}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 0.01), "gamma"),
               bn_gen));
   cases->push_back(WithGen(
       Case("_contrib_SyncBatchNorm", {{"key", "bn0"}, {"ndev", "2"}, {"fix_gamma", "False"}},

@@ -19,6 +19,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
@@ -56,15 +57,6 @@ std::vector<std::string> CTCInputNames(const NodeAttrs& attrs) {
   return names;
 }
 
-void AssignInput(const NodeAttrs& attrs, std::vector<Shape>* shapes, size_t i, const Shape& want,
-                 const char* what) {
-  Shape merged = (*shapes)[i];
-  HN_CHECK(MergeShape(want, &merged), kShapeError)
-      << DescribeNode(attrs) << ": " << what << " has shape " << (*shapes)[i] << " but " << want
-      << " is expected";
-  (*shapes)[i] = merged;
-}
-
 bool CTCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& data = (*in)[0];
   if (data.ndim() == 0) return false;
@@ -77,10 +69,11 @@ bool CTCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
         << DescribeNode(attrs) << ": label must be (batch, max_label_len) with batch " << data[1]
         << ", got " << label;
   for (size_t i = 2; i < in->size(); ++i)
-    AssignInput(
-        attrs, in, i, Shape{data[1]},
-        i == 2 && attrs.Param<CTCLossParam>().use_data_lengths ? "data_lengths" : "label_lengths");
-  AssignInput(attrs, out, 0, Shape{data[1]}, "output");
+    internal::AssignShape(attrs, in, i, Shape{data[1]},
+                          i == 2 && attrs.Param<CTCLossParam>().use_data_lengths
+                              ? "input 'data_lengths'"
+                              : "input 'label_lengths'");
+  internal::AssignShape(attrs, out, 0, Shape{data[1]}, "output");
   bool known = data.IsKnown() && label.IsKnown();
   for (const Shape& s : *in) known = known && s.IsKnown();
   return known;

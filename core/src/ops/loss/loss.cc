@@ -12,6 +12,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
@@ -76,15 +77,6 @@ bool RealType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>
   return known;
 }
 
-void AssignInput(const NodeAttrs& attrs, std::vector<Shape>* in, size_t i, const Shape& want,
-                 const char* what) {
-  Shape merged = (*in)[i];
-  HN_CHECK(MergeShape(want, &merged), kShapeError)
-      << DescribeNode(attrs) << ": " << what << " has shape " << (*in)[i] << " but data needs "
-      << want;
-  (*in)[i] = merged;
-}
-
 // The label is data's shape ((N,) for data (N, 1)), or any shape with data's first dimension
 // and size.
 bool RegressionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -101,7 +93,7 @@ bool RegressionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
         << DescribeNode(attrs) << ": label shape " << label << " does not fit data " << data
         << " (same first dimension and size expected)";
   } else {
-    AssignInput(attrs, in, 1, data, "label");
+    internal::AssignShape(attrs, in, 1, data, "input 'label'");
   }
   return known && label.IsKnown();
 }
@@ -115,7 +107,8 @@ bool SVMOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   if (data.ndim() == 0) return false;
   HN_CHECK(data.ndim() >= 2, kShapeError)
       << DescribeNode(attrs) << ": data must have at least 2 dimensions, got " << data;
-  AssignInput(attrs, in, 1, Shape(std::vector<int64_t>(data.begin(), data.end() - 1)), "label");
+  internal::AssignShape(attrs, in, 1, Shape(std::vector<int64_t>(data.begin(), data.end() - 1)),
+                        "input 'label'");
   return known && (*in)[1].IsKnown();
 }
 
@@ -151,7 +144,7 @@ bool CrossEntropyShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   if (data.ndim() == 0) return false;
   HN_CHECK(data.ndim() == 2, kShapeError)
       << DescribeNode(attrs) << ": data must be (batch, classes), got " << data;
-  AssignInput(attrs, in, 1, Shape{data[0]}, "label");
+  internal::AssignShape(attrs, in, 1, Shape{data[0]}, "input 'label'");
   return data.IsKnown();
 }
 

@@ -142,8 +142,9 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
 
 bool IsSoftmaxFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
-bool IsIntegerDType(DType d) {
-  return d == DType::kUint8 || d == DType::kInt8 || d == DType::kInt32 || d == DType::kInt64;
+// MXNet's length kernel switches over the signed integer types only (uint8 is refused).
+bool IsLengthDType(DType d) {
+  return d == DType::kInt8 || d == DType::kInt32 || d == DType::kInt64;
 }
 
 // data float32/float64; the output has `dtype` when given, else data's dtype; length (with
@@ -159,9 +160,9 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
       << "; expected float32 or float64";
   if (in->size() > 1) {
     DType& len = (*in)[1];
-    HN_CHECK(len == DType::kUnknown || IsIntegerDType(len), kTypeError)
+    HN_CHECK(len == DType::kUnknown || IsLengthDType(len), kTypeError)
         << DescribeNode(attrs) << ": length has dtype " << DTypeName(len)
-        << "; expected an integer dtype (uint8, int8, int32 or int64)";
+        << "; expected an integer dtype (int8, int32 or int64)";
   }
   DType& o = (*out)[0];
   if (dtype) {

@@ -28,6 +28,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
@@ -127,15 +128,6 @@ uint32_t RNNNumOutputs(const NodeAttrs& attrs) {
   return p.mode == RNNMode::kLstm ? 3 : 2;
 }
 
-void MergeInto(const NodeAttrs& attrs, std::vector<Shape>* shapes, size_t i, const Shape& want,
-               const char* what) {
-  Shape merged = (*shapes)[i];
-  HN_CHECK(MergeShape(want, &merged), kShapeError)
-      << DescribeNode(attrs) << ": " << what << " has shape " << (*shapes)[i] << " but " << want
-      << " is expected";
-  (*shapes)[i] = merged;
-}
-
 bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const RNNParam& p = attrs.Param<RNNParam>();
   const Shape& data = (*in)[0];
@@ -145,14 +137,16 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
   const int64_t t = data[0], n = data[1], i = data[2];
   const int64_t d = p.bidirectional ? 2 : 1, h = p.state_size;
   const int64_t ld = static_cast<int64_t>(p.num_layers) * d;
-  if (i != 0) MergeInto(attrs, in, 1, Shape{ParamCount(p, i)}, "parameters");
-  MergeInto(attrs, in, 2, Shape{ld, n, h}, "state");
+  if (i != 0) internal::AssignShape(attrs, in, 1, Shape{ParamCount(p, i)}, "input 'parameters'");
+  internal::AssignShape(attrs, in, 2, Shape{ld, n, h}, "input 'state'");
   size_t next = 3;
-  if (p.mode == RNNMode::kLstm) MergeInto(attrs, in, next++, Shape{ld, n, h}, "state_cell");
-  if (p.use_sequence_length) MergeInto(attrs, in, next, Shape{n}, "sequence_length");
-  MergeInto(attrs, out, 0, Shape{t, n, d * h}, "output");
+  if (p.mode == RNNMode::kLstm)
+    internal::AssignShape(attrs, in, next++, Shape{ld, n, h}, "input 'state_cell'");
+  if (p.use_sequence_length)
+    internal::AssignShape(attrs, in, next, Shape{n}, "input 'sequence_length'");
+  internal::AssignShape(attrs, out, 0, Shape{t, n, d * h}, "output");
   for (size_t k = 1; k < out->size(); ++k)
-    MergeInto(attrs, out, k, Shape{ld, n, h}, "state output");
+    internal::AssignShape(attrs, out, k, Shape{ld, n, h}, "state output");
   bool known = true;
   for (const Shape& s : *in) known = known && s.IsKnown();
   for (const Shape& s : *out) known = known && s.IsKnown();

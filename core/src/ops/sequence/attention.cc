@@ -6,6 +6,8 @@
 // batch element, H heads of [query | key | value] with D features each; the encoder-decoder
 // keys_values (T, N, 2 * H * D) holds H heads of [key | value]; queries (T, N, H * D). Attention
 // scores are (N * H, Tq, Tk), indexed by n * H + h. Every product goes through OpenBLAS gemm.
+// MXNet's CPU kernels of the interleaved ops take float32 only; batch_dot and div_sqrt_dim
+// also take float64.
 #include <cblas.h>
 
 #include <cmath>
@@ -16,6 +18,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
@@ -57,13 +60,6 @@ void SwitchReal(DType dtype, Fn&& fn) {
   } else {
     fn(float{});
   }
-}
-
-void SetOutputShape(const NodeAttrs& attrs, const Shape& want, std::vector<Shape>* out) {
-  Shape merged = (*out)[0];
-  HN_CHECK(MergeShape(want, &merged), kShapeError)
-      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match " << want;
-  (*out)[0] = merged;
 }
 
 // ---- batch_dot ------------------------------------------------------------------------------
@@ -115,7 +111,7 @@ bool BatchDotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   for (size_t i = 0; i + 2 < n; ++i) dims.push_back(a[i] != 0 ? a[i] : b[i]);
   dims.push_back(m);
   dims.push_back(cols);
-  SetOutputShape(attrs, Shape(dims), out);
+  internal::AssignShape(attrs, out, 0, Shape(dims), "output");
   return a.IsKnown() && b.IsKnown();
 }
 
@@ -169,7 +165,7 @@ bool SelfAttQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   if (qkv.ndim() == 0) return false;
   HeadDim(attrs, qkv, 3, "queries_keys_values");
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
-  SetOutputShape(attrs, Shape{qkv[1] * heads, qkv[0], qkv[0]}, out);
+  internal::AssignShape(attrs, out, 0, Shape{qkv[1] * heads, qkv[0], qkv[0]}, "output");
   return qkv.IsKnown();
 }
 
@@ -183,7 +179,7 @@ bool SelfAttValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
       << DescribeNode(attrs) << ": attention has shape " << (*in)[1] << " but queries_keys_values "
       << qkv << " needs (" << qkv[1] * heads << ", " << qkv[0] << ", " << qkv[0] << ")";
   (*in)[1] = att;
-  SetOutputShape(attrs, Shape{qkv[0], qkv[1], heads * d}, out);
+  internal::AssignShape(attrs, out, 0, Shape{qkv[0], qkv[1], heads * d}, "output");
   return qkv.IsKnown();
 }
 
@@ -197,7 +193,7 @@ bool EncDecQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
       << DescribeNode(attrs) << ": queries " << q << " and keys_values " << kv
       << " need one batch size and keys_values' last dimension twice queries'";
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
-  SetOutputShape(attrs, Shape{q[1] * heads, q[0], kv[0]}, out);
+  internal::AssignShape(attrs, out, 0, Shape{q[1] * heads, q[0], kv[0]}, "output");
   return q.IsKnown() && kv.IsKnown();
 }
 
@@ -210,7 +206,7 @@ bool EncDecValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   HN_CHECK(att.ndim() == 3 && att[0] == kv[1] * heads && att[2] == kv[0], kShapeError)
       << DescribeNode(attrs) << ": attention " << att << " must be (batch * heads, "
       << "query_len, " << kv[0] << ") with batch * heads = " << kv[1] * heads;
-  SetOutputShape(attrs, Shape{att[1], kv[1], heads * d}, out);
+  internal::AssignShape(attrs, out, 0, Shape{att[1], kv[1], heads * d}, "output");
   return kv.IsKnown() && att.IsKnown();
 }
 
@@ -239,12 +235,9 @@ void SelfAttQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const Shape& s = in[0].shape;
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
   const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
-  SwitchReal(in[0].dtype, [&](auto zero) {
-    using T = decltype(zero);
-    const T* qkv = in[0].ptr<const T>();
-    ScoresQK(qkv, s[1] * s[2], qkv + d, s[1] * s[2], 3 * d, 3 * d, batches, s[0], s[0], d,
-             out[0].ptr<T>());
-  });
+  const float* qkv = in[0].ptr<const float>();
+  ScoresQK(qkv, s[1] * s[2], qkv + d, s[1] * s[2], 3 * d, 3 * d, batches, s[0], s[0], d,
+           out[0].ptr<float>());
 }
 
 void SelfAttValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -252,11 +245,8 @@ void SelfAttValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::v
   const Shape& s = in[0].shape;
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
   const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
-  SwitchReal(in[0].dtype, [&](auto zero) {
-    using T = decltype(zero);
-    WeightedValues(in[1].ptr<const T>(), in[0].ptr<const T>() + 2 * d, s[1] * s[2], 3 * d, batches,
-                   s[0], s[0], d, out[0].ptr<T>());
-  });
+  WeightedValues(in[1].ptr<const float>(), in[0].ptr<const float>() + 2 * d, s[1] * s[2], 3 * d,
+                 batches, s[0], s[0], d, out[0].ptr<float>());
 }
 
 void EncDecQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -265,11 +255,8 @@ void EncDecQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
   const Shape& kv = in[1].shape;
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
   const int64_t d = q[2] / heads, batches = q[1] * heads;
-  SwitchReal(in[0].dtype, [&](auto zero) {
-    using T = decltype(zero);
-    ScoresQK(in[0].ptr<const T>(), q[1] * q[2], in[1].ptr<const T>(), kv[1] * kv[2], d, 2 * d,
-             batches, q[0], kv[0], d, out[0].ptr<T>());
-  });
+  ScoresQK(in[0].ptr<const float>(), q[1] * q[2], in[1].ptr<const float>(), kv[1] * kv[2], d, 2 * d,
+           batches, q[0], kv[0], d, out[0].ptr<float>());
 }
 
 void EncDecValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -278,11 +265,8 @@ void EncDecValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::ve
   const Shape& att = in[1].shape;
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
   const int64_t d = kv[2] / (2 * heads), batches = kv[1] * heads;
-  SwitchReal(in[0].dtype, [&](auto zero) {
-    using T = decltype(zero);
-    WeightedValues(in[1].ptr<const T>(), in[0].ptr<const T>() + d, kv[1] * kv[2], 2 * d, batches,
-                   att[1], kv[0], d, out[0].ptr<T>());
-  });
+  WeightedValues(in[1].ptr<const float>(), in[0].ptr<const float>() + d, kv[1] * kv[2], 2 * d,
+                 batches, att[1], kv[0], d, out[0].ptr<float>());
 }
 
 // ---- div_sqrt_dim ---------------------------------------------------------------------------
@@ -327,7 +311,7 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetParam<InterleavedParam>()
       .SetInputNames({"queries_keys_values"})
       .SetInferShape(SelfAttQKShape)
-      .SetInferType(RealType)
+      .SetInferType(ElemwiseFloatType)
       .SetCompute(SelfAttQKCompute);
 
   r->Register("_contrib_interleaved_matmul_selfatt_valatt")
@@ -337,7 +321,7 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetParam<InterleavedParam>()
       .SetInputNames({"queries_keys_values", "attention"})
       .SetInferShape(SelfAttValAttShape)
-      .SetInferType(RealType)
+      .SetInferType(ElemwiseFloatType)
       .SetCompute(SelfAttValAttCompute);
 
   r->Register("_contrib_interleaved_matmul_encdec_qk")
@@ -348,7 +332,7 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetParam<InterleavedParam>()
       .SetInputNames({"queries", "keys_values"})
       .SetInferShape(EncDecQKShape)
-      .SetInferType(RealType)
+      .SetInferType(ElemwiseFloatType)
       .SetCompute(EncDecQKCompute);
 
   r->Register("_contrib_interleaved_matmul_encdec_valatt")
@@ -358,7 +342,7 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetParam<InterleavedParam>()
       .SetInputNames({"keys_values", "attention"})
       .SetInferShape(EncDecValAttShape)
-      .SetInferType(RealType)
+      .SetInferType(ElemwiseFloatType)
       .SetCompute(EncDecValAttCompute);
 
   r->Register("_contrib_div_sqrt_dim")
