@@ -63,11 +63,12 @@ bool CTCShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
   HN_CHECK(data.ndim() == 3, kShapeError)
       << DescribeNode(attrs) << ": data must be (seq_len, batch, classes), got " << data;
   const Shape& label = (*in)[1];
-  if (label.ndim() != 0)
+  if (label.ndim() != 0) {
     HN_CHECK(label.ndim() == 2 && (label[0] == data[1] || label[0] == 0 || data[1] == 0),
              kShapeError)
         << DescribeNode(attrs) << ": label must be (batch, max_label_len) with batch " << data[1]
         << ", got " << label;
+  }
   for (size_t i = 2; i < in->size(); ++i)
     internal::AssignShape(attrs, in, i, Shape{data[1]},
                           i == 2 && attrs.Param<CTCLossParam>().use_data_lengths

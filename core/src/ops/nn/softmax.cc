@@ -3,8 +3,8 @@
 // (src/operator/nn/softmax_activation-inl.h).
 //
 // softmax/log_softmax/softmin accumulate the exponential sum in double (MXNet's AType for
-// float32); with use_length the second input holds each line's length and the elements beyond
-// it are 0;
+// float32); with use_length (softmax only, as MXNet) the second input holds each line's length
+// and the elements beyond it are 0;
 // SoftmaxOutput and SoftmaxActivation use mshadow's float Softmax.
 #include <cmath>
 #include <optional>
@@ -107,6 +107,13 @@ AxisView ViewAround(const Shape& s, size_t axis) {
   v.size = s[axis];
   for (size_t i = axis + 1; i < s.ndim(); ++i) v.inner *= s[i];
   return v;
+}
+
+// MXNet 1.9.1 registers log_softmax and softmin with one input: a length input fails its type
+// inference, so no MXNet model uses it.
+void RejectLength(SoftmaxParam* p) {
+  HN_CHECK(!p->use_length.value_or(false), kUnsupported)
+      << "use_length=True is not supported (MXNet 1.9.1 runs it for softmax only)";
 }
 
 size_t SoftmaxAxis(const NodeAttrs& attrs, size_t ndim) {
@@ -386,7 +393,7 @@ void RegisterSoftmaxOps(OpRegistry* r) {
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
-      .SetParam<SoftmaxParam>()
+      .SetParam<SoftmaxParam>(RejectLength)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
@@ -395,7 +402,7 @@ void RegisterSoftmaxOps(OpRegistry* r) {
 
   r->Register("softmin")
       .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
-      .SetParam<SoftmaxParam>()
+      .SetParam<SoftmaxParam>(RejectLength)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
