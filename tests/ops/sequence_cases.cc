@@ -359,7 +359,7 @@ HN_ERROR_CASES(SoftmaxLength) {
                             StatusCode::kShapeError, {"softmax(node)", "length"}));
   // MXNet 1.9.1 runs lengths for softmax only (log_softmax/softmin fail its type inference).
   cases->push_back(Rejected("log_softmax", {{"use_length", "True"}}, {{2, 3}, {2}},
-                            StatusCode::kUnsupported, {"log_softmax(node)", "use_length"},
+                            StatusCode::kInvalidArgument, {"log_softmax(node)", "use_length"},
                             {DType::kFloat32, DType::kInt32}));
   // MXNet refuses uint8 lengths ("only support integer types, not uint8").
   cases->push_back(Rejected("softmax", {{"use_length", "True"}}, {{2, 3}, {2}},

@@ -112,7 +112,7 @@ AxisView ViewAround(const Shape& s, size_t axis) {
 // MXNet 1.9.1 registers log_softmax and softmin with one input: a length input fails its type
 // inference, so no MXNet model uses it.
 void RejectLength(SoftmaxParam* p) {
-  HN_CHECK(!p->use_length.value_or(false), kUnsupported)
+  HN_CHECK(!p->use_length.value_or(false), kInvalidArgument)
       << "use_length=True is not supported (MXNet 1.9.1 runs it for softmax only)";
 }
 
