@@ -1,4 +1,5 @@
 // C API: tensors (hn_tensor_*) and tensor lists (hn_tensor_list_*).
+#include <cmath>
 #include <cstring>
 
 #include "c_api_common.h"
@@ -21,6 +22,16 @@ std::string Describe(const hn::NDArray& a) {
   std::ostringstream os;
   os << a.shape() << " " << hn::DTypeName(a.dtype());
   return os.str();
+}
+
+// Random tensors are drawn in float32 (as the initializers draw) and converted.
+hn::DType RandomDType(int dtype) {
+  hn::DType type = ToDType(dtype);
+  HN_CHECK(type == hn::DType::kFloat32 || type == hn::DType::kFloat64 ||
+               type == hn::DType::kFloat16,
+           kTypeError)
+      << "random tensors are float32, float64 or float16, not " << hn::DTypeName(type);
+  return type;
 }
 
 // Calls the caller's deleter only once the tensor exists: if creating it fails, the memory
@@ -206,6 +217,54 @@ int hn_tensor_to_string(const hn_tensor* tensor, char** out) noexcept {
   CheckHandle(tensor, "tensor");
   CheckOut(out, "out");
   *out = NewCString(tensor->array.ToString());
+  HN_API_END();
+}
+
+int hn_tensor_share(const hn_tensor* tensor, hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  CheckOut(out, "out");
+  *out = new hn_tensor{tensor->array};
+  HN_API_END();
+}
+
+int hn_tensor_is_symbolic(const hn_tensor* tensor, int* out_symbolic) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  CheckOut(out_symbolic, "out_symbolic");
+  *out_symbolic = tensor->array.is_symbolic() ? 1 : 0;
+  HN_API_END();
+}
+
+int hn_tensor_random_normal(int dtype, const int64_t* shape, int ndim, double mean, double stddev,
+                            hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out, "out");
+  hn::DType type = RandomDType(dtype);
+  hn::Shape s = ToShape(shape, ndim);
+  HN_CHECK(std::isfinite(mean) && std::isfinite(stddev) && stddev >= 0, kInvalidArgument)
+      << "a normal distribution needs a finite mean and a finite stddev >= 0, got mean " << mean
+      << " and stddev " << stddev;
+  ByteSize(s, type);  // size limits before drawing
+  *out = new hn_tensor{hn::NDArray::RandomNormal(s, static_cast<float>(mean),
+                                                 static_cast<float>(stddev), type)};
+  HN_API_END();
+}
+
+int hn_tensor_random_uniform(int dtype, const int64_t* shape, int ndim, double low, double high,
+                             hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out, "out");
+  hn::DType type = RandomDType(dtype);
+  hn::Shape s = ToShape(shape, ndim);
+  HN_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high &&
+               std::isfinite(high - low),
+           kInvalidArgument)
+      << "a uniform distribution needs finite bounds low <= high, got [" << low << ", " << high
+      << ")";
+  ByteSize(s, type);
+  *out = new hn_tensor{hn::NDArray::RandomUniform(s, static_cast<float>(low),
+                                                  static_cast<float>(high), type)};
   HN_API_END();
 }
 

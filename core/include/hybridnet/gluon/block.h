@@ -25,6 +25,7 @@
 
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/parameter.h"
+#include "hybridnet/io/params.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
 
@@ -49,6 +50,12 @@ class Block {
   const std::string& prefix();
   /// The prefix without its trailing underscore.
   std::string name();
+  /// Names this block now, as MXNet 1.x names a block when it is constructed: inside the
+  /// name_scope of `scope` its prefix is scope's prefix + (its explicit prefix, or its alias and a
+  /// counter of scope: "hybridsequential0_dense1_"); outside any scope (nullptr) its explicit
+  /// prefix, or a process-wide "<alias><n>_". The name stays when the block is added to a
+  /// container later. Blocks not named this way are named at first use from their parent.
+  void NameInScope(Block* scope);
 
   /// Registers a child under `name` (its structural name in save_parameters files).
   template <typename T>
@@ -72,6 +79,8 @@ class Block {
   std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
   /// Feeds symbols: returns the symbolic program (HybridBlocks only).
   Symbol operator()(const Symbol& x);
+  /// Feeds one single-output symbol per input: one symbol per output (HybridBlocks only).
+  std::vector<Symbol> CallSymbolic(const std::vector<Symbol>& inputs);
 
   /// The forward computation: override Forward (one input, one output), or ForwardMany for
   /// several inputs or outputs (its default calls Forward).
@@ -84,6 +93,9 @@ class Block {
   /// missing, extra and mis-shaped parameters unless allowed.
   void LoadParameters(const std::string& path, bool allow_missing = false,
                       bool ignore_extra = false);
+  /// The same from arrays in memory (names as in a file); `source` names them in errors.
+  void SetParameters(const NDArrayList& list, const std::string& source,
+                     bool allow_missing = false, bool ignore_extra = false);
 
   /// MXNet-style description, e.g. "Dense(512 -> 256, Activation(relu))".
   virtual std::string ToString();
@@ -101,6 +113,8 @@ class Block {
   virtual std::string Describe() { return alias_; }
 
   void AddChild(std::shared_ptr<Block> child, const std::string& name);
+  /// Adds the child `name`, or replaces the child of that name in its place.
+  void SetChild(const std::string& name, std::shared_ptr<Block> child);
   void AssignNames();
 
   friend class Parameter;
