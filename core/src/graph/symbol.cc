@@ -51,7 +51,9 @@ Symbol Symbol::Create(const std::string& op_name, const std::vector<Symbol>& inp
   if (!op.key_var_num_args.empty() && dict.count(op.key_var_num_args) == 0) {
     dict[op.key_var_num_args] = std::to_string(inputs.size());
   }
-  std::string hint = op.name;
+  // MXNet's hint is the name the op was called by, so an alias names nodes after itself
+  // (Symbol arithmetic calls _Plus: "_plus0", not "elemwise_add0").
+  std::string hint = op_name;
   std::transform(hint.begin(), hint.end(), hint.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   std::string node_name =
