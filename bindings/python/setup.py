@@ -77,7 +77,8 @@ class BuildWithLibrary(build_py):
 
         package_dir = os.path.join(self.build_lib, "hybridnet")
         build_cffi.generate(header_path(), os.path.join(package_dir, "_hn_cffi.py"))
-        library = os.environ.get("HYBRIDNET_LIBRARY") or build_library(self.build_temp)
+        library = os.environ.get("HYBRIDNET_LIBRARY") or build_library(
+            self.get_finalized_command("build").build_temp)
         if not os.path.isfile(library):
             sys.exit(f"hybridnet: the library {library} does not exist")
         # A copy of the file itself (never a symlink), under its SONAME.

@@ -88,7 +88,9 @@ class Predictor:
         return Predictor(self.model, out[0])
 
     def _set(self, index, x):
-        if type(x) is not np.ndarray or not x.flags.c_contiguous:
+        if type(x) is not np.ndarray:
+            x = np.asarray(x, dtype=np.float32 if not hasattr(x, "dtype") else None)
+        if not x.flags.c_contiguous:
             x = np.ascontiguousarray(x)
         try:
             code = DTYPE_FROM_NUMPY[x.dtype]
@@ -112,9 +114,9 @@ class Predictor:
             try:
                 check(lib.hn_tensor_shape(tensor[0], dims, ndim))
                 check(lib.hn_tensor_dtype(tensor[0], code))
+                shape = tuple(dims[0][j] for j in range(ndim[0]))  # dims live with the tensor
             finally:
                 lib.hn_tensor_free(tensor[0])
-            shape = tuple(dims[0][j] for j in range(ndim[0]))
             dtype = DTYPE_TO_NUMPY[code[0]]
             layout.append((shape, dtype, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize))
         return layout

@@ -76,7 +76,8 @@ Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs)
           << inputs[i].outputs.size() << " outputs; pass a single output";
       node->inputs.push_back(inputs[i].outputs[0]);
     } else {
-      node->inputs.push_back(Var(attrs.name + "_" + input_names[i]).outputs[0]);
+      // MXNet copies the op's attributes onto the variables it creates for missing inputs.
+      node->inputs.push_back(Var(attrs.name + "_" + input_names[i], attrs.dict).outputs[0]);
     }
   }
   for (uint32_t slot : op.mutable_inputs) {

@@ -56,11 +56,12 @@ def _untraceable(what, instead):
 
 
 def _binary(lhs, rhs, symbol_op, scalar_op):
-    """MXNet's Symbol arithmetic: elementwise ops between symbols, *Scalar ops with numbers."""
+    """MXNet's Symbol arithmetic: elementwise ops between symbols, *Scalar ops with numbers
+    (passed as written: x + 1 records scalar "1", as MXNet does)."""
     if isinstance(rhs, Symbol):
         return _op(symbol_op, lhs, rhs)
     if isinstance(rhs, numbers.Number):
-        return _op(scalar_op, lhs, scalar=float(rhs))
+        return _op(scalar_op, lhs, scalar=rhs)
     if isinstance(rhs, NDArray):
         raise mixing_error("an operator")
     return NotImplemented
@@ -68,7 +69,7 @@ def _binary(lhs, rhs, symbol_op, scalar_op):
 
 def _reversed(lhs, rhs, scalar_op):
     if isinstance(rhs, numbers.Number):
-        return _op(scalar_op, lhs, scalar=float(rhs))
+        return _op(scalar_op, lhs, scalar=rhs)
     if isinstance(rhs, NDArray):
         raise mixing_error("an operator")
     return NotImplemented
