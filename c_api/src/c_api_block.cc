@@ -107,14 +107,17 @@ using Factory = std::function<std::shared_ptr<gluon::Block>(LayerAttrs*)>;
 // MXNet's default data layout of an N-D layer.
 const char* DefaultLayout(size_t rank) { return rank == 1 ? "NCW" : rank == 2 ? "NCHW" : "NCDHW"; }
 
-template <typename Conv, size_t Rank>
+// Convolutions; the transposed ones also take output_padding (MXNet's argument order).
+template <typename Conv, size_t Rank, bool kTranspose>
 std::shared_ptr<gluon::Block> MakeConv(LayerAttrs* a) {
+  const char* name = kTranspose ? "DTranspose" : "D";
   auto channels = a->Required<int64_t>("channels");
   HN_CHECK(a->Has("kernel_size"), kInvalidArgument)
-      << "Conv" << Rank << "D: the required attribute 'kernel_size' is missing";
+      << "Conv" << Rank << name << ": the required attribute 'kernel_size' is missing";
   auto kernel = a->Tuple("kernel_size", {});
   auto strides = a->Tuple("strides", 1);
   auto padding = a->Tuple("padding", 0);
+  gluon::IntTuple output_padding = kTranspose ? a->Tuple("output_padding", 0) : gluon::IntTuple();
   auto dilation = a->Tuple("dilation", 1);
   auto groups = a->Get<int64_t>("groups", 1);
   auto layout = a->Get<std::string>("layout", DefaultLayout(Rank));
@@ -123,31 +126,15 @@ std::shared_ptr<gluon::Block> MakeConv(LayerAttrs* a) {
   auto weight_init = a->Initializer("weight_initializer", nullptr);
   auto bias_init = a->Initializer("bias_initializer", gluon::Zero());
   auto in_channels = a->Get<int64_t>("in_channels", 0);
-  return std::make_shared<Conv>(channels, kernel, strides, padding, dilation, groups, layout,
-                                activation, use_bias, weight_init, bias_init, in_channels,
-                                a->Prefix());
-}
-
-template <typename Conv, size_t Rank>
-std::shared_ptr<gluon::Block> MakeConvTranspose(LayerAttrs* a) {
-  auto channels = a->Required<int64_t>("channels");
-  HN_CHECK(a->Has("kernel_size"), kInvalidArgument)
-      << "Conv" << Rank << "DTranspose: the required attribute 'kernel_size' is missing";
-  auto kernel = a->Tuple("kernel_size", {});
-  auto strides = a->Tuple("strides", 1);
-  auto padding = a->Tuple("padding", 0);
-  auto output_padding = a->Tuple("output_padding", 0);
-  auto dilation = a->Tuple("dilation", 1);
-  auto groups = a->Get<int64_t>("groups", 1);
-  auto layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  auto activation = a->Activation();
-  auto use_bias = a->Get<bool>("use_bias", true);
-  auto weight_init = a->Initializer("weight_initializer", nullptr);
-  auto bias_init = a->Initializer("bias_initializer", gluon::Zero());
-  auto in_channels = a->Get<int64_t>("in_channels", 0);
-  return std::make_shared<Conv>(channels, kernel, strides, padding, output_padding, dilation,
-                                groups, layout, activation, use_bias, weight_init, bias_init,
-                                in_channels, a->Prefix());
+  if constexpr (kTranspose) {
+    return std::make_shared<Conv>(channels, kernel, strides, padding, output_padding, dilation,
+                                  groups, layout, activation, use_bias, weight_init, bias_init,
+                                  in_channels, a->Prefix());
+  } else {
+    return std::make_shared<Conv>(channels, kernel, strides, padding, dilation, groups, layout,
+                                  activation, use_bias, weight_init, bias_init, in_channels,
+                                  a->Prefix());
+  }
 }
 
 template <typename Pool, size_t Rank>
@@ -206,12 +193,12 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
          return std::make_shared<gluon::Dropout>(a->Required<float>("rate"), a->Prefix());
        }},
       {"Flatten", [](LayerAttrs* a) { return std::make_shared<gluon::Flatten>(a->Prefix()); }},
-      {"Conv1D", MakeConv<gluon::Conv1D, 1>},
-      {"Conv2D", MakeConv<gluon::Conv2D, 2>},
-      {"Conv3D", MakeConv<gluon::Conv3D, 3>},
-      {"Conv1DTranspose", MakeConvTranspose<gluon::Conv1DTranspose, 1>},
-      {"Conv2DTranspose", MakeConvTranspose<gluon::Conv2DTranspose, 2>},
-      {"Conv3DTranspose", MakeConvTranspose<gluon::Conv3DTranspose, 3>},
+      {"Conv1D", MakeConv<gluon::Conv1D, 1, false>},
+      {"Conv2D", MakeConv<gluon::Conv2D, 2, false>},
+      {"Conv3D", MakeConv<gluon::Conv3D, 3, false>},
+      {"Conv1DTranspose", MakeConv<gluon::Conv1DTranspose, 1, true>},
+      {"Conv2DTranspose", MakeConv<gluon::Conv2DTranspose, 2, true>},
+      {"Conv3DTranspose", MakeConv<gluon::Conv3DTranspose, 3, true>},
       {"MaxPool1D", MakeMaxPool<gluon::MaxPool1D, 1>},
       {"MaxPool2D", MakeMaxPool<gluon::MaxPool2D, 2>},
       {"MaxPool3D", MakeMaxPool<gluon::MaxPool3D, 3>},

@@ -24,14 +24,18 @@ std::string Describe(const hn::NDArray& a) {
   return os.str();
 }
 
-// Random tensors are drawn in float32 (as the initializers draw) and converted.
-hn::DType RandomDType(int dtype) {
+// A new tensor from `draw(shape, dtype)` after the checks every random tensor needs. The draws
+// are float32 (as the initializers draw), converted to the float dtype asked for.
+template <typename Draw>
+hn_tensor* RandomTensor(int dtype, const int64_t* shape, int ndim, Draw draw) {
   hn::DType type = ToDType(dtype);
   HN_CHECK(type == hn::DType::kFloat32 || type == hn::DType::kFloat64 ||
                type == hn::DType::kFloat16,
            kTypeError)
       << "random tensors are float32, float64 or float16, not " << hn::DTypeName(type);
-  return type;
+  hn::Shape s = ToShape(shape, ndim);
+  ByteSize(s, type);  // size limits before drawing
+  return new hn_tensor{draw(s, type)};
 }
 
 // Calls the caller's deleter only once the tensor exists: if creating it fails, the memory
@@ -240,14 +244,12 @@ int hn_tensor_random_normal(int dtype, const int64_t* shape, int ndim, double me
                             hn_tensor** out) noexcept {
   HN_API_BEGIN();
   CheckOut(out, "out");
-  hn::DType type = RandomDType(dtype);
-  hn::Shape s = ToShape(shape, ndim);
   HN_CHECK(std::isfinite(mean) && std::isfinite(stddev) && stddev >= 0, kInvalidArgument)
       << "a normal distribution needs a finite mean and a finite stddev >= 0, got mean " << mean
       << " and stddev " << stddev;
-  ByteSize(s, type);  // size limits before drawing
-  *out = new hn_tensor{hn::NDArray::RandomNormal(s, static_cast<float>(mean),
-                                                 static_cast<float>(stddev), type)};
+  *out = RandomTensor(dtype, shape, ndim, [&](const hn::Shape& s, hn::DType type) {
+    return hn::NDArray::RandomNormal(s, static_cast<float>(mean), static_cast<float>(stddev), type);
+  });
   HN_API_END();
 }
 
@@ -255,16 +257,14 @@ int hn_tensor_random_uniform(int dtype, const int64_t* shape, int ndim, double l
                              hn_tensor** out) noexcept {
   HN_API_BEGIN();
   CheckOut(out, "out");
-  hn::DType type = RandomDType(dtype);
-  hn::Shape s = ToShape(shape, ndim);
   HN_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high &&
                std::isfinite(high - low),
            kInvalidArgument)
       << "a uniform distribution needs finite bounds low <= high, got [" << low << ", " << high
       << ")";
-  ByteSize(s, type);
-  *out = new hn_tensor{hn::NDArray::RandomUniform(s, static_cast<float>(low),
-                                                  static_cast<float>(high), type)};
+  *out = RandomTensor(dtype, shape, ndim, [&](const hn::Shape& s, hn::DType type) {
+    return hn::NDArray::RandomUniform(s, static_cast<float>(low), static_cast<float>(high), type);
+  });
   HN_API_END();
 }
 

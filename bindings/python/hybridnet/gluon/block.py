@@ -6,15 +6,14 @@ forward the library calls back (hn_block_create_custom). So naming, parameters, 
 initialization, hybridize (one trace, then the cached graph, without Python), export and
 save/load are the library's, exactly as from C++, Java or R.
 
-    class HybridNet(nn.HybridBlock):
-        def __init__(self, **kwargs):
+    class Residual(nn.HybridBlock):
+        def __init__(self, units, **kwargs):
             super().__init__(**kwargs)
             with self.name_scope():
-                self.fc1 = nn.Dense(10)
-                self.fc2 = nn.Dense(2)
+                self.body = nn.Dense(units, flatten=False)
 
         def hybrid_forward(self, F, x):     # F: hybridnet.ndarray, or hybridnet.symbol when traced
-            return self.fc2(F.relu(self.fc1(x)))
+            return F.relu(x + self.body(x))
 """
 import re
 import threading

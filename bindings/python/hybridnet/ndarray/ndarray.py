@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from .. import _dlpack
+from .. import _dlpack, _operators
 from .._ffi import NULL, ffi, lib
 from ..base import DTYPE_TO_NUMPY, EMPTY_ATTRS, check, dtype_code, error, raise_error
 from ..context import Context, cpu
@@ -60,20 +60,17 @@ def _op(name, *args, **kwargs):
     return fn(*args, **kwargs)
 
 
-def _binary(lhs, rhs, array_op, scalar_op, rscalar_op=None):
-    """MXNet's NDArray arithmetic: broadcast ops between arrays, *_scalar ops with numbers."""
-    if isinstance(rhs, NDArray):
-        return _op(array_op, lhs, rhs)
+def _apply(lhs, rhs, array_op, scalar_op):
+    """One arithmetic operator as MXNet's NDArray does it: the broadcast op with another array,
+    the *_scalar op with a number."""
     if isinstance(rhs, numbers.Number):
         return _op(scalar_op, lhs, scalar=float(rhs))
+    if array_op is None:
+        return NotImplemented
+    if isinstance(rhs, NDArray):
+        return _op(array_op, lhs, rhs)
     if isinstance(rhs, np.ndarray):
         return _op(array_op, lhs, array(rhs, dtype=rhs.dtype))
-    return NotImplemented
-
-
-def _reversed(lhs, rhs, rscalar_op):
-    if isinstance(rhs, numbers.Number):
-        return _op(rscalar_op, lhs, scalar=float(rhs))
     return NotImplemented
 
 
@@ -305,43 +302,6 @@ class NDArray:
             value = np.asarray(_View(value))
         view[key] = value
 
-    # ---- arithmetic (MXNet's op choices: broadcast_* for arrays, *_scalar for numbers) -------
-    def __add__(self, other):
-        return _binary(self, other, "broadcast_add", "_plus_scalar")
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return _binary(self, other, "broadcast_sub", "_minus_scalar")
-
-    def __rsub__(self, other):
-        return _reversed(self, other, "_rminus_scalar")
-
-    def __mul__(self, other):
-        return _binary(self, other, "broadcast_mul", "_mul_scalar")
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return _binary(self, other, "broadcast_div", "_div_scalar")
-
-    def __rtruediv__(self, other):
-        return _reversed(self, other, "_rdiv_scalar")
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __mod__(self, other):
-        return _binary(self, other, "broadcast_mod", "_mod_scalar")
-
-    def __rmod__(self, other):
-        return _reversed(self, other, "_rmod_scalar")
-
-    def __pow__(self, other):
-        return _binary(self, other, "broadcast_power", "_power_scalar")
-
-    def __rpow__(self, other):
-        return _reversed(self, other, "_rpower_scalar")
-
     def __neg__(self):
         return _op("_mul_scalar", self, scalar=-1.0)
 
@@ -350,24 +310,6 @@ class NDArray:
 
     def __abs__(self):
         return _op("abs", self)
-
-    def __eq__(self, other):
-        return _binary(self, other, "broadcast_equal", "_equal_scalar")
-
-    def __ne__(self, other):
-        return _binary(self, other, "broadcast_not_equal", "_not_equal_scalar")
-
-    def __gt__(self, other):
-        return _binary(self, other, "broadcast_greater", "_greater_scalar")
-
-    def __ge__(self, other):
-        return _binary(self, other, "broadcast_greater_equal", "_greater_equal_scalar")
-
-    def __lt__(self, other):
-        return _binary(self, other, "broadcast_lesser", "_lesser_scalar")
-
-    def __le__(self, other):
-        return _binary(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar")
 
     __hash__ = object.__hash__
 
@@ -401,6 +343,20 @@ class NDArray:
         method.__name__ = name
         method.__doc__ = fn.__doc__
         return method
+
+
+_operators.install(
+    NDArray, _apply,
+    {"add": ("broadcast_add", "_plus_scalar"), "sub": ("broadcast_sub", "_minus_scalar"),
+     "mul": ("broadcast_mul", "_mul_scalar"), "truediv": ("broadcast_div", "_div_scalar"),
+     "mod": ("broadcast_mod", "_mod_scalar"), "pow": ("broadcast_power", "_power_scalar"),
+     "eq": ("broadcast_equal", "_equal_scalar"), "ne": ("broadcast_not_equal", "_not_equal_scalar"),
+     "gt": ("broadcast_greater", "_greater_scalar"),
+     "ge": ("broadcast_greater_equal", "_greater_equal_scalar"),
+     "lt": ("broadcast_lesser", "_lesser_scalar"),
+     "le": ("broadcast_lesser_equal", "_lesser_equal_scalar")},
+    {"radd": "_plus_scalar", "rsub": "_rminus_scalar", "rmul": "_mul_scalar",
+     "rtruediv": "_rdiv_scalar", "rmod": "_rmod_scalar", "rpow": "_rpower_scalar"})
 
 
 class _View:

@@ -3,6 +3,7 @@ hybrid_forward the values are Symbols too; what cannot be recorded in a graph (r
 in-place updates, Python decisions on values) raises UntraceableError saying what to write."""
 import numbers
 
+from .. import _operators
 from .._ffi import NULL, ffi, lib
 from ..base import EMPTY_ATTRS, c_str, check, error, py_str, raise_error, string_array
 from ..ndarray.ndarray import NDArray
@@ -55,23 +56,15 @@ def _untraceable(what, instead):
                  f"there are no values, only the graph being recorded. {instead}")
 
 
-def _binary(lhs, rhs, symbol_op, scalar_op):
-    """MXNet's Symbol arithmetic: elementwise ops between symbols, *Scalar ops with numbers
-    (passed as written: x + 1 records scalar "1", as MXNet does)."""
-    if isinstance(rhs, Symbol):
+def _apply(lhs, rhs, symbol_op, scalar_op):
+    """One arithmetic operator as MXNet's Symbol does it: the elementwise op with another symbol,
+    the *Scalar op with a number (passed as written: x + 1 records scalar "1")."""
+    if isinstance(rhs, numbers.Number):
+        return _op(scalar_op, lhs, scalar=rhs)
+    if isinstance(rhs, NDArray):
+        raise mixing_error("an operator")
+    if symbol_op is not None and isinstance(rhs, Symbol):
         return _op(symbol_op, lhs, rhs)
-    if isinstance(rhs, numbers.Number):
-        return _op(scalar_op, lhs, scalar=rhs)
-    if isinstance(rhs, NDArray):
-        raise mixing_error("an operator")
-    return NotImplemented
-
-
-def _reversed(lhs, rhs, scalar_op):
-    if isinstance(rhs, numbers.Number):
-        return _op(scalar_op, lhs, scalar=rhs)
-    if isinstance(rhs, NDArray):
-        raise mixing_error("an operator")
     return NotImplemented
 
 
@@ -214,43 +207,6 @@ class Symbol:
         """Like infer_shape, with () (or 0 dimensions) for what stays unknown."""
         return tuple(self._infer_shape(args, kwargs)[0])
 
-    # ---- operators ---------------------------------------------------------------------------
-    def __add__(self, other):
-        return _binary(self, other, "_Plus", "_PlusScalar")
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return _binary(self, other, "_Minus", "_MinusScalar")
-
-    def __rsub__(self, other):
-        return _reversed(self, other, "_RMinusScalar")
-
-    def __mul__(self, other):
-        return _binary(self, other, "_Mul", "_MulScalar")
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return _binary(self, other, "_Div", "_DivScalar")
-
-    def __rtruediv__(self, other):
-        return _reversed(self, other, "_RDivScalar")
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __mod__(self, other):
-        return _binary(self, other, "_Mod", "_ModScalar")
-
-    def __rmod__(self, other):
-        return _reversed(self, other, "_RModScalar")
-
-    def __pow__(self, other):
-        return _binary(self, other, "_Power", "_PowerScalar")
-
-    def __rpow__(self, other):
-        return _reversed(self, other, "_RPowerScalar")
-
     def __neg__(self):
         return self.__mul__(-1.0)
 
@@ -259,24 +215,6 @@ class Symbol:
 
     def __abs__(self):
         return _op("abs", self)
-
-    def __eq__(self, other):
-        return _binary(self, other, "_equal", "_equal_scalar")
-
-    def __ne__(self, other):
-        return _binary(self, other, "_not_equal", "_not_equal_scalar")
-
-    def __gt__(self, other):
-        return _binary(self, other, "_greater", "_greater_scalar")
-
-    def __ge__(self, other):
-        return _binary(self, other, "_greater_equal", "_greater_equal_scalar")
-
-    def __lt__(self, other):
-        return _binary(self, other, "_lesser", "_lesser_scalar")
-
-    def __le__(self, other):
-        return _binary(self, other, "_lesser_equal", "_lesser_equal_scalar")
 
     __hash__ = object.__hash__
 
@@ -330,6 +268,18 @@ class Symbol:
         method.__name__ = name
         method.__doc__ = fn.__doc__
         return method
+
+
+_operators.install(
+    Symbol, _apply,
+    {"add": ("_Plus", "_PlusScalar"), "sub": ("_Minus", "_MinusScalar"),
+     "mul": ("_Mul", "_MulScalar"), "truediv": ("_Div", "_DivScalar"),
+     "mod": ("_Mod", "_ModScalar"), "pow": ("_Power", "_PowerScalar"),
+     "eq": ("_equal", "_equal_scalar"), "ne": ("_not_equal", "_not_equal_scalar"),
+     "gt": ("_greater", "_greater_scalar"), "ge": ("_greater_equal", "_greater_equal_scalar"),
+     "lt": ("_lesser", "_lesser_scalar"), "le": ("_lesser_equal", "_lesser_equal_scalar")},
+    {"radd": "_PlusScalar", "rsub": "_RMinusScalar", "rmul": "_MulScalar",
+     "rtruediv": "_RDivScalar", "rmod": "_RModScalar", "rpow": "_RPowerScalar"})
 
 
 def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
