@@ -77,7 +77,9 @@ GRAPH_SEED ?= 1000000
 fuzz-graphs: build
 	@$(BUILD)/bin/hn_graph_diff --minutes $(GRAPH_MINUTES) --seed $(GRAPH_SEED)
 
+# Python's peer PyTorch (Debian's python3-torch, large) is installed for the benchmark only.
 bench: build
+	@bash scripts/setup.sh bench
 	@bash scripts/bench.sh $(BUILD)
 
 clean:

@@ -1,19 +1,23 @@
-"""Generates hybridnet/_hn_cffi.py, the cffi declarations of the C API, from c_api.h itself.
+"""Builds hybridnet/_hn_cffi, the package's binding of the C API, from c_api.h itself.
 
-The package talks to libhybridnet.so.0 through cffi's out-of-line ABI mode: the declarations
-are compiled here, at build time, into a plain Python module that needs only cffi's runtime
-(_cffi_backend) and dlopen()s the library next to it. c_api.h is the one source of the
-declarations; this file only strips what cffi's parser does not take (comments, includes, the
-export and noexcept macros) with a small preprocessor for the header's own conditionals.
+cffi's out-of-line API mode: the declarations of c_api.h are compiled, at wheel-build time, into
+a small extension module that calls libhybridnet.so.0 directly (linked next to it, RUNPATH
+$ORIGIN: no LD_LIBRARY_PATH, no compiler where the wheel is installed). c_api.h is the one source
+of the declarations; this file only strips what cffi's parser does not take (comments, includes,
+the export and noexcept macros) with a small preprocessor for the header's own conditionals.
+(API mode rather than ABI mode or ctypes: a call costs about a third of ctypes' and less than ABI
+mode's, which the Predictor's budget of 3 us over C needs; bench/python_mlp_bench.py measures.)
 
-    python3 build_cffi.py path/to/c_api.h path/to/_hn_cffi.py
+    python3 build_cffi.py C_API_H PACKAGE_DIR TMP_DIR    (PACKAGE_DIR holds libhybridnet.so.0)
 """
+import os
 import re
+import shutil
 import sys
 
 # Python-side interop structures (DLPack 0.x, the unversioned DLManagedTensor every NumPy
-# since 1.22 exchanges): not part of the library's API, declared here so the package builds
-# and reads them with the same FFI.
+# since 1.22 exchanges): not part of the library's API, defined here (for the compiler and for
+# cffi) so the package builds and reads them with the same FFI.
 DLPACK_CDEF = """
 typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
 typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
@@ -105,18 +109,26 @@ def cdef_from_header(text):
     return body
 
 
-def generate(header_path, output_path):
+def build(header_path, package_dir, tmp_dir):
+    """Compiles hybridnet._hn_cffi against c_api.h and PACKAGE_DIR/libhybridnet.so.0 and puts
+    the extension module into PACKAGE_DIR; returns its path."""
     import cffi  # build-time only
 
     with open(header_path, encoding="utf-8") as f:
         cdef = cdef_from_header(f.read())
+    include_dir = os.path.dirname(os.path.dirname(os.path.abspath(header_path)))
     ffi = cffi.FFI()
     ffi.cdef(cdef + DLPACK_CDEF)
-    ffi.set_source("hybridnet._hn_cffi", None)
-    ffi.emit_python_code(output_path)
+    ffi.set_source("hybridnet._hn_cffi", '#include "hybridnet/c_api.h"\n' + DLPACK_CDEF,
+                   include_dirs=[include_dir], library_dirs=[os.path.abspath(package_dir)],
+                   libraries=[":libhybridnet.so.0"], extra_link_args=["-Wl,-rpath,$ORIGIN"])
+    built = ffi.compile(tmpdir=tmp_dir)
+    target = os.path.join(package_dir, os.path.basename(built))
+    shutil.copyfile(built, target)
+    return target
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: build_cffi.py C_API_H OUT.py")
-    generate(sys.argv[1], sys.argv[2])
+    if len(sys.argv) != 4:
+        sys.exit("usage: build_cffi.py C_API_H PACKAGE_DIR TMP_DIR")
+    build(*sys.argv[1:])

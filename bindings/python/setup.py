@@ -1,5 +1,5 @@
-"""Builds the hybridnet wheel: the Python package, its cffi declarations generated from c_api.h
-and libhybridnet.so.0 next to them (no compiler or LD_LIBRARY_PATH needed where it installs).
+"""Builds the hybridnet wheel: the Python package, its cffi binding compiled from c_api.h and
+libhybridnet.so.0 next to them (no compiler or LD_LIBRARY_PATH needed where it installs).
 
     pip wheel --no-build-isolation bindings/python      # or: pip install bindings/python
 
@@ -9,8 +9,8 @@ compiler, libopenblas-dev and nlohmann-json3-dev needed; HYBRIDNET_CMAKE_ARGS ad
 HYBRIDNET_INCLUDE_DIR points at the C API headers when this folder was copied elsewhere.
 
 setuptools rather than scikit-build-core: Debian 12 packages setuptools, wheel and cffi but not
-scikit-build-core, and the package has no compiled extension (cffi's ABI mode), so the only
-native step is building one CMake target, which a short command here does.
+scikit-build-core, and the native steps are two small ones a few lines here do: building one
+CMake target (the library) and compiling cffi's module (build_cffi.py).
 """
 import os
 import re
@@ -21,11 +21,6 @@ import sys
 from setuptools import setup
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
-
-try:
-    from wheel.bdist_wheel import bdist_wheel
-except ImportError:  # building without the wheel package: no wheel command to adapt
-    bdist_wheel = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -68,50 +63,39 @@ def build_library(build_temp):
 
 
 class BuildWithLibrary(build_py):
-    """The pure-Python files, plus _hn_cffi.py generated from c_api.h and the library."""
+    """The Python files, plus the library and the cffi module compiled against it."""
 
     def run(self):
         super().run()
         sys.path.insert(0, HERE)
         import build_cffi
 
+        build_temp = self.get_finalized_command("build").build_temp
         package_dir = os.path.join(self.build_lib, "hybridnet")
-        build_cffi.generate(header_path(), os.path.join(package_dir, "_hn_cffi.py"))
-        library = os.environ.get("HYBRIDNET_LIBRARY") or build_library(
-            self.get_finalized_command("build").build_temp)
+        library = os.environ.get("HYBRIDNET_LIBRARY") or build_library(build_temp)
         if not os.path.isfile(library):
             sys.exit(f"hybridnet: the library {library} does not exist")
         # A copy of the file itself (never a symlink), under its SONAME.
         shutil.copyfile(os.path.realpath(library), os.path.join(package_dir, LIBRARY_NAME))
+        self._module = build_cffi.build(header_path(), package_dir, os.path.join(build_temp, "cffi"))
 
     def get_outputs(self, *args, **kwargs):
         package_dir = os.path.join(self.build_lib, "hybridnet")
-        extra = [os.path.join(package_dir, n) for n in ("_hn_cffi.py", LIBRARY_NAME)]
+        extra = [os.path.join(package_dir, LIBRARY_NAME)]
+        if getattr(self, "_module", None):
+            extra.append(self._module)
         return super().get_outputs(*args, **kwargs) + extra
 
 
 class BinaryDistribution(Distribution):
-    """The wheel carries a native library: platform-specific, installed into platlib."""
+    """The wheel carries native code: tagged for this Python and platform, installed into
+    platlib."""
 
     def has_ext_modules(self):
         return True
 
 
 commands = {"build_py": BuildWithLibrary}
-if bdist_wheel is not None:
-
-    class PlatformWheel(bdist_wheel):
-        """py3-none-<platform>: any Python 3 (no extension module), this platform's library."""
-
-        def finalize_options(self):
-            super().finalize_options()
-            self.root_is_pure = False
-
-        def get_tag(self):
-            _, _, platform = super().get_tag()
-            return "py3", "none", platform
-
-    commands["bdist_wheel"] = PlatformWheel
 
 setup(
     name="hybridnet",

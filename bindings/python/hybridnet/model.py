@@ -10,9 +10,15 @@ import threading
 import numpy as np
 
 from ._ffi import NULL, ffi, lib
-from .base import DTYPE_FROM_NUMPY, DTYPE_TO_NUMPY, c_str, check, dtype_code, error, py_str
+from .base import (DTYPE_FROM_NUMPY, DTYPE_TO_NUMPY, c_str, check, dtype_code, error, py_str,
+                   raise_error)
 
 __all__ = ["Model", "Predictor"]
+
+_set_input = lib.hn_predictor_set_input
+_forward = lib.hn_predictor_forward
+_get_output = lib.hn_predictor_get_output
+_from_buffer = ffi.from_buffer
 
 
 def _names(getter, handle):
@@ -80,6 +86,9 @@ class Predictor:
         self._index = {n: i for i, n in enumerate(model.input_names)}
         self._outputs = {}  # input shapes and dtypes -> [(shape, dtype, nbytes)] of the outputs
         self._shapes = {}   # input shape -> its C array
+        self._fast = {}     # (shape, dtype) of a lone input -> what its fast path passes
+        self._last = (None, None, None)  # the last (shape, dtype, fast) used
+        self._input0 = self._inputs[0] if self._inputs else NULL
 
     def clone(self):
         """A predictor of the same model for another thread (weights shared)."""
@@ -122,6 +131,36 @@ class Predictor:
         return layout
 
     def __call__(self, *inputs, **named):
+        # The serving case, kept short: one C-contiguous numpy input of a shape seen before and
+        # one output (what the general path below learned about it is in self._fast).
+        if len(inputs) == 1 and not named:
+            x = inputs[0]
+            if type(x) is np.ndarray and x.flags.c_contiguous:
+                last = self._last
+                if x.shape == last[0] and x.dtype is last[1]:  # the same as last time
+                    fast = last[2]
+                else:
+                    fast = self._fast.get((x.shape, x.dtype))
+                    if fast is not None:
+                        self._last = (x.shape, x.dtype, fast)
+                if fast is not None and self._lock.acquire(False):
+                    try:
+                        code, dims, ndim, nbytes, out_shape, out_dtype, out_nbytes = fast
+                        p = self._p
+                        rc = _set_input(p, self._input0, code, dims, ndim, _from_buffer(x), nbytes)
+                        if rc == 0:
+                            rc = _forward(p)
+                        if rc == 0:
+                            y = np.empty(out_shape, out_dtype)
+                            rc = _get_output(p, 0, _from_buffer(y), out_nbytes)
+                        if rc != 0:
+                            raise_error(rc)
+                        return y
+                    finally:
+                        self._lock.release()
+        return self._call(inputs, named)
+
+    def _call(self, inputs, named):
         if not self._lock.acquire(False):
             raise error("HN_ERR_INVALID_ARGUMENT", "this Predictor is running on another thread; "
                         "use one predictor per thread (Model.predictor() or clone())")
@@ -150,6 +189,11 @@ class Predictor:
                 if nbytes:
                     check(lib.hn_predictor_get_output(self._p, i, ffi.from_buffer(y), nbytes))
                 results.append(y)
+            if len(inputs) == 1 and len(layout) == 1 and layout[0][2] and \
+                    isinstance(inputs[0], np.ndarray) and inputs[0].flags.c_contiguous:
+                (x_shape, x_code), = key
+                self._fast[(x_shape, inputs[0].dtype)] = (
+                    x_code, self._shapes[x_shape], len(x_shape), inputs[0].nbytes) + layout[0]
             return results[0] if len(results) == 1 else results
         finally:
             self._lock.release()

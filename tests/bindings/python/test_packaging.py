@@ -1,6 +1,6 @@
-"""The wheel: one platform wheel for every Python 3, carrying libhybridnet.so.0 and the cffi
-declarations generated from c_api.h; it works installed, with no LD_LIBRARY_PATH and no
-compiler."""
+"""The wheel: carries libhybridnet.so.0 and the cffi module compiled from c_api.h against it;
+it works installed, with no LD_LIBRARY_PATH and no compiler."""
+import glob
 import os
 import re
 import subprocess
@@ -15,18 +15,20 @@ from hybridnet._ffi import _LIBRARY, lib
 
 @pytest.fixture(scope="module")
 def wheel():
-    path = os.environ.get("HN_PYTHON_WHEEL")
-    if not path or not os.path.exists(path):
-        pytest.fail(f"the built wheel HN_PYTHON_WHEEL={path} is missing")
-    return path
+    dist = os.environ.get("HN_PYTHON_DIST", "")
+    wheels = glob.glob(os.path.join(dist, "hybridnet-*.whl"))
+    if len(wheels) != 1:
+        pytest.fail(f"expected one built wheel in HN_PYTHON_DIST={dist}, found {wheels}")
+    return wheels[0]
 
 
 def test_wheel_contents(wheel):
-    assert re.search(r"hybridnet-\d+\.\d+\.\d+-py3-none-linux_\w+\.whl$", wheel)
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    assert re.search(rf"hybridnet-\d+\.\d+\.\d+-{tag}-{tag}-linux_\w+\.whl$", wheel)
     names = zipfile.ZipFile(wheel).namelist()
-    assert "hybridnet/libhybridnet.so.0" in names and "hybridnet/_hn_cffi.py" in names
-    # no compiled extension module: cffi's ABI mode, so any Python 3 takes the same wheel
-    assert [n for n in names if n.endswith(".so") or ".so." in n] == ["hybridnet/libhybridnet.so.0"]
+    native = sorted(n for n in names if n.endswith(".so") or ".so." in n)
+    assert native[0].startswith("hybridnet/_hn_cffi.") and native[1:] == ["hybridnet/libhybridnet.so.0"]
+    assert not [n for n in names if n.endswith(".h") or n.endswith(".c")]
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("/WHEEL"))).decode()
     assert "Root-Is-Purelib: false" in metadata
@@ -37,6 +39,10 @@ def test_installed_package_loads_its_own_library(source_dir):
     assert mx.__file__.startswith(sys.prefix)  # the virtualenv, not the source tree
     assert os.path.dirname(_LIBRARY) == os.path.dirname(mx.__file__)
     assert not os.path.islink(_LIBRARY)
+    extension = sys.modules["hybridnet._hn_cffi"].__file__
+    assert os.path.dirname(extension) == os.path.dirname(mx.__file__)
+    readelf = subprocess.run(["readelf", "-d", extension], capture_output=True, text=True).stdout
+    assert "libhybridnet.so.0" in readelf and "$ORIGIN" in readelf  # found next to it
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     code = ("import hybridnet as mx; from hybridnet.gluon import nn; n = nn.Dense(2); "
             "n.initialize(); print(n(mx.nd.ones((1, 3))).shape)")

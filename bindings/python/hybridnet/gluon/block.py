@@ -37,6 +37,7 @@ __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 _MAX_OUTPUTS = 256
 _forward = lib.hn_block_forward
+_new = object.__new__
 
 # ---------------------------------------------------------------------------------------------
 # Name scopes: MXNet 1.x names a block when it is constructed, from the block whose
@@ -295,10 +296,11 @@ class Block:
                 rc = _forward(self._h, buffer, 1, _MAX_OUTPUTS, self._out, self._nout)
                 if rc != 0:
                     raise_error(rc)
-                n = self._nout[0]
-                if n == 1:
-                    return _wrap_nd(self._out[0])
-                return tuple(_wrap_nd(self._out[i]) for i in range(n))
+                if self._nout[0] == 1:
+                    y = _new(NDArray)
+                    y._h = self._out[0]
+                    return y
+                return tuple(_wrap_nd(self._out[i]) for i in range(self._nout[0]))
         if any(isinstance(a, Symbol) for a in args):
             return self._call_symbols(args)
         inputs = [a if isinstance(a, NDArray) else _nd.array(a) for a in args]

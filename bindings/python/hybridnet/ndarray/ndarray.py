@@ -331,20 +331,9 @@ class NDArray:
     def __itruediv__(self, other):
         return self._inplace(self.__truediv__(other))
 
-    # ---- every other op as a method, data first (x.sum(axis=1), x.relu()) -------------------
-    def __getattr__(self, name):
-        fn = OPS.get(name) if not name.startswith("_") else None
-        if fn is None:
-            raise AttributeError(f"'NDArray' object has no attribute '{name}'")
-
-        def method(*args, **kwargs):
-            return fn(self, *args, **kwargs)
-
-        method.__name__ = name
-        method.__doc__ = fn.__doc__
-        return method
 
 
+_operators.install_fluent(NDArray, OPS)
 _operators.install(
     NDArray, _apply,
     {"add": ("broadcast_add", "_plus_scalar"), "sub": ("broadcast_sub", "_minus_scalar"),

@@ -257,19 +257,9 @@ class Symbol:
 
     __int__ = __float__
 
-    def __getattr__(self, name):
-        fn = OPS.get(name) if not name.startswith("_") else None
-        if fn is None:
-            raise AttributeError(f"'Symbol' object has no attribute '{name}'")
-
-        def method(*args, **kwargs):
-            return fn(self, *args, **kwargs)
-
-        method.__name__ = name
-        method.__doc__ = fn.__doc__
-        return method
 
 
+_operators.install_fluent(Symbol, OPS)
 _operators.install(
     Symbol, _apply,
     {"add": ("_Plus", "_PlusScalar"), "sub": ("_Minus", "_MinusScalar"),
