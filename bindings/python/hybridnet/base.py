@@ -102,10 +102,40 @@ def py_str(cdata):
     return ffi.string(cdata).decode("utf-8") if cdata != NULL else None
 
 
+def new_string(function, handle):
+    """The text a C function returns through a char** (a new string, freed here)."""
+    out = ffi.new("char**")
+    check(function(handle, out))
+    try:
+        return ffi.string(out[0]).decode("utf-8")
+    finally:
+        lib.hn_string_free(out[0])
+
+
 def string_array(strings):
     """A char*[] of `strings` and the buffers it points to (keep both alive)."""
     buffers = [ffi.new("char[]", c_str(s)) for s in strings]
     return ffi.new("char*[]", buffers), buffers
+
+
+class Handle:
+    """A Python object owning one library handle (`_h`), released by the class's `_free`."""
+
+    __slots__ = ("_h", "__weakref__")
+    _free = None
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h is not None and self._free is not None:
+            self._free(h)
+
+    @property
+    def handle(self):
+        """The library handle (a cffi pointer) this object owns."""
+        return self._h
 
 
 # Block trees must be used by one thread at a time (the C API's rule); the library calls back

@@ -2,7 +2,6 @@
 installed in build/bindings/python/venv). Paths come from the environment CTest sets."""
 import os
 
-import numpy as np
 import pytest
 
 import hybridnet as mx

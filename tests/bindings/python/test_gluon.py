@@ -4,7 +4,6 @@ import gc
 import json
 import re
 
-import numpy as np
 import pytest
 
 import hybridnet as mx

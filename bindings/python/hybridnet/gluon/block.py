@@ -25,8 +25,8 @@ import numpy as np
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from .._ffi import NULL, ffi, lib
-from ..base import (HybridnetError, attr_arrays, c_str, check, error, py_str, raise_error,
-                    set_pending, string_array, tree_lock)
+from ..base import (HybridnetError, attr_arrays, c_str, check, error, new_string, py_str,
+                    raise_error, set_pending, string_array, tree_lock)
 from ..ndarray.ndarray import NDArray
 from ..ndarray.ndarray import _wrap as _wrap_nd
 from ..symbol.symbol import Symbol
@@ -192,12 +192,7 @@ class Block:
         return _NameScope(self)
 
     def __repr__(self):
-        out = ffi.new("char**")
-        check(lib.hn_block_to_string(self._h, out))
-        try:
-            return ffi.string(out[0]).decode()
-        finally:
-            lib.hn_string_free(out[0])
+        return new_string(lib.hn_block_to_string, self._h)
 
     # ---- children ----------------------------------------------------------------------------
     def __setattr__(self, name, value):

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _dlpack, _operators
 from .._ffi import NULL, ffi, lib
-from ..base import DTYPE_TO_NUMPY, EMPTY_ATTRS, check, dtype_code, error, raise_error
+from ..base import (DTYPE_TO_NUMPY, EMPTY_ATTRS, Handle, check, dtype_code, error, new_string,
+                    raise_error)
 from ..context import Context, cpu
 
 __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "from_numpy",
@@ -20,7 +21,6 @@ __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "from
 
 _MAX_OUTPUTS = 256
 _buffers = threading.local()
-_free = lib.hn_tensor_free
 _new = object.__new__
 
 # The op functions of hybridnet.ndarray by name (filled when the package generates them);
@@ -74,26 +74,14 @@ def _apply(lhs, rhs, array_op, scalar_op):
     return NotImplemented
 
 
-class NDArray:
-    """An n-dimensional array on the CPU (MXNet's mx.nd.NDArray)."""
+class NDArray(Handle):
+    """An n-dimensional array on the CPU (MXNet's mx.nd.NDArray): owns an hn_tensor."""
 
-    __slots__ = ("_h", "__weakref__")
+    __slots__ = ()
     __array_priority__ = 1000.0  # numpy defers arithmetic with NDArrays to us
-
-    def __init__(self, handle):
-        self._h = handle
-
-    def __del__(self):
-        h = getattr(self, "_h", None)
-        if h is not None and _free is not None:
-            _free(h)
+    _free = lib.hn_tensor_free
 
     # ---- facts ---------------------------------------------------------------------------------
-    @property
-    def handle(self):
-        """The hn_tensor* (cffi pointer) this array owns."""
-        return self._h
-
     @property
     def shape(self):
         dims, ndim = ffi.new("int64_t**"), ffi.new("int*")
@@ -145,12 +133,7 @@ class NDArray:
         return shape[0]
 
     def __repr__(self):
-        text = ffi.new("char**")
-        check(lib.hn_tensor_to_string(self._h, text))
-        try:
-            return ffi.string(text[0]).decode()
-        finally:
-            lib.hn_string_free(text[0])
+        return new_string(lib.hn_tensor_to_string, self._h)
 
     __str__ = __repr__
 

@@ -5,12 +5,12 @@ import numbers
 
 from .. import _operators
 from .._ffi import NULL, ffi, lib
-from ..base import EMPTY_ATTRS, c_str, check, error, py_str, raise_error, string_array
+from ..base import (EMPTY_ATTRS, Handle, c_str, check, error, new_string, py_str, raise_error,
+                    string_array)
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
 
-_free = lib.hn_symbol_free
 _new = object.__new__
 
 # The op functions of hybridnet.symbol by name (filled when the package generates them).
@@ -74,22 +74,11 @@ def _names(getter, handle):
     return [py_str(names[0][i]) for i in range(count[0])]
 
 
-class Symbol:
-    """A symbolic program: outputs of a graph of ops over variables."""
+class Symbol(Handle):
+    """A symbolic program: outputs of a graph of ops over variables (owns an hn_symbol)."""
 
-    __slots__ = ("_h", "__weakref__")
-
-    def __init__(self, handle):
-        self._h = handle
-
-    def __del__(self):
-        h = getattr(self, "_h", None)
-        if h is not None and _free is not None:
-            _free(h)
-
-    @property
-    def handle(self):
-        return self._h
+    __slots__ = ()
+    _free = lib.hn_symbol_free
 
     # ---- facts -------------------------------------------------------------------------------
     @property
@@ -156,12 +145,7 @@ class Symbol:
     # ---- serialization -----------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
         """MXNet 1.9 JSON text of the graph."""
-        text = ffi.new("char**")
-        check(lib.hn_symbol_to_json(self._h, text))
-        try:
-            return ffi.string(text[0]).decode()
-        finally:
-            lib.hn_string_free(text[0])
+        return new_string(lib.hn_symbol_to_json, self._h)
 
     def save(self, fname, remove_amp_cast=True):
         check(lib.hn_symbol_save(self._h, c_str(fname)))
