@@ -364,3 +364,10 @@ def test_blocks_are_freed():
         del net, with_print
     gc.collect()
     assert mx.live_handles() == before
+
+
+def test_gpu_contexts_are_refused():
+    net = nn.Dense(2)
+    with pytest.raises(mx.UnsupportedError, match="CPU"):
+        net.initialize(ctx=[mx.gpu(0)])
+    net.initialize(ctx=mx.cpu())

@@ -243,3 +243,17 @@ def test_unsupported_training_calls_say_so():
     with pytest.raises(mx.UnsupportedError, match="inference"):
         nd.ones((1,)).attach_grad()
     assert os.environ.get("LD_LIBRARY_PATH", "").find("build/lib") < 0
+
+
+def test_basic_slices_are_views_like_mxnet():
+    a = nd.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    row = a[1]
+    row[:] = 0  # a contiguous selection shares the storage
+    assert a.asnumpy()[1].tolist() == [0, 0, 0, 0]
+    block = a[0:2]
+    block[0, 0] = -1
+    assert a.asnumpy()[0, 0] == -1
+    column = a[:, 1]  # not contiguous: a copy
+    column[:] = 100
+    assert a.asnumpy()[2, 1] == 9
+    assert a[2, 3].shape == (1,) and a[2, 3].asscalar() == 11

@@ -18,6 +18,13 @@ class DeferredInitializationError(Exception):
     """A parameter's value was asked for before the first forward completed its shape."""
 
 
+def _check_context(ctx):
+    from ..ndarray.ndarray import _check_context as check_ndarray_context
+
+    for c in ctx if isinstance(ctx, (list, tuple)) else [ctx]:
+        check_ndarray_context(c)
+
+
 def _snapshot(block):
     """[(full name, shape, dtype, initialized)] of the parameters of block's tree, in order."""
     count = ffi.new("size_t*")
@@ -209,6 +216,7 @@ class ParameterDict:
     def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
         """Initializes every parameter (MXNet's Uniform() unless `init` or their own say
         otherwise); draws from the generator hybridnet.random.seed sets, without reseeding."""
+        _check_context(ctx)
         spec = _init.spec(init)
         if self._whole_tree:
             with tree_lock:

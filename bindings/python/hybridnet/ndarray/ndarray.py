@@ -274,9 +274,14 @@ class NDArray(Handle):
 
     # ---- indexing: through a numpy view of the storage ---------------------------------------
     def __getitem__(self, key):
+        """x[i], x[a:b], ...: a view sharing the storage where the selection is contiguous (as
+        MXNet's basic slicing), else a copy."""
         if isinstance(key, NDArray):
             key = key.asnumpy()
         value = np.asarray(_View(self))[key]
+        if isinstance(value, np.ndarray) and value.size and value.flags.c_contiguous and \
+                value.base is not None:
+            return from_numpy(value)
         return array(value, dtype=value.dtype)
 
     def __setitem__(self, key, value):
