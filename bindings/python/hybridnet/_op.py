@@ -9,7 +9,7 @@ import inspect
 import sys
 import types
 
-from ._ffi import NULL, ffi, lib
+from ._ffi import ffi, lib
 from .base import attr_arrays, check, error, py_str
 
 SUBMODULE_PREFIXES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"),
@@ -192,8 +192,13 @@ def install(module, make_function):
                     target = submodule(module, "_internal")
             fn = make_function(info, name)
             fn.__module__ = target.__name__
-            setattr(target, short, fn)
             made[name] = fn
+            # The package's own MXNet-shaped functions (nd.zeros, nd.random.normal, ...) keep
+            # their names; the op stays reachable by its full name through the fluent methods.
+            existing = getattr(target, short, None)
+            if existing is None or getattr(existing, "_hn_op", False):
+                fn._hn_op = True
+                setattr(target, short, fn)
     return made
 
 
@@ -209,4 +214,4 @@ def submodule(module, name):
     return sub
 
 
-__all__ = ["OpInfo", "list_ops", "install", "NULL"]
+__all__ = ["OpInfo", "list_ops", "install"]

@@ -159,7 +159,7 @@ class Block:
                                              c_str(prefix) if prefix is not None else NULL, out))
         object.__setattr__(self, "_h", ffi.gc(out[0], lib.hn_block_free))
         # Per-block call buffers (a block tree runs on one thread at a time: tree_lock).
-        object.__setattr__(self, "_in", ffi.new("hn_tensor*[]", 16))
+        object.__setattr__(self, "_in", ffi.new("hn_tensor*[1]"))
         object.__setattr__(self, "_out", ffi.new("hn_tensor*[]", _MAX_OUTPUTS))
         object.__setattr__(self, "_nout", ffi.new("size_t*"))
         if _handle is None:  # blocks the library built (imports, the model zoo) name themselves
@@ -211,7 +211,10 @@ class Block:
 
     def __getattr__(self, name):
         # Layers' parameters as attributes (dense.weight): prefix + name in the tree.
-        if name.startswith("_") or "_h" not in self.__dict__:
+        if "_h" not in self.__dict__:
+            raise AttributeError(f"'{type(self).__name__}' has no attribute '{name}': its __init__ "
+                                 "has not called super().__init__() (yet)")
+        if name.startswith("_"):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         full = self.prefix + name
         if any(entry[0] == full for entry in _snapshot(self)):

@@ -11,12 +11,7 @@ from .._ffi import NULL, ffi, lib
 from ..base import DTYPE_TO_NUMPY, c_str, check, dtype_code, error, py_str, tree_lock
 from ..context import cpu
 
-__all__ = ["Parameter", "ParameterDict", "Constant", "DeferredInitializationError"]
-
-
-class DeferredInitializationError(Exception):
-    """A parameter's value was asked for before the first forward completed its shape."""
-
+__all__ = ["Parameter", "ParameterDict", "Constant"]
 
 def _check_context(ctx):
     from ..ndarray.ndarray import _check_context as check_ndarray_context
