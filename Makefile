@@ -8,7 +8,8 @@ TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs bench clean
+.PHONY: all setup setup-mxnet configure build demo test test-sanitize test-tsan soak fuzz fuzz-graphs \
+  fuzz-graphs-mxnet bench clean
 
 all: build
 
@@ -76,6 +77,13 @@ GRAPH_MINUTES ?= 10
 GRAPH_SEED ?= 1000000
 fuzz-graphs: build
 	@$(BUILD)/bin/hn_graph_diff --minutes $(GRAPH_MINUTES) --seed $(GRAPH_SEED)
+
+# The generator's graphs in real MXNet 1.9.1 (make test runs 500): GRAPHS graphs from GRAPH_SEED.
+GRAPHS ?= 20000
+fuzz-graphs-mxnet: build setup-mxnet
+	@$(HOME)/.cache/hybridnet/mxnet-1.9.1/bin/python tests/common/mxnet_check.py \
+	  $(BUILD)/test_tmp/mxnet_graphs_long $(BUILD)/bin/hn_graph_diff --graphs $(GRAPHS) \
+	  --seed $(GRAPH_SEED) --export
 
 # Python's peer PyTorch (Debian's python3-torch, large) is installed for the benchmark only.
 bench: build

@@ -171,6 +171,20 @@ int hn_symbol_inspect_json(const char* json, int* out_mxnet_version, int* out_le
   HN_API_END();
 }
 
+int hn_symbol_unsupported_ops(const char* json, char** out) noexcept {
+  HN_API_BEGIN();
+  std::string text = CheckString(json, "json");
+  CheckOut(out, "out");
+  std::string lines;
+  for (const auto& kv : hn::InspectJSON(text, "<json string>").unsupported_ops) {
+    lines += kv.first + "\t";
+    for (size_t i = 0; i < kv.second.size(); ++i) lines += (i ? "," : "") + kv.second[i];
+    lines += "\n";
+  }
+  *out = NewCString(lines);
+  HN_API_END();
+}
+
 void hn_symbol_free(hn_symbol* symbol) noexcept { delete symbol; }
 
 int hn_symbol_list_arguments(const hn_symbol* symbol, const char* const** out_names,

@@ -216,9 +216,43 @@ static void test_invoke_errors(void) {
   hn_tensor_free(in[1]);
 }
 
+/* Creation ops take no inputs: NULL inputs with num_inputs 0. */
+static void test_invoke_zero_inputs(void) {
+  const char* keys[3] = {"start", "stop", "dtype"};
+  const char* values[3] = {"2", "6", "int32"};
+  const char* full_keys[2] = {"shape", "value"};
+  const char* huge[2] = {"(100000, 100000, 100000)", "1"};
+  hn_tensor* out[1] = {NULL};
+  int32_t got[4];
+  int dtype = -1;
+  size_t n = 0;
+  HN_EXPECT_OK(hn_op_invoke("_arange", NULL, 0, keys, values, 3, 1, out, &n));
+  HN_EXPECT(n == 1);
+  HN_EXPECT_OK(hn_tensor_dtype(out[0], &dtype));
+  HN_EXPECT(dtype == HN_DTYPE_INT32);
+  HN_EXPECT_OK(hn_tensor_copy_to(out[0], got, sizeof got));
+  HN_EXPECT(got[0] == 2 && got[1] == 3 && got[2] == 4 && got[3] == 5);
+  hn_tensor_free(out[0]);
+  out[0] = NULL;
+  /* an absurd size is refused before anything is allocated */
+  HN_EXPECT_ERR(hn_op_invoke("_full", NULL, 0, full_keys, huge, 2, 1, out, &n),
+                HN_ERR_OUT_OF_MEMORY, "HN_LIMIT_MAX_TENSOR_ELEMENTS");
+  HN_EXPECT(out[0] == NULL);
+  /* an input where none is taken */
+  {
+    float x[1] = {1};
+    int64_t xs[1] = {1};
+    hn_tensor* in = tensor_f32(x, xs, 1);
+    HN_EXPECT_ERR(hn_op_invoke("_arange", &in, 1, keys, values, 3, 1, out, &n),
+                  HN_ERR_INVALID_ARGUMENT, "expects 0 inputs, got 1");
+    hn_tensor_free(in);
+  }
+}
+
 HN_TEST_MAIN(op,
              HN_RUN(test_list_ops)
              HN_RUN(test_op_attributes_and_aliases)
              HN_RUN(test_invoke_fully_connected)
              HN_RUN(test_invoke_multiple_outputs)
-             HN_RUN(test_invoke_errors))
+             HN_RUN(test_invoke_errors)
+             HN_RUN(test_invoke_zero_inputs))

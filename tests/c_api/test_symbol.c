@@ -192,6 +192,34 @@ static void test_legacy_json_fixture(void) {
   free(json);
 }
 
+static void test_unsupported_ops(void) {
+  const char* json =
+      "{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []}, "
+      "{\"op\": \"Frobnicate\", \"name\": \"f1\", \"inputs\": [[0, 0, 0]]}, "
+      "{\"op\": \"Frobnicate\", \"name\": \"f2\", \"inputs\": [[1, 0, 0]]}, "
+      "{\"op\": \"relu\", \"name\": \"r\", \"inputs\": [[2, 0, 0]]}, "
+      "{\"op\": \"Custom\", \"name\": \"c\", \"attrs\": {\"op_type\": \"mine\"}, "
+      "\"inputs\": [[3, 0, 0]]}], \"arg_nodes\": [0], \"heads\": [[4, 0, 0]]}";
+  char* list = NULL;
+  hn_symbol* s = NULL;
+  HN_EXPECT_OK(hn_symbol_unsupported_ops(json, &list));
+  HN_EXPECT(list != NULL && strcmp(list, "Custom\tc (op_type mine)\nFrobnicate\tf1,f2\n") == 0);
+  hn_string_free(list);
+  /* Loading names them all at once. */
+  HN_EXPECT_ERR(hn_symbol_from_json(json, &s), HN_ERR_NOT_FOUND, "2 operators are not supported");
+  HN_EXPECT(s == NULL);
+  list = NULL;
+  HN_EXPECT_OK(hn_symbol_unsupported_ops(
+      "{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []}], "
+      "\"arg_nodes\": [0], \"heads\": [[0, 0, 0]]}",
+      &list));
+  HN_EXPECT(list != NULL && list[0] == '\0');
+  hn_string_free(list);
+  HN_EXPECT_ERR(hn_symbol_unsupported_ops(NULL, &list), HN_ERR_INVALID_ARGUMENT, "'json' is NULL");
+  HN_EXPECT_ERR(hn_symbol_unsupported_ops(json, NULL), HN_ERR_INVALID_ARGUMENT, "'out' is NULL");
+  HN_EXPECT_ERR(hn_symbol_unsupported_ops("{", &list), HN_ERR_FORMAT, "not valid JSON");
+}
+
 static void test_infer_shape(void) {
   hn_symbol* s = make_mlp();
   hn_shape_info* info = NULL;
@@ -263,5 +291,6 @@ HN_TEST_MAIN(symbol,
              HN_RUN(test_compose_errors)
              HN_RUN(test_json_round_trip)
              HN_RUN(test_legacy_json_fixture)
+             HN_RUN(test_unsupported_ops)
              HN_RUN(test_infer_shape)
              HN_RUN(test_null_handles))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hybridnet/base.h"
+#include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
 #include "io/json_writer.h"
 
@@ -611,20 +612,32 @@ TEST(JSONReaderTest, RejectsCycles) {
   EXPECT_HAS(dep, "cycle");
 }
 
-TEST(JSONReaderTest, RejectsUnknownOpsSubgraphsAndBadAttributes) {
-  std::string unknown = LoadError(R"({"nodes": [{"op": "null", "name": "a", "inputs": []},
-      {"op": "_sg_mkldnn_conv", "name": "conv9", "inputs": [[0, 0, 0]]}],
-    "arg_nodes": [0], "heads": [[1, 0, 0]]})",
-                                  StatusCode::kNotFound);
-  EXPECT_HAS(unknown, "bad-symbol.json: node 1 ('conv9'): unknown operator '_sg_mkldnn_conv'");
-
-  std::string sub = LoadError(R"({"nodes": [{"op": "null", "name": "a", "inputs": []},
-      {"op": "_foreach", "name": "loop", "inputs": [[0, 0, 0]],
-       "subgraphs": [{"nodes": [], "arg_nodes": [], "heads": []}]}],
-    "arg_nodes": [0], "heads": [[1, 0, 0]]})",
-                              StatusCode::kUnsupported);
-  EXPECT_HAS(sub, "node 1 ('loop')");
-  EXPECT_HAS(sub, "subgraphs");
+TEST(JSONReaderTest, NamesEveryUnsupportedOperatorAtOnceAndBadAttributes) {
+  // Three unsupported operators, one of them inside a control-flow subgraph and one a Python
+  // custom op: one error lists them all with their nodes.
+  const std::string file = R"({"nodes": [{"op": "null", "name": "a", "inputs": []},
+      {"op": "_sg_mkldnn_conv", "name": "conv9", "inputs": [[0, 0, 0]]},
+      {"op": "_sg_mkldnn_conv", "name": "conv10", "inputs": [[1, 0, 0]]},
+      {"op": "Custom", "name": "mine", "attrs": {"op_type": "my_softmax"}, "inputs": [[2, 0, 0]]},
+      {"op": "_foreach", "name": "loop", "inputs": [[3, 0, 0]],
+       "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
+                 "in_data_locs": "[0]", "in_state_locs": "[]", "remain_locs": "[]"},
+       "subgraphs": [{"nodes": [{"op": "null", "name": "x", "inputs": []},
+                                {"op": "NoSuchOp", "name": "inner", "inputs": [[0, 0, 0]]}],
+                      "arg_nodes": [0], "heads": [[1, 0, 0]]}]}],
+    "arg_nodes": [0], "heads": [[4, 0, 0]]})";
+  std::string unknown = LoadError(file, StatusCode::kNotFound);
+  EXPECT_HAS(unknown, "bad-symbol.json: 3 operators are not supported by hybridnet");
+  EXPECT_HAS(unknown, "'_sg_mkldnn_conv' (nodes 'conv9', 'conv10')");
+  EXPECT_HAS(unknown, "'NoSuchOp' (node 'inner')");
+  EXPECT_HAS(unknown, "'Custom' (node 'mine (op_type my_softmax)'): a Python custom operator");
+  EXPECT_HAS(unknown, "cannot run outside that process");
+  const JSONFileInfo info = InspectJSON(file);
+  ASSERT_EQ(info.unsupported_ops.size(), 3u);
+  EXPECT_EQ(info.unsupported_ops.at("_sg_mkldnn_conv"),
+            (std::vector<std::string>{"conv9", "conv10"}));
+  EXPECT_EQ(info.unsupported_ops.at("NoSuchOp"), std::vector<std::string>{"inner"});
+  EXPECT_TRUE(InspectJSON(kDenseReluJSON).unsupported_ops.empty());
 
   auto scalar = [](const std::string& attrs) {
     return LoadError(R"({"nodes": [{"op": "null", "name": "a", "inputs": []},
@@ -644,6 +657,64 @@ TEST(JSONReaderTest, RejectsUnknownOpsSubgraphsAndBadAttributes) {
     "arg_nodes": [0], "heads": [[1, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})"),
              "node 1 ('add3'): operator elemwise_add expects 2 inputs (lhs, rhs) but the file "
              "lists 3");
+}
+
+// A _foreach node whose body is `body` (a graph object's text).
+std::string ForeachFile(const std::string& body) {
+  return R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+      {"op": "_foreach", "name": "loop", "inputs": [[0, 0, 0]],
+       "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
+                 "in_data_locs": "[0]", "in_state_locs": "[]", "remain_locs": "[]"},
+       "subgraphs": [)" + body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]],
+    "attrs": {"mxnet_version": ["int", 10901]}})";
+}
+
+TEST(JSONReaderTest, SubgraphsRoundTripAndMalformedOnesNameTheirPath) {
+  const std::string relu_body = R"({"nodes": [{"op": "null", "name": "x0", "inputs": []},
+      {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}], "arg_nodes": [0],
+      "node_row_ptr": [0, 1, 2], "heads": [[1, 0, 0]]})";
+  Symbol loop = LoadJSON(ForeachFile(relu_body));
+  const Node& node = *loop.outputs[0].node;
+  ASSERT_EQ(node.attrs.subgraphs.size(), 1u);
+  EXPECT_EQ(node.attrs.subgraphs[0]->ListInputs(), std::vector<std::string>{"x0"});
+  EXPECT_EQ(LoadJSON(loop.ToJSON()).ToJSON(), loop.ToJSON());
+  EXPECT_EQ(loop.ListInputs(), std::vector<std::string>{"x"});  // the body's variables stay inside
+
+  std::string missing = LoadError(ForeachFile(R"({"nodes": [], "arg_nodes": []})"));
+  EXPECT_HAS(missing, "node 1 ('loop'): subgraphs[0]");
+  EXPECT_HAS(missing, "missing required key \"heads\"");
+  std::string bad_ref = LoadError(ForeachFile(
+      R"({"nodes": [{"op": "relu", "name": "r", "inputs": [[5, 0, 0]]}], "arg_nodes": [],
+          "heads": [[0, 0, 0]]})"));
+  EXPECT_HAS(bad_ref, "subgraphs[0]: node 0 ('r'): inputs[0]");
+  EXPECT_HAS(LoadError(ForeachFile("[1, 2]")), "expected a graph object");
+  EXPECT_HAS(LoadError(R"({"nodes": [{"op": "null", "name": "x", "inputs": [],
+      "subgraphs": [{"nodes": [], "arg_nodes": [], "heads": []}]}],
+      "arg_nodes": [0], "heads": [[0, 0, 0]]})"),
+             "a variable (op \"null\") must have no subgraphs");
+}
+
+TEST(JSONReaderTest, SubgraphNestingAndTheirNodesAreBounded) {
+  // Each level nests the previous one inside a _foreach body.
+  std::string body = R"({"nodes": [{"op": "null", "name": "x0", "inputs": []}],
+      "arg_nodes": [0], "heads": [[0, 0, 0]]})";
+  for (int level = 0; level < 20; ++level) {
+    body = R"({"nodes": [{"op": "null", "name": "x0", "inputs": []},
+        {"op": "_foreach", "name": "loop", "inputs": [[0, 0, 0]],
+         "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
+                   "in_data_locs": "[0]", "in_state_locs": "[]", "remain_locs": "[]"},
+         "subgraphs": [)" + body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
+  }
+  EXPECT_HAS(LoadError(ForeachFile(body)), "subgraphs nest deeper than 16 levels");
+
+  // The node limit counts the nodes of every level.
+  const std::string two_node_body = R"({"nodes": [{"op": "null", "name": "x0", "inputs": []},
+      {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}], "arg_nodes": [0],
+      "heads": [[1, 0, 0]]})";
+  SetLimit(Limit::kMaxNodes, 3);
+  std::string too_many = LoadError(ForeachFile(two_node_body));
+  SetLimit(Limit::kMaxNodes, DescribeLimit(Limit::kMaxNodes).default_value);
+  EXPECT_HAS(too_many, "the graph has 4 nodes counting its subgraphs, above the node limit");
 }
 
 TEST(JSONReaderTest, NeverCrashesOnTruncatedOrHostileInput) {

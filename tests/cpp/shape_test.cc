@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "hybridnet/base.h"
+#include "hybridnet/param.h"
 
 namespace hybridnet {
 namespace {
@@ -42,6 +45,27 @@ TEST(ShapeTest, RejectsMalformedTuples) {
       EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
       EXPECT_NE(std::string(e.what()).find("tuple of integers"), std::string::npos);
     }
+  }
+}
+
+// MXNet's "tuple of <float>" attributes (MultiBoxPrior sizes, box variances, image mean/std).
+TEST(ShapeTest, ParsesFloatTuples) {
+  auto parse = [](const std::string& text) {
+    std::vector<float> v;
+    internal::ParseValue(text, &v);
+    return v;
+  };
+  EXPECT_EQ(parse("(0.1, 0.1, 0.2, 0.2)"), (std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f}));
+  EXPECT_EQ(parse("[0.5,1,2]"), (std::vector<float>{0.5f, 1.f, 2.f}));
+  EXPECT_EQ(parse("(1e-2,)"), (std::vector<float>{0.01f}));
+  EXPECT_EQ(parse(" ( -1 , -1 ) "), (std::vector<float>{-1.f, -1.f}));
+  EXPECT_EQ(parse("()"), (std::vector<float>{}));
+  EXPECT_EQ(parse("0.75"), (std::vector<float>{0.75f}));
+  EXPECT_EQ(internal::ValueText(std::vector<float>{0.1f, 0.2f}), "(0.1, 0.2)");
+  EXPECT_EQ(internal::ValueText(std::vector<float>{1.f}), "(1.0,)");
+  for (const char* bad : {"", "(", "(1, 2", "(1 2)", "(a)", "(1,,)", "(1) x", "[1, 2)", "x"}) {
+    std::vector<float> v;
+    EXPECT_THROW(internal::ParseValue(bad, &v), std::invalid_argument) << "accepted '" << bad << "'";
   }
 }
 

@@ -10,13 +10,19 @@
 //   GraphExecutor after an export/import round trip of both files;
 // and every output must be bit-identical to the reference. A mismatch prints the seed, the path
 // and the graph's JSON, so it reproduces with `hn_graph_diff --seed S --graphs 1`.
+// With --export DIR, the graphs are written instead for tests/common/mxnet_check.py, which runs
+// them in real MXNet 1.9.1: per graph and batch the symbol JSON, the .params, the input and the
+// reference outputs, indexed in DIR/index.json.
 //
 //   hn_graph_diff [--graphs N] [--seed S] [--minutes M]   ends with "N passed, N failed"
+//   hn_graph_diff --graphs N [--seed S] --export DIR
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <string>
@@ -28,6 +34,7 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"
+#include "hybridnet/npy.h"
 #include "hybridnet/op.h"
 #include "hybridnet/symbol.h"
 
@@ -35,22 +42,32 @@ namespace hybridnet {
 namespace {
 
 // Elementwise ops of the registry that run with default attributes: one input (or two of the
-// same shape) in, one output of that shape out. Internal (fusion-only) ops are left out.
+// same shape) in, one output of that shape out, for any batch size (squeeze drops a batch of
+// 1), and the same output on every call (random ops, such as _shuffle, draw anew each time).
+// Internal (fusion-only) ops are left out.
 struct ElementwiseOps {
   std::vector<std::string> unary, binary;
 };
 
 ElementwiseOps ProbeRegistry() {
   ElementwiseOps ops;
-  const Shape probe{2, 3, 4, 5};
+  const Shape probes[] = {{2, 3, 4, 5}, {1, 3, 4, 5}, {64, 3, 4, 5}};
   for (const Op* op : OpRegistry::Global().List()) {
     if (op->internal || !op->infer_shape) continue;
     try {
       NodeAttrs attrs = MakeNodeAttrs(*op, "probe", {});
       const uint32_t n = op->NumInputs(attrs);
       if (op->NumOutputs(attrs) != 1 || (n != 1 && n != 2)) continue;
-      std::vector<Shape> in(n, probe), out(1);
-      if (!op->infer_shape(attrs, &in, &out) || out[0] != probe) continue;
+      bool same_shape = true;
+      for (const Shape& probe : probes) {
+        std::vector<Shape> in(n, probe), out(1);
+        same_shape = same_shape && op->infer_shape(attrs, &in, &out) && out[0] == probe;
+      }
+      if (!same_shape) continue;
+      std::vector<NDArray> args;
+      for (uint32_t i = 0; i < n; ++i) args.push_back(NDArray::RandomUniform(probes[2], 0.5f, 1.5f));
+      const NDArray first = Invoke(attrs, args)[0], second = Invoke(attrs, args)[0];
+      if (std::memcmp(first.raw_data(), second.raw_data(), first.nbytes()) != 0) continue;
       (n == 1 ? ops.unary : ops.binary).push_back(op->name);
     } catch (const Error&) {  // needs attributes: covered by the structured ops below
     }
@@ -315,6 +332,35 @@ std::string Check(const Graph& g) {
   return "";
 }
 
+// Writes graph `name` for the MXNet check: one index entry per batch size.
+void Export(const Graph& g, const std::string& name, const std::string& dir,
+            nlohmann::json* cases) {
+  std::ofstream(dir + "/" + name + "-symbol.json") << g.symbol.ToJSON();
+  std::ofstream(dir + "/" + name + "-0000.params", std::ios::binary) << SerializeParams(g.params);
+  for (size_t b = 0; b < g.batches.size(); ++b) {
+    const std::string run = name + "_b" + std::to_string(b);
+    Shape shape{g.batches[b], g.data_tail[0], g.data_tail[1], g.data_tail[2]};
+    std::map<std::string, NDArray> values = g.params;
+    values["data"] = NDArray::RandomUniform(shape, -2, 2);
+    SaveNpy(dir + "/" + run + "-data.npy", values["data"]);
+    nlohmann::json entry{{"name", run},
+                         {"op", "graph"},
+                         {"symbol", name + "-symbol.json"},
+                         {"params", name + "-0000.params"},
+                         {"inputs", {{{"name", "data"}, {"file", run + "-data.npy"}}}},
+                         {"mxnet_skip", ""},
+                         {"mxnet_rtol", 1e-4}};
+    entry["outputs"] = nlohmann::json::array();
+    const std::vector<NDArray> outputs = testing_util::RunNodeByNode(g.symbol, values);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string file = run + "-out" + std::to_string(i) + ".npy";
+      SaveNpy(dir + "/" + file, outputs[i]);
+      entry["outputs"].push_back(file);
+    }
+    cases->push_back(entry);
+  }
+}
+
 }  // namespace
 }  // namespace hybridnet
 
@@ -322,12 +368,15 @@ int main(int argc, char** argv) {
   long graphs = 2000;
   unsigned long long seed = 1;
   double minutes = 0;
+  std::string export_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--graphs") == 0) graphs = std::atol(argv[i + 1]);
     else if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
     else if (std::strcmp(argv[i], "--minutes") == 0) minutes = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--export") == 0) export_dir = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: hn_graph_diff [--graphs N] [--seed S] [--minutes M]\n");
+      std::fprintf(stderr, "usage: hn_graph_diff [--graphs N] [--seed S] [--minutes M] "
+                           "[--export DIR]\n");
       return 2;
     }
   }
@@ -336,6 +385,19 @@ int main(int argc, char** argv) {
   std::printf("registry: %zu unary and %zu binary elementwise ops drawn, plus views, "
               "FullyConnected, Convolution, BatchNorm, Pooling, Concat, SliceChannel, softmax\n",
               ops.unary.size(), ops.binary.size());
+  if (!export_dir.empty()) {
+    nlohmann::json cases = nlohmann::json::array();
+    for (long i = 0; i < graphs; ++i) {
+      const unsigned long long graph_seed = seed + static_cast<unsigned long long>(i);
+      hybridnet::Seed(graph_seed);
+      Generator gen(ops, graph_seed);
+      hybridnet::Export(gen.Make(), "g" + std::to_string(graph_seed), export_dir, &cases);
+    }
+    std::ofstream(export_dir + "/index.json") << nlohmann::json{{"cases", cases}}.dump(1);
+    std::printf("exported %ld graphs (%zu runs) to %s\n", graphs, cases.size(),
+                export_dir.c_str());
+    return 0;
+  }
   const auto start = std::chrono::steady_clock::now();
   long passed = 0, failed = 0;
   for (long i = 0; i < graphs || minutes > 0; ++i) {

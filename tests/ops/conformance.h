@@ -1,16 +1,25 @@
 // The op conformance harness (modelled on ggml's test-backend-ops): one table of cases, each an
 // op name, attributes, input shapes, an optional input generator and a naive reference written
 // with plain loops, independently of the kernels. For every case conformance.cc checks
-//   - eager Invoke == reference (within rtol/atol),
+//   - eager Invoke == reference (within rtol/atol), or a statistical check for random ops,
 //   - eager == GraphExecutor over Symbol::Create(op, vars), bit-exact, fused and unfused,
 //   - FInferShape/FInferType == the actual outputs, and partial inference does not throw,
 //   - JSON round trip: FromJSON(ToJSON(s)).ToJSON() == ToJSON(s), same numbers when reloaded,
-// and a lint test requires at least one case for every registered op.
+// and a lint test requires at least one case for every registered op. The same cases are
+// exported (tests/golden/ops) and run in real MXNet 1.9.1, which must give our outputs: every op
+// needs at least one case MXNet checks.
+//
+// Error cases (HN_ERROR_CASES) are bad attributes or input shapes/dtypes that must raise a given
+// status code with a message naming the op, the node and the problem.
 //
 // Adding cases: in any tests/ops/*_cases.cc,
 //
 //   HN_CONFORMANCE_CASES(MyFamily) {
 //     cases->push_back(Case("relu", {}, {{2, 3}}, Unary([](double x) { return x > 0 ? x : 0; })));
+//   }
+//   HN_ERROR_CASES(MyFamily) {
+//     cases->push_back(Rejected("Pooling", {{"kernel", "(0, 2)"}}, {{1, 1, 4, 4}},
+//                               StatusCode::kInvalidArgument, {"Pooling", "kernel", "(0, 2)"}));
 //   }
 #pragma once
 
@@ -20,9 +29,12 @@
 #include <string>
 #include <vector>
 
+#include "hybridnet/base.h"
 #include "hybridnet/dtype.h"
+#include "hybridnet/ndarray.h"
 #include "hybridnet/param.h"
 #include "hybridnet/shape.h"
+#include "hybridnet/symbol.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -40,6 +52,14 @@ struct RefTensor {
 };
 
 using RefFn = std::function<std::vector<RefTensor>(const std::vector<RefTensor>& in)>;
+/// For random ops, whose draws no reference can repeat: checks the eager outputs statistically
+/// (ranges, means, variances of large draws). Returns "" when they pass, else what failed.
+using StatCheck =
+    std::function<std::string(const std::vector<RefTensor>& in, const std::vector<RefTensor>& out)>;
+
+/// The global generator is seeded with this before every run of a case (eager and graph), so
+/// random ops draw the same numbers in both.
+constexpr uint64_t kCaseSeed = 20240611;
 /// Value of element `index` of input `input`.
 using InputGen = std::function<double(std::mt19937& rng, size_t input, int64_t index)>;
 
@@ -57,21 +77,67 @@ struct OpCase {
   /// False when an input has one of several accepted shapes (bias (H, 1), prelu gamma (1,),
   /// probability labels): inference of that input, when hidden, gives the default instead.
   bool inputs_inferable = true;
+  /// Why live MXNet cannot check this case (empty: it does, within mxnet_rtol of the largest
+  /// output magnitude; integer outputs exactly).
+  std::string mxnet_skip;
+  double mxnet_rtol = 1e-4;
+  /// A control-flow op's graphs, built when the case runs (cases are registered during static
+  /// initialization, before the op registry may be used).
+  std::function<std::vector<Symbol>()> subgraphs;
+  StatCheck statistics;  ///< set: replaces the comparison with `reference`
+};
+
+/// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
+/// dtypes must raise `code` with every string of `needles` in the message.
+struct ErrorCase {
+  std::string op;
+  AttrDict attrs;
+  std::vector<Shape> inputs;
+  std::vector<DType> dtypes;  ///< per input; empty: all float32
+  StatusCode code = StatusCode::kInvalidArgument;
+  std::vector<std::string> needles;
 };
 
 /// Every registered case, in registration order.
 std::vector<OpCase>& AllCases();
+std::vector<ErrorCase>& AllErrorCases();
 
+/// Unique test names of AllCases(), in the same order.
+const std::vector<std::string>& CaseNames();
+/// The dtype of input i of a case.
+DType InputDType(const OpCase& c, size_t i);
+/// A case's inputs, drawn from a generator seeded by the case name.
+std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
+
+/// A case's parsed attributes (and subgraphs), for the node "node".
+NodeAttrs CaseAttrs(const OpCase& c);
+
+/// The one-op graph of a case: its inputs as variables named as the op names them.
+struct CaseGraph {
+  Symbol symbol;
+  std::vector<std::string> data_names;
+};
+CaseGraph BuildGraph(const OpCase& c);
+
+template <typename T>
 struct CaseRegistrar {
-  explicit CaseRegistrar(void (*add)(std::vector<OpCase>* cases)) { add(&AllCases()); }
+  explicit CaseRegistrar(void (*add)(std::vector<T>* cases), std::vector<T>& all) { add(&all); }
 };
 
-#define HN_CONFORMANCE_CASES(family)                                                     \
-  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>*); \
-  static const ::hybridnet::conformance::CaseRegistrar hn_conformance_registrar_##family( \
-      HnConformanceCases_##family);                                                       \
-  static void HnConformanceCases_##family(                                                \
+#define HN_CONFORMANCE_CASES(family)                                                      \
+  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>*);  \
+  static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::OpCase>   \
+      hn_conformance_registrar_##family(HnConformanceCases_##family,                       \
+                                        ::hybridnet::conformance::AllCases());             \
+  static void HnConformanceCases_##family(                                                 \
       std::vector<::hybridnet::conformance::OpCase>* cases)
+
+#define HN_ERROR_CASES(family)                                                               \
+  static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>*);       \
+  static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::ErrorCase>   \
+      hn_error_registrar_##family(HnErrorCases_##family,                                      \
+                                  ::hybridnet::conformance::AllErrorCases());                 \
+  static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>* cases)
 
 // ---- building cases ---------------------------------------------------------------------------
 
@@ -95,6 +161,32 @@ inline OpCase WithGen(OpCase c, InputGen gen) {
 inline OpCase NonDefaultInputs(OpCase c) {
   c.inputs_inferable = false;
   return c;
+}
+
+/// A case live MXNet cannot check, and why (random outputs, an option MXNet lacks on CPU, ...).
+inline OpCase NotInMXNet(OpCase c, std::string why) {
+  c.mxnet_skip = std::move(why);
+  return c;
+}
+
+/// A case of a random op: `check` judges the eager outputs (see StatCheck); live MXNet cannot
+/// compare its draws.
+inline OpCase Statistical(OpCase c, StatCheck check) {
+  c.statistics = std::move(check);
+  c.mxnet_skip = "random draws: checked statistically, MXNet's generator differs";
+  return c;
+}
+
+inline ErrorCase Rejected(std::string op, AttrDict attrs, std::vector<Shape> inputs, StatusCode code,
+                       std::vector<std::string> needles, std::vector<DType> dtypes = {}) {
+  ErrorCase e;
+  e.op = std::move(op);
+  e.attrs = std::move(attrs);
+  e.inputs = std::move(inputs);
+  e.dtypes = std::move(dtypes);
+  e.code = code;
+  e.needles = std::move(needles);
+  return e;
 }
 
 inline OpCase WithTol(OpCase c, double rtol, double atol) {

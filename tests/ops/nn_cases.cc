@@ -284,7 +284,8 @@ HN_CONFORMANCE_CASES(Softmax) {
   cases->push_back(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
                                          SoftmaxViewRef("flat"), "probability_label")));
   cases->push_back(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"));
-  cases->push_back(Case("SoftmaxActivation", {}, {{3, 2, 2}}, SoftmaxViewRef("flat")));
+  cases->push_back(Case("SoftmaxActivation", {}, {{3, 2, 2}}, SoftmaxViewRef("last")));
+  cases->push_back(Case("SoftmaxActivation", {}, {{2, 5}}, SoftmaxViewRef("last"), "2d"));
   cases->push_back(Case("SoftmaxActivation", {{"mode", "channel"}}, {{2, 3, 2, 2}},
                         SoftmaxViewRef("channel"), "channel"));
 }
@@ -295,6 +296,17 @@ HN_CONFORMANCE_CASES(Dropout) {
   cases->push_back(Case("Dropout", {{"p", "0.5"}, {"axes", "()"}, {"cudnn_off", "False"}},
                         {{2, 3, 4}}, id, "gluon_attrs"));
   cases->push_back(Case("Dropout", {{"p", "0"}, {"mode", "always"}}, {{5}}, id, "always_p0"));
+}
+
+HN_ERROR_CASES(Nn) {
+  cases->push_back(Rejected("FullyConnected", {{"num_hidden", "4"}}, {{2, 3}, {4, 5}, {4}},
+                            StatusCode::kShapeError, {"FullyConnected(node)", "weight", "(4, 5)"}));
+  cases->push_back(Rejected("FullyConnected", {{"num_hidden", "4"}}, {{2, 3}, {4, 3}, {5}},
+                            StatusCode::kShapeError, {"FullyConnected(node)", "bias"}));
+  cases->push_back(Rejected("dot", {}, {{2, 3}, {4, 5}}, StatusCode::kShapeError,
+                            {"dot(node)", "(2, 3)", "(4, 5)"}));
+  cases->push_back(Rejected("softmax", {{"axis", "2"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"softmax(node)", "axis"}));
 }
 
 }  // namespace conformance

@@ -182,5 +182,20 @@ HN_CONFORMANCE_CASES(Cast) {
   cases->push_back(alias);
 }
 
+HN_ERROR_CASES(Shape) {
+  cases->push_back(Rejected("Concat", {{"num_args", "2"}}, {{2, 3}, {3, 3}},
+                            StatusCode::kShapeError, {"Concat(node)"}));
+  cases->push_back(Rejected("Reshape", {{"shape", "(4, -1)"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"Reshape(node)", "(2, 3)"}));
+  cases->push_back(Rejected("Reshape", {{"shape", "(5, 2)"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"Reshape(node)"}));
+  cases->push_back(Rejected("Reshape", {{"shape", "(-1, -1)"}}, {{2, 3}},
+                            StatusCode::kShapeError, {"Reshape(node)", "-1"}));
+  cases->push_back(Rejected("transpose", {{"axes", "(0, 0)"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"transpose(node)", "axes"}));
+  cases->push_back(Rejected("SliceChannel", {{"num_outputs", "2"}}, {{2, 3}},
+                            StatusCode::kShapeError, {"SliceChannel(node)", "num_outputs=2"}));
+}
+
 }  // namespace conformance
 }  // namespace hybridnet

@@ -492,6 +492,13 @@ HN_API int hn_symbol_from_tensor(const hn_tensor* tensor, hn_symbol** out) HN_NO
  *  Ownership: *out is new (hn_tensor_free). */
 HN_API int hn_tensor_from_symbol(const hn_symbol* symbol, hn_tensor** out) HN_NOEXCEPT;
 
+/** The operators of JSON text (its control-flow subgraphs included) that this library does not
+ *  implement, without failing on them: one line per operator, "OP<TAB>NODE,NODE,...\n", sorted
+ *  by operator name ("Custom" nodes add " (op_type T)" to their name); "" when every operator is
+ *  supported. Loading such a file fails with one error naming them all. Ownership: *out is new
+ *  (hn_string_free). Thread-safe. */
+HN_API int hn_symbol_unsupported_ops(const char* json, char** out) HN_NOEXCEPT;
+
 /** Releases a symbol. Accepts NULL. */
 HN_API void hn_symbol_free(hn_symbol* symbol) HN_NOEXCEPT;
 

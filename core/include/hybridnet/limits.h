@@ -11,6 +11,8 @@
 
 namespace hybridnet {
 
+class Shape;
+
 enum class Limit : int {
   kMaxNodes = 0,             ///< nodes in one graph (symbol JSON)
   kMaxRank = 1,              ///< dimensions of one tensor
@@ -31,5 +33,10 @@ int64_t GetLimit(Limit limit);
 void SetLimit(Limit limit, int64_t value);
 /// " (HN_LIMIT_MAX_NODES = 4194304; raise it with hn_set_limit)": for error messages.
 std::string LimitNote(Limit limit);
+
+/// Throws unless `shape` is within the rank and element limits, checked without overflow:
+/// too many dimensions or a negative one is kShapeError, too many elements kOutOfMemory.
+/// `context` prefixes the message (e.g. "_full(node): "). Called before anything is allocated.
+void CheckShapeLimits(const Shape& shape, const std::string& context = "");
 
 }  // namespace hybridnet

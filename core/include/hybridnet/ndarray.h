@@ -111,7 +111,14 @@ class NDArray {
 
 std::ostream& operator<<(std::ostream& os, const NDArray& array);
 
-/// Seeds the global random generator used by NDArray::Random* and initializers.
+/// Seeds the global random generator used by NDArray::Random*, initializers and the random
+/// sampling ops.
 void Seed(uint64_t seed);
+
+namespace internal {
+/// Draws 64 bits from the global generator (thread-safe). A random op seeds its own engine with
+/// one draw per call, so after Seed(s) a program's draws repeat, eager or in a graph.
+uint64_t DrawRandomSeed();
+}  // namespace internal
 
 }  // namespace hybridnet

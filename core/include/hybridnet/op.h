@@ -27,14 +27,17 @@
 namespace hybridnet {
 
 class Op;
+class Symbol;
 
-/// An op plus its attributes: the raw strings (written back to JSON verbatim) and the parsed
-/// typed parameter struct.
+/// An op plus its attributes: the raw strings (written back to JSON verbatim), the parsed
+/// typed parameter struct, and the graphs a control-flow op runs (MXNet's "subgraphs": _foreach's
+/// loop body, _while_loop's condition and body, _cond's condition and branches).
 struct NodeAttrs {
   const Op* op = nullptr;
   std::string name;
   AttrDict dict;
   std::shared_ptr<const void> parsed;
+  std::vector<std::shared_ptr<const Symbol>> subgraphs;
 
   template <typename P>
   const P& Param() const {
@@ -108,7 +111,10 @@ class Op {
   Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
   Op& SetNumOutputs(FNumInputs f) { get_num_outputs = std::move(f); return *this; }
   Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
-  Op& SetInputNames(FListNames f) { list_input_names = std::move(f); return *this; }
+  /// Input names that depend on the attributes (no_bias, act_type, ...); the input count is
+  /// their number.
+  Op& SetInputNames(FListNames f);
+  /// Fixed input names; the input count is their number.
   Op& SetInputNames(std::vector<std::string> names);
   Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
   Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
@@ -120,9 +126,11 @@ class Op {
   Op& SetPattern(OpPattern p) { pattern = p; return *this; }
   Op& SetInternal() { internal = true; return *this; }
 
-  /// Declares the typed parameter struct P (see param.h).
+  /// Declares the typed parameter struct P (see param.h). `init`, when given, runs right after
+  /// the attributes are parsed (MXNet's ParamParser step: defaults that depend on other fields,
+  /// cross-field checks); its errors are reported like parse errors, naming the op and node.
   template <typename P>
-  Op& SetParam();
+  Op& SetParam(void (*init)(P*) = nullptr);
 
   uint32_t NumInputs(const NodeAttrs& attrs) const {
     return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
@@ -172,12 +180,12 @@ namespace internal {
 }  // namespace internal
 
 template <typename P>
-Op& Op::SetParam() {
+Op& Op::SetParam(void (*init)(P*)) {
   auto declarer = std::make_shared<ParamDeclarer<P>>();
   P::Declare(declarer.get());
   fields.clear();
   for (const auto& f : declarer->fields()) fields.push_back(f.info);
-  parse_param = [declarer](const AttrDict& dict) -> std::shared_ptr<const void> {
+  parse_param = [declarer, init](const AttrDict& dict) -> std::shared_ptr<const void> {
     auto param = std::make_shared<P>();
     for (const auto& f : declarer->fields())
       if (f.set_default) f.set_default(param.get());
@@ -206,6 +214,7 @@ Op& Op::SetParam() {
         internal::ThrowUnknownKey(key, infos);
       }
     }
+    if (init != nullptr) init(param.get());
     return param;
   };
   return *this;

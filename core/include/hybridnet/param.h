@@ -16,7 +16,12 @@
 //   };
 //
 // Accepted strings follow MXNet (dmlc::Parameter): bools True/False/true/false/1/0, whole-string
-// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3", enums by exact name.
+// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3" (std::vector<int64_t>;
+// std::vector<float> for MXNet's "tuple of <float>"), enums by exact name
+// (declared with their names and parsed once into a C++ enum):
+//
+//   d->Field("pool_type", &PoolingParam::pool_type,
+//            {{"max", PoolType::kMax}, {"avg", PoolType::kAvg}}).Default(PoolType::kMax);
 // Keys of the hidden form "__x__" are ignored; any other unknown key is an error.
 #pragma once
 
@@ -59,6 +64,8 @@ void ParseValue(const std::string& text, float* out);
 void ParseValue(const std::string& text, double* out);
 void ParseValue(const std::string& text, std::string* out);
 void ParseValue(const std::string& text, std::vector<int64_t>* out);
+/// MXNet's Tuple<float>: "(0.1, 0.2)", "[0.5]", "(1,)", "()", or one number "2.0".
+void ParseValue(const std::string& text, std::vector<float>* out);
 void ParseValue(const std::string& text, DType* out);
 template <typename T>
 void ParseValue(const std::string& text, std::optional<T>* out) {
@@ -79,6 +86,7 @@ std::string ValueText(float value);
 std::string ValueText(double value);
 std::string ValueText(const std::string& value);
 std::string ValueText(const std::vector<int64_t>& value);
+std::string ValueText(const std::vector<float>& value);
 std::string ValueText(DType value);
 template <typename T>
 std::string ValueText(const std::optional<T>& value) {
@@ -94,12 +102,36 @@ template <> struct TypeText<float> { static const char* Get() { return "float"; 
 template <> struct TypeText<double> { static const char* Get() { return "double"; } };
 template <> struct TypeText<std::string> { static const char* Get() { return "string"; } };
 template <> struct TypeText<std::vector<int64_t>> { static const char* Get() { return "Shape(tuple)"; } };
+template <> struct TypeText<std::vector<float>> { static const char* Get() { return "tuple of <float>"; } };
 template <> struct TypeText<DType> { static const char* Get() { return "dtype"; } };
 template <typename T> struct TypeText<std::optional<T>> {
   static std::string Get() { return std::string("optional ") + TypeText<T>::Get(); }
 };
 
+/// "{'max', 'avg'}": MXNet's text for an enum's names.
+std::string EnumTypeText(const std::vector<std::string>& names);
+
+template <typename E>
+E ParseEnum(const std::string& text, const std::vector<std::pair<std::string, E>>& names) {
+  for (const auto& n : names)
+    if (n.first == text) return n.second;
+  std::vector<std::string> list;
+  for (const auto& n : names) list.push_back(n.first);
+  throw std::invalid_argument("one of " + EnumTypeText(list));
+}
+
+template <typename E>
+std::string EnumText(E value, const std::vector<std::pair<std::string, E>>& names) {
+  for (const auto& n : names)
+    if (n.second == value) return n.first;
+  return std::to_string(static_cast<int64_t>(value));
+}
+
 }  // namespace internal
+
+/// The names of an enum-valued attribute, in MXNet's order: {{"max", PoolType::kMax}, ...}.
+template <typename E>
+using EnumNames = std::vector<std::pair<std::string, E>>;
 
 template <typename P>
 class ParamDeclarer;
@@ -108,13 +140,19 @@ class ParamDeclarer;
 template <typename P, typename T>
 class FieldBuilder {
  public:
+  using TextOf = std::function<std::string(const T&)>;
+
   FieldBuilder(FieldInfo* info, std::function<void(P*, const std::string&)>* parse,
-               std::function<void(P*)>* set_default, T P::*member)
-      : info_(info), parse_(parse), set_default_(set_default), member_(member) {}
+               std::function<void(P*)>* set_default, T P::*member, TextOf text_of)
+      : info_(info),
+        parse_(parse),
+        set_default_(set_default),
+        member_(member),
+        text_of_(std::move(text_of)) {}
 
   FieldBuilder& Default(T value) {
     info_->required = false;
-    info_->default_text = internal::ValueText(value);
+    info_->default_text = text_of_(value);
     T P::*member = member_;
     *set_default_ = [member, value](P* p) { p->*member = value; };
     return *this;
@@ -141,26 +179,6 @@ class FieldBuilder {
     });
     return *this;
   }
-  /// Restricts a string field to the given names.
-  FieldBuilder& OneOf(std::vector<std::string> names) {
-    std::string type = "{";
-    for (size_t i = 0; i < names.size(); ++i) type += (i ? ", '" : "'") + names[i] + "'";
-    info_->type = type + "}";
-    AddCheck([names, type](const T& v) {
-      if constexpr (std::is_same_v<T, std::string>) {
-        for (const auto& n : names)
-          if (n == v) return;
-        throw std::invalid_argument("one of " + type + "}");
-      } else if constexpr (std::is_same_v<T, std::optional<std::string>>) {
-        if (!v) return;
-        for (const auto& n : names)
-          if (n == *v) return;
-        throw std::invalid_argument("one of " + type + "} or None");
-      }
-    });
-    return *this;
-  }
-
  private:
   void AddCheck(std::function<void(const T&)> check) {
     auto previous = *parse_;
@@ -175,6 +193,7 @@ class FieldBuilder {
   std::function<void(P*, const std::string&)>* parse_;
   std::function<void(P*)>* set_default_;
   T P::*member_;
+  TextOf text_of_;
 };
 
 /// Collects the fields of P; see the file comment.
@@ -189,18 +208,63 @@ class ParamDeclarer {
 
   template <typename T>
   FieldBuilder<P, T> Field(const char* key, T P::*member) {
-    fields_.emplace_back();
-    auto& f = fields_.back();
-    f.info.key = key;
-    f.info.type = TypeName<T>();
-    f.info.required = true;
+    static_assert(!std::is_enum_v<T> || std::is_same_v<T, DType>,
+                  "an enum field takes its names: Field(key, member, names)");
+    auto& f = NewField(key, TypeName<T>());
     f.parse = [member](P* p, const std::string& text) { internal::ParseValue(text, &(p->*member)); };
-    return FieldBuilder<P, T>(&f.info, &f.parse, &f.set_default, member);
+    return FieldBuilder<P, T>(&f.info, &f.parse, &f.set_default, member,
+                              [](const T& v) { return internal::ValueText(v); });
+  }
+
+  /// An enum-valued attribute, parsed once into E (kernels never compare strings).
+  template <typename E, typename = std::enable_if_t<std::is_enum_v<E>>>
+  FieldBuilder<P, E> Field(const char* key, E P::*member, EnumNames<E> names) {
+    auto table = std::make_shared<const EnumNames<E>>(std::move(names));
+    auto& f = NewField(key, internal::EnumTypeText(NameList(*table)));
+    f.parse = [member, table](P* p, const std::string& text) {
+      p->*member = internal::ParseEnum(text, *table);
+    };
+    return FieldBuilder<P, E>(&f.info, &f.parse, &f.set_default, member,
+                              [table](const E& v) { return internal::EnumText(v, *table); });
+  }
+
+  /// An optional enum-valued attribute ("None" = unset).
+  template <typename E>
+  FieldBuilder<P, std::optional<E>> Field(const char* key, std::optional<E> P::*member,
+                                          EnumNames<E> names) {
+    static_assert(std::is_enum_v<E>, "names are for enum fields");
+    auto table = std::make_shared<const EnumNames<E>>(std::move(names));
+    auto& f = NewField(key, "optional " + internal::EnumTypeText(NameList(*table)));
+    f.parse = [member, table](P* p, const std::string& text) {
+      if (text == "None" || text == "none") {
+        (p->*member).reset();
+      } else {
+        p->*member = internal::ParseEnum(text, *table);
+      }
+    };
+    return FieldBuilder<P, std::optional<E>>(
+        &f.info, &f.parse, &f.set_default, member, [table](const std::optional<E>& v) {
+          return v ? internal::EnumText(*v, *table) : std::string("None");
+        });
   }
 
   const std::deque<struct Field>& fields() const { return fields_; }
 
  private:
+  struct Field& NewField(const char* key, std::string type) {
+    fields_.emplace_back();
+    auto& f = fields_.back();
+    f.info.key = key;
+    f.info.type = std::move(type);
+    f.info.required = true;
+    return f;
+  }
+  template <typename E>
+  static std::vector<std::string> NameList(const EnumNames<E>& names) {
+    std::vector<std::string> list;
+    for (const auto& n : names) list.push_back(n.first);
+    return list;
+  }
   template <typename T>
   static std::string TypeName() {
     return internal::TypeText<T>::Get();

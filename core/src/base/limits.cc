@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "hybridnet/base.h"
+#include "hybridnet/shape.h"
 
 namespace hybridnet {
 
@@ -43,6 +44,21 @@ void SetLimit(Limit limit, int64_t value) {
 std::string LimitNote(Limit limit) {
   return std::string(" (") + DescribeLimit(limit).c_name + " = " + std::to_string(GetLimit(limit)) +
          "; raise it with hn_set_limit)";
+}
+
+void CheckShapeLimits(const Shape& shape, const std::string& context) {
+  HN_CHECK(static_cast<int64_t>(shape.ndim()) <= GetLimit(Limit::kMaxRank), kShapeError)
+      << context << "a shape of " << shape.ndim() << " dimensions is above the rank limit"
+      << LimitNote(Limit::kMaxRank);
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    HN_CHECK(d >= 0, kShapeError) << context << "shape " << shape << " has a negative dimension";
+    HN_CHECK(!__builtin_mul_overflow(elements, d, &elements) &&
+                 elements <= GetLimit(Limit::kMaxTensorElements),
+             kOutOfMemory)
+        << context << "shape " << shape << " has more elements than the tensor limit"
+        << LimitNote(Limit::kMaxTensorElements);
+  }
 }
 
 }  // namespace hybridnet

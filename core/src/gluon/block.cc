@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "graph/naming.h"
-#include "gluon/tracing.h"
 #include "hybridnet/io/params.h"
+#include "imperative/tracing.h"
 
 namespace hybridnet {
 namespace gluon {
@@ -192,7 +192,7 @@ std::vector<Symbol> Block::CallSymbolic(const std::vector<Symbol>& inputs) {
         << " outputs; pass single-output symbols";
     in.push_back(NDArray::FromEntry(inputs[i].outputs[0]));
   }
-  internal::TracingScope tracing;
+  ::hybridnet::internal::TracingScope tracing;
   std::vector<NDArray> out = RunForward(in);
   std::vector<Symbol> result;
   for (const auto& y : out) {
@@ -328,7 +328,7 @@ Symbol HybridBlock::Trace(size_t num_inputs) {
       << name() << ": a forward takes 1 to " << kMaxInputs << " inputs, got " << num_inputs;
   std::vector<NDArray> inputs;
   for (const auto& n : InputNames(num_inputs)) inputs.push_back(NDArray::FromEntry(Symbol::Var(n).outputs[0]));
-  internal::TracingScope tracing;
+  ::hybridnet::internal::TracingScope tracing;
   std::vector<NDArray> outputs = RunForward(inputs);
   Symbol graph;
   for (size_t i = 0; i < outputs.size(); ++i) {

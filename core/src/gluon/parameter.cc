@@ -1,22 +1,10 @@
 #include "hybridnet/gluon/parameter.h"
 
-#include "gluon/tracing.h"
 #include "hybridnet/gluon/block.h"
+#include "imperative/tracing.h"
 
 namespace hybridnet {
 namespace gluon {
-
-namespace internal {
-
-namespace {
-thread_local int trace_depth = 0;
-}
-
-bool IsTracing() { return trace_depth > 0; }
-TracingScope::TracingScope() { ++trace_depth; }
-TracingScope::~TracingScope() { --trace_depth; }
-
-}  // namespace internal
 
 Parameter::Parameter(Block* owner, std::string local_name, Shape shape, DType dtype,
                      InitializerPtr init, bool differentiable)
@@ -96,7 +84,7 @@ const Symbol& Parameter::var() {
 }
 
 NDArray Parameter::Value() {
-  if (internal::IsTracing()) return NDArray::FromEntry(var().outputs[0]);
+  if (::hybridnet::internal::IsTracing()) return NDArray::FromEntry(var().outputs[0]);
   return data();
 }
 

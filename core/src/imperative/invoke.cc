@@ -6,8 +6,21 @@
 #include "graph/naming.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
+#include "imperative/tracing.h"
 
 namespace hybridnet {
+
+namespace internal {
+
+namespace {
+thread_local int trace_depth = 0;
+}
+
+bool IsTracing() { return trace_depth > 0; }
+TracingScope::TracingScope() { ++trace_depth; }
+TracingScope::~TracingScope() { --trace_depth; }
+
+}  // namespace internal
 
 namespace {
 
@@ -58,6 +71,11 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
   HN_CHECK(shapes_known, kShapeError) << DescribeNode(attrs) << ": cannot infer the output shape";
   std::vector<DType> given_types = *in_types;
   op.infer_type(attrs, in_types, out_types);
+  // Only an op without inputs (or one that ignores them) can leave this open.
+  for (size_t i = 0; i < out_types->size(); ++i) {
+    HN_CHECK((*out_types)[i] != DType::kUnknown, kTypeError)
+        << DescribeNode(attrs) << ": cannot infer the dtype of output " << i;
+  }
   for (size_t i = 0; i < given_types.size(); ++i) {
     HN_CHECK((*in_types)[i] == given_types[i], kTypeError)
         << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName(given_types[i])
@@ -73,7 +91,8 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
       << DescribeNode(attrs) << ": expects " << num_in << " inputs, got " << inputs.size();
   bool any_symbolic = false;
   for (const auto& x : inputs) any_symbolic = any_symbolic || x.is_symbolic();
-  if (any_symbolic) return Trace(attrs, inputs);
+  // An op without inputs (_zeros, _arange, ...) has nothing to tell it is being traced.
+  if (any_symbolic || (inputs.empty() && internal::IsTracing())) return Trace(attrs, inputs);
 
   std::vector<Shape> in_shapes;
   std::vector<DType> in_types;

@@ -104,6 +104,9 @@ bool EscapeControlCharacters(const std::string& text, std::string* escaped) {
   return true;
 }
 
+// Control-flow ops nest graphs; a hostile file could nest them without end.
+constexpr int kMaxSubgraphDepth = 16;
+
 class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
@@ -114,6 +117,8 @@ class Reader {
   [[noreturn]] void Fail(const std::string& where, const std::string& what) const {
     HN_THROW(kFormatError) << source_ << ": " << where << ": " << what;
   }
+  /// One graph object (the file, or a node's subgraph at `depth` > 0); `path` locates it.
+  JSONGraph ReadGraph(const Json& root, const std::string& path, int depth);
   static const char* TypeName(const Json& v) { return v.type_name(); }
   const Json& RequireArray(const Json& v, const std::string& where) const {
     if (!v.is_array()) Fail(where, std::string("expected an array, found ") + TypeName(v));
@@ -122,10 +127,12 @@ class Reader {
   uint32_t ReadUInt(const Json& v, const std::string& where) const;
   JSONEntry ReadEntry(const Json& v, const std::string& where, bool* legacy) const;
   AttrDict ReadStringMap(const Json& v, const std::string& where) const;
-  JSONNode ReadNode(const Json& v, size_t index, bool* legacy) const;
+  JSONNode ReadNode(const Json& v, size_t index, const std::string& path, int depth,
+                    bool* legacy);
   void ReadGraphAttrs(const Json& v, JSONGraph* g) const;
 
   std::string source_;
+  size_t total_nodes_ = 0;  ///< over every nesting level, against the node limit
 };
 
 uint32_t Reader::ReadUInt(const Json& v, const std::string& where) const {
@@ -171,8 +178,9 @@ AttrDict Reader::ReadStringMap(const Json& v, const std::string& where) const {
   return dict;
 }
 
-JSONNode Reader::ReadNode(const Json& v, size_t index, bool* legacy) const {
-  std::string where = "node " + std::to_string(index);
+JSONNode Reader::ReadNode(const Json& v, size_t index, const std::string& path, int depth,
+                          bool* legacy) {
+  std::string where = path + "node " + std::to_string(index);
   if (!v.is_object()) Fail(where, std::string("expected a node object, found ") + TypeName(v));
   if (v.contains("name") && v["name"].is_string()) {
     where += " ('" + v["name"].get<std::string>() + "')";
@@ -212,17 +220,21 @@ JSONNode Reader::ReadNode(const Json& v, size_t index, bool* legacy) const {
             ReadUInt(value[i], where + ": control_deps[" + std::to_string(i) + "]"));
       }
     } else if (key == "subgraphs") {
-      if (!value.is_array()) Fail(where, "\"subgraphs\" must be an array");
-      HN_CHECK(value.empty(), kUnsupported)
-          << source_ << ": " << where << ": has subgraphs (control-flow or partitioned operator '"
-          << (has_op ? node.op_name : std::string("?"))
-          << "'); graphs with subgraphs are not supported";
+      if (!value.is_array()) Fail(where, "\"subgraphs\" must be an array of graphs");
+      if (depth + 1 > kMaxSubgraphDepth) {
+        Fail(where, "subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) +
+                        " levels");
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        node.subgraphs.push_back(
+            ReadGraph(value[i], where + ": subgraphs[" + std::to_string(i) + "]: ", depth + 1));
+      }
     } else if (key == "backward_source_id") {
       if (!value.is_number_integer()) Fail(where, "\"backward_source_id\" must be an integer");
     } else {
       Fail(where, "unknown key \"" + key +
-                      "\" (a node has op, name, attrs, inputs, control_deps and the legacy "
-                      "attr, param, backward_source_id)");
+                      "\" (a node has op, name, attrs, inputs, control_deps, subgraphs and the "
+                      "legacy attr, param, backward_source_id)");
     }
   }
   if (!has_op) Fail(where, "missing required key \"op\"");
@@ -271,9 +283,14 @@ JSONGraph Reader::ReadStructure(const std::string& text) {
     HN_THROW(kFormatError) << source_ << ": expected a symbol JSON object, found "
                            << TypeName(root);
   }
+  return ReadGraph(root, "", 0);
+}
 
+JSONGraph Reader::ReadGraph(const Json& root, const std::string& path, int depth) {
+  const std::string top = path.empty() ? "top level" : path.substr(0, path.size() - 2);
+  if (!root.is_object()) Fail(top, std::string("expected a graph object, found ") + TypeName(root));
   JSONGraph g;
-  g.source = source_;
+  g.source = path.empty() ? source_ : source_ + ": " + top;
   const Json* nodes = nullptr;
   const Json* arg_nodes = nullptr;
   const Json* heads = nullptr;
@@ -281,32 +298,34 @@ JSONGraph Reader::ReadStructure(const std::string& text) {
     const std::string& key = kv.key();
     const Json& value = kv.value();
     if (key == "nodes") {
-      nodes = &RequireArray(value, "\"nodes\"");
+      nodes = &RequireArray(value, path + "\"nodes\"");
     } else if (key == "arg_nodes") {
-      arg_nodes = &RequireArray(value, "\"arg_nodes\"");
+      arg_nodes = &RequireArray(value, path + "\"arg_nodes\"");
     } else if (key == "heads") {
-      heads = &RequireArray(value, "\"heads\"");
+      heads = &RequireArray(value, path + "\"heads\"");
     } else if (key == "node_row_ptr") {
       // Ignored, like MXNet does, but it must have the right type.
-      if (!value.is_array()) Fail("\"node_row_ptr\"", "expected an array of integers");
+      if (!value.is_array()) Fail(path + "\"node_row_ptr\"", "expected an array of integers");
       for (size_t i = 0; i < value.size(); ++i)
-        ReadUInt(value[i], "node_row_ptr[" + std::to_string(i) + "]");
+        ReadUInt(value[i], path + "node_row_ptr[" + std::to_string(i) + "]");
     } else if (key == "attrs") {
       ReadGraphAttrs(value, &g);
     } else {
-      Fail("top level", "unknown key \"" + key +
-                            "\" (a symbol file has nodes, arg_nodes, node_row_ptr, heads, attrs)");
+      Fail(top, "unknown key \"" + key +
+                    "\" (a symbol file has nodes, arg_nodes, node_row_ptr, heads, attrs)");
     }
   }
-  if (nodes == nullptr) Fail("top level", "missing required key \"nodes\"");
-  if (arg_nodes == nullptr) Fail("top level", "missing required key \"arg_nodes\"");
-  if (heads == nullptr) Fail("top level", "missing required key \"heads\"");
+  if (nodes == nullptr) Fail(top, "missing required key \"nodes\"");
+  if (arg_nodes == nullptr) Fail(top, "missing required key \"arg_nodes\"");
+  if (heads == nullptr) Fail(top, "missing required key \"heads\"");
 
-  HN_CHECK(static_cast<int64_t>(nodes->size()) <= GetLimit(Limit::kMaxNodes), kFormatError)
-      << source_ << ": the graph has " << nodes->size() << " nodes, above the node limit"
+  total_nodes_ += nodes->size();
+  HN_CHECK(static_cast<int64_t>(total_nodes_) <= GetLimit(Limit::kMaxNodes), kFormatError)
+      << source_ << ": the graph has " << total_nodes_
+      << (depth > 0 ? " nodes counting its subgraphs" : " nodes") << ", above the node limit"
       << LimitNote(Limit::kMaxNodes);
   for (size_t i = 0; i < nodes->size(); ++i) {
-    g.nodes.push_back(ReadNode((*nodes)[i], i, &g.legacy_keys));
+    g.nodes.push_back(ReadNode((*nodes)[i], i, path, depth, &g.legacy_keys));
   }
   HN_CHECK(g.nodes.size() <= std::numeric_limits<uint32_t>::max(), kFormatError)
       << source_ << ": too many nodes";
@@ -319,19 +338,19 @@ JSONGraph Reader::ReadStructure(const std::string& text) {
   };
   for (uint32_t nid = 0; nid < num_nodes; ++nid) {
     const JSONNode& n = g.nodes[nid];
-    const std::string where = internal::DescribeJSONNode(g, nid);
+    const std::string where = path + internal::DescribeJSONNode(g, nid);
     for (size_t i = 0; i < n.inputs.size(); ++i)
       check_ref(n.inputs[i].node_id, where + ": inputs[" + std::to_string(i) + "]");
     for (size_t i = 0; i < n.control_deps.size(); ++i)
       check_ref(n.control_deps[i], where + ": control_deps[" + std::to_string(i) + "]");
   }
   for (size_t i = 0; i < heads->size(); ++i) {
-    std::string where = "heads[" + std::to_string(i) + "]";
+    std::string where = path + "heads[" + std::to_string(i) + "]";
     g.heads.push_back(ReadEntry((*heads)[i], where, &g.legacy_keys));
     check_ref(g.heads.back().node_id, where);
   }
   for (size_t i = 0; i < arg_nodes->size(); ++i) {
-    std::string where = "arg_nodes[" + std::to_string(i) + "]";
+    std::string where = path + "arg_nodes[" + std::to_string(i) + "]";
     uint32_t id = ReadUInt((*arg_nodes)[i], where);
     check_ref(id, where);
     if (g.nodes[id].op_name != "null") {
@@ -346,6 +365,47 @@ JSONGraph Reader::ReadStructure(const std::string& text) {
 // ---------------------------------------------------------------------------------------------
 // Reading: ops, DAG check, build
 
+// Every operator of the graph and its subgraphs that the registry lacks, with its nodes.
+void CollectUnsupported(const JSONGraph& g, UnsupportedOps* found) {
+  const OpRegistry& registry = OpRegistry::Global();
+  for (const JSONNode& n : g.nodes) {
+    if (n.op_name != "null" && registry.Find(n.op_name) == nullptr) {
+      std::string node = n.name;
+      auto op_type = n.dict.find("op_type");
+      if (n.op_name == "Custom" && op_type != n.dict.end()) node += " (op_type " + op_type->second + ")";
+      (*found)[n.op_name].push_back(node);
+    }
+    for (const JSONGraph& sub : n.subgraphs) CollectUnsupported(sub, found);
+  }
+}
+
+// One error naming every unsupported operator (not only the first), so a user sees at once
+// what a file needs.
+void CheckSupported(const JSONGraph& g) {
+  UnsupportedOps found;
+  CollectUnsupported(g, &found);
+  if (found.empty()) return;
+  constexpr size_t kNodesShown = 5;
+  Error err(StatusCode::kNotFound);
+  err << g.source << ": " << found.size()
+      << (found.size() == 1 ? " operator is" : " operators are") << " not supported by hybridnet: ";
+  bool first = true;
+  for (const auto& kv : found) {
+    err << (first ? "" : "; ") << "'" << kv.first << "' (" << (kv.second.size() == 1 ? "node " : "nodes ");
+    for (size_t i = 0; i < kv.second.size() && i < kNodesShown; ++i)
+      err << (i ? ", " : "") << "'" << kv.second[i] << "'";
+    if (kv.second.size() > kNodesShown) err << " and " << kv.second.size() - kNodesShown << " more";
+    err << ")";
+    if (kv.first == "Custom") {
+      err << ": a Python custom operator (mx.operator.CustomOp), whose code lives only in the "
+             "Python process that registered it, so this model cannot run outside that process";
+    }
+    first = false;
+  }
+  err << ". `hybridnet ops` lists the supported operators";
+  throw err;
+}
+
 void ResolveOps(JSONGraph* g) {
   const OpRegistry& registry = OpRegistry::Global();
   for (uint32_t nid = 0; nid < g->nodes.size(); ++nid) {
@@ -354,12 +414,12 @@ void ResolveOps(JSONGraph* g) {
       HN_CHECK(n.inputs.empty(), kFormatError)
           << g->source << ": " << internal::DescribeJSONNode(*g, nid)
           << ": a variable (op \"null\") must have no inputs, found " << n.inputs.size();
+      HN_CHECK(n.subgraphs.empty(), kFormatError)
+          << g->source << ": " << internal::DescribeJSONNode(*g, nid)
+          << ": a variable (op \"null\") must have no subgraphs";
       continue;
     }
-    n.op = registry.Find(n.op_name);
-    HN_CHECK(n.op != nullptr, kNotFound)
-        << g->source << ": " << internal::DescribeJSONNode(*g, nid) << ": unknown operator '"
-        << n.op_name << "' (hybridnet does not implement it; `hybridnet ops` lists the operators)";
+    n.op = registry.Find(n.op_name);  // CheckSupported ran first
     HN_CHECK(!n.op->internal, kFormatError)
         << g->source << ": " << internal::DescribeJSONNode(*g, nid) << ": operator '"
         << n.op_name << "' is internal to hybridnet and cannot appear in a symbol file";
@@ -406,6 +466,8 @@ void SortTopologically(JSONGraph* g) {
   for (uint32_t nid = 0; nid < n; ++nid) visit(nid);
 }
 
+Symbol BuildGraph(JSONGraph* g);
+
 Symbol BuildSymbol(JSONGraph* g) {
   std::vector<std::shared_ptr<Node>> nodes(g->nodes.size());
   for (auto& ptr : nodes) ptr = std::make_shared<Node>();
@@ -413,6 +475,8 @@ Symbol BuildSymbol(JSONGraph* g) {
     JSONNode& jn = g->nodes[nid];
     Node& node = *nodes[nid];
     node.attrs = std::move(jn.attrs);
+    for (JSONGraph& sub : jn.subgraphs)
+      node.attrs.subgraphs.push_back(std::make_shared<const Symbol>(BuildGraph(&sub)));
     for (const JSONEntry& e : jn.inputs)
       node.inputs.push_back(NodeEntry{nodes[e.node_id], e.index, e.version});
     for (uint32_t dep : jn.control_deps) node.control_deps.push_back(nodes[dep]);
@@ -423,9 +487,20 @@ Symbol BuildSymbol(JSONGraph* g) {
   return symbol;
 }
 
+// A read graph (the file's, or a subgraph) checked, upgraded and built into Nodes.
+Symbol BuildGraph(JSONGraph* g) {
+  ResolveOps(g);
+  SortTopologically(g);
+  internal::UpgradeJSONGraph(g);
+  return BuildSymbol(g);
+}
+
 }  // namespace
 
-std::string SaveJSON(const Symbol& symbol) {
+namespace {
+
+// One graph object: the file's (with the top-level attrs) or a control-flow op's subgraph.
+void WriteGraph(JSONLayoutWriter* w, const Symbol& symbol, bool top_level) {
   IndexedGraph graph(symbol.outputs);
   const uint32_t num_nodes = static_cast<uint32_t>(graph.num_nodes());
   std::vector<uint32_t> arg_nodes;
@@ -443,70 +518,85 @@ std::string SaveJSON(const Symbol& symbol) {
     row_ptr.push_back(row_ptr.back() + node.attrs.op->NumTotalOutputs(node.attrs));
   }
 
-  std::string out;
-  JSONLayoutWriter w(&out);
-  w.BeginObject(true);
-  w.Key("nodes");
-  w.BeginArray(true);
+  w->BeginObject(true);
+  w->Key("nodes");
+  w->BeginArray(true);
   for (uint32_t nid = 0; nid < num_nodes; ++nid) {
     const Node& node = *graph[nid].node;
-    w.Item();
-    w.BeginObject(true);
-    w.Key("op");
-    w.WriteString(node.IsVariable() ? "null" : node.attrs.op->name);
-    w.Key("name");
-    w.WriteString(node.name());
+    w->Item();
+    w->BeginObject(true);
+    w->Key("op");
+    w->WriteString(node.IsVariable() ? "null" : node.attrs.op->name);
+    w->Key("name");
+    w->WriteString(node.name());
     if (!node.attrs.dict.empty()) {
-      w.Key("attrs");
-      WriteStringMap(&w, node.attrs.dict);
+      w->Key("attrs");
+      WriteStringMap(w, node.attrs.dict);
     }
-    w.Key("inputs");
-    w.BeginArray(node.inputs.size() > 10);
+    w->Key("inputs");
+    w->BeginArray(node.inputs.size() > 10);
     for (const NodeEntry& e : node.inputs) {
-      w.Item();
-      WriteEntry(&w, graph.node_id(e.node.get()), e.index, e.version);
+      w->Item();
+      WriteEntry(w, graph.node_id(e.node.get()), e.index, e.version);
     }
-    w.EndArray();
+    w->EndArray();
     if (!node.control_deps.empty()) {
       std::vector<uint32_t> deps;
       for (const auto& d : node.control_deps) deps.push_back(graph.node_id(d.get()));
-      w.Key("control_deps");
-      WriteUIntArray(&w, deps);
+      w->Key("control_deps");
+      WriteUIntArray(w, deps);
     }
-    w.EndObject();
+    if (!node.attrs.subgraphs.empty()) {
+      w->Key("subgraphs");
+      w->BeginArray(true);
+      for (const auto& subgraph : node.attrs.subgraphs) {
+        w->Item();
+        WriteGraph(w, *subgraph, false);
+      }
+      w->EndArray();
+    }
+    w->EndObject();
   }
-  w.EndArray();
-  w.Key("arg_nodes");
-  WriteUIntArray(&w, arg_nodes);
-  w.Key("node_row_ptr");
-  WriteUIntArray(&w, row_ptr);
-  w.Key("heads");
-  w.BeginArray(symbol.outputs.size() > 10);
+  w->EndArray();
+  w->Key("arg_nodes");
+  WriteUIntArray(w, arg_nodes);
+  w->Key("node_row_ptr");
+  WriteUIntArray(w, row_ptr);
+  w->Key("heads");
+  w->BeginArray(symbol.outputs.size() > 10);
   for (const NodeEntry& e : symbol.outputs) {
-    w.Item();
-    WriteEntry(&w, graph.node_id(e.node.get()), e.index, e.version);
+    w->Item();
+    WriteEntry(w, graph.node_id(e.node.get()), e.index, e.version);
   }
-  w.EndArray();
-  w.Key("attrs");
-  w.BeginObject(false);
-  w.Key("mxnet_version");
-  w.BeginArray(false);
-  w.Item();
-  w.WriteString("int");
-  w.Item();
-  w.WriteInt(kMXNetVersion);
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
+  w->EndArray();
+  if (top_level) {
+    w->Key("attrs");
+    w->BeginObject(false);
+    w->Key("mxnet_version");
+    w->BeginArray(false);
+    w->Item();
+    w->WriteString("int");
+    w->Item();
+    w->WriteInt(kMXNetVersion);
+    w->EndArray();
+    w->EndObject();
+  }
+  w->EndObject();
+}
+
+}  // namespace
+
+std::string SaveJSON(const Symbol& symbol) {
+  std::string out;
+  JSONLayoutWriter w(&out);
+  WriteGraph(&w, symbol, true);
   return out;
 }
 
 Symbol LoadJSON(const std::string& json, const std::string& source_name) {
   JSONGraph g = Reader(source_name).ReadStructure(json);
-  ResolveOps(&g);
-  SortTopologically(&g);
-  internal::UpgradeJSONGraph(&g);
-  return BuildSymbol(&g);
+  CheckSupported(g);
+  return BuildGraph(&g);
 }
 
 JSONFileInfo InspectJSON(const std::string& json, const std::string& source_name) {
@@ -514,6 +604,7 @@ JSONFileInfo InspectJSON(const std::string& json, const std::string& source_name
   JSONFileInfo info;
   info.mxnet_version = g.mxnet_version;
   info.legacy_keys = g.legacy_keys;
+  CollectUnsupported(g, &info.unsupported_ops);
   return info;
 }
 

@@ -12,6 +12,8 @@
 namespace hybridnet {
 namespace internal {
 
+struct JSONGraph;
+
 struct JSONEntry {
   uint32_t node_id = 0;
   uint32_t index = 0;
@@ -26,12 +28,13 @@ struct JSONNode {
   NodeAttrs attrs;         ///< op nodes: parsed by UpgradeJSONGraph
   std::vector<JSONEntry> inputs;
   std::vector<uint32_t> control_deps;
+  std::vector<JSONGraph> subgraphs;  ///< a control-flow op's graphs, as read
 
   bool IsVariable() const { return op == nullptr; }
 };
 
 struct JSONGraph {
-  std::string source;      ///< file name for messages
+  std::string source;      ///< file name for messages (plus the path to a subgraph)
   int mxnet_version = 800; ///< from attrs.mxnet_version; 800 (MXNet 0.8) when absent
   bool legacy_keys = false;
   std::vector<JSONNode> nodes;

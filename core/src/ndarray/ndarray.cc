@@ -35,21 +35,6 @@ GlobalRandom& Random() {
   return random;
 }
 
-void CheckShape(const Shape& shape) {
-  HN_CHECK(static_cast<int64_t>(shape.ndim()) <= GetLimit(Limit::kMaxRank), kShapeError)
-      << "a shape of " << shape.ndim() << " dimensions is above the rank limit"
-      << LimitNote(Limit::kMaxRank);
-  int64_t elements = 1;
-  for (int64_t d : shape) {
-    HN_CHECK(d >= 0, kShapeError) << "shape " << shape << " has a negative dimension";
-    HN_CHECK(!__builtin_mul_overflow(elements, d, &elements) &&
-                 elements <= GetLimit(Limit::kMaxTensorElements),
-             kOutOfMemory)
-        << "shape " << shape << " has more elements than the tensor limit"
-        << LimitNote(Limit::kMaxTensorElements);
-  }
-}
-
 template <typename Dist>
 NDArray Sample(const Shape& shape, DType dtype, Dist dist) {
   NDArray f32(shape, DType::kFloat32);
@@ -70,8 +55,15 @@ void Seed(uint64_t seed) {
   random.engine.seed(static_cast<std::mt19937::result_type>(seed));
 }
 
+uint64_t internal::DrawRandomSeed() {
+  auto& random = Random();
+  std::lock_guard<std::mutex> lock(random.mutex);
+  const uint64_t high = random.engine();
+  return (high << 32) | random.engine();
+}
+
 NDArray::NDArray(const Shape& shape, DType dtype) : shape_(shape), dtype_(dtype) {
-  CheckShape(shape);
+  CheckShapeLimits(shape);
   storage_ = Allocate(static_cast<size_t>(shape.Size()) * DTypeSize(dtype));
 }
 
@@ -120,7 +112,7 @@ NDArray NDArray::FromBuffer(const Shape& shape, DType dtype, const void* data) {
 
 NDArray NDArray::Wrap(const Shape& shape, DType dtype, void* data,
                       std::function<void(void*)> deleter) {
-  CheckShape(shape);
+  CheckShapeLimits(shape);
   HN_CHECK(data != nullptr || shape.Size() == 0, kInvalidArgument) << "Wrap: data is NULL";
   HN_CHECK(reinterpret_cast<uintptr_t>(data) % DTypeSize(dtype) == 0, kInvalidArgument)
       << "Wrap: data is not aligned to " << DTypeSize(dtype) << " bytes";
@@ -172,7 +164,7 @@ void NDArray::CheckElementType(DType requested) const {
 }
 
 NDArray NDArray::Reshape(const Shape& shape) const {
-  CheckShape(shape);
+  CheckShapeLimits(shape);
   HN_CHECK(shape.Size() == size(), kShapeError)
       << "cannot reshape an array of shape " << shape_ << " to " << shape;
   NDArray view = *this;

@@ -2,9 +2,16 @@
 #include <sstream>
 
 #include "hybridnet/op.h"
+#include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
+
+Op& Op::SetInputNames(FListNames f) {
+  get_num_inputs = [f](const NodeAttrs& attrs) { return static_cast<uint32_t>(f(attrs).size()); };
+  list_input_names = std::move(f);
+  return *this;
+}
 
 Op& Op::SetInputNames(std::vector<std::string> names) {
   num_inputs = static_cast<uint32_t>(names.size());
@@ -186,4 +193,18 @@ bool ElemwiseFloatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vect
   return true;
 }
 
+namespace internal {
+
+bool NumericType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  bool complete = ElemwiseType(attrs, in, out);
+  for (size_t i = 0; i < in->size(); ++i) {
+    HN_CHECK((*in)[i] == DType::kUnknown || IsNumericDType((*in)[i]), kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName((*in)[i])
+        << "; this operator computes in float32, float64, uint8, int8, int32 or int64 (Cast "
+           "the input first)";
+  }
+  return complete;
+}
+
+}  // namespace internal
 }  // namespace hybridnet

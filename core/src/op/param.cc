@@ -1,5 +1,6 @@
 #include "hybridnet/param.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -83,6 +84,61 @@ void ParseValue(const std::string& text, std::vector<int64_t>* out) {
   }
 }
 
+void ParseValue(const std::string& text, std::vector<float>* out) {
+  const char* const expected = "a tuple of numbers such as (0.1, 0.2) or one number";
+  size_t i = 0;
+  auto skip_space = [&]() {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  // The longest prefix from i that strtod reads (whole elements are checked by the caller).
+  auto read_number = [&](float* value) {
+    const char* begin = text.c_str() + i;
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (end == begin) return false;
+    i += static_cast<size_t>(end - begin);
+    *value = static_cast<float>(v);
+    return true;
+  };
+  std::vector<float> values;
+  skip_space();
+  if (i == text.size()) throw std::invalid_argument(expected);
+  const char open = text[i];
+  if (open != '(' && open != '[') {
+    float value = 0;
+    if (!read_number(&value)) throw std::invalid_argument(expected);
+    skip_space();
+    if (i != text.size()) throw std::invalid_argument(expected);
+    *out = {value};
+    return;
+  }
+  const char close = open == '(' ? ')' : ']';
+  ++i;
+  skip_space();
+  bool closed = i < text.size() && text[i] == close;
+  if (closed) ++i;
+  while (!closed) {
+    float value = 0;
+    skip_space();
+    if (!read_number(&value)) throw std::invalid_argument(expected);
+    values.push_back(value);
+    skip_space();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      skip_space();
+    } else if (i >= text.size() || text[i] != close) {
+      throw std::invalid_argument(expected);
+    }
+    if (i < text.size() && text[i] == close) {
+      ++i;
+      closed = true;
+    }
+  }
+  skip_space();
+  if (i != text.size()) throw std::invalid_argument(expected);
+  *out = std::move(values);
+}
+
 void ParseValue(const std::string& text, DType* out) {
   try {
     *out = ParseDType(text);
@@ -119,6 +175,17 @@ std::string ValueText(float value) { return ShortestText<float>(value, 9, std::s
 std::string ValueText(double value) { return ShortestText<double>(value, 17, std::strtod); }
 std::string ValueText(const std::string& value) { return value; }
 std::string ValueText(const std::vector<int64_t>& value) { return Shape(value).ToString(); }
+std::string ValueText(const std::vector<float>& value) {
+  std::string text = "(";
+  for (size_t i = 0; i < value.size(); ++i) text += (i ? ", " : "") + ValueText(value[i]);
+  return text + (value.size() == 1 ? ",)" : ")");
+}
+
+std::string EnumTypeText(const std::vector<std::string>& names) {
+  std::string text = "{";
+  for (size_t i = 0; i < names.size(); ++i) text += (i ? ", '" : "'") + names[i] + "'";
+  return text + "}";
+}
 std::string ValueText(DType value) { return DTypeName(value); }
 
 }  // namespace internal

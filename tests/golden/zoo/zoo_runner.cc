@@ -11,9 +11,6 @@
 //       init), loads PARAMS (an MXNet save_parameters file, structural names) when given, runs
 //       again, exports, and runs once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json,
 //       PREFIX-0000.params, PREFIX-eager.npy.
-//   zoo_runner op SYMBOL.json OUT NAME=INPUT.npy...
-//       runs a one-op graph with a value for every variable, eagerly node by node and through a
-//       GraphExecutor: OUT-eager-<i>.npy, OUT-exec-<i>.npy per output.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -148,30 +145,6 @@ int Build(const std::string& name,
   return 0;
 }
 
-int RunOp(const std::string& json, const std::string& out, const std::vector<std::string>& specs) {
-  Symbol symbol = Symbol::Load(json);
-  std::vector<std::string> names;
-  std::vector<NDArray> inputs;
-  for (const auto& spec : specs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "zoo_runner op: expected NAME=FILE.npy, got " << spec << "\n";
-      return 2;
-    }
-    names.push_back(spec.substr(0, eq));
-    inputs.push_back(LoadNpy(spec.substr(eq + 1)));
-  }
-  SymbolBlock block(symbol, names);
-  std::vector<NDArray> eager = block(inputs);
-  GraphExecutor exec(symbol, names, {});
-  std::vector<NDArray> graph = exec.Forward(inputs);
-  for (size_t i = 0; i < eager.size(); ++i) {
-    SaveNpy(out + "-eager-" + std::to_string(i) + ".npy", eager[i]);
-    SaveNpy(out + "-exec-" + std::to_string(i) + ".npy", graph[i]);
-  }
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,11 +155,8 @@ int main(int argc, char** argv) {
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
-    if (args.size() >= 3 && args[0] == "op") {
-      return RunOp(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
-    }
     std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | build NAME PREFIX "
-                 "INPUT.npy [PARAMS] | op SYMBOL.json OUT NAME=INPUT.npy...\n";
+                 "INPUT.npy [PARAMS]\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";

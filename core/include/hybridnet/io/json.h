@@ -4,7 +4,9 @@
 // hidden keys, missing BatchNorm auxiliary inputs).
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "hybridnet/symbol.h"
 
@@ -17,9 +19,14 @@ std::string SaveJSON(const Symbol& symbol);
 Symbol LoadJSON(const std::string& json, const std::string& source_name = "<string>");
 
 /// Facts about a JSON file before upgrade, for `hybridnet info`.
+/// Operator name -> the nodes (subgraphs included) that use it.
+using UnsupportedOps = std::map<std::string, std::vector<std::string>>;
+
 struct JSONFileInfo {
   int mxnet_version = 800;  ///< 800 when the file has none (MXNet 0.8)
   bool legacy_keys = false; ///< uses "param"/"attr" or two-element entries
+  /// Operators hybridnet does not implement ("Custom" nodes carry their op_type).
+  UnsupportedOps unsupported_ops;
 };
 JSONFileInfo InspectJSON(const std::string& json, const std::string& source_name = "<string>");
 

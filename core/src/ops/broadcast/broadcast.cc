@@ -1,17 +1,22 @@
 // Broadcasting binary operators (MXNet src/operator/tensor/elemwise_binary_broadcast_op_*.cc)
 // and broadcast_to. Shapes follow MXNet's BinaryBroadcastShape: the shorter shape is padded with
-// leading 1s, then each dimension pair must be equal or contain a 1.
+// leading 1s, then each dimension pair must be equal or contain a 1. Both operands have one
+// numeric dtype, which the output keeps (comparisons and logical ops return 1 or 0 in it); the
+// element math is elemwise/math_functors-inl.h's, shared with the elemwise and scalar ops.
 #include <algorithm>
 
 #include "hybridnet/op.h"
-#include "ops/elemwise/binary_functors-inl.h"
+#include "ops/dtype_switch-inl.h"
+#include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
 namespace {
 
-using namespace op_functors;  // Add, Sub, Mul, Div, Maximum, Minimum
+using internal::NumericType;
+using internal::SwitchNumericDType;
+namespace m = op_math;
 
 constexpr size_t kMaxBroadcastDims = 16;
 
@@ -125,8 +130,8 @@ BroadcastPlan MakePlan(const Shape& lhs, const Shape& rhs, const Shape& out) {
   return plan;
 }
 
-template <typename F>
-void BroadcastLoop(const float* a, const float* b, float* y, const BroadcastPlan& plan, F f) {
+template <typename T, typename F>
+void BroadcastLoop(const T* a, const T* b, T* y, const BroadcastPlan& plan, F f) {
   if (plan.ndim == 0) {
     y[0] = f(a[0], b[0]);
     return;
@@ -139,22 +144,22 @@ void BroadcastLoop(const float* a, const float* b, float* y, const BroadcastPlan
   int64_t idx[kMaxBroadcastDims] = {};
   int64_t loff = 0, roff = 0;
   for (int64_t o = 0; o < outer; ++o) {
-    const float* pa = a + loff;
-    const float* pb = b + roff;
-    float* py = y + o * inner;
+    const T* pa = a + loff;
+    const T* pb = b + roff;
+    T* py = y + o * inner;
     if (la && rb) {
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) py[i] = f(pa[i], pb[i]);
     } else if (la) {
-      const float vb = pb[0];
+      const T vb = pb[0];
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) py[i] = f(pa[i], vb);
     } else if (rb) {
-      const float va = pa[0];
+      const T va = pa[0];
 #pragma omp simd
       for (int64_t i = 0; i < inner; ++i) py[i] = f(va, pb[i]);
     } else {
-      const float v = f(pa[0], pb[0]);
+      const T v = f(pa[0], pb[0]);
       for (int64_t i = 0; i < inner; ++i) py[i] = v;
     }
     for (size_t k = inner_k; k-- > 0;) {
@@ -173,54 +178,92 @@ template <typename F>
 void BroadcastCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   BroadcastPlan plan = MakePlan(in[0].shape, in[1].shape, out[0].shape);
-  BroadcastLoop(in[0].ptr<const float>(), in[1].ptr<const float>(), out[0].ptr<float>(), plan,
-                F());
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    BroadcastLoop(in[0].ptr<const T>(), in[1].ptr<const T>(), out[0].ptr<T>(), plan,
+                  [](T a, T b) { return F::Map(a, b); });
+  });
 }
-
-struct First {
-  float operator()(float a, float) const { return a; }
-};
 
 void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   BroadcastPlan plan = MakePlan(in[0].shape, in[0].shape, out[0].shape);
-  const float* x = in[0].ptr<const float>();
-  BroadcastLoop(x, x, out[0].ptr<float>(), plan, First());
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in[0].ptr<const T>();
+    BroadcastLoop(x, x, out[0].ptr<T>(), plan, [](T a, T) { return a; });
+  });
 }
 
 
-Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f) {
-  return r->Register(name)
-      .Describe(description)
-      .SetInputNames({"lhs", "rhs"})
-      .SetInferShape(BroadcastBinaryShape)
-      .SetInferType(ElemwiseFloatType)
-      .SetCompute(std::move(f));
+Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f,
+                      std::initializer_list<const char*> aliases = {}) {
+  Op& op = r->Register(name)
+               .Describe(description)
+               .SetInputNames({"lhs", "rhs"})
+               .SetInferShape(BroadcastBinaryShape)
+               .SetInferType(NumericType)
+               .SetCompute(std::move(f));
+  for (const char* alias : aliases) op.AddAlias(alias);
+  return op;
 }
 
 }  // namespace
 
 void RegisterBroadcastOps(OpRegistry* r) {
   RegisterBroadcast(r, "broadcast_add", "Elementwise sum with broadcasting.",
-                    BroadcastCompute<Add>)
-      .AddAlias("broadcast_plus");
+                    BroadcastCompute<m::Add>,
+                    {"broadcast_plus", "_sparse_broadcast_add", "_sparse_broadcast_plus"});
   RegisterBroadcast(r, "broadcast_sub", "Elementwise difference with broadcasting.",
-                    BroadcastCompute<Sub>)
-      .AddAlias("broadcast_minus");
+                    BroadcastCompute<m::Sub>,
+                    {"broadcast_minus", "_sparse_broadcast_sub", "_sparse_broadcast_minus"});
   RegisterBroadcast(r, "broadcast_mul", "Elementwise product with broadcasting.",
-                    BroadcastCompute<Mul>);
-  RegisterBroadcast(r, "broadcast_div", "Elementwise division with broadcasting.",
-                    BroadcastCompute<Div>);
-  RegisterBroadcast(r, "broadcast_maximum", "Elementwise maximum with broadcasting.",
-                    BroadcastCompute<Maximum>);
-  RegisterBroadcast(r, "broadcast_minimum", "Elementwise minimum with broadcasting.",
-                    BroadcastCompute<Minimum>);
+                    BroadcastCompute<m::Mul>, {"_sparse_broadcast_mul"});
+  RegisterBroadcast(r, "broadcast_div",
+                    "Elementwise division with broadcasting (integers: truncated, x / 0 = 0).",
+                    BroadcastCompute<m::Div>, {"_sparse_broadcast_div"});
+  RegisterBroadcast(r, "broadcast_mod",
+                    "Remainder with the sign of the divisor, with broadcasting; x % 0 = 0.",
+                    BroadcastCompute<m::Mod>);
+  RegisterBroadcast(r, "broadcast_power", "lhs ** rhs with broadcasting.",
+                    BroadcastCompute<m::Power>);
+  RegisterBroadcast(r, "broadcast_maximum",
+                    "Elementwise maximum with broadcasting (NaN in lhs propagates).",
+                    BroadcastCompute<m::Maximum>, {"_npi_maximum"});
+  RegisterBroadcast(r, "broadcast_minimum",
+                    "Elementwise minimum with broadcasting (NaN in lhs propagates).",
+                    BroadcastCompute<m::Minimum>, {"_npi_minimum"});
+  RegisterBroadcast(r, "broadcast_hypot", "sqrt(lhs^2 + rhs^2) with broadcasting.",
+                    BroadcastCompute<m::Hypot>);
+  RegisterBroadcast(r, "broadcast_equal", "1 where lhs == rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::Equal>);
+  RegisterBroadcast(r, "broadcast_not_equal", "1 where lhs != rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::NotEqual>);
+  RegisterBroadcast(r, "broadcast_greater", "1 where lhs > rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::Greater>);
+  RegisterBroadcast(r, "broadcast_greater_equal",
+                    "1 where lhs >= rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::GreaterEqual>);
+  RegisterBroadcast(r, "broadcast_lesser", "1 where lhs < rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::Lesser>);
+  RegisterBroadcast(r, "broadcast_lesser_equal",
+                    "1 where lhs <= rhs, else 0, with broadcasting.",
+                    BroadcastCompute<m::LesserEqual>);
+  RegisterBroadcast(r, "broadcast_logical_and",
+                    "1 where lhs and rhs are both nonzero, else 0, with broadcasting.",
+                    BroadcastCompute<m::LogicalAnd>);
+  RegisterBroadcast(r, "broadcast_logical_or",
+                    "1 where lhs or rhs is nonzero, else 0, with broadcasting.",
+                    BroadcastCompute<m::LogicalOr>);
+  RegisterBroadcast(r, "broadcast_logical_xor",
+                    "1 where exactly one of lhs and rhs is nonzero, with broadcasting.",
+                    BroadcastCompute<m::LogicalXor>);
   r->Register("broadcast_to")
       .Describe("Broadcasts the input array to a new shape (size-1 dimensions are repeated).")
       .SetParam<BroadcastToParam>()
       .SetInputNames({"data"})
       .SetInferShape(BroadcastToShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(NumericType)
       .SetCompute(BroadcastToCompute);
 }
 

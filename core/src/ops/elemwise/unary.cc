@@ -1,17 +1,21 @@
-// Elementwise unary operators (MXNet src/operator/tensor/elemwise_unary_op_*.cc): one input
-// "data", one output of the same shape, float32.
-#include <cmath>
+// Elementwise unary operators (MXNet src/operator/tensor/elemwise_unary_op_*.cc,
+// contrib/stes_op.cc, contrib/quadratic_op.cc): one input "data", one output of the same shape
+// and dtype. Like MXNet's, they run on float32, float64, uint8, int8, int32 and int64, integers
+// computed as math_functors-inl.h describes (except hard_sigmoid, float only as in MXNet).
 #include <cstring>
 
 #include "hybridnet/op.h"
-#include "ops/nn/activation-inl.h"
+#include "ops/dtype_switch-inl.h"
+#include "ops/elemwise/math_functors-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
 namespace {
 
-using internal::MapFloat;
+using internal::NumericType;
+using internal::SwitchNumericDType;
+namespace m = op_math;
 
 struct ClipParam {
   float a_min = 0.f;
@@ -22,93 +26,235 @@ struct ClipParam {
   }
 };
 
-template <float (*F)(float)>
+struct HardSigmoidParam {
+  float alpha = 0.2f;
+  float beta = 0.5f;
+  static void Declare(ParamDeclarer<HardSigmoidParam>* d) {
+    d->Field("alpha", &HardSigmoidParam::alpha).Default(0.2f).Describe("Slope of hard sigmoid");
+    d->Field("beta", &HardSigmoidParam::beta).Default(0.5f).Describe("Bias of hard sigmoid.");
+  }
+};
+
+struct QuadraticParam {
+  float a = 0.f;
+  float b = 0.f;
+  float c = 0.f;
+  static void Declare(ParamDeclarer<QuadraticParam>* d) {
+    d->Field("a", &QuadraticParam::a).Default(0.f).Describe("Coefficient of the quadratic term.");
+    d->Field("b", &QuadraticParam::b).Default(0.f).Describe("Coefficient of the linear term.");
+    d->Field("c", &QuadraticParam::c).Default(0.f).Describe("Constant term.");
+  }
+};
+
+// y[i] = f(x[i]) for the element type T; contiguous, so the compiler vectorizes the float32 loop
+// exactly as before these ops took other dtypes.
+template <typename T, typename F>
+void MapElements(const TBlob& in, const TBlob& out, F f) {
+  const T* x = in.ptr<const T>();
+  T* y = out.ptr<T>();
+  const int64_t n = in.Size();
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+template <typename Op>
 void UnaryCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  MapFloat(F, in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    MapElements<T>(in[0], out[0], [](T x) { return Op::Map(x); });
+  });
+}
+
+template <typename F>
+void MathCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                 const std::vector<TBlob>& out) {
+  UnaryCompute<m::Math<F>>(ctx, attrs, in, out);
 }
 
 // The identity ops: the graph executor aliases output to input (identity view); eager
 // invocation copies.
 void CopyCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  if (in[0].data != out[0].data) {
-    std::memcpy(out[0].data, in[0].data, static_cast<size_t>(in[0].Size()) * sizeof(float));
+  if (in[0].data != out[0].data && in[0].Size() > 0) {
+    std::memcpy(out[0].data, in[0].data,
+                static_cast<size_t>(in[0].Size()) * DTypeSize(in[0].dtype));
   }
 }
 
-// MXNet's clip kernel tests the upper bound first: x > a_max ? a_max : (x < a_min ? a_min : x).
+// MXNet's clip tests the upper bound first: x > a_max ? a_max : (x < a_min ? a_min : x), with
+// the bounds converted to the element type.
 void ClipCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const ClipParam& p = attrs.Param<ClipParam>();
-  const float lo = p.a_min, hi = p.a_max;
-  const float* x = in[0].ptr<const float>();
-  float* y = out[0].ptr<float>();
-  const int64_t n = in[0].Size();
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > hi ? hi : (x[i] < lo ? lo : x[i]);
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lo = m::FromReal<T>(p.a_min), hi = m::FromReal<T>(p.a_max);
+    MapElements<T>(in[0], out[0], [lo, hi](T x) { return x > hi ? hi : (x < lo ? lo : x); });
+  });
 }
 
-float ExpOf(float x) { return std::exp(x); }
-float Expm1Of(float x) { return std::expm1(x); }
-float LogOf(float x) { return std::log(x); }
-float Log1pOf(float x) { return std::log1p(x); }
-float SqrtOf(float x) { return std::sqrt(x); }
-float RsqrtOf(float x) { return 1.f / std::sqrt(x); }
-float SquareOf(float x) { return x * x; }
-float AbsOf(float x) { return std::fabs(x); }
-float SignOf(float x) { return x < 0.f ? -1.f : (x > 0.f ? 1.f : 0.f); }
-float NegativeOf(float x) { return -x; }
-float ReciprocalOf(float x) { return 1.f / x; }
-float FloorOf(float x) { return std::floor(x); }
-float CeilOf(float x) { return std::ceil(x); }
+// clip(alpha * x + beta, 0, 1) with float alpha and beta (double inputs compute in double).
+void HardSigmoidCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const HardSigmoidParam& p = attrs.Param<HardSigmoidParam>();
+  m::SwitchFloatDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T alpha = p.alpha, beta = p.beta;
+    MapElements<T>(in[0], out[0], [alpha, beta](T x) {
+      const T v = alpha * x + beta;
+      return T(1) < v ? T(1) : (T(0) > v ? T(0) : v);
+    });
+  });
+}
 
-Op& RegisterUnary(OpRegistry* r, const char* name, const char* description, FCompute compute) {
-  return r->Register(name)
-      .Describe(description)
-      .SetInputNames({"data"})
-      .SetInferShape(ElemwiseShape)
-      .SetInferType(ElemwiseFloatType)
-      .SetCompute(std::move(compute))
-      .SetInplace({{0, 0}})
-      .SetPattern(OpPattern::kElemwise);
+bool FloatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const bool complete = ElemwiseType(attrs, in, out);
+  for (size_t i = 0; i < in->size(); ++i) {
+    const DType d = (*in)[i];
+    HN_CHECK(d == DType::kUnknown || d == DType::kFloat32 || d == DType::kFloat64, kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName(d)
+        << "; this operator takes float32 or float64 only, as in MXNet (Cast the input first)";
+  }
+  return complete;
+}
+
+// x * (a * x + b) + c with float coefficients: integers compute in float, as MXNet's kernel.
+void QuadraticCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const QuadraticParam& p = attrs.Param<QuadraticParam>();
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = m::Compute<T, float>;
+    const C a = static_cast<C>(p.a), b = static_cast<C>(p.b), c = static_cast<C>(p.c);
+    MapElements<T>(in[0], out[0], [a, b, c](T v) {
+      const C x = static_cast<C>(v);
+      return m::FromReal<T>(x * (a * x + b) + c);
+    });
+  });
+}
+
+Op& RegisterUnary(OpRegistry* r, const char* name, const char* description, FCompute compute,
+                  std::initializer_list<const char*> aliases = {}) {
+  Op& op = r->Register(name)
+               .Describe(description)
+               .SetInputNames({"data"})
+               .SetInferShape(ElemwiseShape)
+               .SetInferType(NumericType)
+               .SetCompute(std::move(compute))
+               .SetInplace({{0, 0}})
+               .SetPattern(OpPattern::kElemwise);
+  for (const char* alias : aliases) op.AddAlias(alias);
+  return op;
 }
 
 }  // namespace
 
 void RegisterElemwiseUnaryOps(OpRegistry* r) {
-  RegisterUnary(r, "relu", "Rectified linear unit: y = max(x, 0).",
-                UnaryCompute<internal::ReluOf>);
-  RegisterUnary(r, "sigmoid", "Logistic sigmoid: y = 1 / (1 + exp(-x)).",
-                UnaryCompute<internal::SigmoidOf>);
-  RegisterUnary(r, "tanh", "Hyperbolic tangent, elementwise.", UnaryCompute<internal::TanhOf>);
-  RegisterUnary(r, "softsign", "Softsign: y = x / (1 + |x|).",
-                UnaryCompute<internal::SoftsignOf>);
-  RegisterUnary(r, "exp", "Natural exponential, elementwise.", UnaryCompute<ExpOf>);
-  RegisterUnary(r, "expm1", "exp(x) - 1, accurate near 0.", UnaryCompute<Expm1Of>);
-  RegisterUnary(r, "log", "Natural logarithm, elementwise.", UnaryCompute<LogOf>);
-  RegisterUnary(r, "log1p", "log(1 + x), accurate near 0.", UnaryCompute<Log1pOf>);
-  RegisterUnary(r, "sqrt", "Square root, elementwise.", UnaryCompute<SqrtOf>);
-  RegisterUnary(r, "rsqrt", "Reciprocal square root: y = 1 / sqrt(x).", UnaryCompute<RsqrtOf>);
-  RegisterUnary(r, "square", "Square: y = x * x.", UnaryCompute<SquareOf>);
-  RegisterUnary(r, "abs", "Absolute value, elementwise.", UnaryCompute<AbsOf>);
-  RegisterUnary(r, "sign", "Sign: -1, 0 or 1.", UnaryCompute<SignOf>);
-  RegisterUnary(r, "negative", "Numerical negative: y = -x.", UnaryCompute<NegativeOf>);
-  RegisterUnary(r, "reciprocal", "Reciprocal: y = 1 / x.", UnaryCompute<ReciprocalOf>);
-  RegisterUnary(r, "floor", "Largest integer <= x, elementwise.", UnaryCompute<FloorOf>);
-  RegisterUnary(r, "ceil", "Smallest integer >= x, elementwise.", UnaryCompute<CeilOf>);
-  RegisterUnary(r, "_copy", "Returns a copy of the input.", CopyCompute)
-      .AddAlias("identity")
+  RegisterUnary(r, "relu", "Rectified linear unit: y = max(x, 0) (NaN stays NaN).",
+                UnaryCompute<m::Relu>, {"_sparse_relu"});
+  RegisterUnary(r, "sigmoid", "Logistic sigmoid: y = 1 / (1 + exp(-x)).", MathCompute<m::Sigmoid>,
+                {"_sparse_sigmoid"});
+  RegisterUnary(r, "tanh", "Hyperbolic tangent, elementwise.", MathCompute<m::Tanh>,
+                {"_sparse_tanh"});
+  RegisterUnary(r, "softsign", "Softsign: y = x / (1 + |x|).", MathCompute<m::Softsign>);
+  RegisterUnary(r, "exp", "Natural exponential, elementwise.", MathCompute<m::Exp>,
+                {"_sparse_exp"});
+  RegisterUnary(r, "expm1", "exp(x) - 1, accurate near 0.", MathCompute<m::Expm1>,
+                {"_sparse_expm1"});
+  RegisterUnary(r, "log", "Natural logarithm, elementwise.", MathCompute<m::Log>,
+                {"_sparse_log"});
+  RegisterUnary(r, "log1p", "log(1 + x), accurate near 0.", MathCompute<m::Log1p>,
+                {"_sparse_log1p"});
+  RegisterUnary(r, "log2", "Base-2 logarithm, elementwise.", MathCompute<m::Log2>,
+                {"_sparse_log2"});
+  RegisterUnary(r, "log10", "Base-10 logarithm, elementwise.", MathCompute<m::Log10>,
+                {"_sparse_log10"});
+  RegisterUnary(r, "sqrt", "Square root, elementwise.", MathCompute<m::Sqrt>, {"_sparse_sqrt"});
+  RegisterUnary(r, "rsqrt", "Reciprocal square root: y = 1 / sqrt(x).", MathCompute<m::Rsqrt>,
+                {"_sparse_rsqrt"});
+  RegisterUnary(r, "cbrt", "Cube root, elementwise.", MathCompute<m::Cbrt>, {"_sparse_cbrt"});
+  RegisterUnary(r, "rcbrt", "Reciprocal cube root: y = 1 / cbrt(x).", MathCompute<m::Rcbrt>);
+  RegisterUnary(r, "square", "Square: y = x * x.", MathCompute<m::Square>, {"_sparse_square"});
+  RegisterUnary(r, "abs", "Absolute value, elementwise.", MathCompute<m::Abs>, {"_sparse_abs"});
+  RegisterUnary(r, "sign", "Sign: -1, 0 or 1 (0 for NaN).", UnaryCompute<m::Sign>,
+                {"_sparse_sign"});
+  RegisterUnary(r, "negative", "Numerical negative: y = -x.", UnaryCompute<m::Negative>,
+                {"_sparse_negative"});
+  RegisterUnary(r, "reciprocal", "Reciprocal: y = 1 / x.", MathCompute<m::Reciprocal>);
+  RegisterUnary(r, "floor", "Largest integer <= x, elementwise.", MathCompute<m::Floor>,
+                {"_sparse_floor"});
+  RegisterUnary(r, "ceil", "Smallest integer >= x, elementwise.", MathCompute<m::Ceil>,
+                {"_sparse_ceil"});
+  RegisterUnary(r, "trunc", "Rounds toward zero (the integer part of x).", MathCompute<m::Trunc>,
+                {"_sparse_trunc"});
+  RegisterUnary(r, "fix", "Rounds toward zero: the one of floor(x) and ceil(x) nearer to 0.",
+                MathCompute<m::Fix>, {"_sparse_fix"});
+  RegisterUnary(r, "round", "Rounds to the nearest integer, halfway cases away from zero.",
+                MathCompute<m::Round>, {"_sparse_round"});
+  RegisterUnary(r, "rint",
+                "Rounds to the nearer of floor(x) and ceil(x); halfway cases go to floor(x) "
+                "(so rint(-2.5) = -3, rint(2.5) = 2), as MXNet's kernel does.",
+                MathCompute<m::Rint>, {"_sparse_rint"});
+  RegisterUnary(r, "sin", "Sine (radians), elementwise.", MathCompute<m::Sin>, {"_sparse_sin"});
+  RegisterUnary(r, "cos", "Cosine (radians), elementwise.", MathCompute<m::Cos>, {"_sparse_cos"});
+  RegisterUnary(r, "tan", "Tangent (radians), elementwise.", MathCompute<m::Tan>,
+                {"_sparse_tan"});
+  RegisterUnary(r, "arcsin", "Inverse sine, in [-pi/2, pi/2].", MathCompute<m::Arcsin>,
+                {"_sparse_arcsin"});
+  RegisterUnary(r, "arccos", "Inverse cosine, in [0, pi].", MathCompute<m::Arccos>,
+                {"_sparse_arccos"});
+  RegisterUnary(r, "arctan", "Inverse tangent, in (-pi/2, pi/2).", MathCompute<m::Arctan>,
+                {"_sparse_arctan"});
+  RegisterUnary(r, "sinh", "Hyperbolic sine, elementwise.", MathCompute<m::Sinh>,
+                {"_sparse_sinh"});
+  RegisterUnary(r, "cosh", "Hyperbolic cosine, elementwise.", MathCompute<m::Cosh>,
+                {"_sparse_cosh"});
+  RegisterUnary(r, "arcsinh", "Inverse hyperbolic sine, elementwise.", MathCompute<m::Arcsinh>,
+                {"_sparse_arcsinh"});
+  RegisterUnary(r, "arccosh", "Inverse hyperbolic cosine (x >= 1), elementwise.",
+                MathCompute<m::Arccosh>, {"_sparse_arccosh"});
+  RegisterUnary(r, "arctanh", "Inverse hyperbolic tangent (|x| < 1), elementwise.",
+                MathCompute<m::Arctanh>, {"_sparse_arctanh"});
+  RegisterUnary(r, "degrees", "Radians to degrees: y = x * 180 / pi.", MathCompute<m::Degrees>,
+                {"_sparse_degrees"});
+  RegisterUnary(r, "radians", "Degrees to radians: y = x * pi / 180.", MathCompute<m::Radians>,
+                {"_sparse_radians"});
+  RegisterUnary(r, "erf", "Gauss error function, elementwise.", MathCompute<m::Erf>,
+                {"_npx_erf"});
+  RegisterUnary(r, "erfinv",
+                "Inverse error function: +-inf at +-1, NaN outside [-1, 1].",
+                MathCompute<m::Erfinv>, {"_npx_erfinv"});
+  RegisterUnary(r, "gamma", "Gamma function, elementwise.", MathCompute<m::Gamma>,
+                {"_npx_gamma", "_sparse_gamma"});
+  RegisterUnary(r, "gammaln", "Natural logarithm of the absolute value of the gamma function.",
+                MathCompute<m::Gammaln>, {"_npx_gammaln", "_sparse_gammaln"});
+  RegisterUnary(r, "logical_not", "Logical negation: 1 where x == 0, else 0 (input dtype).",
+                UnaryCompute<m::LogicalNot>);
+  RegisterUnary(r, "_contrib_round_ste",
+                "round(x) (a straight-through estimator: its gradient is 1 in training).",
+                MathCompute<m::Round>, {"_sparse__contrib_round_ste"});
+  RegisterUnary(r, "_contrib_sign_ste",
+                "sign(x) (a straight-through estimator: its gradient is 1 in training).",
+                UnaryCompute<m::Sign>, {"_sparse__contrib_sign_ste"});
+  RegisterUnary(r, "_copy", "Returns a copy of the input.", CopyCompute, {"identity"})
       .SetIdentityView();
   RegisterUnary(r, "BlockGrad",
                 "Returns the input unchanged and stops gradients from flowing through it.",
-                CopyCompute)
-      .AddAlias("stop_gradient")
+                CopyCompute, {"stop_gradient", "_sparse_stop_gradient"})
       .SetIdentityView();
   RegisterUnary(r, "clip",
-                "Clips values to [a_min, a_max]: y = x > a_max ? a_max : max(x, a_min).",
-                ClipCompute)
+                "Clips values to [a_min, a_max]: y = x > a_max ? a_max : max(x, a_min), the "
+                "bounds converted to the input dtype.",
+                ClipCompute, {"_npi_clip", "_sparse_clip"})
       .SetParam<ClipParam>();
+  RegisterUnary(r, "hard_sigmoid", "Hard sigmoid: y = clip(alpha * x + beta, 0, 1).",
+                HardSigmoidCompute)
+      .SetParam<HardSigmoidParam>()
+      .SetInferType(FloatType);
+  RegisterUnary(r, "_contrib_quadratic", "Quadratic function: y = a * x^2 + b * x + c.",
+                QuadraticCompute)
+      .SetParam<QuadraticParam>();
 }
 
 }  // namespace hybridnet

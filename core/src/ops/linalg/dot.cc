@@ -17,10 +17,12 @@ namespace hybridnet {
 
 namespace {
 
+enum class StorageType { kCsr, kDefault, kRowSparse };
+
 struct DotParam {
   bool transpose_a = false;
   bool transpose_b = false;
-  std::optional<std::string> forward_stype;
+  std::optional<StorageType> forward_stype;
   static void Declare(ParamDeclarer<DotParam>* d) {
     d->Field("transpose_a", &DotParam::transpose_a)
         .Default(false)
@@ -28,9 +30,10 @@ struct DotParam {
     d->Field("transpose_b", &DotParam::transpose_b)
         .Default(false)
         .Describe("If true then transpose the second input before dot.");
-    d->Field("forward_stype", &DotParam::forward_stype)
+    d->Field("forward_stype", &DotParam::forward_stype,
+             {{"csr", StorageType::kCsr}, {"default", StorageType::kDefault},
+              {"row_sparse", StorageType::kRowSparse}})
         .Default(std::nullopt)
-        .OneOf({"csr", "default", "row_sparse"})
         .Describe("The desired storage type of the forward output (ignored: dense only).");
   }
 };

@@ -2,8 +2,8 @@
 // Activation, the unary ops (relu, sigmoid, tanh, softsign) and the fused
 // FullyConnected + Activation op, so every path produces bit-identical float32 results.
 //
-//   ActType act = ParseActType("relu");
-//   ApplyActivation(act, in, out, n);  // in may equal out
+//   d->Field("act_type", &P::act_type, ActTypeNames());   // parsed once into ActType
+//   ApplyActivation(p.act_type, in, out, n);             // in may equal out
 #pragma once
 
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hybridnet/base.h"
+#include "hybridnet/param.h"
 
 namespace hybridnet {
 namespace internal {
@@ -20,18 +20,13 @@ namespace internal {
 enum class ActType { kRelu, kSigmoid, kTanh, kSoftrelu, kSoftsign };
 
 /// The accepted act_type names, in MXNet's enum order.
-inline std::vector<std::string> ActTypeNames() {
-  return {"relu", "sigmoid", "softrelu", "softsign", "tanh"};
-}
-
-/// Throws kInvalidArgument for a name outside ActTypeNames() (parsing already rejects those).
-inline ActType ParseActType(const std::string& name) {
-  if (name == "relu") return ActType::kRelu;
-  if (name == "sigmoid") return ActType::kSigmoid;
-  if (name == "tanh") return ActType::kTanh;
-  if (name == "softrelu") return ActType::kSoftrelu;
-  if (name == "softsign") return ActType::kSoftsign;
-  HN_THROW(kInvalidArgument) << "unknown act_type '" << name << "'";
+inline const EnumNames<ActType>& ActTypeNames() {
+  static const EnumNames<ActType> names = {{"relu", ActType::kRelu},
+                                           {"sigmoid", ActType::kSigmoid},
+                                           {"softrelu", ActType::kSoftrelu},
+                                           {"softsign", ActType::kSoftsign},
+                                           {"tanh", ActType::kTanh}};
+  return names;
 }
 
 /// max(x, 0); NaN propagates (MXNet's relu checks IsNan first).

@@ -11,25 +11,33 @@ namespace hybridnet {
 
 namespace {
 
+using internal::ActType;
+
 struct ActivationParam {
-  std::string act_type;
+  ActType act_type = ActType::kRelu;
   static void Declare(ParamDeclarer<ActivationParam>* d) {
-    d->Field("act_type", &ActivationParam::act_type)
+    d->Field("act_type", &ActivationParam::act_type, internal::ActTypeNames())
         .Required()
-        .OneOf(internal::ActTypeNames())
         .Describe("Activation function to be applied.");
   }
 };
 
+enum class LeakyType { kElu, kGelu, kLeaky, kPrelu, kRrelu, kSelu };
+
 struct LeakyReLUParam {
-  std::string act_type = "leaky";
+  LeakyType act_type = LeakyType::kLeaky;
   float slope = 0.25f;
   float lower_bound = 0.125f;
   float upper_bound = 0.334f;
   static void Declare(ParamDeclarer<LeakyReLUParam>* d) {
-    d->Field("act_type", &LeakyReLUParam::act_type)
-        .Default("leaky")
-        .OneOf({"elu", "gelu", "leaky", "prelu", "rrelu", "selu"})
+    d->Field("act_type", &LeakyReLUParam::act_type,
+             {{"elu", LeakyType::kElu},
+              {"gelu", LeakyType::kGelu},
+              {"leaky", LeakyType::kLeaky},
+              {"prelu", LeakyType::kPrelu},
+              {"rrelu", LeakyType::kRrelu},
+              {"selu", LeakyType::kSelu}})
+        .Default(LeakyType::kLeaky)
         .Describe("Activation function to be applied.");
     d->Field("slope", &LeakyReLUParam::slope)
         .Default(0.25f)
@@ -45,11 +53,13 @@ struct LeakyReLUParam {
 
 void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  internal::ApplyActivation(internal::ParseActType(attrs.Param<ActivationParam>().act_type),
+  internal::ApplyActivation(attrs.Param<ActivationParam>().act_type,
                             in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
 }
 
-bool IsPReLU(const NodeAttrs& attrs) { return attrs.Param<LeakyReLUParam>().act_type == "prelu"; }
+bool IsPReLU(const NodeAttrs& attrs) {
+  return attrs.Param<LeakyReLUParam>().act_type == LeakyType::kPrelu;
+}
 
 // prelu: gamma is (C,) with C = data.shape[1] (broadcast over axis 1), or (1,).
 bool LeakyReLUShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -82,22 +92,23 @@ void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const float* x = in[0].ptr<const float>();
   float* y = out[0].ptr<float>();
   const int64_t n = in[0].Size();
-  const std::string& act = p.act_type;
-  if (act == "leaky" || act == "rrelu") {
+  const LeakyType act = p.act_type;
+  if (act == LeakyType::kLeaky || act == LeakyType::kRrelu) {
     // rrelu at inference uses the mean of its slope range.
-    const float slope = act == "leaky" ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
+    const float slope =
+        act == LeakyType::kLeaky ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : x[i] * slope;
-  } else if (act == "elu") {
+  } else if (act == LeakyType::kElu) {
     const float slope = p.slope;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : slope * std::expm1(x[i]);
-  } else if (act == "selu") {
+  } else if (act == LeakyType::kSelu) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
       y[i] = kSeluLambda * (x[i] > 0.f ? x[i] : kSeluAlpha * std::expm1(x[i]));
     }
-  } else if (act == "gelu") {
+  } else if (act == LeakyType::kGelu) {
     const float inv_sqrt2 = 0.70710678118654752440f;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * inv_sqrt2));
@@ -140,7 +151,6 @@ void RegisterActivationOps(OpRegistry* r) {
       .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
                 "per channel), elu, selu, gelu (erf form) and rrelu (inference: mean slope).")
       .SetParam<LeakyReLUParam>()
-      .SetNumInputs([](const NodeAttrs& attrs) { return IsPReLU(attrs) ? 2u : 1u; })
       .SetInputNames([](const NodeAttrs& attrs) {
         return IsPReLU(attrs) ? std::vector<std::string>{"data", "gamma"}
                               : std::vector<std::string>{"data"};

@@ -74,17 +74,16 @@ void AdaptivePoolCompute(const OpContext&,
 }  // namespace
 
 void RegisterAdaptivePoolingOps(OpRegistry* r) {
-  Op& op = r->Register("_contrib_AdaptiveAvgPooling2D")
+  r->Register("_contrib_AdaptiveAvgPooling2D")
                .Describe(
                    "Adaptive average pooling of a 4-D input to output_size (height, "
                    "width): cell (i, j) averages rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 "
                    "and the corresponding columns.")
-               .SetParam<AdaptivePoolParam>()
+               .SetParam<AdaptivePoolParam>(AdaptivePoolParamInit)
                .SetInputNames({"data"})
                .SetInferShape(AdaptivePoolShape)
                .SetInferType(ElemwiseFloatType)
                .SetCompute(AdaptivePoolCompute);
-  internal::AddParamInit<AdaptivePoolParam>(&op, AdaptivePoolParamInit);
 }
 
 }  // namespace hybridnet

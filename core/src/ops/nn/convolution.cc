@@ -24,14 +24,21 @@
 namespace hybridnet {
 namespace {
 
+using internal::Layout;
 using internal::SpatialGeom;
 using internal::TupleText;
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-const std::vector<std::string> kConvLayouts = {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"};
-const std::vector<std::string> kCudnnTune = {"off", "limited_workspace", "fastest"};
+enum class CudnnTune { kOff, kLimitedWorkspace, kFastest };
+
+const EnumNames<CudnnTune>& CudnnTuneNames() {
+  static const EnumNames<CudnnTune> names = {{"off", CudnnTune::kOff},
+                                             {"limited_workspace", CudnnTune::kLimitedWorkspace},
+                                             {"fastest", CudnnTune::kFastest}};
+  return names;
+}
 
 struct ConvolutionParam {
   std::vector<int64_t> kernel;
@@ -42,9 +49,9 @@ struct ConvolutionParam {
   uint32_t num_group = 1;
   int64_t workspace = 1024;
   bool no_bias = false;
-  std::optional<std::string> cudnn_tune;
+  std::optional<CudnnTune> cudnn_tune;
   bool cudnn_off = false;
-  std::optional<std::string> layout;
+  std::optional<Layout> layout;
 
   template <typename P>
   static void DeclareFields(ParamDeclarer<P>* d) {
@@ -67,16 +74,14 @@ struct ConvolutionParam {
                   "compatibility; hybridnet bounds its im2col buffer itself.");
     d->template Field<bool>("no_bias", &P::no_bias).Default(false)
         .Describe("Whether to disable bias parameter.");
-    d->template Field<std::optional<std::string>>("cudnn_tune", &P::cudnn_tune)
+    d->template Field<CudnnTune>("cudnn_tune", &P::cudnn_tune, CudnnTuneNames())
         .Default(std::nullopt)
-        .OneOf(kCudnnTune)
         .Describe("Whether to pick convolution algo by running performance test. Ignored on "
                   "CPU.");
     d->template Field<bool>("cudnn_off", &P::cudnn_off).Default(false)
         .Describe("Turn off cudnn for this layer. Ignored on CPU.");
-    d->template Field<std::optional<std::string>>("layout", &P::layout)
+    d->template Field<Layout>("layout", &P::layout, internal::ConvLayoutNames())
         .Default(std::nullopt)
-        .OneOf(kConvLayouts)
         .Describe("Set layout for input, output and weight. Empty for default layout: NCW for "
                   "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
   }
@@ -86,12 +91,11 @@ struct ConvolutionParam {
 // The internal "_hn_convolution_act": Convolution followed by an Activation, created by the
 // fusion pass; the same kernel, then the shared activation code in place (bit-identical).
 struct ConvolutionActParam : ConvolutionParam {
-  std::string act_type;
+  internal::ActType act_type = internal::ActType::kRelu;
   static void Declare(ParamDeclarer<ConvolutionActParam>* d) {
     DeclareFields(d);
-    d->Field("act_type", &ConvolutionActParam::act_type)
+    d->Field("act_type", &ConvolutionActParam::act_type, internal::ActTypeNames())
         .Required()
-        .OneOf(internal::ActTypeNames())
         .Describe("Activation function applied to the Convolution output.");
   }
 };
@@ -107,9 +111,9 @@ struct DeconvolutionParam {
   uint32_t num_group = 1;
   int64_t workspace = 512;
   bool no_bias = true;
-  std::optional<std::string> cudnn_tune;
+  std::optional<CudnnTune> cudnn_tune;
   bool cudnn_off = false;
-  std::optional<std::string> layout;
+  std::optional<Layout> layout;
 
   static void Declare(ParamDeclarer<DeconvolutionParam>* d) {
     d->Field("kernel", &DeconvolutionParam::kernel).Required()
@@ -140,21 +144,18 @@ struct DeconvolutionParam {
                   "compatibility.");
     d->Field("no_bias", &DeconvolutionParam::no_bias).Default(true)
         .Describe("Whether to disable bias parameter.");
-    d->Field("cudnn_tune", &DeconvolutionParam::cudnn_tune).Default(std::nullopt)
-        .OneOf(kCudnnTune)
+    d->Field("cudnn_tune", &DeconvolutionParam::cudnn_tune, CudnnTuneNames())
+        .Default(std::nullopt)
         .Describe("Whether to pick convolution algorithm by running performance test. Ignored "
                   "on CPU.");
     d->Field("cudnn_off", &DeconvolutionParam::cudnn_off).Default(false)
         .Describe("Turn off cudnn for this layer. Ignored on CPU.");
-    d->Field("layout", &DeconvolutionParam::layout).Default(std::nullopt).OneOf(kConvLayouts)
+    d->Field("layout", &DeconvolutionParam::layout, internal::ConvLayoutNames())
+        .Default(std::nullopt)
         .Describe("Set layout for input, output and weight. Empty for default layout, NCW for "
                   "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
   }
 };
-
-const char* ChannelFirstLayout(size_t nk) {
-  return nk == 1 ? "NCW" : nk == 2 ? "NCHW" : "NCDHW";
-}
 
 // MXNet's ConvolutionParamParser / DeconvolutionParamParser: rank-dependent defaults, then
 // every window tuple must have the kernel's length.
@@ -187,11 +188,10 @@ void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
     HN_CHECK(p->pad[i] >= 0, kInvalidArgument) << "incorrect pad size: " << TupleText(p->pad);
   }
   if (p->layout) {
-    const std::string& l = *p->layout;
-    const size_t rank = l.size() - 2;  // NCW -> 1, NHWC -> 2, NDHWC -> 3
-    HN_CHECK(rank == nk, kInvalidArgument)
-        << "layout " << l << " does not match the " << nk << "-D kernel "
-        << TupleText(p->kernel) << " (use " << ChannelFirstLayout(nk) << ")";
+    HN_CHECK(internal::LayoutRank(*p->layout) == nk, kInvalidArgument)
+        << "layout " << internal::LayoutName(*p->layout) << " does not match the " << nk
+        << "-D kernel " << TupleText(p->kernel) << " (use "
+        << internal::LayoutName(internal::ChannelFirstLayout(nk)) << ")";
   }
 }
 
@@ -218,10 +218,10 @@ void DeconvolutionParamInit(DeconvolutionParam* p) {
 template <typename P>
 void CheckLayoutSupported(const NodeAttrs& attrs, const P& p) {
   if (!p.layout) return;
-  HN_CHECK(*p.layout != "NHWC" && *p.layout != "NDHWC", kUnsupported)
-      << DescribeNode(attrs) << ": layout " << *p.layout
+  HN_CHECK(!internal::IsChannelLast(*p.layout), kUnsupported)
+      << DescribeNode(attrs) << ": layout " << internal::LayoutName(*p.layout)
       << " is not supported on CPU (MXNet runs it on GPU only); use "
-      << ChannelFirstLayout(p.kernel.size());
+      << internal::LayoutName(internal::ChannelFirstLayout(p.kernel.size()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,8 +534,7 @@ void ConvolutionActCompute(const OpContext& ctx, const NodeAttrs& attrs,
                            const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   ConvolutionCompute<ConvolutionActParam>(ctx, attrs, in, out);
   float* y = out[0].ptr<float>();
-  internal::ApplyActivation(internal::ParseActType(attrs.Param<ConvolutionActParam>().act_type), y,
-                            y, out[0].Size());
+  internal::ApplyActivation(attrs.Param<ConvolutionActParam>().act_type, y, y, out[0].Size());
 }
 
 void DeconvolutionCompute(const OpContext&, const NodeAttrs& attrs,
@@ -593,56 +592,42 @@ std::vector<std::string> ConvInputNames(const NodeAttrs& attrs) {
   return {"data", "weight", "bias"};
 }
 
-template <typename P>
-uint32_t ConvNumInputs(const NodeAttrs& attrs) {
-  return attrs.Param<P>().no_bias ? 2u : 3u;
-}
-
 }  // namespace
 
 void RegisterConvolutionOps(OpRegistry* r) {
-  Op& conv =
-      r->Register("Convolution")
+  r->Register("Convolution")
           .Describe("Computes 1-D, 2-D or 3-D convolution: out[n, f] = bias[f] + sum over c of "
                     "weight[f, c] correlated with data[n, c]. Inputs data (batch, channel, "
                     "spatial...), weight (num_filter, channel/num_group, *kernel) and bias "
                     "(num_filter,) unless no_bias. Output spatial size is "
                     "floor((x + 2*pad - (dilate*(kernel-1)+1)) / stride) + 1.")
-          .SetParam<ConvolutionParam>()
-          .SetNumInputs(ConvNumInputs<ConvolutionParam>)
+          .SetParam<ConvolutionParam>(ConvolutionParamInit)
           .SetInputNames(ConvInputNames<ConvolutionParam>)
           .SetInferShape(ConvolutionInferShape<ConvolutionParam>)
           .SetInferType(ElemwiseFloatType)
           .SetCompute(ConvolutionCompute<ConvolutionParam>);
-  internal::AddParamInit<ConvolutionParam>(&conv, ConvolutionParamInit);
 
-  Op& conv_act =
-      r->Register("_hn_convolution_act")
+  r->Register("_hn_convolution_act")
           .Describe("Convolution followed by Activation(act_type), fused by the graph optimizer; "
                     "bit-identical to the two ops run one after the other.")
-          .SetParam<ConvolutionActParam>()
-          .SetNumInputs(ConvNumInputs<ConvolutionActParam>)
+          .SetParam<ConvolutionActParam>(ConvolutionActParamInit)
           .SetInputNames(ConvInputNames<ConvolutionActParam>)
           .SetInferShape(ConvolutionInferShape<ConvolutionActParam>)
           .SetInferType(ElemwiseFloatType)
           .SetCompute(ConvolutionActCompute)
           .SetInternal();
-  internal::AddParamInit<ConvolutionActParam>(&conv_act, ConvolutionActParamInit);
 
-  Op& deconv =
-      r->Register("Deconvolution")
+  r->Register("Deconvolution")
           .Describe("Computes the transposed convolution (the gradient of Convolution with "
                     "respect to its data). Inputs data (batch, channel, spatial...), weight "
                     "(channel, num_filter/num_group, *kernel) and bias (num_filter,) unless "
                     "no_bias (the default). Output spatial size is stride*(x-1) + "
                     "dilate*(kernel-1)+1 - 2*pad + adj, or target_shape when given.")
-          .SetParam<DeconvolutionParam>()
-          .SetNumInputs(ConvNumInputs<DeconvolutionParam>)
+          .SetParam<DeconvolutionParam>(DeconvolutionParamInit)
           .SetInputNames(ConvInputNames<DeconvolutionParam>)
           .SetInferShape(DeconvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
           .SetCompute(DeconvolutionCompute);
-  internal::AddParamInit<DeconvolutionParam>(&deconv, DeconvolutionParamInit);
 }
 
 }  // namespace hybridnet

@@ -26,9 +26,11 @@ namespace {
 constexpr size_t kMaxDropoutDims = 16;
 constexpr uint32_t kDropoutSeed = 0x5eed5eedu;
 
+enum class DropoutMode { kAlways, kTraining };
+
 struct DropoutParam {
   float p = 0.5f;
-  std::string mode = "training";
+  DropoutMode mode = DropoutMode::kTraining;
   std::vector<int64_t> axes;
   std::optional<bool> cudnn_off = false;
   static void Declare(ParamDeclarer<DropoutParam>* d) {
@@ -36,9 +38,9 @@ struct DropoutParam {
         .Default(0.5f)
         .Min(0.0)
         .Describe("Fraction of the input that gets dropped out during training time.");
-    d->Field("mode", &DropoutParam::mode)
-        .Default("training")
-        .OneOf({"always", "training"})
+    d->Field("mode", &DropoutParam::mode,
+             {{"always", DropoutMode::kAlways}, {"training", DropoutMode::kTraining}})
+        .Default(DropoutMode::kTraining)
         .Describe("Whether to only turn on dropout during training or to also turn on for "
                   "inference.");
     d->Field("axes", &DropoutParam::axes)
@@ -79,7 +81,7 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const float* x = in[0].ptr<const float>();
   float* y = out[0].ptr<float>();
   const int64_t n = in[0].Size();
-  const bool apply = (p.mode == "always" || ctx.is_train) && p.p > 0.f;
+  const bool apply = (p.mode == DropoutMode::kAlways || ctx.is_train) && p.p > 0.f;
   if (!apply) {
     if (x != y) std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
     return;

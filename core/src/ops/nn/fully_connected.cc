@@ -38,12 +38,11 @@ struct FullyConnectedActParam {
   int num_hidden = 0;
   bool no_bias = false;
   bool flatten = true;
-  std::string act_type;
+  internal::ActType act_type = internal::ActType::kRelu;
   static void Declare(ParamDeclarer<FullyConnectedActParam>* d) {
     DeclareFullyConnectedFields(d);
-    d->Field("act_type", &FullyConnectedActParam::act_type)
+    d->Field("act_type", &FullyConnectedActParam::act_type, internal::ActTypeNames())
         .Required()
-        .OneOf(internal::ActTypeNames())
         .Describe("Activation function applied to the FullyConnected output.");
   }
 };
@@ -158,12 +157,7 @@ void FullyConnectedActCompute(const OpContext&, const NodeAttrs& attrs,
   const auto& p = attrs.Param<FullyConnectedActParam>();
   FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
   float* y = out[0].ptr<float>();
-  internal::ApplyActivation(internal::ParseActType(p.act_type), y, y, out[0].Size());
-}
-
-template <typename P>
-uint32_t NumInputs(const NodeAttrs& attrs) {
-  return attrs.template Param<P>().no_bias ? 2u : 3u;
+  internal::ApplyActivation(p.act_type, y, y, out[0].Size());
 }
 
 template <typename P>
@@ -179,7 +173,6 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .Describe("Applies a linear transformation: y = x . W^T + b. With flatten=True the input "
                 "(N, ...) is viewed as (N, prod(...)); otherwise the last axis is transformed.")
       .SetParam<FullyConnectedParam>()
-      .SetNumInputs(NumInputs<FullyConnectedParam>)
       .SetInputNames(InputNames<FullyConnectedParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedParam>)
       .SetInferType(ElemwiseFloatType)
@@ -189,7 +182,6 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .Describe("FullyConnected followed by Activation(act_type), fused by the graph optimizer; "
                 "bit-identical to the two ops run one after the other.")
       .SetParam<FullyConnectedActParam>()
-      .SetNumInputs(NumInputs<FullyConnectedActParam>)
       .SetInputNames(InputNames<FullyConnectedActParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)
       .SetInferType(ElemwiseFloatType)

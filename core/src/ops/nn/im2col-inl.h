@@ -4,9 +4,6 @@
 //    are 1 with kernel 1, stride 1, pad 0, dilate 1, so one loop nest serves every rank.
 //  * Im2Col / Col2Im over a range of output rows, feeding cblas_sgemm.
 //  * ConvScratch: the per-thread im2col buffer.
-//  * AddParamInit: MXNet's "ParamParser" step (defaults that depend on the kernel rank, length
-//    checks) run right after the generic attribute parse, so errors surface at load time with
-//    the op and node named, exactly when MXNet raises them.
 //
 //   SpatialGeom g = MakeGeom(kernel, stride, pad, dilate, image_dims, grid_dims);
 //   float* col = ConvScratch(g.ColRows(channels) * g.grid[2]);
@@ -17,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "hybridnet/base.h"
@@ -24,6 +22,49 @@
 
 namespace hybridnet {
 namespace internal {
+
+/// Data layouts of the spatial ops (MXNet's names). Convolution accepts all but NWC.
+enum class Layout { kNCW, kNCHW, kNCDHW, kNWC, kNHWC, kNDHWC };
+
+inline const EnumNames<Layout>& PoolingLayoutNames() {
+  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},   {"NCHW", Layout::kNCHW},
+                                          {"NCDHW", Layout::kNCDHW}, {"NWC", Layout::kNWC},
+                                          {"NHWC", Layout::kNHWC},   {"NDHWC", Layout::kNDHWC}};
+  return names;
+}
+
+inline const EnumNames<Layout>& ConvLayoutNames() {
+  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},
+                                          {"NCHW", Layout::kNCHW},
+                                          {"NCDHW", Layout::kNCDHW},
+                                          {"NHWC", Layout::kNHWC},
+                                          {"NDHWC", Layout::kNDHWC}};
+  return names;
+}
+
+inline const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kNCW: return "NCW";
+    case Layout::kNCHW: return "NCHW";
+    case Layout::kNCDHW: return "NCDHW";
+    case Layout::kNWC: return "NWC";
+    case Layout::kNHWC: return "NHWC";
+    case Layout::kNDHWC: return "NDHWC";
+  }
+  return "?";
+}
+
+/// Number of spatial dimensions of a layout.
+inline size_t LayoutRank(Layout layout) { return std::string(LayoutName(layout)).size() - 2; }
+
+inline bool IsChannelLast(Layout layout) {
+  return layout == Layout::kNWC || layout == Layout::kNHWC || layout == Layout::kNDHWC;
+}
+
+/// NCW, NCHW or NCDHW for 1, 2 or 3 spatial dimensions.
+inline Layout ChannelFirstLayout(size_t spatial_rank) {
+  return spatial_rank == 1 ? Layout::kNCW : spatial_rank == 2 ? Layout::kNCHW : Layout::kNCDHW;
+}
 
 /// A window geometry in canonical 3-D form. "image" is the dense side (conv input, deconv
 /// output, pooling input), "grid" the window positions (conv output, deconv input, pooling
@@ -186,20 +227,6 @@ inline int64_t RowsPerChunk(int64_t col_rows, int64_t grid_w, int64_t grid_rows)
                                 kConvMinChunkCols);
   const int64_t rows = (cols + grid_w - 1) / std::max<int64_t>(1, grid_w);
   return std::max<int64_t>(1, std::min(rows, grid_rows));
-}
-
-/// Runs `init(P*)` on the parsed parameter struct right after the generic attribute parse
-/// (MXNet's ParamParser step). Errors it throws are prefixed with "Op(node): " by
-/// MakeNodeAttrs.
-template <typename P>
-void AddParamInit(Op* op, void (*init)(P*)) {
-  auto base = op->parse_param;
-  op->parse_param = [base, init](const AttrDict& dict) -> std::shared_ptr<const void> {
-    std::shared_ptr<const void> parsed = base(dict);
-    auto param = std::make_shared<P>(*static_cast<const P*>(parsed.get()));
-    init(param.get());
-    return param;
-  };
 }
 
 /// "(3, 3)" text of a tuple, for messages.

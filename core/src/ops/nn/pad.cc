@@ -12,14 +12,17 @@ namespace hybridnet {
 
 namespace {
 
+enum class PadMode { kConstant, kEdge, kReflect };
+
 struct PadParam {
-  std::string mode;
+  PadMode mode = PadMode::kConstant;
   std::vector<int64_t> pad_width;
   double constant_value = 0.0;
   static void Declare(ParamDeclarer<PadParam>* d) {
-    d->Field("mode", &PadParam::mode)
+    d->Field("mode", &PadParam::mode,
+             {{"constant", PadMode::kConstant}, {"edge", PadMode::kEdge},
+              {"reflect", PadMode::kReflect}})
         .Required()
-        .OneOf({"constant", "edge", "reflect"})
         .Describe(
             "Padding type to use. \"constant\" pads with `constant_value`, \"edge\" pads "
             "using the edge values of the input array, \"reflect\" pads by reflecting "
@@ -55,7 +58,7 @@ bool PadShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
     HN_CHECK(before >= 0 && after >= 0, kShapeError)
         << DescribeNode(attrs) << ": pad_width " << Shape(p.pad_width) << " is negative";
     if (dims[i] == 0) continue;
-    if (p.mode == "reflect") {
+    if (p.mode == PadMode::kReflect) {
       HN_CHECK(before < dims[i] && after < dims[i], kShapeError)
           << DescribeNode(attrs) << ": reflect padding " << Shape(p.pad_width)
           << " must be smaller than each padded axis of " << data;
@@ -70,11 +73,11 @@ bool PadShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
 }
 
 // Source index along one axis for output position o (-1 = constant).
-inline int64_t SourceIndex(int64_t o, int64_t before, int64_t len, int mode) {
+inline int64_t SourceIndex(int64_t o, int64_t before, int64_t len, PadMode mode) {
   int64_t i = o - before;
   if (i >= 0 && i < len) return i;
-  if (mode == 0) return -1;
-  if (mode == 1) return i < 0 ? 0 : len - 1;  // edge
+  if (mode == PadMode::kConstant) return -1;
+  if (mode == PadMode::kEdge) return i < 0 ? 0 : len - 1;
   // reflect (without repeating the edge): -1 -> 1, len -> len - 2
   if (len == 1) return 0;
   const int64_t period = 2 * (len - 1);
@@ -89,7 +92,7 @@ void PadCompute(const OpContext&,
   const PadParam& p = attrs.Param<PadParam>();
   const Shape& is = in[0].shape;
   const Shape& os = out[0].shape;
-  const int mode = p.mode == "constant" ? 0 : p.mode == "edge" ? 1 : 2;
+  const PadMode mode = p.mode;
   const float value = static_cast<float>(p.constant_value);
   const size_t nd = is.ndim();
   // Planes: (N*C) of spatial volumes; spatial rank 2 or 3 viewed as (D, H, W).

@@ -23,33 +23,41 @@
 namespace hybridnet {
 namespace {
 
+using internal::Layout;
 using internal::SpatialGeom;
 using internal::TupleText;
 
+enum class PoolType { kMax, kAvg, kSum, kLp };
+enum class PoolingConvention { kFull, kValid, kSame };
+
 struct PoolingParam {
   std::vector<int64_t> kernel;
-  std::string pool_type = "max";
+  PoolType pool_type = PoolType::kMax;
   bool global_pool = false;
   bool cudnn_off = false;
-  std::string pooling_convention = "valid";
+  PoolingConvention pooling_convention = PoolingConvention::kValid;
   std::vector<int64_t> stride;
   std::vector<int64_t> pad;
   std::optional<int> p_value;
   std::optional<bool> count_include_pad;
-  std::optional<std::string> layout;
+  std::optional<Layout> layout;
 
   static void Declare(ParamDeclarer<PoolingParam>* d) {
     d->Field("kernel", &PoolingParam::kernel).Default({})
         .Describe("Pooling kernel size: (y, x) or (d, y, x)");
-    d->Field("pool_type", &PoolingParam::pool_type).Default("max")
-        .OneOf({"max", "avg", "sum", "lp"})
+    d->Field("pool_type", &PoolingParam::pool_type,
+             {{"max", PoolType::kMax}, {"avg", PoolType::kAvg}, {"sum", PoolType::kSum},
+              {"lp", PoolType::kLp}})
+        .Default(PoolType::kMax)
         .Describe("Pooling type to be applied.");
     d->Field("global_pool", &PoolingParam::global_pool).Default(false)
         .Describe("Ignore kernel size, do global pooling based on current input feature map.");
     d->Field("cudnn_off", &PoolingParam::cudnn_off).Default(false)
         .Describe("Turn off cudnn pooling and use MXNet pooling operator. Ignored on CPU.");
-    d->Field("pooling_convention", &PoolingParam::pooling_convention).Default("valid")
-        .OneOf({"full", "valid", "same"})
+    d->Field("pooling_convention", &PoolingParam::pooling_convention,
+             {{"full", PoolingConvention::kFull}, {"valid", PoolingConvention::kValid},
+              {"same", PoolingConvention::kSame}})
+        .Default(PoolingConvention::kValid)
         .Describe("Pooling convention to be applied: valid floors the output size, full "
                   "rounds it up, same (1-D only) gives ceil(x / stride).");
     d->Field("stride", &PoolingParam::stride).Default({})
@@ -64,8 +72,8 @@ struct PoolingParam {
                   "image, the sum of the 9 valid elements will be divided by 25 if this is set "
                   "to true, or it will be divided by 9 if this is set to false. Defaults to "
                   "true.");
-    d->Field("layout", &PoolingParam::layout).Default(std::nullopt)
-        .OneOf({"NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"})
+    d->Field("layout", &PoolingParam::layout, internal::PoolingLayoutNames())
+        .Default(std::nullopt)
         .Describe("Set layout for input and output. Empty for default layout: NCW for 1d, NCHW "
                   "for 2d and NCDHW for 3d.");
   }
@@ -97,18 +105,10 @@ void PoolingParamInit(PoolingParam* p) {
       << "pad " << TupleText(p->pad) << " and kernel " << TupleText(p->kernel)
       << " should have the same length";
   if (p->layout) {
-    HN_CHECK(p->layout->size() - 2 == nk, kInvalidArgument)
-        << "layout " << *p->layout << " does not match the " << nk << "-D kernel "
-        << TupleText(p->kernel);
+    HN_CHECK(internal::LayoutRank(*p->layout) == nk, kInvalidArgument)
+        << "layout " << internal::LayoutName(*p->layout) << " does not match the " << nk
+        << "-D kernel " << TupleText(p->kernel);
   }
-}
-
-bool IsChannelLast(const std::string& layout) {
-  return layout == "NWC" || layout == "NHWC" || layout == "NDHWC";
-}
-
-std::string DefaultLayout(size_t data_ndim) {
-  return data_ndim == 3 ? "NCW" : data_ndim == 4 ? "NCHW" : "NCDHW";
 }
 
 bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -117,14 +117,14 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
       << DescribeNode(attrs) << ": expected 1 input and 1 output";
   const Shape data = (*in)[0];
   if (data.ndim() == 0) return false;
-  if (p.pool_type == "lp") {
+  if (p.pool_type == PoolType::kLp) {
     HN_CHECK(p.p_value.has_value(), kInvalidArgument)
         << DescribeNode(attrs) << ": p_value is required for lp pooling";
     HN_CHECK(*p.p_value >= 1 && *p.p_value <= 3, kUnsupported)
         << DescribeNode(attrs) << ": p_value " << *p.p_value
         << " is not supported (lp pooling supports p = 1, 2 or 3)";
   }
-  if (p.pooling_convention == "same") {
+  if (p.pooling_convention == PoolingConvention::kSame) {
     HN_CHECK(data.ndim() == 3, kShapeError)
         << DescribeNode(attrs) << ": pooling_convention 'same' supports 1-D pooling only: data "
         << "should be 3-D (batch, channel, x), got " << data;
@@ -137,8 +137,7 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
       << DescribeNode(attrs) << ": data should be 3-D (batch, channel, x), 4-D (batch, channel, "
       << "y, x) or 5-D (batch, channel, d, y, x), got " << data;
   const size_t ns = data.ndim() - 2;
-  const std::string layout = p.layout ? *p.layout : DefaultLayout(data.ndim());
-  const bool cl = IsChannelLast(layout);
+  const bool cl = p.layout && internal::IsChannelLast(*p.layout);
   const size_t sp0 = cl ? 1 : 2;  // index of the first spatial dim
   std::vector<int64_t> odims = data.dims();
   if (p.global_pool) {
@@ -158,9 +157,9 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
           << " padded to " << x + 2 * pd << ") along spatial axis " << i << " (data " << data
           << ")";
       int64_t o;
-      if (p.pooling_convention == "valid") {
+      if (p.pooling_convention == PoolingConvention::kValid) {
         o = 1 + (x + 2 * pd - k) / s;
-      } else if (p.pooling_convention == "full" || ns > 1) {
+      } else if (p.pooling_convention == PoolingConvention::kFull || ns > 1) {
         o = 1 + static_cast<int64_t>(
                     std::ceil(static_cast<float>(x + 2 * pd - k) / static_cast<float>(s)));
       } else {  // same, 1-D
@@ -316,8 +315,7 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const TBlob& xb = in[0];
   const TBlob& yb = out[0];
   const size_t ndim = xb.shape.ndim(), ns = ndim - 2;
-  const std::string layout = p.layout ? *p.layout : DefaultLayout(ndim);
-  const bool cl = IsChannelLast(layout);
+  const bool cl = p.layout && internal::IsChannelLast(*p.layout);
   const size_t sp0 = cl ? 1 : 2;
   const int64_t N = xb.shape[0], C = xb.shape[cl ? ndim - 1 : 1];
   std::vector<int64_t> kernel = p.kernel, stride = p.stride, pad = p.pad;
@@ -331,10 +329,10 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const int64_t IS = g.ImageSize(), OS = g.GridSize();
   const bool include_pad = p.count_include_pad.value_or(true);
   const bool nan_on_empty = ns == 3;
-  const int pv = p.pool_type == "lp" ? p.p_value.value_or(1) : 1;
+  const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
   const float* xd = xb.ptr<const float>();
   float* yd = yb.ptr<float>();
-  const bool is_max = p.pool_type == "max", is_avg = p.pool_type == "avg";
+  const bool is_max = p.pool_type == PoolType::kMax, is_avg = p.pool_type == PoolType::kAvg;
   // One image row of column maxima (thread-local scratch, see ConvScratch).
   float* colmax = is_max && !cl ? internal::ConvScratch(static_cast<size_t>(g.image[2])) : nullptr;
   for (int64_t n = 0; n < N; ++n) {
@@ -362,20 +360,18 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
 }  // namespace
 
 void RegisterPoolingOps(OpRegistry* r) {
-  Op& op = r->Register("Pooling")
+  r->Register("Pooling")
                .Describe("Performs max, average, sum or lp pooling over 1-D, 2-D or 3-D windows "
                          "(or over the whole feature map with global_pool). Output size along "
                          "each axis: valid floor((x + 2*pad - kernel) / stride) + 1, full "
                          "ceil(...) + 1, same ceil((x + 2*pad) / stride). Stride defaults to "
                          "1.")
-               .SetParam<PoolingParam>()
-               .SetNumInputs(1)
+               .SetParam<PoolingParam>(PoolingParamInit)
                .SetInputNames(std::vector<std::string>{"data"})
                .SetNumOutputs(1)
                .SetInferShape(PoolingInferShape)
                .SetInferType(ElemwiseFloatType)
                .SetCompute(PoolingCompute);
-  internal::AddParamInit<PoolingParam>(&op, PoolingParamInit);
 }
 
 }  // namespace hybridnet

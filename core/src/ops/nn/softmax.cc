@@ -1,4 +1,4 @@
-// softmax / log_softmax (MXNet src/operator/nn/softmax-inl.h), SoftmaxOutput
+// softmax / log_softmax / softmin (MXNet src/operator/nn/softmax-inl.h), SoftmaxOutput
 // (src/operator/softmax_output-inl.h, inference: the label is ignored) and SoftmaxActivation
 // (src/operator/nn/softmax_activation-inl.h).
 //
@@ -18,16 +18,17 @@ namespace {
 struct SoftmaxParam {
   int axis = -1;
   std::optional<double> temperature;
-  std::optional<std::string> dtype;
+  std::optional<DType> dtype;
   std::optional<bool> use_length = false;
   static void Declare(ParamDeclarer<SoftmaxParam>* d) {
     d->Field("axis", &SoftmaxParam::axis).Default(-1).Describe("The axis along which to compute.");
     d->Field("temperature", &SoftmaxParam::temperature)
         .Default(std::nullopt)
         .Describe("Temperature parameter in softmax (None means 1).");
-    d->Field("dtype", &SoftmaxParam::dtype)
+    d->Field("dtype", &SoftmaxParam::dtype,
+             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64}})
         .Default(std::nullopt)
-        .OneOf({"float16", "float32", "float64"})
         .Describe("DType of the output (this build computes float32 only).");
     d->Field("use_length", &SoftmaxParam::use_length)
         .Default(std::optional<bool>(false))
@@ -36,13 +37,16 @@ struct SoftmaxParam {
   }
 };
 
+// Only the gradient depends on it; accepted for compatibility.
+enum class SoftmaxNormalization { kBatch, kNull, kValid };
+
 struct SoftmaxOutputParam {
   float grad_scale = 1.f;
   float ignore_label = -1.f;
   bool multi_output = false;
   bool use_ignore = false;
   bool preserve_shape = false;
-  std::string normalization = "null";
+  SoftmaxNormalization normalization = SoftmaxNormalization::kNull;
   bool out_grad = false;
   float smooth_alpha = 0.f;
   static void Declare(ParamDeclarer<SoftmaxOutputParam>* d) {
@@ -61,9 +65,10 @@ struct SoftmaxOutputParam {
     d->Field("preserve_shape", &SoftmaxOutputParam::preserve_shape)
         .Default(false)
         .Describe("If true, softmax is applied along the last axis.");
-    d->Field("normalization", &SoftmaxOutputParam::normalization)
-        .Default("null")
-        .OneOf({"batch", "null", "valid"})
+    d->Field("normalization", &SoftmaxOutputParam::normalization,
+             {{"batch", SoftmaxNormalization::kBatch}, {"null", SoftmaxNormalization::kNull},
+              {"valid", SoftmaxNormalization::kValid}})
+        .Default(SoftmaxNormalization::kNull)
         .Describe("Normalizes the gradient.");
     d->Field("out_grad", &SoftmaxOutputParam::out_grad)
         .Default(false)
@@ -74,13 +79,17 @@ struct SoftmaxOutputParam {
   }
 };
 
+enum class SoftmaxActivationMode { kChannel, kInstance };
+
 struct SoftmaxActivationParam {
-  std::string mode = "instance";
+  SoftmaxActivationMode mode = SoftmaxActivationMode::kInstance;
   static void Declare(ParamDeclarer<SoftmaxActivationParam>* d) {
-    d->Field("mode", &SoftmaxActivationParam::mode)
-        .Default("instance")
-        .OneOf({"channel", "instance"})
-        .Describe("instance: softmax over all but the first axis; channel: over axis 1.");
+    d->Field("mode", &SoftmaxActivationParam::mode,
+             {{"channel", SoftmaxActivationMode::kChannel},
+              {"instance", SoftmaxActivationMode::kInstance}})
+        .Default(SoftmaxActivationMode::kInstance)
+        .Describe("instance: softmax over the last axis (MXNet's kernel flattens the leading "
+                  "axes into instances); channel: over axis 1.");
   }
 };
 
@@ -122,33 +131,35 @@ bool SoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
 bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   CheckSoftmaxSupported(attrs);
   const auto& dtype = attrs.Param<SoftmaxParam>().dtype;
-  HN_CHECK(!dtype || *dtype == "float32", kUnsupported)
-      << DescribeNode(attrs) << ": dtype=" << *dtype
+  HN_CHECK(!dtype || *dtype == DType::kFloat32, kUnsupported)
+      << DescribeNode(attrs) << ": dtype=" << DTypeName(*dtype)
       << " is not supported (this build computes float32)";
   return ElemwiseFloatType(attrs, in, out);
 }
 
-// softmax along the middle axis of (outer, size, inner), sum in double as MXNet's float32 path.
-template <bool kLog>
-void SoftmaxAlong(const float* in, float* out, const AxisView& v, float temperature) {
+// softmax along the middle axis of (outer, size, inner), sum in double as MXNet's float32 path;
+// softmin (kNegate) is the softmax of -x.
+template <bool kLog, bool kNegate = false>
+void SoftmaxAlong(const float* in_data, float* out, const AxisView& v, float temperature) {
   const int64_t m = v.size, st = v.inner;
+  auto in = [in_data](int64_t k) { return kNegate ? -in_data[k] : in_data[k]; };
   for (int64_t o = 0; o < v.outer; ++o) {
     for (int64_t i = 0; i < v.inner; ++i) {
       const int64_t base = o * m * st + i;
-      float mmax = in[base];
-      for (int64_t j = 1; j < m; ++j) mmax = mmax < in[base + j * st] ? in[base + j * st] : mmax;
+      float mmax = in(base);
+      for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
       double sum = 0.0;
       if (temperature == 1.f) {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp(in[base + j * st] - mmax);
+        for (int64_t j = 0; j < m; ++j) sum += std::exp(in(base + j * st) - mmax);
         for (int64_t j = 0; j < m; ++j) {
-          const float a = in[base + j * st] - mmax;
+          const float a = in(base + j * st) - mmax;
           out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
                                     : static_cast<float>(std::exp(a) / sum);
         }
       } else {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp((in[base + j * st] - mmax) / temperature);
+        for (int64_t j = 0; j < m; ++j) sum += std::exp((in(base + j * st) - mmax) / temperature);
         for (int64_t j = 0; j < m; ++j) {
-          const float a = (in[base + j * st] - mmax) / temperature;
+          const float a = (in(base + j * st) - mmax) / temperature;
           out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
                                     : static_cast<float>(std::exp(a) / sum);
         }
@@ -157,13 +168,13 @@ void SoftmaxAlong(const float* in, float* out, const AxisView& v, float temperat
   }
 }
 
-template <bool kLog>
+template <bool kLog, bool kNegate = false>
 void SoftmaxCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const SoftmaxParam& p = attrs.Param<SoftmaxParam>();
   const AxisView v = ViewAround(in[0].shape, SoftmaxAxis(attrs, in[0].shape.ndim()));
   const float t = static_cast<float>(p.temperature.value_or(1.0));
-  SoftmaxAlong<kLog>(in[0].ptr<const float>(), out[0].ptr<float>(), v, t);
+  SoftmaxAlong<kLog, kNegate>(in[0].ptr<const float>(), out[0].ptr<float>(), v, t);
 }
 
 // mshadow's Softmax: float max, float sum of exp(x - max), then division.
@@ -247,7 +258,8 @@ void SoftmaxOutputCompute(const OpContext&, const NodeAttrs& attrs, const std::v
 bool SoftmaxActivationShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   bool known = ElemwiseShape(attrs, in, out);
-  if (attrs.Param<SoftmaxActivationParam>().mode == "channel" && (*in)[0].ndim() != 0) {
+  if (attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel &&
+      (*in)[0].ndim() != 0) {
     HN_CHECK((*in)[0].ndim() >= 2, kShapeError)
         << DescribeNode(attrs) << ": mode=channel needs at least 2 dimensions, got "
         << (*in)[0];
@@ -259,12 +271,9 @@ void SoftmaxActivationCompute(const OpContext&, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   AxisView v;
-  if (attrs.Param<SoftmaxActivationParam>().mode == "channel") {
-    v = ViewAround(s, 1);
-  } else {
-    v.outer = s[0];
-    v.size = in[0].Size() / s[0];
-  }
+  v = ViewAround(s, attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel
+                       ? 1
+                       : s.ndim() - 1);
   FloatSoftmaxAlong(in[0].ptr<const float>(), out[0].ptr<float>(), v);
 }
 
@@ -283,7 +292,6 @@ void RegisterSoftmaxOps(OpRegistry* r) {
   r->Register("softmax")
       .Describe("Softmax along axis: exp(x / t) / sum(exp(x / t)), t = temperature.")
       .SetParam<SoftmaxParam>()
-      .SetNumInputs(SoftmaxNumInputs)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
@@ -293,11 +301,19 @@ void RegisterSoftmaxOps(OpRegistry* r) {
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
       .SetParam<SoftmaxParam>()
-      .SetNumInputs(SoftmaxNumInputs)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
+      .SetInplace({{0, 0}});
+
+  r->Register("softmin")
+      .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
+      .SetParam<SoftmaxParam>()
+      .SetInputNames(SoftmaxInputNames)
+      .SetInferShape(SoftmaxShape)
+      .SetInferType(SoftmaxType)
+      .SetCompute(SoftmaxCompute<false, true>)
       .SetInplace({{0, 0}});
 
   r->Register("SoftmaxOutput")
@@ -312,8 +328,7 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetCompute(SoftmaxOutputCompute);
 
   r->Register("SoftmaxActivation")
-      .Describe("Softmax over all but the first axis (mode=instance) or over axis 1 "
-                "(mode=channel).")
+      .Describe("Softmax over the last axis (mode=instance) or over axis 1 (mode=channel).")
       .SetParam<SoftmaxActivationParam>()
       .SetInputNames({"data"})
       .SetInferShape(SoftmaxActivationShape)

@@ -9,10 +9,16 @@
 
 #include "hybridnet/op.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
 namespace {
+
+using internal::AssignShape;
+using internal::CopyIfDistinct;
+using internal::NormalizeAxis;
+using internal::ViewCompute;
 
 constexpr size_t kMaxTransposeDims = 16;
 
@@ -98,40 +104,6 @@ struct CastParam {
     d->Field("dtype", &CastParam::dtype).Required().Describe("Output data type.");
   }
 };
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-void AssignShape(const NodeAttrs& attrs, std::vector<Shape>* shapes, size_t i, const Shape& value,
-                 const char* side) {
-  Shape merged = (*shapes)[i];
-  HN_CHECK(MergeShape(value, &merged), kShapeError)
-      << DescribeNode(attrs) << ": " << side << " " << i << " has shape " << (*shapes)[i]
-      << " but " << value << " is required";
-  (*shapes)[i] = merged;
-}
-
-// Normalises a possibly negative axis for an array of `ndim` dims (`extra` = 1 allows ndim).
-size_t NormalizeAxis(const NodeAttrs& attrs, int64_t axis, size_t ndim, const char* key,
-                     size_t extra = 0) {
-  const int64_t n = static_cast<int64_t>(ndim + extra);
-  HN_CHECK(axis >= -n && axis < n, kShapeError)
-      << DescribeNode(attrs) << ": " << key << "=" << axis << " is out of range for "
-      << (extra ? "the result's " : "") << ndim + extra << " dimensions (valid: [" << -n << ", "
-      << n - 1 << "])";
-  return static_cast<size_t>(axis < 0 ? axis + n : axis);
-}
-
-void CopyIfDistinct(const TBlob& in, const TBlob& out) {
-  if (in.data != out.data) {
-    std::memcpy(out.data, in.data, static_cast<size_t>(in.Size()) * DTypeSize(in.dtype));
-  }
-}
-
-void ViewCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
-                 const std::vector<TBlob>& out) {
-  CopyIfDistinct(in[0], out[0]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Reshape
@@ -635,11 +607,12 @@ void RegisterShapeOps(OpRegistry* r) {
       .AddAlias("concat")
       .SetParam<ConcatParam>()
       .SetKeyVarNumArgs("num_args")
+      .SetInputNames(
+          ArgNames([](const NodeAttrs& attrs) { return attrs.Param<ConcatParam>().num_args; }))
+      // Counted from num_args without building the names: a hostile file may say billions.
       .SetNumInputs([](const NodeAttrs& attrs) {
         return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
       })
-      .SetInputNames(
-          ArgNames([](const NodeAttrs& attrs) { return attrs.Param<ConcatParam>().num_args; }))
       .SetInferShape(ConcatShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ConcatCompute);

@@ -1,5 +1,6 @@
 // Slicing (MXNet src/operator/tensor/matrix_op-inl.h SliceParam, SliceAxisParam): slice with
-// per-axis begin/end/step (entries may be None), and slice_axis along one axis.
+// per-axis begin/end/step (entries may be None), slice_axis along one axis, and the ops that
+// write a slice: _slice_assign (another array) and _slice_assign_scalar (a value). Every dtype.
 //
 // slice follows MXNet's index rules: a negative begin/end counts from the end; None means the
 // start (or the end, for a negative step); begin is clamped into the axis and end into
@@ -15,6 +16,8 @@
 #include "hybridnet/op.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
+#include "ops/shape/strided_copy-inl.h"
 
 namespace hybridnet {
 
@@ -75,16 +78,31 @@ std::string OptTupleText(const OptTuple& t) {
 struct SliceParam {
   std::string begin_text, end_text, step_text;
   OptTuple begin, end, step;
-  static void Declare(ParamDeclarer<SliceParam>* d) {
-    d->Field("begin", &SliceParam::begin_text)
+  static void Declare(ParamDeclarer<SliceParam>* d) { DeclareSliceFields(d); }
+
+  // slice's fields, also declared by the ops that assign to a slice.
+  template <typename P>
+  static void DeclareSliceFields(ParamDeclarer<P>* d) {
+    d->Field("begin", static_cast<std::string P::*>(&P::begin_text))
         .Required()
         .Describe("starting indices for the slice operation, supports negative indices.");
-    d->Field("end", &SliceParam::end_text)
+    d->Field("end", static_cast<std::string P::*>(&P::end_text))
         .Required()
         .Describe("ending indices for the slice operation, supports negative indices.");
-    d->Field("step", &SliceParam::step_text)
+    d->Field("step", static_cast<std::string P::*>(&P::step_text))
         .Default("()")
         .Describe("step for the slice operation, supports negative values.");
+  }
+};
+
+// _slice_assign_scalar: the slice's fields and the value written into the slice.
+struct SliceScalarParam : SliceParam {
+  double scalar = 0;
+  static void Declare(ParamDeclarer<SliceScalarParam>* d) {
+    DeclareSliceFields(d);
+    d->Field("scalar", &SliceScalarParam::scalar)
+        .Default(0.0)
+        .Describe("The value assigned to every element of the slice.");
   }
 };
 
@@ -100,6 +118,11 @@ void SliceParamInit(SliceParam* p) {
       << OptTupleText(p->begin);
   for (const auto& s : p->step)
     HN_CHECK(!s || *s != 0, kInvalidArgument) << "slice step cannot be 0";
+}
+
+template <typename P>
+void SliceInit(P* p) {
+  SliceParamInit(p);
 }
 
 struct SliceAxisParam {
@@ -160,8 +183,9 @@ AxisRange SliceRange(const NodeAttrs& attrs, const SliceParam& p, size_t i, int6
   return AxisRange{b, s, count};
 }
 
+template <typename P = SliceParam>
 std::vector<AxisRange> SliceRanges(const NodeAttrs& attrs, const Shape& s) {
-  const SliceParam& p = attrs.Param<SliceParam>();
+  const SliceParam& p = attrs.Param<P>();
   HN_CHECK(p.begin.size() <= s.ndim(), kShapeError)
       << DescribeNode(attrs) << ": begin " << OptTupleText(p.begin) << " has more entries than "
       << "the input " << s << " has dimensions";
@@ -176,65 +200,59 @@ std::vector<AxisRange> SliceRanges(const NodeAttrs& attrs, const Shape& s) {
   return ranges;
 }
 
+// The shape of the slice of `ishape` (unknown dims stay unknown).
+template <typename P>
+Shape SlicedShape(const NodeAttrs& attrs, const Shape& ishape) {
+  HN_CHECK(ishape.ndim() <= kMaxSliceDims, kShapeError)
+      << DescribeNode(attrs) << ": slice supports at most " << kMaxSliceDims << " dimensions";
+  const SliceParam& p = attrs.Param<P>();
+  HN_CHECK(p.begin.size() <= ishape.ndim(), kShapeError)
+      << DescribeNode(attrs) << ": begin " << OptTupleText(p.begin) << " has more entries than "
+      << "the input " << ishape << " has dimensions";
+  std::vector<int64_t> dims(ishape.begin(), ishape.end());
+  for (size_t i = 0; i < p.begin.size(); ++i) {
+    if (dims[i] != 0) dims[i] = SliceRange(attrs, p, i, dims[i]).count;
+  }
+  return Shape(dims);
+}
+
 bool SliceShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& ishape = (*in)[0];
   if (ishape.ndim() == 0) return false;
-  HN_CHECK(ishape.ndim() <= kMaxSliceDims, kShapeError)
-      << DescribeNode(attrs) << ": slice supports at most " << kMaxSliceDims << " dimensions";
-  const SliceParam& p = attrs.Param<SliceParam>();
-  std::vector<int64_t> dims(ishape.begin(), ishape.end());
-  for (size_t i = 0; i < p.begin.size() && i < dims.size(); ++i) {
-    if (dims[i] != 0) dims[i] = SliceRange(attrs, p, i, dims[i]).count;
-  }
-  HN_CHECK(p.begin.size() <= dims.size(), kShapeError)
-      << DescribeNode(attrs) << ": begin " << OptTupleText(p.begin) << " has more entries than "
-      << "the input " << ishape << " has dimensions";
+  const Shape sliced = SlicedShape<SliceParam>(attrs, ishape);
   Shape merged = (*out)[0];
-  HN_CHECK(MergeShape(Shape(dims), &merged), kShapeError)
+  HN_CHECK(MergeShape(sliced, &merged), kShapeError)
       << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match the sliced "
-      << "shape " << Shape(dims);
+      << "shape " << sliced;
   (*out)[0] = merged;
   return ishape.IsKnown() && (*out)[0].IsKnown();
 }
 
-// Copies the strided box described by `ranges` of `x` (shape s) into y (dense).
-void CopyBox(const float* x, const Shape& s, const std::vector<AxisRange>& ranges, float* y) {
-  const size_t nd = s.ndim();
-  int64_t stride[kMaxSliceDims];
-  int64_t acc = 1;
-  for (size_t k = nd; k-- > 0;) {
-    stride[k] = acc;
-    acc *= s[k];
+// The strided box `ranges` of an array of shape s as a walk: the box's elements in order on
+// the destination side (dense), their positions on the source side.
+internal::StridedWalk BoxWalk(const Shape& s, const std::vector<AxisRange>& ranges) {
+  const std::vector<int64_t> st = internal::ContiguousStrides(s);
+  std::vector<int64_t> box(ranges.size());
+  for (size_t k = 0; k < ranges.size(); ++k) box[k] = ranges[k].count;
+  const std::vector<int64_t> dense = internal::ContiguousStrides(Shape(box));
+  internal::StridedWalk w;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    w.Add(ranges[k].count, ranges[k].step * st[k], dense[k]);
+    w.src_offset += ranges[k].begin * st[k];
   }
-  int64_t base = 0;
-  for (size_t k = 0; k < nd; ++k) base += ranges[k].begin * stride[k];
-  const AxisRange& last = ranges[nd - 1];
-  const int64_t inner = last.count, inner_step = last.step * stride[nd - 1];
-  int64_t outer = 1;
-  for (size_t k = 0; k + 1 < nd; ++k) outer *= ranges[k].count;
-  int64_t idx[kMaxSliceDims] = {};
-  int64_t off = base;
-  for (int64_t o = 0; o < outer; ++o, y += inner) {
-    if (inner_step == 1) {
-      std::memcpy(y, x + off, static_cast<size_t>(inner) * sizeof(float));
-    } else {
-      for (int64_t i = 0; i < inner; ++i) y[i] = x[off + i * inner_step];
-    }
-    for (size_t k = nd - 1; k-- > 0;) {
-      off += ranges[k].step * stride[k];
-      if (++idx[k] < ranges[k].count) break;
-      off -= ranges[k].step * stride[k] * ranges[k].count;
-      idx[k] = 0;
-    }
-  }
+  return w;
+}
+
+// Copies the box of x (shape s) into the dense y.
+void CopyBox(const TBlob& x, const std::vector<AxisRange>& ranges, const TBlob& y) {
+  internal::StridedCopy(BoxWalk(x.shape, ranges), x.data, y.data, DTypeSize(y.dtype));
 }
 
 void SliceCompute(const OpContext&,
                   const NodeAttrs& attrs,
                   const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  CopyBox(in[0].ptr<const float>(), in[0].shape, SliceRanges(attrs, in[0].shape),
-          out[0].ptr<float>());
+  CopyBox(in[0], SliceRanges(attrs, in[0].shape), out[0]);
 }
 
 // slice_axis: MXNet's GetSliceAxisParams (no clamping: out-of-range values are errors).
@@ -293,25 +311,75 @@ void SliceAxisCompute(const OpContext&,
   AxisRange r = SliceAxisRange(attrs, s, &axis);
   std::vector<AxisRange> ranges;
   for (size_t k = 0; k < s.ndim(); ++k) ranges.push_back(k == axis ? r : AxisRange{0, 1, s[k]});
-  CopyBox(in[0].ptr<const float>(), s, ranges, out[0].ptr<float>());
+  CopyBox(in[0], ranges, out[0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// _slice_assign, _slice_assign_scalar: a copy of the input with the slice overwritten
+
+// The output has the input's shape (both ways); returns it when known.
+bool SameAsInput0(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  internal::AssignShape(attrs, out, 0, (*in)[0], "output");
+  internal::AssignShape(attrs, in, 0, (*out)[0], "input");
+  return (*in)[0].IsKnown();
+}
+
+bool SliceAssignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if (!SameAsInput0(attrs, in, out)) return false;
+  internal::AssignShape(attrs, in, 1, SlicedShape<SliceParam>(attrs, (*in)[0]), "input");
+  return (*in)[1].IsKnown();
+}
+
+bool SliceAssignScalarShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
+  if (!SameAsInput0(attrs, in, out)) return false;
+  SlicedShape<SliceScalarParam>(attrs, (*in)[0]);  // validates the slice
+  return true;
+}
+
+// The box's positions on the destination side, its dense elements on the source side.
+internal::StridedWalk IntoBox(const Shape& s, const std::vector<AxisRange>& ranges) {
+  internal::StridedWalk w = BoxWalk(s, ranges);
+  std::swap(w.src_stride, w.dst_stride);
+  std::swap(w.src_offset, w.dst_offset);
+  return w;
+}
+
+void SliceAssignCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  internal::CopyIfDistinct(in[0], out[0]);
+  internal::StridedCopy(IntoBox(out[0].shape, SliceRanges(attrs, out[0].shape)), in[1].data,
+                        out[0].data, DTypeSize(out[0].dtype));
+}
+
+void SliceAssignScalarCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  internal::CopyIfDistinct(in[0], out[0]);
+  // The value in the output dtype, read with stride 0 for every element of the box.
+  uint64_t value = 0;
+  const double scalar = attrs.Param<SliceScalarParam>().scalar;
+  ConvertElements(&scalar, DType::kFloat64, &value, out[0].dtype, 1);
+  internal::StridedWalk w =
+      IntoBox(out[0].shape, SliceRanges<SliceScalarParam>(attrs, out[0].shape));
+  std::fill(w.src_stride.begin(), w.src_stride.end(), 0);
+  internal::StridedCopy(w, &value, out[0].data, DTypeSize(out[0].dtype));
 }
 
 }  // namespace
 
 void RegisterSliceOps(OpRegistry* r) {
-  Op& slice = r->Register("slice")
+  r->Register("slice")
                   .Describe(
                       "Slices a region of the array: for each axis i < len(begin), "
                       "elements begin[i], begin[i] + step[i], ... before end[i]. None "
                       "entries select the whole axis; negative values count from the "
                       "end.")
                   .AddAlias("crop")
-                  .SetParam<SliceParam>()
+                  .SetParam<SliceParam>(SliceParamInit)
                   .SetInputNames({"data"})
                   .SetInferShape(SliceShape)
-                  .SetInferType(ElemwiseFloatType)
+                  .SetInferType(ElemwiseType)
                   .SetCompute(SliceCompute);
-  internal::AddParamInit<SliceParam>(&slice, SliceParamInit);
 
   r->Register("slice_axis")
       .Describe(
@@ -320,8 +388,28 @@ void RegisterSliceOps(OpRegistry* r) {
       .SetParam<SliceAxisParam>()
       .SetInputNames({"data"})
       .SetInferShape(SliceAxisShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(ElemwiseType)
       .SetCompute(SliceAxisCompute);
+
+  r->Register("_slice_assign")
+      .Describe("A copy of lhs whose slice (begin, end, step as in slice) is replaced by rhs.")
+      .AddAlias("_crop_assign")
+      .SetParam<SliceParam>(SliceParamInit)
+      .SetInputNames({"lhs", "rhs"})
+      .SetInferShape(SliceAssignShape)
+      .SetInferType(ElemwiseType)
+      .SetCompute(SliceAssignCompute)
+      .SetInplace({{0, 0}});
+
+  r->Register("_slice_assign_scalar")
+      .Describe("A copy of data whose slice (begin, end, step as in slice) is set to scalar.")
+      .AddAlias("_crop_assign_scalar")
+      .SetParam<SliceScalarParam>(SliceInit<SliceScalarParam>)
+      .SetInputNames({"data"})
+      .SetInferShape(SliceAssignScalarShape)
+      .SetInferType(ElemwiseType)
+      .SetCompute(SliceAssignScalarCompute)
+      .SetInplace({{0, 0}});
 }
 
 }  // namespace hybridnet

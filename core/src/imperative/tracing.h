@@ -1,9 +1,9 @@
 // Per-thread trace state: while a HybridBlock traces its forward, parameters hand out their
-// graph variables instead of their values.
+// graph variables instead of their values, and ops without inputs (creation ops such as _zeros
+// or _arange) record graph nodes instead of running, like ops on symbolic inputs.
 #pragma once
 
 namespace hybridnet {
-namespace gluon {
 namespace internal {
 
 bool IsTracing();
@@ -17,5 +17,4 @@ class TracingScope {
 };
 
 }  // namespace internal
-}  // namespace gluon
 }  // namespace hybridnet

@@ -1,0 +1,99 @@
+// The registered conformance and error cases, their names and inputs, shared by the conformance
+// tests (conformance.cc) and the case export the live-MXNet check reads (tests/golden/ops).
+#include <map>
+#include <set>
+
+#include "conformance.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/op.h"
+
+namespace hybridnet {
+namespace conformance {
+
+std::vector<OpCase>& AllCases() {
+  static std::vector<OpCase> cases;
+  return cases;
+}
+
+std::vector<ErrorCase>& AllErrorCases() {
+  static std::vector<ErrorCase> cases;
+  return cases;
+}
+
+namespace {
+
+std::string Sanitize(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    out += ok ? ch : '_';
+  }
+  return out;
+}
+
+uint32_t Fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+}  // namespace
+
+const std::vector<std::string>& CaseNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result;
+    std::map<std::string, int> per_op;
+    std::set<std::string> used;
+    for (const OpCase& c : AllCases()) {
+      int k = per_op[c.op]++;
+      std::string name =
+          Sanitize(c.op) + "_" + (c.note.empty() ? std::to_string(k) : Sanitize(c.note));
+      while (used.count(name)) name += "_" + std::to_string(k);
+      used.insert(name);
+      result.push_back(name);
+    }
+    return result;
+  }();
+  return names;
+}
+
+DType InputDType(const OpCase& c, size_t i) {
+  return i < c.dtypes.size() ? c.dtypes[i] : DType::kFloat32;
+}
+
+std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
+  std::mt19937 rng(Fnv1a(name));
+  InputGen gen = c.gen ? c.gen : Uniform(-2.0, 2.0);
+  std::vector<NDArray> arrays;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    std::vector<double> values(static_cast<size_t>(c.inputs[i].Size()));
+    for (size_t j = 0; j < values.size(); ++j) values[j] = gen(rng, i, static_cast<int64_t>(j));
+    NDArray f64 = NDArray::FromBuffer(c.inputs[i], DType::kFloat64, values.data());
+    arrays.push_back(f64.AsType(InputDType(c, i)));
+  }
+  return arrays;
+}
+
+NodeAttrs CaseAttrs(const OpCase& c) {
+  NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+  if (c.subgraphs) {
+    for (const Symbol& g : c.subgraphs()) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
+  }
+  return attrs;
+}
+
+CaseGraph BuildGraph(const OpCase& c) {
+  NodeAttrs attrs = CaseAttrs(c);
+  CaseGraph g;
+  g.data_names = attrs.op->InputNames(attrs);
+  std::vector<Symbol> vars;
+  for (const auto& n : g.data_names) vars.push_back(Symbol::Var(n));
+  g.symbol = Symbol::Create(attrs, vars);
+  return g;
+}
+
+}  // namespace conformance
+}  // namespace hybridnet
