@@ -171,6 +171,15 @@ int hn_symbol_inspect_json(const char* json, int* out_mxnet_version, int* out_le
   HN_API_END();
 }
 
+int hn_symbol_auto_name(const char* hint, char** out) noexcept {
+  HN_API_BEGIN();
+  std::string text = CheckString(hint, "hint");
+  CheckOut(out, "out");
+  HN_CHECK(!text.empty(), kInvalidArgument) << "hn_symbol_auto_name: the hint is empty";
+  *out = NewCString(hn::Symbol::NextAutoName(text));
+  HN_API_END();
+}
+
 int hn_symbol_unsupported_ops(const char* json, char** out) noexcept {
   HN_API_BEGIN();
   std::string text = CheckString(json, "json");

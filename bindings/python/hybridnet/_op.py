@@ -2,8 +2,9 @@
 registered op and alias becomes hybridnet.ndarray.<name> and hybridnet.symbol.<name>, with the
 registry's description, attributes, defaults and input names as docstring and signature.
 
-Like MXNet, names starting with _contrib_, _linalg_, _image_ or _random_ go to the contrib,
-linalg, image and random submodules, other names starting with "_" to _internal.
+Where a name goes is MXNet 1.x's rule (location()): names starting with _contrib_, _linalg_,
+_sparse_ or _image_ go to that submodule without the prefix, _random_*_like to random, the other
+names starting with "_" (_random_normal, _plus_scalar) to _internal, the rest to the top level.
 """
 import inspect
 import sys
@@ -12,8 +13,7 @@ import types
 from ._ffi import ffi, lib
 from .base import attr_arrays, check, error, py_str
 
-SUBMODULE_PREFIXES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"),
-                      ("_random_", "random"))
+SUBMODULE_PREFIXES = ("_contrib_", "_linalg_", "_sparse_", "_image_", "_random_")
 
 
 class Attr:
@@ -177,24 +177,28 @@ def order_inputs(info, call_name, inputs, keyword, attrs):
     return slots
 
 
+def location(name):
+    """(submodule or None, attribute name) of an op name in nd and sym, as MXNet places it:
+    _random_ ops go to random only for the *_like ones (random.normal etc. are functions over
+    the ops)."""
+    for prefix in SUBMODULE_PREFIXES:
+        if name.startswith(prefix) and (prefix != "_random_" or name.endswith("_like")):
+            return prefix[1:-1], name[len(prefix):]
+    return ("_internal" if name.startswith("_") else None), name
+
+
 def install(module, make_function):
     """Adds a function for every op name and alias to `module` and its submodules."""
     made = {}
     for info in list_ops():
         for name in [info.name] + info.aliases:
-            target, short = module, name
-            for prefix, sub in SUBMODULE_PREFIXES:
-                if name.startswith(prefix):
-                    target, short = submodule(module, sub), name[len(prefix):]
-                    break
-            else:
-                if name.startswith("_"):
-                    target = submodule(module, "_internal")
+            sub, short = location(name)
+            target = submodule(module, sub) if sub else module
             fn = make_function(info, name)
             fn.__module__ = target.__name__
             made[name] = fn
-            # The package's own MXNet-shaped functions (nd.zeros, nd.random.normal, ...) keep
-            # their names; the op stays reachable by its full name through the fluent methods.
+            # The package's own MXNet-shaped functions (nd.random.normal, ...) keep their
+            # names; every op stays reachable by its full name through OPS.
             existing = getattr(target, short, None)
             if existing is None or getattr(existing, "_hn_op", False):
                 fn._hn_op = True
@@ -214,4 +218,4 @@ def submodule(module, name):
     return sub
 
 
-__all__ = ["OpInfo", "list_ops", "install"]
+__all__ = ["OpInfo", "list_ops", "location", "install"]

@@ -492,6 +492,14 @@ HN_API int hn_symbol_from_tensor(const hn_tensor* tensor, hn_symbol** out) HN_NO
  *  Ownership: *out is new (hn_tensor_free). */
 HN_API int hn_tensor_from_symbol(const hn_symbol* symbol, hn_tensor** out) HN_NOEXCEPT;
 
+/** The next automatic node name for `hint` in the current name scope ("<hint><n>", advancing
+ *  the counter hn_symbol_create's own automatic names use), without the scope's prefix: pass it
+ *  as hn_symbol_create's `name`, which adds the prefix. Frontends whose op functions live under
+ *  another name than the op's use it to name nodes as MXNet does (mx.sym.contrib.arange_like:
+ *  "arange_like0", not "_contrib_arange_like0"). Ownership: *out is new (hn_string_free).
+ *  Counters are per thread. */
+HN_API int hn_symbol_auto_name(const char* hint, char** out) HN_NOEXCEPT;
+
 /** The operators of JSON text (its control-flow subgraphs included) that this library does not
  *  implement, without failing on them: one line per operator, "OP<TAB>NODE,NODE,...\n", sorted
  *  by operator name ("Custom" nodes add " (op_type T)" to their name); "" when every operator is

@@ -46,6 +46,10 @@ class Symbol {
   static Symbol Create(const std::string& op_name, const std::vector<Symbol>& inputs,
                        const AttrDict& attrs = {}, const std::string& name = "");
   static Symbol Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs);
+  /// The next automatic node name for `hint` in the current name scope ("<hint><n>", the
+  /// counter Create's automatic names advance), without the scope's prefix, which Create adds
+  /// to a given name: frontends name nodes after the function an op was called through.
+  static std::string NextAutoName(const std::string& hint);
   static Symbol Group(const std::vector<Symbol>& symbols);
 
   /// Output i as a symbol of its own.

@@ -61,6 +61,10 @@ Symbol Symbol::Create(const std::string& op_name, const std::vector<Symbol>& inp
   return Create(MakeNodeAttrs(op, node_name, std::move(dict)), inputs);
 }
 
+std::string Symbol::NextAutoName(const std::string& hint) {
+  return internal::AutoName(hint).substr(internal::NameScope::CurrentPrefix().size());
+}
+
 Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs) {
   const Op& op = *attrs.op;
   std::vector<std::string> input_names = op.InputNames(attrs);

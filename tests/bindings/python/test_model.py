@@ -12,6 +12,9 @@ from hybridnet import gluon, nd
 
 from helpers import same_bits
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden"))
+import tiny_bert  # noqa: E402 - the model the golden comparison with MXNet runs too
+
 
 @pytest.fixture(scope="module")
 def resnet(fixtures_dir):
@@ -44,6 +47,42 @@ def test_batch_sizes_inputs_by_name_and_fresh_outputs(resnet):
     assert predictor(x.astype(np.float64).astype(np.float32).tolist()).shape == (3, 10)
     fortran = np.asfortranarray(x)
     assert same_bits(predictor(fortran), full)
+
+
+def test_multi_input_model_from_gluon_to_predictor(tmp_path):
+    net = tiny_bert.model(mx)()
+    net.initialize()
+    tokens, types, valid = tiny_bert.inputs(mx)
+    eager = net(tokens, types, valid)
+    assert [y.shape for y in eager] == [(2, 5, 8), (2, 8)]
+    net.hybridize()
+    hybrid = net(tokens, types, valid)
+    for a, b in zip(eager, hybrid):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-6)
+    prefix = str(tmp_path / "tinybert")
+    net.export(prefix)
+    model = mx.Model.load(prefix, 0)
+    assert model.input_names == ["data0", "data1", "data2"] and len(model.output_names) == 2
+    arrays = [x.asnumpy() for x in (tokens, types, valid)]
+    predictor = model.predictor()
+    served = predictor(*arrays)
+    for a, b in zip(hybrid, served):
+        assert same_bits(a, b)
+    by_name = predictor(data2=arrays[2], data0=arrays[0], data1=arrays[1])
+    assert all(same_bits(a, b) for a, b in zip(served, by_name))
+    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data0", "data1", "data2"],
+                                      prefix + "-0000.params")
+    assert all(same_bits(a, b) for a, b in zip(block(tokens, types, valid), served))
+    # tokens past the valid length do not reach the pooled first token
+    padded = arrays[0].copy()
+    padded[0, 3:] = [11, 12]
+    assert same_bits(predictor(padded, arrays[1], arrays[2])[1][0], served[1][0])
+    longer = arrays[2] + np.float32(1)
+    assert not same_bits(predictor(padded, arrays[1], longer)[1][0], served[1][0])
+    with pytest.raises(mx.InvalidArgumentError, match="takes 3 inputs"):
+        predictor(*arrays, arrays[0])
+    with pytest.raises(mx.NotFoundError, match="no input 'tokens'"):
+        predictor(tokens=arrays[0])
 
 
 def test_models_with_label_inputs(fixtures_dir):

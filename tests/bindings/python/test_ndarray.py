@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hybridnet as mx
-from hybridnet import nd
+from hybridnet import nd, sym
 
 
 def test_array_copies_and_keeps_dtype():
@@ -192,7 +192,7 @@ def test_random_is_seeded_by_the_library():
     mx.random.seed(7)
     a = nd.random.normal(shape=(2, 3))
     mx.random.seed(7)
-    b = nd.random_normal(shape=(2, 3))
+    b = nd.random.normal(shape=(2, 3))
     assert a.asnumpy().tobytes() == b.asnumpy().tobytes()
     u = nd.random.uniform(-2, -1, shape=1000).asnumpy()
     assert u.min() >= -2 and u.max() < -1
@@ -202,8 +202,41 @@ def test_random_is_seeded_by_the_library():
         nd.random.normal(0, -1, shape=(2,))
     with pytest.raises(mx.DtypeError, match="int32"):
         nd.random.uniform(shape=(2,), dtype="int32")
-    with pytest.raises(mx.UnsupportedError, match="per-element"):
+
+
+def test_random_functions_are_mxnets_over_the_random_ops():
+    mx.random.seed(11)
+    first = [nd.random.exponential(2, shape=(3,)), nd.random.gamma(2, 3, shape=(2, 2)),
+             nd.random_normal(loc=1, shape=(4,)), nd.random.randint(-3, 3, shape=(50,))]
+    mx.random.seed(11)
+    again = [nd.random.exponential(2, shape=(3,)), nd.random.gamma(2, 3, shape=(2, 2)),
+             nd.random_normal(loc=1, shape=(4,)), nd.random.randint(-3, 3, shape=(50,))]
+    for x, y in zip(first, again):
+        assert x.asnumpy().tobytes() == y.asnumpy().tobytes()
+    assert (first[0].asnumpy() > 0).all() and first[1].shape == (2, 2)
+    ints = first[3].asnumpy()
+    assert ints.dtype == np.int32 and ints.min() >= -3 and ints.max() < 3
+    # array parameters draw `shape` values per element (_sample_normal)
+    per_element = nd.random.normal(nd.array([0, 1000]), nd.array([1, 1]), shape=5).asnumpy()
+    assert per_element.shape == (2, 5) and (per_element[1] > 900).all()
+    counts = nd.random.poisson(nd.array([0.0]), shape=4).asnumpy()
+    assert counts.tolist() == [[0, 0, 0, 0]]
+    picks = nd.random.multinomial(nd.array([[0, 1, 0], [0, 0, 1]]), shape=3).asnumpy()
+    assert picks.tolist() == [[1, 1, 1], [2, 2, 2]]
+    assert sorted(nd.random.shuffle(nd.arange(8)).asnumpy().tolist()) == list(range(8))
+    assert nd.random.uniform_like(nd.zeros((3, 2))).shape == (3, 2)
+    with pytest.raises(mx.InvalidArgumentError, match="all be numbers or all NDArrays"):
         nd.random.normal(nd.zeros((2,)), 1)
+    assert nd.random.gamma(1, 1, (2, 3), "float64").dtype == np.float64  # MXNet's order
+    with pytest.raises(mx.InvalidArgumentError, match="at most 6 positional arguments"):
+        nd.random.gamma(1, 1, 2, None, None, None, 7)
+    with pytest.raises(mx.UnsupportedError, match="gpu"):
+        nd.random.gamma(1, 1, ctx=mx.gpu())
+    # symbols: the same functions add the ops' nodes
+    s = sym.random.uniform(0, 2, shape=(2, 3))
+    assert '"op": "_random_uniform"' in s.tojson() and s.list_arguments() == []
+    t = sym.random.normal(sym.var("mu"), sym.var("sigma"), shape=4)
+    assert '"op": "_sample_normal"' in t.tojson() and t.list_arguments() == ["mu", "sigma"]
 
 
 def test_arrays_are_freed():

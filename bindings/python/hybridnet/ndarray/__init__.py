@@ -38,7 +38,3 @@ def _make_function(info, called_name):
 
 
 OPS.update(_op.install(sys.modules[__name__], _make_function))
-
-# MXNet 1.x spellings of the random functions.
-random_normal = random.normal
-random_uniform = random.uniform

@@ -1,31 +1,42 @@
-"""Random arrays from the library's global generator (seeded by hybridnet.random.seed): the
-same draws as the C++ NDArray::RandomNormal/RandomUniform and the initializers make."""
+"""Random arrays (mx.nd.random), MXNet's functions over the library's random ops. normal and
+uniform with number parameters draw through hn_tensor_random_normal/uniform: the same values the
+C++ NDArray::RandomNormal/RandomUniform and the initializers draw after the same seed."""
 import numbers
 
-import numpy as np
-
+from .. import _distributions
 from .._ffi import ffi, lib
-from ..base import check, dtype_code, error
-from .ndarray import NDArray, _check_context, _wrap
+from ..base import check, dtype_code
+from .ndarray import OPS, NDArray, _check_context, _wrap
 
-__all__ = ["normal", "uniform", "randn"]
+__all__ = list(_distributions.DISTRIBUTIONS) + ["randint", "multinomial", "shuffle", "randn"]
+
+_from_ops = _distributions.make_functions(OPS, NDArray, __name__, imperative=True,
+                                          check_context=_check_context)
+exponential = _from_ops["exponential"]
+gamma = _from_ops["gamma"]
+poisson = _from_ops["poisson"]
+negative_binomial = _from_ops["negative_binomial"]
+generalized_negative_binomial = _from_ops["generalized_negative_binomial"]
+randint = _from_ops["randint"]
+multinomial = _from_ops["multinomial"]
+shuffle = _from_ops["shuffle"]
 
 
-def _shape(shape):
-    if shape is None:
-        return (1,)
-    return (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-
-
-def _draw(function, a, b, shape, dtype, ctx, out):
+def _direct(function, a, b, shape, dtype, ctx, out, kwargs):
+    """The draw through the C API's generator when the parameters are numbers."""
+    if kwargs or not (isinstance(a, numbers.Real) and isinstance(b, numbers.Real)):
+        return _from_ops[function](a, b, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
     _check_context(ctx)
-    if isinstance(a, NDArray) or isinstance(b, NDArray):
-        raise error("HN_ERR_UNSUPPORTED", "drawing with per-element NDArray parameters "
-                    "(MXNet's sample_* ops) is not supported; pass numbers")
-    shape = _shape(shape) if out is None else out.shape
-    dtype = dtype if dtype is not None else (out.dtype if out is not None else np.float32)
+    if out is not None:
+        shape = out.shape
+    elif shape is None:
+        shape = (1,)
+    elif isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    dtype = dtype if dtype is not None else (out.dtype if out is not None else "float32")
     result = ffi.new("hn_tensor**")
-    check(function(dtype_code(dtype), shape, len(shape), float(a), float(b), result))
+    draw = lib.hn_tensor_random_normal if function == "normal" else lib.hn_tensor_random_uniform
+    check(draw(dtype_code(dtype), tuple(shape), len(shape), float(a), float(b), result))
     value = _wrap(result[0])
     if out is not None:
         out[:] = value
@@ -34,14 +45,17 @@ def _draw(function, a, b, shape, dtype, ctx, out):
 
 
 def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    """Samples of N(loc, scale^2), shape `shape` ((1,) when not given), float32 by default."""
-    return _draw(lib.hn_tensor_random_normal, loc, scale, shape, dtype, ctx, out)
+    """Samples of N(loc, scale^2): numbers draw `shape` values ((1,) by default, float32),
+    NDArrays draw `shape` values per element (the _sample_normal op)."""
+    return _direct("normal", loc, scale, shape, dtype, ctx, out, kwargs)
 
 
 def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    """Samples of U[low, high), shape `shape` ((1,) when not given), float32 by default."""
-    return _draw(lib.hn_tensor_random_uniform, low, high, shape, dtype, ctx, out)
+    """Samples of U[low, high): numbers draw `shape` values ((1,) by default, float32),
+    NDArrays draw `shape` values per element (the _sample_uniform op)."""
+    return _direct("uniform", low, high, shape, dtype, ctx, out, kwargs)
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, **kwargs):
-    return normal(loc, scale, shape or None, dtype, ctx)
+    """Samples of N(loc, scale^2) of shape `shape` given as separate integers."""
+    return normal(loc, scale, shape or None, dtype, ctx, **kwargs)

@@ -3,15 +3,24 @@ library's registry, building graph nodes through hn_symbol_create."""
 import sys
 
 from .. import _op
-from .._ffi import ffi
-from ..base import attr_arrays, error
+from .._ffi import ffi, lib
+from ..base import attr_arrays, c_str, error, new_string
 from ..ndarray.ndarray import NDArray
+from . import random
 from .symbol import OPS, Group, Symbol, Variable, create, load, load_json, mixing_error, var
+
+
+def auto_name(hint):
+    """The next automatic node name for the hint in the current scope (hn_symbol_auto_name)."""
+    return new_string(lib.hn_symbol_auto_name, hint)
 
 
 def _make_function(info, called_name):
     name_c = ffi.new("char[]", called_name.encode())
     var_key = info.key_var_num_args
+    # MXNet names a node after the function: sym.contrib.arange_like makes "arange_like0"
+    _, short = _op.location(called_name)
+    hint = c_str(short.lower()) if short != called_name else None
 
     def op(*args, name=None, attr=None, out=None, **kwargs):
         if any(isinstance(a, NDArray) for a in args) or \
@@ -29,6 +38,8 @@ def _make_function(info, called_name):
                           for s, n in zip(inputs, info.input_names(attrs))]
         if var_key and var_key not in attrs:
             attrs[var_key] = len(inputs)
+        if not name and hint:
+            name = auto_name(hint)
         return create(name_c, inputs, attr_arrays(attrs), name)
 
     op.__name__ = op.__qualname__ = called_name

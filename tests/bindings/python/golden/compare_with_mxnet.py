@@ -9,6 +9,7 @@ Graphs are compared without node_row_ptr: MXNet's MKLDNN builds (the pip wheels)
 hidden workspace output of max Pooling there that other builds do not (the golden zoo test does
 the same).
 """
+import json
 import os
 import re
 import subprocess
@@ -34,6 +35,25 @@ def normalized(text):
     return re.sub(r'"node_row_ptr": \[[^\]]*\], ', "", text)
 
 
+def compare_op_locations(ours, theirs):
+    """Every op name both registries have must be at the same places in nd and sym; the number
+    of places that differ."""
+    with open(ours) as f:
+        our_places = json.load(f)
+    with open(theirs) as f:
+        their_places = json.load(f)
+    common = [n for n in sorted(our_places) if their_places.get(n)]
+    differ = [n for n in common if our_places[n] != their_places[n]]
+    for name in differ:
+        print(f"FAIL op {name}: at {our_places[name]}, in MXNet at {their_places[name]}")
+    unplaced = [n for n in sorted(our_places) if not our_places[n]]
+    for name in unplaced:
+        print(f"FAIL op {name}: no function of hybridnet's nd/sym")
+    print(f"op functions: {len(common)} of hybridnet's {len(our_places)} op names and aliases "
+          f"are MXNet's too; {len(differ)} at other places than MXNet's")
+    return len(differ) + len(unplaced)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: compare_with_mxnet.py MXNET_PYTHON WORK")
@@ -46,10 +66,13 @@ def main():
         return 77
     ours, theirs = os.path.join(work, "hybridnet"), os.path.join(work, "mxnet")
     run(sys.executable, "hybridnet", ours)
-    run(mxnet_python, "mxnet", theirs, {"MXNET_SUBGRAPH_BACKEND": "NONE"})
+    run(mxnet_python, "mxnet", theirs, {"MXNET_SUBGRAPH_BACKEND": "NONE",
+                                        "HN_GOLDEN_OP_NAMES": os.path.join(ours, "op_names.txt")})
+    failures = compare_op_locations(os.path.join(ours, "op_locations.txt"),
+                                    os.path.join(theirs, "op_locations.txt"))
     names = sorted(n for n in set(os.listdir(ours)) | set(os.listdir(theirs))
                    if n.endswith((".npy", ".json")))
-    failures, arrays, texts = 0, 0, 0
+    arrays, texts = 0, 0
     for name in names:
         a, b = os.path.join(ours, name), os.path.join(theirs, name)
         if not (os.path.exists(a) and os.path.exists(b)):

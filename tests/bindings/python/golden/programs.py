@@ -7,10 +7,13 @@ Every program builds its model the way MXNet code does, gives every parameter th
 (numpy, by sorted name, after a first forward completed the shapes) and writes its outputs
 (.npy) and its graphs (exported -symbol.json and tojson() text, .json) to OUT_DIR.
 """
+import json
 import os
 import sys
 
 import numpy as np
+
+import tiny_bert
 
 if os.environ.get("HN_GOLDEN_BACKEND") == "mxnet":
     import mxnet as mx
@@ -105,6 +108,28 @@ class TwoInputs(nn.HybridBlock):
         return self.fc(a) * b, F.tanh(a - b)
 
 
+PREFIXES = ("_contrib_", "_linalg_", "_sparse_", "_image_", "_random_")
+
+
+def is_op_function(fn):
+    """A function generated from the op registry (MXNet's are made with exec)."""
+    code = getattr(fn, "__code__", None)
+    return getattr(fn, "_hn_op", False) or (code is not None and code.co_filename == "<string>")
+
+
+def op_locations(names):
+    """Every place in nd and sym where each op name is an op function: "nd.contrib.box_nms"."""
+    locations = {}
+    for name in names:
+        places = [("", name), ("_internal.", name)]
+        places += [(p[1:-1] + ".", name[len(p):]) for p in PREFIXES if name.startswith(p)]
+        locations[name] = sorted(
+            f"{label}.{sub}{short}" for label, module in (("nd", nd), ("sym", sym))
+            for sub, short in places
+            if is_op_function(getattr(getattr(module, sub[:-1]) if sub else module, short, None)))
+    return locations
+
+
 def conv_net():
     net = nn.HybridSequential()
     with net.name_scope():
@@ -127,6 +152,23 @@ def main():
     run("conv", conv_net(), [nd.array(rng.standard_normal((2, 3, 12, 12)).astype(np.float32))], 5)
     zoo = mx.gluon.model_zoo.vision.get_model("resnet18_v1", classes=10, thumbnail=True)
     run("resnet18_v1", zoo, [nd.array(rng.uniform(size=(1, 3, 32, 32)).astype(np.float32))], 6)
+
+    run("tinybert", tiny_bert.model(mx)(), tiny_bert.inputs(mx), 7)
+
+    # where nd and sym put the ops: hybridnet's registry, and the same names in MXNet
+    if os.environ.get("HN_GOLDEN_BACKEND") == "mxnet":
+        with open(os.environ["HN_GOLDEN_OP_NAMES"]) as f:
+            names = f.read().split()
+    else:
+        names = sorted(n for info in mx._op.list_ops() for n in [info.name] + info.aliases)
+        with open(os.path.join(OUT, "op_names.txt"), "w") as f:
+            f.write("\n".join(names))
+    with open(os.path.join(OUT, "op_locations.txt"), "w") as f:
+        json.dump(op_locations(names), f, indent=0, sort_keys=True)
+    save("random_symbols", sym.Group([sym.random.uniform(0, 2, shape=(2, 3)),
+                                      sym.random.normal(sym.var("mu"), sym.var("sigma"), shape=4),
+                                      sym.random.exponential(2, shape=(3,)),
+                                      sym.contrib.arange_like(sym.var("x"), axis=0)]).tojson())
 
     # symbols built by hand
     data = sym.var("data")

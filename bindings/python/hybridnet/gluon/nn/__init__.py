@@ -149,6 +149,46 @@ class Dropout(_LibraryLayer, HybridBlock):
         super().__init__(rate, prefix=prefix, params=params, **kwargs)
 
 
+class Embedding(HybridBlock):
+    """Rows of a learned (input_dim, output_dim) table looked up by integer indices (the
+    Embedding op over the block's weight, as MXNet's layer)."""
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
+                 sparse_grad=False, prefix=None, params=None):
+        if sparse_grad:
+            raise error("HN_ERR_UNSUPPORTED", "Embedding(sparse_grad=True): hybridnet has no "
+                        "sparse gradients (inference only)")
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": sparse_grad}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim), dtype=dtype,
+                                      init=weight_initializer)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+
+
+class LayerNorm(HybridBlock):
+    """Normalization over `axis` of each sample, scaled by gamma and shifted by beta (the
+    LayerNorm op over the block's parameters, as MXNet's layer); in_channels=0 takes the size
+    of that axis at the first forward."""
+
+    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
+                 prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._axis, self._epsilon = axis, epsilon
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
+
+
 class HybridLambda(HybridBlock):
     """A function of F and the inputs as a hybridizable block: HybridLambda('tanh') or
     HybridLambda(lambda F, x: F.relu(x))."""
@@ -182,4 +222,4 @@ class Lambda(Block):
         return self._function(*args)
 
 
-__all__ += ["Dropout", "HybridLambda", "Lambda", "Block", "HybridBlock", "SymbolBlock"]
+__all__ += ["Dropout", "Embedding", "LayerNorm", "HybridLambda", "Lambda", "Block", "HybridBlock", "SymbolBlock"]
