@@ -23,10 +23,11 @@ DISTRIBUTIONS = {
 }
 
 
-def make_functions(ops, tensor_type, module_name, imperative, check_context=None):
-    """The random functions of one namespace: `ops` maps op names to the namespace's generated
-    functions; `imperative` adds MXNet's ctx= (checked by `check_context`) and out= arguments
-    and shape (1,) by default."""
+def install(module, ops, tensor_type, imperative, check_context=None):
+    """Adds the random functions to `module` (and returns them by name): `ops` maps op names to
+    the namespace's generated functions; `imperative` adds MXNet's ctx= (checked by
+    `check_context`) and out= arguments and shape (1,) by default."""
+    module_name = module.__name__
     functions = {}
 
     def op(name):
@@ -114,4 +115,6 @@ def make_functions(ops, tensor_type, module_name, imperative, check_context=None
     for fn in (randint, multinomial, shuffle):
         fn.__module__ = module_name
         functions[fn.__name__] = fn
+    for name, fn in functions.items():
+        setattr(module, name, fn)
     return functions

@@ -2,6 +2,7 @@
 uniform with number parameters draw through hn_tensor_random_normal/uniform: the same values the
 C++ NDArray::RandomNormal/RandomUniform and the initializers draw after the same seed."""
 import numbers
+import sys
 
 from .. import _distributions
 from .._ffi import ffi, lib
@@ -10,16 +11,9 @@ from .ndarray import OPS, NDArray, _check_context, _wrap
 
 __all__ = list(_distributions.DISTRIBUTIONS) + ["randint", "multinomial", "shuffle", "randn"]
 
-_from_ops = _distributions.make_functions(OPS, NDArray, __name__, imperative=True,
-                                          check_context=_check_context)
-exponential = _from_ops["exponential"]
-gamma = _from_ops["gamma"]
-poisson = _from_ops["poisson"]
-negative_binomial = _from_ops["negative_binomial"]
-generalized_negative_binomial = _from_ops["generalized_negative_binomial"]
-randint = _from_ops["randint"]
-multinomial = _from_ops["multinomial"]
-shuffle = _from_ops["shuffle"]
+# normal and uniform are redefined below, over these for array parameters
+_from_ops = _distributions.install(sys.modules[__name__], OPS, NDArray, imperative=True,
+                                   check_context=_check_context)
 
 
 def _direct(function, a, b, shape, dtype, ctx, out, kwargs):
