@@ -3,6 +3,7 @@
 set -euo pipefail
 
 packages=(
+  doxygen python3-markdown
   cmake ninja-build g++ make ccache pkg-config
   libgtest-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev

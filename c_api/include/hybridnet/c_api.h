@@ -47,9 +47,9 @@
 
 /** Version of this header (SemVer). hn_version() reports the library's. */
 #define HN_VERSION_MAJOR 0
-#define HN_VERSION_MINOR 1
-#define HN_VERSION_PATCH 0
-#define HN_VERSION_STRING "0.1.0"
+#define HN_VERSION_MINOR 1 /**< minor version of this header */
+#define HN_VERSION_PATCH 0 /**< patch version of this header */
+#define HN_VERSION_STRING "0.1.0" /**< "MAJOR.MINOR.PATCH" of this header */
 /** ABI generation; equals the SONAME's major number (libhybridnet.so.0). */
 #define HN_ABI_VERSION 0
 

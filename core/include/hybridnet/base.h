@@ -37,11 +37,15 @@ const char* StatusCodeName(StatusCode code);
 /// HN_CHECK and HN_THROW expand to: `throw Error(code) << "text " << value`.
 class Error : public std::exception {
  public:
+  /// An error of category `code` with the start of its message.
   explicit Error(StatusCode code, std::string message = "")
       : code_(code), message_(std::move(message)) {}
+  /// The category (the C API's status).
   StatusCode code() const { return code_; }
+  /// The message.
   const char* what() const noexcept override { return message_.c_str(); }
 
+  /// Appends `value`, formatted as by std::ostream, to the message.
   template <typename T>
   Error& operator<<(const T& value) {
     std::ostringstream os;

@@ -38,8 +38,10 @@ const char* DTypeName(DType dtype);
 DType ParseDType(const std::string& name);
 
 /// Maps a C++ element type to its DType.
+/// `DTypeOf<float>::value` is DType::kFloat32, and so on for every element type with a DType.
 template <typename T>
 struct DTypeOf;
+/// @cond specializations
 template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
 template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
 template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUint8; };
@@ -51,6 +53,7 @@ template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::kUi
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
 template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::kUint64; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+/// @endcond
 
 /// IEEE half and bfloat16 conversions (round to nearest even).
 float HalfToFloat(uint16_t bits);

@@ -21,9 +21,10 @@ enum class Limit : int {
 };
 constexpr int kNumLimits = 4;
 
+/// A limit's C name and default.
 struct LimitInfo {
   const char* c_name;     ///< the C API's name, e.g. "HN_LIMIT_MAX_NODES"
-  int64_t default_value;
+  int64_t default_value;  ///< the value until hn_set_limit / SetLimit changes it
 };
 
 /// The one table of limits: C names and defaults (far above any real model's needs).

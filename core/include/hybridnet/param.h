@@ -46,11 +46,11 @@ using AttrDict = std::map<std::string, std::string>;
 
 /// What a binding or `hybridnet info` shows about one parameter field.
 struct FieldInfo {
-  std::string key;
+  std::string key;           ///< the attribute key, MXNet's ("num_hidden")
   std::string type;          ///< "int", "float", "boolean", "Shape(tuple)", "{'relu', 'tanh'}", ...
   std::string default_text;  ///< MXNet's text of the default; empty when required
-  bool required = false;
-  std::string description;
+  bool required = false;     ///< no default: the attribute must be given
+  std::string description;   ///< the text of Describe(), shown in every binding's op docs
 };
 
 namespace internal {
@@ -140,8 +140,10 @@ class ParamDeclarer;
 template <typename P, typename T>
 class FieldBuilder {
  public:
+  /// Formats a value as MXNet writes it (for the default's text).
   using TextOf = std::function<std::string(const T&)>;
 
+  /// Made by ParamDeclarer::Field.
   FieldBuilder(FieldInfo* info, std::function<void(P*, const std::string&)>* parse,
                std::function<void(P*)>* set_default, T P::*member, TextOf text_of)
       : info_(info),
@@ -150,6 +152,7 @@ class FieldBuilder {
         member_(member),
         text_of_(std::move(text_of)) {}
 
+  /// The value when the attribute is absent (the field is then optional).
   FieldBuilder& Default(T value) {
     info_->required = false;
     info_->default_text = text_of_(value);
@@ -157,11 +160,13 @@ class FieldBuilder {
     *set_default_ = [member, value](P* p) { p->*member = value; };
     return *this;
   }
+  /// The attribute must be given.
   FieldBuilder& Required() {
     info_->required = true;
     info_->default_text.clear();
     return *this;
   }
+  /// The field's documentation.
   FieldBuilder& Describe(const std::string& text) {
     info_->description = text;
     return *this;
@@ -200,12 +205,14 @@ class FieldBuilder {
 template <typename P>
 class ParamDeclarer {
  public:
+  /// A declared field: its description and how to parse and default it.
   struct Field {
-    FieldInfo info;
-    std::function<void(P*, const std::string&)> parse;
-    std::function<void(P*)> set_default;
+    FieldInfo info;                                     ///< key, type, default, docs
+    std::function<void(P*, const std::string&)> parse;  ///< parses text into the member
+    std::function<void(P*)> set_default;                ///< sets the default (if any)
   };
 
+  /// Declares attribute `key` stored in `member` (numbers, booleans, strings, shapes, dtypes).
   template <typename T>
   FieldBuilder<P, T> Field(const char* key, T P::*member) {
     static_assert(!std::is_enum_v<T> || std::is_same_v<T, DType>,
@@ -248,6 +255,7 @@ class ParamDeclarer {
         });
   }
 
+  /// The fields in declaration order.
   const std::deque<struct Field>& fields() const { return fields_; }
 
  private:

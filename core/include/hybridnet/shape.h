@@ -10,21 +10,32 @@
 
 namespace hybridnet {
 
+/// The dimensions of a tensor, outermost first (C order).
 class Shape {
  public:
+  /// From dimensions: `Shape{1, 512}`, a vector, or an iterator range.
+  ///@{
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims) : dims_(dims) {}
   explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
   template <typename It>
   Shape(It first, It last) : dims_(first, last) {}
+  ///@}
 
+  /// The number of dimensions.
   size_t ndim() const { return dims_.size(); }
+  /// Dimension `i` (unchecked) and the dimensions, read-only or writable.
+  ///@{
   int64_t operator[](size_t i) const { return dims_[i]; }
   int64_t& operator[](size_t i) { return dims_[i]; }
   const std::vector<int64_t>& dims() const { return dims_; }
   std::vector<int64_t>& dims() { return dims_; }
+  ///@}
+  /// Iteration over the dimensions.
+  ///@{
   const int64_t* begin() const { return dims_.data(); }
   const int64_t* end() const { return dims_.data() + dims_.size(); }
+  ///@}
 
   /// Known = ndim > 0 and every dimension > 0.
   bool IsKnown() const;
@@ -35,8 +46,11 @@ class Shape {
   /// "1x512", as MXNet prints NDArrays.
   std::string ToShortString() const;
 
+  /// Same dimensions.
+  ///@{
   bool operator==(const Shape& other) const { return dims_ == other.dims_; }
   bool operator!=(const Shape& other) const { return dims_ != other.dims_; }
+  ///@}
 
  private:
   std::vector<int64_t> dims_;

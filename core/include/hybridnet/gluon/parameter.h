@@ -18,6 +18,8 @@ namespace gluon {
 
 class Block;
 
+/// A named weight of a block (MXNet's gluon.Parameter): shape, dtype, initializer and value;
+/// initialization may wait until the first forward completes the shape.
 class Parameter {
  public:
   /// `local_name` is the attribute name ("weight"); the full name is the owner's prefix + it.
@@ -26,16 +28,21 @@ class Parameter {
 
   /// "hybridsequential0_dense0_weight" (MXNet 1.x naming).
   std::string name() const;
+  /// What the constructor was given ("weight"; the shape as completed so far).
+  ///@{
   const std::string& local_name() const { return local_name_; }
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
   const InitializerPtr& init() const { return init_; }
   bool differentiable() const { return differentiable_; }
+  ///@}
 
   /// Records the initializer (the parameter's own one wins) and draws values now when the shape
   /// is known; otherwise initialization waits for the first forward.
   void Initialize(const InitializerPtr& default_init, bool force_reinit = false);
+  /// Whether the parameter has a value.
   bool is_initialized() const { return !data_.is_none(); }
+  /// Whether initialization waits for the shape (the first forward).
   bool is_deferred() const { return deferred_init_ != nullptr && data_.is_none(); }
 
   /// Completes unknown (0) dimensions; a known dimension that differs is a kShapeError naming the
@@ -74,11 +81,16 @@ using ParameterPtr = std::shared_ptr<Parameter>;
 /// Parameters by full name, in registration order.
 class ParameterDict {
  public:
+  /// Adds `p` under its full name.
   void Add(const ParameterPtr& p);
+  /// The parameters in registration order.
   const std::vector<ParameterPtr>& list() const { return params_; }
   ParameterPtr Get(const std::string& full_name) const;  ///< nullptr when absent
+  /// The number of parameters.
   size_t size() const { return params_.size(); }
+  /// The full names, in registration order.
   std::vector<std::string> Keys() const;
+  /// Initializes every parameter (Parameter::Initialize).
   void Initialize(const InitializerPtr& init = Uniform(), bool force_reinit = false);
 
  private:

@@ -12,6 +12,7 @@
 namespace hybridnet {
 namespace gluon {
 
+/// A block running a given graph (MXNet's gluon.SymbolBlock): what an export is imported as.
 class SymbolBlock : public HybridBlock {
  public:
   /// `outputs`: the graph; `inputs`: the names of its data variables. Every other variable
@@ -26,11 +27,15 @@ class SymbolBlock : public HybridBlock {
                                               bool allow_missing = false,
                                               bool ignore_extra = false);
 
+  /// Runs the graph on `inputs` (one per input name).
   std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override;
   Symbol Trace(size_t num_inputs) override;
   std::vector<std::string> InputNames(size_t num_inputs) const override;
+  /// The graph and the names of its data inputs.
+  ///@{
   const Symbol& symbol() const { return symbol_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
+  ///@}
 
  private:
   Symbol symbol_;

@@ -22,6 +22,7 @@ Symbol LoadJSON(const std::string& json, const std::string& source_name = "<stri
 /// Operator name -> the nodes (subgraphs included) that use it.
 using UnsupportedOps = std::map<std::string, std::vector<std::string>>;
 
+/// What InspectJSON finds in symbol JSON before any upgrade.
 struct JSONFileInfo {
   int mxnet_version = 800;  ///< 800 when the file has none (MXNet 0.8)
   bool legacy_keys = false; ///< uses "param"/"attr" or two-element entries
