@@ -51,9 +51,11 @@
 %ignore hn_deleter;
 %ignore hn_log_callback;
 %ignore hn_lambda_fn;
+%ignore hn_forward_fn;
 %ignore hn_string_free;
 %ignore hn_set_log_callback;
 %ignore hn_block_create_lambda;
+%ignore hn_block_create_custom;
 %ignore hn_tensor_wrap;
 %ignore hn_tensor_data;
 %ignore hn_tensor_copy_to;
