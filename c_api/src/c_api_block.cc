@@ -95,6 +95,11 @@ class LayerAttrs {
     });
     return options;
   }
+  /// An initializer given by name ("xavier", "zeros", ...), or `fallback` when not given.
+  gluon::InitializerPtr Initializer(const std::string& key, gluon::InitializerPtr fallback) {
+    std::string name = Get<std::string>(key, "");
+    return name.empty() ? fallback : gluon::InitializerByName(name);
+  }
   /// Throws for keys no getter asked for.
   void CheckAllUsed() const {
     for (const auto& kv : attrs_) {
@@ -121,53 +126,37 @@ const char* DefaultLayout(size_t rank) { return rank == 1 ? "NCW" : rank == 2 ? 
 // Convolutions; the transposed ones also take output_padding (MXNet's argument order).
 template <typename Conv, size_t Rank, bool kTranspose>
 std::shared_ptr<gluon::Block> MakeConv(LayerAttrs* a) {
-  const char* name = kTranspose ? "DTranspose" : "D";
-  auto channels = a->Required<int64_t>("channels");
+  gluon::ConvOptions o;
+  o.channels = a->Required<int64_t>("channels");
   HN_CHECK(a->Has("kernel_size"), kInvalidArgument)
-      << "Conv" << Rank << name << ": the required attribute 'kernel_size' is missing";
-  auto kernel = a->Tuple("kernel_size", {});
-  auto strides = a->Tuple("strides", 1);
-  auto padding = a->Tuple("padding", 0);
-  gluon::IntTuple output_padding = kTranspose ? a->Tuple("output_padding", 0) : gluon::IntTuple();
-  auto dilation = a->Tuple("dilation", 1);
-  auto groups = a->Get<int64_t>("groups", 1);
-  auto layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  auto activation = a->Activation();
-  auto use_bias = a->Get<bool>("use_bias", true);
-  auto weight_init = a->Initializer("weight_initializer", nullptr);
-  auto bias_init = a->Initializer("bias_initializer", gluon::Zero());
-  auto in_channels = a->Get<int64_t>("in_channels", 0);
-  if constexpr (kTranspose) {
-    return std::make_shared<Conv>(channels, kernel, strides, padding, output_padding, dilation,
-                                  groups, layout, activation, use_bias, weight_init, bias_init,
-                                  in_channels, a->Prefix());
-  } else {
-    return std::make_shared<Conv>(channels, kernel, strides, padding, dilation, groups, layout,
-                                  activation, use_bias, weight_init, bias_init, in_channels,
-                                  a->Prefix());
-  }
+      << "Conv" << Rank << (kTranspose ? "DTranspose" : "D")
+      << ": the required attribute 'kernel_size' is missing";
+  o.kernel_size = a->Tuple("kernel_size", {});
+  o.strides = a->Tuple("strides", o.strides);
+  o.padding = a->Tuple("padding", o.padding);
+  if (kTranspose) o.output_padding = a->Tuple("output_padding", o.output_padding);
+  o.dilation = a->Tuple("dilation", o.dilation);
+  o.groups = a->Get<int64_t>("groups", o.groups);
+  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
+  o.activation = a->Activation();
+  o.use_bias = a->Get<bool>("use_bias", o.use_bias);
+  o.weight_initializer = a->Initializer("weight_initializer", o.weight_initializer);
+  o.bias_initializer = a->Initializer("bias_initializer", o.bias_initializer);
+  o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
+  return std::make_shared<Conv>(o, a->Prefix());
 }
 
-template <typename Pool, size_t Rank>
-std::shared_ptr<gluon::Block> MakeMaxPool(LayerAttrs* a) {
-  auto pool_size = a->Tuple("pool_size", 2);
-  auto strides = a->Tuple("strides", {});
-  auto padding = a->Tuple("padding", 0);
-  auto layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  auto ceil_mode = a->Get<bool>("ceil_mode", false);
-  return std::make_shared<Pool>(pool_size, strides, padding, layout, ceil_mode, a->Prefix());
-}
-
-template <typename Pool, size_t Rank>
-std::shared_ptr<gluon::Block> MakeAvgPool(LayerAttrs* a) {
-  auto pool_size = a->Tuple("pool_size", 2);
-  auto strides = a->Tuple("strides", {});
-  auto padding = a->Tuple("padding", 0);
-  auto ceil_mode = a->Get<bool>("ceil_mode", false);
-  auto layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  auto count_include_pad = a->Get<bool>("count_include_pad", true);
-  return std::make_shared<Pool>(pool_size, strides, padding, ceil_mode, layout, count_include_pad,
-                                a->Prefix());
+// Max and average pooling (count_include_pad: average only).
+template <typename Pool, size_t Rank, bool kAverage>
+std::shared_ptr<gluon::Block> MakePool(LayerAttrs* a) {
+  gluon::PoolOptions o;
+  o.pool_size = a->Tuple("pool_size", o.pool_size);
+  o.strides = a->Tuple("strides", o.strides);
+  o.padding = a->Tuple("padding", o.padding);
+  o.ceil_mode = a->Get<bool>("ceil_mode", o.ceil_mode);
+  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
+  if (kAverage) o.count_include_pad = a->Get<bool>("count_include_pad", o.count_include_pad);
+  return std::make_shared<Pool>(o, a->Prefix());
 }
 
 template <typename Pool, size_t Rank>
@@ -203,12 +192,12 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"Conv1DTranspose", MakeConv<gluon::Conv1DTranspose, 1, true>},
       {"Conv2DTranspose", MakeConv<gluon::Conv2DTranspose, 2, true>},
       {"Conv3DTranspose", MakeConv<gluon::Conv3DTranspose, 3, true>},
-      {"MaxPool1D", MakeMaxPool<gluon::MaxPool1D, 1>},
-      {"MaxPool2D", MakeMaxPool<gluon::MaxPool2D, 2>},
-      {"MaxPool3D", MakeMaxPool<gluon::MaxPool3D, 3>},
-      {"AvgPool1D", MakeAvgPool<gluon::AvgPool1D, 1>},
-      {"AvgPool2D", MakeAvgPool<gluon::AvgPool2D, 2>},
-      {"AvgPool3D", MakeAvgPool<gluon::AvgPool3D, 3>},
+      {"MaxPool1D", MakePool<gluon::MaxPool1D, 1, false>},
+      {"MaxPool2D", MakePool<gluon::MaxPool2D, 2, false>},
+      {"MaxPool3D", MakePool<gluon::MaxPool3D, 3, false>},
+      {"AvgPool1D", MakePool<gluon::AvgPool1D, 1, true>},
+      {"AvgPool2D", MakePool<gluon::AvgPool2D, 2, true>},
+      {"AvgPool3D", MakePool<gluon::AvgPool3D, 3, true>},
       {"GlobalMaxPool1D", MakeGlobalPool<gluon::GlobalMaxPool1D, 1>},
       {"GlobalMaxPool2D", MakeGlobalPool<gluon::GlobalMaxPool2D, 2>},
       {"GlobalMaxPool3D", MakeGlobalPool<gluon::GlobalMaxPool3D, 3>},
@@ -217,20 +206,21 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"GlobalAvgPool3D", MakeGlobalPool<gluon::GlobalAvgPool3D, 3>},
       {"BatchNorm",
        [](LayerAttrs* a) {
-         auto axis = a->Get<int>("axis", 1);
-         auto momentum = a->Get<double>("momentum", 0.9);
-         auto epsilon = a->Get<double>("epsilon", 1e-5);
-         auto center = a->Get<bool>("center", true);
-         auto scale = a->Get<bool>("scale", true);
-         auto global_stats = a->Get<bool>("use_global_stats", false);
-         auto beta = a->Initializer("beta_initializer", gluon::Zero());
-         auto gamma = a->Initializer("gamma_initializer", gluon::One());
-         auto mean = a->Initializer("running_mean_initializer", gluon::Zero());
-         auto var = a->Initializer("running_variance_initializer", gluon::One());
-         auto in_channels = a->Get<int64_t>("in_channels", 0);
-         return std::make_shared<gluon::BatchNorm>(axis, momentum, epsilon, center, scale,
-                                                   global_stats, beta, gamma, mean, var,
-                                                   in_channels, a->Prefix());
+         gluon::BatchNormOptions o;
+         o.axis = a->Get<int>("axis", o.axis);
+         o.momentum = a->Get<double>("momentum", o.momentum);
+         o.epsilon = a->Get<double>("epsilon", o.epsilon);
+         o.center = a->Get<bool>("center", o.center);
+         o.scale = a->Get<bool>("scale", o.scale);
+         o.use_global_stats = a->Get<bool>("use_global_stats", o.use_global_stats);
+         o.beta_initializer = a->Initializer("beta_initializer", o.beta_initializer);
+         o.gamma_initializer = a->Initializer("gamma_initializer", o.gamma_initializer);
+         o.running_mean_initializer =
+             a->Initializer("running_mean_initializer", o.running_mean_initializer);
+         o.running_variance_initializer =
+             a->Initializer("running_variance_initializer", o.running_variance_initializer);
+         o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
+         return std::make_shared<gluon::BatchNorm>(o, a->Prefix());
        }},
       {"LeakyReLU",
        [](LayerAttrs* a) {

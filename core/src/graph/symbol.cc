@@ -137,6 +137,9 @@ std::vector<std::string> Symbol::ListOutputs() const {
   for (const auto& e : outputs) {
     if (e.node->IsVariable()) {
       names.push_back(e.node->name());
+    } else if (e.node->attrs.op->list_output_names) {
+      names.push_back(e.node->name() + "_" +
+                      e.node->attrs.op->list_output_names(e.node->attrs).at(e.index));
     } else if (e.node->NumOutputs() == 1) {
       names.push_back(e.node->name() + "_output");
     } else {

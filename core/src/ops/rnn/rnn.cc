@@ -366,6 +366,9 @@ void RegisterRNNOps(OpRegistry* r) {
       .SetParam<RNNParam>(InitRNNParam)
       .SetInputNames(RNNInputNames)
       .SetNumOutputs(RNNNumOutputs)
+      .SetOutputNames([](const NodeAttrs&) -> std::vector<std::string> {
+        return {"output", "state_output", "statecell_output"};  // as many as RNNNumOutputs
+      })
       .SetInferShape(RNNShape)
       .SetInferType(RNNType)
       .SetCompute(RNNCompute);
