@@ -10,8 +10,10 @@ everywhere. Targets: Python Predictor <= C + 3 us, hybridized HybridSequential <
 faster than PyTorch eager, >= 5x faster than MXNet hybridized.
 """
 import argparse
+import atexit
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,6 +138,7 @@ def main():
     print(f"hybridnet {mx.__version__} (Python {sys.version.split()[0]}, numpy {np.__version__}); "
           "1 thread everywhere")
     folder = tempfile.mkdtemp(prefix="hn_python_bench_")
+    atexit.register(shutil.rmtree, folder, True)
     mx.random.seed(3)
     net = gluon.nn.HybridSequential()
     with net.name_scope():

@@ -433,7 +433,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<false>)
       .SetInplace({{0, 0}})
-      .SetOnnx({"Softmax", "Div"}, SoftmaxOnnx("Softmax"));
+      .SetOnnx({"Softmax", "Div", "Cast"}, SoftmaxOnnx("Softmax"),
+               "use_length=True (a length per line)");
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
@@ -443,7 +444,7 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
       .SetInplace({{0, 0}})
-      .SetOnnx({"LogSoftmax", "Div"}, SoftmaxOnnx("LogSoftmax"));
+      .SetOnnx({"LogSoftmax", "Div", "Cast"}, SoftmaxOnnx("LogSoftmax"));
 
   r->Register("softmin")
       .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
