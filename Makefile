@@ -98,7 +98,9 @@ fuzz-graphs-mxnet: build setup-mxnet
 	  $(BUILD)/test_tmp/mxnet_graphs_long $(BUILD)/bin/hn_graph_diff --graphs $(GRAPHS) \
 	  --seed $(GRAPH_SEED) --export
 
+# Python's peer PyTorch (Debian's python3-torch, large) is installed for the benchmark only.
 bench: build
+	@bash scripts/setup.sh bench
 	@bash scripts/bench.sh $(BUILD)
 
 clean:

@@ -120,3 +120,9 @@ if [ -d "$build/bindings/r/lib/hybridnet" ]; then
 else
   printf '\n== r_predict_bench: not run (the R package is not built in %s)\n' "$build"
 fi
+# The Python package against the C API, PyTorch eager and real MXNet (bench/python_mlp_bench.py).
+python="$build/bindings/python/venv/bin/python"
+if [ -x "$python" ]; then
+  printf '\n== %s\n' python_mlp_bench
+  "$python" bench/python_mlp_bench.py "$build"
+fi

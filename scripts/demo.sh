@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the seed walkthrough (build a model, run eagerly, hybridize, benchmark, export,
-# import), its export loaded from C, C++, Java, Scala and R side by side, then the benchmark
-# table and the files it wrote, read back by the CLI.
+# import), the same in Python, its export loaded from C, C++, Java, Scala, R and Python side by
+# side, then the benchmark table and the files it wrote, read back by the CLI.
 set -euo pipefail
 build=${1:-build}
 fixtures=tests/data/mxnet  # MXNet-written files kept in the repository
@@ -13,7 +13,31 @@ step() { printf '\n==== %s\n' "$*"; }
 step "Seed walkthrough (examples/cpp/seed_walkthrough.cc)"
 "$build/bin/seed_walkthrough" --out "$out"
 
-step "One export, every language: the C++ walkthrough's seed_mlp loaded from C, C++, Java, Scala and R"
+root=$(pwd)
+build_abs=$(cd "$build" && pwd)
+pyvenv="$build_abs/bindings/python/venv/bin/python"
+step "The seed tutorial in its own language (examples/python/seed_tutorial.py, the hybridnet wheel)"
+if [ -x "$pyvenv" ]; then
+  # Both walkthroughs in folders of their own, so their "wrote ./seed_mlp..." lines compare.
+  mkdir -p "$out/python/py" "$out/python/cpp"
+  if (cd "$out/python/py" && "$pyvenv" "$root/examples/python/seed_tutorial.py" --out .) \
+       > "$out/python/py.log" 2>&1 \
+     && (cd "$out/python/cpp" && "$build_abs/bin/seed_walkthrough" --out .) > "$out/python/cpp.log" 2>&1; then
+    timings='^(before hybridizing|after hybridizing|speed-up):'
+    grep -E "$timings" "$out/python/py.log"
+    same=no
+    diff <(grep -vE "$timings" "$out/python/py.log") <(grep -vE "$timings" "$out/python/cpp.log") \
+      > /dev/null && cmp -s "$out/python/py/seed_mlp-0000.params" "$out/python/cpp/seed_mlp-0000.params" \
+      && same=yes
+    echo "prints what the C++ walkthrough prints (apart from the timings) and exports the same files: $same"
+  else
+    echo "Python: the tutorial failed (see $out/python/py.log)"; tail -n 5 "$out/python/py.log"
+  fi
+else
+  echo "(skipped: the Python package is not built)"
+fi
+
+step "One export, every language: the C++ walkthrough's seed_mlp loaded from C, C++, Java, Scala, R and Python"
 # The same input (3 x 512, normal(0, 1), seed 7) for every language; each writes its output .npy.
 xlang="$build/bin/xlang_cpp"
 if [ ! -x "$xlang" ] || [ ! -x "$build/bin/xlang_c" ]; then
@@ -73,6 +97,12 @@ else
       env R_LIBS="$build/bindings/r/lib" Rscript examples/r/predict.R "$out/seed_mlp" 0 "$xl/x.npy" "$xl/R.npy"
   else
     echo "R: skipped (the R package is not built)"
+  fi
+  if [ -x "$pyvenv" ]; then
+    run_lang Python "examples/python/predict.py via the hybridnet wheel" \
+      "$pyvenv" examples/python/predict.py "$out/seed_mlp" 0 "$xl/x.npy" "$xl/Python.npy"
+  else
+    echo "Python: skipped (the Python package is not built)"
   fi
   printf '\n%-6s %-52s %s\n' "" "" "output (3 x 2, row by row)"
   agree=1

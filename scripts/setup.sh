@@ -11,12 +11,15 @@ packages=(
   swig r-base-dev r-cran-testthat
   default-jdk-headless maven libopenblas0
   abigail-tools
+  python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-wheel
+  python3-venv python3-pip python3-dev
 )
 # `setup.sh fuzz`: clang and libFuzzer for `make fuzz` (not needed by the build or the tests).
 if [ "${1:-}" = fuzz ]; then
   packages=(clang-14 libclang-rt-14-dev)
 fi
-# `setup.sh bench`: PyTorch, which makes the peer benchmark's ONNX files (scripts/setup-bench.sh).
+# `setup.sh bench`: PyTorch (Debian's, large): the Python benchmark's eager peer and the peer
+# benchmark's ONNX files (scripts/setup-bench.sh).
 if [ "${1:-}" = bench ]; then
   packages=(python3-torch)
 fi

@@ -51,14 +51,23 @@
 %ignore hn_deleter;
 %ignore hn_log_callback;
 %ignore hn_lambda_fn;
+%ignore hn_forward_fn;
 %ignore hn_string_free;
 %ignore hn_set_log_callback;
 %ignore hn_block_create_lambda;
+%ignore hn_block_create_custom;
 %ignore hn_tensor_wrap;
 %ignore hn_tensor_data;
 %ignore hn_tensor_copy_to;
 %ignore hn_tensor_copy_from;
 %ignore hn_predictor_get_output;
+/* What the Python binding's tracing and parameter access use (out-arrays of ints, doubles and
+ * handles without typemaps here); R's facade runs exported models and does not need them. */
+%ignore hn_tensor_is_symbolic;
+%ignore hn_tensor_random_normal;
+%ignore hn_tensor_random_uniform;
+%ignore hn_block_forward_symbols;
+%ignore hn_block_param_info;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

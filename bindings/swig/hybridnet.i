@@ -39,6 +39,7 @@
 %ignore hn_string_free;
 %ignore hn_set_log_callback;
 %ignore hn_block_create_lambda;
+%ignore hn_block_create_custom;
 %ignore hn_tensor_wrap;
 %ignore hn_tensor_data;
 

@@ -1,12 +1,15 @@
 // C API: Gluon blocks (hn_block_*).
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <optional>
 #include <set>
 #include <type_traits>
 
 #include "c_api_common.h"
+#include "hybridnet/gluon/conv_layers.h"
 #include "hybridnet/gluon/initializer.h"
+#include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/gluon/nn.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/param.h"
@@ -44,6 +47,31 @@ class LayerAttrs {
         << kind_ << ": the required attribute '" << key << "' is missing";
     return Get<T>(key, T{});
   }
+  /// An int ("3") or a tuple ("(3, 3)"), as MXNet layers take kernel sizes and strides.
+  gluon::IntTuple Tuple(const std::string& key, gluon::IntTuple fallback) {
+    accepted_.push_back(key);
+    auto it = attrs_.find(key);
+    if (it == attrs_.end()) return fallback;
+    used_.insert(key);
+    try {
+      int64_t scalar = 0;
+      hn::internal::ParseValue(it->second, &scalar);
+      return gluon::IntTuple(scalar);
+    } catch (const std::invalid_argument&) {
+    }
+    std::vector<int64_t> values;
+    try {
+      hn::internal::ParseValue(it->second, &values);
+    } catch (const std::invalid_argument&) {
+      HN_THROW(kInvalidArgument) << kind_ << ": attribute '" << key << "'='" << it->second
+                                 << "': expected an int or a tuple of ints such as (3, 3)";
+    }
+    return gluon::IntTuple(values);
+  }
+  std::string Activation() {
+    std::string act = Get<std::string>("activation", "");
+    return act == "None" ? std::string() : act;
+  }
   std::optional<std::string> Prefix() {
     accepted_.push_back("prefix");
     auto it = attrs_.find("prefix");
@@ -67,6 +95,11 @@ class LayerAttrs {
     });
     return options;
   }
+  /// An initializer given by name ("xavier", "zeros", ...), or `fallback` when not given.
+  gluon::InitializerPtr Initializer(const std::string& key, gluon::InitializerPtr fallback) {
+    std::string name = Get<std::string>(key, "");
+    return name.empty() ? fallback : gluon::InitializerByName(name);
+  }
   /// Throws for keys no getter asked for.
   void CheckAllUsed() const {
     for (const auto& kv : attrs_) {
@@ -86,6 +119,50 @@ class LayerAttrs {
 };
 
 using Factory = std::function<std::shared_ptr<gluon::Block>(LayerAttrs*)>;
+
+// MXNet's default data layout of an N-D layer.
+const char* DefaultLayout(size_t rank) { return rank == 1 ? "NCW" : rank == 2 ? "NCHW" : "NCDHW"; }
+
+// Convolutions; the transposed ones also take output_padding (MXNet's argument order).
+template <typename Conv, size_t Rank, bool kTranspose>
+std::shared_ptr<gluon::Block> MakeConv(LayerAttrs* a) {
+  gluon::ConvOptions o;
+  o.channels = a->Required<int64_t>("channels");
+  HN_CHECK(a->Has("kernel_size"), kInvalidArgument)
+      << "Conv" << Rank << (kTranspose ? "DTranspose" : "D")
+      << ": the required attribute 'kernel_size' is missing";
+  o.kernel_size = a->Tuple("kernel_size", {});
+  o.strides = a->Tuple("strides", o.strides);
+  o.padding = a->Tuple("padding", o.padding);
+  if (kTranspose) o.output_padding = a->Tuple("output_padding", o.output_padding);
+  o.dilation = a->Tuple("dilation", o.dilation);
+  o.groups = a->Get<int64_t>("groups", o.groups);
+  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
+  o.activation = a->Activation();
+  o.use_bias = a->Get<bool>("use_bias", o.use_bias);
+  o.weight_initializer = a->Initializer("weight_initializer", o.weight_initializer);
+  o.bias_initializer = a->Initializer("bias_initializer", o.bias_initializer);
+  o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
+  return std::make_shared<Conv>(o, a->Prefix());
+}
+
+// Max and average pooling (count_include_pad: average only).
+template <typename Pool, size_t Rank, bool kAverage>
+std::shared_ptr<gluon::Block> MakePool(LayerAttrs* a) {
+  gluon::PoolOptions o;
+  o.pool_size = a->Tuple("pool_size", o.pool_size);
+  o.strides = a->Tuple("strides", o.strides);
+  o.padding = a->Tuple("padding", o.padding);
+  o.ceil_mode = a->Get<bool>("ceil_mode", o.ceil_mode);
+  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
+  if (kAverage) o.count_include_pad = a->Get<bool>("count_include_pad", o.count_include_pad);
+  return std::make_shared<Pool>(o, a->Prefix());
+}
+
+template <typename Pool, size_t Rank>
+std::shared_ptr<gluon::Block> MakeGlobalPool(LayerAttrs* a) {
+  return std::make_shared<Pool>(a->Get<std::string>("layout", DefaultLayout(Rank)), a->Prefix());
+}
 
 const std::vector<std::pair<std::string, Factory>>& Factories() {
   static const std::vector<std::pair<std::string, Factory>> factories = {
@@ -109,6 +186,67 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
          return std::make_shared<gluon::Dropout>(a->Required<float>("rate"), a->Prefix());
        }},
       {"Flatten", [](LayerAttrs* a) { return std::make_shared<gluon::Flatten>(a->Prefix()); }},
+      {"Conv1D", MakeConv<gluon::Conv1D, 1, false>},
+      {"Conv2D", MakeConv<gluon::Conv2D, 2, false>},
+      {"Conv3D", MakeConv<gluon::Conv3D, 3, false>},
+      {"Conv1DTranspose", MakeConv<gluon::Conv1DTranspose, 1, true>},
+      {"Conv2DTranspose", MakeConv<gluon::Conv2DTranspose, 2, true>},
+      {"Conv3DTranspose", MakeConv<gluon::Conv3DTranspose, 3, true>},
+      {"MaxPool1D", MakePool<gluon::MaxPool1D, 1, false>},
+      {"MaxPool2D", MakePool<gluon::MaxPool2D, 2, false>},
+      {"MaxPool3D", MakePool<gluon::MaxPool3D, 3, false>},
+      {"AvgPool1D", MakePool<gluon::AvgPool1D, 1, true>},
+      {"AvgPool2D", MakePool<gluon::AvgPool2D, 2, true>},
+      {"AvgPool3D", MakePool<gluon::AvgPool3D, 3, true>},
+      {"GlobalMaxPool1D", MakeGlobalPool<gluon::GlobalMaxPool1D, 1>},
+      {"GlobalMaxPool2D", MakeGlobalPool<gluon::GlobalMaxPool2D, 2>},
+      {"GlobalMaxPool3D", MakeGlobalPool<gluon::GlobalMaxPool3D, 3>},
+      {"GlobalAvgPool1D", MakeGlobalPool<gluon::GlobalAvgPool1D, 1>},
+      {"GlobalAvgPool2D", MakeGlobalPool<gluon::GlobalAvgPool2D, 2>},
+      {"GlobalAvgPool3D", MakeGlobalPool<gluon::GlobalAvgPool3D, 3>},
+      {"BatchNorm",
+       [](LayerAttrs* a) {
+         gluon::BatchNormOptions o;
+         o.axis = a->Get<int>("axis", o.axis);
+         o.momentum = a->Get<double>("momentum", o.momentum);
+         o.epsilon = a->Get<double>("epsilon", o.epsilon);
+         o.center = a->Get<bool>("center", o.center);
+         o.scale = a->Get<bool>("scale", o.scale);
+         o.use_global_stats = a->Get<bool>("use_global_stats", o.use_global_stats);
+         o.beta_initializer = a->Initializer("beta_initializer", o.beta_initializer);
+         o.gamma_initializer = a->Initializer("gamma_initializer", o.gamma_initializer);
+         o.running_mean_initializer =
+             a->Initializer("running_mean_initializer", o.running_mean_initializer);
+         o.running_variance_initializer =
+             a->Initializer("running_variance_initializer", o.running_variance_initializer);
+         o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
+         return std::make_shared<gluon::BatchNorm>(o, a->Prefix());
+       }},
+      {"LeakyReLU",
+       [](LayerAttrs* a) {
+         return std::make_shared<gluon::LeakyReLU>(a->Required<double>("alpha"), a->Prefix());
+       }},
+      {"PReLU",
+       [](LayerAttrs* a) {
+         auto init = a->Initializer("alpha_initializer", gluon::Constant(0.25f));
+         auto in_channels = a->Get<int64_t>("in_channels", 1);
+         return std::make_shared<gluon::PReLU>(init, in_channels, a->Prefix());
+       }},
+      {"ELU",
+       [](LayerAttrs* a) {
+         return std::make_shared<gluon::ELU>(a->Get<double>("alpha", 1.0), a->Prefix());
+       }},
+      {"SELU", [](LayerAttrs* a) { return std::make_shared<gluon::SELU>(a->Prefix()); }},
+      {"GELU", [](LayerAttrs* a) { return std::make_shared<gluon::GELU>(a->Prefix()); }},
+      {"Identity", [](LayerAttrs* a) { return std::make_shared<gluon::Identity>(a->Prefix()); }},
+      {"HybridConcurrent",
+       [](LayerAttrs* a) {
+         return std::make_shared<gluon::HybridConcurrent>(a->Get<int>("axis", -1), a->Prefix());
+       }},
+      {"Concurrent",
+       [](LayerAttrs* a) {
+         return std::make_shared<gluon::Concurrent>(a->Get<int>("axis", -1), a->Prefix());
+       }},
   };
   return factories;
 }
@@ -147,6 +285,114 @@ hn::NDArray CallLambda(hn_lambda_fn fn, void* user_data, const hn::NDArray& x) {
   HN_CHECK(holder != nullptr, kInvalidArgument)
       << "the lambda function returned HN_OK but stored no output tensor";
   return holder->array;
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// What hn_block_register_child and hn_block_add_parameter need of a custom block.
+class CustomBlockParts {
+ public:
+  virtual ~CustomBlockParts() = default;
+  virtual void RegisterNamedChild(const std::string& name, std::shared_ptr<gluon::Block> child) = 0;
+  virtual void DeclareParameter(const std::string& name, const hn::Shape& shape, hn::DType dtype,
+                                gluon::InitializerPtr init, bool differentiable) = 0;
+};
+
+// A block whose forward is a C function (a binding's user-defined block); Base is Block or
+// HybridBlock. The library's naming, parameters, tracing, caching and export apply unchanged.
+template <typename Base>
+class CustomBlock : public Base, public CustomBlockParts {
+ public:
+  CustomBlock(std::string class_name, hn_forward_fn fn, void* user_data,
+              std::optional<std::string> prefix)
+      : Base(Lower(class_name), std::move(prefix)),
+        class_name_(std::move(class_name)),
+        fn_(fn),
+        user_data_(user_data) {}
+
+  std::vector<hn::NDArray> ForwardMany(const std::vector<hn::NDArray>& inputs) override {
+    constexpr size_t kMaxOutputs = 256;
+    std::vector<hn_tensor*> in;
+    in.reserve(inputs.size());
+    for (const auto& x : inputs) in.push_back(new hn_tensor{x});  // owned by the function
+    std::vector<hn_tensor*> out(kMaxOutputs, nullptr);
+    size_t num_out = 0;
+    int rc = fn_(user_data_, in.data(), in.size(), kMaxOutputs, out.data(), &num_out);
+    std::vector<std::unique_ptr<hn_tensor>> holders;
+    for (size_t i = 0; i < std::min(num_out, kMaxOutputs); ++i) holders.emplace_back(out[i]);
+    if (rc != HN_OK) {
+      if (rc < HN_ERR_INTERNAL || rc > 0) {
+        HN_THROW(kInvalidArgument) << "the forward function of " << class_name_ << " returned "
+                                   << rc << ", which is not an hn_status";
+      }
+      std::string message = hn_last_error_code() == rc ? std::string(hn_last_error())
+                                                       : std::string("returned ") + hn_status_name(rc);
+      throw hn::Error(static_cast<hn::StatusCode>(rc),
+                      "forward of " + class_name_ + " '" + this->name() + "': " + message);
+    }
+    HN_CHECK(num_out >= 1 && num_out <= kMaxOutputs, kInvalidArgument)
+        << "the forward function of " << class_name_ << " returned " << num_out
+        << " outputs (1 to " << kMaxOutputs << " are possible)";
+    std::vector<hn::NDArray> result;
+    for (size_t i = 0; i < num_out; ++i) {
+      HN_CHECK(holders[i] != nullptr, kInvalidArgument)
+          << "the forward function of " << class_name_ << " stored no tensor in output " << i;
+      result.push_back(holders[i]->array);
+    }
+    return result;
+  }
+
+  void RegisterNamedChild(const std::string& name, std::shared_ptr<gluon::Block> child) override {
+    HN_CHECK(!name.empty(), kInvalidArgument) << "a child needs a name";
+    if (std::is_base_of_v<gluon::HybridBlock, Base>) {
+      HN_CHECK(dynamic_cast<gluon::HybridBlock*>(child.get()) != nullptr, kInvalidArgument)
+          << class_name_ << " is a HybridBlock: its child '" << name
+          << "' must be a HybridBlock too (hybridize traces every child)";
+    }
+    this->SetChild(name, std::move(child));
+  }
+
+  void DeclareParameter(const std::string& name, const hn::Shape& shape, hn::DType dtype,
+                        gluon::InitializerPtr init, bool differentiable) override {
+    for (const auto& p : this->own_params()) {
+      HN_CHECK(p->local_name() != name, kInvalidArgument)
+          << class_name_ << " already has a parameter '" << name << "'";
+    }
+    this->AddParameter(name, shape, std::move(init), dtype, differentiable);
+  }
+
+ protected:
+  std::string Describe() override { return class_name_; }
+
+ private:
+  std::string class_name_;
+  hn_forward_fn fn_;
+  void* user_data_;
+};
+
+CustomBlockParts* AsCustom(hn_block* b, const char* action) {
+  auto* custom = dynamic_cast<CustomBlockParts*>(b->block.get());
+  HN_CHECK(custom != nullptr, kInvalidArgument)
+      << b->kind << " '" << b->block->name() << "' is not a custom block and cannot " << action
+      << " (blocks made by hn_block_create_custom can)";
+  return custom;
+}
+
+gluon::ParameterPtr FindParam(hn_block* b, const char* name) {
+  std::string n = CheckString(name, "name");
+  gluon::ParameterDict params = b->block->CollectParams();
+  gluon::ParameterPtr p = params.Get(n);
+  if (p == nullptr) {
+    std::string known;
+    for (const auto& k : params.Keys()) known += (known.empty() ? "" : ", ") + k;
+    HN_THROW(kNotFound) << b->kind << " '" << b->block->name() << "' has no parameter '" << n
+                        << "' (parameters: " << (known.empty() ? "none" : known) << ")";
+  }
+  return p;
 }
 
 }  // namespace
@@ -190,16 +436,17 @@ int hn_block_add(hn_block* parent, hn_block* child) noexcept {
   HN_API_BEGIN();
   CheckHandle(parent, "parent");
   CheckHandle(child, "child");
-  if (auto* seq = dynamic_cast<gluon::HybridSequential*>(parent->block.get())) {
+  // HybridSequential and HybridConcurrent; Sequential and Concurrent.
+  if (auto* seq = dynamic_cast<gluon::SequentialOf<gluon::HybridBlock>*>(parent->block.get())) {
     HN_CHECK(child->block->AsHybrid() != nullptr, kInvalidArgument)
-        << "a HybridSequential takes hybrid blocks only, not a " << child->kind
+        << "a " << parent->kind << " takes hybrid blocks only, not a " << child->kind
         << " (use Sequential, or a hybrid layer)";
     seq->Add(child->block);
-  } else if (auto* plain = dynamic_cast<gluon::Sequential*>(parent->block.get())) {
+  } else if (auto* plain = dynamic_cast<gluon::SequentialOf<gluon::Block>*>(parent->block.get())) {
     plain->Add(child->block);
   } else {
-    HN_THROW(kInvalidArgument) << "blocks can be added to a HybridSequential or a Sequential, not to a "
-                               << parent->kind;
+    HN_THROW(kInvalidArgument) << "blocks can be added to a HybridSequential, Sequential, "
+                               << "HybridConcurrent or Concurrent, not to a " << parent->kind;
   }
   HN_API_END();
 }
@@ -322,6 +569,198 @@ int hn_block_collect_params(hn_block* block, hn_tensor_list** out) noexcept {
     list->record_versions.push_back(2);
   }
   *out = list.release();
+  HN_API_END();
+}
+
+int hn_block_create_custom(const char* class_name, int hybrid, hn_forward_fn fn, void* user_data,
+                           const char* prefix, hn_block** out) noexcept {
+  HN_API_BEGIN();
+  std::string name = CheckString(class_name, "class_name");
+  HN_CHECK(!name.empty(), kInvalidArgument) << "a custom block needs a class name";
+  HN_CHECK(fn != nullptr, kInvalidArgument) << "argument 'fn' is NULL";
+  CheckOut(out, "out");
+  std::optional<std::string> p;
+  if (prefix != nullptr) p = prefix;
+  if (hybrid != 0) {
+    *out = NewBlock(std::make_shared<CustomBlock<gluon::HybridBlock>>(name, fn, user_data, p), name);
+  } else {
+    *out = NewBlock(std::make_shared<CustomBlock<gluon::Block>>(name, fn, user_data, p), name);
+  }
+  HN_API_END();
+}
+
+int hn_block_register_child(hn_block* parent, const char* name, hn_block* child) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(parent, "parent");
+  std::string n = CheckString(name, "name");
+  CheckHandle(child, "child");
+  AsCustom(parent, "take named children")->RegisterNamedChild(n, child->block);
+  HN_API_END();
+}
+
+int hn_block_add_parameter(hn_block* block, const char* name, int dtype, const int64_t* shape,
+                           int ndim, const char* initializer, int differentiable) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  std::string n = CheckString(name, "name");
+  HN_CHECK(!n.empty(), kInvalidArgument) << "a parameter needs a name";
+  hn::DType type = ToDType(dtype);
+  hn::Shape s = ToShape(shape, ndim);
+  gluon::InitializerPtr init;
+  if (initializer != nullptr && initializer[0] != '\0') init = gluon::InitializerByName(initializer);
+  AsCustom(block, "declare parameters")->DeclareParameter(n, s, type, init, differentiable != 0);
+  HN_API_END();
+}
+
+int hn_block_name_in_scope(hn_block* block, hn_block* scope) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  block->block->NameInScope(scope != nullptr ? scope->block.get() : nullptr);
+  HN_API_END();
+}
+
+int hn_block_prefix(hn_block* block, const char** out_prefix) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out_prefix, "out_prefix");
+  block->prefix = block->block->prefix();
+  *out_prefix = block->prefix.c_str();
+  HN_API_END();
+}
+
+int hn_block_forward_symbols(hn_block* block, hn_symbol* const* inputs, size_t num_inputs,
+                             size_t max_outputs, hn_symbol** outputs,
+                             size_t* out_num_outputs) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out_num_outputs, "out_num_outputs");
+  HN_CHECK(num_inputs > 0 && inputs != nullptr, kInvalidArgument)
+      << "a forward on symbols needs at least one input symbol";
+  std::vector<hn::Symbol> in;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    HN_CHECK(inputs[i] != nullptr, kInvalidArgument) << "inputs[" << i << "] is NULL";
+    in.push_back(inputs[i]->symbol);
+  }
+  std::vector<hn::Symbol> result = block->block->CallSymbolic(in);
+  HN_CHECK(result.size() <= max_outputs, kInvalidArgument)
+      << block->kind << " returned " << result.size() << " outputs but max_outputs is "
+      << max_outputs;
+  HN_CHECK(outputs != nullptr, kInvalidArgument) << "argument 'outputs' is NULL";
+  std::vector<std::unique_ptr<hn_symbol>> handles;
+  for (auto& r : result) {
+    handles.push_back(std::make_unique<hn_symbol>());
+    handles.back()->symbol = std::move(r);
+  }
+  for (size_t i = 0; i < handles.size(); ++i) outputs[i] = handles[i].release();
+  *out_num_outputs = handles.size();
+  HN_API_END();
+}
+
+int hn_block_from_symbol(const hn_symbol* symbol, const char* const* input_names,
+                         size_t num_inputs, const hn_tensor_list* params, hn_block** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  CheckOut(out, "out");
+  HN_CHECK(input_names != nullptr && num_inputs > 0, kInvalidArgument)
+      << "a SymbolBlock needs the names of its data inputs (num_inputs is " << num_inputs << ")";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < num_inputs; ++i) names.push_back(CheckString(input_names[i], "input_names[i]"));
+  auto block = std::make_shared<gluon::SymbolBlock>(symbol->symbol, names);
+  if (params != nullptr) {
+    hn::NDArrayList list;
+    list.arrays = params->arrays;
+    if (params->named) list.names.assign(params->names.begin(), params->names.end());
+    block->SetParameters(list, "the parameter list");
+  }
+  *out = NewBlock(block, "SymbolBlock");
+  HN_API_END();
+}
+
+int hn_block_get_model(const char* name, const char* const* attr_keys,
+                       const char* const* attr_values, size_t num_attrs, hn_block** out) noexcept {
+  HN_API_BEGIN();
+  std::string n = CheckString(name, "name");
+  CheckOut(out, "out");
+  LayerAttrs attrs("get_model", ToAttrs(attr_keys, attr_values, num_attrs));
+  auto classes = attrs.Get<int64_t>("classes", 1000);
+  auto thumbnail = attrs.Get<bool>("thumbnail", false);
+  attrs.CheckAllUsed();
+  *out = NewBlock(gluon::model_zoo::GetModel(n, classes, thumbnail), n);
+  HN_API_END();
+}
+
+int hn_block_model_names(const char* const** out_names, size_t* out_count) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out_names, "out_names");
+  CheckOut(out_count, "out_count");
+  static const NameArray names = [] {
+    NameArray a;
+    a.Assign(gluon::model_zoo::ModelNames());
+    return a;
+  }();
+  *out_names = names.ptrs.data();
+  *out_count = names.ptrs.size();
+  HN_API_END();
+}
+
+int hn_block_param_count(hn_block* block, size_t* out_count) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out_count, "out_count");
+  gluon::ParameterDict params = block->block->CollectParams();
+  std::deque<std::string> names;
+  for (const auto& p : params.list()) names.push_back(p->name());
+  block->params = params.list();
+  block->param_names = std::move(names);
+  *out_count = block->params.size();
+  HN_API_END();
+}
+
+int hn_block_param_info(hn_block* block, size_t index, const char** out_name,
+                        const int64_t** out_dims, int* out_ndim, int* out_dtype,
+                        int* out_initialized) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  HN_CHECK(index < block->params.size(), kInvalidArgument)
+      << "index " << index << " is out of range: the last hn_block_param_count found "
+      << block->params.size() << " parameters";
+  const gluon::Parameter& p = *block->params[index];
+  if (out_name != nullptr) *out_name = block->param_names[index].c_str();
+  if (out_dims != nullptr) *out_dims = p.shape().dims().data();
+  if (out_ndim != nullptr) *out_ndim = static_cast<int>(p.shape().ndim());
+  if (out_dtype != nullptr) *out_dtype = static_cast<int>(p.dtype());
+  if (out_initialized != nullptr) *out_initialized = p.is_initialized() ? 1 : 0;
+  HN_API_END();
+}
+
+int hn_block_param_data(hn_block* block, const char* name, hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out, "out");
+  gluon::ParameterPtr p = FindParam(block, name);
+  *out = new hn_tensor{p->Value()};
+  HN_API_END();
+}
+
+int hn_block_param_set_data(hn_block* block, const char* name, const hn_tensor* value) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckHandle(value, "value");
+  FindParam(block, name)->SetData(value->array);
+  HN_API_END();
+}
+
+int hn_block_param_initialize(hn_block* block, const char* name, const char* initializer,
+                              int force_reinit) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  std::string init_name = initializer != nullptr && initializer[0] != '\0' ? initializer : "uniform";
+  gluon::InitializerPtr init = gluon::InitializerByName(init_name);
+  if (name == nullptr) {
+    block->block->Initialize(init, force_reinit != 0);
+  } else {
+    FindParam(block, name)->Initialize(init, force_reinit != 0);
+  }
   HN_API_END();
 }
 

@@ -29,6 +29,7 @@
 #include "hybridnet/c_api.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/gluon/parameter.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
 
@@ -152,7 +153,11 @@ struct hn_shape_info {
 struct hn_block {
   std::shared_ptr<hybridnet::gluon::Block> block;
   std::string kind;
-  std::string name;  // filled by hn_block_name
+  std::string name;    // filled by hn_block_name
+  std::string prefix;  // filled by hn_block_prefix
+  // The snapshot of hn_block_param_count that hn_block_param_info reads.
+  std::vector<hybridnet::gluon::ParameterPtr> params;
+  std::deque<std::string> param_names;
   hn_capi::LiveHandle live{};
 };
 

@@ -82,6 +82,29 @@ int hn_op_alias(const char* op_name, size_t index, const char** out_alias) noexc
   HN_API_END();
 }
 
+int hn_op_input_names(const char* op_name, const char* const* attr_keys,
+                      const char* const* attr_values, size_t num_attrs,
+                      const char* const** out_names, size_t* out_count) noexcept {
+  HN_API_BEGIN();
+  const hn::Op& op = FindOp(op_name);
+  CheckOut(out_names, "out_names");
+  CheckOut(out_count, "out_count");
+  hn::NodeAttrs attrs = hn::MakeNodeAttrs(op, "", ToAttrs(attr_keys, attr_values, num_attrs));
+  thread_local NameArray names;  // borrowed until the next call on this thread
+  names.Assign(op.InputNames(attrs));
+  *out_names = names.ptrs.data();
+  *out_count = names.ptrs.size();
+  HN_API_END();
+}
+
+int hn_op_key_var_num_args(const char* op_name, const char** out_key) noexcept {
+  HN_API_BEGIN();
+  const hn::Op& op = FindOp(op_name);
+  CheckOut(out_key, "out_key");
+  *out_key = op.key_var_num_args.c_str();
+  HN_API_END();
+}
+
 int hn_op_invoke(const char* op_name, hn_tensor* const* inputs, size_t num_inputs,
                  const char* const* attr_keys, const char* const* attr_values, size_t num_attrs,
                  size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) noexcept {

@@ -107,6 +107,29 @@ int hn_symbol_output(const hn_symbol* symbol, size_t index, hn_symbol** out) noe
   HN_API_END();
 }
 
+int hn_symbol_from_tensor(const hn_tensor* tensor, hn_symbol** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  CheckOut(out, "out");
+  HN_CHECK(tensor->array.is_symbolic(), kInvalidArgument)
+      << "the tensor is concrete (it holds values), not a traced graph value";
+  hn::Symbol symbol;
+  symbol.outputs.push_back(tensor->array.entry());
+  *out = NewSymbol(std::move(symbol));
+  HN_API_END();
+}
+
+int hn_tensor_from_symbol(const hn_symbol* symbol, hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  CheckOut(out, "out");
+  HN_CHECK(symbol->symbol.NumOutputs() == 1, kInvalidArgument)
+      << symbol->symbol.ToString() << " has " << symbol->symbol.NumOutputs()
+      << " outputs; a tensor stands for one (use hn_symbol_output)";
+  *out = new hn_tensor{hn::NDArray::FromEntry(symbol->symbol.outputs[0])};
+  HN_API_END();
+}
+
 int hn_symbol_from_json(const char* json, hn_symbol** out) noexcept {
   HN_API_BEGIN();
   std::string text = CheckString(json, "json");
@@ -145,6 +168,15 @@ int hn_symbol_inspect_json(const char* json, int* out_mxnet_version, int* out_le
   hn::JSONFileInfo info = hn::InspectJSON(text, "<json string>");
   if (out_mxnet_version != nullptr) *out_mxnet_version = info.mxnet_version;
   if (out_legacy != nullptr) *out_legacy = info.legacy_keys ? 1 : 0;
+  HN_API_END();
+}
+
+int hn_symbol_auto_name(const char* hint, char** out) noexcept {
+  HN_API_BEGIN();
+  std::string text = CheckString(hint, "hint");
+  CheckOut(out, "out");
+  HN_CHECK(!text.empty(), kInvalidArgument) << "hn_symbol_auto_name: the hint is empty";
+  *out = NewCString(hn::Symbol::NextAutoName(text));
   HN_API_END();
 }
 

@@ -1,4 +1,5 @@
 // C API: tensors (hn_tensor_*) and tensor lists (hn_tensor_list_*).
+#include <cmath>
 #include <cstring>
 
 #include "c_api_common.h"
@@ -21,6 +22,20 @@ std::string Describe(const hn::NDArray& a) {
   std::ostringstream os;
   os << a.shape() << " " << hn::DTypeName(a.dtype());
   return os.str();
+}
+
+// A new tensor from `draw(shape, dtype)` after the checks every random tensor needs. The draws
+// are float32 (as the initializers draw), converted to the float dtype asked for.
+template <typename Draw>
+hn_tensor* RandomTensor(int dtype, const int64_t* shape, int ndim, Draw draw) {
+  hn::DType type = ToDType(dtype);
+  HN_CHECK(type == hn::DType::kFloat32 || type == hn::DType::kFloat64 ||
+               type == hn::DType::kFloat16,
+           kTypeError)
+      << "random tensors are float32, float64 or float16, not " << hn::DTypeName(type);
+  hn::Shape s = ToShape(shape, ndim);
+  ByteSize(s, type);  // size limits before drawing
+  return new hn_tensor{draw(s, type)};
 }
 
 // Calls the caller's deleter only once the tensor exists: if creating it fails, the memory
@@ -206,6 +221,50 @@ int hn_tensor_to_string(const hn_tensor* tensor, char** out) noexcept {
   CheckHandle(tensor, "tensor");
   CheckOut(out, "out");
   *out = NewCString(tensor->array.ToString());
+  HN_API_END();
+}
+
+int hn_tensor_share(const hn_tensor* tensor, hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  CheckOut(out, "out");
+  *out = new hn_tensor{tensor->array};
+  HN_API_END();
+}
+
+int hn_tensor_is_symbolic(const hn_tensor* tensor, int* out_symbolic) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  CheckOut(out_symbolic, "out_symbolic");
+  *out_symbolic = tensor->array.is_symbolic() ? 1 : 0;
+  HN_API_END();
+}
+
+int hn_tensor_random_normal(int dtype, const int64_t* shape, int ndim, double mean, double stddev,
+                            hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out, "out");
+  HN_CHECK(std::isfinite(mean) && std::isfinite(stddev) && stddev >= 0, kInvalidArgument)
+      << "a normal distribution needs a finite mean and a finite stddev >= 0, got mean " << mean
+      << " and stddev " << stddev;
+  *out = RandomTensor(dtype, shape, ndim, [&](const hn::Shape& s, hn::DType type) {
+    return hn::NDArray::RandomNormal(s, static_cast<float>(mean), static_cast<float>(stddev), type);
+  });
+  HN_API_END();
+}
+
+int hn_tensor_random_uniform(int dtype, const int64_t* shape, int ndim, double low, double high,
+                             hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out, "out");
+  HN_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high &&
+               std::isfinite(high - low),
+           kInvalidArgument)
+      << "a uniform distribution needs finite bounds low <= high, got [" << low << ", " << high
+      << ")";
+  *out = RandomTensor(dtype, shape, ndim, [&](const hn::Shape& s, hn::DType type) {
+    return hn::NDArray::RandomUniform(s, static_cast<float>(low), static_cast<float>(high), type);
+  });
   HN_API_END();
 }
 

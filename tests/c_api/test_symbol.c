@@ -73,6 +73,31 @@ static void test_auto_names_and_aux_states(void) {
   hn_symbol_free(data);
 }
 
+/* hn_symbol_auto_name gives MXNet's names to nodes of ops called through another name, from
+ * the counters automatic node names use. */
+static void test_auto_name_for_frontends(void) {
+  hn_symbol* data = NULL;
+  hn_symbol* node = NULL;
+  char* name = NULL;
+  char* json = NULL;
+  HN_EXPECT_OK(hn_symbol_var("x", &data));
+  HN_EXPECT_OK(hn_symbol_auto_name("arange_like", &name));
+  HN_EXPECT(name != NULL && strcmp(name, "arange_like0") == 0);
+  HN_EXPECT_OK(hn_symbol_create("_contrib_arange_like", &data, 1, NULL, NULL, 0, name, &node));
+  hn_string_free(name);
+  HN_EXPECT_OK(hn_symbol_to_json(node, &json));
+  HN_EXPECT(json != NULL && strstr(json, "\"arange_like0\"") != NULL);
+  hn_string_free(json);
+  HN_EXPECT_OK(hn_symbol_auto_name("arange_like", &name));
+  HN_EXPECT(name != NULL && strcmp(name, "arange_like1") == 0);
+  hn_string_free(name);
+  HN_EXPECT_ERR(hn_symbol_auto_name(NULL, &name), HN_ERR_INVALID_ARGUMENT, "'hint' is NULL");
+  HN_EXPECT_ERR(hn_symbol_auto_name("", &name), HN_ERR_INVALID_ARGUMENT, "hint is empty");
+  HN_EXPECT_ERR(hn_symbol_auto_name("relu", NULL), HN_ERR_INVALID_ARGUMENT, "'out' is NULL");
+  hn_symbol_free(node);
+  hn_symbol_free(data);
+}
+
 static void test_group_and_output(void) {
   hn_symbol* a = make_mlp();
   hn_symbol* b = NULL;
@@ -287,6 +312,7 @@ static void test_null_handles(void) {
 HN_TEST_MAIN(symbol,
              HN_RUN(test_compose_and_list)
              HN_RUN(test_auto_names_and_aux_states)
+             HN_RUN(test_auto_name_for_frontends)
              HN_RUN(test_group_and_output)
              HN_RUN(test_compose_errors)
              HN_RUN(test_json_round_trip)

@@ -81,6 +81,24 @@ TEST(SymbolTest, GroupAndIndexing) {
   EXPECT_THROW(g[2], Error);
 }
 
+// Ops with MXNet's own output names (FListOutputNames) list them; others number theirs.
+TEST(SymbolTest, ListOutputsUsesTheOpsOutputNames) {
+  Symbol x = Symbol::Var("x");
+  Symbol lstm = Symbol::Create(
+      "RNN", {x, Symbol::Var("p"), Symbol::Var("h"), Symbol::Var("c")},
+      {{"mode", "lstm"}, {"state_size", "4"}, {"num_layers", "1"}, {"state_outputs", "True"}},
+      "rnn0");
+  EXPECT_EQ(lstm.ListOutputs(), (std::vector<std::string>{
+                                    "rnn0_output", "rnn0_state_output", "rnn0_statecell_output"}));
+  Symbol gru = Symbol::Create(
+      "RNN", {x, Symbol::Var("p"), Symbol::Var("h")},
+      {{"mode", "gru"}, {"state_size", "4"}, {"num_layers", "1"}, {"state_outputs", "True"}},
+      "rnn1");
+  EXPECT_EQ(gru.ListOutputs(), (std::vector<std::string>{"rnn1_output", "rnn1_state_output"}));
+  Symbol split = Symbol::Create("SliceChannel", {x}, {{"num_outputs", "2"}}, "split0");
+  EXPECT_EQ(split.ListOutputs(), (std::vector<std::string>{"split0_output0", "split0_output1"}));
+}
+
 TEST(SymbolTest, ComposeErrors) {
   try {
     Symbol::Create("NoSuchOp", {Symbol::Var("x")});

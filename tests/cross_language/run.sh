@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
 # Cross-language model portability (CTest cross_language.portability):
 #   1. the seed MLP (512 -> 256 -> 128 -> 2) is exported with the same seed from C++ (xlang_cpp),
-#      Java (XlangExport.java via hybridnet.jar) and R (xlang_export.R via the installed package):
-#      the three -symbol.json and the three -0000.params must be byte-identical files;
+#      Java (XlangExport.java via hybridnet.jar), R (xlang_export.R via the installed package)
+#      and Python (xlang_export.py via the installed wheel): the -symbol.json files and the
+#      -0000.params files must be byte-identical;
 #   2. those exports and the seed walkthrough's (examples/cpp) are loaded from C (xlang_c, the C
 #      API), C++ (xlang_cpp, the core), Java (examples/java Predict), Scala (examples/scala
-#      Predict, built by Maven against the installed hybridnet-scala_2.13) and R
-#      (examples/r/predict.R), all fed the same .npy: every output must be bit-identical;
+#      Predict, built by Maven against the installed hybridnet-scala_2.13), R
+#      (examples/r/predict.R) and Python (examples/python/predict.py), all fed the same .npy:
+#      every output must be bit-identical;
 #      The models MXNet itself wrote (FIXTURES: GluonCV cifar_resnet20_v1/v2), when present, are
 #      loaded from every language too;
 #   3. real MXNet 1.9.1, when importable, runs the same files: within 1e-5 (else a SKIP line);
 #   4. GluonCV / GluonNLP models real MXNet exported (CTest golden.models writes them to
 #      GLUON_MODELS with their inputs and MXNet's outputs): multi-output detectors, a small
-#      two-input gluon network and BERT (three inputs) loaded from every language, every output bit-identical to C++'s and
-#      within 1e-4 of MXNet's. Without MXNet, GluonCV or GluonNLP there are no exports: a SKIP line.
+#      two-input gluon network and BERT (three inputs) loaded from every language, every output
+#      bit-identical to C++'s and within 1e-4 of MXNet's. Without MXNet, GluonCV or GluonNLP
+#      there are no exports: a SKIP line.
 #
 #   run.sh WORK SRC XLANG_CPP XLANG_C SEED_WALKTHROUGH JAVA JAR EXAMPLES_JAR RSCRIPT R_LIBS MVN PYTHON
-#          [FIXTURES] [GLUON_MODELS]
-# An empty JAVA/RSCRIPT/MVN/PYTHON ("-") means that language is not built: the run fails, except
-# for MVN (Scala is then skipped with its reason) and PYTHON (MXNet skipped).
+#          FIXTURES HN_PYTHON [GLUON_MODELS]
+# PYTHON runs real MXNet; HN_PYTHON is the Python with the hybridnet wheel installed.
+# An empty JAVA/RSCRIPT/MVN/PYTHON/HN_PYTHON ("-") means that language is not built: the run
+# fails, except for MVN (Scala is then skipped with its reason) and PYTHON (MXNet skipped).
 set -euo pipefail
 work=$1 src=$2 xcpp=$3 xc=$4 seedw=$5 java=$6 jar=$7 exjar=$8 rscript=$9 rlibs=${10} mvn=${11} py=${12}
-fixtures=${13:-}
-gluon_models=${14:-}
+fixtures=${13:-} hnpy=${14:--}
+gluon_models=${15:-}
 # The exported models every language loads (tests/golden/zoo/gluon_models.py names them).
 xlang_models="yolo3_mobilenet0.25_voc center_net_resnet18_v1b_voc image_and_features bert_2layer"
 
@@ -32,8 +36,8 @@ cd "$work"
 fail=0
 note() { printf '%s\n' "$*"; }
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
-for tool in "$java" "$rscript"; do
-  [ "$tool" != "-" ] || { echo "FAIL: Java and R must be built (HN_BUILD_JAVA, HN_BUILD_R)"; exit 1; }
+for tool in "$java" "$rscript" "$hnpy"; do
+  [ "$tool" != "-" ] || { echo "FAIL: Java, R and Python must be built (HN_BUILD_JAVA, HN_BUILD_R, HN_BUILD_PYTHON)"; exit 1; }
 done
 
 "$xcpp" random x.npy 7 3 512
@@ -44,10 +48,11 @@ seed=42
 "$xcpp" export exports/cpp 42 x.npy
 "$java" -cp "$jar" "$src/tests/cross_language/XlangExport.java" exports/java "$seed" x.npy
 R_LIBS=$rlibs "$rscript" "$src/tests/cross_language/xlang_export.R" exports/r "$seed" x.npy
+"$hnpy" "$src/tests/cross_language/xlang_export.py" exports/python "$seed" x.npy
 "$seedw" --out exports > exports/walkthrough.log
 mv exports/seed_mlp-symbol.json exports/walkthrough-symbol.json
 mv exports/seed_mlp-0000.params exports/walkthrough-0000.params
-for other in java r; do
+for other in java r python; do
   for file in -symbol.json -0000.params; do
     if cmp -s "exports/cpp$file" "exports/$other$file"; then
       note "ok   exports/cpp$file == exports/$other$file (byte-identical)"
@@ -71,8 +76,8 @@ else
   [ -f scala-cp.txt ] && scala_cp="$(cat scala-cp.txt):$work/scala-maven/classes"
 fi
 
-loaders="C++ C Java R"
-[ -n "$scala_cp" ] && loaders="C++ C Java Scala R"
+loaders="C++ C Java R Python"
+[ -n "$scala_cp" ] && loaders="C++ C Java Scala R Python"
 load() {  # LANGUAGE PREFIX INPUT OUT
   case $1 in
     C) "$xc" "$2" 0 "$3" "$4" ;;
@@ -80,11 +85,12 @@ load() {  # LANGUAGE PREFIX INPUT OUT
     Java) "$java" -cp "$jar:$exjar" Predict "$2" 0 "$3" "$4" ;;
     Scala) "$java" -cp "$scala_cp" Predict "$2" 0 "$3" "$4" ;;
     R) R_LIBS=$rlibs "$rscript" "$src/examples/r/predict.R" "$2" 0 "$3" "$4" ;;
+    Python) "$hnpy" "$src/examples/python/predict.py" "$2" 0 "$3" "$4" ;;
   esac > /dev/null
 }
 # name prefix input
 exports=("cpp exports/cpp x.npy" "java exports/java x.npy" "r exports/r x.npy"
-         "walkthrough exports/walkthrough x.npy")
+         "python exports/python x.npy" "walkthrough exports/walkthrough x.npy")
 mxnet_pairs=()
 for model in cifar_resnet20_v1 cifar_resnet20_v2; do
   if [ ! -f "$fixtures/$model-symbol.json" ]; then
@@ -108,7 +114,7 @@ for entry in "${exports[@]}"; do
   done
   printf '\n'
 done
-for e in java r; do
+for e in java r python; do
   "$xcpp" same out/cpp_C++.npy "out/${e}_C++.npy" || bad "the $e export computes differently"
 done
 [ $fail = 0 ] && note "all outputs bit-identical (reference: each export loaded by C++)"
@@ -120,6 +126,7 @@ else
   set +e
   "$py" "$src/tests/cross_language/xlang_mxnet.py" x.npy \
     "exports/cpp=out/cpp_C++.npy" "exports/java=out/java_Java.npy" "exports/r=out/r_R.npy" \
+    "exports/python=out/python_Python.npy" \
     "exports/walkthrough=out/walkthrough_C++.npy" \
     ${mxnet_pairs[@]+"--input" x_img.npy "${mxnet_pairs[@]}"}
   rc=$?

@@ -437,9 +437,9 @@ TEST(OpErrors, NonFloatInputToFloatOnlyOp) {
 
 TEST(OpErrors, UnsupportedSoftmaxOptions) {
   ExpectError([] { Invoke("softmax", {Filled({2, 3}), Filled({2})}, {{"use_length", "True"}}); },
-              StatusCode::kUnsupported, {"softmax", "use_length"});
-  ExpectError([] { Invoke("softmax", {Filled({2, 3})}, {{"dtype", "float64"}}); },
-              StatusCode::kUnsupported, {"softmax", "float64"});
+              StatusCode::kTypeError, {"softmax", "length", "integer"});
+  ExpectError([] { Invoke("softmax", {Filled({2, 3})}, {{"dtype", "float16"}}); },
+              StatusCode::kUnsupported, {"softmax", "float16"});
 }
 
 // ---- behaviour beyond one-op cases -------------------------------------------------------------

@@ -226,7 +226,7 @@ HN_ERROR_CASES(UnaryMath) {
   cases->push_back(Rejected("softmin", {{"axis", "2"}}, {{2, 3}}, StatusCode::kShapeError,
                             {"softmin(node)", "axis"}));
   cases->push_back(Rejected("softmin", {{"use_length", "True"}}, {{2, 3}, {2}},
-                            StatusCode::kUnsupported, {"softmin(node)", "use_length"}));
+                            StatusCode::kInvalidArgument, {"softmin(node)", "use_length"}));
 }
 
 }  // namespace conformance

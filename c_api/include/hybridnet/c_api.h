@@ -153,6 +153,18 @@ typedef void (*hn_log_callback)(int level, const char* message, void* user_data)
  *  Called on the thread that runs the block's forward. */
 typedef int (*hn_lambda_fn)(hn_tensor* input, hn_tensor** output, void* user_data);
 
+/** The forward of a custom block (hn_block_create_custom), called with the block's user_data:
+ *  inputs[0..num_inputs) are new handles the function owns (it frees them with
+ *  hn_tensor_free); it stores at most `max_outputs` new tensors in outputs[0..*out_num_outputs)
+ *  (ownership passes to the library), usually made with hn_op_invoke, hn_block_forward of its
+ *  children and hn_block_param_data. While the block is traced (hybridize, or a forward on
+ *  symbols) the inputs are symbolic (hn_tensor_is_symbolic): ops, children and parameters then
+ *  record graph nodes, and hn_tensor_from_symbol turns a symbol built with hn_symbol_create into
+ *  an output. Return HN_OK, or an error code (the message of hn_last_error() on this thread, if
+ *  set by the failing call, is passed on). Called on the thread that runs the forward. */
+typedef int (*hn_forward_fn)(void* user_data, hn_tensor* const* inputs, size_t num_inputs,
+                             size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs);
+
 /* ============================================================================================
  * Library: version, errors, logging, threads, strings, dtypes
  * ========================================================================================== */
@@ -310,6 +322,26 @@ HN_API int hn_tensor_save_npy(const hn_tensor* tensor, const char* path) HN_NOEX
  *  Ownership: *out is new (hn_string_free). */
 HN_API int hn_tensor_to_string(const hn_tensor* tensor, char** out) HN_NOEXCEPT;
 
+/** A new handle to the same tensor: storage shared, not copied (a symbolic tensor stays
+ *  symbolic). For bindings whose objects each own a handle. Ownership: *out is new
+ *  (hn_tensor_free). */
+HN_API int hn_tensor_share(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEPT;
+
+/** 1 when `tensor` is symbolic (a value inside a block being traced: it has no data, and ops
+ *  on it record graph nodes), else 0. */
+HN_API int hn_tensor_is_symbolic(const hn_tensor* tensor, int* out_symbolic) HN_NOEXCEPT;
+
+/** A new tensor of `shape` drawn from the global generator (seeded by hn_seed; the draws
+ *  initializers make too): normal with `mean` and `stddev` (>= 0, finite). Float dtypes only
+ *  (HN_ERR_DTYPE otherwise). Ownership: *out is new (hn_tensor_free). Thread-safe (the
+ *  generator is locked). */
+HN_API int hn_tensor_random_normal(int dtype, const int64_t* shape, int ndim, double mean,
+                                   double stddev, hn_tensor** out) HN_NOEXCEPT;
+
+/** Like hn_tensor_random_normal, uniform in [low, high) (low <= high, both finite). */
+HN_API int hn_tensor_random_uniform(int dtype, const int64_t* shape, int ndim, double low,
+                                    double high, hn_tensor** out) HN_NOEXCEPT;
+
 /* ============================================================================================
  * Tensor lists: MXNet NDArray list files (.params, .nd), read in every record version (V0-V3),
  * written as V2. Thread-compatible: const functions may run concurrently; appending needs
@@ -393,6 +425,22 @@ HN_API int hn_op_onnx_info(const char* op_name, int* out_exportable, size_t* out
 /** ONNX op `index` that op `op_name` may emit ("Conv", ...). Static string. */
 HN_API int hn_op_onnx_op(const char* op_name, size_t index, const char** out_onnx_op) HN_NOEXCEPT;
 
+/** The names of the inputs op `op_name` takes with these attributes, in order ("data",
+ *  "weight", "bias" for FullyConnected; "bias" goes with no_bias="True"; a variadic op such as
+ *  Concat gets "arg0", "arg1", ... sized by its count attribute): the keyword names of the
+ *  inputs in MXNet's frontends. `attr_keys`/`attr_values` may be NULL when num_attrs is 0.
+ *  Attributes that do not parse, or a missing required one the names depend on, are
+ *  HN_ERR_INVALID_ARGUMENT. Borrowed: valid until the next hn_op_input_names call on this
+ *  thread. */
+HN_API int hn_op_input_names(const char* op_name, const char* const* attr_keys,
+                             const char* const* attr_values, size_t num_attrs,
+                             const char* const** out_names, size_t* out_count) HN_NOEXCEPT;
+
+/** The attribute that holds the number of inputs of a variadic op ("num_args" for Concat and
+ *  add_n: MXNet's key_var_num_args), or "" when the count is fixed or follows from other
+ *  attributes. Static string. */
+HN_API int hn_op_key_var_num_args(const char* op_name, const char** out_key) HN_NOEXCEPT;
+
 /** Runs op `op_name` on `inputs` with string attributes (MXNet's spelling: "num_hidden"="64",
  *  "act_type"="relu", "kernel"="(3, 3)", "no_bias"="True"). Unknown ops are HN_ERR_NOT_FOUND,
  *  unknown or malformed attributes HN_ERR_INVALID_ARGUMENT, shape and dtype mismatches
@@ -448,6 +496,24 @@ HN_API int hn_symbol_to_json(const hn_symbol* symbol, char** out) HN_NOEXCEPT;
  *  MXNet 0.8 wrote none) and whether it uses the legacy layout (1/0). Each out may be NULL. */
 HN_API int hn_symbol_inspect_json(const char* json, int* out_mxnet_version,
                                   int* out_legacy) HN_NOEXCEPT;
+
+/** The graph value of a symbolic tensor (hn_tensor_is_symbolic) as a one-output symbol, e.g.
+ *  the input of a custom block's forward while it is traced; HN_ERR_INVALID_ARGUMENT for a
+ *  concrete tensor. Ownership: *out is new (hn_symbol_free). */
+HN_API int hn_symbol_from_tensor(const hn_tensor* tensor, hn_symbol** out) HN_NOEXCEPT;
+
+/** A symbolic tensor standing for the one-output `symbol` (the reverse of
+ *  hn_symbol_from_tensor), e.g. an output of a custom block's forward while it is traced.
+ *  Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_tensor_from_symbol(const hn_symbol* symbol, hn_tensor** out) HN_NOEXCEPT;
+
+/** The next automatic node name for `hint` in the current name scope ("<hint><n>", advancing
+ *  the counter hn_symbol_create's own automatic names use), without the scope's prefix: pass it
+ *  as hn_symbol_create's `name`, which adds the prefix. Frontends whose op functions live under
+ *  another name than the op's use it to name nodes as MXNet does (mx.sym.contrib.arange_like:
+ *  "arange_like0", not "_contrib_arange_like0"). Ownership: *out is new (hn_string_free).
+ *  Counters are per thread. */
+HN_API int hn_symbol_auto_name(const char* hint, char** out) HN_NOEXCEPT;
 
 /** The operators of JSON text (its control-flow subgraphs included) that this library does not
  *  implement, without failing on them: one line per operator, "OP<TAB>NODE,NODE,...\n", sorted
@@ -522,8 +588,25 @@ HN_API void hn_shape_info_free(hn_shape_info* info) HN_NOEXCEPT;
  *   "Activation"  activation (required; alias act_type)
  *   "Dropout"     rate (required, in [0, 1]; identity at inference)
  *   "Flatten"     (none)
+ *   "Conv1D", "Conv2D", "Conv3D"   channels (required), kernel_size (required; an int or a
+ *                 tuple "(3, 3)"), strides (1), padding (0), dilation (1), groups (1), layout
+ *                 ("NCW"/"NCHW"/"NCDHW"), activation (""), use_bias (True), in_channels (0 =
+ *                 inferred), weight_initializer, bias_initializer ("zeros")
+ *   "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"   the same plus output_padding (0)
+ *   "MaxPool1D/2D/3D"   pool_size (2), strides (= pool_size), padding (0), layout, ceil_mode
+ *   "AvgPool1D/2D/3D"   the same plus count_include_pad (True)
+ *   "GlobalMaxPool1D/2D/3D", "GlobalAvgPool1D/2D/3D"   layout
+ *   "BatchNorm"   axis (1), momentum (0.9), epsilon (1e-5), center (True), scale (True),
+ *                 use_global_stats (False), in_channels (0), beta_initializer ("zeros"),
+ *                 gamma_initializer ("ones"), running_mean_initializer ("zeros"),
+ *                 running_variance_initializer ("ones")
+ *   "LeakyReLU"   alpha (required)      "PReLU"   alpha_initializer (0.25), in_channels (1)
+ *   "ELU"         alpha (1.0)           "SELU", "GELU", "Identity"   (none)
+ *   "HybridConcurrent", "Concurrent"   axis (-1) (containers: each child gets the input, their
+ *                 outputs are concatenated)
  * Initializer names: "uniform" (MXNet's default, U(-0.07, 0.07)), "normal", "xavier", "zeros",
- * "ones".
+ * "ones", or MXNet's Initializer.dumps() text ('["xavier", {"magnitude": 2.24}]'; uniform,
+ * normal, xavier, constant, zero, one).
  * ========================================================================================== */
 
 /** Creates a block of `kind` (see above; HN_ERR_NOT_FOUND lists the kinds) with string
@@ -540,6 +623,48 @@ HN_API int hn_block_create(const char* kind, const char* const* attr_keys,
  *  Ownership: *out is new (hn_block_free). Thread-safe. */
 HN_API int hn_block_create_lambda(hn_lambda_fn fn, void* user_data, int hybrid,
                                   hn_block** out) HN_NOEXCEPT;
+
+/** Creates a block whose forward is `fn` (any number of inputs and outputs; see hn_forward_fn),
+ *  called with `user_data`, which must stay valid while the block lives: a binding's
+ *  user-defined block (a Python HybridBlock subclass). `class_name` ("HybridNet") is how
+ *  hn_block_to_string shows it; its prefix alias is class_name in lower case ("hybridnet0_").
+ *  With hybrid 1 it is a HybridBlock (hybridize traces `fn` once into a cached graph), with 0
+ *  a plain Block (always eager; hybridize passes on to its children). Give it children with
+ *  hn_block_register_child and parameters with hn_block_add_parameter. `prefix` NULL picks
+ *  the automatic one. Ownership: *out is new (hn_block_free). Thread-safe. */
+HN_API int hn_block_create_custom(const char* class_name, int hybrid, hn_forward_fn fn,
+                                  void* user_data, const char* prefix,
+                                  hn_block** out) HN_NOEXCEPT;
+
+/** Makes `child` the child `name` of the custom block `parent` (as assigning self.name = child
+ *  in an MXNet Block): `name` is its structural name in save_parameters files ("fc1.weight").
+ *  A child of that name is replaced. A hybrid block takes hybrid children only. The parent
+ *  keeps the child alive; a block has at most one parent. Custom blocks only (containers take
+ *  hn_block_add). */
+HN_API int hn_block_register_child(hn_block* parent, const char* name,
+                                   hn_block* child) HN_NOEXCEPT;
+
+/** Declares parameter `name` of the custom block `block` (MXNet's self.params.get(name,
+ *  shape=...)): its full name is the block's prefix + name; `shape` may hold 0 for dimensions
+ *  completed at the first forward. `initializer` (see above; NULL or "" for the one given to
+ *  initialize) and `differentiable` (0 for values that are not trained, e.g. statistics) are
+ *  recorded as MXNet does. Custom blocks only. */
+HN_API int hn_block_add_parameter(hn_block* block, const char* name, int dtype,
+                                  const int64_t* shape, int ndim, const char* initializer,
+                                  int differentiable) HN_NOEXCEPT;
+
+/** Names `block` now, as MXNet 1.x names a block when it is constructed: inside the name_scope
+ *  of `scope` its prefix is scope's prefix + (the "prefix" it was created with, or its alias and
+ *  a counter of scope: "hybridsequential0_dense1_"); with scope NULL (outside any name_scope)
+ *  its "prefix", or a process-wide "<alias><n>_" (the counters automatic node names use). The
+ *  name stays when the block is added to a container later. Only before its first use
+ *  (HN_ERR_INVALID_ARGUMENT once named); blocks not named this way are named at first use from
+ *  their parent ("hybridsequential0_dense0_", as in C++, Java and R). */
+HN_API int hn_block_name_in_scope(hn_block* block, hn_block* scope) HN_NOEXCEPT;
+
+/** The block's prefix ("hybridsequential0_dense0_"; assigned at first use): full parameter
+ *  names are the prefix + their name. Borrowed: valid until the block handle is freed. */
+HN_API int hn_block_prefix(hn_block* block, const char** out_prefix) HN_NOEXCEPT;
 
 /** Appends `child` to the container `parent` (a HybridSequential takes hybrid blocks only).
  *  A block has at most one parent. The parent keeps the child alive; the child's handle stays
@@ -590,6 +715,69 @@ HN_API int hn_block_import(const char* symbol_file, const char* const* input_nam
 /** The graph of a hybrid block traced with `num_inputs` symbolic inputs named "data" (or
  *  "data0", "data1", ...), as MXNet's block(mx.sym.var('data')). Ownership: *out is new. */
 HN_API int hn_block_trace(hn_block* block, size_t num_inputs, hn_symbol** out) HN_NOEXCEPT;
+
+/** Runs the hybrid block on symbols, one single-output symbol per input (MXNet's
+ *  net(mx.sym.var('data'))): its symbolic program, one symbol per output in
+ *  outputs[0..*out_num_outputs) (at most `max_outputs`). Ownership: each outputs[i] is new
+ *  (hn_symbol_free). */
+HN_API int hn_block_forward_symbols(hn_block* block, hn_symbol* const* inputs,
+                                    size_t num_inputs, size_t max_outputs, hn_symbol** outputs,
+                                    size_t* out_num_outputs) HN_NOEXCEPT;
+
+/** A hybridizable block running `symbol` (MXNet's SymbolBlock(outputs, inputs, params)):
+ *  `input_names` name its data variables, every other variable is a parameter named like the
+ *  variable. `params` (may be NULL) gives values by name ("arg:"/"aux:" prefixes as in export
+ *  files are stripped; every parameter must be present and no other name); without, load or
+ *  initialize them. Ownership: *out is new (hn_block_free); `params` stays the caller's (its
+ *  values are copied). Thread-safe. */
+HN_API int hn_block_from_symbol(const hn_symbol* symbol, const char* const* input_names,
+                                size_t num_inputs, const hn_tensor_list* params,
+                                hn_block** out) HN_NOEXCEPT;
+
+/** The network `name` of MXNet's model zoo (mx.gluon.model_zoo.vision.get_model;
+ *  case-insensitive; HN_ERR_NOT_FOUND lists the names) with MXNet's block structure and
+ *  names, without weights (initialize it, or load a file MXNet's zoo saved). Attributes:
+ *  "classes" (1000), "thumbnail" (False; resnets: a 3x3 stem for 32x32 input). Ownership: *out
+ *  is new (hn_block_free). Thread-safe. */
+HN_API int hn_block_get_model(const char* name, const char* const* attr_keys,
+                              const char* const* attr_values, size_t num_attrs,
+                              hn_block** out) HN_NOEXCEPT;
+
+/** Every name hn_block_get_model accepts. Static: valid for the life of the process. */
+HN_API int hn_block_model_names(const char* const** out_names, size_t* out_count) HN_NOEXCEPT;
+
+/** Takes a snapshot of the parameters of the tree (as hn_block_collect_params, in the same
+ *  order, initialized or not) and returns their number; hn_block_param_info reads it. */
+HN_API int hn_block_param_count(hn_block* block, size_t* out_count) HN_NOEXCEPT;
+
+/** Parameter `index` of the last hn_block_param_count snapshot: full name
+ *  ("hybridsequential0_dense0_weight"), shape (0 for dimensions not known yet), dtype, and 1
+ *  when it has a value (0 before initialize, or while its initialization waits for the first
+ *  forward). Each out may be NULL. Borrowed: valid until the next hn_block_param_count on this
+ *  handle or until the handle is freed. */
+HN_API int hn_block_param_info(hn_block* block, size_t index, const char** out_name,
+                               const int64_t** out_dims, int* out_ndim, int* out_dtype,
+                               int* out_initialized) HN_NOEXCEPT;
+
+/** The value of the tree's parameter `name` (full name): a new handle sharing its storage
+ *  (writing it changes the weight), or, while the block is being traced, its graph variable (a
+ *  symbolic tensor). HN_ERR_NOT_FOUND for an unknown name; HN_ERR_INVALID_ARGUMENT when it has
+ *  no value yet, saying why. Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_block_param_data(hn_block* block, const char* name, hn_tensor** out) HN_NOEXCEPT;
+
+/** Replaces the value of the tree's parameter `name` by a copy of `value` (same dtype; the
+ *  shape must fit the declared one, whose unknown dimensions it completes). Cached graphs see
+ *  the new value. */
+HN_API int hn_block_param_set_data(hn_block* block, const char* name,
+                                   const hn_tensor* value) HN_NOEXCEPT;
+
+/** Initializes the tree's parameter `name` (NULL: every parameter, in hn_block_param_count
+ *  order) with `initializer` (see above; NULL or "" for "uniform"; a parameter's own
+ *  initializer wins), drawing from the global generator as it is: MXNet's initialize(), which
+ *  does not reseed (seed with hn_seed). Parameters whose shapes are not known yet are drawn at
+ *  the first forward. force_reinit 1 re-draws initialized ones. */
+HN_API int hn_block_param_initialize(hn_block* block, const char* name, const char* initializer,
+                                     int force_reinit) HN_NOEXCEPT;
 
 /** The block's name (its prefix without the trailing '_', e.g. "hybridsequential0"); names
  *  are assigned at first use. Borrowed: valid until the block is freed. */

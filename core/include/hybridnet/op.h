@@ -117,6 +117,8 @@ class Op {
   FNumInputs get_num_outputs;     ///< overrides num_outputs when set (SliceChannel)
   uint32_t num_total_outputs = 0; ///< with hidden outputs, for node_row_ptr; 0 = NumOutputs
   FListNames list_input_names;    ///< default: "data" or arg0..argN-1
+  FListNames list_output_names;   ///< MXNet's ("output", "state_output"); default: "output" or
+                                  ///< output0..N-1
   std::vector<uint32_t> mutable_inputs;  ///< inputs that are auxiliary states
   std::string key_var_num_args;   ///< attribute that holds the input count (Concat: num_args)
   std::vector<FieldInfo> fields;
@@ -142,6 +144,9 @@ class Op {
   Op& SetInputNames(FListNames f);
   /// Fixed input names; the input count is their number.
   Op& SetInputNames(std::vector<std::string> names);
+  /// Output names where MXNet gives the op its own (FListOutputNames): Symbol::ListOutputs
+  /// appends them to the node name.
+  Op& SetOutputNames(FListNames f) { list_output_names = std::move(f); return *this; }
   Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
   Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
   Op& SetInferShape(FInferShape f) { infer_shape = std::move(f); return *this; }

@@ -56,6 +56,10 @@ class Symbol {
                        const AttrDict& attrs = {}, const std::string& name = "");
   /// Applies an op whose attributes are already parsed (`attrs.op` set).
   static Symbol Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs);
+  /// The next automatic node name for `hint` in the current name scope ("<hint><n>", the
+  /// counter Create's automatic names advance), without the scope's prefix, which Create adds
+  /// to a given name: frontends name nodes after the function an op was called through.
+  static std::string NextAutoName(const std::string& hint);
   /// The outputs of several symbols as one multi-output symbol (MXNet's Group).
   static Symbol Group(const std::vector<Symbol>& symbols);
 

@@ -75,6 +75,22 @@ void Block::AssignNames() {
     if (!child.second->named_) child.second->AssignNames();
 }
 
+void Block::NameInScope(Block* scope) {
+  HN_CHECK(!named_, kInvalidArgument)
+      << "block '" << prefix_ << "' is named already; name a block before its first use";
+  HN_CHECK(scope != this, kInvalidArgument) << "a block cannot be named in its own scope";
+  if (scope == nullptr) {
+    prefix_ = explicit_prefix_ ? *explicit_prefix_ : ::hybridnet::internal::AutoName(alias_) + "_";
+  } else {
+    std::string local = explicit_prefix_.value_or("");
+    if (!explicit_prefix_) local = alias_ + std::to_string(scope->child_counters_[alias_]++) + "_";
+    prefix_ = scope->prefix() + local;
+  }
+  named_ = true;
+  for (auto& child : children_)
+    if (!child.second->named_) child.second->AssignNames();
+}
+
 void Block::AddChild(std::shared_ptr<Block> child, const std::string& name) {
   HN_CHECK(child != nullptr, kInvalidArgument) << "cannot add a null block";
   HN_CHECK(child.get() != this, kInvalidArgument) << "a block cannot be its own child";
@@ -88,6 +104,19 @@ void Block::AddChild(std::shared_ptr<Block> child, const std::string& name) {
   children_.emplace_back(name.empty() ? std::to_string(children_.size()) : name, child);
   if (named_ && !child->named_) child->AssignNames();
   ClearCache();
+}
+
+void Block::SetChild(const std::string& name, std::shared_ptr<Block> child) {
+  auto named = [&](const auto& c) { return c.first == name; };
+  auto old = std::find_if(children_.begin(), children_.end(), named);
+  if (old != children_.end() && old->second == child) return;
+  AddChild(std::move(child), name);  // checks the new child; appended last
+  old = std::find_if(children_.begin(), children_.end(), named);
+  if (old != children_.end() - 1) {  // replaced: the new child takes the old one's place
+    old->second->parent_ = nullptr;
+    old->second = children_.back().second;
+    children_.pop_back();
+  }
 }
 
 ParameterPtr Block::AddParameter(const std::string& local_name, const Shape& shape,
@@ -142,12 +171,21 @@ std::vector<NDArray> Block::operator()(const std::vector<NDArray>& inputs) {
 
 Symbol Block::operator()(const Symbol& x) {
   HN_CHECK(x.outputs.size() == 1, kInvalidArgument) << "pass a single-output symbol";
-  return ApplySymbolic(x);
+  return Symbol::Group(CallSymbolic({x}));
+}
+
+std::vector<Symbol> Block::CallSymbolic(const std::vector<Symbol>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    HN_CHECK(inputs[i].outputs.size() == 1, kInvalidArgument)
+        << name() << ": input " << i << " is a symbol with " << inputs[i].outputs.size()
+        << " outputs; pass single-output symbols";
+  }
+  return ApplySymbolic(inputs);
 }
 
 std::vector<NDArray> Block::Apply(const std::vector<NDArray>& inputs) { return RunForward(inputs); }
 
-Symbol Block::ApplySymbolic(const Symbol&) {
+std::vector<Symbol> Block::ApplySymbolic(const std::vector<Symbol>&) {
   HN_THROW(kInvalidArgument) << name()
                              << " is a plain Block: only HybridBlocks can run on symbols";
 }
@@ -185,9 +223,13 @@ void Block::SaveParameters(const std::string& path) {
 }
 
 void Block::LoadParameters(const std::string& path, bool allow_missing, bool ignore_extra) {
-  NDArrayList list = LoadNDArrayList(path);
+  SetParameters(LoadNDArrayList(path), "'" + path + "'", allow_missing, ignore_extra);
+}
+
+void Block::SetParameters(const NDArrayList& list, const std::string& source, bool allow_missing,
+                          bool ignore_extra) {
   HN_CHECK(!list.names.empty() || list.arrays.empty(), kFormatError)
-      << "'" << path << "' holds unnamed arrays; a parameter file needs names";
+      << source << " holds unnamed arrays; a parameter file needs names";
   std::map<std::string, NDArray> loaded;
   bool structural_names = false;
   for (size_t i = 0; i < list.names.size(); ++i) {
@@ -210,7 +252,7 @@ void Block::LoadParameters(const std::string& path, bool allow_missing, bool ign
     auto it = loaded.find(kv.first);
     if (it == loaded.end()) {
       HN_CHECK(allow_missing, kNotFound)
-          << "parameter '" << kv.first << "' is missing in '" << path << "', which contains: " << known;
+          << "parameter '" << kv.first << "' is missing in " << source << ", which contains: " << known;
       continue;
     }
     kv.second->SetData(it->second);
@@ -218,8 +260,8 @@ void Block::LoadParameters(const std::string& path, bool allow_missing, bool ign
   if (!ignore_extra) {
     for (const auto& kv : loaded) {
       HN_CHECK(params.count(kv.first), kNotFound)
-          << "parameter '" << kv.first << "' loaded from '" << path
-          << "' is not present in this block (pass ignore_extra to skip it)";
+          << "parameter '" << kv.first << "' loaded from " << source
+          << " is not present in this block (pass ignore_extra to skip it)";
     }
   }
 }
@@ -256,13 +298,17 @@ std::vector<NDArray> HybridBlock::Apply(const std::vector<NDArray>& inputs) {
   return RunForward(inputs);
 }
 
-Symbol HybridBlock::ApplySymbolic(const Symbol& x) {
+std::vector<Symbol> HybridBlock::ApplySymbolic(const std::vector<Symbol>& inputs) {
+  std::vector<NDArray> in;
+  for (const Symbol& x : inputs) in.push_back(NDArray::FromEntry(x.outputs[0]));
   ::hybridnet::internal::TracingScope tracing;
-  std::vector<NDArray> out = RunForward({NDArray::FromEntry(x.outputs[0])});
-  Symbol result;
+  std::vector<NDArray> out = RunForward(in);
+  std::vector<Symbol> result;
   for (const auto& y : out) {
     HN_CHECK(y.is_symbolic(), kUntraceable) << name() << ": forward returned a concrete array";
-    result.outputs.push_back(y.entry());
+    Symbol s;
+    s.outputs.push_back(y.entry());
+    result.push_back(std::move(s));
   }
   return result;
 }

@@ -1,6 +1,8 @@
 #include "hybridnet/gluon/initializer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "hybridnet/param.h"
@@ -130,14 +132,77 @@ InitializerPtr Constant(float value) {
       value, "[\"constant\", {\"value\": " + internal::ValueText(value) + "}]");
 }
 
+namespace {
+
+// MXNet's Initializer.dumps() text, '["xavier", {"magnitude": 2.24}]': the class name in lower
+// case and its keyword arguments.
+InitializerPtr InitializerFromDumps(const std::string& text) {
+  nlohmann::json spec;
+  try {
+    spec = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    HN_THROW(kInvalidArgument) << "initializer '" << text << "' is neither a name nor MXNet's "
+                               << "dumps() text such as [\"uniform\", {\"scale\": 0.07}]: " << e.what();
+  }
+  HN_CHECK(spec.is_array() && spec.size() == 2 && spec[0].is_string() && spec[1].is_object(),
+           kInvalidArgument)
+      << "initializer '" << text << "': expected [\"name\", {keyword arguments}]";
+  const std::string name = spec[0].get<std::string>();
+  const nlohmann::json& kwargs = spec[1];
+  std::vector<std::string> accepted;
+  auto number = [&](const char* key, float fallback) {
+    accepted.push_back(key);
+    if (!kwargs.contains(key)) return fallback;
+    HN_CHECK(kwargs[key].is_number(), kInvalidArgument)
+        << "initializer " << name << ": '" << key << "' must be a number, got " << kwargs[key].dump();
+    return kwargs[key].get<float>();
+  };
+  auto text_arg = [&](const char* key, const char* fallback) {
+    accepted.push_back(key);
+    if (!kwargs.contains(key)) return std::string(fallback);
+    HN_CHECK(kwargs[key].is_string(), kInvalidArgument)
+        << "initializer " << name << ": '" << key << "' must be a string, got " << kwargs[key].dump();
+    return kwargs[key].get<std::string>();
+  };
+  InitializerPtr init;
+  if (name == "uniform") {
+    init = Uniform(number("scale", 0.07f));
+  } else if (name == "normal") {
+    init = Normal(number("sigma", 0.01f));
+  } else if (name == "xavier") {
+    std::string rnd = text_arg("rnd_type", "uniform"), factor = text_arg("factor_type", "avg");
+    init = Xavier(rnd, factor, number("magnitude", 3.f));
+  } else if (name == "constant") {
+    accepted.push_back("value");
+    HN_CHECK(kwargs.contains("value"), kInvalidArgument) << "initializer constant needs a 'value'";
+    init = Constant(number("value", 0.f));
+  } else if (name == "zero" || name == "one") {
+    // Keeps MXNet's text for the graph's __init__ attribute ("zeros" names the registered alias).
+    init = std::make_shared<ConstantInit>(name == "zero" ? 0.f : 1.f, "[\"" + name + "\", {}]");
+  } else {
+    HN_THROW(kNotFound) << "unknown initializer '" << name
+                        << "' (known: uniform, normal, xavier, constant, zero, one)";
+  }
+  for (const auto& kv : kwargs.items()) {
+    bool known = std::find(accepted.begin(), accepted.end(), kv.key()) != accepted.end();
+    HN_CHECK(known, kInvalidArgument) << "initializer " << name << ": unknown argument '"
+                                      << kv.key() << "'";
+  }
+  return init;
+}
+
+}  // namespace
+
 InitializerPtr InitializerByName(const std::string& name) {
+  if (!name.empty() && name.front() == '[') return InitializerFromDumps(name);
   if (name == "zeros" || name == "zero") return Zero();
   if (name == "ones" || name == "one") return One();
   if (name == "uniform") return Uniform();
   if (name == "normal") return Normal();
   if (name == "xavier") return Xavier();
   HN_THROW(kNotFound) << "unknown initializer '" << name
-                      << "' (known: zeros, ones, uniform, normal, xavier)";
+                      << "' (known: zeros, ones, uniform, normal, xavier, or MXNet's dumps() "
+                         "text such as [\"xavier\", {\"magnitude\": 2.24}])";
 }
 
 }  // namespace gluon

@@ -51,12 +51,18 @@ Symbol Symbol::Create(const std::string& op_name, const std::vector<Symbol>& inp
   if (!op.key_var_num_args.empty() && dict.count(op.key_var_num_args) == 0) {
     dict[op.key_var_num_args] = std::to_string(inputs.size());
   }
-  std::string hint = op.name;
+  // MXNet's hint is the name the op was called by, so an alias names nodes after itself
+  // (Symbol arithmetic calls _Plus: "_plus0", not "elemwise_add0").
+  std::string hint = op_name;
   std::transform(hint.begin(), hint.end(), hint.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   std::string node_name =
       name.empty() ? internal::AutoName(hint) : internal::NameScope::CurrentPrefix() + name;
   return Create(MakeNodeAttrs(op, node_name, std::move(dict)), inputs);
+}
+
+std::string Symbol::NextAutoName(const std::string& hint) {
+  return internal::AutoName(hint).substr(internal::NameScope::CurrentPrefix().size());
 }
 
 Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs) {
@@ -74,7 +80,8 @@ Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs)
           << inputs[i].outputs.size() << " outputs; pass a single output";
       node->inputs.push_back(inputs[i].outputs[0]);
     } else {
-      node->inputs.push_back(Var(attrs.name + "_" + input_names[i]).outputs[0]);
+      // MXNet copies the op's attributes onto the variables it creates for missing inputs.
+      node->inputs.push_back(Var(attrs.name + "_" + input_names[i], attrs.dict).outputs[0]);
     }
   }
   for (uint32_t slot : op.mutable_inputs) {
@@ -130,6 +137,9 @@ std::vector<std::string> Symbol::ListOutputs() const {
   for (const auto& e : outputs) {
     if (e.node->IsVariable()) {
       names.push_back(e.node->name());
+    } else if (e.node->attrs.op->list_output_names) {
+      names.push_back(e.node->name() + "_" +
+                      e.node->attrs.op->list_output_names(e.node->attrs).at(e.index));
     } else if (e.node->NumOutputs() == 1) {
       names.push_back(e.node->name() + "_output");
     } else {

@@ -43,6 +43,12 @@ void RegisterRandomOps(OpRegistry* r);            // ops/random/sample.cc: _rand
 void RegisterPdfOps(OpRegistry* r);               // ops/random/pdf.cc: _random_pdf_*
 void RegisterVisionOps(OpRegistry* r);            // ops/vision/: UpSampling, ROIAlign, image ops, ...
 void RegisterDetectionOps(OpRegistry* r);         // ops/detection/: box_nms, MultiBox*, Proposal
+void RegisterSequenceOps(OpRegistry* r);          // ops/sequence/sequence.cc: SequenceMask, ...
+void RegisterAttentionOps(OpRegistry* r);         // ops/sequence/attention.cc: batch_dot, interleaved_*
+void RegisterRNNOps(OpRegistry* r);               // ops/rnn/rnn.cc: RNN, _rnn_param_concat
+void RegisterLossOps(OpRegistry* r);              // ops/loss/loss.cc: *Output, MakeLoss, ...
+void RegisterCTCLossOps(OpRegistry* r);           // ops/loss/ctc_loss.cc: CTCLoss
+void RegisterLegacyOps(OpRegistry* r);            // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
 
 namespace internal {
 
@@ -84,6 +90,12 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterPdfOps(r);
   RegisterVisionOps(r);
   RegisterDetectionOps(r);
+  RegisterSequenceOps(r);
+  RegisterAttentionOps(r);
+  RegisterRNNOps(r);
+  RegisterLossOps(r);
+  RegisterCTCLossOps(r);
+  RegisterLegacyOps(r);
 }
 
 }  // namespace internal

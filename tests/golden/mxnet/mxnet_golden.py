@@ -4,7 +4,9 @@
    hybridized), and re-saves MXNet's symbol JSON byte for byte.
 2. hybridnet exports the seed MLP; MXNet loads it and gives hybridnet's numbers.
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +24,7 @@ except Exception as e:  # noqa: BLE001 - any import failure means "no reference 
 TOLERANCE = 1e-5
 runner = sys.argv[1]
 work = tempfile.mkdtemp(prefix="hn_golden_")
+atexit.register(shutil.rmtree, work, True)
 failures = []
 
 

@@ -61,18 +61,8 @@ from mxnet_check import compare  # noqa: E402
 from zoo_common import randomize_batchnorm, rel_err, run  # noqa: E402
 
 RTOL = 1e-4
-# Models that do not run yet, with the reason (the README's status says the same). The
-# sequence/NLP ops they need are being added on the branch wip/opsD.
-NLP_OPS = "SequenceMask, _contrib_interleaved_matmul_selfatt_qk/valatt"
-KNOWN_FAILURES = {
-    "bert_2layer": f"needs {NLP_OPS}",
-    "transformer_seq2seq": "needs SequenceMask, batch_dot, _contrib_div_sqrt_dim",
-    "lstm_language_model": "needs RNN, _rnn_param_concat",
-    "lstm_tnc": "needs RNN, _rnn_param_concat",
-    "lstm_ntc": "needs RNN, _rnn_param_concat",
-    "gru_tnc": "needs RNN, _rnn_param_concat",
-    "gru_ntc": "needs RNN, _rnn_param_concat",
-}
+# Models that do not run yet, with the reason (the README's status says the same); none today.
+KNOWN_FAILURES = {}
 README_BEGIN = "<!-- models_golden.py: begin -->"
 README_END = "<!-- models_golden.py: end -->"
 

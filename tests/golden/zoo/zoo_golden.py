@@ -16,9 +16,11 @@ tests/golden/ops). Exported JSON is compared without node_row_ptr (MKLDNN builds
 differently there) and with the top-level block counter normalized.
 Usage: zoo_golden.py ZOO_RUNNER FIXTURES_DIR
 """
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -47,6 +49,7 @@ runner = sys.argv[1]
 fixtures = sys.argv[2] if len(sys.argv) > 2 else ""
 cli = os.path.join(os.path.dirname(runner), "hybridnet")
 work = tempfile.mkdtemp(prefix="hn_zoo_")
+atexit.register(shutil.rmtree, work, True)
 failures = []
 passes = 0
 start = time.time()

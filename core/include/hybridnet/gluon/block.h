@@ -25,6 +25,7 @@
 
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/parameter.h"
+#include "hybridnet/io/params.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
 
@@ -51,6 +52,12 @@ class Block {
   const std::string& prefix();
   /// The prefix without its trailing underscore.
   std::string name();
+  /// Names this block now, as MXNet 1.x names a block when it is constructed: inside the
+  /// name_scope of `scope` its prefix is scope's prefix + (its explicit prefix, or its alias and a
+  /// counter of scope: "hybridsequential0_dense1_"); outside any scope (nullptr) its explicit
+  /// prefix, or a process-wide "<alias><n>_". The name stays when the block is added to a
+  /// container later. Blocks not named this way are named at first use from their parent.
+  void NameInScope(Block* scope);
 
   /// Registers a child under `name` (its structural name in save_parameters files).
   template <typename T>
@@ -74,6 +81,8 @@ class Block {
   std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
   /// Feeds symbols: returns the symbolic program (HybridBlocks only).
   Symbol operator()(const Symbol& x);
+  /// Feeds one single-output symbol per input: one symbol per output (HybridBlocks only).
+  std::vector<Symbol> CallSymbolic(const std::vector<Symbol>& inputs);
 
   /// This block as a HybridBlock, or nullptr for a plain Block.
   virtual HybridBlock* AsHybrid() { return nullptr; }
@@ -89,6 +98,9 @@ class Block {
   /// missing, extra and mis-shaped parameters unless allowed.
   void LoadParameters(const std::string& path, bool allow_missing = false,
                       bool ignore_extra = false);
+  /// The same from arrays in memory (names as in a file); `source` names them in errors.
+  void SetParameters(const NDArrayList& list, const std::string& source,
+                     bool allow_missing = false, bool ignore_extra = false);
 
   /// MXNet-style description, e.g. "Dense(512 -> 256, Activation(relu))".
   virtual std::string ToString();
@@ -104,8 +116,9 @@ class Block {
   /// What operator() does with concrete or symbolic inputs: a plain Block runs its forward; a
   /// HybridBlock may run its cached graph instead.
   virtual std::vector<NDArray> Apply(const std::vector<NDArray>& inputs);
-  /// What operator()(Symbol) does: only HybridBlocks can be traced.
-  virtual Symbol ApplySymbolic(const Symbol& x);
+  /// What operator()(Symbol) and CallSymbolic do (one single-output symbol per input, one
+  /// symbol per output): only HybridBlocks can be traced.
+  virtual std::vector<Symbol> ApplySymbolic(const std::vector<Symbol>& inputs);
   /// Drops what was derived from the tree (a HybridBlock's traced graph); run when it changes.
   virtual void ClearCache() {}
   /// Structural parameter names of this subtree ("0.weight").
@@ -113,6 +126,8 @@ class Block {
   virtual std::string Describe() { return alias_; }
 
   void AddChild(std::shared_ptr<Block> child, const std::string& name);
+  /// Adds the child `name`, or replaces the child of that name in its place.
+  void SetChild(const std::string& name, std::shared_ptr<Block> child);
   void AssignNames();
 
   friend class Parameter;
@@ -159,7 +174,7 @@ class HybridBlock : public Block {
 
  protected:
   std::vector<NDArray> Apply(const std::vector<NDArray>& inputs) override;
-  Symbol ApplySymbolic(const Symbol& x) override;
+  std::vector<Symbol> ApplySymbolic(const std::vector<Symbol>& inputs) override;
   void ClearCache() override;
   std::vector<NDArray> CallCached(const std::vector<NDArray>& inputs);
   /// Completes deferred parameter shapes from the input shapes by tracing once.

@@ -31,7 +31,9 @@ InitializerPtr Xavier(const std::string& rnd_type = "uniform", const std::string
 InitializerPtr Zero();
 InitializerPtr One();
 InitializerPtr Constant(float value);
-/// By registered name ("zeros", "ones", "uniform", "normal", "xavier"); throws kNotFound.
+/// By registered name ("zeros", "ones", "uniform", "normal", "xavier") or by MXNet's dumps()
+/// text ('["xavier", {"rnd_type": "gaussian", "magnitude": 2}]'; uniform, normal, xavier,
+/// constant, zero, one); throws kNotFound for other names, kInvalidArgument for bad arguments.
 InitializerPtr InitializerByName(const std::string& name);
 
 }  // namespace gluon

@@ -243,6 +243,9 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
                                               std::end(kParamInputNames)))
       .SetMutableInputs({3, 4})
       .SetNumOutputs(BatchNormNumVisibleOutputs)
+      .SetOutputNames([](const NodeAttrs&) -> std::vector<std::string> {
+        return {"output", "mean", "var"};
+      })
       .SetNumTotalOutputs(relu ? 4 : 3)
       .SetInferShape(BatchNormInferShape)
       .SetInferType(ElemwiseFloatType)

@@ -1,7 +1,8 @@
 // Embedding (MXNet src/operator/tensor/indexing_op.{h,cc}): looks up rows of weight
 // (input_dim, output_dim) by the indices in data; out = data.shape + (output_dim,).
 // Indices are truncated toward zero and clipped into [0, input_dim - 1], as MXNet's CPU kernel
-// does (-1 reads row 0, 3.7 reads row 3). data may be float32 or an integer dtype.
+// does (-1 reads row 0, 3.7 reads row 3). data may have any dtype; weight and output have
+// `dtype`. _contrib_SparseEmbedding is the same lookup (its weight is dense here).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -31,7 +32,7 @@ struct EmbeddingParam {
         .Describe("Dimension of the embedding vectors.");
     d->Field("dtype", &EmbeddingParam::dtype)
         .Default(DType::kFloat32)
-        .Describe("Data type of weight (float32 only here).");
+        .Describe("Data type of weight and output.");
     d->Field("sparse_grad", &EmbeddingParam::sparse_grad)
         .Default(false)
         .Describe(
@@ -59,18 +60,22 @@ bool EmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return data.IsKnown() && (*out)[0].IsKnown();
 }
 
+// weight and output have the dtype the attribute names (lookups copy bytes, so every dtype
+// MXNet lists works); indices may have any dtype.
 bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
-  HN_CHECK(p.dtype == DType::kFloat32, kUnsupported)
-      << DescribeNode(attrs) << ": dtype " << DTypeName(p.dtype)
-      << " is not supported (float32 only)";
-  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == DType::kFloat32, kTypeError)
-      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1])
-      << " but dtype=float32";
-  (*in)[1] = DType::kFloat32;
-  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == DType::kFloat32, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " is not float32";
-  (*out)[0] = DType::kFloat32;
+  const DType dtype = attrs.Param<EmbeddingParam>().dtype;
+  HN_CHECK(dtype != DType::kBool && dtype != DType::kUnknown, kUnsupported)
+      << DescribeNode(attrs) << ": dtype " << DTypeName(dtype) << " is not supported";
+  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == dtype, kTypeError)
+      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1]) << " but dtype="
+      << DTypeName(dtype);
+  (*in)[1] = dtype;
+  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == dtype, kTypeError)
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " is not dtype="
+      << DTypeName(dtype);
+  (*out)[0] = dtype;
+  HN_CHECK((*in)[0] != DType::kBool, kTypeError)
+      << DescribeNode(attrs) << ": data (indices) has dtype bool";
   return (*in)[0] != DType::kUnknown;
 }
 
@@ -88,9 +93,10 @@ void EmbeddingCompute(const OpContext&,
                       const std::vector<TBlob>& out) {
   const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
   const TBlob& idx = in[0];
-  const float* w = in[1].ptr<const float>();
-  float* y = out[0].ptr<float>();
-  const int64_t n = idx.Size(), rows = p.input_dim, cols = p.output_dim;
+  const auto* w = static_cast<const uint8_t*>(in[1].data);
+  auto* y = static_cast<uint8_t*>(out[0].data);
+  const size_t row_bytes = static_cast<size_t>(p.output_dim) * DTypeSize(out[0].dtype);
+  const int64_t n = idx.Size(), rows = p.input_dim;
   for (int64_t i = 0; i < n; ++i) {
     int64_t row = 0;
     switch (idx.dtype) {
@@ -120,7 +126,8 @@ void EmbeddingCompute(const OpContext&,
         row = RowOf<double>(&v, 0, rows);
       }
     }
-    std::memcpy(y + i * cols, w + row * cols, static_cast<size_t>(cols) * sizeof(float));
+    std::memcpy(y + static_cast<size_t>(i) * row_bytes, w + static_cast<size_t>(row) * row_bytes,
+                row_bytes);
   }
 }
 
@@ -152,6 +159,17 @@ void RegisterEmbeddingOps(OpRegistry* r) {
           "Maps integer indices to vector representations: out[..., :] = "
           "weight[clip(int(data[...]), 0, input_dim - 1), :]. Output shape is "
           "data.shape + (output_dim,).")
+      .SetParam<EmbeddingParam>()
+      .SetInputNames({"data", "weight"})
+      .SetInferShape(EmbeddingShape)
+      .SetInferType(EmbeddingType)
+      .SetCompute(EmbeddingCompute)
+      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx);
+
+  r->Register("_contrib_SparseEmbedding")
+      .Describe(
+          "Embedding whose gradient MXNet keeps row_sparse; the forward is Embedding's: "
+          "out[..., :] = weight[clip(int(data[...]), 0, input_dim - 1), :].")
       .SetParam<EmbeddingParam>()
       .SetInputNames({"data", "weight"})
       .SetInferShape(EmbeddingShape)

@@ -2,7 +2,9 @@
 // (src/operator/softmax_output-inl.h, inference: the label is ignored) and SoftmaxActivation
 // (src/operator/nn/softmax_activation-inl.h).
 //
-// softmax/log_softmax accumulate the exponential sum in double (MXNet's AType for float32);
+// softmax/log_softmax/softmin accumulate the exponential sum in double (MXNet's AType for
+// float32); with use_length (softmax only, as MXNet) the second input holds each line's length
+// and the elements beyond it are 0;
 // SoftmaxOutput and SoftmaxActivation use mshadow's float Softmax.
 #include <cmath>
 #include <optional>
@@ -10,6 +12,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -30,11 +33,11 @@ struct SoftmaxParam {
              {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
               {"float64", DType::kFloat64}})
         .Default(std::nullopt)
-        .Describe("DType of the output (this build computes float32 only).");
+        .Describe("DType of the output (float32 or float64; default: data's dtype).");
     d->Field("use_length", &SoftmaxParam::use_length)
         .Default(std::optional<bool>(false))
-        .Describe("Whether to use the length input as a mask over the data input (not "
-                  "supported).");
+        .Describe("Whether the length input gives each line's length along axis (elements "
+                  "beyond it are 0).");
   }
 };
 
@@ -107,6 +110,13 @@ AxisView ViewAround(const Shape& s, size_t axis) {
   return v;
 }
 
+// MXNet 1.9.1 registers log_softmax and softmin with one input: a length input fails its type
+// inference, so no MXNet model uses it.
+void RejectLength(SoftmaxParam* p) {
+  HN_CHECK(!p->use_length.value_or(false), kInvalidArgument)
+      << "use_length=True is not supported (MXNet 1.9.1 runs it for softmax only)";
+}
+
 size_t SoftmaxAxis(const NodeAttrs& attrs, size_t ndim) {
   const int axis = attrs.Param<SoftmaxParam>().axis;
   const int n = static_cast<int>(ndim);
@@ -116,57 +126,123 @@ size_t SoftmaxAxis(const NodeAttrs& attrs, size_t ndim) {
   return static_cast<size_t>(axis < 0 ? axis + n : axis);
 }
 
-void CheckSoftmaxSupported(const NodeAttrs& attrs) {
-  const SoftmaxParam& p = attrs.Param<SoftmaxParam>();
-  HN_CHECK(!p.use_length.value_or(false), kUnsupported)
-      << DescribeNode(attrs) << ": use_length=True is not supported";
-}
-
 bool SoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  CheckSoftmaxSupported(attrs);
-  bool known = ElemwiseShape(attrs, in, out);
-  if ((*in)[0].ndim() != 0) SoftmaxAxis(attrs, (*in)[0].ndim());
+  std::vector<Shape> data_only{(*in)[0]};
+  bool known = ElemwiseShape(attrs, &data_only, out);
+  (*in)[0] = data_only[0];
+  const Shape& data = (*in)[0];
+  if (data.ndim() == 0) return false;
+  const size_t axis = SoftmaxAxis(attrs, data.ndim());
+  if (in->size() > 1) {
+    // length holds one count per line: data's shape without the axis.
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < data.ndim(); ++i)
+      if (i != axis) dims.push_back(data[i]);
+    Shape len = (*in)[1];
+    HN_CHECK(MergeShape(Shape(dims), &len), kShapeError)
+        << DescribeNode(attrs) << ": length has shape " << (*in)[1] << " but data " << data
+        << " with axis=" << axis << " needs " << Shape(dims);
+    (*in)[1] = len;
+    known = known && len.IsKnown();
+  }
   return known;
 }
 
-bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  CheckSoftmaxSupported(attrs);
-  const auto& dtype = attrs.Param<SoftmaxParam>().dtype;
-  HN_CHECK(!dtype || *dtype == DType::kFloat32, kUnsupported)
-      << DescribeNode(attrs) << ": dtype=" << DTypeName(*dtype)
-      << " is not supported (this build computes float32)";
-  return ElemwiseFloatType(attrs, in, out);
+bool IsSoftmaxFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+// MXNet's length kernel switches over the signed integer types only (uint8 is refused).
+bool IsLengthDType(DType d) {
+  return d == DType::kInt8 || d == DType::kInt32 || d == DType::kInt64;
 }
 
-// softmax along the middle axis of (outer, size, inner), sum in double as MXNet's float32 path;
-// softmin (kNegate) is the softmax of -x.
-template <bool kLog, bool kNegate = false>
-void SoftmaxAlong(const float* in_data, float* out, const AxisView& v, float temperature) {
-  const int64_t m = v.size, st = v.inner;
+// data float32/float64; the output has `dtype` when given, else data's dtype; length (with
+// use_length) an integer dtype, as MXNet's kernel switches over integer types only.
+bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const auto& dtype = attrs.Param<SoftmaxParam>().dtype;
+  HN_CHECK(!dtype || IsSoftmaxFloat(*dtype), kUnsupported)
+      << DescribeNode(attrs) << ": dtype=" << DTypeName(*dtype)
+      << " is not supported (float32 or float64)";
+  DType& data = (*in)[0];
+  HN_CHECK(data == DType::kUnknown || IsSoftmaxFloat(data), kTypeError)
+      << DescribeNode(attrs) << ": data has dtype " << DTypeName(data)
+      << "; expected float32 or float64";
+  if (in->size() > 1) {
+    DType& len = (*in)[1];
+    HN_CHECK(len == DType::kUnknown || IsLengthDType(len), kTypeError)
+        << DescribeNode(attrs) << ": length has dtype " << DTypeName(len)
+        << "; expected an integer dtype (int8, int32 or int64)";
+  }
+  DType& o = (*out)[0];
+  if (dtype) {
+    HN_CHECK(o == DType::kUnknown || o == *dtype, kTypeError)
+        << DescribeNode(attrs) << ": output dtype " << DTypeName(o) << " is not dtype="
+        << DTypeName(*dtype);
+    o = *dtype;
+  } else {
+    HN_CHECK(o == DType::kUnknown || IsSoftmaxFloat(o), kTypeError)
+        << DescribeNode(attrs) << ": output dtype " << DTypeName(o)
+        << "; expected float32 or float64";
+    if (data == DType::kUnknown) data = o;
+    if (o == DType::kUnknown) o = data;
+    HN_CHECK(o == data, kTypeError)
+        << DescribeNode(attrs) << ": output dtype " << DTypeName(o) << " differs from data's "
+        << DTypeName(data) << " (set dtype to convert)";
+  }
+  const bool len_known = in->size() < 2 || (*in)[1] != DType::kUnknown;
+  return data != DType::kUnknown && o != DType::kUnknown && len_known;
+}
+
+// softmax along the middle axis of (outer, size, inner): max in the input type, the exponential
+// sum in double (MXNet's accumulation type for float32 and float64). softmin (kNegate) is the
+// softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0.
+template <bool kLog, bool kNegate, typename T, typename O>
+void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperature,
+                  const int64_t* lengths) {
+  const int64_t st = v.inner;
   auto in = [in_data](int64_t k) { return kNegate ? -in_data[k] : in_data[k]; };
   for (int64_t o = 0; o < v.outer; ++o) {
     for (int64_t i = 0; i < v.inner; ++i) {
-      const int64_t base = o * m * st + i;
-      float mmax = in(base);
+      const int64_t base = o * v.size * st + i;
+      const int64_t m = lengths != nullptr ? lengths[o * v.inner + i] : v.size;
+      for (int64_t j = m; j < v.size; ++j) out[base + j * st] = O(0);
+      if (m == 0) continue;
+      T mmax = in(base);
       for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
       double sum = 0.0;
-      if (temperature == 1.f) {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp(in(base + j * st) - mmax);
+      if (temperature == 1.0) {
+        for (int64_t j = 0; j < m; ++j)
+          sum += std::exp(static_cast<double>(in(base + j * st) - mmax));
         for (int64_t j = 0; j < m; ++j) {
-          const float a = in(base + j * st) - mmax;
-          out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
-                                    : static_cast<float>(std::exp(a) / sum);
+          const T a = in(base + j * st) - mmax;
+          out[base + j * st] = kLog ? static_cast<O>(a - std::log(sum))
+                                    : static_cast<O>(std::exp(a) / sum);
         }
       } else {
-        for (int64_t j = 0; j < m; ++j) sum += std::exp((in(base + j * st) - mmax) / temperature);
+        const T t = static_cast<T>(temperature);
+        for (int64_t j = 0; j < m; ++j)
+          sum += std::exp(static_cast<double>((in(base + j * st) - mmax) / t));
         for (int64_t j = 0; j < m; ++j) {
-          const float a = (in(base + j * st) - mmax) / temperature;
-          out[base + j * st] = kLog ? static_cast<float>(a - std::log(sum))
-                                    : static_cast<float>(std::exp(a) / sum);
+          const T a = (in(base + j * st) - mmax) / t;
+          out[base + j * st] = kLog ? static_cast<O>(a - std::log(sum))
+                                    : static_cast<O>(std::exp(a) / sum);
         }
       }
     }
   }
+}
+
+// Lengths clamped into [0, size] (MXNet reads beyond the line for larger ones).
+std::vector<int64_t> LineLengths(const TBlob& len, int64_t size) {
+  std::vector<int64_t> lengths(static_cast<size_t>(len.Size()));
+  internal::SwitchNumericDType(len.dtype, [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    const I* p = len.ptr<const I>();
+    for (size_t k = 0; k < lengths.size(); ++k) {
+      const int64_t v = static_cast<int64_t>(p[k]);
+      lengths[k] = v < 0 ? 0 : v > size ? size : v;
+    }
+  });
+  return lengths;
 }
 
 template <bool kLog, bool kNegate = false>
@@ -174,8 +250,25 @@ void SoftmaxCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
                     const std::vector<TBlob>& out) {
   const SoftmaxParam& p = attrs.Param<SoftmaxParam>();
   const AxisView v = ViewAround(in[0].shape, SoftmaxAxis(attrs, in[0].shape.ndim()));
-  const float t = static_cast<float>(p.temperature.value_or(1.0));
-  SoftmaxAlong<kLog, kNegate>(in[0].ptr<const float>(), out[0].ptr<float>(), v, t);
+  const double t = p.temperature.value_or(1.0);
+  std::vector<int64_t> lengths;
+  if (in.size() > 1) lengths = LineLengths(in[1], v.size);
+  const int64_t* len = in.size() > 1 ? lengths.data() : nullptr;
+  auto run = [&](auto in_zero, auto out_zero) {
+    using T = decltype(in_zero);
+    using O = decltype(out_zero);
+    SoftmaxAlong<kLog, kNegate>(in[0].ptr<const T>(), out[0].ptr<O>(), v, t, len);
+  };
+  const bool in64 = in[0].dtype == DType::kFloat64, out64 = out[0].dtype == DType::kFloat64;
+  if (in64 && out64) {
+    run(double{}, double{});
+  } else if (in64) {
+    run(double{}, float{});
+  } else if (out64) {
+    run(float{}, double{});
+  } else {
+    run(float{}, float{});
+  }
 }
 
 // mshadow's Softmax: float max, float sum of exp(x - max), then division.
@@ -293,13 +386,19 @@ std::vector<std::string> SoftmaxInputNames(const NodeAttrs& attrs) {
 FOnnxConvert SoftmaxOnnx(const char* op_type) {
   return [op_type](OnnxNodeContext* ctx) {
     const SoftmaxParam& p = ctx->param<SoftmaxParam>();
+    if (p.use_length.value_or(false)) ctx->NotExportable("use_length=True (a length per line)");
     const OnnxValue& x = ctx->in(0);
     std::string logits = x.name;
     if (p.temperature && *p.temperature != 1.0) {
-      logits = ctx->Add("Div", {logits, ctx->Scalar(*p.temperature)});
+      logits = ctx->Add("Div", {logits, ctx->Scalar(*p.temperature, x.dtype)});
     }
     const int64_t axis = static_cast<int64_t>(SoftmaxAxis(ctx->attrs(), x.shape.ndim()));
-    ctx->Add(op_type, {logits}, {{"axis", axis}}, ctx->out(0).name);
+    const OnnxValue& y = ctx->out(0);
+    if (y.dtype == x.dtype) {
+      ctx->Add(op_type, {logits}, {{"axis", axis}}, y.name);
+    } else {  // dtype= asks for another float type: the kernel computes in data's, then casts
+      ctx->Cast(ctx->Add(op_type, {logits}, {{"axis", axis}}), y.dtype, y.name);
+    }
   };
 }
 
@@ -334,21 +433,22 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<false>)
       .SetInplace({{0, 0}})
-      .SetOnnx({"Softmax", "Div"}, SoftmaxOnnx("Softmax"));
+      .SetOnnx({"Softmax", "Div", "Cast"}, SoftmaxOnnx("Softmax"),
+               "use_length=True (a length per line)");
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
-      .SetParam<SoftmaxParam>()
+      .SetParam<SoftmaxParam>(RejectLength)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
       .SetInplace({{0, 0}})
-      .SetOnnx({"LogSoftmax", "Div"}, SoftmaxOnnx("LogSoftmax"));
+      .SetOnnx({"LogSoftmax", "Div", "Cast"}, SoftmaxOnnx("LogSoftmax"));
 
   r->Register("softmin")
       .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
-      .SetParam<SoftmaxParam>()
+      .SetParam<SoftmaxParam>(RejectLength)
       .SetInputNames(SoftmaxInputNames)
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)

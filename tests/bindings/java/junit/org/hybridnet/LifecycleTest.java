@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LifecycleTest {
@@ -68,9 +70,13 @@ class LifecycleTest {
   void theCleanerFreesForgottenObjects() throws InterruptedException {
     long before = TestSupport.gcUntilLive(0, 2000);
     long nativeBefore = Hybridnet.nativeLiveHandles();
-    for (int i = 0; i < 20_000; ++i) NDArray.of(new float[64], 64); // never closed
-    assertTrue(Hybridnet.liveObjects() >= before + 10_000, "most are still alive before a GC");
-    assertTrue(Hybridnet.nativeLiveHandles() >= nativeBefore + 10_000, "and so are their handles");
+    // Held until the checks below (a GC during the loop could otherwise free some already),
+    // then forgotten without close().
+    List<NDArray> forgotten = new ArrayList<>();
+    for (int i = 0; i < 20_000; ++i) forgotten.add(NDArray.of(new float[64], 64));
+    assertTrue(Hybridnet.liveObjects() >= before + 20_000, "all are alive while referenced");
+    assertTrue(Hybridnet.nativeLiveHandles() >= nativeBefore + 20_000, "and so are their handles");
+    forgotten = null;
     long after = TestSupport.gcUntilLive(before, 20_000);
     assertTrue(after <= before, "the Cleaner freed them: live " + after + ", before " + before);
     assertEquals(nativeBefore, Hybridnet.nativeLiveHandles(), "the native handles are freed");

@@ -1,0 +1,199 @@
+"""Serving an export (ours or real MXNet's): Model (graph + weights, immutable, shared by any
+number of threads) and Predictor (runs it; one per thread).
+
+    model = hybridnet.Model.load("my_mlp", 0)
+    predictor = model.predictor()
+    y = predictor(x)              # numpy in, numpy out; other batch sizes re-plan once
+"""
+import threading
+
+import numpy as np
+
+from ._ffi import NULL, ffi, lib
+from .base import (DTYPE_FROM_NUMPY, DTYPE_TO_NUMPY, c_str, check, dtype_code, error, py_str,
+                   raise_error)
+
+__all__ = ["Model", "Predictor"]
+
+_set_input = lib.hn_predictor_set_input
+_forward = lib.hn_predictor_forward
+_get_output = lib.hn_predictor_get_output
+_from_buffer = ffi.from_buffer
+
+
+def _names(getter, handle):
+    names, count = ffi.new("char***"), ffi.new("size_t*")
+    check(getter(handle, names, count))
+    return [py_str(names[0][i]) for i in range(count[0])]
+
+
+class Model:
+    """A loaded model: immutable and thread-safe."""
+
+    def __init__(self, handle):
+        self._h = ffi.gc(handle, lib.hn_model_free)
+        self.input_names = _names(lib.hn_model_input_names, self._h)
+        self.output_names = _names(lib.hn_model_output_names, self._h)
+
+    @classmethod
+    def load(cls, prefix, epoch=0):
+        """PREFIX-symbol.json + PREFIX-EEEE.params, as MXNet's export writes them."""
+        out = ffi.new("hn_model**")
+        check(lib.hn_model_load(c_str(prefix), int(epoch), out))
+        return cls(out[0])
+
+    @classmethod
+    def from_memory(cls, symbol_json, params=b""):
+        """A model from the symbol JSON text and the bytes of a .params file."""
+        json_bytes = c_str(symbol_json)
+        params = bytes(params)
+        out = ffi.new("hn_model**")
+        check(lib.hn_model_load_from_memory(json_bytes, len(json_bytes), params or NULL,
+                                            len(params), out))
+        return cls(out[0])
+
+    @property
+    def symbol(self):
+        from .symbol.symbol import _wrap
+
+        out = ffi.new("hn_symbol**")
+        check(lib.hn_model_symbol(self._h, out))
+        return _wrap(out[0])
+
+    def predictor(self):
+        """A new Predictor of this model (one per thread; they share the weights)."""
+        return Predictor(self)
+
+    def __repr__(self):
+        return f"<Model inputs={self.input_names} outputs={self.output_names}>"
+
+
+class Predictor:
+    """Runs a Model: predictor(x) or predictor(data=x) with numpy arrays (or anything
+    numpy.asarray takes) gives the output as a numpy array (a list for several outputs).
+    Use one predictor per thread (Model.predictor() or clone()); a predictor used by two threads
+    at once raises instead of corrupting its state."""
+
+    def __init__(self, model, _handle=None):
+        self.model = model
+        if _handle is None:
+            out = ffi.new("hn_predictor**")
+            check(lib.hn_predictor_create(model._h, out))
+            _handle = out[0]
+        self._p = ffi.gc(_handle, lib.hn_predictor_free)
+        self._lock = threading.Lock()
+        self._inputs = [ffi.new("char[]", c_str(n)) for n in model.input_names]
+        self._index = {n: i for i, n in enumerate(model.input_names)}
+        self._outputs = {}  # input shapes and dtypes -> [(shape, dtype, nbytes)] of the outputs
+        self._shapes = {}   # input shape -> its C array
+        self._fast = {}     # (shape, dtype) of a lone input -> what its fast path passes
+        self._last = (None, None, None)  # the last (shape, dtype, fast) used
+        self._input0 = self._inputs[0] if self._inputs else NULL
+
+    def clone(self):
+        """A predictor of the same model for another thread (weights shared)."""
+        out = ffi.new("hn_predictor**")
+        check(lib.hn_predictor_clone(self._p, out))
+        return Predictor(self.model, out[0])
+
+    def _set(self, index, x):
+        if type(x) is not np.ndarray:
+            x = np.asarray(x, dtype=np.float32 if not hasattr(x, "dtype") else None)
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+        try:
+            code = DTYPE_FROM_NUMPY[x.dtype]
+        except KeyError:
+            code = dtype_code(x.dtype)
+        shape = x.shape
+        dims = self._shapes.get(shape)
+        if dims is None:
+            dims = self._shapes[shape] = ffi.new("int64_t[]", list(shape) or [0])
+        check(lib.hn_predictor_set_input(self._p, self._inputs[index], code, dims, len(shape),
+                                         ffi.from_buffer(x) if x.size else NULL, x.nbytes))
+        return shape, code
+
+    def _output_layout(self):
+        count = ffi.new("size_t*")
+        check(lib.hn_predictor_num_outputs(self._p, count))
+        layout = []
+        tensor, dims, ndim, code = ffi.new("hn_tensor**"), ffi.new("int64_t**"), ffi.new("int*"), ffi.new("int*")
+        for i in range(count[0]):
+            check(lib.hn_predictor_output(self._p, i, tensor))
+            try:
+                check(lib.hn_tensor_shape(tensor[0], dims, ndim))
+                check(lib.hn_tensor_dtype(tensor[0], code))
+                shape = tuple(dims[0][j] for j in range(ndim[0]))  # dims live with the tensor
+            finally:
+                lib.hn_tensor_free(tensor[0])
+            dtype = DTYPE_TO_NUMPY[code[0]]
+            layout.append((shape, dtype, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize))
+        return layout
+
+    def __call__(self, *inputs, **named):
+        # The serving case, kept short: one C-contiguous numpy input of a shape seen before and
+        # one output (what the general path below learned about it is in self._fast).
+        if len(inputs) == 1 and not named:
+            x = inputs[0]
+            if type(x) is np.ndarray and x.flags.c_contiguous:
+                last = self._last
+                if x.shape == last[0] and x.dtype is last[1]:  # the same as last time
+                    fast = last[2]
+                else:
+                    fast = self._fast.get((x.shape, x.dtype))
+                    if fast is not None:
+                        self._last = (x.shape, x.dtype, fast)
+                if fast is not None and self._lock.acquire(False):
+                    try:
+                        code, dims, ndim, nbytes, out_shape, out_dtype, out_nbytes = fast
+                        p = self._p
+                        rc = _set_input(p, self._input0, code, dims, ndim, _from_buffer(x), nbytes)
+                        if rc == 0:
+                            rc = _forward(p)
+                        if rc == 0:
+                            y = np.empty(out_shape, out_dtype)
+                            rc = _get_output(p, 0, _from_buffer(y), out_nbytes)
+                        if rc != 0:
+                            raise_error(rc)
+                        return y
+                    finally:
+                        self._lock.release()
+        return self._call(inputs, named)
+
+    def _call(self, inputs, named):
+        if not self._lock.acquire(False):
+            raise error("HN_ERR_INVALID_ARGUMENT", "this Predictor is running on another thread; "
+                        "use one predictor per thread (Model.predictor() or clone())")
+        try:
+            if named:
+                unknown = [k for k in named if k not in self._index]
+                if unknown:
+                    raise error("HN_ERR_NOT_FOUND", f"the model has no input '{unknown[0]}' "
+                                f"(inputs: {', '.join(self.model.input_names)})")
+                ordered = [None] * len(self._inputs)
+                ordered[:len(inputs)] = inputs
+                for k, v in named.items():
+                    ordered[self._index[k]] = v
+                inputs = ordered
+            if len(inputs) > len(self._inputs):
+                raise error("HN_ERR_INVALID_ARGUMENT", f"the model takes {len(self._inputs)} "
+                            f"inputs ({', '.join(self.model.input_names)}), got {len(inputs)}")
+            key = tuple(self._set(i, x) for i, x in enumerate(inputs) if x is not None)
+            check(lib.hn_predictor_forward(self._p))
+            layout = self._outputs.get(key)
+            if layout is None:
+                layout = self._outputs[key] = self._output_layout()
+            results = []
+            for i, (shape, dtype, nbytes) in enumerate(layout):
+                y = np.empty(shape, dtype)
+                if nbytes:
+                    check(lib.hn_predictor_get_output(self._p, i, ffi.from_buffer(y), nbytes))
+                results.append(y)
+            if len(inputs) == 1 and len(layout) == 1 and layout[0][2] and \
+                    isinstance(inputs[0], np.ndarray) and inputs[0].flags.c_contiguous:
+                (x_shape, x_code), = key
+                self._fast[(x_shape, inputs[0].dtype)] = (
+                    x_code, self._shapes[x_shape], len(x_shape), inputs[0].nbytes) + layout[0]
+            return results[0] if len(results) == 1 else results
+        finally:
+            self._lock.release()

@@ -1,0 +1,248 @@
+// The ops MXNet defines for training (src/operator/regression_output-inl.h, svm_output-inl.h,
+// make_loss-inl.h, tensor/elemwise_unary_op_basic.cc's make_loss, loss_binary_op-inl.h), with
+// MXNet's inference forward: the regression outputs and SVMOutput pass data through
+// (LogisticRegressionOutput applies the sigmoid), MakeLoss/make_loss are the identity and
+// softmax_cross_entropy sums -log(softmax(data)[label]) over the batch. Their labels only feed
+// the gradient, except softmax_cross_entropy's.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hybridnet/op.h"
+#include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
+
+namespace hybridnet {
+
+namespace {
+
+struct RegressionParam {
+  float grad_scale = 1.f;
+  static void Declare(ParamDeclarer<RegressionParam>* d) {
+    d->Field("grad_scale", &RegressionParam::grad_scale)
+        .Default(1.f)
+        .Describe("Scales the gradient (training only).");
+  }
+};
+
+struct SVMOutputParam {
+  float margin = 1.f;
+  float regularization_coefficient = 1.f;
+  bool use_linear = false;
+  static void Declare(ParamDeclarer<SVMOutputParam>* d) {
+    d->Field("margin", &SVMOutputParam::margin)
+        .Default(1.f)
+        .Describe("The loss margin (training only).");
+    d->Field("regularization_coefficient", &SVMOutputParam::regularization_coefficient)
+        .Default(1.f)
+        .Describe("Regularization coefficient of the loss (training only).");
+    d->Field("use_linear", &SVMOutputParam::use_linear)
+        .Default(false)
+        .Describe("If true, L1-SVM's gradient, else L2-SVM's (training only).");
+  }
+};
+
+enum class LossNormalization { kBatch, kNull, kValid };
+
+struct MakeLossParam {
+  float grad_scale = 1.f;
+  float valid_thresh = 0.f;
+  LossNormalization normalization = LossNormalization::kNull;
+  static void Declare(ParamDeclarer<MakeLossParam>* d) {
+    d->Field("grad_scale", &MakeLossParam::grad_scale)
+        .Default(1.f)
+        .Describe("Scales the gradient (training only).");
+    d->Field("valid_thresh", &MakeLossParam::valid_thresh)
+        .Default(0.f)
+        .Describe("Elements above it count as valid for normalization=valid (training only).");
+    d->Field("normalization", &MakeLossParam::normalization,
+             {{"batch", LossNormalization::kBatch},
+              {"null", LossNormalization::kNull},
+              {"valid", LossNormalization::kValid}})
+        .Default(LossNormalization::kNull)
+        .Describe("How the gradient is normalized (training only).");
+  }
+};
+
+bool RealDType(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+// Every input and the output share float32 or float64.
+bool RealType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const bool known = ElemwiseType(attrs, in, out);
+  HN_CHECK((*in)[0] == DType::kUnknown || RealDType((*in)[0]), kTypeError)
+      << DescribeNode(attrs) << ": data has dtype " << DTypeName((*in)[0])
+      << "; expected float32 or float64";
+  return known;
+}
+
+// The label is data's shape ((N,) for data (N, 1)), or any shape with data's first dimension
+// and size.
+bool RegressionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> data_only{(*in)[0]};
+  const bool known = ElemwiseShape(attrs, &data_only, out);
+  (*in)[0] = data_only[0];
+  const Shape& data = (*in)[0];
+  Shape& label = (*in)[1];
+  if (!data.IsKnown()) return false;
+  if (label.ndim() == 0) {
+    label = data.ndim() == 2 && data[1] == 1 ? Shape{data[0]} : data;
+  } else if (label.IsKnown()) {
+    HN_CHECK(label[0] == data[0] && label.Size() == data.Size(), kShapeError)
+        << DescribeNode(attrs) << ": label shape " << label << " does not fit data " << data
+        << " (same first dimension and size expected)";
+  } else {
+    internal::AssignShape(attrs, in, 1, data, "input 'label'");
+  }
+  return known && label.IsKnown();
+}
+
+// SVMOutput's label is data's shape without the last axis.
+bool SVMOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> data_only{(*in)[0]};
+  const bool known = ElemwiseShape(attrs, &data_only, out);
+  (*in)[0] = data_only[0];
+  const Shape& data = (*in)[0];
+  if (data.ndim() == 0) return false;
+  HN_CHECK(data.ndim() >= 2, kShapeError)
+      << DescribeNode(attrs) << ": data must have at least 2 dimensions, got " << data;
+  internal::AssignShape(attrs, in, 1, Shape(std::vector<int64_t>(data.begin(), data.end() - 1)),
+                        "input 'label'");
+  return known && (*in)[1].IsKnown();
+}
+
+void CopyData(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+              const std::vector<TBlob>& out) {
+  if (in[0].data != out[0].data)
+    std::memcpy(out[0].data, in[0].data,
+                static_cast<size_t>(in[0].Size()) * DTypeSize(in[0].dtype));
+}
+
+void LogisticCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const int64_t n = in[0].Size();
+  if (in[0].dtype == DType::kFloat64) {
+    const double* x = in[0].ptr<const double>();
+    double* y = out[0].ptr<double>();
+    for (int64_t i = 0; i < n; ++i) y[i] = 1.0 / (1.0 + std::exp(-x[i]));
+  } else {
+    const float* x = in[0].ptr<const float>();
+    float* y = out[0].ptr<float>();
+    for (int64_t i = 0; i < n; ++i) y[i] = 1.f / (1.f + std::exp(-x[i]));
+  }
+}
+
+// ---- softmax_cross_entropy ------------------------------------------------------------------
+
+bool CrossEntropyShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& data = (*in)[0];
+  Shape o = (*out)[0];
+  HN_CHECK(MergeShape(Shape{1}, &o), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " is not (1,)";
+  (*out)[0] = o;
+  if (data.ndim() == 0) return false;
+  HN_CHECK(data.ndim() == 2, kShapeError)
+      << DescribeNode(attrs) << ": data must be (batch, classes), got " << data;
+  internal::AssignShape(attrs, in, 1, Shape{data[0]}, "input 'label'");
+  return data.IsKnown();
+}
+
+// mshadow's Softmax in the data type, then -log of the labelled probability, summed.
+template <typename T>
+void CrossEntropy(const TBlob& data, const TBlob& label, T* out) {
+  const int64_t n = data.shape[0], c = data.shape[1];
+  const T* x = data.ptr<const T>();
+  const T* lab = label.ptr<const T>();
+  T total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T* row = x + i * c;
+    T mx = row[0];
+    for (int64_t j = 1; j < c; ++j) mx = mx < row[j] ? row[j] : mx;
+    T sum = 0;
+    for (int64_t j = 0; j < c; ++j) sum += std::exp(row[j] - mx);
+    // Labels outside [0, C) are clamped (MXNet reads outside the row).
+    const double lv = static_cast<double>(lab[i]);
+    const int64_t k = lv >= static_cast<double>(c - 1) ? c - 1
+                      : lv > 0                         ? static_cast<int64_t>(lv)
+                                                       : 0;
+    total += -std::log(std::exp(row[k] - mx) / sum);
+  }
+  out[0] = total;
+}
+
+void CrossEntropyCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                         const std::vector<TBlob>& out) {
+  if (in[0].dtype == DType::kFloat64) {
+    CrossEntropy<double>(in[0], in[1], out[0].ptr<double>());
+  } else {
+    CrossEntropy<float>(in[0], in[1], out[0].ptr<float>());
+  }
+}
+
+void RegisterRegression(OpRegistry* r, const char* name, const char* description, FCompute f) {
+  r->Register(name)
+      .Describe(description)
+      .SetParam<RegressionParam>()
+      .SetInputNames({"data", "label"})
+      .SetInferShape(RegressionShape)
+      .SetInferType(RealType)
+      .SetCompute(std::move(f))
+      .SetInplace({{0, 0}});
+}
+
+}  // namespace
+
+void RegisterLossOps(OpRegistry* r) {
+  RegisterRegression(r, "LinearRegressionOutput",
+                     "Least-squares regression loss for training; at inference the identity "
+                     "on data (the label is not used).",
+                     CopyData);
+  RegisterRegression(r, "MAERegressionOutput",
+                     "Mean-absolute-error regression loss for training; at inference the "
+                     "identity on data (the label is not used).",
+                     CopyData);
+  RegisterRegression(r, "LogisticRegressionOutput",
+                     "Logistic regression loss for training; at inference sigmoid(data) (the "
+                     "label is not used).",
+                     LogisticCompute);
+
+  r->Register("SVMOutput")
+      .Describe(
+          "Hinge-loss SVM output for training; at inference the identity on data (the "
+          "label, data's shape without the last axis, is not used).")
+      .SetParam<SVMOutputParam>()
+      .SetInputNames({"data", "label"})
+      .SetInferShape(SVMOutputShape)
+      .SetInferType(RealType)
+      .SetCompute(CopyData)
+      .SetInplace({{0, 0}});
+
+  r->Register("MakeLoss")
+      .Describe("Marks data as a loss for training; at inference the identity.")
+      .SetParam<MakeLossParam>()
+      .SetInputNames({"data"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(RealType)
+      .SetCompute(CopyData)
+      .SetIdentityView();
+
+  r->Register("make_loss")
+      .Describe("Marks data as a loss for training (no options); at inference the identity.")
+      .SetInputNames({"data"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(RealType)
+      .SetCompute(CopyData)
+      .SetIdentityView();
+
+  r->Register("softmax_cross_entropy")
+      .Describe(
+          "Cross-entropy of the softmax of data (batch, classes) with integer labels "
+          "(batch,): sum over the batch of -log(softmax(data)[n, label[n]]), shape (1,).")
+      .SetInputNames({"data", "label"})
+      .SetInferShape(CrossEntropyShape)
+      .SetInferType(RealType)
+      .SetCompute(CrossEntropyCompute);
+}
+
+}  // namespace hybridnet

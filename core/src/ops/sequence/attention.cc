@@ -1,0 +1,357 @@
+// The transformer building blocks GluonNLP exports: batch_dot (MXNet src/operator/tensor/
+// dot-inl.h), the interleaved multi-head attention matmuls and div_sqrt_dim (src/operator/
+// contrib/transformer.cc).
+//
+// Interleaved layouts: a self-attention projection (T, N, 3 * H * D) holds, per time step and
+// batch element, H heads of [query | key | value] with D features each; the encoder-decoder
+// keys_values (T, N, 2 * H * D) holds H heads of [key | value]; queries (T, N, H * D). Attention
+// scores are (N * H, Tq, Tk), indexed by n * H + h. Every product goes through OpenBLAS gemm.
+// MXNet's CPU kernels of the interleaved ops take float32 only; batch_dot and div_sqrt_dim
+// also take float64.
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hybridnet/op.h"
+#include "ops/register_ops.h"
+#include "ops/shape/shape_util-inl.h"
+
+namespace hybridnet {
+
+namespace {
+
+// Row-major C = alpha * op(A) * op(B), C of m x n, with leading dimensions.
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.f, c,
+              static_cast<blasint>(ldc));
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0, c,
+              static_cast<blasint>(ldc));
+}
+
+// float32 or float64, one dtype for every input and output (MXNet's real-type kernels).
+bool RealType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const bool known = ElemwiseType(attrs, in, out);
+  for (size_t i = 0; i < in->size(); ++i) {
+    const DType d = (*in)[i];
+    HN_CHECK(d == DType::kUnknown || d == DType::kFloat32 || d == DType::kFloat64, kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName(d)
+        << "; expected float32 or float64";
+  }
+  return known;
+}
+
+template <typename Fn>
+void SwitchReal(DType dtype, Fn&& fn) {
+  if (dtype == DType::kFloat64) {
+    fn(double{});
+  } else {
+    fn(float{});
+  }
+}
+
+// ---- batch_dot ------------------------------------------------------------------------------
+
+enum class StorageType { kCsr, kDefault, kRowSparse };
+
+struct BatchDotParam {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  std::optional<StorageType> forward_stype;
+  static void Declare(ParamDeclarer<BatchDotParam>* d) {
+    d->Field("transpose_a", &BatchDotParam::transpose_a)
+        .Default(false)
+        .Describe("If true, each lhs matrix is transposed before the product.");
+    d->Field("transpose_b", &BatchDotParam::transpose_b)
+        .Default(false)
+        .Describe("If true, each rhs matrix is transposed before the product.");
+    d->Field("forward_stype", &BatchDotParam::forward_stype,
+             {{"csr", StorageType::kCsr},
+              {"default", StorageType::kDefault},
+              {"row_sparse", StorageType::kRowSparse}})
+        .Default(std::nullopt)
+        .Describe("Storage type MXNet would give the output; accepted, the output is dense.");
+  }
+};
+
+bool BatchDotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const BatchDotParam& p = attrs.Param<BatchDotParam>();
+  const Shape& a = (*in)[0];
+  const Shape& b = (*in)[1];
+  if (a.ndim() == 0 || b.ndim() == 0) return false;
+  HN_CHECK(a.ndim() >= 3 && a.ndim() == b.ndim(), kShapeError)
+      << DescribeNode(attrs) << ": lhs " << a << " and rhs " << b
+      << " must have one rank of at least 3";
+  const size_t n = a.ndim();
+  for (size_t i = 0; i + 2 < n; ++i)
+    HN_CHECK(a[i] == b[i] || a[i] == 0 || b[i] == 0, kShapeError)
+        << DescribeNode(attrs) << ": batch dimensions of lhs " << a << " and rhs " << b
+        << " differ";
+  const int64_t m = p.transpose_a ? a[n - 1] : a[n - 2];
+  const int64_t ka = p.transpose_a ? a[n - 2] : a[n - 1];
+  const int64_t kb = p.transpose_b ? b[n - 1] : b[n - 2];
+  const int64_t cols = p.transpose_b ? b[n - 2] : b[n - 1];
+  HN_CHECK(ka == kb || ka == 0 || kb == 0, kShapeError)
+      << DescribeNode(attrs) << ": lhs " << a << " and rhs " << b
+      << " have different reduction dimensions (transpose_a=" << p.transpose_a
+      << ", transpose_b=" << p.transpose_b << ")";
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i + 2 < n; ++i) dims.push_back(a[i] != 0 ? a[i] : b[i]);
+  dims.push_back(m);
+  dims.push_back(cols);
+  internal::AssignShape(attrs, out, 0, Shape(dims), "output");
+  return a.IsKnown() && b.IsKnown();
+}
+
+void BatchDotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const BatchDotParam& p = attrs.Param<BatchDotParam>();
+  const Shape& a = in[0].shape;
+  const Shape& b = in[1].shape;
+  const size_t n = a.ndim();
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < n; ++i) batch *= a[i];
+  const int64_t m = p.transpose_a ? a[n - 1] : a[n - 2];
+  const int64_t k = p.transpose_a ? a[n - 2] : a[n - 1];
+  const int64_t cols = p.transpose_b ? b[n - 2] : b[n - 1];
+  SwitchReal(in[0].dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = in[0].ptr<const T>();
+    const T* y = in[1].ptr<const T>();
+    T* z = out[0].ptr<T>();
+    for (int64_t i = 0; i < batch; ++i)
+      Gemm(p.transpose_a, p.transpose_b, m, cols, k, T{1}, x + i * m * k, a[n - 1],
+           y + i * k * cols, b[n - 1], z + i * m * cols, cols);
+  });
+}
+
+// ---- interleaved attention -----------------------------------------------------------------
+
+struct InterleavedParam {
+  int heads = 0;
+  static void Declare(ParamDeclarer<InterleavedParam>* d) {
+    d->Field("heads", &InterleavedParam::heads)
+        .Required()
+        .Min(1)
+        .Describe("Number of attention heads.");
+  }
+};
+
+// The head size D of a (T, N, parts * H * D) projection, checking its shape.
+int64_t HeadDim(const NodeAttrs& attrs, const Shape& s, int64_t parts, const char* name) {
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  HN_CHECK(s.ndim() == 3, kShapeError)
+      << DescribeNode(attrs) << ": " << name << " must be (seq_len, batch, features), got " << s;
+  HN_CHECK(s[2] == 0 || s[2] % (parts * heads) == 0, kShapeError)
+      << DescribeNode(attrs) << ": the last dimension of " << name << " " << s
+      << " must be a multiple of " << parts << " * heads (" << parts * heads << ")";
+  return s[2] / (parts * heads);
+}
+
+bool SelfAttQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& qkv = (*in)[0];
+  if (qkv.ndim() == 0) return false;
+  HeadDim(attrs, qkv, 3, "queries_keys_values");
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  internal::AssignShape(attrs, out, 0, Shape{qkv[1] * heads, qkv[0], qkv[0]}, "output");
+  return qkv.IsKnown();
+}
+
+bool SelfAttValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& qkv = (*in)[0];
+  if (qkv.ndim() == 0) return false;
+  const int64_t d = HeadDim(attrs, qkv, 3, "queries_keys_values");
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  Shape att = (*in)[1];
+  HN_CHECK(MergeShape(Shape{qkv[1] * heads, qkv[0], qkv[0]}, &att), kShapeError)
+      << DescribeNode(attrs) << ": attention has shape " << (*in)[1] << " but queries_keys_values "
+      << qkv << " needs (" << qkv[1] * heads << ", " << qkv[0] << ", " << qkv[0] << ")";
+  (*in)[1] = att;
+  internal::AssignShape(attrs, out, 0, Shape{qkv[0], qkv[1], heads * d}, "output");
+  return qkv.IsKnown();
+}
+
+bool EncDecQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& q = (*in)[0];
+  const Shape& kv = (*in)[1];
+  if (q.ndim() == 0 || kv.ndim() == 0) return false;
+  const int64_t dq = HeadDim(attrs, q, 1, "queries");
+  const int64_t dk = HeadDim(attrs, kv, 2, "keys_values");
+  HN_CHECK(q[1] == kv[1] && dq == dk, kShapeError)
+      << DescribeNode(attrs) << ": queries " << q << " and keys_values " << kv
+      << " need one batch size and keys_values' last dimension twice queries'";
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  internal::AssignShape(attrs, out, 0, Shape{q[1] * heads, q[0], kv[0]}, "output");
+  return q.IsKnown() && kv.IsKnown();
+}
+
+bool EncDecValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& kv = (*in)[0];
+  const Shape& att = (*in)[1];
+  if (kv.ndim() == 0 || att.ndim() == 0) return false;
+  const int64_t d = HeadDim(attrs, kv, 2, "keys_values");
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  HN_CHECK(att.ndim() == 3 && att[0] == kv[1] * heads && att[2] == kv[0], kShapeError)
+      << DescribeNode(attrs) << ": attention " << att << " must be (batch * heads, "
+      << "query_len, " << kv[0] << ") with batch * heads = " << kv[1] * heads;
+  internal::AssignShape(attrs, out, 0, Shape{att[1], kv[1], heads * d}, "output");
+  return kv.IsKnown() && att.IsKnown();
+}
+
+// scores[k] = (q_k . k_k^T) / sqrt(D) for every k = n * H + h; q rows step by q_step elements
+// over time, k rows by k_step.
+template <typename T>
+void ScoresQK(const T* q, int64_t q_step, const T* keys, int64_t k_step, int64_t part_stride_q,
+              int64_t part_stride_k, int64_t batches, int64_t tq, int64_t tk, int64_t d, T* out) {
+  const T scale = T{1} / std::sqrt(static_cast<T>(d));
+  for (int64_t k = 0; k < batches; ++k)
+    Gemm(false, true, tq, tk, d, scale, q + k * part_stride_q, q_step, keys + k * part_stride_k,
+         k_step, out + k * tq * tk, tk);
+}
+
+// out[t, k, :] = sum_j att[k, t, j] * v[j, k, :].
+template <typename T>
+void WeightedValues(const T* att, const T* v, int64_t v_step, int64_t part_stride_v,
+                    int64_t batches, int64_t tq, int64_t tk, int64_t d, T* out) {
+  for (int64_t k = 0; k < batches; ++k)
+    Gemm(false, false, tq, d, tk, T{1}, att + k * tq * tk, tk, v + k * part_stride_v, v_step,
+         out + k * d, batches * d);
+}
+
+void SelfAttQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  const Shape& s = in[0].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  const float* qkv = in[0].ptr<const float>();
+  ScoresQK(qkv, s[1] * s[2], qkv + d, s[1] * s[2], 3 * d, 3 * d, batches, s[0], s[0], d,
+           out[0].ptr<float>());
+}
+
+void SelfAttValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                          const std::vector<TBlob>& out) {
+  const Shape& s = in[0].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  WeightedValues(in[1].ptr<const float>(), in[0].ptr<const float>() + 2 * d, s[1] * s[2], 3 * d,
+                 batches, s[0], s[0], d, out[0].ptr<float>());
+}
+
+void EncDecQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const Shape& q = in[0].shape;
+  const Shape& kv = in[1].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = q[2] / heads, batches = q[1] * heads;
+  ScoresQK(in[0].ptr<const float>(), q[1] * q[2], in[1].ptr<const float>(), kv[1] * kv[2], d, 2 * d,
+           batches, q[0], kv[0], d, out[0].ptr<float>());
+}
+
+void EncDecValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                         const std::vector<TBlob>& out) {
+  const Shape& kv = in[0].shape;
+  const Shape& att = in[1].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = kv[2] / (2 * heads), batches = kv[1] * heads;
+  WeightedValues(in[1].ptr<const float>(), in[0].ptr<const float>() + d, kv[1] * kv[2], 2 * d,
+                 batches, att[1], kv[0], d, out[0].ptr<float>());
+}
+
+// ---- div_sqrt_dim ---------------------------------------------------------------------------
+
+bool DivSqrtDimShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const bool known = ElemwiseShape(attrs, in, out);
+  HN_CHECK((*in)[0].ndim() != 0 || !known, kShapeError)
+      << DescribeNode(attrs) << ": data must have at least one dimension";
+  return known;
+}
+
+void DivSqrtDimCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                       const std::vector<TBlob>& out) {
+  const Shape& s = in[0].shape;
+  SwitchReal(in[0].dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T root = std::sqrt(static_cast<T>(s[s.ndim() - 1]));
+    const T* x = in[0].ptr<const T>();
+    T* y = out[0].ptr<T>();
+    const int64_t n = in[0].Size();
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] / root;
+  });
+}
+
+}  // namespace
+
+void RegisterAttentionOps(OpRegistry* r) {
+  r->Register("batch_dot")
+      .Describe(
+          "Batched matrix product: for lhs (B..., M, K) and rhs (B..., K, N) (after the "
+          "optional transposes of each matrix) out[b] = lhs[b] . rhs[b], (B..., M, N).")
+      .SetParam<BatchDotParam>()
+      .SetInputNames({"lhs", "rhs"})
+      .SetInferShape(BatchDotShape)
+      .SetInferType(RealType)
+      .SetCompute(BatchDotCompute);
+
+  r->Register("_contrib_interleaved_matmul_selfatt_qk")
+      .Describe(
+          "Self-attention scores from an interleaved (T, N, 3 * H * D) projection: "
+          "out[n * H + h] = q . k^T / sqrt(D), (N * H, T, T).")
+      .SetParam<InterleavedParam>()
+      .SetInputNames({"queries_keys_values"})
+      .SetInferShape(SelfAttQKShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(SelfAttQKCompute);
+
+  r->Register("_contrib_interleaved_matmul_selfatt_valatt")
+      .Describe(
+          "Applies self-attention weights (N * H, T, T) to the values of an interleaved "
+          "(T, N, 3 * H * D) projection, giving (T, N, H * D).")
+      .SetParam<InterleavedParam>()
+      .SetInputNames({"queries_keys_values", "attention"})
+      .SetInferShape(SelfAttValAttShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(SelfAttValAttCompute);
+
+  r->Register("_contrib_interleaved_matmul_encdec_qk")
+      .Describe(
+          "Encoder-decoder attention scores: queries (Tq, N, H * D) against the keys of "
+          "an interleaved (Tk, N, 2 * H * D) projection: q . k^T / sqrt(D), "
+          "(N * H, Tq, Tk).")
+      .SetParam<InterleavedParam>()
+      .SetInputNames({"queries", "keys_values"})
+      .SetInferShape(EncDecQKShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(EncDecQKCompute);
+
+  r->Register("_contrib_interleaved_matmul_encdec_valatt")
+      .Describe(
+          "Applies encoder-decoder attention weights (N * H, Tq, Tk) to the values of an "
+          "interleaved (Tk, N, 2 * H * D) projection, giving (Tq, N, H * D).")
+      .SetParam<InterleavedParam>()
+      .SetInputNames({"keys_values", "attention"})
+      .SetInferShape(EncDecValAttShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(EncDecValAttCompute);
+
+  r->Register("_contrib_div_sqrt_dim")
+      .Describe("Divides data by the square root of its last dimension.")
+      .SetInputNames({"data"})
+      .SetInferShape(DivSqrtDimShape)
+      .SetInferType(RealType)
+      .SetCompute(DivSqrtDimCompute)
+      .SetInplace({{0, 0}});
+}
+
+}  // namespace hybridnet

@@ -1,0 +1,289 @@
+// Conformance cases for the training-only ops at inference (regression outputs, SVMOutput,
+// MakeLoss, make_loss, softmax_cross_entropy) and the legacy forms BatchNorm_v1,
+// Convolution_v1, Pooling_v1 and _contrib_SyncBatchNorm, against plain-loop references.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "conformance.h"
+#include "reference_helpers.h"
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+RefFn FirstInput(std::function<double(double)> f) {
+  return [f](const std::vector<RefTensor>& in) {
+    RefTensor out = in[0];
+    for (int64_t i = 0; i < out.size(); ++i) out[i] = f(in[0][i]);
+    return std::vector<RefTensor>{out};
+  };
+}
+
+double Same(double x) { return x; }
+
+RefFn CrossEntropyRef() {
+  return [](const std::vector<RefTensor>& in) {
+    const int64_t n = in[0].shape[0], c = in[0].shape[1];
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < c; ++j) mx = std::max(mx, in[0][i * c + j]);
+      for (int64_t j = 0; j < c; ++j) sum += std::exp(in[0][i * c + j] - mx);
+      const int64_t k = static_cast<int64_t>(in[1][i]);
+      total += -(in[0][i * c + k] - mx - std::log(sum));
+    }
+    RefTensor out{Shape{1}};
+    out[0] = total;
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// Inference BatchNorm over axis 1 with the moving statistics (inputs 3 and 4).
+RefFn BatchNormRef(bool fix_gamma, double eps) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    const int64_t c = s[1];
+    int64_t inner = 1;
+    for (size_t i = 2; i < s.ndim(); ++i) inner *= s[i];
+    RefTensor out{s};
+    for (int64_t i = 0; i < out.size(); ++i) {
+      const int64_t ch = (i / inner) % c;
+      const double g = fix_gamma ? 1.0 : in[1][ch];
+      out[i] = (in[0][i] - in[3][ch]) / std::sqrt(in[4][ch] + F32(eps)) * g + in[2][ch];
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// 2-D convolution, NCHW, stride 1, pad p, with bias.
+RefFn ConvRef(int64_t pad) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& x = in[0].shape;
+    const Shape& w = in[1].shape;
+    const int64_t oh = x[2] + 2 * pad - w[2] + 1, ow = x[3] + 2 * pad - w[3] + 1;
+    RefTensor out{Shape{x[0], w[0], oh, ow}};
+    for (int64_t n = 0; n < x[0]; ++n)
+      for (int64_t f = 0; f < w[0]; ++f)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            double acc = in[2][f];
+            for (int64_t ch = 0; ch < x[1]; ++ch)
+              for (int64_t a = 0; a < w[2]; ++a)
+                for (int64_t b = 0; b < w[3]; ++b) {
+                  const int64_t r = i + a - pad, q = j + b - pad;
+                  if (r < 0 || q < 0 || r >= x[2] || q >= x[3]) continue;
+                  acc += in[0][((n * x[1] + ch) * x[2] + r) * x[3] + q] *
+                         in[1][((f * w[1] + ch) * w[2] + a) * w[3] + b];
+                }
+            out[((n * w[0] + f) * oh + i) * ow + j] = acc;
+          }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// 2-D max or average (padding counted) pooling, square kernel k, stride st, pad p, valid.
+RefFn PoolRef(bool max, int64_t k, int64_t st, int64_t pad) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& x = in[0].shape;
+    const int64_t oh = (x[2] + 2 * pad - k) / st + 1, ow = (x[3] + 2 * pad - k) / st + 1;
+    RefTensor out{Shape{x[0], x[1], oh, ow}};
+    for (int64_t nc = 0; nc < x[0] * x[1]; ++nc)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = max ? -INFINITY : 0.0;
+          for (int64_t a = 0; a < k; ++a)
+            for (int64_t b = 0; b < k; ++b) {
+              const int64_t r = i * st + a - pad, q = j * st + b - pad;
+              if (r < 0 || q < 0 || r >= x[2] || q >= x[3]) continue;
+              const double v = in[0][(nc * x[2] + r) * x[3] + q];
+              acc = max ? std::max(acc, v) : acc + v;
+            }
+          out[(nc * oh + i) * ow + j] = max ? acc : acc / static_cast<double>(k * k);
+        }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+HN_CONFORMANCE_CASES(Loss) {
+  cases->push_back(Case("LinearRegressionOutput", {}, {{4, 3}, {4, 3}}, FirstInput(Same)));
+  cases->push_back(Case("LinearRegressionOutput", {{"grad_scale", "2"}}, {{4, 1}, {4}},
+                        FirstInput(Same), "column"));
+  cases->push_back(Case("MAERegressionOutput", {}, {{2, 3, 2}, {2, 3, 2}}, FirstInput(Same)));
+  cases->push_back(Case("LogisticRegressionOutput", {}, {{4, 3}, {4, 3}},
+                        FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); })));
+  cases->push_back(
+      WithDTypes(Case("LogisticRegressionOutput", {}, {{5, 1}, {5}},
+                      FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); }), "float64"),
+                 {DType::kFloat64, DType::kFloat64}));
+  cases->push_back(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}}, {{4, 3}, {4}},
+                        FirstInput(Same)));
+  cases->push_back(Case("MakeLoss", {{"normalization", "valid"}, {"valid_thresh", "0.1"}}, {{2, 3}},
+                        FirstInput(Same)));
+  cases->push_back(Case("make_loss", {}, {{2, 3}}, FirstInput(Same)));
+  cases->push_back(WithGen(Case("softmax_cross_entropy", {}, {{4, 5}, {4}}, CrossEntropyRef()),
+                           [](std::mt19937& rng, size_t input, int64_t) {
+                             if (input == 1)
+                               return static_cast<double>(
+                                   std::uniform_int_distribution<int>(0, 4)(rng));
+                             return std::uniform_real_distribution<double>(-2, 2)(rng);
+                           }));
+}
+
+HN_ERROR_CASES(Loss) {
+  cases->push_back(Rejected("LinearRegressionOutput", {}, {{4, 3}, {3, 4}}, StatusCode::kShapeError,
+                            {"LinearRegressionOutput(node)", "label"}));
+  cases->push_back(Rejected("SVMOutput", {}, {{4}, {4}}, StatusCode::kShapeError,
+                            {"SVMOutput(node)", "at least 2"}));
+  cases->push_back(Rejected("softmax_cross_entropy", {}, {{2, 3, 4}, {2}}, StatusCode::kShapeError,
+                            {"softmax_cross_entropy(node)", "(batch, classes)"}));
+  cases->push_back(Rejected("MakeLoss", {{"normalization", "all"}}, {{2}},
+                            StatusCode::kInvalidArgument, {"MakeLoss(node)", "normalization"}));
+  cases->push_back(Rejected("make_loss", {}, {{2}}, StatusCode::kTypeError,
+                            {"make_loss(node)", "int32"}, {DType::kInt32}));
+}
+
+HN_CONFORMANCE_CASES(LegacyForms) {
+  // Variances positive, as moving_var is.
+  const InputGen bn_gen = [](std::mt19937& rng, size_t input, int64_t) {
+    return input == 4 ? std::uniform_real_distribution<double>(0.5, 2)(rng)
+                      : std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  cases->push_back(WithGen(
+      Case("BatchNorm_v1", {}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(true, 1e-3)),
+      bn_gen));
+  cases->push_back(
+      WithGen(Case("BatchNorm_v1", {{"fix_gamma", "False"}, {"eps", "0.01"}, {"momentum", "0.8"}},
+                   {{4, 3}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 0.01), "gamma"),
+              bn_gen));
+  cases->push_back(WithGen(
+      Case("_contrib_SyncBatchNorm", {{"key", "bn0"}, {"ndev", "2"}, {"fix_gamma", "False"}},
+           {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 1e-3)),
+      bn_gen));
+  cases->push_back(Case("Convolution_v1",
+                        {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"pad", "(1, 1)"}},
+                        {{1, 2, 5, 4}, {3, 2, 3, 3}, {3}}, ConvRef(1)));
+  cases->push_back(Case("Pooling_v1", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, {{1, 2, 5, 4}},
+                        PoolRef(true, 2, 2, 0)));
+  cases->push_back(
+      Case("Pooling_v1",
+           {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
+           {{2, 1, 5, 5}}, PoolRef(false, 3, 2, 1), "avg"));
+}
+
+HN_ERROR_CASES(LegacyForms) {
+  cases->push_back(Rejected("Pooling_v1", {{"kernel", "(2, 2)"}, {"p_value", "2"}}, {{1, 1, 4, 4}},
+                            StatusCode::kInvalidArgument, {"Pooling_v1(node)", "p_value"}));
+  cases->push_back(Rejected("_contrib_SyncBatchNorm", {}, {{2, 3}, {3}, {3}, {3}, {3}},
+                            StatusCode::kInvalidArgument, {"_contrib_SyncBatchNorm(node)", "key"}));
+  cases->push_back(Rejected("BatchNorm_v1", {{"axis", "1"}}, {{2, 3}, {3}, {3}, {3}, {3}},
+                            StatusCode::kInvalidArgument, {"BatchNorm_v1(node)", "axis"}));
+  cases->push_back(Rejected("Convolution_v1", {{"kernel", "(3, 3)"}, {"num_filter", "2"}},
+                            {{1, 2, 5, 5}, {2, 3, 3, 3}, {2}}, StatusCode::kShapeError,
+                            {"Convolution_v1(node)", "weight"}));
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+// CTC by enumeration: the probability of a label sequence is the sum, over every path of
+// classes of length T whose collapse (merge repeats, drop blanks) is the sequence, of the
+// product of the per-step softmax probabilities.
+RefFn CTCRef(bool blank_first, bool data_lengths, bool label_lengths) {
+  return [=](const std::vector<RefTensor>& in) {
+    const int64_t steps = in[0].shape[0], batch = in[0].shape[1], classes = in[0].shape[2];
+    const int64_t width = in[1].shape[1];
+    const int64_t blank = blank_first ? 0 : classes - 1;
+    RefTensor out{Shape{batch}};
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t t_len = data_lengths ? static_cast<int64_t>(in[2][b]) : steps;
+      std::vector<int64_t> label;
+      const int64_t n = label_lengths ? static_cast<int64_t>(in[data_lengths ? 3 : 2][b]) : width;
+      for (int64_t l = 0; l < n; ++l) {
+        const double v = in[1][b * width + l];
+        if (!label_lengths && v == (blank_first ? 0.0 : -1.0)) break;
+        label.push_back(static_cast<int64_t>(v));
+      }
+      std::vector<std::vector<double>> prob(static_cast<size_t>(t_len));
+      for (int64_t t = 0; t < t_len; ++t) {
+        double sum = 0;
+        for (int64_t c = 0; c < classes; ++c) sum += std::exp(in[0][(t * batch + b) * classes + c]);
+        for (int64_t c = 0; c < classes; ++c)
+          prob[static_cast<size_t>(t)].push_back(std::exp(in[0][(t * batch + b) * classes + c]) /
+                                                 sum);
+      }
+      double total = 0;
+      int64_t paths = 1;
+      for (int64_t t = 0; t < t_len; ++t) paths *= classes;
+      for (int64_t code = 0; code < paths; ++code) {
+        std::vector<int64_t> path;
+        int64_t rest = code;
+        double p = 1;
+        for (int64_t t = 0; t < t_len; ++t) {
+          path.push_back(rest % classes);
+          p *= prob[static_cast<size_t>(t)][static_cast<size_t>(rest % classes)];
+          rest /= classes;
+        }
+        std::vector<int64_t> collapsed;
+        for (size_t t = 0; t < path.size(); ++t)
+          if (path[t] != blank && (t == 0 || path[t] != path[t - 1])) collapsed.push_back(path[t]);
+        if (collapsed == label) total += p;
+      }
+      out[b] = -std::log(total);
+    }
+    return std::vector<RefTensor>{out};
+  };
+}
+
+// Labels of width 2 in [lo, hi]; lengths (inputs 2, 3) from their own ranges.
+InputGen CTCGen(int64_t lo, int64_t hi, int64_t len_lo, int64_t len_hi, bool second_is_labels) {
+  return [=](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 0) return std::uniform_real_distribution<double>(-2, 2)(rng);
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
+    if (input == 3 || second_is_labels)
+      return static_cast<double>(std::uniform_int_distribution<int64_t>(0, 2)(rng));
+    return static_cast<double>(std::uniform_int_distribution<int64_t>(len_lo, len_hi)(rng));
+  };
+}
+
+HN_CONFORMANCE_CASES(CTCLoss) {
+  cases->push_back(WithGen(Case("CTCLoss", {}, {{5, 3, 4}, {3, 2}}, CTCRef(true, false, false)),
+                           CTCGen(0, 3, 0, 0, false)));
+  cases->push_back(WithGen(Case("ctc_loss", {{"blank_label", "last"}}, {{4, 3, 3}, {3, 2}},
+                                CTCRef(false, false, false), "last"),
+                           CTCGen(-1, 1, 0, 0, false)));
+  cases->push_back(
+      WithGen(Case("_contrib_CTCLoss", {{"use_data_lengths", "True"}}, {{5, 2, 3}, {2, 2}, {2}},
+                   CTCRef(true, true, false), "data_lengths"),
+              CTCGen(0, 2, 3, 5, false)));
+  cases->push_back(WithGen(
+      Case("_contrib_ctc_loss",
+           {{"use_data_lengths", "True"}, {"use_label_lengths", "True"}, {"blank_label", "last"}},
+           {{5, 2, 3}, {2, 2}, {2}, {2}}, CTCRef(false, true, true), "lengths"),
+      CTCGen(0, 1, 3, 5, false)));
+  cases->push_back(
+      WithGen(Case("CTCLoss", {{"use_label_lengths", "True"}}, {{4, 3, 3}, {3, 2}, {3}},
+                   CTCRef(true, false, true), "label_lengths"),
+              CTCGen(1, 2, 0, 0, true)));
+}
+
+HN_ERROR_CASES(CTCLoss) {
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3}, {3, 2}}, StatusCode::kShapeError,
+                            {"CTCLoss(node)", "seq_len, batch, classes"}));
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {2, 2}}, StatusCode::kShapeError,
+                            {"CTCLoss(node)", "label"}));
+  cases->push_back(Rejected("CTCLoss", {{"blank_label", "middle"}}, {{5, 3, 4}, {3, 2}},
+                            StatusCode::kInvalidArgument, {"CTCLoss(node)", "blank_label"}));
+  cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {3, 2}}, StatusCode::kTypeError,
+                            {"CTCLoss(node)", "float32"}, {DType::kFloat64, DType::kFloat32}));
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet

@@ -1,0 +1,214 @@
+// Conformance cases for RNN (LSTM, GRU, rnn_relu, rnn_tanh; layers, directions, state outputs,
+// sequence lengths) and _rnn_param_concat, against a plain-loop reference in doubles that reads
+// the packed parameter vector in MXNet's order.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "conformance.h"
+#include "reference_helpers.h"
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+struct RNNSpec {
+  std::string mode;
+  int64_t layers = 1, hidden = 2;
+  bool bidirectional = false, state_outputs = false, lengths = false;
+};
+
+int64_t GatesOf(const std::string& mode) { return mode == "lstm" ? 4 : mode == "gru" ? 3 : 1; }
+
+int64_t ParamSize(const RNNSpec& s, int64_t input) {
+  const int64_t g = GatesOf(s.mode), h = s.hidden, d = s.bidirectional ? 2 : 1;
+  int64_t n = 0;
+  for (int64_t l = 0; l < s.layers; ++l)
+    n += d * (g * h * ((l == 0 ? input : d * h) + h) + 2 * g * h);
+  return n;
+}
+
+double Sig(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+RefFn RNNRef(RNNSpec s) {
+  return [s](const std::vector<RefTensor>& in) {
+    const int64_t T = in[0].shape[0], N = in[0].shape[1], I = in[0].shape[2];
+    const int64_t H = s.hidden, G = GatesOf(s.mode), D = s.bidirectional ? 2 : 1;
+    const bool lstm = s.mode == "lstm";
+    const RefTensor& w = in[1];
+    const RefTensor& hx = in[2];
+    // Offsets of each (layer, direction)'s Wx, Wh, bx, bh in the packed vector.
+    std::vector<int64_t> wx_at, wh_at, bx_at, bh_at;
+    int64_t off = 0;
+    for (int64_t l = 0; l < s.layers; ++l)
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t lin = l == 0 ? I : D * H;
+        wx_at.push_back(off);
+        off += G * H * lin;
+        wh_at.push_back(off);
+        off += G * H * H;
+      }
+    for (int64_t l = 0; l < s.layers; ++l)
+      for (int64_t d = 0; d < D; ++d) {
+        bx_at.push_back(off);
+        off += G * H;
+        bh_at.push_back(off);
+        off += G * H;
+      }
+    RefTensor x = in[0];
+    RefTensor hy{Shape{s.layers * D, N, H}}, cy{Shape{s.layers * D, N, H}};
+    for (int64_t l = 0; l < s.layers; ++l) {
+      const int64_t lin = l == 0 ? I : D * H;
+      RefTensor y{Shape{T, N, D * H}};
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t k = l * D + d;
+        for (int64_t b = 0; b < N; ++b) {
+          const int64_t len = s.lengths ? static_cast<int64_t>(in[lstm ? 4 : 3][b]) : T;
+          std::vector<double> h(static_cast<size_t>(H)), c(static_cast<size_t>(H));
+          for (int64_t j = 0; j < H; ++j) {
+            h[static_cast<size_t>(j)] = hx[(k * N + b) * H + j];
+            if (lstm) c[static_cast<size_t>(j)] = in[3][(k * N + b) * H + j];
+          }
+          for (int64_t step = 0; step < len; ++step) {
+            const int64_t t = d == 1 ? len - 1 - step : step;
+            // Pre-activations of each gate row r: input part and hidden part.
+            std::vector<double> xi(static_cast<size_t>(G * H)), hh(static_cast<size_t>(G * H));
+            for (int64_t r = 0; r < G * H; ++r) {
+              double a = w[bx_at[static_cast<size_t>(k)] + r];
+              for (int64_t q = 0; q < lin; ++q)
+                a += w[wx_at[static_cast<size_t>(k)] + r * lin + q] * x[(t * N + b) * lin + q];
+              double e = w[bh_at[static_cast<size_t>(k)] + r];
+              for (int64_t q = 0; q < H; ++q)
+                e += w[wh_at[static_cast<size_t>(k)] + r * H + q] * h[static_cast<size_t>(q)];
+              xi[static_cast<size_t>(r)] = a;
+              hh[static_cast<size_t>(r)] = e;
+            }
+            std::vector<double> nh(static_cast<size_t>(H));
+            for (int64_t j = 0; j < H; ++j) {
+              auto gate = [&](int64_t gi) {
+                return xi[static_cast<size_t>(gi * H + j)] + hh[static_cast<size_t>(gi * H + j)];
+              };
+              const size_t u = static_cast<size_t>(j);
+              if (lstm) {
+                c[u] = Sig(gate(1)) * c[u] + Sig(gate(0)) * std::tanh(gate(2));
+                nh[u] = Sig(gate(3)) * std::tanh(c[u]);
+              } else if (s.mode == "gru") {
+                const double rg = Sig(gate(0)), zg = Sig(gate(1));
+                const double ng = std::tanh(xi[static_cast<size_t>(2 * H + j)] +
+                                            rg * hh[static_cast<size_t>(2 * H + j)]);
+                nh[u] = (1 - zg) * ng + zg * h[u];
+              } else if (s.mode == "rnn_relu") {
+                nh[u] = std::max(0.0, gate(0));
+              } else {
+                nh[u] = std::tanh(gate(0));
+              }
+            }
+            h = nh;
+            for (int64_t j = 0; j < H; ++j)
+              y[(t * N + b) * D * H + d * H + j] = h[static_cast<size_t>(j)];
+          }
+          for (int64_t j = 0; j < H; ++j) {
+            hy[(k * N + b) * H + j] = h[static_cast<size_t>(j)];
+            cy[(k * N + b) * H + j] = c[static_cast<size_t>(j)];
+          }
+        }
+      }
+      x = y;
+    }
+    std::vector<RefTensor> outs{x};
+    if (s.state_outputs) {
+      outs.push_back(hy);
+      if (lstm) outs.push_back(cy);
+    }
+    return outs;
+  };
+}
+
+OpCase RNNCase(RNNSpec s, int64_t T, int64_t N, int64_t I, std::string note) {
+  AttrDict attrs{{"mode", s.mode},
+                 {"state_size", std::to_string(s.hidden)},
+                 {"num_layers", std::to_string(s.layers)}};
+  if (s.bidirectional) attrs["bidirectional"] = "True";
+  if (s.state_outputs) attrs["state_outputs"] = "True";
+  if (s.lengths) attrs["use_sequence_length"] = "True";
+  const int64_t D = s.bidirectional ? 2 : 1;
+  std::vector<Shape> shapes{{T, N, I}, {ParamSize(s, I)}, {s.layers * D, N, s.hidden}};
+  if (s.mode == "lstm") shapes.push_back({s.layers * D, N, s.hidden});
+  if (s.lengths) shapes.push_back({N});
+  OpCase c = Case("RNN", attrs, shapes, RNNRef(s), note);
+  const size_t len_input = shapes.size() - 1;
+  c.gen = [s, T, len_input](std::mt19937& rng, size_t input, int64_t) {
+    if (s.lengths && input == len_input)
+      return static_cast<double>(std::uniform_int_distribution<int64_t>(1, T)(rng));
+    return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  };
+  if (s.lengths) {
+    c.dtypes = std::vector<DType>(shapes.size(), DType::kFloat32);
+    c.dtypes.back() = DType::kInt32;
+    c = NotInMXNet(c,
+                   "MXNet's CPU RNN rejects use_sequence_length (cuDNN only); cuDNN's "
+                   "semantics, checked against the reference");
+  }
+  return c;
+}
+
+HN_CONFORMANCE_CASES(RNN) {
+  cases->push_back(RNNCase({"lstm", 1, 3, false, false, false}, 4, 2, 3, "lstm"));
+  cases->push_back(RNNCase({"lstm", 2, 3, true, true, false}, 5, 2, 4, "lstm_2layer_bi_states"));
+  cases->push_back(RNNCase({"gru", 1, 4, false, true, false}, 4, 3, 2, "gru_states"));
+  cases->push_back(RNNCase({"gru", 2, 2, true, false, false}, 3, 2, 3, "gru_2layer_bi"));
+  cases->push_back(RNNCase({"rnn_relu", 2, 3, false, true, false}, 4, 2, 3, "relu_2layer"));
+  cases->push_back(RNNCase({"rnn_tanh", 1, 3, true, true, false}, 4, 2, 2, "tanh_bi"));
+  cases->push_back(RNNCase({"lstm", 1, 2, true, true, true}, 5, 3, 2, "lstm_lengths"));
+  cases->push_back(RNNCase({"gru", 2, 2, false, true, true}, 4, 3, 2, "gru_lengths"));
+  // p only acts in training: inference is unchanged.
+  OpCase dropout = RNNCase({"lstm", 2, 2, false, false, false}, 3, 2, 2, "dropout");
+  dropout.attrs["p"] = "0.3";
+  cases->push_back(dropout);
+  OpCase f64 = RNNCase({"rnn_tanh", 1, 2, false, true, false}, 3, 2, 2, "float64");
+  f64.dtypes = std::vector<DType>(3, DType::kFloat64);
+  cases->push_back(f64);
+
+  cases->push_back(Case("_rnn_param_concat", {{"num_args", "3"}, {"dim", "0"}}, {{6}, {4}, {3}},
+                        [](const std::vector<RefTensor>& in) {
+                          RefTensor out{Shape{13}};
+                          int64_t k = 0;
+                          for (const RefTensor& t : in)
+                            for (int64_t i = 0; i < t.size(); ++i) out[k++] = t[i];
+                          return std::vector<RefTensor>{out};
+                        }));
+}
+
+HN_ERROR_CASES(RNN) {
+  cases->push_back(Rejected(
+      "RNN", {{"mode", "lstm"}, {"state_size", "2"}, {"num_layers", "1"}, {"projection_size", "2"}},
+      {{3, 2, 2}, {48}, {1, 2, 2}, {1, 2, 2}}, StatusCode::kInvalidArgument,
+      {"RNN(node)", "projection_size", "cuDNN"}));
+  cases->push_back(Rejected("RNN",
+                            {{"mode", "lstm"},
+                             {"state_size", "2"},
+                             {"num_layers", "1"},
+                             {"lstm_state_clip_min", "-1"},
+                             {"lstm_state_clip_max", "1"}},
+                            {{3, 2, 2}, {48}, {1, 2, 2}, {1, 2, 2}}, StatusCode::kInvalidArgument,
+                            {"RNN(node)", "clip"}));
+  cases->push_back(Rejected(
+      "RNN", {{"mode", "gru"}, {"state_size", "2"}, {"num_layers", "1"}, {"p", "1"}},
+      {{3, 2, 2}, {36}, {1, 2, 2}}, StatusCode::kInvalidArgument, {"RNN(node)", "dropout"}));
+  cases->push_back(Rejected("RNN", {{"mode", "gru"}, {"state_size", "2"}, {"num_layers", "1"}},
+                            {{3, 2, 2}, {35}, {1, 2, 2}}, StatusCode::kShapeError,
+                            {"RNN(node)", "parameters"}));
+  cases->push_back(Rejected("RNN", {{"mode", "rnn_tanh"}, {"state_size", "2"}, {"num_layers", "1"}},
+                            {{3, 2}, {12}, {1, 2, 2}}, StatusCode::kShapeError,
+                            {"RNN(node)", "seq_len, batch, input_size"}));
+  cases->push_back(Rejected("RNN", {{"mode", "rnn_tanh"}, {"state_size", "2"}, {"num_layers", "1"}},
+                            {{3, 2, 2}, {12}, {1, 3, 2}}, StatusCode::kShapeError,
+                            {"RNN(node)", "state"}));
+  cases->push_back(Rejected("RNN", {{"mode", "cell"}, {"state_size", "2"}, {"num_layers", "1"}},
+                            {{3, 2, 2}, {12}, {1, 2, 2}}, StatusCode::kInvalidArgument,
+                            {"RNN(node)", "mode"}));
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet
