@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "hybridnet/symbol.h"
 #include "common/test_util.h"
@@ -322,6 +326,28 @@ TEST(ParamsTest, SavesAndLoadsFiles) {
   EXPECT_NE(std::string(missing.what()).find("/nonexistent/dir/model.params"), std::string::npos);
   EXPECT_EQ(ErrorOf([&] { SaveNDArrayList("/nonexistent/dir/model.params", list); }).code(),
             StatusCode::kIOError);
+}
+
+// A pipe has no size: the loader reads it on in blocks (several here: the file is 3 MB).
+TEST(ParamsTest, LoadsFromAPipe) {
+  const std::string path = std::string(HN_TEST_TMPDIR) + "/params_test_pipe.params";
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  NDArrayList list;
+  list.arrays = {NDArray::Arange(0, 750000).Reshape({1000, 750})};
+  list.names = {"arg:w"};
+  const std::string bytes = SerializeNDArrayList(list);
+  std::thread writer([&] {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  });
+  NDArrayList back = LoadNDArrayList(path);
+  writer.join();
+  std::remove(path.c_str());
+  EXPECT_EQ(back.names, list.names);
+  EXPECT_TRUE(SameBytes(back.arrays[0], list.arrays[0]));
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 // layouts told apart by their first u32: the V1, V2 and V3 magics, or else a V0 ndim.
 
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -228,7 +227,26 @@ NDArrayList ParseNDArrayList(const std::string& bytes, const std::string& source
 NDArrayList LoadNDArrayList(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   HN_CHECK(file.good(), kIOError) << "cannot open '" << path << "' for reading";
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // One read into a buffer of the file's size: reading byte by byte into a growing string cost
+  // a model's load as much again (every doubling copies and faults in fresh pages). A pipe has
+  // no size; it, or a file that grew meanwhile, is read on in blocks.
+  std::string bytes;
+  const std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
+  file.clear();
+  file.seekg(0, std::ios::beg);
+  file.clear();
+  if (size > 0) {
+    bytes.resize(static_cast<size_t>(size));
+    file.read(&bytes[0], size);
+    bytes.resize(static_cast<size_t>(file.gcount()));
+  }
+  constexpr size_t kBlock = size_t{1} << 20;
+  while (file.good()) {
+    const size_t have = bytes.size();
+    bytes.resize(have + kBlock);
+    file.read(&bytes[have], static_cast<std::streamsize>(kBlock));
+    bytes.resize(have + static_cast<size_t>(file.gcount()));
+  }
   HN_CHECK(!file.bad(), kIOError) << "error while reading '" << path << "'";
   return ParseNDArrayList(bytes, path);
 }
