@@ -210,16 +210,37 @@ TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
 }
 
 TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
-  auto net = gluon::model_zoo::GetModel("resnet18_v1", 10);
-  Seed(9);
-  net->Initialize();
-  net->Hybridize();
-  NDArray x = NDArray::RandomUniform({2, 3, 48, 48}, 0.f, 1.f);
+  // ResNet's direct kernels; MobileNet's depthwise kernel and its classifier, a convolution on a
+  // single output position (oneDNN's GEMM kernel).
+  for (const char* name : {"resnet18_v1", "mobilenetv2_1.0"}) {
+    auto net = gluon::model_zoo::GetModel(name, 10);
+    Seed(9);
+    net->Initialize();
+    net->Hybridize();
+    NDArray x = NDArray::RandomUniform({2, 3, 48, 48}, 0.f, 1.f);
+    const int before = GetNumThreads();
+    SetNumThreads(1);
+    NDArray one = (*net)(x);
+    SetNumThreads(2);
+    NDArray two = (*net)(x);
+    SetNumThreads(before);
+    EXPECT_TRUE(BitEqual(one, two)) << name;
+  }
+  // A long reduction on a single output position (PSPNet's and DeepLab's pooled branches: 2048
+  // channels), where the GEMM kernel would split the sums between two threads.
+  Seed(11);
+  Symbol conv = Symbol::Create("Convolution", {Symbol::Var("data")},
+                               {{"kernel", "(1, 1)"}, {"num_filter", "512"}, {"no_bias", "True"}},
+                               "pooled");
+  const std::map<std::string, NDArray> params = {
+      {"pooled_weight", NDArray::RandomNormal({512, 2048, 1, 1})}};
+  GraphExecutor exec(conv, {"data"}, params);
+  NDArray x = NDArray::RandomNormal({1, 2048, 1, 1});
   const int before = GetNumThreads();
   SetNumThreads(1);
-  NDArray one = (*net)(x);
+  NDArray one = exec.Forward({x})[0].Copy();
   SetNumThreads(2);
-  NDArray two = (*net)(x);
+  NDArray two = exec.Forward({x})[0].Copy();
   SetNumThreads(before);
   EXPECT_TRUE(BitEqual(one, two));
 }

@@ -1,6 +1,5 @@
 """What the model golden tests (zoo_golden.py, models_golden.py) share: the error measure, the
 BatchNorm statistics they give MXNet's models, and running hybridnet's side."""
-import os
 import subprocess
 
 import mxnet as mx
@@ -19,11 +18,9 @@ def rel_err(ours, ref):
     return float(np.max(np.abs(ours - ref))) / scale
 
 
-def run(*args, env=None):
-    """Runs a command (with `env` added to the environment); its stdout, or RuntimeError with its
-    stderr."""
-    r = subprocess.run([str(a) for a in args], capture_output=True, text=True,
-                       env=None if env is None else {**os.environ, **env})
+def run(*args):
+    """Runs a command; its stdout, or RuntimeError with its stderr."""
+    r = subprocess.run([str(a) for a in args], capture_output=True, text=True)
     if r.returncode != 0:
         command = " ".join(map(str, args))
         raise RuntimeError(f"{command} failed ({r.returncode}): {r.stderr.strip()}")

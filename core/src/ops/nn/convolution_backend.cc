@@ -47,6 +47,22 @@ void UseBackendThreads() {
   if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
+// OpenMP's thread count on this thread is 1 while it lives (when `active`), then as before.
+class OneThreadWhile {
+ public:
+  explicit OneThreadWhile(bool active) : before_(active ? omp_get_max_threads() : 0) {
+    if (active) omp_set_num_threads(1);
+  }
+  ~OneThreadWhile() {
+    if (before_ > 0) omp_set_num_threads(before_);
+  }
+  OneThreadWhile(const OneThreadWhile&) = delete;
+  OneThreadWhile& operator=(const OneThreadWhile&) = delete;
+
+ private:
+  const int before_;
+};
+
 // Scratch memory for one call on this thread (channel-first data re-laid-out, an output before
 // it is laid back, per-channel post-op values), 64-byte aligned, grown as needed and reused.
 class Scratch {
@@ -143,6 +159,10 @@ struct ConvPrimitive {
   // single output position (batch 1, spatial size 1), where oneDNN takes the per-channel
   // BatchNorm values for a full tensor.
   bool epilogue_after = false;
+  // oneDNN's GEMM kernel splits its reduction between threads (the sums then depend on the
+  // thread count): it runs on one thread, which costs little for the matrix-vector product it
+  // gets (a single output position).
+  bool one_thread = false;
   bool has_bias = false;
   std::string weight_key;
   // The caller's layouts (channel-first or channel-last) and, where the primitive wants another
@@ -241,6 +261,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
           do {
             if (std::strstr(candidate.impl_info_str(), "gemm") != nullptr) {
               pd = candidate;
+              p->one_thread = true;
               break;
             }
           } while (candidate.next_impl());
@@ -476,6 +497,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   std::shared_ptr<const ConvPrimitive> p = Primitives().Get(s);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
   UseBackendThreads();
+  OneThreadWhile one_thread(p->one_thread);
   dnnl::stream& stream = Stream();
   Scratch& scratch = ThreadScratch();
   const dnnl::engine& engine = Engine();

@@ -15,7 +15,9 @@
 // algorithm (see docs/performance.md for the error bound).
 //
 // Thread count: oneDNN runs on OpenMP; SetBackendThreads (hybridnet::SetNumThreads) sets the
-// count every thread's next primitive uses.
+// count every thread's next primitive uses. The results do not depend on it: the kernels used
+// split no reduction between threads, except oneDNN's GEMM one (single output positions), which
+// therefore runs on one thread.
 #pragma once
 
 #include <cstdint>
