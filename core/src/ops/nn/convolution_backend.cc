@@ -550,8 +550,8 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     stream.wait();
     if (a.clip && !p->epilogue_after) {
       // The clip op's own function over the output (oneDNN has no exact equivalent).
-      const size_t count = p->caller_dst_md.get_size() / sizeof(float);
-      for (size_t i = 0; i < count; ++i) a.out[i] = ClipOf(a.out[i], a.clip_min, a.clip_max);
+      ClipInPlace(a.out, static_cast<int64_t>(p->caller_dst_md.get_size() / sizeof(float)),
+                  a.clip_min, a.clip_max);
     }
     if (p->epilogue_after) {
       // In the order the separate ops compute it: BatchNorm, the residual add, relu or clip.

@@ -2,6 +2,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
+#include "ops/nn/activation-inl.h"
 #include "ops/nn/convolution_backend.h"
 
 namespace hybridnet {
@@ -32,6 +35,19 @@ HN_AVX512 Epilogue MakeEpilogue(const DepthwiseArgs& a, int64_t c) {
   return e;
 }
 
+// ClipOf on 16 floats: x > hi ? hi : (x < lo ? lo : x), NaN passing through.
+HN_AVX512 inline __m512 ClipVector(__m512 v, __m512 lo, __m512 hi) {
+  const __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), r, hi);
+}
+
+HN_AVX512 void ClipBlock(float* x, int64_t n, float lo, float hi) {
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, ClipVector(_mm512_loadu_ps(x + i), vlo, vhi));
+  for (; i < n; ++i) x[i] = ClipOf(x[i], lo, hi);
+}
+
 // The separate ops' float operations, in their order: bias, BatchNorm (x * scale + shift),
 // residual add, then relu (x > 0 ? x : 0) or clip (x > hi ? hi : (x < lo ? lo : x)).
 HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
@@ -42,10 +58,7 @@ HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual,
     v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ),
                              _mm512_setzero_ps(), v);
   }
-  if (e.clip) {
-    __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, e.lo, _CMP_LT_OQ), v, e.lo);
-    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, e.hi, _CMP_GT_OQ), r, e.hi);
-  }
+  if (e.clip) v = ClipVector(v, e.lo, e.hi);
   _mm512_storeu_ps(out, v);
 }
 
@@ -115,6 +128,21 @@ HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
 bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
   return avx512 && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
+}
+
+void ClipInPlace(float* x, int64_t n, float lo, float hi) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx512) {
+    for (int64_t i = 0; i < n; ++i) x[i] = ClipOf(x[i], lo, hi);
+    return;
+  }
+  // Blocks of 64 KiB; elementwise, so the thread count does not change the results.
+  constexpr int64_t kBlock = 16384;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for num_threads(BackendThreads()) schedule(static) if (blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    ClipBlock(x + b * kBlock, std::min(kBlock, n - b * kBlock), lo, hi);
+  }
 }
 
 void RunDepthwise3x3(const DepthwiseArgs& a) {

@@ -32,5 +32,9 @@ bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad);
 
 void RunDepthwise3x3(const DepthwiseArgs& a);
 
+/// x[i] = ClipOf(x[i], lo, hi) with the epilogue's vector code (AVX-512 where the CPU has it):
+/// the clip after oneDNN's convolutions, whose own clip maps NaN to lo.
+void ClipInPlace(float* x, int64_t n, float lo, float hi);
+
 }  // namespace internal
 }  // namespace hybridnet
