@@ -108,11 +108,12 @@ def check_text(text, where):
                 parens += 1
             elif c == ")" and parens > 0:
                 parens -= 1
-        # A header whose line ends without "{" (and is not continued) has no body.
-        if pending is not None and "{" not in code and not code.rstrip().endswith(
-                ("(", ",", "extends", "with")) and not re.search(r"\b(extends|with)\s*$", code):
-            stripped = code.strip()
-            if stripped and not stripped.endswith(("(", ",")) and stripped.count("(") <= stripped.count(")"):
+        # A header ending on this line without "{" has no body, unless the next code line
+        # continues it ("extends ...", "with ...", "{").
+        if pending is not None and "{" not in code and code.strip() and parens == 0 \
+                and not re.search(r"\b(extends|with)\s*$|[(,]\s*$", code):
+            following = next((c.strip() for c, _ in lines[i + 1:] if c.strip()), "")
+            if not re.match(r"(extends|with)\b|\{", following):
                 pending = None
     return problems
 
@@ -159,13 +160,25 @@ private[x] object Internal {
 
 /** Documented. */
 sealed trait T
+
+/** Documented, its header on two lines. */
+final class B private (val n: Int)
+    extends T {
+  def missingMember: Int = n
+}
+
+/** Documented. */
+package object pkg {
+  type MissingAlias = Int
+}
 '''
 
 
 def self_test():
     problems = check_text(SAMPLE, "sample")
     print("\n".join(problems))
-    expected = ["def missingDef", "object MissingObject", "val missingVal", "def body"]
+    expected = ["def missingDef", "object MissingObject", "val missingVal", "def body",
+                "type MissingAlias", "def missingMember"]
     found = [e for e in expected if any(e in p for p in problems)]
     if found != expected or len(problems) != len(expected):
         print("FAILED: expected exactly %s" % expected)
