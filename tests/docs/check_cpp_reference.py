@@ -18,6 +18,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from report import finish
+
 SKIPPED_NAMESPACES = {"std"}
 
 
@@ -94,13 +96,8 @@ def main():
     src, work = sys.argv[1:3]
     if len(sys.argv) == 4:
         sys.exit(self_test(src, work))
-    problems = check(src, work)
-    for p in problems:
-        print(p)
-    if problems:
-        print("FAILED: %d public C++ symbols or namespaces without a comment" % len(problems))
-        sys.exit(1)
-    print("ok: every public C++ symbol of core/include is documented")
+    finish(check(src, work), "public C++ symbols or namespaces without a comment",
+           "every public C++ symbol of core/include is documented")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+from report import finish
+
 DEFINITION = re.compile(
     r"^\s*(?P<mods>(?:(?:private|protected)(?:\[\w+\])?\s+|(?:final|sealed|abstract|case|implicit|"
     r"override|lazy)\s+)*)(?:package\s+)?(?P<kind>class|trait|object|def|val|var|type)\s+(?P<name>`[^`]+`|[^\s\[(:=]+)")
@@ -192,13 +194,8 @@ def main():
         sys.exit(self_test())
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    problems = check(sys.argv[1:])
-    for p in problems:
-        print(p)
-    if problems:
-        print("FAILED: %d public Scala definitions without a Scaladoc comment" % len(problems))
-        sys.exit(1)
-    print("ok: every public Scala definition has a Scaladoc comment")
+    finish(check(sys.argv[1:]), "public Scala definitions without a Scaladoc comment",
+           "every public Scala definition has a Scaladoc comment")
 
 
 if __name__ == "__main__":
