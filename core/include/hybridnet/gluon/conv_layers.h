@@ -34,6 +34,7 @@ namespace hybridnet {
 namespace gluon {
 
 /// The keyword arguments of MXNet's convolutions (_Conv): Conv1D/2D/3D and their transposes.
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct ConvOptions {
   HN_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels (required, >= 1)
   HN_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};  ///< required
@@ -111,7 +112,7 @@ using Conv3DTranspose = Conv<3, true>;
 ///@}
 
 /// The keyword arguments of MXNet's pooling layers (MaxPool, AvgPool; the global ones take only
-/// the layout).
+/// the layout). Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct PoolOptions {
   /// The window per spatial dimension.
   HN_LAYER_OPTION(PoolOptions, IntTuple, pool_size) = 2;
@@ -182,6 +183,7 @@ using GlobalAvgPool3D = GlobalPool<3, PoolType::kAvg>;
 ///@}
 
 /// The keyword arguments of MXNet's BatchNorm.
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct BatchNormOptions {
   HN_LAYER_OPTION(BatchNormOptions, int, axis) = 1;  ///< the channel axis
   /// Update rate of the running statistics in training; written to the op's attributes.

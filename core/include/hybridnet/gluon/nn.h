@@ -12,6 +12,7 @@ namespace hybridnet {
 namespace gluon {
 
 /// Dense's keyword arguments (MXNet's names and defaults).
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct DenseOptions {
   HN_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size (required, >= 1)
   /// "" (none), relu, sigmoid, tanh, softrelu, softsign
