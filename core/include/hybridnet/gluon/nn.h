@@ -12,15 +12,18 @@ namespace hybridnet {
 namespace gluon {
 
 /// Dense's keyword arguments (MXNet's names and defaults).
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct DenseOptions {
   HN_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size (required, >= 1)
   /// "" (none), relu, sigmoid, tanh, softrelu, softsign
   HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
+  /// Whether the layer has a bias.
   HN_LAYER_OPTION(DenseOptions, bool, use_bias) = true;
   HN_LAYER_OPTION(DenseOptions, bool, flatten) = true;  ///< collapse all but the first axis
   HN_LAYER_OPTION(DenseOptions, int64_t, in_units) = 0;  ///< 0 = inferred at the first forward
   /// nullptr = the initializer given to Initialize()
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
+  /// The bias's initializer.
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, bias_initializer) = Zero();
 
   /// Calls visit(MXNet name, field, required) for every field: how the C API reads string
@@ -40,18 +43,23 @@ struct DenseOptions {
 /// y = activation(x W^T + b).
 class Dense : public HybridBlock {
  public:
+  /// A Dense layer with these options (kInvalidArgument when units < 1 or in_units < 0); `prefix`
+  /// as in Block's constructor.
   explicit Dense(const DenseOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// Dense(256, "relu"): the usual two arguments, the others at their defaults.
   explicit Dense(int64_t units,
                  const std::string& activation = "",
                  std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
+  /// The weight, (units, in_units).
   const ParameterPtr& weight() const { return weight_; }
+  /// The bias, (units); nullptr without use_bias.
   const ParameterPtr& bias() const { return bias_; }
   /// "Dense(512 -> 256, Activation(relu))", as MXNet prints it.
   std::string ToString() override;
 
  protected:
+  /// "Dense(512 -> 256, Activation(relu))".
   std::string Describe() override;
 
  private:
@@ -64,10 +72,12 @@ class Dense : public HybridBlock {
 /// act_type: relu, sigmoid, tanh, softrelu, softsign. Its prefix alias is the act_type.
 class Activation : public HybridBlock {
  public:
+  /// An activation layer of `act_type`.
   explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
  protected:
+  /// "Activation(relu)".
   std::string Describe() override;
 
  private:
@@ -78,10 +88,12 @@ class Activation : public HybridBlock {
 /// Identity at inference; rate 0 emits _copy as MXNet does.
 class Dropout : public HybridBlock {
  public:
+  /// Drops with probability `rate`, in [0, 1] (kInvalidArgument otherwise).
   explicit Dropout(float rate, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
  protected:
+  /// "Dropout(p = 0.5, axes=())", as MXNet prints it.
   std::string Describe() override;
 
  private:
@@ -89,8 +101,10 @@ class Dropout : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// Collapses every axis but the first: (N, C, H, W) becomes (N, C*H*W).
 class Flatten : public HybridBlock {
  public:
+  /// A Flatten layer.
   explicit Flatten(std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
@@ -101,6 +115,7 @@ class Flatten : public HybridBlock {
 /// Wraps a function of NDArrays; not hybridizable.
 class Lambda : public Block {
  public:
+  /// Wraps `fn` (kInvalidArgument when empty).
   explicit Lambda(std::function<NDArray(const NDArray&)> fn,
                   std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
@@ -112,6 +127,8 @@ class Lambda : public Block {
 /// Wraps a function written with hybridnet::op; hybridizable.
 class HybridLambda : public HybridBlock {
  public:
+  /// Wraps `fn` (kInvalidArgument when empty); it must use only hybridnet::op functions to be
+  /// traceable.
   explicit HybridLambda(std::function<NDArray(const NDArray&)> fn,
                         std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
