@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
 #include "common/test_util.h"
 
@@ -348,6 +350,24 @@ TEST(ParamsTest, LoadsFromAPipe) {
   std::remove(path.c_str());
   EXPECT_EQ(back.names, list.names);
   EXPECT_TRUE(SameBytes(back.arrays[0], list.arrays[0]));
+}
+
+// A directory, and a stream longer than the allocation limit (a device or pipe has no size),
+// are errors naming the path, not an internal error or an unbounded read.
+TEST(ParamsTest, DirectoriesAndEndlessStreamsAreErrors) {
+  const std::string dir = std::string(HN_TEST_TMPDIR) + "/params_test_dir.params";
+  std::filesystem::create_directories(dir);
+  Error is_dir = ErrorOf([&] { LoadNDArrayList(dir); });
+  EXPECT_EQ(is_dir.code(), StatusCode::kIOError);
+  EXPECT_NE(std::string(is_dir.what()).find("is a directory"), std::string::npos) << is_dir.what();
+  std::filesystem::remove(dir);
+
+  const int64_t before = GetLimit(Limit::kMaxAllocationBytes);
+  SetLimit(Limit::kMaxAllocationBytes, 4 << 20);
+  Error endless = ErrorOf([] { LoadNDArrayList("/dev/zero"); });
+  SetLimit(Limit::kMaxAllocationBytes, before);
+  EXPECT_EQ(endless.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(std::string(endless.what()).find("/dev/zero"), std::string::npos) << endless.what();
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // u64 N, N array records, u64 M (0 or N), M names as u64 length + bytes. Records come in four
 // layouts told apart by their first u32: the V1, V2 and V3 magics, or else a V0 ndim.
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "hybridnet/io/params.h"
+#include "hybridnet/limits.h"
 
 namespace hybridnet {
 
@@ -225,17 +227,28 @@ NDArrayList ParseNDArrayList(const std::string& bytes, const std::string& source
 }
 
 NDArrayList LoadNDArrayList(const std::string& path) {
+  std::error_code error;
+  HN_CHECK(!std::filesystem::is_directory(path, error), kIOError)
+      << "'" << path << "' is a directory, not a parameter file";
   std::ifstream file(path, std::ios::binary);
   HN_CHECK(file.good(), kIOError) << "cannot open '" << path << "' for reading";
   // One read into a buffer of the file's size: reading byte by byte into a growing string cost
-  // a model's load as much again (every doubling copies and faults in fresh pages). A pipe has
-  // no size; it, or a file that grew meanwhile, is read on in blocks.
+  // a model's load as much again (every doubling copies and faults in fresh pages). A pipe or a
+  // device has no size; it, or a file that grew meanwhile, is read on in blocks, up to the
+  // allocation limit.
+  const size_t limit = static_cast<size_t>(GetLimit(Limit::kMaxAllocationBytes));
+  auto check_size = [&](size_t bytes) {
+    HN_CHECK(bytes <= limit, kOutOfMemory)
+        << "'" << path << "' holds more than the allocation limit of " << limit << " bytes"
+        << LimitNote(Limit::kMaxAllocationBytes);
+  };
   std::string bytes;
   const std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
   file.clear();
   file.seekg(0, std::ios::beg);
   file.clear();
   if (size > 0) {
+    check_size(static_cast<size_t>(size));
     bytes.resize(static_cast<size_t>(size));
     file.read(&bytes[0], size);
     bytes.resize(static_cast<size_t>(file.gcount()));
@@ -243,6 +256,7 @@ NDArrayList LoadNDArrayList(const std::string& path) {
   constexpr size_t kBlock = size_t{1} << 20;
   while (file.good()) {
     const size_t have = bytes.size();
+    check_size(have + kBlock);
     bytes.resize(have + kBlock);
     file.read(&bytes[have], static_cast<std::streamsize>(kBlock));
     bytes.resize(have + static_cast<size_t>(file.gcount()));
