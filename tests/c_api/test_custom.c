@@ -555,6 +555,24 @@ static void test_conv_layer_kinds(void) {
                 "'alpha' is missing");
   HN_EXPECT_ERR(hn_block_create("BatchNorm", (const char*[]){"axis"}, (const char*[]){"x"}, 1, &bad),
                 HN_ERR_INVALID_ARGUMENT, "'axis'");
+  /* every factory reads its layer's options: family-specific fields and the act_type alias */
+  HN_EXPECT_ERR(hn_block_create("Conv2D",
+                                (const char*[]){"channels", "kernel_size", "output_padding"},
+                                (const char*[]){"4", "3", "1"}, 3, &bad),
+                HN_ERR_INVALID_ARGUMENT, "Conv2D takes no output_padding");
+  HN_EXPECT_ERR(hn_block_create("MaxPool2D", (const char*[]){"count_include_pad"},
+                                (const char*[]){"False"}, 1, &bad),
+                HN_ERR_INVALID_ARGUMENT, "unknown attribute 'count_include_pad'");
+  HN_EXPECT_ERR(hn_block_create("Activation", (const char*[]){"act_type", "activation"},
+                                (const char*[]){"relu", "tanh"}, 2, &bad),
+                HN_ERR_INVALID_ARGUMENT, "give 'activation' or 'act_type', not both");
+  HN_EXPECT_ERR(hn_block_create("PReLU", (const char*[]){"in_channels"}, (const char*[]){"0"}, 1,
+                                &bad),
+                HN_ERR_INVALID_ARGUMENT, "in_channels must be >= 1");
+  HN_EXPECT_ERR(hn_block_create("ELU", (const char*[]){"alpha"}, (const char*[]){"one"}, 1, &bad),
+                HN_ERR_INVALID_ARGUMENT, "ELU: attribute 'alpha'='one'");
+  HN_EXPECT_ERR(hn_block_create("Concurrent", (const char*[]){"dim"}, (const char*[]){"1"}, 1, &bad),
+                HN_ERR_INVALID_ARGUMENT, "unknown attribute 'dim' (accepted: axis, prefix)");
   HN_EXPECT(bad == NULL);
   for (i = 0; i < 8; ++i) hn_block_free(parts[i]);
   hn_block_free(branch);

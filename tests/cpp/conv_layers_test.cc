@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
@@ -34,6 +37,62 @@ std::vector<std::string> OpNames(const Symbol& s) {
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
     if (!g[nid].node->IsVariable()) names.push_back(g[nid].node->name());
   return names;
+}
+
+// The field list the C API reads attributes through is the declaration itself: every field
+// once, in declaration order, with its required flag, for const and mutable options.
+TEST(ConvLayers, ForEachFieldWalksTheDeclaredFields) {
+  std::vector<std::string> names, required;
+  ConvOptions conv = ConvOptions().set_groups(4);
+  ForEachField(conv, [&](const char* name, auto& value, bool is_required) {
+    names.push_back(name);
+    if (is_required) required.push_back(name);
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, int64_t>) {
+      if (names.back() == "groups") value = 8;
+    }
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"channels", "kernel_size", "strides", "padding",
+                                             "output_padding", "dilation", "groups", "layout",
+                                             "activation", "use_bias", "weight_initializer",
+                                             "bias_initializer", "in_channels"}));
+  EXPECT_EQ(required, (std::vector<std::string>{"channels", "kernel_size"}));
+  EXPECT_EQ(conv.groups, 8);  // the visitor gets the field itself
+
+  names.clear();
+  const PoolOptions pool;
+  ForEachField(pool, [&](const char* name, const auto&, bool) { names.push_back(name); });
+  EXPECT_EQ(names, (std::vector<std::string>{"pool_size", "strides", "padding", "ceil_mode",
+                                             "layout", "count_include_pad"}));
+  size_t batch_norm_fields = 0, dense_fields = 0;
+  BatchNormOptions batch_norm;
+  ForEachField(batch_norm, [&](const char*, auto&, bool) { ++batch_norm_fields; });
+  DenseOptions dense;
+  ForEachField(dense, [&](const char*, auto&, bool) { ++dense_fields; });
+  EXPECT_EQ(batch_norm_fields, 11u);
+  EXPECT_EQ(dense_fields, 7u);
+
+  names.clear();
+  required.clear();
+  PReLUOptions prelu;
+  ForEachField(prelu, [&](const char* name, auto&, bool) { names.push_back(name); });
+  LeakyReLUOptions leaky;
+  ForEachField(leaky, [&](const char* name, auto&, bool is_required) {
+    if (is_required) required.push_back(name);
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"alpha_initializer", "in_channels"}));
+  EXPECT_EQ(required, (std::vector<std::string>{"alpha"}));
+}
+
+TEST(ConvLayers, OptionsConstructorsEqualThePositionalOnes) {
+  auto json = [](HybridBlock&& block) { return block(Symbol::Var("data")).ToJSON(); };
+  EXPECT_EQ(json(LeakyReLU(LeakyReLUOptions().set_alpha(0.2), "l_")), json(LeakyReLU(0.2, "l_")));
+  EXPECT_EQ(json(ELU(ELUOptions().set_alpha(0.5), "e_")), json(ELU(0.5, "e_")));
+  EXPECT_EQ(json(Activation(ActivationOptions().set_activation("tanh"), "a_")),
+            json(Activation("tanh", "a_")));
+  EXPECT_EQ(json(Dropout(DropoutOptions().set_rate(0.3f), "d_")), json(Dropout(0.3f, "d_")));
+  PReLU prelu(PReLUOptions().set_in_channels(3), "p_");
+  EXPECT_EQ(prelu.alpha()->shape(), Shape({3}));
+  EXPECT_THROW(LeakyReLU(LeakyReLUOptions().set_alpha(-1)), Error);
 }
 
 TEST(ConvLayers, Conv2DWritesMXNetsAttributesAndDefersInputChannels) {

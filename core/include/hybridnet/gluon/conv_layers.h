@@ -35,8 +35,9 @@ namespace gluon {
 
 /// The keyword arguments of MXNet's convolutions (_Conv): Conv1D/2D/3D and their transposes.
 struct ConvOptions {
-  HN_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels (required, >= 1)
-  HN_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};  ///< required
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels, >= 1
+  HN_REQUIRED_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};
   HN_LAYER_OPTION(ConvOptions, IntTuple, strides) = 1;
   HN_LAYER_OPTION(ConvOptions, IntTuple, padding) = 0;
   /// Transposed convolutions only (MXNet's adj).
@@ -52,6 +53,7 @@ struct ConvOptions {
   HN_LAYER_OPTION(ConvOptions, InitializerPtr, weight_initializer) = {};
   HN_LAYER_OPTION(ConvOptions, InitializerPtr, bias_initializer) = Zero();
   HN_LAYER_OPTION(ConvOptions, int64_t, in_channels) = 0;  ///< 0 = inferred at the first forward
+  HN_LAYER_OPTIONS_END;
 };
 
 /// MXNet's _Conv: Convolution (or Deconvolution) + optional activation. Use Conv1D/2D/3D and
@@ -97,6 +99,7 @@ using Conv3DTranspose = Conv<3, true>;
 /// The keyword arguments of MXNet's pooling layers (MaxPool, AvgPool; the global ones take only
 /// the layout).
 struct PoolOptions {
+  HN_LAYER_OPTIONS_BEGIN;
   HN_LAYER_OPTION(PoolOptions, IntTuple, pool_size) = 2;
   HN_LAYER_OPTION(PoolOptions, IntTuple, strides) = {};  ///< empty (None) = pool_size
   HN_LAYER_OPTION(PoolOptions, IntTuple, padding) = 0;
@@ -104,6 +107,7 @@ struct PoolOptions {
   /// "" = NCW, NCHW or NCDHW by rank
   HN_LAYER_OPTION(PoolOptions, std::string, layout) = {};
   HN_LAYER_OPTION(PoolOptions, bool, count_include_pad) = true;  ///< average pooling only
+  HN_LAYER_OPTIONS_END;
 };
 
 enum class PoolType { kMax, kAvg };
@@ -156,6 +160,7 @@ using GlobalAvgPool3D = GlobalPool<3, PoolType::kAvg>;
 
 /// The keyword arguments of MXNet's BatchNorm.
 struct BatchNormOptions {
+  HN_LAYER_OPTIONS_BEGIN;
   HN_LAYER_OPTION(BatchNormOptions, int, axis) = 1;  ///< the channel axis
   HN_LAYER_OPTION(BatchNormOptions, double, momentum) = 0.9;
   HN_LAYER_OPTION(BatchNormOptions, double, epsilon) = 1e-5;
@@ -167,6 +172,7 @@ struct BatchNormOptions {
   HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, running_mean_initializer) = Zero();
   HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, running_variance_initializer) = One();
   HN_LAYER_OPTION(BatchNormOptions, int64_t, in_channels) = 0;  ///< 0 = inferred
+  HN_LAYER_OPTIONS_END;
 };
 
 /// Batch normalization over `axis`. Parameters gamma, beta (trained; not differentiable when
@@ -190,9 +196,18 @@ class BatchNorm : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// LeakyReLU's keyword argument.
+struct LeakyReLUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(LeakyReLUOptions, double, alpha) = 0;  ///< the slope, >= 0
+  HN_LAYER_OPTIONS_END;
+};
+
 /// y = x > 0 ? x : alpha * x.
 class LeakyReLU : public HybridBlock {
  public:
+  explicit LeakyReLU(const LeakyReLUOptions& options,
+                     std::optional<std::string> prefix = std::nullopt);
   explicit LeakyReLU(double alpha, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
@@ -204,9 +219,18 @@ class LeakyReLU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// PReLU's keyword arguments.
+struct PReLUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(PReLUOptions, InitializerPtr, alpha_initializer) = Constant(0.25f);
+  HN_LAYER_OPTION(PReLUOptions, int64_t, in_channels) = 1;  ///< 1 = one shared slope
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Parametric ReLU: a learned slope per channel (in_channels) or one shared slope (1).
 class PReLU : public HybridBlock {
  public:
+  explicit PReLU(const PReLUOptions& options, std::optional<std::string> prefix = std::nullopt);
   explicit PReLU(InitializerPtr alpha_initializer = Constant(0.25f),
                  int64_t in_channels = 1,
                  std::optional<std::string> prefix = std::nullopt);
@@ -218,9 +242,17 @@ class PReLU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// ELU's keyword argument.
+struct ELUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(ELUOptions, double, alpha) = 1.0;
+  HN_LAYER_OPTIONS_END;
+};
+
 /// y = x > 0 ? x : alpha * (exp(x) - 1).
 class ELU : public HybridBlock {
  public:
+  explicit ELU(const ELUOptions& options, std::optional<std::string> prefix = std::nullopt);
   explicit ELU(double alpha = 1.0, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
@@ -248,10 +280,19 @@ class GELU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// The keyword argument of HybridConcurrent and Concurrent.
+struct ConcurrentOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(ConcurrentOptions, int, axis) = -1;  ///< the axis the outputs are joined on
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Runs every child on the same input and concatenates the outputs along `axis` (one Concat
 /// op, "<prefix>concat<n>").
 class HybridConcurrent : public SequentialOf<HybridBlock> {
  public:
+  explicit HybridConcurrent(const ConcurrentOptions& options,
+                            std::optional<std::string> prefix = std::nullopt);
   explicit HybridConcurrent(int axis = -1, std::optional<std::string> prefix = std::nullopt);
   std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override;
 
@@ -266,6 +307,8 @@ class HybridConcurrent : public SequentialOf<HybridBlock> {
 /// Like HybridConcurrent, for children that are plain Blocks (not hybridizable).
 class Concurrent : public SequentialOf<Block> {
  public:
+  explicit Concurrent(const ConcurrentOptions& options,
+                      std::optional<std::string> prefix = std::nullopt);
   explicit Concurrent(int axis = -1, std::optional<std::string> prefix = std::nullopt);
   std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override;
 

@@ -13,7 +13,8 @@ namespace gluon {
 
 /// Dense's keyword arguments (MXNet's names and defaults).
 struct DenseOptions {
-  HN_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size (required, >= 1)
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size, >= 1
   /// "" (none), relu, sigmoid, tanh, softrelu, softsign
   HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
   HN_LAYER_OPTION(DenseOptions, bool, use_bias) = true;
@@ -22,19 +23,7 @@ struct DenseOptions {
   /// nullptr = the initializer given to Initialize()
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, bias_initializer) = Zero();
-
-  /// Calls visit(MXNet name, field, required) for every field: how the C API reads string
-  /// attributes into these options.
-  template <typename Visitor>
-  void ForEachField(Visitor&& visit) {
-    visit("units", units, true);
-    visit("activation", activation, false);
-    visit("use_bias", use_bias, false);
-    visit("flatten", flatten, false);
-    visit("in_units", in_units, false);
-    visit("weight_initializer", weight_initializer, false);
-    visit("bias_initializer", bias_initializer, false);
-  }
+  HN_LAYER_OPTIONS_END;
 };
 
 /// y = activation(x W^T + b).
@@ -61,9 +50,19 @@ class Dense : public HybridBlock {
   NodeAttrs fc_attrs_;
 };
 
+/// Activation's keyword argument.
+struct ActivationOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  /// relu, sigmoid, tanh, softrelu, softsign (the op's act_type)
+  HN_REQUIRED_LAYER_OPTION(ActivationOptions, std::string, activation) = {};
+  HN_LAYER_OPTIONS_END;
+};
+
 /// act_type: relu, sigmoid, tanh, softrelu, softsign. Its prefix alias is the act_type.
 class Activation : public HybridBlock {
  public:
+  explicit Activation(const ActivationOptions& options,
+                      std::optional<std::string> prefix = std::nullopt);
   explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
@@ -75,9 +74,17 @@ class Activation : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// Dropout's keyword argument (MXNet's axes is not supported).
+struct DropoutOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(DropoutOptions, float, rate) = 0.f;  ///< in [0, 1]
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Identity at inference; rate 0 emits _copy as MXNet does.
 class Dropout : public HybridBlock {
  public:
+  explicit Dropout(const DropoutOptions& options, std::optional<std::string> prefix = std::nullopt);
   explicit Dropout(float rate, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
