@@ -4,7 +4,8 @@
 #   doxygen.sh c   OUT   C API (c_api.h, grouped by its section banners): HTML + XML,
 #                        every undocumented symbol is a warning
 #   doxygen.sh cpp OUT   C++ API (core/include): HTML of every public symbol
-#   doxygen.sh cpp-coverage OUT   the C++ headers again, only to list undocumented symbols
+#   doxygen.sh cpp-coverage OUT   the C++ headers again (XML), every undocumented public symbol
+#                        a warning (tests/docs/check_cpp_reference.py)
 set -euo pipefail
 kind=$1
 out=$2

@@ -15,6 +15,7 @@ mkdir -p "$out"
 import os
 import pkgutil
 import pydoc
+import re
 import sys
 
 import hybridnet
@@ -27,6 +28,8 @@ for name in names:
     try:
         obj, resolved = pydoc.resolve(name)
         page = pydoc.html.page(pydoc.describe(obj), pydoc.html.document(obj, resolved))
+        # pydoc links each module's file in this build's virtualenv: name it within the package.
+        page = re.sub(r'<a href="file:[^"]*">[^<]*/site-packages/([^<]*)</a>', r"\1", page)
     except Exception as e:  # reported, not fatal here: docs.sh fails on any stderr line
         print("pydoc: %s: %s" % (name, e), file=sys.stderr)
         continue

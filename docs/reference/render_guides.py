@@ -20,6 +20,7 @@ GUIDES = ["index", "getting-started", "migrating-from-mxnet", "operators", "perf
           "reliability", "packaging"]
 REFERENCES = [("c/index.html", "C API"), ("cpp/index.html", "C++ API"),
               ("java/index.html", "Java (Javadoc)"), ("scala/index.html", "Scala (Scaladoc)"),
+              ("spark/index.html", "Spark (Scaladoc)"),
               ("r/index.html", "R"), ("python/index.html", "Python")]
 
 STYLE = """

@@ -17,6 +17,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from report import finish
+
 DECLARATION = re.compile(r"HN_API\s+[\w\s\*]*?\b(hn_\w+)\s*\(")
 
 
@@ -110,12 +112,8 @@ def main():
     if len(sys.argv) == 5:
         sys.exit(self_test(src, work))
     problems, count = check(src, library, work)
-    for p in problems:
-        print(p)
-    if problems:
-        print("FAILED: %d problems" % len(problems))
-        sys.exit(1)
-    print("ok: all %d functions of c_api.h are exported, documented and grouped in the reference" % count)
+    finish(problems, "problems",
+           "all %d functions of c_api.h are exported, documented and grouped in the reference" % count)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@
 #include <utility>
 #include <string>
 
+/// The C++ API: tensors (NDArray), the operator registry, symbols and graphs, the executor,
+/// MXNet's file formats, and the Gluon blocks (hybridnet::gluon).
 namespace hybridnet {
 
 /// Error categories; the values are the C API's negative return codes.

@@ -9,6 +9,7 @@
 
 namespace hybridnet {
 
+/// An element type, numbered as MXNet numbers it (kUnknown: not known yet, during inference).
 enum class DType : int32_t {
   kUnknown = -1,
   kFloat32 = 0,
@@ -28,6 +29,7 @@ enum class DType : int32_t {
 
 /// True for every flag 0..12.
 bool IsKnownDType(int32_t flag);
+/// Prints DTypeName(dtype).
 std::ostream& operator<<(std::ostream& os, DType dtype);
 
 /// Bytes per element; throws for kUnknown.
@@ -56,10 +58,12 @@ template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; 
 /// @endcond
 
 /// IEEE half and bfloat16 conversions (round to nearest even).
+///@{
 float HalfToFloat(uint16_t bits);
 uint16_t FloatToHalf(float value);
 float BFloat16ToFloat(uint16_t bits);
 uint16_t FloatToBFloat16(float value);
+///@}
 
 /// Converts `count` elements between any two dtypes (C-style value conversion).
 void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtype, size_t count);

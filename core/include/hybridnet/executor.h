@@ -17,6 +17,7 @@
 
 namespace hybridnet {
 
+/// The plan's optimizations; each can be switched off, e.g. to compare with the plain plan.
 struct ExecutorOptions {
   bool fuse = true;         ///< fold activations into FullyConnected, and similar
   bool plan_memory = true;  ///< reuse intermediate buffers by liveness
@@ -32,6 +33,7 @@ struct ExecutorStats {
   size_t num_plans = 0;          ///< plans made so far (1 + re-plans)
 };
 
+/// Runs a Symbol's forward pass with bound parameters, planned once; see the file comment.
 class GraphExecutor {
  public:
   /// `data_names`: variables fed on each Forward, in that order. `params`: a value for every
@@ -39,7 +41,9 @@ class GraphExecutor {
   GraphExecutor(const Symbol& symbol, std::vector<std::string> data_names,
                 std::map<std::string, NDArray> params, ExecutorOptions options = {});
   ~GraphExecutor();
+  /// Movable, not copyable: it owns its plan and buffers.
   GraphExecutor(GraphExecutor&&) noexcept;
+  /// Move assignment.
   GraphExecutor& operator=(GraphExecutor&&) noexcept;
 
   /// Runs the graph; returns freshly allocated outputs.
@@ -47,8 +51,11 @@ class GraphExecutor {
   /// Runs the graph into `outputs`, reusing their storage when shape and dtype already fit.
   void Forward(const std::vector<NDArray>& data, std::vector<NDArray>* outputs);
 
+  /// The variables Forward takes, in that order.
   const std::vector<std::string>& data_names() const;
+  /// The graph as given to the constructor (before fusion).
   const Symbol& symbol() const;
+  /// Figures of the current plan.
   ExecutorStats stats() const;
 
  private:

@@ -24,6 +24,7 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
 
 /// Sets the number of threads OpenBLAS may use (1 is fastest for small problems on few cores).
 void SetNumThreads(int num_threads);
+/// The number of threads OpenBLAS uses.
 int GetNumThreads();
 
 }  // namespace hybridnet

@@ -13,12 +13,14 @@ namespace hybridnet {
 
 class Shape;
 
+/// The limits a process can set; see the file comment.
 enum class Limit : int {
   kMaxNodes = 0,             ///< nodes in one graph (symbol JSON)
   kMaxRank = 1,              ///< dimensions of one tensor
   kMaxTensorElements = 2,    ///< elements of one tensor
   kMaxAllocationBytes = 3,   ///< bytes of one allocation (tensors, the executor's arena)
 };
+/// The number of Limit values.
 constexpr int kNumLimits = 4;
 
 /// A limit's C name and default.
@@ -29,6 +31,7 @@ struct LimitInfo {
 
 /// The one table of limits: C names and defaults (far above any real model's needs).
 const LimitInfo& DescribeLimit(Limit limit);
+/// The limit's current value. Thread-safe.
 int64_t GetLimit(Limit limit);
 /// Throws kInvalidArgument unless value >= 1. Thread-safe.
 void SetLimit(Limit limit, int64_t value);

@@ -25,11 +25,16 @@ struct Node;
 
 /// One output of a graph node: what a symbolic NDArray stands for.
 struct NodeEntry {
+  /// The node producing the value.
   std::shared_ptr<Node> node;
+  /// Which output of the node.
   uint32_t index = 0;
+  /// For a variable, how many ops had written it before this read (MXNet's entry version);
+  /// 0 otherwise.
   uint32_t version = 0;
 };
 
+/// An n-dimensional array, concrete or symbolic; see the file comment.
 class NDArray {
  public:
   /// A "none" array: no shape, no storage.
@@ -37,8 +42,11 @@ class NDArray {
   /// Uninitialized storage of the given shape.
   explicit NDArray(const Shape& shape, DType dtype = DType::kFloat32);
 
+  /// A new array filled with zeros.
   static NDArray Zeros(const Shape& shape, DType dtype = DType::kFloat32);
+  /// A new array filled with ones.
   static NDArray Ones(const Shape& shape, DType dtype = DType::kFloat32);
+  /// A new array with every element `value`, converted to `dtype`.
   static NDArray Full(const Shape& shape, double value, DType dtype = DType::kFloat32);
   /// Values start, start+step, ... below stop, like numpy.arange.
   static NDArray Arange(double start, double stop, double step = 1.0,
@@ -54,29 +62,41 @@ class NDArray {
   /// Samples from the global generator (see Seed); reproducible for a given seed.
   static NDArray RandomNormal(const Shape& shape, float mean = 0.f, float stddev = 1.f,
                               DType dtype = DType::kFloat32);
+  /// Samples U(low, high) from the global generator (see Seed); reproducible for a given seed.
   static NDArray RandomUniform(const Shape& shape, float low = 0.f, float high = 1.f,
                                DType dtype = DType::kFloat32);
   /// A symbolic value standing for `entry`.
   static NDArray FromEntry(NodeEntry entry);
 
+  /// True for a default-constructed array (no storage and no graph entry).
   bool is_none() const { return !storage_ && !entry_.node; }
+  /// True while tracing: the array stands for a graph entry and holds no values.
   bool is_symbolic() const { return entry_.node != nullptr; }
+  /// The graph entry of a symbolic array (empty for a concrete one).
   const NodeEntry& entry() const { return entry_; }
 
+  /// The shape.
   const Shape& shape() const { return shape_; }
+  /// The element type.
   DType dtype() const { return dtype_; }
+  /// The number of elements.
   int64_t size() const { return shape_.Size(); }
+  /// The bytes of the elements (0 for a symbolic array).
   size_t nbytes() const;
 
   /// Raw element storage. Throws kUntraceable for symbolic arrays and kInvalidArgument for none.
   void* raw_data();
+  /// Read-only raw element storage, with the same errors.
   const void* raw_data() const;
   template <typename T>
+  /// Typed element storage; throws kTypeError when T is not the array's dtype, and like raw_data()
+  /// for symbolic and none arrays.
   T* data() {
     CheckElementType(DTypeOf<T>::value);
     return static_cast<T*>(raw_data());
   }
   template <typename T>
+  /// Read-only typed element storage, checked like the mutable data().
   const T* data() const {
     CheckElementType(DTypeOf<T>::value);
     return static_cast<const T*>(raw_data());
@@ -109,6 +129,7 @@ class NDArray {
   NodeEntry entry_;
 };
 
+/// Prints array.ToString().
 std::ostream& operator<<(std::ostream& os, const NDArray& array);
 
 /// Seeds the global random generator used by NDArray::Random*, initializers and the random

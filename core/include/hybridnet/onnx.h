@@ -21,10 +21,14 @@
 
 namespace hybridnet {
 
+/// The oldest ONNX opset ExportOnnx writes.
 constexpr int kOnnxMinOpset = 13;
+/// The newest ONNX opset ExportOnnx writes.
 constexpr int kOnnxMaxOpset = 21;
+/// The opset used unless OnnxExportOptions::opset says otherwise.
 constexpr int kOnnxDefaultOpset = 17;
 
+/// How ExportOnnx writes the model.
 struct OnnxExportOptions {
   /// ONNX opset of the default domain, kOnnxMinOpset .. kOnnxMaxOpset.
   int opset = kOnnxDefaultOpset;
@@ -36,8 +40,9 @@ struct OnnxExportOptions {
   std::map<std::string, Shape> input_shapes;
   /// Dtypes of data inputs; others use their "__dtype__" attribute, else float32.
   std::map<std::string, DType> input_dtypes;
-  /// ModelProto.graph.name and producer_version.
+  /// ModelProto.graph.name.
   std::string graph_name = "hybridnet";
+  /// ModelProto.producer_version; empty: not written.
   std::string producer_version;
 };
 

@@ -33,13 +33,19 @@ class Symbol;
 /// typed parameter struct, and the graphs a control-flow op runs (MXNet's "subgraphs": _foreach's
 /// loop body, _while_loop's condition and body, _cond's condition and branches).
 struct NodeAttrs {
+  /// The operator; nullptr for a variable (an input or a parameter).
   const Op* op = nullptr;
+  /// The node's name ("fc1"); outputs and error messages use it.
   std::string name;
+  /// The attributes as written in the JSON, strings kept verbatim.
   AttrDict dict;
+  /// The op's parameter struct parsed from `dict` (Op::SetParam); read it with Param<P>().
   std::shared_ptr<const void> parsed;
+  /// The graphs a control-flow op runs, in MXNet's order; empty for other ops.
   std::vector<std::shared_ptr<const Symbol>> subgraphs;
 
   template <typename P>
+  /// The parsed parameter struct; P must be the type the op declared with SetParam.
   const P& Param() const {
     return *static_cast<const P*>(parsed.get());
   }
@@ -47,22 +53,33 @@ struct NodeAttrs {
 
 /// A view of tensor memory handed to kernels.
 struct TBlob {
+  /// First element; the caller owns the memory.
   void* data = nullptr;
+  /// The tensor's shape (C-contiguous layout).
   Shape shape;
+  /// The element type `data` points to.
   DType dtype = DType::kFloat32;
 
   template <typename T>
+  /// `data` as T*; unchecked: kernels dispatch on `dtype` first.
   T* ptr() const {
     return static_cast<T*>(data);
   }
+  /// The number of elements.
   int64_t Size() const { return shape.Size(); }
 };
 
+/// What a kernel is told about the call besides its tensors.
 struct OpContext {
+  /// Training-mode forward (Dropout drops, BatchNorm uses the batch statistics). Eager calls and
+  /// GraphExecutor run inference and leave it false.
   bool is_train = false;
 };
 
+/// Computes an input or output count from the attributes (Concat's num_args, SliceChannel's
+/// num_outputs).
 using FNumInputs = std::function<uint32_t(const NodeAttrs&)>;
+/// Computes input or output names from the attributes.
 using FListNames = std::function<std::vector<std::string>(const NodeAttrs&)>;
 /// Fills unknown shapes in `in` and `out` from known ones. Returns true when every shape is
 /// known afterwards; throws kShapeError on a conflict, naming the op and node.
@@ -88,18 +105,26 @@ struct OnnxMapping {
   /// Every ONNX op the converter may emit (the compatibility table in README.md lists them;
   /// the ONNX tests check that each export uses only these).
   std::vector<std::string> onnx_ops;
+  /// Emits the op's ONNX nodes; empty: the op does not export.
   FOnnxConvert convert;
   /// What does not export, in words ("mode='always' (random at inference)"); empty: everything.
   std::string limits;
 };
 
+/// One operator's declaration: name, attributes, shape and dtype inference, kernel and export.
+/// Registered once with OpRegistry::Register and filled in with the chained setters below.
 class Op {
  public:
+  /// An op called `op_name` with nothing else declared (OpRegistry::Register creates it).
   explicit Op(std::string op_name) : name(std::move(op_name)) {}
 
+  /// MXNet's operator name ("FullyConnected"), as written in the JSON.
   std::string name;
+  /// One sentence on what the op computes (`hybridnet ops` prints it).
   std::string description;
+  /// Other names MXNet accepts for the op (Reshape's "reshape"); OpRegistry::Find resolves them.
   std::vector<std::string> aliases;
+  /// Fixed input count (see NumInputs).
   uint32_t num_inputs = 1;
   FNumInputs get_num_inputs;      ///< overrides num_inputs when set
   uint32_t num_outputs = 1;       ///< outputs the kernel writes (visible)
@@ -110,23 +135,37 @@ class Op {
                                   ///< output0..N-1
   std::vector<uint32_t> mutable_inputs;  ///< inputs that are auxiliary states
   std::string key_var_num_args;   ///< attribute that holds the input count (Concat: num_args)
+  /// The declared attributes (name, type, default, required), for listings and error messages.
   std::vector<FieldInfo> fields;
+  /// Turns the attribute strings into the parameter struct; set by SetParam, empty when the op
+  /// has no attributes.
   std::function<std::shared_ptr<const void>(const AttrDict&)> parse_param;
+  /// Shape inference (see FInferShape).
   FInferShape infer_shape;
+  /// Dtype inference (see FInferType).
   FInferType infer_type;
+  /// The CPU kernel (see FCompute).
   FCompute compute;
   std::vector<std::pair<uint32_t, uint32_t>> inplace;  ///< (input, output) may share memory
   bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
+  /// How the fusion pass may treat the op.
   OpPattern pattern = OpPattern::kOpaque;
   bool internal = false;       ///< created by graph passes only; never written to JSON
   OnnxMapping onnx;            ///< onnx.convert empty: the op does not export to ONNX
 
+  /// Sets `description`. Like every setter below it returns the op, for chaining.
   Op& Describe(std::string text) { description = std::move(text); return *this; }
+  /// Adds an alternative name.
   Op& AddAlias(std::string alias) { aliases.push_back(std::move(alias)); return *this; }
+  /// A fixed input count.
   Op& SetNumInputs(uint32_t n) { num_inputs = n; return *this; }
+  /// An input count that depends on the attributes.
   Op& SetNumInputs(FNumInputs f) { get_num_inputs = std::move(f); return *this; }
+  /// A fixed count of visible outputs.
   Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
+  /// A visible output count that depends on the attributes.
   Op& SetNumOutputs(FNumInputs f) { get_num_outputs = std::move(f); return *this; }
+  /// Visible plus hidden outputs, when the op has hidden ones (see NumTotalOutputs).
   Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
   /// Input names that depend on the attributes (no_bias, act_type, ...); the input count is
   /// their number.
@@ -136,20 +175,30 @@ class Op {
   /// Output names where MXNet gives the op its own (FListOutputNames): Symbol::ListOutputs
   /// appends them to the node name.
   Op& SetOutputNames(FListNames f) { list_output_names = std::move(f); return *this; }
+  /// Marks the inputs at these positions as auxiliary states (BatchNorm's running mean and var).
   Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
+  /// Names the attribute that holds the input count of a variadic op.
   Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
+  /// Sets the shape inference.
   Op& SetInferShape(FInferShape f) { infer_shape = std::move(f); return *this; }
+  /// Sets the dtype inference.
   Op& SetInferType(FInferType f) { infer_type = std::move(f); return *this; }
+  /// Sets the kernel.
   Op& SetCompute(FCompute f) { compute = std::move(f); return *this; }
+  /// Declares (input, output) pairs whose memory the planner may share.
   Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) { inplace = std::move(p); return *this; }
+  /// Declares output 0 a view of input 0's bytes (no kernel call needed).
   Op& SetIdentityView() { identity_view = true; return *this; }
+  /// Sets how the fusion pass may treat the op.
   Op& SetPattern(OpPattern p) { pattern = p; return *this; }
+  /// Marks the op as created by graph passes only (never read from or written to JSON).
   Op& SetInternal() { internal = true; return *this; }
   /// Declares the ONNX export: the ONNX ops emitted, the converter, and any limits in words.
   Op& SetOnnx(std::vector<std::string> onnx_ops, FOnnxConvert convert, std::string limits = "") {
     onnx = OnnxMapping{std::move(onnx_ops), std::move(convert), std::move(limits)};
     return *this;
   }
+  /// Declares the ONNX export from a prepared mapping.
   Op& SetOnnx(OnnxMapping mapping) {
     onnx = std::move(mapping);
     return *this;
@@ -161,9 +210,11 @@ class Op {
   template <typename P>
   Op& SetParam(void (*init)(P*) = nullptr);
 
+  /// The input count for these attributes.
   uint32_t NumInputs(const NodeAttrs& attrs) const {
     return get_num_inputs ? get_num_inputs(attrs) : num_inputs;
   }
+  /// The visible output count for these attributes.
   uint32_t NumOutputs(const NodeAttrs& attrs) const {
     return get_num_outputs ? get_num_outputs(attrs) : num_outputs;
   }
@@ -171,14 +222,20 @@ class Op {
   uint32_t NumTotalOutputs(const NodeAttrs& attrs) const {
     return num_total_outputs ? num_total_outputs : NumOutputs(attrs);
   }
+  /// Input names for these attributes: the declared ones, else "data" for one input and
+  /// "arg0".."argN-1" for several.
   std::vector<std::string> InputNames(const NodeAttrs& attrs) const;
 };
 
+/// Every operator of the build by name; the one table eager calls, graphs, JSON, the C API and the
+/// bindings read.
 class OpRegistry {
  public:
   /// The registry with every op of this build (registered once, thread-safe).
   static const OpRegistry& Global();
 
+  /// Adds the op `name` and returns it to be declared; registering a name twice is an internal
+  /// error.
   Op& Register(const std::string& name);
   /// The op with this name or alias, or nullptr.
   const Op* Find(const std::string& name) const;
@@ -195,6 +252,7 @@ class OpRegistry {
 /// Parses `dict` with the op's parameter declaration. Errors name the op and node:
 /// "FullyConnected(fc1): attribute 'num_hidden'='abc': expected an integer".
 NodeAttrs MakeNodeAttrs(const Op& op, const std::string& node_name, AttrDict dict);
+/// The same, looking the op up by name or alias (kNotFound for an unknown one).
 NodeAttrs MakeNodeAttrs(const std::string& op_name, const std::string& node_name, AttrDict dict);
 
 /// "Op(node)" for messages.

@@ -42,6 +42,7 @@
 
 namespace hybridnet {
 
+/// An op's attributes as text, keyed by MXNet's names, sorted as MXNet writes them.
 using AttrDict = std::map<std::string, std::string>;
 
 /// What a binding or `hybridnet info` shows about one parameter field.

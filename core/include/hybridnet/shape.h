@@ -56,12 +56,14 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 
+/// Prints shape.ToString(): "(2, 3)", "(5,)".
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 /// Parses MXNet's tuple syntax: "(3, 3)", "(3,3)", "[3, 3]", "(3,)", "()", "3", "None" (unknown
 /// -> ndim 0 shape with is_none set), a trailing 'L' after an integer is skipped. Throws
 /// kInvalidArgument on anything else.
 std::vector<int64_t> ParseIntTuple(const std::string& text);
+/// ParseIntTuple's values as a Shape; "None" gives the unknown shape.
 Shape ParseShape(const std::string& text);
 
 /// Merges `known` into `*target` dimension by dimension (0 = unknown on either side). Returns

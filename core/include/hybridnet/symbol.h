@@ -114,6 +114,7 @@ class Symbol {
   std::string ToString() const;
 };
 
+/// Prints symbol.ToString().
 std::ostream& operator<<(std::ostream& os, const Symbol& symbol);
 
 /// A read-only, index-based view of a graph: nodes in post-order DFS (topological) order.

@@ -329,6 +329,14 @@ def test_export_needs_a_traced_graph_and_imports_back(tmp_path):
     assert same_bits(lenient(x), y)
     with pytest.raises(mx.NotFoundError, match="nothing"):
         gluon.SymbolBlock.imports(prefix + "-symbol.json", ["nothing"])
+    on_cpu = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                       prefix + "-0003.params", ctx=mx.cpu())
+    assert same_bits(on_cpu(x), y)
+    with pytest.raises(mx.UnsupportedError, match="CPU"):
+        gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0003.params",
+                                  ctx=mx.gpu(0))
+    with pytest.raises(mx.UnsupportedError, match="CPU"):
+        on_cpu.load_parameters(prefix + "-0003.params", ctx=[mx.gpu(0)])
     model = mx.Model.load(prefix, 3)
     assert same_bits(model.predictor()(x.asnumpy()), y)
 

@@ -31,7 +31,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.ndarray import _wrap as _wrap_nd
 from ..symbol.symbol import Symbol
 from ..symbol.symbol import _wrap as _wrap_sym
-from .parameter import Parameter, ParameterDict, _snapshot, _wrap_value
+from .parameter import Parameter, ParameterDict, _check_context, _snapshot, _wrap_value
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -264,7 +264,8 @@ class Block:
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
-        """Loads a save_parameters file, or an export's .params."""
+        """Loads a save_parameters file, or an export's .params (`ctx`: the CPU only)."""
+        _check_context(ctx)
         with tree_lock:
             check(lib.hn_block_load_parameters(self._h, c_str(filename), int(allow_missing),
                                                int(ignore_extra)))
@@ -401,7 +402,9 @@ class SymbolBlock(HybridBlock):
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
                 ignore_extra=False):
-        """Loads PREFIX-symbol.json (+ its .params) as a block, as MXNet's SymbolBlock.imports."""
+        """Loads PREFIX-symbol.json (+ its .params) as a block, as MXNet's SymbolBlock.imports
+        (`ctx`: the CPU only)."""
+        _check_context(ctx)
         names = [input_names] if isinstance(input_names, str) else list(input_names)
         name_array, keep = string_array(names)
         load_now = param_file if param_file and not (allow_missing or ignore_extra) else None

@@ -30,8 +30,10 @@
 #include "hybridnet/symbol.h"
 
 namespace hybridnet {
+/// MXNet gluon's blocks, layers, parameters, initializers and model zoo.
 namespace gluon {
 
+/// MXNet's hybridize() keyword arguments.
 struct HybridizeOptions {
   bool static_alloc = false;  ///< accepted as in MXNet; our executor always keeps its memory plan
   bool static_shape = false;  ///< requires static_alloc, as in MXNet
@@ -39,6 +41,8 @@ struct HybridizeOptions {
 
 class HybridBlock;
 
+/// A model or a part of one, as MXNet gluon's Block: children, parameters and a forward. Override
+/// Forward or ForwardMany; see the file comment.
 class Block {
  public:
   /// `alias` names the class in prefixes ("dense"); `prefix` overrides the automatic prefix
@@ -65,6 +69,7 @@ class Block {
     AddChild(child, name);
     return child;
   }
+  /// The children in order, with their structural names.
   const std::vector<std::pair<std::string, std::shared_ptr<Block>>>& children() const {
     return children_;
   }
@@ -77,7 +82,11 @@ class Block {
   /// Hybridizes the HybridBlocks in this tree (a plain Block only passes the call on).
   virtual void Hybridize(bool active = true, const HybridizeOptions& options = {});
 
+  /// Runs the block on one input and returns its only output (kInvalidArgument when it has more).
+  /// Names the tree on first use.
   NDArray operator()(const NDArray& x);
+  /// Runs the block on several inputs and returns every output; a hybridized HybridBlock runs its
+  /// cached graph.
   std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
   /// Feeds symbols: returns the symbolic program (HybridBlocks only).
   Symbol operator()(const Symbol& x);
@@ -90,6 +99,8 @@ class Block {
   /// The forward computation: override Forward (one input, one output), or ForwardMany for
   /// several inputs or outputs (its default calls Forward).
   virtual NDArray Forward(const NDArray& x);
+  /// The forward for several inputs or outputs; the default passes its single input to Forward
+  /// (kInvalidArgument for more).
   virtual std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs);
 
   /// MXNet 1.9 save_parameters: structural names ("0.weight", "fc1.bias").
@@ -110,6 +121,7 @@ class Block {
   ParameterPtr AddParameter(const std::string& local_name, const Shape& shape,
                             InitializerPtr init = nullptr, DType dtype = DType::kFloat32,
                             bool differentiable = true);
+  /// The parameters this block declared itself (not its children's).
   const std::vector<ParameterPtr>& own_params() const { return params_; }
   /// Runs the block's own forward (no caching): used by every call path.
   std::vector<NDArray> RunForward(const std::vector<NDArray>& inputs);
@@ -123,21 +135,34 @@ class Block {
   virtual void ClearCache() {}
   /// Structural parameter names of this subtree ("0.weight").
   void CollectStructural(const std::string& path, std::map<std::string, ParameterPtr>* out);
+  /// The first line of ToString() (children are listed below it): the alias unless overridden.
   virtual std::string Describe() { return alias_; }
 
+  /// Appends `child` under `name` ("" = its position). kInvalidArgument for null, a block that
+  /// has a parent already, or a cycle; names the child now when this block is named.
   void AddChild(std::shared_ptr<Block> child, const std::string& name);
   /// Adds the child `name`, or replaces the child of that name in its place.
   void SetChild(const std::string& name, std::shared_ptr<Block> child);
+  /// Computes this block's prefix from its parent's (or the process-wide counters at the top), then
+  /// names the unnamed children.
   void AssignNames();
 
   friend class Parameter;
+  /// The class's prefix alias ("dense").
   std::string alias_;
+  /// The prefix given to the constructor, if any.
   std::optional<std::string> explicit_prefix_;
+  /// The assigned prefix ("hybridsequential0_dense0_"); valid once named_.
   std::string prefix_;
+  /// Whether the prefix has been assigned.
   bool named_ = false;
+  /// The container holding this block (not owning), or nullptr.
   Block* parent_ = nullptr;
+  /// Per-alias counters of the children named so far ("dense" -> 2: dense0_ and dense1_ taken).
   std::map<std::string, int> child_counters_;
+  /// The children with their structural names.
   std::vector<std::pair<std::string, std::shared_ptr<Block>>> children_;
+  /// The parameters declared by AddParameter.
   std::vector<ParameterPtr> params_;
 };
 
@@ -148,15 +173,19 @@ class HybridBlock : public Block {
   using Block::operator();
 
   void Hybridize(bool active = true, const HybridizeOptions& options = {}) override;
+  /// Whether calls run the cached graph (Hybridize(true)).
   bool is_hybridized() const { return active_; }
   HybridBlock* AsHybrid() override { return this; }
 
   /// The MXNet spelling: F is "ndarray" in eager mode and "symbol" while tracing (print it to
   /// see which); the hybridnet::op functions work in both.
   struct F {
+    /// True while tracing.
     bool symbolic;
+    /// "hybridnet.symbol" while tracing, else "hybridnet.ndarray".
     const char* name() const { return symbolic ? "hybridnet.symbol" : "hybridnet.ndarray"; }
   };
+  /// The forward in MXNet's spelling; the default Forward calls it. Override one of the two.
   virtual NDArray HybridForward(const F& f, const NDArray& x);
   NDArray Forward(const NDArray& x) override;
 
@@ -176,14 +205,21 @@ class HybridBlock : public Block {
   std::vector<NDArray> Apply(const std::vector<NDArray>& inputs) override;
   std::vector<Symbol> ApplySymbolic(const std::vector<Symbol>& inputs) override;
   void ClearCache() override;
+  /// Runs the cached executor; traces and plans first when there is none yet or the input count
+  /// changed.
   std::vector<NDArray> CallCached(const std::vector<NDArray>& inputs);
   /// Completes deferred parameter shapes from the input shapes by tracing once.
   void DeferredInferShape(const std::vector<NDArray>& inputs);
 
+  /// Set by Hybridize: calls go through the cached graph.
   bool active_ = false;
+  /// The options of the last Hybridize call.
   HybridizeOptions options_;
+  /// The traced graph (empty until the first hybridized call).
   Symbol cached_graph_;
+  /// The input count the cached graph was traced for.
   size_t cached_num_inputs_ = 0;
+  /// The executor running cached_graph_.
   std::unique_ptr<GraphExecutor> executor_;
 };
 
@@ -191,6 +227,7 @@ class HybridBlock : public Block {
 template <typename Base>
 class SequentialOf : public Base {
  public:
+  /// `alias` names the prefixes, `class_name` is what ToString() prints.
   SequentialOf(std::string alias, std::string class_name, std::optional<std::string> prefix)
       : Base(std::move(alias), std::move(prefix)), class_name_(std::move(class_name)) {}
 
@@ -199,33 +236,42 @@ class SequentialOf : public Base {
   void Add(Blocks... blocks) {
     (this->AddChild(std::move(blocks), std::to_string(this->children_.size())), ...);
   }
+  /// Feeds the inputs to the first child, its outputs to the next, and so on.
   std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override {
     std::vector<NDArray> x = inputs;
     for (auto& child : this->children_) x = (*child.second)(x);
     return x;
   }
+  /// The number of children.
   size_t size() const { return this->children_.size(); }
+  /// The child at position `i` (std::out_of_range past the end).
   std::shared_ptr<Block> operator[](size_t i) const { return this->children_.at(i).second; }
 
  protected:
+  /// The class name ("HybridSequential").
   std::string Describe() override { return class_name_; }
 
  private:
   std::string class_name_;
 };
 
+/// MXNet's gluon.nn.Sequential: children run in order, not hybridizable as a whole.
 class Sequential : public SequentialOf<Block> {
  public:
+  /// An empty container; `prefix` as in Block's constructor.
   explicit Sequential(std::optional<std::string> prefix = std::nullopt)
       : SequentialOf("sequential", "Sequential", std::move(prefix)) {}
 };
 
+/// MXNet's gluon.nn.HybridSequential: children (HybridBlocks) run in order; hybridizable.
 class HybridSequential : public SequentialOf<HybridBlock> {
  public:
+  /// An empty container; `prefix` as in Block's constructor.
   explicit HybridSequential(std::optional<std::string> prefix = std::nullopt)
       : SequentialOf("hybridsequential", "HybridSequential", std::move(prefix)) {}
 };
 
+/// Prints block.ToString().
 std::ostream& operator<<(std::ostream& os, Block& block);
 
 }  // namespace gluon

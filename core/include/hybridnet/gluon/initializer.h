@@ -10,6 +10,7 @@
 namespace hybridnet {
 namespace gluon {
 
+/// Fills parameters with initial values; the functions below make MXNet's initializers.
 class Initializer {
  public:
   virtual ~Initializer() = default;
@@ -19,6 +20,7 @@ class Initializer {
   virtual std::string Dumps() const = 0;
 };
 
+/// How layers and Initialize() hold an initializer (shared, immutable).
 using InitializerPtr = std::shared_ptr<const Initializer>;
 
 /// U(-scale, scale); MXNet's default global initializer is Uniform(0.07).
@@ -28,8 +30,11 @@ InitializerPtr Normal(float sigma = 0.01f);
 /// Xavier/Glorot: rnd_type "uniform"|"gaussian", factor_type "avg"|"in"|"out".
 InitializerPtr Xavier(const std::string& rnd_type = "uniform", const std::string& factor_type = "avg",
                       float magnitude = 3.f);
+/// Zeros ("zeros").
 InitializerPtr Zero();
+/// Ones ("ones").
 InitializerPtr One();
+/// Every element `value`.
 InitializerPtr Constant(float value);
 /// By registered name ("zeros", "ones", "uniform", "normal", "xavier") or by MXNet's dumps()
 /// text ('["xavier", {"rnd_type": "gaussian", "magnitude": 2}]'; uniform, normal, xavier,

@@ -59,11 +59,16 @@ namespace gluon {
 class IntTuple {
  public:
   IntTuple() = default;
+  /// One int, repeated for every spatial dimension by Expand.
   IntTuple(int64_t value) : values_{value}, scalar_(true) {}  // NOLINT: implicit by design
+  /// A tuple with one value per spatial dimension.
   IntTuple(std::initializer_list<int64_t> values) : values_(values) {}
+  /// A tuple with one value per spatial dimension.
   IntTuple(std::vector<int64_t> values) : values_(std::move(values)) {}  // NOLINT
 
+  /// True when nothing was given (MXNet's None).
   bool empty() const { return values_.empty(); }
+  /// The values as given (one for an int).
   const std::vector<int64_t>& values() const { return values_; }
   /// The values for `rank` spatial dimensions: a single int is repeated; a tuple must have
   /// `rank` entries (kInvalidArgument naming `what` otherwise).

@@ -27,6 +27,7 @@
 
 namespace hybridnet {
 namespace gluon {
+/// MXNet gluon's model_zoo.vision networks by name, with MXNet's parameter names.
 namespace model_zoo {
 
 /// A model by MXNet's get_model name (case-insensitive): alexnet; vgg11, vgg13, vgg16, vgg19
@@ -40,6 +41,7 @@ std::shared_ptr<HybridBlock> GetModel(const std::string& name,
 /// Every name GetModel accepts.
 std::vector<std::string> ModelNames();
 
+/// AlexNet with `classes` outputs.
 std::shared_ptr<HybridBlock> AlexNet(int64_t classes = 1000);
 /// num_layers 11, 13, 16 or 19.
 std::shared_ptr<HybridBlock> VGG(int num_layers, bool batch_norm = false, int64_t classes = 1000);
@@ -52,9 +54,11 @@ std::shared_ptr<HybridBlock> ResNet(int version,
 std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes = 1000);
 /// version "1.0" or "1.1".
 std::shared_ptr<HybridBlock> SqueezeNet(const std::string& version, int64_t classes = 1000);
+/// Inception v3 (299x299 input) with `classes` outputs.
 std::shared_ptr<HybridBlock> Inception3(int64_t classes = 1000);
 /// multiplier 1.0, 0.75, 0.5 or 0.25 (any positive value works).
 std::shared_ptr<HybridBlock> MobileNet(double multiplier, int64_t classes = 1000);
+/// multiplier 1.0, 0.75, 0.5 or 0.25 (any positive value works).
 std::shared_ptr<HybridBlock> MobileNetV2(double multiplier, int64_t classes = 1000);
 
 }  // namespace model_zoo

@@ -12,16 +12,19 @@ namespace hybridnet {
 namespace gluon {
 
 /// Dense's keyword arguments (MXNet's names and defaults).
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct DenseOptions {
   HN_LAYER_OPTIONS_BEGIN;
   HN_REQUIRED_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size, >= 1
   /// "" (none), relu, sigmoid, tanh, softrelu, softsign
   HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
+  /// Whether the layer has a bias.
   HN_LAYER_OPTION(DenseOptions, bool, use_bias) = true;
   HN_LAYER_OPTION(DenseOptions, bool, flatten) = true;  ///< collapse all but the first axis
   HN_LAYER_OPTION(DenseOptions, int64_t, in_units) = 0;  ///< 0 = inferred at the first forward
   /// nullptr = the initializer given to Initialize()
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
+  /// The bias's initializer.
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, bias_initializer) = Zero();
   HN_LAYER_OPTIONS_END;
 };
@@ -29,18 +32,23 @@ struct DenseOptions {
 /// y = activation(x W^T + b).
 class Dense : public HybridBlock {
  public:
+  /// A Dense layer with these options (kInvalidArgument when units < 1 or in_units < 0); `prefix`
+  /// as in Block's constructor.
   explicit Dense(const DenseOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// Dense(256, "relu"): the usual two arguments, the others at their defaults.
   explicit Dense(int64_t units,
                  const std::string& activation = "",
                  std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
+  /// The weight, (units, in_units).
   const ParameterPtr& weight() const { return weight_; }
+  /// The bias, (units); nullptr without use_bias.
   const ParameterPtr& bias() const { return bias_; }
   /// "Dense(512 -> 256, Activation(relu))", as MXNet prints it.
   std::string ToString() override;
 
  protected:
+  /// "Dense(512 -> 256, Activation(relu))".
   std::string Describe() override;
 
  private:
@@ -51,6 +59,7 @@ class Dense : public HybridBlock {
 };
 
 /// Activation's keyword argument.
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct ActivationOptions {
   HN_LAYER_OPTIONS_BEGIN;
   /// relu, sigmoid, tanh, softrelu, softsign (the op's act_type)
@@ -61,12 +70,15 @@ struct ActivationOptions {
 /// act_type: relu, sigmoid, tanh, softrelu, softsign. Its prefix alias is the act_type.
 class Activation : public HybridBlock {
  public:
+  /// An activation layer of the options' activation.
   explicit Activation(const ActivationOptions& options,
                       std::optional<std::string> prefix = std::nullopt);
+  /// An activation layer of `act_type`.
   explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
  protected:
+  /// "Activation(relu)".
   std::string Describe() override;
 
  private:
@@ -75,6 +87,7 @@ class Activation : public HybridBlock {
 };
 
 /// Dropout's keyword argument (MXNet's axes is not supported).
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct DropoutOptions {
   HN_LAYER_OPTIONS_BEGIN;
   HN_REQUIRED_LAYER_OPTION(DropoutOptions, float, rate) = 0.f;  ///< in [0, 1]
@@ -84,11 +97,14 @@ struct DropoutOptions {
 /// Identity at inference; rate 0 emits _copy as MXNet does.
 class Dropout : public HybridBlock {
  public:
+  /// Drops with the options' rate, in [0, 1] (kInvalidArgument otherwise).
   explicit Dropout(const DropoutOptions& options, std::optional<std::string> prefix = std::nullopt);
+  /// Drops with probability `rate`, in [0, 1] (kInvalidArgument otherwise).
   explicit Dropout(float rate, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
  protected:
+  /// "Dropout(p = 0.5, axes=())", as MXNet prints it.
   std::string Describe() override;
 
  private:
@@ -96,8 +112,10 @@ class Dropout : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// Collapses every axis but the first: (N, C, H, W) becomes (N, C*H*W).
 class Flatten : public HybridBlock {
  public:
+  /// A Flatten layer.
   explicit Flatten(std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
@@ -108,6 +126,7 @@ class Flatten : public HybridBlock {
 /// Wraps a function of NDArrays; not hybridizable.
 class Lambda : public Block {
  public:
+  /// Wraps `fn` (kInvalidArgument when empty).
   explicit Lambda(std::function<NDArray(const NDArray&)> fn,
                   std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
@@ -119,6 +138,8 @@ class Lambda : public Block {
 /// Wraps a function written with hybridnet::op; hybridizable.
 class HybridLambda : public HybridBlock {
  public:
+  /// Wraps `fn` (kInvalidArgument when empty); it must use only hybridnet::op functions to be
+  /// traceable.
   explicit HybridLambda(std::function<NDArray(const NDArray&)> fn,
                         std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;

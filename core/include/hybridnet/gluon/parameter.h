@@ -76,6 +76,7 @@ class Parameter {
   Symbol var_;
 };
 
+/// Parameters are shared between a block and the dictionaries listing them.
 using ParameterPtr = std::shared_ptr<Parameter>;
 
 /// Parameters by full name, in registration order.

@@ -12,8 +12,10 @@
 
 namespace hybridnet {
 
+/// The MXNet version SaveJSON writes into the file's attributes (1.9.1).
 constexpr int kMXNetVersion = 10901;
 
+/// The symbol as MXNet 1.9's symbol JSON (what Symbol.tojson() and export write).
 std::string SaveJSON(const Symbol& symbol);
 /// `source_name` (a file name) is used in error messages.
 Symbol LoadJSON(const std::string& json, const std::string& source_name = "<string>");
@@ -29,6 +31,8 @@ struct JSONFileInfo {
   /// Operators hybridnet does not implement ("Custom" nodes carry their op_type).
   UnsupportedOps unsupported_ops;
 };
+/// Parses `json` and reports what JSONFileInfo lists, without upgrading or building the graph;
+/// `source_name` is used in error messages.
 JSONFileInfo InspectJSON(const std::string& json, const std::string& source_name = "<string>");
 
 }  // namespace hybridnet

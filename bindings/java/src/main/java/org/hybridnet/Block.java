@@ -81,12 +81,19 @@ public abstract class Block extends NativeResource {
   /**
    * Initializes with {@code initializer} ("uniform", "normal", "xavier", "zeros", "ones"), seeded
    * from {@link Hybridnet#seed}'s sequence.
+   *
+   * @param initializer the initializer's name
    */
   public void initialize(String initializer) {
     initialize(initializer, Hybridnet.nextSeed(), false);
   }
 
-  /** Initializes with {@code initializer}, drawing from {@code seed}. */
+  /**
+   * Initializes with {@code initializer}, drawing from {@code seed}.
+   *
+   * @param initializer the initializer's name
+   * @param seed the seed of the values drawn
+   */
   public void initialize(String initializer, long seed) {
     initialize(initializer, seed, false);
   }
@@ -94,20 +101,34 @@ public abstract class Block extends NativeResource {
   /**
    * Initializes every parameter of the tree; parameters whose shapes are not known yet are
    * drawn at the first forward. {@code forceReinit} re-draws initialized parameters.
+   *
+   * @param initializer the initializer's name ("uniform", "normal", "xavier", "zeros", "ones")
+   * @param seed the seed of the values drawn
+   * @param forceReinit whether parameters initialized before are drawn again
    */
   public void initialize(String initializer, long seed, boolean forceReinit) {
     withHandleLocked(
         h -> HybridnetNative.hn_block_initialize(h, initializer, seed, forceReinit ? 1 : 0));
   }
 
-  /** Runs the block and returns its first output (further outputs are freed). */
+  /**
+   * Runs the block and returns its first output (further outputs are freed).
+   *
+   * @param inputs the block's inputs, in order
+   * @return the first output (close it)
+   */
   public NDArray forward(NDArray... inputs) {
     NDArray[] out = forwardAll(inputs);
     for (int i = 1; i < out.length; ++i) out[i].close();
     return out[0];
   }
 
-  /** Runs the block (eagerly, or through its cached graph when hybridized); close each output. */
+  /**
+   * Runs the block (eagerly, or through its cached graph when hybridized); close each output.
+   *
+   * @param inputs the block's inputs, in order
+   * @return every output, in order
+   */
   public NDArray[] forwardAll(NDArray... inputs) {
     long[] outputs = new long[MAX_OUTPUTS];
     withHandleLocked(
@@ -115,24 +136,44 @@ public abstract class Block extends NativeResource {
     return NDArray.wrapOutputs(outputs);
   }
 
-  /** The block's name, e.g. "dense0" (assigned at first use). */
+  /**
+   * The block's name, e.g. "dense0" (assigned at first use).
+   *
+   * @return the name: the block's prefix without its trailing underscore
+   */
   public String name() {
     String[] out = new String[1];
     withHandleLocked(h -> HybridnetNative.hn_block_name(h, out));
     return out[0];
   }
 
-  /** Writes the parameters with structural names ("0.weight"), as MXNet's save_parameters. */
+  /**
+   * Writes the parameters with structural names ("0.weight"), as MXNet's save_parameters.
+   *
+   * @param path the file to write
+   */
   public void saveParameters(Path path) {
     withHandleLocked(h -> HybridnetNative.hn_block_save_parameters(h, path.toString()));
   }
 
-  /** Loads a save_parameters file or an export's .params (every parameter must match). */
+  /**
+   * Loads a save_parameters file or an export's .params (every parameter must match).
+   *
+   * @param path the file to read
+   */
   public void loadParameters(Path path) {
     loadParameters(path, false, false);
   }
 
-  /** Loads parameters, optionally allowing missing or extra ones. */
+  /**
+   * Loads parameters, optionally allowing missing or extra ones.
+   *
+   * @param path the file to read
+   * @param allowMissing whether parameters absent from the file are left as they are (else an error
+   *     names them)
+   * @param ignoreExtra whether parameters of the file that the block lacks are skipped (else an
+   *     error names them)
+   */
   public void loadParameters(Path path, boolean allowMissing, boolean ignoreExtra) {
     withHandleLocked(
         h ->
@@ -140,7 +181,11 @@ public abstract class Block extends NativeResource {
                 h, path.toString(), allowMissing ? 1 : 0, ignoreExtra ? 1 : 0));
   }
 
-  /** The initialized parameters by full name ("dense0_weight"), as copies. */
+  /**
+   * The initialized parameters by full name ("dense0_weight"), as copies.
+   *
+   * @return full name to a copy of the values, in registration order
+   */
   public Map<String, float[]> parameters() {
     return callLocked(
         h -> {

@@ -15,16 +15,28 @@ import java.util.Map;
  * }</pre>
  */
 public final class HybridSequential extends HybridBlock {
+  /**
+   * An empty container named automatically ("hybridsequential0").
+   */
   public HybridSequential() {
     super(create("HybridSequential", Map.of()));
   }
 
-  /** With a name prefix, e.g. "net_". */
+  /**
+   * With a name prefix, e.g. "net_".
+   *
+   * @param prefix the name prefix of the container and its children
+   */
   public HybridSequential(String prefix) {
     super(create("HybridSequential", attrs("prefix", prefix)));
   }
 
-  /** Appends blocks (this container closes them when it is closed); returns this. */
+  /**
+   * Appends blocks (this container closes them when it is closed); returns this.
+   *
+   * @param blocks the blocks to append, in order
+   * @return this container
+   */
   public HybridSequential add(HybridBlock... blocks) {
     for (HybridBlock b : blocks) addChild(b);
     return this;

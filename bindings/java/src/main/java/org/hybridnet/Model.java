@@ -30,23 +30,47 @@ public final class Model extends NativeResource {
     this.outputNames = outputNames;
   }
 
-  /** Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch, 4 digits). */
+  /**
+   * Loads PREFIX-symbol.json and PREFIX-EEEE.params (EEEE = epoch, 4 digits).
+   *
+   * @param prefix the path prefix of the two files
+   * @param epoch the EEEE of the params file name
+   * @return the model (close it)
+   */
   public static Model load(String prefix, int epoch) {
     Objects.requireNonNull(prefix, "prefix");
     return adopt(created(out -> HybridnetNative.hn_model_load(prefix, epoch, out)));
   }
 
-  /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
+  /**
+   * Loads PREFIX-symbol.json and PREFIX-EEEE.params.
+   *
+   * @param prefix the path prefix of the two files
+   * @param epoch the EEEE of the params file name
+   * @return the model (close it)
+   */
   public static Model load(Path prefix, int epoch) {
     return load(prefix.toString(), epoch);
   }
 
-  /** A model from memory: symbol JSON (UTF-8 bytes) and the bytes of a .params file. */
+  /**
+   * A model from memory: symbol JSON (UTF-8 bytes) and the bytes of a .params file.
+   *
+   * @param json the symbol JSON as UTF-8 bytes
+   * @param params the contents of a .params file
+   * @return the model (close it)
+   */
   public static Model fromBytes(byte[] json, byte[] params) {
     return adopt(created(out -> HybridnetNative.hn_model_load_from_memory(json, params, out)));
   }
 
-  /** A model from memory: symbol JSON text and the bytes of a .params file. */
+  /**
+   * A model from memory: symbol JSON text and the bytes of a .params file.
+   *
+   * @param json the symbol JSON
+   * @param params the contents of a .params file
+   * @return the model (close it)
+   */
   public static Model fromBytes(String json, byte[] params) {
     return fromBytes(json.getBytes(StandardCharsets.UTF_8), params);
   }
@@ -67,17 +91,29 @@ public final class Model extends NativeResource {
     return new Model(handle, in, out);
   }
 
-  /** The data inputs (arguments without a value in the params), in graph order. */
+  /**
+   * The data inputs (arguments without a value in the params), in graph order.
+   *
+   * @return the input names
+   */
   public List<String> inputNames() {
     return inputNames;
   }
 
-  /** The output names. */
+  /**
+   * The output names.
+   *
+   * @return the output names
+   */
   public List<String> outputNames() {
     return outputNames;
   }
 
-  /** The model's graph. */
+  /**
+   * The model's graph.
+   *
+   * @return the graph (close it)
+   */
   public Symbol symbol() {
     return new Symbol(call(h -> created(out -> HybridnetNative.hn_model_symbol(h, out))));
   }
@@ -85,6 +121,9 @@ public final class Model extends NativeResource {
   /**
    * Writes this model as an ONNX file at opset 17 (see {@link #exportOnnx(String, Map, int,
    * boolean)}).
+   *
+   * @param path the .onnx file to write
+   * @param inputShapes each data input's shape by name
    */
   public void exportOnnx(String path, Map<String, long[]> inputShapes) {
     exportOnnx(path, inputShapes, 0, false);
@@ -97,6 +136,11 @@ public final class Model extends NativeResource {
    * axis 0 of the inputs is symbolic.
    *
    * @throws HybridnetException.Unsupported listing every node without an exact ONNX form
+   *
+   * @param path the .onnx file to write
+   * @param inputShapes each data input's shape by name
+   * @param opset the ONNX opset, 13 to 21, or 0 for 17
+   * @param dynamicBatch whether axis 0 of the inputs is symbolic
    */
   public void exportOnnx(String path, Map<String, long[]> inputShapes, int opset,
       boolean dynamicBatch) {
@@ -116,13 +160,24 @@ public final class Model extends NativeResource {
                 null));
   }
 
-  /** {@link #exportOnnx(String, Map, int, boolean)} to a Path. */
+  /**
+   * {@link #exportOnnx(String, Map, int, boolean)} to a Path.
+   *
+   * @param path the .onnx file to write
+   * @param inputShapes each data input's shape by name
+   * @param opset the ONNX opset, 13 to 21, or 0 for 17
+   * @param dynamicBatch whether axis 0 of the inputs is symbolic
+   */
   public void exportOnnx(Path path, Map<String, long[]> inputShapes, int opset,
       boolean dynamicBatch) {
     exportOnnx(path.toString(), inputShapes, opset, dynamicBatch);
   }
 
-  /** A new predictor (executor) of this model; it keeps the weights alive after close(). */
+  /**
+   * A new predictor (executor) of this model; it keeps the weights alive after close().
+   *
+   * @return the predictor (close it)
+   */
   public Predictor newPredictor() {
     return new Predictor(
         call(h -> created(out -> HybridnetNative.hn_predictor_create(h, out))),

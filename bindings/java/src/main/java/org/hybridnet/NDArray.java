@@ -28,20 +28,36 @@ public final class NDArray extends NativeResource {
     super(handle, HybridnetNative::hn_tensor_free);
   }
 
-  /** A float32 array of {@code shape} holding a copy of {@code data} (1-D when no shape is given). */
+  /**
+   * A float32 array of {@code shape} holding a copy of {@code data} (1-D when no shape is given).
+   *
+   * @param data the values, in C order; exactly the shape's size
+   * @param shape the dimensions
+   * @return the array (close it)
+   */
   public static NDArray of(float[] data, long... shape) {
     if (data == null) throw new NullPointerException("data");
     long[] s = shape == null || shape.length == 0 ? new long[] {data.length} : shape;
     return new NDArray(created(out -> HybridnetNative.hn_tensor_create(FLOAT32, s, data, out)));
   }
 
-  /** A float32 scalar (0 dimensions). */
+  /**
+   * A float32 scalar (0 dimensions).
+   *
+   * @param value the value
+   * @return the array (close it)
+   */
   public static NDArray scalar(float value) {
     return new NDArray(
         created(out -> HybridnetNative.hn_tensor_create(FLOAT32, new long[0], new float[] {value}, out)));
   }
 
-  /** A zero-filled float32 array. */
+  /**
+   * A zero-filled float32 array.
+   *
+   * @param shape the dimensions
+   * @return the array (close it)
+   */
   public static NDArray zeros(long... shape) {
     return new NDArray(created(out -> HybridnetNative.hn_tensor_create(FLOAT32, shape, null, out)));
   }
@@ -51,23 +67,40 @@ public final class NDArray extends NativeResource {
    * elements from the buffer's position to its limit, which must be exactly the shape's size.
    * Writes through either side are visible to the other. The buffer is kept reachable until the
    * last native array sharing the memory is freed.
+   *
+   * @param buffer a direct FloatBuffer in native byte order
+   * @param shape the dimensions
+   * @return the array (close it)
    */
   public static NDArray wrap(FloatBuffer buffer, long... shape) {
     FloatBuffer view = directView(buffer);
     return new NDArray(created(out -> HybridnetNative.hn_jni_tensor_wrap(shape, view, out)));
   }
 
-  /** Reads a numpy .npy file. */
+  /**
+   * Reads a numpy .npy file.
+   *
+   * @param npy the .npy file
+   * @return the array (close it)
+   */
   public static NDArray load(Path npy) {
     return new NDArray(created(out -> HybridnetNative.hn_tensor_load_npy(npy.toString(), out)));
   }
 
-  /** Writes this array as a numpy .npy file. */
+  /**
+   * Writes this array as a numpy .npy file.
+   *
+   * @param npy the .npy file to write
+   */
   public void save(Path npy) {
     withHandle(h -> HybridnetNative.hn_tensor_save_npy(h, npy.toString()));
   }
 
-  /** The dimensions (a new array). */
+  /**
+   * The dimensions (a new array).
+   *
+   * @return the dimensions
+   */
   public long[] shape() {
     return call(
         h -> {
@@ -77,21 +110,33 @@ public final class NDArray extends NativeResource {
         });
   }
 
-  /** The number of dimensions. */
+  /**
+   * The number of dimensions.
+   *
+   * @return the number of dimensions
+   */
   public int ndim() {
     int[] n = new int[1];
     withHandle(h -> HybridnetNative.hn_tensor_ndim(h, n));
     return n[0];
   }
 
-  /** The number of elements. */
+  /**
+   * The number of elements.
+   *
+   * @return the number of elements
+   */
   public long size() {
     long[] n = new long[1];
     withHandle(h -> HybridnetNative.hn_tensor_size(h, n));
     return n[0];
   }
 
-  /** numpy's name of the element type ("float32", ...). */
+  /**
+   * numpy's name of the element type ("float32", ...).
+   *
+   * @return the dtype's name
+   */
   public String dtype() {
     return HybridnetNative.hn_dtype_name(dtypeCode());
   }
@@ -102,7 +147,11 @@ public final class NDArray extends NativeResource {
     return d[0];
   }
 
-  /** A copy of the elements as floats (other dtypes are converted). */
+  /**
+   * A copy of the elements as floats (other dtypes are converted).
+   *
+   * @return the elements, in C order
+   */
   public float[] toFloatArray() {
     if (dtypeCode() != FLOAT32) {
       try (NDArray f = Op.invoke1("Cast", Map.of("dtype", "float32"), this)) {
@@ -119,30 +168,51 @@ public final class NDArray extends NativeResource {
         });
   }
 
-  /** Copies the (float32) elements into {@code dst}, which must hold at least {@link #size()}. */
+  /**
+   * Copies the (float32) elements into {@code dst}, which must hold at least {@link #size()}.
+   *
+   * @param dst the destination
+   */
   public void copyTo(float[] dst) {
     withHandle(h -> HybridnetNative.hn_tensor_copy_to(h, dst));
   }
 
-  /** Copies the (float32) elements into a direct FloatBuffer, from its position. */
+  /**
+   * Copies the (float32) elements into a direct FloatBuffer, from its position.
+   *
+   * @param dst a direct FloatBuffer in native byte order
+   */
   public void copyTo(FloatBuffer dst) {
     FloatBuffer view = directView(dst);
     withHandle(h -> HybridnetNative.hn_jni_tensor_copy_to_nio(h, view));
   }
 
-  /** Overwrites the (float32) elements from {@code src}, which must hold exactly {@link #size()}. */
+  /**
+   * Overwrites the (float32) elements from {@code src}, which must hold exactly {@link #size()}.
+   *
+   * @param src the new values, in C order
+   */
   public void copyFrom(float[] src) {
     if (src == null) throw new NullPointerException("src");
     withHandle(h -> HybridnetNative.hn_tensor_copy_from(h, src));
   }
 
-  /** Overwrites the (float32) elements from a direct FloatBuffer (position to limit). */
+  /**
+   * Overwrites the (float32) elements from a direct FloatBuffer (position to limit).
+   *
+   * @param src a direct FloatBuffer in native byte order
+   */
   public void copyFrom(FloatBuffer src) {
     FloatBuffer view = directView(src);
     withHandle(h -> HybridnetNative.hn_jni_tensor_copy_from_nio(h, view));
   }
 
-  /** A view with another shape of the same size (shares the elements). */
+  /**
+   * A view with another shape of the same size (shares the elements).
+   *
+   * @param shape the new dimensions
+   * @return the view (close it; the elements stay alive while any view is open)
+   */
   public NDArray reshape(long... shape) {
     return call(h -> new NDArray(created(out -> HybridnetNative.hn_tensor_reshape(h, shape, out))));
   }

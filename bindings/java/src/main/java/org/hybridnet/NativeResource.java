@@ -145,7 +145,11 @@ public abstract class NativeResource implements AutoCloseable {
     }
   }
 
-  /** True once {@link #close()} was called. */
+  /**
+   * True once {@link #close()} was called.
+   *
+   * @return whether {@link #close()} was called
+   */
   public final boolean isClosed() {
     return state < 0;
   }

@@ -22,7 +22,14 @@ public final class Op {
 
   private Op() {}
 
-  /** Runs op {@code name} on {@code inputs}; returns its outputs (close each). */
+  /**
+   * Runs op {@code name} on {@code inputs}; returns its outputs (close each).
+   *
+   * @param name the op's name or alias
+   * @param attrs its attributes as MXNet writes them (null for none)
+   * @param inputs the inputs, in order
+   * @return the outputs
+   */
   public static NDArray[] invoke(String name, Map<String, String> attrs, NDArray... inputs) {
     String[][] kv = attributes(attrs);
     long[] outputs = new long[MAX_OUTPUTS];
@@ -33,14 +40,25 @@ public final class Op {
     return NDArray.wrapOutputs(outputs);
   }
 
-  /** Runs a single-output op (further outputs, if any, are freed). */
+  /**
+   * Runs a single-output op (further outputs, if any, are freed).
+   *
+   * @param name the op's name or alias
+   * @param attrs its attributes as MXNet writes them (null for none)
+   * @param inputs the inputs, in order
+   * @return the first output (close it)
+   */
   public static NDArray invoke1(String name, Map<String, String> attrs, NDArray... inputs) {
     NDArray[] out = invoke(name, attrs, inputs);
     for (int i = 1; i < out.length; ++i) out[i].close();
     return out[0];
   }
 
-  /** The names of every public op, sorted. */
+  /**
+   * The names of every public op, sorted.
+   *
+   * @return the op names
+   */
   public static List<String> names() {
     long[] count = new long[1];
     HybridnetNative.hn_op_count(count);
@@ -53,7 +71,12 @@ public final class Op {
     return names;
   }
 
-  /** The description of op {@code name} (the same text every binding's docs show). */
+  /**
+   * The description of op {@code name} (the same text every binding's docs show).
+   *
+   * @param name the op's name or alias
+   * @return its description
+   */
   public static String describe(String name) {
     String[] description = new String[1];
     HybridnetNative.hn_op_info(name, description, null, null);

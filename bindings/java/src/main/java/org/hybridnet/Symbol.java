@@ -26,7 +26,12 @@ public final class Symbol extends NativeResource {
     super(handle, HybridnetNative::hn_symbol_free);
   }
 
-  /** A variable (graph input). */
+  /**
+   * A variable (graph input).
+   *
+   * @param name the variable's name
+   * @return the variable (close it)
+   */
   public static Symbol var(String name) {
     return new Symbol(created(out -> HybridnetNative.hn_symbol_var(name, out)));
   }
@@ -34,6 +39,12 @@ public final class Symbol extends NativeResource {
   /**
    * Applies op {@code op} to {@code inputs}; missing trailing inputs become variables named
    * "NAME_INPUT" ("fc1_weight"). {@code name} null picks one.
+   *
+   * @param op the op's name or alias
+   * @param attrs its attributes as MXNet writes them (null for none)
+   * @param name the node's name, or null
+   * @param inputs the inputs given, in order
+   * @return the op's output(s) (close it)
    */
   public static Symbol create(String op, Map<String, String> attrs, String name, Symbol... inputs) {
     String[][] kv = Op.attributes(attrs);
@@ -47,50 +58,90 @@ public final class Symbol extends NativeResource {
                             op, handles, kv[0], kv[1], kv[0].length, name, out))));
   }
 
-  /** The outputs of several symbols as one multi-output symbol. */
+  /**
+   * The outputs of several symbols as one multi-output symbol.
+   *
+   * @param symbols the symbols whose outputs are joined, in order
+   * @return the group (close it)
+   */
   public static Symbol group(Symbol... symbols) {
     return new Symbol(
         callAll(symbols, handles -> created(out -> HybridnetNative.hn_symbol_group(handles, out))));
   }
 
-  /** Parses symbol JSON (MXNet 0.8 to 1.9; older layouts are upgraded). */
+  /**
+   * Parses symbol JSON (MXNet 0.8 to 1.9; older layouts are upgraded).
+   *
+   * @param json the JSON text
+   * @return the graph (close it)
+   */
   public static Symbol fromJson(String json) {
     return new Symbol(created(out -> HybridnetNative.hn_symbol_from_json(json, out)));
   }
 
-  /** Reads a symbol JSON file. */
+  /**
+   * Reads a symbol JSON file.
+   *
+   * @param path the JSON file
+   * @return the graph (close it)
+   */
   public static Symbol load(Path path) {
     return new Symbol(created(out -> HybridnetNative.hn_symbol_load(path.toString(), out)));
   }
 
-  /** Writes MXNet 1.9 JSON. */
+  /**
+   * Writes MXNet 1.9 JSON.
+   *
+   * @param path the file to write
+   */
   public void save(Path path) {
     withHandle(h -> HybridnetNative.hn_symbol_save(h, path.toString()));
   }
 
-  /** MXNet 1.9 JSON text. */
+  /**
+   * MXNet 1.9 JSON text.
+   *
+   * @return the JSON text
+   */
   public String toJson() {
     String[] out = new String[1];
     withHandle(h -> HybridnetNative.hn_symbol_to_json(h, out));
     return out[0];
   }
 
-  /** Output {@code index} as a symbol of its own. */
+  /**
+   * Output {@code index} as a symbol of its own.
+   *
+   * @param index the output's position
+   * @return the output (close it)
+   */
   public Symbol output(int index) {
     return new Symbol(call(h -> created(out -> HybridnetNative.hn_symbol_output(h, index, out))));
   }
 
-  /** The argument variables (inputs and weights), in graph order. */
+  /**
+   * The argument variables (inputs and weights), in graph order.
+   *
+   * @return the argument names
+   */
   public List<String> listArguments() {
     return names(HybridnetNative::hn_symbol_list_arguments);
   }
 
-  /** The output names. */
+  /**
+   * The output names.
+   *
+   * @return the output names
+   */
   public List<String> listOutputs() {
     return names(HybridnetNative::hn_symbol_list_outputs);
   }
 
-  /** The auxiliary states (e.g. BatchNorm's moving statistics). */
+  /**
+   * The auxiliary states (e.g. BatchNorm's moving statistics).
+   *
+   * @return the auxiliary state names
+   */
   public List<String> listAuxiliaryStates() {
     return names(HybridnetNative::hn_symbol_list_auxiliary_states);
   }
@@ -100,6 +151,9 @@ public final class Symbol extends NativeResource {
    * 512})}).
    *
    * @throws HybridnetException.Shape on conflicts or when a shape stays unknown
+   *
+   * @param known the known shapes by variable name
+   * @return every argument's, output's and auxiliary state's shape
    */
   public Shapes inferShape(Map<String, long[]> known) {
     NamedShapes shapes = new NamedShapes(known);
@@ -164,14 +218,29 @@ public final class Symbol extends NativeResource {
       this.auxiliaryStates = aux;
     }
 
+    /**
+     * The arguments' shapes.
+     *
+     * @return name to dimensions, in graph order
+     */
     public Map<String, long[]> arguments() {
       return arguments;
     }
 
+    /**
+     * The outputs' shapes.
+     *
+     * @return name to dimensions, in graph order
+     */
     public Map<String, long[]> outputs() {
       return outputs;
     }
 
+    /**
+     * The auxiliary states' shapes.
+     *
+     * @return name to dimensions, in graph order
+     */
     public Map<String, long[]> auxiliaryStates() {
       return auxiliaryStates;
     }

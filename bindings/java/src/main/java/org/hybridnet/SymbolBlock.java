@@ -13,12 +13,25 @@ public final class SymbolBlock extends HybridBlock {
     super(handle);
   }
 
-  /** Imports PREFIX-symbol.json with PREFIX-EEEE.params and the data input "data". */
+  /**
+   * Imports PREFIX-symbol.json with PREFIX-EEEE.params and the data input "data".
+   *
+   * @param symbolFile the symbol JSON file
+   * @param paramFile the .params file
+   * @return the block (close it)
+   */
   public static SymbolBlock imports(Path symbolFile, Path paramFile) {
     return imports(symbolFile, List.of("data"), paramFile);
   }
 
-  /** Imports a symbol file, the names of its data inputs and a params file (null for none). */
+  /**
+   * Imports a symbol file, the names of its data inputs and a params file (null for none).
+   *
+   * @param symbolFile the symbol JSON file
+   * @param inputNames the graph's data inputs, in call order
+   * @param paramFile the .params file, or null to load parameters later
+   * @return the block (close it)
+   */
   public static SymbolBlock imports(Path symbolFile, List<String> inputNames, Path paramFile) {
     String[] names = inputNames.toArray(new String[0]);
     String params = paramFile == null ? null : paramFile.toString();

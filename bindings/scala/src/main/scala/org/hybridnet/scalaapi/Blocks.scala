@@ -40,17 +40,23 @@ sealed abstract class Block(val asJava: JBlock) extends AutoCloseable {
   def forwardAll(inputs: NDArray*): Seq[NDArray] =
     asJava.forwardAll(inputs.map(_.asJava): _*).toSeq.map(new NDArray(_))
 
+  /** The block's name: its prefix without the trailing underscore ("hybridsequential0"). */
   def name: String = asJava.name()
 
   /** The initialized parameters by full name, as copies. */
   def parameters: ListMap[String, IndexedSeq[Float]] =
     ListMap(asJava.parameters().asScala.toSeq.map { case (k, v) => k -> v.toIndexedSeq }: _*)
 
+  /** Writes the parameters as MXNet 1.9's save_parameters does (structural names: "0.weight"). */
   def saveParameters(path: Path): Unit = asJava.saveParameters(path)
+  /** Loads a save_parameters file (or an export's params); missing, extra and mis-shaped parameters
+    * are errors unless allowed.
+    */
   def loadParameters(path: Path, allowMissing: Boolean = false, ignoreExtra: Boolean = false): Unit =
     asJava.loadParameters(path, allowMissing, ignoreExtra)
 
   override def close(): Unit = asJava.close()
+  /** Whether `close()` was called. */
   def isClosed: Boolean = asJava.isClosed
   override def toString: String = asJava.toString
 }
@@ -88,7 +94,9 @@ final class HybridSequential private (override val asJava: JHybridSequential)
   def children: Seq[HybridBlock] = blocks
 }
 
+/** Makes [[HybridSequential]]s. */
 object HybridSequential {
+  /** `HybridSequential(Dense(2), ...)`: a container holding `children` in order. */
   def apply(children: HybridBlock*): HybridSequential =
     new HybridSequential(new JHybridSequential()).add(children: _*)
 
@@ -99,19 +107,23 @@ object HybridSequential {
 
 /** A stack that always runs eagerly. */
 final class Sequential private (override val asJava: JSequential) extends Block(asJava) {
+  /** Appends blocks (closed with this container). */
   def add(children: Block*): this.type = {
     asJava.add(children.map(_.asJava): _*)
     this
   }
 }
 
+/** Makes [[Sequential]]s. */
 object Sequential {
+  /** `Sequential(a, b)`: a container holding `children` in order. */
   def apply(children: Block*): Sequential = new Sequential(new JSequential()).add(children: _*)
 }
 
 /** A fully connected layer. */
 final class Dense private (override val asJava: JDense) extends HybridBlock(asJava)
 
+/** Makes [[Dense]] layers. */
 object Dense {
   /** `Dense(2)`, `Dense(256, "relu")`, `Dense(64, inUnits = 512, useBias = false)`. */
   def apply(
@@ -133,27 +145,34 @@ object Dense {
 /** An element-wise activation. */
 final class Activation private (override val asJava: JActivation) extends HybridBlock(asJava)
 
+/** Makes [[Activation]] layers. */
 object Activation {
+  /** `Activation("relu")`: relu, sigmoid, tanh, softrelu or softsign. */
   def apply(activation: String): Activation = new Activation(new JActivation(activation))
 }
 
 /** Dropout (the identity at inference). */
 final class Dropout private (override val asJava: JDropout) extends HybridBlock(asJava)
 
+/** Makes [[Dropout]] layers. */
 object Dropout {
+  /** `Dropout(0.5)`: drops with probability `rate` (0 to 1) in training. */
   def apply(rate: Double): Dropout = new Dropout(new JDropout(rate))
 }
 
 /** Flattens every dimension after the first. */
 final class Flatten private (override val asJava: JFlatten) extends HybridBlock(asJava)
 
+/** Makes [[Flatten]] layers. */
 object Flatten {
+  /** `Flatten()`. */
   def apply(): Flatten = new Flatten(new JFlatten())
 }
 
 /** An export (hybridnet's or real MXNet's) imported as a block. */
 final class SymbolBlock private (override val asJava: JSymbolBlock) extends HybridBlock(asJava)
 
+/** Imports exported models as blocks. */
 object SymbolBlock {
   /** Imports PREFIX-symbol.json + PREFIX-EEEE.params with the data input "data". */
   def imports(prefix: String, epoch: Int = 0, inputNames: Seq[String] = Seq("data")): SymbolBlock =

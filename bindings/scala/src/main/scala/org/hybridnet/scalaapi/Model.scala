@@ -17,8 +17,11 @@ import org.hybridnet.{Model => JModel, Predictor => JPredictor}
   * }}}
   */
 final class Model private (val asJava: JModel) extends AutoCloseable {
+  /** The model's data inputs. */
   def inputNames: Seq[String] = asJava.inputNames().asScala.toSeq
+  /** The model's outputs. */
   def outputNames: Seq[String] = asJava.outputNames().asScala.toSeq
+  /** The model's graph (close it). */
   def symbol: Symbol = new Symbol(asJava.symbol())
 
   /** A new predictor (use one per thread; they share the weights). */
@@ -34,19 +37,23 @@ final class Model private (val asJava: JModel) extends AutoCloseable {
                       dynamicBatch)
 
   override def close(): Unit = asJava.close()
+  /** Whether `close()` was called. */
   def isClosed: Boolean = asJava.isClosed
   override def toString: String = asJava.toString
 }
 
+/** Loads [[Model]]s. */
 object Model {
   /** Loads PREFIX-symbol.json and PREFIX-EEEE.params. */
   def load(prefix: String, epoch: Int): Model = new Model(JModel.load(prefix, epoch))
 
+  /** The same with a path prefix. */
   def load(prefix: Path, epoch: Int): Model = load(prefix.toString, epoch)
 
   /** From memory: symbol JSON and the bytes of a .params file. */
   def fromBytes(json: String, params: Array[Byte]): Model = new Model(JModel.fromBytes(json, params))
 
+  /** From memory: symbol JSON as UTF-8 bytes and the bytes of a .params file. */
   def fromBytes(json: Array[Byte], params: Array[Byte]): Model =
     new Model(JModel.fromBytes(json, params))
 }
@@ -55,7 +62,9 @@ object Model {
   * input, runs and returns the first output.
   */
 final class Predictor private[scalaapi] (val asJava: JPredictor) extends AutoCloseable {
+  /** The model's data inputs. */
   def inputNames: Seq[String] = asJava.inputNames().asScala.toSeq
+  /** The model's outputs. */
   def outputNames: Seq[String] = asJava.outputNames().asScala.toSeq
 
   /** First input in, first output out. */
@@ -75,17 +84,25 @@ final class Predictor private[scalaapi] (val asJava: JPredictor) extends AutoClo
   /** NDArrays in, every output out. */
   def run(inputs: NDArray*): Seq[NDArray] = asJava.run(inputs.map(_.asJava): _*).toSeq.map(new NDArray(_))
 
+  /** Sets input `name` from a copy of `values` with `shape`. */
   def setInput(name: String, values: Array[Float], shape: Shape): Unit =
     asJava.setInput(name, values, shape.toArray: _*)
+  /** Sets input `name` to `array` without copying: the predictor shares its storage until the input
+    * is set again (do not write it during a forward).
+    */
   def setInput(name: String, array: NDArray): Unit = asJava.setInput(name, array.asJava)
+  /** Runs the model on the inputs set (unset inputs are fed zeros of their inferred shape). */
   def forward(): Unit = asJava.forward()
+  /** Output `index` of the last forward as an NDArray (close it). */
   def output(index: Int = 0): NDArray = new NDArray(asJava.output(index))
+  /** The shape of output `index` of the last forward. */
   def outputShape(index: Int = 0): Shape = Shape.of(asJava.outputShape(index))
 
   /** A new predictor of the same model sharing its weights. */
   override def clone(): Predictor = new Predictor(asJava.clone())
 
   override def close(): Unit = asJava.close()
+  /** Whether `close()` was called. */
   def isClosed: Boolean = asJava.isClosed
   override def toString: String = asJava.toString
 }

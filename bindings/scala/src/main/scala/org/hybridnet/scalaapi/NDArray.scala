@@ -15,8 +15,11 @@ import org.hybridnet.{NDArray => JNDArray, Op => JOp}
   * }}}
   */
 final class NDArray private[scalaapi] (val asJava: JNDArray) extends AutoCloseable {
+  /** The dimensions. */
   def shape: Shape = Shape.of(asJava.shape())
+  /** The number of dimensions. */
   def ndim: Int = asJava.ndim()
+  /** The number of elements. */
   def size: Long = asJava.size()
 
   /** numpy's name of the element type ("float32", ...). */
@@ -37,16 +40,22 @@ final class NDArray private[scalaapi] (val asJava: JNDArray) extends AutoCloseab
   /** Writes a numpy .npy file. */
   def save(path: Path): Unit = asJava.save(path)
 
+  /** Elementwise sum, broadcasting as numpy does (a new array: close it). */
   def +(other: NDArray): NDArray = NDArray.binary("broadcast_add", this, other)
+  /** Elementwise difference, broadcasting. */
   def -(other: NDArray): NDArray = NDArray.binary("broadcast_sub", this, other)
+  /** Elementwise product, broadcasting. */
   def *(other: NDArray): NDArray = NDArray.binary("broadcast_mul", this, other)
+  /** Elementwise quotient, broadcasting. */
   def /(other: NDArray): NDArray = NDArray.binary("broadcast_div", this, other)
 
   override def close(): Unit = asJava.close()
+  /** Whether `close()` was called. */
   def isClosed: Boolean = asJava.isClosed
   override def toString: String = asJava.toString
 }
 
+/** Makes [[NDArray]]s. */
 object NDArray {
   /** A float32 array holding a copy of `values`. */
   def apply(values: Array[Float], shape: Shape): NDArray =
@@ -80,6 +89,9 @@ object NDArray {
 
 /** Eager operators by their MXNet names: `Op("FullyConnected", "num_hidden" -> "4")(x, w, b)`. */
 object Op {
+  /** Runs the op `name` with `attrs` (MXNet's attribute text) on `inputs`; returns every output
+    * (close each).
+    */
   def apply(name: String, attrs: (String, String)*)(inputs: NDArray*): Seq[NDArray] = {
     val m = new java.util.LinkedHashMap[String, String]()
     attrs.foreach { case (k, v) => m.put(k, v) }

@@ -21,6 +21,7 @@ final case class Shape(dims: Vector[Long]) {
     if (dims.length == 1) s"(${dims.head},)" else dims.mkString("(", ", ", ")")
 }
 
+/** Makes [[Shape]]s. */
 object Shape {
   /** `Shape(1, 512)`. */
   def apply(first: Long, rest: Long*): Shape = Shape((first +: rest).toVector)

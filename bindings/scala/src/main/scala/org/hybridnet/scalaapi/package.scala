@@ -21,20 +21,32 @@ package org.hybridnet
   * `HybridnetException.Shape`), a call after `close()` is an `IllegalStateException`.
   */
 package object scalaapi {
+  /** An error of the native library (the Java binding's class). */
   type HybridnetException = org.hybridnet.HybridnetException
+  /** The status categories of the C API (the Java binding's enum). */
   type Status = org.hybridnet.Status
 
   /** The categories of [[HybridnetException]]: `catch { case e: HybridnetException.Shape => }`. */
   object HybridnetException {
+    /** The category HN_ERR_INVALID_ARGUMENT of c_api.h. */
     type InvalidArgument = org.hybridnet.HybridnetException.InvalidArgument
+    /** The category HN_ERR_SHAPE. */
     type Shape = org.hybridnet.HybridnetException.Shape
+    /** The category HN_ERR_DTYPE. */
     type DType = org.hybridnet.HybridnetException.DType
+    /** The category HN_ERR_NOT_FOUND. */
     type NotFound = org.hybridnet.HybridnetException.NotFound
+    /** The category HN_ERR_IO. */
     type IO = org.hybridnet.HybridnetException.IO
+    /** The category HN_ERR_FORMAT. */
     type Format = org.hybridnet.HybridnetException.Format
+    /** The category HN_ERR_UNSUPPORTED. */
     type Unsupported = org.hybridnet.HybridnetException.Unsupported
+    /** The category HN_ERR_UNTRACEABLE. */
     type Untraceable = org.hybridnet.HybridnetException.Untraceable
+    /** The category HN_ERR_OUT_OF_MEMORY. */
     type OutOfMemory = org.hybridnet.HybridnetException.OutOfMemory
+    /** The category HN_ERR_INTERNAL. */
     type Internal = org.hybridnet.HybridnetException.Internal
   }
 }

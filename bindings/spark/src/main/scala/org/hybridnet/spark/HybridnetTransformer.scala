@@ -44,6 +44,7 @@ import org.hybridnet.{HybridnetException, Model}
   */
 class HybridnetTransformer(override val uid: String) extends Transformer with DefaultParamsWritable {
 
+  /** A transformer with a fresh uid ("hybridnet_..."). */
   def this() = this(Identifiable.randomUID("hybridnet"))
 
   /** @group param */
@@ -100,7 +101,9 @@ class HybridnetTransformer(override val uid: String) extends Transformer with De
     set(modelPrefix, prefix).set(modelEpoch, epoch)
   }
 
+  /** Sets [[modelPrefix]] (and drops model bytes set before). */
   def setModelPrefix(prefix: String): this.type = { modelInMemory = None; set(modelPrefix, prefix) }
+  /** Sets [[modelEpoch]]. */
   def setModelEpoch(epoch: Int): this.type = set(modelEpoch, epoch)
 
   /** The model from the bytes of its symbol JSON and .params files. */
@@ -112,8 +115,11 @@ class HybridnetTransformer(override val uid: String) extends Transformer with De
     clear(modelPrefix)
   }
 
+  /** One input column: sets [[inputCols]] to `column` alone. */
   def setInputCol(column: String): this.type = set(inputCols, Array(column))
+  /** Sets [[inputCols]]. */
   def setInputCols(columns: Array[String]): this.type = set(inputCols, columns)
+  /** Sets [[modelInputs]]. */
   def setModelInputs(names: Array[String]): this.type = set(modelInputs, names)
 
   /** The per-row shape of the single input column (no dimensions: one value per row). */
@@ -122,22 +128,38 @@ class HybridnetTransformer(override val uid: String) extends Transformer with De
   /** The per-row shape of each input column, in input column order. */
   def setInputShapes(shapes: Array[Array[Int]]): this.type = set(inputShapes, shapes.map(_.mkString(",")))
 
+  /** One output column: sets [[outputCols]] to `column` alone. */
   def setOutputCol(column: String): this.type = set(outputCols, Array(column))
+  /** Sets [[outputCols]]. */
   def setOutputCols(columns: Array[String]): this.type = set(outputCols, columns)
+  /** Sets [[modelOutputs]]. */
   def setModelOutputs(names: Array[String]): this.type = set(modelOutputs, names)
+  /** Sets [[outputType]]: "array" or "vector". */
   def setOutputType(value: String): this.type = set(outputType, value)
+  /** Sets [[batchSize]]. */
   def setBatchSize(value: Int): this.type = set(batchSize, value)
+  /** Sets [[handleNull]]: "null" or "error". */
   def setHandleNull(value: String): this.type = set(handleNull, value)
 
+  /** The value of [[modelPrefix]]. */
   def getModelPrefix: String = $(modelPrefix)
+  /** The value of [[modelEpoch]]. */
   def getModelEpoch: Int = $(modelEpoch)
+  /** The value of [[inputCols]]. */
   def getInputCols: Array[String] = $(inputCols)
+  /** The value of [[modelInputs]]. */
   def getModelInputs: Array[String] = $(modelInputs)
+  /** The value of [[inputShapes]], parsed: one shape per input column. */
   def getInputShapes: Array[Array[Int]] = $(inputShapes).map(s => Shapes.parse(s).map(_.toInt))
+  /** The value of [[outputCols]]. */
   def getOutputCols: Array[String] = $(outputCols)
+  /** The value of [[modelOutputs]]. */
   def getModelOutputs: Array[String] = $(modelOutputs)
+  /** The value of [[outputType]]. */
   def getOutputType: String = $(outputType)
+  /** The value of [[batchSize]]. */
   def getBatchSize: Int = $(batchSize)
+  /** The value of [[handleNull]]. */
   def getHandleNull: String = $(handleNull)
 
   override def transformSchema(schema: StructType): StructType = {
@@ -331,6 +353,9 @@ class HybridnetTransformer(override val uid: String) extends Transformer with De
   private def paramsWriter: MLWriter = super.write
 }
 
+/** Reads transformers saved with `write.save(path)`, which stores the model's two files with the
+  * params: `HybridnetTransformer.load(path)`.
+  */
 object HybridnetTransformer extends DefaultParamsReadable[HybridnetTransformer] {
   override def read: MLReader[HybridnetTransformer] = new Reader
 

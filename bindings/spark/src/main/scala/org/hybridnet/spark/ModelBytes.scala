@@ -15,6 +15,7 @@ final class ModelBytes private (val json: Array[Byte], val params: Array[Byte], 
   override def toString: String = s"ModelBytes($description, ${json.length + params.length} bytes)"
 }
 
+/** Makes [[ModelBytes]] from bytes or reads them from a model's files. */
 object ModelBytes {
   /** The bytes of a symbol JSON and a .params file; `description` names them in messages. */
   def apply(json: Array[Byte], params: Array[Byte], description: String): ModelBytes = {

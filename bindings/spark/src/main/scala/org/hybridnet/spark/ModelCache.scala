@@ -201,7 +201,9 @@ private[spark] final class PredictorSlot(val predictor: Predictor, val feeds: St
   *    one task per core, so more threads per task oversubscribe the cores.
   */
 object ExecutorSetup {
+  /** The configuration key of the native library's extraction folder. */
   val ExtractDirKey = "spark.hybridnet.native.extractDir"
+  /** The configuration key of the OpenBLAS thread count. */
   val NumThreadsKey = "spark.hybridnet.numThreads"
 
   private lazy val applied: Unit = {
