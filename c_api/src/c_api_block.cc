@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <type_traits>
 
 #include "c_api_common.h"
@@ -41,12 +42,6 @@ class LayerAttrs {
     }
     return value;
   }
-  template <typename T>
-  T Required(const std::string& key) {
-    HN_CHECK(attrs_.count(key), kInvalidArgument)
-        << kind_ << ": the required attribute '" << key << "' is missing";
-    return Get<T>(key, T{});
-  }
   /// An int ("3") or a tuple ("(3, 3)"), as MXNet layers take kernel sizes and strides.
   gluon::IntTuple Tuple(const std::string& key, gluon::IntTuple fallback) {
     accepted_.push_back(key);
@@ -68,10 +63,6 @@ class LayerAttrs {
     }
     return gluon::IntTuple(values);
   }
-  std::string Activation() {
-    std::string act = Get<std::string>("activation", "");
-    return act == "None" ? std::string() : act;
-  }
   std::optional<std::string> Prefix() {
     accepted_.push_back("prefix");
     auto it = attrs_.find("prefix");
@@ -80,17 +71,35 @@ class LayerAttrs {
     return it->second;
   }
   bool Has(const std::string& key) const { return attrs_.count(key) > 0; }
-  /// Reads every field the options declare (ForEachField), keeping the defaults of those not
-  /// given; an initializer is given by name.
+  /// Takes the attribute `alias` as `key` (an error when both are given).
+  void Rename(const std::string& alias, const std::string& key) {
+    auto it = attrs_.find(alias);
+    if (it == attrs_.end()) return;
+    HN_CHECK(!Has(key), kInvalidArgument)
+        << kind_ << ": give '" << key << "' or '" << alias << "', not both";
+    attrs_[key] = it->second;
+    attrs_.erase(it);
+  }
+  /// Reads every field the options declare (gluon::ForEachField) but those in `not_taken` (the
+  /// fields a layer of the family does not have), keeping the defaults of those not given. An
+  /// IntTuple is an int or a tuple, an initializer a name, and a string "None" (Python's None)
+  /// means not given.
   template <typename Options>
-  Options Read(Options options) {
-    options.ForEachField([this](const char* key, auto& value, bool required) {
+  Options Read(Options options, std::initializer_list<std::string_view> not_taken = {}) {
+    gluon::ForEachField(options, [&](const char* key, auto& value, bool required) {
+      if (std::find(not_taken.begin(), not_taken.end(), key) != not_taken.end()) return;
+      HN_CHECK(!required || Has(key), kInvalidArgument)
+          << kind_ << ": the required attribute '" << key << "' is missing";
       using T = std::decay_t<decltype(value)>;
       if constexpr (std::is_same_v<T, gluon::InitializerPtr>) {
-        std::string name = Get<std::string>(key, "");
-        if (!name.empty()) value = gluon::InitializerByName(name);
+        value = Initializer(key, value);
+      } else if constexpr (std::is_same_v<T, gluon::IntTuple>) {
+        value = Tuple(key, value);
+      } else if constexpr (std::is_same_v<T, std::string>) {
+        value = Get<std::string>(key, value);
+        if (value == "None") value.clear();
       } else {
-        value = required ? Required<T>(key) : Get<T>(key, value);
+        value = Get<T>(key, value);
       }
     });
     return options;
@@ -120,48 +129,27 @@ class LayerAttrs {
 
 using Factory = std::function<std::shared_ptr<gluon::Block>(LayerAttrs*)>;
 
-// MXNet's default data layout of an N-D layer.
-const char* DefaultLayout(size_t rank) { return rank == 1 ? "NCW" : rank == 2 ? "NCHW" : "NCDHW"; }
-
-// Convolutions; the transposed ones also take output_padding (MXNet's argument order).
-template <typename Conv, size_t Rank, bool kTranspose>
-std::shared_ptr<gluon::Block> MakeConv(LayerAttrs* a) {
-  gluon::ConvOptions o;
-  o.channels = a->Required<int64_t>("channels");
-  HN_CHECK(a->Has("kernel_size"), kInvalidArgument)
-      << "Conv" << Rank << (kTranspose ? "DTranspose" : "D")
-      << ": the required attribute 'kernel_size' is missing";
-  o.kernel_size = a->Tuple("kernel_size", {});
-  o.strides = a->Tuple("strides", o.strides);
-  o.padding = a->Tuple("padding", o.padding);
-  if (kTranspose) o.output_padding = a->Tuple("output_padding", o.output_padding);
-  o.dilation = a->Tuple("dilation", o.dilation);
-  o.groups = a->Get<int64_t>("groups", o.groups);
-  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  o.activation = a->Activation();
-  o.use_bias = a->Get<bool>("use_bias", o.use_bias);
-  o.weight_initializer = a->Initializer("weight_initializer", o.weight_initializer);
-  o.bias_initializer = a->Initializer("bias_initializer", o.bias_initializer);
-  o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
-  return std::make_shared<Conv>(o, a->Prefix());
-}
-
-// Max and average pooling (count_include_pad: average only).
-template <typename Pool, size_t Rank, bool kAverage>
+// Max and average pooling; only average pooling takes count_include_pad.
+template <typename Pool, bool kAverage>
 std::shared_ptr<gluon::Block> MakePool(LayerAttrs* a) {
-  gluon::PoolOptions o;
-  o.pool_size = a->Tuple("pool_size", o.pool_size);
-  o.strides = a->Tuple("strides", o.strides);
-  o.padding = a->Tuple("padding", o.padding);
-  o.ceil_mode = a->Get<bool>("ceil_mode", o.ceil_mode);
-  o.layout = a->Get<std::string>("layout", DefaultLayout(Rank));
-  if (kAverage) o.count_include_pad = a->Get<bool>("count_include_pad", o.count_include_pad);
-  return std::make_shared<Pool>(o, a->Prefix());
+  gluon::PoolOptions options = kAverage ? a->Read(gluon::PoolOptions())
+                                        : a->Read(gluon::PoolOptions(), {"count_include_pad"});
+  return std::make_shared<Pool>(options, a->Prefix());
 }
 
-template <typename Pool, size_t Rank>
+// Global pooling takes the layout alone (its constructor's one argument).
+template <typename Pool>
 std::shared_ptr<gluon::Block> MakeGlobalPool(LayerAttrs* a) {
-  return std::make_shared<Pool>(a->Get<std::string>("layout", DefaultLayout(Rank)), a->Prefix());
+  std::string layout = a->Get<std::string>("layout", "");
+  return std::make_shared<Pool>(layout, a->Prefix());
+}
+
+// A layer built from its options struct: every field is an attribute. (Conv1D/2D/3D refuse a
+// nonzero output_padding themselves.)
+template <typename Options, typename Layer>
+std::shared_ptr<gluon::Block> MakeFromOptions(LayerAttrs* a) {
+  Options options = a->Read(Options());  // before Prefix(): the fields lead the accepted list
+  return std::make_shared<Layer>(options, a->Prefix());
 }
 
 const std::vector<std::pair<std::string, Factory>>& Factories() {
@@ -169,84 +157,41 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"HybridSequential",
        [](LayerAttrs* a) { return std::make_shared<gluon::HybridSequential>(a->Prefix()); }},
       {"Sequential", [](LayerAttrs* a) { return std::make_shared<gluon::Sequential>(a->Prefix()); }},
-      {"Dense",
-       [](LayerAttrs* a) {
-         gluon::DenseOptions options = a->Read(gluon::DenseOptions());
-         if (options.activation == "None") options.activation.clear();
-         return std::make_shared<gluon::Dense>(options, a->Prefix());
-       }},
+      {"Dense", MakeFromOptions<gluon::DenseOptions, gluon::Dense>},
       {"Activation",
        [](LayerAttrs* a) {
-         std::string act = a->Has("act_type") ? a->Required<std::string>("act_type")
-                                              : a->Required<std::string>("activation");
-         return std::make_shared<gluon::Activation>(act, a->Prefix());
+         a->Rename("act_type", "activation");  // the op's name for it, as some callers write it
+         return MakeFromOptions<gluon::ActivationOptions, gluon::Activation>(a);
        }},
-      {"Dropout",
-       [](LayerAttrs* a) {
-         return std::make_shared<gluon::Dropout>(a->Required<float>("rate"), a->Prefix());
-       }},
+      {"Dropout", MakeFromOptions<gluon::DropoutOptions, gluon::Dropout>},
       {"Flatten", [](LayerAttrs* a) { return std::make_shared<gluon::Flatten>(a->Prefix()); }},
-      {"Conv1D", MakeConv<gluon::Conv1D, 1, false>},
-      {"Conv2D", MakeConv<gluon::Conv2D, 2, false>},
-      {"Conv3D", MakeConv<gluon::Conv3D, 3, false>},
-      {"Conv1DTranspose", MakeConv<gluon::Conv1DTranspose, 1, true>},
-      {"Conv2DTranspose", MakeConv<gluon::Conv2DTranspose, 2, true>},
-      {"Conv3DTranspose", MakeConv<gluon::Conv3DTranspose, 3, true>},
-      {"MaxPool1D", MakePool<gluon::MaxPool1D, 1, false>},
-      {"MaxPool2D", MakePool<gluon::MaxPool2D, 2, false>},
-      {"MaxPool3D", MakePool<gluon::MaxPool3D, 3, false>},
-      {"AvgPool1D", MakePool<gluon::AvgPool1D, 1, true>},
-      {"AvgPool2D", MakePool<gluon::AvgPool2D, 2, true>},
-      {"AvgPool3D", MakePool<gluon::AvgPool3D, 3, true>},
-      {"GlobalMaxPool1D", MakeGlobalPool<gluon::GlobalMaxPool1D, 1>},
-      {"GlobalMaxPool2D", MakeGlobalPool<gluon::GlobalMaxPool2D, 2>},
-      {"GlobalMaxPool3D", MakeGlobalPool<gluon::GlobalMaxPool3D, 3>},
-      {"GlobalAvgPool1D", MakeGlobalPool<gluon::GlobalAvgPool1D, 1>},
-      {"GlobalAvgPool2D", MakeGlobalPool<gluon::GlobalAvgPool2D, 2>},
-      {"GlobalAvgPool3D", MakeGlobalPool<gluon::GlobalAvgPool3D, 3>},
-      {"BatchNorm",
-       [](LayerAttrs* a) {
-         gluon::BatchNormOptions o;
-         o.axis = a->Get<int>("axis", o.axis);
-         o.momentum = a->Get<double>("momentum", o.momentum);
-         o.epsilon = a->Get<double>("epsilon", o.epsilon);
-         o.center = a->Get<bool>("center", o.center);
-         o.scale = a->Get<bool>("scale", o.scale);
-         o.use_global_stats = a->Get<bool>("use_global_stats", o.use_global_stats);
-         o.beta_initializer = a->Initializer("beta_initializer", o.beta_initializer);
-         o.gamma_initializer = a->Initializer("gamma_initializer", o.gamma_initializer);
-         o.running_mean_initializer =
-             a->Initializer("running_mean_initializer", o.running_mean_initializer);
-         o.running_variance_initializer =
-             a->Initializer("running_variance_initializer", o.running_variance_initializer);
-         o.in_channels = a->Get<int64_t>("in_channels", o.in_channels);
-         return std::make_shared<gluon::BatchNorm>(o, a->Prefix());
-       }},
-      {"LeakyReLU",
-       [](LayerAttrs* a) {
-         return std::make_shared<gluon::LeakyReLU>(a->Required<double>("alpha"), a->Prefix());
-       }},
-      {"PReLU",
-       [](LayerAttrs* a) {
-         auto init = a->Initializer("alpha_initializer", gluon::Constant(0.25f));
-         auto in_channels = a->Get<int64_t>("in_channels", 1);
-         return std::make_shared<gluon::PReLU>(init, in_channels, a->Prefix());
-       }},
-      {"ELU",
-       [](LayerAttrs* a) {
-         return std::make_shared<gluon::ELU>(a->Get<double>("alpha", 1.0), a->Prefix());
-       }},
+      {"Conv1D", MakeFromOptions<gluon::ConvOptions, gluon::Conv1D>},
+      {"Conv2D", MakeFromOptions<gluon::ConvOptions, gluon::Conv2D>},
+      {"Conv3D", MakeFromOptions<gluon::ConvOptions, gluon::Conv3D>},
+      {"Conv1DTranspose", MakeFromOptions<gluon::ConvOptions, gluon::Conv1DTranspose>},
+      {"Conv2DTranspose", MakeFromOptions<gluon::ConvOptions, gluon::Conv2DTranspose>},
+      {"Conv3DTranspose", MakeFromOptions<gluon::ConvOptions, gluon::Conv3DTranspose>},
+      {"MaxPool1D", MakePool<gluon::MaxPool1D, false>},
+      {"MaxPool2D", MakePool<gluon::MaxPool2D, false>},
+      {"MaxPool3D", MakePool<gluon::MaxPool3D, false>},
+      {"AvgPool1D", MakePool<gluon::AvgPool1D, true>},
+      {"AvgPool2D", MakePool<gluon::AvgPool2D, true>},
+      {"AvgPool3D", MakePool<gluon::AvgPool3D, true>},
+      {"GlobalMaxPool1D", MakeGlobalPool<gluon::GlobalMaxPool1D>},
+      {"GlobalMaxPool2D", MakeGlobalPool<gluon::GlobalMaxPool2D>},
+      {"GlobalMaxPool3D", MakeGlobalPool<gluon::GlobalMaxPool3D>},
+      {"GlobalAvgPool1D", MakeGlobalPool<gluon::GlobalAvgPool1D>},
+      {"GlobalAvgPool2D", MakeGlobalPool<gluon::GlobalAvgPool2D>},
+      {"GlobalAvgPool3D", MakeGlobalPool<gluon::GlobalAvgPool3D>},
+      {"BatchNorm", MakeFromOptions<gluon::BatchNormOptions, gluon::BatchNorm>},
+      {"LeakyReLU", MakeFromOptions<gluon::LeakyReLUOptions, gluon::LeakyReLU>},
+      {"PReLU", MakeFromOptions<gluon::PReLUOptions, gluon::PReLU>},
+      {"ELU", MakeFromOptions<gluon::ELUOptions, gluon::ELU>},
       {"SELU", [](LayerAttrs* a) { return std::make_shared<gluon::SELU>(a->Prefix()); }},
       {"GELU", [](LayerAttrs* a) { return std::make_shared<gluon::GELU>(a->Prefix()); }},
       {"Identity", [](LayerAttrs* a) { return std::make_shared<gluon::Identity>(a->Prefix()); }},
-      {"HybridConcurrent",
-       [](LayerAttrs* a) {
-         return std::make_shared<gluon::HybridConcurrent>(a->Get<int>("axis", -1), a->Prefix());
-       }},
-      {"Concurrent",
-       [](LayerAttrs* a) {
-         return std::make_shared<gluon::Concurrent>(a->Get<int>("axis", -1), a->Prefix());
-       }},
+      {"HybridConcurrent", MakeFromOptions<gluon::ConcurrentOptions, gluon::HybridConcurrent>},
+      {"Concurrent", MakeFromOptions<gluon::ConcurrentOptions, gluon::Concurrent>},
   };
   return factories;
 }

@@ -555,6 +555,31 @@ static void test_conv_layer_kinds(void) {
                 "'alpha' is missing");
   HN_EXPECT_ERR(hn_block_create("BatchNorm", (const char*[]){"axis"}, (const char*[]){"x"}, 1, &bad),
                 HN_ERR_INVALID_ARGUMENT, "'axis'");
+  /* every factory reads its layer's options: family-specific fields, the act_type alias, bad
+   * values and the accepted list come from the options' field list */
+  {
+    static const struct {
+      const char* kind;
+      const char* keys[3];
+      const char* values[3];
+      size_t count;
+      const char* message;
+    } kCases[] = {
+        {"Conv2D", {"channels", "kernel_size", "output_padding"}, {"4", "3", "1"}, 3,
+         "Conv2D takes no output_padding"},
+        {"MaxPool2D", {"count_include_pad"}, {"False"}, 1, "unknown attribute 'count_include_pad'"},
+        {"Activation", {"act_type", "activation"}, {"relu", "tanh"}, 2,
+         "give 'activation' or 'act_type', not both"},
+        {"PReLU", {"in_channels"}, {"0"}, 1, "in_channels must be >= 1"},
+        {"ELU", {"alpha"}, {"one"}, 1, "ELU: attribute 'alpha'='one'"},
+        {"Concurrent", {"dim"}, {"1"}, 1, "unknown attribute 'dim' (accepted: axis, prefix)"},
+    };
+    for (i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
+      HN_EXPECT_ERR(hn_block_create(kCases[i].kind, kCases[i].keys, kCases[i].values,
+                                    kCases[i].count, &bad),
+                    HN_ERR_INVALID_ARGUMENT, kCases[i].message);
+    }
+  }
   HN_EXPECT(bad == NULL);
   for (i = 0; i < 8; ++i) hn_block_free(parts[i]);
   hn_block_free(branch);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,21 @@ inline std::string TmpPath(const std::string& name) {
 }
 #endif
 
-/// Same shape, dtype and bytes.
-inline bool BitEqual(const NDArray& a, const NDArray& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
-         std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
+/// "" when `a` and `b` have the same shape, dtype and bytes, else what differs (for a test's
+/// message: EXPECT_EQ(BitDifference(got, want), "")).
+inline std::string BitDifference(const NDArray& a, const NDArray& b) {
+  std::ostringstream os;
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
+    os << a.shape() << " " << DTypeName(a.dtype()) << " vs " << b.shape() << " "
+       << DTypeName(b.dtype());
+  } else if (std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) != 0) {
+    os << "values differ:\n" << a << "\nvs\n" << b;
+  }
+  return os.str();
 }
+
+/// Same shape, dtype and bytes.
+inline bool BitEqual(const NDArray& a, const NDArray& b) { return BitDifference(a, b).empty(); }
 
 /// The row-major flat offset of index `idx` in shape `s`.
 inline int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {

@@ -6,6 +6,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
@@ -34,6 +38,67 @@ std::vector<std::string> OpNames(const Symbol& s) {
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
     if (!g[nid].node->IsVariable()) names.push_back(g[nid].node->name());
   return names;
+}
+
+// An options struct as the layer headers write them, with a field away from its neighbours.
+struct ExampleOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(ExampleOptions, int64_t, units) = 0;
+  /// documented
+  HN_LAYER_OPTION(ExampleOptions, std::string, name) = "x";
+
+  HN_LAYER_OPTION(ExampleOptions, IntTuple, kernel) = {3, 3};
+  HN_LAYER_OPTIONS_END;
+};
+
+// The field list the C API reads attributes through is the declaration itself: every field
+// once, in declaration order, with its required flag, for const and mutable options.
+TEST(ConvLayers, ForEachFieldWalksTheDeclaredFields) {
+  std::vector<std::string> names, required;
+  ExampleOptions example = ExampleOptions().set_units(4);
+  ForEachField(example, [&](const char* name, auto& value, bool is_required) {
+    names.push_back(name);
+    if (is_required) required.push_back(name);
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) value = "y";
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"units", "name", "kernel"}));
+  EXPECT_EQ(required, (std::vector<std::string>{"units"}));
+  EXPECT_EQ(example.name, "y");  // the visitor gets the field itself
+  EXPECT_EQ(example.units, 4);
+  names.clear();
+  const ExampleOptions& constant = example;
+  ForEachField(constant, [&](const char* name, const auto&, bool) { names.push_back(name); });
+  EXPECT_EQ(names.size(), 3u);
+
+  // The layers' own: what the C API requires, and each field once.
+  auto required_of = [](auto options) {
+    std::vector<std::string> found;
+    std::set<std::string> seen;
+    ForEachField(options, [&](const char* name, auto&, bool is_required) {
+      EXPECT_TRUE(seen.insert(name).second) << name;
+      if (is_required) found.push_back(name);
+    });
+    return found;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(required_of(ConvOptions()), (Names{"channels", "kernel_size"}));
+  EXPECT_EQ(required_of(PoolOptions()), Names{});
+  EXPECT_EQ(required_of(BatchNormOptions()), Names{});
+  EXPECT_EQ(required_of(DenseOptions()), Names{"units"});
+  EXPECT_EQ(required_of(LeakyReLUOptions()), Names{"alpha"});
+  EXPECT_EQ(required_of(PReLUOptions()), Names{});
+}
+
+TEST(ConvLayers, OptionsConstructorsEqualThePositionalOnes) {
+  auto json = [](HybridBlock&& block) { return block(Symbol::Var("data")).ToJSON(); };
+  EXPECT_EQ(json(LeakyReLU(LeakyReLUOptions().set_alpha(0.2), "l_")), json(LeakyReLU(0.2, "l_")));
+  EXPECT_EQ(json(ELU(ELUOptions().set_alpha(0.5), "e_")), json(ELU(0.5, "e_")));
+  EXPECT_EQ(json(Activation(ActivationOptions().set_activation("tanh"), "a_")),
+            json(Activation("tanh", "a_")));
+  EXPECT_EQ(json(Dropout(DropoutOptions().set_rate(0.3f), "d_")), json(Dropout(0.3f, "d_")));
+  PReLU prelu(PReLUOptions().set_in_channels(3), "p_");
+  EXPECT_EQ(prelu.alpha()->shape(), Shape({3}));
+  EXPECT_THROW(LeakyReLU(LeakyReLUOptions().set_alpha(-1)), Error);
 }
 
 TEST(ConvLayers, Conv2DWritesMXNetsAttributesAndDefersInputChannels) {

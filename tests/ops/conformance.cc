@@ -6,11 +6,11 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/ndarray.h"
@@ -21,6 +21,8 @@ namespace hybridnet {
 namespace conformance {
 
 namespace {
+
+using testing_util::BitDifference;
 
 RefTensor ToRef(const NDArray& a) {
   RefTensor t(a.shape());
@@ -64,17 +66,6 @@ std::string Describe(const OpCase& c) {
                                        << os.str();
 }
 
-::testing::AssertionResult BitEqual(const NDArray& a, const NDArray& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
-    return ::testing::AssertionFailure() << a.shape() << " " << DTypeName(a.dtype()) << " vs "
-                                         << b.shape() << " " << DTypeName(b.dtype());
-  }
-  if (std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) != 0) {
-    return ::testing::AssertionFailure() << "values differ:\n" << a << "\nvs\n" << b;
-  }
-  return ::testing::AssertionSuccess();
-}
-
 std::vector<NDArray> RunGraph(const CaseGraph& g, const std::vector<NDArray>& inputs, bool fuse,
                               bool plan_memory = true) {
   ExecutorOptions options;
@@ -88,7 +79,7 @@ std::vector<NDArray> RunGraph(const CaseGraph& g, const std::vector<NDArray>& in
   std::vector<NDArray> second = exec.Forward(inputs);
   EXPECT_EQ(first.size(), second.size());
   for (size_t i = 0; i < first.size() && i < second.size(); ++i) {
-    EXPECT_TRUE(BitEqual(first[i], second[i])) << "second Forward differs, output " << i;
+    EXPECT_EQ(BitDifference(first[i], second[i]), "") << "second Forward differs, output " << i;
   }
   return first;
 }
@@ -144,12 +135,12 @@ TEST_P(OpConformance, GraphMatchesEagerBitExact) {
                    " plan_memory=" + (plan_memory ? "true" : "false"));
       std::vector<NDArray> graph = RunGraph(g, inputs, fuse, plan_memory);
       ASSERT_EQ(graph.size(), eager.size());
-      for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
+      for (size_t i = 0; i < eager.size(); ++i) EXPECT_EQ(BitDifference(eager[i], graph[i]), "");
     }
   }
   // The inputs must be left untouched by both paths.
   std::vector<NDArray> fresh = Inputs();
-  for (size_t i = 0; i < inputs.size(); ++i) EXPECT_TRUE(BitEqual(fresh[i], inputs[i]));
+  for (size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(BitDifference(fresh[i], inputs[i]), "");
 }
 
 // `partial` must agree with `truth` wherever it is known.
@@ -241,7 +232,7 @@ TEST_P(OpJsonRoundTrip, JsonRoundTrip) {
   std::vector<NDArray> eager = EagerInference(inputs);
   std::vector<NDArray> graph = RunGraph(reloaded, inputs, /*fuse=*/true);
   ASSERT_EQ(graph.size(), eager.size());
-  for (size_t i = 0; i < eager.size(); ++i) EXPECT_TRUE(BitEqual(eager[i], graph[i]));
+  for (size_t i = 0; i < eager.size(); ++i) EXPECT_EQ(BitDifference(eager[i], graph[i]), "");
 }
 
 std::string CaseName(const ::testing::TestParamInfo<size_t>& param_info) {
@@ -463,7 +454,7 @@ TEST(FusedFullyConnected, BitIdenticalToFullyConnectedThenActivation) {
         AttrDict fused_attrs = fc_attrs;
         fused_attrs["act_type"] = act;
         NDArray fused = Invoke("_hn_fully_connected_act", fc_in, fused_attrs)[0];
-        EXPECT_TRUE(BitEqual(chain, fused));
+        EXPECT_EQ(BitDifference(chain, fused), "");
 
         Symbol data = Symbol::Var("data");
         Symbol fc = Symbol::Create("FullyConnected", {data}, fc_attrs, "fc");
@@ -476,7 +467,7 @@ TEST(FusedFullyConnected, BitIdenticalToFullyConnectedThenActivation) {
           GraphExecutor exec(out, {"data"}, params, options);
           std::vector<NDArray> y = exec.Forward({x});
           ASSERT_EQ(y.size(), 1u);
-          EXPECT_TRUE(BitEqual(chain, y[0])) << "fuse=" << fuse;
+          EXPECT_EQ(BitDifference(chain, y[0]), "") << "fuse=" << fuse;
           EXPECT_EQ(exec.stats().num_fused, fuse ? 1u : 0u);
         }
       }
@@ -487,7 +478,7 @@ TEST(FusedFullyConnected, BitIdenticalToFullyConnectedThenActivation) {
 TEST(Dropout, IdentityAtInference) {
   NDArray x = NDArray::RandomNormal({4, 5});
   NDArray y = Invoke("Dropout", {x}, {{"p", "0.5"}})[0];
-  EXPECT_TRUE(BitEqual(x, y));
+  EXPECT_EQ(BitDifference(x, y), "");
 }
 
 TEST(Dropout, ModeAlwaysDropsAndScales) {
@@ -502,7 +493,7 @@ TEST(Dropout, ModeAlwaysDropsAndScales) {
   double fraction = static_cast<double>(kept) / static_cast<double>(y.size());
   EXPECT_NEAR(fraction, 0.75, 0.03);
   // Deterministic: the same call gives the same mask.
-  EXPECT_TRUE(BitEqual(y, Invoke("Dropout", {x}, {{"p", "0.25"}, {"mode", "always"}})[0]));
+  EXPECT_EQ(BitDifference(y, Invoke("Dropout", {x}, {{"p", "0.25"}, {"mode", "always"}})[0]), "");
 }
 
 TEST(Dropout, AxesShareTheMask) {

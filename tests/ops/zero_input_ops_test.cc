@@ -3,10 +3,10 @@
 // hybridize(), and refused when a graph asks for an absurd size.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <map>
 #include <string>
 
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/block.h"
 #include "hybridnet/imperative.h"
@@ -16,16 +16,7 @@
 namespace hybridnet {
 namespace {
 
-::testing::AssertionResult BitEqual(const NDArray& a, const NDArray& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype()) {
-    return ::testing::AssertionFailure() << a.shape() << " " << DTypeName(a.dtype()) << " vs "
-                                         << b.shape() << " " << DTypeName(b.dtype());
-  }
-  if (std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) != 0) {
-    return ::testing::AssertionFailure() << a << "\nvs\n" << b;
-  }
-  return ::testing::AssertionSuccess();
-}
+using testing_util::BitDifference;
 
 std::vector<NDArray> RunEveryWay(const Symbol& s, const std::vector<std::string>& data_names,
                                  const std::vector<NDArray>& data) {
@@ -42,8 +33,8 @@ std::vector<NDArray> RunEveryWay(const Symbol& s, const std::vector<std::string>
         if (first.empty()) first = out;
         EXPECT_EQ(out.size(), first.size());
         for (size_t i = 0; i < out.size() && i < first.size(); ++i) {
-          EXPECT_TRUE(BitEqual(out[i], first[i]));
-          EXPECT_TRUE(BitEqual(again[i], first[i]));
+          EXPECT_EQ(BitDifference(out[i], first[i]), "");
+          EXPECT_EQ(BitDifference(again[i], first[i]), "");
         }
       }
     }
@@ -58,8 +49,8 @@ TEST(ZeroInputOps, GraphOfOnlyCreationOps) {
   EXPECT_TRUE(both.ListArguments().empty());
   std::vector<NDArray> out = RunEveryWay(both, {}, {});
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_TRUE(BitEqual(out[0], NDArray::Zeros({2, 3}, DType::kInt32)));
-  EXPECT_TRUE(BitEqual(out[1], NDArray::Arange(0, 4)));
+  EXPECT_EQ(BitDifference(out[0], NDArray::Zeros({2, 3}, DType::kInt32)), "");
+  EXPECT_EQ(BitDifference(out[1], NDArray::Arange(0, 4)), "");
 }
 
 TEST(ZeroInputOps, MixedWithDataAndMatchesEager) {
@@ -74,7 +65,7 @@ TEST(ZeroInputOps, MixedWithDataAndMatchesEager) {
   NDArray o = Invoke("_ones", {}, {{"shape", "(2, 1)"}})[0];
   NDArray eager = Invoke("broadcast_mul", {Invoke("broadcast_add", {x, r})[0], o})[0];
   ASSERT_EQ(graph.size(), 1u);
-  EXPECT_TRUE(BitEqual(graph[0], eager));
+  EXPECT_EQ(BitDifference(graph[0], eager), "");
 }
 
 // MXNet's legacy convention: a 0 (or an empty shape) is unknown and comes from the consumers,
@@ -93,10 +84,10 @@ TEST(ZeroInputOps, ShapeAndDTypeFromConsumers) {
   NDArray vv = NDArray::RandomNormal({6}).AsType(DType::kFloat64);
   std::vector<NDArray> out = RunEveryWay(Symbol::Group({a, b, c}), {"x", "v"}, {xv, vv});
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_TRUE(BitEqual(out[0], xv));
-  EXPECT_TRUE(BitEqual(out[1], xv));
+  EXPECT_EQ(BitDifference(out[0], xv), "");
+  EXPECT_EQ(BitDifference(out[1], xv), "");
   NDArray odd = NDArray::Arange(1, 12, 2, DType::kFloat64);
-  EXPECT_TRUE(BitEqual(out[2], Invoke("elemwise_add", {odd, vv})[0]));
+  EXPECT_EQ(BitDifference(out[2], Invoke("elemwise_add", {odd, vv})[0]), "");
 }
 
 TEST(ZeroInputOps, AbsurdSizesAreRefusedBeforeAllocating) {
@@ -137,7 +128,7 @@ TEST(ZeroInputOps, HybridizeRecordsCreationOps) {
   NDArray eager = block(x);
   block.Hybridize();
   NDArray hybrid = block(x);
-  EXPECT_TRUE(BitEqual(eager, hybrid));
+  EXPECT_EQ(BitDifference(eager, hybrid), "");
   const std::string json = block.CachedGraph().ToJSON();
   EXPECT_NE(json.find("\"_arange\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"_full\""), std::string::npos) << json;

@@ -190,13 +190,17 @@ std::string BatchNorm::Describe() {
 // ---------------------------------------------------------------------------------------------
 // LeakyReLU family
 
-LeakyReLU::LeakyReLU(double alpha, std::optional<std::string> prefix)
-    : HybridBlock("leakyrelu", std::move(prefix)), alpha_(alpha) {
-  HN_CHECK(alpha >= 0, kInvalidArgument) << "LeakyReLU: slope coefficient for LeakyReLU must "
-                                         << "be no less than 0, got " << alpha;
-  attrs_ = MakeNodeAttrs("LeakyReLU", "fwd",
-                         {{"act_type", "leaky"}, {"slope", hybridnet::internal::ValueText(alpha)}});
+LeakyReLU::LeakyReLU(const LeakyReLUOptions& o, std::optional<std::string> prefix)
+    : HybridBlock("leakyrelu", std::move(prefix)), alpha_(o.alpha) {
+  HN_CHECK(alpha_ >= 0, kInvalidArgument) << "LeakyReLU: slope coefficient for LeakyReLU must "
+                                          << "be no less than 0, got " << alpha_;
+  attrs_ = MakeNodeAttrs(
+      "LeakyReLU", "fwd",
+      {{"act_type", "leaky"}, {"slope", hybridnet::internal::ValueText(alpha_)}});
 }
+
+LeakyReLU::LeakyReLU(double alpha, std::optional<std::string> prefix)
+    : LeakyReLU(LeakyReLUOptions().set_alpha(alpha), std::move(prefix)) {}
 
 NDArray LeakyReLU::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
 
@@ -204,24 +208,31 @@ std::string LeakyReLU::Describe() {
   return "LeakyReLU(" + hybridnet::internal::ValueText(alpha_) + ")";
 }
 
-PReLU::PReLU(InitializerPtr alpha_initializer,
-             int64_t in_channels,
-             std::optional<std::string> prefix)
+PReLU::PReLU(const PReLUOptions& o, std::optional<std::string> prefix)
     : HybridBlock("prelu", std::move(prefix)) {
-  HN_CHECK(in_channels >= 1, kInvalidArgument)
-      << "PReLU: in_channels must be >= 1, got " << in_channels;
-  alpha_ = AddParameter("alpha", Shape({in_channels}), std::move(alpha_initializer));
+  HN_CHECK(o.in_channels >= 1, kInvalidArgument)
+      << "PReLU: in_channels must be >= 1, got " << o.in_channels;
+  alpha_ = AddParameter("alpha", Shape({o.in_channels}), o.alpha_initializer);
   attrs_ = MakeNodeAttrs("LeakyReLU", "fwd", {{"act_type", "prelu"}});
 }
 
+PReLU::PReLU(InitializerPtr alpha_initializer,
+             int64_t in_channels,
+             std::optional<std::string> prefix)
+    : PReLU(PReLUOptions().set_alpha_initializer(std::move(alpha_initializer))
+                .set_in_channels(in_channels),
+            std::move(prefix)) {}
+
 NDArray PReLU::Forward(const NDArray& x) { return Invoke(attrs_, {x, alpha_->Value()})[0]; }
 
-ELU::ELU(double alpha, std::optional<std::string> prefix)
+ELU::ELU(const ELUOptions& o, std::optional<std::string> prefix)
     : HybridBlock("elu", std::move(prefix)),
-      attrs_(
-          MakeNodeAttrs("LeakyReLU",
-                        "",
-                        {{"act_type", "elu"}, {"slope", hybridnet::internal::ValueText(alpha)}})) {}
+      attrs_(MakeNodeAttrs(
+          "LeakyReLU", "",
+          {{"act_type", "elu"}, {"slope", hybridnet::internal::ValueText(o.alpha)}})) {}
+
+ELU::ELU(double alpha, std::optional<std::string> prefix)
+    : ELU(ELUOptions().set_alpha(alpha), std::move(prefix)) {}
 
 NDArray ELU::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
 
@@ -240,8 +251,11 @@ NDArray GELU::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
 // ---------------------------------------------------------------------------------------------
 // Containers
 
+HybridConcurrent::HybridConcurrent(const ConcurrentOptions& o, std::optional<std::string> prefix)
+    : SequentialOf("hybridconcurrent", "HybridConcurrent", std::move(prefix)), axis_(o.axis) {}
+
 HybridConcurrent::HybridConcurrent(int axis, std::optional<std::string> prefix)
-    : SequentialOf("hybridconcurrent", "HybridConcurrent", std::move(prefix)), axis_(axis) {}
+    : HybridConcurrent(ConcurrentOptions().set_axis(axis), std::move(prefix)) {}
 
 std::vector<NDArray> HybridConcurrent::ForwardMany(const std::vector<NDArray>& inputs) {
   HN_CHECK(inputs.size() == 1, kInvalidArgument)
@@ -255,8 +269,11 @@ std::vector<NDArray> HybridConcurrent::ForwardMany(const std::vector<NDArray>& i
   return Invoke(attrs, parts);
 }
 
+Concurrent::Concurrent(const ConcurrentOptions& o, std::optional<std::string> prefix)
+    : SequentialOf("concurrent", "Concurrent", std::move(prefix)), axis_(o.axis) {}
+
 Concurrent::Concurrent(int axis, std::optional<std::string> prefix)
-    : SequentialOf("concurrent", "Concurrent", std::move(prefix)), axis_(axis) {}
+    : Concurrent(ConcurrentOptions().set_axis(axis), std::move(prefix)) {}
 
 std::vector<NDArray> Concurrent::ForwardMany(const std::vector<NDArray>& inputs) {
   HN_CHECK(inputs.size() == 1, kInvalidArgument)

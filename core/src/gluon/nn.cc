@@ -46,23 +46,30 @@ std::string Dense::Describe() {
 
 std::string Dense::ToString() { return Describe(); }
 
+Activation::Activation(const ActivationOptions& o, std::optional<std::string> prefix)
+    : HybridBlock(o.activation, std::move(prefix)),
+      act_type_(o.activation),
+      attrs_(MakeNodeAttrs("Activation", "fwd", {{"act_type", o.activation}})) {}
+
 Activation::Activation(const std::string& act_type, std::optional<std::string> prefix)
-    : HybridBlock(act_type, std::move(prefix)),
-      act_type_(act_type),
-      attrs_(MakeNodeAttrs("Activation", "fwd", {{"act_type", act_type}})) {}
+    : Activation(ActivationOptions().set_activation(act_type), std::move(prefix)) {}
 
 NDArray Activation::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
 
 std::string Activation::Describe() { return "Activation(" + act_type_ + ")"; }
 
-Dropout::Dropout(float rate, std::optional<std::string> prefix)
-    : HybridBlock("dropout", std::move(prefix)), rate_(rate) {
-  HN_CHECK(rate >= 0.f && rate <= 1.f, kInvalidArgument) << "Dropout: rate must be in [0, 1], got " << rate;
-  attrs_ = rate > 0.f ? MakeNodeAttrs("Dropout", "fwd",
-                                      {{"axes", "()"}, {"cudnn_off", "False"},
-                                       {"p", hybridnet::internal::ValueText(rate)}})
-                      : MakeNodeAttrs("_copy", "", {});
+Dropout::Dropout(const DropoutOptions& o, std::optional<std::string> prefix)
+    : HybridBlock("dropout", std::move(prefix)), rate_(o.rate) {
+  HN_CHECK(rate_ >= 0.f && rate_ <= 1.f, kInvalidArgument)
+      << "Dropout: rate must be in [0, 1], got " << rate_;
+  attrs_ = rate_ > 0.f ? MakeNodeAttrs("Dropout", "fwd",
+                                       {{"axes", "()"}, {"cudnn_off", "False"},
+                                        {"p", hybridnet::internal::ValueText(rate_)}})
+                       : MakeNodeAttrs("_copy", "", {});
 }
+
+Dropout::Dropout(float rate, std::optional<std::string> prefix)
+    : Dropout(DropoutOptions().set_rate(rate), std::move(prefix)) {}
 
 NDArray Dropout::Forward(const NDArray& x) { return Invoke(attrs_, {x})[0]; }
 

@@ -11,8 +11,11 @@ mkdir -p "$work/lib" "$work/seed"
 clean_env=(env -u HYBRIDNET_HOME -u HYBRIDNET_INCLUDE_DIR -u HYBRIDNET_LIB_DIR -u LD_LIBRARY_PATH
            -u R_LIBS -u R_LIBS_USER -u MFLAGS -u MAKELEVEL PKG_CONFIG_PATH= MAKEFLAGS=-j2)
 
+# What is tested is that the tarball stands alone, not R's optimizer: -O1 without debug info
+# compiles the bundled library about twice as fast as R's default -g -O2.
+printf 'CXX17FLAGS = -O1\nCFLAGS = -O1\n' > "$work/Makevars"
 start=$(date +%s)
-"${clean_env[@]}" "$r" CMD INSTALL --no-multiarch -l "$work/lib" "$tarball" > "$work/install.log" 2>&1 \
+"${clean_env[@]}" R_MAKEVARS_USER="$work/Makevars" "$r" CMD INSTALL --no-multiarch -l "$work/lib" "$tarball" > "$work/install.log" 2>&1 \
   || { cat "$work/install.log"; exit 1; }
 echo "R CMD INSTALL (bundled build): $(( $(date +%s) - start )) s"
 grep "^hybridnet:" "$work/install.log"

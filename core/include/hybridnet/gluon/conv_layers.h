@@ -36,8 +36,10 @@ namespace gluon {
 /// The keyword arguments of MXNet's convolutions (_Conv): Conv1D/2D/3D and their transposes.
 /// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct ConvOptions {
-  HN_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels (required, >= 1)
-  HN_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};  ///< required
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(ConvOptions, int64_t, channels) = 0;  ///< output channels, >= 1
+  /// The kernel's size per spatial dimension.
+  HN_REQUIRED_LAYER_OPTION(ConvOptions, IntTuple, kernel_size) = {};
   /// Step of the kernel per spatial dimension.
   HN_LAYER_OPTION(ConvOptions, IntTuple, strides) = 1;
   /// Zeros added on both sides of each spatial dimension.
@@ -59,6 +61,7 @@ struct ConvOptions {
   /// The bias's initializer.
   HN_LAYER_OPTION(ConvOptions, InitializerPtr, bias_initializer) = Zero();
   HN_LAYER_OPTION(ConvOptions, int64_t, in_channels) = 0;  ///< 0 = inferred at the first forward
+  HN_LAYER_OPTIONS_END;
 };
 
 /// MXNet's _Conv: Convolution (or Deconvolution) + optional activation. Use Conv1D/2D/3D and
@@ -114,6 +117,7 @@ using Conv3DTranspose = Conv<3, true>;
 /// The keyword arguments of MXNet's pooling layers (MaxPool, AvgPool; the global ones take only
 /// the layout). Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct PoolOptions {
+  HN_LAYER_OPTIONS_BEGIN;
   /// The window per spatial dimension.
   HN_LAYER_OPTION(PoolOptions, IntTuple, pool_size) = 2;
   HN_LAYER_OPTION(PoolOptions, IntTuple, strides) = {};  ///< empty (None) = pool_size
@@ -123,6 +127,7 @@ struct PoolOptions {
   /// "" = NCW, NCHW or NCDHW by rank
   HN_LAYER_OPTION(PoolOptions, std::string, layout) = {};
   HN_LAYER_OPTION(PoolOptions, bool, count_include_pad) = true;  ///< average pooling only
+  HN_LAYER_OPTIONS_END;
 };
 
 /// Max or average pooling.
@@ -185,6 +190,7 @@ using GlobalAvgPool3D = GlobalPool<3, PoolType::kAvg>;
 /// The keyword arguments of MXNet's BatchNorm.
 /// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct BatchNormOptions {
+  HN_LAYER_OPTIONS_BEGIN;
   HN_LAYER_OPTION(BatchNormOptions, int, axis) = 1;  ///< the channel axis
   /// Update rate of the running statistics in training; written to the op's attributes.
   HN_LAYER_OPTION(BatchNormOptions, double, momentum) = 0.9;
@@ -203,6 +209,7 @@ struct BatchNormOptions {
   /// The initializer of running_var.
   HN_LAYER_OPTION(BatchNormOptions, InitializerPtr, running_variance_initializer) = One();
   HN_LAYER_OPTION(BatchNormOptions, int64_t, in_channels) = 0;  ///< 0 = inferred
+  HN_LAYER_OPTIONS_END;
 };
 
 /// Batch normalization over `axis`. Parameters gamma, beta (trained; not differentiable when
@@ -232,9 +239,20 @@ class BatchNorm : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// LeakyReLU's keyword argument.
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct LeakyReLUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(LeakyReLUOptions, double, alpha) = 0;  ///< the slope, >= 0
+  HN_LAYER_OPTIONS_END;
+};
+
 /// y = x > 0 ? x : alpha * x.
 class LeakyReLU : public HybridBlock {
  public:
+  /// A LeakyReLU with the options' slope (kInvalidArgument when it is negative).
+  explicit LeakyReLU(const LeakyReLUOptions& options,
+                     std::optional<std::string> prefix = std::nullopt);
   /// The slope `alpha` for negative inputs, >= 0 (kInvalidArgument otherwise).
   explicit LeakyReLU(double alpha, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
@@ -248,9 +266,21 @@ class LeakyReLU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// PReLU's keyword arguments.
+/// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct PReLUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  /// The slopes' initializer.
+  HN_LAYER_OPTION(PReLUOptions, InitializerPtr, alpha_initializer) = Constant(0.25f);
+  HN_LAYER_OPTION(PReLUOptions, int64_t, in_channels) = 1;  ///< 1 = one shared slope
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Parametric ReLU: a learned slope per channel (in_channels) or one shared slope (1).
 class PReLU : public HybridBlock {
  public:
+  /// A PReLU with the options' slopes and initializer.
+  explicit PReLU(const PReLUOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// `in_channels` slopes (>= 1, kInvalidArgument otherwise) initialized by `alpha_initializer`.
   explicit PReLU(InitializerPtr alpha_initializer = Constant(0.25f),
                  int64_t in_channels = 1,
@@ -264,9 +294,19 @@ class PReLU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// ELU's keyword argument.
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct ELUOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(ELUOptions, double, alpha) = 1.0;  ///< the scale for negative inputs
+  HN_LAYER_OPTIONS_END;
+};
+
 /// y = x > 0 ? x : alpha * (exp(x) - 1).
 class ELU : public HybridBlock {
  public:
+  /// An ELU with the options' alpha.
+  explicit ELU(const ELUOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// An ELU with scale `alpha` for negative inputs.
   explicit ELU(double alpha = 1.0, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
@@ -297,10 +337,21 @@ class GELU : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// The keyword argument of HybridConcurrent and Concurrent.
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct ConcurrentOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(ConcurrentOptions, int, axis) = -1;  ///< the axis the outputs are joined on
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Runs every child on the same input and concatenates the outputs along `axis` (one Concat
 /// op, "<prefix>concat<n>").
 class HybridConcurrent : public SequentialOf<HybridBlock> {
  public:
+  /// An empty container concatenating along the options' axis; add children with Add.
+  explicit HybridConcurrent(const ConcurrentOptions& options,
+                            std::optional<std::string> prefix = std::nullopt);
   /// An empty container concatenating along `axis`; add children with Add.
   explicit HybridConcurrent(int axis = -1, std::optional<std::string> prefix = std::nullopt);
   /// Runs every child on the one input and concatenates; kInvalidArgument for several inputs or no
@@ -318,6 +369,9 @@ class HybridConcurrent : public SequentialOf<HybridBlock> {
 /// Like HybridConcurrent, for children that are plain Blocks (not hybridizable).
 class Concurrent : public SequentialOf<Block> {
  public:
+  /// An empty container concatenating along the options' axis; add children with Add.
+  explicit Concurrent(const ConcurrentOptions& options,
+                      std::optional<std::string> prefix = std::nullopt);
   /// An empty container concatenating along `axis`; add children with Add.
   explicit Concurrent(int axis = -1, std::optional<std::string> prefix = std::nullopt);
   /// Runs every child on the one input and concatenates; kInvalidArgument for several inputs or no

@@ -14,7 +14,8 @@ namespace gluon {
 /// Dense's keyword arguments (MXNet's names and defaults).
 /// Each field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
 struct DenseOptions {
-  HN_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size (required, >= 1)
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(DenseOptions, int64_t, units) = 0;  ///< output size, >= 1
   /// "" (none), relu, sigmoid, tanh, softrelu, softsign
   HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
   /// Whether the layer has a bias.
@@ -25,19 +26,7 @@ struct DenseOptions {
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
   /// The bias's initializer.
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, bias_initializer) = Zero();
-
-  /// Calls visit(MXNet name, field, required) for every field: how the C API reads string
-  /// attributes into these options.
-  template <typename Visitor>
-  void ForEachField(Visitor&& visit) {
-    visit("units", units, true);
-    visit("activation", activation, false);
-    visit("use_bias", use_bias, false);
-    visit("flatten", flatten, false);
-    visit("in_units", in_units, false);
-    visit("weight_initializer", weight_initializer, false);
-    visit("bias_initializer", bias_initializer, false);
-  }
+  HN_LAYER_OPTIONS_END;
 };
 
 /// y = activation(x W^T + b).
@@ -69,9 +58,21 @@ class Dense : public HybridBlock {
   NodeAttrs fc_attrs_;
 };
 
+/// Activation's keyword argument.
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct ActivationOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  /// relu, sigmoid, tanh, softrelu, softsign (the op's act_type)
+  HN_REQUIRED_LAYER_OPTION(ActivationOptions, std::string, activation) = {};
+  HN_LAYER_OPTIONS_END;
+};
+
 /// act_type: relu, sigmoid, tanh, softrelu, softsign. Its prefix alias is the act_type.
 class Activation : public HybridBlock {
  public:
+  /// An activation layer of the options' activation.
+  explicit Activation(const ActivationOptions& options,
+                      std::optional<std::string> prefix = std::nullopt);
   /// An activation layer of `act_type`.
   explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
@@ -85,9 +86,19 @@ class Activation : public HybridBlock {
   NodeAttrs attrs_;
 };
 
+/// Dropout's keyword argument (MXNet's axes is not supported).
+/// Its field has a setter for chaining, `set_<field>(value)` (HN_LAYER_OPTION).
+struct DropoutOptions {
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_REQUIRED_LAYER_OPTION(DropoutOptions, float, rate) = 0.f;  ///< in [0, 1]
+  HN_LAYER_OPTIONS_END;
+};
+
 /// Identity at inference; rate 0 emits _copy as MXNet does.
 class Dropout : public HybridBlock {
  public:
+  /// Drops with the options' rate, in [0, 1] (kInvalidArgument otherwise).
+  explicit Dropout(const DropoutOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// Drops with probability `rate`, in [0, 1] (kInvalidArgument otherwise).
   explicit Dropout(float rate, std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
