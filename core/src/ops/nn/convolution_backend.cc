@@ -86,7 +86,7 @@ class Scratch {
     std::unique_ptr<float, Free> data;
     size_t count = 0;
   };
-  Buffer buffers_[4];
+  Buffer buffers_[6];
 };
 
 Scratch& ThreadScratch() {
@@ -94,7 +94,29 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
-enum ScratchSlot { kSrcSlot, kDstSlot, kResidualSlot, kFoldSlot };
+enum ScratchSlot {
+  kSrcSlot, kDstSlot, kResidualSlot, kFoldSlot, kPrimitiveScratchSlot, kReorderScratchSlot
+};
+
+// A reorder that any thread may run (RunReorder): user scratchpad mode, as for convolutions
+// (see ConvPrimitive::scratchpad_md). Winograd's weight layout needs one.
+dnnl::reorder SharedReorder(const memory::desc& from, const memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to, attr));
+}
+
+// Runs a SharedReorder with this thread's scratch as its scratchpad.
+void RunReorder(const dnnl::reorder& reorder, dnnl::stream& stream, const memory& from,
+                const memory& to) {
+  const memory::desc pad(*dnnl_primitive_desc_query_md(reorder.get_primitive_desc(),
+                                                       dnnl_query_scratchpad_md, 0));
+  const memory scratchpad(
+      pad, Engine(),
+      ThreadScratch().Get(kReorderScratchSlot, (pad.get_size() + 3) / sizeof(float)));
+  reorder.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
+                           {DNNL_ARG_SCRATCHPAD, scratchpad}});
+}
 
 Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
 Tag ChannelFirstTag(int64_t nd) { return nd == 1 ? Tag::ncw : nd == 2 ? Tag::nchw : Tag::ncdhw; }
@@ -151,6 +173,11 @@ std::string DescKey(const memory::desc& md) {
 
 struct ConvPrimitive {
   dnnl::primitive prim;
+  // The primitive's scratchpad, given by the caller from this thread's scratch: primitives are
+  // shared by every thread, and oneDNN's library-managed scratchpad is one buffer common to all
+  // primitives (Debian builds it with DNNL_ENABLE_CONCURRENT_EXEC off), so two threads running
+  // convolutions at once overwrote each other's partial sums.
+  memory::desc scratchpad_md;
   memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md, channel_md;
   bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
   // The epilogue runs after the primitive, with the same float operations, instead of as
@@ -216,6 +243,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
     return ops;
   };
   dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(post_ops());
   const auto prop = dnnl::prop_kind::forward_inference;
   try {
@@ -225,6 +253,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
                                           pad_l, pad_r);
       dnnl::deconvolution_forward::primitive_desc pd(d, attr, Engine());
       p->weight_md = pd.weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
       p->prim = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::primitive_desc pd;
@@ -278,6 +307,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
         }
       }
       p->weight_md = pd.weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
       p->prim = dnnl::convolution_forward(pd);
     }
   } catch (const dnnl::error& e) {
@@ -289,7 +319,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, caller);
   p->caller_dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, caller);
   auto reorder = [](const memory::desc& from, const memory::desc& to) {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to));
+    return SharedReorder(from, to);
   };
   p->reorder_src = p->caller_src_md != p->src_md;
   p->reorder_dst = p->caller_dst_md != p->dst_md;
@@ -395,7 +425,7 @@ std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec
   }
   memory user(p.user_weight_md, Engine(), const_cast<float*>(source));
   memory dst(p.weight_md, Engine(), packed->weights.data<float>());
-  dnnl::reorder(user, dst).execute(Stream(), user, dst);
+  RunReorder(SharedReorder(p.user_weight_md, p.weight_md), Stream(), user, dst);
   Stream().wait();
   return packed;
 }
@@ -506,7 +536,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     if (p->reorder_src) {
       memory user_src(p->caller_src_md, engine, const_cast<float*>(a.data));
       src.set_data_handle(scratch.Get(kSrcSlot, p->src_md.get_size() / sizeof(float)));
-      p->src_in.execute(stream, user_src, src);
+      RunReorder(p->src_in, stream, user_src, src);
     }
     // The residual, kept aside when the epilogue runs afterwards (the output may overwrite it).
     const float* residual = a.residual;
@@ -521,7 +551,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       dst.set_data_handle(scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float)));
       if (s.residual && !p->epilogue_after) {
         memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
-        p->residual_in.execute(stream, user_res, dst);
+        RunReorder(p->residual_in, stream, user_res, dst);
       }
     } else if (s.residual && !p->epilogue_after && a.residual != a.out) {
       std::memcpy(a.out, a.residual, p->dst_md.get_size());
@@ -529,6 +559,9 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     std::unordered_map<int, memory> args;
     args[DNNL_ARG_SRC] = src;
     args[DNNL_ARG_DST] = dst;
+    args[DNNL_ARG_SCRATCHPAD] = memory(
+        p->scratchpad_md, engine,
+        scratch.Get(kPrimitiveScratchSlot, (p->scratchpad_md.get_size() + 3) / sizeof(float)));
     args[DNNL_ARG_WEIGHTS] = memory(p->weight_md, engine,
                                     const_cast<float*>(w->weights.data<float>()));
     if (p->fold_bn) {
@@ -545,7 +578,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     p->prim.execute(stream, args);
     if (p->reorder_dst) {
       memory user_dst(p->caller_dst_md, engine, a.out);
-      p->dst_out.execute(stream, dst, user_dst);
+      RunReorder(p->dst_out, stream, dst, user_dst);
     }
     stream.wait();
     if (a.clip && !p->epilogue_after) {
@@ -603,8 +636,7 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
     const memory::desc cl({N, C, S}, memory::data_type::f32, Tag::nwc);
     made->from = to_channel_last ? cf : cl;
     made->to = to_channel_last ? cl : cf;
-    made->prim = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), made->from, Engine(),
-                                                             made->to));
+    made->prim = SharedReorder(made->from, made->to);
     std::lock_guard<std::mutex> lock(mutex);
     if (cache.size() > 1024) cache.clear();
     e = cache.emplace(key, made).first->second;
@@ -612,7 +644,7 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
   UseBackendThreads();
   try {
     memory from(e->from, Engine(), const_cast<float*>(src)), to(e->to, Engine(), dst);
-    e->prim.execute(Stream(), from, to);
+    RunReorder(e->prim, Stream(), from, to);
     Stream().wait();
   } catch (const dnnl::error& err) {
     HN_THROW(kInternal) << "re-layout of (" << N << ", " << C << ", " << S << ") failed ("
