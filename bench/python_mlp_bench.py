@@ -6,8 +6,9 @@ MLP (512 -> 256 relu -> 128 relu -> 2) at batch 1, the same weights and input ev
 Run with the Python that has the hybridnet wheel (build/bindings/python/venv). Every system runs
 in turn, round after round (the C API, PyTorch and MXNet in worker processes of their own, fed
 through a pipe), and medians of the rounds are compared: ratios within one run. One thread
-everywhere. Targets: Python Predictor <= C + 3 us, hybridized HybridSequential <= C + 6 us,
-faster than PyTorch eager, >= 5x faster than MXNet hybridized.
+everywhere, and one core: every process is pinned to the same CPU. Targets: Python Predictor
+<= C + 3 us, hybridized HybridSequential <= C + 6 us, faster than PyTorch eager, >= 5x faster
+than MXNet hybridized.
 """
 import argparse
 import atexit
@@ -129,6 +130,11 @@ def main():
     parser.add_argument("--mxnet", default=os.path.expanduser("~/.cache/hybridnet/mxnet-1.9.1/bin/python"))
     args = parser.parse_args()
     os.environ.update(ONE_THREAD)
+    # One core for every system, the workers inherit it: MXNet's engine runs each op on a worker
+    # thread of its own, which on an idle second core would overlap with Python's frontend and
+    # turn "1 thread" into two (3.5x instead of 7.4x on a quiet 2-core machine).
+    core = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {core})
 
     import hybridnet as mx
     from hybridnet import gluon, nd
@@ -136,7 +142,7 @@ def main():
     mx.set_num_threads(1)
     print(machine())
     print(f"hybridnet {mx.__version__} (Python {sys.version.split()[0]}, numpy {np.__version__}); "
-          "1 thread everywhere")
+          f"1 thread everywhere, every process pinned to CPU {core}")
     folder = tempfile.mkdtemp(prefix="hn_python_bench_")
     atexit.register(shutil.rmtree, folder, True)
     mx.random.seed(3)
