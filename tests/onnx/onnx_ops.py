@@ -51,12 +51,18 @@ no_kernel = {}    # op -> cases ONNX Runtime has no kernel for
 not_mapped = {}   # op -> number of cases
 checked = 0
 worst = {}        # opset -> (rel, case)
+training = []     # training-mode cases, not exported
 nan_cases = set()  # cases with NaN inputs (NaN on one side only there is not a difference)
 for case in index["cases"]:
     op = ops[case["op"]]
     name = case["name"]
     if not op["onnx"]["exportable"]:
         not_mapped[case["op"]] = not_mapped.get(case["op"], 0) + 1
+        continue
+    if case["is_train"]:
+        # Its outputs use batch statistics; an export is an inference graph (the op's inference
+        # cases check it).
+        training.append(name)
         continue
     base = os.path.join(work, name)
     feeds = {i["name"]: np.load(os.path.join(work, i["file"])) for i in case["inputs"]}
@@ -127,6 +133,8 @@ for op, names in sorted(refused.items()):
     print(f"  refused as declared ({ops[op]['onnx']['limits']}): {', '.join(sorted(names))}")
 for op_name, names in sorted(no_kernel.items()):
     print(f"  valid, but ONNX Runtime {onnxruntime.__version__} has no kernel: {', '.join(sorted(names))}")
+if training:
+    print("  training-mode cases, not exported (an export is an inference graph): " + ", ".join(training))
 if nan_cases:
     print("  NaN inputs, where NaN on one side only is not a difference (ONNX leaves NaN open): " +
           ", ".join(sorted(nan_cases)))
