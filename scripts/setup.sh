@@ -16,7 +16,7 @@ packages=(
 )
 # `setup.sh fuzz`: clang and libFuzzer for `make fuzz` (not needed by the build or the tests).
 if [ "${1:-}" = fuzz ]; then
-  packages=(clang-14 libclang-rt-14-dev)
+  packages=(clang-14 libclang-rt-14-dev libomp-14-dev)  # libomp: oneDNN runs on OpenMP
 fi
 # `setup.sh bench`: PyTorch (Debian's, large): the Python benchmark's eager peer and the peer
 # benchmark's ONNX files (scripts/setup-bench.sh).
