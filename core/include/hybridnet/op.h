@@ -82,6 +82,7 @@ struct OpContext {
   /// ndarray/storage.h.
   const NDArray* const* input_arrays = nullptr;
 
+  /// The array behind input `i`, or null when the caller has none for it.
   const NDArray* InputArray(size_t i) const {
     return input_arrays == nullptr ? nullptr : input_arrays[i];
   }
