@@ -30,6 +30,19 @@ struct Win3 {
   int64_t image[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
   int64_t ImageSize() const { return image[0] * image[1] * image[2]; }
   int64_t GridSize() const { return grid[0] * grid[1] * grid[2]; }
+  /// The flat image position that tap `t` of window position `o` (flat, grid side) covers, or
+  /// -1 when it falls in the padding.
+  int64_t ImageAt(int64_t o, int64_t t) const {
+    const int64_t at[3] = {o / (grid[1] * grid[2]), (o / grid[2]) % grid[1], o % grid[2]};
+    const int64_t tap[3] = {t / (k[1] * k[2]), (t / k[2]) % k[1], t % k[2]};
+    int64_t flat = 0;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t x = at[i] * s[i] - p[i] + tap[i] * d[i];
+      if (x < 0 || x >= image[i]) return -1;
+      flat = flat * image[i] + x;
+    }
+    return flat;
+  }
 };
 
 inline Win3 MakeWin3(const Dims& k, const Dims& s, const Dims& p, const Dims& d, const Dims& image,
@@ -78,22 +91,13 @@ inline RefFn ConvRef(ConvGeom g) {
       for (int64_t f = 0; f < F; ++f) {
         const int64_t grp = f / Fg;
         for (int64_t o = 0; o < w.GridSize(); ++o) {
-          const int64_t od0 = o / (w.grid[1] * w.grid[2]), oh = (o / w.grid[2]) % w.grid[1],
-                        ow = o % w.grid[2];
           double acc = g.bias ? in[2][f] : 0.0;
           for (int64_t cc = 0; cc < Cg; ++cc) {
             const int64_t c = grp * Cg + cc;
             for (int64_t t = 0; t < taps; ++t) {
-              const int64_t a = t / (w.k[1] * w.k[2]), b = (t / w.k[2]) % w.k[1], e = t % w.k[2];
-              const int64_t id = od0 * w.s[0] - w.p[0] + a * w.d[0];
-              const int64_t ih = oh * w.s[1] - w.p[1] + b * w.d[1];
-              const int64_t iw = ow * w.s[2] - w.p[2] + e * w.d[2];
-              if (id < 0 || ih < 0 || iw < 0 || id >= w.image[0] || ih >= w.image[1] ||
-                  iw >= w.image[2])
-                continue;
-              acc += in[0][((n * C + c) * w.image[0] + id) * w.image[1] * w.image[2] +
-                           ih * w.image[2] + iw] *
-                     in[1][(f * Cg + cc) * taps + t];
+              const int64_t at = w.ImageAt(o, t);
+              if (at < 0) continue;
+              acc += in[0][(n * C + c) * w.ImageSize() + at] * in[1][(f * Cg + cc) * taps + t];
             }
           }
           out[(n * F + f) * w.GridSize() + o] = acc;
@@ -133,21 +137,13 @@ inline RefFn DeconvRef(ConvGeom g) {
       for (int64_t c = 0; c < C; ++c) {
         const int64_t grp = c / Cg;
         for (int64_t i = 0; i < in_plane; ++i) {
-          const int64_t id = i / (w.grid[1] * w.grid[2]), ih = (i / w.grid[2]) % w.grid[1],
-                        iw = i % w.grid[2];
           const double xv = in[0][(n * C + c) * in_plane + i];
           for (int64_t fl = 0; fl < Fg; ++fl) {
             const int64_t f = grp * Fg + fl;
             for (int64_t t = 0; t < taps; ++t) {
-              const int64_t a = t / (w.k[1] * w.k[2]), b = (t / w.k[2]) % w.k[1], e = t % w.k[2];
-              const int64_t od0 = id * w.s[0] - w.p[0] + a * w.d[0];
-              const int64_t oh = ih * w.s[1] - w.p[1] + b * w.d[1];
-              const int64_t ow = iw * w.s[2] - w.p[2] + e * w.d[2];
-              if (od0 < 0 || oh < 0 || ow < 0 || od0 >= w.image[0] || oh >= w.image[1] ||
-                  ow >= w.image[2])
-                continue;
-              out[(n * F + f) * out_plane + (od0 * w.image[1] + oh) * w.image[2] + ow] +=
-                  xv * in[1][(c * Fg + fl) * taps + t];
+              const int64_t at = w.ImageAt(i, t);
+              if (at < 0) continue;
+              out[(n * F + f) * out_plane + at] += xv * in[1][(c * Fg + fl) * taps + t];
             }
           }
         }
