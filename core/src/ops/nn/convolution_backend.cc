@@ -106,16 +106,19 @@ dnnl::reorder SharedReorder(const memory::desc& from, const memory::desc& to) {
   return dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), from, Engine(), to, attr));
 }
 
+// A scratchpad of layout `pad` over this thread's scratch slot `slot` (whole floats, rounded up).
+memory ThreadScratchpad(const memory::desc& pad, ScratchSlot slot) {
+  return memory(pad, Engine(),
+                ThreadScratch().Get(slot, (pad.get_size() + sizeof(float) - 1) / sizeof(float)));
+}
+
 // Runs a SharedReorder with this thread's scratch as its scratchpad.
 void RunReorder(const dnnl::reorder& reorder, dnnl::stream& stream, const memory& from,
                 const memory& to) {
   const memory::desc pad(*dnnl_primitive_desc_query_md(reorder.get_primitive_desc(),
                                                        dnnl_query_scratchpad_md, 0));
-  const memory scratchpad(
-      pad, Engine(),
-      ThreadScratch().Get(kReorderScratchSlot, (pad.get_size() + 3) / sizeof(float)));
   reorder.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
-                           {DNNL_ARG_SCRATCHPAD, scratchpad}});
+                           {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(pad, kReorderScratchSlot)}});
 }
 
 Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
@@ -559,9 +562,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     std::unordered_map<int, memory> args;
     args[DNNL_ARG_SRC] = src;
     args[DNNL_ARG_DST] = dst;
-    args[DNNL_ARG_SCRATCHPAD] = memory(
-        p->scratchpad_md, engine,
-        scratch.Get(kPrimitiveScratchSlot, (p->scratchpad_md.get_size() + 3) / sizeof(float)));
+    args[DNNL_ARG_SCRATCHPAD] = ThreadScratchpad(p->scratchpad_md, kPrimitiveScratchSlot);
     args[DNNL_ARG_WEIGHTS] = memory(p->weight_md, engine,
                                     const_cast<float*>(w->weights.data<float>()));
     if (p->fold_bn) {
