@@ -212,8 +212,8 @@ TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
 }
 
 TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
-  // ResNet's direct kernels; MobileNet's depthwise kernel and its classifier, a convolution on a
-  // single output position (oneDNN's GEMM kernel).
+  // ResNet's direct kernels with the BatchNorm epilogue after them; MobileNet's depthwise kernel
+  // and its classifier, a convolution on a single output position per sample.
   for (const char* name : {"resnet18_v1", "mobilenetv2_1.0"}) {
     auto net = gluon::model_zoo::GetModel(name, 10);
     Seed(9);
@@ -228,23 +228,30 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
     SetNumThreads(before);
     EXPECT_TRUE(BitEqual(one, two)) << name;
   }
-  // A long reduction on a single output position (PSPNet's and DeepLab's pooled branches: 2048
-  // channels), where the GEMM kernel would split the sums between two threads.
+  // Long reductions on a single input row, split by rows between threads (Gemv): a 1x1
+  // convolution of a 1x1 image (PSPNet's and DeepLab's pooled branches: 2048 channels) and a
+  // batch-1 FullyConnected whose sizes leave a partial vector and a partial group of rows.
   Seed(11);
   Symbol conv = Symbol::Create("Convolution", {Symbol::Var("data")},
-                               {{"kernel", "(1, 1)"}, {"num_filter", "512"}, {"no_bias", "True"}},
+                               {{"kernel", "(1, 1)"}, {"num_filter", "515"}, {"no_bias", "True"}},
                                "pooled");
+  Symbol dense = Symbol::Create("FullyConnected", {conv}, {{"num_hidden", "1001"}}, "dense");
   const std::map<std::string, NDArray> params = {
-      {"pooled_weight", NDArray::RandomNormal({512, 2048, 1, 1})}};
-  GraphExecutor exec(conv, {"data"}, params);
+      {"pooled_weight", NDArray::RandomNormal({515, 2048, 1, 1})},
+      {"dense_weight", NDArray::RandomNormal({1001, 515})},
+      {"dense_bias", NDArray::RandomNormal({1001})}};
+  GraphExecutor exec(Symbol::Group({conv, dense}), {"data"}, params);
   NDArray x = NDArray::RandomNormal({1, 2048, 1, 1});
   const int before = GetNumThreads();
   SetNumThreads(1);
-  NDArray one = exec.Forward({x})[0].Copy();
+  std::vector<NDArray> one = exec.Forward({x});
+  for (NDArray& a : one) a = a.Copy();
   SetNumThreads(2);
-  NDArray two = exec.Forward({x})[0].Copy();
+  std::vector<NDArray> two = exec.Forward({x});
   SetNumThreads(before);
-  EXPECT_TRUE(BitEqual(one, two));
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_TRUE(BitEqual(one[0], two[0]));
+  EXPECT_TRUE(BitEqual(one[1], two[1]));
 }
 
 TEST(ConvolutionFusion, ConcurrentCallersGetTheSerialResults) {

@@ -18,6 +18,7 @@
 #include "ndarray/storage.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/nn/convolution_depthwise.h"
+#include "ops/nn/gemv.h"
 
 namespace hybridnet {
 namespace internal {
@@ -183,11 +184,13 @@ struct ConvPrimitive {
   memory::desc scratchpad_md;
   memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md, channel_md;
   bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
-  // The epilogue runs after the primitive, with the same float operations, instead of as
-  // oneDNN post-ops: when the post-ops would make oneDNN pick another kernel than the
-  // convolution alone gets (whose sums would then differ from the unfused op's), and for a
-  // single output position (batch 1, spatial size 1), where oneDNN takes the per-channel
-  // BatchNorm values for a full tensor.
+  // The epilogue (BatchNorm, residual add, relu) runs after the primitive (RunEpilogue, the same
+  // float operations as the separate ops), instead of as oneDNN post-ops: always with BatchNorm,
+  // whose per-channel binary post-ops oneDNN 2.6.3 runs slowly (they nearly doubled the time of
+  // MobileNet's wide 1x1 convolutions, more than a separate pass over the output costs); when
+  // the post-ops would make oneDNN pick another kernel than the convolution alone gets (whose
+  // sums would then differ from the unfused op's); and for a single output position (batch 1,
+  // spatial size 1), where oneDNN takes the per-channel values for a full tensor.
   bool epilogue_after = false;
   // oneDNN's GEMM kernel splits its reduction between threads (the sums then depend on the
   // thread count): it runs on one thread, which costs little for the matrix-vector product it
@@ -232,7 +235,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
 
   int64_t positions = s.N;
   for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
-  p->epilogue_after = !s.fast_math && positions == 1 && (s.bn || s.residual || s.relu);
+  p->epilogue_after = !s.fast_math && (s.bn || (positions == 1 && (s.residual || s.relu)));
   auto post_ops = [&]() {
     dnnl::post_ops ops;
     if (p->epilogue_after) return ops;
@@ -329,7 +332,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   if (p->reorder_src) p->src_in = reorder(p->caller_src_md, p->src_md);
   if (p->reorder_dst) {
     p->dst_out = reorder(p->dst_md, p->caller_dst_md);
-    if (s.residual && !p->epilogue_after) p->residual_in = reorder(p->caller_dst_md, p->dst_md);
+    if (s.residual) p->residual_in = reorder(p->caller_dst_md, p->dst_md);
   }
   return p;
 }
@@ -520,11 +523,47 @@ void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
   Relayout(out, a.out, s.N, s.C, out_spatial, false);
 }
 
+// A 1x1 convolution of a single 1x1 image is y = W x with W as stored, (F, C): Gemv.
+bool OwnGemv(const ConvSpec& s) {
+  if (s.deconv || s.G != 1 || s.N != 1 || !GemvSupported()) return false;
+  for (int64_t i = 0; i < s.nd; ++i) {
+    if (s.in[i] != 1 || s.kernel[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
+  }
+  return true;
+}
+
+void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
+  const bool epilogue = s.bn || s.residual || s.relu || a.clip;
+  // With a residual that is the output, the product goes to scratch first.
+  float* y = s.residual && a.residual == a.out
+                 ? ThreadScratch().Get(kDstSlot, static_cast<size_t>(s.F))
+                 : a.out;
+  Gemv(a.weight, a.data, s.bias ? a.bias : nullptr, y, s.F, s.C);
+  if (!epilogue) return;
+  EpilogueArgs e;
+  e.positions = 1;
+  e.C = s.F;
+  e.conv = y;
+  e.bn_scale = s.bn ? a.bn_scale : nullptr;
+  e.bn_shift = s.bn ? a.bn_shift : nullptr;
+  e.residual = s.residual ? a.residual : nullptr;
+  e.relu = s.relu;
+  e.clip = a.clip;
+  e.clip_min = a.clip_min;
+  e.clip_max = a.clip_max;
+  e.out = a.out;
+  RunEpilogue(e);
+}
+
 }  // namespace
 
 void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   if (OwnDepthwise(s)) {
     RunOwnDepthwise(s, a);
+    return;
+  }
+  if (OwnGemv(s)) {
+    RunOwnGemv(s, a);
     return;
   }
   std::shared_ptr<const ConvPrimitive> p = Primitives().Get(s);
@@ -541,22 +580,26 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       src.set_data_handle(scratch.Get(kSrcSlot, p->src_md.get_size() / sizeof(float)));
       RunReorder(p->src_in, stream, user_src, src);
     }
-    // The residual, kept aside when the epilogue runs afterwards (the output may overwrite it).
-    const float* residual = a.residual;
-    if (p->epilogue_after && s.residual && a.residual == a.out) {
-      const size_t count = p->caller_dst_md.get_size() / sizeof(float);
-      float* kept = scratch.Get(kResidualSlot, count);
-      std::memcpy(kept, a.residual, count * sizeof(float));
-      residual = kept;
+    // The primitive's output goes to scratch when it must be laid out for the caller, and when
+    // the epilogue runs afterwards with a residual that the output overwrites.
+    const bool residual_is_out = s.residual && a.residual == a.out;
+    float* dst_data = a.out;
+    if (p->reorder_dst || (p->epilogue_after && residual_is_out)) {
+      dst_data = scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float));
     }
-    memory dst(p->dst_md, engine, a.out);
-    if (p->reorder_dst) {
-      dst.set_data_handle(scratch.Get(kDstSlot, p->dst_md.get_size() / sizeof(float)));
-      if (s.residual && !p->epilogue_after) {
-        memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
-        RunReorder(p->residual_in, stream, user_res, dst);
+    memory dst(p->dst_md, engine, dst_data);
+    const float* residual = a.residual;  // in the primitive's layout
+    if (s.residual && p->reorder_dst) {
+      // oneDNN's sum post-op adds what the output holds; the epilogue reads it from scratch.
+      memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
+      memory res = dst;
+      if (p->epilogue_after) {
+        float* kept = scratch.Get(kResidualSlot, p->dst_md.get_size() / sizeof(float));
+        res = memory(p->dst_md, engine, kept);
+        residual = kept;
       }
-    } else if (s.residual && !p->epilogue_after && a.residual != a.out) {
+      RunReorder(p->residual_in, stream, user_res, res);
+    } else if (s.residual && !p->epilogue_after && !residual_is_out) {
       std::memcpy(a.out, a.residual, p->dst_md.get_size());
     }
     std::unordered_map<int, memory> args;
@@ -570,36 +613,42 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     } else if (p->has_bias) {
       args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.bias));
     }
-    if (s.bn && !p->fold_bn) {
+    if (s.bn && !p->fold_bn && !p->epilogue_after) {
       args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
           memory(p->channel_md, engine, const_cast<float*>(a.bn_scale));
       args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] =
           memory(p->channel_md, engine, const_cast<float*>(a.bn_shift));
     }
     p->prim.execute(stream, args);
+    stream.wait();
+    // The epilogue on the primitive's channel-last output, before it is laid out for the
+    // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
+    // to its lower bound.
+    EpilogueArgs e;
+    e.C = s.F;
+    e.clip = a.clip;
+    e.clip_min = a.clip_min;
+    e.clip_max = a.clip_max;
+    if (p->epilogue_after) {
+      e.positions = static_cast<int64_t>(p->dst_md.get_size() / sizeof(float)) / s.F;
+      e.conv = dst_data;
+      e.bn_scale = s.bn ? a.bn_scale : nullptr;
+      e.bn_shift = s.bn ? a.bn_shift : nullptr;
+      e.residual = s.residual ? residual : nullptr;
+      e.relu = s.relu;
+      e.out = p->reorder_dst ? dst_data : a.out;
+      RunEpilogue(e);
+    }
     if (p->reorder_dst) {
       memory user_dst(p->caller_dst_md, engine, a.out);
       RunReorder(p->dst_out, stream, dst, user_dst);
+      stream.wait();
     }
-    stream.wait();
     if (a.clip && !p->epilogue_after) {
-      // The clip op's own function over the output (oneDNN has no exact equivalent).
-      ClipInPlace(a.out, static_cast<int64_t>(p->caller_dst_md.get_size() / sizeof(float)),
-                  a.clip_min, a.clip_max);
-    }
-    if (p->epilogue_after) {
-      // In the order the separate ops compute it: BatchNorm, the residual add, relu or clip.
-      int64_t spatial = 1;
-      for (int64_t i = 0; i < s.nd; ++i) spatial *= s.out[i];
-      const int64_t total = s.N * s.F * spatial;
-      for (int64_t i = 0; i < total; ++i) {
-        const int64_t f = s.channel_last ? i % s.F : (i / spatial) % s.F;
-        float v = a.out[i];
-        if (s.bn) v = v * a.bn_scale[f] + a.bn_shift[f];
-        if (s.residual) v = v + residual[i];
-        if (s.relu) v = ReluOf(v);
-        a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
-      }
+      e.positions = static_cast<int64_t>(p->caller_dst_md.get_size() / sizeof(float)) / s.F;
+      e.conv = a.out;
+      e.out = a.out;
+      RunEpilogue(e);
     }
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";

@@ -8,7 +8,8 @@
 // computes x * scale + shift with the same scale and shift; the residual add, relu and clip are
 // single float operations), so a graph that fuses them gives the bits of the ops run one by one.
 // Callers with channel-first data (eager Convolution) get it re-laid-out around the same kernel.
-// 3x3 depthwise convolutions run our own kernel where it is faster (convolution_depthwise.h).
+// 3x3 depthwise convolutions run our own kernel where it is faster (convolution_depthwise.h), and
+// so does a 1x1 convolution of a single 1x1 image, a matrix-vector product (gemv.h).
 //
 // fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
 // is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
@@ -16,8 +17,8 @@
 //
 // Thread count: oneDNN runs on OpenMP; SetBackendThreads (hybridnet::SetNumThreads) sets the
 // count every thread's next primitive uses. The results do not depend on it: the kernels used
-// split no reduction between threads, except oneDNN's GEMM one (single output positions), which
-// therefore runs on one thread.
+// split no reduction between threads, except oneDNN's GEMM one (other single output positions),
+// which therefore runs on one thread.
 #pragma once
 
 #include <cstdint>

@@ -14,24 +14,26 @@ namespace {
 
 #define HN_AVX512 __attribute__((target("avx512f,fma")))
 
-// The epilogue's constants for one block of 16 channels.
+// The epilogue's constants for one block of 16 channels from `c` (`lanes` of them present).
 struct Epilogue {
   bool bias, bn, residual, relu, clip;
   __m512 b, scale, shift, lo, hi;
 };
 
-HN_AVX512 Epilogue MakeEpilogue(const DepthwiseArgs& a, int64_t c) {
+HN_AVX512 Epilogue MakeEpilogue(const float* bias, const float* bn_scale, const float* bn_shift,
+                                bool residual, bool relu, bool clip, float clip_min,
+                                float clip_max, int64_t c, __mmask16 lanes) {
   Epilogue e;
-  e.bias = a.bias != nullptr;
-  e.bn = a.bn_scale != nullptr;
-  e.residual = a.residual != nullptr;
-  e.relu = a.relu;
-  e.clip = a.clip;
-  e.b = e.bias ? _mm512_loadu_ps(a.bias + c) : _mm512_setzero_ps();
-  e.scale = e.bn ? _mm512_loadu_ps(a.bn_scale + c) : _mm512_setzero_ps();
-  e.shift = e.bn ? _mm512_loadu_ps(a.bn_shift + c) : _mm512_setzero_ps();
-  e.lo = _mm512_set1_ps(a.clip_min);
-  e.hi = _mm512_set1_ps(a.clip_max);
+  e.bias = bias != nullptr;
+  e.bn = bn_scale != nullptr;
+  e.residual = residual;
+  e.relu = relu;
+  e.clip = clip;
+  e.b = e.bias ? _mm512_maskz_loadu_ps(lanes, bias + c) : _mm512_setzero_ps();
+  e.scale = e.bn ? _mm512_maskz_loadu_ps(lanes, bn_scale + c) : _mm512_setzero_ps();
+  e.shift = e.bn ? _mm512_maskz_loadu_ps(lanes, bn_shift + c) : _mm512_setzero_ps();
+  e.lo = _mm512_set1_ps(clip_min);
+  e.hi = _mm512_set1_ps(clip_max);
   return e;
 }
 
@@ -41,25 +43,37 @@ HN_AVX512 inline __m512 ClipVector(__m512 v, __m512 lo, __m512 hi) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), r, hi);
 }
 
-HN_AVX512 void ClipBlock(float* x, int64_t n, float lo, float hi) {
-  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, ClipVector(_mm512_loadu_ps(x + i), vlo, vhi));
-  for (; i < n; ++i) x[i] = ClipOf(x[i], lo, hi);
-}
-
 // The separate ops' float operations, in their order: bias, BatchNorm (x * scale + shift),
 // residual add, then relu (x > 0 ? x : 0) or clip (x > hi ? hi : (x < lo ? lo : x)).
-HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
+HN_AVX512 inline __m512 Apply(__m512 v, const Epilogue& e, __m512 residual) {
   if (e.bias) v = _mm512_add_ps(v, e.b);
   if (e.bn) v = _mm512_add_ps(_mm512_mul_ps(v, e.scale), e.shift);
-  if (e.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(residual));
+  if (e.residual) v = _mm512_add_ps(v, residual);
   if (e.relu) {
     v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ),
                              _mm512_setzero_ps(), v);
   }
   if (e.clip) v = ClipVector(v, e.lo, e.hi);
-  _mm512_storeu_ps(out, v);
+  return v;
+}
+
+HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
+  _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
+}
+
+// RunEpilogue on positions [begin, end).
+HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t end) {
+  for (int64_t c = 0; c < a.C; c += 16) {
+    const __mmask16 lanes =
+        a.C - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.C - c)) - 1);
+    const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
+                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+    for (int64_t i = begin * a.C + c; i < end * a.C; i += a.C) {
+      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + i);
+      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + i) : v;
+      _mm512_mask_storeu_ps(a.out + i, lanes, Apply(v, e, r));
+    }
+  }
 }
 
 // One output position: the in-range taps in (kh, kw) order.
@@ -86,7 +100,8 @@ HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
   const float* res = a.residual ? a.residual + (n * a.OH + oh) * a.OW * C + c : nullptr;
   __m512 w[9];
   for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_ps(a.weight + t * C + c);
-  const Epilogue e = MakeEpilogue(a, c);
+  const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr, a.relu,
+                                  a.clip, a.clip_min, a.clip_max, c, __mmask16(0xFFFF));
   const int64_t ih0 = oh * s - a.pad;
   int64_t ow = 0;
   // Positions whose window has no column outside the image, four at a time (same taps, same
@@ -130,18 +145,26 @@ bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad) {
   return avx512 && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
 }
 
-void ClipInPlace(float* x, int64_t n, float lo, float hi) {
+void RunEpilogue(const EpilogueArgs& a) {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   if (!avx512) {
-    for (int64_t i = 0; i < n; ++i) x[i] = ClipOf(x[i], lo, hi);
+    for (int64_t i = 0; i < a.positions * a.C; ++i) {
+      const int64_t c = i % a.C;
+      float v = a.conv[i];
+      if (a.bn_scale) v = v * a.bn_scale[c] + a.bn_shift[c];
+      if (a.residual) v = v + a.residual[i];
+      if (a.relu) v = ReluOf(v);
+      a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
+    }
     return;
   }
-  // Blocks of 64 KiB; elementwise, so the thread count does not change the results.
-  constexpr int64_t kBlock = 16384;
-  const int64_t blocks = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for num_threads(BackendThreads()) schedule(static) if (blocks > 1)
+  // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
+  const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
+  const int64_t blocks = (a.positions + block - 1) / block;
+  const int threads = BackendThreads();
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && blocks > 1)
   for (int64_t b = 0; b < blocks; ++b) {
-    ClipBlock(x + b * kBlock, std::min(kBlock, n - b * kBlock), lo, hi);
+    EpiloguePositions(a, b * block, std::min(a.positions, (b + 1) * block));
   }
 }
 

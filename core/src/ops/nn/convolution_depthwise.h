@@ -32,9 +32,23 @@ bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad);
 
 void RunDepthwise3x3(const DepthwiseArgs& a);
 
-/// x[i] = ClipOf(x[i], lo, hi) with the epilogue's vector code (AVX-512 where the CPU has it):
-/// the clip after oneDNN's convolutions, whose own clip maps NaN to lo.
-void ClipInPlace(float* x, int64_t n, float lo, float hi);
+/// The epilogue of a convolution that ran without it, on channel-last results: for each of
+/// `positions` rows of C channels, out = act((conv * bn_scale + bn_shift) + residual), every step
+/// optional, with the separate ops' float operations (the depthwise kernel's own epilogue code;
+/// AVX-512 where the CPU has it). `out` may equal `conv` or `residual`: each element is read
+/// before it is written.
+struct EpilogueArgs {
+  int64_t positions = 0, C = 0;
+  const float* conv = nullptr;
+  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  const float* residual = nullptr;                        ///< or null
+  bool relu = false;
+  bool clip = false;
+  float clip_min = 0, clip_max = 0;
+  float* out = nullptr;
+};
+
+void RunEpilogue(const EpilogueArgs& a);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -10,6 +10,7 @@
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/gemv.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -116,9 +117,10 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   return known;
 }
 
-// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. Output rows start as the bias
-// (then beta = 1) or are ignored (beta = 0); one row uses sgemv, more use sgemm. Both the plain
-// and the fused op call this, so their results are identical.
+// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. One row uses Gemv (OpenBLAS's
+// sgemv on CPUs without AVX-512), more use sgemm, whose output rows start as the bias (then
+// beta = 1) or are ignored (beta = 0). Both the plain and the fused op call this, so their
+// results are identical.
 void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
                            const TBlob& out) {
   const TBlob& data = in[0];
@@ -126,16 +128,20 @@ void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob
   const int64_t k = weight.shape[1];
   const int64_t batch = k == 0 ? 0 : data.Size() / k;
   float* y = out.ptr<float>();
+  const float* x = data.ptr<const float>();
+  const float* w = weight.ptr<const float>();
+  const float* b = no_bias ? nullptr : in[2].ptr<const float>();
+  if (batch == 1 && internal::GemvSupported()) {
+    internal::Gemv(w, x, b, y, hidden, k);
+    return;
+  }
   float beta = 0.f;
-  if (!no_bias) {
-    const float* b = in[2].ptr<const float>();
+  if (b != nullptr) {
     for (int64_t r = 0; r < batch; ++r) {
       std::memcpy(y + r * hidden, b, static_cast<size_t>(hidden) * sizeof(float));
     }
     beta = 1.f;
   }
-  const float* x = data.ptr<const float>();
-  const float* w = weight.ptr<const float>();
   if (batch == 1) {
     cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(hidden),
                 static_cast<blasint>(k), 1.f, w, static_cast<blasint>(k), x, 1, beta, y, 1);

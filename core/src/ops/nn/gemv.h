@@ -1,0 +1,22 @@
+// y = W x for one input row: the batch-1 FullyConnected and a 1x1 convolution of a 1x1 image
+// (a classifier head written as a convolution). Our own AVX-512 kernel, four weight rows
+// streamed at a time: these products read every weight once, so they run at memory speed,
+// which OpenBLAS's sgemv (and oneDNN's GEMM convolution) reached at about half of
+// (bench/layer_bench). Each output is one dot product in a fixed order, computed by one thread:
+// results do not depend on the thread count.
+#pragma once
+
+#include <cstdint>
+
+namespace hybridnet {
+namespace internal {
+
+/// True when this CPU runs Gemv (AVX-512).
+bool GemvSupported();
+
+/// y[r] = sum_c W[r * cols + c] * x[c] (+ bias[r] when bias is not null), r < rows.
+void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
+          int64_t cols);
+
+}  // namespace internal
+}  // namespace hybridnet
