@@ -28,7 +28,7 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-static_assert(sizeof(ConvSpec) == 33 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
+static_assert(sizeof(ConvSpec) == 34 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
 
 dnnl::engine& Engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -48,17 +48,17 @@ void UseBackendThreads() {
   if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
-// OpenMP's thread count on this thread is 1 while it lives (when `active`), then as before.
-class OneThreadWhile {
+// OpenMP's thread count on this thread is `count` while it lives, then as before.
+class ThreadCountWhile {
  public:
-  explicit OneThreadWhile(bool active) : before_(active ? omp_get_max_threads() : 0) {
-    if (active) omp_set_num_threads(1);
+  explicit ThreadCountWhile(int count) : before_(omp_get_max_threads()) {
+    if (count != before_) omp_set_num_threads(count);
   }
-  ~OneThreadWhile() {
-    if (before_ > 0) omp_set_num_threads(before_);
+  ~ThreadCountWhile() {
+    if (omp_get_max_threads() != before_) omp_set_num_threads(before_);
   }
-  OneThreadWhile(const OneThreadWhile&) = delete;
-  OneThreadWhile& operator=(const OneThreadWhile&) = delete;
+  ThreadCountWhile(const ThreadCountWhile&) = delete;
+  ThreadCountWhile& operator=(const ThreadCountWhile&) = delete;
 
  private:
   const int before_;
@@ -192,10 +192,6 @@ struct ConvPrimitive {
   // sums would then differ from the unfused op's); and for a single output position (batch 1,
   // spatial size 1), where oneDNN takes the per-channel values for a full tensor.
   bool epilogue_after = false;
-  // oneDNN's GEMM kernel splits its reduction between threads (the sums then depend on the
-  // thread count): it runs on one thread, which costs little for the matrix-vector product it
-  // gets (a single output position).
-  bool one_thread = false;
   bool has_bias = false;
   std::string weight_key;
   // The caller's layouts (channel-first or channel-last) and, where the primitive wants another
@@ -214,6 +210,7 @@ std::string SpecText(const ConvSpec& s) {
 }
 
 std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
+  ThreadCountWhile threads(static_cast<int>(s.threads));  // the count the primitive keeps
   auto p = std::make_shared<ConvPrimitive>();
   // Channel-last data for the primitive (oneDNN's fastest direct kernels take it), whatever the
   // caller's layout.
@@ -296,7 +293,6 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
           do {
             if (std::strstr(candidate.impl_info_str(), "gemm") != nullptr) {
               pd = candidate;
-              p->one_thread = true;
               break;
             }
           } while (candidate.next_impl());
@@ -566,10 +562,16 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     RunOwnGemv(s, a);
     return;
   }
-  std::shared_ptr<const ConvPrimitive> p = Primitives().Get(s);
+  // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its
+  // reduction between threads, so the sums would depend on the thread count: it runs on one
+  // thread, which costs little for the matrix-vector product it gets.
+  int64_t positions = s.N;
+  for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
+  ConvSpec keyed = s;
+  keyed.threads = positions == 1 ? 1 : BackendThreads();
+  std::shared_ptr<const ConvPrimitive> p = Primitives().Get(keyed);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
-  UseBackendThreads();
-  OneThreadWhile one_thread(p->one_thread);
+  ThreadCountWhile threads(static_cast<int>(keyed.threads));
   dnnl::stream& stream = Stream();
   Scratch& scratch = ThreadScratch();
   const dnnl::engine& engine = Engine();

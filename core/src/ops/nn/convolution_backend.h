@@ -18,7 +18,8 @@
 // Thread count: oneDNN runs on OpenMP; SetBackendThreads (hybridnet::SetNumThreads) sets the
 // count every thread's next primitive uses. The results do not depend on it: the kernels used
 // split no reduction between threads, except oneDNN's GEMM one (other single output positions),
-// which therefore runs on one thread.
+// which therefore runs on one thread. oneDNN fixes a primitive's thread count when it makes it:
+// primitives are made and kept per thread count.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,9 @@ struct ConvSpec {
   int64_t residual = 0;
   int64_t relu = 0;
   int64_t fast_math = 0;
+  /// Threads the primitive runs on; RunConvolution sets it (oneDNN fixes a primitive's thread
+  /// count when it makes it, so primitives are kept per count).
+  int64_t threads = 0;
 };
 
 /// The arrays of one call. Weights are in MXNet's layout: (F, C/G, k...) for convolution,
