@@ -519,6 +519,27 @@ void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
   Relayout(out, a.out, s.N, s.C, out_spatial, false);
 }
 
+// RunEpilogue's arguments for call (s, a) over `positions` rows of s.F channels of `conv` into
+// `out`: the whole epilogue (BatchNorm, `residual`, relu, clip) or the clip alone.
+EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole, int64_t positions,
+                        const float* conv, const float* residual, float* out) {
+  EpilogueArgs e;
+  e.positions = positions;
+  e.C = s.F;
+  e.conv = conv;
+  if (whole) {
+    e.bn_scale = s.bn ? a.bn_scale : nullptr;
+    e.bn_shift = s.bn ? a.bn_shift : nullptr;
+    e.residual = s.residual ? residual : nullptr;
+    e.relu = s.relu;
+  }
+  e.clip = a.clip;
+  e.clip_min = a.clip_min;
+  e.clip_max = a.clip_max;
+  e.out = out;
+  return e;
+}
+
 // A 1x1 convolution of a single 1x1 image is y = W x with W as stored, (F, C): Gemv.
 bool OwnGemv(const ConvSpec& s) {
   if (s.deconv || s.G != 1 || s.N != 1 || !GemvSupported()) return false;
@@ -535,20 +556,7 @@ void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
                  ? ThreadScratch().Get(kDstSlot, static_cast<size_t>(s.F))
                  : a.out;
   Gemv(a.weight, a.data, s.bias ? a.bias : nullptr, y, s.F, s.C);
-  if (!epilogue) return;
-  EpilogueArgs e;
-  e.positions = 1;
-  e.C = s.F;
-  e.conv = y;
-  e.bn_scale = s.bn ? a.bn_scale : nullptr;
-  e.bn_shift = s.bn ? a.bn_shift : nullptr;
-  e.residual = s.residual ? a.residual : nullptr;
-  e.relu = s.relu;
-  e.clip = a.clip;
-  e.clip_min = a.clip_min;
-  e.clip_max = a.clip_max;
-  e.out = a.out;
-  RunEpilogue(e);
+  if (epilogue) RunEpilogue(EpilogueOf(s, a, true, 1, y, a.residual, a.out));
 }
 
 }  // namespace
@@ -626,20 +634,9 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     // The epilogue on the primitive's channel-last output, before it is laid out for the
     // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
     // to its lower bound.
-    EpilogueArgs e;
-    e.C = s.F;
-    e.clip = a.clip;
-    e.clip_min = a.clip_min;
-    e.clip_max = a.clip_max;
     if (p->epilogue_after) {
-      e.positions = static_cast<int64_t>(p->dst_md.get_size() / sizeof(float)) / s.F;
-      e.conv = dst_data;
-      e.bn_scale = s.bn ? a.bn_scale : nullptr;
-      e.bn_shift = s.bn ? a.bn_shift : nullptr;
-      e.residual = s.residual ? residual : nullptr;
-      e.relu = s.relu;
-      e.out = p->reorder_dst ? dst_data : a.out;
-      RunEpilogue(e);
+      RunEpilogue(EpilogueOf(s, a, true, positions, dst_data, residual,
+                             p->reorder_dst ? dst_data : a.out));
     }
     if (p->reorder_dst) {
       memory user_dst(p->caller_dst_md, engine, a.out);
@@ -647,10 +644,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       stream.wait();
     }
     if (a.clip && !p->epilogue_after) {
-      e.positions = static_cast<int64_t>(p->caller_dst_md.get_size() / sizeof(float)) / s.F;
-      e.conv = a.out;
-      e.out = a.out;
-      RunEpilogue(e);
+      RunEpilogue(EpilogueOf(s, a, false, positions, a.out, nullptr, a.out));
     }
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
