@@ -18,6 +18,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/nn/convolution_backend.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/register_ops.h"
 
@@ -219,30 +220,31 @@ inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, in
 // Max pooling separably: for each output row, the elementwise max of the window's image rows,
 // then the max over each window's columns of that. Every max keeps the first of equal values
 // and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for channel-last data (all
-// channels at once), else 1; `colmax` holds image[2] * lane floats.
-void MaxPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax) {
+// channels at once), else 1; `colmax` holds image[2] * lane floats. Output rows [r0, r1) of the
+// grid's first two axes.
+void MaxPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
+             int64_t r0, int64_t r1) {
   const int64_t IH = g.image[1], IW = g.image[2];
   const int64_t row_len = IW * lane;
-  float* out = y;
-  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+    float* out = y + r * g.grid[2] * lane;
     const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
-      const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-      std::fill(colmax, colmax + row_len, -FLT_MAX);
-      for (int64_t d = sd.lo; d < sd.hi; ++d)
-        for (int64_t h = sh.lo; h < sh.hi; ++h) {
-          const float* row = x + (d * IH + h) * row_len;
+    const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+    std::fill(colmax, colmax + row_len, -FLT_MAX);
+    for (int64_t d = sd.lo; d < sd.hi; ++d)
+      for (int64_t h = sh.lo; h < sh.hi; ++h) {
+        const float* row = x + (d * IH + h) * row_len;
 #pragma omp simd
-          for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
-        }
-      for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-        const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-        std::fill(out, out + lane, -FLT_MAX);
-        for (int64_t w = sw.lo; w < sw.hi; ++w) {
-          const float* col = colmax + w * lane;
+        for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
+      }
+    for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+      const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+      std::fill(out, out + lane, -FLT_MAX);
+      for (int64_t w = sw.lo; w < sw.hi; ++w) {
+        const float* col = colmax + w * lane;
 #pragma omp simd
-          for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
-        }
+        for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
       }
     }
   }
@@ -250,42 +252,41 @@ void MaxPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, float
 
 // avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value): each output adds its window's
 // values (v / divisor for avg, v^P otherwise) in row-major order, then takes the P-th root.
-// `acc` holds `lane` floats.
+// `acc` holds `lane` floats. Output rows [r0, r1) of the grid's first two axes.
 template <PoolKind kKind, int P>
 void SumPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, bool count_include_pad,
-             bool nan_on_empty, float* acc) {
+             bool nan_on_empty, float* acc, int64_t r0, int64_t r1) {
   const int64_t IH = g.image[1], IW = g.image[2];
-  float* out = y;
-  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+    float* out = y + r * g.grid[2] * lane;
     const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
-      const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-      for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-        const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-        int64_t pool_size = 1;
-        if constexpr (kKind == kAvg) {
-          pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
-                                        : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
-        }
-        const float divisor = static_cast<float>(pool_size);
-        std::fill(acc, acc + lane, 0.f);
-        for (int64_t d = sd.lo; d < sd.hi; ++d)
-          for (int64_t h = sh.lo; h < sh.hi; ++h)
-            for (int64_t w = sw.lo; w < sw.hi; ++w) {
-              const float* v = x + ((d * IH + h) * IW + w) * lane;
+    const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+    for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+      const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+      int64_t pool_size = 1;
+      if constexpr (kKind == kAvg) {
+        pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
+                                      : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
+      }
+      const float divisor = static_cast<float>(pool_size);
+      std::fill(acc, acc + lane, 0.f);
+      for (int64_t d = sd.lo; d < sd.hi; ++d)
+        for (int64_t h = sh.lo; h < sh.hi; ++h)
+          for (int64_t w = sw.lo; w < sw.hi; ++w) {
+            const float* v = x + ((d * IH + h) * IW + w) * lane;
 #pragma omp simd
-              for (int64_t c = 0; c < lane; ++c) {
-                if constexpr (kKind == kAvg) {
-                  acc[c] += v[c] / divisor;
-                } else {
-                  acc[c] += PowP<P>(v[c]);
-                }
+            for (int64_t c = 0; c < lane; ++c) {
+              if constexpr (kKind == kAvg) {
+                acc[c] += v[c] / divisor;
+              } else {
+                acc[c] += PowP<P>(v[c]);
               }
             }
-        const bool empty_nan = nan_on_empty && pool_size == 0;
-        for (int64_t c = 0; c < lane; ++c)
-          out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
-      }
+          }
+      const bool empty_nan = nan_on_empty && pool_size == 0;
+      for (int64_t c = 0; c < lane; ++c)
+        out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
     }
   }
 }
@@ -314,24 +315,32 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const float* xd = xb.ptr<const float>();
   float* yd = yb.ptr<float>();
   // Channel-last samples are one plane of C lanes; channel-first ones C planes of one lane.
+  // Work items are (plane, output row), split between threads from 32 K input floats on: each
+  // output is computed by one thread in a fixed order, so the thread count does not change it.
   const int64_t lane = cl ? C : 1, planes = cl ? N : N * C;
-  float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
-  for (int64_t i = 0; i < planes; ++i) {
+  const int64_t rows = g.grid[0] * g.grid[1];
+  const int64_t items = planes * rows;
+  const int threads = internal::BackendThreads();
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && items > 1 && planes * IS * lane >= 32768)
+  for (int64_t item = 0; item < items; ++item) {
+    const int64_t i = item / rows, r = item % rows;
     const float* x = xd + i * IS * lane;
     float* y = yd + i * OS * lane;
+    float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
     switch (p.pool_type) {
-      case PoolType::kMax: MaxPool(x, y, g, lane, scratch); break;
+      case PoolType::kMax: MaxPool(x, y, g, lane, scratch, r, r + 1); break;
       case PoolType::kAvg:
-        SumPool<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+        SumPool<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
         break;
       case PoolType::kSum:
       case PoolType::kLp:
         if (pv == 2) {
-          SumPool<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+          SumPool<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
         } else if (pv == 3) {
-          SumPool<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+          SumPool<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
         } else {
-          SumPool<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch);
+          SumPool<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
         }
         break;
     }
