@@ -3,7 +3,8 @@
 // MobileNet v2 peer benchmark): AVX-512, one output row at a time, four positions per step with
 // the 3x3 weights of 16 channels in registers, and the epilogue (bias, BatchNorm scale and
 // shift, residual add, relu or clip) applied while the outputs are still in registers, with the
-// float operations of the separate ops.
+// float operations of the separate ops. The same epilogue code runs as a pass after oneDNN's
+// convolutions (RunEpilogue).
 #pragma once
 
 #include <cstdint>
