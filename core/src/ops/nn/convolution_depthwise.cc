@@ -61,17 +61,19 @@ HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual,
   _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
 }
 
-// RunEpilogue on positions [begin, end).
+// RunEpilogue on positions [begin, end), each position's channels in order (contiguous: the
+// channel-blocks-outer order strode by C floats and ran several times slower for wide layers).
 HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t end) {
-  for (int64_t c = 0; c < a.C; c += 16) {
-    const __mmask16 lanes =
-        a.C - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.C - c)) - 1);
-    const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
-    for (int64_t i = begin * a.C + c; i < end * a.C; i += a.C) {
-      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + i);
-      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + i) : v;
-      _mm512_mask_storeu_ps(a.out + i, lanes, Apply(v, e, r));
+  for (int64_t pos = begin; pos < end; ++pos) {
+    const int64_t row = pos * a.C;
+    for (int64_t c = 0; c < a.C; c += 16) {
+      const __mmask16 lanes =
+          a.C - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.C - c)) - 1);
+      const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
+                                      a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);
+      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + row + c) : v;
+      _mm512_mask_storeu_ps(a.out + row + c, lanes, Apply(v, e, r));
     }
   }
 }
