@@ -209,6 +209,13 @@ std::string SpecText(const ConvSpec& s) {
   return os.str();
 }
 
+// Output positions of a call: N times the output's spatial size.
+int64_t OutputPositions(const ConvSpec& s) {
+  int64_t positions = s.N;
+  for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
+  return positions;
+}
+
 std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   ThreadCountWhile threads(static_cast<int>(s.threads));  // the count the primitive keeps
   auto p = std::make_shared<ConvPrimitive>();
@@ -230,8 +237,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   const memory::dims stride = Spatial(s.stride, s.nd), pad_l = Spatial(s.pad_l, s.nd),
                      pad_r = Spatial(s.pad_r, s.nd);
 
-  int64_t positions = s.N;
-  for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
+  const int64_t positions = OutputPositions(s);
   p->epilogue_after = !s.fast_math && (s.bn || (positions == 1 && (s.residual || s.relu)));
   auto post_ops = [&]() {
     dnnl::post_ops ops;
@@ -573,8 +579,7 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its
   // reduction between threads, so the sums would depend on the thread count: it runs on one
   // thread, which costs little for the matrix-vector product it gets.
-  int64_t positions = s.N;
-  for (int64_t i = 0; i < s.nd; ++i) positions *= s.out[i];
+  const int64_t positions = OutputPositions(s);
   ConvSpec keyed = s;
   keyed.threads = positions == 1 ? 1 : BackendThreads();
   std::shared_ptr<const ConvPrimitive> p = Primitives().Get(keyed);
