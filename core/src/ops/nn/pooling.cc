@@ -217,77 +217,72 @@ inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, in
   return Span{std::max<int64_t>(start, 0), std::min(end, image), end - start};
 }
 
-// Max pooling separably: for each output row, the elementwise max of the window's image rows,
-// then the max over each window's columns of that. Every max keeps the first of equal values
-// and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for channel-last data (all
-// channels at once), else 1; `colmax` holds image[2] * lane floats. Output rows [r0, r1) of the
-// grid's first two axes.
-void MaxPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
-             int64_t r0, int64_t r1) {
+// Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
+// the window's image rows, then the max over each window's columns of that. Every max keeps the
+// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
+// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
+void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
+                int64_t r) {
   const int64_t IH = g.image[1], IW = g.image[2];
   const int64_t row_len = IW * lane;
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-    float* out = y + r * g.grid[2] * lane;
-    const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-    const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-    std::fill(colmax, colmax + row_len, -FLT_MAX);
-    for (int64_t d = sd.lo; d < sd.hi; ++d)
-      for (int64_t h = sh.lo; h < sh.hi; ++h) {
-        const float* row = x + (d * IH + h) * row_len;
+  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+  float* out = y + r * g.grid[2] * lane;
+  const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+  const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+  std::fill(colmax, colmax + row_len, -FLT_MAX);
+  for (int64_t d = sd.lo; d < sd.hi; ++d)
+    for (int64_t h = sh.lo; h < sh.hi; ++h) {
+      const float* row = x + (d * IH + h) * row_len;
 #pragma omp simd
-        for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
-      }
-    for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-      const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-      std::fill(out, out + lane, -FLT_MAX);
-      for (int64_t w = sw.lo; w < sw.hi; ++w) {
-        const float* col = colmax + w * lane;
+      for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
+    }
+  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+    const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+    std::fill(out, out + lane, -FLT_MAX);
+    for (int64_t w = sw.lo; w < sw.hi; ++w) {
+      const float* col = colmax + w * lane;
 #pragma omp simd
-        for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
-      }
+      for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
     }
   }
 }
 
-// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value): each output adds its window's
-// values (v / divisor for avg, v^P otherwise) in row-major order, then takes the P-th root.
-// `acc` holds `lane` floats. Output rows [r0, r1) of the grid's first two axes.
+// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
+// two axes: each output adds its window's values (v / divisor for avg, v^P otherwise) in
+// row-major order, then takes the P-th root. `acc` holds `lane` floats.
 template <PoolKind kKind, int P>
-void SumPool(const float* x, float* y, const SpatialGeom& g, int64_t lane, bool count_include_pad,
-             bool nan_on_empty, float* acc, int64_t r0, int64_t r1) {
+void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
+                bool count_include_pad, bool nan_on_empty, float* acc, int64_t r) {
   const int64_t IH = g.image[1], IW = g.image[2];
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-    float* out = y + r * g.grid[2] * lane;
-    const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-    const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-    for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-      const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-      int64_t pool_size = 1;
-      if constexpr (kKind == kAvg) {
-        pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
-                                      : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
-      }
-      const float divisor = static_cast<float>(pool_size);
-      std::fill(acc, acc + lane, 0.f);
-      for (int64_t d = sd.lo; d < sd.hi; ++d)
-        for (int64_t h = sh.lo; h < sh.hi; ++h)
-          for (int64_t w = sw.lo; w < sw.hi; ++w) {
-            const float* v = x + ((d * IH + h) * IW + w) * lane;
+  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+  float* out = y + r * g.grid[2] * lane;
+  const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+  const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+    const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+    int64_t pool_size = 1;
+    if constexpr (kKind == kAvg) {
+      pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
+                                    : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
+    }
+    const float divisor = static_cast<float>(pool_size);
+    std::fill(acc, acc + lane, 0.f);
+    for (int64_t d = sd.lo; d < sd.hi; ++d)
+      for (int64_t h = sh.lo; h < sh.hi; ++h)
+        for (int64_t w = sw.lo; w < sw.hi; ++w) {
+          const float* v = x + ((d * IH + h) * IW + w) * lane;
 #pragma omp simd
-            for (int64_t c = 0; c < lane; ++c) {
-              if constexpr (kKind == kAvg) {
-                acc[c] += v[c] / divisor;
-              } else {
-                acc[c] += PowP<P>(v[c]);
-              }
+          for (int64_t c = 0; c < lane; ++c) {
+            if constexpr (kKind == kAvg) {
+              acc[c] += v[c] / divisor;
+            } else {
+              acc[c] += PowP<P>(v[c]);
             }
           }
-      const bool empty_nan = nan_on_empty && pool_size == 0;
-      for (int64_t c = 0; c < lane; ++c)
-        out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
-    }
+        }
+    const bool empty_nan = nan_on_empty && pool_size == 0;
+    for (int64_t c = 0; c < lane; ++c)
+      out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
   }
 }
 
@@ -329,18 +324,18 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
     float* y = yd + i * OS * lane;
     float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
     switch (p.pool_type) {
-      case PoolType::kMax: MaxPool(x, y, g, lane, scratch, r, r + 1); break;
+      case PoolType::kMax: MaxPoolRow(x, y, g, lane, scratch, r); break;
       case PoolType::kAvg:
-        SumPool<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
+        SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
         break;
       case PoolType::kSum:
       case PoolType::kLp:
         if (pv == 2) {
-          SumPool<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
+          SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
         } else if (pv == 3) {
-          SumPool<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
+          SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
         } else {
-          SumPool<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r, r + 1);
+          SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
         }
         break;
     }
