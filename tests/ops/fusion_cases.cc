@@ -164,6 +164,15 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 16, 9, 9}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 32, 1, false), true, false, "clip", cl),
         "pointwise_bn_clip" + l));
+    // Our pointwise kernel's edges: positions not a multiple of a register tile's rows (70),
+    // filters not a multiple of 16 (72: a masked block; 150: 10 blocks in groups of 3, 3, 4),
+    // bias, every epilogue step, a batch of 2.
+    cases->push_back(FusedCase(
+        {2, 20, 5, 7}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 72, 1, true), true, true, "relu", cl),
+        "pointwise_partial_tiles_bias_bn_residual_relu" + l));
+    cases->push_back(FusedCase(
+        {1, 33, 3, 3}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 150, 1, false), true, false, "clip", cl),
+        "pointwise_150_filters_bn_clip" + l));
     cases->push_back(FusedCase(
         {2, 32, 9, 11}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 32, 32, true), true, true, "clip", cl),
         "depthwise_bn_residual_clip" + l));

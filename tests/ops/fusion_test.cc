@@ -252,6 +252,27 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
   ASSERT_EQ(one.size(), 2u);
   EXPECT_TRUE(BitEqual(one[0], two[0]));
   EXPECT_TRUE(BitEqual(one[1], two[1]));
+  // Our pointwise kernel splits work by position tiles and filter groups: a 7 x 7 image with
+  // 960 filters (MobileNet v2's widest), BatchNorm and ReLU6 fused.
+  Symbol wide = Symbol::Create("Convolution", {Symbol::Var("data")},
+                               {{"kernel", "(1, 1)"}, {"num_filter", "960"}, {"no_bias", "True"}},
+                               "wide");
+  wide = Symbol::Create("BatchNorm", {wide}, {{"fix_gamma", "False"}}, "wide_bn");
+  wide = Symbol::Create("clip", {wide}, {{"a_min", "0"}, {"a_max", "6"}}, "wide_clip");
+  GraphExecutor wide_exec(wide, {"data"},
+                          {{"wide_weight", NDArray::RandomNormal({960, 160, 1, 1})},
+                           {"wide_bn_gamma", NDArray::RandomUniform({960}, 0.5f, 1.5f)},
+                           {"wide_bn_beta", NDArray::RandomNormal({960})},
+                           {"wide_bn_moving_mean", NDArray::RandomNormal({960})},
+                           {"wide_bn_moving_var", NDArray::RandomUniform({960}, 0.5f, 1.5f)}});
+  EXPECT_EQ(wide_exec.stats().num_fused, 2u);
+  NDArray wide_x = NDArray::RandomNormal({1, 160, 7, 7});
+  SetNumThreads(1);
+  NDArray wide_one = wide_exec.Forward({wide_x})[0].Copy();
+  SetNumThreads(2);
+  NDArray wide_two = wide_exec.Forward({wide_x})[0];
+  SetNumThreads(before);
+  EXPECT_TRUE(BitEqual(wide_one, wide_two));
 }
 
 TEST(ConvolutionFusion, ConcurrentCallersGetTheSerialResults) {

@@ -9,7 +9,8 @@
 // single float operations), so a graph that fuses them gives the bits of the ops run one by one.
 // Callers with channel-first data (eager Convolution) get it re-laid-out around the same kernel.
 // 3x3 depthwise convolutions run our own kernel where it is faster (convolution_depthwise.h), and
-// so does a 1x1 convolution of a single 1x1 image, a matrix-vector product (gemv.h).
+// so do 1x1 stride-1 convolutions (convolution_pointwise.h) and, among them, those of a single
+// 1x1 image, matrix-vector products (gemv.h).
 //
 // fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
 // is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
