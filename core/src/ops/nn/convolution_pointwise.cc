@@ -14,7 +14,7 @@ namespace internal {
 
 namespace {
 
-// Positions per work item, about: a multiple of each group's row count below.
+// Positions per work item, about (RunPointwise makes the tiles of equal size).
 constexpr int64_t kTileRows = 24;
 
 // Rows of one register tile for `nb` blocks of 16 filters: as many accumulators as fit in 32
