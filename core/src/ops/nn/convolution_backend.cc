@@ -17,6 +17,7 @@
 #include "hybridnet/base.h"
 #include "ndarray/storage.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/avx512-inl.h"
 #include "ops/nn/convolution_depthwise.h"
 #include "ops/nn/convolution_pointwise.h"
 #include "ops/nn/gemv.h"
@@ -547,7 +548,7 @@ void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
 // fast as oneDNN's alone on every MobileNet v2 and ResNet-50 shape, so the epilogue's pass is
 // saved. fast_math with BatchNorm folds it into oneDNN's weights instead.
 bool OwnPointwise(const ConvSpec& s) {
-  if (s.deconv || s.G != 1 || (s.fast_math && s.bn) || !PointwiseSupported()) return false;
+  if (s.deconv || s.G != 1 || (s.fast_math && s.bn) || !CpuHasAvx512()) return false;
   for (int64_t i = 0; i < s.nd; ++i) {
     if (s.kernel[i] != 1 || s.stride[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
   }
@@ -605,7 +606,7 @@ EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole, int64_
 
 // A 1x1 convolution of a single 1x1 image is y = W x with W as stored, (F, C): Gemv.
 bool OwnGemv(const ConvSpec& s) {
-  if (s.deconv || s.G != 1 || s.N != 1 || !GemvSupported()) return false;
+  if (s.deconv || s.G != 1 || s.N != 1 || !CpuHasAvx512()) return false;
   for (int64_t i = 0; i < s.nd; ++i) {
     if (s.in[i] != 1 || s.kernel[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
   }

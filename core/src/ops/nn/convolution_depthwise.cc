@@ -95,13 +95,11 @@ HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
 }  // namespace
 
 bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  return avx512 && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
+  return CpuHasAvx512() && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
 }
 
 void RunEpilogue(const EpilogueArgs& a) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (!avx512) {
+  if (!CpuHasAvx512()) {
     for (int64_t i = 0; i < a.positions * a.C; ++i) {
       const int64_t c = i % a.C;
       float v = a.conv[i];

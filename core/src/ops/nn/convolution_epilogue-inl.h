@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
+#include "ops/nn/avx512-inl.h"
+
 namespace hybridnet {
 namespace internal {
-
-#define HN_AVX512 __attribute__((target("avx512f,fma")))
 
 // The epilogue's constants for one block of 16 channels from `c` (`lanes` of them present).
 struct Epilogue {

@@ -88,11 +88,6 @@ void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
 
 }  // namespace
 
-bool PointwiseSupported() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  return avx512;
-}
-
 int64_t PointwiseWeightFloats(int64_t C, int64_t F) { return (F + 15) / 16 * 16 * C; }
 
 void PackPointwiseWeights(const float* W, int64_t C, int64_t F, float* packed) {

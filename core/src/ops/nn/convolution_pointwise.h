@@ -14,9 +14,6 @@
 namespace hybridnet {
 namespace internal {
 
-/// True when this CPU runs RunPointwise (AVX-512).
-bool PointwiseSupported();
-
 /// Floats of W (F, C) re-laid-out for RunPointwise: PackPointwiseWeights' output size.
 int64_t PointwiseWeightFloats(int64_t C, int64_t F);
 
@@ -37,6 +34,7 @@ struct PointwiseArgs {
   float* out = nullptr;             ///< (positions, F)
 };
 
+/// Only where CpuHasAvx512() (avx512-inl.h).
 void RunPointwise(const PointwiseArgs& a);
 
 }  // namespace internal

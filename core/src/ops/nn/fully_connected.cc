@@ -10,6 +10,7 @@
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/nn/activation-inl.h"
+#include "ops/nn/avx512-inl.h"
 #include "ops/nn/gemv.h"
 #include "ops/register_ops.h"
 
@@ -131,7 +132,7 @@ void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob
   const float* x = data.ptr<const float>();
   const float* w = weight.ptr<const float>();
   const float* b = no_bias ? nullptr : in[2].ptr<const float>();
-  if (batch == 1 && internal::GemvSupported()) {
+  if (batch == 1 && internal::CpuHasAvx512()) {
     internal::Gemv(w, x, b, y, hidden, k);
     return;
   }

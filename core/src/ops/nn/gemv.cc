@@ -4,14 +4,13 @@
 
 #include <algorithm>
 
+#include "ops/nn/avx512-inl.h"
 #include "ops/nn/convolution_backend.h"
 
 namespace hybridnet {
 namespace internal {
 
 namespace {
-
-#define HN_AVX512 __attribute__((target("avx512f,fma")))
 
 // Lane j of a row's accumulator sums the columns j, j + 16, ... in order; the lanes are then
 // added by _mm512_reduce_add_ps. The same for every row, however rows are grouped.
@@ -65,11 +64,6 @@ HN_AVX512 void GemvRows(const float* W, const float* x, const float* bias, float
 }
 
 }  // namespace
-
-bool GemvSupported() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-  return avx512;
-}
 
 void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
           int64_t cols) {

@@ -12,10 +12,8 @@
 namespace hybridnet {
 namespace internal {
 
-/// True when this CPU runs Gemv (AVX-512).
-bool GemvSupported();
-
-/// y[r] = sum_c W[r * cols + c] * x[c] (+ bias[r] when bias is not null), r < rows.
+/// y[r] = sum_c W[r * cols + c] * x[c] (+ bias[r] when bias is not null), r < rows. Only where
+/// CpuHasAvx512() (avx512-inl.h).
 void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
           int64_t cols);
 
