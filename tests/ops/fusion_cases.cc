@@ -23,43 +23,88 @@ struct FusedSpec {
   bool residual = false;
   std::string act;  // empty: none; "clip" is clip(0, 6)
   bool channel_last = false;
+  // > 0: a 1x1 convolution to that many channels, with its own epilogue, computes the data.
+  int64_t expand_filters = 0;
+  bool expand_bias = false;
+  bool expand_bn = false;
+  std::string expand_act;  // empty, "relu" or "clip"
 };
 
-// The composition of the ops' own references: Convolution, then BatchNorm (inference), then
-// the residual add, then the activation, on channel-first copies of channel-last tensors.
+// Where a case's inputs are (FusedInputs in convolution.cc).
+struct InputAt {
+  explicit InputAt(const FusedSpec& f) {
+    size_t next = f.conv.bias ? 3 : 2;
+    bn = next;
+    if (f.bn) next += 4;
+    expand_weight = next;
+    if (f.expand_filters > 0) next += 1 + (f.expand_bias ? 1 : 0);
+    expand_bn = next;
+    if (f.expand_filters > 0 && f.expand_bn) next += 4;
+    residual = next;
+  }
+  size_t bn, expand_weight, expand_bn, residual;
+};
+
+void ApplyAct(const std::string& act, RefTensor* y) {
+  if (act == "clip") {
+    for (int64_t i = 0; i < y->size(); ++i) (*y)[i] = std::min(std::max((*y)[i], 0.0), 6.0);
+  } else if (!act.empty()) {
+    auto fn = Act(act);
+    for (int64_t i = 0; i < y->size(); ++i) (*y)[i] = fn((*y)[i]);
+  }
+}
+
+RefTensor BatchNormOf(const RefTensor& y, const std::vector<RefTensor>& in, size_t first,
+                      bool fix_gamma) {
+  BnSpec b;
+  b.eps = 1e-5;
+  b.fix_gamma = fix_gamma;
+  return BatchNormRef(b)({y, in[first], in[first + 1], in[first + 2], in[first + 3]})[0];
+}
+
+// The composition of the ops' own references: [the 1x1 convolution, its BatchNorm and
+// activation,] Convolution, then BatchNorm (inference), then the residual add, then the
+// activation, on channel-first copies of channel-last tensors.
 RefFn FusedConvRef(FusedSpec f) {
   return [f](const std::vector<RefTensor>& in) {
     auto first = [&](const RefTensor& t) { return f.channel_last ? ToChannelFirst(t) : t; };
-    size_t next = f.conv.bias ? 3 : 2;
-    std::vector<RefTensor> conv_in = {first(in[0]), in[1]};
+    const InputAt at(f);
+    RefTensor data = first(in[0]);
+    if (f.expand_filters > 0) {
+      ConvGeom e;
+      e.kernel = e.stride = e.dilate = Dims(f.conv.kernel.size(), 1);
+      e.pad = Dims(f.conv.kernel.size(), 0);
+      e.num_filter = f.expand_filters;
+      e.num_group = 1;
+      e.bias = f.expand_bias;
+      std::vector<RefTensor> e_in = {data, in[at.expand_weight]};
+      if (f.expand_bias) e_in.push_back(in[at.expand_weight + 1]);
+      data = ConvRef(e)(e_in)[0];
+      if (f.expand_bn) data = BatchNormOf(data, in, at.expand_bn, false);
+      ApplyAct(f.expand_act, &data);
+    }
+    std::vector<RefTensor> conv_in = {data, in[1]};
     if (f.conv.bias) conv_in.push_back(in[2]);
     RefTensor y = ConvRef(f.conv)(conv_in)[0];
-    if (f.bn) {
-      BnSpec b;
-      b.eps = 1e-5;
-      b.fix_gamma = f.fix_gamma;
-      y = BatchNormRef(b)({y, in[next], in[next + 1], in[next + 2], in[next + 3]})[0];
-      next += 4;
-    }
+    if (f.bn) y = BatchNormOf(y, in, at.bn, f.fix_gamma);
     if (f.residual) {
-      const RefTensor r = first(in[next]);
+      const RefTensor r = first(in[at.residual]);
       for (int64_t i = 0; i < y.size(); ++i) y[i] += r[i];
     }
-    if (f.act == "clip") {
-      for (int64_t i = 0; i < y.size(); ++i) y[i] = std::min(std::max(y[i], 0.0), 6.0);
-    } else if (!f.act.empty()) {
-      auto act = Act(f.act);
-      for (int64_t i = 0; i < y.size(); ++i) y[i] = act(y[i]);
-    }
+    ApplyAct(f.act, &y);
     return std::vector<RefTensor>{f.channel_last ? ToChannelLast(y) : y};
   };
 }
 
-// Inputs: moving_var positive, gamma away from zero.
-double FusedInput(size_t bn_first, std::mt19937& rng, size_t input, int64_t) {
+// Inputs: moving_var positive, gamma away from zero (BatchNorms' inputs from each of
+// `bn_firsts`).
+double FusedInput(const std::vector<size_t>& bn_firsts, std::mt19937& rng, size_t input,
+                  int64_t) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  if (input == bn_first + 3) return 0.1 + 1.9 * u(rng);
-  if (input == bn_first) return 0.5 + u(rng);
+  for (size_t bn_first : bn_firsts) {
+    if (input == bn_first + 3) return 0.1 + 1.9 * u(rng);
+    if (input == bn_first) return 0.5 + u(rng);
+  }
   return -1.0 + 2.0 * u(rng);
 }
 
@@ -86,16 +131,39 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
     return Shape(l);
   };
   if (f.channel_last) a["layout"] = nd == 1 ? "NWC" : nd == 2 ? "NHWC" : "NDHWC";
-  Dims wd = {g.num_filter, data[1] / g.num_group};
+  const int64_t conv_channels = f.expand_filters > 0 ? f.expand_filters : data[1];
+  Dims wd = {g.num_filter, conv_channels / g.num_group};
   wd.insert(wd.end(), g.kernel.begin(), g.kernel.end());
   std::vector<Shape> in = {layout(data), Shape(wd)};
   if (g.bias) in.push_back(Shape({g.num_filter}));
-  const size_t bn_first = in.size();
+  std::vector<size_t> bn_firsts = {in.size()};
   if (f.bn) {
     a["bn"] = "True";
     a["bn_eps"] = "1e-05";
     a["bn_fix_gamma"] = f.fix_gamma ? "True" : "False";
     for (int i = 0; i < 4; ++i) in.push_back(Shape({g.num_filter}));
+  }
+  if (f.expand_filters > 0) {
+    const int64_t e = f.expand_filters;
+    a["expand"] = "True";
+    a["expand_num_filter"] = std::to_string(e);
+    a["expand_no_bias"] = f.expand_bias ? "False" : "True";
+    in.push_back(Shape(Dims{e, data[1], 1, 1}));
+    if (f.expand_bias) in.push_back(Shape({e}));
+    if (f.expand_bn) {
+      a["expand_bn"] = "True";
+      a["expand_bn_eps"] = "1e-05";
+      a["expand_bn_fix_gamma"] = "False";
+      bn_firsts.push_back(in.size());
+      for (int i = 0; i < 4; ++i) in.push_back(Shape({e}));
+    }
+    if (f.expand_act == "clip") {
+      a["expand_clip"] = "True";
+      a["expand_clip_a_min"] = "0";
+      a["expand_clip_a_max"] = "6";
+    } else if (f.expand_act == "relu") {
+      a["expand_relu"] = "True";
+    }
   }
   if (f.residual) {
     a["residual"] = "True";
@@ -109,8 +177,8 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
     a["act_type"] = f.act;
   }
   OpCase c = Case("_hn_convolution", a, in, FusedConvRef(f), note);
-  c = WithGen(c, [bn_first](std::mt19937& rng, size_t input, int64_t i) {
-    return FusedInput(bn_first, rng, input, i);
+  c = WithGen(c, [bn_firsts](std::mt19937& rng, size_t input, int64_t i) {
+    return FusedInput(bn_firsts, rng, input, i);
   });
   return Internal(WithTol(c, 1e-4, 1e-4));
 }
@@ -179,6 +247,27 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 48, 10, 10}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 48, 48, false), true, false, "clip", cl),
         "depthwise_s2_bn_clip" + l));
+    // A 1x1 convolution computing a depthwise one's data (MobileNet v2's expansion): small
+    // images run the two one after the other; expanded images above 1 MiB (64 x 67 x 70
+    // floats), channel-last on AVX-512, a few rows at a time.
+    FusedSpec expanded = Spec(Geom({3, 3}, {1, 1}, {1, 1}, 32, 32, false), true, true, "clip", cl);
+    expanded.expand_filters = 32;
+    expanded.expand_bn = true;
+    expanded.expand_act = "clip";
+    cases->push_back(FusedCase({2, 8, 9, 11}, expanded, "expand_bn_clip_depthwise" + l));
+    FusedSpec large = Spec(Geom({3, 3}, {1, 1}, {1, 1}, 64, 64, false), true, true, "clip", cl);
+    large.expand_filters = 64;
+    large.expand_bn = true;
+    large.expand_act = "clip";
+    cases->push_back(FusedCase({2, 8, 67, 70}, large, "large_expand_depthwise" + l));
+    FusedSpec strided = Spec(Geom({3, 3}, {2, 2}, {1, 1}, 64, 64, true), false, false, "", cl);
+    strided.expand_filters = 64;
+    strided.expand_bias = true;
+    strided.expand_act = "relu";
+    cases->push_back(FusedCase({1, 8, 67, 71}, strided, "large_expand_bias_relu_depthwise_s2" + l));
+    FusedSpec unpadded = Spec(Geom({3, 3}, {1, 1}, {0, 0}, 64, 64, false), true, false, "relu", cl);
+    unpadded.expand_filters = 64;
+    cases->push_back(FusedCase({1, 16, 66, 66}, unpadded, "large_expand_depthwise_pad0" + l));
   }
   FusedSpec fixed = Spec(k3, true, false, "relu", true);
   fixed.fix_gamma = true;

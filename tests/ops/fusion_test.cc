@@ -184,10 +184,81 @@ TEST(ConvolutionFusion, FusedClipIsTheClipOp) {
   const NDArray eager = testing_util::RunNodeByNode(x, values)[0];
   GraphExecutor exec(x, {"data"}, params);
   EXPECT_TRUE(BitEqual(exec.Forward({input})[0], eager));
-  EXPECT_EQ(exec.stats().num_fused, 4u);
+  // Each convolution's BatchNorm and clip, then the depthwise one takes in the pointwise one.
+  EXPECT_EQ(exec.stats().num_fused, 5u);
   int nans = 0;
   for (int64_t i = 0; i < eager.size(); ++i) nans += std::isnan(eager.data<float>()[i]);
   EXPECT_GT(nans, 0);
+}
+
+// Convolution [+ BatchNorm] [+ add of `residual`] [+ Activation | clip(0, 6)], parameters
+// random and added to `params`.
+Symbol ConvLayer(Symbol x, const std::string& name, int64_t in_channels, int64_t filters,
+                 int64_t kernel, int64_t stride, int64_t pad, bool bias, bool bn,
+                 const Symbol* residual, const std::string& act,
+                 std::map<std::string, NDArray>* params) {
+  const int64_t groups = kernel == 3 ? filters : 1;
+  const std::string k = "(" + std::to_string(kernel) + ", " + std::to_string(kernel) + ")";
+  const std::string st = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
+  const std::string pd = "(" + std::to_string(pad) + ", " + std::to_string(pad) + ")";
+  x = Symbol::Create("Convolution", {x},
+                     {{"kernel", k}, {"stride", st}, {"pad", pd},
+                      {"num_filter", std::to_string(filters)},
+                      {"num_group", std::to_string(groups)}, {"no_bias", bias ? "False" : "True"}},
+                     name);
+  (*params)[name + "_weight"] =
+      NDArray::RandomNormal({filters, in_channels / groups, kernel, kernel}, 0.f, 0.3f);
+  if (bias) (*params)[name + "_bias"] = NDArray::RandomNormal({filters});
+  if (bn) {
+    x = Symbol::Create("BatchNorm", {x}, {{"fix_gamma", "False"}}, name + "_bn");
+    (*params)[name + "_bn_gamma"] = NDArray::RandomUniform({filters}, 0.5f, 1.5f);
+    (*params)[name + "_bn_beta"] = NDArray::RandomNormal({filters});
+    (*params)[name + "_bn_moving_mean"] = NDArray::RandomNormal({filters}, 0.f, 0.1f);
+    (*params)[name + "_bn_moving_var"] = NDArray::RandomUniform({filters}, 0.5f, 1.5f);
+  }
+  if (residual != nullptr) x = Symbol::Create("elemwise_add", {x, *residual}, {}, name + "_add");
+  if (act == "clip") {
+    x = Symbol::Create("clip", {x}, {{"a_min", "0"}, {"a_max", "6"}}, name + "_clip");
+  } else if (!act.empty()) {
+    x = Symbol::Create("Activation", {x}, {{"act_type", act}}, name + "_act");
+  }
+  return x;
+}
+
+TEST(ConvolutionFusion, ExpansionRowByRowIsBitIdenticalToEagerAtEveryThreadCount) {
+  // Inverted bottlenecks whose expanded image (64 x 67 x 70 floats) is above L2's size, so the
+  // backend computes it a few rows at a time on AVX-512 CPUs (RunExpandThenDepthwise); 3
+  // samples, so the second thread starts inside a sample. Strides 1 and 2, padding 1 and 0,
+  // every epilogue step on both convolutions.
+  Seed(21);
+  std::map<std::string, NDArray> params;
+  const Symbol data = Symbol::Var("data"), skip = Symbol::Var("skip");
+  Symbol a = ConvLayer(data, "a_expand", 8, 64, 1, 1, 0, false, true, nullptr, "clip", &params);
+  a = ConvLayer(a, "a_depthwise", 64, 64, 3, 1, 1, false, true, &skip, "clip", &params);
+  Symbol b = ConvLayer(data, "b_expand", 8, 64, 1, 1, 0, true, false, nullptr, "relu", &params);
+  b = ConvLayer(b, "b_depthwise", 64, 64, 3, 2, 1, false, true, nullptr, "", &params);
+  Symbol c = ConvLayer(data, "c_expand", 8, 64, 1, 1, 0, false, true, nullptr, "relu", &params);
+  c = ConvLayer(c, "c_depthwise", 64, 64, 3, 1, 0, true, false, nullptr, "", &params);
+  const Symbol net = Symbol::Group({a, b, c});
+  GraphExecutor exec(net, {"data", "skip"}, params);
+  // a: BatchNorm, add, clip twice over (5); b: relu, BatchNorm (2); c: BatchNorm, relu (2);
+  // and each depthwise convolution takes in its expansion (3).
+  EXPECT_EQ(exec.stats().num_fused, 12u);
+  const NDArray x = NDArray::RandomNormal({3, 8, 67, 70});
+  const NDArray skip_value = NDArray::RandomNormal({3, 64, 67, 70});
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  values["skip"] = skip_value;
+  const std::vector<NDArray> eager = testing_util::RunNodeByNode(net, values);
+  const int before = GetNumThreads();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    SetNumThreads(threads);
+    const std::vector<NDArray> fused = exec.Forward({x, skip_value});
+    ASSERT_EQ(fused.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(BitEqual(fused[i], eager[i])) << "output " << i;
+  }
+  SetNumThreads(before);
 }
 
 TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {

@@ -3,10 +3,15 @@
 //  * Convolution [+ BatchNorm | _contrib_BatchNormWithReLU] [+ elemwise_add]
 //      [+ Activation | clip] -> _hn_convolution (in that order; the add's other input
 //      becomes the residual input)
+//  * a 1x1 convolution (stride 1, no padding, one group, its epilogue without residual, relu or
+//      clip) + a 3x3 depthwise convolution reading only it -> _hn_convolution with expand
+//      (MobileNet v2's inverted bottleneck: the backend then computes the expanded tensor a
+//      few rows at a time, RunExpandThenDepthwise)
 //  * FullyConnected + Activation    -> _hn_fully_connected_act
 //  * BatchNorm + Activation(relu)   -> _contrib_BatchNormWithReLU
 // A producer is fused only into its only reader (graph outputs count as readers), and a
 // BatchNorm only when it shows its first output alone and normalizes the channel axis.
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -66,6 +71,12 @@ class Fuser {
     last->attrs = MakeNodeAttrs(fused, last->attrs.name, dict);
     last->inputs = std::move(inputs);
     for (size_t i = 0; i + 1 < chain.size(); ++i) removed_.insert(chain[i]);
+    // The fused node now reads what the chain read, so later rules see it as the reader.
+    for (const NodeEntry& e : last->inputs) {
+      for (uint32_t& reader : readers_[g_.entry_id(g_.node_id(e.node.get()), e.index)]) {
+        if (std::find(chain.begin(), chain.end(), reader) != chain.end()) reader = chain.back();
+      }
+    }
     fused_ += chain.size() - 1;
   }
 
@@ -144,6 +155,70 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
   f->Replace(chain, registry.Get("_hn_convolution"), dict, std::move(inputs));
 }
 
+// The tuple attribute `key` of `n` (window attributes): `rank` values all equal to `value`, or
+// absent or empty (MXNet's default) when `value` is that default.
+bool TupleIs(const Node& n, const std::string& key, size_t rank, int64_t value,
+             bool value_is_default) {
+  const std::vector<int64_t> v = ParseIntTuple(AttrOrDefault(n, key));
+  if (v.empty()) return value_is_default;
+  if (v.size() != rank) return false;
+  for (int64_t x : v)
+    if (x != value) return false;
+  return true;
+}
+
+// Fuses the 1x1 convolution that computes the data of 3x3 depthwise convolution `nid`.
+void FuseExpansion(Fuser* f, uint32_t nid) {
+  const OpRegistry& registry = OpRegistry::Global();
+  static const Op* const convolution = registry.Find("Convolution");
+  static const Op* const fused = registry.Find("_hn_convolution");
+  const Node* dw = f->node(nid);
+  if (f->Removed(nid) || !(IsOp(dw, convolution) || IsOp(dw, fused))) return;
+  const std::string filters = AttrOrDefault(*dw, "num_filter");
+  if (!TupleIs(*dw, "kernel", 2, 3, false) || AttrOrDefault(*dw, "num_group") != filters ||
+      filters == "1" || !TupleIs(*dw, "dilate", 2, 1, true) ||
+      AttrOrDefault(*dw, "expand") == "True" ||
+      !(TupleIs(*dw, "stride", 2, 1, true) || TupleIs(*dw, "stride", 2, 2, false)) ||
+      !(TupleIs(*dw, "pad", 2, 0, true) || TupleIs(*dw, "pad", 2, 1, false))) {
+    return;
+  }
+  const NodeEntry& data = dw->inputs[0];
+  const Node* pw = data.node.get();
+  if (pw->IsVariable() || data.index != 0 || !(IsOp(pw, convolution) || IsOp(pw, fused))) return;
+  const uint32_t producer = f->graph().node_id(pw);
+  const std::string act = AttrOrDefault(*pw, "act_type");
+  if (f->Removed(producer) || f->SoleReader(producer) != nid ||
+      AttrOrDefault(*pw, "num_filter") != filters || AttrOrDefault(*pw, "num_group") != "1" ||
+      !TupleIs(*pw, "kernel", 2, 1, false) || !TupleIs(*pw, "stride", 2, 1, true) ||
+      !TupleIs(*pw, "pad", 2, 0, true) || AttrOrDefault(*pw, "residual") == "True" ||
+      AttrOrDefault(*pw, "expand") == "True" || !(act.empty() || act == "None" || act == "relu")) {
+    return;
+  }
+  AttrDict dict = dw->attrs.dict;
+  dict["expand"] = "True";
+  dict["expand_num_filter"] = filters;
+  dict["expand_no_bias"] = AttrOrDefault(*pw, "no_bias");
+  dict["expand_bn"] = AttrOrDefault(*pw, "bn");
+  dict["expand_bn_eps"] = AttrOrDefault(*pw, "bn_eps");
+  dict["expand_bn_fix_gamma"] = AttrOrDefault(*pw, "bn_fix_gamma");
+  dict["expand_relu"] = act == "relu" ? "True" : "False";
+  dict["expand_clip"] = AttrOrDefault(*pw, "clip");
+  dict["expand_clip_a_min"] = AttrOrDefault(*pw, "clip_a_min");
+  dict["expand_clip_a_max"] = AttrOrDefault(*pw, "clip_a_max");
+  for (const char* key : {"expand_bn", "expand_bn_eps", "expand_bn_fix_gamma", "expand_clip",
+                          "expand_clip_a_min", "expand_clip_a_max"}) {
+    if (dict[key].empty()) dict.erase(key);  // a plain Convolution: the defaults
+  }
+  // Inputs: the 1x1 convolution's data, the depthwise one's parameters, the 1x1 one's
+  // parameters, then the depthwise one's residual.
+  std::vector<NodeEntry> inputs = dw->inputs;
+  const bool residual = AttrOrDefault(*dw, "residual") == "True";
+  auto at = inputs.end() - (residual ? 1 : 0);
+  inputs.insert(at, pw->inputs.begin() + 1, pw->inputs.end());
+  inputs[0] = pw->inputs[0];
+  f->Replace({producer, nid}, *fused, dict, std::move(inputs));
+}
+
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
 // producer's inputs and attributes.
 void FuseActivations(Fuser* f) {
@@ -192,6 +267,7 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math) {
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     if (IsOp(fuser.node(nid), convolution)) FuseConvolutionChain(&fuser, nid, fast_math);
   }
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseExpansion(&fuser, nid);
   FuseActivations(&fuser);
   *num_fused = fuser.num_fused();
   return graph;

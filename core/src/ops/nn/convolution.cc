@@ -92,8 +92,11 @@ struct ConvolutionParam {
 };
 
 // The internal "_hn_convolution": Convolution plus the epilogue the graph optimizer folds into
-// it (pass/fuse.cc). Inputs: data, weight, [bias], [gamma, beta, moving_mean, moving_var],
-// [residual]; the weight keeps MXNet's layout whatever the data layout.
+// it (pass/fuse.cc), and optionally the 1x1 convolution that computes its data (MobileNet v2's
+// expansion before a depthwise convolution) with that one's own epilogue. Inputs: data, weight,
+// [bias], [gamma, beta, moving_mean, moving_var], [expand_weight, [expand_bias], [expand_gamma,
+// expand_beta, expand_moving_mean, expand_moving_var]], [residual] (FusedInputs); the weights
+// keep MXNet's layout whatever the data layout.
 struct FusedConvolutionParam : ConvolutionParam {
   bool bn = false;
   double bn_eps = 0;
@@ -103,6 +106,15 @@ struct FusedConvolutionParam : ConvolutionParam {
   bool clip = false;
   float clip_a_min = 0.f, clip_a_max = 0.f;
   bool fast_math = false;
+  bool expand = false;
+  uint32_t expand_num_filter = 0;
+  bool expand_no_bias = true;
+  bool expand_bn = false;
+  double expand_bn_eps = 0;
+  bool expand_bn_fix_gamma = true;
+  bool expand_relu = false;
+  bool expand_clip = false;
+  float expand_clip_a_min = 0.f, expand_clip_a_max = 0.f;
 
   static void Declare(ParamDeclarer<FusedConvolutionParam>* d) {
     DeclareFields(d);
@@ -131,7 +143,51 @@ struct FusedConvolutionParam : ConvolutionParam {
     d->Field("fast_math", &FusedConvolutionParam::fast_math).Default(false)
         .Describe("Allows results that differ from the unfused ops in the last bits: BatchNorm "
                   "folded into the weights, Winograd for 3x3 stride-1 kernels.");
+    d->Field("expand", &FusedConvolutionParam::expand).Default(false)
+        .Describe("The data first goes through a 1x1 convolution (stride 1, no padding, one "
+                  "group) with inputs expand_weight and the expand_ epilogue's.");
+    d->Field("expand_num_filter", &FusedConvolutionParam::expand_num_filter).Default(0u)
+        .Describe("The 1x1 convolution's num_filter: the channels the main convolution reads.");
+    d->Field("expand_no_bias", &FusedConvolutionParam::expand_no_bias).Default(true)
+        .Describe("The 1x1 convolution has no bias input.");
+    d->Field("expand_bn", &FusedConvolutionParam::expand_bn).Default(false)
+        .Describe("A BatchNorm (inference) follows the 1x1 convolution: inputs expand_gamma, "
+                  "expand_beta, expand_moving_mean, expand_moving_var.");
+    d->Field("expand_bn_eps", &FusedConvolutionParam::expand_bn_eps).Default(0.0)
+        .Describe("That BatchNorm's eps.");
+    d->Field("expand_bn_fix_gamma", &FusedConvolutionParam::expand_bn_fix_gamma).Default(true)
+        .Describe("That BatchNorm's fix_gamma.");
+    d->Field("expand_relu", &FusedConvolutionParam::expand_relu).Default(false)
+        .Describe("Applies relu last to the 1x1 convolution's result.");
+    d->Field("expand_clip", &FusedConvolutionParam::expand_clip).Default(false)
+        .Describe("Applies clip(expand_clip_a_min, expand_clip_a_max) last to the 1x1 "
+                  "convolution's result, instead of relu.");
+    d->Field("expand_clip_a_min", &FusedConvolutionParam::expand_clip_a_min).Default(0.f)
+        .Describe("That clip's a_min.");
+    d->Field("expand_clip_a_max", &FusedConvolutionParam::expand_clip_a_max).Default(0.f)
+        .Describe("That clip's a_max.");
   }
+};
+
+// The input positions of a _hn_convolution (kAbsent where the input is not there).
+struct FusedInputs {
+  static constexpr size_t kAbsent = SIZE_MAX;
+  explicit FusedInputs(const FusedConvolutionParam& p) {
+    size_t next = 2;
+    auto take = [&next](bool present, size_t n) {
+      const size_t at = present ? next : kAbsent;
+      if (present) next += n;
+      return at;
+    };
+    bias = take(!p.no_bias, 1);
+    bn = take(p.bn, 4);
+    expand_weight = take(p.expand, 1);
+    expand_bias = take(p.expand && !p.expand_no_bias, 1);
+    expand_bn = take(p.expand && p.expand_bn, 4);
+    residual = take(p.residual, 1);
+    count = next;
+  }
+  size_t bias, bn, expand_weight, expand_bias, expand_bn, residual, count;
 };
 
 struct DeconvolutionParam {
@@ -235,6 +291,10 @@ void ConvolutionParamInit(ConvolutionParam* p) {
 
 void FusedConvolutionParamInit(FusedConvolutionParam* p) {
   InitWindowParam(p, "convolution", nullptr);
+  HN_CHECK(!p->expand || p->expand_num_filter >= 1, kInvalidArgument)
+      << "expand_num_filter must be at least 1 with expand=True";
+  HN_CHECK(!(p->expand_relu && p->expand_clip), kInvalidArgument)
+      << "expand_relu and expand_clip exclude each other";
 }
 
 void DeconvolutionParamInit(DeconvolutionParam* p) {
@@ -400,36 +460,58 @@ Shape ToChannelLast(const Shape& s) {
   return Shape(d);
 }
 
-size_t NumFusedInputs(const FusedConvolutionParam& p) {
-  return (p.no_bias ? 2u : 3u) + (p.bn ? 4u : 0u) + (p.residual ? 1u : 0u);
+// The data's shape (channel-first) where the 1x1 convolution of `p` has produced it from `data`;
+// checks and fills in that convolution's parameters' shapes.
+Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p,
+                    const FusedInputs& at, const Shape& data, std::vector<Shape>* in) {
+  const int64_t F = p.expand_num_filter;
+  if (at.expand_bias != FusedInputs::kAbsent) {
+    AssignShape(attrs, "expand_bias", Shape({F}), &(*in)[at.expand_bias],
+                "expand_num_filter=" + std::to_string(F));
+  }
+  for (size_t i = 0; at.expand_bn != FusedInputs::kAbsent && i < 4; ++i) {
+    AssignShape(attrs, "expand BatchNorm parameter", Shape({F}), &(*in)[at.expand_bn + i],
+                "expand_num_filter=" + std::to_string(F));
+  }
+  if (data.ndim() == 0) return data;
+  HN_CHECK(data.ndim() == p.kernel.size() + 2, kShapeError)
+      << DescribeNode(attrs) << ": data must be " << p.kernel.size() + 2 << "-D for kernel "
+      << TupleText(p.kernel) << ", got " << data;
+  std::vector<int64_t> w = {F, data[1]};
+  w.insert(w.end(), p.kernel.size(), 1);
+  AssignShape(attrs, "expand_weight", Shape(w), &(*in)[at.expand_weight],
+              "expand_num_filter=" + std::to_string(F) + ", data " + data.ToString());
+  Shape expanded = data;
+  expanded[1] = F;
+  return expanded;
 }
 
 bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                                 std::vector<Shape>* out) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
-  HN_CHECK(in->size() == NumFusedInputs(p) && out->size() == 1, kInternal)
-      << DescribeNode(attrs) << ": expected " << NumFusedInputs(p) << " inputs and 1 output, got "
+  const FusedInputs at(p);
+  HN_CHECK(in->size() == at.count && out->size() == 1, kInternal)
+      << DescribeNode(attrs) << ": expected " << at.count << " inputs and 1 output, got "
       << in->size() << " and " << out->size();
   const bool cl = IsChannelLast(p.layout);
   auto first = [&](const Shape& s) { return cl ? ToChannelFirst(s) : s; };
   auto last = [&](const Shape& s) { return cl ? ToChannelLast(s) : s; };
   const size_t n_conv = p.no_bias ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
-  conv_in[0] = first(conv_in[0]);
+  conv_in[0] = p.expand ? ExpandedShape(attrs, p, at, first((*in)[0]), in) : first(conv_in[0]);
   std::vector<Shape> conv_out = {first((*out)[0])};
   if (p.residual) {
-    AssignShape(attrs, "residual", first(in->back()), &conv_out[0], "the output's shape");
+    AssignShape(attrs, "residual", first((*in)[at.residual]), &conv_out[0], "the output's shape");
   }
   InferConvolution(attrs, p, &conv_in, &conv_out);
-  for (size_t i = 0; i < n_conv; ++i) (*in)[i] = i == 0 ? last(conv_in[0]) : conv_in[i];
+  if (!p.expand) (*in)[0] = last(conv_in[0]);
+  for (size_t i = 1; i < n_conv; ++i) (*in)[i] = conv_in[i];
   (*out)[0] = last(conv_out[0]);
-  if (p.bn) {
-    for (size_t i = n_conv; i < n_conv + 4; ++i) {
-      AssignShape(attrs, "BatchNorm parameter", Shape({static_cast<int64_t>(p.num_filter)}),
-                  &(*in)[i], "num_filter=" + std::to_string(p.num_filter));
-    }
+  for (size_t i = 0; at.bn != FusedInputs::kAbsent && i < 4; ++i) {
+    AssignShape(attrs, "BatchNorm parameter", Shape({static_cast<int64_t>(p.num_filter)}),
+                &(*in)[at.bn + i], "num_filter=" + std::to_string(p.num_filter));
   }
-  if (p.residual) in->back() = (*out)[0];
+  if (p.residual) (*in)[at.residual] = (*out)[0];
   return AllKnown(*in, *out);
 }
 
@@ -562,40 +644,47 @@ void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
   internal::RunConvolution(ConvolutionSpec(p, in[0].shape, out[0].shape, false), a);
 }
 
+// Sets the BatchNorm of call (s, a) from its four inputs from in[first]: the BatchNorm kernel's
+// own scale and shift, computed into `affine`.
+void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t first, double eps,
+                  bool fix_gamma, std::vector<float>* affine, const NDArray** arrays,
+                  internal::ConvSpec* s, internal::ConvArgs* a) {
+  const size_t F = static_cast<size_t>(s->F);
+  if (affine->size() < 2 * F) affine->resize(2 * F);
+  internal::BatchNormScaleShift(in[first].ptr<const float>(), in[first + 1].ptr<const float>(),
+                                in[first + 2].ptr<const float>(), in[first + 3].ptr<const float>(),
+                                eps, fix_gamma, s->F, affine->data(), affine->data() + F);
+  for (size_t i = 0; i < 4; ++i) arrays[i] = ctx.InputArray(first + i);
+  s->bn = 1;
+  a->bn_scale = affine->data();
+  a->bn_shift = affine->data() + F;
+  a->bn_arrays = arrays;
+}
+
 void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
-  internal::ConvSpec s = ConvolutionSpec(p, in[0].shape, out[0].shape, IsChannelLast(p.layout));
+  const FusedInputs at(p);
+  const bool cl = IsChannelLast(p.layout);
+  // The main convolution's data: the input, or what the 1x1 convolution makes of it.
+  Shape conv_data = in[0].shape;
+  if (p.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = p.expand_num_filter;
+  internal::ConvSpec s = ConvolutionSpec(p, conv_data, out[0].shape, cl);
   internal::ConvArgs a;
   a.data = in[0].ptr<const float>();
   a.weight = in[1].ptr<const float>();
   a.weight_array = ctx.InputArray(1);
-  size_t next = 2;
-  if (!p.no_bias) {
-    a.bias = in[2].ptr<const float>();
-    a.bias_array = ctx.InputArray(2);
-    next = 3;
+  if (at.bias != FusedInputs::kAbsent) {
+    a.bias = in[at.bias].ptr<const float>();
+    a.bias_array = ctx.InputArray(at.bias);
   }
+  // Per-thread scale and shift buffers (see ConvScratch).
+  thread_local std::vector<float> affine, expand_affine;
   const NDArray* bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (p.bn) {
-    // The BatchNorm kernel's own scale and shift (thread-local scratch, see ConvScratch).
-    thread_local std::vector<float> affine;
-    const size_t F = p.num_filter;
-    if (affine.size() < 2 * F) affine.resize(2 * F);
-    internal::BatchNormScaleShift(in[next].ptr<const float>(), in[next + 1].ptr<const float>(),
-                                  in[next + 2].ptr<const float>(), in[next + 3].ptr<const float>(),
-                                  p.bn_eps, p.bn_fix_gamma, s.F, affine.data(),
-                                  affine.data() + F);
-    for (size_t i = 0; i < 4; ++i) bn_arrays[i] = ctx.InputArray(next + i);
-    s.bn = 1;
-    a.bn_scale = affine.data();
-    a.bn_shift = affine.data() + F;
-    a.bn_arrays = bn_arrays;
-    next += 4;
-  }
+  if (p.bn) SetBatchNorm(ctx, in, at.bn, p.bn_eps, p.bn_fix_gamma, &affine, bn_arrays, &s, &a);
   if (p.residual) {
     s.residual = 1;
-    a.residual = in[next].ptr<const float>();
+    a.residual = in[at.residual].ptr<const float>();
   }
   const bool relu = p.act_type == internal::ActType::kRelu;
   s.relu = relu;
@@ -604,7 +693,36 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   a.clip_min = p.clip_a_min;
   a.clip_max = p.clip_a_max;
   a.out = out[0].ptr<float>();
-  internal::RunConvolution(s, a);
+  if (p.expand) {
+    ConvolutionParam ep;
+    const size_t nk = p.kernel.size();
+    ep.kernel = ep.stride = ep.dilate = std::vector<int64_t>(nk, 1);
+    ep.pad = std::vector<int64_t>(nk, 0);
+    ep.num_filter = p.expand_num_filter;
+    ep.no_bias = p.expand_no_bias;
+    internal::ConvSpec es = ConvolutionSpec(ep, in[0].shape, conv_data, cl);
+    es.relu = p.expand_relu;
+    es.fast_math = p.fast_math;
+    internal::ConvArgs ea;
+    ea.data = in[0].ptr<const float>();
+    ea.weight = in[at.expand_weight].ptr<const float>();
+    ea.weight_array = ctx.InputArray(at.expand_weight);
+    if (at.expand_bias != FusedInputs::kAbsent) {
+      ea.bias = in[at.expand_bias].ptr<const float>();
+      ea.bias_array = ctx.InputArray(at.expand_bias);
+    }
+    const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
+    if (p.expand_bn) {
+      SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma, &expand_affine,
+                   expand_bn_arrays, &es, &ea);
+    }
+    ea.clip = p.expand_clip;
+    ea.clip_min = p.expand_clip_a_min;
+    ea.clip_max = p.expand_clip_a_max;
+    internal::RunExpandThenDepthwise(es, ea, s, a);
+  } else {
+    internal::RunConvolution(s, a);
+  }
   if (p.act_type && !relu) {
     float* y = out[0].ptr<float>();
     internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
@@ -683,8 +801,12 @@ std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
   std::vector<std::string> names = {"data", "weight"};
   if (!p.no_bias) names.push_back("bias");
-  if (p.bn) {
-    for (const char* n : {"gamma", "beta", "moving_mean", "moving_var"}) names.push_back(n);
+  const char* const bn[] = {"gamma", "beta", "moving_mean", "moving_var"};
+  if (p.bn) names.insert(names.end(), std::begin(bn), std::end(bn));
+  if (p.expand) {
+    names.push_back("expand_weight");
+    if (!p.expand_no_bias) names.push_back("expand_bias");
+    for (size_t i = 0; p.expand_bn && i < 4; ++i) names.push_back(std::string("expand_") + bn[i]);
   }
   if (p.residual) names.push_back("residual");
   return names;

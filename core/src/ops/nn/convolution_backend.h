@@ -71,6 +71,18 @@ struct ConvArgs {
 
 void RunConvolution(const ConvSpec& spec, const ConvArgs& args);
 
+/// A 1x1 convolution (`expand`: stride 1, no padding, one group, no residual) whose output only
+/// feeds a 3x3 depthwise one (`depthwise`): MobileNet v2's inverted bottleneck. Where our own
+/// kernels run both on channel-last data and the expanded image of a sample is not small
+/// (256 KiB and up), each thread computes the expanded rows as its depthwise rows need them and
+/// keeps the last three, so the expanded tensor never goes out to memory; otherwise the two
+/// calls run one after the other through scratch. Either way the results are the bits of
+/// RunConvolution(expand) then RunConvolution(depthwise): every value is computed by the same
+/// float operations (a row both threads need is computed by each). `expand_args.out` and
+/// `depthwise_args.data` are unused.
+void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
+                            const ConvSpec& depthwise, const ConvArgs& depthwise_args);
+
 /// Copies channel-first data (N, C, S) to channel-last (N, S, C), or back; S is the product of
 /// the spatial dims. Exact (a copy).
 void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last);

@@ -30,48 +30,47 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
   }
 }
 
-// One output position: the in-range taps in (kh, kw) order.
-HN_AVX512 inline __m512 OnePosition(const float* x, const __m512* w, int64_t H, int64_t W,
-                                    int64_t C, int64_t ih0, int64_t iw0) {
+// One output position: the taps of the rows present (`rows[kh]` null outside the image) and
+// the in-range columns, in (kh, kw) order.
+HN_AVX512 inline __m512 OnePosition(const float* const rows[3], const __m512* w, int64_t W,
+                                    int64_t C, int64_t iw0) {
   __m512 acc = _mm512_setzero_ps();
   for (int64_t kh = 0; kh < 3; ++kh) {
-    const int64_t ih = ih0 + kh;
-    if (ih < 0 || ih >= H) continue;
+    if (rows[kh] == nullptr) continue;
     for (int64_t kw = 0; kw < 3; ++kw) {
       const int64_t iw = iw0 + kw;
       if (iw < 0 || iw >= W) continue;
-      acc = _mm512_fmadd_ps(_mm512_loadu_ps(x + (ih * W + iw) * C), w[kh * 3 + kw], acc);
+      acc = _mm512_fmadd_ps(_mm512_loadu_ps(rows[kh] + iw * C), w[kh * 3 + kw], acc);
     }
   }
   return acc;
 }
 
-// One output row of one sample, 16 channels from `c`.
-HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
-  const int64_t H = a.H, W = a.W, C = a.C, s = a.stride;
-  const float* x = a.data + n * H * W * C + c;
+// One output row of one sample, 16 channels from `c`, from its input rows (see
+// RunDepthwise3x3Row; the row pointers are offset by `c` already).
+HN_AVX512 void Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n, int64_t oh,
+                   int64_t c) {
+  const int64_t W = a.W, C = a.C, s = a.stride;
   float* y = a.out + (n * a.OH + oh) * a.OW * C + c;
   const float* res = a.residual ? a.residual + (n * a.OH + oh) * a.OW * C + c : nullptr;
   __m512 w[9];
   for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_ps(a.weight + t * C + c);
   const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr, a.relu,
                                   a.clip, a.clip_min, a.clip_max, c, __mmask16(0xFFFF));
-  const int64_t ih0 = oh * s - a.pad;
   int64_t ow = 0;
   // Positions whose window has no column outside the image, four at a time (same taps, same
   // order as OnePosition).
   for (; ow < a.OW; ++ow) {
     const int64_t iw0 = ow * s - a.pad;
     if (iw0 >= 0 && (ow + 3) * s - a.pad + 2 < W) break;
-    Finish(OnePosition(x, w, H, W, C, ih0, iw0), e, res ? res + ow * C : nullptr, y + ow * C);
+    Finish(OnePosition(rows, w, W, C, iw0), e, res ? res + ow * C : nullptr, y + ow * C);
   }
   for (; ow + 4 <= a.OW && (ow + 3) * s - a.pad + 2 < W; ow += 4) {
     __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     const int64_t iw0 = ow * s - a.pad;
     for (int64_t kh = 0; kh < 3; ++kh) {
-      const int64_t ih = ih0 + kh;
-      if (ih < 0 || ih >= H) continue;
-      const float* row = x + (ih * W + iw0) * C;
+      if (rows[kh] == nullptr) continue;
+      const float* row = rows[kh] + iw0 * C;
       for (int64_t kw = 0; kw < 3; ++kw) {
         const __m512 wk = w[kh * 3 + kw];
         acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(row + kw * C), wk, acc0);
@@ -87,7 +86,7 @@ HN_AVX512 void Row(const DepthwiseArgs& a, int64_t n, int64_t oh, int64_t c) {
     Finish(acc3, e, res ? res + o + 3 * C : nullptr, y + o + 3 * C);
   }
   for (; ow < a.OW; ++ow) {
-    Finish(OnePosition(x, w, H, W, C, ih0, ow * s - a.pad), e, res ? res + ow * C : nullptr,
+    Finish(OnePosition(rows, w, W, C, ow * s - a.pad), e, res ? res + ow * C : nullptr,
            y + ow * C);
   }
 }
@@ -127,7 +126,22 @@ void RunDepthwise3x3(const DepthwiseArgs& a) {
   // residual before writing it.
 #pragma omp parallel for num_threads(BackendThreads()) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < a.C; c += 16) Row(a, r / a.OH, r % a.OH, c);
+    const int64_t n = r / a.OH, oh = r % a.OH;
+    const float* in_rows[3];
+    for (int64_t kh = 0; kh < 3; ++kh) {
+      const int64_t ih = oh * a.stride - a.pad + kh;
+      in_rows[kh] = ih >= 0 && ih < a.H ? a.data + ((n * a.H + ih) * a.W) * a.C : nullptr;
+    }
+    RunDepthwise3x3Row(a, in_rows, n, oh);
+  }
+}
+
+void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,
+                        int64_t oh) {
+  for (int64_t c = 0; c < a.C; c += 16) {
+    const float* at_c[3];
+    for (int kh = 0; kh < 3; ++kh) at_c[kh] = rows[kh] ? rows[kh] + c : nullptr;
+    Row(a, at_c, n, oh, c);
   }
 }
 

@@ -33,6 +33,12 @@ bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad);
 
 void RunDepthwise3x3(const DepthwiseArgs& a);
 
+/// Output row `oh` of sample `n` on the calling thread, from the input rows given instead of
+/// `a.data`: `rows[kh]` is input row oh * stride - pad + kh ((W, C) floats), null where that row
+/// is padding. The same float operations as RunDepthwise3x3.
+void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,
+                        int64_t oh);
+
 /// The epilogue of a convolution that ran without it, on channel-last results: for each of
 /// `positions` rows of C channels, out = act((conv * bn_scale + bn_shift) + residual), every step
 /// optional, with the separate ops' float operations (the depthwise kernel's own epilogue code;

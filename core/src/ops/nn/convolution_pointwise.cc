@@ -86,6 +86,24 @@ void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
   }
 }
 
+// Work items: about kTileRows positions (tiles of equal size) times a group of at most 4 filter
+// blocks (groups of equal size: MobileNet's 144 filters, 9 blocks, run as 3 + 3 + 3, not
+// 4 + 4 + 1). Items of one tile are consecutive, so a thread computes every group of a tile while
+// its inputs are in L1; and small images (7 x 7) still split evenly between threads.
+struct WorkItems {
+  explicit WorkItems(const PointwiseArgs& a)
+      : blocks((a.F + 15) / 16), groups((blocks + 3) / 4),
+        tiles((a.positions + kTileRows - 1) / kTileRows) {}
+  int64_t count() const { return tiles * groups; }
+  void Run(const PointwiseArgs& a, int64_t item) const {
+    const int64_t t = item / groups, g = item % groups;
+    const int64_t b0 = g * blocks / groups;
+    Item(a, a.positions * t / tiles, a.positions * (t + 1) / tiles, b0,
+         static_cast<int>((g + 1) * blocks / groups - b0));
+  }
+  int64_t blocks, groups, tiles;
+};
+
 }  // namespace
 
 int64_t PointwiseWeightFloats(int64_t C, int64_t F) { return (F + 15) / 16 * 16 * C; }
@@ -103,19 +121,14 @@ void PackPointwiseWeights(const float* W, int64_t C, int64_t F, float* packed) {
 }
 
 void RunPointwise(const PointwiseArgs& a) {
-  // Work items: about kTileRows positions (tiles of equal size) times a group of at most 4
-  // filter blocks (groups of equal size: MobileNet's 144 filters, 9 blocks, run as 3 + 3 + 3,
-  // not 4 + 4 + 1). Items of one tile are consecutive, so a thread computes every group of a
-  // tile while its inputs are in L1; and small images (7 x 7) still split evenly between threads.
-  const int64_t blocks = (a.F + 15) / 16, groups = (blocks + 3) / 4;
-  const int64_t tiles = (a.positions + kTileRows - 1) / kTileRows;
+  const WorkItems items(a);
 #pragma omp parallel for num_threads(BackendThreads()) schedule(static)
-  for (int64_t item = 0; item < tiles * groups; ++item) {
-    const int64_t t = item / groups, g = item % groups;
-    const int64_t b0 = g * blocks / groups;
-    Item(a, a.positions * t / tiles, a.positions * (t + 1) / tiles, b0,
-         static_cast<int>((g + 1) * blocks / groups - b0));
-  }
+  for (int64_t item = 0; item < items.count(); ++item) items.Run(a, item);
+}
+
+void RunPointwiseOnThisThread(const PointwiseArgs& a) {
+  const WorkItems items(a);
+  for (int64_t item = 0; item < items.count(); ++item) items.Run(a, item);
 }
 
 }  // namespace internal

@@ -37,5 +37,8 @@ struct PointwiseArgs {
 /// Only where CpuHasAvx512() (avx512-inl.h).
 void RunPointwise(const PointwiseArgs& a);
 
+/// RunPointwise on the calling thread, for callers that split the work between threads.
+void RunPointwiseOnThisThread(const PointwiseArgs& a);
+
 }  // namespace internal
 }  // namespace hybridnet
