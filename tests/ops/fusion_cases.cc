@@ -148,7 +148,9 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
     a["expand"] = "True";
     a["expand_num_filter"] = std::to_string(e);
     a["expand_no_bias"] = f.expand_bias ? "False" : "True";
-    in.push_back(Shape(Dims{e, data[1], 1, 1}));
+    Dims ew = {e, data[1]};
+    ew.insert(ew.end(), nd, 1);
+    in.push_back(Shape(ew));
     if (f.expand_bias) in.push_back(Shape({e}));
     if (f.expand_bn) {
       a["expand_bn"] = "True";
@@ -274,6 +276,16 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
   cases->push_back(FusedCase({1, 5, 6, 6}, fixed, "bn_fix_gamma_nhwc"));
   cases->push_back(FusedCase(
       {2, 3, 11}, Spec(Geom({3}, {2}, {1}, 4, 1, true), true, true, "tanh", true), "1d_nwc"));
+  // The expansion on other ranks: the two convolutions one after the other.
+  FusedSpec expand_3d = Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 4, 4, false), true, false,
+                             "relu", true);
+  expand_3d.expand_filters = 4;
+  expand_3d.expand_act = "clip";
+  cases->push_back(FusedCase({1, 2, 4, 5, 6}, expand_3d, "expand_3d_ndhwc"));
+  FusedSpec expand_1d = Spec(Geom({3}, {2}, {1}, 6, 6, true), false, true, "", false);
+  expand_1d.expand_filters = 6;
+  expand_1d.expand_bn = true;
+  cases->push_back(FusedCase({2, 3, 11}, expand_1d, "expand_1d"));
   cases->push_back(FusedCase({1, 2, 4, 5, 6},
                              Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 3, 1, false), true, true,
                                   "relu", true),

@@ -796,8 +796,8 @@ void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpe
     RunRowByRow(e, ea, d, da);
     return;
   }
-  float* expanded = ThreadScratch().Get(kExpandedSlot, static_cast<size_t>(d.N * d.C * d.in[0] *
-                                                                           d.in[1]));
+  float* expanded =
+      ThreadScratch().Get(kExpandedSlot, static_cast<size_t>(OutputPositions(e) * e.F));
   ConvArgs expand_args = ea;
   expand_args.out = expanded;
   RunConvolution(e, expand_args);
