@@ -12,52 +12,56 @@ namespace internal {
 
 namespace {
 
-// Lane j of a row's accumulator sums the columns j, j + 16, ... in order; the lanes are then
-// added by _mm512_reduce_add_ps. The same for every row, however rows are grouped.
-HN_AVX512 void GemvRows(const float* W, const float* x, const float* bias, float* y,
-                        int64_t r0, int64_t r1, int64_t cols) {
+// The sum of v's lanes, paired as _mm512_reduce_add_ps pairs them (halves, quarters, then
+// pairs), whose GCC 12 version trips -Wuninitialized in an unrolled loop.
+HN_AVX512 inline float ReduceAdd(__m512 v) {
+  const __m512d d = _mm512_castps_pd(v);
+  const __m256 lo = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 0));
+  const __m256 hi = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 1));
+  const __m256 h = _mm256_add_ps(hi, lo);
+  const __m128 q = _mm_add_ps(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h));
+  const __m128 p = _mm_add_ps(q, _mm_shuffle_ps(q, q, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm_cvtss_f32(p) + _mm_cvtss_f32(_mm_shuffle_ps(p, p, 1));
+}
+
+// Rows [r, r + R): lane j of a row's accumulator sums the columns j, j + 16, ... in order; the
+// lanes are then added by ReduceAdd. The same for every row, whatever R.
+template <int R>
+HN_AVX512 void GemvBlock(const float* W, const float* x, float* y, int64_t r, int64_t cols) {
   const int64_t full = cols / 16 * 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (cols - full)) - 1);
+  const float* w = W + r * cols;
+  __m512 acc[R];
+#pragma GCC unroll 12
+  for (int j = 0; j < R; ++j) acc[j] = _mm512_setzero_ps();
+  int64_t c = 0;
+  for (; c < full; c += 16) {
+    const __m512 xv = _mm512_loadu_ps(x + c);
+#pragma GCC unroll 12
+    for (int j = 0; j < R; ++j) {
+      acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(w + j * cols + c), xv, acc[j]);
+    }
+  }
+  if (tail != 0) {
+    const __m512 xv = _mm512_maskz_loadu_ps(tail, x + c);
+#pragma GCC unroll 12
+    for (int j = 0; j < R; ++j) {
+      acc[j] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w + j * cols + c), xv, acc[j]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int j = 0; j < R; ++j) y[r + j] = ReduceAdd(acc[j]);
+}
+
+// Rows [r0, r1), twelve at a time: weights that come from memory stream faster twelve rows at
+// once than four (MobileNet v2's 1000 x 1280 classifier with the caches flushed: 265-289 us
+// against 349-355; from L3, 62 us either way).
+void GemvRows(const float* W, const float* x, const float* bias, float* y, int64_t r0,
+              int64_t r1, int64_t cols) {
   int64_t r = r0;
-  for (; r + 4 <= r1; r += 4) {
-    const float* w0 = W + r * cols;
-    const float* w1 = w0 + cols;
-    const float* w2 = w1 + cols;
-    const float* w3 = w2 + cols;
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t c = 0;
-    for (; c < full; c += 16) {
-      const __m512 xv = _mm512_loadu_ps(x + c);
-      a0 = _mm512_fmadd_ps(_mm512_loadu_ps(w0 + c), xv, a0);
-      a1 = _mm512_fmadd_ps(_mm512_loadu_ps(w1 + c), xv, a1);
-      a2 = _mm512_fmadd_ps(_mm512_loadu_ps(w2 + c), xv, a2);
-      a3 = _mm512_fmadd_ps(_mm512_loadu_ps(w3 + c), xv, a3);
-    }
-    if (tail != 0) {
-      const __m512 xv = _mm512_maskz_loadu_ps(tail, x + c);
-      a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w0 + c), xv, a0);
-      a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w1 + c), xv, a1);
-      a2 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w2 + c), xv, a2);
-      a3 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w3 + c), xv, a3);
-    }
-    y[r] = _mm512_reduce_add_ps(a0);
-    y[r + 1] = _mm512_reduce_add_ps(a1);
-    y[r + 2] = _mm512_reduce_add_ps(a2);
-    y[r + 3] = _mm512_reduce_add_ps(a3);
-  }
-  for (; r < r1; ++r) {
-    const float* w0 = W + r * cols;
-    __m512 a0 = _mm512_setzero_ps();
-    int64_t c = 0;
-    for (; c < full; c += 16) {
-      a0 = _mm512_fmadd_ps(_mm512_loadu_ps(w0 + c), _mm512_loadu_ps(x + c), a0);
-    }
-    if (tail != 0) {
-      a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w0 + c), _mm512_maskz_loadu_ps(tail, x + c),
-                           a0);
-    }
-    y[r] = _mm512_reduce_add_ps(a0);
-  }
+  for (; r + 12 <= r1; r += 12) GemvBlock<12>(W, x, y, r, cols);
+  for (; r + 4 <= r1; r += 4) GemvBlock<4>(W, x, y, r, cols);
+  for (; r < r1; ++r) GemvBlock<1>(W, x, y, r, cols);
   if (bias != nullptr) {
     for (r = r0; r < r1; ++r) y[r] += bias[r];
   }
@@ -67,9 +71,9 @@ HN_AVX512 void GemvRows(const float* W, const float* x, const float* bias, float
 
 void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
           int64_t cols) {
-  // Blocks of 64 rows, split between threads from 64 K weights on (below, starting the threads
+  // Blocks of 96 rows, split between threads from 64 K weights on (below, starting the threads
   // costs more than they save).
-  constexpr int64_t kBlock = 64;
+  constexpr int64_t kBlock = 96;
   const int64_t blocks = (rows + kBlock - 1) / kBlock;
   const int threads = BackendThreads();
 #pragma omp parallel for num_threads(threads) schedule(static) \
