@@ -249,6 +249,10 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 48, 10, 10}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 48, 48, false), true, false, "clip", cl),
         "depthwise_s2_bn_clip" + l));
+    // An image network's first layer on our kernel for few input channels, every epilogue step.
+    cases->push_back(FusedCase(
+        {2, 3, 17, 19}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 32, 1, true), true, true, "clip", cl),
+        "stem_bias_bn_residual_clip" + l));
     // A 1x1 convolution computing a depthwise one's data (MobileNet v2's expansion): small
     // images run the two one after the other; expanded images above 1 MiB (64 x 67 x 70
     // floats), channel-last on AVX-512, a few rows at a time.

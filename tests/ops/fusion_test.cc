@@ -344,6 +344,27 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
   NDArray wide_two = wide_exec.Forward({wide_x})[0];
   SetNumThreads(before);
   EXPECT_TRUE(BitEqual(wide_one, wide_two));
+  // Our kernel for few input channels splits output rows and filter groups between threads:
+  // MobileNet v2's first layer (3 -> 32, 3x3, stride 2), BatchNorm and ReLU6 fused.
+  Symbol stem = Symbol::Create("Convolution", {Symbol::Var("data")},
+                               {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
+                                {"num_filter", "32"}, {"no_bias", "True"}},
+                               "stem");
+  stem = Symbol::Create("BatchNorm", {stem}, {{"fix_gamma", "False"}}, "stem_bn");
+  stem = Symbol::Create("clip", {stem}, {{"a_min", "0"}, {"a_max", "6"}}, "stem_clip");
+  GraphExecutor stem_exec(stem, {"data"},
+                          {{"stem_weight", NDArray::RandomNormal({32, 3, 3, 3})},
+                           {"stem_bn_gamma", NDArray::RandomUniform({32}, 0.5f, 1.5f)},
+                           {"stem_bn_beta", NDArray::RandomNormal({32})},
+                           {"stem_bn_moving_mean", NDArray::RandomNormal({32})},
+                           {"stem_bn_moving_var", NDArray::RandomUniform({32}, 0.5f, 1.5f)}});
+  NDArray stem_x = NDArray::RandomNormal({1, 3, 61, 67});
+  SetNumThreads(1);
+  NDArray stem_one = stem_exec.Forward({stem_x})[0].Copy();
+  SetNumThreads(2);
+  NDArray stem_two = stem_exec.Forward({stem_x})[0];
+  SetNumThreads(before);
+  EXPECT_TRUE(BitEqual(stem_one, stem_two));
 }
 
 TEST(ConvolutionFusion, ConcurrentCallersGetTheSerialResults) {

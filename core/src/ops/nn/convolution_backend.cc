@@ -21,6 +21,7 @@
 #include "ops/nn/avx512-inl.h"
 #include "ops/nn/convolution_depthwise.h"
 #include "ops/nn/convolution_pointwise.h"
+#include "ops/nn/convolution_stem.h"
 #include "ops/nn/gemv.h"
 
 namespace hybridnet {
@@ -654,6 +655,51 @@ void RunRowByRow(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d, const
   }
 }
 
+// 2-D, one group, few input channels (an image network's first layer): our own kernel
+// (convolution_stem.h). fast_math with BatchNorm folds it into oneDNN's weights instead.
+bool OwnStem(const ConvSpec& s) {
+  return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= kStemMaxChannels && s.dilate[0] == 1 &&
+         s.dilate[1] == 1 && !(s.fast_math && s.bn) && CpuHasAvx512();
+}
+
+// The weights (F, C, KH, KW) in PackStemWeights' layout, kept with the weight array.
+struct StemWeights {
+  NDArray packed;
+};
+
+void RunOwnStem(const ConvSpec& s, const ConvArgs& a) {
+  auto make = [&] {
+    auto w = std::make_shared<StemWeights>();
+    w->packed = NDArray(Shape{StemWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
+    PackStemWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], w->packed.data<float>());
+    return std::static_pointer_cast<const void>(w);
+  };
+  const auto w = std::static_pointer_cast<const StemWeights>(
+      a.weight_array ? DerivedData(*a.weight_array, "stem", make) : make());
+  StemArgs t;
+  t.N = s.N;
+  t.H = s.in[0];
+  t.W = s.in[1];
+  t.C = s.C;
+  t.F = s.F;
+  t.KH = s.kernel[0];
+  t.KW = s.kernel[1];
+  t.OH = s.out[0];
+  t.OW = s.out[1];
+  t.stride_h = s.stride[0];
+  t.stride_w = s.stride[1];
+  t.pad_top = s.pad_l[0];
+  t.pad_left = s.pad_l[1];
+  t.weight = w->packed.data<float>();
+  SetEpilogue(s, a, &t);
+  OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
+    t.data = data;
+    t.residual = residual;
+    t.out = out;
+    RunStem(t);
+  });
+}
+
 // RunEpilogue's arguments for call (s, a) over `positions` rows of s.F channels of `conv` into
 // `out`: the whole epilogue (BatchNorm, `residual`, relu, clip) or the clip alone.
 EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole, int64_t positions,
@@ -707,6 +753,10 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   }
   if (OwnPointwise(s)) {
     RunOwnPointwise(s, a);
+    return;
+  }
+  if (OwnStem(s)) {
+    RunOwnStem(s, a);
     return;
   }
   // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its

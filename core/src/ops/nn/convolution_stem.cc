@@ -1,0 +1,180 @@
+#include "ops/nn/convolution_stem.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "ops/nn/convolution_backend.h"
+#include "ops/nn/convolution_epilogue-inl.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+// Positions of one register tile for `nb` blocks of 16 filters: as many accumulators as fit in
+// 32 registers beside the nb weight vectors and a broadcast input.
+constexpr int RowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }
+
+// The epilogue of R positions from output position `ow0` of output row `y` (ow0 * F floats in),
+// filter blocks [b0, b0 + NB).
+template <int R, int NB>
+HN_AVX512 void Store(const StemArgs& a, const __m512 (&acc)[R][NB], int64_t row, int64_t ow0,
+                     int64_t b0) {
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; ++j) {
+    const int64_t c = (b0 + j) * 16;
+    const __mmask16 lanes =
+        a.F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.F - c)) - 1);
+    const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr,
+                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const int64_t o = (row * a.OW + ow0 + r) * a.F + c;
+      const __m512 res = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + o) : acc[r][j];
+      _mm512_mask_storeu_ps(a.out + o, lanes, Apply(acc[r][j], e, res));
+    }
+  }
+}
+
+// R output positions from (row, ow0) whose windows have every column in the image, filter blocks
+// [b0, b0 + NB): each output the sum over the taps of the rows in the image, in (kh, kw, c)
+// order, one fused multiply-add per tap.
+template <int R, int NB>
+HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+  const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
+  const float* x = a.data + n * a.H * a.W * C;
+  const float* w = a.weight + b0 * taps * 16;
+  const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow0 * a.stride_w - a.pad_left;
+  __m512 acc[R][NB];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
+  }
+  for (int64_t kh = 0; kh < a.KH; ++kh) {
+    const int64_t ih = ih0 + kh;
+    if (ih < 0 || ih >= a.H) continue;
+    for (int64_t kw = 0; kw < a.KW; ++kw) {
+      const float* xp = x + (ih * a.W + iw0 + kw) * C;
+      for (int64_t c = 0; c < C; ++c) {
+        const int64_t tap = (kh * a.KW + kw) * C + c;
+        __m512 wv[NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + (j * taps + tap) * 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < R; ++r) {
+          const __m512 xv = _mm512_set1_ps(xp[r * a.stride_w * C + c]);
+#pragma GCC unroll 4
+          for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
+        }
+      }
+    }
+  }
+  Store<R, NB>(a, acc, row, ow0, b0);
+}
+
+// One output position whose window may have columns outside the image: Tile's operations with
+// those taps skipped.
+template <int NB>
+HN_AVX512 void Edge(const StemArgs& a, int64_t row, int64_t ow, int64_t b0) {
+  const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
+  const float* x = a.data + n * a.H * a.W * C;
+  const float* w = a.weight + b0 * taps * 16;
+  const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow * a.stride_w - a.pad_left;
+  __m512 acc[1][NB];
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; ++j) acc[0][j] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < a.KH; ++kh) {
+    const int64_t ih = ih0 + kh;
+    if (ih < 0 || ih >= a.H) continue;
+    for (int64_t kw = 0; kw < a.KW; ++kw) {
+      const int64_t iw = iw0 + kw;
+      if (iw < 0 || iw >= a.W) continue;
+      for (int64_t c = 0; c < C; ++c) {
+        const int64_t tap = (kh * a.KW + kw) * C + c;
+        const __m512 xv = _mm512_set1_ps(x[(ih * a.W + iw) * C + c]);
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) {
+          acc[0][j] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w + (j * taps + tap) * 16), acc[0][j]);
+        }
+      }
+    }
+  }
+  Store<1, NB>(a, acc, row, ow, b0);
+}
+
+using TileFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
+using EdgeFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
+constexpr int kMaxRows = 12;
+
+template <int NB, size_t... Rows>
+constexpr std::array<TileFn, kMaxRows> TilesOf(std::index_sequence<Rows...>) {
+  return {{&Tile<static_cast<int>(Rows) + 1, NB>...}};
+}
+
+// kTiles[nb - 1][positions - 1], kEdges[nb - 1].
+const std::array<std::array<TileFn, kMaxRows>, 4> kTiles = {
+    TilesOf<1>(std::make_index_sequence<RowsFor(1)>()),
+    TilesOf<2>(std::make_index_sequence<RowsFor(2)>()),
+    TilesOf<3>(std::make_index_sequence<RowsFor(3)>()),
+    TilesOf<4>(std::make_index_sequence<RowsFor(4)>())};
+const std::array<EdgeFn, 4> kEdges = {&Edge<1>, &Edge<2>, &Edge<3>, &Edge<4>};
+
+// Output row `row` (over the samples) for filter blocks [b0, b0 + nb), nb <= 4.
+void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
+  // Positions whose windows have every column in the image: [first, last).
+  const int64_t first = std::min(a.OW, (a.pad_left + a.stride_w - 1) / a.stride_w);
+  const int64_t last =
+      a.W + a.pad_left - a.KW < 0
+          ? first
+          : std::max(first, std::min(a.OW, (a.W + a.pad_left - a.KW) / a.stride_w + 1));
+  const size_t k = static_cast<size_t>(nb - 1);
+  for (int64_t ow = 0; ow < first; ++ow) kEdges[k](a, row, ow, b0);
+  const int rows = RowsFor(nb);
+  for (int64_t ow = first; ow < last; ow += rows) {
+    const int64_t r = std::min<int64_t>(rows, last - ow);
+    kTiles[k][static_cast<size_t>(r - 1)](a, row, ow, b0);
+  }
+  for (int64_t ow = last; ow < a.OW; ++ow) kEdges[k](a, row, ow, b0);
+}
+
+}  // namespace
+
+int64_t StemWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW) {
+  return (F + 15) / 16 * 16 * C * KH * KW;
+}
+
+void PackStemWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW, float* packed) {
+  const int64_t blocks = (F + 15) / 16, taps = KH * KW * C;
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        for (int64_t c = 0; c < C; ++c) {
+          const int64_t tap = (kh * KW + kw) * C + c;
+          for (int64_t lane = 0; lane < 16; ++lane) {
+            const int64_t f = b * 16 + lane;
+            packed[(b * taps + tap) * 16 + lane] =
+                f < F ? W[((f * C + c) * KH + kh) * KW + kw] : 0.f;
+          }
+        }
+      }
+    }
+  }
+}
+
+void RunStem(const StemArgs& a) {
+  // Work items: an output row times a group of at most 4 filter blocks (groups of equal size).
+  const int64_t blocks = (a.F + 15) / 16, groups = (blocks + 3) / 4, rows = a.N * a.OH;
+#pragma omp parallel for num_threads(BackendThreads()) schedule(static)
+  for (int64_t item = 0; item < rows * groups; ++item) {
+    const int64_t row = item / groups, g = item % groups;
+    const int64_t b0 = g * blocks / groups;
+    RowItem(a, row, b0, static_cast<int>((g + 1) * blocks / groups - b0));
+  }
+}
+
+}  // namespace internal
+}  // namespace hybridnet
