@@ -23,6 +23,7 @@ struct FusedSpec {
   bool residual = false;
   std::string act;  // empty: none; "clip" is clip(0, 6)
   bool channel_last = false;
+  bool channel_first_data = false;  // with channel_last: the data alone stays channel-first
   // > 0: a 1x1 convolution to that many channels, with its own epilogue, computes the data.
   int64_t expand_filters = 0;
   bool expand_bias = false;
@@ -69,7 +70,7 @@ RefFn FusedConvRef(FusedSpec f) {
   return [f](const std::vector<RefTensor>& in) {
     auto first = [&](const RefTensor& t) { return f.channel_last ? ToChannelFirst(t) : t; };
     const InputAt at(f);
-    RefTensor data = first(in[0]);
+    RefTensor data = f.channel_first_data ? in[0] : first(in[0]);
     if (f.expand_filters > 0) {
       ConvGeom e;
       e.kernel = e.stride = e.dilate = Dims(f.conv.kernel.size(), 1);
@@ -134,7 +135,8 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
   const int64_t conv_channels = f.expand_filters > 0 ? f.expand_filters : data[1];
   Dims wd = {g.num_filter, conv_channels / g.num_group};
   wd.insert(wd.end(), g.kernel.begin(), g.kernel.end());
-  std::vector<Shape> in = {layout(data), Shape(wd)};
+  std::vector<Shape> in = {f.channel_first_data ? Shape(data) : layout(data), Shape(wd)};
+  if (f.channel_first_data) a["channel_first_data"] = "True";
   if (g.bias) in.push_back(Shape({g.num_filter}));
   std::vector<size_t> bn_firsts = {in.size()};
   if (f.bn) {
@@ -280,6 +282,29 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
   cases->push_back(FusedCase({1, 5, 6, 6}, fixed, "bn_fix_gamma_nhwc"));
   cases->push_back(FusedCase(
       {2, 3, 11}, Spec(Geom({3}, {2}, {1}, 4, 1, true), true, true, "tanh", true), "1d_nwc"));
+  // Channel-last convolutions reading channel-first data: our kernel for few channels reads it
+  // as it is (3x3 and 7x7, stride 2); the others get it re-laid-out (a 1x1 convolution on our
+  // pointwise kernel, a dilated one on oneDNN).
+  auto data_first = [](FusedSpec f) {
+    f.channel_first_data = true;
+    return f;
+  };
+  cases->push_back(FusedCase(
+      {2, 3, 17, 19},
+      data_first(Spec(Geom({3, 3}, {2, 2}, {1, 1}, 32, 1, true), true, true, "clip", true)),
+      "channel_first_data_stem_bias_bn_residual_clip"));
+  cases->push_back(FusedCase(
+      {1, 3, 30, 37},
+      data_first(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 64, 1, false), true, false, "relu", true)),
+      "channel_first_data_stem_7x7"));
+  cases->push_back(FusedCase(
+      {2, 4, 6, 7},
+      data_first(Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", true)),
+      "channel_first_data_pointwise"));
+  ConvGeom dilated = Geom({3, 3}, {1, 1}, {2, 2}, 8, 1, true);
+  dilated.dilate = {2, 2};
+  cases->push_back(FusedCase({1, 3, 11, 12}, data_first(Spec(dilated, false, false, "relu", true)),
+                             "channel_first_data_dilated"));
   // The expansion on other ranks: the two convolutions one after the other.
   FusedSpec expand_3d = Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 4, 4, false), true, false,
                              "relu", true);

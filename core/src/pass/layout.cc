@@ -5,12 +5,14 @@
 //  * BatchNorm: its channel axis moves last;
 //  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
 //  * Concat along the channels;
-// and every other reader, and the graph's outputs, get the data back channel-first. Each entry
+// and every other reader, and the graph's outputs, get the data back channel-first. A first
+// convolution of at most 4 channels reads its channel-first input as it is. Each entry
 // is converted at most once per direction, whatever the number of its readers.
 #include <map>
 #include <string>
 #include <utility>
 
+#include "ops/nn/convolution_stem.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -70,8 +72,15 @@ class LayoutPass {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = ChannelLastName(rank);
         if (fast_math_) dict["fast_math"] = "True";
+        // A first layer of few channels reads the network's channel-first input as it comes
+        // (convolution_stem.h): no re-layout.
+        const bool data_first = rank == 2 && !InputLast(nid, 0) &&
+                                shapes_[InputEntry(nid, 0)][1] <= kStemMaxChannels &&
+                                Attr(*node, "num_group", "1") == "1" &&
+                                Attr(*node, "expand", "False") != "True";
+        if (data_first) dict["channel_first_data"] = "True";
         node->attrs = MakeNodeAttrs(*fused_convolution, node->attrs.name, dict);
-        SetInputLast(nid, 0);
+        if (!data_first) SetInputLast(nid, 0);
         if (Attr(*node, "residual", "False") == "True") SetInputLast(nid, node->inputs.size() - 1);
         last_[g_.entry_id(nid, 0)] = true;
       } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&

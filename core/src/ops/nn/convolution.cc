@@ -106,6 +106,7 @@ struct FusedConvolutionParam : ConvolutionParam {
   bool clip = false;
   float clip_a_min = 0.f, clip_a_max = 0.f;
   bool fast_math = false;
+  bool channel_first_data = false;
   bool expand = false;
   uint32_t expand_num_filter = 0;
   bool expand_no_bias = true;
@@ -143,6 +144,9 @@ struct FusedConvolutionParam : ConvolutionParam {
     d->Field("fast_math", &FusedConvolutionParam::fast_math).Default(false)
         .Describe("Allows results that differ from the unfused ops in the last bits: BatchNorm "
                   "folded into the weights, Winograd for 3x3 stride-1 kernels.");
+    d->Field("channel_first_data", &FusedConvolutionParam::channel_first_data).Default(false)
+        .Describe("With a channel-last layout, the data alone stays channel-first: a first layer "
+                  "reading the network's input as it comes.");
     d->Field("expand", &FusedConvolutionParam::expand).Default(false)
         .Describe("The data first goes through a 1x1 convolution (stride 1, no padding, one "
                   "group) with inputs expand_weight and the expand_ epilogue's.");
@@ -295,6 +299,10 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
       << "expand_num_filter must be at least 1 with expand=True";
   HN_CHECK(!(p->expand_relu && p->expand_clip), kInvalidArgument)
       << "expand_relu and expand_clip exclude each other";
+  HN_CHECK(!p->channel_first_data ||
+               (p->layout && internal::IsChannelLast(*p->layout) && !p->expand),
+           kInvalidArgument)
+      << "channel_first_data needs a channel-last layout and no expand";
 }
 
 void DeconvolutionParamInit(DeconvolutionParam* p) {
@@ -498,13 +506,17 @@ bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   auto last = [&](const Shape& s) { return cl ? ToChannelLast(s) : s; };
   const size_t n_conv = p.no_bias ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
-  conv_in[0] = p.expand ? ExpandedShape(attrs, p, at, first((*in)[0]), in) : first(conv_in[0]);
+  if (p.expand) {
+    conv_in[0] = ExpandedShape(attrs, p, at, first((*in)[0]), in);
+  } else if (!p.channel_first_data) {
+    conv_in[0] = first(conv_in[0]);
+  }
   std::vector<Shape> conv_out = {first((*out)[0])};
   if (p.residual) {
     AssignShape(attrs, "residual", first((*in)[at.residual]), &conv_out[0], "the output's shape");
   }
   InferConvolution(attrs, p, &conv_in, &conv_out);
-  if (!p.expand) (*in)[0] = last(conv_in[0]);
+  if (!p.expand) (*in)[0] = p.channel_first_data ? conv_in[0] : last(conv_in[0]);
   for (size_t i = 1; i < n_conv; ++i) (*in)[i] = conv_in[i];
   (*out)[0] = last(conv_out[0]);
   for (size_t i = 0; at.bn != FusedInputs::kAbsent && i < 4; ++i) {
@@ -598,21 +610,23 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-// The backend call for data x into output y (channel-first or channel-last shapes).
+// The backend call for data x into output y (channel-first or channel-last shapes; with
+// data_channel_first, x alone is channel-first).
 internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, const Shape& y,
-                                   bool channel_last) {
+                                   bool channel_last, bool data_channel_first = false) {
   internal::ConvSpec s;
   const size_t nd = p.kernel.size();
-  const size_t sp0 = channel_last ? 1 : 2;
+  const bool x_last = channel_last && !data_channel_first;
   s.nd = static_cast<int64_t>(nd);
   s.channel_last = channel_last;
+  s.data_channel_first = channel_last && data_channel_first;
   s.N = x[0];
-  s.C = channel_last ? x[nd + 1] : x[1];
+  s.C = x_last ? x[nd + 1] : x[1];
   s.F = p.num_filter;
   s.G = p.num_group;
   for (size_t i = 0; i < nd; ++i) {
-    s.in[i] = x[sp0 + i];
-    s.out[i] = y[sp0 + i];
+    s.in[i] = x[(x_last ? 1 : 2) + i];
+    s.out[i] = y[(channel_last ? 1 : 2) + i];
     s.kernel[i] = p.kernel[i];
     s.stride[i] = p.stride[i];
     s.dilate[i] = p.dilate[i];
@@ -669,7 +683,8 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   // The main convolution's data: the input, or what the 1x1 convolution makes of it.
   Shape conv_data = in[0].shape;
   if (p.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = p.expand_num_filter;
-  internal::ConvSpec s = ConvolutionSpec(p, conv_data, out[0].shape, cl);
+  internal::ConvSpec s =
+      ConvolutionSpec(p, conv_data, out[0].shape, cl, p.channel_first_data);
   internal::ConvArgs a;
   a.data = in[0].ptr<const float>();
   a.weight = in[1].ptr<const float>();

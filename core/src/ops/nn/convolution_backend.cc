@@ -32,7 +32,7 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-static_assert(sizeof(ConvSpec) == 34 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
+static_assert(sizeof(ConvSpec) == 35 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
 
 dnnl::engine& Engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -329,7 +329,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
                   DescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
   const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
-  p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, caller);
+  p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32,
+                                  s.data_channel_first ? ChannelFirstTag(s.nd) : caller);
   p->caller_dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, caller);
   auto reorder = [](const memory::desc& from, const memory::desc& to) {
     return SharedReorder(from, to);
@@ -473,11 +474,11 @@ bool OwnDepthwise(const ConvSpec& s) {
          Depthwise3x3Supported(s.C, s.stride[0], s.pad_l[0]);
 }
 
-// Runs `kernel(data, residual, out)` on channel-last arrays: the caller's own, or for
-// channel-first callers, copies re-laid-out around it.
+// Runs `kernel(data, residual, out)` on channel-last arrays: the caller's own, or copies
+// re-laid-out around it for channel-first callers (and for channel-first data alone).
 template <typename Kernel>
 void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
-  if (s.channel_last) {
+  if (s.channel_last && !s.data_channel_first) {
     kernel(a.data, s.residual ? a.residual : nullptr, a.out);
     return;
   }
@@ -489,6 +490,10 @@ void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
   }
   float* data = scratch.Get(kSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
   Relayout(a.data, data, s.N, s.C, in_spatial, true);
+  if (s.channel_last) {
+    kernel(data, s.residual ? a.residual : nullptr, a.out);
+    return;
+  }
   float* out = scratch.Get(kDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
   float* residual = nullptr;
   if (s.residual) {
@@ -611,6 +616,10 @@ void RunOwnPointwise(const ConvSpec& s, const ConvArgs& a) {
 // threshold (only the 56-112 px blocks) gave hn/ORT 1.048, 256 KiB (the 28 px ones too) 1.032,
 // 64 KiB (every block) no better.
 constexpr int64_t kRowByRowMinBytes = int64_t{256} << 10;
+// And for at least this many output rows per thread: a thread recomputes the one or two
+// expanded rows before its first output row, and a few rows divide unevenly (MobileNet v2's
+// 14 px blocks at 2 threads: 7 and 3-4 rows each, 12-24 us slower than the two calls).
+constexpr int64_t kRowByRowMinRows = 8;
 
 // Each of `threads` threads takes consecutive output rows (over the samples); for each it
 // computes the expanded input rows not computed yet (the pointwise kernel on one image row of
@@ -692,6 +701,14 @@ void RunOwnStem(const ConvSpec& s, const ConvArgs& a) {
   t.pad_left = s.pad_l[1];
   t.weight = w->packed.data<float>();
   SetEpilogue(s, a, &t);
+  if (s.channel_last && s.data_channel_first) {
+    t.data = a.data;
+    t.data_channel_first = true;
+    t.residual = s.residual ? a.residual : nullptr;
+    t.out = a.out;
+    RunStem(t);
+    return;
+  }
   OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
     t.data = data;
     t.residual = residual;
@@ -842,7 +859,8 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
 void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d,
                             const ConvArgs& da) {
   if (e.channel_last && d.channel_last && OwnPointwise(e) && OwnDepthwise(d) && !e.residual &&
-      d.in[0] * d.in[1] * e.F * static_cast<int64_t>(sizeof(float)) > kRowByRowMinBytes) {
+      d.in[0] * d.in[1] * e.F * static_cast<int64_t>(sizeof(float)) > kRowByRowMinBytes &&
+      d.N * d.out[0] >= kRowByRowMinRows * BackendThreads()) {
     RunRowByRow(e, ea, d, da);
     return;
   }

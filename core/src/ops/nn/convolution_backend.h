@@ -39,6 +39,9 @@ struct ConvSpec {
   int64_t deconv = 0;
   int64_t nd = 2;  ///< spatial dims, 1..3
   int64_t channel_last = 0;  ///< data, residual and output are (N, spatial..., C)
+  /// With channel_last, the data alone is (N, C, spatial...): an image network's input read by
+  /// its first layer as it comes.
+  int64_t data_channel_first = 0;
   int64_t N = 0, C = 0, F = 0, G = 1;
   int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
   int64_t stride[3] = {1, 1, 1}, dilate[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
@@ -74,13 +77,13 @@ void RunConvolution(const ConvSpec& spec, const ConvArgs& args);
 
 /// A 1x1 convolution (`expand`: stride 1, no padding, one group, no residual) whose output only
 /// feeds a 3x3 depthwise one (`depthwise`): MobileNet v2's inverted bottleneck. Where our own
-/// kernels run both on channel-last data and the expanded image of a sample is not small
-/// (256 KiB and up), each thread computes the expanded rows as its depthwise rows need them and
-/// keeps the last three, so the expanded tensor never goes out to memory; otherwise the two
-/// calls run one after the other through scratch. Either way the results are the bits of
-/// RunConvolution(expand) then RunConvolution(depthwise): every value is computed by the same
-/// float operations (a row both threads need is computed by each). `expand_args.out` and
-/// `depthwise_args.data` are unused.
+/// kernels run both on channel-last data, the expanded image of a sample is not small (256 KiB
+/// and up) and each thread gets 8 output rows or more, each thread computes the expanded rows
+/// as its depthwise rows need them and keeps the last three, so the expanded tensor never goes
+/// out to memory; otherwise the two calls run one after the other through scratch. Either way
+/// the results are the bits of RunConvolution(expand) then RunConvolution(depthwise): every
+/// value is computed by the same float operations (a row both threads need is computed by
+/// each). `expand_args.out` and `depthwise_args.data` are unused.
 void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
                             const ConvSpec& depthwise, const ConvArgs& depthwise_args);
 

@@ -18,6 +18,15 @@ namespace {
 // 32 registers beside the nb weight vectors and a broadcast input.
 constexpr int RowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }
 
+// Distances in floats between an input value and the next one along a row, a column and the
+// channels, in either data layout.
+struct Strides {
+  explicit Strides(const StemArgs& a)
+      : row(a.data_channel_first ? a.W : a.W * a.C), column(a.data_channel_first ? 1 : a.C),
+        channel(a.data_channel_first ? a.H * a.W : 1) {}
+  int64_t row, column, channel;
+};
+
 // The epilogue of R positions from output position `ow0` of output row `y` (ow0 * F floats in),
 // filter blocks [b0, b0 + NB).
 template <int R, int NB>
@@ -45,9 +54,11 @@ HN_AVX512 void Store(const StemArgs& a, const __m512 (&acc)[R][NB], int64_t row,
 template <int R, int NB>
 HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
   const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
+  const Strides st(a);
   const float* x = a.data + n * a.H * a.W * C;
   const float* w = a.weight + b0 * taps * 16;
   const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow0 * a.stride_w - a.pad_left;
+  const int64_t step = a.stride_w * st.column;
   __m512 acc[R][NB];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
@@ -58,15 +69,16 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
     const int64_t ih = ih0 + kh;
     if (ih < 0 || ih >= a.H) continue;
     for (int64_t kw = 0; kw < a.KW; ++kw) {
-      const float* xp = x + (ih * a.W + iw0 + kw) * C;
+      const float* xp = x + ih * st.row + (iw0 + kw) * st.column;
       for (int64_t c = 0; c < C; ++c) {
         const int64_t tap = (kh * a.KW + kw) * C + c;
+        const float* xc = xp + c * st.channel;
         __m512 wv[NB];
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + (j * taps + tap) * 16);
 #pragma GCC unroll 12
         for (int r = 0; r < R; ++r) {
-          const __m512 xv = _mm512_set1_ps(xp[r * a.stride_w * C + c]);
+          const __m512 xv = _mm512_set1_ps(xc[r * step]);
 #pragma GCC unroll 4
           for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
         }
@@ -81,6 +93,7 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
 template <int NB>
 HN_AVX512 void Edge(const StemArgs& a, int64_t row, int64_t ow, int64_t b0) {
   const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
+  const Strides st(a);
   const float* x = a.data + n * a.H * a.W * C;
   const float* w = a.weight + b0 * taps * 16;
   const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow * a.stride_w - a.pad_left;
@@ -95,7 +108,7 @@ HN_AVX512 void Edge(const StemArgs& a, int64_t row, int64_t ow, int64_t b0) {
       if (iw < 0 || iw >= a.W) continue;
       for (int64_t c = 0; c < C; ++c) {
         const int64_t tap = (kh * a.KW + kw) * C + c;
-        const __m512 xv = _mm512_set1_ps(x[(ih * a.W + iw) * C + c]);
+        const __m512 xv = _mm512_set1_ps(x[ih * st.row + iw * st.column + c * st.channel]);
 #pragma GCC unroll 4
         for (int j = 0; j < NB; ++j) {
           acc[0][j] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w + (j * taps + tap) * 16), acc[0][j]);

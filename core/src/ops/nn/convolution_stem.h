@@ -26,7 +26,8 @@ void PackStemWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t K
 struct StemArgs {
   int64_t N = 0, H = 0, W = 0, C = 0, F = 0, KH = 0, KW = 0, OH = 0, OW = 0;
   int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
-  const float* data = nullptr;      ///< (N, H, W, C)
+  const float* data = nullptr;      ///< (N, H, W, C), or (N, C, H, W) with data_channel_first
+  bool data_channel_first = false;
   const float* weight = nullptr;    ///< PackStemWeights' layout
   const float* bias = nullptr;      ///< or null
   const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null

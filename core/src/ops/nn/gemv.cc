@@ -71,9 +71,9 @@ void GemvRows(const float* W, const float* x, const float* bias, float* y, int64
 
 void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
           int64_t cols) {
-  // Blocks of 96 rows, split between threads from 64 K weights on (below, starting the threads
-  // costs more than they save).
-  constexpr int64_t kBlock = 96;
+  // Blocks of 12 rows, split evenly between threads from 64 K weights on (below, starting the
+  // threads costs more than they save).
+  constexpr int64_t kBlock = 12;
   const int64_t blocks = (rows + kBlock - 1) / kBlock;
   const int threads = BackendThreads();
 #pragma omp parallel for num_threads(threads) schedule(static) \
