@@ -1,4 +1,5 @@
 // The fused epilogue of our own convolution kernels on 16 channels in an AVX-512 register,
+// and the register tiles of the pointwise and first-layer kernels,
 // with the separate ops' float operations (see convolution_backend.h): the depthwise and
 // pointwise kernels apply it while their outputs are in registers, RunEpilogue as a pass after
 // oneDNN's kernels.
@@ -6,7 +7,10 @@
 
 #include <immintrin.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "ops/nn/avx512-inl.h"
 
@@ -58,6 +62,49 @@ HN_AVX512 inline __m512 Apply(__m512 v, const Epilogue& e, __m512 residual) {
 
 HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
   _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
+}
+
+// The epilogue of an R x NB register tile of a kernel whose output is (positions, a.F): positions
+// [p0, p0 + R), filters from 16 * b0 (the last block masked to a.F), into a.out, with a.residual
+// and the rest of the epilogue's operands taken from `a` (PointwiseArgs, StemArgs).
+template <int R, int NB, typename KernelArgs>
+HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB], int64_t p0,
+                                int64_t b0) {
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; ++j) {
+    const int64_t c = (b0 + j) * 16;
+    const __mmask16 lanes =
+        a.F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.F - c)) - 1);
+    const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr,
+                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const int64_t o = (p0 + r) * a.F + c;
+      const __m512 res = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + o) : acc[r][j];
+      _mm512_mask_storeu_ps(a.out + o, lanes, Apply(acc[r][j], e, res));
+    }
+  }
+}
+
+// Register tiles of our pointwise and first-layer kernels: `rows` output positions by `nb`
+// blocks of 16 filters, as many accumulators as fit in 32 registers beside the nb weight
+// vectors and a broadcast input.
+constexpr int TileRowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }
+constexpr int kMaxTileRows = 12;
+
+// A kernel's tile functions by [nb - 1][rows - 1]: &Tile<rows, nb>::Run, where the class
+// template Tile computes one tile.
+template <typename Fn, template <int, int> class Tile, int NB, size_t... Rows>
+constexpr std::array<Fn, kMaxTileRows> TileRow(std::index_sequence<Rows...>) {
+  return {{&Tile<static_cast<int>(Rows) + 1, NB>::Run...}};
+}
+
+template <typename Fn, template <int, int> class Tile>
+constexpr std::array<std::array<Fn, kMaxTileRows>, 4> TileTable() {
+  return {TileRow<Fn, Tile, 1>(std::make_index_sequence<TileRowsFor(1)>()),
+          TileRow<Fn, Tile, 2>(std::make_index_sequence<TileRowsFor(2)>()),
+          TileRow<Fn, Tile, 3>(std::make_index_sequence<TileRowsFor(3)>()),
+          TileRow<Fn, Tile, 4>(std::make_index_sequence<TileRowsFor(4)>())};
 }
 
 }  // namespace internal

@@ -3,8 +3,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
-#include <utility>
 
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/convolution_epilogue-inl.h"
@@ -16,10 +14,6 @@ namespace {
 
 // Positions per work item, about (RunPointwise makes the tiles of equal size).
 constexpr int64_t kTileRows = 24;
-
-// Rows of one register tile for `nb` blocks of 16 filters: as many accumulators as fit in 32
-// registers beside the nb weight vectors and a broadcast input.
-constexpr int RowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }
 
 // out[p0 + r, 16 * (b0 + j) + lane] for r < R, j < NB: each output the sum over c in order of
 // data * weight (one fused multiply-add per step), then the epilogue.
@@ -45,41 +39,23 @@ HN_AVX512 void Tile(const PointwiseArgs& a, int64_t p0, int64_t b0) {
       for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
     }
   }
-#pragma GCC unroll 4
-  for (int j = 0; j < NB; ++j) {
-    const int64_t c = (b0 + j) * 16;
-    const __mmask16 lanes =
-        a.F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.F - c)) - 1);
-    const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const int64_t o = (p0 + r) * a.F + c;
-      const __m512 res = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + o) : acc[r][j];
-      _mm512_mask_storeu_ps(a.out + o, lanes, Apply(acc[r][j], e, res));
-    }
+  StoreTile<R, NB>(a, acc, p0, b0);
+}
+
+template <int R, int NB>
+struct PointwiseTile {
+  HN_AVX512 static void Run(const PointwiseArgs& a, int64_t p0, int64_t b0) {
+    Tile<R, NB>(a, p0, b0);
   }
-}
-
-using TileFn = void (*)(const PointwiseArgs&, int64_t, int64_t);
-constexpr int kMaxRows = 12;
-
-// Tile<rows, NB> by rows - 1, for rows up to RowsFor(NB).
-template <int NB, size_t... Rows>
-constexpr std::array<TileFn, kMaxRows> TilesOf(std::index_sequence<Rows...>) {
-  return {{&Tile<static_cast<int>(Rows) + 1, NB>...}};
-}
+};
 
 // kTiles[nb - 1][rows - 1].
-const std::array<std::array<TileFn, kMaxRows>, 4> kTiles = {
-    TilesOf<1>(std::make_index_sequence<RowsFor(1)>()),
-    TilesOf<2>(std::make_index_sequence<RowsFor(2)>()),
-    TilesOf<3>(std::make_index_sequence<RowsFor(3)>()),
-    TilesOf<4>(std::make_index_sequence<RowsFor(4)>())};
+const auto kTiles =
+    TileTable<void (*)(const PointwiseArgs&, int64_t, int64_t), PointwiseTile>();
 
 // Positions [p0, p1) for filter blocks [b0, b0 + nb), nb <= 4.
 void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
-  const int rows = RowsFor(nb);
+  const int rows = TileRowsFor(nb);
   for (int64_t p = p0; p < p1; p += rows) {
     const int64_t r = std::min<int64_t>(rows, p1 - p);
     kTiles[static_cast<size_t>(nb - 1)][static_cast<size_t>(r - 1)](a, p, b0);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/convolution_epilogue-inl.h"
@@ -14,10 +13,6 @@ namespace internal {
 
 namespace {
 
-// Positions of one register tile for `nb` blocks of 16 filters: as many accumulators as fit in
-// 32 registers beside the nb weight vectors and a broadcast input.
-constexpr int RowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }
-
 // Distances in floats between an input value and the next one along a row, a column and the
 // channels, in either data layout.
 struct Strides {
@@ -26,27 +21,6 @@ struct Strides {
         channel(a.data_channel_first ? a.H * a.W : 1) {}
   int64_t row, column, channel;
 };
-
-// The epilogue of R positions from output position `ow0` of output row `y` (ow0 * F floats in),
-// filter blocks [b0, b0 + NB).
-template <int R, int NB>
-HN_AVX512 void Store(const StemArgs& a, const __m512 (&acc)[R][NB], int64_t row, int64_t ow0,
-                     int64_t b0) {
-#pragma GCC unroll 4
-  for (int j = 0; j < NB; ++j) {
-    const int64_t c = (b0 + j) * 16;
-    const __mmask16 lanes =
-        a.F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.F - c)) - 1);
-    const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
-#pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const int64_t o = (row * a.OW + ow0 + r) * a.F + c;
-      const __m512 res = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + o) : acc[r][j];
-      _mm512_mask_storeu_ps(a.out + o, lanes, Apply(acc[r][j], e, res));
-    }
-  }
-}
 
 // R output positions from (row, ow0) whose windows have every column in the image, filter blocks
 // [b0, b0 + NB): each output the sum over the taps of the rows in the image, in (kh, kw, c)
@@ -85,7 +59,7 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
       }
     }
   }
-  Store<R, NB>(a, acc, row, ow0, b0);
+  StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
 }
 
 // One output position whose window may have columns outside the image: Tile's operations with
@@ -116,25 +90,21 @@ HN_AVX512 void Edge(const StemArgs& a, int64_t row, int64_t ow, int64_t b0) {
       }
     }
   }
-  Store<1, NB>(a, acc, row, ow, b0);
+  StoreTile<1, NB>(a, acc, row * a.OW + ow, b0);
 }
 
-using TileFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
-using EdgeFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
-constexpr int kMaxRows = 12;
+using StemFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
 
-template <int NB, size_t... Rows>
-constexpr std::array<TileFn, kMaxRows> TilesOf(std::index_sequence<Rows...>) {
-  return {{&Tile<static_cast<int>(Rows) + 1, NB>...}};
-}
+template <int R, int NB>
+struct StemTile {
+  HN_AVX512 static void Run(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+    Tile<R, NB>(a, row, ow0, b0);
+  }
+};
 
 // kTiles[nb - 1][positions - 1], kEdges[nb - 1].
-const std::array<std::array<TileFn, kMaxRows>, 4> kTiles = {
-    TilesOf<1>(std::make_index_sequence<RowsFor(1)>()),
-    TilesOf<2>(std::make_index_sequence<RowsFor(2)>()),
-    TilesOf<3>(std::make_index_sequence<RowsFor(3)>()),
-    TilesOf<4>(std::make_index_sequence<RowsFor(4)>())};
-const std::array<EdgeFn, 4> kEdges = {&Edge<1>, &Edge<2>, &Edge<3>, &Edge<4>};
+const auto kTiles = TileTable<StemFn, StemTile>();
+const std::array<StemFn, 4> kEdges = {&Edge<1>, &Edge<2>, &Edge<3>, &Edge<4>};
 
 // Output row `row` (over the samples) for filter blocks [b0, b0 + nb), nb <= 4.
 void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
@@ -146,7 +116,7 @@ void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
           : std::max(first, std::min(a.OW, (a.W + a.pad_left - a.KW) / a.stride_w + 1));
   const size_t k = static_cast<size_t>(nb - 1);
   for (int64_t ow = 0; ow < first; ++ow) kEdges[k](a, row, ow, b0);
-  const int rows = RowsFor(nb);
+  const int rows = TileRowsFor(nb);
   for (int64_t ow = first; ow < last; ow += rows) {
     const int64_t r = std::min<int64_t>(rows, last - ow);
     kTiles[k][static_cast<size_t>(r - 1)](a, row, ow, b0);
