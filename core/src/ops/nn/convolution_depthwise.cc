@@ -7,6 +7,7 @@
 #include "ops/nn/activation-inl.h"
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/convolution_epilogue-inl.h"
+#include "ops/nn/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -112,11 +113,9 @@ void RunEpilogue(const EpilogueArgs& a) {
   // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
   const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
   const int64_t blocks = (a.positions + block - 1) / block;
-  const int threads = BackendThreads();
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && blocks > 1)
-  for (int64_t b = 0; b < blocks; ++b) {
+  ParallelFor(blocks, true, [&](int64_t b) {
     EpiloguePositions(a, b * block, std::min(a.positions, (b + 1) * block));
-  }
+  });
 }
 
 void RunDepthwise3x3(const DepthwiseArgs& a) {
@@ -124,8 +123,7 @@ void RunDepthwise3x3(const DepthwiseArgs& a) {
   // Each output is computed by one thread in a fixed order: results do not depend on the
   // thread count. With a residual that is the output itself, every position reads its own
   // residual before writing it.
-#pragma omp parallel for num_threads(BackendThreads()) schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
+  ParallelFor(rows, true, [&](int64_t r) {
     const int64_t n = r / a.OH, oh = r % a.OH;
     const float* in_rows[3];
     for (int64_t kh = 0; kh < 3; ++kh) {
@@ -133,7 +131,7 @@ void RunDepthwise3x3(const DepthwiseArgs& a) {
       in_rows[kh] = ih >= 0 && ih < a.H ? a.data + ((n * a.H + ih) * a.W) * a.C : nullptr;
     }
     RunDepthwise3x3Row(a, in_rows, n, oh);
-  }
+  });
 }
 
 void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,

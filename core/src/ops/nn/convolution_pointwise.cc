@@ -6,6 +6,7 @@
 
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/convolution_epilogue-inl.h"
+#include "ops/nn/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -98,8 +99,7 @@ void PackPointwiseWeights(const float* W, int64_t C, int64_t F, float* packed) {
 
 void RunPointwise(const PointwiseArgs& a) {
   const WorkItems items(a);
-#pragma omp parallel for num_threads(BackendThreads()) schedule(static)
-  for (int64_t item = 0; item < items.count(); ++item) items.Run(a, item);
+  ParallelFor(items.count(), true, [&](int64_t item) { items.Run(a, item); });
 }
 
 void RunPointwiseOnThisThread(const PointwiseArgs& a) {

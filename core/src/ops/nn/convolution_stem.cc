@@ -7,6 +7,7 @@
 
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/convolution_epilogue-inl.h"
+#include "ops/nn/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -151,12 +152,11 @@ void PackStemWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t K
 void RunStem(const StemArgs& a) {
   // Work items: an output row times a group of at most 4 filter blocks (groups of equal size).
   const int64_t blocks = (a.F + 15) / 16, groups = (blocks + 3) / 4, rows = a.N * a.OH;
-#pragma omp parallel for num_threads(BackendThreads()) schedule(static)
-  for (int64_t item = 0; item < rows * groups; ++item) {
+  ParallelFor(rows * groups, true, [&](int64_t item) {
     const int64_t row = item / groups, g = item % groups;
     const int64_t b0 = g * blocks / groups;
     RowItem(a, row, b0, static_cast<int>((g + 1) * blocks / groups - b0));
-  }
+  });
 }
 
 }  // namespace internal

@@ -6,6 +6,7 @@
 
 #include "ops/nn/avx512-inl.h"
 #include "ops/nn/convolution_backend.h"
+#include "ops/nn/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -75,12 +76,9 @@ void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t r
   // threads costs more than they save).
   constexpr int64_t kBlock = 12;
   const int64_t blocks = (rows + kBlock - 1) / kBlock;
-  const int threads = BackendThreads();
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && blocks > 1 && rows * cols >= 65536)
-  for (int64_t b = 0; b < blocks; ++b) {
+  ParallelFor(blocks, rows * cols >= 65536, [&](int64_t b) {
     GemvRows(W, x, bias, y, b * kBlock, std::min(rows, (b + 1) * kBlock), cols);
-  }
+  });
 }
 
 }  // namespace internal

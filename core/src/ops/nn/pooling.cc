@@ -20,6 +20,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/im2col-inl.h"
+#include "ops/nn/parallel-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -315,10 +316,7 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const int64_t lane = cl ? C : 1, planes = cl ? N : N * C;
   const int64_t rows = g.grid[0] * g.grid[1];
   const int64_t items = planes * rows;
-  const int threads = internal::BackendThreads();
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && items > 1 && planes * IS * lane >= 32768)
-  for (int64_t item = 0; item < items; ++item) {
+  internal::ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {
     const int64_t i = item / rows, r = item % rows;
     const float* x = xd + i * IS * lane;
     float* y = yd + i * OS * lane;
@@ -339,7 +337,7 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
         }
         break;
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
