@@ -636,17 +636,25 @@ internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, co
   return s;
 }
 
+// A call's data in[0] and weight in[weight], and its bias in[bias] unless that is
+// FusedInputs::kAbsent; the arrays behind them too, so derived layouts are kept.
+internal::ConvArgs ConvInputs(const OpContext& ctx, const std::vector<TBlob>& in, size_t weight,
+                              size_t bias) {
+  internal::ConvArgs a;
+  a.data = in[0].ptr<const float>();
+  a.weight = in[weight].ptr<const float>();
+  a.weight_array = ctx.InputArray(weight);
+  if (bias != FusedInputs::kAbsent) {
+    a.bias = in[bias].ptr<const float>();
+    a.bias_array = ctx.InputArray(bias);
+  }
+  return a;
+}
+
 // The arguments of a Convolution or Deconvolution without an epilogue: data, weight, bias.
 internal::ConvArgs PlainConvArgs(const OpContext& ctx, const std::vector<TBlob>& in,
                                  const std::vector<TBlob>& out, bool no_bias) {
-  internal::ConvArgs a;
-  a.data = in[0].ptr<const float>();
-  a.weight = in[1].ptr<const float>();
-  a.weight_array = ctx.InputArray(1);
-  if (!no_bias) {
-    a.bias = in[2].ptr<const float>();
-    a.bias_array = ctx.InputArray(2);
-  }
+  internal::ConvArgs a = ConvInputs(ctx, in, 1, no_bias ? FusedInputs::kAbsent : 2);
   a.out = out[0].ptr<float>();
   return a;
 }
@@ -685,14 +693,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   if (p.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = p.expand_num_filter;
   internal::ConvSpec s =
       ConvolutionSpec(p, conv_data, out[0].shape, cl, p.channel_first_data);
-  internal::ConvArgs a;
-  a.data = in[0].ptr<const float>();
-  a.weight = in[1].ptr<const float>();
-  a.weight_array = ctx.InputArray(1);
-  if (at.bias != FusedInputs::kAbsent) {
-    a.bias = in[at.bias].ptr<const float>();
-    a.bias_array = ctx.InputArray(at.bias);
-  }
+  internal::ConvArgs a = ConvInputs(ctx, in, 1, at.bias);
   // Per-thread scale and shift buffers (see ConvScratch).
   thread_local std::vector<float> affine, expand_affine;
   const NDArray* bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -718,14 +719,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     internal::ConvSpec es = ConvolutionSpec(ep, in[0].shape, conv_data, cl);
     es.relu = p.expand_relu;
     es.fast_math = p.fast_math;
-    internal::ConvArgs ea;
-    ea.data = in[0].ptr<const float>();
-    ea.weight = in[at.expand_weight].ptr<const float>();
-    ea.weight_array = ctx.InputArray(at.expand_weight);
-    if (at.expand_bias != FusedInputs::kAbsent) {
-      ea.bias = in[at.expand_bias].ptr<const float>();
-      ea.bias_array = ctx.InputArray(at.expand_bias);
-    }
+    internal::ConvArgs ea = ConvInputs(ctx, in, at.expand_weight, at.expand_bias);
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
     if (p.expand_bn) {
       SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma, &expand_affine,

@@ -416,6 +416,16 @@ int64_t Taps(const ConvSpec& s) {
   return taps;
 }
 
+// What `make` (returning std::shared_ptr<T>) derives from call `a`'s weights: kept with the
+// weight array when the caller has it (DerivedData under `key`), else made for this call.
+template <typename T, typename Make>
+std::shared_ptr<const T> KeptWithWeights(const ConvArgs& a, const std::string& key,
+                                         const Make& make) {
+  auto made = [&] { return std::static_pointer_cast<const void>(make()); };
+  return std::static_pointer_cast<const T>(a.weight_array ? DerivedData(*a.weight_array, key, made)
+                                                          : made());
+}
+
 std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec& s,
                                           const ConvArgs& a) {
   auto packed = std::make_shared<PackedWeights>();
@@ -452,8 +462,8 @@ std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec
 // The re-laid-out weights, kept with the weight array when there is one.
 std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvSpec& s,
                                              const ConvArgs& a) {
-  auto make = [&] { return std::static_pointer_cast<const void>(Pack(p, s, a)); };
-  if (a.weight_array == nullptr) return std::static_pointer_cast<const PackedWeights>(make());
+  auto make = [&] { return Pack(p, s, a); };
+  if (a.weight_array == nullptr) return make();
   std::string key = p.weight_key;
   if (p.fold_bn) {
     // The folded values also depend on the bias and BatchNorm arrays: their write stamps.
@@ -464,11 +474,11 @@ std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvS
     for (int i = 0; i < 5; ++i) {
       if (i == 0 && a.bias == nullptr) continue;
       const uint64_t stamp = inputs[i] ? WriteStamp(*inputs[i]) : 0;
-      if (stamp == 0) return std::static_pointer_cast<const PackedWeights>(make());
+      if (stamp == 0) return make();
       key += ":" + std::to_string(stamp);
     }
   }
-  return std::static_pointer_cast<const PackedWeights>(DerivedData(*a.weight_array, key, make));
+  return KeptWithWeights<PackedWeights>(a, key, make);
 }
 
 // 3x3 depthwise, stride 1 or 2, pad 0 or 1, 2-D: our own kernel (convolution_depthwise.h).
@@ -528,16 +538,14 @@ struct DepthwiseWeights {
 };
 
 std::shared_ptr<const DepthwiseWeights> DepthwiseTaps(const ConvSpec& s, const ConvArgs& a) {
-  auto make = [&] {
+  return KeptWithWeights<DepthwiseWeights>(a, "depthwise3x3", [&] {
     auto packed = std::make_shared<DepthwiseWeights>();
     packed->taps = NDArray(Shape{9 * s.C});
     float* t = packed->taps.data<float>();
     for (int64_t c = 0; c < s.C; ++c)
       for (int64_t k = 0; k < 9; ++k) t[k * s.C + c] = a.weight[c * 9 + k];
-    return std::static_pointer_cast<const void>(packed);
-  };
-  return std::static_pointer_cast<const DepthwiseWeights>(
-      a.weight_array ? DerivedData(*a.weight_array, "depthwise3x3", make) : make());
+    return packed;
+  });
 }
 
 // RunDepthwise3x3's arguments for call (s, a) but the arrays of data, residual and output.
@@ -584,14 +592,12 @@ struct PointwiseWeights {
 };
 
 std::shared_ptr<const PointwiseWeights> PointwisePacked(const ConvSpec& s, const ConvArgs& a) {
-  auto make = [&] {
+  return KeptWithWeights<PointwiseWeights>(a, "pointwise", [&] {
     auto w = std::make_shared<PointwiseWeights>();
     w->packed = NDArray(Shape{PointwiseWeightFloats(s.C, s.F)});
     PackPointwiseWeights(a.weight, s.C, s.F, w->packed.data<float>());
-    return std::static_pointer_cast<const void>(w);
-  };
-  return std::static_pointer_cast<const PointwiseWeights>(
-      a.weight_array ? DerivedData(*a.weight_array, "pointwise", make) : make());
+    return w;
+  });
 }
 
 // RunPointwise's arguments for call (s, a) but the arrays of data, residual and output.
@@ -682,14 +688,12 @@ struct StemWeights {
 };
 
 void RunOwnStem(const ConvSpec& s, const ConvArgs& a) {
-  auto make = [&] {
-    auto w = std::make_shared<StemWeights>();
-    w->packed = NDArray(Shape{StemWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
-    PackStemWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], w->packed.data<float>());
-    return std::static_pointer_cast<const void>(w);
-  };
-  const auto w = std::static_pointer_cast<const StemWeights>(
-      a.weight_array ? DerivedData(*a.weight_array, "stem", make) : make());
+  const auto w = KeptWithWeights<StemWeights>(a, "stem", [&] {
+    auto packed = std::make_shared<StemWeights>();
+    packed->packed = NDArray(Shape{StemWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
+    PackStemWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], packed->packed.data<float>());
+    return packed;
+  });
   StemArgs t;
   t.N = s.N;
   t.H = s.in[0];

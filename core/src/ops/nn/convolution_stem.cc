@@ -23,11 +23,13 @@ struct Strides {
   int64_t row, column, channel;
 };
 
-// R output positions from (row, ow0) whose windows have every column in the image, filter blocks
-// [b0, b0 + NB): each output the sum over the taps of the rows in the image, in (kh, kw, c)
-// order, one fused multiply-add per tap.
-template <int R, int NB>
+// R output positions from (row, ow0), filter blocks [b0, b0 + NB): each output the sum over the
+// taps in the image, in (kh, kw, c) order, one fused multiply-add per tap. Without kEdge every
+// window has all its columns in the image; with it (one position) the columns outside are
+// skipped.
+template <int R, int NB, bool kEdge = false>
 HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+  static_assert(!kEdge || R == 1, "edge positions go one at a time");
   const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
   const Strides st(a);
   const float* x = a.data + n * a.H * a.W * C;
@@ -44,6 +46,7 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
     const int64_t ih = ih0 + kh;
     if (ih < 0 || ih >= a.H) continue;
     for (int64_t kw = 0; kw < a.KW; ++kw) {
+      if (kEdge && (iw0 + kw < 0 || iw0 + kw >= a.W)) continue;
       const float* xp = x + ih * st.row + (iw0 + kw) * st.column;
       for (int64_t c = 0; c < C; ++c) {
         const int64_t tap = (kh * a.KW + kw) * C + c;
@@ -63,37 +66,6 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
   StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
 }
 
-// One output position whose window may have columns outside the image: Tile's operations with
-// those taps skipped.
-template <int NB>
-HN_AVX512 void Edge(const StemArgs& a, int64_t row, int64_t ow, int64_t b0) {
-  const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
-  const Strides st(a);
-  const float* x = a.data + n * a.H * a.W * C;
-  const float* w = a.weight + b0 * taps * 16;
-  const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow * a.stride_w - a.pad_left;
-  __m512 acc[1][NB];
-#pragma GCC unroll 4
-  for (int j = 0; j < NB; ++j) acc[0][j] = _mm512_setzero_ps();
-  for (int64_t kh = 0; kh < a.KH; ++kh) {
-    const int64_t ih = ih0 + kh;
-    if (ih < 0 || ih >= a.H) continue;
-    for (int64_t kw = 0; kw < a.KW; ++kw) {
-      const int64_t iw = iw0 + kw;
-      if (iw < 0 || iw >= a.W) continue;
-      for (int64_t c = 0; c < C; ++c) {
-        const int64_t tap = (kh * a.KW + kw) * C + c;
-        const __m512 xv = _mm512_set1_ps(x[ih * st.row + iw * st.column + c * st.channel]);
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) {
-          acc[0][j] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w + (j * taps + tap) * 16), acc[0][j]);
-        }
-      }
-    }
-  }
-  StoreTile<1, NB>(a, acc, row * a.OW + ow, b0);
-}
-
 using StemFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
 
 template <int R, int NB>
@@ -105,7 +77,8 @@ struct StemTile {
 
 // kTiles[nb - 1][positions - 1], kEdges[nb - 1].
 const auto kTiles = TileTable<StemFn, StemTile>();
-const std::array<StemFn, 4> kEdges = {&Edge<1>, &Edge<2>, &Edge<3>, &Edge<4>};
+const std::array<StemFn, 4> kEdges = {&Tile<1, 1, true>, &Tile<1, 2, true>, &Tile<1, 3, true>,
+                                      &Tile<1, 4, true>};
 
 // Output row `row` (over the samples) for filter blocks [b0, b0 + nb), nb <= 4.
 void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
