@@ -100,7 +100,7 @@ void ExpectPlanKeepsLiveEntries(const IndexedGraph& g, const MemoryPlan& plan) {
                         << " still has " << reads_left[held] << " reads";
         } else if (read_here) {
           bool allowed = false;  // in place: the op declares it and this is the entry's last read
-          for (const auto& io : node->attrs.op->inplace)
+          for (const auto& io : node->attrs.op->InplacePairs(node->attrs))
             allowed |= io.second == i && io.first < in_eids.size() && in_eids[io.first] == held;
           EXPECT_TRUE(allowed) << node->name() << " writes over its own input " << held
                                << " without declaring it in place";
@@ -266,6 +266,101 @@ TEST(MemoryPlanRegression, AnInPlaceCandidateWhoseInputIsAlsoAnOutput) {
   Symbol g = Symbol::Group({Op("Flatten", {t}), Op("relu", {t}), Op("sigmoid", {Op("exp", {x})})});
   ExpectPlanKeepsLiveEntries(Place(g, Shape{3, 5}, true).graph, Place(g, Shape{3, 5}, true).plan);
   ExpectExecutorMatchesEager(g, {}, {Shape{3, 5}, Shape{1, 5}});
+}
+
+// ---- fused residual convolutions in place ---------------------------------------------------------
+
+// A convolution (+ BatchNorm) named `name` over `x`, kernel k x k with "same" padding, `groups`
+// groups; its parameters are added to `params`.
+Symbol Conv(const Symbol& x, const std::string& name, int64_t in_channels, int64_t filters,
+            int64_t k, int64_t groups, bool bn, std::map<std::string, NDArray>* params) {
+  const std::string kernel = "(" + std::to_string(k) + ", " + std::to_string(k) + ")";
+  const std::string pad = k == 3 ? "(1, 1)" : "(0, 0)";
+  Symbol y = Op("Convolution", {x, Symbol::Var(name + "_weight")},
+                {{"kernel", kernel}, {"pad", pad}, {"num_filter", std::to_string(filters)},
+                 {"num_group", std::to_string(groups)}, {"no_bias", "True"}});
+  (*params)[name + "_weight"] =
+      NDArray::RandomNormal({filters, in_channels / groups, k, k}, 0.f, 0.3f);
+  if (!bn) return y;
+  const std::vector<std::string> stats = {"gamma", "beta", "moving_mean", "moving_var"};
+  std::vector<Symbol> in = {y};
+  for (const std::string& st : stats) in.push_back(Symbol::Var(name + "_" + st));
+  (*params)[name + "_gamma"] = NDArray::RandomUniform({filters}, 0.5f, 1.5f);
+  (*params)[name + "_beta"] = NDArray::RandomNormal({filters});
+  (*params)[name + "_moving_mean"] = NDArray::RandomNormal({filters}, 0.f, 0.1f);
+  (*params)[name + "_moving_var"] = NDArray::RandomUniform({filters}, 0.5f, 1.5f);
+  return Op("BatchNorm", in, {{"fix_gamma", "False"}});
+}
+
+TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
+  // Residual blocks whose last convolution runs on each of the backend's kernels, its residual an
+  // intermediate last read there: the fused op's output takes the residual's slot, and the
+  // results stay those of the ops run one by one (ExpectExecutorMatchesEager runs the planned
+  // graph at 1 and 2 threads; fast_math against itself unplanned).
+  struct Block {
+    const char* kernel;
+    Shape data;
+    int64_t last_k, last_groups, expand;  // expand: a 1x1 convolution before the last one
+  };
+  const int64_t C = 16;
+  for (const Block& b : {Block{"pointwise 1x1", Shape{2, 3, 9, 7}, 1, 1, 0},
+                         Block{"3x3 (oneDNN, its sum post-op)", Shape{2, 3, 9, 7}, 3, 1, 0},
+                         Block{"depthwise 3x3", Shape{2, 3, 9, 7}, 3, C, 0},
+                         Block{"1x1 image (matrix-vector)", Shape{1, 3, 1, 1}, 1, 1, 0},
+                         Block{"expansion into depthwise 3x3", Shape{2, 3, 9, 7}, 3, C, 1}}) {
+    SCOPED_TRACE(b.kernel);
+    Seed(3);
+    std::map<std::string, NDArray> params;
+    const Symbol stem = Op("Activation", {Conv(Symbol::Var("data"), "stem", 3, C, 1, 1, true, &params)},
+                           {{"act_type", "relu"}});
+    Symbol mid = Op("Activation", {Conv(stem, "mid", C, C, 3, 1, true, &params)},
+                    {{"act_type", "relu"}});
+    if (b.expand) {
+      mid = Op("Activation", {Conv(mid, "expand", C, C, 1, 1, true, &params)},
+               {{"act_type", "relu"}});
+    }
+    const Symbol last = Conv(mid, "last", C, C, b.last_k, b.last_groups, true, &params);
+    const Symbol net = Op("Activation", {Op("elemwise_add", {last, stem})}, {{"act_type", "relu"}});
+
+    size_t fused = 0;
+    const Symbol optimized = internal::FuseOps(net, &fused);
+    const IndexedGraph fused_graph(optimized.outputs);
+    std::vector<Shape> shapes(fused_graph.num_entries());
+    for (uint32_t nid : fused_graph.input_nodes()) {
+      if (fused_graph[nid].node->name() == "data") shapes[fused_graph.entry_id(nid, 0)] = b.data;
+    }
+    ASSERT_TRUE(internal::InferShapes(fused_graph, &shapes));
+    size_t relayouts = 0;
+    const Placed p = Place(internal::ChannelLastLayout(optimized, shapes, false, &relayouts),
+                           b.data, true);
+    ExpectPlanKeepsLiveEntries(p.graph, p.plan);
+    int in_place = 0, expansions = 0;
+    for (uint32_t nid = 0; nid < p.graph.num_nodes(); ++nid) {
+      const Node* node = p.graph[nid].node;
+      if (node->IsVariable() || node->attrs.op->name != "_hn_convolution") continue;
+      expansions += node->attrs.dict.count("expand") > 0;
+      if (node->attrs.dict.count("residual") == 0) continue;
+      const EntryPlace& out = p.plan.place[p.graph.entry_id(nid, 0)];
+      const EntryPlace& residual = p.plan.place[p.graph.entry_id(p.graph[nid].inputs.back())];
+      EXPECT_EQ(out.kind, SlotKind::kArena);
+      EXPECT_EQ(residual.kind, SlotKind::kArena);
+      in_place += out.index == residual.index;
+    }
+    EXPECT_EQ(in_place, 1);
+    EXPECT_EQ(expansions, b.expand);
+
+    const int threads = GetNumThreads();
+    for (int t : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << t << " threads");
+      SetNumThreads(t);
+      ExpectExecutorMatchesEager(net, params, {b.data});
+      GraphExecutor planned(net, {"data"}, params, ExecutorOptions{true, true, true});
+      GraphExecutor unplanned(net, {"data"}, params, ExecutorOptions{true, false, true});
+      const NDArray x = NDArray::RandomNormal(b.data);
+      EXPECT_TRUE(BitEqual(planned.Forward({x})[0], unplanned.Forward({x})[0])) << "fast_math";
+    }
+    SetNumThreads(threads);
+  }
 }
 
 // ---- the checker over real models ---------------------------------------------------------------

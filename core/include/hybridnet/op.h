@@ -91,6 +91,9 @@ struct OpContext {
 /// Computes an input or output count from the attributes (Concat's num_args, SliceChannel's
 /// num_outputs).
 using FNumInputs = std::function<uint32_t(const NodeAttrs&)>;
+/// (input, output) pairs whose memory the planner may share, from the attributes (a fused
+/// convolution's residual is at a position its attributes give).
+using FInplace = std::function<std::vector<std::pair<uint32_t, uint32_t>>(const NodeAttrs&)>;
 /// Computes input or output names from the attributes.
 using FListNames = std::function<std::vector<std::string>(const NodeAttrs&)>;
 /// Fills unknown shapes in `in` and `out` from known ones. Returns true when every shape is
@@ -159,6 +162,7 @@ class Op {
   /// The CPU kernel (see FCompute).
   FCompute compute;
   std::vector<std::pair<uint32_t, uint32_t>> inplace;  ///< (input, output) may share memory
+  FInplace get_inplace;        ///< overrides inplace when set
   bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
   /// How the fusion pass may treat the op.
   OpPattern pattern = OpPattern::kOpaque;
@@ -199,6 +203,8 @@ class Op {
   Op& SetCompute(FCompute f) { compute = std::move(f); return *this; }
   /// Declares (input, output) pairs whose memory the planner may share.
   Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) { inplace = std::move(p); return *this; }
+  /// Declares them from the attributes.
+  Op& SetInplace(FInplace f) { get_inplace = std::move(f); return *this; }
   /// Declares output 0 a view of input 0's bytes (no kernel call needed).
   Op& SetIdentityView() { identity_view = true; return *this; }
   /// Sets how the fusion pass may treat the op.
@@ -229,6 +235,10 @@ class Op {
   /// The visible output count for these attributes.
   uint32_t NumOutputs(const NodeAttrs& attrs) const {
     return get_num_outputs ? get_num_outputs(attrs) : num_outputs;
+  }
+  /// The (input, output) pairs that may share memory for these attributes.
+  std::vector<std::pair<uint32_t, uint32_t>> InplacePairs(const NodeAttrs& attrs) const {
+    return get_inplace ? get_inplace(attrs) : inplace;
   }
   /// Visible plus hidden outputs (what MXNet counts in node_row_ptr).
   uint32_t NumTotalOutputs(const NodeAttrs& attrs) const {

@@ -115,7 +115,7 @@ MemoryPlan PlaceEntries(const IndexedGraph& graph, const std::vector<size_t>& en
         plan.naive_bytes += Align(entry_bytes[eid]);
         if (place[eid].kind != SlotKind::kArena) continue;
         size_t slot = SIZE_MAX;
-        for (const auto& io : op.inplace) {
+        for (const auto& io : op.InplacePairs(node->attrs)) {
           if (!reuse || io.second != eid - out0 || io.first >= in_eids.size()) continue;
           const uint32_t in_eid = in_eids[io.first];
           const EntryPlace& p = place[in_eid];

@@ -189,6 +189,7 @@ void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
   op.infer_type = base.infer_type;
   op.compute = base.compute;
   op.inplace = base.inplace;
+  op.get_inplace = base.get_inplace;
 }
 
 }  // namespace

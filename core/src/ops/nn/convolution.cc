@@ -806,6 +806,15 @@ std::vector<std::string> ConvInputNames(const NodeAttrs& attrs) {
   return {"data", "weight", "bias"};
 }
 
+// The output may take the residual's memory: every kernel reads a position's residual before it
+// writes that position, and nothing else reads the residual. Saves the residual's copy into
+// oneDNN's output (its sum post-op) and a tensor's worth of cache lines per residual block.
+std::vector<std::pair<uint32_t, uint32_t>> FusedConvolutionInplace(const NodeAttrs& attrs) {
+  const FusedInputs at(attrs.Param<FusedConvolutionParam>());
+  if (at.residual == FusedInputs::kAbsent) return {};
+  return {{static_cast<uint32_t>(at.residual), 0}};
+}
+
 std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
   std::vector<std::string> names = {"data", "weight"};
@@ -885,6 +894,7 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .SetInferShape(FusedConvolutionInferShape)
           .SetInferType(ElemwiseFloatType)
           .SetCompute(FusedConvolutionCompute)
+          .SetInplace(FusedConvolutionInplace)
           .SetInternal();
 
   r->Register("_hn_relayout")
