@@ -292,6 +292,12 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{1, 2, 4, 4, 4}, 3, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, false},
        "3d_pointwise"},
       {{{1, 2, 5, 7, 6}, 3, {3, 1, 3}, {2, 2, 2}, {1, 0, 1}, {1, 1, 1}, 1, false}, "3d_strided"},
+      // Strided 1x1 convolutions (our pointwise kernel on the subsampled input).
+      {{{2, 20, 9, 11}, 24, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false}, "pointwise_s2"},
+      {{{1, 8, 10, 9}, 17, {1, 1}, {2, 3}, {0, 0}, {1, 1}, 1, true}, "pointwise_s2x3"},
+      {{{2, 6, 13}, 5, {1}, {3}, {0}, {1}, 1, false}, "1d_pointwise_s3"},
+      {{{1, 4, 5, 6, 7}, 18, {1, 1, 1}, {2, 1, 2}, {0, 0, 0}, {1, 1, 1}, 1, false},
+       "3d_pointwise_strided"},
   };
   for (const auto& c : other_ranks) cases->push_back(ConvCase(c.first, c.second));
   // Inputs far larger than one cache-sized tile of work (a kernel that splits the output into
@@ -572,6 +578,13 @@ HN_CONFORMANCE_CASES(Pooling) {
       {{1, 4, 5, 6, 3}, Pool("avg", {2, 2, 2}, {2, 2, 2}, {1, 0, 1}, F, 0, false, 0, "NDHWC"),
        "ndhwc_avg"},
       {{2, 5, 5, 32}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NHWC"), "nhwc_global_avg"},
+      // Channel-last max pooling 16 channels at a time on AVX-512: whole and masked blocks.
+      {{2, 9, 11, 37}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V, -1, false, 0, "NHWC"),
+       "nhwc_max_k3s2p1_37_channels"},
+      {{1, 4, 5, 6, 20}, Pool("max", {2, 3, 2}, {2, 1, 2}, {1, 1, 0}, F, -1, false, 0, "NDHWC"),
+       "ndhwc_max_full"},
+      {{1, 1, 1, 20}, Pool("max", {1, 1}, {}, {1, 1}, V, -1, false, 0, "NHWC"),
+       "nhwc_empty_window_max"},
   };
   for (const auto& s : specs) {
     OpCase c = PoolCase(std::get<0>(s), std::get<1>(s), std::get<2>(s));
@@ -604,6 +617,10 @@ HN_CONFORMANCE_CASES(Pooling) {
     return i % 2 == 0 ? std::numeric_limits<double>::quiet_NaN() : -2.0 - static_cast<double>(i);
   };
   cases->push_back(WithGen(PoolCase({1, 1, 1, 3}, Pool("max", {1, 3}, {}, {}, V), "max_skips_nan"),
+                           nan_every_other));
+  cases->push_back(WithGen(PoolCase({1, 2, 3, 17}, Pool("max", {2, 3}, {}, {}, V, -1, false, 0,
+                                                        "NHWC"),
+                                    "nhwc_max_skips_nan"),
                            nan_every_other));
 }
 

@@ -245,6 +245,13 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 33, 3, 3}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 150, 1, false), true, false, "clip", cl),
         "pointwise_150_filters_bn_clip" + l));
+    // Strided 1x1 (ResNet's downsampling): our pointwise kernel on the subsampled input.
+    cases->push_back(FusedCase(
+        {2, 20, 9, 11}, Spec(Geom({1, 1}, {2, 2}, {0, 0}, 40, 1, false), true, true, "relu", cl),
+        "pointwise_s2_bn_residual_relu" + l));
+    cases->push_back(FusedCase(
+        {1, 64, 28, 28}, Spec(Geom({1, 1}, {2, 2}, {0, 0}, 48, 1, true), true, false, "", cl),
+        "pointwise_s2_large_bias_bn" + l));
     cases->push_back(FusedCase(
         {2, 32, 9, 11}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 32, 32, true), true, true, "clip", cl),
         "depthwise_bn_residual_clip" + l));
