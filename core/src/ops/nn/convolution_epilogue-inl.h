@@ -66,23 +66,55 @@ HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual,
 
 // The epilogue of an R x NB register tile of a kernel whose output is (positions, a.F): positions
 // [p0, p0 + R), filters from 16 * b0 (the last block masked to a.F), into a.out, with a.residual
-// and the rest of the epilogue's operands taken from `a` (PointwiseArgs, StemArgs).
+// and the rest of the epilogue's operands taken from `a` (PointwiseArgs, StemArgs). Apply's
+// steps in Apply's order, each step tested once per filter block rather than once per register:
+// with the tests inside, the epilogue took 8-12 % of a tile with 96 input channels.
 template <int R, int NB, typename KernelArgs>
 HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB], int64_t p0,
                                 int64_t b0) {
+  const int64_t F = a.F;
+  float* const out = a.out + p0 * F;
+  const float* const residual = a.residual;
+  const __m512 zero = _mm512_setzero_ps();
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) {
     const int64_t c = (b0 + j) * 16;
     const __mmask16 lanes =
-        a.F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.F - c)) - 1);
-    const Epilogue e = MakeEpilogue(a.bias, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                    a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+        F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (F - c)) - 1);
+    __m512 v[R];
 #pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) {
-      const int64_t o = (p0 + r) * a.F + c;
-      const __m512 res = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + o) : acc[r][j];
-      _mm512_mask_storeu_ps(a.out + o, lanes, Apply(acc[r][j], e, res));
+    for (int r = 0; r < R; ++r) v[r] = acc[r][j];
+    if (a.bias != nullptr) {
+      const __m512 b = _mm512_maskz_loadu_ps(lanes, a.bias + c);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(v[r], b);
     }
+    if (a.bn_scale != nullptr) {
+      const __m512 scale = _mm512_maskz_loadu_ps(lanes, a.bn_scale + c);
+      const __m512 shift = _mm512_maskz_loadu_ps(lanes, a.bn_shift + c);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(_mm512_mul_ps(v[r], scale), shift);
+    }
+    if (residual != nullptr) {
+      const float* res = residual + p0 * F + c;
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        v[r] = _mm512_add_ps(v[r], _mm512_maskz_loadu_ps(lanes, res + r * F));
+      }
+    }
+    if (a.relu) {
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        v[r] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[r], zero, _CMP_GT_OQ), zero, v[r]);
+      }
+    }
+    if (a.clip) {
+      const __m512 lo = _mm512_set1_ps(a.clip_min), hi = _mm512_set1_ps(a.clip_max);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) v[r] = ClipVector(v[r], lo, hi);
+    }
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(out + r * F + c, lanes, v[r]);
   }
 }
 
