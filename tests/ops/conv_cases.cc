@@ -255,12 +255,20 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{1, 2, 10, 10}, 3, {2, 2}, {4, 4}, {0, 0}, {1, 1}, 1, false}, "stride_above_kernel"},
       {{{1, 2, 6, 6}, 3, {3, 3}, {1, 1}, {4, 4}, {1, 1}, 1, false}, "pad_above_kernel"},
       {{{2, 3, 6, 5}, 4, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "batch2"},
-      // Our kernel for few input channels (convolution_stem.h): whole and partial register
+      // Our kernel for few input channels (convolution_few_channels.h): whole and partial register
       // tiles of 4 blocks of 16 filters (7x7 stride 2), 3 blocks with a masked one (40
       // filters), one input channel.
       {{{1, 3, 30, 37}, 64, {7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, false}, "stem_64_filters"},
       {{{2, 3, 33, 35}, 40, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true}, "stem_40_filters_no_bias"},
       {{{1, 1, 20, 29}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "stem_1_channel"},
+      // The same kernel on layers of 5-32 channels (channel-last tiles that hold an edge
+      // position read zeros there): edge tiles whole and partial (widths 17, 30, 2), stride 2,
+      // 5x5 with padding 2, no padding, a kernel wider than the image, masked filter blocks.
+      {{{2, 16, 13, 17}, 24, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_16"},
+      {{{1, 32, 9, 30}, 64, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true}, "few_channels_32_s2"},
+      {{{1, 8, 11, 11}, 16, {5, 5}, {1, 1}, {2, 2}, {1, 1}, 1, false}, "few_channels_5x5_pad2"},
+      {{{1, 20, 6, 40}, 40, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "few_channels_pad0"},
+      {{{1, 5, 3, 2}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_kernel_wider"},
   };
   for (const auto& c : conv2d) cases->push_back(ConvCase(c.first, c.second));
   // Depthwise (num_group == channels), with channel multipliers, dilation, 1-D and 3-D.

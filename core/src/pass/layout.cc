@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "ops/nn/convolution_stem.h"
+#include "ops/nn/convolution_few_channels.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -73,9 +73,9 @@ class LayoutPass {
         dict["layout"] = ChannelLastName(rank);
         if (fast_math_) dict["fast_math"] = "True";
         // A first layer of few channels reads the network's channel-first input as it comes
-        // (convolution_stem.h): no re-layout.
+        // (convolution_few_channels.h): no re-layout.
         const bool data_first = rank == 2 && !InputLast(nid, 0) &&
-                                shapes_[InputEntry(nid, 0)][1] <= kStemMaxChannels &&
+                                shapes_[InputEntry(nid, 0)][1] <= kFewChannelsMaxChannelFirst &&
                                 Attr(*node, "num_group", "1") == "1" &&
                                 Attr(*node, "expand", "False") != "True";
         if (data_first) dict["channel_first_data"] = "True";

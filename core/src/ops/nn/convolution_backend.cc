@@ -21,7 +21,7 @@
 #include "ops/nn/avx512-inl.h"
 #include "ops/nn/convolution_depthwise.h"
 #include "ops/nn/convolution_pointwise.h"
-#include "ops/nn/convolution_stem.h"
+#include "ops/nn/convolution_few_channels.h"
 #include "ops/nn/gemv.h"
 #include "ops/nn/parallel-inl.h"
 
@@ -704,26 +704,27 @@ void RunRowByRow(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d, const
   });
 }
 
-// 2-D, one group, few input channels (an image network's first layer): our own kernel
-// (convolution_stem.h). fast_math with BatchNorm folds it into oneDNN's weights instead.
-bool OwnStem(const ConvSpec& s) {
-  return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= kStemMaxChannels && s.dilate[0] == 1 &&
+// 2-D, one group, at most 32 input channels (an image network's first layer, CIFAR-sized
+// networks): our own kernel (convolution_few_channels.h). fast_math with BatchNorm folds it into
+// oneDNN's weights instead.
+bool OwnFewChannels(const ConvSpec& s) {
+  return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= kFewChannelsMax && s.dilate[0] == 1 &&
          s.dilate[1] == 1 && !(s.fast_math && s.bn) && CpuHasAvx512();
 }
 
-// The weights (F, C, KH, KW) in PackStemWeights' layout, kept with the weight array.
-struct StemWeights {
+// The weights (F, C, KH, KW) in PackFewChannelsWeights' layout, kept with the weight array.
+struct FewChannelsWeights {
   NDArray packed;
 };
 
-void RunOwnStem(const ConvSpec& s, const ConvArgs& a) {
-  const auto w = KeptWithWeights<StemWeights>(a, "stem", [&] {
-    auto packed = std::make_shared<StemWeights>();
-    packed->packed = NDArray(Shape{StemWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
-    PackStemWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], packed->packed.data<float>());
+void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
+  const auto w = KeptWithWeights<FewChannelsWeights>(a, "few_channels", [&] {
+    auto packed = std::make_shared<FewChannelsWeights>();
+    packed->packed = NDArray(Shape{FewChannelsWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
+    PackFewChannelsWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], packed->packed.data<float>());
     return packed;
   });
-  StemArgs t;
+  FewChannelsArgs t;
   t.N = s.N;
   t.H = s.in[0];
   t.W = s.in[1];
@@ -744,14 +745,14 @@ void RunOwnStem(const ConvSpec& s, const ConvArgs& a) {
     t.data_channel_first = true;
     t.residual = s.residual ? a.residual : nullptr;
     t.out = a.out;
-    RunStem(t);
+    RunFewChannels(t);
     return;
   }
   OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
     t.data = data;
     t.residual = residual;
     t.out = out;
-    RunStem(t);
+    RunFewChannels(t);
   });
 }
 
@@ -810,8 +811,8 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
     RunOwnPointwise(s, a);
     return;
   }
-  if (OwnStem(s)) {
-    RunOwnStem(s, a);
+  if (OwnFewChannels(s)) {
+    RunOwnFewChannels(s, a);
     return;
   }
   // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its

@@ -11,7 +11,7 @@
 // 3x3 depthwise convolutions run our own kernel where it is faster (convolution_depthwise.h), and
 // so do 1x1 stride-1 convolutions (convolution_pointwise.h) and, among them, those of a single
 // 1x1 image, matrix-vector products (gemv.h), and 2-D convolutions of at most 4 input channels
-// (convolution_stem.h).
+// (convolution_few_channels.h).
 //
 // fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
 // is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd

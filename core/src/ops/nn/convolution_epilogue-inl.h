@@ -1,5 +1,5 @@
 // The fused epilogue of our own convolution kernels on 16 channels in an AVX-512 register,
-// and the register tiles of the pointwise and first-layer kernels,
+// and the register tiles of the pointwise and few-channel kernels,
 // with the separate ops' float operations (see convolution_backend.h): the depthwise and
 // pointwise kernels apply it while their outputs are in registers, RunEpilogue as a pass after
 // oneDNN's kernels.
@@ -66,7 +66,7 @@ HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual,
 
 // The epilogue of an R x NB register tile of a kernel whose output is (positions, a.F): positions
 // [p0, p0 + R), filters from 16 * b0 (the last block masked to a.F), into a.out, with a.residual
-// and the rest of the epilogue's operands taken from `a` (PointwiseArgs, StemArgs). Apply's
+// and the rest of the epilogue's operands taken from `a` (PointwiseArgs, FewChannelsArgs). Apply's
 // steps in Apply's order, each step tested once per filter block rather than once per register:
 // with the tests inside, the epilogue took 8-12 % of a tile with 96 input channels.
 template <int R, int NB, typename KernelArgs>
@@ -118,7 +118,7 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
   }
 }
 
-// Register tiles of our pointwise and first-layer kernels: `rows` output positions by `nb`
+// Register tiles of our pointwise and few-channel kernels: `rows` output positions by `nb`
 // blocks of 16 filters, as many accumulators as fit in 32 registers beside the nb weight
 // vectors and a broadcast input.
 constexpr int TileRowsFor(int nb) { return nb == 4 ? 6 : nb == 3 ? 8 : 12; }

@@ -1,4 +1,4 @@
-#include "ops/nn/convolution_stem.h"
+#include "ops/nn/convolution_few_channels.h"
 
 #include <immintrin.h>
 
@@ -17,7 +17,7 @@ namespace {
 // Distances in floats between an input value and the next one along a row, a column and the
 // channels, in either data layout.
 struct Strides {
-  explicit Strides(const StemArgs& a)
+  explicit Strides(const FewChannelsArgs& a)
       : row(a.data_channel_first ? a.W : a.W * a.C), column(a.data_channel_first ? 1 : a.C),
         channel(a.data_channel_first ? a.H * a.W : 1) {}
   int64_t row, column, channel;
@@ -28,7 +28,7 @@ struct Strides {
 // window has all its columns in the image; with it (one position) the columns outside are
 // skipped.
 template <int R, int NB, bool kEdge = false>
-HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+HN_AVX512 void Tile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t b0) {
   static_assert(!kEdge || R == 1, "edge positions go one at a time");
   const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
   const Strides st(a);
@@ -66,22 +66,76 @@ HN_AVX512 void Tile(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
   StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
 }
 
-using StemFn = void (*)(const StemArgs&, int64_t, int64_t, int64_t);
+// Zeros for the taps of EdgeTile outside the image: one position's channels.
+alignas(64) const float kZeros[kFewChannelsMax] = {};
+
+// Tile for channel-last data where some of the R positions have window columns outside the
+// image: such a tap reads zeros, adding 0 * w to a sum that starts at +0 and so is never -0,
+// which leaves it as skipping the tap would (finite weights). Every position of the tile keeps
+// its own accumulators, so small images do not fall back to one position at a time.
+template <int R, int NB>
+HN_AVX512 void EdgeTile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+  const int64_t n = row / a.OH, oh = row % a.OH, C = a.C, taps = a.KH * a.KW * C;
+  const float* x = a.data + n * a.H * a.W * C;
+  const float* w = a.weight + b0 * taps * 16;
+  const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow0 * a.stride_w - a.pad_left;
+  __m512 acc[R][NB];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
+  }
+  for (int64_t kh = 0; kh < a.KH; ++kh) {
+    const int64_t ih = ih0 + kh;
+    if (ih < 0 || ih >= a.H) continue;
+    for (int64_t kw = 0; kw < a.KW; ++kw) {
+      const float* xr[R];
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        const int64_t iw = iw0 + r * a.stride_w + kw;
+        xr[r] = iw >= 0 && iw < a.W ? x + (ih * a.W + iw) * C : kZeros;
+      }
+      const float* wk = w + (kh * a.KW + kw) * C * 16;
+      for (int64_t c = 0; c < C; ++c) {
+        __m512 wv[NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(wk + (j * taps + c) * 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < R; ++r) {
+          const __m512 xv = _mm512_set1_ps(xr[r][c]);
+#pragma GCC unroll 4
+          for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
+        }
+      }
+    }
+  }
+  StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
+}
+
+using FewChannelsFn = void (*)(const FewChannelsArgs&, int64_t, int64_t, int64_t);
 
 template <int R, int NB>
-struct StemTile {
-  HN_AVX512 static void Run(const StemArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+struct FewChannelsTile {
+  HN_AVX512 static void Run(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t b0) {
     Tile<R, NB>(a, row, ow0, b0);
   }
 };
 
-// kTiles[nb - 1][positions - 1], kEdges[nb - 1].
-const auto kTiles = TileTable<StemFn, StemTile>();
-const std::array<StemFn, 4> kEdges = {&Tile<1, 1, true>, &Tile<1, 2, true>, &Tile<1, 3, true>,
+template <int R, int NB>
+struct FewChannelsEdgeTile {
+  HN_AVX512 static void Run(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t b0) {
+    EdgeTile<R, NB>(a, row, ow0, b0);
+  }
+};
+
+// kTiles[nb - 1][positions - 1], kEdgeTiles likewise, kEdges[nb - 1].
+const auto kTiles = TileTable<FewChannelsFn, FewChannelsTile>();
+const auto kEdgeTiles = TileTable<FewChannelsFn, FewChannelsEdgeTile>();
+const std::array<FewChannelsFn, 4> kEdges = {&Tile<1, 1, true>, &Tile<1, 2, true>, &Tile<1, 3, true>,
                                       &Tile<1, 4, true>};
 
 // Output row `row` (over the samples) for filter blocks [b0, b0 + nb), nb <= 4.
-void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
+void RowItem(const FewChannelsArgs& a, int64_t row, int64_t b0, int nb) {
   // Positions whose windows have every column in the image: [first, last).
   const int64_t first = std::min(a.OW, (a.pad_left + a.stride_w - 1) / a.stride_w);
   const int64_t last =
@@ -89,8 +143,17 @@ void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
           ? first
           : std::max(first, std::min(a.OW, (a.W + a.pad_left - a.KW) / a.stride_w + 1));
   const size_t k = static_cast<size_t>(nb - 1);
-  for (int64_t ow = 0; ow < first; ++ow) kEdges[k](a, row, ow, b0);
   const int rows = TileRowsFor(nb);
+  if (!a.data_channel_first) {
+    // Whole tiles from the row's start; those holding an edge position read zeros there.
+    for (int64_t ow = 0; ow < a.OW; ow += rows) {
+      const int64_t r = std::min<int64_t>(rows, a.OW - ow);
+      const auto& table = ow >= first && ow + r <= last ? kTiles : kEdgeTiles;
+      table[k][static_cast<size_t>(r - 1)](a, row, ow, b0);
+    }
+    return;
+  }
+  for (int64_t ow = 0; ow < first; ++ow) kEdges[k](a, row, ow, b0);
   for (int64_t ow = first; ow < last; ow += rows) {
     const int64_t r = std::min<int64_t>(rows, last - ow);
     kTiles[k][static_cast<size_t>(r - 1)](a, row, ow, b0);
@@ -100,11 +163,11 @@ void RowItem(const StemArgs& a, int64_t row, int64_t b0, int nb) {
 
 }  // namespace
 
-int64_t StemWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW) {
+int64_t FewChannelsWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW) {
   return (F + 15) / 16 * 16 * C * KH * KW;
 }
 
-void PackStemWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW, float* packed) {
+void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW, float* packed) {
   const int64_t blocks = (F + 15) / 16, taps = KH * KW * C;
   for (int64_t b = 0; b < blocks; ++b) {
     for (int64_t kh = 0; kh < KH; ++kh) {
@@ -122,7 +185,7 @@ void PackStemWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t K
   }
 }
 
-void RunStem(const StemArgs& a) {
+void RunFewChannels(const FewChannelsArgs& a) {
   // Work items: an output row times a group of at most 4 filter blocks (groups of equal size).
   const int64_t blocks = (a.F + 15) / 16, groups = (blocks + 3) / 4, rows = a.N * a.OH;
   ParallelFor(rows * groups, true, [&](int64_t item) {
