@@ -64,6 +64,16 @@ HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual,
   _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
 }
 
+// An R x NB register tile's accumulators, zeroed.
+template <int R, int NB>
+HN_AVX512 inline void ZeroTile(__m512 (&acc)[R][NB]) {
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
+  }
+}
+
 // The epilogue of an R x NB register tile of a kernel whose output is (positions, a.F): positions
 // [p0, p0 + R), filters from 16 * b0 (the last block masked to a.F), into a.out, with a.residual
 // and the rest of the epilogue's operands taken from `a` (PointwiseArgs, FewChannelsArgs). Apply's

@@ -37,11 +37,7 @@ HN_AVX512 void Tile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t 
   const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow0 * a.stride_w - a.pad_left;
   const int64_t step = a.stride_w * st.column;
   __m512 acc[R][NB];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
-  }
+  ZeroTile(acc);
   for (int64_t kh = 0; kh < a.KH; ++kh) {
     const int64_t ih = ih0 + kh;
     if (ih < 0 || ih >= a.H) continue;
@@ -80,11 +76,7 @@ HN_AVX512 void EdgeTile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int6
   const float* w = a.weight + b0 * taps * 16;
   const int64_t ih0 = oh * a.stride_h - a.pad_top, iw0 = ow0 * a.stride_w - a.pad_left;
   __m512 acc[R][NB];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
-  }
+  ZeroTile(acc);
   for (int64_t kh = 0; kh < a.KH; ++kh) {
     const int64_t ih = ih0 + kh;
     if (ih < 0 || ih >= a.H) continue;

@@ -24,11 +24,7 @@ HN_AVX512 void Tile(const PointwiseArgs& a, int64_t p0, int64_t b0) {
   const float* x = a.data + p0 * C;
   const float* w = a.weight + b0 * C * 16;
   __m512 acc[R][NB];
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_setzero_ps();
-  }
+  ZeroTile(acc);
   for (int64_t k = 0; k < C; ++k) {
     __m512 wv[NB];
 #pragma GCC unroll 4
