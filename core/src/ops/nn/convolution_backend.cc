@@ -578,10 +578,10 @@ void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
 // 1x1, no padding, one group: our own kernel (convolution_pointwise.h), measured as fast as
 // oneDNN's alone on every MobileNet v2 and ResNet-50 shape, so the epilogue's pass is saved.
 // Strided ones take the subsampled input (SubsampledInput): on ResNet-50's stride-2 layers
-// oneDNN took 2.48 ms (512 -> 1024 at 28 px) against ORT's 1.89. fast_math with BatchNorm
-// folds it into oneDNN's weights instead.
+// oneDNN took 2.48 ms (512 -> 1024 at 28 px) against ORT's 1.89. fast_math too: folding
+// BatchNorm into oneDNN's weights saves nothing here, the epilogue being free in registers.
 bool OwnPointwise(const ConvSpec& s) {
-  if (s.deconv || s.G != 1 || (s.fast_math && s.bn) || !CpuHasAvx512()) return false;
+  if (s.deconv || s.G != 1 || !CpuHasAvx512()) return false;
   for (int64_t i = 0; i < s.nd; ++i) {
     if (s.kernel[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
   }
@@ -705,11 +705,11 @@ void RunRowByRow(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d, const
 }
 
 // 2-D, one group, at most 32 input channels (an image network's first layer, CIFAR-sized
-// networks): our own kernel (convolution_few_channels.h). fast_math with BatchNorm folds it into
-// oneDNN's weights instead.
+// networks): our own kernel (convolution_few_channels.h), with fast_math too (oneDNN's Winograd
+// made CIFAR ResNet-20 1.34x ORT's time at 2 threads).
 bool OwnFewChannels(const ConvSpec& s) {
   return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= kFewChannelsMax && s.dilate[0] == 1 &&
-         s.dilate[1] == 1 && !(s.fast_math && s.bn) && CpuHasAvx512();
+         s.dilate[1] == 1 && CpuHasAvx512();
 }
 
 // The weights (F, C, KH, KW) in PackFewChannelsWeights' layout, kept with the weight array.
