@@ -2,6 +2,7 @@
 // with BatchNorm, residual add and activation fused, channel-first or channel-last) and
 // _hn_relayout. fusion_test.cc tests the passes over whole graphs.
 #include <algorithm>
+#include <cfloat>
 #include <string>
 
 #include "conformance.h"
@@ -29,6 +30,9 @@ struct FusedSpec {
   bool expand_bias = false;
   bool expand_bn = false;
   std::string expand_act;  // empty, "relu" or "clip"
+  // Non-empty: a 2-D max pooling of the result (Pooling, pool_type max) is the output.
+  Dims pool_kernel, pool_stride, pool_pad;
+  bool pool_full = false;  // pooling_convention full, else valid
 };
 
 // Where a case's inputs are (FusedInputs in convolution.cc).
@@ -55,6 +59,36 @@ void ApplyAct(const std::string& act, RefTensor* y) {
   }
 }
 
+// Pooling with pool_type max on (N, C, H, W), as MXNet defines it: windows start at
+// o * stride - pad and stop at the image, each from -FLT_MAX, NaN never winning.
+RefTensor MaxPoolOf(const RefTensor& y, const FusedSpec& f) {
+  const Dims& d = y.shape.dims();
+  Dims od = d;
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t span = d[2 + i] + 2 * f.pool_pad[i] - f.pool_kernel[i];
+    od[2 + i] = 1 + (f.pool_full ? (span + f.pool_stride[i] - 1) / f.pool_stride[i]
+                                 : span / f.pool_stride[i]);
+  }
+  RefTensor out{Shape(od)};
+  for (int64_t nc = 0; nc < d[0] * d[1]; ++nc) {
+    for (int64_t oh = 0; oh < od[2]; ++oh) {
+      for (int64_t ow = 0; ow < od[3]; ++ow) {
+        const int64_t h0 = oh * f.pool_stride[0] - f.pool_pad[0];
+        const int64_t w0 = ow * f.pool_stride[1] - f.pool_pad[1];
+        double m = -static_cast<double>(FLT_MAX);
+        for (int64_t h = std::max<int64_t>(h0, 0); h < std::min(h0 + f.pool_kernel[0], d[2]); ++h)
+          for (int64_t w = std::max<int64_t>(w0, 0); w < std::min(w0 + f.pool_kernel[1], d[3]);
+               ++w) {
+            const double v = y[(nc * d[2] + h) * d[3] + w];
+            if (v > m) m = v;
+          }
+        out[(nc * od[2] + oh) * od[3] + ow] = m;
+      }
+    }
+  }
+  return out;
+}
+
 RefTensor BatchNormOf(const RefTensor& y, const std::vector<RefTensor>& in, size_t first,
                       bool fix_gamma) {
   BnSpec b;
@@ -65,7 +99,7 @@ RefTensor BatchNormOf(const RefTensor& y, const std::vector<RefTensor>& in, size
 
 // The composition of the ops' own references: [the 1x1 convolution, its BatchNorm and
 // activation,] Convolution, then BatchNorm (inference), then the residual add, then the
-// activation, on channel-first copies of channel-last tensors.
+// activation, [then the max pooling,] on channel-first copies of channel-last tensors.
 RefFn FusedConvRef(FusedSpec f) {
   return [f](const std::vector<RefTensor>& in) {
     auto first = [&](const RefTensor& t) { return f.channel_last ? ToChannelFirst(t) : t; };
@@ -93,6 +127,7 @@ RefFn FusedConvRef(FusedSpec f) {
       for (int64_t i = 0; i < y.size(); ++i) y[i] += r[i];
     }
     ApplyAct(f.act, &y);
+    if (!f.pool_kernel.empty()) y = MaxPoolOf(y, f);
     return std::vector<RefTensor>{f.channel_last ? ToChannelLast(y) : y};
   };
 }
@@ -172,6 +207,13 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
   if (f.residual) {
     a["residual"] = "True";
     in.push_back(layout(out));
+  }
+  if (!f.pool_kernel.empty()) {
+    a["pool"] = "True";
+    a["pool_kernel"] = Shape(f.pool_kernel).ToString();
+    a["pool_stride"] = Shape(f.pool_stride).ToString();
+    a["pool_pad"] = Shape(f.pool_pad).ToString();
+    a["pool_full"] = f.pool_full ? "True" : "False";
   }
   if (f.act == "clip") {
     a["clip"] = "True";
@@ -316,6 +358,46 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
   dilated.dilate = {2, 2};
   cases->push_back(FusedCase({1, 3, 11, 12}, data_first(Spec(dilated, false, false, "relu", true)),
                              "channel_first_data_dilated"));
+  // A max pooling of the result (an image network's stem): on our few-channel kernel row by row
+  // (channel-last, the data channel-first or not), else after the whole convolution in scratch
+  // (channel-first; 40 channels on oneDNN); overlapping windows (stride 1), rows no window reads
+  // (stride 3 over kernel 2), and full windows, one entirely in the padding (-FLT_MAX).
+  auto pooled = [](FusedSpec f, Dims kernel, Dims stride, Dims pad, bool full) {
+    f.pool_kernel = std::move(kernel);
+    f.pool_stride = std::move(stride);
+    f.pool_pad = std::move(pad);
+    f.pool_full = full;
+    return f;
+  };
+  for (bool cl : {false, true}) {
+    const std::string l = cl ? "_nhwc" : "";
+    cases->push_back(FusedCase(
+        {2, 3, 29, 31},
+        pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 16, 1, false), true, false, "relu", cl), {3, 3},
+               {2, 2}, {1, 1}, false),
+        "pool_stem" + l));
+    cases->push_back(FusedCase(
+        {1, 4, 5, 6},
+        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 8, 1, true), false, false, "relu", cl), {2, 2},
+               {2, 2}, {1, 1}, true),
+        "pool_full_empty_window" + l));
+    cases->push_back(FusedCase(
+        {1, 40, 10, 12},
+        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 24, 1, false), true, false, "", cl), {3, 3},
+               {1, 1}, {1, 1}, false),
+        "pool_overlapping_40_channels" + l));
+    cases->push_back(FusedCase(
+        {2, 8, 14, 13},
+        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), false, false, "clip", cl), {2, 2},
+               {3, 3}, {0, 0}, false),
+        "pool_stride_above_kernel" + l));
+  }
+  cases->push_back(FusedCase(
+      {1, 3, 30, 37},
+      data_first(pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 64, 1, false), true, false, "relu",
+                             true),
+                        {3, 3}, {2, 2}, {1, 1}, false)),
+      "channel_first_data_pool_stem"));
   // The expansion on other ranks: the two convolutions one after the other.
   FusedSpec expand_3d = Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 4, 4, false), true, false,
                              "relu", true);

@@ -260,6 +260,62 @@ TEST(ConvolutionFusion, ExpansionRowByRowIsBitIdenticalToEagerAtEveryThreadCount
   SetNumThreads(before);
 }
 
+TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCount) {
+  // ResNet's stem (7x7 stride-2 convolution, BatchNorm, relu, 3x3 stride-2 max pooling) on 3
+  // samples, so the second thread starts inside a sample; a CIFAR-like 3x3 one with a 2x2 full
+  // pooling; an average pooling and a pooling whose convolution has a second reader stay apart.
+  Seed(22);
+  std::map<std::string, NDArray> params;
+  const Symbol data = Symbol::Var("data");
+  auto max_pool = [](const Symbol& x, const std::string& name, const std::string& kernel,
+                     const std::string& stride, const std::string& pad,
+                     const std::string& convention) {
+    return Symbol::Create("Pooling", {x},
+                          {{"pool_type", "max"}, {"kernel", kernel}, {"stride", stride},
+                           {"pad", pad}, {"pooling_convention", convention}},
+                          name);
+  };
+  Symbol stem = Symbol::Create(
+      "Convolution", {data},
+      {{"kernel", "(7, 7)"}, {"stride", "(2, 2)"}, {"pad", "(3, 3)"}, {"num_filter", "16"},
+       {"no_bias", "True"}},
+      "stem");
+  params["stem_weight"] = NDArray::RandomNormal({16, 3, 7, 7}, 0.f, 0.3f);
+  stem = Symbol::Create("BatchNorm", {stem}, {{"fix_gamma", "False"}}, "stem_bn");
+  params["stem_bn_gamma"] = NDArray::RandomUniform({16}, 0.5f, 1.5f);
+  params["stem_bn_beta"] = NDArray::RandomNormal({16});
+  params["stem_bn_moving_mean"] = NDArray::RandomNormal({16}, 0.f, 0.1f);
+  params["stem_bn_moving_var"] = NDArray::RandomUniform({16}, 0.5f, 1.5f);
+  stem = Symbol::Create("Activation", {stem}, {{"act_type", "relu"}}, "stem_relu");
+  const Symbol a = max_pool(stem, "a_pool", "(3, 3)", "(2, 2)", "(1, 1)", "valid");
+  const Symbol b = max_pool(ConvLayer(a, "b", 16, 24, 1, 1, 0, false, false, nullptr, "relu",
+                                      &params),
+                            "b_pool", "(2, 2)", "(2, 2)", "(0, 0)", "full");
+  const Symbol c_conv = ConvLayer(a, "c", 16, 8, 1, 1, 0, true, false, nullptr, "", &params);
+  const Symbol c = Symbol::Create(
+      "Pooling", {c_conv}, {{"pool_type", "avg"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}},
+      "c_pool");
+  const Symbol d_conv = ConvLayer(a, "d", 16, 8, 1, 1, 0, true, false, nullptr, "", &params);
+  const Symbol d = max_pool(d_conv, "d_pool", "(2, 2)", "(2, 2)", "(0, 0)", "valid");
+  const Symbol net = Symbol::Group({b, c, d, d_conv});
+  GraphExecutor exec(net, {"data"}, params);
+  // BatchNorm and relu into the stem (2), its pooling (1), relu and pooling into b (2).
+  EXPECT_EQ(exec.stats().num_fused, 5u);
+  const NDArray x = NDArray::RandomNormal({3, 3, 45, 47});
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  const std::vector<NDArray> eager = testing_util::RunNodeByNode(net, values);
+  const int before = GetNumThreads();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    SetNumThreads(threads);
+    const std::vector<NDArray> fused = exec.Forward({x});
+    ASSERT_EQ(fused.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(BitEqual(fused[i], eager[i])) << "output " << i;
+  }
+  SetNumThreads(before);
+}
+
 TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
   ConvNet n = MakeConvNet(false);
   GraphExecutor exec(n.symbol, {"data"}, n.params);

@@ -219,6 +219,52 @@ void FuseExpansion(Fuser* f, uint32_t nid) {
   f->Replace({producer, nid}, *fused, dict, std::move(inputs));
 }
 
+// Fuses the 2-D max pooling `nid` into the convolution whose output it alone reads (an image
+// network's stem: Convolution, BatchNorm, relu, Pooling), so the convolution's output need not go
+// out to memory (RunConvolutionThenMaxPool).
+void FuseMaxPool(Fuser* f, uint32_t nid) {
+  const OpRegistry& registry = OpRegistry::Global();
+  static const Op* const pooling = registry.Find("Pooling");
+  static const Op* const convolution = registry.Find("Convolution");
+  static const Op* const fused = registry.Find("_hn_convolution");
+  const Node* pool = f->node(nid);
+  if (f->Removed(nid) || !IsOp(pool, pooling)) return;
+  const std::string layout = AttrOrDefault(*pool, "layout");
+  const std::string convention = AttrOrDefault(*pool, "pooling_convention");
+  const std::vector<int64_t> kernel = ParseIntTuple(AttrOrDefault(*pool, "kernel"));
+  if (AttrOrDefault(*pool, "pool_type") != "max" || AttrOrDefault(*pool, "global_pool") == "True" ||
+      kernel.size() != 2 || !(layout == "None" || layout.empty() || layout == "NCHW") ||
+      !(convention == "valid" || convention == "full")) {
+    return;
+  }
+  const NodeEntry& data = pool->inputs[0];
+  const Node* conv = data.node.get();
+  if (conv->IsVariable() || data.index != 0 || !(IsOp(conv, convolution) || IsOp(conv, fused))) {
+    return;
+  }
+  const uint32_t producer = f->graph().node_id(conv);
+  const std::string act = AttrOrDefault(*conv, "act_type");
+  const std::string conv_layout = AttrOrDefault(*conv, "layout");
+  if (f->Removed(producer) || f->SoleReader(producer) != nid ||
+      ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 ||
+      !(conv_layout == "None" || conv_layout.empty() || conv_layout == "NCHW") ||
+      AttrOrDefault(*conv, "residual") == "True" || AttrOrDefault(*conv, "expand") == "True" ||
+      !(act.empty() || act == "None" || act == "relu")) {
+    return;
+  }
+  AttrDict dict = conv->attrs.dict;
+  std::vector<int64_t> stride = ParseIntTuple(AttrOrDefault(*pool, "stride"));
+  std::vector<int64_t> pad = ParseIntTuple(AttrOrDefault(*pool, "pad"));
+  if (stride.empty()) stride.assign(2, 1);
+  if (pad.empty()) pad.assign(2, 0);
+  dict["pool"] = "True";
+  dict["pool_kernel"] = Shape(kernel).ToString();
+  dict["pool_stride"] = Shape(stride).ToString();
+  dict["pool_pad"] = Shape(pad).ToString();
+  dict["pool_full"] = convention == "full" ? "True" : "False";
+  f->Replace({producer, nid}, *fused, dict, conv->inputs);
+}
+
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
 // producer's inputs and attributes.
 void FuseActivations(Fuser* f) {
@@ -268,6 +314,7 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math) {
     if (IsOp(fuser.node(nid), convolution)) FuseConvolutionChain(&fuser, nid, fast_math);
   }
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseExpansion(&fuser, nid);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseMaxPool(&fuser, nid);
   FuseActivations(&fuser);
   *num_fused = fuser.num_fused();
   return graph;

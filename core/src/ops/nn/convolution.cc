@@ -21,6 +21,7 @@
 #include "ops/nn/batch_norm-inl.h"
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/im2col-inl.h"
+#include "ops/nn/pooling.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -93,7 +94,8 @@ struct ConvolutionParam {
 
 // The internal "_hn_convolution": Convolution plus the epilogue the graph optimizer folds into
 // it (pass/fuse.cc), and optionally the 1x1 convolution that computes its data (MobileNet v2's
-// expansion before a depthwise convolution) with that one's own epilogue. Inputs: data, weight,
+// expansion before a depthwise convolution) with that one's own epilogue, or the max pooling
+// that reads its output (an image network's stem). Inputs: data, weight,
 // [bias], [gamma, beta, moving_mean, moving_var], [expand_weight, [expand_bias], [expand_gamma,
 // expand_beta, expand_moving_mean, expand_moving_var]], [residual] (FusedInputs); the weights
 // keep MXNet's layout whatever the data layout.
@@ -116,6 +118,9 @@ struct FusedConvolutionParam : ConvolutionParam {
   bool expand_relu = false;
   bool expand_clip = false;
   float expand_clip_a_min = 0.f, expand_clip_a_max = 0.f;
+  bool pool = false;
+  std::vector<int64_t> pool_kernel, pool_stride, pool_pad;
+  bool pool_full = false;
 
   static void Declare(ParamDeclarer<FusedConvolutionParam>* d) {
     DeclareFields(d);
@@ -170,6 +175,16 @@ struct FusedConvolutionParam : ConvolutionParam {
         .Describe("That clip's a_min.");
     d->Field("expand_clip_a_max", &FusedConvolutionParam::expand_clip_a_max).Default(0.f)
         .Describe("That clip's a_max.");
+    d->Field("pool", &FusedConvolutionParam::pool).Default(false)
+        .Describe("A 2-D max pooling (Pooling, pool_type max) of the result is the output.");
+    d->Field("pool_kernel", &FusedConvolutionParam::pool_kernel).Default({})
+        .Describe("That pooling's kernel (y, x).");
+    d->Field("pool_stride", &FusedConvolutionParam::pool_stride).Default({})
+        .Describe("Its stride (y, x).");
+    d->Field("pool_pad", &FusedConvolutionParam::pool_pad).Default({})
+        .Describe("Its pad (y, x).");
+    d->Field("pool_full", &FusedConvolutionParam::pool_full).Default(false)
+        .Describe("Its pooling_convention is full (output sizes rounded up), else valid.");
   }
 };
 
@@ -303,6 +318,21 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
                (p->layout && internal::IsChannelLast(*p->layout) && !p->expand),
            kInvalidArgument)
       << "channel_first_data needs a channel-last layout and no expand";
+  if (!p->pool) return;
+  HN_CHECK(p->kernel.size() == 2 && p->pool_kernel.size() == 2 && p->pool_stride.size() == 2 &&
+               p->pool_pad.size() == 2,
+           kInvalidArgument)
+      << "pool needs a 2-D convolution and a 2-D pool_kernel, pool_stride and pool_pad";
+  for (size_t i = 0; i < 2; ++i) {
+    HN_CHECK(p->pool_kernel[i] > 0 && p->pool_stride[i] > 0 && p->pool_pad[i] >= 0,
+             kInvalidArgument)
+        << "incorrect pooling window: kernel " << TupleText(p->pool_kernel) << ", stride "
+        << TupleText(p->pool_stride) << ", pad " << TupleText(p->pool_pad);
+  }
+  HN_CHECK(!p->expand && !p->residual &&
+               (!p->act_type || *p->act_type == internal::ActType::kRelu),
+           kInvalidArgument)
+      << "pool excludes expand, residual and activations other than relu";
 }
 
 void DeconvolutionParamInit(DeconvolutionParam* p) {
@@ -511,14 +541,28 @@ bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   } else if (!p.channel_first_data) {
     conv_in[0] = first(conv_in[0]);
   }
-  std::vector<Shape> conv_out = {first((*out)[0])};
+  std::vector<Shape> conv_out = {p.pool ? Shape() : first((*out)[0])};
   if (p.residual) {
     AssignShape(attrs, "residual", first((*in)[at.residual]), &conv_out[0], "the output's shape");
   }
   InferConvolution(attrs, p, &conv_in, &conv_out);
   if (!p.expand) (*in)[0] = p.channel_first_data ? conv_in[0] : last(conv_in[0]);
   for (size_t i = 1; i < n_conv; ++i) (*in)[i] = conv_in[i];
-  (*out)[0] = last(conv_out[0]);
+  if (p.pool && conv_out[0].ndim() == 4) {
+    std::vector<int64_t> pooled = conv_out[0].dims();
+    for (size_t i = 0; i < 2; ++i) {
+      const int64_t x = pooled[2 + i];
+      HN_CHECK(p.pool_kernel[i] <= x + 2 * p.pool_pad[i], kShapeError)
+          << DescribeNode(attrs) << ": pooling kernel size (" << p.pool_kernel[i]
+          << ") exceeds the convolution's output (" << x << " padded to "
+          << x + 2 * p.pool_pad[i] << ") along spatial axis " << i;
+      pooled[2 + i] =
+          internal::PooledSize(x, p.pool_kernel[i], p.pool_stride[i], p.pool_pad[i], p.pool_full);
+    }
+    AssignShape(attrs, "output", last(Shape(pooled)), &(*out)[0], "the pooled shape");
+  } else if (!p.pool) {
+    (*out)[0] = last(conv_out[0]);
+  }
   for (size_t i = 0; at.bn != FusedInputs::kAbsent && i < 4; ++i) {
     AssignShape(attrs, "BatchNorm parameter", Shape({static_cast<int64_t>(p.num_filter)}),
                 &(*in)[at.bn + i], "num_filter=" + std::to_string(p.num_filter));
@@ -691,8 +735,16 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   // The main convolution's data: the input, or what the 1x1 convolution makes of it.
   Shape conv_data = in[0].shape;
   if (p.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = p.expand_num_filter;
-  internal::ConvSpec s =
-      ConvolutionSpec(p, conv_data, out[0].shape, cl, p.channel_first_data);
+  // The main convolution's output: the output, or what the pooling reads.
+  Shape conv_out = out[0].shape;
+  if (p.pool) {
+    for (size_t i = 0; i < 2; ++i) {
+      const int64_t x = conv_data[(cl && !p.channel_first_data ? 1 : 2) + i];
+      conv_out[(cl ? 1 : 2) + i] =
+          (x + 2 * p.pad[i] - (p.dilate[i] * (p.kernel[i] - 1) + 1)) / p.stride[i] + 1;
+    }
+  }
+  internal::ConvSpec s = ConvolutionSpec(p, conv_data, conv_out, cl, p.channel_first_data);
   internal::ConvArgs a = ConvInputs(ctx, in, 1, at.bias);
   // Per-thread scale and shift buffers (see ConvScratch).
   thread_local std::vector<float> affine, expand_affine;
@@ -729,6 +781,15 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     ea.clip_min = p.expand_clip_a_min;
     ea.clip_max = p.expand_clip_a_max;
     internal::RunExpandThenDepthwise(es, ea, s, a);
+  } else if (p.pool) {
+    internal::MaxPoolWindow window;
+    for (size_t i = 0; i < 2; ++i) {
+      window.kernel[i] = p.pool_kernel[i];
+      window.stride[i] = p.pool_stride[i];
+      window.pad[i] = p.pool_pad[i];
+    }
+    internal::RunConvolutionThenMaxPool(s, a, window, out[0].shape[cl ? 1 : 2],
+                                        out[0].shape[cl ? 2 : 3]);
   } else {
     internal::RunConvolution(s, a);
   }
@@ -885,10 +946,10 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .SetOnnx({"Conv"}, ConvolutionOnnx);
 
   r->Register("_hn_convolution")
-          .Describe("Convolution followed by BatchNorm (inference), a residual add and an "
-                    "activation, each optional, fused by the graph optimizer on channel-first "
-                    "or channel-last data; bit-identical to the ops run one after the other "
-                    "unless fast_math.")
+          .Describe("Convolution followed by BatchNorm (inference), a residual add, an "
+                    "activation and a max pooling, each optional, fused by the graph optimizer "
+                    "on channel-first or channel-last data; bit-identical to the ops run one "
+                    "after the other unless fast_math.")
           .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
           .SetInputNames(FusedConvolutionInputNames)
           .SetInferShape(FusedConvolutionInferShape)

@@ -24,6 +24,7 @@
 #include "ops/nn/convolution_few_channels.h"
 #include "ops/nn/gemv.h"
 #include "ops/nn/parallel-inl.h"
+#include "ops/nn/pooling.h"
 
 namespace hybridnet {
 namespace internal {
@@ -71,7 +72,7 @@ class ThreadCountWhile {
 
 enum ScratchSlot {
   kSrcSlot, kDstSlot, kResidualSlot, kFoldSlot, kPrimitiveScratchSlot, kReorderScratchSlot,
-  kExpandedSlot, kSubsampledSlot, kScratchSlots
+  kExpandedSlot, kSubsampledSlot, kConvolvedSlot, kScratchSlots
 };
 
 // Scratch memory for one call on this thread (channel-first data re-laid-out, an output before
@@ -717,11 +718,15 @@ struct FewChannelsWeights {
   NDArray packed;
 };
 
-void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
-  const auto w = KeptWithWeights<FewChannelsWeights>(a, "few_channels", [&] {
+// RunFewChannels' arguments for call (s, a) but the arrays of data, residual and output; `w`
+// keeps its weights.
+FewChannelsArgs FewChannelsArgsOf(const ConvSpec& s, const ConvArgs& a,
+                                  std::shared_ptr<const FewChannelsWeights>* w) {
+  *w = KeptWithWeights<FewChannelsWeights>(a, "few_channels", [&] {
     auto packed = std::make_shared<FewChannelsWeights>();
     packed->packed = NDArray(Shape{FewChannelsWeightFloats(s.F, s.C, s.kernel[0], s.kernel[1])});
-    PackFewChannelsWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1], packed->packed.data<float>());
+    PackFewChannelsWeights(a.weight, s.F, s.C, s.kernel[0], s.kernel[1],
+                           packed->packed.data<float>());
     return packed;
   });
   FewChannelsArgs t;
@@ -738,8 +743,14 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
   t.stride_w = s.stride[1];
   t.pad_top = s.pad_l[0];
   t.pad_left = s.pad_l[1];
-  t.weight = w->packed.data<float>();
+  t.weight = (*w)->packed.data<float>();
   SetEpilogue(s, a, &t);
+  return t;
+}
+
+void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
+  std::shared_ptr<const FewChannelsWeights> w;
+  FewChannelsArgs t = FewChannelsArgsOf(s, a, &w);
   if (s.channel_last && s.data_channel_first) {
     t.data = a.data;
     t.data_channel_first = true;
@@ -796,24 +807,26 @@ void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
   if (epilogue) RunEpilogue(EpilogueOf(s, a, true, 1, y, a.residual, a.out));
 }
 
+// The kernel that runs call s: the first of our own that takes it, else oneDNN's.
+enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn };
+
+ConvKernel KernelFor(const ConvSpec& s) {
+  if (OwnDepthwise(s)) return ConvKernel::kDepthwise;
+  if (OwnGemv(s)) return ConvKernel::kGemv;
+  if (OwnPointwise(s)) return ConvKernel::kPointwise;
+  if (OwnFewChannels(s)) return ConvKernel::kFewChannels;
+  return ConvKernel::kOneDnn;
+}
+
 }  // namespace
 
 void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
-  if (OwnDepthwise(s)) {
-    RunOwnDepthwise(s, a);
-    return;
-  }
-  if (OwnGemv(s)) {
-    RunOwnGemv(s, a);
-    return;
-  }
-  if (OwnPointwise(s)) {
-    RunOwnPointwise(s, a);
-    return;
-  }
-  if (OwnFewChannels(s)) {
-    RunOwnFewChannels(s, a);
-    return;
+  switch (KernelFor(s)) {
+    case ConvKernel::kDepthwise: RunOwnDepthwise(s, a); return;
+    case ConvKernel::kGemv: RunOwnGemv(s, a); return;
+    case ConvKernel::kPointwise: RunOwnPointwise(s, a); return;
+    case ConvKernel::kFewChannels: RunOwnFewChannels(s, a); return;
+    case ConvKernel::kOneDnn: break;
   }
   // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its
   // reduction between threads, so the sums would depend on the thread count: it runs on one
@@ -897,7 +910,8 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
 
 void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d,
                             const ConvArgs& da) {
-  if (e.channel_last && d.channel_last && OwnPointwise(e) && OwnDepthwise(d) && !e.residual &&
+  if (e.channel_last && d.channel_last && KernelFor(e) == ConvKernel::kPointwise &&
+      KernelFor(d) == ConvKernel::kDepthwise && !e.residual &&
       d.in[0] * d.in[1] * e.F * static_cast<int64_t>(sizeof(float)) > kRowByRowMinBytes &&
       d.N * d.out[0] >= kRowByRowMinRows * BackendThreads()) {
     RunRowByRow(e, ea, d, da);
@@ -911,6 +925,56 @@ void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpe
   ConvArgs depthwise_args = da;
   depthwise_args.data = expanded;
   RunConvolution(d, depthwise_args);
+}
+
+void RunConvolutionThenMaxPool(const ConvSpec& s, const ConvArgs& a, const MaxPoolWindow& window,
+                               int64_t pooled_h, int64_t pooled_w) {
+  const int64_t OH = s.out[0], OW = s.out[1], F = s.F;
+  if (!(s.channel_last && !s.residual && KernelFor(s) == ConvKernel::kFewChannels)) {
+    ConvArgs conv_args = a;
+    conv_args.out =
+        ThreadScratch().Get(kConvolvedSlot, static_cast<size_t>(OutputPositions(s) * F));
+    RunConvolution(s, conv_args);
+    MaxPool2D(conv_args.out, a.out, s.N, F, OH, OW, pooled_h, pooled_w, window, s.channel_last);
+    return;
+  }
+  std::shared_ptr<const FewChannelsWeights> w;
+  FewChannelsArgs t = FewChannelsArgsOf(s, a, &w);
+  t.data = a.data;  // channel-last, or channel-first as a network's input (data_channel_first)
+  t.data_channel_first = s.data_channel_first != 0;
+  // Pooled rows (over the samples) split evenly between threads; each keeps the convolution
+  // rows of one window in a ring of kernel-height rows.
+  const int64_t rows = s.N * pooled_h, kh = window.kernel[0], row_floats = OW * F;
+  const int64_t parts = std::min<int64_t>(rows, BackendThreads());
+  float* rings =
+      ThreadScratch().Get(kConvolvedSlot, static_cast<size_t>(parts * kh * row_floats));
+  ParallelFor(parts, true, [&](int64_t part) {
+    float* ring = rings + part * kh * row_floats;
+    FewChannelsArgs row_args = t;
+    int64_t sample = -1, computed = -1;  // the last convolution row in the ring, of `sample`
+    std::vector<const float*> window_rows(static_cast<size_t>(kh));
+    for (int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+      const int64_t n = r / pooled_h, ph = r % pooled_h;
+      const int64_t start = ph * window.stride[0] - window.pad[0];
+      const int64_t lo = std::max<int64_t>(start, 0), hi = std::min(start + kh, OH);
+      if (n != sample) {
+        sample = n;
+        computed = -1;
+      }
+      for (int64_t h = std::max(lo, computed + 1); h < hi; ++h) {
+        row_args.out = ring + h % kh * row_floats;
+        row_args.first_row = n * OH + h;
+        RunFewChannelsRow(row_args, n * OH + h);
+        computed = h;
+      }
+      for (int64_t h = lo; h < hi; ++h) {
+        window_rows[static_cast<size_t>(h - lo)] = ring + h % kh * row_floats;
+      }
+      MaxPoolRowFromRows(window_rows.data(), std::max<int64_t>(hi - lo, 0), OW, F, pooled_w,
+                         window.kernel[1], window.stride[1], window.pad[1],
+                         a.out + r * pooled_w * F);
+    }
+  });
 }
 
 void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last) {

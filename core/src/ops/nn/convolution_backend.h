@@ -29,6 +29,7 @@
 
 #include "hybridnet/ndarray.h"
 #include "hybridnet/op.h"
+#include "ops/nn/pooling.h"
 
 namespace hybridnet {
 namespace internal {
@@ -86,6 +87,16 @@ void RunConvolution(const ConvSpec& spec, const ConvArgs& args);
 /// each). `expand_args.out` and `depthwise_args.data` are unused.
 void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
                             const ConvSpec& depthwise, const ConvArgs& depthwise_args);
+
+/// A 2-D convolution `conv` (no residual) followed by a max pooling (`window`, output
+/// pooled_h x pooled_w): an image network's stem. Where our few-channel kernel runs on
+/// channel-last output, each thread computes the convolution rows its pooled rows need and keeps
+/// the last window's worth, so the convolution's output never goes out to memory; otherwise the
+/// convolution runs whole into scratch first. Either way the results are the bits of
+/// RunConvolution then Pooling (max): the same float operations for every value, a row both
+/// threads need computed by each. `conv_args.out` is the pooled output.
+void RunConvolutionThenMaxPool(const ConvSpec& conv, const ConvArgs& conv_args,
+                               const MaxPoolWindow& window, int64_t pooled_h, int64_t pooled_w);
 
 /// Copies channel-first data (N, C, S) to channel-last (N, S, C), or back; S is the product of
 /// the spatial dims. Exact (a copy).

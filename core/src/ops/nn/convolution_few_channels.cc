@@ -59,7 +59,7 @@ HN_AVX512 void Tile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t 
       }
     }
   }
-  StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
+  StoreTile<R, NB>(a, acc, (row - a.first_row) * a.OW + ow0, b0);
 }
 
 // Zeros for the taps of EdgeTile outside the image: one position's channels.
@@ -101,7 +101,7 @@ HN_AVX512 void EdgeTile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int6
       }
     }
   }
-  StoreTile<R, NB>(a, acc, row * a.OW + ow0, b0);
+  StoreTile<R, NB>(a, acc, (row - a.first_row) * a.OW + ow0, b0);
 }
 
 using FewChannelsFn = void (*)(const FewChannelsArgs&, int64_t, int64_t, int64_t);
@@ -123,8 +123,8 @@ struct FewChannelsEdgeTile {
 // kTiles[nb - 1][positions - 1], kEdgeTiles likewise, kEdges[nb - 1].
 const auto kTiles = TileTable<FewChannelsFn, FewChannelsTile>();
 const auto kEdgeTiles = TileTable<FewChannelsFn, FewChannelsEdgeTile>();
-const std::array<FewChannelsFn, 4> kEdges = {&Tile<1, 1, true>, &Tile<1, 2, true>, &Tile<1, 3, true>,
-                                      &Tile<1, 4, true>};
+const std::array<FewChannelsFn, 4> kEdges = {&Tile<1, 1, true>, &Tile<1, 2, true>,
+                                             &Tile<1, 3, true>, &Tile<1, 4, true>};
 
 // Output row `row` (over the samples) for filter blocks [b0, b0 + nb), nb <= 4.
 void RowItem(const FewChannelsArgs& a, int64_t row, int64_t b0, int nb) {
@@ -159,7 +159,8 @@ int64_t FewChannelsWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW) {
   return (F + 15) / 16 * 16 * C * KH * KW;
 }
 
-void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW, float* packed) {
+void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW,
+                            float* packed) {
   const int64_t blocks = (F + 15) / 16, taps = KH * KW * C;
   for (int64_t b = 0; b < blocks; ++b) {
     for (int64_t kh = 0; kh < KH; ++kh) {
@@ -185,6 +186,14 @@ void RunFewChannels(const FewChannelsArgs& a) {
     const int64_t b0 = g * blocks / groups;
     RowItem(a, row, b0, static_cast<int>((g + 1) * blocks / groups - b0));
   });
+}
+
+void RunFewChannelsRow(const FewChannelsArgs& a, int64_t row) {
+  const int64_t blocks = (a.F + 15) / 16, groups = (blocks + 3) / 4;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t b0 = g * blocks / groups;
+    RowItem(a, row, b0, static_cast<int>((g + 1) * blocks / groups - b0));
+  }
 }
 
 }  // namespace internal

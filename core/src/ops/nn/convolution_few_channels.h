@@ -27,7 +27,8 @@ int64_t FewChannelsWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW);
 
 /// Lays W, (F, C, KH, KW) as MXNet stores it, out in blocks of 16 filters:
 /// [F/16 rounded up][KH][KW][C][16], the missing filters of the last block zero.
-void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW, float* packed);
+void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, int64_t KW,
+                            float* packed);
 
 struct FewChannelsArgs {
   int64_t N = 0, H = 0, W = 0, C = 0, F = 0, KH = 0, KW = 0, OH = 0, OW = 0;
@@ -42,11 +43,17 @@ struct FewChannelsArgs {
   bool clip = false;
   float clip_min = 0, clip_max = 0;
   float* out = nullptr;             ///< (N, OH, OW, F)
+  /// The output row (over the samples) that `out` and `residual` start at (RunFewChannelsRow).
+  int64_t first_row = 0;
 };
 
 /// Only where CpuHasAvx512() (avx512-inl.h), C <= kFewChannelsMax, and with
 /// data_channel_first C <= kFewChannelsMaxChannelFirst.
 void RunFewChannels(const FewChannelsArgs& a);
+
+/// Output row `row` (over the samples: n * OH + oh) of RunFewChannels, every filter, on the
+/// calling thread, into a.out = that row's (OW, F) (a.first_row == row).
+void RunFewChannelsRow(const FewChannelsArgs& a, int64_t row);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -24,6 +24,7 @@
 #include "ops/nn/convolution_backend.h"
 #include "ops/nn/im2col-inl.h"
 #include "ops/nn/parallel-inl.h"
+#include "ops/nn/pooling.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -162,16 +163,13 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
           << DescribeNode(attrs) << ": kernel size (" << k << ") exceeds input (" << x
           << " padded to " << x + 2 * pd << ") along spatial axis " << i << " (data " << data
           << ")";
-      int64_t o;
-      if (p.pooling_convention == PoolingConvention::kValid) {
-        o = 1 + (x + 2 * pd - k) / s;
-      } else if (p.pooling_convention == PoolingConvention::kFull || ns > 1) {
-        o = 1 + static_cast<int64_t>(
-                    std::ceil(static_cast<float>(x + 2 * pd - k) / static_cast<float>(s)));
-      } else {  // same, 1-D
-        o = static_cast<int64_t>(std::ceil(static_cast<float>(x + 2 * pd) / static_cast<float>(s)));
+      if (p.pooling_convention == PoolingConvention::kSame && ns == 1) {
+        odims[sp0 + i] =
+            static_cast<int64_t>(std::ceil(static_cast<float>(x + 2 * pd) / static_cast<float>(s)));
+      } else {  // 'same' beyond 1-D rounds up, as MXNet does
+        odims[sp0 + i] = internal::PooledSize(x, k, s, pd,
+                                              p.pooling_convention != PoolingConvention::kValid);
       }
-      odims[sp0 + i] = o;
     }
   }
   Shape expected(odims);
@@ -251,34 +249,18 @@ void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, fl
   }
 }
 
-// MaxPoolRow for channel-last data on AVX-512, 16 channels at a time, each output straight from
-// its window: a register per output, no column pass through memory (ResNet's 3x3 stride-2 pool
-// on 112 x 112 x 64: 330 -> 60 us). The window is visited column by column, rows within a
-// column, as MaxPoolRow's two passes visit it, so equal values (+0 and -0) resolve alike;
-// _mm512_max_ps(v, m) is v > m ? v : m.
-HN_AVX512 void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C,
-                                int64_t r) {
+// MaxPoolRow for channel-last data on AVX-512 (MaxPoolRowFromRows over the window's rows).
+void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C, int64_t r) {
   const int64_t IH = g.image[1], IW = g.image[2];
   const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  float* out = y + r * g.grid[2] * C;
   const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
   const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += C) {
-    const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-    for (int64_t c = 0; c < C; c += 16) {
-      const __mmask16 lanes = C - c >= 16 ? static_cast<__mmask16>(0xFFFF)
-                                          : static_cast<__mmask16>((1u << (C - c)) - 1);
-      __m512 m = _mm512_set1_ps(-FLT_MAX);
-      for (int64_t w = sw.lo; w < sw.hi; ++w) {
-        for (int64_t d = sd.lo; d < sd.hi; ++d) {
-          for (int64_t h = sh.lo; h < sh.hi; ++h) {
-            m = _mm512_max_ps(_mm512_maskz_loadu_ps(lanes, x + ((d * IH + h) * IW + w) * C + c), m);
-          }
-        }
-      }
-      _mm512_mask_storeu_ps(out + c, lanes, m);
-    }
-  }
+  thread_local std::vector<const float*> rows;
+  rows.clear();
+  for (int64_t d = sd.lo; d < sd.hi; ++d)
+    for (int64_t h = sh.lo; h < sh.hi; ++h) rows.push_back(x + (d * IH + h) * IW * C);
+  internal::MaxPoolRowFromRows(rows.data(), static_cast<int64_t>(rows.size()), IW, C, g.grid[2],
+                               g.kernel[2], g.stride[2], g.pad[2], y + r * g.grid[2] * C);
 }
 
 // avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
@@ -320,42 +302,22 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
   }
 }
 
-void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                    const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<PoolingParam>();
-  const TBlob& xb = in[0];
-  const TBlob& yb = out[0];
-  const size_t ndim = xb.shape.ndim(), ns = ndim - 2;
-  const bool cl = p.layout && internal::IsChannelLast(*p.layout);
-  const size_t sp0 = cl ? 1 : 2;
-  const int64_t N = xb.shape[0], C = xb.shape[cl ? ndim - 1 : 1];
-  std::vector<int64_t> kernel = p.kernel, stride = p.stride, pad = p.pad;
-  if (p.global_pool) {
-    kernel.assign(xb.shape.begin() + sp0, xb.shape.begin() + sp0 + ns);
-    stride.assign(ns, 1);
-    pad.assign(ns, 0);
-  }
-  const SpatialGeom g = internal::MakeGeom(kernel, stride, pad, {}, xb.shape.begin() + sp0,
-                                           yb.shape.begin() + sp0);
+// Pooling of `planes` planes of `lane` values per position (channel-last samples are one plane
+// of C lanes; channel-first ones C planes of one lane). Work items are (plane, output row),
+// split between threads from 32 K input floats on: each output is computed by one thread in a
+// fixed order, so the thread count does not change it.
+void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* xd,
+                float* yd, const SpatialGeom& g, int64_t lane, int64_t planes) {
   const int64_t IS = g.ImageSize(), OS = g.GridSize();
-  const bool include_pad = p.count_include_pad.value_or(true);
-  const bool nan_on_empty = ns == 3;
-  const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
-  const float* xd = xb.ptr<const float>();
-  float* yd = yb.ptr<float>();
-  // Channel-last samples are one plane of C lanes; channel-first ones C planes of one lane.
-  // Work items are (plane, output row), split between threads from 32 K input floats on: each
-  // output is computed by one thread in a fixed order, so the thread count does not change it.
-  const int64_t lane = cl ? C : 1, planes = cl ? N : N * C;
   const int64_t rows = g.grid[0] * g.grid[1];
   const int64_t items = planes * rows;
-  const bool own_max = p.pool_type == PoolType::kMax && cl && internal::CpuHasAvx512();
+  const bool own_max = type == PoolType::kMax && lane > 1 && internal::CpuHasAvx512();
   internal::ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {
     const int64_t i = item / rows, r = item % rows;
     const float* x = xd + i * IS * lane;
     float* y = yd + i * OS * lane;
     float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
-    switch (p.pool_type) {
+    switch (type) {
       case PoolType::kMax:
         if (own_max) {
           MaxPoolRowAvx512(x, y, g, lane, r);
@@ -378,6 +340,30 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
         break;
     }
   });
+}
+
+void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                    const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<PoolingParam>();
+  const TBlob& xb = in[0];
+  const TBlob& yb = out[0];
+  const size_t ndim = xb.shape.ndim(), ns = ndim - 2;
+  const bool cl = p.layout && internal::IsChannelLast(*p.layout);
+  const size_t sp0 = cl ? 1 : 2;
+  const int64_t N = xb.shape[0], C = xb.shape[cl ? ndim - 1 : 1];
+  std::vector<int64_t> kernel = p.kernel, stride = p.stride, pad = p.pad;
+  if (p.global_pool) {
+    kernel.assign(xb.shape.begin() + sp0, xb.shape.begin() + sp0 + ns);
+    stride.assign(ns, 1);
+    pad.assign(ns, 0);
+  }
+  const SpatialGeom g = internal::MakeGeom(kernel, stride, pad, {}, xb.shape.begin() + sp0,
+                                           yb.shape.begin() + sp0);
+  const bool include_pad = p.count_include_pad.value_or(true);
+  const bool nan_on_empty = ns == 3;
+  const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
+  PoolPlanes(p.pool_type, pv, include_pad, nan_on_empty, xb.ptr<const float>(), yb.ptr<float>(),
+             g, cl ? C : 1, cl ? N : N * C);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -531,6 +517,48 @@ void PoolingOnnx(OnnxNodeContext* ctx) {
 }
 
 }  // namespace
+
+namespace internal {
+
+int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
+  if (!full) return 1 + (image + 2 * pad - kernel) / stride;
+  return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
+                                            static_cast<float>(stride)));
+}
+
+void MaxPool2D(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH,
+               int64_t OW, const MaxPoolWindow& w, bool channel_last) {
+  const int64_t image[2] = {H, W}, grid[2] = {OH, OW};
+  const SpatialGeom g = MakeGeom({w.kernel[0], w.kernel[1]}, {w.stride[0], w.stride[1]},
+                                 {w.pad[0], w.pad[1]}, {}, image, grid);
+  PoolPlanes(PoolType::kMax, 1, true, false, x, y, g, channel_last ? C : 1,
+             channel_last ? N : N * C);
+}
+
+// Each output straight from its window, 16 channels at a time in a register: no column pass
+// through memory (ResNet's 3x3 stride-2 pool on 112 x 112 x 64: 330 -> 140-160 us). The window
+// is visited column by column, rows within a column, as MaxPoolRow's two passes visit it, so
+// equal values (+0 and -0) resolve alike; _mm512_max_ps(v, m) is v > m ? v : m.
+HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64_t W, int64_t C,
+                                  int64_t OW, int64_t kernel, int64_t stride, int64_t pad,
+                                  float* out) {
+  for (int64_t pw = 0; pw < OW; ++pw, out += C) {
+    const Span sw = MaxSpan(pw, kernel, stride, pad, W);
+    for (int64_t c = 0; c < C; c += 16) {
+      const __mmask16 lanes = C - c >= 16 ? static_cast<__mmask16>(0xFFFF)
+                                          : static_cast<__mmask16>((1u << (C - c)) - 1);
+      __m512 m = _mm512_set1_ps(-FLT_MAX);
+      for (int64_t w = sw.lo; w < sw.hi; ++w) {
+        for (int64_t i = 0; i < count; ++i) {
+          m = _mm512_max_ps(_mm512_maskz_loadu_ps(lanes, rows[i] + w * C + c), m);
+        }
+      }
+      _mm512_mask_storeu_ps(out + c, lanes, m);
+    }
+  }
+}
+
+}  // namespace internal
 
 void RegisterPoolingOps(OpRegistry* r) {
   r->Register("Pooling")
