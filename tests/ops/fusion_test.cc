@@ -262,8 +262,9 @@ TEST(ConvolutionFusion, ExpansionRowByRowIsBitIdenticalToEagerAtEveryThreadCount
 
 TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCount) {
   // ResNet's stem (7x7 stride-2 convolution, BatchNorm, relu, 3x3 stride-2 max pooling) on 3
-  // samples, so the second thread starts inside a sample; a CIFAR-like 3x3 one with a 2x2 full
-  // pooling; an average pooling and a pooling whose convolution has a second reader stay apart.
+  // samples, so the second thread starts inside a sample; a 1x1 one with a 2x2 full pooling;
+  // average and global poolings, and a pooling whose convolution has a second reader, stay
+  // apart.
   Seed(22);
   std::map<std::string, NDArray> params;
   const Symbol data = Symbol::Var("data");
@@ -297,7 +298,11 @@ TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCou
       "c_pool");
   const Symbol d_conv = ConvLayer(a, "d", 16, 8, 1, 1, 0, true, false, nullptr, "", &params);
   const Symbol d = max_pool(d_conv, "d_pool", "(2, 2)", "(2, 2)", "(0, 0)", "valid");
-  const Symbol net = Symbol::Group({b, c, d, d_conv});
+  // global_pool written as MXNet also accepts it: the kernel is ignored.
+  const Symbol e = Symbol::Create(
+      "Pooling", {ConvLayer(a, "e", 16, 8, 1, 1, 0, true, false, nullptr, "", &params)},
+      {{"pool_type", "max"}, {"kernel", "(2, 2)"}, {"global_pool", "1"}}, "e_pool");
+  const Symbol net = Symbol::Group({b, c, d, d_conv, e});
   GraphExecutor exec(net, {"data"}, params);
   // BatchNorm and relu into the stem (2), its pooling (1), relu and pooling into b (2).
   EXPECT_EQ(exec.stats().num_fused, 5u);
@@ -310,8 +315,8 @@ TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCou
     SCOPED_TRACE(threads);
     SetNumThreads(threads);
     const std::vector<NDArray> fused = exec.Forward({x});
-    ASSERT_EQ(fused.size(), 4u);
-    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(BitEqual(fused[i], eager[i])) << "output " << i;
+    ASSERT_EQ(fused.size(), 5u);
+    for (size_t i = 0; i < 5; ++i) EXPECT_TRUE(BitEqual(fused[i], eager[i])) << "output " << i;
   }
   SetNumThreads(before);
 }

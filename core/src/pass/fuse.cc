@@ -232,7 +232,9 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
   const std::string layout = AttrOrDefault(*pool, "layout");
   const std::string convention = AttrOrDefault(*pool, "pooling_convention");
   const std::vector<int64_t> kernel = ParseIntTuple(AttrOrDefault(*pool, "kernel"));
-  if (AttrOrDefault(*pool, "pool_type") != "max" || AttrOrDefault(*pool, "global_pool") == "True" ||
+  bool global = false;
+  ParseValue(AttrOrDefault(*pool, "global_pool"), &global);
+  if (AttrOrDefault(*pool, "pool_type") != "max" || global ||
       kernel.size() != 2 || !(layout == "None" || layout.empty() || layout == "NCHW") ||
       !(convention == "valid" || convention == "full")) {
     return;
