@@ -626,10 +626,6 @@ HN_CONFORMANCE_CASES(Pooling) {
   };
   cases->push_back(WithGen(PoolCase({1, 1, 1, 3}, Pool("max", {1, 3}, {}, {}, V), "max_skips_nan"),
                            nan_every_other));
-  cases->push_back(WithGen(PoolCase({1, 2, 3, 17}, Pool("max", {2, 3}, {}, {}, V, -1, false, 0,
-                                                        "NHWC"),
-                                    "nhwc_max_skips_nan"),
-                           nan_every_other));
 }
 
 HN_INFERENCE_CASES(Pooling) {

@@ -251,7 +251,7 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
       ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 ||
       !(conv_layout == "None" || conv_layout.empty() || conv_layout == "NCHW") ||
       AttrOrDefault(*conv, "residual") == "True" || AttrOrDefault(*conv, "expand") == "True" ||
-      !(act.empty() || act == "None" || act == "relu")) {
+      AttrOrDefault(*conv, "pool") == "True" || !(act.empty() || act == "None" || act == "relu")) {
     return;
   }
   AttrDict dict = conv->attrs.dict;
