@@ -31,6 +31,12 @@ std::string AttrOrDefault(const Node& node, const std::string& key) {
   return "";
 }
 
+// True when node `n` works on channel-first data (no layout attribute, or NCW, NCHW, NCDHW).
+bool ChannelFirst(const Node& n) {
+  const std::string layout = AttrOrDefault(n, "layout");
+  return layout == "None" || layout.empty() || layout[1] == 'C';
+}
+
 class Fuser {
  public:
   explicit Fuser(const Symbol& graph) : g_(graph.outputs), uses_(g_.num_entries(), 0),
@@ -103,8 +109,7 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
   static const Op* const activation = registry.Find("Activation");
   static const Op* const clip = registry.Find("clip");
   const Node* c = f->node(conv);
-  const std::string layout = AttrOrDefault(*c, "layout");
-  if (layout != "None" && layout != "" && layout[1] != 'C') return;  // channel-last: GPU-only
+  if (!ChannelFirst(*c)) return;  // channel-last: GPU-only
   AttrDict dict = c->attrs.dict;
   std::vector<NodeEntry> inputs = c->inputs;
   std::vector<uint32_t> chain = {conv};
@@ -229,13 +234,12 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
   static const Op* const fused = registry.Find("_hn_convolution");
   const Node* pool = f->node(nid);
   if (f->Removed(nid) || !IsOp(pool, pooling)) return;
-  const std::string layout = AttrOrDefault(*pool, "layout");
   const std::string convention = AttrOrDefault(*pool, "pooling_convention");
   const std::vector<int64_t> kernel = ParseIntTuple(AttrOrDefault(*pool, "kernel"));
   bool global = false;
   ParseValue(AttrOrDefault(*pool, "global_pool"), &global);
   if (AttrOrDefault(*pool, "pool_type") != "max" || global ||
-      kernel.size() != 2 || !(layout == "None" || layout.empty() || layout == "NCHW") ||
+      kernel.size() != 2 || !ChannelFirst(*pool) ||
       !(convention == "valid" || convention == "full")) {
     return;
   }
@@ -246,10 +250,9 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
   }
   const uint32_t producer = f->graph().node_id(conv);
   const std::string act = AttrOrDefault(*conv, "act_type");
-  const std::string conv_layout = AttrOrDefault(*conv, "layout");
   if (f->Removed(producer) || f->SoleReader(producer) != nid ||
       ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 ||
-      !(conv_layout == "None" || conv_layout.empty() || conv_layout == "NCHW") ||
+      !ChannelFirst(*conv) ||
       AttrOrDefault(*conv, "residual") == "True" || AttrOrDefault(*conv, "expand") == "True" ||
       AttrOrDefault(*conv, "pool") == "True" || !(act.empty() || act == "None" || act == "relu")) {
     return;

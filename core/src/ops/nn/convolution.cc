@@ -380,6 +380,11 @@ bool AllKnown(const std::vector<Shape>& in, const std::vector<Shape>& out) {
 
 int64_t DilatedKernel(int64_t k, int64_t d) { return 1 + (k - 1) * d; }
 
+// Convolution's output size along spatial axis i for an input of in_dim.
+int64_t ConvolvedSize(const ConvolutionParam& p, size_t i, int64_t in_dim) {
+  return (in_dim + 2 * p.pad[i] - DilatedKernel(p.kernel[i], p.dilate[i])) / p.stride[i] + 1;
+}
+
 void CheckArity(const NodeAttrs& attrs, size_t n_in, bool no_bias, size_t n_out) {
   HN_CHECK(n_in == (no_bias ? 2u : 3u), kInternal)
       << DescribeNode(attrs) << ": expected "
@@ -453,7 +458,7 @@ bool InferConvolution(const NodeAttrs& attrs, const ConvolutionParam& p, std::ve
         << " > input " << in_dim << " padded to " << in_dim + 2 * p.pad[i] << " along spatial "
         << "axis " << i << " (data " << data << ", "
         << WindowText(p.kernel, p.stride, p.dilate, p.pad) << ")";
-    odims.push_back((in_dim + 2 * p.pad[i] - dk) / p.stride[i] + 1);
+    odims.push_back(ConvolvedSize(p, i, in_dim));
   }
   AssignShape(attrs, "output", Shape(odims), &(*out)[0],
               "data " + data.ToString() + ", " + WindowText(p.kernel, p.stride, p.dilate, p.pad));
@@ -739,9 +744,8 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   Shape conv_out = out[0].shape;
   if (p.pool) {
     for (size_t i = 0; i < 2; ++i) {
-      const int64_t x = conv_data[(cl && !p.channel_first_data ? 1 : 2) + i];
       conv_out[(cl ? 1 : 2) + i] =
-          (x + 2 * p.pad[i] - (p.dilate[i] * (p.kernel[i] - 1) + 1)) / p.stride[i] + 1;
+          ConvolvedSize(p, i, conv_data[(cl && !p.channel_first_data ? 1 : 2) + i]);
     }
   }
   internal::ConvSpec s = ConvolutionSpec(p, conv_data, conv_out, cl, p.channel_first_data);
