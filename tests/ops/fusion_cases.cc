@@ -287,6 +287,15 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 33, 3, 3}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 150, 1, false), true, false, "clip", cl),
         "pointwise_150_filters_bn_clip" + l));
+    // An output over 1 MiB (1369 x 200 floats), whose tiles fetch their lines ahead: fewer
+    // input channels than a tile's prefetching steps (20) and more (40), a masked last block.
+    for (int64_t channels : {20, 40}) {
+      cases->push_back(FusedCase({1, channels, 37, 37},
+                                 Spec(Geom({1, 1}, {1, 1}, {0, 0}, 200, 1, false), true, true,
+                                      "relu", cl),
+                                 "pointwise_large_output_" + std::to_string(channels) +
+                                     "_channels_bn_residual_relu" + l));
+    }
     // Strided 1x1 (ResNet's downsampling): our pointwise kernel on the subsampled input.
     cases->push_back(FusedCase(
         {2, 20, 9, 11}, Spec(Geom({1, 1}, {2, 2}, {0, 0}, 40, 1, false), true, true, "relu", cl),
