@@ -74,6 +74,22 @@ HN_AVX512 inline void ZeroTile(__m512 (&acc)[R][NB]) {
   }
 }
 
+// One step of an R x NB register tile's sums: acc[r][j] += x[r * x_step] * w[j * w_step, lanes],
+// one fused multiply-add each (w: the step's weights of the tile's first filter block).
+template <int R, int NB>
+HN_AVX512 inline void AccumulateStep(const float* x, int64_t x_step, const float* w,
+                                     int64_t w_step, __m512 (&acc)[R][NB]) {
+  __m512 wv[NB];
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + j * w_step);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    const __m512 xv = _mm512_set1_ps(x[r * x_step]);
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
+  }
+}
+
 // The epilogue of an R x NB register tile of a kernel whose output is (positions, a.F): positions
 // [p0, p0 + R), filters from 16 * b0 (the last block masked to a.F), into a.out, with a.residual
 // and the rest of the epilogue's operands taken from `a` (PointwiseArgs, FewChannelsArgs). Apply's

@@ -46,16 +46,7 @@ HN_AVX512 void Tile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int64_t 
       const float* xp = x + ih * st.row + (iw0 + kw) * st.column;
       for (int64_t c = 0; c < C; ++c) {
         const int64_t tap = (kh * a.KW + kw) * C + c;
-        const float* xc = xp + c * st.channel;
-        __m512 wv[NB];
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + (j * taps + tap) * 16);
-#pragma GCC unroll 12
-        for (int r = 0; r < R; ++r) {
-          const __m512 xv = _mm512_set1_ps(xc[r * step]);
-#pragma GCC unroll 4
-          for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
-        }
+        AccumulateStep(xp + c * st.channel, step, w + tap * 16, taps * 16, acc);
       }
     }
   }

@@ -20,21 +20,6 @@ constexpr int64_t kTileRows = 24;
 // Zen 4 and on Intel's server cores before Sapphire Rapids.
 constexpr int64_t kPrefetchMinOutputBytes = int64_t{1} << 20;
 
-// Step k of the sum: acc[r][j] += data[r, k] * weight[k, block j].
-template <int R, int NB>
-HN_AVX512 inline void Accumulate(const float* x, const float* w, int64_t C, int64_t k,
-                                 __m512 (&acc)[R][NB]) {
-  __m512 wv[NB];
-#pragma GCC unroll 4
-  for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + (j * C + k) * 16);
-#pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-    const __m512 xv = _mm512_set1_ps(x[r * C + k]);
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
-  }
-}
-
 // out[p0 + r, 16 * (b0 + j) + lane] for r < R, j < NB: each output the sum over c in order of
 // data * weight (one fused multiply-add per step), then the epilogue.
 template <int R, int NB>
@@ -52,10 +37,10 @@ HN_AVX512 void Tile(const PointwiseArgs& a, int64_t p0, int64_t b0) {
     float* const out = a.out + p0 * a.F + b0 * 16;
     for (; k < std::min<int64_t>(C, R * NB); ++k) {
       __builtin_prefetch(out + k / NB * a.F + k % NB * 16, 1, 3);
-      Accumulate(x, w, C, k, acc);
+      AccumulateStep(x + k, C, w + k * 16, C * 16, acc);
     }
   }
-  for (; k < C; ++k) Accumulate(x, w, C, k, acc);
+  for (; k < C; ++k) AccumulateStep(x + k, C, w + k * 16, C * 16, acc);
   StoreTile<R, NB>(a, acc, p0, b0);
 }
 
