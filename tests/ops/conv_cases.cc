@@ -577,6 +577,11 @@ HN_CONFORMANCE_CASES(Pooling) {
       {{1, 3, 3, 4}, Pool("lp", {}, {}, {}, V, -1, true, 2), "global_lp2"},
       // The ResNet stem's pooling.
       {{1, 64, 112, 112}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V), "resnet_stem"},
+      // Channel-first max pooling 16 outputs of a row at a time on AVX-512: stride 2 from two
+      // loads, other strides gathered; whole and masked blocks between the edge outputs.
+      {{1, 2, 4, 40}, Pool("max", {2, 3}, {1, 1}, {0, 1}, V), "max_stride1_wide_rows"},
+      {{2, 3, 5, 70}, Pool("max", {3, 3}, {3, 3}, {1, 1}, F), "max_stride3_wide_rows"},
+      {{1, 3, 6, 67}, Pool("max", {3, 2}, {2, 2}, {1, 0}, F), "max_stride2_wide_rows"},
       // Channel-last layouts.
       {{1, 4, 4, 3}, Pool("max", {2, 2}, {2, 2}, {0, 0}, V, -1, false, 0, "NHWC"), "nhwc_max"},
       {{2, 7, 6, 3}, Pool("max", {3, 2}, {2, 2}, {1, 1}, F, -1, false, 0, "NHWC"), "nhwc_max_full"},
@@ -626,6 +631,16 @@ HN_CONFORMANCE_CASES(Pooling) {
   };
   cases->push_back(WithGen(PoolCase({1, 1, 1, 3}, Pool("max", {1, 3}, {}, {}, V), "max_skips_nan"),
                            nan_every_other));
+  auto nan_every_seventh = [](std::mt19937& rng, size_t, int64_t i) {
+    return i % 7 == 0 ? std::numeric_limits<double>::quiet_NaN()
+                      : std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  };
+  cases->push_back(WithGen(
+      PoolCase({1, 2, 5, 50}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V), "max_skips_nan_wide_rows"),
+      nan_every_seventh));
+  cases->push_back(WithGen(PoolCase({1, 2, 5, 50}, Pool("max", {3, 3}, {1, 1}, {1, 1}, V),
+                                    "max_stride1_skips_nan_wide_rows"),
+                           nan_every_seventh));
 }
 
 HN_INFERENCE_CASES(Pooling) {

@@ -347,6 +347,37 @@ TEST(ConvolutionFusion, ChannelLastMaxPoolingSkipsNaNAsChannelFirstDoes) {
   EXPECT_TRUE(BitEqual(out[1], out[0]));
 }
 
+TEST(ConvolutionFusion, ChannelFirstMaxPoolingKeepsTheSignOfZeroAsChannelLastDoes) {
+  // The channel-first kernel (16 outputs of a row at a time on AVX-512: stride 2 from two loads,
+  // other strides gathered) against the channel-last one on windows of +0, -0, -1 and NaN, where
+  // only the order of the comparisons decides the sign of a zero maximum: eager (channel-first)
+  // and hybridized (channel-last) ResNets must agree bit for bit.
+  NDArray x = NDArray::Zeros({2, 5, 70, 20});
+  float* v = x.data<float>();
+  const float kinds[] = {0.f, -0.f, -0.f, -1.f, std::numeric_limits<float>::quiet_NaN()};
+  uint32_t state = 12345;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    v[i] = kinds[(state >> 16) % 5];
+  }
+  const Symbol data = Symbol::Var("data");
+  std::vector<Symbol> outputs;
+  for (const char* stride : {"(1, 1)", "(2, 2)", "(2, 3)"}) {
+    const AttrDict window = {{"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", stride},
+                             {"pad", "(1, 1)"}};
+    AttrDict last = window;
+    last["layout"] = "NHWC";
+    outputs.push_back(Symbol::Create(
+        "Pooling", {Symbol::Create("transpose", {data}, {{"axes", "(0, 3, 1, 2)"}})}, window));
+    outputs.push_back(Symbol::Create(
+        "transpose", {Symbol::Create("Pooling", {data}, last)}, {{"axes", "(0, 3, 1, 2)"}}));
+  }
+  const std::vector<NDArray> out =
+      testing_util::RunNodeByNode(Symbol::Group(outputs), {{"data", x}});
+  ASSERT_EQ(out.size(), 6u);
+  for (size_t i = 0; i < 6; i += 2) EXPECT_TRUE(BitEqual(out[i + 1], out[i])) << "window " << i / 2;
+}
+
 TEST(ConvolutionFusion, WeightsChangedAfterAForwardAreUsed) {
   ConvNet n = MakeConvNet(false);
   GraphExecutor exec(n.symbol, {"data"}, n.params);

@@ -759,6 +759,22 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
     RunFewChannels(t);
     return;
   }
+  if (!s.channel_last && !s.residual) {
+    // A channel-first caller (eager): the kernel lays its output rows out channel-first itself
+    // and reads an image's few channels as they are.
+    t.data_channel_first = s.C <= kFewChannelsMaxChannelFirst;
+    t.data = a.data;
+    if (!t.data_channel_first) {
+      const int64_t spatial = s.in[0] * s.in[1];
+      float* data = ThreadScratch().Get(kSrcSlot, static_cast<size_t>(s.N * s.C * spatial));
+      Relayout(a.data, data, s.N, s.C, spatial, true);
+      t.data = data;
+    }
+    t.out_channel_first = true;
+    t.out = a.out;
+    RunFewChannels(t);
+    return;
+  }
   OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
     t.data = data;
     t.residual = residual;

@@ -219,16 +219,12 @@ inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, in
   return Span{std::max<int64_t>(start, 0), std::min(end, image), end - start};
 }
 
-// Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
-// the window's image rows, then the max over each window's columns of that. Every max keeps the
-// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
-// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
-void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
-                int64_t r) {
-  const int64_t IH = g.image[1], IW = g.image[2];
-  const int64_t row_len = IW * lane;
+// MaxPoolRow's first pass: into `colmax`, the elementwise max of the image rows (`row_len`
+// floats each) in the windows of output row r of the grid's first two axes.
+inline void WindowRowsMax(const float* x, const SpatialGeom& g, int64_t row_len, int64_t r,
+                          float* colmax) {
+  const int64_t IH = g.image[1];
   const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  float* out = y + r * g.grid[2] * lane;
   const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
   const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
   std::fill(colmax, colmax + row_len, -FLT_MAX);
@@ -238,6 +234,17 @@ void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, fl
 #pragma omp simd
       for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
     }
+}
+
+// Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
+// the window's image rows, then the max over each window's columns of that. Every max keeps the
+// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
+// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
+void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
+                int64_t r) {
+  const int64_t IW = g.image[2];
+  float* out = y + r * g.grid[2] * lane;
+  WindowRowsMax(x, g, IW * lane, r, colmax);
   for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
     const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
     std::fill(out, out + lane, -FLT_MAX);
@@ -263,6 +270,59 @@ void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C,
                                g.kernel[2], g.stride[2], g.pad[2], y + r * g.grid[2] * C);
 }
 
+// MaxPoolRow for channel-first data (one lane) on AVX-512: the same row pass, then the column
+// pass 16 outputs at a time where their windows lie inside the row, gathering one window column
+// per step (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The
+// comparisons and their order are MaxPoolRow's, so the results are its bits.
+HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g,
+                                     float* colmax, int64_t r) {
+  const int64_t IW = g.image[2], OW = g.grid[2];
+  const int64_t kernel = g.kernel[2], stride = g.stride[2], pad = g.pad[2];
+  WindowRowsMax(x, g, IW, r, colmax);
+  float* out = y + r * OW;
+  auto one = [&](int64_t pw) {
+    const Span sw = MaxSpan(pw, kernel, stride, pad, IW);
+    float m = -FLT_MAX;
+    for (int64_t w = sw.lo; w < sw.hi; ++w) m = colmax[w] > m ? colmax[w] : m;
+    out[pw] = m;
+  };
+  // Outputs [inner_lo, inner_hi) have whole windows: pw * stride - pad >= 0 and
+  // pw * stride - pad + kernel <= IW.
+  const int64_t inner_lo = std::min((pad + stride - 1) / stride, OW);
+  const int64_t inner_hi =
+      std::max(inner_lo, std::min(OW, IW + pad >= kernel ? (IW + pad - kernel) / stride + 1 : 0));
+  for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
+  const __m512i column = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(static_cast<int>(stride)));
+  const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+  for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
+    const __mmask16 lanes = inner_hi - pw >= 16
+                                ? static_cast<__mmask16>(0xFFFF)
+                                : static_cast<__mmask16>((1u << (inner_hi - pw)) - 1);
+    const float* start = colmax + pw * stride - pad;
+    __m512 m = lowest;
+    if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
+      const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
+      const __mmask16 low = span >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << span) - 1);
+      const __mmask16 high = span > 16 ? static_cast<__mmask16>((1u << (span - 16)) - 1) : 0;
+      const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                             28, 30);
+      for (int64_t j = 0; j < kernel; ++j) {
+        const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + j), even,
+                                                _mm512_maskz_loadu_ps(high, start + j + 16));
+        m = _mm512_max_ps(v, m);
+      }
+    } else {
+      for (int64_t j = 0; j < kernel; ++j) {
+        m = _mm512_max_ps(_mm512_mask_i32gather_ps(lowest, lanes, column, start + j, 4), m);
+      }
+    }
+    _mm512_mask_storeu_ps(out + pw, lanes, m);
+  }
+  for (int64_t pw = inner_hi; pw < OW; ++pw) one(pw);
+}
+
 // avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
 // two axes: each output adds its window's values (v / divisor for avg, v^P otherwise) in
 // row-major order, then takes the P-th root. `acc` holds `lane` floats.
@@ -282,6 +342,23 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
                                     : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
     }
     const float divisor = static_cast<float>(pool_size);
+    if (lane == 1) {  // channel-first: one sum, without a vector loop's set-up per value
+      float sum = 0.f;
+      for (int64_t d = sd.lo; d < sd.hi; ++d)
+        for (int64_t h = sh.lo; h < sh.hi; ++h) {
+          const float* v = x + (d * IH + h) * IW;
+          for (int64_t w = sw.lo; w < sw.hi; ++w) {
+            if constexpr (kKind == kAvg) {
+              sum += v[w] / divisor;
+            } else {
+              sum += PowP<P>(v[w]);
+            }
+          }
+        }
+      *out = nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN()
+                                            : RootP<P>(sum);
+      continue;
+    }
     std::fill(acc, acc + lane, 0.f);
     for (int64_t d = sd.lo; d < sd.hi; ++d)
       for (int64_t h = sh.lo; h < sh.hi; ++h)
@@ -312,6 +389,8 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   const int64_t rows = g.grid[0] * g.grid[1];
   const int64_t items = planes * rows;
   const bool own_max = type == PoolType::kMax && lane > 1 && internal::CpuHasAvx512();
+  const bool own_plane_max = type == PoolType::kMax && lane == 1 && internal::CpuHasAvx512() &&
+                             g.image[2] * g.stride[2] < INT32_MAX;  // gather offsets are int32
   internal::ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {
     const int64_t i = item / rows, r = item % rows;
     const float* x = xd + i * IS * lane;
@@ -321,6 +400,8 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
       case PoolType::kMax:
         if (own_max) {
           MaxPoolRowAvx512(x, y, g, lane, r);
+        } else if (own_plane_max) {
+          MaxPoolPlaneRowAvx512(x, y, g, scratch, r);
         } else {
           MaxPoolRow(x, y, g, lane, scratch, r);
         }
