@@ -271,9 +271,9 @@ void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C,
 }
 
 // MaxPoolRow for channel-first data (one lane) on AVX-512: the same row pass, then the column
-// pass 16 outputs at a time where their windows lie inside the row, gathering one window column
-// per step (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The
-// comparisons and their order are MaxPoolRow's, so the results are its bits.
+// pass 16 outputs at a time where their windows lie inside the row, one window column per step
+// (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The comparisons
+// and their order are MaxPoolRow's, so the results are its bits.
 HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g,
                                      float* colmax, int64_t r) {
   const int64_t IW = g.image[2], OW = g.grid[2];
