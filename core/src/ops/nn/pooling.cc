@@ -304,8 +304,8 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
     __m512 m = lowest;
     if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
       const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
-      const __mmask16 low = span >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << span) - 1);
-      const __mmask16 high = span > 16 ? static_cast<__mmask16>((1u << (span - 16)) - 1) : 0;
+      const __mmask16 low = static_cast<__mmask16>(span >= 16 ? 0xFFFFu : (1u << span) - 1);
+      const __mmask16 high = static_cast<__mmask16>(span > 16 ? (1u << (span - 16)) - 1 : 0u);
       const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
                                              28, 30);
       for (int64_t j = 0; j < kernel; ++j) {
