@@ -631,16 +631,6 @@ HN_CONFORMANCE_CASES(Pooling) {
   };
   cases->push_back(WithGen(PoolCase({1, 1, 1, 3}, Pool("max", {1, 3}, {}, {}, V), "max_skips_nan"),
                            nan_every_other));
-  auto nan_every_seventh = [](std::mt19937& rng, size_t, int64_t i) {
-    return i % 7 == 0 ? std::numeric_limits<double>::quiet_NaN()
-                      : std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
-  };
-  cases->push_back(WithGen(
-      PoolCase({1, 2, 5, 50}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V), "max_skips_nan_wide_rows"),
-      nan_every_seventh));
-  cases->push_back(WithGen(PoolCase({1, 2, 5, 50}, Pool("max", {3, 3}, {1, 1}, {1, 1}, V),
-                                    "max_stride1_skips_nan_wide_rows"),
-                           nan_every_seventh));
 }
 
 HN_INFERENCE_CASES(Pooling) {
