@@ -281,9 +281,7 @@ HN_AVX512 void BatchNormScaleShiftAvx512(const float* gamma, const float* beta, 
   const __m512 eps16 = _mm512_set1_ps(static_cast<float>(eps));
   const __m512d one = _mm512_set1_pd(1.0);
   for (int64_t c = 0; c < channels; c += 16) {
-    const __mmask16 lanes = channels - c >= 16
-                                ? static_cast<__mmask16>(0xFFFF)
-                                : static_cast<__mmask16>((1u << (channels - c)) - 1);
+    const __mmask16 lanes = FirstLanes(channels - c);
     const __m512 s = _mm512_sqrt_ps(_mm512_add_ps(_mm512_maskz_loadu_ps(lanes, var + c), eps16));
     const __m256 lo =
         _mm512_cvtpd_ps(_mm512_div_pd(one, _mm512_cvtps_pd(_mm512_castps512_ps256(s))));

@@ -20,8 +20,7 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
   for (int64_t pos = begin; pos < end; ++pos) {
     const int64_t row = pos * a.C;
     for (int64_t c = 0; c < a.C; c += 16) {
-      const __mmask16 lanes =
-          a.C - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (a.C - c)) - 1);
+      const __mmask16 lanes = FirstLanes(a.C - c);
       const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
                                       a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
       const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);

@@ -105,8 +105,7 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) {
     const int64_t c = (b0 + j) * 16;
-    const __mmask16 lanes =
-        F - c >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (F - c)) - 1);
+    const __mmask16 lanes = FirstLanes(F - c);
     __m512 v[R];
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) v[r] = acc[r][j];

@@ -152,13 +152,10 @@ void RowItem(const FewChannelsArgs& a, int64_t row, int64_t b0, int nb) {
 HN_AVX512 void RowToPlanes(const float* row, int64_t OW, int64_t F, float* dst, int64_t plane) {
   for (int64_t ow = 0; ow < OW; ow += 16) {
     const int64_t positions = std::min<int64_t>(16, OW - ow);
-    const __mmask16 lanes = positions == 16 ? static_cast<__mmask16>(0xFFFF)
-                                            : static_cast<__mmask16>((1u << positions) - 1);
+    const __mmask16 lanes = FirstLanes(positions);
     for (int64_t f0 = 0; f0 < F; f0 += 16) {
       const int64_t channels = std::min<int64_t>(16, F - f0);
-      const __mmask16 channel_lanes = channels == 16
-                                          ? static_cast<__mmask16>(0xFFFF)
-                                          : static_cast<__mmask16>((1u << channels) - 1);
+      const __mmask16 channel_lanes = FirstLanes(channels);
       __m512 r[16], a[16];
       for (int i = 0; i < 16; ++i) {
         r[i] = i < positions ? _mm512_maskz_loadu_ps(channel_lanes, row + (ow + i) * F + f0)

@@ -30,7 +30,7 @@ HN_AVX512 inline float ReduceAdd(__m512 v) {
 template <int R>
 HN_AVX512 void GemvBlock(const float* W, const float* x, float* y, int64_t r, int64_t cols) {
   const int64_t full = cols / 16 * 16;
-  const __mmask16 tail = static_cast<__mmask16>((1u << (cols - full)) - 1);
+  const __mmask16 tail = FirstLanes(cols - full);
   const float* w = W + r * cols;
   __m512 acc[R];
 #pragma GCC unroll 12

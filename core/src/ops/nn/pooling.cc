@@ -297,15 +297,12 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
       _mm512_set1_epi32(static_cast<int>(stride)));
   const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
   for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
-    const __mmask16 lanes = inner_hi - pw >= 16
-                                ? static_cast<__mmask16>(0xFFFF)
-                                : static_cast<__mmask16>((1u << (inner_hi - pw)) - 1);
+    const __mmask16 lanes = internal::FirstLanes(inner_hi - pw);
     const float* start = colmax + pw * stride - pad;
     __m512 m = lowest;
     if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
       const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
-      const __mmask16 low = static_cast<__mmask16>(span >= 16 ? 0xFFFFu : (1u << span) - 1);
-      const __mmask16 high = static_cast<__mmask16>(span > 16 ? (1u << (span - 16)) - 1 : 0u);
+      const __mmask16 low = internal::FirstLanes(span), high = internal::FirstLanes(span - 16);
       const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
                                              28, 30);
       for (int64_t j = 0; j < kernel; ++j) {
@@ -626,8 +623,7 @@ HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64
   for (int64_t pw = 0; pw < OW; ++pw, out += C) {
     const Span sw = MaxSpan(pw, kernel, stride, pad, W);
     for (int64_t c = 0; c < C; c += 16) {
-      const __mmask16 lanes = C - c >= 16 ? static_cast<__mmask16>(0xFFFF)
-                                          : static_cast<__mmask16>((1u << (C - c)) - 1);
+      const __mmask16 lanes = internal::FirstLanes(C - c);
       __m512 m = _mm512_set1_ps(-FLT_MAX);
       for (int64_t w = sw.lo; w < sw.hi; ++w) {
         for (int64_t i = 0; i < count; ++i) {
