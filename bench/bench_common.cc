@@ -38,6 +38,7 @@ void PrintSettings() {
   std::printf("OpenBLAS core: %s; OPENBLAS_CORETYPE=%s; OPENBLAS_NUM_THREADS=%s; threads in use: %d\n",
               openblas_get_corename(), coretype ? coretype : "(unset)", threads ? threads : "(unset)",
               openblas_get_num_threads());
+  std::printf("%s\n", hybridnet::KernelLibraries().c_str());
   if (coretype) {
     std::printf("note: OPENBLAS_CORETYPE forces one kernel family (e.g. Haswell = AVX2 even on "
                 "AVX-512 machines); unset it to let OpenBLAS pick the fastest for this CPU.\n");

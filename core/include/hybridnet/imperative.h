@@ -29,5 +29,9 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
 void SetNumThreads(int num_threads);
 /// The thread count of the dense-layer backend (OpenBLAS); SetNumThreads makes all agree.
 int GetNumThreads();
+/// The kernel libraries in force, for benchmark reports: where matrix products run (OpenBLAS
+/// and its kernel set, or oneDNN's sgemm where OpenBLAS does not know the CPU and falls back to
+/// SSE kernels) and oneDNN's version and instruction set (convolutions).
+std::string KernelLibraries();
 
 }  // namespace hybridnet

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "graph/naming.h"
+#include "ops/linalg/blas.h"
 #include "ops/nn/convolution_backend.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
@@ -137,5 +138,10 @@ void SetNumThreads(int num_threads) {
 }
 
 int GetNumThreads() { return openblas_get_num_threads(); }
+
+std::string KernelLibraries() {
+  return "matrix products: " + internal::MatrixLibraryDescription() +
+         "; convolutions: " + internal::BackendDescription();
+}
 
 }  // namespace hybridnet

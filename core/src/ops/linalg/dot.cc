@@ -1,5 +1,5 @@
 // dot (MXNet src/operator/tensor/dot-inl.h): contracts the last axis of lhs with the first axis
-// of rhs (after the optional transposes), through OpenBLAS.
+// of rhs (after the optional transposes), through Gemm (blas.h).
 //
 // An N-D lhs is viewed as a matrix (prod(shape[:-1]), shape[-1]), or with transpose_a as
 // (shape[0], prod(shape[1:])) transposed; rhs likewise as (shape[0], prod(shape[1:])) or, with
@@ -12,6 +12,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/linalg/blas.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -115,11 +116,7 @@ void DotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   const int64_t m = p.transpose_a ? l.cols : l.rows;
   const int64_t k = p.transpose_a ? l.rows : l.cols;
   const int64_t n = p.transpose_b ? r.rows : r.cols;
-  cblas_sgemm(CblasRowMajor, p.transpose_a ? CblasTrans : CblasNoTrans,
-              p.transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.f, a,
-              static_cast<blasint>(l.cols), b, static_cast<blasint>(r.cols), 0.f, c,
-              static_cast<blasint>(n));
+  internal::Gemm(p.transpose_a, p.transpose_b, m, n, k, 1.f, a, l.cols, b, r.cols, 0.f, c, n);
 }
 
 // ONNX MatMul batches N-D operands instead of contracting them, so N-D operands are flattened to

@@ -4,8 +4,8 @@
 //
 // Inputs are batches of matrices: the last two axes are the matrix (for gemm/gemm2, the row
 // axis is `axis` and the column axis the last one), every other axis is a batch axis. float32
-// and float64, as in MXNet; BLAS and LAPACK come from OpenBLAS (lapack-inl.h), called the way
-// MXNet's CPU kernels call them so that factorisations have MXNet's signs and layouts.
+// and float64, as in MXNet; the matrix products run on Gemm (blas.h), the other BLAS and
+// LAPACK routines on OpenBLAS (lapack-inl.h), called the way MXNet's CPU kernels call them so that factorisations have MXNet's signs and layouts.
 // Failures MXNet reports (potrf of a matrix that is not positive definite, inverse of a
 // singular matrix) are errors naming the node.
 #include <algorithm>

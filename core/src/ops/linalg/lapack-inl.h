@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "ops/linalg/blas.h"
+
 namespace hybridnet {
 namespace internal {
 
@@ -52,7 +54,6 @@ struct Routines;
 
 template <>
 struct Routines<float> {
-  static constexpr auto gemm = cblas_sgemm;
   static constexpr auto trmm = cblas_strmm;
   static constexpr auto trsm = cblas_strsm;
   static constexpr auto syrk = cblas_ssyrk;
@@ -67,7 +68,6 @@ struct Routines<float> {
 
 template <>
 struct Routines<double> {
-  static constexpr auto gemm = cblas_dgemm;
   static constexpr auto trmm = cblas_dtrmm;
   static constexpr auto trsm = cblas_dtrsm;
   static constexpr auto syrk = cblas_dsyrk;
@@ -88,7 +88,7 @@ struct Lapack {
   static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
                    T alpha, const T* a, blasint lda, const T* b, blasint ldb, T beta, T* c,
                    blasint ldc) {
-    R::gemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    Gemm(ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   static void trmm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, blasint m, blasint n,
                    T alpha, const T* a, blasint lda, T* b, blasint ldb) {

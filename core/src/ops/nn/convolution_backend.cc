@@ -49,11 +49,6 @@ dnnl::stream& Stream() {
 // 0 until SetBackendThreads: OpenMP's own default (OMP_NUM_THREADS or the core count).
 std::atomic<int> g_threads{0};
 
-void UseBackendThreads() {
-  const int want = g_threads.load(std::memory_order_relaxed);
-  if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
-}
-
 // OpenMP's thread count on this thread is `count` while it lives, then as before.
 class ThreadCountWhile {
  public:
@@ -1038,6 +1033,11 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
     HN_THROW(kInternal) << "re-layout of (" << N << ", " << C << ", " << S << ") failed ("
                         << err.what() << ")";
   }
+}
+
+void UseBackendThreads() {
+  const int want = g_threads.load(std::memory_order_relaxed);
+  if (want > 0 && omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
 void SetBackendThreads(int num_threads) {

@@ -105,8 +105,10 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
 /// Threads every later oneDNN primitive runs with (>= 1), on every thread.
 void SetBackendThreads(int num_threads);
 int BackendThreads();
+/// Sets the calling thread's OpenMP thread count to SetBackendThreads' before a oneDNN call.
+void UseBackendThreads();
 
-/// "oneDNN 2.6.3, ISA avx512_core (...)" for benchmarks and `hybridnet info`.
+/// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
 std::string BackendDescription();
 
 }  // namespace internal

@@ -66,20 +66,25 @@ void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
 
 // Work items: about kTileRows positions (tiles of equal size) times a group of at most 4 filter
 // blocks (groups of equal size: MobileNet's 144 filters, 9 blocks, run as 3 + 3 + 3, not
-// 4 + 4 + 1). Items of one tile are consecutive, so a thread computes every group of a tile while
-// its inputs are in L1; and small images (7 x 7) still split evenly between threads.
+// 4 + 4 + 1). Where the data is the larger operand, items of one tile are consecutive, so a
+// thread computes every group of a tile while its inputs are in L1; where the weights are
+// (fewer positions than filters: ResNet-50's 7 px and 14 px layers, up to 8 MB of weights),
+// items of one group are, so each group's weights come from memory once rather than once a
+// tile. Small images (7 x 7) still split evenly between threads.
 struct WorkItems {
   explicit WorkItems(const PointwiseArgs& a)
       : blocks((a.F + 15) / 16), groups((blocks + 3) / 4),
-        tiles((a.positions + kTileRows - 1) / kTileRows) {}
+        tiles((a.positions + kTileRows - 1) / kTileRows), groups_outer(a.F > a.positions) {}
   int64_t count() const { return tiles * groups; }
   void Run(const PointwiseArgs& a, int64_t item) const {
-    const int64_t t = item / groups, g = item % groups;
+    const int64_t t = groups_outer ? item % tiles : item / groups;
+    const int64_t g = groups_outer ? item / tiles : item % groups;
     const int64_t b0 = g * blocks / groups;
     Item(a, a.positions * t / tiles, a.positions * (t + 1) / tiles, b0,
          static_cast<int>((g + 1) * blocks / groups - b0));
   }
   int64_t blocks, groups, tiles;
+  bool groups_outer;
 };
 
 }  // namespace

@@ -2,13 +2,13 @@
 // internal "_hn_fully_connected_act" (FullyConnected followed by an Activation, created by the
 // fusion pass) which runs the very same kernel and then the shared activation code in place, so
 // fused and unfused graphs give bit-identical results.
-#include <cblas.h>
 
 #include <cstring>
 #include <string>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/linalg/blas.h"
 #include "ops/nn/activation-inl.h"
 #include "ops/nn/avx512-inl.h"
 #include "ops/nn/gemv.h"
@@ -118,8 +118,8 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   return known;
 }
 
-// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. One row uses Gemv (OpenBLAS's
-// sgemv on CPUs without AVX-512), more use sgemm, whose output rows start as the bias (then
+// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. One row uses Gemv (MatrixVector on
+// CPUs without AVX-512), more use Gemm (blas.h), whose output rows start as the bias (then
 // beta = 1) or are ignored (beta = 0). Both the plain and the fused op call this, so their
 // results are identical.
 void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
@@ -144,13 +144,9 @@ void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob
     beta = 1.f;
   }
   if (batch == 1) {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(hidden),
-                static_cast<blasint>(k), 1.f, w, static_cast<blasint>(k), x, 1, beta, y, 1);
+    internal::MatrixVector(hidden, k, w, x, beta, y);
   } else {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(batch),
-                static_cast<blasint>(hidden), static_cast<blasint>(k), 1.f, x,
-                static_cast<blasint>(k), w, static_cast<blasint>(k), beta, y,
-                static_cast<blasint>(hidden));
+    internal::Gemm(false, true, batch, hidden, k, 1.f, x, k, w, k, beta, y, hidden);
   }
 }
 

@@ -15,8 +15,6 @@
 // use_sequence_length (cuDNN-only in MXNet; its CPU build rejects it) follows cuDNN: sequence n
 // runs for its first len[n] steps (the backward direction starts at step len[n] - 1), outputs
 // beyond are 0, and the final states are those after len[n] steps.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +25,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/linalg/blas.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -173,20 +172,6 @@ bool RNNType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
   return known && len != DType::kUnknown;
 }
 
-void Gemm(bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-          int64_t ldb, float beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.f, a, static_cast<blasint>(lda),
-              b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
-}
-
-void Gemm(bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
-          int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(lda),
-              b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
-}
-
 template <typename T>
 T Sigmoid(T x) {
   return T{1} / (T{1} + std::exp(-x));
@@ -217,7 +202,7 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
   T* hw = xw + dm.t * n * gh;  // (N, G * H)
   T* hcur = hw + n * gh;       // (N, H)
   T* ccur = hcur + n * h;      // (N, H)
-  Gemm(true, dm.t * n, gh, in, x, in, wx, in, T{0}, xw, gh);
+  internal::Gemm(false, true, dm.t * n, gh, in, T{1}, x, in, wx, in, T{0}, xw, gh);
   // bx (and, except for GRU's n gate, bh) fold into the input projection.
   for (int64_t r = 0; r < dm.t * n; ++r) {
     T* row = xw + r * gh;
@@ -232,9 +217,9 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
     if (mode == RNNMode::kGru) {
       for (int64_t b = 0; b < n; ++b)
         std::memcpy(hw + b * gh, bh, static_cast<size_t>(gh) * sizeof(T));
-      Gemm(true, n, gh, h, hcur, h, wh, h, T{1}, hw, gh);
+      internal::Gemm(false, true, n, gh, h, T{1}, hcur, h, wh, h, T{1}, hw, gh);
     } else {
-      Gemm(true, n, gh, h, hcur, h, wh, h, T{0}, hw, gh);
+      internal::Gemm(false, true, n, gh, h, T{1}, hcur, h, wh, h, T{0}, hw, gh);
     }
     for (int64_t b = 0; b < n; ++b) {
       T* yrow = y + (t * n + b) * yw + dir * h;

@@ -5,10 +5,9 @@
 // Interleaved layouts: a self-attention projection (T, N, 3 * H * D) holds, per time step and
 // batch element, H heads of [query | key | value] with D features each; the encoder-decoder
 // keys_values (T, N, 2 * H * D) holds H heads of [key | value]; queries (T, N, H * D). Attention
-// scores are (N * H, Tq, Tk), indexed by n * H + h. Every product goes through OpenBLAS gemm.
+// scores are (N * H, Tq, Tk), indexed by n * H + h. Every product goes through Gemm (blas.h).
 // MXNet's CPU kernels of the interleaved ops take float32 only; batch_dot and div_sqrt_dim
 // also take float64.
-#include <cblas.h>
 
 #include <cmath>
 #include <cstdint>
@@ -17,29 +16,13 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/linalg/blas.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
 
 namespace {
-
-// Row-major C = alpha * op(A) * op(B), C of m x n, with leading dimensions.
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-          int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.f, c,
-              static_cast<blasint>(ldc));
-}
-
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-          int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
-              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0, c,
-              static_cast<blasint>(ldc));
-}
 
 // float32 or float64, one dtype for every input and output (MXNet's real-type kernels).
 bool RealType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
@@ -132,8 +115,8 @@ void BatchDotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
     const T* y = in[1].ptr<const T>();
     T* z = out[0].ptr<T>();
     for (int64_t i = 0; i < batch; ++i)
-      Gemm(p.transpose_a, p.transpose_b, m, cols, k, T{1}, x + i * m * k, a[n - 1],
-           y + i * k * cols, b[n - 1], z + i * m * cols, cols);
+      internal::Gemm(p.transpose_a, p.transpose_b, m, cols, k, T{1}, x + i * m * k, a[n - 1],
+                     y + i * k * cols, b[n - 1], T{0}, z + i * m * cols, cols);
   });
 }
 
@@ -217,8 +200,8 @@ void ScoresQK(const T* q, int64_t q_step, const T* keys, int64_t k_step, int64_t
               int64_t part_stride_k, int64_t batches, int64_t tq, int64_t tk, int64_t d, T* out) {
   const T scale = T{1} / std::sqrt(static_cast<T>(d));
   for (int64_t k = 0; k < batches; ++k)
-    Gemm(false, true, tq, tk, d, scale, q + k * part_stride_q, q_step, keys + k * part_stride_k,
-         k_step, out + k * tq * tk, tk);
+    internal::Gemm(false, true, tq, tk, d, scale, q + k * part_stride_q, q_step,
+                   keys + k * part_stride_k, k_step, T{0}, out + k * tq * tk, tk);
 }
 
 // out[t, k, :] = sum_j att[k, t, j] * v[j, k, :].
@@ -226,8 +209,8 @@ template <typename T>
 void WeightedValues(const T* att, const T* v, int64_t v_step, int64_t part_stride_v,
                     int64_t batches, int64_t tq, int64_t tk, int64_t d, T* out) {
   for (int64_t k = 0; k < batches; ++k)
-    Gemm(false, false, tq, d, tk, T{1}, att + k * tq * tk, tk, v + k * part_stride_v, v_step,
-         out + k * d, batches * d);
+    internal::Gemm(false, false, tq, d, tk, T{1}, att + k * tq * tk, tk, v + k * part_stride_v,
+                   v_step, T{0}, out + k * d, batches * d);
 }
 
 void SelfAttQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

@@ -8,9 +8,7 @@
 //    (others read 0) and clamps the bilinear neighbours at the last row and column.
 //  * _contrib_ModulatedDeformableConvolution (DCN v2): positions inside (-1, H) x (-1, W) are
 //    sampled with out-of-image neighbours as 0, and every tap is multiplied by its mask value.
-// The sampled columns feed one GEMM per group (OpenBLAS), then the bias is added.
-#include <cblas.h>
-
+// The sampled columns feed one GEMM per group (Gemm, blas.h), then the bias is added.
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/linalg/blas.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -268,17 +267,6 @@ void DeformIm2Col(const DeformGeom& g, const T* im, const T* offset, const T* ma
   }
 }
 
-inline void Gemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.f, a, static_cast<int>(k), b, static_cast<int>(n), 0.f, c,
-              static_cast<int>(n));
-}
-inline void Gemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0, a, static_cast<int>(k), b, static_cast<int>(n), 0.0, c,
-              static_cast<int>(n));
-}
-
 template <typename P>
 void DeformCompute(const OpContext&,
                    const NodeAttrs& attrs,
@@ -310,8 +298,9 @@ void DeformCompute(const OpContext&,
                    mask != nullptr ? mask + n * g.dg * taps * positions : nullptr, col.data());
       T* yn = y + n * filters * positions;
       for (int64_t gi = 0; gi < groups; ++gi)
-        Gemm(m, positions, k, weight + gi * m * k, col.data() + gi * k * positions,
-             yn + gi * m * positions);
+        internal::Gemm(false, false, m, positions, k, T{1}, weight + gi * m * k, k,
+                       col.data() + gi * k * positions, positions, T{0}, yn + gi * m * positions,
+                       positions);
       if (bias != nullptr)
         for (int64_t f = 0; f < filters; ++f)
           for (int64_t q = 0; q < positions; ++q) yn[f * positions + q] += bias[f];

@@ -1,0 +1,41 @@
+// The matrix products of every op (FullyConnected, dot, batch_dot, linalg_gemm, RNN, attention,
+// deformable convolution), row-major. float products run on OpenBLAS, unless OpenBLAS runs
+// kernels of a lower vector ISA than the CPU has without being told to (OPENBLAS_CORETYPE
+// unset): its DYNAMIC_ARCH build falls back to SSE3 (Prescott) kernels on CPUs newer than
+// itself, e.g. Debian 12's 0.3.21 on Xeons of model 207, where the seed MLP at batch 256 took
+// 5.5x the time it takes on oneDNN's sgemm. Those products then run on oneDNN's sgemm, which
+// dispatches on the CPU's features. The choice is made once per process, so eager and graph
+// runs agree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hybridnet {
+namespace internal {
+
+enum class MatrixLibrary { kOpenBlas, kOneDnn };
+
+/// c (m x n) = alpha * op(a) * op(b) + beta * c; op(a) is m x k, op(b) k x n; lda, ldb, ldc are
+/// the row strides of a, b and c as stored. beta = 0 ignores c's contents.
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc);
+/// The same in float64 (OpenBLAS always).
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+          const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+          int64_t ldc);
+
+/// y (m) = a (m x k, rows of stride k) * x (k) + beta * y.
+void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y);
+
+/// The library float products run on in this process.
+MatrixLibrary FloatMatrixLibrary();
+/// Makes later float products run on `library` (tests compare the two).
+void SetFloatMatrixLibrary(MatrixLibrary library);
+/// "OpenBLAS (core SkylakeX)", or "oneDNN sgemm (OpenBLAS runs Prescott kernels on this
+/// AVX-512 CPU)": for benchmark reports.
+std::string MatrixLibraryDescription();
+
+}  // namespace internal
+}  // namespace hybridnet
