@@ -5,7 +5,8 @@
 // Inputs are batches of matrices: the last two axes are the matrix (for gemm/gemm2, the row
 // axis is `axis` and the column axis the last one), every other axis is a batch axis. float32
 // and float64, as in MXNet; the matrix products run on Gemm (blas.h), the other BLAS and
-// LAPACK routines on OpenBLAS (lapack-inl.h), called the way MXNet's CPU kernels call them so that factorisations have MXNet's signs and layouts.
+// LAPACK routines on OpenBLAS (lapack-inl.h), called the way MXNet's CPU kernels call them so
+// that factorisations have MXNet's signs and layouts.
 // Failures MXNet reports (potrf of a matrix that is not positive definite, inverse of a
 // singular matrix) are errors naming the node.
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/linalg/blas.h"
 #include "ops/linalg/lapack-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -220,11 +222,10 @@ void GemmCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
     const T beta = with_c ? static_cast<T>(p.beta) : T(0);
     const int64_t k = p.transpose_a ? a.rows : a.cols;
     for (int64_t i = 0; i < c.Count(); ++i) {
-      Lapack<T>::gemm(p.transpose_a ? CblasTrans : CblasNoTrans,
-                      p.transpose_b ? CblasTrans : CblasNoTrans, Int(c.rows), Int(c.cols),
-                      Int(k), static_cast<T>(p.alpha), in[0].ptr<const T>() + a.Offset(i),
-                      Int(a.Ld()), in[1].ptr<const T>() + b.Offset(i), Int(b.Ld()), beta,
-                      out[0].ptr<T>() + c.Offset(i), Int(c.Ld()));
+      internal::Gemm(p.transpose_a, p.transpose_b, c.rows, c.cols, k, static_cast<T>(p.alpha),
+                     in[0].ptr<const T>() + a.Offset(i), a.Ld(),
+                     in[1].ptr<const T>() + b.Offset(i), b.Ld(), beta,
+                     out[0].ptr<T>() + c.Offset(i), c.Ld());
     }
   });
 }

@@ -9,8 +9,6 @@
 
 #include <cstddef>
 
-#include "ops/linalg/blas.h"
-
 namespace hybridnet {
 namespace internal {
 
@@ -85,11 +83,6 @@ struct Routines<double> {
 template <typename T>
 struct Lapack {
   using R = Routines<T>;
-  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
-                   T alpha, const T* a, blasint lda, const T* b, blasint ldb, T beta, T* c,
-                   blasint ldc) {
-    Gemm(ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  }
   static void trmm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, blasint m, blasint n,
                    T alpha, const T* a, blasint lda, T* b, blasint ldb) {
     R::trmm(CblasRowMajor, side, uplo, t, CblasNonUnit, m, n, alpha, a, lda, b, ldb);
