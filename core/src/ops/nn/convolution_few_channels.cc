@@ -129,9 +129,10 @@ void RowItem(const FewChannelsArgs& a, int64_t row, int64_t b0, int nb) {
   const size_t k = static_cast<size_t>(nb - 1);
   const int rows = TileRowsFor(nb);
   if (!a.data_channel_first) {
-    // Whole tiles from the row's start; those holding an edge position read zeros there.
-    for (int64_t ow = 0; ow < a.OW; ow += rows) {
-      const int64_t r = std::min<int64_t>(rows, a.OW - ow);
+    // Tiles of equal size over the row; those holding an edge position read zeros there.
+    const int64_t tiles = (a.OW + rows - 1) / rows;
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t ow = a.OW * t / tiles, r = a.OW * (t + 1) / tiles - ow;
       const auto& table = ow >= first && ow + r <= last ? kTiles : kEdgeTiles;
       table[k][static_cast<size_t>(r - 1)](a, row, ow, b0);
     }
