@@ -317,6 +317,9 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {2, 16, 10, 10}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), true, true, "relu", cl),
         "few_channels_bn_residual_relu" + l));
+    cases->push_back(FusedCase(
+        {1, 16, 4, 40}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), true, true, "relu", cl),
+        "few_channels_wide_bn_residual_relu" + l));
     // A 1x1 convolution computing a depthwise one's data (MobileNet v2's expansion): small
     // images run the two one after the other; expanded images above 1 MiB (64 x 67 x 70
     // floats), channel-last on AVX-512, a few rows at a time.
