@@ -270,12 +270,13 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{1, 20, 6, 40}, 40, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "few_channels_pad0"},
       {{{1, 5, 3, 2}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_kernel_wider"},
       // Rows wide enough for tiles with no edge position, whose windows are addressed at
-      // distances known at compile time: 16 channels at stride 1 (one and two filter blocks),
-      // 32 channels, and 16 at stride 2.
+      // distances known at compile time, and edge tiles with one window column outside on
+      // the left or the right: 16 channels at stride 1 (one and two filter blocks), 32
+      // channels, and 16 at stride 2.
       {{{2, 16, 5, 40}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_16_wide"},
       {{{1, 16, 4, 45}, 20, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true}, "few_channels_16_wide_20"},
       {{{1, 32, 5, 30}, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_32_wide"},
-      {{{1, 16, 7, 50}, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, false}, "few_channels_16_s2_wide"},
+      {{{1, 16, 7, 49}, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, false}, "few_channels_16_s2_wide"},
   };
   for (const auto& c : conv2d) cases->push_back(ConvCase(c.first, c.second));
   // Depthwise (num_group == channels), with channel multipliers, dilation, 1-D and 3-D.

@@ -74,17 +74,18 @@ HN_AVX512 inline void ZeroTile(__m512 (&acc)[R][NB]) {
   }
 }
 
-// One step of an R x NB register tile's sums: acc[r][j] += x[r * x_step] * w[j * w_step, lanes],
-// one fused multiply-add each (w: the step's weights of the tile's first filter block).
-template <int R, int NB>
+// One step of an R x NB register tile's sums over its rows [kFirst, kLast) (all by default):
+// acc[r][j] += x[(r - kFirst) * x_step] * w[j * w_step, lanes], one fused multiply-add each
+// (w: the step's weights of the tile's first filter block).
+template <int R, int NB, int kFirst = 0, int kLast = R>
 HN_AVX512 inline void AccumulateStep(const float* x, int64_t x_step, const float* w,
                                      int64_t w_step, __m512 (&acc)[R][NB]) {
   __m512 wv[NB];
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + j * w_step);
 #pragma GCC unroll 12
-  for (int r = 0; r < R; ++r) {
-    const __m512 xv = _mm512_set1_ps(x[r * x_step]);
+  for (int r = kFirst; r < kLast; ++r) {
+    const __m512 xv = _mm512_set1_ps(x[(r - kFirst) * x_step]);
 #pragma GCC unroll 4
     for (int j = 0; j < NB; ++j) acc[r][j] = _mm512_fmadd_ps(xv, wv[j], acc[r][j]);
   }

@@ -11,7 +11,8 @@
 // channel-first while it is in L1: ResNet's stem, run eagerly, 3.39 -> 2.86 ms.
 // Each output is one sum over the taps in (kh, kw, c) order computed by one thread: results do
 // not depend on the tiling or the thread count. Taps in the padding are skipped, or (channel-last
-// tiles holding an edge position) read as zeros, which gives the same sums for finite weights.
+// tiles with window columns outside the image on both sides or more than one outside) read as
+// zeros, which gives the same sums for finite weights.
 #pragma once
 
 #include <cstdint>
