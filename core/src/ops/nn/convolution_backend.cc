@@ -71,7 +71,8 @@ enum ScratchSlot {
 };
 
 // Scratch memory for one call on this thread (channel-first data re-laid-out, an output before
-// it is laid back, per-channel post-op values), 64-byte aligned, grown as needed and reused.
+// it is laid back, weights with BatchNorm folded in), 64-byte aligned, grown as needed and
+// reused.
 class Scratch {
  public:
   float* Get(size_t slot, size_t count) {
@@ -184,7 +185,7 @@ struct ConvPrimitive {
   // primitives (Debian builds it with DNNL_ENABLE_CONCURRENT_EXEC off), so two threads running
   // convolutions at once overwrote each other's partial sums.
   memory::desc scratchpad_md;
-  memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md, channel_md;
+  memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md;
   bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
   // The epilogue (BatchNorm, residual add, relu) runs after the primitive (RunEpilogue, the same
   // float operations as the separate ops), instead of as oneDNN post-ops: always with BatchNorm,
@@ -230,9 +231,6 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   p->fold_bn = s.fast_math && s.bn;
   p->has_bias = s.bias || p->fold_bn;
   if (p->has_bias) p->bias_md = memory::desc({s.F}, memory::data_type::f32, Tag::a);
-  memory::dims chan(static_cast<size_t>(s.nd + 2), 1);
-  chan[1] = s.F;
-  p->channel_md = memory::desc(chan, memory::data_type::f32, ChannelFirstTag(s.nd));
   const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);
   memory::dims dilate;
   for (int64_t i = 0; i < s.nd; ++i) dilate.push_back(s.dilate[i] - 1);
@@ -244,10 +242,6 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   auto post_ops = [&]() {
     dnnl::post_ops ops;
     if (p->epilogue_after) return ops;
-    if (s.bn && !p->fold_bn) {
-      ops.append_binary(dnnl::algorithm::binary_mul, p->channel_md);
-      ops.append_binary(dnnl::algorithm::binary_add, p->channel_md);
-    }
     if (s.residual) ops.append_sum(1.f);
     // max(x, 0): internal::ReluOf's bits, NaN and -0 included.
     if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -890,12 +884,6 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(w->bias.data<float>()));
     } else if (p->has_bias) {
       args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.bias));
-    }
-    if (s.bn && !p->fold_bn && !p->epilogue_after) {
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
-          memory(p->channel_md, engine, const_cast<float*>(a.bn_scale));
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] =
-          memory(p->channel_md, engine, const_cast<float*>(a.bn_shift));
     }
     p->prim.execute(stream, args);
     stream.wait();
