@@ -91,6 +91,16 @@ HN_AVX512 void EdgeTile(const FewChannelsArgs& a, int64_t row, int64_t ow0, int6
 // its first position (kw 0), or the last one of its last position (kw KW - 1).
 enum Outside { kNoColumn, kFirstColumn, kLastColumn };
 
+// The taps of one window column, its C channels in order, for rows [kFirst, kLast) of an
+// R x NB tile on channel-last data; `x` is row kFirst's column.
+template <int R, int NB, int kFirst, int kLast>
+HN_AVX512 inline void AccumulateColumn(const float* x, int64_t C, int64_t step, const float* w,
+                                       int64_t w_step, __m512 (&acc)[R][NB]) {
+  for (int64_t c = 0; c < C; ++c) {
+    AccumulateStep<R, NB, kFirst, kLast>(x + c, step, w + c * 16, w_step, acc);
+  }
+}
+
 // Tile's sums on channel-last data (N, H, W, C), the window columns outside the image
 // (`kOutside`) skipped. `kStep` is the distance in floats between consecutive positions'
 // windows (stride_w * C) where known at compile time, else 0: the broadcasts of a step then
@@ -114,20 +124,15 @@ HN_AVX512 void ChannelLastTile(const FewChannelsArgs& a, int64_t row, int64_t ow
       const float* const wt = wk + kw * C * 16;
       if (kOutside == kFirstColumn && kw == 0) {
         // Position 0's column is outside: positions 1 on.
-        const float* const xp = image_row + (iw0 + a.stride_w) * C;
-        for (int64_t c = 0; c < C; ++c) {
-          AccumulateStep<R, NB, 1, R>(xp + c, step, wt + c * 16, taps * 16, acc);
-        }
-      } else if (kOutside == kLastColumn && kw == a.KW - 1) {
-        const float* const xp = image_row + (iw0 + kw) * C;
-        for (int64_t c = 0; c < C; ++c) {
-          AccumulateStep<R, NB, 0, R - 1>(xp + c, step, wt + c * 16, taps * 16, acc);
-        }
+        const float* const x1 = image_row + (iw0 + a.stride_w) * C;
+        AccumulateColumn<R, NB, 1, R>(x1, C, step, wt, taps * 16, acc);
+        continue;
+      }
+      const float* const x0 = image_row + (iw0 + kw) * C;
+      if (kOutside == kLastColumn && kw == a.KW - 1) {
+        AccumulateColumn<R, NB, 0, R - 1>(x0, C, step, wt, taps * 16, acc);
       } else {
-        const float* const xp = image_row + (iw0 + kw) * C;
-        for (int64_t c = 0; c < C; ++c) {
-          AccumulateStep(xp + c, step, wt + c * 16, taps * 16, acc);
-        }
+        AccumulateColumn<R, NB, 0, R>(x0, C, step, wt, taps * 16, acc);
       }
     }
   }
