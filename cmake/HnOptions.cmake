@@ -8,8 +8,12 @@ set(HN_FIXTURES_DIR "${PROJECT_SOURCE_DIR}/tests/data/mxnet")
 
 find_program(HN_CCACHE ccache)
 if(HN_CCACHE)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${HN_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${HN_CCACHE})
+  # Paths under the source folder are hashed as relative ones and the working folder is not
+  # hashed, so a clone in another folder (CI's, a developer's second one) reuses the objects.
+  set(hn_ccache_launcher ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
+      CCACHE_NOHASHDIR=1 ${HN_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${hn_ccache_launcher})
+  set(CMAKE_C_COMPILER_LAUNCHER ${hn_ccache_launcher})
 endif()
 
 if(HN_SANITIZE AND HN_TSAN)

@@ -1,14 +1,14 @@
-# Expected run time (seconds, 2 busy cores) of the tests that take longest. `ctest -jN` starts
-# the most costly tests first, but it learns costs only from an earlier run in the same build
-# tree; a fresh clone has none, so the long tests would start in registration order and finish
-# last, one after another. Seeding CTest's cost file from this table lets them overlap with the
-# thousands of short tests. CTest rewrites the file with measured costs after every run.
+# Expected run time (seconds, 2 busy cores, an empty ccache) of the tests that take longest.
+# `ctest -jN` starts the most costly tests first, but it learns costs only from an earlier run in
+# the same build tree; a fresh clone has none, so the long tests would start in registration
+# order and finish last, one after another. Seeding CTest's cost file from this table lets them
+# overlap with the short tests. CTest rewrites the file with measured costs after every run.
 set(HN_TEST_COSTS
-  r.standalone_install 670  onnx.models 440  spark.munit 220  r.soak 220  golden.models 220
-  spark.examples 160  java.soak 160  golden.ops 155  golden.zoo 155  python.source_install 120
-  r.cmd_check 105  cross_language.portability 95  onnx.ops 85  r.testthat 70
-  diff.mxnet_random_graphs 65  scala.munit 65  scala.examples 50  diff.random_graphs 45
-  java.junit 40)
+  python.source_install 320  r.standalone_install 180  onnx.models 140  diff.random_graphs 125
+  spark.munit 95  golden.models 80  spark.examples 65  golden.ops 65
+  cross_language.portability 52  r.soak 45  onnx.ops 45  java.soak 42  r.cmd_check 38
+  scala.munit 35  golden.zoo 33  diff.mxnet_random_graphs 27  r.testthat 19  scala.examples 17
+  java.junit 15)
 
 set(hn_cost_file "${CMAKE_BINARY_DIR}/Testing/Temporary/CTestCostData.txt")
 if(NOT EXISTS "${hn_cost_file}")
