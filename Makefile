@@ -7,6 +7,10 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+# The sanitizer builds' optimization and debug info (-O1: a quicker build, still fast tests;
+# -g1: line tables name every frame of a report, and a heavy file compiles in about a quarter
+# less time than with -g).
+SANITIZER_FLAGS ?= -O1 -g1
 
 .PHONY: all setup setup-mxnet setup-onnx configure build demo test test-sanitize test-tsan soak fuzz \
   fuzz-graphs fuzz-graphs-mxnet bench clean
@@ -47,11 +51,10 @@ setup-onnx:
 test: setup-mxnet setup-onnx build test-sanitize test-tsan
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
-# ASan + UBSan build of the C++ unit, op and C API tests (-O1: a quicker build, still fast tests;
-# -g1: line tables name every frame of a report, and the build takes about a quarter less).
+# ASan + UBSan build of the C++ unit, op and C API tests.
 test-sanitize: setup
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHN_SANITIZE=ON \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZER_FLAGS)" -DCMAKE_C_FLAGS_DEBUG="$(SANITIZER_FLAGS)" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(ASAN_BUILD).configure.log 2>&1 || (cat $(ASAN_BUILD).configure.log; exit 1)
 	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target hn_unit_tests hn_cxx20_tests hn_ops_tests hn_c_api_tests \
@@ -61,7 +64,7 @@ test-sanitize: setup
 # ThreadSanitizer build of the C API concurrency tests (label tsan); any report fails them.
 test-tsan: setup
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHN_TSAN=ON \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZER_FLAGS)" -DCMAKE_C_FLAGS_DEBUG="$(SANITIZER_FLAGS)" \
 	  -DHN_BUILD_BENCH=OFF -DHN_BUILD_JAVA=OFF -DHN_BUILD_SCALA=OFF -DHN_BUILD_R=OFF \
 	  > $(TSAN_BUILD).configure.log 2>&1 || (cat $(TSAN_BUILD).configure.log; exit 1)
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target hn_c_api_test_concurrency
