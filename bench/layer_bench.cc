@@ -9,6 +9,7 @@
 #include "bench_common.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace bench {
@@ -30,7 +31,12 @@ struct LayerCall {
     for (NDArray& a : in) in_blobs.push_back(TBlob{a.raw_data(), a.shape(), DType::kFloat32});
     for (NDArray& a : out) out_blobs.push_back(TBlob{a.raw_data(), a.shape(), DType::kFloat32});
   }
-  void Run() { op->compute(OpContext{}, attrs, in_blobs, out_blobs); }
+  void Run() {
+    OpContext ctx;
+    ctx.workspace = &workspace;
+    op->compute(ctx, attrs, in_blobs, out_blobs);
+  }
+  internal::Workspace workspace;
 };
 
 void RunLayer(benchmark::State& state, LayerCall call) {

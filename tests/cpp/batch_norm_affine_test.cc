@@ -1,4 +1,4 @@
-// BatchNorm's per-channel scale and shift (ops/nn/batch_norm-inl.h): the AVX-512 version must
+// BatchNorm's per-channel scale and shift (kernels/batch_norm.h): the AVX-512 version must
 // give the scalar version's bits, since eager BatchNorm, graph BatchNorm and the fused
 // convolution epilogue all rely on one result.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "ops/nn/avx512-inl.h"
-#include "ops/nn/batch_norm-inl.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/batch_norm.h"
 
 namespace hybridnet {
 namespace {

@@ -1,4 +1,4 @@
-// The matrix products (ops/linalg/blas.h) on both libraries they can run on: OpenBLAS, and
+// The matrix products (kernels/blas.h) on both libraries they can run on: OpenBLAS, and
 // oneDNN's sgemm, which takes over where OpenBLAS falls back to SSE kernels on a CPU it does not
 // know. Each must compute the product it is asked for (transposes, row strides, beta), and an
 // MLP must give the same results eagerly and as a graph on either.
@@ -15,7 +15,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 
 namespace hybridnet {
 namespace {

@@ -6,6 +6,7 @@
 #include "conformance.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -106,8 +107,10 @@ std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& input
   std::vector<NDArray> outputs;
   for (size_t i = 0; i < out_shapes.size(); ++i) outputs.emplace_back(out_shapes[i], out_types[i]);
   for (NDArray& a : outputs) out.push_back(TBlob{a.raw_data(), a.shape(), a.dtype()});
+  internal::Workspace workspace;
   OpContext ctx;
   ctx.is_train = true;
+  ctx.workspace = &workspace;
   attrs.op->compute(ctx, attrs, in, out);
   return outputs;
 }

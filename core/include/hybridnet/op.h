@@ -1,7 +1,8 @@
 // The operator registry: every op is declared once, and eager invoke, every graph pass, JSON,
 // the C API and the bindings read that one declaration.
 //
-// A family file registers its ops in a function called from RegisterAllOps() (op_registry.cc):
+// A family file registers its ops in a function called from RegisterAllOps()
+// (core/src/ops/register_ops.h):
 //
 //   void RegisterActivationOps(OpRegistry* r) {
 //     r->Register("Activation")
@@ -70,12 +71,22 @@ struct TBlob {
 };
 
 class NDArray;
+namespace internal {
+class Workspace;  // core/src/kernels/workspace.h
+}  // namespace internal
 
 /// What a kernel is told about the call besides its tensors.
 struct OpContext {
   /// Training-mode forward (Dropout drops, BatchNorm uses the batch statistics). Eager calls and
   /// GraphExecutor run inference and leave it false.
   bool is_train = false;
+  /// ExecutorOptions::fast_math: kernels may trade bit-identical results for speed (BatchNorm
+  /// folded into convolution weights, Winograd). Eager calls leave it false.
+  bool fast_math = false;
+  /// Scratch memory for the call, owned by the caller (the graph executor, eager invoke) and
+  /// reused across its calls, so kernels allocate nothing once the largest call has run. Never
+  /// null when a kernel runs.
+  internal::Workspace* workspace = nullptr;
   /// The arrays behind the inputs, where the caller has them (eager invocation: every input;
   /// the graph executor: its parameters), else null entries; null when there are none. Kernels
   /// keep data derived from them across calls (a convolution's re-laid-out weights), see

@@ -174,13 +174,12 @@ class FieldBuilder {
   }
   /// Values below `lower` are rejected (numbers only).
   FieldBuilder& Min(double lower) {
+    static_assert(std::is_arithmetic_v<T>, "Min() bounds a number field");
     AddCheck([lower](const T& v) {
-      if constexpr (std::is_arithmetic_v<T>) {
-        if (static_cast<double>(v) < lower) {
-          std::ostringstream os;
-          os << "a value >= " << lower;
-          throw std::invalid_argument(os.str());
-        }
+      if (static_cast<double>(v) < lower) {
+        std::ostringstream os;
+        os << "a value >= " << lower;
+        throw std::invalid_argument(os.str());
       }
     });
     return *this;

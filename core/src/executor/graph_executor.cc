@@ -5,6 +5,7 @@
 #include <list>
 
 #include "executor/memory_plan.h"
+#include "kernels/workspace.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -67,7 +68,7 @@ struct GraphExecutor::Impl {
   size_t num_fused = 0;
   size_t num_plans = 0;
   std::list<Plan> plans;  // most recently used first
-  std::vector<void*> data_ptrs, output_ptrs;
+  internal::Workspace workspace;  // every kernel call's scratch (OpContext::workspace)
 
   Plan& PlanFor(const std::vector<NDArray>& data);
   Plan MakePlan(const std::vector<NDArray>& data);
@@ -271,6 +272,8 @@ void GraphExecutor::Impl::Run(Plan& plan, const std::vector<NDArray>& data,
                                           : (*outputs)[p.index].raw_data();
   }
   OpContext ctx;
+  ctx.fast_math = options.fast_math;
+  ctx.workspace = &workspace;
   for (const KernelCall& k : plan.kernels) {
     ctx.input_arrays = k.in_arrays.data();
     (*k.compute)(ctx, *k.attrs, k.in, k.out);

@@ -1,14 +1,11 @@
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 
 #include "graph/naming.h"
-#include "ops/linalg/blas.h"
-#include "ops/nn/convolution_backend.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
 #include "imperative/tracing.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 
@@ -120,8 +117,11 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
   std::vector<const NDArray*> arrays(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) arrays[i] = &inputs[i];
+  // Eager calls on a thread share its workspace: kernels never invoke ops eagerly themselves.
+  thread_local internal::Workspace workspace;
   OpContext ctx;
   ctx.input_arrays = arrays.data();
+  ctx.workspace = &workspace;
   op.compute(ctx, attrs, in_blobs, out_blobs);
   return outputs;
 }
@@ -129,19 +129,6 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 std::vector<NDArray> Invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
                             const AttrDict& attrs, const std::string& node_name) {
   return Invoke(MakeNodeAttrs(op_name, node_name, attrs), inputs);
-}
-
-void SetNumThreads(int num_threads) {
-  HN_CHECK(num_threads >= 1, kInvalidArgument) << "the thread count must be >= 1, got " << num_threads;
-  openblas_set_num_threads(num_threads);
-  internal::SetBackendThreads(num_threads);
-}
-
-int GetNumThreads() { return openblas_get_num_threads(); }
-
-std::string KernelLibraries() {
-  return "matrix products: " + internal::MatrixLibraryDescription() +
-         "; convolutions: " + internal::BackendDescription();
 }
 
 }  // namespace hybridnet

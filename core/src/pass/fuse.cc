@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <set>
 
+#include "kernels/convolution.h"
+#include "kernels/layout.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -22,20 +24,8 @@ namespace internal {
 
 namespace {
 
-// The attribute as written, else the op's declared default.
-std::string AttrOrDefault(const Node& node, const std::string& key) {
-  auto it = node.attrs.dict.find(key);
-  if (it != node.attrs.dict.end()) return it->second;
-  for (const FieldInfo& f : node.attrs.op->fields)
-    if (f.key == key) return f.default_text;
-  return "";
-}
-
 // True when node `n` works on channel-first data (no layout attribute, or NCW, NCHW, NCDHW).
-bool ChannelFirst(const Node& n) {
-  const std::string layout = AttrOrDefault(n, "layout");
-  return layout == "None" || layout.empty() || layout[1] == 'C';
-}
+bool ChannelFirst(const Node& n) { return IsChannelFirstName(AttrOrDefault(n, "layout")); }
 
 class Fuser {
  public:
@@ -180,11 +170,10 @@ void FuseExpansion(Fuser* f, uint32_t nid) {
   const Node* dw = f->node(nid);
   if (f->Removed(nid) || !(IsOp(dw, convolution) || IsOp(dw, fused))) return;
   const std::string filters = AttrOrDefault(*dw, "num_filter");
-  if (!TupleIs(*dw, "kernel", 2, 3, false) || AttrOrDefault(*dw, "num_group") != filters ||
-      filters == "1" || !TupleIs(*dw, "dilate", 2, 1, true) ||
-      AttrOrDefault(*dw, "expand") == "True" ||
-      !(TupleIs(*dw, "stride", 2, 1, true) || TupleIs(*dw, "stride", 2, 2, false)) ||
-      !(TupleIs(*dw, "pad", 2, 0, true) || TupleIs(*dw, "pad", 2, 1, false))) {
+  // Worth it where our depthwise kernel takes the window (channels not known yet).
+  if (AttrOrDefault(*dw, "expand") == "True" ||
+      ParseIntTuple(AttrOrDefault(*dw, "kernel")).size() != 2 ||
+      !ConvFusesExpansion(ConvWindowOf(*dw, 2, 0))) {
     return;
   }
   const NodeEntry& data = dw->inputs[0];

@@ -1,33 +1,26 @@
 // Channel-last layout for convolutional graphs (see passes.h). Convolutions run on channel-last
-// data (oneDNN's preferred layout on CPUs, convolution_backend.h); the ops between them keep
+// data (oneDNN's preferred layout on CPUs, kernels/convolution.h); the ops between them keep
 // that layout when they can do so with the same arithmetic:
 //  * Pooling: its layout attribute (NWC, NHWC, NDHWC);
 //  * BatchNorm: its channel axis moves last;
 //  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
 //  * Concat along the channels;
 // and every other reader, and the graph's outputs, get the data back channel-first. A first
-// convolution of at most 4 channels reads its channel-first input as it is. Each entry
+// convolution whose kernel reads channel-first data reads its input as it is (the kernel layer
+// says which do: ConvReadsChannelFirstData). Each entry
 // is converted at most once per direction, whatever the number of its readers.
 #include <map>
 #include <string>
 #include <utility>
 
-#include "ops/nn/convolution_few_channels.h"
+#include "kernels/convolution.h"
+#include "kernels/layout.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
 namespace internal {
 
 namespace {
-
-const char* ChannelLastName(size_t spatial_rank) {
-  return spatial_rank == 1 ? "NWC" : spatial_rank == 2 ? "NHWC" : "NDHWC";
-}
-
-bool IsChannelFirstName(const std::string& layout) {
-  return layout.empty() || layout == "None" || layout == "NCW" || layout == "NCHW" ||
-         layout == "NCDHW";
-}
 
 std::string Attr(const Node& node, const std::string& key, const std::string& fallback) {
   auto it = node.attrs.dict.find(key);
@@ -38,13 +31,6 @@ std::string Attr(const Node& node, const std::string& key, const std::string& fa
 int64_t ResolvedAxis(const std::string& text, size_t ndim) {
   const int64_t axis = std::stoll(text);
   return axis < 0 ? axis + static_cast<int64_t>(ndim) : axis;
-}
-
-Shape ChannelLastShape(const Shape& s) {
-  std::vector<int64_t> d = {s[0]};
-  d.insert(d.end(), s.begin() + 2, s.end());
-  d.push_back(s[1]);
-  return Shape(d);
 }
 
 class LayoutPass {
@@ -70,14 +56,13 @@ class LayoutPass {
       if ((op == convolution || op == fused_convolution) && rank >= 1 && rank <= 3 &&
           IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
-        dict["layout"] = ChannelLastName(rank);
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
         if (fast_math_) dict["fast_math"] = "True";
-        // A first layer of few channels reads the network's channel-first input as it comes
-        // (convolution_few_channels.h): no re-layout.
-        const bool data_first = rank == 2 && !InputLast(nid, 0) &&
-                                shapes_[InputEntry(nid, 0)][1] <= kFewChannelsMaxChannelFirst &&
-                                Attr(*node, "num_group", "1") == "1" &&
-                                Attr(*node, "expand", "False") != "True";
+        // A first layer whose kernel reads the network's channel-first input as it comes: no
+        // re-layout.
+        const bool data_first =
+            !InputLast(nid, 0) && Attr(*node, "expand", "False") != "True" &&
+            ConvReadsChannelFirstData(ConvWindowOf(*node, rank, shapes_[InputEntry(nid, 0)][1]));
         if (data_first) dict["channel_first_data"] = "True";
         node->attrs = MakeNodeAttrs(*fused_convolution, node->attrs.name, dict);
         if (!data_first) SetInputLast(nid, 0);
@@ -86,7 +71,7 @@ class LayoutPass {
       } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
-        dict["layout"] = ChannelLastName(rank);
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
         node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
         last_[g_.entry_id(nid, 0)] = true;
       } else if ((op == batch_norm || op == batch_norm_relu) && rank >= 1 && InputLast(nid, 0) &&

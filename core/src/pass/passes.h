@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hybridnet/symbol.h"
+#include "kernels/convolution_spec.h"
 
 namespace hybridnet {
 namespace internal {
@@ -12,6 +13,15 @@ namespace internal {
 /// values already in `entry_shapes`, else their "__shape__" hint. Iterates to a fixpoint.
 /// Returns true when every entry shape is known; throws kShapeError on conflicts, naming the
 /// node.
+/// The attribute `key` of `node` as written, else its op's declared default ("" when none).
+std::string AttrOrDefault(const Node& node, const std::string& key);
+
+/// The window of convolution node `conv` (Convolution or _hn_convolution) as the kernel layer
+/// describes calls (kernels/convolution.h), for the passes' questions to it: `rank` spatial dims,
+/// `channels` input channels (0: not known yet), filters, groups, kernel, stride, dilation and
+/// padding from its attributes; the image sizes are left unknown.
+ConvSpec ConvWindowOf(const Node& conv, size_t rank, int64_t channels);
+
 bool InferShapes(const IndexedGraph& graph, std::vector<Shape>* entry_shapes);
 /// Same for dtypes, with "__dtype__" hints.
 bool InferTypes(const IndexedGraph& graph, std::vector<DType>* entry_types);

@@ -27,7 +27,7 @@
 #include "hybridnet/base.h"
 #include "hybridnet/dtype.h"
 #include "ops/dtype_switch-inl.h"
-#include "ops/nn/activation-inl.h"
+#include "kernels/activation-inl.h"
 
 namespace hybridnet {
 namespace op_math {

@@ -9,7 +9,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
-#include "ops/nn/activation-inl.h"
+#include "kernels/activation-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {

@@ -16,6 +16,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -206,17 +207,6 @@ bool SortType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>
   return (*in)[0] != DType::kUnknown;
 }
 
-// Per-thread scratch of at least n elements of T, valid until the next call on this thread
-// with the same `slot` (FCompute has no workspace argument; the buffers only grow).
-template <typename T>
-T* Scratch(size_t n, int slot) {
-  thread_local std::vector<uint64_t> buffers[3];
-  std::vector<uint64_t>& b = buffers[slot];
-  const size_t words = (n * sizeof(T) + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-  if (b.size() < words) b.resize(words);
-  return reinterpret_cast<T*>(b.data());
-}
-
 // Selects the first k of each row into `order` (positions within the row), as MXNet's TopKSort.
 template <typename T>
 void SortRow(const T* vals, int64_t n, int64_t k, bool ascend, int64_t* order) {
@@ -239,19 +229,20 @@ void SortRow(const T* vals, int64_t n, int64_t k, bool ascend, int64_t* order) {
   }
 }
 
-void SortCompute(const NodeAttrs& attrs, const SortSpec& s, const std::vector<TBlob>& in,
+void SortCompute(const OpContext& ctx, const NodeAttrs& attrs, const SortSpec& s,
+                 const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const SortLayout l = MakeLayout(attrs, s, in[0].shape);
   const TBlob* values = s.ret == RetTyp::kValue || s.ret == RetTyp::kBoth ? &out[0] : nullptr;
   const TBlob* indices =
       s.ret == RetTyp::kIndices ? &out[0] : s.ret == RetTyp::kBoth ? &out[1] : nullptr;
   const TBlob* mask = s.ret == RetTyp::kMask ? &out[0] : nullptr;
-  int64_t* order = Scratch<int64_t>(static_cast<size_t>(l.n), 0);
-  double* picked = Scratch<double>(static_cast<size_t>(l.k), 1);
+  int64_t* order = ctx.workspace->Get<int64_t>(internal::kOpSlot0, static_cast<size_t>(l.n));
+  double* picked = ctx.workspace->Get<double>(internal::kOpSlot1, static_cast<size_t>(l.k));
   internal::SwitchDType(in[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = in[0].ptr<const T>();
-    T* row = Scratch<T>(static_cast<size_t>(l.n), 2);
+    T* row = ctx.workspace->Get<T>(internal::kOpSlot2, static_cast<size_t>(l.n));
     if (mask) std::fill(mask->ptr<T>(), mask->ptr<T>() + mask->Size(), T(0));
     for (int64_t a = 0; a < l.lead; ++a) {
       for (int64_t t = 0; t < l.trail; ++t) {
@@ -282,9 +273,9 @@ void SortCompute(const NodeAttrs& attrs, const SortSpec& s, const std::vector<TB
 }
 
 template <typename P>
-void SortOpCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void SortOpCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  SortCompute(attrs, Spec<P>(attrs), in, out);
+  SortCompute(ctx, attrs, Spec<P>(attrs), in, out);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {

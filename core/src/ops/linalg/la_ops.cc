@@ -16,8 +16,9 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 #include "ops/linalg/lapack-inl.h"
+#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -51,17 +52,6 @@ void SwitchReal(DType dtype, Fn&& fn) {
   } else {
     fn(internal::TypeTag<float>{});
   }
-}
-
-// Per-thread scratch of at least n elements (FCompute has no workspace argument; buffers grow
-// to the largest call and are reused).
-template <typename T>
-T* Scratch(size_t n, int slot) {
-  thread_local std::vector<double> buffers[3];
-  std::vector<double>& b = buffers[slot];
-  const size_t words = (n * sizeof(T) + sizeof(double) - 1) / sizeof(double);
-  if (b.size() < words) b.resize(words);
-  return reinterpret_cast<T*>(b.data());
 }
 
 blasint Int(int64_t v) { return static_cast<blasint>(v); }
@@ -343,18 +333,18 @@ void CholeskyCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
   });
 }
 
-void InverseCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void InverseCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const Batch m = SquareBatch(out[0].shape);
   const int64_t n = m.rows;
   SwitchReal(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     CopyIn<T>(in[0], out[0]);
-    blasint* pivot = Scratch<blasint>(static_cast<size_t>(n), 0);
+    blasint* pivot = ctx.workspace->Get<blasint>(internal::kOpSlot0, static_cast<size_t>(n));
     T query = 0;
     Lapack<T>::getri(Int(n), nullptr, pivot, &query, -1);
     const blasint lwork = std::max<blasint>(1, static_cast<blasint>(query));
-    T* work = Scratch<T>(static_cast<size_t>(lwork), 1);
+    T* work = ctx.workspace->Get<T>(internal::kOpSlot1, static_cast<size_t>(lwork));
     for (int64_t i = 0; i < m.Count(); ++i) {
       T* ai = out[0].ptr<T>() + i * n * n;
       blasint info = Lapack<T>::getrf(Int(n), ai, pivot);
@@ -378,14 +368,14 @@ bool DetShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
 }
 
 template <bool kLog>
-void DetCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void DetCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const Batch m = SquareBatch(in[0].shape);
   const int64_t n = m.rows;
   SwitchReal(in[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* lu = Scratch<T>(static_cast<size_t>(n * n), 1);
-    blasint* pivot = Scratch<blasint>(static_cast<size_t>(n), 0);
+    T* lu = ctx.workspace->Get<T>(internal::kOpSlot1, static_cast<size_t>(n * n));
+    blasint* pivot = ctx.workspace->Get<blasint>(internal::kOpSlot0, static_cast<size_t>(n));
     for (int64_t i = 0; i < m.Count(); ++i) {
       std::copy(in[0].ptr<const T>() + i * n * n, in[0].ptr<const T>() + (i + 1) * n * n, lu);
       Lapack<T>::getrf(Int(n), lu, pivot);  // singular matrices give a zero on the diagonal
@@ -589,7 +579,7 @@ bool GelqfShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   return a.IsKnown();
 }
 
-void GelqfCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void GelqfCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
   const Batch a = SquareBatch(in[0].shape);
   const int64_t m = a.rows, n = a.cols;
@@ -597,12 +587,12 @@ void GelqfCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& 
     using T = typename decltype(tag)::type;
     CopyIn<T>(in[0], out[0]);
     // Row-major (m, n) is column-major A^T (n, m): A = L Q is A^T = Q^T L^T, a QR.
-    T* tau = Scratch<T>(static_cast<size_t>(m), 0);
+    T* tau = ctx.workspace->Get<T>(internal::kOpSlot0, static_cast<size_t>(m));
     T q1 = 0, q2 = 0;
     Lapack<T>::geqrf(Int(n), Int(m), nullptr, tau, &q1, -1);
     Lapack<T>::orgqr(Int(n), Int(m), Int(m), nullptr, tau, &q2, -1);
     const blasint lwork = std::max<blasint>(1, static_cast<blasint>(std::max(q1, q2)));
-    T* work = Scratch<T>(static_cast<size_t>(lwork), 1);
+    T* work = ctx.workspace->Get<T>(internal::kOpSlot1, static_cast<size_t>(lwork));
     for (int64_t i = 0; i < a.Count(); ++i) {
       T* q = out[0].ptr<T>() + i * m * n;
       T* l = out[1].ptr<T>() + i * m * m;
@@ -624,7 +614,7 @@ bool SyevdShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   return a.IsKnown();
 }
 
-void SyevdCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void SyevdCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
   const Batch a = SquareBatch(in[0].shape);
   const int64_t n = a.rows;
@@ -636,8 +626,8 @@ void SyevdCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
     Lapack<T>::syevd('U', Int(n), nullptr, nullptr, &qwork, -1, &qiwork, -1);
     const blasint lwork = std::max<blasint>(1, static_cast<blasint>(qwork));
     const blasint liwork = std::max<blasint>(1, qiwork);
-    T* work = Scratch<T>(static_cast<size_t>(lwork), 1);
-    blasint* iwork = Scratch<blasint>(static_cast<size_t>(liwork), 0);
+    T* work = ctx.workspace->Get<T>(internal::kOpSlot1, static_cast<size_t>(lwork));
+    blasint* iwork = ctx.workspace->Get<blasint>(internal::kOpSlot0, static_cast<size_t>(liwork));
     for (int64_t i = 0; i < a.Count(); ++i) {
       T* u = out[0].ptr<T>() + i * n * n;
       // The row-major lower triangle is LAPACK's upper one; eigenvectors come back as rows.

@@ -5,7 +5,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/nn/activation-inl.h"
+#include "kernels/activation-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {

@@ -7,7 +7,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/nn/im2col-inl.h"
+#include "kernels/window-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -25,13 +25,13 @@ struct AdaptivePoolParam {
 
 void AdaptivePoolParamInit(AdaptivePoolParam* p) {
   HN_CHECK(p->output_size.size() <= 2, kInvalidArgument)
-      << "output_size " << internal::TupleText(p->output_size)
+      << "output_size " << Shape(p->output_size).ToString()
       << " must be an int or a (height, width) tuple";
   if (p->output_size.empty()) p->output_size = {1, 1};
   if (p->output_size.size() == 1) p->output_size.push_back(p->output_size[0]);
   for (int64_t v : p->output_size)
     HN_CHECK(v > 0, kInvalidArgument)
-        << "output_size " << internal::TupleText(p->output_size) << " must be positive";
+        << "output_size " << Shape(p->output_size).ToString() << " must be positive";
 }
 
 bool AdaptivePoolShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

@@ -3,8 +3,8 @@
 // stride, dilation, symmetric padding, optional bias. NHWC/NDHWC are GPU-only in MXNet and
 // raise kUnsupported here.
 //
-// Kernels: the oneDNN backend (convolution_backend.h) for every shape, depthwise and pointwise
-// included; deconvolution is oneDNN's transposed convolution.
+// Kernels: kernels/convolution.h picks ours or oneDNN's for each call; deconvolution is oneDNN's
+// transposed convolution.
 //
 // "_hn_convolution" (internal, made by the graph optimizer) is a Convolution with an epilogue:
 // BatchNorm (inference), a residual add and an activation or clip, in that order, each
@@ -17,18 +17,20 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/nn/activation-inl.h"
-#include "ops/nn/batch_norm-inl.h"
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/im2col-inl.h"
-#include "ops/nn/pooling.h"
+#include "kernels/activation-inl.h"
+#include "kernels/batch_norm.h"
+#include "kernels/convolution.h"
+#include "kernels/layout.h"
+#include "kernels/pooling.h"
+#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 namespace {
 
 using internal::Layout;
-using internal::TupleText;
+using internal::ChannelFirstShape;
+using internal::ChannelLastShape;
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -272,7 +274,7 @@ template <typename P>
 void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
   const size_t nk = p->kernel.size();
   HN_CHECK(nk >= 1 && nk <= 3, kInvalidArgument)
-      << nk << "-D " << what << " is not supported (kernel=" << TupleText(p->kernel)
+      << nk << "-D " << what << " is not supported (kernel=" << Shape(p->kernel).ToString()
       << "; expected (w,), (h, w) or (d, h, w))";
   if (p->stride.empty()) p->stride.assign(nk, 1);
   if (p->dilate.empty()) p->dilate.assign(nk, 1);
@@ -281,7 +283,7 @@ void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
   auto same_rank = [&](const std::vector<int64_t>& v, const char* name) {
     HN_CHECK(v.size() == nk, kInvalidArgument)
         << name << " must have the same number of dimensions as kernel, but kernel is "
-        << TupleText(p->kernel) << " while " << name << " is " << TupleText(v);
+        << Shape(p->kernel).ToString() << " while " << name << " is " << Shape(v).ToString();
   };
   same_rank(p->stride, "stride");
   same_rank(p->dilate, "dilate");
@@ -289,17 +291,17 @@ void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
   if (adj != nullptr) same_rank(*adj, "adj");
   for (size_t i = 0; i < nk; ++i) {
     HN_CHECK(p->kernel[i] > 0, kInvalidArgument) << "incorrect kernel size: "
-                                                 << TupleText(p->kernel);
+                                                 << Shape(p->kernel).ToString();
     HN_CHECK(p->stride[i] > 0, kInvalidArgument) << "incorrect stride size: "
-                                                 << TupleText(p->stride);
+                                                 << Shape(p->stride).ToString();
     HN_CHECK(p->dilate[i] > 0, kInvalidArgument) << "incorrect dilate size: "
-                                                 << TupleText(p->dilate);
-    HN_CHECK(p->pad[i] >= 0, kInvalidArgument) << "incorrect pad size: " << TupleText(p->pad);
+                                                 << Shape(p->dilate).ToString();
+    HN_CHECK(p->pad[i] >= 0, kInvalidArgument) << "incorrect pad size: " << Shape(p->pad).ToString();
   }
   if (p->layout) {
     HN_CHECK(internal::LayoutRank(*p->layout) == nk, kInvalidArgument)
         << "layout " << internal::LayoutName(*p->layout) << " does not match the " << nk
-        << "-D kernel " << TupleText(p->kernel) << " (use "
+        << "-D kernel " << Shape(p->kernel).ToString() << " (use "
         << internal::LayoutName(internal::ChannelFirstLayout(nk)) << ")";
   }
 }
@@ -326,8 +328,8 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
   for (size_t i = 0; i < 2; ++i) {
     HN_CHECK(p->pool_kernel[i] > 0 && p->pool_stride[i] > 0 && p->pool_pad[i] >= 0,
              kInvalidArgument)
-        << "incorrect pooling window: kernel " << TupleText(p->pool_kernel) << ", stride "
-        << TupleText(p->pool_stride) << ", pad " << TupleText(p->pool_pad);
+        << "incorrect pooling window: kernel " << Shape(p->pool_kernel).ToString() << ", stride "
+        << Shape(p->pool_stride).ToString() << ", pad " << Shape(p->pool_pad).ToString();
   }
   HN_CHECK(!p->expand && !p->residual &&
                (!p->act_type || *p->act_type == internal::ActType::kRelu),
@@ -338,14 +340,14 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
 void DeconvolutionParamInit(DeconvolutionParam* p) {
   InitWindowParam(p, "deconvolution", &p->adj);
   for (int64_t a : p->adj)
-    HN_CHECK(a >= 0, kInvalidArgument) << "incorrect adj: " << TupleText(p->adj);
+    HN_CHECK(a >= 0, kInvalidArgument) << "incorrect adj: " << Shape(p->adj).ToString();
   if (!p->target_shape.empty()) {
     HN_CHECK(p->target_shape.size() == p->kernel.size(), kInvalidArgument)
-        << "target_shape " << TupleText(p->target_shape) << " must have one entry per kernel "
-        << "dimension (kernel " << TupleText(p->kernel) << ")";
+        << "target_shape " << Shape(p->target_shape).ToString() << " must have one entry per kernel "
+        << "dimension (kernel " << Shape(p->kernel).ToString() << ")";
     for (int64_t t : p->target_shape)
       HN_CHECK(t >= 0, kInvalidArgument) << "incorrect target_shape: "
-                                         << TupleText(p->target_shape);
+                                         << Shape(p->target_shape).ToString();
   }
 }
 
@@ -394,8 +396,8 @@ void CheckArity(const NodeAttrs& attrs, size_t n_in, bool no_bias, size_t n_out)
 
 std::string WindowText(const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
                        const std::vector<int64_t>& dilate, const std::vector<int64_t>& pad) {
-  return "kernel=" + TupleText(kernel) + ", stride=" + TupleText(stride) +
-         ", dilate=" + TupleText(dilate) + ", pad=" + TupleText(pad);
+  return "kernel=" + Shape(kernel).ToString() + ", stride=" + Shape(stride).ToString() +
+         ", dilate=" + Shape(dilate).ToString() + ", pad=" + Shape(pad).ToString();
 }
 
 // The input checks Convolution and Deconvolution share: the bias shape, num_filter and input
@@ -415,7 +417,7 @@ bool CheckConvShapes(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in)
   HN_CHECK(data.ndim() == nk + 2, kShapeError)
       << DescribeNode(attrs) << ": data must be " << nk + 2 << "-D (batch, channel, "
       << (nk == 1 ? "x" : nk == 2 ? "y, x" : "d, y, x") << ") for kernel "
-      << TupleText(p.kernel) << ", got " << data;
+      << Shape(p.kernel).ToString() << ", got " << data;
   HN_CHECK(data[1] == 0 || data[1] % G == 0, kShapeError)
       << DescribeNode(attrs) << ": input channels " << data[1] << " (data " << data
       << ") are not divisible by num_group " << G;
@@ -443,7 +445,7 @@ bool InferConvolution(const NodeAttrs& attrs, const ConvolutionParam& p, std::ve
   wdims.insert(wdims.end(), p.kernel.begin(), p.kernel.end());
   AssignShape(attrs, "weight", Shape(wdims), &(*in)[1],
               "num_filter=" + std::to_string(F) + ", num_group=" + std::to_string(G) +
-                  ", kernel=" + TupleText(p.kernel) + ", data " + data.ToString());
+                  ", kernel=" + Shape(p.kernel).ToString() + ", data " + data.ToString());
 
   std::vector<int64_t> odims = {data[0], F};
   for (size_t i = 0; i < nk; ++i) {
@@ -487,22 +489,6 @@ bool IsChannelLast(const std::optional<Layout>& layout) {
   return layout && internal::IsChannelLast(*layout);
 }
 
-// (N, spatial..., C) <-> (N, C, spatial...); unknown shapes stay unknown.
-Shape ToChannelFirst(const Shape& s) {
-  if (s.ndim() < 2) return s;
-  std::vector<int64_t> d = {s[0], s[s.ndim() - 1]};
-  d.insert(d.end(), s.begin() + 1, s.end() - 1);
-  return Shape(d);
-}
-
-Shape ToChannelLast(const Shape& s) {
-  if (s.ndim() < 2) return s;
-  std::vector<int64_t> d = {s[0]};
-  d.insert(d.end(), s.begin() + 2, s.end());
-  d.push_back(s[1]);
-  return Shape(d);
-}
-
 // The data's shape (channel-first) where the 1x1 convolution of `p` has produced it from `data`;
 // checks and fills in that convolution's parameters' shapes.
 Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p,
@@ -519,7 +505,7 @@ Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p,
   if (data.ndim() == 0) return data;
   HN_CHECK(data.ndim() == p.kernel.size() + 2, kShapeError)
       << DescribeNode(attrs) << ": data must be " << p.kernel.size() + 2 << "-D for kernel "
-      << TupleText(p.kernel) << ", got " << data;
+      << Shape(p.kernel).ToString() << ", got " << data;
   std::vector<int64_t> w = {F, data[1]};
   w.insert(w.end(), p.kernel.size(), 1);
   AssignShape(attrs, "expand_weight", Shape(w), &(*in)[at.expand_weight],
@@ -537,8 +523,8 @@ bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
       << DescribeNode(attrs) << ": expected " << at.count << " inputs and 1 output, got "
       << in->size() << " and " << out->size();
   const bool cl = IsChannelLast(p.layout);
-  auto first = [&](const Shape& s) { return cl ? ToChannelFirst(s) : s; };
-  auto last = [&](const Shape& s) { return cl ? ToChannelLast(s) : s; };
+  auto first = [&](const Shape& s) { return cl ? ChannelFirstShape(s) : s; };
+  auto last = [&](const Shape& s) { return cl ? ChannelLastShape(s) : s; };
   const size_t n_conv = p.no_bias ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
   if (p.expand) {
@@ -611,7 +597,7 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   wdims.insert(wdims.end(), p.kernel.begin(), p.kernel.end());
   AssignShape(attrs, "weight", Shape(wdims), &(*in)[1],
               "num_filter=" + std::to_string(F) + ", num_group=" + std::to_string(G) +
-                  ", kernel=" + TupleText(p.kernel) + ", data " + data.ToString());
+                  ", kernel=" + Shape(p.kernel).ToString() + ", data " + data.ToString());
 
   int64_t pad[3], adj[3];
   DeconvPadAdj(p, data.begin() + 2, pad, adj);
@@ -625,7 +611,7 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
     const int64_t full = p.stride[i] * (in_dim - 1) + DilatedKernel(p.kernel[i], p.dilate[i]);
     if (!p.target_shape.empty() && p.target_shape[i] != 0) {
       HN_CHECK(full >= p.target_shape[i], kShapeError)
-          << DescribeNode(attrs) << ": target_shape " << TupleText(p.target_shape)
+          << DescribeNode(attrs) << ": target_shape " << Shape(p.target_shape).ToString()
           << " is too big: at most " << full << " along spatial axis " << i << " for data "
           << data;
     }
@@ -636,11 +622,11 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
     HN_CHECK(o > 0, kShapeError)
         << DescribeNode(attrs) << ": output size " << o << " along spatial axis " << i
         << " is not positive (data " << data << ", "
-        << WindowText(p.kernel, p.stride, p.dilate, p.pad) << ", adj=" << TupleText(p.adj)
+        << WindowText(p.kernel, p.stride, p.dilate, p.pad) << ", adj=" << Shape(p.adj).ToString()
         << ")";
     if (!p.target_shape.empty() && p.target_shape[i] > 0) {
       HN_CHECK(o == p.target_shape[i], kShapeError)
-          << DescribeNode(attrs) << ": target_shape " << TupleText(p.target_shape)
+          << DescribeNode(attrs) << ": target_shape " << Shape(p.target_shape).ToString()
           << " cannot be reached along spatial axis " << i << " (got " << o << ")";
     }
     odims.push_back(o);
@@ -690,6 +676,7 @@ internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, co
 internal::ConvArgs ConvInputs(const OpContext& ctx, const std::vector<TBlob>& in, size_t weight,
                               size_t bias) {
   internal::ConvArgs a;
+  a.workspace = ctx.workspace;
   a.data = in[0].ptr<const float>();
   a.weight = in[weight].ptr<const float>();
   a.weight_array = ctx.InputArray(weight);
@@ -716,19 +703,19 @@ void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
 }
 
 // Sets the BatchNorm of call (s, a) from its four inputs from in[first]: the BatchNorm kernel's
-// own scale and shift, computed into `affine`.
+// own scale and shift, computed into workspace slot `slot`.
 void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t first, double eps,
-                  bool fix_gamma, std::vector<float>* affine, const NDArray** arrays,
+                  bool fix_gamma, internal::WorkspaceSlot slot, const NDArray** arrays,
                   internal::ConvSpec* s, internal::ConvArgs* a) {
   const size_t F = static_cast<size_t>(s->F);
-  if (affine->size() < 2 * F) affine->resize(2 * F);
+  float* affine = ctx.workspace->Get<float>(slot, 2 * F);
   internal::BatchNormScaleShift(in[first].ptr<const float>(), in[first + 1].ptr<const float>(),
                                 in[first + 2].ptr<const float>(), in[first + 3].ptr<const float>(),
-                                eps, fix_gamma, s->F, affine->data(), affine->data() + F);
+                                eps, fix_gamma, s->F, affine, affine + F);
   for (size_t i = 0; i < 4; ++i) arrays[i] = ctx.InputArray(first + i);
   s->bn = 1;
-  a->bn_scale = affine->data();
-  a->bn_shift = affine->data() + F;
+  a->bn_scale = affine;
+  a->bn_shift = affine + F;
   a->bn_arrays = arrays;
 }
 
@@ -750,10 +737,11 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   }
   internal::ConvSpec s = ConvolutionSpec(p, conv_data, conv_out, cl, p.channel_first_data);
   internal::ConvArgs a = ConvInputs(ctx, in, 1, at.bias);
-  // Per-thread scale and shift buffers (see ConvScratch).
-  thread_local std::vector<float> affine, expand_affine;
   const NDArray* bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (p.bn) SetBatchNorm(ctx, in, at.bn, p.bn_eps, p.bn_fix_gamma, &affine, bn_arrays, &s, &a);
+  if (p.bn) {
+    SetBatchNorm(ctx, in, at.bn, p.bn_eps, p.bn_fix_gamma, internal::kBatchNormAffineSlot,
+                 bn_arrays, &s, &a);
+  }
   if (p.residual) {
     s.residual = 1;
     a.residual = in[at.residual].ptr<const float>();
@@ -778,7 +766,8 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     internal::ConvArgs ea = ConvInputs(ctx, in, at.expand_weight, at.expand_bias);
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
     if (p.expand_bn) {
-      SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma, &expand_affine,
+      SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma,
+                   internal::kExpandAffineSlot,
                    expand_bn_arrays, &es, &ea);
     }
     ea.clip = p.expand_clip;
@@ -913,24 +902,24 @@ bool RelayoutInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
     HN_CHECK((*in)[0].ndim() >= 3, kShapeError)
         << DescribeNode(attrs) << ": data must have a batch, a channel and spatial axes, got "
         << (*in)[0];
-    AssignShape(attrs, "output", to_last ? ToChannelLast((*in)[0]) : ToChannelFirst((*in)[0]),
+    AssignShape(attrs, "output", to_last ? ChannelLastShape((*in)[0]) : ChannelFirstShape((*in)[0]),
                 &(*out)[0], "the data re-laid-out");
   }
   if ((*out)[0].ndim() != 0) {
-    AssignShape(attrs, "data", to_last ? ToChannelFirst((*out)[0]) : ToChannelLast((*out)[0]),
+    AssignShape(attrs, "data", to_last ? ChannelFirstShape((*out)[0]) : ChannelLastShape((*out)[0]),
                 &(*in)[0], "the output laid back");
   }
   return (*in)[0].IsKnown() && (*out)[0].IsKnown();
 }
 
-void RelayoutCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void RelayoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const bool to_last = attrs.Param<RelayoutParam>().channel_last;
   const Shape& x = in[0].shape;
   const int64_t N = x[0], C = to_last ? x[1] : x[x.ndim() - 1];
   if (x.Size() == 0) return;
   internal::Relayout(in[0].ptr<const float>(), out[0].ptr<float>(), N, C, x.Size() / (N * C),
-                     to_last);
+                     to_last, ctx.workspace);
 }
 
 }  // namespace

@@ -8,10 +8,8 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/linalg/blas.h"
-#include "ops/nn/activation-inl.h"
-#include "ops/nn/avx512-inl.h"
-#include "ops/nn/gemv.h"
+#include "kernels/activation-inl.h"
+#include "kernels/dense.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -118,36 +116,16 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   return known;
 }
 
-// y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b. One row uses Gemv (MatrixVector on
-// CPUs without AVX-512), more use Gemm (blas.h), whose output rows start as the bias (then
-// beta = 1) or are ignored (beta = 0). Both the plain and the fused op call this, so their
+// The dense product (kernels/dense.h); the plain and the fused op both call this, so their
 // results are identical.
 void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
                            const TBlob& out) {
-  const TBlob& data = in[0];
   const TBlob& weight = in[1];
   const int64_t k = weight.shape[1];
-  const int64_t batch = k == 0 ? 0 : data.Size() / k;
-  float* y = out.ptr<float>();
-  const float* x = data.ptr<const float>();
-  const float* w = weight.ptr<const float>();
-  const float* b = no_bias ? nullptr : in[2].ptr<const float>();
-  if (batch == 1 && internal::CpuHasAvx512()) {
-    internal::Gemv(w, x, b, y, hidden, k);
-    return;
-  }
-  float beta = 0.f;
-  if (b != nullptr) {
-    for (int64_t r = 0; r < batch; ++r) {
-      std::memcpy(y + r * hidden, b, static_cast<size_t>(hidden) * sizeof(float));
-    }
-    beta = 1.f;
-  }
-  if (batch == 1) {
-    internal::MatrixVector(hidden, k, w, x, beta, y);
-  } else {
-    internal::Gemm(false, true, batch, hidden, k, 1.f, x, k, w, k, beta, y, hidden);
-  }
+  const int64_t batch = k == 0 ? 0 : in[0].Size() / k;
+  internal::RunDense(in[0].ptr<const float>(), weight.ptr<const float>(),
+                     no_bias ? nullptr : in[2].ptr<const float>(), out.ptr<float>(), batch, hidden,
+                     k);
 }
 
 void FullyConnectedCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

@@ -8,8 +8,6 @@
 //    padded image (count_include_pad, the default) or to the image itself; for 3-D windows an
 //    empty window gives NaN (the 1-D/2-D kernels give 0);
 //  * lp adds v^p (p = 1, 2 or 3) and returns the p-th root; sum adds v.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -20,11 +18,9 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "ops/nn/avx512-inl.h"
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/im2col-inl.h"
-#include "ops/nn/parallel-inl.h"
-#include "ops/nn/pooling.h"
+#include "kernels/layout.h"
+#include "kernels/window-inl.h"
+#include "kernels/pooling.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -32,9 +28,8 @@ namespace {
 
 using internal::Layout;
 using internal::SpatialGeom;
-using internal::TupleText;
 
-enum class PoolType { kMax, kAvg, kSum, kLp };
+using internal::PoolType;
 enum class PoolingConvention { kFull, kValid, kSame };
 
 struct PoolingParam {
@@ -93,28 +88,28 @@ void PoolingParamInit(PoolingParam* p) {
     HN_CHECK(nk >= 1 && nk <= 3, kInvalidArgument)
         << (nk == 0 ? "kernel is required unless global_pool is True"
                     : std::to_string(nk) + "-D pooling is not supported (kernel " +
-                          TupleText(p->kernel) + ")");
+                          Shape(p->kernel).ToString() + ")");
   }
   for (int64_t k : p->kernel)
-    HN_CHECK(k > 0, kInvalidArgument) << "incorrect kernel size: " << TupleText(p->kernel);
+    HN_CHECK(k > 0, kInvalidArgument) << "incorrect kernel size: " << Shape(p->kernel).ToString();
   for (int64_t s : p->stride)
-    HN_CHECK(s > 0, kInvalidArgument) << "incorrect stride size: " << TupleText(p->stride);
+    HN_CHECK(s > 0, kInvalidArgument) << "incorrect stride size: " << Shape(p->stride).ToString();
   for (int64_t v : p->pad)
-    HN_CHECK(v >= 0, kInvalidArgument) << "incorrect pad size: " << TupleText(p->pad);
+    HN_CHECK(v >= 0, kInvalidArgument) << "incorrect pad size: " << Shape(p->pad).ToString();
   const size_t rank = (nk == 1 || nk == 2) ? nk : 3;
   if (p->stride.empty()) p->stride.assign(rank, 1);
   if (p->pad.empty()) p->pad.assign(rank, 0);
   if (p->global_pool) return;  // kernel, stride and pad are ignored
   HN_CHECK(p->stride.size() == nk, kInvalidArgument)
-      << "stride " << TupleText(p->stride) << " and kernel " << TupleText(p->kernel)
+      << "stride " << Shape(p->stride).ToString() << " and kernel " << Shape(p->kernel).ToString()
       << " should have the same length";
   HN_CHECK(p->pad.size() == nk, kInvalidArgument)
-      << "pad " << TupleText(p->pad) << " and kernel " << TupleText(p->kernel)
+      << "pad " << Shape(p->pad).ToString() << " and kernel " << Shape(p->kernel).ToString()
       << " should have the same length";
   if (p->layout) {
     HN_CHECK(internal::LayoutRank(*p->layout) == nk, kInvalidArgument)
         << "layout " << internal::LayoutName(*p->layout) << " does not match the " << nk
-        << "-D kernel " << TupleText(p->kernel);
+        << "-D kernel " << Shape(p->kernel).ToString();
   }
 }
 
@@ -138,7 +133,7 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
     for (int64_t v : p.pad)
       HN_CHECK(v == 0, kInvalidArgument)
           << DescribeNode(attrs) << ": pooling_convention 'same' disables the pad parameter "
-          << "(pad " << TupleText(p.pad) << ")";
+          << "(pad " << Shape(p.pad).ToString() << ")";
   }
   HN_CHECK(data.ndim() >= 3 && data.ndim() <= 5, kShapeError)
       << DescribeNode(attrs) << ": data should be 3-D (batch, channel, x), 4-D (batch, channel, "
@@ -152,7 +147,7 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   } else {
     HN_CHECK(p.kernel.size() == ns, kShapeError)
         << DescribeNode(attrs) << ": a " << p.kernel.size() << "-D kernel "
-        << TupleText(p.kernel) << " needs " << p.kernel.size() + 2 << "-D data, got " << data;
+        << Shape(p.kernel).ToString() << " needs " << p.kernel.size() + 2 << "-D data, got " << data;
     for (size_t i = 0; i < ns; ++i) {
       const int64_t x = data[sp0 + i], k = p.kernel[i], s = p.stride[i], pd = p.pad[i];
       if (x == 0) {
@@ -181,246 +176,7 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   return (*in)[0].IsKnown() && (*out)[0].IsKnown();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Kernels, per sample: channel-first planes one channel at a time, channel-last data (positions
-// of C contiguous values) all channels at once. Both do the same float operations in the same
-// order for every output, so a graph that keeps data channel-last gives the channel-first bits.
-
-enum PoolKind { kMax, kAvg, kSum };
-
-template <int P>
-inline float PowP(float v) {
-  if constexpr (P == 1) return v;
-  if constexpr (P == 2) return v * v;
-  return v * v * v;
-}
-
-template <int P>
-inline float RootP(float v) {
-  if constexpr (P == 1) return v;
-  if constexpr (P == 2) return std::sqrt(v);
-  return std::cbrt(v);
-}
-
-// One window along one axis: [lo, hi) clipped to the image; `padded` is its size clipped to the
-// padded image instead (average pooling's divisor with count_include_pad).
-struct Span {
-  int64_t lo, hi, padded;
-};
-
-inline Span MaxSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
-  const int64_t start = pos * stride - pad;
-  return Span{std::max<int64_t>(start, 0), std::min(start + kernel, image), 0};
-}
-
-inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
-  const int64_t start = pos * stride - pad;
-  const int64_t end = std::min(start + kernel, image + pad);
-  return Span{std::max<int64_t>(start, 0), std::min(end, image), end - start};
-}
-
-// MaxPoolRow's first pass: into `colmax`, the elementwise max of the image rows (`row_len`
-// floats each) in the windows of output row r of the grid's first two axes.
-inline void WindowRowsMax(const float* x, const SpatialGeom& g, int64_t row_len, int64_t r,
-                          float* colmax) {
-  const int64_t IH = g.image[1];
-  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-  const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-  std::fill(colmax, colmax + row_len, -FLT_MAX);
-  for (int64_t d = sd.lo; d < sd.hi; ++d)
-    for (int64_t h = sh.lo; h < sh.hi; ++h) {
-      const float* row = x + (d * IH + h) * row_len;
-#pragma omp simd
-      for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
-    }
-}
-
-// Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
-// the window's image rows, then the max over each window's columns of that. Every max keeps the
-// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
-// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
-void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
-                int64_t r) {
-  const int64_t IW = g.image[2];
-  float* out = y + r * g.grid[2] * lane;
-  WindowRowsMax(x, g, IW * lane, r, colmax);
-  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-    const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-    std::fill(out, out + lane, -FLT_MAX);
-    for (int64_t w = sw.lo; w < sw.hi; ++w) {
-      const float* col = colmax + w * lane;
-#pragma omp simd
-      for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
-    }
-  }
-}
-
-// MaxPoolRow for channel-last data on AVX-512 (MaxPoolRowFromRows over the window's rows).
-void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C, int64_t r) {
-  const int64_t IH = g.image[1], IW = g.image[2];
-  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-  const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-  thread_local std::vector<const float*> rows;
-  rows.clear();
-  for (int64_t d = sd.lo; d < sd.hi; ++d)
-    for (int64_t h = sh.lo; h < sh.hi; ++h) rows.push_back(x + (d * IH + h) * IW * C);
-  internal::MaxPoolRowFromRows(rows.data(), static_cast<int64_t>(rows.size()), IW, C, g.grid[2],
-                               g.kernel[2], g.stride[2], g.pad[2], y + r * g.grid[2] * C);
-}
-
-// MaxPoolRow for channel-first data (one lane) on AVX-512: the same row pass, then the column
-// pass 16 outputs at a time where their windows lie inside the row, one window column per step
-// (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The comparisons
-// and their order are MaxPoolRow's, so the results are its bits.
-HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g,
-                                     float* colmax, int64_t r) {
-  const int64_t IW = g.image[2], OW = g.grid[2];
-  const int64_t kernel = g.kernel[2], stride = g.stride[2], pad = g.pad[2];
-  WindowRowsMax(x, g, IW, r, colmax);
-  float* out = y + r * OW;
-  auto one = [&](int64_t pw) {
-    const Span sw = MaxSpan(pw, kernel, stride, pad, IW);
-    float m = -FLT_MAX;
-    for (int64_t w = sw.lo; w < sw.hi; ++w) m = colmax[w] > m ? colmax[w] : m;
-    out[pw] = m;
-  };
-  // Outputs [inner_lo, inner_hi) have whole windows: pw * stride - pad >= 0 and
-  // pw * stride - pad + kernel <= IW.
-  const int64_t inner_lo = std::min((pad + stride - 1) / stride, OW);
-  const int64_t inner_hi =
-      std::max(inner_lo, std::min(OW, IW + pad >= kernel ? (IW + pad - kernel) / stride + 1 : 0));
-  for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
-  const __m512i column = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32(static_cast<int>(stride)));
-  const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
-  for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
-    const __mmask16 lanes = internal::FirstLanes(inner_hi - pw);
-    const float* start = colmax + pw * stride - pad;
-    __m512 m = lowest;
-    if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
-      const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
-      const __mmask16 low = internal::FirstLanes(span), high = internal::FirstLanes(span - 16);
-      const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                             28, 30);
-      for (int64_t j = 0; j < kernel; ++j) {
-        const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + j), even,
-                                                _mm512_maskz_loadu_ps(high, start + j + 16));
-        m = _mm512_max_ps(v, m);
-      }
-    } else {
-      for (int64_t j = 0; j < kernel; ++j) {
-        m = _mm512_max_ps(_mm512_mask_i32gather_ps(lowest, lanes, column, start + j, 4), m);
-      }
-    }
-    _mm512_mask_storeu_ps(out + pw, lanes, m);
-  }
-  for (int64_t pw = inner_hi; pw < OW; ++pw) one(pw);
-}
-
-// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
-// two axes: each output adds its window's values (v / divisor for avg, v^P otherwise) in
-// row-major order, then takes the P-th root. `acc` holds `lane` floats.
-template <PoolKind kKind, int P>
-void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
-                bool count_include_pad, bool nan_on_empty, float* acc, int64_t r) {
-  const int64_t IH = g.image[1], IW = g.image[2];
-  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  float* out = y + r * g.grid[2] * lane;
-  const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
-  const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
-    const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-    int64_t pool_size = 1;
-    if constexpr (kKind == kAvg) {
-      pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
-                                    : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
-    }
-    const float divisor = static_cast<float>(pool_size);
-    if (lane == 1) {  // channel-first: one sum, without a vector loop's set-up per value
-      float sum = 0.f;
-      for (int64_t d = sd.lo; d < sd.hi; ++d)
-        for (int64_t h = sh.lo; h < sh.hi; ++h) {
-          const float* v = x + (d * IH + h) * IW;
-          for (int64_t w = sw.lo; w < sw.hi; ++w) {
-            if constexpr (kKind == kAvg) {
-              sum += v[w] / divisor;
-            } else {
-              sum += PowP<P>(v[w]);
-            }
-          }
-        }
-      *out = nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN()
-                                            : RootP<P>(sum);
-      continue;
-    }
-    std::fill(acc, acc + lane, 0.f);
-    for (int64_t d = sd.lo; d < sd.hi; ++d)
-      for (int64_t h = sh.lo; h < sh.hi; ++h)
-        for (int64_t w = sw.lo; w < sw.hi; ++w) {
-          const float* v = x + ((d * IH + h) * IW + w) * lane;
-#pragma omp simd
-          for (int64_t c = 0; c < lane; ++c) {
-            if constexpr (kKind == kAvg) {
-              acc[c] += v[c] / divisor;
-            } else {
-              acc[c] += PowP<P>(v[c]);
-            }
-          }
-        }
-    const bool empty_nan = nan_on_empty && pool_size == 0;
-    for (int64_t c = 0; c < lane; ++c)
-      out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
-  }
-}
-
-// Pooling of `planes` planes of `lane` values per position (channel-last samples are one plane
-// of C lanes; channel-first ones C planes of one lane). Work items are (plane, output row),
-// split between threads from 32 K input floats on: each output is computed by one thread in a
-// fixed order, so the thread count does not change it.
-void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* xd,
-                float* yd, const SpatialGeom& g, int64_t lane, int64_t planes) {
-  const int64_t IS = g.ImageSize(), OS = g.GridSize();
-  const int64_t rows = g.grid[0] * g.grid[1];
-  const int64_t items = planes * rows;
-  const bool own_max = type == PoolType::kMax && lane > 1 && internal::CpuHasAvx512();
-  const bool own_plane_max = type == PoolType::kMax && lane == 1 && internal::CpuHasAvx512() &&
-                             g.image[2] * g.stride[2] < INT32_MAX;  // gather offsets are int32
-  internal::ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {
-    const int64_t i = item / rows, r = item % rows;
-    const float* x = xd + i * IS * lane;
-    float* y = yd + i * OS * lane;
-    float* scratch = internal::ConvScratch(static_cast<size_t>(g.image[2] * lane));
-    switch (type) {
-      case PoolType::kMax:
-        if (own_max) {
-          MaxPoolRowAvx512(x, y, g, lane, r);
-        } else if (own_plane_max) {
-          MaxPoolPlaneRowAvx512(x, y, g, scratch, r);
-        } else {
-          MaxPoolRow(x, y, g, lane, scratch, r);
-        }
-        break;
-      case PoolType::kAvg:
-        SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        break;
-      case PoolType::kSum:
-      case PoolType::kLp:
-        if (pv == 2) {
-          SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        } else if (pv == 3) {
-          SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        } else {
-          SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        }
-        break;
-    }
-  });
-}
-
-void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void PoolingCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<PoolingParam>();
   const TBlob& xb = in[0];
@@ -440,8 +196,8 @@ void PoolingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const bool include_pad = p.count_include_pad.value_or(true);
   const bool nan_on_empty = ns == 3;
   const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
-  PoolPlanes(p.pool_type, pv, include_pad, nan_on_empty, xb.ptr<const float>(), yb.ptr<float>(),
-             g, cl ? C : 1, cl ? N : N * C);
+  internal::PoolPlanes(p.pool_type, pv, include_pad, nan_on_empty, xb.ptr<const float>(),
+                       yb.ptr<float>(), g, cl ? C : 1, cl ? N : N * C, ctx.workspace);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,46 +352,6 @@ void PoolingOnnx(OnnxNodeContext* ctx) {
 
 }  // namespace
 
-namespace internal {
-
-int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
-  if (!full) return 1 + (image + 2 * pad - kernel) / stride;
-  return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
-                                            static_cast<float>(stride)));
-}
-
-void MaxPool2D(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH,
-               int64_t OW, const MaxPoolWindow& w, bool channel_last) {
-  const int64_t image[2] = {H, W}, grid[2] = {OH, OW};
-  const SpatialGeom g = MakeGeom({w.kernel[0], w.kernel[1]}, {w.stride[0], w.stride[1]},
-                                 {w.pad[0], w.pad[1]}, {}, image, grid);
-  PoolPlanes(PoolType::kMax, 1, true, false, x, y, g, channel_last ? C : 1,
-             channel_last ? N : N * C);
-}
-
-// Each output straight from its window, 16 channels at a time in a register: no column pass
-// through memory (ResNet's 3x3 stride-2 pool on 112 x 112 x 64: 330 -> 140-160 us). The window
-// is visited column by column, rows within a column, as MaxPoolRow's two passes visit it, so
-// equal values (+0 and -0) resolve alike; _mm512_max_ps(v, m) is v > m ? v : m.
-HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64_t W, int64_t C,
-                                  int64_t OW, int64_t kernel, int64_t stride, int64_t pad,
-                                  float* out) {
-  for (int64_t pw = 0; pw < OW; ++pw, out += C) {
-    const Span sw = MaxSpan(pw, kernel, stride, pad, W);
-    for (int64_t c = 0; c < C; c += 16) {
-      const __mmask16 lanes = internal::FirstLanes(C - c);
-      __m512 m = _mm512_set1_ps(-FLT_MAX);
-      for (int64_t w = sw.lo; w < sw.hi; ++w) {
-        for (int64_t i = 0; i < count; ++i) {
-          m = _mm512_max_ps(_mm512_maskz_loadu_ps(lanes, rows[i] + w * C + c), m);
-        }
-      }
-      _mm512_mask_storeu_ps(out + c, lanes, m);
-    }
-  }
-}
-
-}  // namespace internal
 
 void RegisterPoolingOps(OpRegistry* r) {
   r->Register("Pooling")

@@ -21,6 +21,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/random/sampler-inl.h"
+#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -350,18 +351,18 @@ bool MultiSampleType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector
   return known;
 }
 
-// The parameter arrays as doubles (any float dtype).
-void ReadParams(const TBlob& t, std::vector<double>* v) {
-  v->resize(static_cast<size_t>(t.Size()));
-  ConvertElements(t.data, t.dtype, v->data(), DType::kFloat64, v->size());
+// A parameter array as doubles (any float dtype), in workspace slot `slot`.
+const double* ReadParams(const OpContext& ctx, const TBlob& t, internal::WorkspaceSlot slot) {
+  double* v = ctx.workspace->Get<double>(slot, static_cast<size_t>(t.Size()));
+  ConvertElements(t.data, t.dtype, v, DType::kFloat64, static_cast<size_t>(t.Size()));
+  return v;
 }
 
 template <Dist D>
-void MultiSampleCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void MultiSampleCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  thread_local std::vector<double> first, second;
-  ReadParams(in[0], &first);
-  if (in.size() > 1) ReadParams(in[1], &second);
+  const double* first = ReadParams(ctx, in[0], internal::kOpSlot0);
+  const double* second = in.size() > 1 ? ReadParams(ctx, in[1], internal::kOpSlot1) : nullptr;
   const int64_t per = out[0].Size() / in[0].Size();
   Sampler s(internal::DrawRandomSeed());
   StoreAll(out[0], [&](int64_t i) {
@@ -434,59 +435,58 @@ bool MultinomialType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector
   return (*in)[0] != DType::kUnknown;
 }
 
-void MultinomialCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void MultinomialCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   const bool get_prob = attrs.Param<MultinomialParam>().get_prob;
   const Shape& is = in[0].shape;
   const int64_t k = is[is.ndim() - 1], dists = in[0].Size() / k;
   const int64_t per = out[0].Size() / dists;
-  thread_local std::vector<double> probs, cum, picked_log;
-  ReadParams(in[0], &probs);
-  cum.resize(static_cast<size_t>(k));
-  picked_log.resize(static_cast<size_t>(out[0].Size()));
+  const double* probs = ReadParams(ctx, in[0], internal::kOpSlot0);
+  double* cum = ctx.workspace->Get<double>(internal::kOpSlot1, static_cast<size_t>(k));
+  double* picked_log =
+      ctx.workspace->Get<double>(internal::kOpSlot2, static_cast<size_t>(out[0].Size()));
   Sampler s(internal::DrawRandomSeed());
   StoreAll(out[0], [&](int64_t i) {
     const int64_t row = i / per;
-    const double* p = probs.data() + row * k;
+    const double* p = probs + row * k;
     if (i % per == 0) {
       // Cumulative table as MXNet keeps it (float32); a draw picks the first category whose
       // cumulative probability reaches it (the last one when the probabilities sum below 1).
       double acc = 0;
       for (int64_t c = 0; c < k; ++c) {
         acc += p[c];
-        cum[static_cast<size_t>(c)] = static_cast<float>(acc);
+        cum[c] = static_cast<float>(acc);
       }
     }
     const double u = static_cast<float>(s.Uniform());
     const int64_t c = std::min<int64_t>(
-        std::lower_bound(cum.begin(), cum.end(), u) - cum.begin(), k - 1);
-    picked_log[static_cast<size_t>(i)] = std::log(p[c]);
+        std::lower_bound(cum, cum + k, u) - cum, k - 1);
+    picked_log[i] = std::log(p[c]);
     return static_cast<double>(c);
   });
-  if (get_prob) StoreAll(out[1], [&](int64_t i) { return picked_log[static_cast<size_t>(i)]; });
+  if (get_prob) StoreAll(out[1], [&](int64_t i) { return picked_log[i]; });
 }
 
 // ---------------------------------------------------------------------------------------------
 // _shuffle: a random permutation of the first axis (of the elements of a 1-D input)
 
-void ShuffleCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+void ShuffleCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const int64_t n = in[0].shape[0];
   const size_t row = static_cast<size_t>(in[0].Size() / n) * DTypeSize(in[0].dtype);
-  thread_local std::vector<int64_t> perm;
-  perm.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  int64_t* perm = ctx.workspace->Get<int64_t>(internal::kOpSlot0, static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
   Sampler s(internal::DrawRandomSeed());
   for (int64_t i = n - 1; i > 0; --i) {
     const auto j = static_cast<size_t>(s.Below(static_cast<uint64_t>(i) + 1));
-    std::swap(perm[static_cast<size_t>(i)], perm[j]);
+    std::swap(perm[i], perm[j]);
   }
   const uint8_t* x = in[0].ptr<const uint8_t>();
   uint8_t* y = out[0].ptr<uint8_t>();
   if (x == y) {  // in place: go through a copy of the input rows
-    thread_local std::vector<uint8_t> copy;
-    copy.assign(x, x + static_cast<size_t>(n) * row);
-    x = copy.data();
+    uint8_t* copy = ctx.workspace->Get<uint8_t>(internal::kOpSlot1, static_cast<size_t>(n) * row);
+    std::memcpy(copy, x, static_cast<size_t>(n) * row);
+    x = copy;
     for (int64_t i = 0; i < n; ++i)
       std::memcpy(y + static_cast<size_t>(i) * row, x + static_cast<size_t>(perm[static_cast<size_t>(i)]) * row, row);
     return;

@@ -25,7 +25,8 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
+#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -177,15 +178,6 @@ T Sigmoid(T x) {
   return T{1} / (T{1} + std::exp(-x));
 }
 
-// Why a thread_local buffer: the kernel needs gate and layer scratch (MXNet takes it from its
-// kTempSpace resource) and FCompute has no workspace argument; the buffer only grows.
-template <typename T>
-T* RNNScratch(size_t n) {
-  thread_local std::vector<T> buffer;
-  if (buffer.size() < n) buffer.resize(n);
-  return buffer.data();
-}
-
 struct RNNDims {
   int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
 };
@@ -268,7 +260,8 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
 }
 
 template <typename T>
-void RNNForward(const RNNParam& p, const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
   RNNDims dm;
   dm.t = in[0].shape[0];
   dm.n = in[0].shape[1];
@@ -299,7 +292,8 @@ void RNNForward(const RNNParam& p, const std::vector<TBlob>& in, const std::vect
   const int64_t layer_out = dm.t * dm.n * dm.d * dm.h;
   const int64_t per_dir = dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h;
   const int64_t layers = p.num_layers;
-  T* scratch = RNNScratch<T>(static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
+  T* scratch = ctx.workspace->Get<T>(internal::kOpSlot0,
+                                     static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
   T* ping = scratch + per_dir;
   T* pong = ping + layer_out;
   const T* hx = in[2].ptr<const T>();
@@ -329,13 +323,13 @@ void RNNForward(const RNNParam& p, const std::vector<TBlob>& in, const std::vect
   }
 }
 
-void RNNCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const RNNParam& p = attrs.Param<RNNParam>();
   if (in[0].dtype == DType::kFloat64) {
-    RNNForward<double>(p, in, out);
+    RNNForward<double>(ctx, p, in, out);
   } else {
-    RNNForward<float>(p, in, out);
+    RNNForward<float>(ctx, p, in, out);
   }
 }
 

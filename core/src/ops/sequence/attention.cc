@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 

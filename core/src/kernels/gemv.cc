@@ -1,12 +1,12 @@
-#include "ops/nn/gemv.h"
+#include "kernels/gemv.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 
-#include "ops/nn/avx512-inl.h"
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/parallel-inl.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/threads.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -79,6 +79,14 @@ void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t r
   ParallelFor(blocks, rows * cols >= 65536, [&](int64_t b) {
     GemvRows(W, x, bias, y, b * kBlock, std::min(rows, (b + 1) * kBlock), cols);
   });
+}
+
+bool GemvTakes(const ConvSpec& s) {
+  if (s.deconv || s.G != 1 || s.N != 1 || !CpuHasAvx512()) return false;
+  for (int64_t i = 0; i < s.nd; ++i) {
+    if (s.in[i] != 1 || s.kernel[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace internal

@@ -1,12 +1,12 @@
-#include "ops/nn/convolution_pointwise.h"
+#include "kernels/convolution_pointwise.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/convolution_epilogue-inl.h"
-#include "ops/nn/parallel-inl.h"
+#include "kernels/threads.h"
+#include "kernels/epilogue-inl.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -88,6 +88,14 @@ struct WorkItems {
 };
 
 }  // namespace
+
+bool PointwiseTakes(const ConvSpec& s) {
+  if (s.deconv || s.G != 1 || !CpuHasAvx512()) return false;
+  for (int64_t i = 0; i < s.nd; ++i) {
+    if (s.kernel[i] != 1 || s.pad_l[i] != 0 || s.pad_r[i] != 0) return false;
+  }
+  return true;
+}
 
 int64_t PointwiseWeightFloats(int64_t C, int64_t F) { return (F + 15) / 16 * 16 * C; }
 

@@ -1,4 +1,4 @@
-#include "ops/linalg/blas.h"
+#include "kernels/blas.h"
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "hybridnet/base.h"
-#include "ops/nn/convolution_backend.h"
+#include "kernels/threads.h"
 
 extern "C" char* openblas_get_corename(void);
 
@@ -62,7 +62,7 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
     }
     return;
   }
-  UseBackendThreads();
+  UseKernelThreads();
   const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                           a, lda, b, ldb, beta, c, ldc);
   HN_CHECK(status == dnnl_success, kInternal)

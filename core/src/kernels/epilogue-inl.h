@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "ops/nn/avx512-inl.h"
+#include "kernels/avx512-inl.h"
 
 namespace hybridnet {
 namespace internal {

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "kernels/convolution_spec.h"
+
 namespace hybridnet {
 namespace internal {
 
@@ -24,6 +26,12 @@ namespace internal {
 constexpr int64_t kFewChannelsMax = 32;
 /// The most it reads channel-first (an image network's input, as it comes).
 constexpr int64_t kFewChannelsMaxChannelFirst = 4;
+
+/// Whether RunFewChannels takes call `s`: 2-D, one group, at most kFewChannelsMax input channels
+/// (kFewChannelsMaxChannelFirst when it reads channel-first data), no dilation, on a CPU with
+/// AVX-512; with fast_math too (oneDNN's Winograd made CIFAR ResNet-20 1.34x ORT's time at 2
+/// threads).
+bool FewChannelsTakes(const ConvSpec& s);
 
 /// Floats of W (F, C, KH, KW) re-laid-out for RunFewChannels: PackFewChannelsWeights' output size.
 int64_t FewChannelsWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW);
@@ -48,6 +56,9 @@ struct FewChannelsArgs {
   float* out = nullptr;             ///< (N, OH, OW, F), or (N, F, OH, OW) with out_channel_first
   /// RunFewChannels only, without a residual: a channel-first caller's output (eager).
   bool out_channel_first = false;
+  /// With out_channel_first: KernelThreads() rows of (OW, F) floats, each thread's output row
+  /// before it is laid out channel-first.
+  float* row_scratch = nullptr;
   /// The output row (over the samples) that `out` and `residual` start at (RunFewChannelsRow).
   int64_t first_row = 0;
 };

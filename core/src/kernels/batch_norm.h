@@ -1,5 +1,5 @@
 // BatchNorm at inference as one per-channel affine map, shared by the BatchNorm kernel and the
-// convolution epilogue that absorbs a following BatchNorm (convolution_backend.h), so both give
+// convolution epilogue that absorbs a following BatchNorm (epilogue.h), so both give
 // the same bits:
 //
 //   BatchNormScaleShift(gamma, beta, mean, var, eps, fix_gamma, C, scale, shift);
@@ -26,7 +26,7 @@ void BatchNormScaleShift(const float* gamma, const float* beta, const float* mea
 
 /// The two versions, which give the same bits (the AVX-512 one is 5x faster, which matters
 /// because a fused convolution computes this at every call: MobileNet v2 has 17k channels).
-/// Defined in batch_norm.cc, compiled without multiply-add contraction.
+/// Compiled without multiply-add contraction (core/CMakeLists.txt).
 void BatchNormScaleShiftScalar(const float* gamma, const float* beta, const float* mean,
                                const float* var, double eps, bool fix_gamma, int64_t channels,
                                float* scale, float* shift);

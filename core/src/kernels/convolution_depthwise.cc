@@ -1,34 +1,18 @@
-#include "ops/nn/convolution_depthwise.h"
+#include "kernels/convolution_depthwise.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 
-#include "ops/nn/activation-inl.h"
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/convolution_epilogue-inl.h"
-#include "ops/nn/parallel-inl.h"
+#include "kernels/threads.h"
+#include "kernels/epilogue-inl.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
 
 namespace {
 
-// RunEpilogue on positions [begin, end), each position's channels in order (contiguous: the
-// channel-blocks-outer order strode by C floats and ran several times slower for wide layers).
-HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t end) {
-  for (int64_t pos = begin; pos < end; ++pos) {
-    const int64_t row = pos * a.C;
-    for (int64_t c = 0; c < a.C; c += 16) {
-      const __mmask16 lanes = FirstLanes(a.C - c);
-      const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                      a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
-      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);
-      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + row + c) : v;
-      _mm512_mask_storeu_ps(a.out + row + c, lanes, Apply(v, e, r));
-    }
-  }
-}
 
 // One output position: the taps of the rows present (`rows[kh]` null outside the image) and
 // the in-range columns, in (kh, kw) order.
@@ -93,29 +77,15 @@ HN_AVX512 void Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n
 
 }  // namespace
 
-bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad) {
-  return CpuHasAvx512() && C % 16 == 0 && (stride == 1 || stride == 2) && (pad == 0 || pad == 1);
+bool DepthwiseTakes(const ConvSpec& s) {
+  const bool channels = s.C == 0 || (s.G == s.C && s.C % 16 == 0);
+  return !s.deconv && s.nd == 2 && s.G == s.F && s.G > 1 && channels && s.kernel[0] == 3 &&
+         s.kernel[1] == 3 && s.dilate[0] == 1 && s.dilate[1] == 1 && s.stride[0] == s.stride[1] &&
+         (s.stride[0] == 1 || s.stride[0] == 2) && s.pad_l[0] == s.pad_l[1] &&
+         s.pad_r[0] == s.pad_l[0] && s.pad_r[1] == s.pad_l[1] &&
+         (s.pad_l[0] == 0 || s.pad_l[0] == 1) && CpuHasAvx512();
 }
 
-void RunEpilogue(const EpilogueArgs& a) {
-  if (!CpuHasAvx512()) {
-    for (int64_t i = 0; i < a.positions * a.C; ++i) {
-      const int64_t c = i % a.C;
-      float v = a.conv[i];
-      if (a.bn_scale) v = v * a.bn_scale[c] + a.bn_shift[c];
-      if (a.residual) v = v + a.residual[i];
-      if (a.relu) v = ReluOf(v);
-      a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
-    }
-    return;
-  }
-  // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
-  const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
-  const int64_t blocks = (a.positions + block - 1) / block;
-  ParallelFor(blocks, true, [&](int64_t b) {
-    EpiloguePositions(a, b * block, std::min(a.positions, (b + 1) * block));
-  });
-}
 
 void RunDepthwise3x3(const DepthwiseArgs& a) {
   const int64_t rows = a.N * a.OH;

@@ -17,11 +17,10 @@
 // is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
 // algorithm (see docs/performance.md for the error bound).
 //
-// Thread count: oneDNN runs on OpenMP; SetBackendThreads (hybridnet::SetNumThreads) sets the
-// count every thread's next primitive uses. The results do not depend on it: the kernels used
-// split no reduction between threads, except oneDNN's GEMM one (other single output positions),
-// which therefore runs on one thread. oneDNN fixes a primitive's thread count when it makes it:
-// primitives are made and kept per thread count.
+// Thread count (threads.h): the results do not depend on it: the kernels used split no reduction
+// between threads, except oneDNN's GEMM one (other single output positions), which therefore
+// runs on one thread. oneDNN fixes a primitive's thread count when it makes it: primitives are
+// made and kept per thread count.
 #pragma once
 
 #include <cstdint>
@@ -29,32 +28,13 @@
 
 #include "hybridnet/ndarray.h"
 #include "hybridnet/op.h"
-#include "ops/nn/pooling.h"
+#include "kernels/convolution_spec.h"
+#include "kernels/kernel_choice.h"
+#include "kernels/pooling.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace internal {
-
-/// One convolution or deconvolution call: geometry (spatial values in the first nd slots) and
-/// the epilogue. Plain integers only, so it hashes and compares as bytes.
-struct ConvSpec {
-  int64_t deconv = 0;
-  int64_t nd = 2;  ///< spatial dims, 1..3
-  int64_t channel_last = 0;  ///< data, residual and output are (N, spatial..., C)
-  /// With channel_last, the data alone is (N, C, spatial...): an image network's input read by
-  /// its first layer as it comes.
-  int64_t data_channel_first = 0;
-  int64_t N = 0, C = 0, F = 0, G = 1;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
-  int64_t stride[3] = {1, 1, 1}, dilate[3] = {1, 1, 1}, pad_l[3] = {0, 0, 0}, pad_r[3] = {0, 0, 0};
-  int64_t bias = 0;
-  int64_t bn = 0;
-  int64_t residual = 0;
-  int64_t relu = 0;
-  int64_t fast_math = 0;
-  /// Threads the primitive runs on; RunConvolution sets it (oneDNN fixes a primitive's thread
-  /// count when it makes it, so primitives are kept per count).
-  int64_t threads = 0;
-};
 
 /// The arrays of one call. Weights are in MXNet's layout: (F, C/G, k...) for convolution,
 /// (C, F/G, k...) for deconvolution. `*_array` are the NDArrays behind the pointers when the
@@ -72,6 +52,8 @@ struct ConvArgs {
   bool clip = false;  ///< ClipOf(y, clip_min, clip_max) last (not with spec.relu)
   float clip_min = 0, clip_max = 0;
   float* out = nullptr;
+  /// Scratch for the call (OpContext::workspace); never null.
+  Workspace* workspace = nullptr;
 };
 
 void RunConvolution(const ConvSpec& spec, const ConvArgs& args);
@@ -98,18 +80,27 @@ void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
 void RunConvolutionThenMaxPool(const ConvSpec& conv, const ConvArgs& conv_args,
                                const MaxPoolWindow& window, int64_t pooled_h, int64_t pooled_w);
 
-/// Copies channel-first data (N, C, S) to channel-last (N, S, C), or back; S is the product of
-/// the spatial dims. Exact (a copy).
-void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last);
+/// The kernels that run convolutions, in the order of preference: ours, each taking the calls
+/// its own file's `...Takes` states, then oneDNN's, which takes every call.
+enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn };
 
-/// Threads every later oneDNN primitive runs with (>= 1), on every thread.
-void SetBackendThreads(int num_threads);
-int BackendThreads();
-/// Sets the calling thread's OpenMP thread count to SetBackendThreads' before a oneDNN call.
-void UseBackendThreads();
+/// The choice among them (kernel_choice.h), indexed by ConvKernel.
+KernelChoice& ConvolutionKernels();
 
-/// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
-std::string BackendDescription();
+/// Whether `kernel` takes call `s` on this CPU.
+bool ConvKernelTakes(ConvKernel kernel, const ConvSpec& s);
+
+// The questions graph passes ask before they rewrite a graph, answered from what the kernels
+// take, so a kernel that takes more changes what the passes do with no edit of theirs.
+
+/// Whether call `s` (channel_last set) reads its channel-first data as it comes
+/// (data_channel_first), an image network's first layer, rather than after a re-layout.
+bool ConvReadsChannelFirstData(ConvSpec s);
+
+/// Whether a 1x1 convolution whose output only feeds depthwise convolution `depthwise` is worth
+/// fusing into it (RunExpandThenDepthwise): our depthwise kernel takes its window. `depthwise`'s
+/// channel and image sizes may be 0, not known yet (fusion runs before shapes are known).
+bool ConvFusesExpansion(const ConvSpec& depthwise);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -3,11 +3,12 @@
 // MobileNet v2 peer benchmark): AVX-512, one output row at a time, four positions per step with
 // the 3x3 weights of 16 channels in registers, and the epilogue (bias, BatchNorm scale and
 // shift, residual add, relu or clip) applied while the outputs are still in registers, with the
-// float operations of the separate ops. The same epilogue code runs as a pass after oneDNN's
-// convolutions (RunEpilogue).
+// float operations of the separate ops (epilogue.h).
 #pragma once
 
 #include <cstdint>
+
+#include "kernels/convolution_spec.h"
 
 namespace hybridnet {
 namespace internal {
@@ -27,9 +28,10 @@ struct DepthwiseArgs {
   float* out = nullptr;
 };
 
-/// True when this CPU and shape can run RunDepthwise3x3 (AVX-512; C a multiple of 16; stride 1
-/// or 2; pad 0 or 1).
-bool Depthwise3x3Supported(int64_t C, int64_t stride, int64_t pad);
+/// Whether RunDepthwise3x3 takes call `s`: 2-D, one filter per channel (more than one), 3x3, no
+/// dilation, equal strides of 1 or 2, the same padding of 0 or 1 on every side, channels a
+/// multiple of 16 (C = 0: not known yet, taken), on a CPU with AVX-512.
+bool DepthwiseTakes(const ConvSpec& s);
 
 void RunDepthwise3x3(const DepthwiseArgs& a);
 
@@ -39,23 +41,6 @@ void RunDepthwise3x3(const DepthwiseArgs& a);
 void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,
                         int64_t oh);
 
-/// The epilogue of a convolution that ran without it, on channel-last results: for each of
-/// `positions` rows of C channels, out = act((conv * bn_scale + bn_shift) + residual), every step
-/// optional, with the separate ops' float operations (the depthwise kernel's own epilogue code;
-/// AVX-512 where the CPU has it). `out` may equal `conv` or `residual`: each element is read
-/// before it is written.
-struct EpilogueArgs {
-  int64_t positions = 0, C = 0;
-  const float* conv = nullptr;
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
-  const float* residual = nullptr;                        ///< or null
-  bool relu = false;
-  bool clip = false;
-  float clip_min = 0, clip_max = 0;
-  float* out = nullptr;
-};
-
-void RunEpilogue(const EpilogueArgs& a);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -1,70 +1,19 @@
-// Shared pieces of the spatial nn ops (Convolution, Deconvolution, Pooling):
+// Sliding windows of the spatial kernels (convolution, pooling, im2col):
 //
-//  * Layout: MXNet's data layouts, with their attribute names;
 //  * SpatialGeom: 1-D, 2-D and 3-D windows all viewed as 3-D (D, H, W); missing leading dims
 //    are 1 with kernel 1, stride 1, pad 0, dilate 1, so one loop nest serves every rank;
-//  * Im2Col / Col2Im over a range of output rows (the im2col and col2im ops);
-//  * ConvScratch: a per-thread scratch buffer for kernels.
+//  * Im2Col / Col2Im over a range of output rows (the im2col and col2im ops).
 //
 //   SpatialGeom g = MakeGeom(kernel, stride, pad, dilate, image_dims, grid_dims);
-//   float* row = ConvScratch(g.image[2]);
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <memory>
-#include <string>
 #include <vector>
-
-#include "hybridnet/base.h"
-#include "hybridnet/op.h"
 
 namespace hybridnet {
 namespace internal {
-
-/// Data layouts of the spatial ops (MXNet's names). Convolution accepts all but NWC.
-enum class Layout { kNCW, kNCHW, kNCDHW, kNWC, kNHWC, kNDHWC };
-
-inline const EnumNames<Layout>& PoolingLayoutNames() {
-  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},   {"NCHW", Layout::kNCHW},
-                                          {"NCDHW", Layout::kNCDHW}, {"NWC", Layout::kNWC},
-                                          {"NHWC", Layout::kNHWC},   {"NDHWC", Layout::kNDHWC}};
-  return names;
-}
-
-inline const EnumNames<Layout>& ConvLayoutNames() {
-  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},
-                                          {"NCHW", Layout::kNCHW},
-                                          {"NCDHW", Layout::kNCDHW},
-                                          {"NHWC", Layout::kNHWC},
-                                          {"NDHWC", Layout::kNDHWC}};
-  return names;
-}
-
-inline const char* LayoutName(Layout layout) {
-  switch (layout) {
-    case Layout::kNCW: return "NCW";
-    case Layout::kNCHW: return "NCHW";
-    case Layout::kNCDHW: return "NCDHW";
-    case Layout::kNWC: return "NWC";
-    case Layout::kNHWC: return "NHWC";
-    case Layout::kNDHWC: return "NDHWC";
-  }
-  return "?";
-}
-
-/// Number of spatial dimensions of a layout.
-inline size_t LayoutRank(Layout layout) { return std::string(LayoutName(layout)).size() - 2; }
-
-inline bool IsChannelLast(Layout layout) {
-  return layout == Layout::kNWC || layout == Layout::kNHWC || layout == Layout::kNDHWC;
-}
-
-/// NCW, NCHW or NCDHW for 1, 2 or 3 spatial dimensions.
-inline Layout ChannelFirstLayout(size_t spatial_rank) {
-  return spatial_rank == 1 ? Layout::kNCW : spatial_rank == 2 ? Layout::kNCHW : Layout::kNCDHW;
-}
 
 /// A window geometry in canonical 3-D form. "image" is the dense side (conv input, deconv
 /// output, pooling input), "grid" the window positions (conv output, deconv input, pooling
@@ -190,21 +139,6 @@ inline void Col2Im(const float* col, const SpatialGeom& g, int64_t channels, int
     }
   }
 }
-
-/// Scratch memory (at least `count` floats), valid until the next call on this thread.
-///
-/// Why a thread_local vector: kernels must not allocate tensors, but some need temporary rows.
-/// MXNet takes them from the kTempSpace resource; our FCompute has no workspace argument, so
-/// each thread keeps one buffer that only grows. Once the largest layer has run, no call
-/// allocates, and predictors running on different threads never share it.
-inline float* ConvScratch(size_t count) {
-  thread_local std::vector<float> buffer;
-  if (buffer.size() < count) buffer.resize(count);
-  return buffer.data();
-}
-
-/// "(3, 3)" text of a tuple, for messages.
-inline std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
 
 }  // namespace internal
 }  // namespace hybridnet

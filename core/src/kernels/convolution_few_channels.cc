@@ -1,14 +1,14 @@
-#include "ops/nn/convolution_few_channels.h"
+#include "kernels/convolution_few_channels.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <array>
 
-#include "ops/nn/convolution_backend.h"
-#include "ops/nn/convolution_epilogue-inl.h"
-#include "ops/nn/im2col-inl.h"
-#include "ops/nn/parallel-inl.h"
+#include "kernels/threads.h"
+#include "kernels/epilogue-inl.h"
+#include "kernels/window-inl.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -277,6 +277,13 @@ HN_AVX512 void RowToPlanes(const float* row, int64_t OW, int64_t F, float* dst, 
 
 }  // namespace
 
+bool FewChannelsTakes(const ConvSpec& s) {
+  const int64_t most = s.channel_last && s.data_channel_first ? kFewChannelsMaxChannelFirst
+                                                              : kFewChannelsMax;
+  return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= most && s.dilate[0] == 1 &&
+         s.dilate[1] == 1 && CpuHasAvx512();
+}
+
 int64_t FewChannelsWeightFloats(int64_t F, int64_t C, int64_t KH, int64_t KW) {
   return (F + 15) / 16 * 16 * C * KH * KW;
 }
@@ -306,7 +313,7 @@ void RunFewChannels(const FewChannelsArgs& a) {
     const int64_t plane = a.OH * a.OW;
     ParallelFor(a.N * a.OH, true, [&](int64_t row) {
       FewChannelsArgs row_args = a;
-      row_args.out = ConvScratch(static_cast<size_t>(a.OW * a.F));
+      row_args.out = a.row_scratch + ThreadIndex() * a.OW * a.F;
       row_args.first_row = row;
       RunFewChannelsRow(row_args, row);
       const int64_t n = row / a.OH, oh = row % a.OH;

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "kernels/convolution_spec.h"
+
 namespace hybridnet {
 namespace internal {
 
@@ -16,6 +18,10 @@ namespace internal {
 /// CpuHasAvx512() (avx512-inl.h).
 void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
           int64_t cols);
+
+/// Whether Gemv runs convolution call `s`: a 1x1 convolution of a single 1x1 image, y = W x with
+/// W as stored (F, C), on a CPU with AVX-512.
+bool GemvTakes(const ConvSpec& s);
 
 }  // namespace internal
 }  // namespace hybridnet

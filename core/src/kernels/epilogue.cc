@@ -1,0 +1,56 @@
+#include "kernels/epilogue.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "kernels/activation-inl.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/epilogue-inl.h"
+#include "kernels/parallel-inl.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+// RunEpilogue on positions [begin, end), each position's channels in order (contiguous: the
+// channel-blocks-outer order strode by C floats and ran several times slower for wide layers).
+HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t end) {
+  for (int64_t pos = begin; pos < end; ++pos) {
+    const int64_t row = pos * a.C;
+    for (int64_t c = 0; c < a.C; c += 16) {
+      const __mmask16 lanes = FirstLanes(a.C - c);
+      const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
+                                      a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);
+      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + row + c) : v;
+      _mm512_mask_storeu_ps(a.out + row + c, lanes, Apply(v, e, r));
+    }
+  }
+}
+
+}  // namespace
+
+void RunEpilogue(const EpilogueArgs& a) {
+  if (!CpuHasAvx512()) {
+    for (int64_t i = 0; i < a.positions * a.C; ++i) {
+      const int64_t c = i % a.C;
+      float v = a.conv[i];
+      if (a.bn_scale) v = v * a.bn_scale[c] + a.bn_shift[c];
+      if (a.residual) v = v + a.residual[i];
+      if (a.relu) v = ReluOf(v);
+      a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
+    }
+    return;
+  }
+  // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
+  const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
+  const int64_t blocks = (a.positions + block - 1) / block;
+  ParallelFor(blocks, true, [&](int64_t b) {
+    EpiloguePositions(a, b * block, std::min(a.positions, (b + 1) * block));
+  });
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,44 @@
+#include "kernels/kernel_choice.h"
+
+#include "hybridnet/base.h"
+#include "kernels/convolution.h"
+#include "kernels/dense.h"
+#include "kernels/pooling.h"
+
+namespace hybridnet {
+namespace internal {
+
+KernelChoice::KernelChoice(std::string family, std::vector<ChoosableKernel> kernels)
+    : family_(std::move(family)), kernels_(std::move(kernels)),
+      runs_(new std::atomic<int64_t>[kernels_.size()]) {
+  for (size_t i = 0; i < kernels_.size(); ++i) runs_[i].store(0);
+}
+
+void KernelChoice::Force(int index) {
+  HN_CHECK(index < static_cast<int>(kernels_.size()), kInvalidArgument)
+      << family_ << " has no kernel " << index;
+  forced_.store(index < 0 ? -1 : index, std::memory_order_relaxed);
+}
+
+int64_t KernelChoice::Runs(int index) const {
+  return runs_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+}
+
+void KernelChoice::RejectForced(int kernel, const std::string& call) const {
+  const ChoosableKernel& k = kernels_[static_cast<size_t>(kernel)];
+  if (!k.runs_here) {
+    HN_THROW(kUnsupported) << "the forced " << family_ << " kernel " << k.name
+                           << " cannot run on this CPU (it needs " << k.needs << ")";
+  }
+  HN_THROW(kUnsupported) << "the forced " << family_ << " kernel " << k.name << " does not take "
+                         << call;
+}
+
+const std::vector<KernelChoice*>& KernelChoices() {
+  static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(), &PoolingKernels(),
+                                                     &DenseKernels()};
+  return choices;
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,110 @@
+#include "kernels/onednn.h"
+
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "hybridnet/base.h"
+#include "kernels/layout.h"
+#include "kernels/threads.h"
+
+namespace hybridnet {
+namespace internal {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+dnnl::engine& OneDnnEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& OneDnnStream() {
+  thread_local dnnl::stream stream(OneDnnEngine());
+  return stream;
+}
+
+dnnl::reorder SharedReorder(const memory::desc& from, const memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return dnnl::reorder(dnnl::reorder::primitive_desc(OneDnnEngine(), from, OneDnnEngine(), to, attr));
+}
+
+memory ScratchpadIn(const memory::desc& pad, WorkspaceSlot slot, Workspace* workspace) {
+  return memory(pad, OneDnnEngine(), workspace->Get<unsigned char>(slot, pad.get_size()));
+}
+
+void RunReorder(const dnnl::reorder& reorder, const memory& from, const memory& to,
+                Workspace* workspace) {
+  const memory::desc pad(*dnnl_primitive_desc_query_md(reorder.get_primitive_desc(),
+                                                       dnnl_query_scratchpad_md, 0));
+  reorder.execute(OneDnnStream(),
+                  {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
+                   {DNNL_ARG_SCRATCHPAD, ScratchpadIn(pad, kReorderScratchpadSlot, workspace)}});
+}
+
+Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
+Tag ChannelFirstTag(int64_t nd) { return nd == 1 ? Tag::ncw : nd == 2 ? Tag::nchw : Tag::ncdhw; }
+
+void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last,
+              Workspace* workspace) {
+  struct Key {
+    int64_t n, c, s, to_last;
+    bool operator==(const Key& o) const {
+      return n == o.n && c == o.c && s == o.s && to_last == o.to_last;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return static_cast<size_t>(((k.n * 1000003 + k.c) * 1000003 + k.s) * 2 + k.to_last);
+    }
+  };
+  struct Entry {
+    dnnl::reorder prim;
+    memory::desc from, to;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<Key, std::shared_ptr<const Entry>, KeyHash> cache;
+  const Key key{N, C, S, to_channel_last ? 1 : 0};
+  std::shared_ptr<const Entry> e;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) e = it->second;
+  }
+  if (!e) {
+    auto made = std::make_shared<Entry>();
+    const memory::desc cf({N, C, S}, memory::data_type::f32, Tag::ncw);
+    const memory::desc cl({N, C, S}, memory::data_type::f32, Tag::nwc);
+    made->from = to_channel_last ? cf : cl;
+    made->to = to_channel_last ? cl : cf;
+    made->prim = SharedReorder(made->from, made->to);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() > 1024) cache.clear();
+    e = cache.emplace(key, made).first->second;
+  }
+  UseKernelThreads();
+  try {
+    memory from(e->from, OneDnnEngine(), const_cast<float*>(src)), to(e->to, OneDnnEngine(), dst);
+    RunReorder(e->prim, from, to, workspace);
+    OneDnnStream().wait();
+  } catch (const dnnl::error& err) {
+    HN_THROW(kInternal) << "re-layout of (" << N << ", " << C << ", " << S << ") failed ("
+                        << err.what() << ")";
+  }
+}
+
+std::string OneDnnDescription() {
+  const dnnl_version_t* v = dnnl_version();
+  std::ostringstream os;
+  os << "oneDNN " << v->major << "." << v->minor << "." << v->patch << ", ISA "
+     << dnnl_cpu_isa2str(static_cast<dnnl_cpu_isa_t>(dnnl::get_effective_cpu_isa()))
+     << ", OpenMP threads " << KernelThreads();
+  return os.str();
+}
+
+}  // namespace internal
+}  // namespace hybridnet

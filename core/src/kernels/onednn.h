@@ -1,0 +1,39 @@
+// oneDNN as every kernel uses it: one CPU engine, a stream per thread, reorders that any thread
+// may run with its scratchpad in the caller's workspace, and the memory tags of our two data
+// layouts. oneDNN 2.x and 3.x spell all of this alike; the 2.x-only operation descriptors are
+// confined to onednn_convolution.cc.
+#pragma once
+
+#include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+
+#include "kernels/workspace.h"
+
+namespace hybridnet {
+namespace internal {
+
+dnnl::engine& OneDnnEngine();
+/// The calling thread's stream.
+dnnl::stream& OneDnnStream();
+
+/// A reorder that any thread may run (RunReorder): user scratchpad mode, as for convolutions
+/// (see ConvPrimitive::scratchpad_md). Winograd's weight layout needs one.
+dnnl::reorder SharedReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
+/// A scratchpad of layout `pad` over `workspace`'s slot `slot`.
+dnnl::memory ScratchpadIn(const dnnl::memory::desc& pad, WorkspaceSlot slot, Workspace* workspace);
+
+/// Runs a SharedReorder on this thread's stream, its scratchpad in `workspace`.
+void RunReorder(const dnnl::reorder& reorder, const dnnl::memory& from, const dnnl::memory& to,
+                Workspace* workspace);
+
+/// nwc, nhwc or ndhwc; ncw, nchw or ncdhw (Layout's orders, layout.h).
+dnnl::memory::format_tag ChannelLastTag(int64_t nd);
+dnnl::memory::format_tag ChannelFirstTag(int64_t nd);
+
+/// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
+std::string OneDnnDescription();
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,418 @@
+#include "kernels/onednn_convolution.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "hybridnet/base.h"
+#include "kernels/convolution-inl.h"
+#include "kernels/epilogue.h"
+#include "kernels/onednn.h"
+#include "kernels/threads.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+static_assert(sizeof(ConvSpec) == 35 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
+
+memory::dims Spatial(const int64_t* v, int64_t nd) { return memory::dims(v, v + nd); }
+
+memory::dims DataDims(int64_t n, int64_t c, const int64_t* spatial, int64_t nd) {
+  memory::dims d{n, c};
+  for (int64_t i = 0; i < nd; ++i) d.push_back(spatial[i]);
+  return d;
+}
+
+// The weights as MXNet stores them: convolution (F, C/G, k...), deconvolution (C, F/G, k...);
+// oneDNN's logical order is ([G,] out-channels/G, in-channels/G, k...) for both.
+memory::desc UserWeightDesc(const ConvSpec& s) {
+  const int64_t Fg = s.F / s.G, Cg = s.C / s.G;
+  int64_t taps = 1;
+  for (int64_t i = 0; i < s.nd; ++i) taps *= s.kernel[i];
+  memory::dims dims, strides;
+  if (s.G > 1) {
+    dims.push_back(s.G);
+    strides.push_back(Fg * Cg * taps);
+  }
+  dims.push_back(Fg);
+  dims.push_back(Cg);
+  if (s.deconv) {
+    strides.push_back(taps);       // out-channel within the group
+    strides.push_back(Fg * taps);  // in-channel within the group
+  } else {
+    strides.push_back(Cg * taps);
+    strides.push_back(taps);
+  }
+  std::vector<int64_t> kstrides(static_cast<size_t>(s.nd));
+  int64_t stride = 1;
+  for (int64_t i = s.nd - 1; i >= 0; --i) {
+    kstrides[static_cast<size_t>(i)] = stride;
+    stride *= s.kernel[i];
+  }
+  for (int64_t i = 0; i < s.nd; ++i) {
+    dims.push_back(s.kernel[i]);
+    strides.push_back(kstrides[static_cast<size_t>(i)]);
+  }
+  return memory::desc(dims, memory::data_type::f32, strides);
+}
+
+std::string DescKey(const memory::desc& md) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&md.data);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < sizeof(md.data); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  std::ostringstream os;
+  os << std::hex << h << ":" << std::dec << md.get_size();
+  return os.str();
+}
+
+struct ConvPrimitive {
+  dnnl::primitive prim;
+  // The primitive's scratchpad, given by the caller from this thread's scratch: primitives are
+  // shared by every thread, and oneDNN's library-managed scratchpad is one buffer common to all
+  // primitives (Debian builds it with DNNL_ENABLE_CONCURRENT_EXEC off), so two threads running
+  // convolutions at once overwrote each other's partial sums.
+  memory::desc scratchpad_md;
+  memory::desc src_md, dst_md, weight_md, user_weight_md, bias_md;
+  bool fold_bn = false;  // fast_math: BatchNorm is inside the weights and bias
+  // The epilogue (BatchNorm, residual add, relu) runs after the primitive (RunEpilogue, the same
+  // float operations as the separate ops), instead of as oneDNN post-ops: always with BatchNorm,
+  // whose per-channel binary post-ops oneDNN 2.6.3 runs slowly (they nearly doubled the time of
+  // MobileNet's wide 1x1 convolutions, more than a separate pass over the output costs); when
+  // the post-ops would make oneDNN pick another kernel than the convolution alone gets (whose
+  // sums would then differ from the unfused op's); and for a single output position (batch 1,
+  // spatial size 1), where oneDNN takes the per-channel values for a full tensor.
+  bool epilogue_after = false;
+  bool has_bias = false;
+  std::string weight_key;
+  // The caller's layouts (channel-first or channel-last) and, where the primitive wants another
+  // one (channel-first callers; Winograd's blocked layouts), the reorders between them.
+  memory::desc caller_src_md, caller_dst_md;
+  bool reorder_src = false, reorder_dst = false;
+  dnnl::reorder src_in, residual_in, dst_out;
+};
+
+std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
+  ThreadCountWhile threads(static_cast<int>(s.threads));  // the count the primitive keeps
+  auto p = std::make_shared<ConvPrimitive>();
+  // Channel-last data for the primitive (oneDNN's fastest direct kernels take it), whatever the
+  // caller's layout.
+  const Tag cl = ChannelLastTag(s.nd);
+  p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, cl);
+  p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, cl);
+  p->user_weight_md = UserWeightDesc(s);
+  p->fold_bn = s.fast_math && s.bn;
+  p->has_bias = s.bias || p->fold_bn;
+  if (p->has_bias) p->bias_md = memory::desc({s.F}, memory::data_type::f32, Tag::a);
+  const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);
+  memory::dims dilate;
+  for (int64_t i = 0; i < s.nd; ++i) dilate.push_back(s.dilate[i] - 1);
+  const memory::dims stride = Spatial(s.stride, s.nd), pad_l = Spatial(s.pad_l, s.nd),
+                     pad_r = Spatial(s.pad_r, s.nd);
+
+  const int64_t positions = OutputPositions(s);
+  p->epilogue_after = !s.fast_math && (s.bn || (positions == 1 && (s.residual || s.relu)));
+  auto post_ops = [&]() {
+    dnnl::post_ops ops;
+    if (p->epilogue_after) return ops;
+    if (s.residual) ops.append_sum(1.f);
+    // max(x, 0): internal::ReluOf's bits, NaN and -0 included.
+    if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    return ops;
+  };
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(post_ops());
+  const auto prop = dnnl::prop_kind::forward_inference;
+  try {
+    if (s.deconv) {
+      dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, p->src_md,
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
+                                          pad_l, pad_r);
+      dnnl::deconvolution_forward::primitive_desc pd(d, attr, OneDnnEngine());
+      p->weight_md = pd.weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
+      p->prim = dnnl::deconvolution_forward(pd);
+    } else {
+      dnnl::convolution_forward::primitive_desc pd;
+      const bool winograd_shape = s.fast_math && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 &&
+                                  s.kernel[1] == 3 && s.stride[0] == 1 && s.stride[1] == 1 &&
+                                  s.dilate[0] == 1 && s.dilate[1] == 1;
+      bool made = false;
+      if (winograd_shape) {
+        // Winograd kernels work on blocked data: the layouts are theirs to choose.
+        try {
+          const memory::desc src_any(p->src_md.dims(), memory::data_type::f32, Tag::any);
+          const memory::desc dst_any(p->dst_md.dims(), memory::data_type::f32, Tag::any);
+          dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_winograd, src_any,
+                                            weight_any, p->bias_md, dst_any, stride, dilate,
+                                            pad_l, pad_r);
+          pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
+          p->src_md = pd.src_desc();
+          p->dst_md = pd.dst_desc();
+          made = true;
+        } catch (const dnnl::error&) {
+          made = false;  // no Winograd kernel for this CPU or shape: the direct one below
+        }
+      }
+      if (!made) {
+        dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, p->src_md,
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
+                                          pad_l, pad_r);
+        pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
+        if (positions == 1) {
+          // A single output position is a matrix-vector product (a classifier written as a
+          // convolution): oneDNN's GEMM-based kernel does it several times faster than the
+          // direct ones it lists first.
+          dnnl::convolution_forward::primitive_desc candidate(d, attr, OneDnnEngine());
+          do {
+            if (std::strstr(candidate.impl_info_str(), "gemm") != nullptr) {
+              pd = candidate;
+              break;
+            }
+          } while (candidate.next_impl());
+        }
+        const bool exact = !s.fast_math && (s.bn || s.residual || s.relu);
+        if (exact && !p->epilogue_after) {
+          const dnnl::convolution_forward::primitive_desc alone(d, OneDnnEngine());
+          if (std::string(alone.impl_info_str()) != pd.impl_info_str() ||
+              alone.weights_desc() != pd.weights_desc()) {
+            p->epilogue_after = true;
+            attr.set_post_ops(post_ops());
+            pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
+          }
+        }
+      }
+      p->weight_md = pd.weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
+      p->prim = dnnl::convolution_forward(pd);
+    }
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no kernel for it (" << e.what() << ")";
+  }
+  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
+                  DescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
+  const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
+  p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32,
+                                  s.data_channel_first ? ChannelFirstTag(s.nd) : caller);
+  p->caller_dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, caller);
+  auto reorder = [](const memory::desc& from, const memory::desc& to) {
+    return SharedReorder(from, to);
+  };
+  p->reorder_src = p->caller_src_md != p->src_md;
+  p->reorder_dst = p->caller_dst_md != p->dst_md;
+  if (p->reorder_src) p->src_in = reorder(p->caller_src_md, p->src_md);
+  if (p->reorder_dst) {
+    p->dst_out = reorder(p->dst_md, p->caller_dst_md);
+    if (s.residual) p->residual_in = reorder(p->caller_dst_md, p->dst_md);
+  }
+  return p;
+}
+
+// FNV-1a over the spec's 64-bit words, then a final mix: a byte at a time cost 0.3 us of
+// every convolution call's 2.7 us of fixed cost (perf, on a 2x2 image).
+struct SpecHash {
+  size_t operator()(const ConvSpec& s) const {
+    uint64_t words[sizeof(ConvSpec) / sizeof(uint64_t)];
+    std::memcpy(words, &s, sizeof(words));
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t w : words) h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 32;
+    return static_cast<size_t>(h);
+  }
+};
+
+struct SpecEqual {
+  bool operator()(const ConvSpec& a, const ConvSpec& b) const {
+    return std::memcmp(&a, &b, sizeof(a)) == 0;
+  }
+};
+
+// Primitives by call, shared by every thread (oneDNN primitives may run concurrently), least
+// recently used dropped beyond kMaxPrimitives.
+class PrimitiveCache {
+ public:
+  std::shared_ptr<const ConvPrimitive> Get(const ConvSpec& spec) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = index_.find(spec);
+      if (it != index_.end()) {
+        order_.splice(order_.begin(), order_, it->second);
+        return it->second->second;
+      }
+    }
+    std::shared_ptr<const ConvPrimitive> made = MakePrimitive(spec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = index_.find(spec);
+    if (it != index_.end()) return it->second->second;
+    order_.emplace_front(spec, made);
+    index_[spec] = order_.begin();
+    if (order_.size() > kMaxPrimitives) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+    return made;
+  }
+
+ private:
+  static constexpr size_t kMaxPrimitives = 1024;
+  using Entry = std::pair<ConvSpec, std::shared_ptr<const ConvPrimitive>>;
+  std::mutex mutex_;
+  std::list<Entry> order_;
+  std::unordered_map<ConvSpec, std::list<Entry>::iterator, SpecHash, SpecEqual> index_;
+};
+
+PrimitiveCache& Primitives() {
+  static PrimitiveCache cache;
+  return cache;
+}
+
+// Weights (and, with BatchNorm folded, the bias) in the primitive's layout.
+struct PackedWeights {
+  NDArray weights;  // 64-byte aligned storage of weight_md's size
+  NDArray bias;     // folded bias (fast_math with BatchNorm), else none
+};
+
+std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec& s,
+                                          const ConvArgs& a) {
+  auto packed = std::make_shared<PackedWeights>();
+  const int64_t floats = static_cast<int64_t>(p.weight_md.get_size() / sizeof(float));
+  packed->weights = NDArray(Shape{floats});
+  const float* source = a.weight;
+  if (p.fold_bn) {
+    // w'[f, ...] = w[f, ...] * scale[f]; b'[f] = b[f] * scale[f] + shift[f].
+    const int64_t taps = Taps(s), Fg = s.F / s.G, Cg = s.C / s.G;
+    const int64_t count = s.F * Cg * taps;
+    float* folded = a.workspace->Get<float>(kConvFoldSlot, static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t f;
+      if (s.deconv) {  // (C, Fg, taps): channel c of group c / Cg
+        const int64_t c = i / (Fg * taps), fl = (i / taps) % Fg;
+        f = (c / Cg) * Fg + fl;
+      } else {
+        f = i / (Cg * taps);
+      }
+      folded[i] = a.weight[i] * a.bn_scale[f];
+    }
+    source = folded;
+    packed->bias = NDArray(Shape{s.F});
+    float* b = packed->bias.data<float>();
+    for (int64_t f = 0; f < s.F; ++f) b[f] = (a.bias ? a.bias[f] : 0.f) * a.bn_scale[f] + a.bn_shift[f];
+  }
+  memory user(p.user_weight_md, OneDnnEngine(), const_cast<float*>(source));
+  memory dst(p.weight_md, OneDnnEngine(), packed->weights.data<float>());
+  RunReorder(SharedReorder(p.user_weight_md, p.weight_md), user, dst, a.workspace);
+  OneDnnStream().wait();
+  return packed;
+}
+
+// The re-laid-out weights, kept with the weight array when there is one.
+std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvSpec& s,
+                                             const ConvArgs& a) {
+  auto make = [&] { return Pack(p, s, a); };
+  if (a.weight_array == nullptr) return make();
+  std::string key = p.weight_key;
+  if (p.fold_bn) {
+    // The folded values also depend on the bias and BatchNorm arrays: their write stamps.
+    const NDArray* inputs[5] = {a.bias_array, a.bn_arrays ? a.bn_arrays[0] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[1] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[2] : nullptr,
+                                a.bn_arrays ? a.bn_arrays[3] : nullptr};
+    for (int i = 0; i < 5; ++i) {
+      if (i == 0 && a.bias == nullptr) continue;
+      const uint64_t stamp = inputs[i] ? WriteStamp(*inputs[i]) : 0;
+      if (stamp == 0) return make();
+      key += ":" + std::to_string(stamp);
+    }
+  }
+  return KeptWithWeights<PackedWeights>(a, key, make);
+}
+
+}  // namespace
+
+void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
+  // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its
+  // reduction between threads, so the sums would depend on the thread count: it runs on one
+  // thread, which costs little for the matrix-vector product it gets.
+  const int64_t positions = OutputPositions(s);
+  ConvSpec keyed = s;
+  keyed.threads = positions == 1 ? 1 : KernelThreads();
+  std::shared_ptr<const ConvPrimitive> p = Primitives().Get(keyed);
+  std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
+  ThreadCountWhile threads(static_cast<int>(keyed.threads));
+  dnnl::stream& stream = OneDnnStream();
+  const dnnl::engine& engine = OneDnnEngine();
+  Workspace* workspace = a.workspace;
+  try {
+    memory src(p->src_md, engine, const_cast<float*>(a.data));
+    if (p->reorder_src) {
+      memory user_src(p->caller_src_md, engine, const_cast<float*>(a.data));
+      src.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p->src_md.get_size() / sizeof(float)));
+      RunReorder(p->src_in, user_src, src, workspace);
+    }
+    // The primitive's output goes to scratch when it must be laid out for the caller, and when
+    // the epilogue runs afterwards with a residual that the output overwrites.
+    const bool residual_is_out = s.residual && a.residual == a.out;
+    float* dst_data = a.out;
+    if (p->reorder_dst || (p->epilogue_after && residual_is_out)) {
+      dst_data = a.workspace->Get<float>(kConvDstSlot, p->dst_md.get_size() / sizeof(float));
+    }
+    memory dst(p->dst_md, engine, dst_data);
+    const float* residual = a.residual;  // in the primitive's layout
+    if (s.residual && p->reorder_dst) {
+      // oneDNN's sum post-op adds what the output holds; the epilogue reads it from scratch.
+      memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
+      memory res = dst;
+      if (p->epilogue_after) {
+        float* kept = a.workspace->Get<float>(kConvResidualSlot, p->dst_md.get_size() / sizeof(float));
+        res = memory(p->dst_md, engine, kept);
+        residual = kept;
+      }
+      RunReorder(p->residual_in, user_res, res, workspace);
+    } else if (s.residual && !p->epilogue_after && !residual_is_out) {
+      std::memcpy(a.out, a.residual, p->dst_md.get_size());
+    }
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_SRC] = src;
+    args[DNNL_ARG_DST] = dst;
+    args[DNNL_ARG_SCRATCHPAD] = ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, workspace);
+    args[DNNL_ARG_WEIGHTS] = memory(p->weight_md, engine,
+                                    const_cast<float*>(w->weights.data<float>()));
+    if (p->fold_bn) {
+      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(w->bias.data<float>()));
+    } else if (p->has_bias) {
+      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.bias));
+    }
+    p->prim.execute(stream, args);
+    stream.wait();
+    // The epilogue on the primitive's channel-last output, before it is laid out for the
+    // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
+    // to its lower bound.
+    if (p->epilogue_after) {
+      RunEpilogue(EpilogueOf(s, a, true, positions, dst_data, residual,
+                             p->reorder_dst ? dst_data : a.out));
+    }
+    if (p->reorder_dst) {
+      memory user_dst(p->caller_dst_md, engine, a.out);
+      RunReorder(p->dst_out, dst, user_dst, workspace);
+      stream.wait();
+    }
+    if (a.clip && !p->epilogue_after) {
+      RunEpilogue(EpilogueOf(s, a, false, positions, a.out, nullptr, a.out));
+    }
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
+  }
+}
+
+}  // namespace internal
+}  // namespace hybridnet

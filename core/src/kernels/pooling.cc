@@ -1,0 +1,334 @@
+#include "kernels/pooling.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kernels/avx512-inl.h"
+#include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+// Kernels, per sample: channel-first planes one channel at a time, channel-last data (positions
+// of C contiguous values) all channels at once. Both do the same float operations in the same
+// order for every output, so a graph that keeps data channel-last gives the channel-first bits.
+
+enum PoolKind { kMax, kAvg, kSum };
+
+template <int P>
+inline float PowP(float v) {
+  if constexpr (P == 1) return v;
+  if constexpr (P == 2) return v * v;
+  return v * v * v;
+}
+
+template <int P>
+inline float RootP(float v) {
+  if constexpr (P == 1) return v;
+  if constexpr (P == 2) return std::sqrt(v);
+  return std::cbrt(v);
+}
+
+// One window along one axis: [lo, hi) clipped to the image; `padded` is its size clipped to the
+// padded image instead (average pooling's divisor with count_include_pad).
+struct Span {
+  int64_t lo, hi, padded;
+};
+
+inline Span MaxSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
+  const int64_t start = pos * stride - pad;
+  return Span{std::max<int64_t>(start, 0), std::min(start + kernel, image), 0};
+}
+
+inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, int64_t image) {
+  const int64_t start = pos * stride - pad;
+  const int64_t end = std::min(start + kernel, image + pad);
+  return Span{std::max<int64_t>(start, 0), std::min(end, image), end - start};
+}
+
+// MaxPoolRow's first pass: into `colmax`, the elementwise max of the image rows (`row_len`
+// floats each) in the windows of output row r of the grid's first two axes.
+inline void WindowRowsMax(const float* x, const SpatialGeom& g, int64_t row_len, int64_t r,
+                          float* colmax) {
+  const int64_t IH = g.image[1];
+  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+  const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+  const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+  std::fill(colmax, colmax + row_len, -FLT_MAX);
+  for (int64_t d = sd.lo; d < sd.hi; ++d)
+    for (int64_t h = sh.lo; h < sh.hi; ++h) {
+      const float* row = x + (d * IH + h) * row_len;
+#pragma omp simd
+      for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
+    }
+}
+
+// Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
+// the window's image rows, then the max over each window's columns of that. Every max keeps the
+// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
+// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
+void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
+                int64_t r) {
+  const int64_t IW = g.image[2];
+  float* out = y + r * g.grid[2] * lane;
+  WindowRowsMax(x, g, IW * lane, r, colmax);
+  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+    const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+    std::fill(out, out + lane, -FLT_MAX);
+    for (int64_t w = sw.lo; w < sw.hi; ++w) {
+      const float* col = colmax + w * lane;
+#pragma omp simd
+      for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
+    }
+  }
+}
+
+// MaxPoolRow for channel-last data on AVX-512 (MaxPoolRowFromRows over the window's rows).
+// `rows` holds a window's kernel[0] * kernel[1] row pointers.
+void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C, int64_t r,
+                      const float** rows) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+  const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+  const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+  int64_t count = 0;
+  for (int64_t d = sd.lo; d < sd.hi; ++d)
+    for (int64_t h = sh.lo; h < sh.hi; ++h) rows[count++] = x + (d * IH + h) * IW * C;
+  MaxPoolRowFromRows(rows, count, IW, C, g.grid[2], g.kernel[2], g.stride[2], g.pad[2],
+                     y + r * g.grid[2] * C);
+}
+
+// MaxPoolRow for channel-first data (one lane) on AVX-512: the same row pass, then the column
+// pass 16 outputs at a time where their windows lie inside the row, one window column per step
+// (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The comparisons
+// and their order are MaxPoolRow's, so the results are its bits.
+HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g,
+                                     float* colmax, int64_t r) {
+  const int64_t IW = g.image[2], OW = g.grid[2];
+  const int64_t kernel = g.kernel[2], stride = g.stride[2], pad = g.pad[2];
+  WindowRowsMax(x, g, IW, r, colmax);
+  float* out = y + r * OW;
+  auto one = [&](int64_t pw) {
+    const Span sw = MaxSpan(pw, kernel, stride, pad, IW);
+    float m = -FLT_MAX;
+    for (int64_t w = sw.lo; w < sw.hi; ++w) m = colmax[w] > m ? colmax[w] : m;
+    out[pw] = m;
+  };
+  // Outputs [inner_lo, inner_hi) have whole windows: pw * stride - pad >= 0 and
+  // pw * stride - pad + kernel <= IW.
+  const int64_t inner_lo = std::min((pad + stride - 1) / stride, OW);
+  const int64_t inner_hi =
+      std::max(inner_lo, std::min(OW, IW + pad >= kernel ? (IW + pad - kernel) / stride + 1 : 0));
+  for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
+  const __m512i column = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(static_cast<int>(stride)));
+  const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
+  for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
+    const __mmask16 lanes = FirstLanes(inner_hi - pw);
+    const float* start = colmax + pw * stride - pad;
+    __m512 m = lowest;
+    if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
+      const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
+      const __mmask16 low = FirstLanes(span), high = FirstLanes(span - 16);
+      const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                             28, 30);
+      for (int64_t j = 0; j < kernel; ++j) {
+        const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + j), even,
+                                                _mm512_maskz_loadu_ps(high, start + j + 16));
+        m = _mm512_max_ps(v, m);
+      }
+    } else {
+      for (int64_t j = 0; j < kernel; ++j) {
+        m = _mm512_max_ps(_mm512_mask_i32gather_ps(lowest, lanes, column, start + j, 4), m);
+      }
+    }
+    _mm512_mask_storeu_ps(out + pw, lanes, m);
+  }
+  for (int64_t pw = inner_hi; pw < OW; ++pw) one(pw);
+}
+
+// avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
+// two axes: each output adds its window's values (v / divisor for avg, v^P otherwise) in
+// row-major order, then takes the P-th root. `acc` holds `lane` floats.
+template <PoolKind kKind, int P>
+void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
+                bool count_include_pad, bool nan_on_empty, float* acc, int64_t r) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
+  float* out = y + r * g.grid[2] * lane;
+  const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+  const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+  for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
+    const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+    int64_t pool_size = 1;
+    if constexpr (kKind == kAvg) {
+      pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
+                                    : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
+    }
+    const float divisor = static_cast<float>(pool_size);
+    if (lane == 1) {  // channel-first: one sum, without a vector loop's set-up per value
+      float sum = 0.f;
+      for (int64_t d = sd.lo; d < sd.hi; ++d)
+        for (int64_t h = sh.lo; h < sh.hi; ++h) {
+          const float* v = x + (d * IH + h) * IW;
+          for (int64_t w = sw.lo; w < sw.hi; ++w) {
+            if constexpr (kKind == kAvg) {
+              sum += v[w] / divisor;
+            } else {
+              sum += PowP<P>(v[w]);
+            }
+          }
+        }
+      *out = nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN()
+                                            : RootP<P>(sum);
+      continue;
+    }
+    std::fill(acc, acc + lane, 0.f);
+    for (int64_t d = sd.lo; d < sd.hi; ++d)
+      for (int64_t h = sh.lo; h < sh.hi; ++h)
+        for (int64_t w = sw.lo; w < sw.hi; ++w) {
+          const float* v = x + ((d * IH + h) * IW + w) * lane;
+#pragma omp simd
+          for (int64_t c = 0; c < lane; ++c) {
+            if constexpr (kKind == kAvg) {
+              acc[c] += v[c] / divisor;
+            } else {
+              acc[c] += PowP<P>(v[c]);
+            }
+          }
+        }
+    const bool empty_nan = nan_on_empty && pool_size == 0;
+    for (int64_t c = 0; c < lane; ++c)
+      out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
+  }
+}
+
+}  // namespace
+
+KernelChoice& PoolingKernels() {
+  static KernelChoice choice("pooling", {{"max_channel_last", "AVX-512F", CpuHasAvx512()},
+                                         {"max_channel_first", "AVX-512F", CpuHasAvx512()},
+                                         {"max_rows", "", true},
+                                         {"sum_rows", "", true}});
+  return choice;
+}
+
+// Pooling of `planes` planes of `lane` values per position (channel-last samples are one plane
+// of C lanes; channel-first ones C planes of one lane). Work items are (plane, output row),
+// split between threads from 32 K input floats on: each output is computed by one thread in a
+// fixed order, so the thread count does not change it.
+void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* xd,
+                float* yd, const SpatialGeom& g, int64_t lane, int64_t planes,
+                Workspace* workspace) {
+  const int64_t IS = g.ImageSize(), OS = g.GridSize();
+  const int64_t rows = g.grid[0] * g.grid[1];
+  const int64_t items = planes * rows;
+  const bool max = type == PoolType::kMax;
+  auto takes = [&](int k) {
+    switch (static_cast<PoolKernel>(k)) {
+      case PoolKernel::kMaxChannelLast: return max && lane > 1 && CpuHasAvx512();
+      case PoolKernel::kMaxChannelFirst:  // gather offsets are int32
+        return max && lane == 1 && CpuHasAvx512() && g.image[2] * g.stride[2] < INT32_MAX;
+      case PoolKernel::kMaxRows: return max;
+      case PoolKernel::kSumRows: return !max;
+    }
+    return false;
+  };
+  int usual = static_cast<int>(max ? PoolKernel::kMaxRows : PoolKernel::kSumRows);
+  for (PoolKernel k : {PoolKernel::kMaxChannelLast, PoolKernel::kMaxChannelFirst}) {
+    if (takes(static_cast<int>(k))) usual = static_cast<int>(k);
+  }
+  const auto kernel = static_cast<PoolKernel>(PoolingKernels().Choose(
+      usual, takes, "pooling of " + std::to_string(planes) + " planes of " + std::to_string(lane) +
+                        (lane == 1 ? " lane" : " lanes")));
+  // Each thread's row of floats (a window's column maxima or sums) and window row pointers.
+  const int64_t threads = KernelThreads(), row_floats = g.image[2] * lane,
+                window_rows = g.kernel[0] * g.kernel[1];
+  float* scratch_rows = workspace->Get<float>(kPoolingRowsSlot,
+                                              static_cast<size_t>(threads * row_floats));
+  const float** pointer_rows = workspace->Get<const float*>(
+      kPoolingWindowRowsSlot, static_cast<size_t>(threads * window_rows));
+  ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {
+    const int64_t i = item / rows, r = item % rows;
+    const float* x = xd + i * IS * lane;
+    float* y = yd + i * OS * lane;
+    float* scratch = scratch_rows + ThreadIndex() * row_floats;
+    if (kernel == PoolKernel::kMaxChannelLast) {
+      MaxPoolRowAvx512(x, y, g, lane, r, pointer_rows + ThreadIndex() * window_rows);
+      return;
+    }
+    if (kernel == PoolKernel::kMaxChannelFirst) {
+      MaxPoolPlaneRowAvx512(x, y, g, scratch, r);
+      return;
+    }
+    switch (type) {
+      case PoolType::kMax:
+        MaxPoolRow(x, y, g, lane, scratch, r);
+        break;
+      case PoolType::kAvg:
+        SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+        break;
+      case PoolType::kSum:
+      case PoolType::kLp:
+        if (pv == 2) {
+          SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+        } else if (pv == 3) {
+          SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+        } else {
+          SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+        }
+        break;
+    }
+  });
+}
+
+
+int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
+  if (!full) return 1 + (image + 2 * pad - kernel) / stride;
+  return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
+                                            static_cast<float>(stride)));
+}
+
+void MaxPool2D(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH,
+               int64_t OW, const MaxPoolWindow& w, bool channel_last, Workspace* workspace) {
+  const int64_t image[2] = {H, W}, grid[2] = {OH, OW};
+  const SpatialGeom g = MakeGeom({w.kernel[0], w.kernel[1]}, {w.stride[0], w.stride[1]},
+                                 {w.pad[0], w.pad[1]}, {}, image, grid);
+  PoolPlanes(PoolType::kMax, 1, true, false, x, y, g, channel_last ? C : 1,
+             channel_last ? N : N * C, workspace);
+}
+
+// Each output straight from its window, 16 channels at a time in a register: no column pass
+// through memory (ResNet's 3x3 stride-2 pool on 112 x 112 x 64: 330 -> 140-160 us). The window
+// is visited column by column, rows within a column, as MaxPoolRow's two passes visit it, so
+// equal values (+0 and -0) resolve alike; _mm512_max_ps(v, m) is v > m ? v : m.
+HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64_t W, int64_t C,
+                                  int64_t OW, int64_t kernel, int64_t stride, int64_t pad,
+                                  float* out) {
+  for (int64_t pw = 0; pw < OW; ++pw, out += C) {
+    const Span sw = MaxSpan(pw, kernel, stride, pad, W);
+    for (int64_t c = 0; c < C; c += 16) {
+      const __mmask16 lanes = internal::FirstLanes(C - c);
+      __m512 m = _mm512_set1_ps(-FLT_MAX);
+      for (int64_t w = sw.lo; w < sw.hi; ++w) {
+        for (int64_t i = 0; i < count; ++i) {
+          m = _mm512_max_ps(_mm512_maskz_loadu_ps(lanes, rows[i] + w * C + c), m);
+        }
+      }
+      _mm512_mask_storeu_ps(out + c, lanes, m);
+    }
+  }
+}
+
+
+}  // namespace internal
+}  // namespace hybridnet
