@@ -20,31 +20,12 @@
 namespace hybridnet {
 namespace conformance {
 
-namespace {
-
-using testing_util::BitDifference;
-
 RefTensor ToRef(const NDArray& a) {
   RefTensor t(a.shape());
   NDArray f64 = a.AsType(DType::kFloat64);
   std::memcpy(t.v.data(), f64.raw_data(), t.v.size() * sizeof(double));
   return t;
 }
-
-std::string Describe(const OpCase& c) {
-  std::ostringstream os;
-  os << c.op << " {";
-  bool first = true;
-  for (const auto& kv : c.attrs) {
-    os << (first ? "" : ", ") << kv.first << ": " << kv.second;
-    first = false;
-  }
-  os << "} inputs";
-  for (const Shape& s : c.inputs) os << " " << s;
-  return os.str();
-}
-
-// ---- comparisons -------------------------------------------------------------------------------
 
 ::testing::AssertionResult Near(const RefTensor& want, const NDArray& got_array, double rtol,
                                 double atol) {
@@ -65,6 +46,25 @@ std::string Describe(const OpCase& c) {
   return ::testing::AssertionFailure() << bad << " of " << want.size() << " elements differ"
                                        << os.str();
 }
+
+namespace {
+
+using testing_util::BitDifference;
+
+
+std::string Describe(const OpCase& c) {
+  std::ostringstream os;
+  os << c.op << " {";
+  bool first = true;
+  for (const auto& kv : c.attrs) {
+    os << (first ? "" : ", ") << kv.first << ": " << kv.second;
+    first = false;
+  }
+  os << "} inputs";
+  for (const Shape& s : c.inputs) os << " " << s;
+  return os.str();
+}
+
 
 std::vector<NDArray> RunGraph(const CaseGraph& g, const std::vector<NDArray>& inputs, bool fuse,
                               bool plan_memory = true) {

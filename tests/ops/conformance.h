@@ -27,6 +27,8 @@
 //   }
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -133,6 +135,12 @@ DType InputDType(const OpCase& c, size_t i);
 std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
 /// The case's op run eagerly on `inputs` (in training mode when the case says so).
 std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs);
+
+/// An array's values as a float64 reference tensor.
+RefTensor ToRef(const NDArray& a);
+/// `got` equals `want` elementwise within atol + rtol * |want| (NaN equal to NaN).
+::testing::AssertionResult Near(const RefTensor& want, const NDArray& got, double rtol,
+                                double atol);
 
 /// A case's parsed attributes (and subgraphs), for the node "node".
 NodeAttrs CaseAttrs(const OpCase& c);

@@ -277,6 +277,10 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{1, 16, 4, 45}, 20, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true}, "few_channels_16_wide_20"},
       {{{1, 32, 5, 30}, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "few_channels_32_wide"},
       {{{1, 16, 7, 49}, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, false}, "few_channels_16_s2_wide"},
+      // A classifier written as a 1x1 convolution of a single 1x1 image (our matrix-vector
+      // kernel, gemv.h): a masked last row block (37 filters) and no bias.
+      {{{1, 40, 1, 1}, 37, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false}, "classifier_1x1_image"},
+      {{{1, 19, 1, 1}, 24, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true}, "classifier_1x1_no_bias"},
   };
   for (const auto& c : conv2d) cases->push_back(ConvCase(c.first, c.second));
   // Depthwise (num_group == channels), with channel multipliers, dilation, 1-D and 3-D.
