@@ -67,7 +67,6 @@ struct GraphExecutor::Impl {
   size_t num_fused = 0;
   size_t num_plans = 0;
   std::list<Plan> plans;  // most recently used first
-  std::vector<void*> data_ptrs, output_ptrs;
 
   Plan& PlanFor(const std::vector<NDArray>& data);
   Plan MakePlan(const std::vector<NDArray>& data);
