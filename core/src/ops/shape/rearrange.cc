@@ -1,7 +1,8 @@
-// Data-layout ops (MXNet src/operator/tensor/matrix_op-inl.h, diag_op-inl.h, swapaxis-inl.h):
-// tile, repeat, stack, squeeze, SwapAxis, reverse, depth_to_space, space_to_depth, _split_v2
-// and diag. Every kernel is one strided walk (strided_copy-inl.h), so each op works for every
-// dtype. squeeze keeps its input's bytes (an identity view).
+// Ops that rearrange elements without arithmetic (MXNet src/operator/tensor/matrix_op-inl.h,
+// diag_op-inl.h, swapaxis-inl.h): tile, repeat, stack, squeeze, SwapAxis, reverse,
+// depth_to_space, space_to_depth, _split_v2 and diag. Every kernel is one strided walk
+// (strided_copy-inl.h), so each op works for every dtype. squeeze keeps its input's bytes (an
+// identity view).
 //
 // Results MXNet would give as zero-size arrays (tile/repeat by 0, empty split sections) are
 // rejected: a 0 dimension means "unknown" in the legacy shapes hybridnet reads and writes.
@@ -690,7 +691,7 @@ void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0
 
 }  // namespace
 
-void RegisterLayoutOps(OpRegistry* r) {
+void RegisterRearrangeOps(OpRegistry* r) {
   r->Register("tile")
       .Describe("Repeats the whole input reps[i] times along each axis i (reps aligned to the "
                 "trailing axes; leading axes are added to the shorter of the two).")
