@@ -32,18 +32,12 @@ import subprocess
 import sys
 import time
 
+from real_mxnet import import_or_skip
+
 os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"  # whole-graph rewrites are not the op's semantics
 os.environ["MXNET_STORAGE_FALLBACK_LOG_VERBOSE"] = "0"
 
-try:
-    import warnings
-    warnings.filterwarnings("ignore")
-    import numpy as np
-    import mxnet as mx
-except Exception as e:  # noqa: BLE001 - any import failure means "no reference here"
-    print(f"SKIP: real MXNet is not importable by {sys.executable} ({e}); "
-          "run scripts/setup-mxnet.sh to install mxnet==1.9.1 for the golden tests")
-    sys.exit(77)
+np, mx = import_or_skip()
 
 MODES = {"mkldnn": "1", "plain": "0"}
 MAX_CRASHES = 20

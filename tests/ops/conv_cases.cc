@@ -3,8 +3,6 @@
 // no GEMM), written from MXNet's definitions of each op; every 1-D, 2-D and 3-D window is walked
 // in one canonical 3-D form (missing leading dims are 1).
 #include <algorithm>
-#include <cfloat>
-#include <cmath>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -74,34 +72,6 @@ OpCase ConvCase(const ConvSpec& c, const std::string& note, bool write_defaults 
 
 // ---- Pooling -----------------------------------------------------------------------------------
 
-enum class Convention { kValid, kFull, kSame };
-
-struct PoolSpec {
-  std::string type = "max";  // max, avg, sum, lp
-  Dims kernel, stride, pad;  // stride and pad may be empty (their defaults)
-  Convention convention = Convention::kValid;
-  int include_pad = -1;  // count_include_pad: -1 not given (true), 0 or 1
-  bool global = false;
-  int p_value = 0;  // 0: not given
-  std::string layout;  // empty: channel-first
-};
-
-PoolSpec Pool(std::string type, Dims kernel, Dims stride, Dims pad, Convention convention,
-              int include_pad = -1, bool global = false, int p_value = 0,
-              std::string layout = "") {
-  PoolSpec s;
-  s.type = std::move(type);
-  s.kernel = std::move(kernel);
-  s.stride = std::move(stride);
-  s.pad = std::move(pad);
-  s.convention = convention;
-  s.include_pad = include_pad;
-  s.global = global;
-  s.p_value = p_value;
-  s.layout = std::move(layout);
-  return s;
-}
-
 AttrDict PoolAttrs(const PoolSpec& s) {
   static const char* const kConventions[] = {"valid", "full", "same"};
   AttrDict a = {{"pool_type", s.type},
@@ -114,90 +84,6 @@ AttrDict PoolAttrs(const PoolSpec& s) {
   if (s.p_value) a["p_value"] = std::to_string(s.p_value);
   if (!s.layout.empty()) a["layout"] = s.layout;
   return a;
-}
-
-// MXNet's pooling (pool.h): windows start at o * stride - pad; max windows stop at the image
-// and start from -FLT_MAX (NaN never wins); avg/sum/lp windows stop at the padded image and avg
-// divides by that window's size (count_include_pad) or by the part inside the image, where an
-// empty window gives 0 in 1-D/2-D and NaN in 3-D; lp takes the p-th root of the sum of x^p.
-RefFn PoolRef(PoolSpec spec) {
-  return [spec](const std::vector<RefTensor>& in) {
-    const Shape& xs = in[0].shape;
-    const size_t ns = xs.ndim() - 2;
-    const bool cl = !spec.layout.empty() && spec.layout.back() == 'C';
-    const size_t sp0 = cl ? 1 : 2, cax = cl ? xs.ndim() - 1 : 1;
-    Dims image, k = spec.kernel, s = spec.stride, p = spec.pad;
-    for (size_t i = 0; i < ns; ++i) image.push_back(xs[sp0 + i]);
-    if (spec.global) {
-      k = image;
-      s.assign(ns, 1);
-      p.assign(ns, 0);
-    }
-    if (s.empty()) s.assign(ns, 1);
-    if (p.empty()) p.assign(ns, 0);
-    Dims grid;
-    for (size_t i = 0; i < ns; ++i) {
-      const int64_t span = image[i] + 2 * p[i] - k[i];
-      if (spec.global) {
-        grid.push_back(1);
-      } else if (spec.convention == Convention::kValid) {
-        grid.push_back(span / s[i] + 1);
-      } else if (spec.convention == Convention::kFull) {
-        grid.push_back((span + s[i] - 1) / s[i] + 1);
-      } else {
-        grid.push_back((image[i] + 2 * p[i] + s[i] - 1) / s[i]);
-      }
-    }
-    Dims od = xs.dims();
-    for (size_t i = 0; i < ns; ++i) od[sp0 + i] = grid[i];
-    RefTensor out{Shape(od)};
-    const Win3 w = MakeWin3(k, s, p, {}, image, grid);
-    const int64_t N = xs[0], C = xs[cax];
-    const bool include = spec.include_pad != 0, is_max = spec.type == "max";
-    const int pv = spec.type == "lp" ? spec.p_value : 1;
-    // Flat index of (n, c, spatial offset) in either layout.
-    auto at = [&](int64_t n, int64_t c, int64_t sp, int64_t plane) {
-      return cl ? (n * plane + sp) * C + c : (n * C + c) * plane + sp;
-    };
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t o = 0; o < w.GridSize(); ++o) {
-          const int64_t oi[3] = {o / (w.grid[1] * w.grid[2]), (o / w.grid[2]) % w.grid[1],
-                                 o % w.grid[2]};
-          int64_t lo[3], hi[3], padded = 1, inside = 1;
-          for (int i = 0; i < 3; ++i) {
-            const int64_t start = oi[i] * w.s[i] - w.p[i];
-            const int64_t end = is_max ? std::min(start + w.k[i], w.image[i])
-                                       : std::min(start + w.k[i], w.image[i] + w.p[i]);
-            padded *= end - start;
-            lo[i] = std::max<int64_t>(start, 0);
-            hi[i] = std::min(end, w.image[i]);
-            inside *= std::max<int64_t>(0, hi[i] - lo[i]);
-          }
-          double acc = is_max ? -static_cast<double>(FLT_MAX) : 0.0;
-          for (int64_t a = lo[0]; a < hi[0]; ++a)
-            for (int64_t b = lo[1]; b < hi[1]; ++b)
-              for (int64_t e = lo[2]; e < hi[2]; ++e) {
-                const double v = in[0][at(n, c, (a * w.image[1] + b) * w.image[2] + e,
-                                          w.ImageSize())];
-                if (is_max) {
-                  acc = std::max(acc, v);
-                } else {
-                  acc += std::pow(v, pv);
-                }
-              }
-          if (spec.type == "avg") {
-            const int64_t count = include ? padded : inside;
-            acc = count > 0 ? acc / static_cast<double>(count)
-                            : (ns == 3 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
-          }
-          if (spec.type == "lp") acc = pv == 2 ? std::sqrt(acc) : pv == 3 ? std::cbrt(acc) : acc;
-          out[at(n, c, o, w.GridSize())] = acc;
-        }
-      }
-    }
-    return std::vector<RefTensor>{out};
-  };
 }
 
 OpCase PoolCase(const Dims& data, const PoolSpec& spec, const std::string& note) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conformance.h"
+#include "nn_reference.h"
 #include "reference_helpers.h"
 
 namespace hybridnet {
@@ -36,72 +37,6 @@ RefFn CrossEntropyRef() {
     }
     RefTensor out{Shape{1}};
     out[0] = total;
-    return std::vector<RefTensor>{out};
-  };
-}
-
-// Inference BatchNorm over axis 1 with the moving statistics (inputs 3 and 4).
-RefFn BatchNormRef(bool fix_gamma, double eps) {
-  return [=](const std::vector<RefTensor>& in) {
-    const Shape& s = in[0].shape;
-    const int64_t c = s[1];
-    int64_t inner = 1;
-    for (size_t i = 2; i < s.ndim(); ++i) inner *= s[i];
-    RefTensor out{s};
-    for (int64_t i = 0; i < out.size(); ++i) {
-      const int64_t ch = (i / inner) % c;
-      const double g = fix_gamma ? 1.0 : in[1][ch];
-      out[i] = (in[0][i] - in[3][ch]) / std::sqrt(in[4][ch] + F32(eps)) * g + in[2][ch];
-    }
-    return std::vector<RefTensor>{out};
-  };
-}
-
-// 2-D convolution, NCHW, stride 1, pad p, with bias.
-RefFn ConvRef(int64_t pad) {
-  return [=](const std::vector<RefTensor>& in) {
-    const Shape& x = in[0].shape;
-    const Shape& w = in[1].shape;
-    const int64_t oh = x[2] + 2 * pad - w[2] + 1, ow = x[3] + 2 * pad - w[3] + 1;
-    RefTensor out{Shape{x[0], w[0], oh, ow}};
-    for (int64_t n = 0; n < x[0]; ++n)
-      for (int64_t f = 0; f < w[0]; ++f)
-        for (int64_t i = 0; i < oh; ++i)
-          for (int64_t j = 0; j < ow; ++j) {
-            double acc = in[2][f];
-            for (int64_t ch = 0; ch < x[1]; ++ch)
-              for (int64_t a = 0; a < w[2]; ++a)
-                for (int64_t b = 0; b < w[3]; ++b) {
-                  const int64_t r = i + a - pad, q = j + b - pad;
-                  if (r < 0 || q < 0 || r >= x[2] || q >= x[3]) continue;
-                  acc += in[0][((n * x[1] + ch) * x[2] + r) * x[3] + q] *
-                         in[1][((f * w[1] + ch) * w[2] + a) * w[3] + b];
-                }
-            out[((n * w[0] + f) * oh + i) * ow + j] = acc;
-          }
-    return std::vector<RefTensor>{out};
-  };
-}
-
-// 2-D max or average (padding counted) pooling, square kernel k, stride st, pad p, valid.
-RefFn PoolRef(bool max, int64_t k, int64_t st, int64_t pad) {
-  return [=](const std::vector<RefTensor>& in) {
-    const Shape& x = in[0].shape;
-    const int64_t oh = (x[2] + 2 * pad - k) / st + 1, ow = (x[3] + 2 * pad - k) / st + 1;
-    RefTensor out{Shape{x[0], x[1], oh, ow}};
-    for (int64_t nc = 0; nc < x[0] * x[1]; ++nc)
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) {
-          double acc = max ? -INFINITY : 0.0;
-          for (int64_t a = 0; a < k; ++a)
-            for (int64_t b = 0; b < k; ++b) {
-              const int64_t r = i * st + a - pad, q = j * st + b - pad;
-              if (r < 0 || q < 0 || r >= x[2] || q >= x[3]) continue;
-              const double v = in[0][(nc * x[2] + r) * x[3] + q];
-              acc = max ? std::max(acc, v) : acc + v;
-            }
-          out[(nc * oh + i) * ow + j] = max ? acc : acc / static_cast<double>(k * k);
-        }
     return std::vector<RefTensor>{out};
   };
 }
@@ -150,26 +85,39 @@ HN_CONFORMANCE_CASES(LegacyForms) {
     return input == 4 ? std::uniform_real_distribution<double>(0.5, 2)(rng)
                       : std::uniform_real_distribution<double>(-2, 2)(rng);
   };
+  // The legacy forms compute what BatchNorm, Convolution and Pooling do at inference.
+  const BnSpec fixed_gamma{};  // eps 1e-3
+  BnSpec learnt_gamma;
+  learnt_gamma.fix_gamma = false;
+  BnSpec learnt_gamma_eps = learnt_gamma;
+  learnt_gamma_eps.eps = 0.01;
   cases->push_back(WithGen(
-      Case("BatchNorm_v1", {}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(true, 1e-3)),
+      Case("BatchNorm_v1", {}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(fixed_gamma)),
       bn_gen));
   cases->push_back(
       WithGen(Case("BatchNorm_v1", {{"fix_gamma", "False"}, {"eps", "0.01"}, {"momentum", "0.8"}},
-                   {{4, 3}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 0.01), "gamma"),
+                   {{4, 3}, {3}, {3}, {3}, {3}}, BatchNormRef(learnt_gamma_eps), "gamma"),
               bn_gen));
   cases->push_back(WithGen(
       Case("_contrib_SyncBatchNorm", {{"key", "bn0"}, {"ndev", "2"}, {"fix_gamma", "False"}},
-           {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(false, 1e-3)),
+           {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(learnt_gamma)),
       bn_gen));
+  ConvGeom k3_pad1;
+  k3_pad1.kernel = {3, 3};
+  k3_pad1.stride = {1, 1};
+  k3_pad1.pad = {1, 1};
+  k3_pad1.dilate = {1, 1};
+  k3_pad1.num_filter = 3;
   cases->push_back(Case("Convolution_v1",
                         {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"pad", "(1, 1)"}},
-                        {{1, 2, 5, 4}, {3, 2, 3, 3}, {3}}, ConvRef(1)));
+                        {{1, 2, 5, 4}, {3, 2, 3, 3}, {3}}, ConvRef(k3_pad1)));
   cases->push_back(Case("Pooling_v1", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, {{1, 2, 5, 4}},
-                        PoolRef(true, 2, 2, 0)));
+                        PoolRef(Pool("max", {2, 2}, {2, 2}, {}, Convention::kValid))));
   cases->push_back(
       Case("Pooling_v1",
            {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
-           {{2, 1, 5, 5}}, PoolRef(false, 3, 2, 1), "avg"));
+           {{2, 1, 5, 5}}, PoolRef(Pool("avg", {3, 3}, {2, 2}, {1, 1}, Convention::kValid)),
+           "avg"));
 }
 
 HN_ERROR_CASES(LegacyForms) {

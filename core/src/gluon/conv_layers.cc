@@ -10,7 +10,6 @@ namespace gluon {
 namespace {
 
 std::string BoolText(bool b) { return b ? "True" : "False"; }
-std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
 
 bool AllEqual(const std::vector<int64_t>& v, int64_t value) {
   for (int64_t x : v)
@@ -25,7 +24,7 @@ const char* DefaultLayout(size_t rank) { return rank == 1 ? "NCW" : rank == 2 ? 
 std::vector<int64_t> IntTuple::Expand(size_t rank, const char* what) const {
   if (scalar_) return std::vector<int64_t>(rank, values_[0]);
   HN_CHECK(values_.size() == rank, kInvalidArgument)
-      << what << " must be an int or a tuple of " << rank << " ints, got " << TupleText(values_);
+      << what << " must be an int or a tuple of " << rank << " ints, got " << Shape(values_);
   return values_;
 }
 
@@ -69,15 +68,15 @@ ConvBase::ConvBase(size_t rank, bool transpose, const ConvOptions& o,
   weight_ = AddParameter("weight", Shape(wshape), o.weight_initializer);
   if (o.use_bias) bias_ = AddParameter("bias", Shape({o.channels}), o.bias_initializer);
 
-  AttrDict attrs{{"dilate", TupleText(dilate_)},
-                 {"kernel", TupleText(kernel_)},
+  AttrDict attrs{{"dilate", Shape(dilate_).ToString()},
+                 {"kernel", Shape(kernel_).ToString()},
                  {"layout", layout},
                  {"no_bias", BoolText(!o.use_bias)},
                  {"num_filter", std::to_string(o.channels)},
                  {"num_group", std::to_string(o.groups)},
-                 {"pad", TupleText(pad_)},
-                 {"stride", TupleText(stride_)}};
-  if (transpose_) attrs["adj"] = TupleText(adj_);
+                 {"pad", Shape(pad_).ToString()},
+                 {"stride", Shape(stride_).ToString()}};
+  if (transpose_) attrs["adj"] = Shape(adj_).ToString();
   attrs_ = MakeNodeAttrs(transpose_ ? "Deconvolution" : "Convolution", "fwd", attrs);
   if (!o.activation.empty()) {
     RegisterChild(std::make_shared<Activation>(o.activation, o.activation + "_"), "act");
@@ -96,11 +95,11 @@ std::string ConvBase::Describe() {
   const int64_t in = weight_->shape()[1];
   const int64_t out = weight_->shape()[0];
   std::string s = class_name_ + "(" + (in > 0 ? std::to_string(in) : std::string("None")) + " -> " +
-                  std::to_string(out) + ", kernel_size=" + TupleText(kernel_) +
-                  ", stride=" + TupleText(stride_);
-  if (!AllEqual(pad_, 0)) s += ", padding=" + TupleText(pad_);
-  if (!AllEqual(dilate_, 1)) s += ", dilation=" + TupleText(dilate_);
-  if (transpose_ && !AllEqual(adj_, 0)) s += ", output_padding=" + TupleText(adj_);
+                  std::to_string(out) + ", kernel_size=" + Shape(kernel_).ToString() +
+                  ", stride=" + Shape(stride_).ToString();
+  if (!AllEqual(pad_, 0)) s += ", padding=" + Shape(pad_).ToString();
+  if (!AllEqual(dilate_, 1)) s += ", dilation=" + Shape(dilate_).ToString();
+  if (transpose_ && !AllEqual(adj_, 0)) s += ", output_padding=" + Shape(adj_).ToString();
   if (groups_ != 1) s += ", groups=" + std::to_string(groups_);
   if (!bias_) s += ", bias=False";
   if (!activation_.empty()) s += ", Activation(" + activation_ + ")";
@@ -128,12 +127,12 @@ PoolingBase::PoolingBase(size_t rank, PoolType type, bool global, const PoolOpti
       global || o.strides.empty() ? kernel : o.strides.Expand(rank, "strides");
   std::vector<int64_t> pad = global ? std::vector<int64_t>(rank, 0) : o.padding.Expand(rank, "padding");
   AttrDict attrs{{"global_pool", BoolText(global)},
-                 {"kernel", TupleText(kernel)},
+                 {"kernel", Shape(kernel).ToString()},
                  {"layout", layout},
-                 {"pad", TupleText(pad)},
+                 {"pad", Shape(pad).ToString()},
                  {"pool_type", type == PoolType::kMax ? "max" : "avg"},
                  {"pooling_convention", global || o.ceil_mode ? "full" : "valid"},
-                 {"stride", TupleText(stride)}};
+                 {"stride", Shape(stride).ToString()}};
   if (type == PoolType::kAvg && !global) {
     attrs["count_include_pad"] = BoolText(o.count_include_pad);
   }

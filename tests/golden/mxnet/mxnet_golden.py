@@ -11,15 +11,10 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import warnings
-    warnings.filterwarnings("ignore")
-    import numpy as np
-    import mxnet as mx
-except Exception as e:  # noqa: BLE001 - any import failure means "no reference here"
-    print(f"SKIP: real MXNet is not importable by {sys.executable} ({e}); "
-          "run scripts/setup-mxnet.sh to install mxnet==1.9.1 for the golden tests")
-    sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+from real_mxnet import import_or_skip  # noqa: E402
+
+np, mx = import_or_skip()
 
 TOLERANCE = 1e-5
 runner = sys.argv[1]

@@ -29,19 +29,12 @@ import time
 # difference 3.6 against MXNet's own plain kernels); the reference is the plain path.
 os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 
-try:
-    import warnings
-    warnings.filterwarnings("ignore")
-    import numpy as np
-    import mxnet as mx
-    from mxnet.gluon.model_zoo import vision
-    from zoo_common import rel_err, randomize_batchnorm, run
-except Exception as e:  # noqa: BLE001 - any import failure means "no reference here"
-    print(f"SKIP: real MXNet is not importable by {sys.executable} ({e}); "
-          "run scripts/setup-mxnet.sh to install mxnet==1.9.1 for the golden tests")
-    sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+from real_mxnet import import_or_skip  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+np, mx = import_or_skip()
+from mxnet.gluon.model_zoo import vision  # noqa: E402
+from zoo_common import rel_err, randomize_batchnorm, run  # noqa: E402
 from zoo_models import FIXTURES, JSON_ONLY, LAYER_NETS, MODELS  # noqa: E402
 
 RTOL = 1e-4  # max |ours - mxnet| / max |mxnet|

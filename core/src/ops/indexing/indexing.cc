@@ -29,8 +29,6 @@ using internal::IndexValue;
 using internal::NormalizeAxis;
 using internal::SwitchIndexDType;
 
-std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
-
 int64_t Prod(const Shape& s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t k = begin; k < end; ++k) p *= s[k];
@@ -328,7 +326,7 @@ void ScatterNDInit(ScatterNDParam* p) {
   HN_CHECK(!p->shape.empty(), kInvalidArgument) << "shape=() gives no output";
   for (int64_t d : p->shape)
     HN_CHECK(d >= 1, kInvalidArgument)
-        << "shape=" << TupleText(p->shape) << " must have positive dimensions";
+        << "shape=" << Shape(p->shape) << " must have positive dimensions";
 }
 
 // Checks data (Y..., shape[M:]) against indices (M, Y...) and the output shape.

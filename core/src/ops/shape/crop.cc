@@ -15,8 +15,6 @@ namespace {
 
 using internal::AssignShape;
 
-std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
-
 struct CropParam {
   int num_args = 1;
   std::vector<int64_t> offset{0, 0};
@@ -44,7 +42,7 @@ void CropInit(CropParam* p) {
   HN_CHECK(p->num_args <= 2, kInvalidArgument)
       << "num_args=" << p->num_args << ": Crop takes the data and at most one crop_like input";
   HN_CHECK(p->offset.size() == 2 && p->h_w.size() == 2, kInvalidArgument)
-      << "offset=" << TupleText(p->offset) << " and h_w=" << TupleText(p->h_w)
+      << "offset=" << Shape(p->offset) << " and h_w=" << Shape(p->h_w)
       << " must be (y, x) and (h, w) pairs";
 }
 
@@ -61,7 +59,7 @@ void CropOffset(const NodeAttrs& attrs, const Shape& data, const Shape& out, int
   *y = p.offset[0];
   *x = p.offset[1];
   HN_CHECK(*y >= 0 && *y <= room_h && *x >= 0 && *x <= room_w, kShapeError)
-      << DescribeNode(attrs) << ": offset=" << TupleText(p.offset) << " puts the "
+      << DescribeNode(attrs) << ": offset=" << Shape(p.offset) << " puts the "
       << out[2] << "x" << out[3] << " crop outside the " << data[2] << "x" << data[3]
       << " input";
 }
@@ -78,7 +76,7 @@ bool CropShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
     w = p.h_w[1];
     HN_CHECK(h >= 1 && w >= 1 && (ds[2] == 0 || h <= ds[2]) && (ds[3] == 0 || w <= ds[3]),
              kShapeError)
-        << DescribeNode(attrs) << ": h_w=" << TupleText(p.h_w) << " must be a positive size "
+        << DescribeNode(attrs) << ": h_w=" << Shape(p.h_w) << " must be a positive size "
         << "within the input " << ds;
   } else {
     const Shape& like = (*in)[1];

@@ -52,14 +52,14 @@ struct Col2imParam : WindowParam {
 void WindowInit(WindowParam* p) {
   const size_t n = p->kernel.size();
   HN_CHECK(n >= 1 && n <= 3, kInvalidArgument)
-      << "kernel=" << Shape(p->kernel).ToString() << " must have 1, 2 or 3 dimensions";
+      << "kernel=" << Shape(p->kernel) << " must have 1, 2 or 3 dimensions";
   if (p->stride.empty()) p->stride.assign(n, 1);
   if (p->dilate.empty()) p->dilate.assign(n, 1);
   if (p->pad.empty()) p->pad.assign(n, 0);
   HN_CHECK(p->stride.size() == n && p->dilate.size() == n && p->pad.size() == n,
            kInvalidArgument)
-      << "stride=" << Shape(p->stride).ToString() << ", dilate=" << Shape(p->dilate).ToString()
-      << " and pad=" << Shape(p->pad).ToString() << " must have kernel's " << n << " dimensions";
+      << "stride=" << Shape(p->stride) << ", dilate=" << Shape(p->dilate)
+      << " and pad=" << Shape(p->pad) << " must have kernel's " << n << " dimensions";
   for (size_t i = 0; i < n; ++i) {
     HN_CHECK(p->kernel[i] >= 1 && p->stride[i] >= 1 && p->dilate[i] >= 1 && p->pad[i] >= 0,
              kInvalidArgument)
@@ -70,10 +70,10 @@ void WindowInit(WindowParam* p) {
 void Col2imInit(Col2imParam* p) {
   WindowInit(p);
   HN_CHECK(p->output_size.size() == p->kernel.size(), kInvalidArgument)
-      << "output_size=" << Shape(p->output_size).ToString() << " must have kernel's "
+      << "output_size=" << Shape(p->output_size) << " must have kernel's "
       << p->kernel.size() << " dimensions";
   for (int64_t s : p->output_size)
-    HN_CHECK(s >= 1, kInvalidArgument) << "output_size=" << Shape(p->output_size).ToString()
+    HN_CHECK(s >= 1, kInvalidArgument) << "output_size=" << Shape(p->output_size)
                                        << " must be positive";
 }
 
@@ -121,8 +121,7 @@ bool Col2imShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   const int64_t blocks = Product(GridDims(attrs, p, p.output_size.data()));
   HN_CHECK(is[1] % k == 0 && is[2] == blocks, kShapeError)
       << DescribeNode(attrs) << ": data " << is << " must be (N, C * " << k << ", " << blocks
-      << ") for kernel=" << Shape(p.kernel).ToString() << " and output_size="
-      << Shape(p.output_size).ToString();
+      << ") for kernel=" << Shape(p.kernel) << " and output_size=" << Shape(p.output_size);
   std::vector<int64_t> od{is[0], is[1] / k};
   od.insert(od.end(), p.output_size.begin(), p.output_size.end());
   AssignShape(attrs, out, 0, Shape(od), "output");

@@ -22,8 +22,6 @@ using internal::ContiguousStrides;
 using internal::NormalizeAxis;
 using internal::StridedWalk;
 
-std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
-
 // The output as a walk over the input: each output dim reads input dim k with the input's
 // stride, or stride 0 where a size-1 input dim is broadcast.
 void BroadcastCopy(const TBlob& in, const TBlob& out) {
@@ -114,11 +112,11 @@ struct BroadcastAxisParam {
 
 void BroadcastAxisInit(BroadcastAxisParam* p) {
   HN_CHECK(p->axis.size() == p->size.size(), kInvalidArgument)
-      << "axis=" << TupleText(p->axis) << " and size=" << TupleText(p->size)
+      << "axis=" << Shape(p->axis) << " and size=" << Shape(p->size)
       << " must have the same length";
   for (int64_t s : p->size)
     HN_CHECK(s >= 1, kInvalidArgument)
-        << "size=" << TupleText(p->size) << " must be positive (an empty result cannot be "
+        << "size=" << Shape(p->size) << " must be positive (an empty result cannot be "
         << "represented by legacy shapes)";
 }
 
@@ -130,7 +128,7 @@ bool BroadcastAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   for (size_t i = 0; i < p.axis.size(); ++i) {
     // MXNet indexes the shape with the axis as given: a negative axis is an error there.
     HN_CHECK(p.axis[i] >= 0, kShapeError)
-        << DescribeNode(attrs) << ": axis=" << TupleText(p.axis)
+        << DescribeNode(attrs) << ": axis=" << Shape(p.axis)
         << " has a negative entry (broadcast_axis takes axes counted from 0)";
     const size_t a = NormalizeAxis(attrs, p.axis[i], is.ndim(), "axis");
     HN_CHECK(is[a] == 0 || is[a] == 1, kShapeError)
@@ -161,7 +159,7 @@ struct BroadcastLikeParam {
 void BroadcastLikeInit(BroadcastLikeParam* p) {
   if (!p->lhs_axes || !p->rhs_axes) return;
   HN_CHECK(p->lhs_axes->size() == p->rhs_axes->size(), kInvalidArgument)
-      << "lhs_axes=" << TupleText(*p->lhs_axes) << " and rhs_axes=" << TupleText(*p->rhs_axes)
+      << "lhs_axes=" << Shape(*p->lhs_axes) << " and rhs_axes=" << Shape(*p->rhs_axes)
       << " must have the same length";
   HN_CHECK(!p->lhs_axes->empty(), kInvalidArgument) << "lhs_axes=() selects no axis";
 }

@@ -1,5 +1,5 @@
 // Small pieces of shape inference shared by the shape-manipulation families (shape_ops.cc,
-// layout.cc, like.cc, ...): merging an inferred shape into a slot, normalising a possibly
+// rearrange.cc, like.cc, ...): merging an inferred shape into a slot, normalising a possibly
 // negative axis.
 #pragma once
 

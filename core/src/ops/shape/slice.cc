@@ -16,7 +16,6 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
-#include "kernels/window-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"

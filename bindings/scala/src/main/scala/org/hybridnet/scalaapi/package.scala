@@ -26,6 +26,8 @@ package object scalaapi {
   /** The status categories of the C API (the Java binding's enum). */
   type Status = org.hybridnet.Status
 
+  // One alias per hn_status category of c_api.h, with Java's class names: the test
+  // bindings.scala_status_aliases (bindings/scala/cmake/CheckStatusAliases.cmake) fails otherwise.
   /** The categories of [[HybridnetException]]: `catch { case e: HybridnetException.Shape => }`. */
   object HybridnetException {
     /** The category HN_ERR_INVALID_ARGUMENT of c_api.h. */

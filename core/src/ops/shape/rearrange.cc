@@ -1,7 +1,8 @@
-// Data-layout ops (MXNet src/operator/tensor/matrix_op-inl.h, diag_op-inl.h, swapaxis-inl.h):
-// tile, repeat, stack, squeeze, SwapAxis, reverse, depth_to_space, space_to_depth, _split_v2
-// and diag. Every kernel is one strided walk (strided_copy-inl.h), so each op works for every
-// dtype. squeeze keeps its input's bytes (an identity view).
+// Ops that rearrange elements without arithmetic (MXNet src/operator/tensor/matrix_op-inl.h,
+// diag_op-inl.h, swapaxis-inl.h): tile, repeat, stack, squeeze, SwapAxis, reverse,
+// depth_to_space, space_to_depth, _split_v2 and diag. Every kernel is one strided walk
+// (strided_copy-inl.h), so each op works for every dtype. squeeze keeps its input's bytes (an
+// identity view).
 //
 // Results MXNet would give as zero-size arrays (tile/repeat by 0, empty split sections) are
 // rejected: a 0 dimension means "unknown" in the legacy shapes hybridnet reads and writes.
@@ -28,8 +29,6 @@ using internal::NormalizeAxis;
 using internal::StridedCopy;
 using internal::StridedWalk;
 
-std::string TupleText(const std::vector<int64_t>& v) { return Shape(v).ToString(); }
-
 void CopyWalk(const StridedWalk& w, const TBlob& in, const TBlob& out) {
   StridedCopy(w, in.data, out.data, DTypeSize(out.dtype));
 }
@@ -50,7 +49,7 @@ struct TileParam {
 void TileInit(TileParam* p) {
   for (int64_t r : p->reps)
     HN_CHECK(r >= 1, kInvalidArgument)
-        << "reps=" << TupleText(p->reps) << " must be positive (a 0 gives an empty result, "
+        << "reps=" << Shape(p->reps) << " must be positive (a 0 gives an empty result, "
         << "which legacy shapes cannot represent)";
 }
 
@@ -64,7 +63,7 @@ bool TileShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
     const int64_t d = j + is.ndim() >= nd ? is[j + is.ndim() - nd] : 1;
     const int64_t r = j + reps.size() >= nd ? reps[j + reps.size() - nd] : 1;
     HN_CHECK(CheckedMul(d, r, &od[j]), kShapeError)
-        << DescribeNode(attrs) << ": tiling " << is << " by reps=" << TupleText(reps)
+        << DescribeNode(attrs) << ": tiling " << is << " by reps=" << Shape(reps)
         << " overflows";
   }
   AssignShape(attrs, out, 0, Shape(od), "output");
@@ -247,7 +246,7 @@ bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
           << " (input " << is << ")";
       HN_CHECK(!drop[k], kShapeError)
           << DescribeNode(attrs) << ": axis " << k << " is listed twice in axis="
-          << TupleText(*axes);
+          << Shape(*axes);
       drop[k] = true;
     }
   } else {
@@ -325,7 +324,7 @@ std::vector<bool> ReversedAxes(const NodeAttrs& attrs, size_t ndim) {
   for (int64_t a : attrs.Param<ReverseParam>().axis) {
     // MXNet indexes the shape with the axis as given: a negative axis is an error there.
     HN_CHECK(a >= 0, kShapeError) << DescribeNode(attrs) << ": axis="
-                                  << TupleText(attrs.Param<ReverseParam>().axis)
+                                  << Shape(attrs.Param<ReverseParam>().axis)
                                   << " has a negative entry (reverse takes axes counted from 0)";
     const size_t k = NormalizeAxis(attrs, a, ndim, "axis");
     flip[k] = !flip[k];
@@ -462,7 +461,7 @@ void SplitV2Parts(const NodeAttrs& attrs, int64_t len, std::vector<int64_t>* beg
   } else {
     // MXNet infers the input back from the parts, so they must cover the axis from 0.
     HN_CHECK(p.indices[0] == 0, kShapeError)
-        << DescribeNode(attrs) << ": indices=" << TupleText(p.indices)
+        << DescribeNode(attrs) << ": indices=" << Shape(p.indices)
         << " must start at 0 (the parts have to cover the whole axis)";
     for (size_t i = 0; i < p.indices.size(); ++i) {
       begin->push_back(p.indices[i]);
@@ -474,7 +473,7 @@ void SplitV2Parts(const NodeAttrs& attrs, int64_t len, std::vector<int64_t>* beg
         << DescribeNode(attrs) << ": part " << i << " [" << (*begin)[i] << ", " << (*end)[i]
         << ") of an axis of length " << len << " is empty or out of range ("
         << (p.sections > 0 ? "sections=" + std::to_string(p.sections)
-                           : "indices=" + TupleText(p.indices))
+                           : "indices=" + Shape(p.indices).ToString())
         << "; legacy shapes cannot represent empty parts)";
   }
 }
@@ -692,7 +691,7 @@ void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0
 
 }  // namespace
 
-void RegisterLayoutOps(OpRegistry* r) {
+void RegisterRearrangeOps(OpRegistry* r) {
   r->Register("tile")
       .Describe("Repeats the whole input reps[i] times along each axis i (reps aligned to the "
                 "trailing axes; leading axes are added to the shorter of the two).")
