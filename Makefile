@@ -31,12 +31,9 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)
 
 # The documentation site in $(BUILD)/docs (scripts/docs.sh): C, C++, Java, Scala and R references
-# and the guides of docs/, built offline; setup-docs fetches the Maven doc plugins beforehand.
-.PHONY: docs setup-docs
-setup-docs: setup
-	@bash scripts/setup-docs.sh
-
-docs: build setup-docs
+# and the guides of docs/; the Maven builds fetch what they lack on their first run.
+.PHONY: docs
+docs: build
 	@bash scripts/docs.sh $(BUILD)
 
 # Real MXNet (test-time reference) is installed before configuring, so CMake finds it.
