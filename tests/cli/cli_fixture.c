@@ -216,11 +216,13 @@ static int export_repeated(const char* dir) {
   snprintf(path, sizeof path, "%s/repeated-symbol.json", dir);
   f = fopen(path, "wb");
   if (f == NULL) return fail(path);
-  fputs("{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}, "
-        "{\"op\": \"sigmoid\", \"name\": \"disp_sigmoid0\", \"inputs\": [[0, 0, 0]]}, "
-        "{\"op\": \"relu\", \"name\": \"relu0\", \"inputs\": [[0, 0, 0]]}], "
-        "\"arg_nodes\": [0], \"heads\": [[1, 0, 0], [2, 0, 0], [1, 0, 0]], "
-        "\"attrs\": {\"mxnet_version\": [\"int\", 10901]}}", f);
+  fputs(
+      "{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}, "
+      "{\"op\": \"sigmoid\", \"name\": \"disp_sigmoid0\", \"inputs\": [[0, 0, 0]]}, "
+      "{\"op\": \"relu\", \"name\": \"relu0\", \"inputs\": [[0, 0, 0]]}], "
+      "\"arg_nodes\": [0], \"heads\": [[1, 0, 0], [2, 0, 0], [1, 0, 0]], "
+      "\"attrs\": {\"mxnet_version\": [\"int\", 10901]}}",
+      f);
   ok = fclose(f) == 0;
   snprintf(path, sizeof path, "%s/repeated-0000.params", dir);
   if (!ok || hn_tensor_list_create(&no_params) != HN_OK ||
