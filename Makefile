@@ -12,8 +12,8 @@ FUZZ_SECONDS ?= 60
 # less time than with -g).
 SANITIZER_FLAGS ?= -O1 -g1
 
-.PHONY: all setup setup-mxnet setup-onnx configure build demo test test-sanitize test-tsan soak fuzz \
-  fuzz-graphs fuzz-graphs-mxnet bench clean
+.PHONY: all setup setup-mxnet setup-onnx configure build demo check check-one test test-sanitize \
+  test-tsan soak fuzz fuzz-graphs fuzz-graphs-mxnet bench clean
 
 all: build
 
@@ -31,13 +31,23 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)
 
 # The documentation site in $(BUILD)/docs (scripts/docs.sh): C, C++, Java, Scala and R references
-# and the guides of docs/, built offline; setup-docs fetches the Maven doc plugins beforehand.
-.PHONY: docs setup-docs
-setup-docs: setup
-	@bash scripts/setup-docs.sh
-
-docs: build setup-docs
+# and the guides of docs/; the Maven builds fetch what they lack on their first run.
+.PHONY: docs
+docs: build
 	@bash scripts/docs.sh $(BUILD)
+
+# The quick loop: the Release build and the CTest labels unit, ops, capi, diff and cli, without
+# the reference venvs (setup-mxnet, setup-onnx), the sanitizer trees or the JVM and R tests.
+# diff.mxnet_random_graphs is also labelled diff but runs real MXNet (label mxnet): left to
+# make test.
+check: build
+	@ctest --test-dir $(BUILD) -L '^(unit|ops|capi|diff|cli)$$' -LE '^mxnet$$' --output-on-failure \
+	  -j$(JOBS)
+
+# One gtest case (or a --gtest_filter pattern) from whichever test binary holds it:
+# make check-one T=Suite.Case (scripts/check-one.sh).
+check-one: configure
+	@bash scripts/check-one.sh $(BUILD) '$(T)' $(JOBS)
 
 # Real MXNet (test-time reference) is installed before configuring, so CMake finds it.
 setup-mxnet:

@@ -9,6 +9,11 @@
  *                                    whose buffer a later node could recycle; DIR/heads_x.npy
  *   cli_fixture chain DIR N          DIR/chain-symbol.json + -0000.params: data -> relu x N (a
  *                                    hostile file's depth), DIR/chain_x.npy (2, 3)
+ *   cli_fixture repeated DIR         DIR/repeated-symbol.json + -0000.params: the heads
+ *                                    sigmoid(x), relu(x), sigmoid(x), the first and last the
+ *                                    same node output (as a monodepth2 export repeats its
+ *                                    sigmoid); DIR/repeated_x.npy (2, 3) and the expected
+ *                                    DIR/repeated_sigmoid.npy, DIR/repeated_relu.npy
  *   cli_fixture compare A.npy B.npy TOL   same shape and every |a - b| <= TOL
  */
 #include <math.h>
@@ -24,7 +29,9 @@ static int fail(const char* what) {
   return 1;
 }
 
-static int write_pattern(const char* path, const int64_t* shape, int ndim) {
+/* A float32 .npy of a fixed pattern in [-1, 1], or of `map` applied to it when not NULL. */
+static int write_pattern_mapped(const char* path, const int64_t* shape, int ndim,
+                                float (*map)(float)) {
   hn_tensor* t = NULL;
   float* data = NULL;
   int64_t size = 1, i;
@@ -32,10 +39,17 @@ static int write_pattern(const char* path, const int64_t* shape, int ndim) {
   for (d = 0; d < ndim; ++d) size *= shape[d];
   if (hn_tensor_create(HN_DTYPE_FLOAT32, shape, ndim, NULL, 0, &t) != HN_OK) return fail("create");
   hn_tensor_data(t, (void**)&data);
-  for (i = 0; i < size; ++i) data[i] = (float)((i * 13) % 19) / 9.f - 1.f;
+  for (i = 0; i < size; ++i) {
+    data[i] = (float)((i * 13) % 19) / 9.f - 1.f;
+    if (map != NULL) data[i] = map(data[i]);
+  }
   rc = hn_tensor_save_npy(t, path) == HN_OK ? 0 : fail(path);
   hn_tensor_free(t);
   return rc;
+}
+
+static int write_pattern(const char* path, const int64_t* shape, int ndim) {
+  return write_pattern_mapped(path, shape, ndim, NULL);
 }
 
 static int export_mlp(const char* dir) {
@@ -190,10 +204,46 @@ static int export_chain(const char* dir, long depth) {
   return write_pattern(path, shape, 2);
 }
 
+static float sigmoid(float x) { return 1.f / (1.f + expf(-x)); }
+static float relu(float x) { return x > 0.f ? x : 0.f; }
+
+static int export_repeated(const char* dir) {
+  char path[1024];
+  FILE* f;
+  hn_tensor_list* no_params = NULL;
+  const int64_t shape[2] = {2, 3};
+  int ok;
+  snprintf(path, sizeof path, "%s/repeated-symbol.json", dir);
+  f = fopen(path, "wb");
+  if (f == NULL) return fail(path);
+  fputs(
+      "{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}, "
+      "{\"op\": \"sigmoid\", \"name\": \"disp_sigmoid0\", \"inputs\": [[0, 0, 0]]}, "
+      "{\"op\": \"relu\", \"name\": \"relu0\", \"inputs\": [[0, 0, 0]]}], "
+      "\"arg_nodes\": [0], \"heads\": [[1, 0, 0], [2, 0, 0], [1, 0, 0]], "
+      "\"attrs\": {\"mxnet_version\": [\"int\", 10901]}}",
+      f);
+  ok = fclose(f) == 0;
+  snprintf(path, sizeof path, "%s/repeated-0000.params", dir);
+  if (!ok || hn_tensor_list_create(&no_params) != HN_OK ||
+      hn_tensor_list_save(no_params, path) != HN_OK) {
+    hn_tensor_list_free(no_params);
+    return fail(path);
+  }
+  hn_tensor_list_free(no_params);
+  snprintf(path, sizeof path, "%s/repeated_x.npy", dir);
+  if (write_pattern(path, shape, 2) != 0) return 1;
+  snprintf(path, sizeof path, "%s/repeated_sigmoid.npy", dir);
+  if (write_pattern_mapped(path, shape, 2, sigmoid) != 0) return 1;
+  snprintf(path, sizeof path, "%s/repeated_relu.npy", dir);
+  return write_pattern_mapped(path, shape, 2, relu);
+}
+
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "export") == 0) return export_mlp(argv[2]);
   if (argc == 3 && strcmp(argv[1], "heads") == 0) return export_heads(argv[2]);
   if (argc == 4 && strcmp(argv[1], "chain") == 0) return export_chain(argv[2], atol(argv[3]));
+  if (argc == 3 && strcmp(argv[1], "repeated") == 0) return export_repeated(argv[2]);
   if (argc == 4 && strcmp(argv[1], "npy") == 0) {
     int64_t shape[8];
     int ndim = 0;
@@ -205,6 +255,8 @@ int main(int argc, char** argv) {
     return write_pattern(argv[2], shape, ndim);
   }
   if (argc == 5 && strcmp(argv[1], "compare") == 0) return compare(argv[2], argv[3], atof(argv[4]));
-  fprintf(stderr, "usage: cli_fixture export DIR | heads DIR | chain DIR N | npy PATH D1,D2,... | compare A B TOL\n");
+  fprintf(stderr,
+          "usage: cli_fixture export DIR | heads DIR | chain DIR N | repeated DIR | "
+          "npy PATH D1,D2,... | compare A B TOL\n");
   return 2;
 }

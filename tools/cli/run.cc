@@ -1,6 +1,10 @@
 // hybridnet run PREFIX EPOCH: one forward of an export on .npy inputs.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "cli.h"
 
@@ -13,6 +17,36 @@ std::string SafeFileName(const std::string& name) {
   for (char& c : s)
     if (c == '/' || c == '\\' || c == ':') c = '_';
   return s;
+}
+
+// The --outputs file of each head, named as kRun's help says. Heads may share a name (a block's
+// output returned several times), and names equal but for case share a file on case-insensitive
+// file systems, so every head of a colliding group gets its index. Indexed names never collide
+// (their last part is the head's own index), so the loop ends with one file per head.
+std::vector<std::string> HeadFileNames(const std::vector<std::string>& head_names) {
+  auto file_name = [&](size_t head, bool indexed) {
+    return SafeFileName(head_names[head]) + (indexed ? "." + std::to_string(head) : "") + ".npy";
+  };
+  std::vector<bool> indexed(head_names.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<std::string, std::vector<size_t>> heads_by_file;
+    for (size_t i = 0; i < head_names.size(); ++i) {
+      std::string key = file_name(i, indexed[i]);
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      heads_by_file[key].push_back(i);
+    }
+    for (const auto& kv : heads_by_file) {
+      if (kv.second.size() < 2) continue;
+      for (size_t head : kv.second) {
+        changed = changed || !indexed[head];
+        indexed[head] = true;
+      }
+    }
+  }
+  std::vector<std::string> files;
+  for (size_t i = 0; i < head_names.size(); ++i) files.push_back(file_name(i, indexed[i]));
+  return files;
 }
 
 // The inputs by name, read from NAME=FILE.npy specs.
@@ -73,10 +107,11 @@ int Run(const Args& args) {
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
     if (ec) throw CliError{HN_ERR_IO, "cannot create '" + *dir + "': " + ec.message()};
+    std::vector<std::string> files = HeadFileNames(m.outputs);
     for (size_t i = 0; i < results.size(); ++i) {
-      std::string path = *dir + "/" + SafeFileName(m.outputs[i]) + ".npy";
+      std::string path = *dir + "/" + files[i];
       Check(hn_tensor_save_npy(results[i].get(), path.c_str()));
-      std::cout << "wrote " << path << "\n";
+      std::cout << "wrote " << path << " (head " << i << ", " << m.outputs[i] << ")\n";
     }
   }
   return 0;
@@ -91,8 +126,12 @@ extern const Command kRun{
     {{"--input", "NAME=FILE.npy", "input NAME from a .npy file (inputs not given are zeros)",
       /*repeatable=*/true, /*required=*/true},
      {"--output", "FILE.npy", "write the first output"},
-     {"--outputs", "DIR", "write every output as DIR/<output name>.npy"},
+     {"--outputs", "DIR", "write every output to DIR, one file per head (below)"},
      {"--eager", nullptr, "run op by op (an imported block) instead of the planned graph"}},
-    Run};
+    Run,
+    "  --outputs DIR writes head i (the model's outputs in order, from 0) as DIR/<name>.npy,\n"
+    "  or as DIR/<name>.<i>.npy when another head would write the same file: one node output\n"
+    "  returned several times, or names differing only in case or in / \\ : (which become _).\n"
+    "  Each 'wrote' line says which head its file holds."};
 
 }  // namespace hybridnet_cli
