@@ -331,7 +331,7 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     }
     ASSERT_TRUE(internal::InferShapes(fused_graph, &shapes));
     size_t relayouts = 0;
-    const Placed p = Place(internal::ChannelLastLayout(optimized, shapes, false, &relayouts),
+    const Placed p = Place(internal::LayOutChannelLast(optimized, shapes, &relayouts),
                            b.data, true);
     ExpectPlanKeepsLiveEntries(p.graph, p.plan);
     int in_place = 0, expansions = 0;

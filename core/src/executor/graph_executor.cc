@@ -82,7 +82,7 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
   m.symbol = symbol;
   m.options = options;
   m.optimized =
-      options.fuse ? internal::FuseOps(symbol, &m.num_fused, options.fast_math) : symbol;
+      options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
   m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
   m.data_names = std::move(data_names);
   const IndexedGraph& g = *m.graph;
@@ -202,7 +202,7 @@ Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
   if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
   InferEntries(*graph, values, &shapes, &types);
   if (options.fuse) {
-    plan.graph = internal::ChannelLastLayout(optimized, shapes, options.fast_math,
+    plan.graph = internal::LayOutChannelLast(optimized, shapes,
                                              &plan.num_relayouts);
     plan.indexed = std::make_shared<IndexedGraph>(plan.graph.outputs);
     InferEntries(*plan.indexed, values, &shapes, &types);

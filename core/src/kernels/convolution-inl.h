@@ -45,23 +45,34 @@ std::shared_ptr<const T> KeptWithWeights(const ConvArgs& a, const std::string& k
                                                           : made());
 }
 
+// The epilogue of call (s, a) as its kernel applies it: what the spec enables.
+inline Epilogue EpilogueFor(const ConvSpec& s, const ConvArgs& a) {
+  Epilogue e = a.epilogue;
+  if (!s.bias) e.bias = nullptr;
+  if (!s.bn) e.bn_scale = e.bn_shift = nullptr;
+  e.relu = s.relu;
+  return e;
+}
+
 // RunEpilogue's arguments for call (s, a) over `positions` rows of s.F channels of `conv` into
-// `out`: the whole epilogue (BatchNorm, `residual`, relu, clip) or the clip alone.
-inline EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole, int64_t positions,
-                               const float* conv, const float* residual, float* out) {
+// `out`: the whole epilogue but the bias, which the convolution added (BatchNorm, `residual`,
+// relu, clip), or the clip alone.
+inline EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole,
+                               int64_t positions, const float* conv, const float* residual,
+                               float* out) {
   EpilogueArgs e;
   e.positions = positions;
   e.C = s.F;
   e.conv = conv;
   if (whole) {
-    e.bn_scale = s.bn ? a.bn_scale : nullptr;
-    e.bn_shift = s.bn ? a.bn_shift : nullptr;
+    e.epilogue = EpilogueFor(s, a);
     e.residual = s.residual ? residual : nullptr;
-    e.relu = s.relu;
+  } else {
+    e.epilogue.clip = a.epilogue.clip;
+    e.epilogue.clip_min = a.epilogue.clip_min;
+    e.epilogue.clip_max = a.epilogue.clip_max;
   }
-  e.clip = a.clip;
-  e.clip_min = a.clip_min;
-  e.clip_max = a.clip_max;
+  e.epilogue.bias = nullptr;
   e.out = out;
   return e;
 }

@@ -58,15 +58,8 @@ void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
 // the residual is set with the channel-last data.
 template <typename KernelArgs>
 void SetEpilogue(const ConvSpec& s, const ConvArgs& a, KernelArgs* k) {
-  k->bias = s.bias ? a.bias : nullptr;
-  k->bn_scale = s.bn ? a.bn_scale : nullptr;
-  k->bn_shift = s.bn ? a.bn_shift : nullptr;
-  k->relu = s.relu;
-  k->clip = a.clip;
-  k->clip_min = a.clip_min;
-  k->clip_max = a.clip_max;
+  k->epilogue = EpilogueFor(s, a);
 }
-
 // The weights (C, 1, 3, 3) as [tap][C], kept with the weight array.
 struct DepthwiseWeights {
   NDArray taps;
@@ -302,12 +295,12 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
 
 
 void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
-  const bool epilogue = s.bn || s.residual || s.relu || a.clip;
+  const bool epilogue = s.bn || s.residual || s.relu || a.epilogue.clip;
   // With a residual that is the output, the product goes to scratch first.
   float* y = s.residual && a.residual == a.out
                  ? a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.F))
                  : a.out;
-  Gemv(a.weight, a.data, s.bias ? a.bias : nullptr, y, s.F, s.C);
+  Gemv(a.weight, a.data, s.bias ? a.epilogue.bias : nullptr, y, s.F, s.C);
   if (epilogue) RunEpilogue(EpilogueOf(s, a, true, 1, y, a.residual, a.out));
 }
 

@@ -29,6 +29,7 @@
 #include "hybridnet/ndarray.h"
 #include "hybridnet/op.h"
 #include "kernels/convolution_spec.h"
+#include "kernels/epilogue.h"
 #include "kernels/kernel_choice.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
@@ -43,14 +44,12 @@ struct ConvArgs {
   const float* data = nullptr;
   const float* weight = nullptr;
   const NDArray* weight_array = nullptr;
-  const float* bias = nullptr;
   const NDArray* bias_array = nullptr;
-  const float* bn_scale = nullptr;  ///< per output channel, see BatchNormScaleShift
-  const float* bn_shift = nullptr;
   const NDArray* const* bn_arrays = nullptr;  ///< gamma, beta, moving_mean, moving_var (4)
+  /// The bias, BatchNorm and clip as the spec's flags (bias, bn) enable them; relu is the
+  /// spec's.
+  Epilogue epilogue;
   const float* residual = nullptr;
-  bool clip = false;  ///< ClipOf(y, clip_min, clip_max) last (not with spec.relu)
-  float clip_min = 0, clip_max = 0;
   float* out = nullptr;
   /// Scratch for the call (OpContext::workspace); never null.
   Workspace* workspace = nullptr;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/convolution_spec.h"
+#include "kernels/epilogue.h"
 
 namespace hybridnet {
 namespace internal {
@@ -19,12 +20,8 @@ struct DepthwiseArgs {
   int64_t N = 0, H = 0, W = 0, C = 0, OH = 0, OW = 0, stride = 1, pad = 1;
   const float* data = nullptr;
   const float* weight = nullptr;  ///< re-laid-out: [tap][C], taps in (kh, kw) order
-  const float* bias = nullptr;    ///< or null
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  Epilogue epilogue;                ///< its bias, BatchNorm, activation
   const float* residual = nullptr;  ///< (N, OH, OW, C) or null; may equal out
-  bool relu = false;
-  bool clip = false;
-  float clip_min = 0, clip_max = 0;
   float* out = nullptr;
 };
 

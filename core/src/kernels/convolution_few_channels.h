@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "kernels/convolution_spec.h"
+#include "kernels/epilogue.h"
 
 namespace hybridnet {
 namespace internal {
@@ -47,12 +48,8 @@ struct FewChannelsArgs {
   const float* data = nullptr;      ///< (N, H, W, C), or (N, C, H, W) with data_channel_first
   bool data_channel_first = false;
   const float* weight = nullptr;    ///< PackFewChannelsWeights' layout
-  const float* bias = nullptr;      ///< or null
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  Epilogue epilogue;                ///< its bias, BatchNorm, activation
   const float* residual = nullptr;  ///< (N, OH, OW, F) or null; may equal out
-  bool relu = false;
-  bool clip = false;
-  float clip_min = 0, clip_max = 0;
   float* out = nullptr;             ///< (N, OH, OW, F), or (N, F, OH, OW) with out_channel_first
   /// RunFewChannels only, without a residual: a channel-first caller's output (eager).
   bool out_channel_first = false;

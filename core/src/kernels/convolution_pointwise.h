@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/convolution_spec.h"
+#include "kernels/epilogue.h"
 
 namespace hybridnet {
 namespace internal {
@@ -35,12 +36,8 @@ struct PointwiseArgs {
   int64_t positions = 0, C = 0, F = 0;
   const float* data = nullptr;      ///< (positions, C)
   const float* weight = nullptr;    ///< PackPointwiseWeights' layout
-  const float* bias = nullptr;      ///< or null
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  Epilogue epilogue;                ///< its bias, BatchNorm, activation
   const float* residual = nullptr;  ///< (positions, F) or null; may equal out
-  bool relu = false;
-  bool clip = false;
-  float clip_min = 0, clip_max = 0;
   float* out = nullptr;             ///< (positions, F)
 };
 

@@ -13,30 +13,31 @@
 #include <utility>
 
 #include "kernels/avx512-inl.h"
+#include "kernels/epilogue.h"
 
 namespace hybridnet {
 namespace internal {
 
-// The epilogue's constants for one block of 16 channels from `c` (`lanes` of them present).
-struct Epilogue {
+// Epilogue `d`'s constants in registers for one block of 16 channels from `c` (`lanes` of them
+// present), with or without a residual.
+struct EpilogueRegisters {
   bool bias, bn, residual, relu, clip;
   __m512 b, scale, shift, lo, hi;
 };
 
-HN_AVX512 inline Epilogue MakeEpilogue(const float* bias, const float* bn_scale, const float* bn_shift,
-                                bool residual, bool relu, bool clip, float clip_min,
-                                float clip_max, int64_t c, __mmask16 lanes) {
-  Epilogue e;
-  e.bias = bias != nullptr;
-  e.bn = bn_scale != nullptr;
+HN_AVX512 inline EpilogueRegisters MakeEpilogue(const Epilogue& d, bool residual, int64_t c,
+                                                __mmask16 lanes) {
+  EpilogueRegisters e;
+  e.bias = d.bias != nullptr;
+  e.bn = d.bn_scale != nullptr;
   e.residual = residual;
-  e.relu = relu;
-  e.clip = clip;
-  e.b = e.bias ? _mm512_maskz_loadu_ps(lanes, bias + c) : _mm512_setzero_ps();
-  e.scale = e.bn ? _mm512_maskz_loadu_ps(lanes, bn_scale + c) : _mm512_setzero_ps();
-  e.shift = e.bn ? _mm512_maskz_loadu_ps(lanes, bn_shift + c) : _mm512_setzero_ps();
-  e.lo = _mm512_set1_ps(clip_min);
-  e.hi = _mm512_set1_ps(clip_max);
+  e.relu = d.relu;
+  e.clip = d.clip;
+  e.b = e.bias ? _mm512_maskz_loadu_ps(lanes, d.bias + c) : _mm512_setzero_ps();
+  e.scale = e.bn ? _mm512_maskz_loadu_ps(lanes, d.bn_scale + c) : _mm512_setzero_ps();
+  e.shift = e.bn ? _mm512_maskz_loadu_ps(lanes, d.bn_shift + c) : _mm512_setzero_ps();
+  e.lo = _mm512_set1_ps(d.clip_min);
+  e.hi = _mm512_set1_ps(d.clip_max);
   return e;
 }
 
@@ -48,7 +49,7 @@ HN_AVX512 inline __m512 ClipVector(__m512 v, __m512 lo, __m512 hi) {
 
 // The separate ops' float operations, in their order: bias, BatchNorm (x * scale + shift),
 // residual add, then relu (x > 0 ? x : 0) or clip (x > hi ? hi : (x < lo ? lo : x)).
-HN_AVX512 inline __m512 Apply(__m512 v, const Epilogue& e, __m512 residual) {
+HN_AVX512 inline __m512 Apply(__m512 v, const EpilogueRegisters& e, __m512 residual) {
   if (e.bias) v = _mm512_add_ps(v, e.b);
   if (e.bn) v = _mm512_add_ps(_mm512_mul_ps(v, e.scale), e.shift);
   if (e.residual) v = _mm512_add_ps(v, residual);
@@ -60,7 +61,7 @@ HN_AVX512 inline __m512 Apply(__m512 v, const Epilogue& e, __m512 residual) {
   return v;
 }
 
-HN_AVX512 inline void Finish(__m512 v, const Epilogue& e, const float* residual, float* out) {
+HN_AVX512 inline void Finish(__m512 v, const EpilogueRegisters& e, const float* residual, float* out) {
   _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
 }
 
@@ -102,6 +103,7 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
   const int64_t F = a.F;
   float* const out = a.out + p0 * F;
   const float* const residual = a.residual;
+  const Epilogue& d = a.epilogue;
   const __m512 zero = _mm512_setzero_ps();
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) {
@@ -110,14 +112,14 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
     __m512 v[R];
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) v[r] = acc[r][j];
-    if (a.bias != nullptr) {
-      const __m512 b = _mm512_maskz_loadu_ps(lanes, a.bias + c);
+    if (d.bias != nullptr) {
+      const __m512 b = _mm512_maskz_loadu_ps(lanes, d.bias + c);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(v[r], b);
     }
-    if (a.bn_scale != nullptr) {
-      const __m512 scale = _mm512_maskz_loadu_ps(lanes, a.bn_scale + c);
-      const __m512 shift = _mm512_maskz_loadu_ps(lanes, a.bn_shift + c);
+    if (d.bn_scale != nullptr) {
+      const __m512 scale = _mm512_maskz_loadu_ps(lanes, d.bn_scale + c);
+      const __m512 shift = _mm512_maskz_loadu_ps(lanes, d.bn_shift + c);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(_mm512_mul_ps(v[r], scale), shift);
     }
@@ -128,14 +130,14 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
         v[r] = _mm512_add_ps(v[r], _mm512_maskz_loadu_ps(lanes, res + r * F));
       }
     }
-    if (a.relu) {
+    if (d.relu) {
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) {
         v[r] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v[r], zero, _CMP_GT_OQ), zero, v[r]);
       }
     }
-    if (a.clip) {
-      const __m512 lo = _mm512_set1_ps(a.clip_min), hi = _mm512_set1_ps(a.clip_max);
+    if (d.clip) {
+      const __m512 lo = _mm512_set1_ps(d.clip_min), hi = _mm512_set1_ps(d.clip_max);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) v[r] = ClipVector(v[r], lo, hi);
     }

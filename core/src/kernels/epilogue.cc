@@ -21,8 +21,7 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
     const int64_t row = pos * a.C;
     for (int64_t c = 0; c < a.C; c += 16) {
       const __mmask16 lanes = FirstLanes(a.C - c);
-      const Epilogue e = MakeEpilogue(nullptr, a.bn_scale, a.bn_shift, a.residual != nullptr,
-                                      a.relu, a.clip, a.clip_min, a.clip_max, c, lanes);
+      const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, lanes);
       const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);
       const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + row + c) : v;
       _mm512_mask_storeu_ps(a.out + row + c, lanes, Apply(v, e, r));
@@ -37,10 +36,10 @@ void RunEpilogue(const EpilogueArgs& a) {
     for (int64_t i = 0; i < a.positions * a.C; ++i) {
       const int64_t c = i % a.C;
       float v = a.conv[i];
-      if (a.bn_scale) v = v * a.bn_scale[c] + a.bn_shift[c];
+      if (a.epilogue.bn_scale) v = v * a.epilogue.bn_scale[c] + a.epilogue.bn_shift[c];
       if (a.residual) v = v + a.residual[i];
-      if (a.relu) v = ReluOf(v);
-      a.out[i] = a.clip ? ClipOf(v, a.clip_min, a.clip_max) : v;
+      if (a.epilogue.relu) v = ReluOf(v);
+      a.out[i] = a.epilogue.clip ? ClipOf(v, a.epilogue.clip_min, a.epilogue.clip_max) : v;
     }
     return;
   }

@@ -10,6 +10,17 @@
 namespace hybridnet {
 namespace internal {
 
+/// The epilogue of a fused kernel, per output channel: a bias, BatchNorm's scale and shift
+/// (BatchNormScaleShift), then relu or clip; each kernel's arguments carry it beside their
+/// residual, which is laid out as their data is. Every fused kernel reads this one description.
+struct Epilogue {
+  const float* bias = nullptr;                            ///< or null
+  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  bool relu = false;
+  bool clip = false;  ///< ClipOf(y, clip_min, clip_max) last, instead of relu
+  float clip_min = 0, clip_max = 0;
+};
+
 /// The epilogue of a convolution that ran without it, on channel-last results: for each of
 /// `positions` rows of C channels, out = act((conv * bn_scale + bn_shift) + residual), every step
 /// optional, with the separate ops' float operations (the depthwise kernel's own epilogue code;
@@ -18,11 +29,8 @@ namespace internal {
 struct EpilogueArgs {
   int64_t positions = 0, C = 0;
   const float* conv = nullptr;
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
-  const float* residual = nullptr;                        ///< or null
-  bool relu = false;
-  bool clip = false;
-  float clip_min = 0, clip_max = 0;
+  Epilogue epilogue;                ///< its bias unused: the convolution added it
+  const float* residual = nullptr;  ///< or null
   float* out = nullptr;
 };
 

@@ -301,12 +301,15 @@ std::shared_ptr<const PackedWeights> Pack(const ConvPrimitive& p, const ConvSpec
       } else {
         f = i / (Cg * taps);
       }
-      folded[i] = a.weight[i] * a.bn_scale[f];
+      folded[i] = a.weight[i] * a.epilogue.bn_scale[f];
     }
     source = folded;
     packed->bias = NDArray(Shape{s.F});
     float* b = packed->bias.data<float>();
-    for (int64_t f = 0; f < s.F; ++f) b[f] = (a.bias ? a.bias[f] : 0.f) * a.bn_scale[f] + a.bn_shift[f];
+    const Epilogue& e = a.epilogue;
+    for (int64_t f = 0; f < s.F; ++f) {
+      b[f] = (s.bias ? e.bias[f] : 0.f) * e.bn_scale[f] + e.bn_shift[f];
+    }
   }
   memory user(p.user_weight_md, OneDnnEngine(), const_cast<float*>(source));
   memory dst(p.weight_md, OneDnnEngine(), packed->weights.data<float>());
@@ -328,7 +331,7 @@ std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvS
                                 a.bn_arrays ? a.bn_arrays[2] : nullptr,
                                 a.bn_arrays ? a.bn_arrays[3] : nullptr};
     for (int i = 0; i < 5; ++i) {
-      if (i == 0 && a.bias == nullptr) continue;
+      if (i == 0 && !s.bias) continue;
       const uint64_t stamp = inputs[i] ? WriteStamp(*inputs[i]) : 0;
       if (stamp == 0) return make();
       key += ":" + std::to_string(stamp);
@@ -390,7 +393,7 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     if (p->fold_bn) {
       args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(w->bias.data<float>()));
     } else if (p->has_bias) {
-      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.bias));
+      args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(a.epilogue.bias));
     }
     p->prim.execute(stream, args);
     stream.wait();
@@ -406,7 +409,7 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
       RunReorder(p->dst_out, dst, user_dst, workspace);
       stream.wait();
     }
-    if (a.clip && !p->epilogue_after) {
+    if (a.epilogue.clip && !p->epilogue_after) {
       RunEpilogue(EpilogueOf(s, a, false, positions, a.out, nullptr, a.out));
     }
   } catch (const dnnl::error& e) {

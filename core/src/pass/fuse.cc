@@ -91,7 +91,7 @@ bool IsOp(const Node* n, const Op* op) {
 }
 
 // Fuses the BatchNorm, residual add and activation that follow convolution `conv`.
-void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
+void FuseConvolutionChain(Fuser* f, uint32_t conv) {
   const OpRegistry& registry = OpRegistry::Global();
   static const Op* const batch_norm = registry.Find("BatchNorm");
   static const Op* const batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
@@ -146,7 +146,6 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv, bool fast_math) {
     chain.push_back(next);
   }
   if (chain.size() == 1) return;
-  if (fast_math) dict["fast_math"] = "True";
   f->Replace(chain, registry.Get("_hn_convolution"), dict, std::move(inputs));
 }
 
@@ -297,7 +296,7 @@ void FuseActivations(Fuser* f) {
 
 }  // namespace
 
-Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math) {
+Symbol FuseOps(const Symbol& symbol, size_t* num_fused) {
   *num_fused = 0;
   const Op* convolution = OpRegistry::Global().Find("Convolution");
   if (convolution == nullptr) return symbol;
@@ -305,7 +304,7 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math) {
   Fuser fuser(graph);
   const IndexedGraph& g = fuser.graph();
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    if (IsOp(fuser.node(nid), convolution)) FuseConvolutionChain(&fuser, nid, fast_math);
+    if (IsOp(fuser.node(nid), convolution)) FuseConvolutionChain(&fuser, nid);
   }
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseExpansion(&fuser, nid);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseMaxPool(&fuser, nid);

@@ -35,8 +35,8 @@ int64_t ResolvedAxis(const std::string& text, size_t ndim) {
 
 class LayoutPass {
  public:
-  LayoutPass(Symbol* graph, const std::vector<Shape>& shapes, bool fast_math)
-      : graph_(graph), g_(graph->outputs), shapes_(shapes), fast_math_(fast_math),
+  LayoutPass(Symbol* graph, const std::vector<Shape>& shapes)
+      : graph_(graph), g_(graph->outputs), shapes_(shapes),
         last_(g_.num_entries(), false) {}
 
   size_t Run() {
@@ -57,7 +57,6 @@ class LayoutPass {
           IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = LayoutName(ChannelLastLayout(rank));
-        if (fast_math_) dict["fast_math"] = "True";
         // A first layer whose kernel reads the network's channel-first input as it comes: no
         // re-layout.
         const bool data_first =
@@ -151,7 +150,6 @@ class LayoutPass {
   Symbol* graph_;
   IndexedGraph g_;
   const std::vector<Shape>& shapes_;
-  bool fast_math_;
   std::vector<bool> last_;  // per original entry: produced channel-last
   std::map<std::pair<uint32_t, bool>, NodeEntry> converted_;
   size_t relayouts_ = 0;
@@ -159,10 +157,10 @@ class LayoutPass {
 
 }  // namespace
 
-Symbol ChannelLastLayout(const Symbol& symbol, const std::vector<Shape>& shapes, bool fast_math,
+Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts) {
   Symbol graph = symbol.Copy();
-  LayoutPass pass(&graph, shapes, fast_math);
+  LayoutPass pass(&graph, shapes);
   *num_relayouts = pass.Run();
   return graph;
 }

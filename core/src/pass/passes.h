@@ -35,9 +35,9 @@ namespace internal {
 /// Returns a copy of `symbol` with fusable patterns replaced by fused ops (see fuse.cc):
 /// Convolution + BatchNorm + elemwise_add + Activation/clip -> _hn_convolution, FullyConnected +
 /// Activation -> _hn_fully_connected_act, BatchNorm + relu -> _contrib_BatchNormWithReLU.
-/// Numerics are unchanged unless `fast_math` (then fused convolutions may fold BatchNorm into
-/// their weights and use Winograd).
-Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math = false);
+/// Numerics are unchanged (unless the executor runs with fast_math: OpContext::fast_math lets
+/// fused convolutions fold BatchNorm into their weights and use Winograd).
+Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
 
 /// Returns a copy of `symbol` in which convolutions, and the pooling, BatchNorm, elementwise and
 /// channel Concat ops they feed, work on channel-last data (NWC, NHWC, NDHWC), with layout
@@ -45,7 +45,7 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused, bool fast_math = false);
 /// where channel-first ops or the graph's outputs read it. `shapes` holds the shape of every
 /// entry of IndexedGraph(symbol.outputs). `*num_relayouts` counts the _hn_relayout nodes added.
 /// Numerics are unchanged.
-Symbol ChannelLastLayout(const Symbol& symbol, const std::vector<Shape>& shapes, bool fast_math,
+Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts);
 
 }  // namespace internal

@@ -109,7 +109,6 @@ struct FusedConvolutionParam : ConvolutionParam {
   std::optional<internal::ActType> act_type;
   bool clip = false;
   float clip_a_min = 0.f, clip_a_max = 0.f;
-  bool fast_math = false;
   bool channel_first_data = false;
   bool expand = false;
   uint32_t expand_num_filter = 0;
@@ -148,9 +147,6 @@ struct FusedConvolutionParam : ConvolutionParam {
         .Describe("The clip's a_min.");
     d->Field("clip_a_max", &FusedConvolutionParam::clip_a_max).Default(0.f)
         .Describe("The clip's a_max.");
-    d->Field("fast_math", &FusedConvolutionParam::fast_math).Default(false)
-        .Describe("Allows results that differ from the unfused ops in the last bits: BatchNorm "
-                  "folded into the weights, Winograd for 3x3 stride-1 kernels.");
     d->Field("channel_first_data", &FusedConvolutionParam::channel_first_data).Default(false)
         .Describe("With a channel-last layout, the data alone stays channel-first: a first layer "
                   "reading the network's input as it comes.");
@@ -681,7 +677,7 @@ internal::ConvArgs ConvInputs(const OpContext& ctx, const std::vector<TBlob>& in
   a.weight = in[weight].ptr<const float>();
   a.weight_array = ctx.InputArray(weight);
   if (bias != FusedInputs::kAbsent) {
-    a.bias = in[bias].ptr<const float>();
+    a.epilogue.bias = in[bias].ptr<const float>();
     a.bias_array = ctx.InputArray(bias);
   }
   return a;
@@ -714,8 +710,8 @@ void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t fir
                                 eps, fix_gamma, s->F, affine, affine + F);
   for (size_t i = 0; i < 4; ++i) arrays[i] = ctx.InputArray(first + i);
   s->bn = 1;
-  a->bn_scale = affine;
-  a->bn_shift = affine + F;
+  a->epilogue.bn_scale = affine;
+  a->epilogue.bn_shift = affine + F;
   a->bn_arrays = arrays;
 }
 
@@ -748,10 +744,10 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   }
   const bool relu = p.act_type == internal::ActType::kRelu;
   s.relu = relu;
-  s.fast_math = p.fast_math;
-  a.clip = p.clip;
-  a.clip_min = p.clip_a_min;
-  a.clip_max = p.clip_a_max;
+  s.fast_math = ctx.fast_math;
+  a.epilogue.clip = p.clip;
+  a.epilogue.clip_min = p.clip_a_min;
+  a.epilogue.clip_max = p.clip_a_max;
   a.out = out[0].ptr<float>();
   if (p.expand) {
     ConvolutionParam ep;
@@ -762,7 +758,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     ep.no_bias = p.expand_no_bias;
     internal::ConvSpec es = ConvolutionSpec(ep, in[0].shape, conv_data, cl);
     es.relu = p.expand_relu;
-    es.fast_math = p.fast_math;
+    es.fast_math = ctx.fast_math;
     internal::ConvArgs ea = ConvInputs(ctx, in, at.expand_weight, at.expand_bias);
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
     if (p.expand_bn) {
@@ -770,9 +766,9 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
                    internal::kExpandAffineSlot,
                    expand_bn_arrays, &es, &ea);
     }
-    ea.clip = p.expand_clip;
-    ea.clip_min = p.expand_clip_a_min;
-    ea.clip_max = p.expand_clip_a_max;
+    ea.epilogue.clip = p.expand_clip;
+    ea.epilogue.clip_min = p.expand_clip_a_min;
+    ea.epilogue.clip_max = p.expand_clip_a_max;
     internal::RunExpandThenDepthwise(es, ea, s, a);
   } else if (p.pool) {
     internal::MaxPoolWindow window;
@@ -942,7 +938,7 @@ void RegisterConvolutionOps(OpRegistry* r) {
           .Describe("Convolution followed by BatchNorm (inference), a residual add, an "
                     "activation and a max pooling, each optional, fused by the graph optimizer "
                     "on channel-first or channel-last data; bit-identical to the ops run one "
-                    "after the other unless fast_math.")
+                    "after the other unless the executor runs with fast_math.")
           .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
           .SetInputNames(FusedConvolutionInputNames)
           .SetInferShape(FusedConvolutionInferShape)
