@@ -6,7 +6,7 @@ add_library(hn_openblas INTERFACE)
 target_include_directories(hn_openblas SYSTEM INTERFACE ${HN_CBLAS_INCLUDE_DIR})
 target_link_libraries(hn_openblas INTERFACE ${HN_OPENBLAS_LIBRARY})
 
-# oneDNN (Debian libdnnl-dev): the convolution backend (core/src/ops/nn/convolution_backend.h).
+# oneDNN (Debian libdnnl-dev): the convolution kernels (core/src/kernels/onednn_convolution.h) and sgemm (kernels/blas.h).
 # Its CMake config also looks for OpenCL (the GPU runtime we do not use), so the header and the
 # library are found directly. It runs on OpenMP, whose thread count SetNumThreads sets.
 find_path(HN_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)

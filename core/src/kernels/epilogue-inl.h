@@ -1,8 +1,6 @@
-// The fused epilogue of our own convolution kernels on 16 channels in an AVX-512 register,
-// and the register tiles of the pointwise and few-channel kernels,
-// with the separate ops' float operations (see convolution_backend.h): the depthwise and
-// pointwise kernels apply it while their outputs are in registers, RunEpilogue as a pass after
-// oneDNN's kernels.
+// The epilogue (epilogue.h) on 16 channels in an AVX-512 register, and the register tiles of the
+// pointwise and few-channel kernels, with the separate ops' float operations: our kernels apply
+// it while their outputs are in registers, RunEpilogue as a pass after oneDNN's kernels.
 #pragma once
 
 #include <immintrin.h>

@@ -9,7 +9,7 @@
 // Inference (is_train false, or use_global_stats): per channel c,
 //   invstd = 1 / sqrt(moving_var[c] + float(eps)), scale = gamma[c] * invstd (gamma = 1 when
 //   fix_gamma), shift = beta[c] - moving_mean[c] * scale,   y = x * scale + shift
-// (batch_norm-inl.h; a convolution that absorbs the BatchNorm applies the same scale and shift).
+// (kernels/batch_norm.h; a convolution that absorbs the BatchNorm applies the same scale and shift).
 // Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
 // variance instead. Moving statistics are never written here (MXNet updates them in backward).
 #include <algorithm>
