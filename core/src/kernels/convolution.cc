@@ -317,7 +317,8 @@ ConvKernel UsualKernelFor(const ConvSpec& s) {
 ConvKernel KernelFor(const ConvSpec& s) {
   return static_cast<ConvKernel>(ConvolutionKernels().Choose(
       static_cast<int>(UsualKernelFor(s)),
-      [&](int k) { return ConvKernelTakes(static_cast<ConvKernel>(k), s); }, SpecText(s)));
+      [&](int k) { return ConvKernelTakes(static_cast<ConvKernel>(k), s); },
+      [&] { return SpecText(s); }));
 }
 
 }  // namespace

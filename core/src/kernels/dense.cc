@@ -31,8 +31,9 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
                             : CpuHasAvx512() ? DenseKernel::kGemv
                                              : DenseKernel::kMatrixVector;
   const auto kernel = static_cast<DenseKernel>(DenseKernels().Choose(
-      static_cast<int>(usual), takes,
-      "a dense layer of " + std::to_string(batch) + " rows of " + std::to_string(k)));
+      static_cast<int>(usual), takes, [&] {
+        return "a dense layer of " + std::to_string(batch) + " rows of " + std::to_string(k);
+      }));
   if (kernel == DenseKernel::kGemv) {
     Gemv(w, x, b, y, hidden, k);
     return;

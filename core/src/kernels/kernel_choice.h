@@ -34,15 +34,15 @@ class KernelChoice {
   const std::vector<ChoosableKernel>& kernels() const { return kernels_; }
 
   /// The kernel that runs a call: `usual`, or the one a test forces; `takes(k)` says whether
-  /// kernel k takes the call and `call` describes it for the error a forced kernel that does not
-  /// take it raises (kUnsupported). Counts the run.
-  template <typename Takes>
-  int Choose(int usual, const Takes& takes, const std::string& call) {
+  /// kernel k takes the call and `describe()` describes the call for the error a forced kernel
+  /// that does not take it raises (kUnsupported), only then. Counts the run.
+  template <typename Takes, typename Describe>
+  int Choose(int usual, const Takes& takes, const Describe& describe) {
     int kernel = forced_.load(std::memory_order_relaxed);
     if (kernel < 0) {
       kernel = usual;
     } else if (!takes(kernel)) {
-      RejectForced(kernel, call);
+      RejectForced(kernel, describe());
     }
     runs_[static_cast<size_t>(kernel)].fetch_add(1, std::memory_order_relaxed);
     return kernel;

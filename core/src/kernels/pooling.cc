@@ -248,8 +248,10 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
     if (takes(static_cast<int>(k))) usual = static_cast<int>(k);
   }
   const auto kernel = static_cast<PoolKernel>(PoolingKernels().Choose(
-      usual, takes, "pooling of " + std::to_string(planes) + " planes of " + std::to_string(lane) +
-                        (lane == 1 ? " lane" : " lanes")));
+      usual, takes, [&] {
+        return "pooling of " + std::to_string(planes) + " planes of " + std::to_string(lane) +
+               (lane == 1 ? " lane" : " lanes");
+      }));
   // Each thread's row of floats (a window's column maxima or sums) and window row pointers.
   const int64_t threads = KernelThreads(), row_floats = g.image[2] * lane,
                 window_rows = g.kernel[0] * g.kernel[1];
