@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -76,56 +77,16 @@ struct SyncBatchNormParam {
   }
 };
 
-enum class CudnnTune { kFastest, kLimitedWorkspace, kOff };
-enum class ConvV1Layout { kNCDHW, kNCHW, kNDHWC, kNHWC };
-
-struct ConvolutionV1Param {
-  std::vector<int64_t> kernel, stride, dilate, pad;
-  uint32_t num_filter = 0;
-  uint32_t num_group = 1;
-  int64_t workspace = 1024;
-  bool no_bias = false;
-  std::optional<CudnnTune> cudnn_tune;
-  bool cudnn_off = false;
-  std::optional<ConvV1Layout> layout;
+// Convolution's fields, with the layouts the pre-1.0 form knew (2-D and 3-D only).
+struct ConvolutionV1Param : ConvolutionParam {
   static void Declare(ParamDeclarer<ConvolutionV1Param>* d) {
-    d->Field("kernel", &ConvolutionV1Param::kernel)
-        .Required()
-        .Describe("Convolution kernel size (h, w) or (d, h, w).");
-    d->Field("stride", &ConvolutionV1Param::stride)
-        .Default({})
-        .Describe("Stride (default 1 per axis).");
-    d->Field("dilate", &ConvolutionV1Param::dilate)
-        .Default({})
-        .Describe("Dilation (default 1 per axis).");
-    d->Field("pad", &ConvolutionV1Param::pad)
-        .Default({})
-        .Describe("Zero padding (default 0 per axis).");
-    d->Field("num_filter", &ConvolutionV1Param::num_filter)
-        .Required()
-        .Describe("Number of output channels.");
-    d->Field("num_group", &ConvolutionV1Param::num_group).Default(1u).Describe("Number of groups.");
-    d->Field("workspace", &ConvolutionV1Param::workspace)
-        .Default(int64_t{1024})
-        .Min(0)
-        .Describe("Workspace limit in MB (accepted, not needed).");
-    d->Field("no_bias", &ConvolutionV1Param::no_bias)
-        .Default(false)
-        .Describe("If true, there is no bias input.");
-    d->Field("cudnn_tune", &ConvolutionV1Param::cudnn_tune,
-             {{"fastest", CudnnTune::kFastest},
-              {"limited_workspace", CudnnTune::kLimitedWorkspace},
-              {"off", CudnnTune::kOff}})
-        .Default(std::nullopt)
-        .Describe("cuDNN algorithm choice (GPU only; accepted).");
-    d->Field("cudnn_off", &ConvolutionV1Param::cudnn_off)
-        .Default(false)
-        .Describe("Turns cuDNN off (GPU only; accepted).");
-    d->Field("layout", &ConvolutionV1Param::layout,
-             {{"NCDHW", ConvV1Layout::kNCDHW},
-              {"NCHW", ConvV1Layout::kNCHW},
-              {"NDHWC", ConvV1Layout::kNDHWC},
-              {"NHWC", ConvV1Layout::kNHWC}})
+    DeclareFields(d);
+    d->template Field<internal::Layout>(
+         "layout", &ConvolutionV1Param::layout,
+         {{"NCDHW", internal::Layout::kNCDHW},
+          {"NCHW", internal::Layout::kNCHW},
+          {"NDHWC", internal::Layout::kNDHWC},
+          {"NHWC", internal::Layout::kNHWC}})
         .Default(std::nullopt)
         .Describe("Data layout (default NCHW / NCDHW).");
   }

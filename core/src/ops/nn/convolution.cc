@@ -23,6 +23,7 @@
 #include "kernels/layout.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
+#include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -34,65 +35,6 @@ using internal::ChannelLastShape;
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
-
-enum class CudnnTune { kOff, kLimitedWorkspace, kFastest };
-
-const EnumNames<CudnnTune>& CudnnTuneNames() {
-  static const EnumNames<CudnnTune> names = {{"off", CudnnTune::kOff},
-                                             {"limited_workspace", CudnnTune::kLimitedWorkspace},
-                                             {"fastest", CudnnTune::kFastest}};
-  return names;
-}
-
-struct ConvolutionParam {
-  std::vector<int64_t> kernel;
-  std::vector<int64_t> stride;
-  std::vector<int64_t> dilate;
-  std::vector<int64_t> pad;
-  uint32_t num_filter = 0;
-  uint32_t num_group = 1;
-  int64_t workspace = 1024;
-  bool no_bias = false;
-  std::optional<CudnnTune> cudnn_tune;
-  bool cudnn_off = false;
-  std::optional<Layout> layout;
-
-  template <typename P>
-  static void DeclareFields(ParamDeclarer<P>* d) {
-    d->template Field<std::vector<int64_t>>("kernel", &P::kernel).Required()
-        .Describe("Convolution kernel size: (w,), (h, w) or (d, h, w)");
-    d->template Field<std::vector<int64_t>>("stride", &P::stride).Default({})
-        .Describe("Convolution stride: (w,), (h, w) or (d, h, w). Defaults to 1 for each "
-                  "dimension.");
-    d->template Field<std::vector<int64_t>>("dilate", &P::dilate).Default({})
-        .Describe("Convolution dilate: (w,), (h, w) or (d, h, w). Defaults to 1 for each "
-                  "dimension.");
-    d->template Field<std::vector<int64_t>>("pad", &P::pad).Default({})
-        .Describe("Zero pad for convolution: (w,), (h, w) or (d, h, w). Defaults to no padding.");
-    d->template Field<uint32_t>("num_filter", &P::num_filter).Required().Min(1)
-        .Describe("Convolution filter(channel) number");
-    d->template Field<uint32_t>("num_group", &P::num_group).Default(1u).Min(1)
-        .Describe("Number of group partitions.");
-    d->template Field<int64_t>("workspace", &P::workspace).Default(int64_t{1024}).Min(0)
-        .Describe("Maximum temporary workspace allowed (MB) in convolution. Accepted for "
-                  "compatibility; hybridnet bounds its im2col buffer itself.");
-    d->template Field<bool>("no_bias", &P::no_bias).Default(false)
-        .Describe("Whether to disable bias parameter.");
-    d->template Field<CudnnTune>("cudnn_tune", &P::cudnn_tune, CudnnTuneNames())
-        .Default(std::nullopt)
-        .Describe("Whether to pick convolution algo by running performance test. Ignored on "
-                  "CPU.");
-    d->template Field<bool>("cudnn_off", &P::cudnn_off).Default(false)
-        .Describe("Turn off cudnn for this layer. Ignored on CPU.");
-  }
-  static void Declare(ParamDeclarer<ConvolutionParam>* d) {
-    DeclareFields(d);
-    d->Field("layout", &ConvolutionParam::layout, internal::ConvLayoutNames())
-        .Default(std::nullopt)
-        .Describe("Set layout for input, output and weight. Empty for default layout: NCW for "
-                  "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
-  }
-};
 
 // The internal "_hn_convolution": Convolution plus the epilogue the graph optimizer folds into
 // it (pass/fuse.cc), and optionally the 1x1 convolution that computes its data (MobileNet v2's
