@@ -66,6 +66,32 @@ memory::desc UserWeightDesc(const ConvSpec& s) {
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
+// The layout oneDNN's GEMM-based convolution gives weights of logical dimensions `dims` on
+// channel-last data: the plain matrix it multiplies by, input channels (with the taps) by output
+// channels, output channels innermost (wio, hwio, dhwio; with groups wigo, hwigo, dhwigo). Asked
+// to choose (format_tag::any), no other oneDNN 2.6 implementation reports it: the direct and
+// brgemm ones choose blocked layouts, the reference one oihw (as next_impl lists them for 1-D,
+// 2-D, 3-D, grouped and depthwise convolutions on an AVX-512 CPU). oneDNN 2.6 has no query that
+// says which implementation or ISA a primitive descriptor holds (see SameImplementation), so
+// this layout is what identifies the GEMM-based one.
+memory::desc GemmWeightDesc(const ConvSpec& s, const memory::dims& dims) {
+  const Tag plain[3] = {Tag::wio, Tag::hwio, Tag::dhwio};
+  const Tag grouped[3] = {Tag::wigo, Tag::hwigo, Tag::dhwigo};
+  const size_t rank = static_cast<size_t>(s.nd - 1);
+  return memory::desc(dims, memory::data_type::f32, s.G > 1 ? grouped[rank] : plain[rank]);
+}
+
+// Whether two primitive descriptors of one convolution hold the same implementation. oneDNN 2.6
+// has no query that identifies an implementation: dnnl_query_t gives its name as text
+// (impl_info_str) and no kind, algorithm variant or ISA, and what the structural queries report
+// does not tell implementations apart (jit_1x1:avx512_core and jit:avx512_core give a 1x1
+// convolution the same blocked weights and no scratchpad). So the names are compared, and this
+// is the one place that reads them.
+bool SameImplementation(const dnnl::convolution_forward::primitive_desc& a,
+                        const dnnl::convolution_forward::primitive_desc& b) {
+  return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
+}
+
 std::string DescKey(const memory::desc& md) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(&md.data);
   uint64_t h = 1469598103934665603ull;
@@ -172,10 +198,11 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
         if (positions == 1) {
           // A single output position is a matrix-vector product (a classifier written as a
           // convolution): oneDNN's GEMM-based kernel does it several times faster than the
-          // direct ones it lists first.
+          // direct ones it lists first. It is the one that reports GemmWeightDesc's layout.
+          const memory::desc gemm_weights = GemmWeightDesc(s, p->user_weight_md.dims());
           dnnl::convolution_forward::primitive_desc candidate(d, attr, OneDnnEngine());
           do {
-            if (std::strstr(candidate.impl_info_str(), "gemm") != nullptr) {
+            if (candidate.weights_desc() == gemm_weights) {
               pd = candidate;
               break;
             }
@@ -184,8 +211,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
         const bool exact = !s.fast_math && (s.bn || s.residual || s.relu);
         if (exact && !p->epilogue_after) {
           const dnnl::convolution_forward::primitive_desc alone(d, OneDnnEngine());
-          if (std::string(alone.impl_info_str()) != pd.impl_info_str() ||
-              alone.weights_desc() != pd.weights_desc()) {
+          if (!SameImplementation(alone, pd) || alone.weights_desc() != pd.weights_desc()) {
             p->epilogue_after = true;
             attr.set_post_ops(post_ops());
             pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());

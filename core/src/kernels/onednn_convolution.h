@@ -7,7 +7,13 @@
 // from the memory descriptors directly (convolution_forward::primitive_desc(engine, prop, alg,
 // src, weights, bias, dst, strides, dilates, pads, attr)), hashes memory descriptors through
 // memory::desc::get_size/dims/strides instead of `data`, and queries implementations with
-// primitive_desc::next_impl as now.
+// primitive_desc::next_impl as now. Neither version has a query that identifies an
+// implementation (no kind or ISA, only its name as text), so the file chooses oneDNN's GEMM-based
+// one for a single output position by the weights layout it reports (GemmWeightDesc), which in
+// 2.6 no other implementation reports; 3.x's brgemm convolution takes that layout too when given
+// weights in it (jcp.wei_plain, v3.5), so a port checks again, with next_impl on `any` weights,
+// that only the GEMM-based one reports it. Whether post-ops change the implementation is still
+// told by its name (SameImplementation), the one place the file reads it.
 #pragma once
 
 #include "kernels/convolution.h"
