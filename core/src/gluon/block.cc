@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graph/naming.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/io/params.h"
 #include "imperative/tracing.h"
 
@@ -291,7 +292,9 @@ void HybridBlock::Hybridize(bool active, const HybridizeOptions& options) {
 
 std::vector<NDArray> HybridBlock::Apply(const std::vector<NDArray>& inputs) {
   if (AnySymbolic(inputs)) return RunForward(inputs);
-  if (active_) return CallCached(inputs);
+  // While autograd records, the forward runs op by op, so the tape holds every op backward needs
+  // (the cached graph's executor records nothing); the results are the same bits.
+  if (active_ && !autograd::IsRecording()) return CallCached(inputs);
   bool deferred = std::any_of(params_.begin(), params_.end(),
                               [](const ParameterPtr& p) { return p->is_deferred(); });
   if (deferred) DeferredInferShape(inputs);
