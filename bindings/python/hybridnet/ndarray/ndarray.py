@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from .. import _dlpack, _operators
+from .. import _dlpack, _operators, autograd
 from .._ffi import NULL, ffi, lib
 from ..base import (DTYPE_TO_NUMPY, EMPTY_ATTRS, Handle, check, dtype_code, error, new_string,
                     raise_error)
@@ -266,11 +266,33 @@ class NDArray(Handle):
     def wait_to_write(self):
         """Values are ready when an op returns (the library runs synchronously)."""
 
-    def attach_grad(self, *args, **kwargs):
-        raise error("HN_ERR_UNSUPPORTED", "hybridnet runs inference: autograd (attach_grad, "
-                    "backward) is not supported")
+    # ---- autograd (hybridnet.autograd) ----------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        """Attaches a zero-filled gradient array (read it as .grad) that backward writes
+        ('write'), adds to ('add') or leaves alone ('null')."""
+        if stype not in (None, "default"):
+            raise error("HN_ERR_UNSUPPORTED", f"attach_grad: stype={stype!r} (only dense "
+                        "gradients are supported)")
+        autograd.mark_variables([self], [zeros(self.shape, dtype=self.dtype)], grad_req)
 
-    backward = attach_grad
+    @property
+    def grad(self):
+        """The gradient array attached by attach_grad, or None."""
+        out = ffi.new("hn_tensor**")
+        check(lib.hn_tensor_grad(self._h, out))
+        return None if out[0] == NULL else _wrap(out[0])
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Computes the gradients of this array (out_grad: its head gradient, None for ones)
+        into the attached gradient arrays of the variables it was recorded from."""
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
+                          train_mode)
+
+    def detach(self):
+        """The same values (shared storage) without autograd history: gradients stop here."""
+        out = ffi.new("hn_tensor**")
+        check(lib.hn_tensor_detach(self._h, out))
+        return _wrap(out[0])
 
     # ---- indexing: through a numpy view of the storage ---------------------------------------
     def __getitem__(self, key):
