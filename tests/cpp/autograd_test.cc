@@ -154,6 +154,22 @@ TEST_F(Autograd, ReleasedResultsAreConstantsLater) {
   EXPECT_EQ(Values(autograd::GetGrad(x)), Values(h));
 }
 
+// A long recorded loop: backward and freeing the tape walk it without recursion.
+TEST_F(Autograd, LongTapesNeedNoDeepStack) {
+  NDArray x = Vec({1}, {1.f});
+  autograd::AttachGrad(&x);
+  constexpr int kSteps = 200000;
+  {
+    NDArray y = x;
+    {
+      auto recording = autograd::Record();
+      for (int i = 0; i < kSteps; ++i) y = y + 1.f;
+    }
+    autograd::Backward({y}, {}, /*retain_graph=*/true);
+    EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{1.f}));
+  }  // the last array on the tape goes: the whole chain is freed
+}
+
 TEST_F(Autograd, HeadsMustBeRecorded) {
   NDArray x = Vec({2}, {1.f, 2.f});
   NDArray not_marked = Vec({2}, {1.f, 2.f});

@@ -124,6 +124,22 @@ void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_
 
 }  // namespace
 
+TapeNode::~TapeNode() {
+  std::vector<std::shared_ptr<TapeNode>> pending;
+  auto take_inputs = [&pending](TapeNode& n) {
+    for (auto& input : n.inputs)
+      if (input.first) pending.push_back(std::move(input.first));
+    n.inputs.clear();
+  };
+  take_inputs(*this);
+  while (!pending.empty()) {
+    std::shared_ptr<TapeNode> n = std::move(pending.back());
+    pending.pop_back();
+    // The last owner empties the node first, so its own destructor has nothing left to release.
+    if (n.use_count() == 1) take_inputs(*n);
+  }
+}
+
 void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
               std::vector<NDArray>* outputs) {
   if (!autograd::IsRecording()) return;

@@ -37,6 +37,13 @@ struct TapeNode {
   autograd::GradReq grad_req = autograd::GradReq::kNull;
 
   bool IsVariable() const { return attrs.op == nullptr; }
+
+  TapeNode() = default;
+  TapeNode(const TapeNode&) = delete;
+  TapeNode& operator=(const TapeNode&) = delete;
+  /// Releases the nodes this one alone keeps alive without recursing, so a tape of any length
+  /// (a loop recorded a million times) is freed without exhausting the stack.
+  ~TapeNode();
 };
 
 /// An array's place on the tape (NDArray keeps it private).
