@@ -450,6 +450,20 @@ TEST_F(Autograd, MarkVariablesChecksItsArguments) {
   EXPECT_TRUE(autograd::GetGrad(x).is_none());
 }
 
+// In training mode a hybridized block runs its forward eagerly, so Dropout drops, as MXNet's
+// hybridized blocks do under train_mode.
+TEST_F(Autograd, HybridizedBlockTrains) {
+  gluon::Dropout dropout(0.5f);
+  dropout.Initialize();
+  dropout.Hybridize();
+  NDArray ones = NDArray::Ones({4096});
+  EXPECT_EQ(Values(dropout(ones)), Values(ones));
+  auto train = autograd::TrainMode();
+  int64_t zeros = 0;
+  for (float v : Values(dropout(ones))) zeros += v == 0.f;
+  EXPECT_GT(zeros, 1500);
+}
+
 // Under recording a hybridized block runs its forward eagerly, so its ops are on the tape.
 TEST_F(Autograd, HybridizedBlockIsRecorded) {
   gluon::Dense dense(3, "tanh");

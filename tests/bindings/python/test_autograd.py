@@ -150,3 +150,21 @@ def test_dense_layer_gradient_through_the_c_api():
     assert x.grad.asnumpy().tolist() == [[3.0, 1.0, -1.0]]
     assert w.grad.asnumpy().tolist() == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     assert b.grad.asnumpy().tolist() == [1.0, 1.0]
+
+
+def test_hybridized_block_is_recorded():
+    from hybridnet.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, activation="tanh"), nn.Dense(1))
+    net.initialize()
+    x = nd.array([[0.5, -1.0]])
+    x.attach_grad()
+    grads = []
+    for hybridized in (False, True):
+        net.hybridize(hybridized)
+        with autograd.record():
+            y = net(x)
+        y.backward()
+        grads.append(x.grad.asnumpy().copy())
+    assert np.abs(grads[0]).sum() > 0
+    assert np.array_equal(grads[0], grads[1])
