@@ -168,3 +168,17 @@ def test_hybridized_block_is_recorded():
         grads.append(x.grad.asnumpy().copy())
     assert np.abs(grads[0]).sum() > 0
     assert np.array_equal(grads[0], grads[1])
+
+
+def test_indexing_is_recorded():
+    x = nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = x[1] * 2 + x[0, 1:].sum() + x[:, ::2].sum() * 10
+    assert y.shape == (3,)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [[30.0, 3.0, 33.0], [32.0, 2.0, 32.0]]
+    with autograd.record():
+        with pytest.raises(mx.UnsupportedError, match="integers and slices"):
+            x[nd.array([0])]
+    assert x[1].asnumpy().tolist() == [4.0, 5.0, 6.0]  # outside record(): a view, as before

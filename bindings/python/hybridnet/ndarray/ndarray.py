@@ -297,7 +297,10 @@ class NDArray(Handle):
     # ---- indexing: through a numpy view of the storage ---------------------------------------
     def __getitem__(self, key):
         """x[i], x[a:b], ...: a view sharing the storage where the selection is contiguous (as
-        MXNet's basic slicing), else a copy."""
+        MXNet's basic slicing), else a copy. Inside autograd.record() basic indexing runs the
+        slice op instead, so it is recorded (a copy, as gradients need)."""
+        if autograd.is_recording():
+            return self._recorded_index(key)
         if isinstance(key, NDArray):
             key = key.asnumpy()
         value = np.asarray(_View(self))[key]
@@ -305,6 +308,37 @@ class NDArray(Handle):
                 value.base is not None:
             return from_numpy(value)
         return array(value, dtype=value.dtype)
+
+    def _recorded_index(self, key):
+        """Integers and slices per axis as slice (+ Reshape dropping the integer axes)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        shape = self.shape
+        if len(keys) > len(shape) or not all(
+                isinstance(k, slice) or (isinstance(k, numbers.Integral) and
+                                         not isinstance(k, bool)) for k in keys):
+            raise error("HN_ERR_UNSUPPORTED", f"indexing with {key!r} inside autograd.record() "
+                        "is not recorded: integers and slices are (use nd.take or nd.pick for "
+                        "the rest)")
+        begin, end, step, dropped = [], [], [], set()
+        for axis, k in enumerate(keys):
+            if isinstance(k, slice):
+                begin.append(k.start)
+                end.append(k.stop)
+                step.append(k.step)
+                continue
+            n = shape[axis]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+            i = int(k) + n if k < 0 else int(k)
+            begin.append(i)
+            end.append(i + 1)
+            step.append(None)
+            dropped.add(axis)
+        out = _op("slice", self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+        if dropped:
+            kept = [d for axis, d in enumerate(out.shape) if axis not in dropped]
+            out = _op("Reshape", out, shape=tuple(kept) or (1,))
+        return out
 
     def __setitem__(self, key, value):
         view = np.asarray(_View(self))
