@@ -47,6 +47,19 @@ TEST_F(Autograd, ExpGradientIsExp) {
   EXPECT_EQ(BitDifference(autograd::GetGrad(x), y), "");
 }
 
+// MXNet scripts often call backward inside record(): the gradient ops are not recorded.
+TEST_F(Autograd, BackwardInsideRecord) {
+  NDArray x = Vec({2}, {1.f, 2.f});
+  autograd::AttachGrad(&x);
+  auto recording = autograd::Record();
+  NDArray y = x * x;
+  autograd::Backward({y});
+  EXPECT_TRUE(autograd::IsRecording());
+  EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{2.f, 4.f}));
+  NDArray z = autograd::GetGrad(x) * x;  // the gradient buffer is not on the tape
+  EXPECT_EQ(ErrorOf([&] { autograd::Backward({z}); }).code(), StatusCode::kOk);
+}
+
 TEST_F(Autograd, SumOfProducts) {
   // z = x + x * y: dz/dx = 1 + y, dz/dy = x.
   NDArray x = Vec({4}, {1.f, 2.f, 3.f, 4.f});
