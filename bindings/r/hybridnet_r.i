@@ -68,6 +68,17 @@
 %ignore hn_tensor_random_uniform;
 %ignore hn_block_forward_symbols;
 %ignore hn_block_param_info;
+/* Autograd: the R facade gets it with its training API (typemaps for its arrays of handles and
+ * grad_reqs come with it). */
+%ignore hn_autograd_set_recording;
+%ignore hn_autograd_set_training;
+%ignore hn_autograd_is_recording;
+%ignore hn_autograd_is_training;
+%ignore hn_autograd_mark_variables;
+%ignore hn_autograd_backward;
+%ignore hn_autograd_grad;
+%ignore hn_tensor_grad;
+%ignore hn_tensor_detach;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

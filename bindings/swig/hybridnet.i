@@ -42,6 +42,17 @@
 %ignore hn_block_create_custom;
 %ignore hn_tensor_wrap;
 %ignore hn_tensor_data;
+/* Autograd: the Java and Scala facades get it with their training API (typemaps for its arrays
+ * of handles and grad_reqs come with it). */
+%ignore hn_autograd_set_recording;
+%ignore hn_autograd_set_training;
+%ignore hn_autograd_is_recording;
+%ignore hn_autograd_is_training;
+%ignore hn_autograd_mark_variables;
+%ignore hn_autograd_backward;
+%ignore hn_autograd_grad;
+%ignore hn_tensor_grad;
+%ignore hn_tensor_detach;
 
 %include "hybridnet/c_api.h"
 

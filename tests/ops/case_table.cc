@@ -4,9 +4,9 @@
 #include <set>
 
 #include "conformance.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
-#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -92,27 +92,8 @@ NodeAttrs CaseAttrs(const OpCase& c) {
 }
 
 std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs) {
-  NodeAttrs attrs = CaseAttrs(c);
-  if (!c.is_train) return Invoke(attrs, inputs);
-  // Invoke runs inference only: training mode is the kernel called directly.
-  std::vector<Shape> in_shapes, out_shapes;
-  std::vector<DType> in_types, out_types;
-  for (const NDArray& a : inputs) {
-    in_shapes.push_back(a.shape());
-    in_types.push_back(a.dtype());
-  }
-  InferOutputs(attrs, &in_shapes, &in_types, &out_shapes, &out_types);
-  std::vector<TBlob> in, out;
-  for (const NDArray& a : inputs) in.push_back(TBlob{const_cast<void*>(a.raw_data()), a.shape(), a.dtype()});
-  std::vector<NDArray> outputs;
-  for (size_t i = 0; i < out_shapes.size(); ++i) outputs.emplace_back(out_shapes[i], out_types[i]);
-  for (NDArray& a : outputs) out.push_back(TBlob{a.raw_data(), a.shape(), a.dtype()});
-  internal::Workspace workspace;
-  OpContext ctx;
-  ctx.is_train = true;
-  ctx.workspace = &workspace;
-  attrs.op->compute(ctx, attrs, in, out);
-  return outputs;
+  autograd::ModeScope mode(std::nullopt, c.is_train);
+  return Invoke(CaseAttrs(c), inputs);
 }
 
 CaseGraph BuildGraph(const OpCase& c) {

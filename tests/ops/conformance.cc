@@ -1,9 +1,10 @@
-// The op conformance harness (see conformance.h), the registry lint tests and the bad-input
-// tests of eager invocation.
+// The op conformance harness (see conformance.h), the gradient checks, the registry lint tests
+// and the bad-input tests of eager invocation.
 #include "conformance.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -11,11 +12,13 @@
 #include <sstream>
 
 #include "common/test_util.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/op.h"
 #include "hybridnet/symbol.h"
+#include "pass/gradient.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -243,6 +246,248 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpConformance, ::testing::Range<size_t>(0, AllCase
                          CaseName);
 INSTANTIATE_TEST_SUITE_P(Ops, OpJsonRoundTrip, ::testing::ValuesIn(JsonCaseIndices()), CaseName);
 
+// ---- gradients
+// -----------------------------------------------------------------------------------
+
+bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+bool AllFinite(const NDArray& a) {
+  const RefTensor t = ToRef(a);
+  return std::all_of(t.v.begin(), t.v.end(), [](double v) { return std::isfinite(v); });
+}
+
+// Cases whose gradient is checked: an op with a gradient, a deterministic inference case with a
+// float input to differentiate and a float output, all finite (finite differences through a NaN
+// or an infinity are not).
+bool GradientChecked(size_t index) {
+  const OpCase& c = AllCases()[index];
+  const Op* op = OpRegistry::Global().Find(c.op);
+  if (op == nullptr || !op->gradient || c.statistics || c.is_train || c.subgraphs ||
+      !c.gradient_skip.empty()) {
+    return false;
+  }
+  const std::vector<NDArray> inputs = MakeInputs(c, CaseNames()[index]);
+  bool float_input = false;
+  for (const NDArray& x : inputs) {
+    if (!IsFloat(x.dtype())) continue;
+    if (!AllFinite(x)) return false;
+    float_input = float_input || x.size() > 0;
+  }
+  bool float_output = false;
+  for (const NDArray& y : Invoke(CaseAttrs(c), inputs)) {
+    if (!IsFloat(y.dtype())) continue;
+    if (!AllFinite(y)) return false;
+    float_output = true;
+  }
+  return float_input && float_output;
+}
+
+std::vector<size_t> GradientCaseIndices() {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < AllCases().size(); ++i)
+    if (GradientChecked(i)) indices.push_back(i);
+  return indices;
+}
+
+class OpGradient : public OpConformance {
+ protected:
+  // The case's inputs, float ones in float64 when the op takes that (the check is then exact to
+  // float64's precision), else as the case has them.
+  void SetUp() override {
+    const OpCase& c = TheCase();
+    attrs_ = CaseAttrs(c);
+    inputs_ = Inputs();
+    std::vector<NDArray> wide;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const bool differentiable = IsFloat(inputs_[i].dtype()) && inputs_[i].size() > 0;
+      differentiable_.push_back(differentiable);
+      wide.push_back(differentiable ? inputs_[i].AsType(DType::kFloat64) : inputs_[i]);
+    }
+    try {
+      Invoke(attrs_, wide);
+      inputs_ = wide;
+      float64_ = true;
+    } catch (const Error&) {
+      float64_ = false;  // a float32-only op: finite differences of the reference instead
+    }
+    std::vector<NDArray> outputs = Invoke(attrs_, inputs_);
+    std::mt19937 rng(static_cast<uint32_t>(GetParam()) * 2654435761u + 17u);
+    for (const NDArray& y : outputs) {
+      if (!IsFloat(y.dtype())) {
+        out_grads_.emplace_back();
+        continue;
+      }
+      std::vector<double> w(static_cast<size_t>(y.size()));
+      for (double& v : w) v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+      out_grads_.push_back(
+          NDArray::FromBuffer(y.shape(), DType::kFloat64, w.data()).AsType(y.dtype()));
+    }
+  }
+
+  // Autograd's gradients of sum_k <out_grads_k, y_k> for each differentiable input (none
+  // elsewhere).
+  std::vector<NDArray> Backward() const {
+    std::vector<NDArray> vars;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      vars.push_back(inputs_[i].Copy());
+      if (differentiable_[i]) autograd::AttachGrad(&vars[i]);
+    }
+    std::vector<NDArray> outputs;
+    {
+      auto recording = autograd::Record(/*train_mode=*/false);
+      outputs = Invoke(attrs_, vars);
+    }
+    std::vector<NDArray> heads, head_grads;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      if (out_grads_[k].is_none()) continue;
+      heads.push_back(outputs[k]);
+      head_grads.push_back(out_grads_[k]);
+    }
+    autograd::Backward(heads, head_grads, /*retain_graph=*/false, /*train_mode=*/false);
+    std::vector<NDArray> grads;
+    for (size_t i = 0; i < vars.size(); ++i) grads.push_back(autograd::GetGrad(vars[i]));
+    return grads;
+  }
+
+  // sum_k <out_grads_k, f_k(x)>, f the op in float64 or the case's reference.
+  double Objective(const std::vector<RefTensor>& x) const {
+    std::vector<RefTensor> y;
+    if (float64_) {
+      std::vector<NDArray> arrays;
+      for (size_t i = 0; i < x.size(); ++i) {
+        arrays.push_back(NDArray::FromBuffer(x[i].shape, DType::kFloat64, x[i].v.data())
+                             .AsType(inputs_[i].dtype()));
+      }
+      for (const NDArray& a : Invoke(attrs_, arrays)) y.push_back(ToRef(a));
+    } else {
+      y = TheCase().reference(x);
+    }
+    double sum = 0.0;
+    for (size_t k = 0; k < y.size(); ++k) {
+      if (out_grads_[k].is_none()) continue;
+      const RefTensor w = ToRef(out_grads_[k]);
+      for (int64_t j = 0; j < w.size(); ++j) sum += w[j] * y[k][j];
+    }
+    return sum;
+  }
+
+  NodeAttrs attrs_;
+  std::vector<NDArray> inputs_;
+  std::vector<bool> differentiable_;
+  std::vector<NDArray> out_grads_;  // none for outputs that are not float
+  bool float64_ = false;
+};
+
+TEST_P(OpGradient, MatchesFiniteDifferences) {
+  const OpCase& c = TheCase();
+  SCOPED_TRACE(Describe(c) + (float64_ ? " (float64)" : " (reference)"));
+  const std::vector<NDArray> grads = Backward();
+  std::vector<RefTensor> x;
+  for (const NDArray& a : inputs_) x.push_back(ToRef(a));
+  std::vector<RefTensor> declared;
+  if (c.gradient_reference) {
+    std::vector<RefTensor> w;
+    for (const NDArray& a : out_grads_) w.push_back(a.is_none() ? RefTensor() : ToRef(a));
+    declared = c.gradient_reference(x, w);
+  }
+  // Central differences at up to kProbes positions per input, spread over it. The reference
+  // path rounds like the float32 kernels it describes, hence its larger step and tolerances. A
+  // probe where the function is not differentiable (one-sided differences disagree: a kink or a
+  // jump, as at the ties of comparison and rounding cases) or not finite is skipped.
+  constexpr int64_t kProbes = 24;
+  const double step = float64_ ? 1e-6 : 1e-3;
+  const double tol = float64_ ? 1e-5 : 2e-3;
+  const double kink = float64_ ? 1e-3 : 5e-2;
+  const double at_x = c.gradient_reference ? 0.0 : Objective(x);
+  int64_t checked = 0;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!differentiable_[i]) continue;
+    SCOPED_TRACE("input " + std::to_string(i));
+    ASSERT_FALSE(grads[i].is_none());
+    const RefTensor got = ToRef(grads[i]);
+    ASSERT_EQ(got.shape, x[i].shape);
+    const int64_t n = x[i].size();
+    const int64_t probes = std::min(n, kProbes);
+    std::vector<std::pair<int64_t, double>> want;
+    double scale = 1.0;
+    for (int64_t p = 0; p < probes; ++p) {
+      const int64_t j = p * n / probes;
+      double d;
+      if (c.gradient_reference) {
+        d = declared[i][j];
+      } else {
+        std::vector<RefTensor> moved = x;
+        const double h = step * std::max(1.0, std::fabs(x[i][j]));
+        moved[i][j] = x[i][j] + h;
+        const double up = Objective(moved);
+        moved[i][j] = x[i][j] - h;
+        const double down = Objective(moved);
+        d = (up - down) / (2 * h);
+        const double right = (up - at_x) / h, left = (at_x - down) / h;
+        if (!std::isfinite(d) || std::fabs(right - left) > kink * std::max(1.0, std::fabs(d))) {
+          continue;
+        }
+      }
+      want.emplace_back(j, d);
+      scale = std::max(scale, std::fabs(d));
+    }
+    checked += static_cast<int64_t>(want.size());
+    int bad = 0;
+    for (const auto& [j, d] : want) {
+      const bool ok = std::fabs(got[j] - d) <= tol * scale + tol * std::fabs(d);
+      if (!ok && bad++ < 5) {
+        ADD_FAILURE() << "element " << j << ": backward " << got[j] << ", expected " << d;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "every probe is at a kink, a jump or a singularity: mark the case "
+                           "NoGradientCheck, saying why";
+}
+
+// The gradient pass over the case's one-op graph, run by GraphExecutor, gives eager backward's
+// bits (the same gradient declaration, the same kernels).
+TEST_P(OpGradient, GraphMatchesEagerBitExact) {
+  const OpCase& c = TheCase();
+  SCOPED_TRACE(Describe(c));
+  const std::vector<NDArray> eager = Backward();
+  CaseGraph g = BuildGraph(c);
+  const std::shared_ptr<Node>& op_node = g.symbol.outputs[0].node;
+  std::vector<NodeEntry> heads, head_grads, xs;
+  std::map<std::string, NDArray> feed;
+  for (size_t k = 0; k < g.symbol.outputs.size(); ++k) {
+    if (out_grads_[k].is_none()) continue;
+    heads.push_back(g.symbol.outputs[k]);
+    Symbol var = Symbol::Var("head_grad_" + std::to_string(k));
+    head_grads.push_back(var.outputs[0]);
+    feed[var.outputs[0].node->name()] = out_grads_[k];
+  }
+  std::vector<size_t> wrt;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    feed[op_node->inputs[i].node->name()] = inputs_[i];
+    if (!differentiable_[i]) continue;
+    xs.push_back(op_node->inputs[i]);
+    wrt.push_back(i);
+  }
+  Symbol gradients;
+  gradients.outputs = internal::Gradient(heads, head_grads, xs);
+  std::vector<std::string> data_names = gradients.ListInputs();
+  std::vector<NDArray> data;
+  for (const auto& name : data_names) data.push_back(feed.at(name));
+  for (bool fuse : {true, false}) {
+    SCOPED_TRACE(fuse ? "fused" : "unfused");
+    ExecutorOptions options;
+    options.fuse = fuse;
+    GraphExecutor exec(gradients, data_names, {}, options);
+    std::vector<NDArray> graph = exec.Forward(data);
+    ASSERT_EQ(graph.size(), wrt.size());
+    for (size_t j = 0; j < wrt.size(); ++j) {
+      EXPECT_EQ(BitDifference(eager[wrt[j]], graph[j]), "") << "input " << wrt[j];
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpGradient, ::testing::ValuesIn(GradientCaseIndices()), CaseName);
+
 // ---- registry lint -----------------------------------------------------------------------------
 
 TEST(OpRegistryLint, EveryOpIsComplete) {
@@ -270,6 +515,18 @@ TEST(OpRegistryLint, EveryOpHasAConformanceCase) {
   for (const Op* op : OpRegistry::Global().List()) {
     EXPECT_TRUE(covered.count(op->name))
         << "op '" << op->name << "' has no conformance case (add one to tests/ops/*_cases.cc)";
+  }
+}
+
+TEST(OpRegistryLint, EveryGradientHasAGradientCase) {
+  std::set<std::string> checked;
+  for (size_t i : GradientCaseIndices())
+    checked.insert(OpRegistry::Global().Get(AllCases()[i].op).name);
+  for (const Op* op : OpRegistry::Global().List()) {
+    if (!op->gradient) continue;
+    EXPECT_TRUE(checked.count(op->name))
+        << "op '" << op->name << "' declares a gradient but no case checks it (add a float "
+        << "case to tests/ops/*_cases.cc, or give its declared gradient with WithGradient)";
   }
 }
 

@@ -5,7 +5,12 @@
 //   - eager == GraphExecutor over Symbol::Create(op, vars), bit-exact, fused and unfused,
 //   - FInferShape/FInferType == the actual outputs, and partial inference does not throw,
 //   - JSON round trip: FromJSON(ToJSON(s)).ToJSON() == ToJSON(s), same numbers when reloaded,
-// and a lint test requires at least one case for every registered op. The same cases are
+//   - for an op with a gradient (FGradient): autograd's input gradients, for random output
+//     gradients, == float64 central finite differences of the op (run in float64 where it takes
+//     float64, else of the reference), and the gradient graph run by GraphExecutor == eager
+//     backward, bit-exact,
+// and lint tests require at least one case for every registered op, and a gradient-checked case
+// for every op with a gradient. The same cases are
 // exported (tests/golden/ops) and run in real MXNet 1.9.1, which must give our outputs: every op
 // needs at least one case MXNet checks.
 //
@@ -58,6 +63,11 @@ struct RefTensor {
 };
 
 using RefFn = std::function<std::vector<RefTensor>(const std::vector<RefTensor>& in)>;
+/// The input gradients an op declares from its inputs and output gradients, where they are not
+/// the derivative of its forward (BlockGrad's zeros, MakeLoss's grad_scale, a straight-through
+/// estimator's output gradient).
+using RefGradFn = std::function<std::vector<RefTensor>(const std::vector<RefTensor>& in,
+                                                       const std::vector<RefTensor>& out_grads)>;
 /// For random ops, whose draws no reference can repeat: checks the eager outputs statistically
 /// (ranges, means, variances of large draws). Returns "" when they pass, else what failed.
 using StatCheck =
@@ -94,6 +104,11 @@ struct OpCase {
   /// initialization, before the op registry may be used).
   std::function<std::vector<Symbol>()> subgraphs;
   StatCheck statistics;  ///< set: replaces the comparison with `reference`
+  /// Set: the gradient check compares with it instead of finite differences.
+  RefGradFn gradient_reference;
+  /// Why finite differences cannot check this case's gradient (inputs at a kink or a jump of
+  /// the function); empty: they do, when the op has a gradient.
+  std::string gradient_skip;
 };
 
 /// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
@@ -235,6 +250,29 @@ inline ErrorCase Rejected(std::string op, AttrDict attrs, std::vector<Shape> inp
 inline ErrorCase WithOutputs(ErrorCase e, std::vector<Shape> outputs) {
   e.outputs = std::move(outputs);
   return e;
+}
+
+/// A case whose declared gradient is `want` rather than the forward's derivative.
+inline OpCase WithGradient(OpCase c, RefGradFn want) {
+  c.gradient_reference = std::move(want);
+  return c;
+}
+
+/// RefGradFn: input 0 gets output 0's gradient times `scale`, any other input zero (BlockGrad's
+/// gradient is ScaledOutGrad(0), a straight-through estimator's ScaledOutGrad(1)).
+inline RefGradFn ScaledOutGrad(double scale) {
+  return [scale](const std::vector<RefTensor>& in, const std::vector<RefTensor>& out_grads) {
+    std::vector<RefTensor> grads;
+    for (const RefTensor& x : in) grads.emplace_back(x.shape);
+    for (int64_t j = 0; j < grads[0].size(); ++j) grads[0][j] = scale * out_grads[0][j];
+    return grads;
+  };
+}
+
+/// A case finite differences cannot check the gradient of, and why.
+inline OpCase NoGradientCheck(OpCase c, std::string why) {
+  c.gradient_skip = std::move(why);
+  return c;
 }
 
 /// Runs the case in training mode (see OpCase::is_train).

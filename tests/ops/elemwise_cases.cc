@@ -106,8 +106,9 @@ HN_CONFORMANCE_CASES(ElemwiseUnary) {
   auto id = Unary([](double x) { return x; });
   cases->push_back(Case("_copy", {}, {s}, id));
   cases->push_back(Case("identity", {}, {{5}}, id, "alias"));
-  cases->push_back(Case("BlockGrad", {}, {s}, id));
-  cases->push_back(Case("stop_gradient", {}, {{3, 2}}, id, "alias"));
+  cases->push_back(WithGradient(Case("BlockGrad", {}, {s}, id), ScaledOutGrad(0)));
+  cases->push_back(
+      WithGradient(Case("stop_gradient", {}, {{3, 2}}, id, "alias"), ScaledOutGrad(0)));
   cases->push_back(Case("clip", {{"a_min", "-0.5"}, {"a_max", "1"}}, {s},
                         Unary([](double x) { return x > 1 ? 1.0 : (x < -0.5 ? -0.5 : x); })));
   // a_min > a_max: the upper bound is tested first.
@@ -519,6 +520,8 @@ HN_CONFORMANCE_CASES(ScalarOps) {
                                            ScalarAs(i32, 2, [](double x, double c) { return x - c; })),
                                       Integers(-9, 9)),
                               {i32}));
+  cases->push_back(Case("_scatter_minus_scalar", {{"scalar", "1.5"}}, {s},
+                        Scalar(1.5, [](double a, double b) { return a - b; }), "float32"));
 
   auto smooth_l1 = [](double sigma) {
     const double s2 = F32(sigma) * F32(sigma);
@@ -541,8 +544,9 @@ HN_CONFORMANCE_CASES(ScalarOps) {
       WithGen(Case("smooth_l1", {{"scalar", "1"}}, {s}, UnaryAs(i32, smooth_l1(1)), "int32"),
               Integers(-5, 5)),
       {i32}));
-  cases->push_back(Case("_contrib_gradientmultiplier", {{"scalar", "2"}}, {s},
-                        Unary([](double x) { return x; })));
+  cases->push_back(WithGradient(Case("_contrib_gradientmultiplier", {{"scalar", "2"}}, {s},
+                                     Unary([](double x) { return x; })),
+                                ScaledOutGrad(2)));
   cases->push_back(WithDTypes(WithGen(Case("_contrib_gradientmultiplier", {}, {s},
                                            Unary([](double x) { return x; }), "int8"),
                                       Integers(-128, 127)),

@@ -54,9 +54,35 @@ HN_CONFORMANCE_CASES(Loss) {
                  {DType::kFloat64, DType::kFloat64}));
   cases->push_back(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}}, {{4, 3}, {4}},
                         FirstInput(Same)));
-  cases->push_back(Case("MakeLoss", {{"normalization", "valid"}, {"valid_thresh", "0.1"}}, {{2, 3}},
-                        FirstInput(Same)));
-  cases->push_back(Case("make_loss", {}, {{2, 3}}, FirstInput(Same)));
+  // MakeLoss's gradient is grad_scale divided by the count of elements above valid_thresh, not
+  // the output gradient.
+  cases->push_back(
+      WithGradient(Case("MakeLoss", {{"normalization", "valid"}, {"valid_thresh", "0.1"}}, {{2, 3}},
+                        FirstInput(Same)),
+                   [](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+                     int64_t valid = 0;
+                     for (int64_t j = 0; j < in[0].size(); ++j)
+                       valid += in[0][j] > F32(0.1) ? 1 : 0;
+                     RefTensor grad(in[0].shape);
+                     for (int64_t j = 0; j < grad.size(); ++j)
+                       grad[j] = 1.0 / static_cast<double>(std::max<int64_t>(valid, 1));
+                     return std::vector<RefTensor>{grad};
+                   }));
+  cases->push_back(
+      WithGradient(Case("MakeLoss", {{"grad_scale", "0.5"}, {"normalization", "batch"}}, {{4, 3}},
+                        FirstInput(Same), "batch"),
+                   [](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+                     RefTensor grad(in[0].shape);
+                     for (int64_t j = 0; j < grad.size(); ++j) grad[j] = 0.5 / 4;
+                     return std::vector<RefTensor>{grad};
+                   }));
+  cases->push_back(
+      WithGradient(Case("make_loss", {}, {{2, 3}}, FirstInput(Same)),
+                   [](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+                     RefTensor grad(in[0].shape);
+                     for (double& v : grad.v) v = 1.0;
+                     return std::vector<RefTensor>{grad};
+                   }));
   cases->push_back(WithGen(Case("softmax_cross_entropy", {}, {{4, 5}, {4}}, CrossEntropyRef()),
                            [](std::mt19937& rng, size_t input, int64_t) {
                              if (input == 1)

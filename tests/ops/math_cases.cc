@@ -170,16 +170,22 @@ HN_CONFORMANCE_CASES(UnaryMath) {
       {i32}));
 
   // The straight-through estimators are round and sign at inference.
-  cases->push_back(WithGen(Case("_contrib_round_ste", {}, {{20}},
-                                Unary([](double x) { return std::round(x); })),
-                           Halves(-5, 5)));
-  cases->push_back(WithGen(Case("_sparse__contrib_round_ste", {}, {{6}},
+  // Their gradient passes the output gradient through (straight through).
+  cases->push_back(WithGradient(
+      WithGen(Case("_contrib_round_ste", {}, {{20}}, Unary([](double x) { return std::round(x); })),
+              Halves(-5, 5)),
+      ScaledOutGrad(1)));
+  cases->push_back(
+      WithGradient(WithGen(Case("_sparse__contrib_round_ste", {}, {{6}},
                                 Unary([](double x) { return std::round(x); }), "alias"),
-                           Halves(-3, 3)));
+                           Halves(-3, 3)),
+                   ScaledOutGrad(1)));
   auto sign = Unary([](double x) { return x < 0 ? -1.0 : (x > 0 ? 1.0 : 0.0); });
-  cases->push_back(WithGen(Case("_contrib_sign_ste", {}, {s}, sign), Integers(-2, 2)));
-  cases->push_back(WithGen(Case("_sparse__contrib_sign_ste", {}, {{6}}, sign, "alias"),
-                           Uniform(-1, 1)));
+  cases->push_back(WithGradient(WithGen(Case("_contrib_sign_ste", {}, {s}, sign), Integers(-2, 2)),
+                                ScaledOutGrad(1)));
+  cases->push_back(WithGradient(
+      WithGen(Case("_sparse__contrib_sign_ste", {}, {{6}}, sign, "alias"), Uniform(-1, 1)),
+      ScaledOutGrad(1)));
   cases->push_back(WithDTypes(WithGen(Case("_contrib_sign_ste", {}, {s}, sign, "int32"),
                                       Integers(-5, 5)),
                               {i32}));

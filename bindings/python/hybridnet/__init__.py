@@ -13,6 +13,11 @@
     y = net(x)                                  # traced once, then the library's cached graph
     net.export("my_mlp")                        # my_mlp-symbol.json + my_mlp-0000.params
 
+    x.attach_grad()                             # gradients, as mx.autograd
+    with mx.autograd.record():
+        loss = (net(x) ** 2).sum()
+    loss.backward()                             # x.grad
+
     model = mx.Model.load("my_mlp", 0)          # serving: numpy in, numpy out
     predictor = model.predictor()
     y = predictor(x_numpy)
@@ -23,7 +28,7 @@ from ._ffi import lib as _lib
 from .base import ERRORS as _ERRORS
 from .base import HybridnetError, MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
-from . import ndarray, symbol
+from . import autograd, ndarray, symbol
 from . import ndarray as nd
 from . import symbol as sym
 from . import initializer, random

@@ -929,6 +929,92 @@ HN_API int hn_predictor_run(hn_predictor* predictor, hn_tensor* const* inputs,
                             size_t num_inputs, size_t max_outputs, hn_tensor** outputs,
                             size_t* out_num_outputs) HN_NOEXCEPT;
 
+/* ============================================================================================
+ * Autograd: gradients of eager computations, as MXNet's mx.autograd.
+ *
+ *   hn_autograd_mark_variables(&x, 1, &write, NULL);          (x.attach_grad())
+ *   hn_autograd_set_recording(1, &was_recording);              (with autograd.record():)
+ *   hn_autograd_set_training(1, &was_training);
+ *   hn_op_invoke("exp", &x, 1, NULL, NULL, 0, 1, &y, &n);
+ *   hn_autograd_set_recording(was_recording, NULL);
+ *   hn_autograd_set_training(was_training, NULL);
+ *   hn_autograd_backward(&y, 1, NULL, 0, 1);                   (y.backward())
+ *   hn_tensor_grad(x, &dx);                                    (x.grad: exp(x))
+ *
+ * While the calling thread records, every eager op (hn_op_invoke, block forwards) with an input
+ * computed from a marked variable is kept on a tape, with the values its gradient reads; backward
+ * runs the gradients of the recorded ops with the same kernels. Recording and training are
+ * flags of the calling thread. A tape lives as long as the tensors computed on it; tensors on a
+ * tape, and their gradient buffers, are used by one thread at a time.
+ * ========================================================================================== */
+
+/** How backward stores a variable's gradient (MXNet's grad_req; values as MXNet's OpReqType).
+ *  Append-only. */
+typedef enum hn_grad_req {
+  HN_GRAD_NULL = 0,  /**< no gradient: the variable is skipped */
+  HN_GRAD_WRITE = 1, /**< each backward overwrites the gradient buffer */
+  HN_GRAD_ADD = 3    /**< each backward adds to the gradient buffer */
+} hn_grad_req;
+
+/** Sets whether the calling thread records eager ops (`recording` 0 or 1, else
+ *  HN_ERR_INVALID_ARGUMENT) and stores the previous setting in *out_previous (may be NULL), as
+ *  MXNet's MXAutogradSetIsRecording: restore it to end a recording scope. Thread-local. */
+HN_API int hn_autograd_set_recording(int recording, int* out_previous) HN_NOEXCEPT;
+
+/** Sets whether eager ops on the calling thread run in training mode (`training` 0 or 1;
+ *  Dropout drops, BatchNorm uses the batch statistics) and stores the previous setting in
+ *  *out_previous (may be NULL). MXNet's record() sets both flags, pause() clears recording and
+ *  training, train_mode()/predict_mode() set training only. Thread-local. */
+HN_API int hn_autograd_set_training(int training, int* out_previous) HN_NOEXCEPT;
+
+/** 1 when the calling thread records, else 0. */
+HN_API int hn_autograd_is_recording(int* out_recording) HN_NOEXCEPT;
+
+/** 1 when eager ops on the calling thread run in training mode, else 0. */
+HN_API int hn_autograd_is_training(int* out_training) HN_NOEXCEPT;
+
+/** Marks variables[0..num_variables) as tensors whose gradients backward computes (MXNet's
+ *  mark_variables; attach_grad is one variable with gradients NULL). grad_reqs[i] is an
+ *  hn_grad_req. gradients[i] receives the gradient: a tensor of the variable's shape and dtype,
+ *  shared (backward writes into its storage; the caller keeps its handle), or NULL for a new
+ *  zero-filled one; `gradients` itself may be NULL (all new). Variables must be float tensors
+ *  (HN_ERR_DTYPE), not symbolic; a variable computed by a recorded op becomes a leaf. Marking
+ *  changes the variable's handle: handles shared from it afterwards (hn_tensor_share, op inputs)
+ *  are the same variable, ones shared before are not. Nothing is marked on failure. */
+HN_API int hn_autograd_mark_variables(hn_tensor* const* variables, size_t num_variables,
+                                      const int* grad_reqs,
+                                      hn_tensor* const* gradients) HN_NOEXCEPT;
+
+/** Computes the gradients of heads[0..num_heads) with respect to every marked variable they were
+ *  recorded from whose grad_req is not HN_GRAD_NULL, and stores them in the variables' gradient
+ *  tensors (MXNet's autograd.backward). `head_grads` is NULL (all ones) or holds num_heads
+ *  entries, each NULL (ones) or a tensor of its head's shape and dtype. Without `retain_graph`
+ *  (0 or 1) the tape is released: a second backward through it is HN_ERR_INVALID_ARGUMENT. The
+ *  gradient ops run in training mode when `train_mode` is 1. Errors: a head not recorded, or no
+ *  variable wanting a gradient (HN_ERR_INVALID_ARGUMENT); an op on the way without a gradient
+ *  (HN_ERR_UNSUPPORTED, naming it). */
+HN_API int hn_autograd_backward(hn_tensor* const* heads, size_t num_heads,
+                                hn_tensor* const* head_grads, int retain_graph,
+                                int train_mode) HN_NOEXCEPT;
+
+/** The gradients of heads[0..num_heads) with respect to variables[0..num_variables) (marked
+ *  tensors the heads were recorded from), stored as new tensors in
+ *  out_grads[0..num_variables); the gradient buffers are left as they are (MXNet's
+ *  autograd.grad with create_graph=False). Other arguments and errors as hn_autograd_backward.
+ *  Ownership: each out_grads[i] is new (hn_tensor_free); nothing is stored on failure. */
+HN_API int hn_autograd_grad(hn_tensor* const* heads, size_t num_heads, hn_tensor* const* head_grads,
+                            hn_tensor* const* variables, size_t num_variables, int retain_graph,
+                            int train_mode, hn_tensor** out_grads) HN_NOEXCEPT;
+
+/** The gradient tensor of a marked variable (sharing storage: later backwards write into it),
+ *  or NULL in *out when `tensor` is not marked (MXNet's x.grad).
+ *  Ownership: a non-NULL *out is new (hn_tensor_free). */
+HN_API int hn_tensor_grad(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEPT;
+
+/** A tensor sharing `tensor`'s storage but not its place on the autograd tape: gradients do not
+ *  flow through it (MXNet's x.detach()). Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_tensor_detach(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -5,7 +5,9 @@
 //   std::cout << x.Reshape({2, 256});
 //
 // An NDArray can also be symbolic: while hybridize() traces a forward, values are graph entries
-// and every op appends a node instead of computing (see imperative.h).
+// and every op appends a node instead of computing (see imperative.h). Under autograd recording
+// (autograd.h) a concrete array also knows the recorded op that made it, or that it is a variable
+// whose gradient is wanted; copies made afterwards share that.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,8 @@ struct Node;
 
 namespace internal {
 struct Storage;
+struct TapeNode;    // imperative/autograd_tape.h: a recorded op or a marked variable
+struct TapeAccess;  // imperative/autograd_tape.h: reads and sets an array's tape entry
 }  // namespace internal
 
 /// One output of a graph node: what a symbolic NDArray stands for.
@@ -133,12 +137,17 @@ class NDArray {
   void CheckElementType(DType requested) const;
 
   friend struct internal::Storage;
+  friend struct internal::TapeAccess;
 
   std::shared_ptr<internal::Storage> storage_;
   size_t offset_ = 0;
   Shape shape_;
   DType dtype_ = DType::kFloat32;
   NodeEntry entry_;
+  // Autograd: this value is output `tape_output_` of `tape_node_` (a recorded op, or a marked
+  // variable with output 0); null when the value is not on a tape.
+  std::shared_ptr<internal::TapeNode> tape_node_;
+  uint32_t tape_output_ = 0;
 };
 
 /// Prints array.ToString().

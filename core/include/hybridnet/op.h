@@ -29,6 +29,8 @@ namespace hybridnet {
 
 class Op;
 class Symbol;
+struct Node;
+struct NodeEntry;
 
 /// An op plus its attributes: the raw strings (written back to JSON verbatim), the parsed
 /// typed parameter struct, and the graphs a control-flow op runs (MXNet's "subgraphs": _foreach's
@@ -77,8 +79,9 @@ class Workspace;  // core/src/kernels/workspace.h
 
 /// What a kernel is told about the call besides its tensors.
 struct OpContext {
-  /// Training-mode forward (Dropout drops, BatchNorm uses the batch statistics). Eager calls and
-  /// GraphExecutor run inference and leave it false.
+  /// Training-mode forward (Dropout drops, BatchNorm uses the batch statistics). Eager calls take
+  /// it from the calling thread's autograd train mode (autograd.h); GraphExecutor runs inference
+  /// and leaves it false.
   bool is_train = false;
   /// ExecutorOptions::fast_math: kernels may trade bit-identical results for speed (BatchNorm
   /// folded into convolution weights, Winograd). Eager calls leave it false.
@@ -118,6 +121,14 @@ using FInferType =
 /// validate (inference did) and never allocate tensors.
 using FCompute = std::function<void(const OpContext&, const NodeAttrs&,
                                     const std::vector<TBlob>& in, const std::vector<TBlob>& out)>;
+
+/// The gradient of an op as graph nodes (NNVM's FGradient). Given the forward node (its inputs
+/// are the forward inputs; NodeEntry{node, i} is its output i) and the gradient of each visible
+/// output, returns one gradient entry per input, built from other ops (ops/gradient_util.h). The
+/// gradient pass calls it for graphs and for the eager autograd tape alike, so an op's gradient
+/// is declared once, in its registration.
+using FGradient = std::function<std::vector<NodeEntry>(const std::shared_ptr<Node>& node,
+                                                       const std::vector<NodeEntry>& out_grads)>;
 
 /// How the fusion pass may treat an op.
 enum class OpPattern { kOpaque, kElemwise };
@@ -172,6 +183,8 @@ class Op {
   FInferType infer_type;
   /// The CPU kernel (see FCompute).
   FCompute compute;
+  /// The gradient (see FGradient); empty: backward through the op is an error naming it.
+  FGradient gradient;
   std::vector<std::pair<uint32_t, uint32_t>> inplace;  ///< (input, output) may share memory
   FInplace get_inplace;        ///< overrides inplace when set
   bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
@@ -212,6 +225,8 @@ class Op {
   Op& SetInferType(FInferType f) { infer_type = std::move(f); return *this; }
   /// Sets the kernel.
   Op& SetCompute(FCompute f) { compute = std::move(f); return *this; }
+  /// Sets the gradient.
+  Op& SetGradient(FGradient f) { gradient = std::move(f); return *this; }
   /// Declares (input, output) pairs whose memory the planner may share.
   Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) { inplace = std::move(p); return *this; }
   /// Declares them from the attributes.

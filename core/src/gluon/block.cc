@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graph/naming.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/io/params.h"
 #include "imperative/tracing.h"
 
@@ -291,7 +292,10 @@ void HybridBlock::Hybridize(bool active, const HybridizeOptions& options) {
 
 std::vector<NDArray> HybridBlock::Apply(const std::vector<NDArray>& inputs) {
   if (AnySymbolic(inputs)) return RunForward(inputs);
-  if (active_) return CallCached(inputs);
+  // While autograd records or trains, the forward runs op by op: the cached graph's executor runs
+  // inference (Dropout passes data through) and records nothing for backward. The results are
+  // the same bits as the executor's where both apply.
+  if (active_ && !autograd::IsRecording() && !autograd::IsTraining()) return CallCached(inputs);
   bool deferred = std::any_of(params_.begin(), params_.end(),
                               [](const ParameterPtr& p) { return p->is_deferred(); });
   if (deferred) DeferredInferShape(inputs);

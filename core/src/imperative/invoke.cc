@@ -2,8 +2,10 @@
 #include <atomic>
 
 #include "graph/naming.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
+#include "imperative/autograd_tape.h"
 #include "imperative/tracing.h"
 #include "kernels/workspace.h"
 
@@ -120,9 +122,11 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   // Eager calls on a thread share its workspace: kernels never invoke ops eagerly themselves.
   thread_local internal::Workspace workspace;
   OpContext ctx;
+  ctx.is_train = autograd::IsTraining();
   ctx.input_arrays = arrays.data();
   ctx.workspace = &workspace;
   op.compute(ctx, attrs, in_blobs, out_blobs);
+  internal::RecordOp(attrs, inputs, &outputs);
   return outputs;
 }
 

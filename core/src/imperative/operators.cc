@@ -2,6 +2,9 @@
 
 #include <unordered_map>
 
+#include "hybridnet/autograd.h"
+#include "imperative/autograd_tape.h"
+
 namespace hybridnet {
 namespace op {
 
@@ -85,8 +88,20 @@ NDArray& InPlace(const char* op_name, const char* spelling, NDArray& a, const ND
   HN_CHECK(!a.is_symbolic() && !b.is_symbolic(), kUntraceable)
       << "in-place update 'a " << spelling << " b' cannot be traced by hybridize(): a graph value "
       << "is never overwritten. Write 'a = a " << std::string(spelling, 1) << " b' instead";
+  // As MXNet: while recording, an array on the tape keeps the values its gradient reads, so it
+  // is never overwritten; an array off the tape takes the result's place on it.
+  const bool recorded = autograd::IsRecording() && (internal::TapeAccess::Node(a) != nullptr ||
+                                                    internal::TapeAccess::Node(b) != nullptr);
+  HN_CHECK(!recorded || internal::TapeAccess::Node(a) == nullptr, kInvalidArgument)
+      << "in-place update 'a " << spelling << " b' of an array on the autograd tape while "
+      << "recording: gradients need its old value. Write 'a = a " << std::string(spelling, 1)
+      << " b' instead";
   NDArray result = op::Call(op_name, {a, b});
   a.CopyFrom(result);
+  if (recorded) {
+    internal::TapeAccess::Set(&a, internal::TapeAccess::Node(result),
+                              internal::TapeAccess::Output(result));
+  }
   return a;
 }
 

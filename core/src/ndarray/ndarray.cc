@@ -7,8 +7,10 @@
 #include <mutex>
 #include <random>
 
+#include "hybridnet/autograd.h"
 #include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
+#include "imperative/autograd_tape.h"
 #include "ndarray/storage.h"
 
 namespace hybridnet {
@@ -186,20 +188,46 @@ void NDArray::CheckElementType(DType requested) const {
                                             << ", accessed as " << DTypeName(requested);
 }
 
+namespace {
+
+// Reshape, Copy and AsType compute an array from another without running an op: while autograd
+// records, an input on the tape records them as the ops they equal (MXNet's ReshapeWithRecord),
+// so gradients flow through them.
+void RecordAs(const char* op_name, AttrDict attrs, const NDArray& input, NDArray* output) {
+  if (internal::TapeAccess::Node(input) == nullptr || !autograd::IsRecording()) return;
+  std::vector<NDArray> outputs{*output};
+  internal::RecordOp(MakeNodeAttrs(op_name, "", std::move(attrs)), {input}, &outputs);
+  *output = outputs[0];
+}
+
+NDArray Converted(const NDArray& a, DType dtype) {
+  NDArray out(a.shape(), dtype);
+  ConvertElements(a.raw_data(), a.dtype(), out.raw_data(), dtype, static_cast<size_t>(a.size()));
+  return out;
+}
+
+}  // namespace
+
 NDArray NDArray::Reshape(const Shape& shape) const {
   CheckShapeLimits(shape);
   HN_CHECK(shape.Size() == size(), kShapeError)
       << "cannot reshape an array of shape " << shape_ << " to " << shape;
   NDArray view = *this;
   view.shape_ = shape;
+  internal::TapeAccess::Set(&view, nullptr, 0);
+  RecordAs("Reshape", {{"shape", shape.ToString()}}, *this, &view);
   return view;
 }
 
-NDArray NDArray::Copy() const { return AsType(dtype_); }
+NDArray NDArray::Copy() const {
+  NDArray out = Converted(*this, dtype_);
+  RecordAs("_copy", {}, *this, &out);
+  return out;
+}
 
 NDArray NDArray::AsType(DType dtype) const {
-  NDArray out(shape_, dtype);
-  ConvertElements(raw_data(), dtype_, out.raw_data(), dtype, static_cast<size_t>(size()));
+  NDArray out = Converted(*this, dtype);
+  RecordAs("Cast", {{"dtype", DTypeName(dtype)}}, *this, &out);
   return out;
 }
 

@@ -272,9 +272,7 @@ def test_ops_from_several_threads():
     assert not errors
 
 
-def test_unsupported_training_calls_say_so():
-    with pytest.raises(mx.UnsupportedError, match="inference"):
-        nd.ones((1,)).attach_grad()
+def test_library_is_found_without_ld_library_path():
     assert os.environ.get("LD_LIBRARY_PATH", "").find("build/lib") < 0
 
 

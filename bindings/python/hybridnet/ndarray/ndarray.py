@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from .. import _dlpack, _operators
+from .. import _dlpack, _operators, autograd
 from .._ffi import NULL, ffi, lib
 from ..base import (DTYPE_TO_NUMPY, EMPTY_ATTRS, Handle, check, dtype_code, error, new_string,
                     raise_error)
@@ -266,16 +266,41 @@ class NDArray(Handle):
     def wait_to_write(self):
         """Values are ready when an op returns (the library runs synchronously)."""
 
-    def attach_grad(self, *args, **kwargs):
-        raise error("HN_ERR_UNSUPPORTED", "hybridnet runs inference: autograd (attach_grad, "
-                    "backward) is not supported")
+    # ---- autograd (hybridnet.autograd) ----------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        """Attaches a zero-filled gradient array (read it as .grad) that backward writes
+        ('write'), adds to ('add') or leaves alone ('null')."""
+        if stype not in (None, "default"):
+            raise error("HN_ERR_UNSUPPORTED", f"attach_grad: stype={stype!r} (only dense "
+                        "gradients are supported)")
+        autograd.mark_variables([self], [zeros(self.shape, dtype=self.dtype)], grad_req)
 
-    backward = attach_grad
+    @property
+    def grad(self):
+        """The gradient array attached by attach_grad, or None."""
+        out = ffi.new("hn_tensor**")
+        check(lib.hn_tensor_grad(self._h, out))
+        return None if out[0] == NULL else _wrap(out[0])
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Computes the gradients of this array (out_grad: its head gradient, None for ones)
+        into the attached gradient arrays of the variables it was recorded from."""
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
+                          train_mode)
+
+    def detach(self):
+        """The same values (shared storage) without autograd history: gradients stop here."""
+        out = ffi.new("hn_tensor**")
+        check(lib.hn_tensor_detach(self._h, out))
+        return _wrap(out[0])
 
     # ---- indexing: through a numpy view of the storage ---------------------------------------
     def __getitem__(self, key):
         """x[i], x[a:b], ...: a view sharing the storage where the selection is contiguous (as
-        MXNet's basic slicing), else a copy."""
+        MXNet's basic slicing), else a copy. Inside autograd.record() basic indexing runs the
+        slice op instead, so it is recorded (a copy, as gradients need)."""
+        if autograd.is_recording():
+            return self._recorded_index(key)
         if isinstance(key, NDArray):
             key = key.asnumpy()
         value = np.asarray(_View(self))[key]
@@ -283,6 +308,37 @@ class NDArray(Handle):
                 value.base is not None:
             return from_numpy(value)
         return array(value, dtype=value.dtype)
+
+    def _recorded_index(self, key):
+        """Integers and slices per axis as slice (+ Reshape dropping the integer axes)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        shape = self.shape
+        if len(keys) > len(shape) or not all(
+                isinstance(k, slice) or (isinstance(k, numbers.Integral) and
+                                         not isinstance(k, bool)) for k in keys):
+            raise error("HN_ERR_UNSUPPORTED", f"indexing with {key!r} inside autograd.record() "
+                        "is not recorded: integers and slices are (use nd.take or nd.pick for "
+                        "the rest)")
+        begin, end, step, dropped = [], [], [], set()
+        for axis, k in enumerate(keys):
+            if isinstance(k, slice):
+                begin.append(k.start)
+                end.append(k.stop)
+                step.append(k.step)
+                continue
+            n = shape[axis]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+            i = int(k) + n if k < 0 else int(k)
+            begin.append(i)
+            end.append(i + 1)
+            step.append(None)
+            dropped.add(axis)
+        out = _op("slice", self, begin=tuple(begin), end=tuple(end), step=tuple(step))
+        if dropped:
+            kept = [d for axis, d in enumerate(out.shape) if axis not in dropped]
+            out = _op("Reshape", out, shape=tuple(kept) or (1,))
+        return out
 
     def __setitem__(self, key, value):
         view = np.asarray(_View(self))

@@ -3,12 +3,14 @@
 // leading 1s, then each dimension pair must be equal or contain a 1. Both operands have one
 // numeric dtype, which the output keeps (comparisons and logical ops return 1 or 0 in it); the
 // element math is elemwise/math_functors-inl.h's, shared with the elemwise and scalar ops.
+// Their gradients sum over the broadcast axes with the internal _hn_reduce_sum_like.
 #include <algorithm>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -198,6 +200,132 @@ void BroadcastToCompute(const OpContext&, const NodeAttrs&, const std::vector<TB
 
 void BroadcastToOnnx(OnnxNodeContext* ctx) { ctx->ExpandToOutput(ctx->in(0), 0); }
 
+// ---- _hn_reduce_sum_like: the gradient of broadcasting -----------------------------------------
+
+// Output: like's shape, which must broadcast to data's (right-aligned, each dim equal or 1).
+bool ReduceSumLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if ((*in)[1].ndim() != 0) AssignOutput(attrs, out, (*in)[1]);
+  if ((*out)[0].ndim() != 0) {
+    Shape merged = (*in)[1];
+    HN_CHECK(MergeShape((*out)[0], &merged), kShapeError)
+        << DescribeNode(attrs) << ": like has shape " << (*in)[1] << ", the output " << (*out)[0];
+    (*in)[1] = merged;
+  }
+  const Shape& data = (*in)[0];
+  const Shape& like = (*in)[1];
+  if (data.ndim() != 0 && like.ndim() != 0) {
+    bool fits = like.ndim() <= data.ndim() && data.ndim() <= kMaxBroadcastDims;
+    const size_t pad = data.ndim() - std::min(like.ndim(), data.ndim());
+    for (size_t k = 0; fits && k < like.ndim(); ++k) {
+      const int64_t l = like[k], d = data[k + pad];
+      fits = l == 0 || d == 0 || l == d || l == 1;
+    }
+    HN_CHECK(fits, kShapeError) << DescribeNode(attrs) << ": data of shape " << data
+                                << " is not a broadcast of shape " << like;
+  }
+  return data.IsKnown() && like.IsKnown() && (*out)[0].IsKnown();
+}
+
+// Adds each data element into the output element it was broadcast from, in data's order.
+void ReduceSumLikeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                          const std::vector<TBlob>& out) {
+  const Shape& data = in[0].shape;
+  const Shape& like = out[0].shape;
+  const size_t n = data.ndim(), pad = n - like.ndim();
+  int64_t stride[kMaxBroadcastDims] = {};
+  int64_t acc = 1;
+  for (size_t k = n; k-- > pad;) {
+    const int64_t l = like[k - pad];
+    stride[k] = l == 1 ? 0 : acc;
+    acc *= l;
+  }
+  SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in[0].ptr<const T>();
+    T* y = out[0].ptr<T>();
+    if (n == 0) {
+      y[0] = x[0];
+      return;
+    }
+    std::fill(y, y + out[0].Size(), T(0));
+    const int64_t total = in[0].Size();
+    const int64_t inner = data[n - 1];
+    const int64_t inner_stride = stride[n - 1];
+    int64_t idx[kMaxBroadcastDims] = {};
+    int64_t base = 0;
+    for (int64_t i = 0; i < total; i += inner) {
+      for (int64_t j = 0; j < inner; ++j) y[base + j * inner_stride] += x[i + j];
+      for (size_t k = n - 1; k-- > 0;) {
+        base += stride[k];
+        if (++idx[k] < data[k]) break;
+        base -= stride[k] * data[k];
+        idx[k] = 0;
+      }
+    }
+  });
+}
+
+// ---- gradients (MXNet's _backward_broadcast_* formulas, written as ops)
+// --------------------------
+
+using internal::GradientBuilder;
+
+// An FGradient from {d lhs, d rhs} at the output's shape, each summed to its operand's shape.
+template <typename F>
+FGradient BroadcastGradient(F f) {
+  return [f](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    GradientBuilder g(n, dy);
+    std::vector<NodeEntry> grads = f(g, g.out_grad(0));
+    return std::vector<NodeEntry>{g.SumLike(grads[0], g.in(0)), g.SumLike(grads[1], g.in(1))};
+  };
+}
+
+std::vector<NodeEntry> AddGradient(const GradientBuilder&, const NodeEntry& dy) { return {dy, dy}; }
+
+std::vector<NodeEntry> SubGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {dy, g.Negative(dy)};
+}
+
+std::vector<NodeEntry> MulGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Op("broadcast_mul", {dy, g.in(1)}), g.Op("broadcast_mul", {dy, g.in(0)})};
+}
+
+// d lhs = dy / rhs, d rhs = -dy lhs / rhs^2.
+std::vector<NodeEntry> DivGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  const NodeEntry dy_lhs = g.Op("broadcast_mul", {dy, g.in(0)});
+  return {g.Op("broadcast_div", {dy, g.in(1)}),
+          g.Negative(g.Op("broadcast_div", {dy_lhs, g.Op("square", {g.in(1)})}))};
+}
+
+// lhs gets the gradient where `lhs_wins` holds, rhs where `rhs_wins` does (MXNet's ge / lt for
+// maximum, le / gt for minimum).
+FGradient PickGradient(const char* lhs_wins, const char* rhs_wins) {
+  return BroadcastGradient([lhs_wins, rhs_wins](const GradientBuilder& g, const NodeEntry& dy) {
+    return std::vector<NodeEntry>{g.Op("broadcast_mul", {dy, g.Op(lhs_wins, {g.in(0), g.in(1)})}),
+                                  g.Op("broadcast_mul", {dy, g.Op(rhs_wins, {g.in(0), g.in(1)})})};
+  });
+}
+
+// d lhs = dy rhs lhs^(rhs - 1), d rhs = dy y log(lhs).
+std::vector<NodeEntry> PowerGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  const NodeEntry power =
+      g.Op("broadcast_power", {g.in(0), g.Scalar("_minus_scalar", g.in(1), 1.0)});
+  return {g.Op("broadcast_mul", {dy, g.Op("broadcast_mul", {g.in(1), power})}),
+          g.Op("broadcast_mul", {g.Mul(dy, g.out(0)), g.Op("log", {g.in(0)})})};
+}
+
+// d lhs = dy lhs / y, d rhs = dy rhs / y.
+std::vector<NodeEntry> HypotGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Op("broadcast_mul", {dy, g.Op("broadcast_div", {g.in(0), g.out(0)})}),
+          g.Op("broadcast_mul", {dy, g.Op("broadcast_div", {g.in(1), g.out(0)})})};
+}
+
+std::vector<NodeEntry> BroadcastToGradient(const std::shared_ptr<Node>& n,
+                                           const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.SumLike(g.out_grad(0), g.in(0))};
+}
+
 Op& RegisterBroadcast(OpRegistry* r, const char* name, const char* description, FCompute f,
                       std::initializer_list<const char*> aliases = {}) {
   Op& op = r->Register(name)
@@ -216,66 +344,81 @@ void RegisterBroadcastOps(OpRegistry* r) {
   RegisterBroadcast(r, "broadcast_add", "Elementwise sum with broadcasting.",
                     BroadcastCompute<m::Add>,
                     {"broadcast_plus", "_sparse_broadcast_add", "_sparse_broadcast_plus"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)))
+      .SetGradient(BroadcastGradient(AddGradient));
   RegisterBroadcast(r, "broadcast_sub", "Elementwise difference with broadcasting.",
                     BroadcastCompute<m::Sub>,
                     {"broadcast_minus", "_sparse_broadcast_sub", "_sparse_broadcast_minus"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)))
+      .SetGradient(BroadcastGradient(SubGradient));
   RegisterBroadcast(r, "broadcast_mul", "Elementwise product with broadcasting.",
                     BroadcastCompute<m::Mul>, {"_sparse_broadcast_mul"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)))
+      .SetGradient(BroadcastGradient(MulGradient));
   RegisterBroadcast(r, "broadcast_div",
                     "Elementwise division with broadcasting (integers: truncated, x / 0 = 0).",
                     BroadcastCompute<m::Div>, {"_sparse_broadcast_div"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)))
+      .SetGradient(BroadcastGradient(DivGradient));
   RegisterBroadcast(r, "broadcast_mod",
                     "Remainder with the sign of the divisor, with broadcasting; x % 0 = 0.",
                     BroadcastCompute<m::Mod>);
   RegisterBroadcast(r, "broadcast_power", "lhs ** rhs with broadcasting.",
                     BroadcastCompute<m::Power>)
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)))
+      .SetGradient(BroadcastGradient(PowerGradient));
   RegisterBroadcast(r, "broadcast_maximum",
                     "Elementwise maximum with broadcasting (NaN in lhs propagates).",
                     BroadcastCompute<m::Maximum>, {"_npi_maximum"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)))
+      .SetGradient(PickGradient("broadcast_greater_equal", "broadcast_lesser"));
   RegisterBroadcast(r, "broadcast_minimum",
                     "Elementwise minimum with broadcasting (NaN in lhs propagates).",
                     BroadcastCompute<m::Minimum>, {"_npi_minimum"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)))
+      .SetGradient(PickGradient("broadcast_lesser_equal", "broadcast_greater"));
   RegisterBroadcast(r, "broadcast_hypot", "sqrt(lhs^2 + rhs^2) with broadcasting.",
-                    BroadcastCompute<m::Hypot>);
+                    BroadcastCompute<m::Hypot>)
+      .SetGradient(BroadcastGradient(HypotGradient));
   RegisterBroadcast(r, "broadcast_equal", "1 where lhs == rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::Equal>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_not_equal", "1 where lhs != rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::NotEqual>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_greater", "1 where lhs > rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::Greater>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")));
-  RegisterBroadcast(r, "broadcast_greater_equal",
-                    "1 where lhs >= rhs, else 0, with broadcasting.",
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")))
+      .SetGradient(internal::ZeroGradient);
+  RegisterBroadcast(r, "broadcast_greater_equal", "1 where lhs >= rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::GreaterEqual>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_lesser", "1 where lhs < rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::Lesser>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")));
-  RegisterBroadcast(r, "broadcast_lesser_equal",
-                    "1 where lhs <= rhs, else 0, with broadcasting.",
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")))
+      .SetGradient(internal::ZeroGradient);
+  RegisterBroadcast(r, "broadcast_lesser_equal", "1 where lhs <= rhs, else 0, with broadcasting.",
                     BroadcastCompute<m::LesserEqual>)
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_logical_and",
                     "1 where lhs and rhs are both nonzero, else 0, with broadcasting.",
                     BroadcastCompute<m::LogicalAnd>)
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_logical_or",
                     "1 where lhs or rhs is nonzero, else 0, with broadcasting.",
                     BroadcastCompute<m::LogicalOr>)
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBroadcast(r, "broadcast_logical_xor",
                     "1 where exactly one of lhs and rhs is nonzero, with broadcasting.",
                     BroadcastCompute<m::LogicalXor>)
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")))
+      .SetGradient(internal::ZeroGradient);
   r->Register("broadcast_to")
       .Describe("Broadcasts the input array to a new shape (size-1 dimensions are repeated).")
       .SetParam<BroadcastToParam>()
@@ -283,7 +426,17 @@ void RegisterBroadcastOps(OpRegistry* r) {
       .SetInferShape(BroadcastToShape)
       .SetInferType(NumericType)
       .SetCompute(BroadcastToCompute)
-      .SetOnnx({"Expand"}, BroadcastToOnnx);
+      .SetOnnx({"Expand"}, BroadcastToOnnx)
+      .SetGradient(BroadcastToGradient);
+  r->Register("_hn_reduce_sum_like")
+      .Describe(
+          "Sums data over the axes `like` is broadcast along to data's shape, giving "
+          "like's shape (the gradient of broadcasting).")
+      .SetInputNames({"data", "like"})
+      .SetInferShape(ReduceSumLikeShape)
+      .SetInferType(NumericType)
+      .SetCompute(ReduceSumLikeCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

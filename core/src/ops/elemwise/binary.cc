@@ -10,6 +10,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -88,6 +89,62 @@ void CopyLhsCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>
   }
 }
 
+// ---- gradients (MXNet's _backward_* formulas, written as ops) ----------------------------------
+
+using internal::GradientBuilder;
+
+// An FGradient from a function of the builder giving {d lhs, d rhs}.
+template <typename F>
+FGradient BinaryGradient(F f) {
+  return [f](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    GradientBuilder g(n, dy);
+    return f(g, g.out_grad(0));
+  };
+}
+
+std::vector<NodeEntry> AddGradient(const GradientBuilder&, const NodeEntry& dy) { return {dy, dy}; }
+
+std::vector<NodeEntry> SubGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {dy, g.Negative(dy)};
+}
+
+std::vector<NodeEntry> MulGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Mul(dy, g.in(1)), g.Mul(dy, g.in(0))};
+}
+
+// d lhs = dy / rhs, d rhs = -dy lhs / rhs^2.
+std::vector<NodeEntry> DivGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Div(dy, g.in(1)), g.Negative(g.Div(g.Mul(dy, g.in(0)), g.Op("square", {g.in(1)})))};
+}
+
+// The larger operand gets the gradient, lhs on ties (MXNet: lhs >= rhs, rhs < lhs).
+std::vector<NodeEntry> MaximumGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Mul(dy, g.Op("_greater_equal", {g.in(0), g.in(1)})),
+          g.Mul(dy, g.Op("_lesser", {g.in(0), g.in(1)}))};
+}
+
+std::vector<NodeEntry> MinimumGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Mul(dy, g.Op("_lesser_equal", {g.in(0), g.in(1)})),
+          g.Mul(dy, g.Op("_greater", {g.in(0), g.in(1)}))};
+}
+
+// d lhs = dy rhs lhs^(rhs - 1), d rhs = dy y log(lhs).
+std::vector<NodeEntry> PowerGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  const NodeEntry power = g.Op("_power", {g.in(0), g.Scalar("_minus_scalar", g.in(1), 1.0)});
+  return {g.Mul(dy, g.Mul(g.in(1), power)), g.Mul(dy, g.Mul(g.out(0), g.Op("log", {g.in(0)})))};
+}
+
+// d lhs = dy lhs / y, d rhs = dy rhs / y.
+std::vector<NodeEntry> HypotGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Mul(dy, g.Div(g.in(0), g.out(0))), g.Mul(dy, g.Div(g.in(1), g.out(0)))};
+}
+
+// Every input of add_n gets the output's gradient.
+std::vector<NodeEntry> AddNGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  return std::vector<NodeEntry>(n->inputs.size(), dy[0]);
+}
+
 Op& RegisterBinary(OpRegistry* r, const char* name, const char* description, FCompute f,
                    std::initializer_list<const char*> aliases = {}) {
   Op& op = r->Register(name)
@@ -129,66 +186,84 @@ OnnxMapping AddNOnnx() {
 void RegisterElemwiseBinaryOps(OpRegistry* r) {
   RegisterBinary(r, "elemwise_add", "Adds arguments elementwise (shapes must be equal).",
                  BinaryCompute<m::Add>, {"_add", "_plus", "_Plus", "_sparse_elemwise_add"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)))
+      .SetGradient(BinaryGradient(AddGradient));
   RegisterBinary(r, "elemwise_sub", "Subtracts arguments elementwise (shapes must be equal).",
                  BinaryCompute<m::Sub>, {"_sub", "_minus", "_Minus", "_sparse_elemwise_sub"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Sub", false)))
+      .SetGradient(BinaryGradient(SubGradient));
   RegisterBinary(r, "elemwise_mul", "Multiplies arguments elementwise (shapes must be equal).",
                  BinaryCompute<m::Mul>, {"_mul", "_Mul", "_sparse_elemwise_mul"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Mul", false)))
+      .SetGradient(BinaryGradient(MulGradient));
   RegisterBinary(r, "elemwise_div",
                  "Divides arguments elementwise (shapes must be equal); integers truncate "
                  "toward zero and x / 0 = 0 (where MXNet's process dies).",
                  BinaryCompute<m::Div>, {"_div", "_Div", "_sparse_elemwise_div"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)))
+      .SetGradient(BinaryGradient(DivGradient));
   RegisterBinary(r, "_grad_add", "Adds arguments elementwise (the gradient accumulation op).",
                  BinaryCompute<m::Add>)
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Add", false)))
+      .SetGradient(BinaryGradient(AddGradient));
   RegisterBinary(r, "_scatter_elemwise_div",
                  "Divides arguments elementwise (dense arrays: the same as elemwise_div).",
                  BinaryCompute<m::Div>)
       .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Div", true)));
-  RegisterBinary(r, "_power", "lhs raised to the power rhs, elementwise.",
-                 BinaryCompute<m::Power>, {"_Power"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)));
+  RegisterBinary(r, "_power", "lhs raised to the power rhs, elementwise.", BinaryCompute<m::Power>,
+                 {"_Power"})
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Pow", true)))
+      .SetGradient(BinaryGradient(PowerGradient));
   RegisterBinary(r, "_mod",
                  "Remainder with the sign of the divisor (Python's %), elementwise; x % 0 = 0.",
                  BinaryCompute<m::Mod>, {"_Mod"});
   RegisterBinary(r, "_maximum", "Elementwise maximum (NaN in lhs propagates).",
                  BinaryCompute<m::Maximum>, {"_Maximum"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Max", false)))
+      .SetGradient(BinaryGradient(MaximumGradient));
   RegisterBinary(r, "_minimum", "Elementwise minimum (NaN in lhs propagates).",
                  BinaryCompute<m::Minimum>, {"_Minimum"})
-      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)));
+      .SetOnnx(OnnxBinaryOp(OnnxArithmetic("Min", false)))
+      .SetGradient(BinaryGradient(MinimumGradient));
   RegisterBinary(r, "_hypot", "sqrt(lhs^2 + rhs^2), elementwise.", BinaryCompute<m::Hypot>,
-                 {"_Hypot"});
+                 {"_Hypot"})
+      .SetGradient(BinaryGradient(HypotGradient));
   RegisterBinary(r, "_equal", "1 where lhs == rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::Equal>, {"_Equal"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_not_equal", "1 where lhs != rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::NotEqual>, {"_Not_Equal"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Equal", true)))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_greater", "1 where lhs > rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::Greater>, {"_Greater"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Greater")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_greater_equal", "1 where lhs >= rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::GreaterEqual>, {"_Greater_Equal"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("GreaterOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_lesser", "1 where lhs < rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::Lesser>, {"_Lesser"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("Less")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_lesser_equal", "1 where lhs <= rhs, else 0 (in the input dtype).",
                  BinaryCompute<m::LesserEqual>, {"_Lesser_Equal"})
-      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")));
+      .SetOnnx(OnnxBinaryOp(OnnxComparison("LessOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_logical_and", "1 where both lhs and rhs are nonzero, else 0.",
                  BinaryCompute<m::LogicalAnd>, {"_Logical_And"})
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("And")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_logical_or", "1 where lhs or rhs is nonzero, else 0.",
                  BinaryCompute<m::LogicalOr>, {"_Logical_Or"})
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Or")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_logical_xor", "1 where exactly one of lhs and rhs is nonzero, else 0.",
                  BinaryCompute<m::LogicalXor>, {"_Logical_Xor"})
-      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")));
+      .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")))
+      .SetGradient(internal::ZeroGradient);
   RegisterBinary(r, "_identity_with_attr_like_rhs",
                  "Returns lhs; rhs (of the same shape and dtype) is not read.", CopyLhsCompute)
       .SetInplace({{0, 0}})
@@ -196,7 +271,8 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .SetOnnx({"Identity"},
                [](OnnxNodeContext* ctx) {
                  ctx->Add("Identity", {ctx->in(0).name}, {}, ctx->out(0).name);
-               });
+               })
+      .SetGradient(internal::IdentityGradient);
 
   r->Register("add_n")
       .Describe("Adds all input arguments elementwise (all shapes must be equal).")
@@ -220,7 +296,8 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
       .SetCompute(AddNCompute)
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)
-      .SetOnnx(AddNOnnx());
+      .SetOnnx(AddNOnnx())
+      .SetGradient(AddNGradient);
 }
 
 }  // namespace hybridnet

@@ -4,12 +4,14 @@
 //    int32 x + 2.5 adds 2 while is_int is True, its default);
 //  * an integer input with is_int=False gives a float64 output, computed in double;
 //  * comparisons and logical ops return 1 or 0 in that output dtype.
+#include <cmath>
 #include <cstring>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -140,6 +142,61 @@ OnnxMapping ScalarOnnx(const OnnxBinaryForm& form, bool scalar_first = false) {
   return OnnxMapping{ops, convert, form.limits};
 }
 
+// ---- gradients (MXNet's _backward_*_scalar formulas, written as ops) ---------------------------
+
+using internal::GradientBuilder;
+using internal::UnaryGradient;
+
+double ScalarOf(const GradientBuilder& g) { return g.attrs().Param<ScalarParam>().scalar; }
+
+// dy op scalar, for the gradients that are the output gradient scaled: _mul_scalar's (dy * s),
+// _div_scalar's (dy / s), _contrib_gradientmultiplier's (dy * s).
+FGradient ScalarOpGradient(const char* op_name) {
+  return [op_name](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    GradientBuilder g(n, dy);
+    return std::vector<NodeEntry>{g.Scalar(op_name, g.out_grad(0), ScalarOf(g))};
+  };
+}
+
+std::vector<NodeEntry> RMinusGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Negative(g.out_grad(0))};
+}
+
+// -s / x^2.
+NodeEntry RDivDerivative(const GradientBuilder& g) {
+  return g.Scalar("_rdiv_scalar", g.Op("square", {g.in(0)}), -ScalarOf(g));
+}
+
+// s x^(s - 1).
+NodeEntry PowerDerivative(const GradientBuilder& g) {
+  const double s = ScalarOf(g);
+  return g.Scalar("_mul_scalar", g.Scalar("_power_scalar", g.in(0), s - 1.0), s);
+}
+
+// y log(s).
+NodeEntry RPowerDerivative(const GradientBuilder& g) {
+  return g.Scalar("_mul_scalar", g.out(0), std::log(ScalarOf(g)));
+}
+
+// x / y.
+NodeEntry HypotDerivative(const GradientBuilder& g) { return g.Div(g.in(0), g.out(0)); }
+
+// 1 where x >= s (maximum) or x <= s (minimum), as MXNet's ge / le.
+FGradient PickGradient(const char* comparison) {
+  return UnaryGradient([comparison](const GradientBuilder& g) {
+    return g.Scalar(comparison, g.in(0), ScalarOf(g));
+  });
+}
+
+// s^2 x where |x| < 1 / s^2, else sign(x).
+NodeEntry SmoothL1Derivative(const GradientBuilder& g) {
+  const double s2 = ScalarOf(g) * ScalarOf(g);
+  const NodeEntry inside = g.Scalar("_lesser_scalar", g.Op("abs", {g.in(0)}), 1.0 / s2);
+  return g.Op("where", {inside, g.Scalar("_mul_scalar", g.in(0), s2), g.Op("sign", {g.in(0)})});
+}
+
 Op& RegisterScalar(OpRegistry* r, const char* name, const char* description, FCompute f,
                    std::initializer_list<const char*> aliases) {
   Op& op = r->Register(name)
@@ -160,83 +217,106 @@ Op& RegisterScalar(OpRegistry* r, const char* name, const char* description, FCo
 void RegisterScalarOps(OpRegistry* r) {
   using m::Swapped;
   RegisterScalar(r, "_plus_scalar", "y = x + scalar", ScalarCompute<m::Add>, {"_PlusScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)))
+      .SetGradient(internal::IdentityGradient);
   RegisterScalar(r, "_minus_scalar", "y = x - scalar", ScalarCompute<m::Sub>, {"_MinusScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)))
+      .SetGradient(internal::IdentityGradient);
   RegisterScalar(r, "_rminus_scalar", "y = scalar - x", ScalarCompute<Swapped<m::Sub>>,
                  {"_RMinusScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false), true));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false), true))
+      .SetGradient(RMinusGradient);
   RegisterScalar(r, "_mul_scalar", "y = x * scalar", ScalarCompute<m::Mul>, {"_MulScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Mul", false)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Mul", false)))
+      .SetGradient(ScalarOpGradient("_mul_scalar"));
   RegisterScalar(r, "_div_scalar", "y = x / scalar (integers: truncated, x / 0 = 0)",
                  ScalarCompute<m::Div>, {"_DivScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true)))
+      .SetGradient(ScalarOpGradient("_div_scalar"));
   RegisterScalar(r, "_rdiv_scalar", "y = scalar / x (integers divide in float)",
                  ScalarCompute<m::RDiv>, {"_RDivScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true), true));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Div", true), true))
+      .SetGradient(UnaryGradient(RDivDerivative));
   RegisterScalar(r, "_mod_scalar", "y = x % scalar, with the sign of the divisor; x % 0 = 0",
                  ScalarCompute<m::Mod>, {"_ModScalar"});
   RegisterScalar(r, "_rmod_scalar", "y = scalar % x, with the sign of the divisor; s % 0 = 0",
                  ScalarCompute<Swapped<m::Mod>>, {"_RModScalar"});
-  RegisterScalar(r, "_power_scalar", "y = x ** scalar", ScalarCompute<m::Power>,
-                 {"_PowerScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true)));
+  RegisterScalar(r, "_power_scalar", "y = x ** scalar", ScalarCompute<m::Power>, {"_PowerScalar"})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true)))
+      .SetGradient(UnaryGradient(PowerDerivative));
   RegisterScalar(r, "_rpower_scalar", "y = scalar ** x", ScalarCompute<Swapped<m::Power>>,
                  {"_RPowerScalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true), true));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Pow", true), true))
+      .SetGradient(UnaryGradient(RPowerDerivative));
   RegisterScalar(r, "_hypot_scalar", "y = sqrt(x^2 + scalar^2)", ScalarCompute<m::Hypot>,
-                 {"_HypotScalar", "_npi_hypot_scalar"});
+                 {"_HypotScalar", "_npi_hypot_scalar"})
+      .SetGradient(UnaryGradient(HypotDerivative));
   RegisterScalar(r, "_maximum_scalar", "y = max(x, scalar) (NaN in x propagates)",
                  ScalarCompute<m::Maximum>, {"_MaximumScalar", "_npi_maximum_scalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Max", false)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Max", false)))
+      .SetGradient(PickGradient("_greater_equal_scalar"));
   RegisterScalar(r, "_minimum_scalar", "y = min(x, scalar) (NaN in x propagates)",
                  ScalarCompute<m::Minimum>, {"_MinimumScalar", "_npi_minimum_scalar"})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Min", false)));
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Min", false)))
+      .SetGradient(PickGradient("_lesser_equal_scalar"));
   RegisterScalar(r, "_equal_scalar", "1 where x == scalar, else 0", ScalarCompute<m::Equal>,
                  {"_EqualScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("Equal")));
-  RegisterScalar(r, "_not_equal_scalar", "1 where x != scalar, else 0",
-                 ScalarCompute<m::NotEqual>, {"_NotEqualScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("Equal", true)));
+      .SetOnnx(ScalarOnnx(OnnxComparison("Equal")))
+      .SetGradient(internal::ZeroGradient);
+  RegisterScalar(r, "_not_equal_scalar", "1 where x != scalar, else 0", ScalarCompute<m::NotEqual>,
+                 {"_NotEqualScalar"})
+      .SetOnnx(ScalarOnnx(OnnxComparison("Equal", true)))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_greater_scalar", "1 where x > scalar, else 0", ScalarCompute<m::Greater>,
                  {"_GreaterScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("Greater")));
+      .SetOnnx(ScalarOnnx(OnnxComparison("Greater")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_greater_equal_scalar", "1 where x >= scalar, else 0",
                  ScalarCompute<m::GreaterEqual>, {"_GreaterEqualScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("GreaterOrEqual")));
+      .SetOnnx(ScalarOnnx(OnnxComparison("GreaterOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_lesser_scalar", "1 where x < scalar, else 0", ScalarCompute<m::Lesser>,
                  {"_LesserScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("Less")));
+      .SetOnnx(ScalarOnnx(OnnxComparison("Less")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_lesser_equal_scalar", "1 where x <= scalar, else 0",
                  ScalarCompute<m::LesserEqual>, {"_LesserEqualScalar"})
-      .SetOnnx(ScalarOnnx(OnnxComparison("LessOrEqual")));
+      .SetOnnx(ScalarOnnx(OnnxComparison("LessOrEqual")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_logical_and_scalar", "1 where x and scalar are both nonzero, else 0",
                  ScalarCompute<m::LogicalAnd>, {"_LogicalAndScalar"})
-      .SetOnnx(ScalarOnnx(OnnxLogical("And")));
+      .SetOnnx(ScalarOnnx(OnnxLogical("And")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_logical_or_scalar", "1 where x or scalar is nonzero, else 0",
                  ScalarCompute<m::LogicalOr>, {"_LogicalOrScalar"})
-      .SetOnnx(ScalarOnnx(OnnxLogical("Or")));
+      .SetOnnx(ScalarOnnx(OnnxLogical("Or")))
+      .SetGradient(internal::ZeroGradient);
   RegisterScalar(r, "_logical_xor_scalar", "1 where exactly one of x and scalar is nonzero",
                  ScalarCompute<m::LogicalXor>, {"_LogicalXorScalar"})
-      .SetOnnx(ScalarOnnx(OnnxLogical("Xor")));
-  RegisterScalar(r, "_scatter_plus_scalar", "y = x + scalar (dense arrays)",
-                 ScalarCompute<m::Add>, {})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)));
-  RegisterScalar(r, "_scatter_minus_scalar", "y = x - scalar (dense arrays)",
-                 ScalarCompute<m::Sub>, {})
-      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)));
+      .SetOnnx(ScalarOnnx(OnnxLogical("Xor")))
+      .SetGradient(internal::ZeroGradient);
+  RegisterScalar(r, "_scatter_plus_scalar", "y = x + scalar (dense arrays)", ScalarCompute<m::Add>,
+                 {})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Add", false)))
+      .SetGradient(internal::IdentityGradient);
+  RegisterScalar(r, "_scatter_minus_scalar", "y = x - scalar (dense arrays)", ScalarCompute<m::Sub>,
+                 {})
+      .SetOnnx(ScalarOnnx(OnnxArithmetic("Sub", false)))
+      .SetGradient(internal::IdentityGradient);
   // smooth_l1 keeps the input dtype whatever is_int says (MXNet declares it ElemwiseType).
   RegisterScalar(r, "smooth_l1",
                  "Smooth L1: 0.5 (scalar x)^2 where |x| < 1 / scalar^2, else |x| - 0.5 / "
                  "scalar^2.",
                  ScalarCompute<SmoothL1>, {"_npx_smooth_l1"})
-      .SetInferType(internal::NumericType);
+      .SetInferType(internal::NumericType)
+      .SetGradient(UnaryGradient(SmoothL1Derivative));
   RegisterScalar(r, "_contrib_gradientmultiplier",
                  "Returns the input unchanged (training multiplies its gradient by scalar).",
                  IdentityCompute, {})
       .SetInferType(internal::NumericType)
       .SetIdentityView()
-      .SetOnnx({"Identity"}, OnnxSameOp("Identity"));
+      .SetOnnx({"Identity"}, OnnxSameOp("Identity"))
+      .SetGradient(ScalarOpGradient("_mul_scalar"));
 }
 
 }  // namespace hybridnet

@@ -6,10 +6,11 @@
 #include <cstring>
 
 #include "hybridnet/op.h"
+#include "kernels/activation-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
-#include "kernels/activation-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -233,6 +234,58 @@ void QuadraticOnnx(OnnxNodeContext* ctx) {
            ctx->out(0).name);
 }
 
+// ---- gradients (MXNet's _backward_* formulas, written as ops) ----------------------------------
+
+using internal::ActivationDerivative;
+using internal::GradientBuilder;
+using internal::IdentityGradient;
+using internal::UnaryGradient;
+using internal::ZeroGradient;
+
+NodeEntry Square(const GradientBuilder& g, const NodeEntry& a) { return g.Op("square", {a}); }
+NodeEntry Reciprocal(const GradientBuilder& g, const NodeEntry& a) {
+  return g.Op("reciprocal", {a});
+}
+
+FGradient ActivationGradient(internal::ActType act) {
+  return UnaryGradient([act](const GradientBuilder& g) { return ActivationDerivative(g, act); });
+}
+
+// dy * c for a constant derivative c.
+FGradient ScaledGradient(double c) {
+  return [c](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    GradientBuilder g(n, dy);
+    return std::vector<NodeEntry>{g.Scalar("_mul_scalar", g.out_grad(0), c)};
+  };
+}
+
+std::vector<NodeEntry> NegativeGradient(const std::shared_ptr<Node>& n,
+                                        const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Negative(g.out_grad(0))};
+}
+
+// 1 where a_min < x < a_max, else 0 (MXNet's _backward_clip).
+NodeEntry ClipDerivative(const GradientBuilder& g) {
+  const ClipParam& p = g.attrs().Param<ClipParam>();
+  return g.Mul(g.Scalar("_greater_scalar", g.in(0), p.a_min),
+               g.Scalar("_lesser_scalar", g.in(0), p.a_max));
+}
+
+// alpha where 0 < y < 1, else 0.
+NodeEntry HardSigmoidDerivative(const GradientBuilder& g) {
+  const HardSigmoidParam& p = g.attrs().Param<HardSigmoidParam>();
+  const NodeEntry inside =
+      g.Mul(g.Scalar("_greater_scalar", g.out(0), 0.0), g.Scalar("_lesser_scalar", g.out(0), 1.0));
+  return g.Scalar("_mul_scalar", inside, p.alpha);
+}
+
+// 2 a x + b.
+NodeEntry QuadraticDerivative(const GradientBuilder& g) {
+  const QuadraticParam& p = g.attrs().Param<QuadraticParam>();
+  return g.Scalar("_plus_scalar", g.Scalar("_mul_scalar", g.in(0), 2.0 * p.a), p.b);
+}
+
 Op& RegisterUnary(OpRegistry* r, const char* name, const char* description, FCompute compute,
                   std::initializer_list<const char*> aliases = {}) {
   Op& op = r->Register(name)
@@ -252,150 +305,226 @@ Op& RegisterUnary(OpRegistry* r, const char* name, const char* description, FCom
 void RegisterElemwiseUnaryOps(OpRegistry* r) {
   RegisterUnary(r, "relu", "Rectified linear unit: y = max(x, 0) (NaN stays NaN).",
                 UnaryCompute<m::Relu>, {"_sparse_relu"})
-      .SetOnnx(FloatSameOp("Relu"));
+      .SetOnnx(FloatSameOp("Relu"))
+      .SetGradient(ActivationGradient(internal::ActType::kRelu));
   RegisterUnary(r, "sigmoid", "Logistic sigmoid: y = 1 / (1 + exp(-x)).", MathCompute<m::Sigmoid>,
                 {"_sparse_sigmoid"})
-      .SetOnnx(FloatSameOp("Sigmoid"));
+      .SetOnnx(FloatSameOp("Sigmoid"))
+      .SetGradient(ActivationGradient(internal::ActType::kSigmoid));
   RegisterUnary(r, "tanh", "Hyperbolic tangent, elementwise.", MathCompute<m::Tanh>,
                 {"_sparse_tanh"})
-      .SetOnnx(FloatSameOp("Tanh"));
+      .SetOnnx(FloatSameOp("Tanh"))
+      .SetGradient(ActivationGradient(internal::ActType::kTanh));
   RegisterUnary(r, "softsign", "Softsign: y = x / (1 + |x|).", MathCompute<m::Softsign>)
-      .SetOnnx(FloatSameOp("Softsign"));
-  RegisterUnary(r, "exp", "Natural exponential, elementwise.", MathCompute<m::Exp>,
-                {"_sparse_exp"})
-      .SetOnnx(FloatSameOp("Exp"));
+      .SetOnnx(FloatSameOp("Softsign"))
+      .SetGradient(ActivationGradient(internal::ActType::kSoftsign));
+  RegisterUnary(r, "exp", "Natural exponential, elementwise.", MathCompute<m::Exp>, {"_sparse_exp"})
+      .SetOnnx(FloatSameOp("Exp"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return g.out(0); }));
   RegisterUnary(r, "expm1", "exp(x) - 1, accurate near 0.", MathCompute<m::Expm1>,
                 {"_sparse_expm1"})
-      .SetOnnx(ThenConstant("Exp", "Sub", 1.0));
-  RegisterUnary(r, "log", "Natural logarithm, elementwise.", MathCompute<m::Log>,
-                {"_sparse_log"})
-      .SetOnnx(FloatSameOp("Log"));
+      .SetOnnx(ThenConstant("Exp", "Sub", 1.0))
+      .SetGradient(UnaryGradient(
+          [](const GradientBuilder& g) { return g.Scalar("_plus_scalar", g.out(0), 1.0); }));
+  RegisterUnary(r, "log", "Natural logarithm, elementwise.", MathCompute<m::Log>, {"_sparse_log"})
+      .SetOnnx(FloatSameOp("Log"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return Reciprocal(g, g.in(0)); }));
   RegisterUnary(r, "log1p", "log(1 + x), accurate near 0.", MathCompute<m::Log1p>,
                 {"_sparse_log1p"})
-      .SetOnnx(FloatOnnx({"Add", "Log"}, Log1pOnnx));
-  RegisterUnary(r, "log2", "Base-2 logarithm, elementwise.", MathCompute<m::Log2>,
-                {"_sparse_log2"})
-      .SetOnnx(ThenConstant("Log", "Div", std::log(2.0)));
+      .SetOnnx(FloatOnnx({"Add", "Log"}, Log1pOnnx))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return Reciprocal(g, g.Scalar("_plus_scalar", g.in(0), 1.0));
+      }));
+  RegisterUnary(r, "log2", "Base-2 logarithm, elementwise.", MathCompute<m::Log2>, {"_sparse_log2"})
+      .SetOnnx(ThenConstant("Log", "Div", std::log(2.0)))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", Reciprocal(g, g.in(0)), 1.0 / std::log(2.0));
+      }));
   RegisterUnary(r, "log10", "Base-10 logarithm, elementwise.", MathCompute<m::Log10>,
                 {"_sparse_log10"})
-      .SetOnnx(ThenConstant("Log", "Div", std::log(10.0)));
+      .SetOnnx(ThenConstant("Log", "Div", std::log(10.0)))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", Reciprocal(g, g.in(0)), 1.0 / std::log(10.0));
+      }));
   RegisterUnary(r, "sqrt", "Square root, elementwise.", MathCompute<m::Sqrt>, {"_sparse_sqrt"})
-      .SetOnnx(FloatSameOp("Sqrt"));
+      .SetOnnx(FloatSameOp("Sqrt"))
+      .SetGradient(UnaryGradient(
+          [](const GradientBuilder& g) { return g.Scalar("_rdiv_scalar", g.out(0), 0.5); }));
   RegisterUnary(r, "rsqrt", "Reciprocal square root: y = 1 / sqrt(x).", MathCompute<m::Rsqrt>,
                 {"_sparse_rsqrt"})
-      .SetOnnx(FloatOnnx({"Sqrt", "Reciprocal"}, RsqrtOnnx));
-  RegisterUnary(r, "cbrt", "Cube root, elementwise.", MathCompute<m::Cbrt>, {"_sparse_cbrt"});
-  RegisterUnary(r, "rcbrt", "Reciprocal cube root: y = 1 / cbrt(x).", MathCompute<m::Rcbrt>);
+      .SetOnnx(FloatOnnx({"Sqrt", "Reciprocal"}, RsqrtOnnx))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", g.Mul(g.out(0), Square(g, g.out(0))), -0.5);
+      }));
+  RegisterUnary(r, "cbrt", "Cube root, elementwise.", MathCompute<m::Cbrt>, {"_sparse_cbrt"})
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_rdiv_scalar", Square(g, g.out(0)), 1.0 / 3.0);
+      }));
+  RegisterUnary(r, "rcbrt", "Reciprocal cube root: y = 1 / cbrt(x).", MathCompute<m::Rcbrt>)
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", Square(g, Square(g, g.out(0))), -1.0 / 3.0);
+      }));
   RegisterUnary(r, "square", "Square: y = x * x.", MathCompute<m::Square>, {"_sparse_square"})
-      .SetOnnx(FloatOnnx({"Mul"}, SquareOnnx));
+      .SetOnnx(FloatOnnx({"Mul"}, SquareOnnx))
+      .SetGradient(UnaryGradient(
+          [](const GradientBuilder& g) { return g.Scalar("_mul_scalar", g.in(0), 2.0); }));
   RegisterUnary(r, "abs", "Absolute value, elementwise.", MathCompute<m::Abs>, {"_sparse_abs"})
-      .SetOnnx({"Abs"}, OnnxSameOp("Abs"));
-  RegisterUnary(r, "sign", "Sign: -1, 0 or 1 (0 for NaN).", UnaryCompute<m::Sign>,
-                {"_sparse_sign"})
-      .SetOnnx({"Sign"}, OnnxSameOp("Sign"));
+      .SetOnnx({"Abs"}, OnnxSameOp("Abs"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return g.Op("sign", {g.in(0)}); }));
+  RegisterUnary(r, "sign", "Sign: -1, 0 or 1 (0 for NaN).", UnaryCompute<m::Sign>, {"_sparse_sign"})
+      .SetOnnx({"Sign"}, OnnxSameOp("Sign"))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "negative", "Numerical negative: y = -x.", UnaryCompute<m::Negative>,
                 {"_sparse_negative"})
-      .SetOnnx({"Neg"}, NegativeOnnx, "unsigned dtypes");
+      .SetOnnx({"Neg"}, NegativeOnnx, "unsigned dtypes")
+      .SetGradient(NegativeGradient);
   RegisterUnary(r, "reciprocal", "Reciprocal: y = 1 / x.", MathCompute<m::Reciprocal>)
-      .SetOnnx(FloatSameOp("Reciprocal"));
+      .SetOnnx(FloatSameOp("Reciprocal"))
+      .SetGradient(
+          UnaryGradient([](const GradientBuilder& g) { return g.Negative(Square(g, g.out(0))); }));
   RegisterUnary(r, "floor", "Largest integer <= x, elementwise.", MathCompute<m::Floor>,
                 {"_sparse_floor"})
-      .SetOnnx(FloatSameOp("Floor"));
+      .SetOnnx(FloatSameOp("Floor"))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "ceil", "Smallest integer >= x, elementwise.", MathCompute<m::Ceil>,
                 {"_sparse_ceil"})
-      .SetOnnx(FloatSameOp("Ceil"));
+      .SetOnnx(FloatSameOp("Ceil"))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "trunc", "Rounds toward zero (the integer part of x).", MathCompute<m::Trunc>,
                 {"_sparse_trunc"})
-      .SetOnnx(FloatOnnx({"Sign", "Abs", "Floor", "Mul"}, TruncOnnx));
+      .SetOnnx(FloatOnnx({"Sign", "Abs", "Floor", "Mul"}, TruncOnnx))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "fix", "Rounds toward zero: the one of floor(x) and ceil(x) nearer to 0.",
                 MathCompute<m::Fix>, {"_sparse_fix"})
-      .SetOnnx(FloatOnnx({"Sign", "Abs", "Floor", "Mul"}, TruncOnnx));
+      .SetOnnx(FloatOnnx({"Sign", "Abs", "Floor", "Mul"}, TruncOnnx))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "round", "Rounds to the nearest integer, halfway cases away from zero.",
-                MathCompute<m::Round>, {"_sparse_round"});
+                MathCompute<m::Round>, {"_sparse_round"})
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "rint",
                 "Rounds to the nearer of floor(x) and ceil(x); halfway cases go to floor(x) "
                 "(so rint(-2.5) = -3, rint(2.5) = 2), as MXNet's kernel does.",
-                MathCompute<m::Rint>, {"_sparse_rint"});
+                MathCompute<m::Rint>, {"_sparse_rint"})
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "sin", "Sine (radians), elementwise.", MathCompute<m::Sin>, {"_sparse_sin"})
-      .SetOnnx(FloatSameOp("Sin"));
+      .SetOnnx(FloatSameOp("Sin"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return g.Op("cos", {g.in(0)}); }));
   RegisterUnary(r, "cos", "Cosine (radians), elementwise.", MathCompute<m::Cos>, {"_sparse_cos"})
-      .SetOnnx(FloatSameOp("Cos"));
-  RegisterUnary(r, "tan", "Tangent (radians), elementwise.", MathCompute<m::Tan>,
-                {"_sparse_tan"})
-      .SetOnnx(FloatSameOp("Tan"));
+      .SetOnnx(FloatSameOp("Cos"))
+      .SetGradient(UnaryGradient(
+          [](const GradientBuilder& g) { return g.Negative(g.Op("sin", {g.in(0)})); }));
+  RegisterUnary(r, "tan", "Tangent (radians), elementwise.", MathCompute<m::Tan>, {"_sparse_tan"})
+      .SetOnnx(FloatSameOp("Tan"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_plus_scalar", Square(g, g.out(0)), 1.0);
+      }));
   RegisterUnary(r, "arcsin", "Inverse sine, in [-pi/2, pi/2].", MathCompute<m::Arcsin>,
                 {"_sparse_arcsin"})
-      .SetOnnx(FloatSameOp("Asin"));
+      .SetOnnx(FloatSameOp("Asin"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Op("rsqrt", {g.Scalar("_rminus_scalar", Square(g, g.in(0)), 1.0)});
+      }));
   RegisterUnary(r, "arccos", "Inverse cosine, in [0, pi].", MathCompute<m::Arccos>,
                 {"_sparse_arccos"})
-      .SetOnnx(FloatSameOp("Acos"));
+      .SetOnnx(FloatSameOp("Acos"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Negative(g.Op("rsqrt", {g.Scalar("_rminus_scalar", Square(g, g.in(0)), 1.0)}));
+      }));
   RegisterUnary(r, "arctan", "Inverse tangent, in (-pi/2, pi/2).", MathCompute<m::Arctan>,
                 {"_sparse_arctan"})
-      .SetOnnx(FloatSameOp("Atan"));
-  RegisterUnary(r, "sinh", "Hyperbolic sine, elementwise.", MathCompute<m::Sinh>,
-                {"_sparse_sinh"})
-      .SetOnnx(FloatSameOp("Sinh"));
+      .SetOnnx(FloatSameOp("Atan"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return Reciprocal(g, g.Scalar("_plus_scalar", Square(g, g.in(0)), 1.0));
+      }));
+  RegisterUnary(r, "sinh", "Hyperbolic sine, elementwise.", MathCompute<m::Sinh>, {"_sparse_sinh"})
+      .SetOnnx(FloatSameOp("Sinh"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return g.Op("cosh", {g.in(0)}); }));
   RegisterUnary(r, "cosh", "Hyperbolic cosine, elementwise.", MathCompute<m::Cosh>,
                 {"_sparse_cosh"})
-      .SetOnnx(FloatSameOp("Cosh"));
+      .SetOnnx(FloatSameOp("Cosh"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) { return g.Op("sinh", {g.in(0)}); }));
   RegisterUnary(r, "arcsinh", "Inverse hyperbolic sine, elementwise.", MathCompute<m::Arcsinh>,
                 {"_sparse_arcsinh"})
-      .SetOnnx(FloatSameOp("Asinh"));
+      .SetOnnx(FloatSameOp("Asinh"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Op("rsqrt", {g.Scalar("_plus_scalar", Square(g, g.in(0)), 1.0)});
+      }));
   RegisterUnary(r, "arccosh", "Inverse hyperbolic cosine (x >= 1), elementwise.",
                 MathCompute<m::Arccosh>, {"_sparse_arccosh"})
-      .SetOnnx(FloatSameOp("Acosh"));
+      .SetOnnx(FloatSameOp("Acosh"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Op("rsqrt", {g.Scalar("_minus_scalar", Square(g, g.in(0)), 1.0)});
+      }));
   RegisterUnary(r, "arctanh", "Inverse hyperbolic tangent (|x| < 1), elementwise.",
                 MathCompute<m::Arctanh>, {"_sparse_arctanh"})
-      .SetOnnx(FloatSameOp("Atanh"));
+      .SetOnnx(FloatSameOp("Atanh"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return Reciprocal(g, g.Scalar("_rminus_scalar", Square(g, g.in(0)), 1.0));
+      }));
   RegisterUnary(r, "degrees", "Radians to degrees: y = x * 180 / pi.", MathCompute<m::Degrees>,
                 {"_sparse_degrees"})
-      .SetOnnx(ThenConstant("", "Mul", double{180.0f / m::kPiF}));
+      .SetOnnx(ThenConstant("", "Mul", double{180.0f / m::kPiF}))
+      .SetGradient(ScaledGradient(double{180.0f / m::kPiF}));
   RegisterUnary(r, "radians", "Degrees to radians: y = x * pi / 180.", MathCompute<m::Radians>,
                 {"_sparse_radians"})
-      .SetOnnx(ThenConstant("", "Mul", double{m::kPiF / 180.0f}));
-  RegisterUnary(r, "erf", "Gauss error function, elementwise.", MathCompute<m::Erf>,
-                {"_npx_erf"})
-      .SetOnnx(FloatSameOp("Erf"));
-  RegisterUnary(r, "erfinv",
-                "Inverse error function: +-inf at +-1, NaN outside [-1, 1].",
-                MathCompute<m::Erfinv>, {"_npx_erfinv"});
+      .SetOnnx(ThenConstant("", "Mul", double{m::kPiF / 180.0f}))
+      .SetGradient(ScaledGradient(double{m::kPiF / 180.0f}));
+  RegisterUnary(r, "erf", "Gauss error function, elementwise.", MathCompute<m::Erf>, {"_npx_erf"})
+      .SetOnnx(FloatSameOp("Erf"))
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", g.Op("exp", {g.Negative(Square(g, g.in(0)))}),
+                        2.0 / std::sqrt(M_PI));
+      }));
+  RegisterUnary(r, "erfinv", "Inverse error function: +-inf at +-1, NaN outside [-1, 1].",
+                MathCompute<m::Erfinv>, {"_npx_erfinv"})
+      .SetGradient(UnaryGradient([](const GradientBuilder& g) {
+        return g.Scalar("_mul_scalar", g.Op("exp", {Square(g, g.out(0))}), std::sqrt(M_PI) / 2.0);
+      }));
   RegisterUnary(r, "gamma", "Gamma function, elementwise.", MathCompute<m::Gamma>,
                 {"_npx_gamma", "_sparse_gamma"});
   RegisterUnary(r, "gammaln", "Natural logarithm of the absolute value of the gamma function.",
                 MathCompute<m::Gammaln>, {"_npx_gammaln", "_sparse_gammaln"});
   RegisterUnary(r, "logical_not", "Logical negation: 1 where x == 0, else 0 (input dtype).",
                 UnaryCompute<m::LogicalNot>)
-      .SetOnnx({"Cast", "Not"}, LogicalNotOnnx);
+      .SetOnnx({"Cast", "Not"}, LogicalNotOnnx)
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "_contrib_round_ste",
                 "round(x) (a straight-through estimator: its gradient is 1 in training).",
-                MathCompute<m::Round>, {"_sparse__contrib_round_ste"});
+                MathCompute<m::Round>, {"_sparse__contrib_round_ste"})
+      .SetGradient(IdentityGradient);
   RegisterUnary(r, "_contrib_sign_ste",
                 "sign(x) (a straight-through estimator: its gradient is 1 in training).",
                 UnaryCompute<m::Sign>, {"_sparse__contrib_sign_ste"})
-      .SetOnnx({"Sign"}, OnnxSameOp("Sign"));
+      .SetOnnx({"Sign"}, OnnxSameOp("Sign"))
+      .SetGradient(IdentityGradient);
   RegisterUnary(r, "_copy", "Returns a copy of the input.", CopyCompute, {"identity"})
       .SetIdentityView()
-      .SetOnnx({"Identity"}, OnnxSameOp("Identity"));
+      .SetOnnx({"Identity"}, OnnxSameOp("Identity"))
+      .SetGradient(IdentityGradient);
   RegisterUnary(r, "BlockGrad",
                 "Returns the input unchanged and stops gradients from flowing through it.",
                 CopyCompute, {"stop_gradient", "_sparse_stop_gradient"})
       .SetIdentityView()
-      .SetOnnx({"Identity"}, OnnxSameOp("Identity"));
+      .SetOnnx({"Identity"}, OnnxSameOp("Identity"))
+      .SetGradient(ZeroGradient);
   RegisterUnary(r, "clip",
                 "Clips values to [a_min, a_max]: y = x > a_max ? a_max : max(x, a_min), the "
                 "bounds converted to the input dtype.",
                 ClipCompute, {"_npi_clip", "_sparse_clip"})
       .SetParam<ClipParam>()
-      .SetOnnx({"Clip", "Greater", "Where"}, ClipOnnx);
+      .SetOnnx({"Clip", "Greater", "Where"}, ClipOnnx)
+      .SetGradient(UnaryGradient(ClipDerivative));
   RegisterUnary(r, "hard_sigmoid", "Hard sigmoid: y = clip(alpha * x + beta, 0, 1).",
                 HardSigmoidCompute)
       .SetParam<HardSigmoidParam>()
       .SetInferType(FloatType)
-      .SetOnnx({"HardSigmoid"}, HardSigmoidOnnx);
+      .SetOnnx({"HardSigmoid"}, HardSigmoidOnnx)
+      .SetGradient(UnaryGradient(HardSigmoidDerivative));
   RegisterUnary(r, "_contrib_quadratic", "Quadratic function: y = a * x^2 + b * x + c.",
                 QuadraticCompute)
       .SetParam<QuadraticParam>()
-      .SetOnnx(FloatOnnx({"Mul", "Add"}, QuadraticOnnx));
+      .SetOnnx(FloatOnnx({"Mul", "Add"}, QuadraticOnnx))
+      .SetGradient(UnaryGradient(QuadraticDerivative));
 }
 
 }  // namespace hybridnet

@@ -5,6 +5,7 @@
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -97,19 +98,30 @@ void WhereOnnx(OnnxNodeContext* ctx) {
   ctx->Add("Where", {truth, ctx->in(1).name, ctx->in(2).name}, {}, ctx->out(0).name);
 }
 
+// x gets the output gradient where the condition holds, y elsewhere; the condition none.
+std::vector<NodeEntry> WhereGradient(const std::shared_ptr<Node>& n,
+                                     const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const NodeEntry zeros = g.ZerosLike(g.out_grad(0));
+  return {g.ZerosLike(g.in(0)), g.Op("where", {g.in(0), g.out_grad(0), zeros}),
+          g.Op("where", {g.in(0), zeros, g.out_grad(0)})};
+}
+
 }  // namespace
 
 void RegisterWhereOps(OpRegistry* r) {
   r->Register("where")
-      .Describe("Elements of x where the condition is nonzero, else of y. The condition has "
-                "x's shape, or is 1-D and selects whole rows (x.shape[0] values).")
+      .Describe(
+          "Elements of x where the condition is nonzero, else of y. The condition has "
+          "x's shape, or is 1-D and selects whole rows (x.shape[0] values).")
       .AddAlias("_sparse_where")
       .SetInputNames({"condition", "x", "y"})
       .SetInferShape(WhereShape)
       .SetInferType(WhereType)
       .SetCompute(WhereCompute)
       .SetInplace({{1, 0}, {2, 0}})
-      .SetOnnx({"Cast", "Unsqueeze", "Where"}, WhereOnnx);
+      .SetOnnx({"Cast", "Unsqueeze", "Where"}, WhereOnnx)
+      .SetGradient(WhereGradient);
 }
 
 }  // namespace hybridnet

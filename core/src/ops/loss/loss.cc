@@ -3,7 +3,9 @@
 // MXNet's inference forward: the regression outputs and SVMOutput pass data through
 // (LogisticRegressionOutput applies the sigmoid), MakeLoss/make_loss are the identity and
 // softmax_cross_entropy sums -log(softmax(data)[label]) over the batch. Their labels only feed
-// the gradient, except softmax_cross_entropy's.
+// the gradient, except softmax_cross_entropy's. MakeLoss's gradient ignores the output gradient,
+// as MXNet's: grad_scale, normalized (_backward_MakeLoss); make_loss's is ones.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -133,6 +136,49 @@ void LogisticCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob
   }
 }
 
+// ---- MakeLoss's gradient ---------------------------------------------------------------------
+
+// Every element grad_scale, divided by data's first dimension (normalization=batch) or by the
+// number of elements above valid_thresh, at least 1 (normalization=valid).
+template <typename T>
+void FillMakeLossGradient(const MakeLossParam& p, const TBlob& data, const TBlob& grad) {
+  T value = static_cast<T>(p.grad_scale);
+  if (p.normalization == LossNormalization::kBatch) {
+    const int64_t batch = data.shape.ndim() == 0 ? 1 : data.shape[0];
+    value = static_cast<T>(p.grad_scale / static_cast<float>(batch));
+  } else if (p.normalization == LossNormalization::kValid) {
+    const T* x = data.ptr<const T>();
+    const T thresh = static_cast<T>(p.valid_thresh);
+    int64_t valid = 0;
+    for (int64_t i = 0; i < data.Size(); ++i) valid += thresh < x[i] ? 1 : 0;
+    value = static_cast<T>(p.grad_scale) / static_cast<T>(valid > 1 ? valid : 1);
+  }
+  T* y = grad.ptr<T>();
+  std::fill(y, y + grad.Size(), value);
+}
+
+void MakeLossBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                             const std::vector<TBlob>& out) {
+  const MakeLossParam& p = attrs.Param<MakeLossParam>();
+  if (out[0].dtype == DType::kFloat64) {
+    FillMakeLossGradient<double>(p, in[0], out[0]);
+  } else {
+    FillMakeLossGradient<float>(p, in[0], out[0]);
+  }
+}
+
+std::vector<NodeEntry> MakeLossGradient(const std::shared_ptr<Node>& n,
+                                        const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_backward_MakeLoss", {g.in(0)}, g.attrs().dict)};
+}
+
+std::vector<NodeEntry> OnesGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("ones_like", {g.in(0)})};
+}
+
 // ---- softmax_cross_entropy ------------------------------------------------------------------
 
 bool CrossEntropyShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -225,7 +271,17 @@ void RegisterLossOps(OpRegistry* r) {
       .SetInferShape(ElemwiseShape)
       .SetInferType(RealType)
       .SetCompute(CopyData)
-      .SetIdentityView();
+      .SetIdentityView()
+      .SetGradient(MakeLossGradient);
+
+  r->Register("_backward_MakeLoss")
+      .Describe("The gradient of MakeLoss: grad_scale everywhere, normalized as MakeLoss says.")
+      .SetParam<MakeLossParam>()
+      .SetInputNames({"data"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(RealType)
+      .SetCompute(MakeLossBackwardCompute)
+      .SetInternal();
 
   r->Register("make_loss")
       .Describe("Marks data as a loss for training (no options); at inference the identity.")
@@ -233,7 +289,8 @@ void RegisterLossOps(OpRegistry* r) {
       .SetInferShape(ElemwiseShape)
       .SetInferType(RealType)
       .SetCompute(CopyData)
-      .SetIdentityView();
+      .SetIdentityView()
+      .SetGradient(OnesGradient);
 
   r->Register("softmax_cross_entropy")
       .Describe(

@@ -4,8 +4,9 @@
 #include <string>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/activation-inl.h"
+#include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -188,8 +189,9 @@ void LeakyReLUOnnx(OnnxNodeContext* ctx) {
 
 void RegisterActivationOps(OpRegistry* r) {
   r->Register("Activation")
-      .Describe("Applies an activation function elementwise: relu, sigmoid, tanh, softrelu "
-                "(log(1 + exp(x))) or softsign (x / (1 + |x|)).")
+      .Describe(
+          "Applies an activation function elementwise: relu, sigmoid, tanh, softrelu "
+          "(log(1 + exp(x))) or softsign (x / (1 + |x|)).")
       .SetParam<ActivationParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
@@ -197,7 +199,10 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetCompute(ActivationCompute)
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)
-      .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx);
+      .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx)
+      .SetGradient(internal::UnaryGradient([](const internal::GradientBuilder& g) {
+        return internal::ActivationDerivative(g, g.attrs().Param<ActivationParam>().act_type);
+      }));
 
   r->Register("LeakyReLU")
       .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "

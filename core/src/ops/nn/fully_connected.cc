@@ -1,15 +1,20 @@
 // FullyConnected (MXNet src/operator/nn/fully_connected-inl.h): y = x . W^T + b, plus the
 // internal "_hn_fully_connected_act" (FullyConnected followed by an Activation, created by the
 // fusion pass) which runs the very same kernel and then the shared activation code in place, so
-// fused and unfused graphs give bit-identical results.
+// fused and unfused graphs give bit-identical results, and "_backward_FullyConnected", its
+// gradient (two matrix products and the bias's column sums).
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/activation-inl.h"
+#include "kernels/blas.h"
 #include "kernels/dense.h"
+#include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -148,6 +153,72 @@ std::vector<std::string> InputNames(const NodeAttrs& attrs) {
   return {"data", "weight", "bias"};
 }
 
+// ---- _backward_FullyConnected: inputs (out_grad, data, weight[, bias]), FullyConnected's
+// attributes; outputs the gradients of data, weight and bias, of their shapes.
+
+std::vector<std::string> BackwardInputNames(const NodeAttrs& attrs) {
+  std::vector<std::string> names = InputNames<FullyConnectedParam>(attrs);
+  names.insert(names.begin(), "out_grad");
+  return names;
+}
+
+// The forward's shape inference over (data, weight[, bias]) -> out_grad: each gradient has its
+// input's shape.
+bool FullyConnectedBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  std::vector<Shape> forward_in(in->begin() + 1, in->end());
+  std::vector<Shape> forward_out{(*in)[0]};
+  for (size_t i = 0; i < out->size(); ++i) {
+    HN_CHECK(MergeShape((*out)[i], &forward_in[i]), kShapeError)
+        << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i] << ", its input "
+        << forward_in[i];
+  }
+  const bool known = FullyConnectedShape<FullyConnectedParam>(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
+  return known;
+}
+
+// data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
+// out_grad^T . data, d bias = the column sums of out_grad (in double, row by row).
+void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FullyConnectedParam>();
+  const int64_t hidden = p.num_hidden;
+  const int64_t k = in[2].shape[1];
+  const int64_t batch = k == 0 ? 0 : in[1].Size() / k;
+  const float* dy = in[0].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  float* dw = out[1].ptr<float>();
+  if (batch == 0 || k == 0) {
+    std::fill(dw, dw + out[1].Size(), 0.f);
+  } else {
+    internal::Gemm(false, false, batch, k, hidden, 1.f, dy, hidden, in[2].ptr<const float>(), k,
+                   0.f, dx, k);
+    internal::Gemm(true, false, hidden, k, batch, 1.f, dy, hidden, in[1].ptr<const float>(), k, 0.f,
+                   dw, k);
+  }
+  if (p.no_bias) return;
+  std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t h = 0; h < hidden; ++h) sums[static_cast<size_t>(h)] += dy[n * hidden + h];
+  }
+  float* db = out[2].ptr<float>();
+  for (int64_t h = 0; h < hidden; ++h) db[h] = static_cast<float>(sums[static_cast<size_t>(h)]);
+}
+
+std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
+                                              const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
+  std::shared_ptr<Node> backward =
+      g.MakeNode("_backward_FullyConnected", std::move(inputs), g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
+  return grads;
+}
+
 // flatten=True: Gemm over the input flattened to (N, -1); flatten=False: MatMul over the last
 // axis. A (num_hidden, 1) bias is flattened to broadcast along the rows.
 void FullyConnectedOnnx(OnnxNodeContext* ctx) {
@@ -177,14 +248,30 @@ void FullyConnectedOnnx(OnnxNodeContext* ctx) {
 
 void RegisterFullyConnectedOps(OpRegistry* r) {
   r->Register("FullyConnected")
-      .Describe("Applies a linear transformation: y = x . W^T + b. With flatten=True the input "
-                "(N, ...) is viewed as (N, prod(...)); otherwise the last axis is transformed.")
+      .Describe(
+          "Applies a linear transformation: y = x . W^T + b. With flatten=True the input "
+          "(N, ...) is viewed as (N, prod(...)); otherwise the last axis is transformed.")
       .SetParam<FullyConnectedParam>()
       .SetInputNames(InputNames<FullyConnectedParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedParam>)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(FullyConnectedCompute)
-      .SetOnnx({"Gemm", "Flatten", "MatMul", "Transpose", "Add"}, FullyConnectedOnnx);
+      .SetOnnx({"Gemm", "Flatten", "MatMul", "Transpose", "Add"}, FullyConnectedOnnx)
+      .SetGradient(FullyConnectedGradient);
+
+  r->Register("_backward_FullyConnected")
+      .Describe(
+          "The gradient of FullyConnected: d data = out_grad . W, d weight = out_grad^T . "
+          "data, d bias = the sum of out_grad over the rows.")
+      .SetParam<FullyConnectedParam>()
+      .SetInputNames(BackwardInputNames)
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return attrs.Param<FullyConnectedParam>().no_bias ? 2u : 3u;
+      })
+      .SetInferShape(FullyConnectedBackwardShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(FullyConnectedBackwardCompute)
+      .SetInternal();
 
   r->Register("_hn_fully_connected_act")
       .Describe("FullyConnected followed by Activation(act_type), fused by the graph optimizer; "

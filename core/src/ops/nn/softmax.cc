@@ -13,6 +13,7 @@
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -271,6 +272,85 @@ void SoftmaxCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   }
 }
 
+// ---- gradients: _backward_softmax, _backward_log_softmax and _backward_softmin take (out_grad,
+// the forward's output) and the forward's attributes. Per line along the axis, with the sum in
+// double as the forward's: softmax dx = y (dy - sum(dy y)) / t; softmin the negative of that;
+// log_softmax dx = (dy - exp(y) sum(dy)) / t.
+
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kSoftmin };
+
+bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const bool complete = ElemwiseType(attrs, in, out);
+  for (size_t i = 0; i < in->size(); ++i) {
+    HN_CHECK((*in)[i] == DType::kUnknown || IsSoftmaxFloat((*in)[i]), kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName((*in)[i])
+        << "; expected float32 or float64";
+  }
+  return complete;
+}
+
+template <SoftmaxKind kKind, typename T>
+void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
+  const int64_t st = v.inner;
+  for (int64_t o = 0; o < v.outer; ++o) {
+    for (int64_t i = 0; i < v.inner; ++i) {
+      const int64_t base = o * v.size * st + i;
+      double sum = 0.0;
+      for (int64_t j = 0; j < v.size; ++j) {
+        const int64_t k = base + j * st;
+        sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
+                                                 : static_cast<double>(dy[k]) * y[k];
+      }
+      for (int64_t j = 0; j < v.size; ++j) {
+        const int64_t k = base + j * st;
+        double g = kKind == SoftmaxKind::kLogSoftmax
+                       ? dy[k] - std::exp(static_cast<double>(y[k])) * sum
+                       : y[k] * (dy[k] - sum);
+        if (kKind == SoftmaxKind::kSoftmin) g = -g;
+        dx[k] = static_cast<T>(g / t);
+      }
+    }
+  }
+}
+
+template <SoftmaxKind kKind>
+void SoftmaxBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                            const std::vector<TBlob>& out) {
+  const AxisView v = ViewAround(in[1].shape, SoftmaxAxis(attrs, in[1].shape.ndim()));
+  const double t = attrs.Param<SoftmaxParam>().temperature.value_or(1.0);
+  if (out[0].dtype == DType::kFloat64) {
+    SoftmaxBackwardAlong<kKind>(in[0].ptr<const double>(), in[1].ptr<const double>(),
+                                out[0].ptr<double>(), v, t);
+  } else {
+    SoftmaxBackwardAlong<kKind>(in[0].ptr<const float>(), in[1].ptr<const float>(),
+                                out[0].ptr<float>(), v, t);
+  }
+}
+
+// The forward's gradient: its backward op on (dy, y), with its attributes. A length input or a
+// converting dtype have no gradient here.
+FGradient SoftmaxGradient(const char* backward_op) {
+  return [backward_op](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    internal::GradientBuilder g(n, dy);
+    const SoftmaxParam& p = g.attrs().Param<SoftmaxParam>();
+    HN_CHECK(!p.use_length.value_or(false) && !p.dtype, kUnsupported)
+        << DescribeNode(g.attrs()) << ": the gradient with use_length or dtype is not supported";
+    return std::vector<NodeEntry>{g.Op(backward_op, {g.out_grad(0), g.out(0)}, g.attrs().dict)};
+  };
+}
+
+Op& RegisterSoftmaxBackward(OpRegistry* r, const char* name, const char* description,
+                            FCompute compute) {
+  return r->Register(name)
+      .Describe(description)
+      .SetParam<SoftmaxParam>(RejectLength)
+      .SetInputNames({"out_grad", "output"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(SoftmaxBackwardType)
+      .SetCompute(std::move(compute))
+      .SetInternal();
+}
+
 // mshadow's Softmax: float max, float sum of exp(x - max), then division.
 void FloatSoftmaxAlong(const float* in, float* out, const AxisView& v) {
   const int64_t m = v.size, st = v.inner;
@@ -434,7 +514,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetCompute(SoftmaxCompute<false>)
       .SetInplace({{0, 0}})
       .SetOnnx({"Softmax", "Div", "Cast"}, SoftmaxOnnx("Softmax"),
-               "use_length=True (a length per line)");
+               "use_length=True (a length per line)")
+      .SetGradient(SoftmaxGradient("_backward_softmax"));
 
   r->Register("log_softmax")
       .Describe("Log of softmax along axis: x / t - log(sum(exp(x / t))) (shifted by the max).")
@@ -444,7 +525,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<true>)
       .SetInplace({{0, 0}})
-      .SetOnnx({"LogSoftmax", "Div", "Cast"}, SoftmaxOnnx("LogSoftmax"));
+      .SetOnnx({"LogSoftmax", "Div", "Cast"}, SoftmaxOnnx("LogSoftmax"))
+      .SetGradient(SoftmaxGradient("_backward_log_softmax"));
 
   r->Register("softmin")
       .Describe("Softmin along axis: the softmax of -x / t, t = temperature.")
@@ -453,7 +535,17 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxShape)
       .SetInferType(SoftmaxType)
       .SetCompute(SoftmaxCompute<false, true>)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetGradient(SoftmaxGradient("_backward_softmin"));
+  RegisterSoftmaxBackward(r, "_backward_softmax",
+                          "The gradient of softmax: y (dy - sum(dy y)) / t along axis.",
+                          SoftmaxBackwardCompute<SoftmaxKind::kSoftmax>);
+  RegisterSoftmaxBackward(r, "_backward_log_softmax",
+                          "The gradient of log_softmax: (dy - exp(y) sum(dy)) / t along axis.",
+                          SoftmaxBackwardCompute<SoftmaxKind::kLogSoftmax>);
+  RegisterSoftmaxBackward(r, "_backward_softmin",
+                          "The gradient of softmin: -y (dy - sum(dy y)) / t along axis.",
+                          SoftmaxBackwardCompute<SoftmaxKind::kSoftmin>);
 
   r->Register("SoftmaxOutput")
       .Describe("Softmax with a cross-entropy loss for training; at inference the softmax of "

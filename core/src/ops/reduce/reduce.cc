@@ -3,6 +3,7 @@
 // semantics of reduce-inl.h. Sums are accumulated in double and rounded once, which is at least
 // as accurate as MXNet's Kahan-compensated float sum; max/min propagate NaN as MXNet's reducers
 // do. argmax/argmin return float32 indices (MXNet's output dtype), the first index on ties.
+// Gradients broadcast the output gradient back with _backward_sum / _backward_mean.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
 
@@ -22,6 +24,7 @@ namespace {
 using internal::AssignReducedShape;
 using internal::ForEachOutput;
 using internal::ForEachReduced;
+using internal::kMaxReduceDims;
 using internal::MakeReducePlan;
 using internal::ReduceAxesParam;
 using internal::ReduceAxesShape;
@@ -142,6 +145,102 @@ void ArgReduceCompute(const OpContext&,
 }
 
 // ---------------------------------------------------------------------------------------------
+// _backward_sum / _backward_mean: inputs (the reduction's output gradient, its data), the
+// reduction's attributes; output: the gradient of data.
+
+bool ReduceBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  Shape data = (*in)[1];
+  HN_CHECK(MergeShape((*out)[0], &data), kShapeError)
+      << DescribeNode(attrs) << ": data has shape " << (*in)[1] << ", the output " << (*out)[0];
+  (*in)[1] = data;
+  (*out)[0] = data;
+  if (data.ndim() == 0) return false;
+  HN_CHECK(data.ndim() <= kMaxReduceDims, kShapeError)
+      << DescribeNode(attrs) << ": reductions support at most " << kMaxReduceDims
+      << " dimensions, got " << data;
+  const Shape reduced =
+      ReducedShape(data, ReducedAxes(attrs, data.ndim()), attrs.Param<ReduceAxesParam>().keepdims);
+  Shape grad = (*in)[0];
+  HN_CHECK(MergeShape(reduced, &grad), kShapeError)
+      << DescribeNode(attrs) << ": the output gradient has shape " << (*in)[0]
+      << ", the reduction of " << data << " gives " << reduced;
+  (*in)[0] = grad;
+  return data.IsKnown() && grad.IsKnown();
+}
+
+// dx[i] = dy[o] (sum) or dy[o] / n (mean, n elements reduced per output), o the output element
+// input element i was reduced into.
+template <bool kMean>
+void ReduceBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<TBlob>& out) {
+  const Shape& s = out[0].shape;
+  const size_t n = s.ndim();
+  const std::vector<bool> reduced = ReducedAxes(attrs, n);
+  int64_t stride[kMaxReduceDims] = {};
+  int64_t acc = 1, count = 1;
+  for (size_t k = n; k-- > 0;) {
+    if (reduced[k]) {
+      count *= s[k];
+    } else {
+      stride[k] = acc;
+      acc *= s[k];
+    }
+  }
+  const float* dy = in[0].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  const float scale = static_cast<float>(count);
+  int64_t idx[kMaxReduceDims] = {};
+  int64_t o = 0;
+  const int64_t total = out[0].Size();
+  for (int64_t i = 0; i < total; ++i) {
+    dx[i] = kMean ? dy[o] / scale : dy[o];
+    for (size_t k = n; k-- > 0;) {
+      o += stride[k];
+      if (++idx[k] < s[k]) break;
+      o -= stride[k] * s[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradients
+
+using internal::GradientBuilder;
+
+// `a` (a reduction's output shape) broadcast back to the reduction's input shape.
+NodeEntry BroadcastBack(const GradientBuilder& g, const NodeEntry& a) {
+  return g.Op("_backward_sum", {a, g.in(0)}, g.attrs().dict);
+}
+
+std::vector<NodeEntry> SumGradient(const std::shared_ptr<Node>& n,
+                                   const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {BroadcastBack(g, g.out_grad(0))};
+}
+
+std::vector<NodeEntry> MeanGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op("_backward_mean", {g.out_grad(0), g.in(0)}, g.attrs().dict)};
+}
+
+// max, min: every element equal to the result gets the gradient (MXNet's, ties included).
+std::vector<NodeEntry> PickGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const NodeEntry picked = g.Op("_equal", {g.in(0), BroadcastBack(g, g.out(0))});
+  return {g.Mul(BroadcastBack(g, g.out_grad(0)), picked)};
+}
+
+// prod: dy y / x.
+std::vector<NodeEntry> ProdGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Mul(BroadcastBack(g, g.out_grad(0)), g.Div(BroadcastBack(g, g.out(0)), g.in(0)))};
+}
+
+// ---------------------------------------------------------------------------------------------
 // ONNX
 
 // The reduced axes as ReducedAxes resolves them; reducing every axis without keepdims gives
@@ -206,17 +305,36 @@ Op& RegisterReduce(OpRegistry* r, const char* name, const char* description, FCo
 void RegisterReduceOps(OpRegistry* r) {
   RegisterReduce(r, "sum", "Computes the sum of array elements over given axes.",
                  ReduceCompute<ReduceKind::kSum>, "ReduceSum")
-      .AddAlias("sum_axis");
+      .AddAlias("sum_axis")
+      .SetGradient(SumGradient);
   RegisterReduce(r, "mean", "Computes the mean of array elements over given axes.",
-                 ReduceCompute<ReduceKind::kMean>, "ReduceMean");
+                 ReduceCompute<ReduceKind::kMean>, "ReduceMean")
+      .SetGradient(MeanGradient);
   RegisterReduce(r, "prod", "Computes the product of array elements over given axes.",
-                 ReduceCompute<ReduceKind::kProd>, "ReduceProd");
+                 ReduceCompute<ReduceKind::kProd>, "ReduceProd")
+      .SetGradient(ProdGradient);
   RegisterReduce(r, "max", "Computes the max of array elements over given axes (NaN wins).",
                  ReduceCompute<ReduceKind::kMax>, "ReduceMax")
-      .AddAlias("max_axis");
+      .AddAlias("max_axis")
+      .SetGradient(PickGradient);
   RegisterReduce(r, "min", "Computes the min of array elements over given axes (NaN wins).",
                  ReduceCompute<ReduceKind::kMin>, "ReduceMin")
-      .AddAlias("min_axis");
+      .AddAlias("min_axis")
+      .SetGradient(PickGradient);
+  for (bool mean : {false, true}) {
+    r->Register(mean ? "_backward_mean" : "_backward_sum")
+        .Describe(mean ? "The gradient of mean: the output gradient broadcast back over the "
+                         "reduced axes and divided by their element count."
+                       : "The gradient of sum: the output gradient broadcast back over the "
+                         "reduced axes.")
+        .SetParam<ReduceAxesParam>()
+        .SetInputNames({"out_grad", "data"})
+        .SetInferShape(ReduceBackwardShape)
+        .SetInferType(ElemwiseFloatType)
+        .SetCompute(mean ? FCompute(ReduceBackwardCompute<true>)
+                         : FCompute(ReduceBackwardCompute<false>))
+        .SetInternal();
+  }
   for (bool is_max : {true, false}) {
     r->Register(is_max ? "argmax" : "argmin")
         .Describe(is_max ? "Returns indices of the maximum values along an axis (as float32)."
@@ -227,7 +345,8 @@ void RegisterReduceOps(OpRegistry* r) {
         .SetInferType(ElemwiseFloatType)
         .SetCompute(is_max ? FCompute(ArgReduceCompute<true>) : FCompute(ArgReduceCompute<false>))
         .SetOnnx({is_max ? "ArgMax" : "ArgMin", "Flatten", "Cast", "Reshape"},
-                 ArgReduceOnnx(is_max ? "ArgMax" : "ArgMin"));
+                 ArgReduceOnnx(is_max ? "ArgMax" : "ArgMin"))
+        .SetGradient(internal::ZeroGradient);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -259,6 +260,27 @@ void SliceLikeOnnx(OnnxNodeContext* ctx) { ctx->SliceToOutput(ctx->in(0), 0); }
 void BroadcastLikeOnnx(OnnxNodeContext* ctx) { ctx->ExpandToOutput(ctx->in(0), 0); }
 void ReshapeLikeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
 
+// ---- gradients ---------------------------------------------------------------------------------
+
+using internal::GradientBuilder;
+
+// broadcast_axis, broadcast_like: the output gradient summed back over the broadcast axes; rhs
+// only lends its shape.
+std::vector<NodeEntry> BroadcastLikeGradient(const std::shared_ptr<Node>& n,
+                                             const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  std::vector<NodeEntry> grads{g.SumLike(g.out_grad(0), g.in(0))};
+  if (n->inputs.size() > 1) grads.push_back(g.ZerosLike(g.in(1)));
+  return grads;
+}
+
+// reshape_like: the output gradient with lhs's shape; rhs only lends its shape.
+std::vector<NodeEntry> ReshapeLikeGradient(const std::shared_ptr<Node>& n,
+                                           const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op("reshape_like", {g.out_grad(0), g.in(0)}), g.ZerosLike(g.in(1))};
+}
+
 }  // namespace
 
 void RegisterLikeOps(OpRegistry* r) {
@@ -280,21 +302,25 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInferShape(BroadcastAxisShape)
       .SetInferType(ElemwiseType)
       .SetCompute(BroadcastCompute)
-      .SetOnnx({"Expand"}, BroadcastLikeOnnx);
+      .SetOnnx({"Expand"}, BroadcastLikeOnnx)
+      .SetGradient(BroadcastLikeGradient);
 
   r->Register("broadcast_like")
-      .Describe("Broadcasts lhs to rhs's shape (every axis, or lhs_axes to the sizes of "
-                "rhs_axes).")
+      .Describe(
+          "Broadcasts lhs to rhs's shape (every axis, or lhs_axes to the sizes of "
+          "rhs_axes).")
       .SetParam<BroadcastLikeParam>(BroadcastLikeInit)
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(BroadcastLikeShape)
       .SetInferType(FirstInputType)
       .SetCompute(BroadcastCompute)
-      .SetOnnx({"Expand"}, BroadcastLikeOnnx);
+      .SetOnnx({"Expand"}, BroadcastLikeOnnx)
+      .SetGradient(BroadcastLikeGradient);
 
   r->Register("reshape_like")
-      .Describe("Gives lhs (same data) a shape in which axes [lhs_begin, lhs_end) are replaced "
-                "by rhs's axes [rhs_begin, rhs_end).")
+      .Describe(
+          "Gives lhs (same data) a shape in which axes [lhs_begin, lhs_end) are replaced "
+          "by rhs's axes [rhs_begin, rhs_end).")
       .SetParam<ReshapeLikeParam>()
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(ReshapeLikeShape)
@@ -302,7 +328,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetCompute(internal::ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Reshape"}, ReshapeLikeOnnx);
+      .SetOnnx({"Reshape"}, ReshapeLikeOnnx)
+      .SetGradient(ReshapeLikeGradient);
 }
 
 }  // namespace hybridnet

@@ -9,6 +9,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -623,14 +624,52 @@ void CastOnnx(OnnxNodeContext* ctx) {
   ctx->Cast(ctx->in(0).name, ctx->param<CastParam>().dtype, ctx->out(0).name);
 }
 
+// ---- gradients ---------------------------------------------------------------------------------
+
+using internal::GradientBuilder;
+
+// Reshape, Flatten, expand_dims: the output gradient with the input's shape.
+std::vector<NodeEntry> ReshapeGradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op("reshape_like", {g.out_grad(0), g.in(0)})};
+}
+
+// The output gradient transposed back by the inverse permutation (the default reversal is its
+// own inverse).
+std::vector<NodeEntry> TransposeGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const std::vector<int64_t>& axes = g.attrs().Param<TransposeParam>().axes;
+  std::vector<int64_t> inverse(axes.size());
+  const int64_t ndim = static_cast<int64_t>(axes.size());
+  for (int64_t i = 0; i < ndim; ++i) inverse[static_cast<size_t>((axes[i] + ndim) % ndim)] = i;
+  return {g.Op("transpose", {g.out_grad(0)}, {{"axes", Shape(inverse).ToString()}})};
+}
+
+// The parts' gradients joined back along the axis (MXNet's split gradient, a Concat).
+std::vector<NodeEntry> SliceChannelGradient(const std::shared_ptr<Node>& n,
+                                            const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const SliceChannelParam& p = g.attrs().Param<SliceChannelParam>();
+  const std::string axis = std::to_string(p.axis);
+  std::vector<NodeEntry> parts;
+  for (const NodeEntry& part : dy) {
+    parts.push_back(p.squeeze_axis ? g.Op("expand_dims", {part}, {{"axis", axis}}) : part);
+  }
+  return {g.Op("Concat", std::move(parts),
+               {{"dim", axis}, {"num_args", std::to_string(p.num_outputs)}})};
+}
+
 }  // namespace
 
 void RegisterShapeOps(OpRegistry* r) {
   r->Register("Reshape")
-      .Describe("Reshapes the input array (no data is moved). Special values in shape: 0 "
-                "copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 "
-                "splits one into the two values that follow; reverse=True matches them from "
-                "the right.")
+      .Describe(
+          "Reshapes the input array (no data is moved). Special values in shape: 0 "
+          "copies a dimension, -1 infers one, -2 copies the rest, -3 merges two, -4 "
+          "splits one into the two values that follow; reverse=True matches them from "
+          "the right.")
       .AddAlias("reshape")
       .SetParam<ReshapeParam>()
       .SetInputNames({"data"})
@@ -639,7 +678,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Reshape"}, ReshapeOnnx);
+      .SetOnnx({"Reshape"}, ReshapeOnnx)
+      .SetGradient(ReshapeGradient);
 
   r->Register("Flatten")
       .Describe("Flattens the input to 2-D: (d0, d1 * d2 * ...).")
@@ -650,7 +690,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Flatten"}, OnnxSameOp("Flatten", {{"axis", 1}}));
+      .SetOnnx({"Flatten"}, OnnxSameOp("Flatten", {{"axis", 1}}))
+      .SetGradient(ReshapeGradient);
 
   r->Register("expand_dims")
       .Describe("Inserts a new axis of size 1 at position axis.")
@@ -661,7 +702,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetCompute(ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Unsqueeze"}, ExpandDimsOnnx);
+      .SetOnnx({"Unsqueeze"}, ExpandDimsOnnx)
+      .SetGradient(ReshapeGradient);
 
   r->Register("transpose")
       .Describe("Permutes the dimensions of the input (reverses them by default).")
@@ -670,7 +712,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferShape(TransposeShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(TransposeCompute)
-      .SetOnnx({"Transpose"}, TransposeOnnx);
+      .SetOnnx({"Transpose"}, TransposeOnnx)
+      .SetGradient(TransposeGradient);
 
   r->Register("Concat")
       .Describe("Joins the inputs along dimension dim; all other dimensions must agree.")
@@ -699,7 +742,8 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferShape(SliceChannelShape)
       .SetInferType(ElemwiseType)
       .SetCompute(SliceChannelCompute)
-      .SetOnnx({"Split", "Squeeze", "Reshape"}, SliceChannelOnnx);
+      .SetOnnx({"Split", "Squeeze", "Reshape"}, SliceChannelOnnx)
+      .SetGradient(SliceChannelGradient);
 
   r->Register("Cast")
       .Describe("Casts every element to dtype (C-style value conversion).")

@@ -16,6 +16,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -395,22 +396,31 @@ void SliceAxisOnnx(OnnxNodeContext* ctx) {
            {}, ctx->out(0).name);
 }
 
+// slice's gradient: zeros of the input's shape with the output gradient in the slice (MXNet's
+// _backward_slice is the same assignment).
+std::vector<NodeEntry> SliceGradient(const std::shared_ptr<Node>& n,
+                                     const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_slice_assign", {g.ZerosLike(g.in(0)), g.out_grad(0)}, g.attrs().dict)};
+}
+
 }  // namespace
 
 void RegisterSliceOps(OpRegistry* r) {
   r->Register("slice")
-                  .Describe(
-                      "Slices a region of the array: for each axis i < len(begin), "
-                      "elements begin[i], begin[i] + step[i], ... before end[i]. None "
-                      "entries select the whole axis; negative values count from the "
-                      "end.")
-                  .AddAlias("crop")
-                  .SetParam<SliceParam>(SliceParamInit)
-                  .SetInputNames({"data"})
-                  .SetInferShape(SliceShape)
-                  .SetInferType(ElemwiseType)
-                  .SetCompute(SliceCompute)
-                  .SetOnnx({"Slice"}, SliceOnnx);
+      .Describe(
+          "Slices a region of the array: for each axis i < len(begin), "
+          "elements begin[i], begin[i] + step[i], ... before end[i]. None "
+          "entries select the whole axis; negative values count from the "
+          "end.")
+      .AddAlias("crop")
+      .SetParam<SliceParam>(SliceParamInit)
+      .SetInputNames({"data"})
+      .SetInferShape(SliceShape)
+      .SetInferType(ElemwiseType)
+      .SetCompute(SliceCompute)
+      .SetOnnx({"Slice"}, SliceOnnx)
+      .SetGradient(SliceGradient);
 
   r->Register("slice_axis")
       .Describe(

@@ -1,0 +1,76 @@
+#include "ops/gradient_util.h"
+
+#include <cstdio>
+
+namespace hybridnet {
+namespace internal {
+
+std::shared_ptr<Node> GradientBuilder::MakeNode(const std::string& op_name,
+                                                std::vector<NodeEntry> inputs,
+                                                AttrDict attrs) const {
+  auto node = std::make_shared<Node>();
+  node->attrs = MakeNodeAttrs(op_name, node_->name() + "_backward", std::move(attrs));
+  const uint32_t expected = node->attrs.op->NumInputs(node->attrs);
+  HN_CHECK(inputs.size() == expected, kInternal)
+      << "the gradient of " << DescribeNode(node_->attrs) << " gives " << op_name << " "
+      << inputs.size() << " inputs, it takes " << expected;
+  node->inputs = std::move(inputs);
+  return node;
+}
+
+NodeEntry GradientBuilder::Op(const std::string& op_name, std::vector<NodeEntry> inputs,
+                              AttrDict attrs) const {
+  return NodeEntry{MakeNode(op_name, std::move(inputs), std::move(attrs)), 0, 0};
+}
+
+NodeEntry GradientBuilder::Scalar(const std::string& op_name, const NodeEntry& a,
+                                  double scalar) const {
+  // 17 significant digits: the double the formula means, read back exactly.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", scalar);
+  return Op(op_name, {a}, {{"scalar", text}});
+}
+
+FGradient UnaryGradient(UnaryDerivative derivative) {
+  return [derivative](const std::shared_ptr<Node>& node, const std::vector<NodeEntry>& out_grads) {
+    GradientBuilder g(node, out_grads);
+    return std::vector<NodeEntry>{g.Mul(g.out_grad(0), derivative(g))};
+  };
+}
+
+NodeEntry ActivationDerivative(const GradientBuilder& g, ActType act) {
+  const NodeEntry y = g.out(0);
+  switch (act) {
+    case ActType::kRelu:  // 1 where y > 0
+      return g.Scalar("_greater_scalar", y, 0.0);
+    case ActType::kSigmoid:  // y (1 - y)
+      return g.Mul(y, g.Scalar("_rminus_scalar", y, 1.0));
+    case ActType::kTanh:  // 1 - y^2
+      return g.Scalar("_rminus_scalar", g.Op("square", {y}), 1.0);
+    case ActType::kSoftrelu:  // sigmoid(x) = 1 - exp(-y), as -expm1(-y)
+      return g.Negative(g.Op("expm1", {g.Negative(y)}));
+    case ActType::kSoftsign:  // 1 / (1 + |x|)^2
+      return g.Op("reciprocal",
+                  {g.Op("square", {g.Scalar("_plus_scalar", g.Op("abs", {g.in(0)}), 1.0)})});
+  }
+  HN_THROW(kInternal) << "unknown activation";
+}
+
+std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,
+                                    const std::vector<NodeEntry>& out_grads) {
+  GradientBuilder g(node, out_grads);
+  std::vector<NodeEntry> grads;
+  for (size_t i = 0; i < node->inputs.size(); ++i) grads.push_back(g.ZerosLike(g.in(i)));
+  return grads;
+}
+
+std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
+                                        const std::vector<NodeEntry>& out_grads) {
+  GradientBuilder g(node, out_grads);
+  std::vector<NodeEntry> grads{g.out_grad(0)};
+  for (size_t i = 1; i < node->inputs.size(); ++i) grads.push_back(g.ZerosLike(g.in(i)));
+  return grads;
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,120 @@
+// The gradient pass (pass/gradient.h), after NNVM's Gradient: walk the forward graph in reverse
+// topological order, sum the gradients each output received, and ask the op's FGradient for the
+// gradients of its inputs.
+#include "pass/gradient.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ops/gradient_util.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+bool IsZeros(const NodeEntry& e) {
+  return !e.node->IsVariable() && e.node->attrs.op->name == "zeros_like";
+}
+
+// One gradient from its contributions: zeros dropped unless nothing else is left, the rest
+// summed by add_n left to right (its kernel adds in argument order).
+NodeEntry Sum(std::vector<NodeEntry> contributions, const std::string& name) {
+  auto zeros = std::stable_partition(contributions.begin(), contributions.end(),
+                                     [](const NodeEntry& e) { return !IsZeros(e); });
+  contributions.erase(zeros == contributions.begin() ? zeros + 1 : zeros, contributions.end());
+  if (contributions.size() == 1) return contributions[0];
+  auto sum = std::make_shared<Node>();
+  sum->attrs = MakeNodeAttrs("add_n", name + "_grad_sum",
+                             {{"num_args", std::to_string(contributions.size())}});
+  sum->inputs = std::move(contributions);
+  return NodeEntry{sum, 0, 0};
+}
+
+}  // namespace
+
+std::vector<NodeEntry> Gradient(const std::vector<NodeEntry>& ys,
+                                const std::vector<NodeEntry>& ys_grads,
+                                const std::vector<NodeEntry>& xs) {
+  HN_CHECK(ys.size() == ys_grads.size(), kInternal)
+      << "gradient pass: " << ys.size() << " heads but " << ys_grads.size() << " head gradients";
+  IndexedGraph graph(ys);
+  const size_t num_nodes = graph.num_nodes();
+
+  // Which nodes depend on an x: only their gradients are needed.
+  std::vector<char> on_path(num_nodes, 0);
+  std::vector<uint32_t> x_nodes;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    uint32_t id = 0;
+    try {
+      id = graph.node_id(xs[i].node.get());
+    } catch (const std::out_of_range&) {
+      HN_THROW(kInvalidArgument) << "cannot differentiate with respect to variable " << i << " ('"
+                                 << xs[i].node->name() << "'): it is not reachable from the heads";
+    }
+    on_path[id] = 1;
+    x_nodes.push_back(id);
+  }
+  for (uint32_t nid = 0; nid < num_nodes; ++nid) {
+    for (const auto& e : graph[nid].inputs) on_path[nid] = on_path[nid] || on_path[e.node_id];
+  }
+
+  std::vector<std::vector<NodeEntry>> grads(graph.num_entries());
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const uint32_t nid = graph.node_id(ys[i].node.get());
+    grads[graph.entry_id(nid, ys[i].index)].push_back(ys_grads[i]);
+  }
+
+  for (uint32_t nid = static_cast<uint32_t>(num_nodes); nid-- > 0;) {
+    const IndexedGraph::NodeInfo& info = graph[nid];
+    if (info.node->IsVariable()) continue;
+    bool wanted = false;
+    for (const auto& e : info.inputs) wanted = wanted || on_path[e.node_id];
+    if (!wanted) continue;
+    const Op& op = *info.node->attrs.op;
+    HN_CHECK(static_cast<bool>(op.gradient), kUnsupported)
+        << "backward reached op " << op.name << " (node "
+        << (info.node->name().empty() ? std::string("unnamed") : info.node->name())
+        << "), which has no gradient";
+    const uint32_t num_outputs = info.node->NumOutputs();
+    std::vector<NodeEntry> out_grads;
+    for (uint32_t k = 0; k < num_outputs; ++k) {
+      std::vector<NodeEntry>& received = grads[graph.entry_id(nid, k)];
+      if (received.empty()) {
+        // An output no head depends on: its gradient is zero.
+        GradientBuilder g(info.owner, {});
+        out_grads.push_back(g.ZerosLike(g.out(k)));
+      } else {
+        out_grads.push_back(Sum(std::move(received), info.node->name()));
+      }
+      received.clear();
+    }
+    std::vector<NodeEntry> in_grads = op.gradient(info.owner, out_grads);
+    HN_CHECK(in_grads.size() == info.inputs.size(), kInternal)
+        << "the gradient of " << DescribeNode(info.node->attrs) << " gives " << in_grads.size()
+        << " input gradients for " << info.inputs.size() << " inputs";
+    for (size_t i = 0; i < info.inputs.size(); ++i) {
+      if (!on_path[info.inputs[i].node_id]) continue;
+      grads[graph.entry_id(info.inputs[i])].push_back(std::move(in_grads[i]));
+    }
+  }
+
+  std::vector<NodeEntry> result;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    std::vector<NodeEntry>& received = grads[graph.entry_id(x_nodes[i], xs[i].index)];
+    if (received.empty()) {
+      // Reachable from the heads only through control dependencies.
+      GradientBuilder g(graph[x_nodes[i]].owner, {});
+      result.push_back(g.ZerosLike(xs[i]));
+    } else {
+      // A variable listed twice gets the same sum.
+      NodeEntry sum = Sum(received, xs[i].node->name());
+      received = {sum};
+      result.push_back(sum);
+    }
+  }
+  return result;
+}
+
+}  // namespace internal
+}  // namespace hybridnet
