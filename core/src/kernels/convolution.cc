@@ -24,7 +24,6 @@ namespace internal {
 
 namespace {
 
-
 // Runs `kernel(data, residual, out)` on channel-last arrays: the caller's own, or copies
 // re-laid-out around it for channel-first callers (and for channel-first data alone).
 template <typename Kernel>
@@ -38,28 +37,25 @@ void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
     in_spatial *= s.in[i];
     out_spatial *= s.out[i];
   }
-  float* data = a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
+  float* data =
+      a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
   Relayout(a.data, data, s.N, s.C, in_spatial, true, a.workspace);
   if (s.channel_last) {
     kernel(data, s.residual ? a.residual : nullptr, a.out);
     return;
   }
-  float* out = a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
+  float* out =
+      a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
   float* residual = nullptr;
   if (s.residual) {
-    residual = a.workspace->Get<float>(kConvResidualSlot, static_cast<size_t>(s.N * s.F * out_spatial));
+    residual = a.workspace->Get<float>(kConvResidualSlot,
+                                       static_cast<size_t>(s.N * s.F * out_spatial));
     Relayout(a.residual, residual, s.N, s.F, out_spatial, true, a.workspace);
   }
   kernel(data, residual, out);
   Relayout(out, a.out, s.N, s.F, out_spatial, false, a.workspace);
 }
 
-// The epilogue of call (s, a) for our own kernels' arguments (DepthwiseArgs, PointwiseArgs);
-// the residual is set with the channel-last data.
-template <typename KernelArgs>
-void SetEpilogue(const ConvSpec& s, const ConvArgs& a, KernelArgs* k) {
-  k->epilogue = EpilogueFor(s, a);
-}
 // The weights (C, 1, 3, 3) as [tap][C], kept with the weight array.
 struct DepthwiseWeights {
   NDArray taps;
@@ -88,7 +84,7 @@ DepthwiseArgs DepthwiseArgsOf(const ConvSpec& s, const ConvArgs& a, const Depthw
   d.stride = s.stride[0];
   d.pad = s.pad_l[0];
   d.weight = w.taps.data<float>();
-  SetEpilogue(s, a, &d);
+  d.epilogue = EpilogueFor(s, a);
   return d;
 }
 
@@ -103,9 +99,8 @@ void RunOwnDepthwise(const ConvSpec& s, const ConvArgs& a) {
   });
 }
 
-
 // The channel-last input of a strided 1x1 convolution at the positions it reads, (N, out...,
-// C), in this thread's scratch; `data` itself when every stride is 1.
+// C), in the workspace; `data` itself when every stride is 1.
 const float* SubsampledInput(const ConvSpec& s, const float* data, Workspace* workspace) {
   if (std::all_of(s.stride, s.stride + s.nd, [](int64_t v) { return v == 1; })) return data;
   // The spatial sizes and strides right-aligned in three dimensions.
@@ -152,7 +147,7 @@ PointwiseArgs PointwiseArgsOf(const ConvSpec& s, const ConvArgs& a, const Pointw
   p.C = s.C;
   p.F = s.F;
   p.weight = w.packed.data<float>();
-  SetEpilogue(s, a, &p);
+  p.epilogue = EpilogueFor(s, a);
   return p;
 }
 
@@ -192,7 +187,8 @@ void RunRowByRow(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d, const
   p.positions = W;
   const int threads = KernelThreads();
   const int64_t ring_floats = 3 * W * F;
-  float* rings = ea.workspace->Get<float>(kConvExpandedSlot, static_cast<size_t>(threads * ring_floats));
+  float* rings =
+      ea.workspace->Get<float>(kConvExpandedSlot, static_cast<size_t>(threads * ring_floats));
   const int64_t rows = d.N * OH;
   ParallelFor(threads, true, [&](int64_t t) {
     const int64_t nt = threads;
@@ -219,7 +215,6 @@ void RunRowByRow(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d, const
     }
   });
 }
-
 
 // The weights (F, C, KH, KW) in PackFewChannelsWeights' layout, kept with the weight array.
 struct FewChannelsWeights {
@@ -252,7 +247,7 @@ FewChannelsArgs FewChannelsArgsOf(const ConvSpec& s, const ConvArgs& a,
   t.pad_top = s.pad_l[0];
   t.pad_left = s.pad_l[1];
   t.weight = (*w)->packed.data<float>();
-  SetEpilogue(s, a, &t);
+  t.epilogue = EpilogueFor(s, a);
   return t;
 }
 
@@ -279,8 +274,8 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
       t.data = data;
     }
     t.out_channel_first = true;
-    t.row_scratch =
-        a.workspace->Get<float>(kConvRowSlot, static_cast<size_t>(KernelThreads() * s.out[1] * s.F));
+    t.row_scratch = a.workspace->Get<float>(
+        kConvRowSlot, static_cast<size_t>(KernelThreads() * s.out[1] * s.F));
     t.out = a.out;
     RunFewChannels(t);
     return;
@@ -293,7 +288,6 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
   });
 }
 
-
 void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
   const bool epilogue = s.bn || s.residual || s.relu || a.epilogue.clip;
   // With a residual that is the output, the product goes to scratch first.
@@ -303,7 +297,6 @@ void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
   Gemv(a.weight, a.data, s.bias ? a.epilogue.bias : nullptr, y, s.F, s.C);
   if (epilogue) RunEpilogue(EpilogueOf(s, a, true, 1, y, a.residual, a.out));
 }
-
 
 // The first of our kernels that takes call s (in ConvKernel's order), else oneDNN's.
 ConvKernel UsualKernelFor(const ConvSpec& s) {

@@ -309,7 +309,8 @@ void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, in
 
 void RunFewChannels(const FewChannelsArgs& a) {
   if (a.out_channel_first) {
-    // Each row is computed into this thread's scratch, then laid out into the planes.
+    // Each row is computed into this thread's part of row_scratch, then laid out into the
+    // planes.
     const int64_t plane = a.OH * a.OW;
     ParallelFor(a.N * a.OH, true, [&](int64_t row) {
       FewChannelsArgs row_args = a;

@@ -30,7 +30,8 @@ dnnl::stream& OneDnnStream() {
 dnnl::reorder SharedReorder(const memory::desc& from, const memory::desc& to) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return dnnl::reorder(dnnl::reorder::primitive_desc(OneDnnEngine(), from, OneDnnEngine(), to, attr));
+  return dnnl::reorder(
+      dnnl::reorder::primitive_desc(OneDnnEngine(), from, OneDnnEngine(), to, attr));
 }
 
 memory ScratchpadIn(const memory::desc& pad, WorkspaceSlot slot, Workspace* workspace) {

@@ -103,7 +103,7 @@ std::string DescKey(const memory::desc& md) {
 
 struct ConvPrimitive {
   dnnl::primitive prim;
-  // The primitive's scratchpad, given by the caller from this thread's scratch: primitives are
+  // The primitive's scratchpad, given by the caller from its workspace: primitives are
   // shared by every thread, and oneDNN's library-managed scratchpad is one buffer common to all
   // primitives (Debian builds it with DNNL_ENABLE_CONCURRENT_EXEC off), so two threads running
   // convolutions at once overwrote each other's partial sums.
@@ -385,7 +385,8 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     memory src(p->src_md, engine, const_cast<float*>(a.data));
     if (p->reorder_src) {
       memory user_src(p->caller_src_md, engine, const_cast<float*>(a.data));
-      src.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p->src_md.get_size() / sizeof(float)));
+      src.set_data_handle(
+          a.workspace->Get<float>(kConvSrcSlot, p->src_md.get_size() / sizeof(float)));
       RunReorder(p->src_in, user_src, src, workspace);
     }
     // The primitive's output goes to scratch when it must be laid out for the caller, and when
@@ -402,7 +403,8 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
       memory user_res(p->caller_dst_md, engine, const_cast<float*>(a.residual));
       memory res = dst;
       if (p->epilogue_after) {
-        float* kept = a.workspace->Get<float>(kConvResidualSlot, p->dst_md.get_size() / sizeof(float));
+        float* kept =
+            a.workspace->Get<float>(kConvResidualSlot, p->dst_md.get_size() / sizeof(float));
         res = memory(p->dst_md, engine, kept);
         residual = kept;
       }

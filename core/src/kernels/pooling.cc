@@ -293,7 +293,6 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   });
 }
 
-
 int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
   if (!full) return 1 + (image + 2 * pad - kernel) / stride;
   return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
@@ -330,7 +329,6 @@ HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64
     }
   }
 }
-
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -292,8 +292,8 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
   const int64_t layer_out = dm.t * dm.n * dm.d * dm.h;
   const int64_t per_dir = dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h;
   const int64_t layers = p.num_layers;
-  T* scratch = ctx.workspace->Get<T>(internal::kOpSlot0,
-                                     static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
+  T* scratch = ctx.workspace->Get<T>(
+      internal::kOpSlot0, static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
   T* ping = scratch + per_dir;
   T* pong = ping + layer_out;
   const T* hx = in[2].ptr<const T>();
