@@ -19,7 +19,8 @@ SeedMlp MakeSeedMlp(uint64_t seed) {
   for (int layer = 0; layer < 3; ++layer) {
     std::string name = "dense" + std::to_string(layer);
     int64_t units = SeedMlp::kUnits[layer];
-    x = Symbol::Create("FullyConnected", {x}, {{"num_hidden", std::to_string(units)}}, name + "_fwd");
+    x = Symbol::Create("FullyConnected", {x}, {{"num_hidden", std::to_string(units)}},
+                       name + "_fwd");
     mlp.weights.push_back(NDArray::RandomUniform({units, in}, -0.07f, 0.07f));
     mlp.biases.push_back(NDArray::RandomUniform({units}, -0.07f, 0.07f));
     mlp.params[name + "_fwd_weight"] = mlp.weights.back();
@@ -35,13 +36,15 @@ void PrintSettings() {
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("OpenBLAS: %s\n", openblas_get_config());
-  std::printf("OpenBLAS core: %s; OPENBLAS_CORETYPE=%s; OPENBLAS_NUM_THREADS=%s; threads in use: %d\n",
-              openblas_get_corename(), coretype ? coretype : "(unset)", threads ? threads : "(unset)",
-              openblas_get_num_threads());
+  std::printf(
+      "OpenBLAS core: %s; OPENBLAS_CORETYPE=%s; OPENBLAS_NUM_THREADS=%s; threads in use: %d\n",
+      openblas_get_corename(), coretype ? coretype : "(unset)", threads ? threads : "(unset)",
+      openblas_get_num_threads());
   std::printf("%s\n", hybridnet::KernelLibraries().c_str());
   if (coretype) {
-    std::printf("note: OPENBLAS_CORETYPE forces one kernel family (e.g. Haswell = AVX2 even on "
-                "AVX-512 machines); unset it to let OpenBLAS pick the fastest for this CPU.\n");
+    std::printf(
+        "note: OPENBLAS_CORETYPE forces one kernel family (e.g. Haswell = AVX2 even on "
+        "AVX-512 machines); unset it to let OpenBLAS pick the fastest for this CPU.\n");
   }
 }
 
@@ -77,7 +80,8 @@ int RunAndReport(int argc, char** argv,
   std::string reps = "--benchmark_repetitions=9";
   std::string min_time = "--benchmark_min_time=0.1";
   std::string aggregates = "--benchmark_report_aggregates_only=true";
-  args.insert(args.begin() + 1, {interleave.data(), reps.data(), min_time.data(), aggregates.data()});
+  args.insert(args.begin() + 1,
+              {interleave.data(), reps.data(), min_time.data(), aggregates.data()});
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   PrintSettings();
@@ -91,7 +95,8 @@ int RunAndReport(int argc, char** argv,
     auto a = reporter.medians().find(r.first);
     auto b = reporter.medians().find(r.second);
     if (a == reporter.medians().end() || b == reporter.medians().end()) continue;
-    std::printf("  %-40s / %-32s = %6.3f\n", r.first.c_str(), r.second.c_str(), a->second / b->second);
+    std::printf("  %-40s / %-32s = %6.3f\n", r.first.c_str(), r.second.c_str(),
+                a->second / b->second);
   }
   benchmark::Shutdown();
   return 0;

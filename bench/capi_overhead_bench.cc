@@ -37,7 +37,8 @@ hn_model* CModel() {
     }
     std::string params = SerializeNDArrayList(list);
     hn_model* m = nullptr;
-    if (hn_model_load_from_memory(json.data(), json.size(), params.data(), params.size(), &m) != HN_OK) {
+    if (hn_model_load_from_memory(json.data(), json.size(), params.data(), params.size(), &m) !=
+        HN_OK) {
       std::fprintf(stderr, "loading the C model failed: %s\n", hn_last_error());
       std::abort();
     }
@@ -116,7 +117,8 @@ void BM_CPredictorCopyInOut(benchmark::State& state) {
           state);
   Require(hn_predictor_forward(p), state);
   for (auto _ : state) {
-    hn_predictor_set_input(p, "data", HN_DTYPE_FLOAT32, shape, 2, source.raw_data(), source.nbytes());
+    hn_predictor_set_input(p, "data", HN_DTYPE_FLOAT32, shape, 2, source.raw_data(),
+                           source.nbytes());
     hn_predictor_forward(p);
     hn_predictor_get_output(p, 0, y, sizeof y);
     benchmark::DoNotOptimize(y);

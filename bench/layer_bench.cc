@@ -64,44 +64,58 @@ const ConvLayer kResNet18Convs[] = {
 void BM_Conv(benchmark::State& state) {
   const ConvLayer& l = kResNet18Convs[state.range(0)];
   RunLayer(state, LayerCall("Convolution",
-                            {{"kernel", Pair(l.k)}, {"stride", Pair(l.s)}, {"pad", Pair(l.p)},
-                             {"num_filter", std::to_string(l.f)}, {"no_bias", "True"}},
+                            {{"kernel", Pair(l.k)},
+                             {"stride", Pair(l.s)},
+                             {"pad", Pair(l.p)},
+                             {"num_filter", std::to_string(l.f)},
+                             {"no_bias", "True"}},
                             {Shape({1, l.c, l.hw, l.hw}), Shape()}));
   const int64_t o = (l.hw + 2 * l.p - l.k) / l.s + 1;
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(l.f * l.c * l.k * l.k * o * o),
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * static_cast<double>(l.f * l.c * l.k * l.k * o * o),
+                         benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Gemm(benchmark::State& state) {
   const ConvLayer& l = kResNet18Convs[state.range(0)];
   const int64_t o = (l.hw + 2 * l.p - l.k) / l.s + 1;
-  RunLayer(state, LayerCall("Convolution",
-                            {{"kernel", "(1, 1)"}, {"num_filter", std::to_string(l.f)}, {"no_bias", "True"}},
-                            {Shape({1, l.c * l.k * l.k, o, o}), Shape()}));
+  RunLayer(
+      state,
+      LayerCall("Convolution",
+                {{"kernel", "(1, 1)"}, {"num_filter", std::to_string(l.f)}, {"no_bias", "True"}},
+                {Shape({1, l.c * l.k * l.k, o, o}), Shape()}));
 }
 
 void BM_Depthwise(benchmark::State& state) {
   const int64_t c = state.range(0), hw = state.range(1), s = state.range(2);
   RunLayer(state, LayerCall("Convolution",
-                            {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", Pair(s)},
-                             {"num_filter", std::to_string(c)}, {"num_group", std::to_string(c)},
+                            {{"kernel", "(3, 3)"},
+                             {"pad", "(1, 1)"},
+                             {"stride", Pair(s)},
+                             {"num_filter", std::to_string(c)},
+                             {"num_group", std::to_string(c)},
                              {"no_bias", "True"}},
                             {Shape({1, c, hw, hw}), Shape()}));
 }
 
 void BM_Deconv(benchmark::State& state) {
-  RunLayer(state, LayerCall("Deconvolution",
-                            {{"kernel", "(4, 4)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}, {"num_filter", "64"}},
-                            {Shape({1, 128, 28, 28}), Shape()}));
+  RunLayer(
+      state,
+      LayerCall(
+          "Deconvolution",
+          {{"kernel", "(4, 4)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}, {"num_filter", "64"}},
+          {Shape({1, 128, 28, 28}), Shape()}));
 }
 
 void BM_MaxPool(benchmark::State& state) {
-  RunLayer(state, LayerCall("Pooling", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}},
-                            {Shape({1, 64, 112, 112})}));
+  RunLayer(state,
+           LayerCall("Pooling", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}},
+                     {Shape({1, 64, 112, 112})}));
 }
 
 void BM_GlobalAvgPool(benchmark::State& state) {
-  RunLayer(state, LayerCall("Pooling", {{"global_pool", "True"}, {"kernel", "(1, 1)"}, {"pool_type", "avg"}},
+  RunLayer(state, LayerCall("Pooling",
+                            {{"global_pool", "True"}, {"kernel", "(1, 1)"}, {"pool_type", "avg"}},
                             {Shape({1, 512, 7, 7})}));
 }
 
@@ -112,7 +126,11 @@ void BM_BatchNorm(benchmark::State& state) {
 
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_Depthwise)->Args({32, 112, 1})->Args({256, 28, 2})->Args({512, 14, 1})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Depthwise)
+    ->Args({32, 112, 1})
+    ->Args({256, 28, 2})
+    ->Args({512, 14, 1})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Deconv)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MaxPool)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GlobalAvgPool)->Unit(benchmark::kMicrosecond);

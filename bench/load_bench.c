@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
   }
   t2 = clock_ms(CLOCK_MONOTONIC);
   c2 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
-  printf("load_ms %.1f first_forward_ms %.1f load_cpu_ms %.1f first_forward_cpu_ms %.1f\n",
-         t1 - t0, t2 - t1, c1 - c0, c2 - c1);
+  printf("load_ms %.1f first_forward_ms %.1f load_cpu_ms %.1f first_forward_cpu_ms %.1f\n", t1 - t0,
+         t2 - t1, c1 - c0, c2 - c1);
   free(x);
   return 0;
 }

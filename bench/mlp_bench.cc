@@ -37,11 +37,13 @@ void BM_Floor(benchmark::State& state) {
       float* out = acts[static_cast<size_t>(layer)].data();
       const float* w = mlp.weights[static_cast<size_t>(layer)].data<float>();
       const float* b = mlp.biases[static_cast<size_t>(layer)].data<float>();
-      for (int r = 0; r < batch; ++r) std::memcpy(out + r * n, b, sizeof(float) * static_cast<size_t>(n));
+      for (int r = 0; r < batch; ++r)
+        std::memcpy(out + r * n, b, sizeof(float) * static_cast<size_t>(n));
       if (batch == 1) {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.f, w, k, in, 1, 1.f, out, 1);
       } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, n, k, 1.f, in, k, w, k, 1.f, out, n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, n, k, 1.f, in, k, w, k, 1.f,
+                    out, n);
       }
       if (layer < 2) {
         for (int i = 0; i < batch * n; ++i) out[i] = std::max(out[i], 0.f);
@@ -58,7 +60,8 @@ void BM_Eager(benchmark::State& state) {
   NDArray x = Input(state.range(0));
   std::vector<NodeAttrs> fc, relu;
   for (int layer = 0; layer < 3; ++layer) {
-    fc.push_back(MakeNodeAttrs("FullyConnected", "fc", {{"num_hidden", std::to_string(SeedMlp::kUnits[layer])}}));
+    fc.push_back(MakeNodeAttrs("FullyConnected", "fc",
+                               {{"num_hidden", std::to_string(SeedMlp::kUnits[layer])}}));
     relu.push_back(MakeNodeAttrs("Activation", "relu", {{"act_type", "relu"}}));
   }
   for (auto _ : state) {

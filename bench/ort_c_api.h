@@ -23,11 +23,11 @@ struct RunOptions;
 struct Allocator;
 
 // Enum values of the version-1 header.
-constexpr int kLoggingLevelWarning = 2;       // OrtLoggingLevel
-constexpr int kGraphOptimizationAll = 99;     // GraphOptimizationLevel::ORT_ENABLE_ALL
-constexpr int kArenaAllocator = 1;            // OrtAllocatorType::OrtArenaAllocator
-constexpr int kMemTypeDefault = 0;            // OrtMemType::OrtMemTypeDefault
-constexpr int kTensorFloat = 1;               // ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT
+constexpr int kLoggingLevelWarning = 2;    // OrtLoggingLevel
+constexpr int kGraphOptimizationAll = 99;  // GraphOptimizationLevel::ORT_ENABLE_ALL
+constexpr int kArenaAllocator = 1;         // OrtAllocatorType::OrtArenaAllocator
+constexpr int kMemTypeDefault = 0;         // OrtMemType::OrtMemTypeDefault
+constexpr int kTensorFloat = 1;            // ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT
 
 // Slot numbers in OrtApi version 1.
 enum Slot : size_t {

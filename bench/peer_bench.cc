@@ -13,21 +13,20 @@
 // scripts/bench.sh tabulates. `peer_bench --describe` prints the CPU, OpenBLAS and oneDNN settings.
 #include <cblas.h>
 #include <dlfcn.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <oneapi/dnnl/dnnl.h>
-#include <oneapi/dnnl/dnnl_debug.h>
 
 #include "hybridnet/c_api.h"
 #include "ort_c_api.h"
@@ -72,8 +71,7 @@ struct Hybridnet {
 };
 
 void AddHybridnet(const Options& o, const std::vector<float>& input, bool fast_math,
-                  std::vector<Hybridnet>* keep, std::vector<System>* systems,
-                  size_t output_count) {
+                  std::vector<Hybridnet>* keep, std::vector<System>* systems, size_t output_count) {
   keep->emplace_back();
   Hybridnet& h = keep->back();
   CheckHn(hn_model_load(o.model.c_str(), 0, &h.model), "hn_model_load");
@@ -83,8 +81,12 @@ void AddHybridnet(const Options& o, const std::vector<float>& input, bool fast_m
                                  static_cast<int>(o.shape.size()), input.data(),
                                  input.size() * sizeof(float)),
           "hn_predictor_set_input");
-  systems->push_back(System{fast_math ? "hybridnet fast_math" : "hybridnet", nullptr,
-                            std::vector<float>(output_count), {}, {}, 1});
+  systems->push_back(System{fast_math ? "hybridnet fast_math" : "hybridnet",
+                            nullptr,
+                            std::vector<float>(output_count),
+                            {},
+                            {},
+                            1});
   System& s = systems->back();
   hn_predictor* p = h.predictor;
   float* out = s.output.data();
@@ -137,9 +139,9 @@ void AddOnnxRuntime(const Options& o, std::vector<float>* input, OrtRuntime* rt,
   rt->version = base->GetVersionString();
   rt->api = base->GetApi(1);
   if (rt->api == nullptr) Fail("ONNX Runtime " + rt->version + " does not offer C API version 1");
-  rt->Check(rt->At<ort::CreateEnvFn>(ort::kCreateEnv)(ort::kLoggingLevelWarning, "peer_bench",
-                                                      &rt->env),
-            "CreateEnv");
+  rt->Check(
+      rt->At<ort::CreateEnvFn>(ort::kCreateEnv)(ort::kLoggingLevelWarning, "peer_bench", &rt->env),
+      "CreateEnv");
   ort::SessionOptions* options = nullptr;
   rt->Check(rt->At<ort::CreateSessionOptionsFn>(ort::kCreateSessionOptions)(&options),
             "CreateSessionOptions");
@@ -157,8 +159,8 @@ void AddOnnxRuntime(const Options& o, std::vector<float>* input, OrtRuntime* rt,
   rt->Check(rt->At<ort::CreateCpuMemoryInfoFn>(ort::kCreateCpuMemoryInfo)(
                 ort::kArenaAllocator, ort::kMemTypeDefault, &rt->memory),
             "CreateCpuMemoryInfo");
-  systems->push_back(System{"onnxruntime " + rt->version, nullptr,
-                            std::vector<float>(output_count), {}, {}, 1});
+  systems->push_back(
+      System{"onnxruntime " + rt->version, nullptr, std::vector<float>(output_count), {}, {}, 1});
   System& s = systems->back();
   auto create = rt->At<ort::CreateTensorWithDataFn>(ort::kCreateTensorWithDataAsOrtValue);
   rt->Check(create(rt->memory, input->data(), input->size() * sizeof(float), o.shape.data(),
@@ -228,7 +230,8 @@ void AddFloor(const Options& o, const std::vector<float>* input, Floor* f,
       float* out = f->acts[layer].data();
       const float* w = f->weights[layer].data();
       const float* b = f->biases[layer].data();
-      for (int r = 0; r < batch; ++r) std::memcpy(out + r * n, b, sizeof(float) * static_cast<size_t>(n));
+      for (int r = 0; r < batch; ++r)
+        std::memcpy(out + r * n, b, sizeof(float) * static_cast<size_t>(n));
       if (batch == 1) {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.f, w, k, in, 1, 1.f, out, 1);
       } else {
@@ -318,16 +321,26 @@ Options Parse(int argc, char** argv) {
       if (i + 1 >= argc) Fail(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--model") o.model = value();
-    else if (arg == "--onnx") o.onnx = value();
-    else if (arg == "--ort-lib") o.ort_lib = value();
-    else if (arg == "--shape") o.shape = ParseShape(value());
-    else if (arg == "--threads") o.threads = std::stoi(value());
-    else if (arg == "--rounds") o.rounds = std::stoi(value());
-    else if (arg == "--round-seconds") o.round_seconds = std::stod(value());
-    else if (arg == "--fast-math") o.fast_math = true;
-    else if (arg == "--floor") o.floor = true;
-    else Fail("unknown argument " + arg);
+    if (arg == "--model")
+      o.model = value();
+    else if (arg == "--onnx")
+      o.onnx = value();
+    else if (arg == "--ort-lib")
+      o.ort_lib = value();
+    else if (arg == "--shape")
+      o.shape = ParseShape(value());
+    else if (arg == "--threads")
+      o.threads = std::stoi(value());
+    else if (arg == "--rounds")
+      o.rounds = std::stoi(value());
+    else if (arg == "--round-seconds")
+      o.round_seconds = std::stod(value());
+    else if (arg == "--fast-math")
+      o.fast_math = true;
+    else if (arg == "--floor")
+      o.floor = true;
+    else
+      Fail("unknown argument " + arg);
   }
   if (o.model.empty() || o.shape.empty()) Fail("--model and --shape are required");
   return o;
@@ -338,7 +351,8 @@ int Run(const Options& o) {
   int64_t count = 1;
   for (int64_t d : o.shape) count *= d;
   std::vector<float> input(static_cast<size_t>(count));
-  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>((i * 7919) % 1000) / 1000.f;
+  for (size_t i = 0; i < input.size(); ++i)
+    input[i] = static_cast<float>((i * 7919) % 1000) / 1000.f;
 
   // hybridnet first: its output shape sizes everyone's output buffer.
   std::vector<Hybridnet> nets;
@@ -356,7 +370,8 @@ int Run(const Options& o) {
     CheckHn(hn_predictor_forward(probe.predictor), "hn_predictor_forward");
     const int64_t* dims = nullptr;
     int ndim = 0;
-    CheckHn(hn_predictor_output_shape(probe.predictor, 0, &dims, &ndim), "hn_predictor_output_shape");
+    CheckHn(hn_predictor_output_shape(probe.predictor, 0, &dims, &ndim),
+            "hn_predictor_output_shape");
     std::vector<int64_t> out_shape(dims, dims + ndim);
     size_t out_count = 1;
     for (int64_t d : out_shape) out_count *= static_cast<size_t>(d);
@@ -412,10 +427,11 @@ int Run(const Options& o) {
   };
   const System& ours = systems[0];
   for (const System& s : systems) {
-    std::printf("RESULT time %-26s wall %10.1f us (hybridnet / it %.3f)  cpu %10.1f us "
-                "(hybridnet / it %.3f)\n",
-                s.name.c_str(), 1e6 * Median(s.round_medians), ratio(ours, s, false),
-                1e6 * Median(s.cpu_round_medians), ratio(ours, s, true));
+    std::printf(
+        "RESULT time %-26s wall %10.1f us (hybridnet / it %.3f)  cpu %10.1f us "
+        "(hybridnet / it %.3f)\n",
+        s.name.c_str(), 1e6 * Median(s.round_medians), ratio(ours, s, false),
+        1e6 * Median(s.cpu_round_medians), ratio(ours, s, true));
   }
   // One line for scripts/bench.sh: times in us, ratios as hybridnet (or fast_math) / the peer.
   const System* fast = nullptr;
@@ -427,14 +443,15 @@ int Run(const Options& o) {
     if (s.name == "OpenBLAS floor") floor = &s;
   }
   auto num = [](bool have, double v) { return have ? std::to_string(v) : std::string("-"); };
-  std::printf("SUMMARY hybridnet_us=%.1f ort_us=%s ratio=%s cpu_ratio=%s fast_ratio=%s "
-              "floor_ratio=%s\n",
-              1e6 * Median(ours.round_medians),
-              num(ort != nullptr, ort ? 1e6 * Median(ort->round_medians) : 0).c_str(),
-              num(ort != nullptr, ort ? ratio(ours, *ort, false) : 0).c_str(),
-              num(ort != nullptr, ort ? ratio(ours, *ort, true) : 0).c_str(),
-              num(fast && ort, fast && ort ? ratio(*fast, *ort, false) : 0).c_str(),
-              num(floor != nullptr, floor ? ratio(ours, *floor, false) : 0).c_str());
+  std::printf(
+      "SUMMARY hybridnet_us=%.1f ort_us=%s ratio=%s cpu_ratio=%s fast_ratio=%s "
+      "floor_ratio=%s\n",
+      1e6 * Median(ours.round_medians),
+      num(ort != nullptr, ort ? 1e6 * Median(ort->round_medians) : 0).c_str(),
+      num(ort != nullptr, ort ? ratio(ours, *ort, false) : 0).c_str(),
+      num(ort != nullptr, ort ? ratio(ours, *ort, true) : 0).c_str(),
+      num(fast && ort, fast && ort ? ratio(*fast, *ort, false) : 0).c_str(),
+      num(floor != nullptr, floor ? ratio(ours, *floor, false) : 0).c_str());
   return status;
 }
 

@@ -143,9 +143,8 @@ hn::Shape ToShape(const int64_t* dims, int ndim, const char* what) {
   hn::Shape shape(std::vector<int64_t>(dims, dims + ndim));
   int64_t total = 1;
   for (int i = 0; i < ndim; ++i) {
-    HN_CHECK(dims[i] >= 0, kShapeError)
-        << what << ": dimension " << i << " is " << dims[i] << " in " << shape
-        << "; dimensions must be >= 0";
+    HN_CHECK(dims[i] >= 0, kShapeError) << what << ": dimension " << i << " is " << dims[i]
+                                        << " in " << shape << "; dimensions must be >= 0";
     if (dims[i] != 0 && total > std::numeric_limits<int64_t>::max() / dims[i]) {
       HN_THROW(kShapeError) << what << ": " << shape << " has too many elements";
     }
@@ -154,8 +153,8 @@ hn::Shape ToShape(const int64_t* dims, int ndim, const char* what) {
   return shape;
 }
 
-std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names,
-                                          const int* ndims, const int64_t* dims) {
+std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names, const int* ndims,
+                                          const int64_t* dims) {
   HN_CHECK(count == 0 || (names != nullptr && ndims != nullptr), kInvalidArgument)
       << "names/ndims are NULL but num_known is " << count;
   std::map<std::string, hn::Shape> shapes;
@@ -297,8 +296,10 @@ int hn_debug_live_handles(int64_t* out_count) noexcept {
 
 static_assert(HN_LIMIT_MAX_NODES == static_cast<int>(hybridnet::Limit::kMaxNodes) &&
                   HN_LIMIT_MAX_RANK == static_cast<int>(hybridnet::Limit::kMaxRank) &&
-                  HN_LIMIT_MAX_TENSOR_ELEMENTS == static_cast<int>(hybridnet::Limit::kMaxTensorElements) &&
-                  HN_LIMIT_MAX_ALLOCATION_BYTES == static_cast<int>(hybridnet::Limit::kMaxAllocationBytes),
+                  HN_LIMIT_MAX_TENSOR_ELEMENTS ==
+                      static_cast<int>(hybridnet::Limit::kMaxTensorElements) &&
+                  HN_LIMIT_MAX_ALLOCATION_BYTES ==
+                      static_cast<int>(hybridnet::Limit::kMaxAllocationBytes),
               "hn_limit mirrors hybridnet::Limit");
 
 int hn_set_limit(int limit, int64_t value) noexcept {

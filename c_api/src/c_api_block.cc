@@ -25,7 +25,8 @@ namespace {
 // "1", "(3, 3)" mean the same everywhere). Every key must be used by the layer.
 class LayerAttrs {
  public:
-  LayerAttrs(std::string kind, hn::AttrDict attrs) : kind_(std::move(kind)), attrs_(std::move(attrs)) {}
+  LayerAttrs(std::string kind, hn::AttrDict attrs)
+      : kind_(std::move(kind)), attrs_(std::move(attrs)) {}
 
   template <typename T>
   T Get(const std::string& key, T fallback) {
@@ -156,7 +157,8 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
   static const std::vector<std::pair<std::string, Factory>> factories = {
       {"HybridSequential",
        [](LayerAttrs* a) { return std::make_shared<gluon::HybridSequential>(a->Prefix()); }},
-      {"Sequential", [](LayerAttrs* a) { return std::make_shared<gluon::Sequential>(a->Prefix()); }},
+      {"Sequential",
+       [](LayerAttrs* a) { return std::make_shared<gluon::Sequential>(a->Prefix()); }},
       {"Dense", MakeFromOptions<gluon::DenseOptions, gluon::Dense>},
       {"Activation",
        [](LayerAttrs* a) {
@@ -274,14 +276,15 @@ class CustomBlock : public Base, public CustomBlockParts {
         HN_THROW(kInvalidArgument) << "the forward function of " << class_name_ << " returned "
                                    << rc << ", which is not an hn_status";
       }
-      std::string message = hn_last_error_code() == rc ? std::string(hn_last_error())
-                                                       : std::string("returned ") + hn_status_name(rc);
+      std::string message = hn_last_error_code() == rc
+                                ? std::string(hn_last_error())
+                                : std::string("returned ") + hn_status_name(rc);
       throw hn::Error(static_cast<hn::StatusCode>(rc),
                       "forward of " + class_name_ + " '" + this->name() + "': " + message);
     }
     HN_CHECK(num_out >= 1 && num_out <= kMaxOutputs, kInvalidArgument)
-        << "the forward function of " << class_name_ << " returned " << num_out
-        << " outputs (1 to " << kMaxOutputs << " are possible)";
+        << "the forward function of " << class_name_ << " returned " << num_out << " outputs (1 to "
+        << kMaxOutputs << " are possible)";
     std::vector<hn::NDArray> result;
     for (size_t i = 0; i < num_out; ++i) {
       HN_CHECK(holders[i] != nullptr, kInvalidArgument)
@@ -351,8 +354,8 @@ int hn_block_create(const char* kind, const char* const* attr_keys, const char* 
   CheckOut(out, "out");
   LayerAttrs attrs(k, ToAttrs(attr_keys, attr_values, num_attrs));
   const auto& factories = Factories();
-  auto it = std::find_if(factories.begin(), factories.end(),
-                         [&](const auto& f) { return f.first == k; });
+  auto it =
+      std::find_if(factories.begin(), factories.end(), [&](const auto& f) { return f.first == k; });
   if (it == factories.end()) {
     std::string known;
     for (const auto& f : factories) known += (known.empty() ? "" : ", ") + f.first;
@@ -463,7 +466,8 @@ int hn_block_import(const char* symbol_file, const char* const* input_names, siz
       << "an imported block needs the names of its data inputs (num_inputs is " << num_inputs
       << ")";
   std::vector<std::string> names;
-  for (size_t i = 0; i < num_inputs; ++i) names.push_back(CheckString(input_names[i], "input_names[i]"));
+  for (size_t i = 0; i < num_inputs; ++i)
+    names.push_back(CheckString(input_names[i], "input_names[i]"));
   std::string params = param_file != nullptr ? param_file : "";
   auto block = gluon::SymbolBlock::Imports(sym, names, params);
   *out = NewBlock(block, "SymbolBlock");
@@ -527,7 +531,8 @@ int hn_block_create_custom(const char* class_name, int hybrid, hn_forward_fn fn,
   std::optional<std::string> p;
   if (prefix != nullptr) p = prefix;
   if (hybrid != 0) {
-    *out = NewBlock(std::make_shared<CustomBlock<gluon::HybridBlock>>(name, fn, user_data, p), name);
+    *out =
+        NewBlock(std::make_shared<CustomBlock<gluon::HybridBlock>>(name, fn, user_data, p), name);
   } else {
     *out = NewBlock(std::make_shared<CustomBlock<gluon::Block>>(name, fn, user_data, p), name);
   }
@@ -552,7 +557,8 @@ int hn_block_add_parameter(hn_block* block, const char* name, int dtype, const i
   hn::DType type = ToDType(dtype);
   hn::Shape s = ToShape(shape, ndim);
   gluon::InitializerPtr init;
-  if (initializer != nullptr && initializer[0] != '\0') init = gluon::InitializerByName(initializer);
+  if (initializer != nullptr && initializer[0] != '\0')
+    init = gluon::InitializerByName(initializer);
   AsCustom(block, "declare parameters")->DeclareParameter(n, s, type, init, differentiable != 0);
   HN_API_END();
 }
@@ -601,15 +607,16 @@ int hn_block_forward_symbols(hn_block* block, hn_symbol* const* inputs, size_t n
   HN_API_END();
 }
 
-int hn_block_from_symbol(const hn_symbol* symbol, const char* const* input_names,
-                         size_t num_inputs, const hn_tensor_list* params, hn_block** out) noexcept {
+int hn_block_from_symbol(const hn_symbol* symbol, const char* const* input_names, size_t num_inputs,
+                         const hn_tensor_list* params, hn_block** out) noexcept {
   HN_API_BEGIN();
   CheckHandle(symbol, "symbol");
   CheckOut(out, "out");
   HN_CHECK(input_names != nullptr && num_inputs > 0, kInvalidArgument)
       << "a SymbolBlock needs the names of its data inputs (num_inputs is " << num_inputs << ")";
   std::vector<std::string> names;
-  for (size_t i = 0; i < num_inputs; ++i) names.push_back(CheckString(input_names[i], "input_names[i]"));
+  for (size_t i = 0; i < num_inputs; ++i)
+    names.push_back(CheckString(input_names[i], "input_names[i]"));
   auto block = std::make_shared<gluon::SymbolBlock>(symbol->symbol, names);
   if (params != nullptr) {
     hn::NDArrayList list;
@@ -699,7 +706,8 @@ int hn_block_param_initialize(hn_block* block, const char* name, const char* ini
                               int force_reinit) noexcept {
   HN_API_BEGIN();
   CheckHandle(block, "block");
-  std::string init_name = initializer != nullptr && initializer[0] != '\0' ? initializer : "uniform";
+  std::string init_name =
+      initializer != nullptr && initializer[0] != '\0' ? initializer : "uniform";
   gluon::InitializerPtr init = gluon::InitializerByName(init_name);
   if (name == nullptr) {
     block->block->Initialize(init, force_reinit != 0);

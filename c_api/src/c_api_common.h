@@ -67,8 +67,8 @@ hn::DType ToDType(int dtype);
 hn::Shape ToShape(const int64_t* dims, int ndim, const char* what = "shape");
 /// Named shapes from C: names[i] has ndims[i] dimensions, taken in order from `dims`
 /// (hn_symbol_infer_shape, hn_model_export_onnx).
-std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names,
-                                          const int* ndims, const int64_t* dims);
+std::map<std::string, hn::Shape> ToShapes(size_t count, const char* const* names, const int* ndims,
+                                          const int64_t* dims);
 /// The arrays of a .params list by variable name ("arg:"/"aux:" prefixes dropped); errors name
 /// `source` (unnamed lists, empty entries).
 std::map<std::string, hn::NDArray> ParamsByName(const std::vector<hn::NDArray>& arrays,
@@ -76,9 +76,8 @@ std::map<std::string, hn::NDArray> ParamsByName(const std::vector<hn::NDArray>& 
                                                 const std::string& source);
 /// Exports to ONNX (hn_model_export_onnx, hn_symbol_export_onnx).
 void ExportOnnx(const hn::Symbol& symbol, const std::map<std::string, hn::NDArray>& params,
-                const char* path, int opset, int flags, size_t num_known,
-                const char* const* names, const int* ndims, const int64_t* dims,
-                const int* dtypes);
+                const char* path, int opset, int flags, size_t num_known, const char* const* names,
+                const int* ndims, const int64_t* dims, const int* dtypes);
 /// Byte size of `shape` x `dtype` with overflow checks.
 size_t ByteSize(const hn::Shape& shape, hn::DType dtype);
 /// Builds an attribute dictionary from parallel key/value arrays.
@@ -182,9 +181,9 @@ struct hn_predictor {
 };
 
 #define HN_API_BEGIN() try {
-#define HN_API_END()                                 \
-  }                                                  \
-  catch (...) {                                      \
-    return ::hn_capi::HandleException(__func__);     \
-  }                                                  \
+#define HN_API_END()                             \
+  }                                              \
+  catch (...) {                                  \
+    return ::hn_capi::HandleException(__func__); \
+  }                                              \
   return HN_OK

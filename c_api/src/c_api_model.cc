@@ -36,9 +36,8 @@ std::map<std::string, hn::NDArray> ParamsByName(const std::vector<hn::NDArray>& 
 }
 
 void ExportOnnx(const hn::Symbol& symbol, const std::map<std::string, hn::NDArray>& params,
-                const char* path, int opset, int flags, size_t num_known,
-                const char* const* names, const int* ndims, const int64_t* dims,
-                const int* dtypes) {
+                const char* path, int opset, int flags, size_t num_known, const char* const* names,
+                const int* ndims, const int64_t* dims, const int* dtypes) {
   std::string file = CheckString(path, "path");
   HN_CHECK((flags & ~HN_ONNX_DYNAMIC_BATCH) == 0, kInvalidArgument)
       << "flags " << flags << " has bits other than HN_ONNX_DYNAMIC_BATCH ("
@@ -168,8 +167,8 @@ void Forward(hn_predictor* p) {
       p->plans_seen = plans;
       std::string shapes;
       for (const auto& a : feed) shapes += (shapes.empty() ? "" : ", ") + a.shape().ToString();
-      Log(HN_LOG_DEBUG, "predictor planned for input shapes " + shapes + " (plan " +
-                            std::to_string(plans) + ")");
+      Log(HN_LOG_DEBUG,
+          "predictor planned for input shapes " + shapes + " (plan " + std::to_string(plans) + ")");
     }
   }
 }
@@ -255,8 +254,8 @@ int hn_model_export_onnx(const hn_model* model, const char* path, int opset, int
                          const int64_t* dims, const int* dtypes) noexcept {
   HN_API_BEGIN();
   CheckHandle(model, "model");
-  ExportOnnx(model->data->symbol, model->data->params, path, opset, flags, num_known, names,
-             ndims, dims, dtypes);
+  ExportOnnx(model->data->symbol, model->data->params, path, opset, flags, num_known, names, ndims,
+             dims, dtypes);
   HN_API_END();
 }
 

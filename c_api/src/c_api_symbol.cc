@@ -68,8 +68,8 @@ int hn_symbol_var(const char* name, hn_symbol** out) noexcept {
 }
 
 int hn_symbol_create(const char* op_name, hn_symbol* const* inputs, size_t num_inputs,
-                     const char* const* attr_keys, const char* const* attr_values,
-                     size_t num_attrs, const char* name, hn_symbol** out) noexcept {
+                     const char* const* attr_keys, const char* const* attr_values, size_t num_attrs,
+                     const char* name, hn_symbol** out) noexcept {
   HN_API_BEGIN();
   std::string op = CheckString(op_name, "op_name");
   CheckOut(out, "out");

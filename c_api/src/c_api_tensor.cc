@@ -29,9 +29,9 @@ std::string Describe(const hn::NDArray& a) {
 template <typename Draw>
 hn_tensor* RandomTensor(int dtype, const int64_t* shape, int ndim, Draw draw) {
   hn::DType type = ToDType(dtype);
-  HN_CHECK(type == hn::DType::kFloat32 || type == hn::DType::kFloat64 ||
-               type == hn::DType::kFloat16,
-           kTypeError)
+  HN_CHECK(
+      type == hn::DType::kFloat32 || type == hn::DType::kFloat64 || type == hn::DType::kFloat16,
+      kTypeError)
       << "random tensors are float32, float64 or float16, not " << hn::DTypeName(type);
   hn::Shape s = ToShape(shape, ndim);
   ByteSize(s, type);  // size limits before drawing
@@ -50,8 +50,8 @@ struct WrapGuard {
 
 extern "C" {
 
-int hn_tensor_create(int dtype, const int64_t* shape, int ndim, const void* data,
-                     size_t data_bytes, hn_tensor** out) noexcept {
+int hn_tensor_create(int dtype, const int64_t* shape, int ndim, const void* data, size_t data_bytes,
+                     hn_tensor** out) noexcept {
   HN_API_BEGIN();
   CheckOut(out, "out");
   hn::DType type = ToDType(dtype);
@@ -257,8 +257,7 @@ int hn_tensor_random_uniform(int dtype, const int64_t* shape, int ndim, double l
                              hn_tensor** out) noexcept {
   HN_API_BEGIN();
   CheckOut(out, "out");
-  HN_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high &&
-               std::isfinite(high - low),
+  HN_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high && std::isfinite(high - low),
            kInvalidArgument)
       << "a uniform distribution needs finite bounds low <= high, got [" << low << ", " << high
       << ")";
@@ -363,7 +362,8 @@ int hn_tensor_list_record_version(const hn_tensor_list* list, size_t index,
   HN_API_END();
 }
 
-int hn_tensor_list_append(hn_tensor_list* list, const char* name, const hn_tensor* tensor) noexcept {
+int hn_tensor_list_append(hn_tensor_list* list, const char* name,
+                          const hn_tensor* tensor) noexcept {
   HN_API_BEGIN();
   CheckHandle(list, "list");
   CheckHandle(tensor, "tensor");

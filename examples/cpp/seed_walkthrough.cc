@@ -131,10 +131,12 @@ int main(int argc, char** argv) {
     std::string prefix = out_dir + "/seed_mlp";
     net->Export(prefix);
     std::cout << "wrote " << prefix << "-symbol.json and " << prefix << "-0000.params\n";
-    auto imported = SymbolBlock::Imports(prefix + "-symbol.json", {"data"}, prefix + "-0000.params");
+    auto imported =
+        SymbolBlock::Imports(prefix + "-symbol.json", {"data"}, prefix + "-0000.params");
     NDArray reloaded = (*imported)(x);
     std::cout << reloaded << "\n";
-    std::cout << "imported output bit-identical: " << (BitEqual(eager, reloaded) ? "yes" : "NO") << "\n";
+    std::cout << "imported output bit-identical: " << (BitEqual(eager, reloaded) ? "yes" : "NO")
+              << "\n";
     imported->Hybridize();
     std::cout << "imported + hybridized bit-identical: "
               << (BitEqual(eager, (*imported)(x)) ? "yes" : "NO") << "\n";

@@ -39,58 +39,57 @@ static void hn_test_report(const char* file, int line, const char* what, const c
 }
 
 /* A condition. */
-#define HN_EXPECT(cond)                                             \
-  do {                                                              \
-    if (cond) {                                                     \
-      ++hn_test_passed;                                             \
-    } else {                                                        \
-      hn_test_report(__FILE__, __LINE__, #cond, "");                \
-    }                                                               \
+#define HN_EXPECT(cond)                              \
+  do {                                               \
+    if (cond) {                                      \
+      ++hn_test_passed;                              \
+    } else {                                         \
+      hn_test_report(__FILE__, __LINE__, #cond, ""); \
+    }                                                \
   } while (0)
 
 /* A call that must return HN_OK (prints the status and hn_last_error() otherwise). */
-#define HN_EXPECT_OK(call)                                                    \
-  do {                                                                        \
-    int hn_rc_ = (call);                                                      \
-    if (hn_rc_ == HN_OK) {                                                    \
-      ++hn_test_passed;                                                       \
-    } else {                                                                  \
-      char hn_msg_[1024];                                                     \
-      snprintf(hn_msg_, sizeof hn_msg_, "%s: %s", hn_status_name(hn_rc_),     \
-               hn_last_error());                                              \
-      hn_test_report(__FILE__, __LINE__, #call, hn_msg_);                     \
-    }                                                                         \
+#define HN_EXPECT_OK(call)                                                                  \
+  do {                                                                                      \
+    int hn_rc_ = (call);                                                                    \
+    if (hn_rc_ == HN_OK) {                                                                  \
+      ++hn_test_passed;                                                                     \
+    } else {                                                                                \
+      char hn_msg_[1024];                                                                   \
+      snprintf(hn_msg_, sizeof hn_msg_, "%s: %s", hn_status_name(hn_rc_), hn_last_error()); \
+      hn_test_report(__FILE__, __LINE__, #call, hn_msg_);                                   \
+    }                                                                                       \
   } while (0)
 
 /* A call that must fail with `code`, set hn_last_error_code() to it and leave a message that
  * contains `substring` (pass "" for any non-empty message). */
-#define HN_EXPECT_ERR(call, code, substring)                                              \
-  do {                                                                                    \
-    int hn_rc_ = (call);                                                                  \
-    const char* hn_err_ = hn_last_error();                                                \
-    if (hn_rc_ == (code) && hn_last_error_code() == (code) && hn_err_[0] != '\0' &&       \
-        strstr(hn_err_, (substring)) != NULL) {                                           \
-      ++hn_test_passed;                                                                   \
-    } else {                                                                              \
-      char hn_msg_[1024];                                                                 \
-      snprintf(hn_msg_, sizeof hn_msg_, "expected %s with \"%s\", got %s: %s",            \
-               hn_status_name(code), (substring), hn_status_name(hn_rc_), hn_err_);       \
-      hn_test_report(__FILE__, __LINE__, #call, hn_msg_);                                 \
-    }                                                                                     \
+#define HN_EXPECT_ERR(call, code, substring)                                        \
+  do {                                                                              \
+    int hn_rc_ = (call);                                                            \
+    const char* hn_err_ = hn_last_error();                                          \
+    if (hn_rc_ == (code) && hn_last_error_code() == (code) && hn_err_[0] != '\0' && \
+        strstr(hn_err_, (substring)) != NULL) {                                     \
+      ++hn_test_passed;                                                             \
+    } else {                                                                        \
+      char hn_msg_[1024];                                                           \
+      snprintf(hn_msg_, sizeof hn_msg_, "expected %s with \"%s\", got %s: %s",      \
+               hn_status_name(code), (substring), hn_status_name(hn_rc_), hn_err_); \
+      hn_test_report(__FILE__, __LINE__, #call, hn_msg_);                           \
+    }                                                                               \
   } while (0)
 
-#define HN_RUN(fn)          \
-  do {                      \
-    hn_test_current = #fn;  \
-    fn();                   \
+#define HN_RUN(fn)         \
+  do {                     \
+    hn_test_current = #fn; \
+    fn();                  \
   } while (0);
 
-#define HN_TEST_MAIN(group, ...)                                         \
-  int main(void) {                                                        \
-    __VA_ARGS__                                                           \
-    printf("%d passed, %d failed\n", hn_test_passed, hn_test_failed);     \
-    fflush(stdout);                                                       \
-    return hn_test_failed == 0 ? 0 : 1;                                   \
+#define HN_TEST_MAIN(group, ...)                                      \
+  int main(void) {                                                    \
+    __VA_ARGS__                                                       \
+    printf("%d passed, %d failed\n", hn_test_passed, hn_test_failed); \
+    fflush(stdout);                                                   \
+    return hn_test_failed == 0 ? 0 : 1;                               \
   }
 
 /* Paths for temporary files of this test run. */

@@ -63,8 +63,8 @@ HN_TEST_UNUSED static int hn_test_block_output(hn_block* block, int64_t batch, i
   shape[0] = batch;
   shape[1] = HN_TEST_IN;
   hn_test_fill(data, (size_t)batch * HN_TEST_IN, variant);
-  rc = hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, data, (size_t)batch * HN_TEST_IN * sizeof(float),
-                        &x);
+  rc = hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, data,
+                        (size_t)batch * HN_TEST_IN * sizeof(float), &x);
   if (rc == HN_OK) rc = hn_block_forward(block, &x, 1, 1, &y, &n);
   if (rc == HN_OK) rc = hn_tensor_copy_to(y, out, (size_t)batch * HN_TEST_OUT * sizeof(float));
   hn_tensor_free(x);

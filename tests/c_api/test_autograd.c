@@ -73,8 +73,7 @@ static void test_exp(void) {
     HN_EXPECT(memcmp(got, want, sizeof got) == 0);
   }
   /* The tape was released: a second backward needs retain_graph. */
-  HN_EXPECT_ERR(hn_autograd_backward(&y, 1, NULL, 0, 1), HN_ERR_INVALID_ARGUMENT,
-                "retain_graph");
+  HN_EXPECT_ERR(hn_autograd_backward(&y, 1, NULL, 0, 1), HN_ERR_INVALID_ARGUMENT, "retain_graph");
   hn_tensor_free(dx);
   hn_tensor_free(y);
   hn_tensor_free(x);
@@ -160,8 +159,7 @@ static void test_errors(void) {
   HN_EXPECT_OK(hn_autograd_mark_variables(&x, 1, &null_req, NULL));
   y = record_unary("exp", x);
   HN_EXPECT_ERR(hn_autograd_backward(&y, 1, NULL, 2, 1), HN_ERR_INVALID_ARGUMENT, "retain_graph");
-  HN_EXPECT_ERR(hn_autograd_backward(&y, 1, NULL, 1, 1), HN_ERR_INVALID_ARGUMENT,
-                "grad_req null");
+  HN_EXPECT_ERR(hn_autograd_backward(&y, 1, NULL, 1, 1), HN_ERR_INVALID_ARGUMENT, "grad_req null");
   /* an op without a gradient is named */
   HN_EXPECT_OK(hn_autograd_mark_variables(&x, 1, &write, NULL));
   hn_tensor_free(y);

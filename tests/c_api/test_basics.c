@@ -168,13 +168,7 @@ static void test_limits(void) {
   hn_tensor_free(t);
 }
 
-HN_TEST_MAIN(basics,
-             HN_RUN(test_no_error_yet)
-             HN_RUN(test_version)
-             HN_RUN(test_status_names)
-             HN_RUN(test_errors_are_kept_until_the_next_failure)
-             HN_RUN(test_threads)
-             HN_RUN(test_dtypes)
-             HN_RUN(test_logging)
-             HN_RUN(test_frees_accept_null)
-             HN_RUN(test_limits))
+HN_TEST_MAIN(basics, HN_RUN(test_no_error_yet) HN_RUN(test_version) HN_RUN(test_status_names)
+                         HN_RUN(test_errors_are_kept_until_the_next_failure) HN_RUN(test_threads)
+                             HN_RUN(test_dtypes) HN_RUN(test_logging) HN_RUN(test_frees_accept_null)
+                                 HN_RUN(test_limits))

@@ -40,7 +40,8 @@ static hn_tensor* input(int64_t batch, int64_t features) {
   shape[1] = features;
   HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, NULL, 0, &t));
   HN_EXPECT_OK(hn_tensor_data(t, (void**)&data));
-  for (i = 0; data != NULL && i < batch * features; ++i) data[i] = (float)((i * 7) % 11) / 5.f - 1.f;
+  for (i = 0; data != NULL && i < batch * features; ++i)
+    data[i] = (float)((i * 7) % 11) / 5.f - 1.f;
   return t;
 }
 
@@ -59,7 +60,8 @@ static float max_diff(hn_tensor* a, hn_tensor* b) {
   if (a == NULL || b == NULL) return INFINITY;
   hn_tensor_size(a, &na);
   hn_tensor_size(b, &nb);
-  if (na != nb || hn_tensor_data(a, (void**)&pa) != HN_OK || hn_tensor_data(b, (void**)&pb) != HN_OK)
+  if (na != nb || hn_tensor_data(a, (void**)&pa) != HN_OK ||
+      hn_tensor_data(b, (void**)&pb) != HN_OK)
     return INFINITY;
   for (i = 0; i < na; ++i) {
     float d = fabsf(pa[i] - pb[i]);
@@ -174,8 +176,7 @@ static void test_deferred_initialization(void) {
   hn_tensor_free(x);
   /* once the width is known, another width is a shape error naming the layer */
   x = input(2, 7);
-  HN_EXPECT_ERR(hn_block_forward(d, &x, 1, 1, &y, &count), HN_ERR_SHAPE,
-                "");
+  HN_EXPECT_ERR(hn_block_forward(d, &x, 1, 1, &y, &count), HN_ERR_SHAPE, "");
   hn_tensor_free(x);
   hn_block_free(d);
 }
@@ -368,16 +369,13 @@ static void test_lambdas(void) {
   y = forward1(bad, x); /* eager: reading data is fine */
   hn_tensor_free(y);
   HN_EXPECT_OK(hn_block_hybridize(bad, 1, 0, 0));
-  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n),
-                HN_ERR_UNTRACEABLE, "symbolic");
+  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n), HN_ERR_UNTRACEABLE, "symbolic");
   hn_block_free(bad);
   HN_EXPECT_OK(hn_block_create_lambda(failing_lambda, NULL, 0, &bad));
-  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n),
-                HN_ERR_UNSUPPORTED, "lambda function");
+  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n), HN_ERR_UNSUPPORTED, "lambda function");
   hn_block_free(bad);
   HN_EXPECT_OK(hn_block_create_lambda(silent_lambda, NULL, 0, &bad));
-  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n),
-                HN_ERR_INVALID_ARGUMENT, "no output");
+  HN_EXPECT_ERR(hn_block_forward(bad, &x, 1, 1, &y, &n), HN_ERR_INVALID_ARGUMENT, "no output");
   hn_block_free(bad);
   HN_EXPECT_ERR(hn_block_create_lambda(NULL, NULL, 0, &bad), HN_ERR_INVALID_ARGUMENT, "'fn'");
   hn_tensor_free(x);
@@ -429,18 +427,17 @@ static void test_create_errors(void) {
   HN_EXPECT_ERR(hn_block_add(hseq, NULL), HN_ERR_INVALID_ARGUMENT, "'child' is NULL");
   /* initialize / forward */
   HN_EXPECT_ERR(hn_block_initialize(hseq, "golden", 0, 0), HN_ERR_NOT_FOUND, "golden");
-  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 1, out, &n),
-                HN_ERR_INVALID_ARGUMENT, "initialize");
+  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 1, out, &n), HN_ERR_INVALID_ARGUMENT, "initialize");
   HN_EXPECT_OK(hn_block_initialize(hseq, "zeros", 0, 0));
-  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 0, out, &n),
-                HN_ERR_INVALID_ARGUMENT, "max_outputs is 0");
+  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 0, out, &n), HN_ERR_INVALID_ARGUMENT,
+                "max_outputs is 0");
   HN_EXPECT_ERR(hn_block_forward(hseq, NULL, 1, 1, out, &n), HN_ERR_INVALID_ARGUMENT,
                 "'inputs' is NULL");
-  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 1, out, NULL),
-                HN_ERR_INVALID_ARGUMENT, "out_num_outputs");
+  HN_EXPECT_ERR(hn_block_forward(hseq, &x, 1, 1, out, NULL), HN_ERR_INVALID_ARGUMENT,
+                "out_num_outputs");
   /* NULL handles */
-  HN_EXPECT_ERR(hn_block_forward(NULL, &x, 1, 1, out, &n),
-                HN_ERR_INVALID_ARGUMENT, "'block' is NULL");
+  HN_EXPECT_ERR(hn_block_forward(NULL, &x, 1, 1, out, &n), HN_ERR_INVALID_ARGUMENT,
+                "'block' is NULL");
   HN_EXPECT_ERR(hn_block_initialize(NULL, NULL, 0, 0), HN_ERR_INVALID_ARGUMENT, "'block' is NULL");
   HN_EXPECT_ERR(hn_block_hybridize(NULL, 1, 0, 0), HN_ERR_INVALID_ARGUMENT, "'block' is NULL");
   HN_EXPECT_ERR(hn_block_export(NULL, "x", 0), HN_ERR_INVALID_ARGUMENT, "'block' is NULL");
@@ -460,11 +457,7 @@ static void test_create_errors(void) {
   hn_block_free(other);
 }
 
-HN_TEST_MAIN(block,
-             HN_RUN(test_mlp_eager_and_hybridized)
-             HN_RUN(test_every_layer)
-             HN_RUN(test_deferred_initialization)
-             HN_RUN(test_same_seed_same_weights)
-             HN_RUN(test_export_import_and_parameters)
-             HN_RUN(test_lambdas)
-             HN_RUN(test_create_errors))
+HN_TEST_MAIN(block, HN_RUN(test_mlp_eager_and_hybridized) HN_RUN(test_every_layer)
+                        HN_RUN(test_deferred_initialization) HN_RUN(test_same_seed_same_weights)
+                            HN_RUN(test_export_import_and_parameters) HN_RUN(test_lambdas)
+                                HN_RUN(test_create_errors))

@@ -112,7 +112,8 @@ static void* eight_threads_work(void* arg) {
   }
   for (i = 0; i < NUM_FORWARDS; ++i) checked_forward(w, pred, (i * 7 + w->id) % NUM_VARIANTS);
   /* an error on this thread does not show on the others */
-  if (hn_predictor_set_input(pred, "missing", HN_DTYPE_FLOAT32, NULL, 0, NULL, 0) != HN_ERR_NOT_FOUND ||
+  if (hn_predictor_set_input(pred, "missing", HN_DTYPE_FLOAT32, NULL, 0, NULL, 0) !=
+          HN_ERR_NOT_FOUND ||
       strstr(hn_last_error(), "missing") == NULL) {
     ++w->failures;
   }
@@ -143,8 +144,8 @@ static void test_eight_threads(void) {
   HN_EXPECT(hn_last_error_code() == HN_ERR_INVALID_ARGUMENT);
   HN_EXPECT(strstr(hn_last_error(), "hn_model_load") != NULL);
   HN_EXPECT(live_handles() == live_before);
-  printf("%d threads x %d forwards: %d results identical to the single-threaded run\n",
-         NUM_THREADS, NUM_FORWARDS, total);
+  printf("%d threads x %d forwards: %d results identical to the single-threaded run\n", NUM_THREADS,
+         NUM_FORWARDS, total);
 }
 
 /* ---- predictors made and freed while others run ------------------------------------------ */
@@ -279,7 +280,5 @@ static void test_teardown(void) {
 }
 
 HN_TEST_MAIN(concurrency,
-             HN_RUN(test_eight_threads)
-             HN_RUN(test_predictors_made_and_freed_while_others_run)
-             HN_RUN(test_model_freed_while_predictors_run)
-             HN_RUN(test_teardown))
+             HN_RUN(test_eight_threads) HN_RUN(test_predictors_made_and_freed_while_others_run)
+                 HN_RUN(test_model_freed_while_predictors_run) HN_RUN(test_teardown))

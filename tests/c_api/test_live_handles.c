@@ -95,7 +95,5 @@ static void test_symbols_blocks_models_predictors(void) {
   HN_EXPECT(live() == base);
 }
 
-HN_TEST_MAIN(live_handles,
-             HN_RUN(test_null_out)
-             HN_RUN(test_tensors_and_lists)
-             HN_RUN(test_symbols_blocks_models_predictors))
+HN_TEST_MAIN(live_handles, HN_RUN(test_null_out) HN_RUN(test_tensors_and_lists)
+                               HN_RUN(test_symbols_blocks_models_predictors))

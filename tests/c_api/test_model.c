@@ -510,15 +510,8 @@ static void test_view_heads(void) {
 static void teardown(void) { hn_block_free(exported); }
 
 HN_TEST_MAIN(model,
-             HN_RUN(setup)
-             HN_RUN(test_load_and_predict)
-             HN_RUN(test_dynamic_batch_and_clone)
-             HN_RUN(test_tensor_inputs_and_detached_outputs)
-             HN_RUN(test_load_from_memory)
-             HN_RUN(test_damaged_files)
-             HN_RUN(test_params_without_names_or_weights)
-             HN_RUN(test_predictor_errors)
-             HN_RUN(test_mxnet_fixtures)
-             HN_RUN(test_fast_math)
-             HN_RUN(test_view_heads)
-             HN_RUN(teardown))
+             HN_RUN(setup) HN_RUN(test_load_and_predict) HN_RUN(test_dynamic_batch_and_clone)
+                 HN_RUN(test_tensor_inputs_and_detached_outputs) HN_RUN(test_load_from_memory)
+                     HN_RUN(test_damaged_files) HN_RUN(test_params_without_names_or_weights)
+                         HN_RUN(test_predictor_errors) HN_RUN(test_mxnet_fixtures)
+                             HN_RUN(test_fast_math) HN_RUN(test_view_heads) HN_RUN(teardown))

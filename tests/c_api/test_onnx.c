@@ -120,11 +120,11 @@ static void test_export_errors(void) {
                 HN_ERR_DTYPE, "unknown dtype 99");
   HN_EXPECT_ERR(hn_model_export_onnx(model, path, 0, 0, 1, wrong, ndims, dims, NULL),
                 HN_ERR_NOT_FOUND, "no input 'pixels' (inputs: data)");
-  HN_EXPECT_ERR(hn_model_export_onnx(model, path, 0, 0, 0, NULL, NULL, NULL, NULL),
-                HN_ERR_SHAPE, "give it");
-  HN_EXPECT_ERR(hn_model_export_onnx(model, "/nonexistent-dir/m.onnx", 0, 0, 1, names, ndims,
-                                     dims, NULL),
-                HN_ERR_IO, "/nonexistent-dir/m.onnx");
+  HN_EXPECT_ERR(hn_model_export_onnx(model, path, 0, 0, 0, NULL, NULL, NULL, NULL), HN_ERR_SHAPE,
+                "give it");
+  HN_EXPECT_ERR(
+      hn_model_export_onnx(model, "/nonexistent-dir/m.onnx", 0, 0, 1, names, ndims, dims, NULL),
+      HN_ERR_IO, "/nonexistent-dir/m.onnx");
   /* A node without an exact ONNX form. */
   HN_EXPECT_OK(hn_symbol_var("data", &data));
   HN_EXPECT_OK(hn_symbol_create("Dropout", &data, 1, keys, values, 2, "drop", &sym));
@@ -156,18 +156,12 @@ static void test_op_onnx_info(void) {
   HN_EXPECT(exportable == 1);
   HN_EXPECT_ERR(hn_op_onnx_info("NoSuchOp", &exportable, &count, &limits), HN_ERR_NOT_FOUND,
                 "unknown operator 'NoSuchOp'");
-  HN_EXPECT_ERR(hn_op_onnx_op("Convolution", count, &op), HN_ERR_INVALID_ARGUMENT,
-                "out of range");
+  HN_EXPECT_ERR(hn_op_onnx_op("Convolution", count, &op), HN_ERR_INVALID_ARGUMENT, "out of range");
   HN_EXPECT_ERR(hn_op_onnx_op("Convolution", 0, NULL), HN_ERR_INVALID_ARGUMENT,
                 "'out_onnx_op' is NULL");
 }
 
 static void teardown(void) { hn_block_free(exported); }
 
-HN_TEST_MAIN(onnx,
-             HN_RUN(setup)
-             HN_RUN(test_model_export)
-             HN_RUN(test_symbol_export)
-             HN_RUN(test_export_errors)
-             HN_RUN(test_op_onnx_info)
-             HN_RUN(teardown))
+HN_TEST_MAIN(onnx, HN_RUN(setup) HN_RUN(test_model_export) HN_RUN(test_symbol_export)
+                       HN_RUN(test_export_errors) HN_RUN(test_op_onnx_info) HN_RUN(teardown))

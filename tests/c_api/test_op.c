@@ -86,8 +86,7 @@ static void test_invoke_fully_connected(void) {
   in[0] = tensor_f32(x, xs, 2);
   in[1] = tensor_f32(w, ws, 2);
   in[2] = tensor_f32(b, bs, 1);
-  HN_EXPECT_OK(hn_op_invoke("FullyConnected", in, 3, keys, values, 1, 2,
-                            out, &n));
+  HN_EXPECT_OK(hn_op_invoke("FullyConnected", in, 3, keys, values, 1, 2, out, &n));
   HN_EXPECT(n == 1 && out[0] != NULL);
   HN_EXPECT_OK(hn_tensor_shape(out[0], &dims, &ndim));
   HN_EXPECT(ndim == 2 && dims[0] == 2 && dims[1] == 4);
@@ -98,13 +97,11 @@ static void test_invoke_fully_connected(void) {
   /* no attributes: pass NULL arrays */
   hn_tensor_free(in[2]);
   in[2] = tensor_f32(minus, ms, 1);
-  HN_EXPECT_OK(hn_op_invoke("Activation", &in[2], 1, relu_keys,
-                            relu_values, 1, 1, out, &n));
+  HN_EXPECT_OK(hn_op_invoke("Activation", &in[2], 1, relu_keys, relu_values, 1, 1, out, &n));
   HN_EXPECT_OK(hn_tensor_copy_to(out[0], r, sizeof r));
   HN_EXPECT(r[0] == 0.f && r[1] == 2.f && r[2] == 0.f && r[3] == 4.f);
   hn_tensor_free(out[0]);
-  HN_EXPECT_OK(hn_op_invoke("negative", &in[2], 1, NULL, NULL, 0, 1, out,
-                            &n));
+  HN_EXPECT_OK(hn_op_invoke("negative", &in[2], 1, NULL, NULL, 0, 1, out, &n));
   HN_EXPECT_OK(hn_tensor_copy_to(out[0], r, sizeof r));
   HN_EXPECT(r[0] == 1.f && r[3] == -4.f);
   hn_tensor_free(out[0]);
@@ -122,8 +119,7 @@ static void test_invoke_multiple_outputs(void) {
   const char* values[2] = {"2", "1"};
   float part[4];
   size_t n = 0;
-  HN_EXPECT_OK(hn_op_invoke("SliceChannel", &in, 1, keys, values, 2, 3,
-                            out, &n));
+  HN_EXPECT_OK(hn_op_invoke("SliceChannel", &in, 1, keys, values, 2, 3, out, &n));
   HN_EXPECT(n == 2 && out[2] == NULL);
   HN_EXPECT_OK(hn_tensor_copy_to(out[1], part, sizeof part));
   HN_EXPECT(part[0] == 2.f && part[1] == 3.f && part[2] == 6.f && part[3] == 7.f);
@@ -132,8 +128,7 @@ static void test_invoke_multiple_outputs(void) {
   out[0] = out[1] = NULL;
   n = 99;
   /* too little room: nothing is returned (and nothing leaks) */
-  HN_EXPECT_ERR(hn_op_invoke("SliceChannel", &in, 1, keys, values, 2, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("SliceChannel", &in, 1, keys, values, 2, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "SliceChannel has 2 outputs but max_outputs is 1");
   HN_EXPECT(n == 99 && out[0] == NULL);
   hn_tensor_free(in);
@@ -160,55 +155,44 @@ static void test_invoke_errors(void) {
   in[1] = tensor_f32(w, wgood, 2);
   in[2] = tensor_f32(w, bs, 1);
   bad_w = tensor_f32(w, ws, 2);
-  HN_EXPECT_ERR(hn_op_invoke("NoSuchOp", in, 3, NULL, NULL, 0, 1, out, &n),
-                HN_ERR_NOT_FOUND, "unknown operator 'NoSuchOp'");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, unknown_keys,
-                             unknown_values, 2, 1, out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("NoSuchOp", in, 3, NULL, NULL, 0, 1, out, &n), HN_ERR_NOT_FOUND,
+                "unknown operator 'NoSuchOp'");
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, unknown_keys, unknown_values, 2, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "unknown attribute 'colour'");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, abc, 1, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, abc, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "num_hidden");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, NULL, NULL, 0, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, NULL, NULL, 0, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "required attribute 'num_hidden' is missing");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, dup_keys,
-                             unknown_values, 2, 1, out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, dup_keys, unknown_values, 2, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "given twice");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, null_values,
-                             1, 1, out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, null_values, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "attr_values[0]");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, NULL, 1, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, NULL, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "num_attrs is 1");
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 2, keys, two, 1, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 2, keys, two, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "expects 3 inputs, got 2");
   /* wrong weight shape: the message names the op */
   hn_tensor_free(in[1]);
   in[1] = bad_w;
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, two, 1, 1,
-                             out, &n),
-                HN_ERR_SHAPE, "FullyConnected");
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, two, 1, 1, out, &n), HN_ERR_SHAPE,
+                "FullyConnected");
   hn_tensor_free(bad_w);
   in[1] = tensor_f32(w, wgood, 2);
   /* wrong dtype */
   HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_INT32, xs, 2, xi, sizeof xi, &ints));
-  HN_EXPECT_ERR(hn_op_invoke("Activation", &ints, 1,
-                             (const char* const[]){"act_type"}, (const char* const[]){"relu"}, 1,
-                             1, out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("Activation", &ints, 1, (const char* const[]){"act_type"},
+                             (const char* const[]){"relu"}, 1, 1, out, &n),
                 HN_ERR_DTYPE, "Activation");
   /* NULL inputs */
   hn_tensor_free(in[2]);
   in[2] = NULL;
-  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, two, 1, 1,
-                             out, &n),
+  HN_EXPECT_ERR(hn_op_invoke("FullyConnected", in, 3, keys, two, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "inputs[2] is NULL");
   HN_EXPECT_ERR(hn_op_invoke("FullyConnected", NULL, 3, keys, two, 1, 1, out, &n),
                 HN_ERR_INVALID_ARGUMENT, "'inputs' is NULL");
   HN_EXPECT_ERR(hn_op_invoke(NULL, NULL, 0, NULL, NULL, 0, 1, out, &n), HN_ERR_INVALID_ARGUMENT,
                 "'op_name' is NULL");
-  HN_EXPECT_ERR(hn_op_invoke("negative", in, 1, NULL, NULL, 0, 1, out,
-                             NULL),
+  HN_EXPECT_ERR(hn_op_invoke("negative", in, 1, NULL, NULL, 0, 1, out, NULL),
                 HN_ERR_INVALID_ARGUMENT, "out_num_outputs");
   HN_EXPECT(out[0] == NULL);
   hn_tensor_free(ints);
@@ -249,10 +233,6 @@ static void test_invoke_zero_inputs(void) {
   }
 }
 
-HN_TEST_MAIN(op,
-             HN_RUN(test_list_ops)
-             HN_RUN(test_op_attributes_and_aliases)
-             HN_RUN(test_invoke_fully_connected)
-             HN_RUN(test_invoke_multiple_outputs)
-             HN_RUN(test_invoke_errors)
-             HN_RUN(test_invoke_zero_inputs))
+HN_TEST_MAIN(op, HN_RUN(test_list_ops) HN_RUN(test_op_attributes_and_aliases)
+                     HN_RUN(test_invoke_fully_connected) HN_RUN(test_invoke_multiple_outputs)
+                         HN_RUN(test_invoke_errors) HN_RUN(test_invoke_zero_inputs))

@@ -18,10 +18,8 @@ static hn_symbol* make_mlp(void) {
   const char* act_keys[1] = {"act_type"};
   const char* act_values[1] = {"relu"};
   HN_EXPECT_OK(hn_symbol_var("data", &data));
-  HN_EXPECT_OK(hn_symbol_create("FullyConnected", &data, 1, fc_keys,
-                                fc_values, 1, "fc1", &fc));
-  HN_EXPECT_OK(hn_symbol_create("Activation", &fc, 1, act_keys,
-                                act_values, 1, "relu1", &act));
+  HN_EXPECT_OK(hn_symbol_create("FullyConnected", &data, 1, fc_keys, fc_values, 1, "fc1", &fc));
+  HN_EXPECT_OK(hn_symbol_create("Activation", &fc, 1, act_keys, act_values, 1, "relu1", &act));
   hn_symbol_free(data);
   hn_symbol_free(fc);
   return act;
@@ -61,8 +59,7 @@ static void test_auto_names_and_aux_states(void) {
   const char* const* names = NULL;
   size_t count = 0;
   HN_EXPECT_OK(hn_symbol_var("x", &data));
-  HN_EXPECT_OK(hn_symbol_create("BatchNorm", &data, 1, NULL, NULL, 0,
-                                NULL, &bn));
+  HN_EXPECT_OK(hn_symbol_create("BatchNorm", &data, 1, NULL, NULL, 0, NULL, &bn));
   HN_EXPECT_OK(hn_symbol_list_auxiliary_states(bn, &names, &count));
   HN_EXPECT(count == 2);
   HN_EXPECT(count == 2 && strstr(names[0], "batchnorm") == names[0] &&
@@ -117,13 +114,12 @@ static void test_group_and_output(void) {
   HN_EXPECT_OK(hn_symbol_list_outputs(second, &names, &count));
   HN_EXPECT(count == 1 && strcmp(names[0], "other") == 0);
   HN_EXPECT_ERR(hn_symbol_output(group, 2, &second), HN_ERR_INVALID_ARGUMENT, "2 outputs");
-  HN_EXPECT_ERR(hn_symbol_create("relu", &group, 1, NULL, NULL, 0, "r",
-                                 &composed),
+  HN_EXPECT_ERR(hn_symbol_create("relu", &group, 1, NULL, NULL, 0, "r", &composed),
                 HN_ERR_INVALID_ARGUMENT, "has 2 outputs");
   HN_EXPECT_ERR(hn_symbol_group(NULL, 0, &composed), HN_ERR_INVALID_ARGUMENT, "at least one");
   parts[1] = NULL;
-  HN_EXPECT_ERR(hn_symbol_group(parts, 2, &composed),
-                HN_ERR_INVALID_ARGUMENT, "symbols[1] is NULL");
+  HN_EXPECT_ERR(hn_symbol_group(parts, 2, &composed), HN_ERR_INVALID_ARGUMENT,
+                "symbols[1] is NULL");
   HN_EXPECT(composed == NULL);
   hn_symbol_free(second);
   hn_symbol_free(group);
@@ -140,11 +136,9 @@ static void test_compose_errors(void) {
   HN_EXPECT_ERR(hn_symbol_var("", &out), HN_ERR_INVALID_ARGUMENT, "non-empty name");
   HN_EXPECT_ERR(hn_symbol_var(NULL, &out), HN_ERR_INVALID_ARGUMENT, "'name' is NULL");
   HN_EXPECT_ERR(hn_symbol_var("x", NULL), HN_ERR_INVALID_ARGUMENT, "'out'");
-  HN_EXPECT_ERR(hn_symbol_create("Nope", &data, 1, NULL, NULL, 0, NULL,
-                                 &out),
-                HN_ERR_NOT_FOUND, "Nope");
-  HN_EXPECT_ERR(hn_symbol_create("FullyConnected", &data, 1, keys, bad, 1,
-                                 "fc", &out),
+  HN_EXPECT_ERR(hn_symbol_create("Nope", &data, 1, NULL, NULL, 0, NULL, &out), HN_ERR_NOT_FOUND,
+                "Nope");
+  HN_EXPECT_ERR(hn_symbol_create("FullyConnected", &data, 1, keys, bad, 1, "fc", &out),
                 HN_ERR_INVALID_ARGUMENT, "num_hidden");
   HN_EXPECT_ERR(hn_symbol_create("FullyConnected", NULL, 1, keys, bad, 1, "fc", &out),
                 HN_ERR_INVALID_ARGUMENT, "'inputs' is NULL");
@@ -185,12 +179,12 @@ static void test_json_round_trip(void) {
   HN_EXPECT_ERR(hn_symbol_from_json("[1, 2]", &back), HN_ERR_FORMAT, "");
   HN_EXPECT(hn_test_write_file(bad, json, strlen(json) / 2) == 0);
   HN_EXPECT_ERR(hn_symbol_load(bad, &back), HN_ERR_FORMAT, "capi_symbol_bad.json");
-  HN_EXPECT_ERR(hn_symbol_from_json(
-                    "{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []}, "
-                    "{\"op\": \"Frobnicate\", \"name\": \"f\", \"inputs\": [[0, 0, 0]]}], "
-                    "\"arg_nodes\": [0], \"heads\": [[1, 0, 0]]}",
-                    &back),
-                HN_ERR_NOT_FOUND, "Frobnicate");
+  HN_EXPECT_ERR(
+      hn_symbol_from_json("{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []}, "
+                          "{\"op\": \"Frobnicate\", \"name\": \"f\", \"inputs\": [[0, 0, 0]]}], "
+                          "\"arg_nodes\": [0], \"heads\": [[1, 0, 0]]}",
+                          &back),
+      HN_ERR_NOT_FOUND, "Frobnicate");
   HN_EXPECT_ERR(hn_symbol_save(s, "/nonexistent/dir/x.json"), HN_ERR_IO, "");
   HN_EXPECT_ERR(hn_symbol_to_json(NULL, &json2), HN_ERR_INVALID_ARGUMENT, "'symbol' is NULL");
   HN_EXPECT_ERR(hn_symbol_inspect_json("not json", NULL, NULL), HN_ERR_FORMAT, "");
@@ -309,14 +303,8 @@ static void test_null_handles(void) {
   HN_EXPECT_ERR(hn_symbol_from_json(NULL, NULL), HN_ERR_INVALID_ARGUMENT, "'json' is NULL");
 }
 
-HN_TEST_MAIN(symbol,
-             HN_RUN(test_compose_and_list)
-             HN_RUN(test_auto_names_and_aux_states)
-             HN_RUN(test_auto_name_for_frontends)
-             HN_RUN(test_group_and_output)
-             HN_RUN(test_compose_errors)
-             HN_RUN(test_json_round_trip)
-             HN_RUN(test_legacy_json_fixture)
-             HN_RUN(test_unsupported_ops)
-             HN_RUN(test_infer_shape)
-             HN_RUN(test_null_handles))
+HN_TEST_MAIN(symbol, HN_RUN(test_compose_and_list) HN_RUN(test_auto_names_and_aux_states)
+                         HN_RUN(test_auto_name_for_frontends) HN_RUN(test_group_and_output)
+                             HN_RUN(test_compose_errors) HN_RUN(test_json_round_trip)
+                                 HN_RUN(test_legacy_json_fixture) HN_RUN(test_unsupported_ops)
+                                     HN_RUN(test_infer_shape) HN_RUN(test_null_handles))

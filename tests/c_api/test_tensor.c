@@ -81,21 +81,20 @@ static void test_create_errors(void) {
   for (i = 0; i < 33; ++i) many[i] = 1;
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, values, 20, &t),
                 HN_ERR_INVALID_ARGUMENT, "needs 24 bytes of data, got data_bytes 20");
-  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, NULL, 24, &t),
-                HN_ERR_INVALID_ARGUMENT, "data is NULL but data_bytes is 24");
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, NULL, 24, &t), HN_ERR_INVALID_ARGUMENT,
+                "data is NULL but data_bytes is 24");
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, negative, 2, NULL, 0, &t), HN_ERR_SHAPE,
                 "dimension 1 is -3");
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, many, 33, NULL, 0, &t), HN_ERR_SHAPE,
                 "ndim must be in [0, 32], got 33");
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, -1, NULL, 0, &t), HN_ERR_SHAPE, "-1");
-  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, NULL, 2, NULL, 0, &t),
-                HN_ERR_INVALID_ARGUMENT, "dimensions are NULL");
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, NULL, 2, NULL, 0, &t), HN_ERR_INVALID_ARGUMENT,
+                "dimensions are NULL");
   HN_EXPECT_ERR(hn_tensor_create(42, shape, 2, NULL, 0, &t), HN_ERR_DTYPE, "unknown dtype 42");
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, huge, 3, NULL, 0, &t), HN_ERR_SHAPE,
                 "too many elements");
   /* 16 TiB: the allocation fails cleanly */
-  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, big, 1, NULL, 0, &t), HN_ERR_OUT_OF_MEMORY,
-                "");
+  HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, big, 1, NULL, 0, &t), HN_ERR_OUT_OF_MEMORY, "");
   HN_EXPECT_ERR(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, NULL, 0, NULL),
                 HN_ERR_INVALID_ARGUMENT, "'out' is NULL");
   HN_EXPECT(t == NULL); /* untouched on failure */
@@ -145,9 +144,9 @@ static void test_wrap_errors_do_not_call_the_deleter(void) {
   int64_t shape[2] = {2, 4};
   hn_tensor* t = NULL;
   deleter_calls = 0;
-  HN_EXPECT_ERR(hn_tensor_wrap(HN_DTYPE_FLOAT32, shape, 2, (char*)storage + 1, 32, count_deleter,
-                               NULL, &t),
-                HN_ERR_INVALID_ARGUMENT, "not aligned to 4 bytes");
+  HN_EXPECT_ERR(
+      hn_tensor_wrap(HN_DTYPE_FLOAT32, shape, 2, (char*)storage + 1, 32, count_deleter, NULL, &t),
+      HN_ERR_INVALID_ARGUMENT, "not aligned to 4 bytes");
   HN_EXPECT_ERR(hn_tensor_wrap(HN_DTYPE_FLOAT32, shape, 2, storage, 16, count_deleter, NULL, &t),
                 HN_ERR_INVALID_ARGUMENT, "needs 32 bytes");
   HN_EXPECT_ERR(hn_tensor_wrap(HN_DTYPE_FLOAT32, shape, 2, NULL, 32, count_deleter, NULL, &t),
@@ -409,14 +408,8 @@ static void test_unnamed_list_and_legacy_fixture(void) {
 }
 
 HN_TEST_MAIN(tensor,
-             HN_RUN(test_create_copies)
-             HN_RUN(test_create_zeros_and_scalars)
-             HN_RUN(test_create_errors)
-             HN_RUN(test_wrap_zero_copy)
-             HN_RUN(test_wrap_errors_do_not_call_the_deleter)
-             HN_RUN(test_access_errors)
-             HN_RUN(test_null_handles)
-             HN_RUN(test_to_string)
-             HN_RUN(test_npy)
-             HN_RUN(test_tensor_lists)
-             HN_RUN(test_unnamed_list_and_legacy_fixture))
+             HN_RUN(test_create_copies) HN_RUN(test_create_zeros_and_scalars)
+                 HN_RUN(test_create_errors) HN_RUN(test_wrap_zero_copy)
+                     HN_RUN(test_wrap_errors_do_not_call_the_deleter) HN_RUN(test_access_errors)
+                         HN_RUN(test_null_handles) HN_RUN(test_to_string) HN_RUN(test_npy)
+                             HN_RUN(test_tensor_lists) HN_RUN(test_unnamed_list_and_legacy_fixture))

@@ -71,13 +71,14 @@ static int export_mlp(const char* dir) {
       hn_block_create("Dense", k1, v1, 2, &d1) != HN_OK ||
       hn_block_create("Dense", k2, v2, 1, &d2) != HN_OK || hn_block_add(net, d1) != HN_OK ||
       hn_block_add(net, d2) != HN_OK || hn_block_initialize(net, "xavier", 3, 0) != HN_OK ||
-      hn_tensor_load_npy(x_path, &x) != HN_OK ||
-      hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK || hn_tensor_save_npy(y, ref_path) != HN_OK) {
+      hn_tensor_load_npy(x_path, &x) != HN_OK || hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK ||
+      hn_tensor_save_npy(y, ref_path) != HN_OK) {
     rc = fail("building the MLP");
   } else {
     hn_tensor_free(y);
     y = NULL;
-    if (hn_block_hybridize(net, 1, 0, 0) != HN_OK || hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK ||
+    if (hn_block_hybridize(net, 1, 0, 0) != HN_OK ||
+        hn_block_forward(net, &x, 1, 1, &y, &n) != HN_OK ||
         hn_block_export(net, prefix, 0) != HN_OK) {
       rc = fail("exporting the MLP");
     } else {
@@ -191,11 +192,14 @@ static int export_chain(const char* dir, long depth) {
   fputs("{\"nodes\": [{\"op\": \"null\", \"name\": \"data\", \"inputs\": []}", f);
   for (i = 1; i <= depth; ++i)
     fprintf(f, ", {\"op\": \"relu\", \"name\": \"r%ld\", \"inputs\": [[%ld, 0, 0]]}", i, i - 1);
-  fprintf(f, "], \"arg_nodes\": [0], \"heads\": [[%ld, 0, 0]], \"attrs\": {\"mxnet_version\": "
-             "[\"int\", 10901]}}", depth);
+  fprintf(f,
+          "], \"arg_nodes\": [0], \"heads\": [[%ld, 0, 0]], \"attrs\": {\"mxnet_version\": "
+          "[\"int\", 10901]}}",
+          depth);
   ok = fclose(f) == 0;
   snprintf(path, sizeof path, "%s/chain-0000.params", dir);
-  if (!ok || hn_tensor_list_create(&no_params) != HN_OK || hn_tensor_list_save(no_params, path) != HN_OK) {
+  if (!ok || hn_tensor_list_create(&no_params) != HN_OK ||
+      hn_tensor_list_save(no_params, path) != HN_OK) {
     hn_tensor_list_free(no_params);
     return fail(path);
   }

@@ -36,11 +36,10 @@ TEST(BatchNormAffine, Avx512GivesTheScalarBitsAtEveryChannelCount) {
       for (const bool fix_gamma : {false, true}) {
         // One float past the end of each output: the masked tail must not write there.
         std::vector<float> scalar(2 * C + 2, 42.f), vec(2 * C + 2, 42.f);
-        internal::BatchNormScaleShiftScalar(gamma.data(), beta.data(), mean.data(), var.data(),
-                                            eps, fix_gamma, C, scalar.data(),
-                                            scalar.data() + C + 1);
-        internal::BatchNormScaleShiftAvx512(gamma.data(), beta.data(), mean.data(), var.data(),
-                                            eps, fix_gamma, C, vec.data(), vec.data() + C + 1);
+        internal::BatchNormScaleShiftScalar(gamma.data(), beta.data(), mean.data(), var.data(), eps,
+                                            fix_gamma, C, scalar.data(), scalar.data() + C + 1);
+        internal::BatchNormScaleShiftAvx512(gamma.data(), beta.data(), mean.data(), var.data(), eps,
+                                            fix_gamma, C, vec.data(), vec.data() + C + 1);
         EXPECT_EQ(std::memcmp(scalar.data(), vec.data(), scalar.size() * sizeof(float)), 0)
             << "C=" << C << " eps=" << eps << " fix_gamma=" << fix_gamma;
         EXPECT_EQ(vec[C], 42.f);

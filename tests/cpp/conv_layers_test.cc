@@ -11,9 +11,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/test_util.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
-#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {
@@ -138,7 +138,9 @@ TEST(ConvLayers, KnownInChannelsAndGroupsShapeTheWeight) {
   EXPECT_EQ(conv.bias()->shape(), Shape({8}));
   auto conv8 = [] { return ConvOptions().set_channels(8).set_kernel_size(3); };
   // a 3-tuple for a 2-D kernel
-  EXPECT_EQ(ErrorOf([&] { Conv2D(conv8().set_kernel_size({3, 3, 3})); }).code(),
+  EXPECT_EQ(ErrorOf([&] {
+              Conv2D(conv8().set_kernel_size({3, 3, 3}));
+            }).code(),
             StatusCode::kInvalidArgument);
   // layout of the wrong rank, channels or kernel missing, output_padding without transpose
   EXPECT_NE(std::string(ErrorOf([&] { Conv2D(conv8().set_layout("NCW")); }).what())
@@ -158,7 +160,8 @@ TEST(ConvLayers, KnownInChannelsAndGroupsShapeTheWeight) {
 TEST(ConvLayers, Conv1DAnd3DAndTransposes) {
   Seed(3);
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Conv1D>(ConvOptions().set_channels(4).set_kernel_size(3).set_padding(1)));
+  net->Add(
+      std::make_shared<Conv1D>(ConvOptions().set_channels(4).set_kernel_size(3).set_padding(1)));
   net->Initialize();
   EXPECT_EQ((*net)(NDArray::RandomNormal({2, 3, 10})).shape(), Shape({2, 4, 10}));
 
@@ -302,9 +305,10 @@ TEST(ConvLayers, LeakyReLUFamily) {
 TEST(ConvLayers, HybridConcurrentConcatenatesItsChildren) {
   Seed(5);
   auto cat = std::make_shared<HybridConcurrent>(1);
-  cat->Add(std::make_shared<Conv2D>(ConvOptions().set_channels(2).set_kernel_size(1)),
-           std::make_shared<Identity>(),
-           std::make_shared<Conv2D>(ConvOptions().set_channels(3).set_kernel_size(3).set_padding(1)));
+  cat->Add(
+      std::make_shared<Conv2D>(ConvOptions().set_channels(2).set_kernel_size(1)),
+      std::make_shared<Identity>(),
+      std::make_shared<Conv2D>(ConvOptions().set_channels(3).set_kernel_size(3).set_padding(1)));
   cat->Initialize();
   NDArray x = NDArray::RandomNormal({1, 4, 5, 5});
   NDArray eager = (*cat)(x);

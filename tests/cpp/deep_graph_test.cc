@@ -57,7 +57,8 @@ TEST(DeepGraphTest, HugeDeclaredShapesAreRefusedBeforeAllocation) {
       ADD_FAILURE() << "allocated " << shape;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), StatusCode::kOutOfMemory);
-      EXPECT_NE(std::string(e.what()).find("HN_LIMIT_MAX_TENSOR_ELEMENTS"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("HN_LIMIT_MAX_TENSOR_ELEMENTS"), std::string::npos)
+          << e.what();
     }
   }
 }

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "hybridnet/imperative.h"
 #include "common/test_util.h"
+#include "hybridnet/imperative.h"
 
 namespace hybridnet {
 namespace {
@@ -41,7 +41,8 @@ Mlp MakeMlp() {
 // Runs the graph op by op through eager Invoke.
 NDArray RunEager(const Mlp& m, const NDArray& x) {
   auto p = [&](const char* name) { return m.params.at(name); };
-  NDArray h = Invoke("FullyConnected", {x, p("fc1_weight"), p("fc1_bias")}, {{"num_hidden", "32"}})[0];
+  NDArray h =
+      Invoke("FullyConnected", {x, p("fc1_weight"), p("fc1_bias")}, {{"num_hidden", "32"}})[0];
   h = Invoke("Activation", {h}, {{"act_type", "relu"}})[0];
   h = Invoke("FullyConnected", {h, p("fc2_weight"), p("fc2_bias")}, {{"num_hidden", "8"}})[0];
   h = Invoke("Activation", {h}, {{"act_type", "tanh"}})[0];
@@ -72,8 +73,8 @@ TEST(GraphExecutorTest, FusesReusesMemoryAndRunsFewerKernels) {
   exec.Forward({NDArray::RandomNormal({64, 16})});
   ExecutorStats s = exec.stats();
   EXPECT_EQ(s.num_nodes, 7u);
-  EXPECT_EQ(s.num_fused, 2u);        // fc1+relu1, fc2+tanh2
-  EXPECT_EQ(s.num_kernels, 4u);      // fused fc1, fused fc2, fc3, softmax (Flatten is a view)
+  EXPECT_EQ(s.num_fused, 2u);    // fc1+relu1, fc2+tanh2
+  EXPECT_EQ(s.num_kernels, 4u);  // fused fc1, fused fc2, fc3, softmax (Flatten is a view)
   EXPECT_LT(s.intermediate_bytes, s.naive_bytes);
 }
 

@@ -6,12 +6,12 @@
 #include <regex>
 #include <sstream>
 
+#include "common/test_util.h"
 #include "hybridnet/gluon/block.h"
 #include "hybridnet/gluon/nn.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
 #include "hybridnet/operators.h"
-#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {
@@ -146,9 +146,10 @@ TEST(GluonTest, SymbolInSymbolOut) {
   (*net)(NDArray::RandomNormal({1, 512}));
   Symbol program = (*net)(Symbol::Var("data"));
   std::string p = net->prefix();
-  EXPECT_EQ(program.ListArguments(),
-            (std::vector<std::string>{"data", p + "dense0_weight", p + "dense0_bias", p + "dense1_weight",
-                                      p + "dense1_bias", p + "dense2_weight", p + "dense2_bias"}));
+  EXPECT_EQ(
+      program.ListArguments(),
+      (std::vector<std::string>{"data", p + "dense0_weight", p + "dense0_bias", p + "dense1_weight",
+                                p + "dense1_bias", p + "dense2_weight", p + "dense2_bias"}));
   std::string json = program.ToJSON();
   EXPECT_NE(json.find("\"name\": \"" + p + "dense0_relu_fwd\""), std::string::npos);
   EXPECT_NE(json.find("\"__shape__\": \"(256, 0)\""), std::string::npos);  // frozen at first trace
@@ -213,7 +214,8 @@ TEST(GluonTest, SaveAndLoadParametersWithStructuralNames) {
 }
 
 TEST(GluonTest, BadParameterFilesNameTheProblem) {
-  auto write = [](const std::string& name, std::vector<std::string> keys, std::vector<NDArray> arrays) {
+  auto write = [](const std::string& name, std::vector<std::string> keys,
+                  std::vector<NDArray> arrays) {
     NDArrayList list;
     list.names = std::move(keys);
     list.arrays = std::move(arrays);
@@ -305,18 +307,20 @@ TEST(GluonTest, HybridizeFlagsAreCheckedAndReTraceOnRebuild) {
 
 TEST(GluonTest, EveryLayerHybridizesToTheSameNumbers) {
   auto net = std::make_shared<HybridSequential>();
-  net->Add(std::make_shared<Dense>(DenseOptions().set_units(8).set_activation("tanh").set_flatten(true)),
-           std::make_shared<Dropout>(0.5f), std::make_shared<Activation>("softrelu"),
-           std::make_shared<HybridLambda>([](const NDArray& x) { return op::sigmoid(x) * 3.f - 1.f; }),
-           std::make_shared<Dropout>(0.f), std::make_shared<Flatten>(),
-           std::make_shared<Dense>(DenseOptions().set_units(3).set_use_bias(false)));
+  net->Add(
+      std::make_shared<Dense>(DenseOptions().set_units(8).set_activation("tanh").set_flatten(true)),
+      std::make_shared<Dropout>(0.5f), std::make_shared<Activation>("softrelu"),
+      std::make_shared<HybridLambda>([](const NDArray& x) { return op::sigmoid(x) * 3.f - 1.f; }),
+      std::make_shared<Dropout>(0.f), std::make_shared<Flatten>(),
+      std::make_shared<Dense>(DenseOptions().set_units(3).set_use_bias(false)));
   net->Initialize();
   NDArray x = NDArray::RandomNormal({2, 3, 4});
   NDArray eager = (*net)(x);
   net->Hybridize();
   EXPECT_TRUE(BitEqual(eager, (*net)(x)));
   std::string json = net->CachedGraph().ToJSON();
-  for (const char* op : {"Dropout", "_copy", "Flatten", "sigmoid", "_mul_scalar", "_minus_scalar"}) {
+  for (const char* op :
+       {"Dropout", "_copy", "Flatten", "sigmoid", "_mul_scalar", "_minus_scalar"}) {
     EXPECT_NE(json.find("\"op\": \"" + std::string(op) + "\""), std::string::npos) << op;
   }
   EXPECT_NE(json.find("\"p\": \"0.5\""), std::string::npos);

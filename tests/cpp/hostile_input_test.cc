@@ -30,7 +30,8 @@ void ExpectError(Fn fn, StatusCode code, const std::string& text) {
 // An MXNet 0.8 file (no mxnet_version) of `op` with `param` applied to one variable.
 std::string OldFormatJSON(const std::string& op, const std::string& param) {
   return "{\"nodes\": [{\"op\": \"null\", \"param\": {}, \"name\": \"data\", \"inputs\": []}, "
-         "{\"op\": \"" + op + "\", \"param\": {" + param +
+         "{\"op\": \"" +
+         op + "\", \"param\": {" + param +
          "}, \"name\": \"n\", \"inputs\": [[0, 0]]}], \"arg_nodes\": [0], \"heads\": [[1, 0]]}";
 }
 
@@ -51,9 +52,10 @@ TEST(HostileInputTest, TupleIntegersBeyond64BitsAreAClearError) {
 TEST(HostileInputTest, DeeplyNestedVersionValueIsReportedWithoutRecursion) {
   // The message used to dump() the value: one stack frame per nesting level.
   const size_t depth = 1000000;
-  std::string json = "{\"nodes\": [], \"arg_nodes\": [], \"heads\": [], "
-                     "\"attrs\": {\"mxnet_version\": [\"int\", " +
-                     std::string(depth, '[') + std::string(depth, ']') + "]}}";
+  std::string json =
+      "{\"nodes\": [], \"arg_nodes\": [], \"heads\": [], "
+      "\"attrs\": {\"mxnet_version\": [\"int\", " +
+      std::string(depth, '[') + std::string(depth, ']') + "]}}";
   ExpectError([&] { LoadJSON(json, "nested.json"); }, StatusCode::kFormatError,
               "nested.json: attrs.mxnet_version: expected [\"int\", <version>], found [\"int\", "
               "array]");
@@ -67,8 +69,7 @@ TEST(HostileInputTest, OldFormatInputSynthesisStaysWithinTheNodeLimit) {
               "(HN_LIMIT_MAX_NODES = 4194304");
   EXPECT_EQ(LoadJSON(OldFormatJSON("BatchNorm", "")).ListInputs().size(), 5u);
   SetLimit(Limit::kMaxNodes, 5);
-  ExpectError([] { LoadJSON(OldFormatJSON("BatchNorm", ""), "bn.json"); },
-              StatusCode::kFormatError,
+  ExpectError([] { LoadJSON(OldFormatJSON("BatchNorm", ""), "bn.json"); }, StatusCode::kFormatError,
               "bn.json: adding the missing inputs of old-format nodes makes more than 5 nodes "
               "(HN_LIMIT_MAX_NODES = 5");
   SetLimit(Limit::kMaxNodes, DescribeLimit(Limit::kMaxNodes).default_value);

@@ -115,12 +115,11 @@ Symbol DenseRelu() {
   bias["__shape__"] = "(10,)";
   bias["__init__"] = "zeros";
   Symbol data = Symbol::Var("data");
-  Symbol fc = Symbol::Create(
-      "FullyConnected",
-      {data, Symbol::Var("hybridsequential0_dense0_weight", weight),
-       Symbol::Var("hybridsequential0_dense0_bias", bias)},
-      {{"flatten", "True"}, {"no_bias", "False"}, {"num_hidden", "10"}},
-      "hybridsequential0_dense0_fwd");
+  Symbol fc = Symbol::Create("FullyConnected",
+                             {data, Symbol::Var("hybridsequential0_dense0_weight", weight),
+                              Symbol::Var("hybridsequential0_dense0_bias", bias)},
+                             {{"flatten", "True"}, {"no_bias", "False"}, {"num_hidden", "10"}},
+                             "hybridsequential0_dense0_fwd");
   return Symbol::Create("Activation", {fc}, {{"act_type", "relu"}},
                         "hybridsequential0_dense0_relu_fwd");
 }
@@ -138,9 +137,8 @@ TEST(JSONWriterTest, SpecExampleIsByteExact) {
 TEST(JSONWriterTest, SpecExampleRoundTrips) {
   Symbol s = LoadJSON(kDenseReluJSON);
   EXPECT_EQ(SaveJSON(s), kDenseReluJSON);
-  EXPECT_EQ(s.ListArguments(),
-            (std::vector<std::string>{"data", "hybridsequential0_dense0_weight",
-                                      "hybridsequential0_dense0_bias"}));
+  EXPECT_EQ(s.ListArguments(), (std::vector<std::string>{"data", "hybridsequential0_dense0_weight",
+                                                         "hybridsequential0_dense0_bias"}));
 }
 
 TEST(JSONWriterTest, LayoutRules) {
@@ -185,8 +183,7 @@ TEST(JSONWriterTest, LayoutRules) {
 
 TEST(JSONWriterTest, EscapesOnlyWhatDmlcEscapes) {
   std::string out;
-  internal::JSONLayoutWriter::AppendQuoted(
-      "a\"b\\c\nd\re\tf/g\x01h\xc3\xa9i\b\f", &out);
+  internal::JSONLayoutWriter::AppendQuoted("a\"b\\c\nd\re\tf/g\x01h\xc3\xa9i\b\f", &out);
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\nd\\re\\tf/g\x01h\xc3\xa9i\b\f\"");
 
   // Through the symbol writer and back: names and values keep every byte.
@@ -230,8 +227,9 @@ std::vector<Symbol> Vars(int n) {
 TEST(JSONWriterTest, ArraysOfMoreThanTenGoMultiLine) {
   std::string ten = SaveJSON(Symbol::Group(Vars(10)));
   EXPECT_HAS(ten, "\"arg_nodes\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], ");
-  EXPECT_HAS(ten, "\"heads\": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], "
-                  "[6, 0, 0], [7, 0, 0], [8, 0, 0], [9, 0, 0]], ");
+  EXPECT_HAS(ten,
+             "\"heads\": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], "
+             "[6, 0, 0], [7, 0, 0], [8, 0, 0], [9, 0, 0]], ");
   // node_row_ptr has 11 elements.
   EXPECT_HAS(ten, "\"node_row_ptr\": [\n    0, \n    1, \n");
   EXPECT_HAS(ten, "    9, \n    10\n  ], \n");
@@ -244,8 +242,9 @@ TEST(JSONWriterTest, ArraysOfMoreThanTenGoMultiLine) {
 
   // Node inputs follow the same rule (add_n takes any number of inputs).
   std::string ten_in = SaveJSON(Symbol::Create("add_n", Vars(10), {}, "sum"));
-  EXPECT_HAS(ten_in, "\"inputs\": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], "
-                     "[5, 0, 0], [6, 0, 0], [7, 0, 0], [8, 0, 0], [9, 0, 0]]\n    }");
+  EXPECT_HAS(ten_in,
+             "\"inputs\": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], "
+             "[5, 0, 0], [6, 0, 0], [7, 0, 0], [8, 0, 0], [9, 0, 0]]\n    }");
   std::string eleven_in = SaveJSON(Symbol::Create("add_n", Vars(11), {}, "sum"));
   EXPECT_HAS(eleven_in,
              "      \"attrs\": {\"num_args\": \"11\"}, \n"
@@ -379,7 +378,8 @@ TEST(JSONReaderTest, RawControlCharactersInStrings) {
   std::string text = std::string(R"({"nodes": [{"op": "null", "name": "a)") + '\x01' +
                      R"(b", "inputs": []}], "arg_nodes": [0], "heads": [[0, 0, 0]]})";
   Symbol s = LoadJSON(text);
-  EXPECT_EQ(s.outputs[0].node->name(), std::string("a\x01" "b"));
+  EXPECT_EQ(s.outputs[0].node->name(), std::string("a\x01"
+                                                   "b"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,8 +429,7 @@ TEST(JSONUpgradeTest, MissingInputsOfVersion08AreSynthesized) {
   Symbol s = LoadJSON(text);
   EXPECT_EQ(s.ListArguments(), (std::vector<std::string>{"x", "add_rhs"}));
   Nodes n(s);
-  EXPECT_EQ(n["add_rhs"].attrs.dict,
-            (AttrDict{{"__ctx_group__", "dev1"}, {"__note__", "n"}}));
+  EXPECT_EQ(n["add_rhs"].attrs.dict, (AttrDict{{"__ctx_group__", "dev1"}, {"__note__", "n"}}));
   // Version 0.9 files are not upgraded: the missing input is an error.
   std::string err = LoadError(R"({"nodes": [
       {"op": "null", "name": "x", "inputs": []},
@@ -450,8 +449,7 @@ TEST(JSONUpgradeTest, BatchNormOfVersion08GetsAuxiliaryStates) {
        "param": {"eps": "0.001", "fix_gamma": "True"}}],
     "arg_nodes": [0, 1, 2], "heads": [[3, 0]]})";
   Symbol s = LoadJSON(text);
-  EXPECT_EQ(s.ListAuxiliaryStates(),
-            (std::vector<std::string>{"bn_moving_mean", "bn_moving_var"}));
+  EXPECT_EQ(s.ListAuxiliaryStates(), (std::vector<std::string>{"bn_moving_mean", "bn_moving_var"}));
   Nodes n(s);
   EXPECT_EQ(n.Attr("bn_moving_mean", "__init__"), "[\"zero\", {}]");
   EXPECT_EQ(n.Attr("bn_moving_var", "__init__"), "[\"one\", {}]");
@@ -665,7 +663,8 @@ std::string ForeachFile(const std::string& body) {
       {"op": "_foreach", "name": "loop", "inputs": [[0, 0, 0]],
        "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
                  "in_data_locs": "[0]", "in_state_locs": "[]", "remain_locs": "[]"},
-       "subgraphs": [)" + body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]],
+       "subgraphs": [)" +
+         body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]],
     "attrs": {"mxnet_version": ["int", 10901]}})";
 }
 
@@ -703,7 +702,8 @@ TEST(JSONReaderTest, SubgraphNestingAndTheirNodesAreBounded) {
         {"op": "_foreach", "name": "loop", "inputs": [[0, 0, 0]],
          "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
                    "in_data_locs": "[0]", "in_state_locs": "[]", "remain_locs": "[]"},
-         "subgraphs": [)" + body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
+         "subgraphs": [)" +
+           body + R"(]}], "arg_nodes": [0], "heads": [[1, 0, 0]]})";
   }
   EXPECT_HAS(LoadError(ForeachFile(body)), "subgraphs nest deeper than 16 levels");
 

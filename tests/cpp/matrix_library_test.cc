@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <string>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "hybridnet/executor.h"
@@ -52,17 +52,17 @@ TEST(MatrixLibrary, EachComputesTransposedStridedProductsWithBeta) {
   struct Case {
     int64_t m, n, k;
   };
-  const Case cases[] = {{1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 10, 300}, {1, 100, 40},
-                        {40, 1, 100}, {5, 6, 0}, {0, 4, 3}, {4, 0, 3}};
+  const Case cases[] = {{1, 1, 1},    {3, 5, 7}, {17, 33, 65}, {64, 10, 300}, {1, 100, 40},
+                        {40, 1, 100}, {5, 6, 0}, {0, 4, 3},    {4, 0, 3}};
   for (const MatrixLibrary library : {MatrixLibrary::kOpenBlas, MatrixLibrary::kOneDnn}) {
     OnLibrary on(library);
     for (const Case& c : cases) {
       for (const bool ta : {false, true}) {
         for (const bool tb : {false, true}) {
           for (const float beta : {0.f, 1.f, -0.5f}) {
-            SCOPED_TRACE(testing::Message() << Name(library) << " m=" << c.m << " n=" << c.n
-                                            << " k=" << c.k << " ta=" << ta << " tb=" << tb
-                                            << " beta=" << beta);
+            SCOPED_TRACE(testing::Message()
+                         << Name(library) << " m=" << c.m << " n=" << c.n << " k=" << c.k
+                         << " ta=" << ta << " tb=" << tb << " beta=" << beta);
             // Stored a is m x k (k x m transposed), b k x n (n x k); each row stride is 3 more
             // than the row, and the gaps must not be read into the result.
             const int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k;
@@ -113,8 +113,8 @@ TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
     for (const int64_t m : {1, 7, 256}) {
       for (const int64_t k : {1, 9, 512}) {
         for (const float beta : {0.f, 1.f}) {
-          SCOPED_TRACE(testing::Message() << Name(library) << " m=" << m << " k=" << k
-                                          << " beta=" << beta);
+          SCOPED_TRACE(testing::Message()
+                       << Name(library) << " m=" << m << " k=" << k << " beta=" << beta);
           const std::vector<float> a = Random(static_cast<size_t>(m * k), &rng);
           const std::vector<float> x = Random(static_cast<size_t>(k), &rng);
           std::vector<float> y = Random(static_cast<size_t>(m), &rng);
@@ -165,8 +165,7 @@ TEST(MatrixLibrary, AnMlpGivesTheSameBitsEagerlyAndAsAGraphOnEither) {
       NDArray eager = input;
       for (int layer = 0; layer < 3; ++layer) {
         const std::string name = "fc" + std::to_string(layer);
-        eager = Invoke("FullyConnected",
-                       {eager, params[name + "_weight"], params[name + "_bias"]},
+        eager = Invoke("FullyConnected", {eager, params[name + "_weight"], params[name + "_bias"]},
                        {{"num_hidden", std::to_string(params[name + "_bias"].shape()[0])}})[0];
         if (layer < 2) eager = Invoke("Activation", {eager}, {{"act_type", "relu"}})[0];
       }

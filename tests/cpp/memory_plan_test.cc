@@ -51,10 +51,12 @@ void ExpectExecutorMatchesEager(const Symbol& symbol, const std::map<std::string
         std::vector<NDArray> expected = testing_util::RunNodeByNode(symbol, values);
         std::vector<NDArray> got = exec.Forward({x});
         ASSERT_EQ(got.size(), expected.size());
-        for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(BitEqual(got[i], expected[i])) << "output " << i;
+        for (size_t i = 0; i < got.size(); ++i)
+          EXPECT_TRUE(BitEqual(got[i], expected[i])) << "output " << i;
         // Into caller-provided outputs as well (the zero-allocation path).
         exec.Forward({x}, &got);
-        for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(BitEqual(got[i], expected[i])) << "output " << i;
+        for (size_t i = 0; i < got.size(); ++i)
+          EXPECT_TRUE(BitEqual(got[i], expected[i])) << "output " << i;
       }
     }
   }
@@ -91,9 +93,8 @@ void ExpectPlanKeepsLiveEntries(const IndexedGraph& g, const MemoryPlan& plan) {
         continue;
       }
       for (uint32_t held : occupants[p.index]) {
-        EXPECT_FALSE(graph_outputs.count(held))
-            << node->name() << " overwrites slot " << p.index << " holding a graph output (entry "
-            << held << ")";
+        EXPECT_FALSE(graph_outputs.count(held)) << node->name() << " overwrites slot " << p.index
+                                                << " holding a graph output (entry " << held << ")";
         const bool read_here = std::count(in_eids.begin(), in_eids.end(), held) > 0;
         if (reads_left[held] > 0) {
           ADD_FAILURE() << node->name() << " overwrites slot " << p.index << " while entry " << held
@@ -112,7 +113,8 @@ void ExpectPlanKeepsLiveEntries(const IndexedGraph& g, const MemoryPlan& plan) {
   for (uint32_t eid : graph_outputs) {
     const EntryPlace& p = plan.place[eid];
     if (p.kind == SlotKind::kArena) {
-      EXPECT_TRUE(occupants[p.index].count(eid)) << "graph output entry " << eid << " was overwritten";
+      EXPECT_TRUE(occupants[p.index].count(eid))
+          << "graph output entry " << eid << " was overwritten";
     }
   }
 }
@@ -164,7 +166,8 @@ TEST(MemoryPlanTest, PlacesDataParametersAndOutputs) {
   const IndexedGraph& g = p.graph;
   for (uint32_t nid : g.input_nodes()) {
     const std::string& name = g[nid].node->name();
-    EXPECT_EQ(p.plan.place[g.entry_id(nid, 0)].kind, name == "data" ? SlotKind::kData : SlotKind::kParam)
+    EXPECT_EQ(p.plan.place[g.entry_id(nid, 0)].kind,
+              name == "data" ? SlotKind::kData : SlotKind::kParam)
         << name;
   }
   EXPECT_EQ(p.plan.written_to_output, (std::vector<bool>{true, false, false}));
@@ -218,17 +221,20 @@ TEST(MemoryPlanTest, TheCheckerCatchesAnOverwrittenOutput) {
 TEST(MemoryPlanRegression, FlattenHeadOfARecycledBuffer) {
   Symbol x = Symbol::Var("data");
   Symbol g = Symbol::Group({Op("Flatten", {Op("relu", {x})}), Op("sigmoid", {Op("tanh", {x})})});
-  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 3, 4}, true).graph, Place(g, Shape{2, 3, 4}, true).plan);
+  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 3, 4}, true).graph,
+                             Place(g, Shape{2, 3, 4}, true).plan);
   ExpectExecutorMatchesEager(g, {}, {Shape{2, 3, 4}, Shape{5, 3, 4}});
 }
 
 TEST(MemoryPlanRegression, SeveralViewHeadsLikeADetector) {
   Symbol x = Symbol::Var("data");
   Symbol a = Op("relu", {x}), b = Op("tanh", {x}), c = Op("exp", {Op("negative", {x})});
-  Symbol g = Symbol::Group({Op("Reshape", {a}, {{"shape", "(0, -1)"}}), Op("Flatten", {b}),
-                            Op("_copy", {c}), Op("expand_dims", {Op("sigmoid", {x})}, {{"axis", "1"}}),
-                            Op("elemwise_add", {Op("sqrt", {Op("abs", {x})}), Op("square", {x})})});
-  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 3, 4}, true).graph, Place(g, Shape{2, 3, 4}, true).plan);
+  Symbol g =
+      Symbol::Group({Op("Reshape", {a}, {{"shape", "(0, -1)"}}), Op("Flatten", {b}),
+                     Op("_copy", {c}), Op("expand_dims", {Op("sigmoid", {x})}, {{"axis", "1"}}),
+                     Op("elemwise_add", {Op("sqrt", {Op("abs", {x})}), Op("square", {x})})});
+  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 3, 4}, true).graph,
+                             Place(g, Shape{2, 3, 4}, true).plan);
   ExpectExecutorMatchesEager(g, {}, {Shape{2, 3, 4}, Shape{1, 3, 4}});
 }
 
@@ -255,7 +261,8 @@ TEST(MemoryPlanRegression, AViewOfAViewAsOutput) {
   Symbol x = Symbol::Var("data");
   Symbol v = Op("Flatten", {Op("Reshape", {Op("relu", {x})}, {{"shape", "(0, 2, -1)"}})});
   Symbol g = Symbol::Group({v, Op("sigmoid", {Op("tanh", {Op("exp", {x})})})});
-  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 4, 3}, true).graph, Place(g, Shape{2, 4, 3}, true).plan);
+  ExpectPlanKeepsLiveEntries(Place(g, Shape{2, 4, 3}, true).graph,
+                             Place(g, Shape{2, 4, 3}, true).plan);
   ExpectExecutorMatchesEager(g, {}, {Shape{2, 4, 3}, Shape{3, 4, 3}});
 }
 
@@ -268,7 +275,8 @@ TEST(MemoryPlanRegression, AnInPlaceCandidateWhoseInputIsAlsoAnOutput) {
   ExpectExecutorMatchesEager(g, {}, {Shape{3, 5}, Shape{1, 5}});
 }
 
-// ---- fused residual convolutions in place ---------------------------------------------------------
+// ---- fused residual convolutions in place
+// ---------------------------------------------------------
 
 // A convolution (+ BatchNorm) named `name` over `x`, kernel k x k with "same" padding, `groups`
 // groups; its parameters are added to `params`.
@@ -277,8 +285,11 @@ Symbol Conv(const Symbol& x, const std::string& name, int64_t in_channels, int64
   const std::string kernel = "(" + std::to_string(k) + ", " + std::to_string(k) + ")";
   const std::string pad = k == 3 ? "(1, 1)" : "(0, 0)";
   Symbol y = Op("Convolution", {x, Symbol::Var(name + "_weight")},
-                {{"kernel", kernel}, {"pad", pad}, {"num_filter", std::to_string(filters)},
-                 {"num_group", std::to_string(groups)}, {"no_bias", "True"}});
+                {{"kernel", kernel},
+                 {"pad", pad},
+                 {"num_filter", std::to_string(filters)},
+                 {"num_group", std::to_string(groups)},
+                 {"no_bias", "True"}});
   (*params)[name + "_weight"] =
       NDArray::RandomNormal({filters, in_channels / groups, k, k}, 0.f, 0.3f);
   if (!bn) return y;
@@ -311,10 +322,11 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     SCOPED_TRACE(b.kernel);
     Seed(3);
     std::map<std::string, NDArray> params;
-    const Symbol stem = Op("Activation", {Conv(Symbol::Var("data"), "stem", 3, C, 1, 1, true, &params)},
-                           {{"act_type", "relu"}});
-    Symbol mid = Op("Activation", {Conv(stem, "mid", C, C, 3, 1, true, &params)},
-                    {{"act_type", "relu"}});
+    const Symbol stem =
+        Op("Activation", {Conv(Symbol::Var("data"), "stem", 3, C, 1, 1, true, &params)},
+           {{"act_type", "relu"}});
+    Symbol mid =
+        Op("Activation", {Conv(stem, "mid", C, C, 3, 1, true, &params)}, {{"act_type", "relu"}});
     if (b.expand) {
       mid = Op("Activation", {Conv(mid, "expand", C, C, 1, 1, true, &params)},
                {{"act_type", "relu"}});
@@ -331,8 +343,8 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     }
     ASSERT_TRUE(internal::InferShapes(fused_graph, &shapes));
     size_t relayouts = 0;
-    const Placed p = Place(internal::LayOutChannelLast(optimized, shapes, &relayouts),
-                           b.data, true);
+    const Placed p =
+        Place(internal::LayOutChannelLast(optimized, shapes, &relayouts), b.data, true);
     ExpectPlanKeepsLiveEntries(p.graph, p.plan);
     int in_place = 0, expansions = 0;
     for (uint32_t nid = 0; nid < p.graph.num_nodes(); ++nid) {

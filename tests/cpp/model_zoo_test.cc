@@ -8,9 +8,9 @@
 #include <cstring>
 #include <map>
 
+#include "common/test_util.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
-#include "common/test_util.h"
 
 namespace hybridnet {
 namespace gluon {

@@ -14,8 +14,8 @@ namespace hybridnet {
 namespace {
 
 constexpr DType kAllDTypes[] = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kUint8,  DType::kInt32,
-    DType::kInt8,    DType::kInt64,   DType::kBool,    DType::kInt16,  DType::kUint16,
+    DType::kFloat32, DType::kFloat64, DType::kFloat16,  DType::kUint8, DType::kInt32,
+    DType::kInt8,    DType::kInt64,   DType::kBool,     DType::kInt16, DType::kUint16,
     DType::kUint32,  DType::kUint64,  DType::kBFloat16,
 };
 
@@ -211,13 +211,13 @@ TEST(NDArrayTest, HalfRoundsToNearestEven) {
   EXPECT_EQ(FloatToHalf(65519.f), 0x7bff);
   EXPECT_EQ(FloatToHalf(65520.f), 0x7c00);  // overflows to infinity
   EXPECT_EQ(FloatToHalf(-std::numeric_limits<float>::infinity()), 0xfc00);
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -14)), 0x0400);        // smallest normal
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -24)), 0x0001);        // smallest subnormal
-  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -25)), 0x0000);        // tie to even zero
-  EXPECT_EQ(FloatToHalf(std::ldexp(3.f, -26)), 0x0001);        // above the tie
-  EXPECT_EQ(FloatToHalf(std::ldexp(3.f, -25)), 0x0002);        // tie, odd goes up
-  EXPECT_EQ(FloatToHalf(std::ldexp(1023.f, -24)), 0x03ff);     // largest subnormal
-  EXPECT_EQ(FloatToHalf(std::ldexp(2047.f, -25)), 0x0400);     // rounds up to a normal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -14)), 0x0400);     // smallest normal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -24)), 0x0001);     // smallest subnormal
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -25)), 0x0000);     // tie to even zero
+  EXPECT_EQ(FloatToHalf(std::ldexp(3.f, -26)), 0x0001);     // above the tie
+  EXPECT_EQ(FloatToHalf(std::ldexp(3.f, -25)), 0x0002);     // tie, odd goes up
+  EXPECT_EQ(FloatToHalf(std::ldexp(1023.f, -24)), 0x03ff);  // largest subnormal
+  EXPECT_EQ(FloatToHalf(std::ldexp(2047.f, -25)), 0x0400);  // rounds up to a normal
   EXPECT_EQ(FloatToHalf(-std::ldexp(5.f, -24)), 0x8005);
   EXPECT_EQ(FloatToHalf(std::ldexp(1.f, -26)), 0x0000);
   EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(std::nanf("")))));

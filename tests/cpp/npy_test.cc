@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "hybridnet/limits.h"
 #include "common/test_util.h"
+#include "hybridnet/limits.h"
 
 namespace hybridnet {
 namespace {
@@ -62,8 +62,8 @@ TEST(NpyTest, ReadsAndWritesExactlyWhatNumpyWrites) {
   EXPECT_EQ(SerializeNpy(a), numpy_f32);
 
   // np.save(f, np.array([True, False, True]))
-  std::string numpy_bool = NumpyFile128(
-      "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\x01\x00\x01", 3));
+  std::string numpy_bool = NumpyFile128("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+                                        std::string("\x01\x00\x01", 3));
   NDArray b = ParseNpy(numpy_bool, "b.npy");
   EXPECT_EQ(b.dtype(), DType::kBool);
   EXPECT_EQ(b.ToFloatVector(), (std::vector<float>{1, 0, 1}));
@@ -71,8 +71,8 @@ TEST(NpyTest, ReadsAndWritesExactlyWhatNumpyWrites) {
 
   // np.save(f, np.array(3.5)): a 0-d array
   const double scalar = 3.5;
-  std::string numpy_scalar = NumpyFile128(
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", Bytes(&scalar, sizeof(scalar)));
+  std::string numpy_scalar = NumpyFile128("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                                          Bytes(&scalar, sizeof(scalar)));
   NDArray s = ParseNpy(numpy_scalar, "s.npy");
   EXPECT_EQ(s.shape().ndim(), 0u);
   EXPECT_EQ(s.data<double>()[0], 3.5);
@@ -193,9 +193,9 @@ TEST(NpyTest, RejectsUnsupportedLayouts) {
               MakeFile(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", f4),
               "structured");
   // A single byte has no byte order: '>u1' reads fine.
-  NDArray u8 = ParseNpy(
-      MakeFile(1, "{'descr': '>u1', 'fortran_order': False, 'shape': (2,), }", "\x05\x06"),
-      "u.npy");
+  NDArray u8 =
+      ParseNpy(MakeFile(1, "{'descr': '>u1', 'fortran_order': False, 'shape': (2,), }", "\x05\x06"),
+               "u.npy");
   EXPECT_EQ(u8.data<uint8_t>()[1], 6);
 }
 
@@ -211,8 +211,8 @@ TEST(NpyTest, RejectsMalformedFiles) {
               MakeFile(1, "{'descr': '<f4', 'fortran_order': False, }", data), "'shape'");
   ExpectError(StatusCode::kFormatError,
               MakeFile(1, "{'fortran_order': False, 'shape': (2,), }", data), "'descr'");
-  ExpectError(StatusCode::kFormatError,
-              MakeFile(1, "{'descr': '<f4', 'shape': (2,), }", data), "'fortran_order'");
+  ExpectError(StatusCode::kFormatError, MakeFile(1, "{'descr': '<f4', 'shape': (2,), }", data),
+              "'fortran_order'");
   ExpectError(StatusCode::kFormatError,
               MakeFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data),
               "");

@@ -136,8 +136,8 @@ TEST(OnnxExport, EveryNodeThatDoesNotConvertIsListed) {
   Error e = ExportError(h, {}, Shapes({{"data", {2, 3}}}));
   EXPECT_EQ(e.code(), StatusCode::kUnsupported);
   const std::string what = e.what();
-  for (const char* needle : {"2 nodes do not convert", "'Dropout' (nodes 'drop1', 'drop2'): ",
-                             "mode='always'"}) {
+  for (const char* needle :
+       {"2 nodes do not convert", "'Dropout' (nodes 'drop1', 'drop2'): ", "mode='always'"}) {
     EXPECT_NE(what.find(needle), std::string::npos) << needle << " in: " << what;
   }
   EXPECT_EQ(what.find("drop3"), std::string::npos) << what;
@@ -201,8 +201,8 @@ TEST(OnnxExport, WithoutParametersTheWeightsAreInputs) {
   onnx::ModelProto m = Parse(ExportOnnx(Mlp(), {}, Shapes({{"data", {2, 6}}})));
   std::set<std::string> inputs;
   for (const auto& v : m.graph().input()) inputs.insert(v.name());
-  EXPECT_EQ(inputs, (std::set<std::string>{"data", "fc1_weight", "fc1_bias", "fc2_weight",
-                                           "fc2_bias"}));
+  EXPECT_EQ(inputs,
+            (std::set<std::string>{"data", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"}));
   EXPECT_EQ(m.graph().initializer_size(), 0);
 }
 
@@ -261,9 +261,9 @@ TEST(OnnxExport, FixGammaUsesOnesNotTheStoredGamma) {
 // Padding as large as the window (which ONNX Runtime refuses as MaxPool pads) becomes an
 // explicit Pad with the kernel's -FLT_MAX, so windows entirely in the padding agree.
 TEST(OnnxExport, MaxPoolingWithPaddingAsLargeAsTheWindowPadsExplicitly) {
-  Symbol pool = Symbol::Create("Pooling", {Symbol::Var("data")},
-                               {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "max"}},
-                               "pool");
+  Symbol pool =
+      Symbol::Create("Pooling", {Symbol::Var("data")},
+                     {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "max"}}, "pool");
   onnx::ModelProto m = Parse(ExportOnnx(pool, {}, Shapes({{"data", {1, 2, 3, 3}}})));
   std::vector<std::string> ops;
   for (const auto& n : m.graph().node()) ops.push_back(n.op_type());
@@ -280,9 +280,9 @@ TEST(OnnxExport, MaxPoolingWithPaddingAsLargeAsTheWindowPadsExplicitly) {
 }
 
 TEST(OnnxExport, AveragePoolingWithPaddingAsLargeAsTheWindowIsRefused) {
-  Symbol pool = Symbol::Create("Pooling", {Symbol::Var("data")},
-                               {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "avg"}},
-                               "pool");
+  Symbol pool =
+      Symbol::Create("Pooling", {Symbol::Var("data")},
+                     {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}, {"pool_type", "avg"}}, "pool");
   Error e = ExportError(pool, {}, Shapes({{"data", {1, 2, 3, 3}}}));
   EXPECT_EQ(e.code(), StatusCode::kUnsupported);
   EXPECT_NE(

@@ -1,7 +1,6 @@
 #include "hybridnet/io/params.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <cctype>
@@ -13,9 +12,9 @@
 #include <string>
 #include <thread>
 
+#include "common/test_util.h"
 #include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
-#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {
@@ -25,8 +24,8 @@ using namespace ::hybridnet::testing_util;  // NOLINT: the shared test helpers
 using namespace std::string_literals;
 
 constexpr DType kAllDTypes[] = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kUint8,  DType::kInt32,
-    DType::kInt8,    DType::kInt64,   DType::kBool,    DType::kInt16,  DType::kUint16,
+    DType::kFloat32, DType::kFloat64, DType::kFloat16,  DType::kUint8, DType::kInt32,
+    DType::kInt8,    DType::kInt64,   DType::kBool,     DType::kInt16, DType::kUint16,
     DType::kUint32,  DType::kUint64,  DType::kBFloat16,
 };
 
@@ -106,19 +105,18 @@ bool SameBytes(const NDArray& a, const NDArray& b) {
 
 TEST(ParamsTest, WritesTheExactV2Layout) {
   NDArrayList list;
-  list.arrays = {NDArray::FromVector({2}, {1.f, 2.f}),
-                 NDArray::Full({1, 1}, -3, DType::kInt8)};
+  list.arrays = {NDArray::FromVector({2}, {1.f, 2.f}), NDArray::Full({1, 1}, -3, DType::kInt8)};
   list.names = {"a", "b"};
-  const std::string expected = Hex(
-      "12010000 00000000 | 00000000 00000000 | 02000000 00000000"  // header, reserved, N = 2
-      // a: V2 magic, dense, ndim 1, dim 2, cpu, dev 0, float32, 1.0f, 2.0f
-      "c9fa93f9 | 00000000 | 01000000 | 02000000 00000000 | 01000000 | 00000000 | 00000000"
-      "0000803f 00000040"
-      // b: V2 magic, dense, ndim 2, dims 1 1, cpu, dev 0, int8, -3
-      "c9fa93f9 | 00000000 | 02000000 | 01000000 00000000 | 01000000 00000000 | 01000000"
-      "00000000 | 05000000 | fd"
-      // two names: "a", "b"
-      "02000000 00000000 | 01000000 00000000 61 | 01000000 00000000 62");
+  const std::string expected =
+      Hex("12010000 00000000 | 00000000 00000000 | 02000000 00000000"  // header, reserved, N = 2
+          // a: V2 magic, dense, ndim 1, dim 2, cpu, dev 0, float32, 1.0f, 2.0f
+          "c9fa93f9 | 00000000 | 01000000 | 02000000 00000000 | 01000000 | 00000000 | 00000000"
+          "0000803f 00000040"
+          // b: V2 magic, dense, ndim 2, dims 1 1, cpu, dev 0, int8, -3
+          "c9fa93f9 | 00000000 | 02000000 | 01000000 00000000 | 01000000 00000000 | 01000000"
+          "00000000 | 05000000 | fd"
+          // two names: "a", "b"
+          "02000000 00000000 | 01000000 00000000 61 | 01000000 00000000 62");
   EXPECT_EQ(SerializeNDArrayList(list), expected);
   NDArrayList back = ParseNDArrayList(expected, "layout.params");
   EXPECT_EQ(back.names, list.names);
@@ -167,15 +165,13 @@ TEST(ParamsTest, WriterRejectsWhatV2CannotHold) {
   NDArrayList mismatch;
   mismatch.arrays = {NDArray::Zeros({1}), NDArray::Zeros({1})};
   mismatch.names = {"only_one"};
-  EXPECT_EQ(ErrorOf([&] { SerializeNDArrayList(mismatch); }).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf([&] { SerializeNDArrayList(mismatch); }).code(), StatusCode::kInvalidArgument);
 
   auto node = std::make_shared<Node>();
   node->attrs.name = "x";
   NDArrayList symbolic;
   symbolic.arrays = {NDArray::FromEntry(NodeEntry{node, 0, 0})};
-  EXPECT_EQ(ErrorOf([&] { SerializeNDArrayList(symbolic); }).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf([&] { SerializeNDArrayList(symbolic); }).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(ParamsTest, ReadsV0Records) {
@@ -198,9 +194,9 @@ TEST(ParamsTest, ReadsV0Records) {
 TEST(ParamsTest, ReadsV1Records) {
   Bytes b;
   b.Header(2);
-  b.U32(kV1).I32(2).I64(2).I64(1).I32(1).I32(0).I32(1);  // (2, 1) float64
+  b.U32(kV1).I32(2).I64(2).I64(1).I32(1).I32(0).I32(1);              // (2, 1) float64
   b.Raw(std::string("\0\0\0\0\0\0\xf0\x3f\0\0\0\0\0\0\0\xc0", 16));  // 1.0, -2.0
-  b.U32(kV1).I32(0);                                     // none
+  b.U32(kV1).I32(0);                                                 // none
   b.U64(0);
   NDArrayList list = ParseNDArrayList(b.str, "v1.params");
   EXPECT_EQ(list.record_versions, (std::vector<int>{1, 1}));
@@ -213,9 +209,9 @@ TEST(ParamsTest, ReadsV1Records) {
 TEST(ParamsTest, ReadsV3ScalarsAndNoneArrays) {
   Bytes b;
   b.Header(4);
-  b.U32(kV3).I32(0).I32(0).I32(1).I32(0).I32(0).F32(4.5f);       // ndim 0: a scalar
-  b.U32(kV3).I32(0).I32(-1);                                      // ndim -1: none
-  b.U32(kV3).I32(0).I32(2).I64(3).I64(-1);                        // a dim -1: none
+  b.U32(kV3).I32(0).I32(0).I32(1).I32(0).I32(0).F32(4.5f);               // ndim 0: a scalar
+  b.U32(kV3).I32(0).I32(-1);                                             // ndim -1: none
+  b.U32(kV3).I32(0).I32(2).I64(3).I64(-1);                               // a dim -1: none
   b.U32(kV3).I32(0).I32(1).I64(2).I32(1).I32(0).I32(3).Raw("\x07\x08");  // (2,) uint8
   b.U64(0);
   NDArrayList list = ParseNDArrayList(b.str, "v3.params");

@@ -65,7 +65,8 @@ TEST(ShapeTest, ParsesFloatTuples) {
   EXPECT_EQ(internal::ValueText(std::vector<float>{1.f}), "(1.0,)");
   for (const char* bad : {"", "(", "(1, 2", "(1 2)", "(a)", "(1,,)", "(1) x", "[1, 2)", "x"}) {
     std::vector<float> v;
-    EXPECT_THROW(internal::ParseValue(bad, &v), std::invalid_argument) << "accepted '" << bad << "'";
+    EXPECT_THROW(internal::ParseValue(bad, &v), std::invalid_argument)
+        << "accepted '" << bad << "'";
   }
 }
 

@@ -88,8 +88,8 @@ TEST(SymbolTest, ListOutputsUsesTheOpsOutputNames) {
       "RNN", {x, Symbol::Var("p"), Symbol::Var("h"), Symbol::Var("c")},
       {{"mode", "lstm"}, {"state_size", "4"}, {"num_layers", "1"}, {"state_outputs", "True"}},
       "rnn0");
-  EXPECT_EQ(lstm.ListOutputs(), (std::vector<std::string>{
-                                    "rnn0_output", "rnn0_state_output", "rnn0_statecell_output"}));
+  EXPECT_EQ(lstm.ListOutputs(), (std::vector<std::string>{"rnn0_output", "rnn0_state_output",
+                                                          "rnn0_statecell_output"}));
   Symbol gru = Symbol::Create(
       "RNN", {x, Symbol::Var("p"), Symbol::Var("h")},
       {{"mode", "gru"}, {"state_size", "4"}, {"num_layers", "1"}, {"state_outputs", "True"}},

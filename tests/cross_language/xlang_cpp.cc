@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   try {
     hn::SetNumThreads(1);
-    if (cmd == "export" && argc == 5) return Export(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
+    if (cmd == "export" && argc == 5)
+      return Export(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
     if (cmd == "run" && argc == 6) return Run(argv[2], std::atoi(argv[3]), argv[4], argv[5]);
     if (cmd == "same" && argc == 4) return Same(argv[2], argv[3]);
     if (cmd == "print" && argc == 3) {

@@ -13,8 +13,9 @@ std::string Json(HybridBlock& block) { return block(Symbol::Var("data")).ToJSON(
 TEST(LayerOptionsCxx20, DesignatedInitializersEqualTheSetters) {
   Conv2D designated({.channels = 64, .kernel_size = {3, 3}, .padding = {1, 1}, .use_bias = false},
                     "conv_");
-  Conv2D chained(ConvOptions().set_channels(64).set_kernel_size(3).set_padding(1).set_use_bias(false),
-                 "conv_");
+  Conv2D chained(
+      ConvOptions().set_channels(64).set_kernel_size(3).set_padding(1).set_use_bias(false),
+      "conv_");
   EXPECT_EQ(Json(designated), Json(chained));
   EXPECT_EQ(designated.weight()->shape(), Shape({64, 0, 3, 3}));
   EXPECT_EQ(designated.bias(), nullptr);

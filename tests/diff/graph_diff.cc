@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "hybridnet/base.h"
 #include "hybridnet/c_api.h"
-#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"
@@ -102,7 +102,8 @@ ElementwiseOps ProbeRegistry(bool continuous_only) {
       }
       if (!same_shape) continue;
       std::vector<NDArray> args;
-      for (uint32_t i = 0; i < n; ++i) args.push_back(NDArray::RandomUniform(probes[2], 0.5f, 1.5f));
+      for (uint32_t i = 0; i < n; ++i)
+        args.push_back(NDArray::RandomUniform(probes[2], 0.5f, 1.5f));
       const NDArray first = Invoke(attrs, args)[0], second = Invoke(attrs, args)[0];
       if (std::memcmp(first.raw_data(), second.raw_data(), first.nbytes()) != 0) continue;
       if (continuous_only && JumpsAtOneUlp(attrs, n)) {
@@ -156,7 +157,9 @@ class Generator {
     Shape shape;  // at batch 2 (the batch axis is free)
   };
 
-  int64_t Pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t Pick(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   size_t Index(size_t n) { return static_cast<size_t>(Pick(0, static_cast<int64_t>(n) - 1)); }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
   const Value& Any() { return pool_[Index(pool_.size())]; }
@@ -212,11 +215,21 @@ class Generator {
       case 3: {  // views
         const Value& a = Any();
         switch (Pick(0, 4)) {
-          case 0: Push(Symbol::Create("Flatten", {a.symbol}, {}, Name("flat"))); return;
-          case 1: Push(Symbol::Create("Reshape", {a.symbol}, {{"shape", "(0, -1)"}}, Name("rs"))); return;
-          case 2: Push(Symbol::Create("expand_dims", {a.symbol}, {{"axis", "1"}}, Name("ed"))); return;
-          case 3: Push(Symbol::Create("_copy", {a.symbol}, {}, Name("copy"))); return;
-          default: Push(Symbol::Create("BlockGrad", {a.symbol}, {}, Name("bg"))); return;
+          case 0:
+            Push(Symbol::Create("Flatten", {a.symbol}, {}, Name("flat")));
+            return;
+          case 1:
+            Push(Symbol::Create("Reshape", {a.symbol}, {{"shape", "(0, -1)"}}, Name("rs")));
+            return;
+          case 2:
+            Push(Symbol::Create("expand_dims", {a.symbol}, {{"axis", "1"}}, Name("ed")));
+            return;
+          case 3:
+            Push(Symbol::Create("_copy", {a.symbol}, {}, Name("copy")));
+            return;
+          default:
+            Push(Symbol::Create("BlockGrad", {a.symbol}, {}, Name("bg")));
+            return;
         }
       }
       case 4: {  // FullyConnected (+ activation: a fusable chain)
@@ -234,12 +247,14 @@ class Generator {
         if (x4 == nullptr) return AddNode(0);
         const int64_t k = Chance(0.5) ? 1 : 3, f = Pick(2, 4), c = x4->shape[1];
         const std::string n = Name("conv");
-        Symbol conv = Symbol::Create(
-            "Convolution",
-            {x4->symbol, Param(n + "_weight", Shape{f, c, k, k}, -1, 1), Param(n + "_bias", Shape{f}, -1, 1)},
-            {{"kernel", "(" + std::to_string(k) + ", " + std::to_string(k) + ")"},
-             {"pad", k == 3 ? "(1, 1)" : "(0, 0)"}, {"num_filter", std::to_string(f)}},
-            n);
+        Symbol conv =
+            Symbol::Create("Convolution",
+                           {x4->symbol, Param(n + "_weight", Shape{f, c, k, k}, -1, 1),
+                            Param(n + "_bias", Shape{f}, -1, 1)},
+                           {{"kernel", "(" + std::to_string(k) + ", " + std::to_string(k) + ")"},
+                            {"pad", k == 3 ? "(1, 1)" : "(0, 0)"},
+                            {"num_filter", std::to_string(f)}},
+                           n);
         Push(MaybeActivation(conv));
         return;
       }
@@ -247,12 +262,12 @@ class Generator {
         if (x4 == nullptr) return AddNode(0);
         const int64_t c = x4->shape[1];
         const std::string n = Name("bn");
-        Symbol bn = Symbol::Create("BatchNorm",
-                                   {x4->symbol, Param(n + "_gamma", Shape{c}, 0.5f, 1.5f),
-                                    Param(n + "_beta", Shape{c}, -1, 1),
-                                    Param(n + "_moving_mean", Shape{c}, -1, 1),
-                                    Param(n + "_moving_var", Shape{c}, 0.5f, 2)},
-                                   {{"fix_gamma", "False"}}, n);
+        Symbol bn = Symbol::Create(
+            "BatchNorm",
+            {x4->symbol, Param(n + "_gamma", Shape{c}, 0.5f, 1.5f),
+             Param(n + "_beta", Shape{c}, -1, 1), Param(n + "_moving_mean", Shape{c}, -1, 1),
+             Param(n + "_moving_var", Shape{c}, 0.5f, 2)},
+            {{"fix_gamma", "False"}}, n);
         Push(Chance(0.5) ? Symbol::Create("relu", {bn}, {}, Name("relu")) : bn);
         return;
       }
@@ -316,8 +331,8 @@ std::vector<NDArray> RunCApi(const std::string& json, const std::string& params,
         "hn_model_load_from_memory");
   check(hn_predictor_create(model, &pred), "hn_predictor_create");
   const std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
-  check(hn_predictor_set_input(pred, "data", HN_DTYPE_FLOAT32, dims.data(), static_cast<int>(dims.size()),
-                               x.raw_data(), x.nbytes()),
+  check(hn_predictor_set_input(pred, "data", HN_DTYPE_FLOAT32, dims.data(),
+                               static_cast<int>(dims.size()), x.raw_data(), x.nbytes()),
         "hn_predictor_set_input");
   check(hn_predictor_forward(pred), "hn_predictor_forward");
   size_t count = 0;
@@ -341,10 +356,13 @@ std::string Check(const Graph& g) {
   const std::string params_bytes = SerializeParams(g.params);
   std::vector<GraphExecutor> executors;
   for (bool fuse : {false, true})
-    for (bool plan : {false, true}) executors.emplace_back(g.symbol, std::vector<std::string>{"data"}, g.params, ExecutorOptions{fuse, plan});
+    for (bool plan : {false, true})
+      executors.emplace_back(g.symbol, std::vector<std::string>{"data"}, g.params,
+                             ExecutorOptions{fuse, plan});
   NDArrayList reloaded = ParseNDArrayList(params_bytes, "round-trip.params");
   std::map<std::string, NDArray> reloaded_params;
-  for (size_t i = 0; i < reloaded.arrays.size(); ++i) reloaded_params[reloaded.names[i].substr(4)] = reloaded.arrays[i];
+  for (size_t i = 0; i < reloaded.arrays.size(); ++i)
+    reloaded_params[reloaded.names[i].substr(4)] = reloaded.arrays[i];
   GraphExecutor round_trip(Symbol::FromJSON(json), {"data"}, reloaded_params);
 
   for (int64_t batch : g.batches) {
@@ -354,10 +372,12 @@ std::string Check(const Graph& g) {
     values["data"] = x;
     const std::vector<NDArray> expected = testing_util::RunNodeByNode(g.symbol, values);
     auto compare = [&](const std::vector<NDArray>& got, const std::string& path) -> std::string {
-      if (got.size() != expected.size()) return path + ": " + std::to_string(got.size()) + " outputs";
+      if (got.size() != expected.size())
+        return path + ": " + std::to_string(got.size()) + " outputs";
       for (size_t i = 0; i < got.size(); ++i)
         if (!SameBits(got[i], expected[i]))
-          return path + ": output " + std::to_string(i) + " differs at batch " + std::to_string(batch);
+          return path + ": output " + std::to_string(i) + " differs at batch " +
+                 std::to_string(batch);
       return "";
     };
     const char* kNames[] = {"graph (fuse off, plan off)", "graph (fuse off, plan on)",
@@ -411,21 +431,27 @@ int main(int argc, char** argv) {
   double minutes = 0;
   std::string export_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--graphs") == 0) graphs = std::atol(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (std::strcmp(argv[i], "--minutes") == 0) minutes = std::atof(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--export") == 0) export_dir = argv[i + 1];
+    if (std::strcmp(argv[i], "--graphs") == 0)
+      graphs = std::atol(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--seed") == 0)
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (std::strcmp(argv[i], "--minutes") == 0)
+      minutes = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--export") == 0)
+      export_dir = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: hn_graph_diff [--graphs N] [--seed S] [--minutes M] "
-                           "[--export DIR]\n");
+      std::fprintf(stderr,
+                   "usage: hn_graph_diff [--graphs N] [--seed S] [--minutes M] "
+                   "[--export DIR]\n");
       return 2;
     }
   }
   using hybridnet::Generator;
   const hybridnet::ElementwiseOps ops = hybridnet::ProbeRegistry(!export_dir.empty());
-  std::printf("registry: %zu unary and %zu binary elementwise ops drawn, plus views, "
-              "FullyConnected, Convolution, BatchNorm, Pooling, Concat, SliceChannel, softmax\n",
-              ops.unary.size(), ops.binary.size());
+  std::printf(
+      "registry: %zu unary and %zu binary elementwise ops drawn, plus views, "
+      "FullyConnected, Convolution, BatchNorm, Pooling, Concat, SliceChannel, softmax\n",
+      ops.unary.size(), ops.binary.size());
   if (!export_dir.empty()) {
     std::string left_out;
     for (const std::string& name : ops.left_out) left_out += " " + name;
@@ -438,14 +464,14 @@ int main(int argc, char** argv) {
       hybridnet::Export(gen.Make(), "g" + std::to_string(graph_seed), export_dir, &cases);
     }
     std::ofstream(export_dir + "/index.json") << nlohmann::json{{"cases", cases}}.dump(1);
-    std::printf("exported %ld graphs (%zu runs) to %s\n", graphs, cases.size(),
-                export_dir.c_str());
+    std::printf("exported %ld graphs (%zu runs) to %s\n", graphs, cases.size(), export_dir.c_str());
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
   long passed = 0, failed = 0;
   for (long i = 0; i < graphs || minutes > 0; ++i) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (minutes > 0 && elapsed > minutes * 60) break;
     const unsigned long long graph_seed = seed + static_cast<unsigned long long>(i);
     hybridnet::Seed(graph_seed);
@@ -464,7 +490,8 @@ int main(int argc, char** argv) {
       std::printf("FAIL seed %llu: %s\n%s\n", graph_seed, why.c_str(), g.symbol.ToJSON().c_str());
     }
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%ld graphs in %.1f s (%.0f graphs/min), each run 7 ways over 3 batch sizes\n",
               passed + failed, secs, static_cast<double>(passed + failed) / secs * 60);
   std::printf("%ld passed, %ld failed\n", passed, failed);

@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   hn_predictor* pred = nullptr;
   const char* const* names = nullptr;
   size_t count = 0;
-  if (hn_predictor_create(model, &pred) == HN_OK && hn_model_input_names(model, &names, &count) == HN_OK) {
+  if (hn_predictor_create(model, &pred) == HN_OK &&
+      hn_model_input_names(model, &names, &count) == HN_OK) {
     const int64_t shape[2] = {2, 3};
     const std::vector<float> x(6, 0.5f);
     bool ok = true;

@@ -8,7 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    hybridnet::NDArray a = hybridnet::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz.npy");
+    hybridnet::NDArray a =
+        hybridnet::ParseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz.npy");
     a.ToFloatVector();  // every value read back
     hybridnet::SerializeNpy(a);
   } catch (const hybridnet::Error&) {

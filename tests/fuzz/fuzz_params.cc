@@ -8,8 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    hybridnet::NDArrayList list =
-        hybridnet::ParseNDArrayList(std::string(reinterpret_cast<const char*>(data), size), "fuzz.params");
+    hybridnet::NDArrayList list = hybridnet::ParseNDArrayList(
+        std::string(reinterpret_cast<const char*>(data), size), "fuzz.params");
     // Every value read back: a header that lies about its data shows under ASan/UBSan.
     for (const hybridnet::NDArray& a : list.arrays)
       if (!a.is_none()) a.ToFloatVector();

@@ -34,8 +34,8 @@ std::string ReadText(const std::string& path) {
 void ExpectMatches(const NDArray& got, const NDArray& want, int64_t rows = -1) {
   ASSERT_EQ(got.shape(), want.shape());
   const std::vector<float> g = got.ToFloatVector(), w = want.ToFloatVector();
-  const size_t n = rows < 0 ? w.size()
-                            : static_cast<size_t>(rows * (want.size() / want.shape()[0]));
+  const size_t n =
+      rows < 0 ? w.size() : static_cast<size_t>(rows * (want.size() / want.shape()[0]));
   double scale = 1e-30;
   for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(static_cast<double>(w[i])));
   for (size_t i = 0; i < n; ++i)

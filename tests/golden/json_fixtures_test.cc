@@ -19,8 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define HN_REQUIRE_FIXTURES() \
-  ASSERT_TRUE(fs::is_directory(HN_FIXTURES_DIR)) << "fixtures folder " << HN_FIXTURES_DIR << " is missing"
+#define HN_REQUIRE_FIXTURES()                    \
+  ASSERT_TRUE(fs::is_directory(HN_FIXTURES_DIR)) \
+      << "fixtures folder " << HN_FIXTURES_DIR << " is missing"
 
 std::string Path(const std::string& name) { return std::string(HN_FIXTURES_DIR) + "/" + name; }
 

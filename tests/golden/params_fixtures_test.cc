@@ -15,7 +15,7 @@ namespace {
 
 std::string Fixture(const std::string& name) { return std::string(HN_FIXTURES_DIR) + "/" + name; }
 
-#define HN_REQUIRE_FIXTURES()                              \
+#define HN_REQUIRE_FIXTURES()                                 \
   ASSERT_TRUE(std::filesystem::is_directory(HN_FIXTURES_DIR)) \
       << "MXNet fixtures folder " << HN_FIXTURES_DIR << " is missing"
 

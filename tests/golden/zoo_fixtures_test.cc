@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/io/params.h"
-#include "common/test_util.h"
 
 namespace hybridnet {
 namespace {

@@ -62,10 +62,10 @@ HN_CONFORMANCE_CASES(Broadcast) {
                            }));
   cases->push_back(Case("broadcast_maximum", {}, {{3, 4}, {4}}, max));
   cases->push_back(Case("broadcast_minimum", {}, {{2, 1, 3}, {1, 5, 1}}, min));
-  cases->push_back(Case("broadcast_to", {{"shape", "(2, 4, 3)"}}, {{2, 1, 3}},
-                        BroadcastTo({2, 4, 3})));
-  cases->push_back(Case("broadcast_to", {{"shape", "(0, 5)"}}, {{3, 1}}, BroadcastTo({3, 5}),
-                        "zero_keeps"));
+  cases->push_back(
+      Case("broadcast_to", {{"shape", "(2, 4, 3)"}}, {{2, 1, 3}}, BroadcastTo({2, 4, 3})));
+  cases->push_back(
+      Case("broadcast_to", {{"shape", "(0, 5)"}}, {{3, 1}}, BroadcastTo({3, 5}), "zero_keeps"));
   cases->push_back(Case("broadcast_to", {{"shape", "(4, 2, 3)"}}, {{1, 2, 3}},
                         BroadcastTo({4, 2, 3}), "leading"));
 
@@ -76,13 +76,14 @@ HN_CONFORMANCE_CASES(Broadcast) {
                    Broadcast([i8](double a, double b) { return WrapTo(a + b, i8); }), "int8_wraps"),
               Integers(-128, 127)),
       {i8, i8}));
-  cases->push_back(WithDTypes(WithGen(Case("broadcast_sub", {}, {{4, 1}, {1, 5}}, sub, "int64"),
-                                      Integers(-1000, 1000)),
-                              {i64, i64}));
   cases->push_back(WithDTypes(
-      WithGen(Case("broadcast_mul", {}, {{3, 1}, {3, 4}},
-                   Broadcast([u8](double a, double b) { return WrapTo(a * b, u8); }), "uint8_wraps"),
-              Integers(0, 255)),
+      WithGen(Case("broadcast_sub", {}, {{4, 1}, {1, 5}}, sub, "int64"), Integers(-1000, 1000)),
+      {i64, i64}));
+  cases->push_back(WithDTypes(
+      WithGen(
+          Case("broadcast_mul", {}, {{3, 1}, {3, 4}},
+               Broadcast([u8](double a, double b) { return WrapTo(a * b, u8); }), "uint8_wraps"),
+          Integers(0, 255)),
       {u8, u8}));
   cases->push_back(WithDTypes(
       WithGen(Case("broadcast_div", {}, {{2, 6}, {6}},
@@ -92,14 +93,14 @@ HN_CONFORMANCE_CASES(Broadcast) {
                                   : std::round(Nonzero(rng, 1, 7));
               }),
       {i32, i32}));
-  cases->push_back(WithDTypes(Case("broadcast_add", {}, {{2, 3, 4}, {1, 4}}, add, "float64"),
-                              {f64, f64}));
-  cases->push_back(WithDTypes(WithGen(Case("broadcast_maximum", {}, {{3, 4}, {4}}, max, "int32"),
-                                      Integers(-9, 9)),
-                              {i32, i32}));
-  cases->push_back(WithDTypes(WithGen(Case("broadcast_minimum", {}, {{2, 2}, {2, 1}}, min, "uint8"),
-                                      Integers(0, 255)),
-                              {u8, u8}));
+  cases->push_back(
+      WithDTypes(Case("broadcast_add", {}, {{2, 3, 4}, {1, 4}}, add, "float64"), {f64, f64}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("broadcast_maximum", {}, {{3, 4}, {4}}, max, "int32"), Integers(-9, 9)),
+      {i32, i32}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("broadcast_minimum", {}, {{2, 2}, {2, 1}}, min, "uint8"), Integers(0, 255)),
+      {u8, u8}));
   cases->push_back(Case("_npi_maximum", {}, {{2, 3}, {3}}, max, "npi_alias"));
   cases->push_back(Case("_npi_minimum", {}, {{2, 3}, {3}}, min, "npi_alias"));
   cases->push_back(Case("_sparse_broadcast_add", {}, {{2, 3}, {1, 3}}, add, "sparse_alias"));
@@ -109,8 +110,8 @@ HN_CONFORMANCE_CASES(Broadcast) {
     return input == 0 ? std::uniform_real_distribution<double>(-5, 5)(rng) : Nonzero(rng, 0.5, 3);
   };
   cases->push_back(WithGen(Case("broadcast_mod", {}, {{3, 4}, {4}}, mod), mod_gen));
-  cases->push_back(WithGen(Case("broadcast_mod", {}, {{2, 1, 3}, {4, 1}}, mod, "both_sides"),
-                           mod_gen));
+  cases->push_back(
+      WithGen(Case("broadcast_mod", {}, {{2, 1, 3}, {4, 1}}, mod, "both_sides"), mod_gen));
   cases->push_back(WithDTypes(
       WithGen(Case("broadcast_mod", {}, {{4, 5}, {5}}, Broadcast(PyMod, i32), "int32"),
               [](std::mt19937& rng, size_t input, int64_t) {
@@ -118,15 +119,13 @@ HN_CONFORMANCE_CASES(Broadcast) {
                                   : std::round(Nonzero(rng, 1, 7));
               }),
       {i32, i32}));
-  cases->push_back(WithDTypes(WithGen(Case("broadcast_mod", {}, {{3, 2}, {1}}, mod, "float64"),
-                                      mod_gen),
-                              {f64, f64}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("broadcast_mod", {}, {{3, 2}, {1}}, mod, "float64"), mod_gen), {f64, f64}));
   auto pow = Broadcast([](double a, double b) { return std::pow(a, b); });
   cases->push_back(WithGen(Case("broadcast_power", {}, {{3, 4}, {3, 1}}, pow),
                            [](std::mt19937& rng, size_t input, int64_t) {
-                             return input == 0
-                                        ? std::uniform_real_distribution<double>(0.1, 3)(rng)
-                                        : std::uniform_real_distribution<double>(-2, 2)(rng);
+                             return input == 0 ? std::uniform_real_distribution<double>(0.1, 3)(rng)
+                                               : std::uniform_real_distribution<double>(-2, 2)(rng);
                            }));
   cases->push_back(WithDTypes(
       WithGen(Case("broadcast_power", {}, {{2, 3}, {3}},
@@ -139,17 +138,17 @@ HN_CONFORMANCE_CASES(Broadcast) {
       {i64, i64}));
   auto hypot = Broadcast([](double a, double b) { return std::hypot(a, b); });
   cases->push_back(Case("broadcast_hypot", {}, {{2, 3, 4}, {4}}, hypot));
-  cases->push_back(WithDTypes(Case("broadcast_hypot", {}, {{3, 1}, {1, 3}}, hypot, "float64"),
-                              {f64, f64}));
+  cases->push_back(
+      WithDTypes(Case("broadcast_hypot", {}, {{3, 1}, {1, 3}}, hypot, "float64"), {f64, f64}));
   cases->push_back(WithDTypes(
       WithGen(Case("broadcast_hypot", {}, {{3, 2}, {2}},
                    Broadcast([](double a, double b) { return std::hypot(a, b); }, i8), "int8"),
               Integers(-20, 20)),
       {i8, i8}));
-  cases->push_back(WithDTypes(WithGen(Case("broadcast_to", {{"shape", "(3, 4)"}}, {{1, 4}},
-                                           BroadcastTo({3, 4}), "int64"),
-                                      Integers(-9, 9)),
-                              {i64}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("broadcast_to", {{"shape", "(3, 4)"}}, {{1, 4}}, BroadcastTo({3, 4}), "int64"),
+              Integers(-9, 9)),
+      {i64}));
   cases->push_back(WithDTypes(WithGen(Case("broadcast_to", {{"shape", "(2, 0, 3)"}}, {{1, 5, 1}},
                                            BroadcastTo({2, 5, 3}), "uint8"),
                                       Integers(0, 255)),

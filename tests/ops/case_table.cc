@@ -86,7 +86,8 @@ std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
 NodeAttrs CaseAttrs(const OpCase& c) {
   NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
   if (c.subgraphs) {
-    for (const Symbol& g : c.subgraphs()) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
+    for (const Symbol& g : c.subgraphs())
+      attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
   }
   return attrs;
 }

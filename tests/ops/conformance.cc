@@ -46,14 +46,13 @@ RefTensor ToRef(const NDArray& a) {
     if (!ok && bad++ < 5) os << "\n  [" << i << "] got " << g << ", reference " << w;
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << want.size() << " elements differ"
-                                       << os.str();
+  return ::testing::AssertionFailure()
+         << bad << " of " << want.size() << " elements differ" << os.str();
 }
 
 namespace {
 
 using testing_util::BitDifference;
-
 
 std::string Describe(const OpCase& c) {
   std::ostringstream os;
@@ -67,7 +66,6 @@ std::string Describe(const OpCase& c) {
   for (const Shape& s : c.inputs) os << " " << s;
   return os.str();
 }
-
 
 std::vector<NDArray> RunGraph(const CaseGraph& g, const std::vector<NDArray>& inputs, bool fuse,
                               bool plan_memory = true) {
@@ -596,8 +594,7 @@ std::string InferenceCaseName(const ::testing::TestParamInfo<size_t>& param_info
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpInfers,
-                         ::testing::Range<size_t>(0, AllInferenceCases().size()),
+INSTANTIATE_TEST_SUITE_P(Ops, OpInfers, ::testing::Range<size_t>(0, AllInferenceCases().size()),
                          InferenceCaseName);
 
 // Runs `fn`, expecting an Error with `code` whose message contains every string of `needles`.
@@ -623,12 +620,18 @@ TEST(OpErrors, UnknownOpIsNotFound) {
 }
 
 TEST(OpErrors, MissingRequiredAttribute) {
-  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})}); },
-              StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})});
+      },
+      StatusCode::kInvalidArgument, {"FullyConnected", "num_hidden"});
   ExpectError([] { Invoke("Activation", {Filled({2})}); }, StatusCode::kInvalidArgument,
               {"Activation", "act_type"});
-  ExpectError([] { Invoke("clip", {Filled({2})}, {{"a_min", "0"}}); },
-              StatusCode::kInvalidArgument, {"clip", "a_max"});
+  ExpectError(
+      [] {
+        Invoke("clip", {Filled({2})}, {{"a_min", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"clip", "a_max"});
 }
 
 TEST(OpErrors, BadAttributeValue) {
@@ -638,23 +641,41 @@ TEST(OpErrors, BadAttributeValue) {
                {{"num_hidden", "abc"}}, "fc1");
       },
       StatusCode::kInvalidArgument, {"FullyConnected", "fc1", "num_hidden", "abc"});
-  ExpectError([] { Invoke("Activation", {Filled({2})}, {{"act_type", "swish"}}); },
-              StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"});
-  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3})},
-                          {{"num_hidden", "4"}, {"no_bias", "maybe"}}); },
-              StatusCode::kInvalidArgument, {"no_bias", "maybe"});
-  ExpectError([] { Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
-                          {{"num_hidden", "0"}}); },
-              StatusCode::kInvalidArgument, {"num_hidden", "0"});
-  ExpectError([] { Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(2, x)"}}); },
-              StatusCode::kInvalidArgument, {"Reshape", "shape"});
-  ExpectError([] { Invoke("Cast", {Filled({2, 3})}, {{"dtype", "float128"}}); },
-              StatusCode::kInvalidArgument, {"Cast", "dtype", "float128"});
+  ExpectError(
+      [] {
+        Invoke("Activation", {Filled({2})}, {{"act_type", "swish"}});
+      },
+      StatusCode::kInvalidArgument, {"Activation", "act_type", "swish"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3})},
+               {{"num_hidden", "4"}, {"no_bias", "maybe"}});
+      },
+      StatusCode::kInvalidArgument, {"no_bias", "maybe"});
+  ExpectError(
+      [] {
+        Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
+               {{"num_hidden", "0"}});
+      },
+      StatusCode::kInvalidArgument, {"num_hidden", "0"});
+  ExpectError(
+      [] {
+        Invoke("Reshape", {Filled({2, 3})}, {{"shape", "(2, x)"}});
+      },
+      StatusCode::kInvalidArgument, {"Reshape", "shape"});
+  ExpectError(
+      [] {
+        Invoke("Cast", {Filled({2, 3})}, {{"dtype", "float128"}});
+      },
+      StatusCode::kInvalidArgument, {"Cast", "dtype", "float128"});
 }
 
 TEST(OpErrors, UnknownAttributeKey) {
-  ExpectError([] { Invoke("relu", {Filled({2})}, {{"slope", "0.1"}}); },
-              StatusCode::kInvalidArgument, {"relu", "slope"});
+  ExpectError(
+      [] {
+        Invoke("relu", {Filled({2})}, {{"slope", "0.1"}});
+      },
+      StatusCode::kInvalidArgument, {"relu", "slope"});
   ExpectError(
       [] {
         Invoke("FullyConnected", {Filled({2, 3}), Filled({4, 3}), Filled({4})},
@@ -672,22 +693,36 @@ TEST(OpErrors, WrongInputCount) {
 
 TEST(OpErrors, NonFloatInputToFloatOnlyOp) {
   NDArray ints = NDArray::Zeros({2, 3}, DType::kInt32);
-  ExpectError([&] { Invoke("Activation", {ints}, {{"act_type", "relu"}}); },
-              StatusCode::kTypeError, {"Activation", "int32"});
-  ExpectError([&] { Invoke("elemwise_add", {Filled({2, 3}), ints}); }, StatusCode::kTypeError,
-              {"elemwise_add"});
-  ExpectError([&] { Invoke("FullyConnected", {ints, Filled({4, 3}), Filled({4})},
-                           {{"num_hidden", "4"}}); },
-              StatusCode::kTypeError, {"FullyConnected"});
+  ExpectError(
+      [&] {
+        Invoke("Activation", {ints}, {{"act_type", "relu"}});
+      },
+      StatusCode::kTypeError, {"Activation", "int32"});
+  ExpectError(
+      [&] {
+        Invoke("elemwise_add", {Filled({2, 3}), ints});
+      },
+      StatusCode::kTypeError, {"elemwise_add"});
+  ExpectError(
+      [&] {
+        Invoke("FullyConnected", {ints, Filled({4, 3}), Filled({4})}, {{"num_hidden", "4"}});
+      },
+      StatusCode::kTypeError, {"FullyConnected"});
   // Cast is the one op that takes every dtype.
   EXPECT_EQ(Invoke("Cast", {ints}, {{"dtype", "float32"}})[0].dtype(), DType::kFloat32);
 }
 
 TEST(OpErrors, UnsupportedSoftmaxOptions) {
-  ExpectError([] { Invoke("softmax", {Filled({2, 3}), Filled({2})}, {{"use_length", "True"}}); },
-              StatusCode::kTypeError, {"softmax", "length", "integer"});
-  ExpectError([] { Invoke("softmax", {Filled({2, 3})}, {{"dtype", "float16"}}); },
-              StatusCode::kUnsupported, {"softmax", "float16"});
+  ExpectError(
+      [] {
+        Invoke("softmax", {Filled({2, 3}), Filled({2})}, {{"use_length", "True"}});
+      },
+      StatusCode::kTypeError, {"softmax", "length", "integer"});
+  ExpectError(
+      [] {
+        Invoke("softmax", {Filled({2, 3})}, {{"dtype", "float16"}});
+      },
+      StatusCode::kUnsupported, {"softmax", "float16"});
 }
 
 // ---- behaviour beyond one-op cases -------------------------------------------------------------

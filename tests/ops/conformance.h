@@ -84,12 +84,12 @@ struct OpCase {
   AttrDict attrs;
   std::vector<Shape> inputs;
   RefFn reference;
-  InputGen gen;                ///< empty: uniform in [-2, 2)
-  std::vector<DType> dtypes;   ///< per input; empty: all float32
+  InputGen gen;               ///< empty: uniform in [-2, 2)
+  std::vector<DType> dtypes;  ///< per input; empty: all float32
   double rtol = 1e-5;
   double atol = 1e-6;
-  std::string note;            ///< distinguishes cases of one op in test names
-  bool check_json = true;      ///< false for internal ops (never written to JSON)
+  std::string note;        ///< distinguishes cases of one op in test names
+  bool check_json = true;  ///< false for internal ops (never written to JSON)
   /// False when an input has one of several accepted shapes (bias (H, 1), prelu gamma (1,),
   /// probability labels): inference of that input, when hidden, gives the default instead.
   bool inputs_inferable = true;
@@ -172,29 +172,26 @@ struct CaseRegistrar {
   explicit CaseRegistrar(void (*add)(std::vector<T>* cases), std::vector<T>& all) { add(&all); }
 };
 
-#define HN_CONFORMANCE_CASES(family)                                                      \
-  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>*);  \
+#define HN_CONFORMANCE_CASES(family)                                                       \
+  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>*); \
   static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::OpCase>   \
       hn_conformance_registrar_##family(HnConformanceCases_##family,                       \
                                         ::hybridnet::conformance::AllCases());             \
-  static void HnConformanceCases_##family(                                                 \
-      std::vector<::hybridnet::conformance::OpCase>* cases)
+  static void HnConformanceCases_##family(std::vector<::hybridnet::conformance::OpCase>* cases)
 
-#define HN_ERROR_CASES(family)                                                               \
-  static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>*);       \
-  static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::ErrorCase>   \
-      hn_error_registrar_##family(HnErrorCases_##family,                                      \
-                                  ::hybridnet::conformance::AllErrorCases());                 \
+#define HN_ERROR_CASES(family)                                                              \
+  static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>*);     \
+  static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::ErrorCase> \
+      hn_error_registrar_##family(HnErrorCases_##family,                                    \
+                                  ::hybridnet::conformance::AllErrorCases());               \
   static void HnErrorCases_##family(std::vector<::hybridnet::conformance::ErrorCase>* cases)
 
-#define HN_INFERENCE_CASES(family)                                                             \
+#define HN_INFERENCE_CASES(family)                                                              \
   static void HnInferenceCases_##family(std::vector<::hybridnet::conformance::InferenceCase>*); \
-  static const ::hybridnet::conformance::CaseRegistrar<                                        \
-      ::hybridnet::conformance::InferenceCase>                                                 \
-      hn_inference_registrar_##family(HnInferenceCases_##family,                               \
-                                      ::hybridnet::conformance::AllInferenceCases());          \
-  static void HnInferenceCases_##family(                                                       \
-      std::vector<::hybridnet::conformance::InferenceCase>* cases)
+  static const ::hybridnet::conformance::CaseRegistrar<::hybridnet::conformance::InferenceCase> \
+      hn_inference_registrar_##family(HnInferenceCases_##family,                                \
+                                      ::hybridnet::conformance::AllInferenceCases());           \
+  static void HnInferenceCases_##family(std::vector<::hybridnet::conformance::InferenceCase>* cases)
 
 // ---- building cases ---------------------------------------------------------------------------
 
@@ -234,8 +231,9 @@ inline OpCase Statistical(OpCase c, StatCheck check) {
   return c;
 }
 
-inline ErrorCase Rejected(std::string op, AttrDict attrs, std::vector<Shape> inputs, StatusCode code,
-                       std::vector<std::string> needles, std::vector<DType> dtypes = {}) {
+inline ErrorCase Rejected(std::string op, AttrDict attrs, std::vector<Shape> inputs,
+                          StatusCode code, std::vector<std::string> needles,
+                          std::vector<DType> dtypes = {}) {
   ErrorCase e;
   e.op = std::move(op);
   e.attrs = std::move(attrs);
@@ -284,9 +282,9 @@ inline OpCase Training(OpCase c) {
 inline InferenceCase Infers(std::string op, AttrDict attrs, std::vector<Shape> inputs,
                             std::vector<Shape> outputs, std::vector<Shape> want_inputs,
                             std::vector<Shape> want_outputs, bool complete, std::string note) {
-  return InferenceCase{std::move(op),          std::move(attrs),        std::move(inputs),
-                       std::move(outputs),     std::move(want_inputs),  std::move(want_outputs),
-                       complete,               std::move(note)};
+  return InferenceCase{std::move(op),      std::move(attrs),       std::move(inputs),
+                       std::move(outputs), std::move(want_inputs), std::move(want_outputs),
+                       complete,           std::move(note)};
 }
 
 inline OpCase WithTol(OpCase c, double rtol, double atol) {

@@ -43,8 +43,8 @@ RefFn ForeachRef() {
 }
 
 AttrDict ForeachAttrs() {
-  return {{"num_args", "4"},        {"num_outputs", "2"}, {"num_out_data", "1"},
-          {"in_data_locs", "[0]"},  {"in_state_locs", "[2]"}, {"remain_locs", "[1]"}};
+  return {{"num_args", "4"},       {"num_outputs", "2"},     {"num_out_data", "1"},
+          {"in_data_locs", "[0]"}, {"in_state_locs", "[2]"}, {"remain_locs", "[1]"}};
 }
 
 // cond: relu(sum(c)) (nonzero while c > 0); func: [x * c, c - 1] over inputs [x, c].
@@ -72,12 +72,9 @@ RefFn WhileRef(int max_iterations) {
 }
 
 AttrDict WhileAttrs(int max_iterations) {
-  return {{"num_args", "4"},
-          {"num_outputs", "2"},
-          {"num_out_data", "1"},
-          {"max_iterations", std::to_string(max_iterations)},
-          {"cond_input_locs", "[0]"},
-          {"func_input_locs", "[1, 0]"},
+  return {{"num_args", "4"},          {"num_outputs", "2"},
+          {"num_out_data", "1"},      {"max_iterations", std::to_string(max_iterations)},
+          {"cond_input_locs", "[0]"}, {"func_input_locs", "[1, 0]"},
           {"func_var_locs", "[1]"}};
 }
 
@@ -105,10 +102,9 @@ HN_CONFORMANCE_CASES(ControlFlow) {
   cases->push_back(WithSubgraphs(
       Case("_foreach", ForeachAttrs(), {{4, 2, 3}, {2, 3}, {2, 3}}, ForeachRef(), "rnn_cell"),
       [] { return std::vector<Symbol>{ForeachBody(true)}; }));
-  cases->push_back(WithSubgraphs(
-      Case("_foreach", ForeachAttrs(), {{1, 2, 3}, {2, 3}, {2, 3}}, ForeachRef(),
-           "one_step_state_is_output"),
-      [] { return std::vector<Symbol>{ForeachBody(false)}; }));
+  cases->push_back(WithSubgraphs(Case("_foreach", ForeachAttrs(), {{1, 2, 3}, {2, 3}, {2, 3}},
+                                      ForeachRef(), "one_step_state_is_output"),
+                                 [] { return std::vector<Symbol>{ForeachBody(false)}; }));
 
   // Counter c0 in [2, 3): three steps; with max_iterations 3 every step runs, so MXNet checks it.
   auto counter = [](std::mt19937& rng, size_t input, int64_t) {
@@ -118,13 +114,17 @@ HN_CONFORMANCE_CASES(ControlFlow) {
   cases->push_back(WithSubgraphs(
       WithGen(Case("_while_loop", WhileAttrs(3), {{1, 1}, {2, 3}}, WhileRef(3), "full_length"),
               counter),
-      [] { return std::vector<Symbol>{WhileCond(), WhileFunc()}; }));
-  cases->push_back(NotInMXNet(
-      WithSubgraphs(WithGen(Case("_while_loop", WhileAttrs(5), {{1, 1}, {2, 3}}, WhileRef(5),
-                                 "stops_early_zero_padded"),
-                            counter),
-                    [] { return std::vector<Symbol>{WhileCond(), WhileFunc()}; }),
-      "MXNet leaves the steps after the loop ends undefined; hybridnet writes zeros"));
+      [] {
+        return std::vector<Symbol>{WhileCond(), WhileFunc()};
+      }));
+  cases->push_back(
+      NotInMXNet(WithSubgraphs(WithGen(Case("_while_loop", WhileAttrs(5), {{1, 1}, {2, 3}},
+                                            WhileRef(5), "stops_early_zero_padded"),
+                                       counter),
+                               [] {
+                                 return std::vector<Symbol>{WhileCond(), WhileFunc()};
+                               }),
+                 "MXNet leaves the steps after the loop ends undefined; hybridnet writes zeros"));
 
   const AttrDict cond_attrs{{"num_args", "5"},
                             {"num_outputs", "1"},

@@ -31,7 +31,7 @@ std::string ErrorOf(const std::string& op, const AttrDict& dict, const std::vect
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
-const AttrDict kForeach{{"num_args", "2"},      {"num_outputs", "1"},   {"num_out_data", "1"},
+const AttrDict kForeach{{"num_args", "2"},       {"num_outputs", "1"},    {"num_out_data", "1"},
                         {"in_data_locs", "[0]"}, {"in_state_locs", "[]"}, {"remain_locs", "[]"}};
 
 TEST(ControlFlowErrors, ForeachNeedsOneBodyMatchingItsLocations) {
@@ -64,8 +64,10 @@ TEST(ControlFlowErrors, WhileLoopAndCondCheckTheirGraphs) {
   // func returns one output where num_outputs says two.
   EXPECT_HAS(ErrorOf("_while_loop", loop, {Relu("c"), Relu("c")}, {x}),
              "func has 1 outputs; num_outputs 2");
-  const AttrDict cond{{"num_args", "4"},          {"num_outputs", "1"},
-                      {"cond_input_locs", "[0]"}, {"then_input_locs", "[0]"},
+  const AttrDict cond{{"num_args", "4"},
+                      {"num_outputs", "1"},
+                      {"cond_input_locs", "[0]"},
+                      {"then_input_locs", "[0]"},
                       {"else_input_locs", "[0, 0]"}};
   EXPECT_HAS(ErrorOf("_cond", cond, {Relu("a"), Relu("a"), Relu("a")}, {x}),
              "else_input_locs (0, 0) must hold distinct indices");

@@ -87,8 +87,8 @@ AttrDict PoolAttrs(const PoolSpec& s) {
 }
 
 OpCase PoolCase(const Dims& data, const PoolSpec& spec, const std::string& note) {
-  OpCase c = WithTol(Case("Pooling", PoolAttrs(spec), {Shape(data)}, PoolRef(spec), note), 1e-5,
-                     1e-5);
+  OpCase c =
+      WithTol(Case("Pooling", PoolAttrs(spec), {Shape(data)}, PoolRef(spec), note), 1e-5, 1e-5);
   // lp pooling of negative values has no real root for even p: positive inputs.
   if (spec.type == "lp") c = WithGen(c, Uniform(0.0, 1.0));
   return c;
@@ -108,8 +108,8 @@ OpCase BnCase(const char* op, AttrDict attrs, Dims data, BnSpec spec, std::strin
   const int nd = static_cast<int>(data.size());
   const int64_t C = data[static_cast<size_t>(spec.axis < 0 ? nd + spec.axis : spec.axis)];
   Shape v{C};
-  return WithTol(WithGen(Case(op, std::move(attrs), {Shape(data), v, v, v, v},
-                              BatchNormRef(spec), std::move(note)),
+  return WithTol(WithGen(Case(op, std::move(attrs), {Shape(data), v, v, v, v}, BatchNormRef(spec),
+                              std::move(note)),
                          BatchNormInput),
                  1e-5, 1e-5);
 }
@@ -176,8 +176,7 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{2, 6, 11, 8}, 6, {3, 3}, {2, 1}, {2, 1}, {2, 2}, 6, false}, "depthwise_dilate"},
       {{{1, 3, 7, 12}, 3, {1, 5}, {1, 1}, {0, 2}, {1, 1}, 3, false}, "depthwise_1x5"},
       {{{1, 4, 20}, 4, {5}, {2}, {2}, {1}, 4, false}, "depthwise_1d"},
-      {{{1, 2, 4, 5, 6}, 4, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 2}, 2, false},
-       "depthwise_3d"},
+      {{{1, 2, 4, 5, 6}, 4, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 2}, 2, false}, "depthwise_3d"},
       {{{1, 5, 6, 6}, 5, {3, 3}, {1, 1}, {3, 3}, {1, 1}, 5, false}, "depthwise_pad_above_kernel"},
       {{{1, 32, 14, 14}, 32, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 32, false}, "depthwise_mobilenet"},
       // 16-channel multiples (our own 3x3 depthwise kernel): stride 1 and 2, pad 0 and 1,
@@ -195,8 +194,7 @@ HN_CONFORMANCE_CASES(Convolution) {
       {{{1, 3, 5, 6, 7}, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, false}, "3d"},
       {{{2, 4, 6, 5, 4}, 4, {2, 3, 1}, {2, 1, 1}, {0, 1, 0}, {1, 1, 2}, 2, true},
        "3d_mixed_groups"},
-      {{{1, 2, 4, 4, 4}, 3, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, false},
-       "3d_pointwise"},
+      {{{1, 2, 4, 4, 4}, 3, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1, false}, "3d_pointwise"},
       {{{1, 2, 5, 7, 6}, 3, {3, 1, 3}, {2, 2, 2}, {1, 0, 1}, {1, 1, 1}, 1, false}, "3d_strided"},
       // Strided 1x1 convolutions (our pointwise kernel on the subsampled input).
       {{{2, 20, 9, 11}, 24, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false}, "pointwise_s2"},
@@ -211,8 +209,7 @@ HN_CONFORMANCE_CASES(Convolution) {
   const std::vector<std::pair<ConvSpec, std::string>> large = {
       {{{1, 64, 56, 56}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "large_64ch"},
       {{{1, 32, 60, 61}, 8, {5, 5}, {1, 2}, {2, 2}, {1, 1}, 2, false}, "large_odd_rows"},
-      {{{1, 16, 10, 24, 24}, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, false},
-       "large_3d"},
+      {{{1, 16, 10, 24, 24}, 4, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, false}, "large_3d"},
       {{{1, 100, 9, 9}, 130, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false}, "channels_not_16"},
   };
   for (const auto& c : large) cases->push_back(ConvCase(c.first, c.second));
@@ -223,9 +220,9 @@ HN_CONFORMANCE_CASES(Convolution) {
   // Attributes that do not change the CPU result, and hidden __x__ keys.
   ConvSpec ignorable{{1, 4, 6, 6}, 4, {3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, true};
   OpCase ig = ConvCase(ignorable, "ignorable_attrs");
-  ig.attrs = {{"kernel", "(3,3)"},       {"num_filter", "4"},       {"no_bias", "True"},
-              {"workspace", "2048"},     {"cudnn_tune", "fastest"}, {"cudnn_off", "True"},
-              {"layout", "NCHW"},        {"__lr_mult__", "1.0"}};
+  ig.attrs = {{"kernel", "(3,3)"},   {"num_filter", "4"},       {"no_bias", "True"},
+              {"workspace", "2048"}, {"cudnn_tune", "fastest"}, {"cudnn_off", "True"},
+              {"layout", "NCHW"},    {"__lr_mult__", "1.0"}};
   cases->push_back(ig);
   OpCase ncw = ConvCase({{2, 2, 9}, 3, {3}, {2}, {1}, {1}, 1, false}, "1d_layout_ncw");
   ncw.attrs["layout"] = "NCW";
@@ -242,34 +239,34 @@ HN_CONFORMANCE_CASES(Convolution) {
 
 HN_INFERENCE_CASES(Convolution) {
   // gluon's deferred initialization: the data is known, weight and bias are filled in.
-  AttrDict grouped = {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"num_group", "2"},
-                      {"stride", "(2, 2)"}, {"pad", "(1, 1)"}};
+  AttrDict grouped = {{"kernel", "(3, 3)"},
+                      {"num_filter", "8"},
+                      {"num_group", "2"},
+                      {"stride", "(2, 2)"},
+                      {"pad", "(1, 1)"}};
   cases->push_back(Infers("Convolution", grouped, {{2, 6, 15, 16}, {}, {}}, {{}},
                           {{2, 6, 15, 16}, {8, 3, 3, 3}, {8}}, {{2, 8, 8, 8}}, true,
                           "deferred_weight_and_bias"));
-  cases->push_back(Infers("Convolution", {{"kernel", "(5,)"}, {"num_filter", "4"},
-                                          {"no_bias", "True"}},
-                          {{1, 3, 10}, {}}, {{}}, {{1, 3, 10}, {4, 3, 5}}, {{1, 4, 6}}, true,
-                          "deferred_1d_weight"));
-  cases->push_back(Infers("Convolution", {{"kernel", "(1, 2, 3)"}, {"num_filter", "4"},
-                                          {"dilate", "(1, 2, 1)"}},
-                          {{1, 3, 4, 5, 6}, {}, {}}, {{}},
-                          {{1, 3, 4, 5, 6}, {4, 3, 1, 2, 3}, {4}}, {{1, 4, 4, 3, 4}}, true,
-                          "deferred_3d_weight"));
+  cases->push_back(Infers(
+      "Convolution", {{"kernel", "(5,)"}, {"num_filter", "4"}, {"no_bias", "True"}},
+      {{1, 3, 10}, {}}, {{}}, {{1, 3, 10}, {4, 3, 5}}, {{1, 4, 6}}, true, "deferred_1d_weight"));
+  cases->push_back(Infers("Convolution",
+                          {{"kernel", "(1, 2, 3)"}, {"num_filter", "4"}, {"dilate", "(1, 2, 1)"}},
+                          {{1, 3, 4, 5, 6}, {}, {}}, {{}}, {{1, 3, 4, 5, 6}, {4, 3, 1, 2, 3}, {4}},
+                          {{1, 4, 4, 3, 4}}, true, "deferred_3d_weight"));
   // Without the data only the bias follows (from num_filter).
-  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"}},
-                          {{}, {}, {}}, {{}}, {{}, {}, {8}}, {{}}, false, "data_unknown"));
+  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"}}, {{}, {}, {}},
+                          {{}}, {{}, {}, {8}}, {{}}, false, "data_unknown"));
   // An unknown channel count leaves the weight's second dim unknown.
   cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"}},
-                          {{1, 0, 8, 8}, {}, {}}, {{}},
-                          {{1, 0, 8, 8}, {8, 0, 3, 3}, {8}}, {{1, 8, 6, 6}}, false,
-                          "channels_unknown"));
+                          {{1, 0, 8, 8}, {}, {}}, {{}}, {{1, 0, 8, 8}, {8, 0, 3, 3}, {8}},
+                          {{1, 8, 6, 6}}, false, "channels_unknown"));
   // MXNet's backward fill: the batch from the output, spatial dims where the stride is 1.
-  cases->push_back(Infers("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "8"},
-                                          {"pad", "(1, 0)"}, {"stride", "(1, 2)"}},
-                          {{0, 3, 0, 0}, {}, {}}, {{4, 8, 10, 5}},
-                          {{4, 3, 10, 0}, {8, 3, 3, 3}, {8}}, {{4, 8, 10, 5}}, false,
-                          "backward_from_output"));
+  cases->push_back(
+      Infers("Convolution",
+             {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"pad", "(1, 0)"}, {"stride", "(1, 2)"}},
+             {{0, 3, 0, 0}, {}, {}}, {{4, 8, 10, 5}}, {{4, 3, 10, 0}, {8, 3, 3, 3}, {8}},
+             {{4, 8, 10, 5}}, false, "backward_from_output"));
 }
 
 HN_ERROR_CASES(Convolution) {
@@ -292,8 +289,8 @@ HN_ERROR_CASES(Convolution) {
   cases->push_back(conv(k3f4, {{1, 3, 8, 8}, {4, 3, 5, 5}, {4}}, S::kShapeError,
                         {"Convolution(node)", "weight", "(4, 3, 3, 3)"}));
   cases->push_back(conv(k3f4, {{1, 3, 8, 8}, {4, 3, 3, 3}, {5}}, S::kShapeError, {"bias"}));
-  cases->push_back(conv(k3f4, {{3, 8, 8}, {4, 3, 3, 3}, {4}}, S::kShapeError,
-                        {"Convolution(node)", "4-D"}));
+  cases->push_back(
+      conv(k3f4, {{3, 8, 8}, {4, 3, 3, 3}, {4}}, S::kShapeError, {"Convolution(node)", "4-D"}));
   cases->push_back(conv(with({{"kernel", "(5, 5)"}, {"pad", "(1, 1)"}}),
                         {{1, 3, 2, 8}, {4, 3, 5, 5}, {4}}, S::kShapeError,
                         {"Convolution(node)", "exceeds"}));
@@ -304,29 +301,27 @@ HN_ERROR_CASES(Convolution) {
   cases->push_back(conv(with({{"layout", "NHWC"}}), {{1, 8, 8, 3}, {4, 3, 3, 3}, {4}},
                         S::kUnsupported, {"Convolution(node)", "NHWC"}));
   // Attributes (MXNet's ParamParser), named with the op and node.
-  cases->push_back(conv({{"num_filter", "4"}}, {}, S::kInvalidArgument,
-                        {"Convolution(node)", "kernel"}));
+  cases->push_back(
+      conv({{"num_filter", "4"}}, {}, S::kInvalidArgument, {"Convolution(node)", "kernel"}));
   cases->push_back(conv({{"kernel", "(3, 3)"}}, {}, S::kInvalidArgument, {"num_filter"}));
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "0"}}, {}, S::kInvalidArgument,
-                        {"num_filter"}));
-  cases->push_back(conv({{"kernel", "(3, 3)"}, {"num_filter", "4.0"}}, {}, S::kInvalidArgument,
-                        {"num_filter"}));
+  cases->push_back(
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "0"}}, {}, S::kInvalidArgument, {"num_filter"}));
+  cases->push_back(
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "4.0"}}, {}, S::kInvalidArgument, {"num_filter"}));
   cases->push_back(conv(with({{"stride", "(1, 1, 1)"}}), {}, S::kInvalidArgument,
                         {"Convolution(node)", "stride"}));
   cases->push_back(conv(with({{"pad", "(1,)"}}), {}, S::kInvalidArgument, {"pad"}));
   cases->push_back(conv(with({{"dilate", "(0, 1)"}}), {}, S::kInvalidArgument, {"dilate"}));
   cases->push_back(conv(with({{"stride", "(1, 0)"}}), {}, S::kInvalidArgument, {"stride"}));
   cases->push_back(conv(with({{"pad", "(-1, 0)"}}), {}, S::kInvalidArgument, {"pad"}));
-  cases->push_back(conv({{"kernel", "(3, 0)"}, {"num_filter", "4"}}, {}, S::kInvalidArgument,
-                        {"kernel"}));
-  cases->push_back(conv({{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "4"}}, {},
-                        S::kInvalidArgument, {"4-D"}));
-  cases->push_back(conv({{"kernel", "()"}, {"num_filter", "4"}}, {}, S::kInvalidArgument,
-                        {"0-D"}));
+  cases->push_back(
+      conv({{"kernel", "(3, 0)"}, {"num_filter", "4"}}, {}, S::kInvalidArgument, {"kernel"}));
+  cases->push_back(
+      conv({{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "4"}}, {}, S::kInvalidArgument, {"4-D"}));
+  cases->push_back(conv({{"kernel", "()"}, {"num_filter", "4"}}, {}, S::kInvalidArgument, {"0-D"}));
   cases->push_back(conv(with({{"layout", "NCW"}}), {}, S::kInvalidArgument, {"layout"}));
   cases->push_back(conv(with({{"layout", "HWCN"}}), {}, S::kInvalidArgument, {"layout"}));
-  cases->push_back(conv(with({{"cudnn_tune", "slow"}}), {}, S::kInvalidArgument,
-                        {"cudnn_tune"}));
+  cases->push_back(conv(with({{"cudnn_tune", "slow"}}), {}, S::kInvalidArgument, {"cudnn_tune"}));
   cases->push_back(conv(with({{"adj", "(1, 1)"}}), {}, S::kInvalidArgument, {"adj"}));
 }
 
@@ -348,12 +343,30 @@ HN_CONFORMANCE_CASES(Deconvolution) {
       {{1, 4, 3, 3}, 4, {1, 1}, {2, 2}, {0, 0}, {1, 1}, {1, 1}, 2, false, {}, "pointwise_stride"},
       {{1, 3, 7, 7}, 3, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 3, false, {}, "depthwise"},
       {{1, 3, 4, 4}, 2, {4, 4}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, true, {8, 8}, "target"},
-      {{1, 2, 5, 5}, 3, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, false, {10, 10},
+      {{1, 2, 5, 5},
+       3,
+       {3, 3},
+       {2, 2},
+       {0, 0},
+       {1, 1},
+       {0, 0},
+       1,
+       false,
+       {10, 10},
        "target_odd_excess"},
       {{2, 4, 9}, 6, {5}, {3}, {2}, {1}, {2}, 2, false, {}, "1d"},
       {{1, 2, 6}, 3, {3}, {2}, {1}, {1}, {0}, 1, true, {12}, "1d_target"},
       {{2, 3, 5}, 2, {3}, {2}, {1}, {2}, {0}, 1, true, {}, "1d_dilate"},
-      {{1, 2, 3, 4, 3}, 4, {3, 3, 2}, {2, 1, 2}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}, 2, false, {},
+      {{1, 2, 3, 4, 3},
+       4,
+       {3, 3, 2},
+       {2, 1, 2},
+       {1, 1, 0},
+       {1, 1, 1},
+       {1, 0, 1},
+       2,
+       false,
+       {},
        "3d"},
       {{1, 4, 48, 47}, 4, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, 1, false, {}, "large"},
       {{1, 8, 70, 70}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 2, true, {}, "large_groups"},
@@ -363,9 +376,12 @@ HN_CONFORMANCE_CASES(Deconvolution) {
       {{1, 3, 3, 3}, 2, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, 1, true, {6, 7}, "target_shape"},
   };
   for (const DeconvSpec& d : specs) {
-    AttrDict a = {{"kernel", Tup(d.kernel)},  {"num_filter", std::to_string(d.num_filter)},
-                  {"stride", Tup(d.stride)},  {"pad", Tup(d.pad)},
-                  {"dilate", Tup(d.dilate)},  {"adj", Tup(d.adj)},
+    AttrDict a = {{"kernel", Tup(d.kernel)},
+                  {"num_filter", std::to_string(d.num_filter)},
+                  {"stride", Tup(d.stride)},
+                  {"pad", Tup(d.pad)},
+                  {"dilate", Tup(d.dilate)},
+                  {"adj", Tup(d.adj)},
                   {"num_group", std::to_string(d.groups)},
                   {"no_bias", d.no_bias ? "True" : "False"}};
     if (!d.target.empty()) a["target_shape"] = Tup(d.target);
@@ -384,24 +400,30 @@ HN_CONFORMANCE_CASES(Deconvolution) {
     wd.insert(wd.end(), d.kernel.begin(), d.kernel.end());
     std::vector<Shape> in = {Shape(d.data), Shape(wd)};
     if (!d.no_bias) in.push_back(Shape({d.num_filter}));
-    cases->push_back(WithTol(WithGen(Case("Deconvolution", a, in, DeconvRef(g), d.note),
-                                     Uniform(-1.0, 1.0)),
-                             1e-4, 1e-4));
+    cases->push_back(
+        WithTol(WithGen(Case("Deconvolution", a, in, DeconvRef(g), d.note), Uniform(-1.0, 1.0)),
+                1e-4, 1e-4));
   }
 }
 
 HN_INFERENCE_CASES(Deconvolution) {
   // no_bias defaults to True: two inputs; the weight follows from the data.
-  cases->push_back(Infers("Deconvolution", {{"kernel", "(4, 4)"}, {"num_filter", "6"},
-                                            {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
-                                            {"num_group", "2"}},
-                          {{2, 4, 7, 5}, {}}, {{}}, {{2, 4, 7, 5}, {4, 3, 4, 4}},
-                          {{2, 6, 14, 10}}, true, "deferred_weight"));
-  cases->push_back(Infers("Deconvolution", {{"kernel", "(3,)"}, {"num_filter", "2"},
-                                            {"no_bias", "False"}, {"target_shape", "(9,)"},
-                                            {"stride", "(2,)"}},
-                          {{1, 5, 5}, {}, {}}, {{}}, {{1, 5, 5}, {5, 2, 3}, {2}}, {{1, 2, 9}},
-                          true, "target_shape"));
+  cases->push_back(Infers("Deconvolution",
+                          {{"kernel", "(4, 4)"},
+                           {"num_filter", "6"},
+                           {"stride", "(2, 2)"},
+                           {"pad", "(1, 1)"},
+                           {"num_group", "2"}},
+                          {{2, 4, 7, 5}, {}}, {{}}, {{2, 4, 7, 5}, {4, 3, 4, 4}}, {{2, 6, 14, 10}},
+                          true, "deferred_weight"));
+  cases->push_back(Infers("Deconvolution",
+                          {{"kernel", "(3,)"},
+                           {"num_filter", "2"},
+                           {"no_bias", "False"},
+                           {"target_shape", "(9,)"},
+                           {"stride", "(2,)"}},
+                          {{1, 5, 5}, {}, {}}, {{}}, {{1, 5, 5}, {5, 2, 3}, {2}}, {{1, 2, 9}}, true,
+                          "target_shape"));
 }
 
 HN_ERROR_CASES(Deconvolution) {
@@ -409,12 +431,10 @@ HN_ERROR_CASES(Deconvolution) {
   auto deconv = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
     return Rejected("Deconvolution", std::move(a), std::move(in), code, std::move(needles));
   };
-  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"stride", "(2, 2)"},
-                           {"adj", "(2, 0)"}},
-                          {{1, 2, 4, 4}, {2, 4, 3, 3}}, S::kShapeError,
-                          {"Deconvolution(node)", "adj"}));
-  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"},
-                           {"target_shape", "(20, 20)"}},
+  cases->push_back(
+      deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"stride", "(2, 2)"}, {"adj", "(2, 0)"}},
+             {{1, 2, 4, 4}, {2, 4, 3, 3}}, S::kShapeError, {"Deconvolution(node)", "adj"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"target_shape", "(20, 20)"}},
                           {{1, 2, 4, 4}, {2, 4, 3, 3}}, S::kShapeError, {"target_shape"}));
   cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"num_group", "2"}},
                           {{1, 3, 4, 4}, {3, 2, 3, 3}}, S::kShapeError,
@@ -427,9 +447,8 @@ HN_ERROR_CASES(Deconvolution) {
                           S::kInvalidArgument, {"Deconvolution(node)", "adj"}));
   cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"adj", "(-1, 0)"}}, {},
                           S::kInvalidArgument, {"adj"}));
-  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"},
-                           {"target_shape", "(8,)"}},
-                          {}, S::kInvalidArgument, {"target_shape"}));
+  cases->push_back(deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"target_shape", "(8,)"}}, {},
+                          S::kInvalidArgument, {"target_shape"}));
 }
 
 HN_CONFORMANCE_CASES(Pooling) {
@@ -486,22 +505,27 @@ HN_CONFORMANCE_CASES(Pooling) {
       {{2, 7, 6, 3}, Pool("avg", {3, 2}, {2, 2}, {1, 1}, F, -1, false, 0, "NHWC"), "nhwc_avg_full"},
       {{2, 9, 5}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NWC"), "nwc_global_avg"},
       {{2, 8, 5}, Pool("max", {3}, {2}, {1}, V, -1, false, 0, "NWC"), "nwc_max"},
-      {{1, 4, 5, 6, 3}, Pool("avg", {2, 2, 2}, {2, 2, 2}, {1, 0, 1}, F, 0, false, 0, "NDHWC"),
+      {{1, 4, 5, 6, 3},
+       Pool("avg", {2, 2, 2}, {2, 2, 2}, {1, 0, 1}, F, 0, false, 0, "NDHWC"),
        "ndhwc_avg"},
       {{2, 5, 5, 32}, Pool("avg", {}, {}, {}, V, -1, true, 0, "NHWC"), "nhwc_global_avg"},
       // Channel-last max pooling 16 channels at a time on AVX-512: whole and masked blocks.
-      {{2, 9, 11, 37}, Pool("max", {3, 3}, {2, 2}, {1, 1}, V, -1, false, 0, "NHWC"),
+      {{2, 9, 11, 37},
+       Pool("max", {3, 3}, {2, 2}, {1, 1}, V, -1, false, 0, "NHWC"),
        "nhwc_max_k3s2p1_37_channels"},
-      {{1, 4, 5, 6, 20}, Pool("max", {2, 3, 2}, {2, 1, 2}, {1, 1, 0}, F, -1, false, 0, "NDHWC"),
+      {{1, 4, 5, 6, 20},
+       Pool("max", {2, 3, 2}, {2, 1, 2}, {1, 1, 0}, F, -1, false, 0, "NDHWC"),
        "ndhwc_max_full"},
-      {{1, 1, 1, 20}, Pool("max", {1, 1}, {}, {1, 1}, V, -1, false, 0, "NHWC"),
+      {{1, 1, 1, 20},
+       Pool("max", {1, 1}, {}, {1, 1}, V, -1, false, 0, "NHWC"),
        "nhwc_empty_window_max"},
   };
   for (const auto& s : specs) {
     OpCase c = PoolCase(std::get<0>(s), std::get<1>(s), std::get<2>(s));
     if (std::get<1>(s).convention == S) {
-      c = NotInMXNet(c, "MXNet 1.9.1's shape inference fails on pooling_convention 'same' "
-                        "(tuple index 1 out of range for the 1-D kernel)");
+      c = NotInMXNet(c,
+                     "MXNet 1.9.1's shape inference fails on pooling_convention 'same' "
+                     "(tuple index 1 out of range for the 1-D kernel)");
     }
     cases->push_back(c);
   }
@@ -510,19 +534,19 @@ HN_CONFORMANCE_CASES(Pooling) {
   // windows [-1, 2), [1, 4), [3, 6); the last stops at the padded edge (6), so it divides by 3
   // including padding and by 2 without; kernel 4, stride 3, full on 6 divides by 4 and 3.
   auto ramp = [](std::mt19937&, size_t, int64_t i) { return static_cast<double>(i + 1); };
-  cases->push_back(WithGen(PoolCase({1, 1, 5}, Pool("avg", {3}, {2}, {1}, F), "divisor_include_pad"),
-                           ramp));
+  cases->push_back(
+      WithGen(PoolCase({1, 1, 5}, Pool("avg", {3}, {2}, {1}, F), "divisor_include_pad"), ramp));
   cases->push_back(
       WithGen(PoolCase({1, 1, 5}, Pool("avg", {3}, {2}, {1}, F, 0), "divisor_exclude_pad"), ramp));
-  cases->push_back(WithGen(PoolCase({1, 1, 6}, Pool("avg", {4}, {3}, {}, F), "divisor_past_edge"),
-                           ramp));
+  cases->push_back(
+      WithGen(PoolCase({1, 1, 6}, Pool("avg", {4}, {3}, {}, F), "divisor_past_edge"), ramp));
   // Windows entirely in the padding: max gives -FLT_MAX, average without padding 0 (1-D/2-D) or
   // NaN (3-D), as MXNet's reference kernel does.
   cases->push_back(PoolCase({1, 1, 1, 1}, Pool("max", {1, 1}, {}, {1, 1}, V), "empty_window_max"));
   cases->push_back(
       PoolCase({1, 1, 1, 1}, Pool("avg", {1, 1}, {}, {1, 1}, V, 0), "empty_window_avg_2d"));
-  cases->push_back(
-      PoolCase({1, 1, 1, 1, 1}, Pool("avg", {1, 1, 1}, {}, {1, 1, 1}, V, 0), "empty_window_avg_3d"));
+  cases->push_back(PoolCase({1, 1, 1, 1, 1}, Pool("avg", {1, 1, 1}, {}, {1, 1, 1}, V, 0),
+                            "empty_window_avg_3d"));
   // Max pooling skips NaN unless the window holds nothing else.
   auto nan_every_other = [](std::mt19937&, size_t, int64_t i) {
     return i % 2 == 0 ? std::numeric_limits<double>::quiet_NaN() : -2.0 - static_cast<double>(i);
@@ -536,8 +560,8 @@ HN_INFERENCE_CASES(Pooling) {
     cases->push_back(Infers("Pooling", std::move(a), {in}, {{}}, {in}, {want}, true, note));
   };
   out({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}}, {1, 1, 6, 6}, {1, 1, 2, 2}, "valid");
-  out({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}},
-      {1, 1, 6, 6}, {1, 1, 3, 3}, "full");
+  out({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}}, {1, 1, 6, 6},
+      {1, 1, 3, 3}, "full");
   out({{"kernel", "(3, 3)"}}, {1, 1, 6, 6}, {1, 1, 4, 4}, "default_stride");
   out({{"kernel", "(2,)"}, {"stride", "(3,)"}, {"pooling_convention", "same"}}, {1, 1, 10},
       {1, 1, 4}, "same_1d");
@@ -546,14 +570,17 @@ HN_INFERENCE_CASES(Pooling) {
       "global_3d");
   out({{"global_pool", "True"}, {"layout", "NWC"}, {"kernel", "(1,)"}}, {2, 9, 5}, {2, 1, 5},
       "global_nwc");
-  out({{"kernel", "(3, 2)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"layout", "NHWC"},
+  out({{"kernel", "(3, 2)"},
+       {"stride", "(2, 2)"},
+       {"pad", "(1, 1)"},
+       {"layout", "NHWC"},
        {"pooling_convention", "full"}},
       {2, 7, 6, 3}, {2, 4, 4, 3}, "nhwc_full");
   // Unknown spatial dims stay unknown; unknown data gives nothing.
-  cases->push_back(Infers("Pooling", {{"kernel", "(2, 2)"}}, {{0, 3, 0, 8}}, {{}},
-                          {{0, 3, 0, 8}}, {{0, 3, 0, 7}}, false, "spatial_unknown"));
-  cases->push_back(Infers("Pooling", {{"kernel", "(2, 2)"}}, {{}}, {{}}, {{}}, {{}}, false,
-                          "data_unknown"));
+  cases->push_back(Infers("Pooling", {{"kernel", "(2, 2)"}}, {{0, 3, 0, 8}}, {{}}, {{0, 3, 0, 8}},
+                          {{0, 3, 0, 7}}, false, "spatial_unknown"));
+  cases->push_back(
+      Infers("Pooling", {{"kernel", "(2, 2)"}}, {{}}, {{}}, {{}}, {{}}, false, "data_unknown"));
 }
 
 HN_ERROR_CASES(Pooling) {
@@ -561,28 +588,28 @@ HN_ERROR_CASES(Pooling) {
   auto pool = [](AttrDict a, std::vector<Shape> in, S code, std::vector<std::string> needles) {
     return Rejected("Pooling", std::move(a), std::move(in), code, std::move(needles));
   };
-  cases->push_back(pool({{"pool_type", "max"}}, {}, S::kInvalidArgument,
-                        {"Pooling(node)", "kernel"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "median"}}, {},
-                        S::kInvalidArgument, {"pool_type", "median"}));
+  cases->push_back(
+      pool({{"pool_type", "max"}}, {}, S::kInvalidArgument, {"Pooling(node)", "kernel"}));
+  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "median"}}, {}, S::kInvalidArgument,
+                        {"pool_type", "median"}));
   cases->push_back(pool({{"kernel", "(2, 2)"}, {"pooling_convention", "ceil"}}, {},
                         S::kInvalidArgument, {"pooling_convention"}));
   cases->push_back(pool({{"kernel", "(2, 0)"}}, {}, S::kInvalidArgument, {"kernel"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(0, 1)"}}, {}, S::kInvalidArgument,
-                        {"stride"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pad", "(-1, 0)"}}, {}, S::kInvalidArgument,
-                        {"pad"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"stride", "(1, 1, 1)"}}, {},
-                        S::kInvalidArgument, {"stride"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"pad", "(1, 1, 1)"}}, {}, S::kInvalidArgument,
-                        {"pad"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}, {"stride", "(0, 1)"}}, {}, S::kInvalidArgument, {"stride"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}, {"pad", "(-1, 0)"}}, {}, S::kInvalidArgument, {"pad"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}, {"stride", "(1, 1, 1)"}}, {}, S::kInvalidArgument, {"stride"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}, {"pad", "(1, 1, 1)"}}, {}, S::kInvalidArgument, {"pad"}));
   cases->push_back(pool({{"kernel", "(2, 2, 2, 2)"}}, {}, S::kInvalidArgument, {"4-D"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}, {"layout", "NCW"}}, {}, S::kInvalidArgument,
-                        {"layout"}));
-  cases->push_back(pool({{"kernel", "(2, 2)"}}, {{1, 3, 8}}, S::kShapeError,
-                        {"Pooling(node)", "4-D"}));
-  cases->push_back(pool({{"kernel", "(5, 5)"}, {"pad", "(1, 1)"}}, {{1, 3, 2, 8}},
-                        S::kShapeError, {"Pooling(node)", "exceeds"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}, {"layout", "NCW"}}, {}, S::kInvalidArgument, {"layout"}));
+  cases->push_back(
+      pool({{"kernel", "(2, 2)"}}, {{1, 3, 8}}, S::kShapeError, {"Pooling(node)", "4-D"}));
+  cases->push_back(pool({{"kernel", "(5, 5)"}, {"pad", "(1, 1)"}}, {{1, 3, 2, 8}}, S::kShapeError,
+                        {"Pooling(node)", "exceeds"}));
   cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, {{1, 3, 8, 8}},
                         S::kInvalidArgument, {"p_value"}));
   cases->push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "lp"}, {"p_value", "4"}},
@@ -592,8 +619,7 @@ HN_ERROR_CASES(Pooling) {
   cases->push_back(pool({{"kernel", "(2,)"}, {"pad", "(1,)"}, {"pooling_convention", "same"}},
                         {{1, 3, 8}}, S::kInvalidArgument, {"pad"}));
   cases->push_back(pool({{"global_pool", "True"}}, {{1, 3}}, S::kShapeError, {"3-D"}));
-  cases->push_back(pool({{"global_pool", "True"}}, {{1, 3, 2, 2, 2, 2}}, S::kShapeError,
-                        {"5-D"}));
+  cases->push_back(pool({{"global_pool", "True"}}, {{1, 3, 2, 2, 2, 2}}, S::kShapeError, {"5-D"}));
   cases->push_back(WithOutputs(pool({{"kernel", "(2, 2)"}}, {{1, 3, 8, 8}}, S::kShapeError,
                                     {"Pooling(node)", "output", "(1, 3, 7, 7)"}),
                                {{1, 3, 4, 4}}));
@@ -631,8 +657,9 @@ HN_CONFORMANCE_CASES(BatchNorm) {
     b.relu = true;
     OpCase with_relu = BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note);
     if (c.data.size() != 4 || c.axis != 1) {
-      with_relu = NotInMXNet(with_relu, "MXNet runs _contrib_BatchNormWithReLU only through "
-                                        "MKLDNN, on 4-D data normalized along axis 1");
+      with_relu = NotInMXNet(with_relu,
+                             "MXNet runs _contrib_BatchNormWithReLU only through "
+                             "MKLDNN, on 4-D data normalized along axis 1");
     }
     cases->push_back(with_relu);
   }
@@ -646,8 +673,10 @@ HN_CONFORMANCE_CASES(BatchNorm) {
                           {2, 3, 2}, mv, "output_mean_var"));
   // Every other attribute MXNet declares is accepted and changes nothing at inference.
   cases->push_back(BnCase("BatchNorm",
-                          {{"momentum", "0.8"}, {"cudnn_off", "True"},
-                           {"min_calib_range", "-1.5"}, {"max_calib_range", "None"}},
+                          {{"momentum", "0.8"},
+                           {"cudnn_off", "True"},
+                           {"min_calib_range", "-1.5"},
+                           {"max_calib_range", "None"}},
                           {2, 3, 3}, BnSpec{}, "ignorable_attrs"));
   // Training forward: batch mean and biased variance, returned when output_mean_var.
   BnSpec train;
@@ -663,28 +692,28 @@ HN_CONFORMANCE_CASES(BatchNorm) {
   BnSpec train_relu = train;
   train_relu.relu = true;
   train_relu.mean_var = false;
-  cases->push_back(WithTol(Training(BnCase("_contrib_BatchNormWithReLU",
-                                           {{"fix_gamma", "False"}, {"eps", "1e-05"}},
-                                           {3, 2, 4, 3}, train_relu, "training")),
-                           1e-4, 1e-4));
+  cases->push_back(WithTol(
+      Training(BnCase("_contrib_BatchNormWithReLU", {{"fix_gamma", "False"}, {"eps", "1e-05"}},
+                      {3, 2, 4, 3}, train_relu, "training")),
+      1e-4, 1e-4));
   // use_global_stats keeps the moving statistics in training too.
   BnSpec global;
   global.fix_gamma = false;
-  cases->push_back(Training(BnCase("BatchNorm",
-                                   {{"fix_gamma", "False"}, {"use_global_stats", "True"}},
-                                   {2, 4, 3, 3}, global, "use_global_stats_training")));
+  cases->push_back(
+      Training(BnCase("BatchNorm", {{"fix_gamma", "False"}, {"use_global_stats", "True"}},
+                      {2, 4, 3, 3}, global, "use_global_stats_training")));
 }
 
 HN_INFERENCE_CASES(BatchNorm) {
   // Every per-channel input and output follows from the data's channel axis...
-  cases->push_back(Infers("BatchNorm", {{"axis", "-1"}}, {{2, 5, 7}, {}, {}, {}, {}},
-                          {{}, {}, {}}, {{2, 5, 7}, {7}, {7}, {7}, {7}},
-                          {{2, 5, 7}, {7}, {7}}, true, "from_data"));
+  cases->push_back(Infers("BatchNorm", {{"axis", "-1"}}, {{2, 5, 7}, {}, {}, {}, {}}, {{}, {}, {}},
+                          {{2, 5, 7}, {7}, {7}, {7}, {7}}, {{2, 5, 7}, {7}, {7}}, true,
+                          "from_data"));
   // ...or the data's unknown channel count from gamma.
   cases->push_back(Infers("BatchNorm", {}, {{2, 0, 4}, {6}, {}, {}, {}}, {{}},
                           {{2, 6, 4}, {6}, {6}, {6}, {6}}, {{2, 6, 4}}, true, "from_gamma"));
-  cases->push_back(Infers("BatchNorm", {}, {{}, {}, {}, {}, {}}, {{}}, {{}, {}, {}, {}, {}},
-                          {{}}, false, "nothing_known"));
+  cases->push_back(Infers("BatchNorm", {}, {{}, {}, {}, {}, {}}, {{}}, {{}, {}, {}, {}, {}}, {{}},
+                          false, "nothing_known"));
 }
 
 HN_ERROR_CASES(BatchNorm) {
@@ -694,10 +723,10 @@ HN_ERROR_CASES(BatchNorm) {
   };
   cases->push_back(bn({{"axis", "3"}}, {{2, 3, 4}, {4}, {4}, {4}, {4}}, S::kShapeError,
                       {"BatchNorm(node)", "axis 3"}));
-  cases->push_back(bn({{"axis", "-4"}}, {{2, 3, 4}, {3}, {3}, {3}, {3}}, S::kShapeError,
-                      {"axis -4"}));
-  cases->push_back(bn({}, {{2, 3, 4}, {4}, {3}, {3}, {3}}, S::kShapeError,
-                      {"BatchNorm(node)", "gamma"}));
+  cases->push_back(
+      bn({{"axis", "-4"}}, {{2, 3, 4}, {3}, {3}, {3}, {3}}, S::kShapeError, {"axis -4"}));
+  cases->push_back(
+      bn({}, {{2, 3, 4}, {4}, {3}, {3}, {3}}, S::kShapeError, {"BatchNorm(node)", "gamma"}));
   cases->push_back(bn({}, {{2, 3, 4}, {3}, {3}, {3}, {3, 1}}, S::kShapeError, {"moving_var"}));
   cases->push_back(bn({{"eps", "tiny"}}, {}, S::kInvalidArgument, {"BatchNorm(node)", "eps"}));
   cases->push_back(bn({{"scale", "True"}}, {}, S::kInvalidArgument, {"scale"}));

@@ -123,12 +123,8 @@ RefFn NmsRef(NmsOpts o, bool f32) {
   };
 }
 
-OpCase NmsCase(const NmsOpts& o,
-               Shape shape,
-               const BoxRowLayout& layout,
-               uint32_t seed,
-               std::string note,
-               const std::string& op = "_contrib_box_nms") {
+OpCase NmsCase(const NmsOpts& o, Shape shape, const BoxRowLayout& layout, uint32_t seed,
+               std::string note, const std::string& op = "_contrib_box_nms") {
   const int64_t rows = shape.Size() / layout.width;
   return WithGen(Case(op, NmsAttrs(o), {shape}, NmsRef(o, true), std::move(note)),
                  Values(ScoredBoxes(rows, layout, seed)));
@@ -259,11 +255,8 @@ std::vector<double> Anchors(int64_t n, bool corner, uint32_t seed) {
 
 // ---- _contrib_MultiBoxPrior ---------------------------------------------------------------------
 
-RefFn MultiBoxPriorRef(std::vector<double> sizes,
-                       std::vector<double> ratios,
-                       bool clip,
-                       std::vector<double> steps,
-                       std::vector<double> offsets) {
+RefFn MultiBoxPriorRef(std::vector<double> sizes, std::vector<double> ratios, bool clip,
+                       std::vector<double> steps, std::vector<double> offsets) {
   return [=](const std::vector<RefTensor>& in) {
     const int64_t h = in[0].shape[2], w = in[0].shape[3];
     const int64_t per = static_cast<int64_t>(sizes.size() + ratios.size() - 1);
@@ -612,12 +605,8 @@ RefFn ProposalRef(PropOpts o, bool multi) {
   };
 }
 
-OpCase ProposalCase(const PropOpts& o,
-                    int64_t batch,
-                    int64_t h,
-                    int64_t w,
-                    std::vector<double> im_info,
-                    std::string note) {
+OpCase ProposalCase(const PropOpts& o, int64_t batch, int64_t h, int64_t w,
+                    std::vector<double> im_info, std::string note) {
   const int64_t a = static_cast<int64_t>(o.scales.size() * o.ratios.size());
   const bool multi = batch > 1 || note.find("multi") != std::string::npos;
   const std::string op = multi ? "_contrib_MultiProposal" : "_contrib_Proposal";

@@ -134,8 +134,7 @@ RefFn FusedConvRef(FusedSpec f) {
 
 // Inputs: moving_var positive, gamma away from zero (BatchNorms' inputs from each of
 // `bn_firsts`).
-double FusedInput(const std::vector<size_t>& bn_firsts, std::mt19937& rng, size_t input,
-                  int64_t) {
+double FusedInput(const std::vector<size_t>& bn_firsts, std::mt19937& rng, size_t input, int64_t) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (size_t bn_first : bn_firsts) {
     if (input == bn_first + 3) return 0.1 + 1.9 * u(rng);
@@ -156,8 +155,8 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
   const size_t nd = g.kernel.size();
   Dims out = {data[0], g.num_filter};
   for (size_t i = 0; i < nd; ++i) {
-    out.push_back((data[2 + i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) /
-                      g.stride[i] + 1);
+    out.push_back(
+        (data[2 + i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) / g.stride[i] + 1);
   }
   auto layout = [&](const Dims& d) {
     if (!f.channel_last) return Shape(d);
@@ -270,9 +269,9 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase(
         {1, 16, 8, 8}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 16, false), true, false, "relu", cl),
         "depthwise_bn_relu" + l));
-    cases->push_back(FusedCase(
-        {1, 16, 8, 8}, Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", cl),
-        "pointwise_bn_residual" + l));
+    cases->push_back(FusedCase({1, 16, 8, 8},
+                               Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", cl),
+                               "pointwise_bn_residual" + l));
     // ReLU6 after a pointwise and a depthwise convolution (MobileNet v2), stride 2 and a
     // residual too.
     cases->push_back(FusedCase(
@@ -290,19 +289,18 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     // An output over 1 MiB (1369 x 200 floats), whose tiles fetch their lines ahead: fewer
     // input channels than a tile's prefetching steps (20) and more (40), a masked last block.
     for (int64_t channels : {20, 40}) {
-      cases->push_back(FusedCase({1, channels, 37, 37},
-                                 Spec(Geom({1, 1}, {1, 1}, {0, 0}, 200, 1, false), true, true,
-                                      "relu", cl),
-                                 "pointwise_large_output_" + std::to_string(channels) +
-                                     "_channels_bn_residual_relu" + l));
+      cases->push_back(FusedCase(
+          {1, channels, 37, 37},
+          Spec(Geom({1, 1}, {1, 1}, {0, 0}, 200, 1, false), true, true, "relu", cl),
+          "pointwise_large_output_" + std::to_string(channels) + "_channels_bn_residual_relu" + l));
     }
     // Strided 1x1 (ResNet's downsampling): our pointwise kernel on the subsampled input.
     cases->push_back(FusedCase(
         {2, 20, 9, 11}, Spec(Geom({1, 1}, {2, 2}, {0, 0}, 40, 1, false), true, true, "relu", cl),
         "pointwise_s2_bn_residual_relu" + l));
-    cases->push_back(FusedCase(
-        {1, 64, 28, 28}, Spec(Geom({1, 1}, {2, 2}, {0, 0}, 48, 1, true), true, false, "", cl),
-        "pointwise_s2_large_bias_bn" + l));
+    cases->push_back(FusedCase({1, 64, 28, 28},
+                               Spec(Geom({1, 1}, {2, 2}, {0, 0}, 48, 1, true), true, false, "", cl),
+                               "pointwise_s2_large_bias_bn" + l));
     cases->push_back(FusedCase(
         {2, 32, 9, 11}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 32, 32, true), true, true, "clip", cl),
         "depthwise_bn_residual_clip" + l));
@@ -362,10 +360,10 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
       {1, 3, 30, 37},
       data_first(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 64, 1, false), true, false, "relu", true)),
       "channel_first_data_stem_7x7"));
-  cases->push_back(FusedCase(
-      {2, 4, 6, 7},
-      data_first(Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", true)),
-      "channel_first_data_pointwise"));
+  cases->push_back(
+      FusedCase({2, 4, 6, 7},
+                data_first(Spec(Geom({1, 1}, {1, 1}, {0, 0}, 24, 1, false), true, true, "", true)),
+                "channel_first_data_pointwise"));
   ConvGeom dilated = Geom({3, 3}, {1, 1}, {2, 2}, 8, 1, true);
   dilated.dilate = {2, 2};
   cases->push_back(FusedCase({1, 3, 11, 12}, data_first(Spec(dilated, false, false, "relu", true)),
@@ -383,36 +381,35 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
   };
   for (bool cl : {false, true}) {
     const std::string l = cl ? "_nhwc" : "";
-    cases->push_back(FusedCase(
-        {2, 3, 29, 31},
-        pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 16, 1, false), true, false, "relu", cl), {3, 3},
-               {2, 2}, {1, 1}, false),
-        "pool_stem" + l));
-    cases->push_back(FusedCase(
-        {1, 4, 5, 6},
-        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 8, 1, true), false, false, "relu", cl), {2, 2},
-               {2, 2}, {1, 1}, true),
-        "pool_full_empty_window" + l));
-    cases->push_back(FusedCase(
-        {1, 40, 10, 12},
-        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 24, 1, false), true, false, "", cl), {3, 3},
-               {1, 1}, {1, 1}, false),
-        "pool_overlapping_40_channels" + l));
-    cases->push_back(FusedCase(
-        {2, 8, 14, 13},
-        pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), false, false, "clip", cl), {2, 2},
-               {3, 3}, {0, 0}, false),
-        "pool_stride_above_kernel" + l));
+    cases->push_back(
+        FusedCase({2, 3, 29, 31},
+                  pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 16, 1, false), true, false, "relu", cl),
+                         {3, 3}, {2, 2}, {1, 1}, false),
+                  "pool_stem" + l));
+    cases->push_back(
+        FusedCase({1, 4, 5, 6},
+                  pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 8, 1, true), false, false, "relu", cl),
+                         {2, 2}, {2, 2}, {1, 1}, true),
+                  "pool_full_empty_window" + l));
+    cases->push_back(
+        FusedCase({1, 40, 10, 12},
+                  pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 24, 1, false), true, false, "", cl),
+                         {3, 3}, {1, 1}, {1, 1}, false),
+                  "pool_overlapping_40_channels" + l));
+    cases->push_back(
+        FusedCase({2, 8, 14, 13},
+                  pooled(Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), false, false, "clip", cl),
+                         {2, 2}, {3, 3}, {0, 0}, false),
+                  "pool_stride_above_kernel" + l));
   }
   cases->push_back(FusedCase(
       {1, 3, 30, 37},
-      data_first(pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 64, 1, false), true, false, "relu",
-                             true),
+      data_first(pooled(Spec(Geom({7, 7}, {2, 2}, {3, 3}, 64, 1, false), true, false, "relu", true),
                         {3, 3}, {2, 2}, {1, 1}, false)),
       "channel_first_data_pool_stem"));
   // The expansion on other ranks: the two convolutions one after the other.
-  FusedSpec expand_3d = Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 4, 4, false), true, false,
-                             "relu", true);
+  FusedSpec expand_3d =
+      Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 4, 4, false), true, false, "relu", true);
   expand_3d.expand_filters = 4;
   expand_3d.expand_act = "clip";
   cases->push_back(FusedCase({1, 2, 4, 5, 6}, expand_3d, "expand_3d_ndhwc"));
@@ -420,10 +417,10 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
   expand_1d.expand_filters = 6;
   expand_1d.expand_bn = true;
   cases->push_back(FusedCase({2, 3, 11}, expand_1d, "expand_1d"));
-  cases->push_back(FusedCase({1, 2, 4, 5, 6},
-                             Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 3, 1, false), true, true,
-                                  "relu", true),
-                             "3d_ndhwc"));
+  cases->push_back(
+      FusedCase({1, 2, 4, 5, 6},
+                Spec(Geom({3, 3, 3}, {1, 1, 1}, {1, 1, 1}, 3, 1, false), true, true, "relu", true),
+                "3d_ndhwc"));
 }
 
 HN_CONFORMANCE_CASES(Relayout) {
@@ -433,10 +430,10 @@ HN_CONFORMANCE_CASES(Relayout) {
   auto to_first = [](const std::vector<RefTensor>& in) {
     return std::vector<RefTensor>{ToChannelFirst(in[0])};
   };
-  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "True"}}, {{2, 3, 4, 5}},
-                                 to_last, "nchw_to_nhwc")));
-  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "False"}}, {{2, 4, 5, 3}},
-                                 to_first, "nhwc_to_nchw")));
+  cases->push_back(Internal(
+      Case("_hn_relayout", {{"channel_last", "True"}}, {{2, 3, 4, 5}}, to_last, "nchw_to_nhwc")));
+  cases->push_back(Internal(
+      Case("_hn_relayout", {{"channel_last", "False"}}, {{2, 4, 5, 3}}, to_first, "nhwc_to_nchw")));
   cases->push_back(Internal(Case("_hn_relayout", {}, {{1, 5, 7}}, to_last, "ncw_to_nwc")));
   cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "False"}}, {{1, 2, 3, 4, 6}},
                                  to_first, "ndhwc_to_ncdhw")));

@@ -124,8 +124,8 @@ TEST(ConvolutionFusion, ResNetV1AndV2FromMXNetFilesAreBitIdenticalToEager) {
   for (const char* name : {"cifar_resnet20_v1", "cifar_resnet20_v2"}) {
     SCOPED_TRACE(name);
     const std::string prefix = std::string(HN_FIXTURES_DIR) + "/" + name;
-    auto net = gluon::SymbolBlock::Imports(prefix + "-symbol.json", {"data"},
-                                           prefix + "-0000.params");
+    auto net =
+        gluon::SymbolBlock::Imports(prefix + "-symbol.json", {"data"}, prefix + "-0000.params");
     Seed(7);
     ExpectHybridizedIsEager(net, NDArray::RandomUniform({2, 3, 32, 32}, 0.f, 1.f));
   }
@@ -164,8 +164,10 @@ TEST(ConvolutionFusion, FusedClipIsTheClipOp) {
   // pointwise (oneDNN) then depthwise (our kernel), each + BatchNorm + clip(0, 6)
   for (int i = 0; i < 2; ++i) {
     const std::string n = "c" + std::to_string(i);
-    AttrDict conv = {{"kernel", i ? "(3, 3)" : "(1, 1)"}, {"num_filter", "32"},
-                     {"no_bias", "True"}, {"pad", i ? "(1, 1)" : "(0, 0)"}};
+    AttrDict conv = {{"kernel", i ? "(3, 3)" : "(1, 1)"},
+                     {"num_filter", "32"},
+                     {"no_bias", "True"},
+                     {"pad", i ? "(1, 1)" : "(0, 0)"}};
     if (i) conv["num_group"] = "32";
     x = Symbol::Create("Convolution", {x}, conv, n);
     x = Symbol::Create("BatchNorm", {x}, {{"fix_gamma", "False"}}, n + "_bn");
@@ -202,9 +204,12 @@ Symbol ConvLayer(Symbol x, const std::string& name, int64_t in_channels, int64_t
   const std::string st = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
   const std::string pd = "(" + std::to_string(pad) + ", " + std::to_string(pad) + ")";
   x = Symbol::Create("Convolution", {x},
-                     {{"kernel", k}, {"stride", st}, {"pad", pd},
+                     {{"kernel", k},
+                      {"stride", st},
+                      {"pad", pd},
                       {"num_filter", std::to_string(filters)},
-                      {"num_group", std::to_string(groups)}, {"no_bias", bias ? "False" : "True"}},
+                      {"num_group", std::to_string(groups)},
+                      {"no_bias", bias ? "False" : "True"}},
                      name);
   (*params)[name + "_weight"] =
       NDArray::RandomNormal({filters, in_channels / groups, kernel, kernel}, 0.f, 0.3f);
@@ -273,15 +278,20 @@ TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCou
                      const std::string& stride, const std::string& pad,
                      const std::string& convention) {
     return Symbol::Create("Pooling", {x},
-                          {{"pool_type", "max"}, {"kernel", kernel}, {"stride", stride},
-                           {"pad", pad}, {"pooling_convention", convention}},
+                          {{"pool_type", "max"},
+                           {"kernel", kernel},
+                           {"stride", stride},
+                           {"pad", pad},
+                           {"pooling_convention", convention}},
                           name);
   };
-  Symbol stem = Symbol::Create(
-      "Convolution", {data},
-      {{"kernel", "(7, 7)"}, {"stride", "(2, 2)"}, {"pad", "(3, 3)"}, {"num_filter", "16"},
-       {"no_bias", "True"}},
-      "stem");
+  Symbol stem = Symbol::Create("Convolution", {data},
+                               {{"kernel", "(7, 7)"},
+                                {"stride", "(2, 2)"},
+                                {"pad", "(3, 3)"},
+                                {"num_filter", "16"},
+                                {"no_bias", "True"}},
+                               "stem");
   params["stem_weight"] = NDArray::RandomNormal({16, 3, 7, 7}, 0.f, 0.3f);
   stem = Symbol::Create("BatchNorm", {stem}, {{"fix_gamma", "False"}}, "stem_bn");
   params["stem_bn_gamma"] = NDArray::RandomUniform({16}, 0.5f, 1.5f);
@@ -291,14 +301,14 @@ TEST(ConvolutionFusion, MaxPoolingIsFusedIntoTheStemBitIdenticalAtEveryThreadCou
   stem = Symbol::Create("Activation", {stem}, {{"act_type", "relu"}}, "stem_relu");
   const Symbol a = max_pool(stem, "a_pool", "(3, 3)", "(2, 2)", "(1, 1)", "valid");
   // b's second pooling reads a fused convolution that already pools: it stays a Pooling.
-  const Symbol b = max_pool(
-      max_pool(ConvLayer(a, "b", 16, 24, 1, 1, 0, false, false, nullptr, "relu", &params),
-               "b_pool", "(2, 2)", "(2, 2)", "(0, 0)", "full"),
-      "b_pool2", "(2, 2)", "(1, 1)", "(0, 0)", "valid");
+  const Symbol b =
+      max_pool(max_pool(ConvLayer(a, "b", 16, 24, 1, 1, 0, false, false, nullptr, "relu", &params),
+                        "b_pool", "(2, 2)", "(2, 2)", "(0, 0)", "full"),
+               "b_pool2", "(2, 2)", "(1, 1)", "(0, 0)", "valid");
   const Symbol c_conv = ConvLayer(a, "c", 16, 8, 1, 1, 0, true, false, nullptr, "", &params);
-  const Symbol c = Symbol::Create(
-      "Pooling", {c_conv}, {{"pool_type", "avg"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}},
-      "c_pool");
+  const Symbol c =
+      Symbol::Create("Pooling", {c_conv},
+                     {{"pool_type", "avg"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, "c_pool");
   const Symbol d_conv = ConvLayer(a, "d", 16, 8, 1, 1, 0, true, false, nullptr, "", &params);
   const Symbol d = max_pool(d_conv, "d_pool", "(2, 2)", "(2, 2)", "(0, 0)", "valid");
   // global_pool written as MXNet also accepts it: the kernel is ignored.
@@ -333,14 +343,14 @@ TEST(ConvolutionFusion, ChannelLastMaxPoolingSkipsNaNAsChannelFirstDoes) {
   float* v = x.data<float>();
   for (int64_t i = 0; i < x.size(); i += 2) v[i] = std::numeric_limits<float>::quiet_NaN();
   const Symbol data = Symbol::Var("data");
-  const AttrDict window = {{"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"},
-                           {"pad", "(1, 1)"}};
+  const AttrDict window = {
+      {"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}};
   AttrDict last = window;
   last["layout"] = "NHWC";
   const Symbol to_first = Symbol::Create("transpose", {data}, {{"axes", "(0, 3, 1, 2)"}});
   const Symbol first = Symbol::Create("Pooling", {to_first}, window);
-  const Symbol channel_last = Symbol::Create(
-      "transpose", {Symbol::Create("Pooling", {data}, last)}, {{"axes", "(0, 3, 1, 2)"}});
+  const Symbol channel_last = Symbol::Create("transpose", {Symbol::Create("Pooling", {data}, last)},
+                                             {{"axes", "(0, 3, 1, 2)"}});
   const std::vector<NDArray> out =
       testing_util::RunNodeByNode(Symbol::Group({first, channel_last}), {{"data", x}});
   ASSERT_EQ(out.size(), 2u);
@@ -363,14 +373,14 @@ TEST(ConvolutionFusion, ChannelFirstMaxPoolingKeepsTheSignOfZeroAsChannelLastDoe
   const Symbol data = Symbol::Var("data");
   std::vector<Symbol> outputs;
   for (const char* stride : {"(1, 1)", "(2, 2)", "(2, 3)"}) {
-    const AttrDict window = {{"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", stride},
-                             {"pad", "(1, 1)"}};
+    const AttrDict window = {
+        {"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", stride}, {"pad", "(1, 1)"}};
     AttrDict last = window;
     last["layout"] = "NHWC";
     outputs.push_back(Symbol::Create(
         "Pooling", {Symbol::Create("transpose", {data}, {{"axes", "(0, 3, 1, 2)"}})}, window));
-    outputs.push_back(Symbol::Create(
-        "transpose", {Symbol::Create("Pooling", {data}, last)}, {{"axes", "(0, 3, 1, 2)"}}));
+    outputs.push_back(Symbol::Create("transpose", {Symbol::Create("Pooling", {data}, last)},
+                                     {{"axes", "(0, 3, 1, 2)"}}));
   }
   const std::vector<NDArray> out =
       testing_util::RunNodeByNode(Symbol::Group(outputs), {{"data", x}});
@@ -420,9 +430,9 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
   // convolution of a 1x1 image (PSPNet's and DeepLab's pooled branches: 2048 channels) and a
   // batch-1 FullyConnected whose sizes leave a partial vector and a partial group of rows.
   Seed(11);
-  Symbol conv = Symbol::Create("Convolution", {Symbol::Var("data")},
-                               {{"kernel", "(1, 1)"}, {"num_filter", "515"}, {"no_bias", "True"}},
-                               "pooled");
+  Symbol conv =
+      Symbol::Create("Convolution", {Symbol::Var("data")},
+                     {{"kernel", "(1, 1)"}, {"num_filter", "515"}, {"no_bias", "True"}}, "pooled");
   Symbol dense = Symbol::Create("FullyConnected", {conv}, {{"num_hidden", "1001"}}, "dense");
   const std::map<std::string, NDArray> params = {
       {"pooled_weight", NDArray::RandomNormal({515, 2048, 1, 1})},
@@ -442,9 +452,9 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_TRUE(BitEqual(one[1], two[1]));
   // Our pointwise kernel splits work by position tiles and filter groups: a 7 x 7 image with
   // 960 filters (MobileNet v2's widest), BatchNorm and ReLU6 fused.
-  Symbol wide = Symbol::Create("Convolution", {Symbol::Var("data")},
-                               {{"kernel", "(1, 1)"}, {"num_filter", "960"}, {"no_bias", "True"}},
-                               "wide");
+  Symbol wide =
+      Symbol::Create("Convolution", {Symbol::Var("data")},
+                     {{"kernel", "(1, 1)"}, {"num_filter", "960"}, {"no_bias", "True"}}, "wide");
   wide = Symbol::Create("BatchNorm", {wide}, {{"fix_gamma", "False"}}, "wide_bn");
   wide = Symbol::Create("clip", {wide}, {{"a_min", "0"}, {"a_max", "6"}}, "wide_clip");
   GraphExecutor wide_exec(wide, {"data"},
@@ -464,8 +474,11 @@ TEST(ConvolutionFusion, ResultsDoNotDependOnTheThreadCount) {
   // Our kernel for few input channels splits output rows and filter groups between threads:
   // MobileNet v2's first layer (3 -> 32, 3x3, stride 2), BatchNorm and ReLU6 fused.
   Symbol stem = Symbol::Create("Convolution", {Symbol::Var("data")},
-                               {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
-                                {"num_filter", "32"}, {"no_bias", "True"}},
+                               {{"kernel", "(3, 3)"},
+                                {"stride", "(2, 2)"},
+                                {"pad", "(1, 1)"},
+                                {"num_filter", "32"},
+                                {"no_bias", "True"}},
                                "stem");
   stem = Symbol::Create("BatchNorm", {stem}, {{"fix_gamma", "False"}}, "stem_bn");
   stem = Symbol::Create("clip", {stem}, {{"a_min", "0"}, {"a_max", "6"}}, "stem_clip");
@@ -505,7 +518,8 @@ TEST(ConvolutionFusion, ConcurrentCallersGetTheSerialResults) {
       GraphExecutor exec(graph, {"data"}, params);
       for (int round = 0; round < 25; ++round) {
         const size_t i = static_cast<size_t>(round + t) % inputs.size();
-        if (!BitEqual(exec.Forward({inputs[i]})[0], expected[i])) ++mismatches[static_cast<size_t>(t)];
+        if (!BitEqual(exec.Forward({inputs[i]})[0], expected[i]))
+          ++mismatches[static_cast<size_t>(t)];
       }
     });
   }

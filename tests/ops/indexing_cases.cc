@@ -215,23 +215,24 @@ HN_CONFORMANCE_CASES(Take) {
   // Indices in [-3, 7) with fractions: clipped or wrapped into an axis of length 4 or 5.
   const InputGen idx = PerInput({kData, Uniform(-3, 7)});
   cases->push_back(WithGen(Case("take", {}, {{5, 3}, {2, 4}}, TakeRef(0, true)), idx));
-  cases->push_back(WithGen(Case("take", {{"mode", "wrap"}}, {{5, 3}, {6}}, TakeRef(0, false),
-                                "wrap"), idx));
-  cases->push_back(WithGen(Case("take", {{"axis", "1"}}, {{2, 4, 3}, {3, 2}}, TakeRef(1, true),
-                                "axis1"), idx));
+  cases->push_back(
+      WithGen(Case("take", {{"mode", "wrap"}}, {{5, 3}, {6}}, TakeRef(0, false), "wrap"), idx));
+  cases->push_back(
+      WithGen(Case("take", {{"axis", "1"}}, {{2, 4, 3}, {3, 2}}, TakeRef(1, true), "axis1"), idx));
   cases->push_back(WithGen(Case("take", {{"axis", "-1"}, {"mode", "wrap"}}, {{2, 3, 4}, {5}},
-                                TakeRef(2, false), "last_axis_wrap"), idx));
-  cases->push_back(WithGen(Case("take", {{"mode", "raise"}}, {{4, 2}, {3}}, TakeRef(0, true),
-                                "raise_in_range"),
-                           PerInput({kData, Uniform(0, 3)})));
-  cases->push_back(WithGen(WithDTypes(Case("take", {{"axis", "1"}}, {{3, 5}, {4}},
-                                           TakeRef(1, true), "int_indices"),
-                                      {DType::kFloat32, DType::kInt32}),
-                           PerInput({kData, Integers(-2, 7)})));
-  cases->push_back(WithGen(WithDTypes(Case("take", {}, {{6, 2}, {2, 2}}, TakeRef(0, true),
-                                           "int64_data_int64_indices"),
-                                      {DType::kInt64, DType::kInt64}),
-                           PerInput({Integers(-99, 99), Integers(0, 5)})));
+                                TakeRef(2, false), "last_axis_wrap"),
+                           idx));
+  cases->push_back(
+      WithGen(Case("take", {{"mode", "raise"}}, {{4, 2}, {3}}, TakeRef(0, true), "raise_in_range"),
+              PerInput({kData, Uniform(0, 3)})));
+  cases->push_back(WithGen(
+      WithDTypes(Case("take", {{"axis", "1"}}, {{3, 5}, {4}}, TakeRef(1, true), "int_indices"),
+                 {DType::kFloat32, DType::kInt32}),
+      PerInput({kData, Integers(-2, 7)})));
+  cases->push_back(WithGen(
+      WithDTypes(Case("take", {}, {{6, 2}, {2, 2}}, TakeRef(0, true), "int64_data_int64_indices"),
+                 {DType::kInt64, DType::kInt64}),
+      PerInput({Integers(-99, 99), Integers(0, 5)})));
   cases->push_back(WithGen(WithDTypes(Case("take", {{"mode", "wrap"}}, {{3, 2}, {4}},
                                            TakeRef(0, false), "uint8_indices"),
                                       {DType::kFloat64, DType::kUint8}),
@@ -248,18 +249,21 @@ HN_CONFORMANCE_CASES(Take) {
   const InputGen pick_idx = PerInput({kData, Uniform(-2, 6)});
   cases->push_back(WithGen(Case("pick", {}, {{3, 4}, {3}}, PickRef(1, false, true)), pick_idx));
   cases->push_back(WithGen(Case("pick", {{"axis", "0"}, {"mode", "wrap"}}, {{4, 3}, {3}},
-                                PickRef(0, false, false), "axis0_wrap"), pick_idx));
-  cases->push_back(WithGen(Case("pick", {{"axis", "1"}, {"keepdims", "True"}}, {{2, 4, 3},
-                                {2, 1, 3}}, PickRef(1, true, true), "keepdims"), pick_idx));
+                                PickRef(0, false, false), "axis0_wrap"),
+                           pick_idx));
+  cases->push_back(WithGen(Case("pick", {{"axis", "1"}, {"keepdims", "True"}},
+                                {{2, 4, 3}, {2, 1, 3}}, PickRef(1, true, true), "keepdims"),
+                           pick_idx));
   cases->push_back(WithGen(NonDefaultInputs(Case("pick", {{"axis", "1"}}, {{2, 5, 3}, {2, 1, 3}},
                                                  PickRef(1, false, true), "keepdims_index")),
                            pick_idx));
-  cases->push_back(WithGen(Case("choose_element_0index", {}, {{4}, {1}}, PickRef(0, false, true),
-                                "alias_1d"), pick_idx));
-  cases->push_back(WithGen(WithDTypes(Case("pick", {}, {{3, 4}, {3}}, PickRef(1, false, true),
-                                           "int_data"),
-                                      {DType::kInt32, DType::kInt64}),
-                           PerInput({Integers(-50, 50), Integers(0, 3)})));
+  cases->push_back(
+      WithGen(Case("choose_element_0index", {}, {{4}, {1}}, PickRef(0, false, true), "alias_1d"),
+              pick_idx));
+  cases->push_back(
+      WithGen(WithDTypes(Case("pick", {}, {{3, 4}, {3}}, PickRef(1, false, true), "int_data"),
+                         {DType::kInt32, DType::kInt64}),
+              PerInput({Integers(-50, 50), Integers(0, 3)})));
 }
 
 HN_CONFORMANCE_CASES(GatherScatter) {
@@ -272,8 +276,7 @@ HN_CONFORMANCE_CASES(GatherScatter) {
     };
   };
   // indices (1, 4): axis 0 of (5, 3); (2, 3): axes 0 and 1 of (3, 4, 2).
-  cases->push_back(WithGen(Case("gather_nd", {}, {{5, 3}, {1, 4}}, GatherNDRef()),
-                           in_range({5})));
+  cases->push_back(WithGen(Case("gather_nd", {}, {{5, 3}, {1, 4}}, GatherNDRef()), in_range({5})));
   OpCase two = Case("gather_nd", {}, {{3, 4, 2}, {2, 3}}, GatherNDRef(), "two_axes");
   two.gen = [](std::mt19937& rng, size_t input, int64_t j) {
     if (input == 0) return std::uniform_real_distribution<double>(-2, 2)(rng);
@@ -290,46 +293,44 @@ HN_CONFORMANCE_CASES(GatherScatter) {
   cases->push_back(full);
 
   // Distinct positions: row k of the indices holds coordinate k of element j.
-  cases->push_back(WithGen(Case("scatter_nd", {{"shape", "(6, 2)"}}, {{4, 2}, {1, 4}},
-                                ScatterRef({6, 2}, 0)),
-                           PerInput({kData, ByPosition([](int64_t j) {
-                             return static_cast<double>((j * 5 + 1) % 6);
-                           })})));
-  cases->push_back(WithGen(Case("scatter_nd", {{"shape", "(3, 4)"}}, {{5}, {2, 5}},
-                                ScatterRef({3, 4}, 0), "two_axes"),
-                           PerInput({kData, ByPosition([](int64_t j) {
-                             const int64_t i = j % 5;
-                             return static_cast<double>(j < 5 ? (i * 2) % 3 : (i * 3) % 4);
-                           })})));
-  OpCase scatter_int = Case("scatter_nd", {{"shape", "(4,)"}}, {{3}, {1, 3}},
-                            ScatterRef({4}, 0), "int64");
+  cases->push_back(WithGen(
+      Case("scatter_nd", {{"shape", "(6, 2)"}}, {{4, 2}, {1, 4}}, ScatterRef({6, 2}, 0)),
+      PerInput(
+          {kData, ByPosition([](int64_t j) { return static_cast<double>((j * 5 + 1) % 6); })})));
+  cases->push_back(WithGen(
+      Case("scatter_nd", {{"shape", "(3, 4)"}}, {{5}, {2, 5}}, ScatterRef({3, 4}, 0), "two_axes"),
+      PerInput({kData, ByPosition([](int64_t j) {
+                  const int64_t i = j % 5;
+                  return static_cast<double>(j < 5 ? (i * 2) % 3 : (i * 3) % 4);
+                })})));
+  OpCase scatter_int =
+      Case("scatter_nd", {{"shape", "(4,)"}}, {{3}, {1, 3}}, ScatterRef({4}, 0), "int64");
   scatter_int.dtypes = {DType::kInt64, DType::kInt32};
-  scatter_int.gen = PerInput({Integers(-9, 9), ByPosition([](int64_t j) {
-                                return static_cast<double>(3 - j);
-                              })});
+  scatter_int.gen =
+      PerInput({Integers(-9, 9), ByPosition([](int64_t j) { return static_cast<double>(3 - j); })});
   cases->push_back(scatter_int);
 
-  cases->push_back(WithGen(Case("_scatter_set_nd", {{"shape", "(5, 2)"}}, {{5, 2}, {3, 2},
-                                {1, 3}}, ScatterRef({5, 2}, 1)),
+  cases->push_back(WithGen(Case("_scatter_set_nd", {{"shape", "(5, 2)"}}, {{5, 2}, {3, 2}, {1, 3}},
+                                ScatterRef({5, 2}, 1)),
                            PerInput({kData, kData, ByPosition([](int64_t j) {
-                             return static_cast<double>(4 - 2 * j);
-                           })})));
+                                       return static_cast<double>(4 - 2 * j);
+                                     })})));
 }
 
 HN_CONFORMANCE_CASES(OneHot) {
   const InputGen idx = Uniform(-2, 7);
-  cases->push_back(WithGen(Case("one_hot", {{"depth", "5"}}, {{2, 3}}, OneHotRef(5, 1, 0)),
-                           idx));
-  cases->push_back(WithGen(Case("one_hot", {{"depth", "4"}, {"on_value", "2.5"},
-                                            {"off_value", "-1"}}, {{6}},
-                                OneHotRef(4, 2.5, -1), "values"), idx));
+  cases->push_back(WithGen(Case("one_hot", {{"depth", "5"}}, {{2, 3}}, OneHotRef(5, 1, 0)), idx));
+  cases->push_back(
+      WithGen(Case("one_hot", {{"depth", "4"}, {"on_value", "2.5"}, {"off_value", "-1"}}, {{6}},
+                   OneHotRef(4, 2.5, -1), "values"),
+              idx));
   OpCase ints = Case("one_hot", {{"depth", "3"}, {"dtype", "int32"}, {"on_value", "7"}}, {{4}},
                      OneHotRef(3, 7, 0), "int32_out");
   ints.dtypes = {DType::kInt64};
   ints.gen = Integers(-1, 4);
   cases->push_back(ints);
-  OpCase f64 = Case("one_hot", {{"depth", "3"}, {"dtype", "float64"}}, {{2, 2}},
-                    OneHotRef(3, 1, 0), "float64_out");
+  OpCase f64 = Case("one_hot", {{"depth", "3"}, {"dtype", "float64"}}, {{2, 2}}, OneHotRef(3, 1, 0),
+                    "float64_out");
   f64.dtypes = {DType::kInt32};
   f64.gen = Integers(0, 2);
   cases->push_back(f64);
@@ -337,24 +338,23 @@ HN_CONFORMANCE_CASES(OneHot) {
 
 HN_CONFORMANCE_CASES(Ravel) {
   // data (2, 5) addressing a (3, 4) array; (3, 4) addressing (2, 3, 5).
-  cases->push_back(WithGen(Case("_ravel_multi_index", {{"shape", "(3, 4)"}}, {{2, 5}},
-                                RavelRef({3, 4})),
-                           [](std::mt19937& rng, size_t, int64_t j) {
-                             return static_cast<double>(
-                                 std::uniform_int_distribution<int>(0, j < 5 ? 2 : 3)(rng));
-                           }));
-  OpCase ravel3 = Case("ravel_multi_index", {{"shape", "(2, 3, 5)"}}, {{3, 4}},
-                       RavelRef({2, 3, 5}), "alias_int32");
+  cases->push_back(WithGen(
+      Case("_ravel_multi_index", {{"shape", "(3, 4)"}}, {{2, 5}}, RavelRef({3, 4})),
+      [](std::mt19937& rng, size_t, int64_t j) {
+        return static_cast<double>(std::uniform_int_distribution<int>(0, j < 5 ? 2 : 3)(rng));
+      }));
+  OpCase ravel3 = Case("ravel_multi_index", {{"shape", "(2, 3, 5)"}}, {{3, 4}}, RavelRef({2, 3, 5}),
+                       "alias_int32");
   ravel3.dtypes = {DType::kInt32};
   ravel3.gen = [](std::mt19937& rng, size_t, int64_t j) {
     const int hi = j < 4 ? 1 : (j < 8 ? 2 : 4);
     return static_cast<double>(std::uniform_int_distribution<int>(0, hi)(rng));
   };
   cases->push_back(ravel3);
-  cases->push_back(WithGen(Case("_unravel_index", {{"shape", "(3, 4)"}}, {{6}},
-                                UnravelRef({3, 4})), Integers(0, 11)));
-  OpCase unravel3 = Case("unravel_index", {{"shape", "(2, 3, 5)"}}, {{7}},
-                         UnravelRef({2, 3, 5}), "alias_int64");
+  cases->push_back(WithGen(Case("_unravel_index", {{"shape", "(3, 4)"}}, {{6}}, UnravelRef({3, 4})),
+                           Integers(0, 11)));
+  OpCase unravel3 =
+      Case("unravel_index", {{"shape", "(2, 3, 5)"}}, {{7}}, UnravelRef({2, 3, 5}), "alias_int64");
   unravel3.dtypes = {DType::kInt64};
   unravel3.gen = Integers(0, 29);
   cases->push_back(unravel3);
@@ -372,15 +372,15 @@ HN_CONFORMANCE_CASES(IndexArrayCopy) {
   cases->push_back(ints);
 
   // Rows 3, 1, 4 of a (5, 2) tensor replaced.
-  cases->push_back(WithGen(Case("_contrib_index_copy", {}, {{5, 2}, {3}, {3, 2}},
-                                IndexCopyRef()),
-                           PerInput({kData, ByPosition([](int64_t j) {
-                             return static_cast<double>((j * 3 + 3) % 5);
-                           }), kData})));
-  OpCase copy_int = Case("_contrib_index_copy", {}, {{4, 2, 2}, {2}, {2, 2, 2}}, IndexCopyRef(),
-                         "int_indices");
+  cases->push_back(WithGen(
+      Case("_contrib_index_copy", {}, {{5, 2}, {3}, {3, 2}}, IndexCopyRef()),
+      PerInput({kData, ByPosition([](int64_t j) { return static_cast<double>((j * 3 + 3) % 5); }),
+                kData})));
+  OpCase copy_int =
+      Case("_contrib_index_copy", {}, {{4, 2, 2}, {2}, {2, 2, 2}}, IndexCopyRef(), "int_indices");
   copy_int.dtypes = {DType::kFloat32, DType::kInt64, DType::kFloat32};
-  copy_int.gen = PerInput({kData, ByPosition([](int64_t j) { return static_cast<double>(2 - j); }), kData});
+  copy_int.gen =
+      PerInput({kData, ByPosition([](int64_t j) { return static_cast<double>(2 - j); }), kData});
   cases->push_back(copy_int);
 }
 
@@ -407,7 +407,7 @@ RefFn HistogramRef(std::function<std::vector<double>(const std::vector<RefTensor
 }
 
 std::function<std::vector<double>(const std::vector<RefTensor>&)> EqualBins(int64_t n, double lo,
-                                                                             double hi) {
+                                                                            double hi) {
   return [n, lo, hi](const std::vector<RefTensor>&) {
     std::vector<double> e;
     for (int64_t i = 0; i <= n; ++i) {
@@ -424,26 +424,25 @@ HN_CONFORMANCE_CASES(Histogram) {
   cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "5"}, {"range", "(0, 5)"}}, {{3, 4}},
                                 HistogramRef(EqualBins(5, 0, 5), 0, 5, true)),
                            Uniform(-1, 6)));
-  cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "7"}, {"range", "(-1.3, 0.9)"}},
-                                {{40}}, HistogramRef(EqualBins(7, -1.3, 0.9), -1.3, 0.9, true),
-                                "odd_range"),
-                           Uniform(-1.5, 1)));
-  cases->push_back(WithGen(Case("_histogram", {{"bin_cnt", "3"}, {"range", "(2, 2)"}}, {{6}},
-                                HistogramRef(EqualBins(3, 1.5, 2.5), 1.5, 2.5, true),
-                                "empty_range_widened"),
-                           Uniform(1.4, 2.6)));
-  cases->push_back(WithGen(Case("_histogram", {}, {{10}, {4}},
-                                HistogramRef(GivenBins, 0, 0, true), "bins_input"),
-                           PerInput({Uniform(-2, 3), ByPosition([](int64_t j) {
-                             const double e[] = {-1.5, 0, 0.5, 2};
-                             return e[j];
-                           })})));
-  OpCase ints = Case("_histogram", {}, {{12}, {3}}, HistogramRef(GivenBins, 0, 0, false),
-                     "int32_bins");
+  cases->push_back(
+      WithGen(Case("_histogram", {{"bin_cnt", "7"}, {"range", "(-1.3, 0.9)"}}, {{40}},
+                   HistogramRef(EqualBins(7, -1.3, 0.9), -1.3, 0.9, true), "odd_range"),
+              Uniform(-1.5, 1)));
+  cases->push_back(
+      WithGen(Case("_histogram", {{"bin_cnt", "3"}, {"range", "(2, 2)"}}, {{6}},
+                   HistogramRef(EqualBins(3, 1.5, 2.5), 1.5, 2.5, true), "empty_range_widened"),
+              Uniform(1.4, 2.6)));
+  cases->push_back(WithGen(
+      Case("_histogram", {}, {{10}, {4}}, HistogramRef(GivenBins, 0, 0, true), "bins_input"),
+      PerInput({Uniform(-2, 3), ByPosition([](int64_t j) {
+                  const double e[] = {-1.5, 0, 0.5, 2};
+                  return e[j];
+                })})));
+  OpCase ints =
+      Case("_histogram", {}, {{12}, {3}}, HistogramRef(GivenBins, 0, 0, false), "int32_bins");
   ints.dtypes = {DType::kInt32, DType::kInt32};
-  ints.gen = PerInput({Integers(-1, 6), ByPosition([](int64_t j) {
-                         return static_cast<double>(j * 2);
-                       })});
+  ints.gen =
+      PerInput({Integers(-1, 6), ByPosition([](int64_t j) { return static_cast<double>(j * 2); })});
   cases->push_back(ints);
 }
 
@@ -458,10 +457,10 @@ HN_ERROR_CASES(Indexing) {
                             {"batch_take(node)", "int32"}));
   cases->push_back(Rejected("batch_take", {}, {{2, 3, 2}, {2}}, StatusCode::kShapeError,
                             {"batch_take(node)", "2-D"}, {DType::kFloat32, DType::kInt32}));
-  cases->push_back(Rejected("pick", {{"axis", "None"}}, {{2, 3}, {2}},
-                            StatusCode::kInvalidArgument, {"pick(node)", "None"}));
-  cases->push_back(Rejected("pick", {}, {{2, 3}, {3}}, StatusCode::kShapeError,
-                            {"pick(node)", "input 1"}));
+  cases->push_back(Rejected("pick", {{"axis", "None"}}, {{2, 3}, {2}}, StatusCode::kInvalidArgument,
+                            {"pick(node)", "None"}));
+  cases->push_back(
+      Rejected("pick", {}, {{2, 3}, {3}}, StatusCode::kShapeError, {"pick(node)", "input 1"}));
   cases->push_back(Rejected("gather_nd", {}, {{2, 3}, {3, 1}}, StatusCode::kShapeError,
                             {"gather_nd(node)", "address 3 axes"}));
   cases->push_back(Rejected("gather_nd", {}, {{2, 3}, {2}}, StatusCode::kShapeError,
@@ -480,8 +479,8 @@ HN_ERROR_CASES(Indexing) {
                             {"_ravel_multi_index(node)", "shape"}));
   cases->push_back(Rejected("_unravel_index", {{"shape", "(2, 3)"}}, {{2, 2}},
                             StatusCode::kShapeError, {"_unravel_index(node)", "1-D"}));
-  cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}}, {{4}},
-                            StatusCode::kInvalidArgument, {"_histogram(node)", "together"}));
+  cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}}, {{4}}, StatusCode::kInvalidArgument,
+                            {"_histogram(node)", "together"}));
   cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}, {"range", "(2, 1)"}}, {{4}},
                             StatusCode::kInvalidArgument, {"_histogram(node)", "exceeds"}));
   cases->push_back(Rejected("_histogram", {{"bin_cnt", "3"}, {"range", "(a, 1)"}}, {{4}},

@@ -27,7 +27,8 @@ RefFn Constant(Shape shape, double v) {
 // MXNet's range: start + (i / repeat) * step, converted to the dtype at the end (float32 cases
 // are compared within tolerance).
 RefFn Range(int64_t n, double start, double step, int repeat = 1) {
-  return Filled(Shape{n}, [=](int64_t i) { return start + static_cast<double>(i / repeat) * step; });
+  return Filled(Shape{n},
+                [=](int64_t i) { return start + static_cast<double>(i / repeat) * step; });
 }
 
 // shape of input 0 filled with start + (i / repeat) * step (or 1-D along `axis`).
@@ -54,20 +55,21 @@ RefFn Eye(int64_t n, int64_t m, int64_t k) {
 HN_CONFORMANCE_CASES(Init) {
   const DType i32 = DType::kInt32, u8 = DType::kUint8, i64 = DType::kInt64, f64 = DType::kFloat64;
   cases->push_back(Case("_zeros", {{"shape", "(2, 3)"}}, {}, Constant({2, 3}, 0)));
-  cases->push_back(Case("_zeros", {{"shape", "(4,)"}, {"dtype", "int32"}}, {}, Constant({4}, 0),
-                        "int32"));
+  cases->push_back(
+      Case("_zeros", {{"shape", "(4,)"}, {"dtype", "int32"}}, {}, Constant({4}, 0), "int32"));
   cases->push_back(Case("_zeros", {{"shape", "(2, 2)"}, {"dtype", "float16"}}, {},
                         Constant({2, 2}, 0), "float16"));
   cases->push_back(Case("_zeros", {{"shape", "(3,)"}, {"dtype", "bool"}, {"ctx", "cpu(0)"}}, {},
                         Constant({3}, 0), "bool"));
   cases->push_back(Case("_ones", {{"shape", "(3, 2)"}}, {}, Constant({3, 2}, 1)));
-  cases->push_back(Case("_ones", {{"shape", "(5,)"}, {"dtype", "int8"}}, {}, Constant({5}, 1),
-                        "int8"));
+  cases->push_back(
+      Case("_ones", {{"shape", "(5,)"}, {"dtype", "int8"}}, {}, Constant({5}, 1), "int8"));
   cases->push_back(Case("_ones", {{"shape", "(2, 1, 2)"}, {"dtype", "float64"}}, {},
                         Constant({2, 1, 2}, 1), "float64"));
-  cases->push_back(Case("_ones", {{"shape", "(2,)"}, {"dtype", "bool"}}, {}, Constant({2}, 1),
-                        "bool"));
-  cases->push_back(Case("_full", {{"shape", "(2, 3)"}, {"value", "2.5"}}, {}, Constant({2, 3}, 2.5)));
+  cases->push_back(
+      Case("_ones", {{"shape", "(2,)"}, {"dtype", "bool"}}, {}, Constant({2}, 1), "bool"));
+  cases->push_back(
+      Case("_full", {{"shape", "(2, 3)"}, {"value", "2.5"}}, {}, Constant({2, 3}, 2.5)));
   // The value is converted to the dtype as C converts: 2.7 -> 2, -1 -> 255 for uint8.
   cases->push_back(Case("_full", {{"shape", "(4,)"}, {"value", "2.7"}, {"dtype", "int32"}}, {},
                         Constant({4}, 2), "int32"));
@@ -77,10 +79,10 @@ HN_CONFORMANCE_CASES(Init) {
                         {}, Constant({2, 2}, -3.25), "float64"));
   cases->push_back(Case("_full", {{"shape", "(2,)"}, {"value", "0.1"}, {"dtype", "float16"}}, {},
                         Constant({2}, 0.0999755859375), "float16"));
-  cases->push_back(Case("_npi_full", {{"shape", "(3,)"}, {"value", "7"}}, {}, Constant({3}, 7),
-                        "alias"));
-  cases->push_back(Case("_zeros_without_dtype", {{"shape", "(2, 2)"}, {"dtype", "4"}}, {},
-                        Constant({2, 2}, 0)));
+  cases->push_back(
+      Case("_npi_full", {{"shape", "(3,)"}, {"value", "7"}}, {}, Constant({3}, 7), "alias"));
+  cases->push_back(
+      Case("_zeros_without_dtype", {{"shape", "(2, 2)"}, {"dtype", "4"}}, {}, Constant({2, 2}, 0)));
   cases->push_back(Case("_zeros_without_dtype", {{"shape", "(3,)"}, {"dtype", "1"}}, {},
                         Constant({3}, 0), "float64"));
 
@@ -106,24 +108,24 @@ HN_CONFORMANCE_CASES(Init) {
   cases->push_back(Case("_arange",
                         {{"start", "1"}, {"stop", "4"}, {"step", "0.5"}, {"dtype", "int32"}}, {},
                         Constant({6}, 1), "int32_fractional_step"));
-  cases->push_back(Case("_arange", {{"start", "250"}, {"stop", "260"}, {"dtype", "uint8"}}, {},
-                        Filled({10}, [](int64_t i) { return static_cast<double>((250 + i) % 256); }),
-                        "uint8_wraps"));
-  cases->push_back(Case("_arange", {{"start", "0"}, {"stop", "1"}, {"step", "0.125"},
-                                    {"dtype", "float64"}},
+  cases->push_back(Case(
+      "_arange", {{"start", "250"}, {"stop", "260"}, {"dtype", "uint8"}}, {},
+      Filled({10}, [](int64_t i) { return static_cast<double>((250 + i) % 256); }), "uint8_wraps"));
+  cases->push_back(Case("_arange",
+                        {{"start", "0"}, {"stop", "1"}, {"step", "0.125"}, {"dtype", "float64"}},
                         {}, Range(8, 0, 0.125), "float64"));
 
-  cases->push_back(Case("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "5"}}, {},
-                        Range(5, 0, 0.25)));
+  cases->push_back(
+      Case("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "5"}}, {}, Range(5, 0, 0.25)));
   cases->push_back(Case("_linspace",
                         {{"start", "-1"}, {"stop", "1"}, {"num", "4"}, {"endpoint", "False"}}, {},
                         Range(4, -1, 0.5), "no_endpoint"));
   cases->push_back(Case("_linspace", {{"start", "3"}, {"stop", "9"}, {"num", "1"}}, {},
                         Constant({1}, 3), "one"));
-  cases->push_back(Case("_linspace",
-                        {{"start", "0"}, {"stop", "10"}, {"num", "4"}, {"dtype", "int32"}}, {},
-                        Filled({4}, [](int64_t i) { return std::trunc(10.0 / 3 * static_cast<double>(i)); }),
-                        "int32"));
+  cases->push_back(
+      Case("_linspace", {{"start", "0"}, {"stop", "10"}, {"num", "4"}, {"dtype", "int32"}}, {},
+           Filled({4}, [](int64_t i) { return std::trunc(10.0 / 3 * static_cast<double>(i)); }),
+           "int32"));
   cases->push_back(Case("_npi_linspace", {{"start", "2"}, {"stop", "3"}, {"num", "3"}}, {},
                         Range(3, 2, 0.5), "alias"));
 
@@ -155,7 +157,8 @@ HN_CONFORMANCE_CASES(Init) {
 
   auto shape_of = [](const std::vector<RefTensor>& in) {
     RefTensor out(Shape{static_cast<int64_t>(in[0].shape.ndim())});
-    for (size_t i = 0; i < in[0].shape.ndim(); ++i) out[static_cast<int64_t>(i)] = static_cast<double>(in[0].shape[i]);
+    for (size_t i = 0; i < in[0].shape.ndim(); ++i)
+      out[static_cast<int64_t>(i)] = static_cast<double>(in[0].shape[i]);
     return std::vector<RefTensor>{out};
   };
   auto size_of = [](const std::vector<RefTensor>& in) {
@@ -177,8 +180,8 @@ HN_ERROR_CASES(Init) {
                             {"_arange(node)", "step"}));
   cases->push_back(Rejected("_arange", {{"start", "5"}, {"stop", "1"}}, {}, invalid,
                             {"_arange(node)", "invalid range"}));
-  cases->push_back(Rejected("_arange", {{"start", "0"}}, {}, invalid,
-                            {"_arange(node)", "invalid range"}));
+  cases->push_back(
+      Rejected("_arange", {{"start", "0"}}, {}, invalid, {"_arange(node)", "invalid range"}));
   cases->push_back(Rejected("_arange", {{"start", "0"}, {"stop", "nan"}}, {}, invalid,
                             {"_arange(node)", "invalid range"}));
   cases->push_back(Rejected("_arange", {{"start", "0"}, {"stop", "1e30"}}, {},
@@ -196,8 +199,7 @@ HN_ERROR_CASES(Init) {
                             {"_full(node)", "HN_LIMIT_MAX_TENSOR_ELEMENTS"}));
   cases->push_back(Rejected("_full", {{"shape", "(-1, 3)"}, {"value", "1"}}, {},
                             StatusCode::kShapeError, {"_full(node)", "negative"}));
-  cases->push_back(Rejected("_zeros",
-                            {{"shape", "(4294967296, 4294967296, 4294967296)"}}, {},
+  cases->push_back(Rejected("_zeros", {{"shape", "(4294967296, 4294967296, 4294967296)"}}, {},
                             StatusCode::kOutOfMemory, {"_zeros(node)", "tensor limit"}));
   cases->push_back(Rejected("_zeros", {{"shape", "(2, 3)"}, {"dtype", "int16"}}, {}, invalid,
                             {"_zeros(node)", "dtype", "int16"}));
@@ -205,31 +207,31 @@ HN_ERROR_CASES(Init) {
                             {"_ones(node)", "dtype"}));
   cases->push_back(Rejected("_eye", {{"N", "0"}}, {}, invalid, {"_eye(node)", "N"}));
   cases->push_back(Rejected("_eye", {{"N", "2"}, {"M", "-1"}}, {}, invalid, {"_eye(node)", "M"}));
-  cases->push_back(Rejected("_eye", {{"N", "2"}, {"dtype", "bool"}}, {}, invalid,
-                            {"_eye(node)", "dtype"}));
+  cases->push_back(
+      Rejected("_eye", {{"N", "2"}, {"dtype", "bool"}}, {}, invalid, {"_eye(node)", "dtype"}));
   cases->push_back(Rejected("_eye", {{"N", "3000000000"}, {"M", "3000000000"}}, {},
                             StatusCode::kOutOfMemory, {"_eye(node)", "tensor limit"}));
-  cases->push_back(Rejected("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "0"}}, {},
-                            invalid, {"_linspace(node)", "num"}));
+  cases->push_back(Rejected("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "0"}}, {}, invalid,
+                            {"_linspace(node)", "num"}));
   cases->push_back(Rejected("_linspace", {{"start", "0"}, {"stop", "1"}}, {}, invalid,
                             {"_linspace(node)", "num"}));
-  cases->push_back(Rejected("_linspace", {{"start", "0"}, {"stop", "1"}, {"num", "3"},
-                                          {"step", "1"}},
-                            {}, invalid, {"_linspace(node)", "step"}));
+  cases->push_back(Rejected("_linspace",
+                            {{"start", "0"}, {"stop", "1"}, {"num", "3"}, {"step", "1"}}, {},
+                            invalid, {"_linspace(node)", "step"}));
   cases->push_back(Rejected("_zeros_without_dtype", {{"shape", "(2,)"}, {"dtype", "99"}}, {},
                             invalid, {"_zeros_without_dtype(node)", "dtype", "99"}));
-  cases->push_back(Rejected("_zeros_without_dtype", {{"shape", "(2,)"}}, {},
-                            StatusCode::kTypeError, {"_zeros_without_dtype(node)"}));
+  cases->push_back(Rejected("_zeros_without_dtype", {{"shape", "(2,)"}}, {}, StatusCode::kTypeError,
+                            {"_zeros_without_dtype(node)"}));
   cases->push_back(Rejected("_contrib_arange_like", {{"axis", "2"}}, {{2, 3}},
                             StatusCode::kShapeError, {"_contrib_arange_like(node)", "axis 2"}));
   cases->push_back(Rejected("_contrib_arange_like", {{"repeat", "0"}}, {{2, 3}}, invalid,
                             {"_contrib_arange_like(node)", "repeat"}));
   cases->push_back(Rejected("zeros_like", {}, {{2}, {2}}, invalid, {"zeros_like(node)", "inputs"}));
-  cases->push_back(Rejected("ones_like", {{"value", "2"}}, {{2}}, invalid,
-                            {"ones_like(node)", "value"}));
+  cases->push_back(
+      Rejected("ones_like", {{"value", "2"}}, {{2}}, invalid, {"ones_like(node)", "value"}));
   cases->push_back(Rejected("shape_array", {}, {}, invalid, {"shape_array(node)", "inputs"}));
-  cases->push_back(Rejected("size_array", {{"axis", "0"}}, {{2}}, invalid,
-                            {"size_array(node)", "axis"}));
+  cases->push_back(
+      Rejected("size_array", {{"axis", "0"}}, {{2}}, invalid, {"size_array(node)", "axis"}));
 }
 
 }  // namespace conformance

@@ -3,6 +3,8 @@
 // each must match the case's reference, give the same bits eagerly and as a graph, and be the
 // kernel that ran. A kernel that does not take a case, or cannot run on this CPU, is named as
 // such; every kernel this CPU runs must run in some case.
+#include "kernels/kernel_choice.h"
+
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -15,7 +17,6 @@
 #include "conformance.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
-#include "kernels/kernel_choice.h"
 
 namespace hybridnet {
 namespace conformance {

@@ -184,9 +184,8 @@ RefFn DiagOfPlanes(Shape in, size_t x1, size_t x2, int64_t k) {
 
 // The leading out-shaped box of in[0].
 RefFn LeadingBox(Shape in, Shape out) {
-  return Gather(Fixed(out), [in](const Index& o, const std::vector<RefTensor>&) {
-    return Flat(o, in);
-  });
+  return Gather(Fixed(out),
+                [in](const Index& o, const std::vector<RefTensor>&) { return Flat(o, in); });
 }
 
 // in[0] (shape `in`) broadcast to `out`.
@@ -222,7 +221,8 @@ RefFn SliceAssignRef(std::vector<Span> spans, std::optional<double> value) {
     for (int64_t i = 0; i < box_shape.Size(); ++i) {
       Index b = Unravel(i, box_shape);
       Index dst;
-      for (size_t k = 0; k < spans.size(); ++k) dst.push_back(spans[k].begin + b[k] * spans[k].step);
+      for (size_t k = 0; k < spans.size(); ++k)
+        dst.push_back(spans[k].begin + b[k] * spans[k].step);
       out[Flat(dst, in[0].shape)] = value ? *value : in[1][i];
     }
     return std::vector<RefTensor>{out};
@@ -289,56 +289,61 @@ RefFn Col2imRef(Shape image, Window w) {
 
 HN_CONFORMANCE_CASES(Layout) {
   cases->push_back(Case("tile", {{"reps", "(2, 3)"}}, {{2, 3}}, TileRef({2, 3}, {2, 3})));
-  cases->push_back(Case("tile", {{"reps", "(2, 1, 2)"}}, {{3, 4}}, TileRef({3, 4}, {2, 1, 2}),
-                        "longer_reps"));
-  cases->push_back(Case("tile", {{"reps", "(2,)"}}, {{2, 3, 2}}, TileRef({2, 3, 2}, {2}),
-                        "shorter_reps"));
-  cases->push_back(Typed(Case("tile", {{"reps", "(3, 1)"}}, {{2, 2}}, TileRef({2, 2}, {3, 1}),
-                              "int32"), DType::kInt32));
+  cases->push_back(
+      Case("tile", {{"reps", "(2, 1, 2)"}}, {{3, 4}}, TileRef({3, 4}, {2, 1, 2}), "longer_reps"));
+  cases->push_back(
+      Case("tile", {{"reps", "(2,)"}}, {{2, 3, 2}}, TileRef({2, 3, 2}, {2}), "shorter_reps"));
+  cases->push_back(
+      Typed(Case("tile", {{"reps", "(3, 1)"}}, {{2, 2}}, TileRef({2, 2}, {3, 1}), "int32"),
+            DType::kInt32));
   cases->push_back(Case("tile", {{"reps", "()"}}, {{2, 2}}, TileRef({2, 2}, {}), "empty_reps"));
 
-  cases->push_back(Case("repeat", {{"repeats", "2"}}, {{2, 3}}, RepeatRef({2, 3}, 2, -100),
-                        "flat"));
+  cases->push_back(
+      Case("repeat", {{"repeats", "2"}}, {{2, 3}}, RepeatRef({2, 3}, 2, -100), "flat"));
   cases->push_back(Case("repeat", {{"repeats", "3"}, {"axis", "1"}}, {{2, 3, 2}},
                         RepeatRef({2, 3, 2}, 3, 1), "axis1"));
   cases->push_back(Case("repeat", {{"repeats", "2"}, {"axis", "-1"}}, {{2, 3}},
                         RepeatRef({2, 3}, 2, -1), "neg_axis"));
-  cases->push_back(Typed(Case("repeat", {{"repeats", "2"}, {"axis", "0"}}, {{3, 2}},
-                              RepeatRef({3, 2}, 2, 0), "int64"), DType::kInt64));
+  cases->push_back(Typed(
+      Case("repeat", {{"repeats", "2"}, {"axis", "0"}}, {{3, 2}}, RepeatRef({3, 2}, 2, 0), "int64"),
+      DType::kInt64));
 
   cases->push_back(Case("stack", {{"num_args", "3"}}, {{2, 3}, {2, 3}, {2, 3}}, StackRef(0)));
-  cases->push_back(Case("stack", {{"num_args", "2"}, {"axis", "-1"}}, {{2, 3}, {2, 3}},
-                        StackRef(2), "last_axis"));
+  cases->push_back(Case("stack", {{"num_args", "2"}, {"axis", "-1"}}, {{2, 3}, {2, 3}}, StackRef(2),
+                        "last_axis"));
   cases->push_back(Case("stack", {{"num_args", "2"}, {"axis", "1"}}, {{4, 2, 3}, {4, 2, 3}},
                         StackRef(1), "middle"));
-  cases->push_back(Typed(Case("stack", {{"num_args", "2"}, {"axis", "1"}}, {{3}, {3}},
-                              StackRef(1), "uint8"), DType::kUint8));
+  cases->push_back(
+      Typed(Case("stack", {{"num_args", "2"}, {"axis", "1"}}, {{3}, {3}}, StackRef(1), "uint8"),
+            DType::kUint8));
 
   cases->push_back(Case("squeeze", {}, {{1, 3, 1, 2}}, SameData({3, 2})));
-  cases->push_back(Case("squeeze", {{"axis", "(0,)"}}, {{1, 3, 1, 2}}, SameData({3, 1, 2}),
-                        "axis"));
-  cases->push_back(Case("squeeze", {{"axis", "(-2, 0)"}}, {{1, 3, 1, 2}}, SameData({3, 2}),
-                        "neg_axes"));
+  cases->push_back(
+      Case("squeeze", {{"axis", "(0,)"}}, {{1, 3, 1, 2}}, SameData({3, 1, 2}), "axis"));
+  cases->push_back(
+      Case("squeeze", {{"axis", "(-2, 0)"}}, {{1, 3, 1, 2}}, SameData({3, 2}), "neg_axes"));
   cases->push_back(Case("squeeze", {}, {{1, 1}}, SameData({1}), "all_ones"));
   cases->push_back(Typed(Case("squeeze", {}, {{2, 1}}, SameData({2}), "int32"), DType::kInt32));
 
-  cases->push_back(Case("SwapAxis", {{"dim1", "0"}, {"dim2", "2"}}, {{2, 3, 4}},
-                        SwapRef({2, 3, 4}, 0, 2)));
+  cases->push_back(
+      Case("SwapAxis", {{"dim1", "0"}, {"dim2", "2"}}, {{2, 3, 4}}, SwapRef({2, 3, 4}, 0, 2)));
   cases->push_back(Case("swapaxes", {{"dim1", "-1"}, {"dim2", "1"}}, {{2, 3, 4, 2}},
                         SwapRef({2, 3, 4, 2}, 3, 1), "alias_neg"));
   cases->push_back(Case("SwapAxis", {}, {{3, 2}}, SwapRef({3, 2}, 0, 0), "default_same"));
-  cases->push_back(Typed(Case("SwapAxis", {{"dim1", "1"}, {"dim2", "0"}}, {{3, 2}},
-                              SwapRef({3, 2}, 1, 0), "int8"), DType::kInt8));
+  cases->push_back(Typed(
+      Case("SwapAxis", {{"dim1", "1"}, {"dim2", "0"}}, {{3, 2}}, SwapRef({3, 2}, 1, 0), "int8"),
+      DType::kInt8));
 
   cases->push_back(Case("reverse", {{"axis", "(0,)"}}, {{3, 4}}, ReverseRef({3, 4}, {0})));
-  cases->push_back(Case("reverse", {{"axis", "(0, 2)"}}, {{2, 3, 4}},
-                        ReverseRef({2, 3, 4}, {0, 2}), "two_axes"));
-  cases->push_back(Case("flip", {{"axis", "(1,)"}}, {{2, 5, 3}}, ReverseRef({2, 5, 3}, {1}),
-                        "alias"));
-  cases->push_back(Case("reverse", {{"axis", "(1, 1)"}}, {{2, 3}}, ReverseRef({2, 3}, {}),
-                        "twice"));
-  cases->push_back(Typed(Case("reverse", {{"axis", "(1,)"}}, {{2, 3}}, ReverseRef({2, 3}, {1}),
-                              "float64"), DType::kFloat64));
+  cases->push_back(Case("reverse", {{"axis", "(0, 2)"}}, {{2, 3, 4}}, ReverseRef({2, 3, 4}, {0, 2}),
+                        "two_axes"));
+  cases->push_back(
+      Case("flip", {{"axis", "(1,)"}}, {{2, 5, 3}}, ReverseRef({2, 5, 3}, {1}), "alias"));
+  cases->push_back(
+      Case("reverse", {{"axis", "(1, 1)"}}, {{2, 3}}, ReverseRef({2, 3}, {}), "twice"));
+  cases->push_back(
+      Typed(Case("reverse", {{"axis", "(1,)"}}, {{2, 3}}, ReverseRef({2, 3}, {1}), "float64"),
+            DType::kFloat64));
 
   cases->push_back(Case("depth_to_space", {{"block_size", "2"}}, {{1, 8, 2, 3}},
                         DepthToSpaceRef({1, 8, 2, 3}, 2)));
@@ -347,14 +352,14 @@ HN_CONFORMANCE_CASES(Layout) {
   cases->push_back(Case("space_to_depth", {{"block_size", "2"}}, {{2, 3, 4, 6}},
                         SpaceToDepthRef({2, 3, 4, 6}, 2)));
   cases->push_back(Typed(Case("space_to_depth", {{"block_size", "2"}}, {{1, 2, 2, 2}},
-                              SpaceToDepthRef({1, 2, 2, 2}, 2), "int32"), DType::kInt32));
+                              SpaceToDepthRef({1, 2, 2, 2}, 2), "int32"),
+                         DType::kInt32));
 
   cases->push_back(Case("_split_v2", {{"indices", "(0, 2)"}}, {{2, 5, 2}},
                         SplitRef({2, 5, 2}, 1, {0, 2, 5}, false)));
   cases->push_back(Case("_split_v2", {{"indices", "(0,)"}, {"sections", "3"}, {"axis", "0"}},
                         {{7, 2}}, SplitRef({7, 2}, 0, {0, 3, 5, 7}, false), "sections"));
-  cases->push_back(Case("_split_v2",
-                        {{"indices", "(0, 1, 3)"}, {"axis", "-1"}}, {{2, 4}},
+  cases->push_back(Case("_split_v2", {{"indices", "(0, 1, 3)"}, {"axis", "-1"}}, {{2, 4}},
                         SplitRef({2, 4}, 1, {0, 1, 3, 4}, false), "neg_axis"));
   cases->push_back(Case("_split_v2",
                         {{"indices", "(0,)"}, {"sections", "2"}, {"squeeze_axis", "True"}},
@@ -364,10 +369,10 @@ HN_CONFORMANCE_CASES(Layout) {
   cases->push_back(Case("diag", {{"k", "2"}}, {{3}}, DiagOfVector(3, 2), "vector_k2"));
   cases->push_back(Case("diag", {{"k", "-1"}}, {{3}}, DiagOfVector(3, -1), "vector_kneg"));
   cases->push_back(Case("diag", {}, {{3, 4}}, DiagOfPlanes({3, 4}, 0, 1, 0), "matrix"));
-  cases->push_back(Case("diag", {{"k", "1"}}, {{3, 4}}, DiagOfPlanes({3, 4}, 0, 1, 1),
-                        "matrix_k1"));
-  cases->push_back(Case("diag", {{"k", "-2"}}, {{4, 3}}, DiagOfPlanes({4, 3}, 0, 1, -2),
-                        "matrix_kneg"));
+  cases->push_back(
+      Case("diag", {{"k", "1"}}, {{3, 4}}, DiagOfPlanes({3, 4}, 0, 1, 1), "matrix_k1"));
+  cases->push_back(
+      Case("diag", {{"k", "-2"}}, {{4, 3}}, DiagOfPlanes({4, 3}, 0, 1, -2), "matrix_kneg"));
   cases->push_back(Case("diag", {{"axis1", "1"}, {"axis2", "2"}}, {{2, 3, 4}},
                         DiagOfPlanes({2, 3, 4}, 1, 2, 0), "planes"));
   cases->push_back(Case("diag", {{"axis1", "-1"}, {"axis2", "0"}, {"k", "1"}}, {{3, 2, 4}},
@@ -388,23 +393,23 @@ HN_CONFORMANCE_CASES(LikeOps) {
 
   cases->push_back(Case("broadcast_axis", {{"axis", "(1,)"}, {"size", "(3,)"}}, {{2, 1}},
                         Broadcast({2, 1}, {2, 3})));
-  cases->push_back(Case("broadcast_axes", {{"axis", "(0, 2)"}, {"size", "(2, 4)"}},
-                        {{1, 3, 1}}, Broadcast({1, 3, 1}, {2, 3, 4}), "alias_two"));
+  cases->push_back(Case("broadcast_axes", {{"axis", "(0, 2)"}, {"size", "(2, 4)"}}, {{1, 3, 1}},
+                        Broadcast({1, 3, 1}, {2, 3, 4}), "alias_two"));
   cases->push_back(Typed(Case("broadcast_axis", {{"axis", "(0,)"}, {"size", "(3,)"}}, {{1, 2}},
-                              Broadcast({1, 2}, {3, 2}), "int64"), DType::kInt64));
+                              Broadcast({1, 2}, {3, 2}), "int64"),
+                         DType::kInt64));
 
-  cases->push_back(Case("broadcast_like", {}, {{2, 1, 3}, {2, 4, 3}},
-                        Broadcast({2, 1, 3}, {2, 4, 3})));
+  cases->push_back(
+      Case("broadcast_like", {}, {{2, 1, 3}, {2, 4, 3}}, Broadcast({2, 1, 3}, {2, 4, 3})));
   cases->push_back(Case("broadcast_like", {{"lhs_axes", "(0, 2)"}, {"rhs_axes", "(1, 0)"}},
                         {{1, 2, 1}, {5, 3}}, Broadcast({1, 2, 1}, {3, 2, 5}), "axes"));
   cases->push_back(Case("broadcast_like", {{"lhs_axes", "(-1,)"}, {"rhs_axes", "(-1,)"}},
                         {{2, 1}, {4, 3}}, Broadcast({2, 1}, {2, 3}), "neg_axes"));
 
   cases->push_back(Case("reshape_like", {}, {{2, 6}, {3, 4}}, SameData({3, 4})));
-  cases->push_back(Case("reshape_like",
-                        {{"lhs_begin", "1"}, {"lhs_end", "2"}, {"rhs_begin", "0"},
-                         {"rhs_end", "2"}},
-                        {{2, 6, 5}, {2, 3, 7}}, SameData({2, 2, 3, 5}), "ranges"));
+  cases->push_back(Case(
+      "reshape_like", {{"lhs_begin", "1"}, {"lhs_end", "2"}, {"rhs_begin", "0"}, {"rhs_end", "2"}},
+      {{2, 6, 5}, {2, 3, 7}}, SameData({2, 2, 3, 5}), "ranges"));
   cases->push_back(Case("reshape_like", {{"lhs_begin", "-2"}, {"rhs_begin", "1"}},
                         {{4, 2, 3}, {9, 6}}, SameData({4, 6}), "negative"));
   OpCase reshape_int = Case("reshape_like", {}, {{4}, {2, 2}}, SameData({2, 2}), "int_lhs");
@@ -419,31 +424,31 @@ HN_CONFORMANCE_CASES(CropAssign) {
   cases->push_back(Case("Crop", {{"num_args", "1"}, {"h_w", "(2, 2)"}, {"center_crop", "True"}},
                         {{1, 2, 5, 4}}, CropRef({1, 2, 5, 4}, 2, 2, 1, 1), "center"));
   cases->push_back(Case("Crop", {{"num_args", "2"}, {"offset", "(1, 2)"}},
-                        {{2, 2, 4, 4}, {1, 1, 3, 2}}, CropRef({2, 2, 4, 4}, 3, 2, 1, 2),
-                        "like"));
+                        {{2, 2, 4, 4}, {1, 1, 3, 2}}, CropRef({2, 2, 4, 4}, 3, 2, 1, 2), "like"));
   cases->push_back(Case("Crop", {{"num_args", "2"}, {"center_crop", "1"}},
                         {{1, 3, 6, 5}, {1, 3, 3, 2}}, CropRef({1, 3, 6, 5}, 3, 2, 1, 1),
                         "like_center"));
 
-  cases->push_back(Case("_slice_assign", {{"begin", "(1, 0)"}, {"end", "(3, None)"},
-                                          {"step", "(1, 2)"}},
+  cases->push_back(Case("_slice_assign",
+                        {{"begin", "(1, 0)"}, {"end", "(3, None)"}, {"step", "(1, 2)"}},
                         {{4, 5}, {2, 3}}, SliceAssignRef({{1, 1, 2}, {0, 2, 3}}, std::nullopt)));
-  cases->push_back(Case("_crop_assign", {{"begin", "(None,)"}, {"end", "(None,)"},
-                                         {"step", "(-1,)"}},
-                        {{3, 2}, {3, 2}}, SliceAssignRef({{2, -1, 3}, {0, 1, 2}}, std::nullopt),
-                        "alias_reversed"));
-  cases->push_back(Typed(Case("_slice_assign", {{"begin", "(0, -2)"}, {"end", "(2, None)"}},
-                              {{3, 4}, {2, 2}},
-                              SliceAssignRef({{0, 1, 2}, {2, 1, 2}}, std::nullopt), "int32"),
-                         DType::kInt32));
-  cases->push_back(Case("_slice_assign_scalar", {{"begin", "(0, 1)"}, {"end", "(2, 3)"},
-                                                 {"scalar", "7.5"}},
-                        {{3, 4}}, SliceAssignRef({{0, 1, 2}, {1, 1, 2}}, 7.5)));
-  cases->push_back(Case("_crop_assign_scalar", {{"begin", "(1,)"}, {"end", "(None,)"}},
-                        {{3, 2}}, SliceAssignRef({{1, 1, 2}, {0, 1, 2}}, 0.0), "alias_default"));
-  cases->push_back(Typed(Case("_slice_assign_scalar", {{"begin", "(None, None)"},
-                                                       {"end", "(None, None)"},
-                                                       {"step", "(2, -1)"}, {"scalar", "3"}},
+  cases->push_back(Case(
+      "_crop_assign", {{"begin", "(None,)"}, {"end", "(None,)"}, {"step", "(-1,)"}},
+      {{3, 2}, {3, 2}}, SliceAssignRef({{2, -1, 3}, {0, 1, 2}}, std::nullopt), "alias_reversed"));
+  cases->push_back(
+      Typed(Case("_slice_assign", {{"begin", "(0, -2)"}, {"end", "(2, None)"}}, {{3, 4}, {2, 2}},
+                 SliceAssignRef({{0, 1, 2}, {2, 1, 2}}, std::nullopt), "int32"),
+            DType::kInt32));
+  cases->push_back(Case("_slice_assign_scalar",
+                        {{"begin", "(0, 1)"}, {"end", "(2, 3)"}, {"scalar", "7.5"}}, {{3, 4}},
+                        SliceAssignRef({{0, 1, 2}, {1, 1, 2}}, 7.5)));
+  cases->push_back(Case("_crop_assign_scalar", {{"begin", "(1,)"}, {"end", "(None,)"}}, {{3, 2}},
+                        SliceAssignRef({{1, 1, 2}, {0, 1, 2}}, 0.0), "alias_default"));
+  cases->push_back(Typed(Case("_slice_assign_scalar",
+                              {{"begin", "(None, None)"},
+                               {"end", "(None, None)"},
+                               {"step", "(2, -1)"},
+                               {"scalar", "3"}},
                               {{3, 2}}, SliceAssignRef({{0, 2, 2}, {1, -1, 2}}, 3.0), "int64"),
                          DType::kInt64));
 
@@ -451,32 +456,37 @@ HN_CONFORMANCE_CASES(CropAssign) {
   cases->push_back(Case("im2col", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}}, {{2, 3, 5, 5}},
                         Im2colRef({2, 3, 5, 5}, w3)));
   const Window dilated{{3, 2}, {2, 1}, {2, 1}, {0, 1}};
-  cases->push_back(Case("im2col", {{"kernel", "(3, 2)"}, {"stride", "(2, 1)"},
-                                   {"dilate", "(2, 1)"}, {"pad", "(0, 1)"}},
-                        {{1, 2, 7, 4}}, Im2colRef({1, 2, 7, 4}, dilated), "strided_dilated"));
+  cases->push_back(
+      Case("im2col",
+           {{"kernel", "(3, 2)"}, {"stride", "(2, 1)"}, {"dilate", "(2, 1)"}, {"pad", "(0, 1)"}},
+           {{1, 2, 7, 4}}, Im2colRef({1, 2, 7, 4}, dilated), "strided_dilated"));
   const Window w1{{3}, {2}, {1}, {1}};
-  cases->push_back(NotInMXNet(Case("im2col", {{"kernel", "(3,)"}, {"stride", "(2,)"},
-                                              {"pad", "(1,)"}},
-                                   {{2, 2, 7}}, Im2colRef({2, 2, 7}, w1), "1d"),
-                              "MXNet 1.9.1's im2col kernel views its input as 4-D and fails for "
-                              "1-D windows"));
-  cases->push_back(Case("col2im", {{"output_size", "(5, 5)"}, {"kernel", "(3, 3)"},
-                                   {"pad", "(1, 1)"}},
+  cases->push_back(
+      NotInMXNet(Case("im2col", {{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}},
+                      {{2, 2, 7}}, Im2colRef({2, 2, 7}, w1), "1d"),
+                 "MXNet 1.9.1's im2col kernel views its input as 4-D and fails for "
+                 "1-D windows"));
+  cases->push_back(Case("col2im",
+                        {{"output_size", "(5, 5)"}, {"kernel", "(3, 3)"}, {"pad", "(1, 1)"}},
                         {{2, 27, 25}}, Col2imRef({2, 3, 5, 5}, w3)));
-  cases->push_back(Case("col2im", {{"output_size", "(7, 4)"}, {"kernel", "(3, 2)"},
-                                   {"stride", "(2, 1)"}, {"dilate", "(2, 1)"}, {"pad", "(0, 1)"}},
+  cases->push_back(Case("col2im",
+                        {{"output_size", "(7, 4)"},
+                         {"kernel", "(3, 2)"},
+                         {"stride", "(2, 1)"},
+                         {"dilate", "(2, 1)"},
+                         {"pad", "(0, 1)"}},
                         {{1, 12, 10}}, Col2imRef({1, 2, 7, 4}, dilated), "strided_dilated"));
 }
 
 HN_ERROR_CASES(Layout) {
   cases->push_back(Rejected("tile", {{"reps", "(2, 0)"}}, {{2, 2}}, StatusCode::kInvalidArgument,
                             {"tile(node)", "reps", "empty"}));
-  cases->push_back(Rejected("repeat", {{"repeats", "0"}}, {{2, 2}},
-                            StatusCode::kInvalidArgument, {"repeat(node)", "repeats"}));
+  cases->push_back(Rejected("repeat", {{"repeats", "0"}}, {{2, 2}}, StatusCode::kInvalidArgument,
+                            {"repeat(node)", "repeats"}));
   cases->push_back(Rejected("repeat", {{"repeats", "2"}, {"axis", "2"}}, {{2, 2}},
                             StatusCode::kShapeError, {"repeat(node)", "axis=2"}));
-  cases->push_back(Rejected("stack", {{"num_args", "2"}}, {{2, 3}, {3, 2}},
-                            StatusCode::kShapeError, {"stack(node)", "input 1"}));
+  cases->push_back(Rejected("stack", {{"num_args", "2"}}, {{2, 3}, {3, 2}}, StatusCode::kShapeError,
+                            {"stack(node)", "input 1"}));
   cases->push_back(Rejected("squeeze", {{"axis", "(1,)"}}, {{1, 3}}, StatusCode::kShapeError,
                             {"squeeze(node)", "size 3"}));
   cases->push_back(Rejected("SwapAxis", {{"dim1", "0"}, {"dim2", "3"}}, {{2, 3}},
@@ -491,16 +501,16 @@ HN_ERROR_CASES(Layout) {
                             StatusCode::kShapeError, {"space_to_depth(node)", "multiples"}));
   cases->push_back(Rejected("depth_to_space", {{"block_size", "2"}}, {{4, 4}},
                             StatusCode::kShapeError, {"depth_to_space(node)", "4-D"}));
-  cases->push_back(Rejected("_split_v2", {{"indices", "(0, 3)"}}, {{2, 3}},
-                            StatusCode::kShapeError, {"_split_v2(node)", "part 1"}));
-  cases->push_back(Rejected("_split_v2", {{"indices", "(0, 1)"}, {"squeeze_axis", "1"}},
-                            {{2, 3}}, StatusCode::kShapeError, {"_split_v2(node)", "length 1"}));
+  cases->push_back(Rejected("_split_v2", {{"indices", "(0, 3)"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"_split_v2(node)", "part 1"}));
+  cases->push_back(Rejected("_split_v2", {{"indices", "(0, 1)"}, {"squeeze_axis", "1"}}, {{2, 3}},
+                            StatusCode::kShapeError, {"_split_v2(node)", "length 1"}));
   cases->push_back(Rejected("_split_v2", {{"indices", "(1, 3)"}, {"axis", "0"}}, {{4, 3}},
                             StatusCode::kShapeError, {"_split_v2(node)", "start at 0"}));
   cases->push_back(Rejected("broadcast_axis", {{"axis", "(-1,)"}, {"size", "(2,)"}}, {{3, 1}},
                             StatusCode::kShapeError, {"broadcast_axis(node)", "negative"}));
-  cases->push_back(Rejected("diag", {{"k", "4"}}, {{3, 4}}, StatusCode::kShapeError,
-                            {"diag(node)", "k=4"}));
+  cases->push_back(
+      Rejected("diag", {{"k", "4"}}, {{3, 4}}, StatusCode::kShapeError, {"diag(node)", "k=4"}));
   cases->push_back(Rejected("diag", {{"axis1", "1"}, {"axis2", "-1"}}, {{3, 4}},
                             StatusCode::kShapeError, {"diag(node)", "axis1 and axis2"}));
   cases->push_back(Rejected("slice_like", {}, {{2, 3}, {3, 3}}, StatusCode::kShapeError,
@@ -521,20 +531,19 @@ HN_ERROR_CASES(Layout) {
                             StatusCode::kInvalidArgument, {"Crop(node)", "num_args=3"}));
   cases->push_back(Rejected("Crop", {{"num_args", "2"}}, {{1, 1, 4, 4}, {1, 1, 5, 2}},
                             StatusCode::kShapeError, {"Crop(node)", "larger"}));
-  cases->push_back(Rejected("_slice_assign", {{"begin", "(0,)"}, {"end", "(2,)"}},
-                            {{3, 2}, {3, 2}}, StatusCode::kShapeError,
-                            {"_slice_assign(node)", "input 1"}));
-  cases->push_back(Rejected("_slice_assign_scalar", {{"begin", "(2,)"}, {"end", "(1,)"}},
-                            {{3, 2}}, StatusCode::kShapeError,
-                            {"_slice_assign_scalar(node)", "empty"}));
+  cases->push_back(Rejected("_slice_assign", {{"begin", "(0,)"}, {"end", "(2,)"}}, {{3, 2}, {3, 2}},
+                            StatusCode::kShapeError, {"_slice_assign(node)", "input 1"}));
+  cases->push_back(Rejected("_slice_assign_scalar", {{"begin", "(2,)"}, {"end", "(1,)"}}, {{3, 2}},
+                            StatusCode::kShapeError, {"_slice_assign_scalar(node)", "empty"}));
   cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 1, 2, 5}},
                             StatusCode::kShapeError, {"im2col(node)", "larger"}));
   cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}, {"stride", "(1,)"}}, {{1, 1, 5, 5}},
                             StatusCode::kInvalidArgument, {"im2col(node)", "stride"}));
-  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 5, 5}},
-                            StatusCode::kShapeError, {"im2col(node)", "spatial"}));
+  cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 5, 5}}, StatusCode::kShapeError,
+                            {"im2col(node)", "spatial"}));
   cases->push_back(Rejected("col2im", {{"output_size", "(5, 5)"}, {"kernel", "(3, 3)"}},
-                            {{1, 9, 25}}, StatusCode::kShapeError, {"col2im(node)", "(N, C * 9, 9)"}));
+                            {{1, 9, 25}}, StatusCode::kShapeError,
+                            {"col2im(node)", "(N, C * 9, 9)"}));
   cases->push_back(Rejected("im2col", {{"kernel", "(3, 3)"}}, {{1, 1, 5, 5}},
                             StatusCode::kTypeError, {"im2col(node)", "float64"},
                             {DType::kFloat64}));

@@ -15,8 +15,8 @@ namespace {
 using Predicate = std::function<bool(double, double)>;
 
 struct Comparison {
-  const char* name;       // elementwise op; the others are derived from it
-  const char* alias;      // elementwise alias
+  const char* name;   // elementwise op; the others are derived from it
+  const char* alias;  // elementwise alias
   const char* scalar_alias;
   Predicate pred;
 };
@@ -73,11 +73,10 @@ HN_CONFORMANCE_CASES(Comparison) {
     cases->push_back(WithGen(Case(op, {}, {s, s}, Compare(c.pred)), Ties()));
     cases->push_back(WithGen(Case(c.alias, {}, {{6}, {6}}, Compare(c.pred), "alias_nan"),
                              Values({{kNaN, 1, kNaN, 0, 0, 2}, {1, kNaN, kNaN, 0, 3, 2}})));
-    cases->push_back(WithDTypes(WithGen(Case(op, {}, {s, s}, Compare(c.pred), "int32"), Ties()),
-                                {i32, i32}));
-    cases->push_back(WithDTypes(WithGen(Case(op, {}, {{9}, {9}}, Compare(c.pred), "uint8"),
-                                        Integers(0, 2)),
-                                {u8, u8}));
+    cases->push_back(
+        WithDTypes(WithGen(Case(op, {}, {s, s}, Compare(c.pred), "int32"), Ties()), {i32, i32}));
+    cases->push_back(WithDTypes(
+        WithGen(Case(op, {}, {{9}, {9}}, Compare(c.pred), "uint8"), Integers(0, 2)), {u8, u8}));
 
     // The scalar is converted to the input dtype first: 1.5 compares as 1 with integers.
     const std::string scalar_op = op + "_scalar";
@@ -86,11 +85,11 @@ HN_CONFORMANCE_CASES(Comparison) {
       const Predicate p = c.pred;
       return Unary([p, sd](double x) { return p(x, sd) ? 1.0 : 0.0; });
     };
+    cases->push_back(
+        WithGen(Case(scalar_op, {{"scalar", "1"}}, {s}, with_scalar(1, DType::kFloat32)), Ties()));
     cases->push_back(WithGen(
-        Case(scalar_op, {{"scalar", "1"}}, {s}, with_scalar(1, DType::kFloat32)), Ties()));
-    cases->push_back(WithGen(Case(scalar_op, {{"scalar", "0.5"}}, {s},
-                                  with_scalar(0.5, DType::kFloat32), "fraction"),
-                             Halves(-2, 2)));
+        Case(scalar_op, {{"scalar", "0.5"}}, {s}, with_scalar(0.5, DType::kFloat32), "fraction"),
+        Halves(-2, 2)));
     cases->push_back(WithGen(Case(c.scalar_alias, {{"scalar", "0"}}, {{6}},
                                   with_scalar(0, DType::kFloat32), "alias_nan"),
                              Values({{kNaN, 1, 0, -1, kNaN, 0}})));
@@ -98,10 +97,9 @@ HN_CONFORMANCE_CASES(Comparison) {
                                              with_scalar(1.5, i32), "int32_truncated_scalar"),
                                         Ties()),
                                 {i32}));
-    cases->push_back(WithDTypes(WithGen(Case(scalar_op, {{"scalar", "-1"}}, {s},
-                                             with_scalar(-1, i8), "int8"),
-                                        Ties()),
-                                {i8}));
+    cases->push_back(WithDTypes(
+        WithGen(Case(scalar_op, {{"scalar", "-1"}}, {s}, with_scalar(-1, i8), "int8"), Ties()),
+        {i8}));
     // is_int=False on an integer input: float64 result, the scalar kept as is.
     cases->push_back(WithDTypes(WithGen(Case(scalar_op, {{"scalar", "0.5"}, {"is_int", "False"}},
                                              {s}, with_scalar(0.5, f64), "int64_float_scalar"),
@@ -109,31 +107,27 @@ HN_CONFORMANCE_CASES(Comparison) {
                                 {i64}));
 
     const std::string broadcast_op = std::string("broadcast_") + c.name;
-    cases->push_back(WithGen(Case(broadcast_op, {}, {{2, 3, 4}, {3, 1}},
-                                  BroadcastCompare(c.pred)),
-                             Ties()));
-    cases->push_back(WithGen(Case(broadcast_op, {}, {{5}, {4, 1}},
-                                  BroadcastCompare(c.pred), "both_sides"),
-                             Ties()));
-    cases->push_back(WithDTypes(WithGen(Case(broadcast_op, {}, {{2, 1, 3}, {2, 4, 1}},
-                                             BroadcastCompare(c.pred), "int32"),
-                                        Ties()),
-                                {i32, i32}));
-    cases->push_back(WithDTypes(WithGen(Case(broadcast_op, {}, {{3, 4}, {4}},
-                                             BroadcastCompare(c.pred), "float64"),
-                                        Ties()),
-                                {f64, f64}));
+    cases->push_back(
+        WithGen(Case(broadcast_op, {}, {{2, 3, 4}, {3, 1}}, BroadcastCompare(c.pred)), Ties()));
+    cases->push_back(WithGen(
+        Case(broadcast_op, {}, {{5}, {4, 1}}, BroadcastCompare(c.pred), "both_sides"), Ties()));
+    cases->push_back(WithDTypes(
+        WithGen(Case(broadcast_op, {}, {{2, 1, 3}, {2, 4, 1}}, BroadcastCompare(c.pred), "int32"),
+                Ties()),
+        {i32, i32}));
+    cases->push_back(WithDTypes(
+        WithGen(Case(broadcast_op, {}, {{3, 4}, {4}}, BroadcastCompare(c.pred), "float64"), Ties()),
+        {f64, f64}));
   }
 
   auto logical_not = Unary([](double x) { return x != 0 ? 0.0 : 1.0; });
   cases->push_back(WithGen(Case("logical_not", {}, {s}, logical_not), Ties()));
-  cases->push_back(WithGen(Case("logical_not", {}, {{4}}, logical_not, "nan"),
-                           Values({{kNaN, 0, -0.0, 0.5}})));
-  cases->push_back(WithDTypes(WithGen(Case("logical_not", {}, {s}, logical_not, "int8"), Ties()),
-                              {i8}));
-  cases->push_back(WithDTypes(WithGen(Case("logical_not", {}, {s}, logical_not, "uint8"),
-                                      Integers(0, 2)),
-                              {u8}));
+  cases->push_back(
+      WithGen(Case("logical_not", {}, {{4}}, logical_not, "nan"), Values({{kNaN, 0, -0.0, 0.5}})));
+  cases->push_back(
+      WithDTypes(WithGen(Case("logical_not", {}, {s}, logical_not, "int8"), Ties()), {i8}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("logical_not", {}, {s}, logical_not, "uint8"), Integers(0, 2)), {u8}));
 }
 
 HN_CONFORMANCE_CASES(Where) {
@@ -151,12 +145,11 @@ HN_CONFORMANCE_CASES(Where) {
   const Shape s{3, 4, 2};
   cases->push_back(WithGen(Case("where", {}, {s, s, s}, where), gen));
   cases->push_back(WithGen(NonDefaultInputs(Case("where", {}, {{3}, s, s}, where, "rows")), gen));
-  cases->push_back(WithGen(NonDefaultInputs(Case("where", {}, {{5}, {5, 3}, {5, 3}}, where,
-                                                 "rows_2d")),
-                           gen));
+  cases->push_back(
+      WithGen(NonDefaultInputs(Case("where", {}, {{5}, {5, 3}, {5, 3}}, where, "rows_2d")), gen));
   cases->push_back(WithGen(Case("where", {}, {{6}, {6}, {6}}, where, "one_d"), gen));
-  cases->push_back(WithGen(Case("_sparse_where", {}, {{4, 2}, {4, 2}, {4, 2}}, where, "alias"),
-                           gen));
+  cases->push_back(
+      WithGen(Case("_sparse_where", {}, {{4, 2}, {4, 2}, {4, 2}}, where, "alias"), gen));
   // The condition's dtype is its own.
   cases->push_back(WithDTypes(WithGen(Case("where", {}, {s, s, s}, where, "int32_x_float_cond"),
                                       [](std::mt19937& rng, size_t input, int64_t) {
@@ -165,9 +158,9 @@ HN_CONFORMANCE_CASES(Where) {
                                                 input == 0 ? 0 : -50, input == 0 ? 1 : 50)(rng));
                                       }),
                               {DType::kFloat32, DType::kInt32, DType::kInt32}));
-  cases->push_back(WithDTypes(WithGen(Case("where", {}, {s, s, s}, where, "float64_int8_cond"),
-                                      gen),
-                              {DType::kInt8, DType::kFloat64, DType::kFloat64}));
+  cases->push_back(
+      WithDTypes(WithGen(Case("where", {}, {s, s, s}, where, "float64_int8_cond"), gen),
+                 {DType::kInt8, DType::kFloat64, DType::kFloat64}));
   cases->push_back(WithDTypes(
       WithGen(NonDefaultInputs(Case("where", {}, {{3}, s, s}, where, "rows_int64_cond")), gen),
       {DType::kInt64, DType::kFloat32, DType::kFloat32}));
@@ -190,14 +183,14 @@ HN_ERROR_CASES(Comparison) {
 }
 
 HN_ERROR_CASES(Where) {
-  cases->push_back(Rejected("where", {}, {{2, 3}, {2, 3}, {3, 2}}, StatusCode::kShapeError,
-                            {"where(node)"}));
+  cases->push_back(
+      Rejected("where", {}, {{2, 3}, {2, 3}, {3, 2}}, StatusCode::kShapeError, {"where(node)"}));
   cases->push_back(Rejected("where", {}, {{3, 3}, {2, 3}, {2, 3}}, StatusCode::kShapeError,
                             {"where(node)", "condition", "(3, 3)"}));
   cases->push_back(Rejected("where", {}, {{3}, {2, 3}, {2, 3}}, StatusCode::kShapeError,
                             {"where(node)", "x.shape[0]"}));
-  cases->push_back(Rejected("where", {}, {{2}, {2}, {2}}, StatusCode::kTypeError,
-                            {"where(node)"}, {DType::kFloat32, DType::kInt32, DType::kFloat32}));
+  cases->push_back(Rejected("where", {}, {{2}, {2}, {2}}, StatusCode::kTypeError, {"where(node)"},
+                            {DType::kFloat32, DType::kInt32, DType::kFloat32}));
   cases->push_back(Rejected("where", {}, {{2}, {2}, {2}}, StatusCode::kTypeError,
                             {"where(node)", "condition", "float16"},
                             {DType::kFloat16, DType::kFloat32, DType::kFloat32}));

@@ -139,11 +139,10 @@ HN_CONFORMANCE_CASES(LegacyForms) {
                         {{1, 2, 5, 4}, {3, 2, 3, 3}, {3}}, ConvRef(k3_pad1)));
   cases->push_back(Case("Pooling_v1", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, {{1, 2, 5, 4}},
                         PoolRef(Pool("max", {2, 2}, {2, 2}, {}, Convention::kValid))));
-  cases->push_back(
-      Case("Pooling_v1",
-           {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
-           {{2, 1, 5, 5}}, PoolRef(Pool("avg", {3, 3}, {2, 2}, {1, 1}, Convention::kValid)),
-           "avg"));
+  cases->push_back(Case(
+      "Pooling_v1",
+      {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
+      {{2, 1, 5, 5}}, PoolRef(Pool("avg", {3, 3}, {2, 2}, {1, 1}, Convention::kValid)), "avg"));
 }
 
 HN_ERROR_CASES(LegacyForms) {

@@ -37,8 +37,8 @@ struct MathOp {
   const char* name;
   const char* alias;  // "" when none
   double (*f)(double);
-  double lo, hi;      // float input domain
-  int int_lo, int_hi; // integer input domain
+  double lo, hi;       // float input domain
+  int int_lo, int_hi;  // integer input domain
 };
 
 const std::vector<MathOp>& MathOps() {
@@ -63,8 +63,7 @@ const std::vector<MathOp>& MathOps() {
       {"gamma", "_npx_gamma", [](double x) { return std::tgamma(x); }, 0.2, 5, 1, 10},
       {"gammaln", "_npx_gammaln", [](double x) { return std::lgamma(x); }, 0.1, 10, 1, 30},
       {"degrees", "_sparse_degrees", [](double x) { return x * 180 / kPi; }, -7, 7, -100, 100},
-      {"radians", "_sparse_radians", [](double x) { return x * kPi / 180; }, -400, 400, -900,
-       900},
+      {"radians", "_sparse_radians", [](double x) { return x * kPi / 180; }, -400, 400, -900, 900},
       {"trunc", "_sparse_trunc", [](double x) { return std::trunc(x); }, -5, 5, -99, 99},
       {"fix", "_sparse_fix", [](double x) { return std::trunc(x); }, -5, 5, -99, 99},
       {"round", "_sparse_round", [](double x) { return std::round(x); }, -5, 5, -99, 99},
@@ -82,15 +81,15 @@ HN_CONFORMANCE_CASES(UnaryMath) {
   for (const MathOp& m : MathOps()) {
     auto ref = Unary(m.f);
     cases->push_back(WithGen(Case(m.name, {}, {s}, ref), Uniform(m.lo, m.hi)));
-    cases->push_back(WithDTypes(WithGen(Case(m.name, {}, {s}, ref, "float64"), Uniform(m.lo, m.hi)),
-                                {f64}));
+    cases->push_back(
+        WithDTypes(WithGen(Case(m.name, {}, {s}, ref, "float64"), Uniform(m.lo, m.hi)), {f64}));
     if (m.alias[0] != '\0') {
       cases->push_back(WithGen(Case(m.alias, {}, {{5}}, ref, "alias"), Uniform(m.lo, m.hi)));
     }
     if (m.int_lo < m.int_hi) {
-      cases->push_back(WithDTypes(WithGen(Case(m.name, {}, {s}, UnaryAs(i32, m.f), "int32"),
-                                          Integers(m.int_lo, m.int_hi)),
-                                  {i32}));
+      cases->push_back(WithDTypes(
+          WithGen(Case(m.name, {}, {s}, UnaryAs(i32, m.f), "int32"), Integers(m.int_lo, m.int_hi)),
+          {i32}));
     }
   }
   // Rounding ties: round goes away from zero, rint to floor (MXNet's rule), fix and trunc to 0.
@@ -99,37 +98,36 @@ HN_CONFORMANCE_CASES(UnaryMath) {
     for (const MathOp& candidate : MathOps())
       if (std::string(candidate.name) == op) m = &candidate;
     cases->push_back(WithGen(Case(op, {}, {{40}}, Unary(m->f), "ties"), Halves(-5, 5)));
-    cases->push_back(WithDTypes(WithGen(Case(op, {}, {{40}}, Unary(m->f), "ties_float64"),
-                                        Halves(-5, 5)),
-                                {f64}));
+    cases->push_back(WithDTypes(
+        WithGen(Case(op, {}, {{40}}, Unary(m->f), "ties_float64"), Halves(-5, 5)), {f64}));
   }
   cases->push_back(WithGen(Case("erfinv", {}, {{8}}, Unary(ErfInvByBisection), "edges"),
                            Values({{-1, 1, 0, 1e-9, -1e-8, 0.999999, -0.9999, 0.5}})));
   cases->push_back(WithGen(Case("erfinv", {}, {{4}}, Unary(ErfInvByBisection), "outside_domain"),
                            Values({{1.5, -2, 3, 0.25}})));
-  cases->push_back(WithGen(Case("gamma", {}, {{6}}, Unary([](double x) { return std::tgamma(x); }),
-                                "negative"),
-                           Values({{-0.5, -1.5, -2.5, 0.5, 3, 4.5}})));
+  cases->push_back(
+      WithGen(Case("gamma", {}, {{6}}, Unary([](double x) { return std::tgamma(x); }), "negative"),
+              Values({{-0.5, -1.5, -2.5, 0.5, 3, 4.5}})));
   cases->push_back(WithDTypes(
       WithGen(Case("gamma", {}, {{8}}, UnaryAs(i64, [](double x) { return std::tgamma(x); }),
                    "int64_factorials"),
               Integers(1, 20)),
       {i64}));
+  cases->push_back(
+      WithDTypes(WithGen(Case("log2", {}, {{11}},
+                              UnaryAs(u8, [](double x) { return std::log2(x); }), "uint8_powers"),
+                         Values({{1, 2, 4, 8, 16, 32, 64, 128, 3, 255, 100}})),
+                 {u8}));
   cases->push_back(WithDTypes(
-      WithGen(Case("log2", {}, {{11}}, UnaryAs(u8, [](double x) { return std::log2(x); }),
-                   "uint8_powers"),
-              Values({{1, 2, 4, 8, 16, 32, 64, 128, 3, 255, 100}})),
-      {u8}));
-  cases->push_back(WithDTypes(
-      WithGen(Case("cbrt", {}, {{9}}, UnaryAs(i8, [](double x) { return std::cbrt(x); }),
-                   "int8_cubes"),
-              Values({{-125, -64, -27, -8, -1, 0, 1, 8, 27}})),
+      WithGen(
+          Case("cbrt", {}, {{9}}, UnaryAs(i8, [](double x) { return std::cbrt(x); }), "int8_cubes"),
+          Values({{-125, -64, -27, -8, -1, 0, 1, 8, 27}})),
       {i8}));
-  cases->push_back(WithDTypes(
-      WithGen(Case("degrees", {}, {s}, UnaryAs(i8, [](double x) { return x * 180 / kPi; }),
-                   "int8_wraps"),
-              Integers(-5, 5)),
-      {i8}));
+  cases->push_back(
+      WithDTypes(WithGen(Case("degrees", {}, {s},
+                              UnaryAs(i8, [](double x) { return x * 180 / kPi; }), "int8_wraps"),
+                         Integers(-5, 5)),
+                 {i8}));
 
   // hard_sigmoid: clip(alpha * x + beta, 0, 1), float types only.
   auto hard_sigmoid = [](double alpha, double beta) {
@@ -140,10 +138,10 @@ HN_CONFORMANCE_CASES(UnaryMath) {
   cases->push_back(WithGen(Case("hard_sigmoid", {{"alpha", "0.5"}, {"beta", "0.25"}}, {s},
                                 hard_sigmoid(0.5, 0.25), "alpha_beta"),
                            Uniform(-3, 3)));
-  cases->push_back(WithDTypes(WithGen(Case("hard_sigmoid", {{"alpha", "1"}}, {s},
-                                           hard_sigmoid(1, 0.5), "float64"),
-                                      Uniform(-2, 2)),
-                              {f64}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("hard_sigmoid", {{"alpha", "1"}}, {s}, hard_sigmoid(1, 0.5), "float64"),
+              Uniform(-2, 2)),
+      {f64}));
 
   // _contrib_quadratic: a x^2 + b x + c with float coefficients.
   auto quadratic = [](double a, double b, double c) {
@@ -152,22 +150,23 @@ HN_CONFORMANCE_CASES(UnaryMath) {
   cases->push_back(Case("_contrib_quadratic", {{"a", "1.5"}, {"b", "-2"}, {"c", "0.25"}}, {s},
                         quadratic(1.5, -2, 0.25)));
   cases->push_back(Case("_contrib_quadratic", {}, {{4}}, quadratic(0, 0, 0), "defaults"));
-  cases->push_back(WithDTypes(Case("_contrib_quadratic", {{"a", "-1"}, {"c", "3"}}, {s},
-                                   quadratic(-1, 0, 3), "float64"),
-                              {f64}));
   cases->push_back(WithDTypes(
-      WithGen(Case("_contrib_quadratic", {{"a", "0.5"}, {"b", "1"}, {"c", "2"}}, {s},
-                   [](const std::vector<RefTensor>& in) {
-                     RefTensor out(in[0].shape);
-                     for (int64_t i = 0; i < out.size(); ++i) {
-                       const double x = in[0][i];
-                       out[i] = ConvertTo(x * (0.5 * x + 1) + 2, DType::kInt32);
-                     }
-                     return std::vector<RefTensor>{out};
-                   },
-                   "int32"),
-              Integers(-20, 20)),
-      {i32}));
+      Case("_contrib_quadratic", {{"a", "-1"}, {"c", "3"}}, {s}, quadratic(-1, 0, 3), "float64"),
+      {f64}));
+  cases->push_back(
+      WithDTypes(WithGen(Case(
+                             "_contrib_quadratic", {{"a", "0.5"}, {"b", "1"}, {"c", "2"}}, {s},
+                             [](const std::vector<RefTensor>& in) {
+                               RefTensor out(in[0].shape);
+                               for (int64_t i = 0; i < out.size(); ++i) {
+                                 const double x = in[0][i];
+                                 out[i] = ConvertTo(x * (0.5 * x + 1) + 2, DType::kInt32);
+                               }
+                               return std::vector<RefTensor>{out};
+                             },
+                             "int32"),
+                         Integers(-20, 20)),
+                 {i32}));
 
   // The straight-through estimators are round and sign at inference.
   // Their gradient passes the output gradient through (straight through).
@@ -186,9 +185,8 @@ HN_CONFORMANCE_CASES(UnaryMath) {
   cases->push_back(WithGradient(
       WithGen(Case("_sparse__contrib_sign_ste", {}, {{6}}, sign, "alias"), Uniform(-1, 1)),
       ScaledOutGrad(1)));
-  cases->push_back(WithDTypes(WithGen(Case("_contrib_sign_ste", {}, {s}, sign, "int32"),
-                                      Integers(-5, 5)),
-                              {i32}));
+  cases->push_back(WithDTypes(
+      WithGen(Case("_contrib_sign_ste", {}, {s}, sign, "int32"), Integers(-5, 5)), {i32}));
 
   // softmin: the softmax of -x / temperature along axis.
   auto softmin = [](int axis, double t) {
@@ -223,8 +221,8 @@ HN_ERROR_CASES(UnaryMath) {
                             {"hard_sigmoid(node)", "int32", "float"}, {DType::kInt32}));
   cases->push_back(Rejected("hard_sigmoid", {{"alpha", "fast"}}, {{2}},
                             StatusCode::kInvalidArgument, {"hard_sigmoid(node)", "alpha"}));
-  cases->push_back(Rejected("_contrib_quadratic", {{"d", "1"}}, {{2}},
-                            StatusCode::kInvalidArgument, {"_contrib_quadratic(node)", "d"}));
+  cases->push_back(Rejected("_contrib_quadratic", {{"d", "1"}}, {{2}}, StatusCode::kInvalidArgument,
+                            {"_contrib_quadratic(node)", "d"}));
   cases->push_back(Rejected("_contrib_round_ste", {}, {{2}}, StatusCode::kTypeError,
                             {"_contrib_round_ste(node)"}, {DType::kFloat16}));
   cases->push_back(Rejected("_contrib_sign_ste", {}, {{2}}, StatusCode::kTypeError,

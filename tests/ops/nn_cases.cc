@@ -67,12 +67,16 @@ RefFn DotRef(bool ta, bool tb) {
     const int64_t n = tb ? r_rows : r_cols;
     std::vector<int64_t> od;
     if (ls.ndim() > 1) {
-      if (ta) od.insert(od.end(), ls.begin() + 1, ls.end());
-      else od.insert(od.end(), ls.begin(), ls.end() - 1);
+      if (ta)
+        od.insert(od.end(), ls.begin() + 1, ls.end());
+      else
+        od.insert(od.end(), ls.begin(), ls.end() - 1);
     }
     if (rs.ndim() > 1) {
-      if (tb) od.insert(od.end(), rs.begin(), rs.end() - 1);
-      else od.insert(od.end(), rs.begin() + 1, rs.end());
+      if (tb)
+        od.insert(od.end(), rs.begin(), rs.end() - 1);
+      else
+        od.insert(od.end(), rs.begin() + 1, rs.end());
     }
     RefTensor out{Shape(od)};
     for (int64_t i = 0; i < m; ++i) {
@@ -171,33 +175,39 @@ RefFn LeakyRef(const std::string& act, double slope = 0.25) {
 HN_CONFORMANCE_CASES(Dot) {
   const double tol = 1e-5;
   cases->push_back(WithTol(Case("dot", {}, {{3, 4}, {4, 5}}, DotRef(false, false)), tol, tol));
-  cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}}, {{4, 3}, {4, 5}},
-                                DotRef(true, false), "ta"), tol, tol));
-  cases->push_back(WithTol(Case("dot", {{"transpose_b", "True"}}, {{3, 4}, {5, 4}},
-                                DotRef(false, true), "tb"), tol, tol));
+  cases->push_back(
+      WithTol(Case("dot", {{"transpose_a", "True"}}, {{4, 3}, {4, 5}}, DotRef(true, false), "ta"),
+              tol, tol));
+  cases->push_back(
+      WithTol(Case("dot", {{"transpose_b", "True"}}, {{3, 4}, {5, 4}}, DotRef(false, true), "tb"),
+              tol, tol));
   cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
-                                {{4, 3}, {5, 4}}, DotRef(true, true), "ta_tb"), tol, tol));
+                                {{4, 3}, {5, 4}}, DotRef(true, true), "ta_tb"),
+                           tol, tol));
   cases->push_back(WithTol(Case("dot", {}, {{7}, {7}}, DotRef(false, false), "vec_vec"), tol, tol));
   cases->push_back(
       WithTol(Case("dot", {}, {{4}, {4, 3}}, DotRef(false, false), "vec_mat"), tol, tol));
   cases->push_back(
       WithTol(Case("dot", {}, {{2, 4}, {4}}, DotRef(false, false), "mat_vec"), tol, tol));
-  cases->push_back(WithTol(Case("dot", {}, {{2, 3, 4}, {4, 2, 3}}, DotRef(false, false), "nd"),
-                           tol, tol));
+  cases->push_back(
+      WithTol(Case("dot", {}, {{2, 3, 4}, {4, 2, 3}}, DotRef(false, false), "nd"), tol, tol));
   cases->push_back(WithTol(Case("dot", {{"transpose_a", "True"}, {"forward_stype", "default"}},
-                                {{2, 3, 4}, {2, 5}}, DotRef(true, false), "nd_ta"), tol, tol));
-  cases->push_back(WithTol(Case("dot", {{"transpose_b", "True"}}, {{3, 6}, {2, 3, 6}},
-                                DotRef(false, true), "nd_tb"), tol, tol));
+                                {{2, 3, 4}, {2, 5}}, DotRef(true, false), "nd_ta"),
+                           tol, tol));
+  cases->push_back(WithTol(
+      Case("dot", {{"transpose_b", "True"}}, {{3, 6}, {2, 3, 6}}, DotRef(false, true), "nd_tb"),
+      tol, tol));
 }
 
 HN_CONFORMANCE_CASES(FullyConnected) {
   const double tol = 1e-5;
   auto fc = [&](AttrDict attrs, std::vector<Shape> in, RefFn ref, std::string note) {
-    return WithTol(Case("FullyConnected", std::move(attrs), std::move(in), std::move(ref),
-                        std::move(note)), tol, tol);
+    return WithTol(
+        Case("FullyConnected", std::move(attrs), std::move(in), std::move(ref), std::move(note)),
+        tol, tol);
   };
-  cases->push_back(fc({{"num_hidden", "5"}}, {{4, 3}, {5, 3}, {5}},
-                      FullyConnectedRef(5, true, true), "basic"));
+  cases->push_back(
+      fc({{"num_hidden", "5"}}, {{4, 3}, {5, 3}, {5}}, FullyConnectedRef(5, true, true), "basic"));
   cases->push_back(fc({{"num_hidden", "5"}}, {{1, 7}, {5, 7}, {5}},
                       FullyConnectedRef(5, true, true), "batch1_gemv"));
   cases->push_back(fc({{"num_hidden", "6"}, {"no_bias", "True"}}, {{3, 8}, {6, 8}},
@@ -220,11 +230,11 @@ HN_CONFORMANCE_CASES(FullyConnected) {
     c.check_json = false;
     cases->push_back(c);
   }
-  OpCase single = WithTol(Case("_hn_fully_connected_act",
-                               {{"num_hidden", "2"}, {"act_type", "relu"}, {"no_bias", "True"}},
-                               {{1, 4}, {2, 4}}, FullyConnectedRef(2, true, false, "relu"),
-                               "batch1_no_bias"),
-                          tol, tol);
+  OpCase single =
+      WithTol(Case("_hn_fully_connected_act",
+                   {{"num_hidden", "2"}, {"act_type", "relu"}, {"no_bias", "True"}},
+                   {{1, 4}, {2, 4}}, FullyConnectedRef(2, true, false, "relu"), "batch1_no_bias"),
+              tol, tol);
   single.check_json = false;
   cases->push_back(single);
 }
@@ -253,10 +263,10 @@ HN_CONFORMANCE_CASES(Activation) {
   for (const char* act : {"selu", "gelu"}) {
     cases->push_back(Case("LeakyReLU", {{"act_type", act}}, {{2, 3, 4}}, LeakyRef(act), act));
   }
-  cases->push_back(Case("LeakyReLU", {{"act_type", "rrelu"}}, {{2, 3, 4}}, LeakyRef("rrelu"),
-                        "rrelu"));
-  cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 4}, {3}}, LeakyRef("prelu"),
-                        "prelu"));
+  cases->push_back(
+      Case("LeakyReLU", {{"act_type", "rrelu"}}, {{2, 3, 4}}, LeakyRef("rrelu"), "rrelu"));
+  cases->push_back(
+      Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 4}, {3}}, LeakyRef("prelu"), "prelu"));
   cases->push_back(NonDefaultInputs(Case("LeakyReLU", {{"act_type", "prelu"}}, {{4, 5}, {1}},
                                          LeakyRef("prelu"), "prelu_shared")));
   cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 2, 2}, {3}},
@@ -272,8 +282,8 @@ HN_CONFORMANCE_CASES(Softmax) {
       Case("softmax", {{"temperature", "None"}, {"dtype", "float32"}, {"use_length", "False"}},
            {{2, 6}}, SoftmaxRef(-1, 1, false), "explicit_defaults"),
       "dtype is given: softmax's gradient supports an output of the input's dtype only"));
-  cases->push_back(WithGen(Case("softmax", {}, {{2, 8}}, SoftmaxRef(-1, 1, false), "large"),
-                           Uniform(50, 90)));
+  cases->push_back(
+      WithGen(Case("softmax", {}, {{2, 8}}, SoftmaxRef(-1, 1, false), "large"), Uniform(50, 90)));
   cases->push_back(Case("log_softmax", {}, {{3, 5}}, SoftmaxRef(-1, 1, true)));
   cases->push_back(Case("log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {{2, 4, 3}},
                         SoftmaxRef(1, 0.5, true), "axis_temperature"));

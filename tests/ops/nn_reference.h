@@ -50,7 +50,7 @@ struct Win3 {
 };
 
 inline Win3 MakeWin3(const Dims& k, const Dims& s, const Dims& p, const Dims& d, const Dims& image,
-              const Dims& grid) {
+                     const Dims& grid) {
   Win3 w;
   const size_t off = 3 - k.size();
   for (size_t i = 0; i < k.size(); ++i) {
@@ -83,8 +83,8 @@ inline RefFn ConvRef(ConvGeom g) {
     const Dims image = Spatial(xs);
     Dims grid;
     for (size_t i = 0; i < g.kernel.size(); ++i) {
-      grid.push_back((image[i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) /
-                         g.stride[i] + 1);
+      grid.push_back(
+          (image[i] + 2 * g.pad[i] - (g.dilate[i] * (g.kernel[i] - 1) + 1)) / g.stride[i] + 1);
     }
     Dims od{N, F};
     od.insert(od.end(), grid.begin(), grid.end());
@@ -168,7 +168,7 @@ struct PoolSpec {
   Convention convention = Convention::kValid;
   int include_pad = -1;  // count_include_pad: -1 not given (true), 0 or 1
   bool global = false;
-  int p_value = 0;  // 0: not given
+  int p_value = 0;     // 0: not given
   std::string layout;  // empty: channel-first
 };
 
@@ -250,8 +250,8 @@ inline RefFn PoolRef(PoolSpec spec) {
           for (int64_t a = lo[0]; a < hi[0]; ++a)
             for (int64_t b = lo[1]; b < hi[1]; ++b)
               for (int64_t e = lo[2]; e < hi[2]; ++e) {
-                const double v = in[0][at(n, c, (a * w.image[1] + b) * w.image[2] + e,
-                                          w.ImageSize())];
+                const double v =
+                    in[0][at(n, c, (a * w.image[1] + b) * w.image[2] + e, w.ImageSize())];
                 if (is_max) {
                   acc = std::max(acc, v);
                 } else {
@@ -288,7 +288,8 @@ struct BnSpec {
 inline RefFn BatchNormRef(BnSpec b) {
   return [b](const std::vector<RefTensor>& in) {
     const Shape& xs = in[0].shape;
-    const size_t a = static_cast<size_t>(b.axis < 0 ? b.axis + static_cast<int>(xs.ndim()) : b.axis);
+    const size_t a =
+        static_cast<size_t>(b.axis < 0 ? b.axis + static_cast<int>(xs.ndim()) : b.axis);
     int64_t inner = 1;
     for (size_t i = a + 1; i < xs.ndim(); ++i) inner *= xs[i];
     const int64_t C = xs[a];

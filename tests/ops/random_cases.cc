@@ -49,7 +49,8 @@ std::string Judge(const std::vector<double>& v, size_t begin, size_t end, const 
   std::ostringstream os;
   if (std::abs(mean - e.mean) > 6 * std::sqrt(e.var / n) + 1e-12)
     os << "mean " << mean << ", expected " << e.mean << "; ";
-  if (std::abs(var - e.var) > 0.15 * e.var + 1e-12) os << "variance " << var << ", expected " << e.var;
+  if (std::abs(var - e.var) > 0.15 * e.var + 1e-12)
+    os << "variance " << var << ", expected " << e.var;
   return os.str();
 }
 
@@ -139,10 +140,8 @@ HN_CONFORMANCE_CASES(RandomScalar) {
        {2, 3.2, 0, 1e9, true}, "stats");
   stat("random_generalized_negative_binomial", {{"mu", "1.5"}, {"alpha", "0"}},
        {1.5, 1.5, 0, 1e9, true}, "alias_poisson");
-  stat("_random_randint", {{"low", "-3"}, {"high", "5"}}, {0.5, 5.25, -3, 5, true, true},
-       "stats");
-  stat("random_randint", {{"low", "1000000000000"}, {"high", "1000000000002"},
-                          {"dtype", "int64"}},
+  stat("_random_randint", {{"low", "-3"}, {"high", "5"}}, {0.5, 5.25, -3, 5, true, true}, "stats");
+  stat("random_randint", {{"low", "1000000000000"}, {"high", "1000000000002"}, {"dtype", "int64"}},
        {1000000000000.5, 0.25, 1000000000000, 1000000000002, true, true}, "alias_int64");
 
   // Certain draws, compared with MXNet.
@@ -161,9 +160,10 @@ HN_CONFORMANCE_CASES(RandomScalar) {
   OpCase randint = Case("_random_randint", {{"low", "4"}, {"high", "5"}, {"shape", "(3,)"}}, {},
                         Constant(4, {3}), "certain");
   cases->push_back(randint);
-  cases->push_back(WithTol(Case("uniform", {{"low", "-2"}, {"high", "-2"}, {"shape", "(4,)"},
-                                            {"dtype", "float64"}},
-                                {}, Constant(-2, {4}), "old_alias_certain"), 0, 0));
+  cases->push_back(WithTol(
+      Case("uniform", {{"low", "-2"}, {"high", "-2"}, {"shape", "(4,)"}, {"dtype", "float64"}}, {},
+           Constant(-2, {4}), "old_alias_certain"),
+      0, 0));
 }
 
 HN_CONFORMANCE_CASES(RandomLike) {
@@ -201,11 +201,10 @@ HN_CONFORMANCE_CASES(RandomArrays) {
   // Two parameter elements, 10000 draws each.
   const AttrDict draws{{"shape", "(10000,)"}};
   auto two = [&](const char* op, std::vector<Shape> inputs, InputGen gen, std::vector<Expect> e) {
-    cases->push_back(Statistical(WithGen(Case(op, draws, inputs, nullptr, "stats"), gen),
-                                 Draws(e)));
+    cases->push_back(
+        Statistical(WithGen(Case(op, draws, inputs, nullptr, "stats"), gen), Draws(e)));
   };
-  two("_sample_uniform", {{2}, {2}},
-      PerInput({ByValues({0, 10}), ByValues({1, 20})}),
+  two("_sample_uniform", {{2}, {2}}, PerInput({ByValues({0, 10}), ByValues({1, 20})}),
       {{0.5, 1.0 / 12, 0, 1, false, true}, {15, 100.0 / 12, 10, 20, false, true}});
   two("sample_normal", {{2}, {2}}, PerInput({ByValues({-1, 5}), ByValues({0.5, 2})}),
       {{-1, 0.25}, {5, 4}});
@@ -224,31 +223,40 @@ HN_CONFORMANCE_CASES(RandomArrays) {
   // Certain draws: (2, 3) parameters, (2,) draws each -> (2, 3, 2).
   const AttrDict few{{"shape", "(2,)"}};
   const Shape ps{2, 3}, os{2, 3, 2};
-  const InputGen spread = SameAcrossInputs([](int64_t j) { return 0.5 + 0.25 * static_cast<double>(j); });
+  const InputGen spread =
+      SameAcrossInputs([](int64_t j) { return 0.5 + 0.25 * static_cast<double>(j); });
   auto first = [](const std::vector<RefTensor>& in, int64_t p) { return in[0][p]; };
-  cases->push_back(WithTol(WithGen(Case("_sample_uniform", few, {ps, ps},
-                                        PerParameter(first, os, 2), "certain"), spread), 0, 0));
-  cases->push_back(WithTol(WithGen(Case("_sample_normal", few, {ps, ps},
-                                        PerParameter(first, os, 2), "certain"),
-                                   PerInput({spread, Fixed(1e-7)})), 0, 1e-5));
+  cases->push_back(
+      WithTol(WithGen(Case("_sample_uniform", few, {ps, ps}, PerParameter(first, os, 2), "certain"),
+                      spread),
+              0, 0));
+  cases->push_back(
+      WithTol(WithGen(Case("_sample_normal", few, {ps, ps}, PerParameter(first, os, 2), "certain"),
+                      PerInput({spread, Fixed(1e-7)})),
+              0, 1e-5));
   cases->push_back(WithTol(WithGen(Case("_sample_gamma", few, {ps, ps},
-                                        PerParameter([](const std::vector<RefTensor>& in, int64_t p) {
-                                          return in[1][p] * 1e12;
-                                        }, os, 2), "certain"),
+                                        PerParameter([](const std::vector<RefTensor>& in,
+                                                        int64_t p) { return in[1][p] * 1e12; },
+                                                     os, 2),
+                                        "certain"),
                                    PerInput({Fixed(1e12), SameAcrossInputs([](int64_t j) {
-                                     return (1 + 0.5 * static_cast<double>(j)) * 1e-12;
-                                   })})), 1e-4, 0));
+                                               return (1 + 0.5 * static_cast<double>(j)) * 1e-12;
+                                             })})),
+                           1e-4, 0));
   const double inf = std::numeric_limits<double>::infinity();
-  cases->push_back(WithGen(Case("_sample_exponential", few, {ps}, Constant(0, os), "certain"),
-                           Fixed(inf)));
-  cases->push_back(WithGen(Case("_sample_poisson", few, {ps}, Constant(0, os), "certain"),
-                           Fixed(0)));
-  cases->push_back(WithGen(Case("_sample_negative_binomial", few, {ps, ps}, Constant(0, os),
-                                "certain"), PerInput({Fixed(3), Fixed(1)})));
-  cases->push_back(WithGen(Case("_sample_generalized_negative_binomial", few, {ps, ps},
-                                Constant(0, os), "certain"), PerInput({Fixed(0), Fixed(2)})));
+  cases->push_back(
+      WithGen(Case("_sample_exponential", few, {ps}, Constant(0, os), "certain"), Fixed(inf)));
+  cases->push_back(
+      WithGen(Case("_sample_poisson", few, {ps}, Constant(0, os), "certain"), Fixed(0)));
+  cases->push_back(
+      WithGen(Case("_sample_negative_binomial", few, {ps, ps}, Constant(0, os), "certain"),
+              PerInput({Fixed(3), Fixed(1)})));
+  cases->push_back(WithGen(
+      Case("_sample_generalized_negative_binomial", few, {ps, ps}, Constant(0, os), "certain"),
+      PerInput({Fixed(0), Fixed(2)})));
   OpCase dtype = WithGen(Case("sample_uniform", {{"dtype", "float64"}}, {{3}, {3}},
-                              PerParameter(first, {3}, 1), "alias_float64_no_shape"), spread);
+                              PerParameter(first, {3}, 1), "alias_float64_no_shape"),
+                         spread);
   cases->push_back(dtype);
 }
 
@@ -282,31 +290,37 @@ HN_CONFORMANCE_CASES(RandomMultinomialShuffle) {
   const InputGen table = [probs](std::mt19937&, size_t, int64_t j) {
     return probs[static_cast<size_t>(j / 4)][static_cast<size_t>(j % 4)];
   };
-  cases->push_back(Statistical(WithGen(Case("_sample_multinomial", {{"shape", "(20000,)"}},
-                                            {{2, 4}}, nullptr, "stats"), table), frequencies));
-  cases->push_back(Statistical(WithGen(Case("sample_multinomial",
-                                            {{"shape", "(100, 200)"}, {"get_prob", "True"},
-                                             {"dtype", "float32"}},
-                                            {{2, 4}}, nullptr, "alias_get_prob"), table),
-                               frequencies));
+  cases->push_back(Statistical(
+      WithGen(Case("_sample_multinomial", {{"shape", "(20000,)"}}, {{2, 4}}, nullptr, "stats"),
+              table),
+      frequencies));
+  cases->push_back(Statistical(
+      WithGen(Case("sample_multinomial",
+                   {{"shape", "(100, 200)"}, {"get_prob", "True"}, {"dtype", "float32"}}, {{2, 4}},
+                   nullptr, "alias_get_prob"),
+              table),
+      frequencies));
   // Certain: one-hot rows; draws are the hot category, log probability 0.
   const InputGen one_hot = [](std::mt19937&, size_t, int64_t j) {
     return j % 4 == (j / 4 + 1) % 4 ? 1.0 : 0.0;
   };
-  OpCase hot = Case("_sample_multinomial", {{"shape", "(2,)"}, {"get_prob", "True"}}, {{3, 4}},
-                    [](const std::vector<RefTensor>&) {
-                      RefTensor cat(Shape{3, 2}), logp(Shape{3, 2});
-                      for (int64_t i = 0; i < 6; ++i) cat[i] = static_cast<double>((i / 2 + 1) % 4);
-                      return std::vector<RefTensor>{cat, logp};
-                    }, "certain");
+  OpCase hot = Case(
+      "_sample_multinomial", {{"shape", "(2,)"}, {"get_prob", "True"}}, {{3, 4}},
+      [](const std::vector<RefTensor>&) {
+        RefTensor cat(Shape{3, 2}), logp(Shape{3, 2});
+        for (int64_t i = 0; i < 6; ++i) cat[i] = static_cast<double>((i / 2 + 1) % 4);
+        return std::vector<RefTensor>{cat, logp};
+      },
+      "certain");
   cases->push_back(WithGen(hot, one_hot));
-  OpCase hot1d = Case("_sample_multinomial", {{"dtype", "float32"}}, {{3}},
-                      Constant(2, {1}), "certain_1d");
+  OpCase hot1d =
+      Case("_sample_multinomial", {{"dtype", "float32"}}, {{3}}, Constant(2, {1}), "certain_1d");
   hot1d.gen = [](std::mt19937&, size_t, int64_t j) { return j == 2 ? 1.0 : 0.0; };
   cases->push_back(hot1d);
 
   // _shuffle: the rows are a permutation of the input's, and not left in place.
-  const StatCheck permuted = [](const std::vector<RefTensor>& in, const std::vector<RefTensor>& out) {
+  const StatCheck permuted = [](const std::vector<RefTensor>& in,
+                                const std::vector<RefTensor>& out) {
     const int64_t n = in[0].shape[0], row = in[0].size() / n;
     std::vector<std::vector<double>> a, b;
     int64_t fixed = 0;
@@ -327,10 +341,12 @@ HN_CONFORMANCE_CASES(RandomMultinomialShuffle) {
   ints.gen = [](std::mt19937&, size_t, int64_t j) { return static_cast<double>(j); };
   cases->push_back(ints);
   // Certain: identical rows.
-  cases->push_back(WithGen(Case("_shuffle", {}, {{4, 3}}, [](const std::vector<RefTensor>& in) {
-                             return std::vector<RefTensor>{in[0]};
-                           }, "certain"),
-                           [](std::mt19937&, size_t, int64_t j) { return static_cast<double>(j % 3); }));
+  cases->push_back(
+      WithGen(Case(
+                  "_shuffle", {}, {{4, 3}},
+                  [](const std::vector<RefTensor>& in) { return std::vector<RefTensor>{in[0]}; },
+                  "certain"),
+              [](std::mt19937&, size_t, int64_t j) { return static_cast<double>(j % 3); }));
 }
 
 namespace {
@@ -387,27 +403,36 @@ HN_CONFORMANCE_CASES(RandomPdf) {
   const InputGen counts = Integers(0, 6);
   const double kPi = 3.14159265358979323846;
   const std::vector<Row> rows{
-      {"_random_pdf_uniform", {{2, 3}, {2}, {2}},
+      {"_random_pdf_uniform",
+       {{2, 3}, {2}, {2}},
        PerInput({Uniform(-1, 1), Uniform(-3, -1), Uniform(1, 3)}),
        [](double, double lo, double hi) { return -std::log(hi - lo); }},
-      {"_random_pdf_normal", {{3, 4}, {3}, {3}},
+      {"_random_pdf_normal",
+       {{3, 4}, {3}, {3}},
        PerInput({Uniform(-2, 2), Uniform(-1, 1), Uniform(0.5, 2)}),
        [kPi](double x, double mu, double s) {
          return -0.5 * (x - mu) * (x - mu) / (s * s) - std::log(std::sqrt(2 * kPi) * s);
        }},
-      {"_random_pdf_gamma", {{2, 2, 3}, {2, 2}, {2, 2}},
+      {"_random_pdf_gamma",
+       {{2, 2, 3}, {2, 2}, {2, 2}},
        PerInput({Uniform(0.2, 3), Uniform(0.5, 3), Uniform(0.5, 2)}),
        [](double x, double a, double b) {
          return a * std::log(b) + (a - 1) * std::log(x) - b * x - Lgamma(a);
        }},
-      {"_random_pdf_exponential", {{4, 3}, {4}}, PerInput({Uniform(0, 3), Uniform(0.5, 2)}),
+      {"_random_pdf_exponential",
+       {{4, 3}, {4}},
+       PerInput({Uniform(0, 3), Uniform(0.5, 2)}),
        [](double x, double lam, double) { return std::log(lam) - lam * x; }},
-      {"_random_pdf_poisson", {{2, 5}, {2}}, PerInput({counts, Uniform(0.5, 4)}),
+      {"_random_pdf_poisson",
+       {{2, 5}, {2}},
+       PerInput({counts, Uniform(0.5, 4)}),
        [](double x, double lam, double) { return x * std::log(lam) - Lgamma(x + 1) - lam; }},
-      {"_random_pdf_negative_binomial", {{3, 4}, {3}, {3}},
+      {"_random_pdf_negative_binomial",
+       {{3, 4}, {3}, {3}},
        PerInput({counts, Uniform(1, 5), Uniform(0.2, 0.8)}),
        [](double x, double k, double p) { return LogNegBinomial(x, k, p); }},
-      {"_random_pdf_generalized_negative_binomial", {{2, 4}, {2}, {2}},
+      {"_random_pdf_generalized_negative_binomial",
+       {{2, 4}, {2}, {2}},
        PerInput({counts, Uniform(0.5, 4), Uniform(0.2, 1.5)}),
        [](double x, double mu, double alpha) {
          return LogNegBinomial(x, 1 / alpha, 1 / (mu * alpha + 1));
@@ -429,35 +454,43 @@ HN_CONFORMANCE_CASES(RandomPdf) {
   cases->push_back(alias);
   cases->push_back(WithTol(WithGen(Case("random_pdf_poisson", {{"is_log", "1"}}, {{5}, {5}},
                                         DensityRef(rows[4].logpdf, true), "alias_full"),
-                                   rows[4].gen), 1e-4, 1e-6));
+                                   rows[4].gen),
+                           1e-4, 1e-6));
 
   const InputGen simplex = PerInput({Uniform(0.05, 1), Uniform(0.5, 3)});
   cases->push_back(WithTol(WithGen(Case("_random_pdf_dirichlet", {}, {{2, 3, 4}, {2, 4}},
-                                        DirichletRef(false), "density"), simplex), 1e-4, 1e-6));
+                                        DirichletRef(false), "density"),
+                                   simplex),
+                           1e-4, 1e-6));
   cases->push_back(WithTol(WithGen(Case("_random_pdf_dirichlet", {{"is_log", "True"}},
-                                        {{2, 3, 4}, {2, 4}}, DirichletRef(true), "log"), simplex),
+                                        {{2, 3, 4}, {2, 4}}, DirichletRef(true), "log"),
+                                   simplex),
                            1e-4, 1e-6));
   cases->push_back(WithTol(WithGen(Case("random_pdf_dirichlet", {{"is_log", "True"}}, {{3}, {3}},
-                                        DirichletRef(true), "alias_single"), simplex), 1e-4, 1e-6));
+                                        DirichletRef(true), "alias_single"),
+                                   simplex),
+                           1e-4, 1e-6));
 }
 
 HN_ERROR_CASES(Random) {
-  cases->push_back(Rejected("_random_uniform", {{"low", "2"}, {"high", "1"}, {"shape", "(2,)"}},
-                            {}, StatusCode::kInvalidArgument, {"_random_uniform(node)", "low=2"}));
+  cases->push_back(Rejected("_random_uniform", {{"low", "2"}, {"high", "1"}, {"shape", "(2,)"}}, {},
+                            StatusCode::kInvalidArgument, {"_random_uniform(node)", "low=2"}));
   cases->push_back(Rejected("_random_normal", {{"scale", "0"}, {"shape", "(2,)"}}, {},
                             StatusCode::kInvalidArgument, {"_random_normal(node)", "scale"}));
   cases->push_back(Rejected("_random_gamma", {{"alpha", "-1"}, {"shape", "(2,)"}}, {},
                             StatusCode::kInvalidArgument, {"_random_gamma(node)", "alpha"}));
   cases->push_back(Rejected("_random_exponential_like", {{"lam", "0"}}, {{2}},
-                            StatusCode::kInvalidArgument, {"_random_exponential_like(node)", "lam"}));
+                            StatusCode::kInvalidArgument,
+                            {"_random_exponential_like(node)", "lam"}));
   cases->push_back(Rejected("_random_negative_binomial", {{"p", "0"}, {"shape", "(2,)"}}, {},
-                            StatusCode::kInvalidArgument, {"_random_negative_binomial(node)", "p=0"}));
+                            StatusCode::kInvalidArgument,
+                            {"_random_negative_binomial(node)", "p=0"}));
   cases->push_back(Rejected("_random_uniform", {{"dtype", "int32"}, {"shape", "(2,)"}}, {},
                             StatusCode::kInvalidArgument, {"_random_uniform(node)", "int32"}));
   cases->push_back(Rejected("_random_uniform", {}, {}, StatusCode::kShapeError,
                             {"_random_uniform(node)", "cannot infer"}));
-  cases->push_back(Rejected("_random_randint", {{"low", "3"}, {"high", "3"}, {"shape", "(2,)"}},
-                            {}, StatusCode::kInvalidArgument, {"_random_randint(node)", "low=3"}));
+  cases->push_back(Rejected("_random_randint", {{"low", "3"}, {"high", "3"}, {"shape", "(2,)"}}, {},
+                            StatusCode::kInvalidArgument, {"_random_randint(node)", "low=3"}));
   cases->push_back(Rejected("_random_normal_like", {}, {{2}}, StatusCode::kTypeError,
                             {"_random_normal_like(node)", "int32"}, {DType::kInt32}));
   cases->push_back(Rejected("_sample_normal", {}, {{2}, {3}}, StatusCode::kShapeError,
@@ -467,7 +500,8 @@ HN_ERROR_CASES(Random) {
   cases->push_back(Rejected("_sample_multinomial", {{"dtype", "int64"}}, {{2, 3}},
                             StatusCode::kInvalidArgument, {"_sample_multinomial(node)", "int64"}));
   cases->push_back(Rejected("_random_pdf_normal", {}, {{2}, {2, 3}, {2, 3}},
-                            StatusCode::kShapeError, {"_random_pdf_normal(node)", "more dimensions"}));
+                            StatusCode::kShapeError,
+                            {"_random_pdf_normal(node)", "more dimensions"}));
   cases->push_back(Rejected("_random_pdf_gamma", {}, {{2, 3}, {2}, {3}}, StatusCode::kShapeError,
                             {"_random_pdf_gamma(node)", "input 2"}));
 }

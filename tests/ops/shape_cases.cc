@@ -139,42 +139,41 @@ HN_CONFORMANCE_CASES(ShapeOps) {
   cases->push_back(Case("expand_dims", {{"axis", "-1"}}, {{2, 3}}, Reshaped({2, 3, 1}), "neg"));
   cases->push_back(Case("expand_dims", {{"axis", "0"}}, {{4}}, Reshaped({1, 4}), "front"));
   // Views of any dtype (Mask R-CNN's box clipping expands the int64 image shape).
-  cases->push_back(WithDTypes(Case("expand_dims", {{"axis", "0"}}, {{2}}, Reshaped({1, 2}), "int64"),
-                              {DType::kInt64}));
-  cases->push_back(WithDTypes(Case("Reshape", {{"shape", "(3, 2)"}}, {{2, 3}}, Reshaped({3, 2}),
-                                   "int32"),
-                              {DType::kInt32}));
-  cases->push_back(WithDTypes(Case("Flatten", {}, {{2, 2, 2}}, Reshaped({2, 4}), "uint8"),
-                              {DType::kUint8}));
+  cases->push_back(WithDTypes(
+      Case("expand_dims", {{"axis", "0"}}, {{2}}, Reshaped({1, 2}), "int64"), {DType::kInt64}));
+  cases->push_back(
+      WithDTypes(Case("Reshape", {{"shape", "(3, 2)"}}, {{2, 3}}, Reshaped({3, 2}), "int32"),
+                 {DType::kInt32}));
+  cases->push_back(
+      WithDTypes(Case("Flatten", {}, {{2, 2, 2}}, Reshaped({2, 4}), "uint8"), {DType::kUint8}));
   cases->push_back(Case("transpose", {}, {{2, 3, 4}}, Transposed({2, 1, 0})));
-  cases->push_back(Case("transpose", {{"axes", "(0, 2, 1)"}}, {{2, 3, 4}}, Transposed({0, 2, 1}),
-                        "axes"));
+  cases->push_back(
+      Case("transpose", {{"axes", "(0, 2, 1)"}}, {{2, 3, 4}}, Transposed({0, 2, 1}), "axes"));
   cases->push_back(Case("transpose", {{"axes", "(1, 0)"}}, {{5, 7}}, Transposed({1, 0}), "2d"));
   cases->push_back(Case("transpose", {{"axes", "(3, 1, 0, 2)"}}, {{2, 3, 4, 5}},
                         Transposed({3, 1, 0, 2}), "4d"));
-  cases->push_back(Case("Concat", {{"num_args", "2"}, {"dim", "1"}}, {{2, 3, 4}, {2, 5, 4}},
-                        Concatenated(1)));
+  cases->push_back(
+      Case("Concat", {{"num_args", "2"}, {"dim", "1"}}, {{2, 3, 4}, {2, 5, 4}}, Concatenated(1)));
   cases->push_back(Case("concat", {{"num_args", "3"}, {"dim", "0"}}, {{1, 3}, {2, 3}, {4, 3}},
                         Concatenated(0), "alias_dim0"));
   cases->push_back(Case("Concat", {{"num_args", "2"}, {"dim", "-1"}}, {{2, 3}, {2, 2}},
                         Concatenated(1), "neg_dim"));
-  cases->push_back(
-      Case("Concat", {{"num_args", "2"}}, {{2, 3, 2, 2}, {2, 1, 2, 2}}, Concatenated(1),
-           "default_dim"));
+  cases->push_back(Case("Concat", {{"num_args", "2"}}, {{2, 3, 2, 2}, {2, 1, 2, 2}},
+                        Concatenated(1), "default_dim"));
   cases->push_back(Case("Concat", {{"num_args", "1"}}, {{2, 3}}, Concatenated(1), "single"));
-  cases->push_back(WithDTypes(Case("Concat", {{"num_args", "2"}, {"dim", "0"}}, {{2}, {3}},
-                                   Concatenated(0), "int64"),
-                              {DType::kInt64, DType::kInt64}));
+  cases->push_back(WithDTypes(
+      Case("Concat", {{"num_args", "2"}, {"dim", "0"}}, {{2}, {3}}, Concatenated(0), "int64"),
+      {DType::kInt64, DType::kInt64}));
   cases->push_back(Case("SliceChannel", {{"num_outputs", "2"}}, {{2, 4, 3}}, Split(1, 2, false)));
   cases->push_back(Case("split", {{"num_outputs", "3"}, {"axis", "0"}}, {{6, 2}},
                         Split(0, 3, false), "alias_axis0"));
-  cases->push_back(
-      Case("SliceChannel", {{"num_outputs", "3"}, {"axis", "-1"}, {"squeeze_axis", "True"}},
-           {{2, 4, 3}}, Split(2, 3, true), "squeeze"));
+  cases->push_back(Case("SliceChannel",
+                        {{"num_outputs", "3"}, {"axis", "-1"}, {"squeeze_axis", "True"}},
+                        {{2, 4, 3}}, Split(2, 3, true), "squeeze"));
   // Any dtype, as MXNet (GluonCV's CenterNet splits an int64 shape_array).
-  cases->push_back(WithDTypes(Case("split", {{"num_outputs", "2"}, {"axis", "0"}}, {{4}},
-                                   Split(0, 2, false), "int64"),
-                              {DType::kInt64}));
+  cases->push_back(WithDTypes(
+      Case("split", {{"num_outputs", "2"}, {"axis", "0"}}, {{4}}, Split(0, 2, false), "int64"),
+      {DType::kInt64}));
 }
 
 HN_CONFORMANCE_CASES(Cast) {
@@ -190,8 +189,9 @@ HN_CONFORMANCE_CASES(Cast) {
   cases->push_back(CastCase(DType::kUint8, "float32", identity, Integers(0, 255), "u8_f32"));
   cases->push_back(CastCase(DType::kFloat32, "uint8", truncate, Uniform(0, 255), "f32_u8"));
   cases->push_back(CastCase(DType::kInt64, "int8", identity, Integers(-128, 127), "i64_i8"));
-  cases->push_back(CastCase(DType::kFloat32, "bool", [](double x) { return x != 0 ? 1.0 : 0.0; },
-                            Integers(-1, 1), "f32_bool"));
+  cases->push_back(CastCase(
+      DType::kFloat32, "bool", [](double x) { return x != 0 ? 1.0 : 0.0; }, Integers(-1, 1),
+      "f32_bool"));
   cases->push_back(CastCase(DType::kFloat32, "float32", identity, Uniform(-2, 2), "same"));
   OpCase alias = CastCase(DType::kInt32, "int64", identity, Integers(-5, 5), "alias");
   alias.op = "cast";
@@ -205,8 +205,8 @@ HN_ERROR_CASES(Shape) {
                             {"Reshape(node)", "(2, 3)"}));
   cases->push_back(Rejected("Reshape", {{"shape", "(5, 2)"}}, {{2, 3}}, StatusCode::kShapeError,
                             {"Reshape(node)"}));
-  cases->push_back(Rejected("Reshape", {{"shape", "(-1, -1)"}}, {{2, 3}},
-                            StatusCode::kShapeError, {"Reshape(node)", "-1"}));
+  cases->push_back(Rejected("Reshape", {{"shape", "(-1, -1)"}}, {{2, 3}}, StatusCode::kShapeError,
+                            {"Reshape(node)", "-1"}));
   cases->push_back(Rejected("transpose", {{"axes", "(0, 0)"}}, {{2, 3}}, StatusCode::kShapeError,
                             {"transpose(node)", "axes"}));
   cases->push_back(Rejected("SliceChannel", {{"num_outputs", "2"}}, {{2, 3}},

@@ -21,8 +21,8 @@ RefFn SortRef(int axis, int k, Ret ret, bool ascend) {
   return [axis, k, ret, ascend](const std::vector<RefTensor>& in) {
     const Shape& s = in[0].shape;
     const bool flat = axis < -90;
-    const size_t a = flat ? 0 : static_cast<size_t>(axis < 0 ? axis + static_cast<int>(s.ndim())
-                                                             : axis);
+    const size_t a =
+        flat ? 0 : static_cast<size_t>(axis < 0 ? axis + static_cast<int>(s.ndim()) : axis);
     int64_t lead = 1, n = flat ? s.Size() : s[a], trail = 1;
     if (!flat) {
       for (size_t d = 0; d < a; ++d) lead *= s[d];
@@ -57,10 +57,14 @@ RefFn SortRef(int axis, int k, Ret ret, bool ascend) {
       }
     }
     switch (ret) {
-      case Ret::kValue: return std::vector<RefTensor>{values};
-      case Ret::kIndices: return std::vector<RefTensor>{indices};
-      case Ret::kMask: return std::vector<RefTensor>{mask};
-      case Ret::kBoth: break;
+      case Ret::kValue:
+        return std::vector<RefTensor>{values};
+      case Ret::kIndices:
+        return std::vector<RefTensor>{indices};
+      case Ret::kMask:
+        return std::vector<RefTensor>{mask};
+      case Ret::kBoth:
+        break;
     }
     return std::vector<RefTensor>{values, indices};
   };
@@ -118,11 +122,11 @@ HN_CONFORMANCE_CASES(TopK) {
                         SortRef(1, 3, Ret::kBoth, false), "both_middle"));
   cases->push_back(Case("topk", {{"k", "2"}, {"ret_typ", "mask"}}, {{3, 4}},
                         SortRef(-1, 2, Ret::kMask, false), "mask"));
-  cases->push_back(Case("topk", {{"k", "2"}, {"ret_typ", "mask"}, {"axis", "0"},
-                                 {"is_ascend", "True"}}, {{5, 2, 2}},
-                        SortRef(0, 2, Ret::kMask, true), "mask_axis0_ascend"));
-  cases->push_back(Case("topk", {{"k", "3"}, {"is_ascend", "True"}, {"ret_typ", "both"}},
-                        {{2, 7}}, SortRef(-1, 3, Ret::kBoth, true), "ascend"));
+  cases->push_back(Case("topk",
+                        {{"k", "2"}, {"ret_typ", "mask"}, {"axis", "0"}, {"is_ascend", "True"}},
+                        {{5, 2, 2}}, SortRef(0, 2, Ret::kMask, true), "mask_axis0_ascend"));
+  cases->push_back(Case("topk", {{"k", "3"}, {"is_ascend", "True"}, {"ret_typ", "both"}}, {{2, 7}},
+                        SortRef(-1, 3, Ret::kBoth, true), "ascend"));
   cases->push_back(Case("topk", {{"k", "4"}, {"axis", "None"}, {"ret_typ", "both"}}, {{3, 4}},
                         SortRef(kFlat, 4, Ret::kBoth, false), "axis_none"));
   cases->push_back(Case("topk", {{"k", "3"}, {"axis", "None"}, {"ret_typ", "mask"}}, {{2, 3}},
@@ -131,19 +135,22 @@ HN_CONFORMANCE_CASES(TopK) {
                         SortRef(-1, 0, Ret::kValue, false), "k0_sorts_all"));
   cases->push_back(Case("topk", {{"k", "2"}, {"dtype", "int32"}}, {{3, 6}},
                         SortRef(-1, 2, Ret::kIndices, false), "int32_indices"));
-  cases->push_back(Case("topk", {{"k", "2"}, {"dtype", "int64"}, {"ret_typ", "both"}},
-                        {{2, 6}}, SortRef(-1, 2, Ret::kBoth, false), "int64_indices"));
+  cases->push_back(Case("topk", {{"k", "2"}, {"dtype", "int64"}, {"ret_typ", "both"}}, {{2, 6}},
+                        SortRef(-1, 2, Ret::kBoth, false), "int64_indices"));
   cases->push_back(Case("topk", {{"k", "1"}, {"dtype", "uint8"}}, {{2, 9}},
                         SortRef(-1, 1, Ret::kIndices, false), "uint8_indices"));
   cases->push_back(Case("topk", {{"k", "2"}, {"dtype", "float16"}}, {{2, 9}},
                         SortRef(-1, 2, Ret::kIndices, false), "float16_indices"));
   // Ties, sorted by introsort (n = 40 > 16) and by the heap of partial_sort (8 * k <= n).
   cases->push_back(Ties(Case("topk", {{"k", "10"}, {"ret_typ", "both"}}, {{3, 40}},
-                             SortRef(-1, 10, Ret::kBoth, false), "ties_sort"), 3));
+                             SortRef(-1, 10, Ret::kBoth, false), "ties_sort"),
+                        3));
   cases->push_back(Ties(Case("topk", {{"k", "3"}, {"ret_typ", "both"}}, {{3, 40}},
-                             SortRef(-1, 3, Ret::kBoth, false), "ties_partial"), 3));
+                             SortRef(-1, 3, Ret::kBoth, false), "ties_partial"),
+                        3));
   cases->push_back(Ties(Case("topk", {{"k", "2"}, {"ret_typ", "mask"}, {"is_ascend", "True"}},
-                             {{2, 24}}, SortRef(-1, 2, Ret::kMask, true), "ties_mask"), 2));
+                             {{2, 24}}, SortRef(-1, 2, Ret::kMask, true), "ties_mask"),
+                        2));
   cases->push_back(Typed(Case("topk", {{"k", "5"}, {"ret_typ", "both"}, {"dtype", "int32"}},
                               {{4, 20}}, SortRef(-1, 5, Ret::kBoth, false), "int_data_ties"),
                          DType::kInt32, -3, 3));
@@ -157,20 +164,24 @@ HN_CONFORMANCE_CASES(TopK) {
                         SortRef(0, 0, Ret::kValue, false), "descending_axis0"));
   cases->push_back(Case("sort", {{"axis", "None"}}, {{2, 3, 2}},
                         SortRef(kFlat, 0, Ret::kValue, true), "axis_none"));
-  cases->push_back(Typed(Case("sort", {}, {{2, 30}}, SortRef(-1, 0, Ret::kValue, true),
-                              "int64_ties"), DType::kInt64, -5, 5));
+  cases->push_back(
+      Typed(Case("sort", {}, {{2, 30}}, SortRef(-1, 0, Ret::kValue, true), "int64_ties"),
+            DType::kInt64, -5, 5));
 
   cases->push_back(Case("argsort", {}, {{3, 5}}, SortRef(-1, 0, Ret::kIndices, true)));
   cases->push_back(Case("argsort", {{"is_ascend", "False"}, {"axis", "1"}}, {{2, 4, 3}},
                         SortRef(1, 0, Ret::kIndices, false), "descending_middle"));
   cases->push_back(Case("argsort", {{"axis", "None"}, {"dtype", "int64"}}, {{3, 3}},
                         SortRef(kFlat, 0, Ret::kIndices, true), "axis_none_int64"));
-  cases->push_back(Ties(Case("argsort", {{"dtype", "int32"}}, {{3, 40}},
-                             SortRef(-1, 0, Ret::kIndices, true), "ties"), 4));
+  cases->push_back(Ties(
+      Case("argsort", {{"dtype", "int32"}}, {{3, 40}}, SortRef(-1, 0, Ret::kIndices, true), "ties"),
+      4));
   cases->push_back(Ties(Case("argsort", {{"is_ascend", "False"}}, {{2, 12}},
-                             SortRef(-1, 0, Ret::kIndices, false), "ties_short"), 2));
-  cases->push_back(Typed(Case("argsort", {}, {{2, 20}}, SortRef(-1, 0, Ret::kIndices, true),
-                              "uint8_data"), DType::kUint8, 0, 6));
+                             SortRef(-1, 0, Ret::kIndices, false), "ties_short"),
+                        2));
+  cases->push_back(
+      Typed(Case("argsort", {}, {{2, 20}}, SortRef(-1, 0, Ret::kIndices, true), "uint8_data"),
+            DType::kUint8, 0, 6));
 
   cases->push_back(Case("argmax_channel", {}, {{3, 4}}, ArgmaxChannelRef()));
   cases->push_back(Case("argmax_channel", {}, {{2, 3, 4}}, ArgmaxChannelRef(), "3d"));
@@ -185,16 +196,16 @@ HN_CONFORMANCE_CASES(TopK) {
 }
 
 HN_ERROR_CASES(Sort) {
-  cases->push_back(Rejected("topk", {{"k", "6"}}, {{2, 5}}, StatusCode::kShapeError,
-                            {"topk(node)", "k=6"}));
+  cases->push_back(
+      Rejected("topk", {{"k", "6"}}, {{2, 5}}, StatusCode::kShapeError, {"topk(node)", "k=6"}));
   cases->push_back(Rejected("topk", {{"axis", "2"}}, {{2, 5}}, StatusCode::kShapeError,
                             {"topk(node)", "axis=2"}));
-  cases->push_back(Rejected("topk", {{"ret_typ", "values"}}, {{2, 5}},
-                            StatusCode::kInvalidArgument, {"topk(node)", "ret_typ"}));
+  cases->push_back(Rejected("topk", {{"ret_typ", "values"}}, {{2, 5}}, StatusCode::kInvalidArgument,
+                            {"topk(node)", "ret_typ"}));
   cases->push_back(Rejected("topk", {{"dtype", "int8"}}, {{2, 5}}, StatusCode::kInvalidArgument,
                             {"topk(node)", "int8"}));
-  cases->push_back(Rejected("argsort", {{"dtype", "bool"}}, {{2, 5}},
-                            StatusCode::kInvalidArgument, {"argsort(node)", "bool"}));
+  cases->push_back(Rejected("argsort", {{"dtype", "bool"}}, {{2, 5}}, StatusCode::kInvalidArgument,
+                            {"argsort(node)", "bool"}));
   cases->push_back(Rejected("sort", {}, {{2, 5}}, StatusCode::kTypeError, {"sort(node)", "bool"},
                             {DType::kBool}));
   cases->push_back(Rejected("argmax_channel", {}, {{5}}, StatusCode::kShapeError,

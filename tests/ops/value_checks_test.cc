@@ -59,32 +59,28 @@ TEST(IndexValues, ScatterWritesNothingOutsideTheOutput) {
   const NDArray data = Values({2}, {1, 2});
   ExpectRejected("scatter_nd", {data, Values({1, 2}, {0, 4})}, {{"shape", "(4,)"}},
                  {"scatter_nd(node)", "index 4", "outside"});
-  ExpectRejected("scatter_nd", {data, Values({1, 2}, {-1, 0})}, {{"shape", "(4,)"}},
-                 {"index -1"});
+  ExpectRejected("scatter_nd", {data, Values({1, 2}, {-1, 0})}, {{"shape", "(4,)"}}, {"index -1"});
   ExpectRejected("_contrib_index_copy",
                  {NDArray::Zeros({3, 2}), Values({1}, {3}), NDArray::Ones({1, 2})}, {},
                  {"_contrib_index_copy(node)", "index 3", "3 rows"});
 }
 
 TEST(IndexValues, ScatterRepeatedIndicesKeepTheLastWrite) {
-  const NDArray out =
-      Invoke("scatter_nd", {Values({3}, {1, 2, 3}), Values({1, 3}, {1, 1, 0})},
-             {{"shape", "(2,)"}})[0];
+  const NDArray out = Invoke("scatter_nd", {Values({3}, {1, 2, 3}), Values({1, 3}, {1, 1, 0})},
+                             {{"shape", "(2,)"}})[0];
   EXPECT_EQ(out.ToFloatVector(), (std::vector<float>{3, 2}));
 }
 
 TEST(LinalgValues, FactorisationsNameTheFailingMatrix) {
   // The second matrix of the batch is not positive definite.
   const NDArray batch = Values({2, 2, 2}, {2, 1, 1, 2, 1, 2, 2, 1});
-  ExpectRejected("_linalg_potrf", {batch}, {}, {"_linalg_potrf(node)", "matrix 1",
-                                                "not positive definite"});
+  ExpectRejected("_linalg_potrf", {batch}, {},
+                 {"_linalg_potrf(node)", "matrix 1", "not positive definite"});
   ExpectRejected("_linalg_inverse", {Values({2, 2}, {1, 2, 2, 4})}, {},
                  {"_linalg_inverse(node)", "matrix 0", "singular"});
 }
 
-NDArray Draw(const std::string& op, const AttrDict& attrs) {
-  return Invoke(op, {}, attrs)[0];
-}
+NDArray Draw(const std::string& op, const AttrDict& attrs) { return Invoke(op, {}, attrs)[0]; }
 
 TEST(RandomSeeding, DrawsRepeatAfterSeedAndDifferBetweenCalls) {
   const AttrDict attrs{{"shape", "(64,)"}};

@@ -293,8 +293,8 @@ RefFn RROIAlignRef(int64_t ph_n, int64_t pw_n, double scale, int ratio) {
 }
 
 // Rotated ROIs [batch, cx, cy, w, h, degrees] over an image of (width, height) pixels.
-std::vector<double> RotatedRois(
-    int64_t count, int64_t batch, double width, double height, uint32_t seed) {
+std::vector<double> RotatedRois(int64_t count, int64_t batch, double width, double height,
+                                uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> v;
@@ -350,14 +350,8 @@ RefFn PSROIPoolingRef(double scale, int64_t dim, int64_t pooled, int64_t group) 
   };
 }
 
-RefFn DeformablePSRef(double scale,
-                      int64_t dim,
-                      int64_t group,
-                      int64_t pooled,
-                      int64_t part,
-                      int64_t spp,
-                      double trans_std,
-                      bool no_trans) {
+RefFn DeformablePSRef(double scale, int64_t dim, int64_t group, int64_t pooled, int64_t part,
+                      int64_t spp, double trans_std, bool no_trans) {
   return [=](const std::vector<RefTensor>& in) {
     const RefTensor &x = in[0], &rois = in[1];
     const int64_t h = x.shape[2], w = x.shape[3], r_n = rois.shape[0];
@@ -410,9 +404,7 @@ RefFn DeformablePSRef(double scale,
 // ---- GridGenerator / BilinearSampler / SpatialTransformer -------------------------------------
 
 // out (n, c, h, w) sampled at normalized grid (gx, gy)(n, p).
-RefTensor SampleRef(const RefTensor& x,
-                    int64_t h,
-                    int64_t w,
+RefTensor SampleRef(const RefTensor& x, int64_t h, int64_t w,
                     const std::function<std::pair<double, double>(int64_t, int64_t)>& grid) {
   const int64_t n_n = x.shape[0], c_n = x.shape[1], ih = x.shape[2], iw = x.shape[3];
   RefTensor y(Shape{n_n, c_n, h, w});

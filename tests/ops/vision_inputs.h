@@ -49,9 +49,7 @@ struct BoxRowLayout {
 /// `count` rows of boxes in clusters (so that many overlap), coordinates on a 1/8 grid (exact
 /// in float, so IoUs are exact quotients), a few boxes reaching left of x = 0, scores drawn
 /// from a list with ties, zeros and negatives, class ids in [0, classes).
-inline std::vector<double> ScoredBoxes(int64_t count,
-                                       const BoxRowLayout& layout,
-                                       uint32_t seed,
+inline std::vector<double> ScoredBoxes(int64_t count, const BoxRowLayout& layout, uint32_t seed,
                                        int64_t classes = 3) {
   std::mt19937 rng(seed);
   const double centers[][2] = {{4.0, 4.0}, {12.0, 6.0}, {8.0, 12.5}, {1.0, 9.0}};
@@ -82,8 +80,8 @@ inline std::vector<double> ScoredBoxes(int64_t count,
 /// `count` ROIs [batch_index, x1, y1, x2, y2] in image coordinates over an image of
 /// (width, height) pixels: most inside, some partly or wholly outside, some tiny; the batch
 /// index cycles through [0, batch) and every fifth ROI (when `invalid`) points at image -1.
-inline std::vector<double> Rois(
-    int64_t count, int64_t batch, double width, double height, uint32_t seed, bool invalid = true) {
+inline std::vector<double> Rois(int64_t count, int64_t batch, double width, double height,
+                                uint32_t seed, bool invalid = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> rois(static_cast<size_t>(count * 5));

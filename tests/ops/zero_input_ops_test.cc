@@ -101,7 +101,8 @@ TEST(ZeroInputOps, AbsurdSizesAreRefusedBeforeAllocating) {
     EXPECT_NE(std::string(e.what()).find("HN_LIMIT_MAX_TENSOR_ELEMENTS"), std::string::npos)
         << e.what();
   }
-  const std::string json = Symbol::Create("_arange", {}, {{"start", "0"}, {"stop", "1e300"}}).ToJSON();
+  const std::string json =
+      Symbol::Create("_arange", {}, {{"start", "0"}, {"stop", "1e300"}}).ToJSON();
   try {
     GraphExecutor exec(Symbol::FromJSON(json), {}, {});
     exec.Forward({});

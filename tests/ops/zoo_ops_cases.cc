@@ -302,10 +302,8 @@ HN_CONFORMANCE_CASES(LRN) {
 
 // Normalizes groups: element i belongs to group key(i); affine index aff(i).
 RefFn NormRef(std::function<int64_t(const std::vector<int64_t>&)> key,
-              std::function<int64_t(const std::vector<int64_t>&)> aff,
-              double eps,
-              Shape stats_shape,
-              bool std_outputs) {
+              std::function<int64_t(const std::vector<int64_t>&)> aff, double eps,
+              Shape stats_shape, bool std_outputs) {
   return [=](const std::vector<RefTensor>& in) {
     const Shape& s = in[0].shape;
     const int64_t groups = stats_shape.Size();

@@ -298,8 +298,8 @@ Owned<hn_block, hn_block_free> ImportBlock(const LoadedModel& m) {
   std::string symbol_file = m.prefix + "-symbol.json";
   std::string params_file = ParamsFile(m.prefix, m.epoch);
   hn_block* raw = nullptr;
-  Check(hn_block_import(symbol_file.c_str(), names.data(), names.size(), params_file.c_str(),
-                        &raw));
+  Check(
+      hn_block_import(symbol_file.c_str(), names.data(), names.size(), params_file.c_str(), &raw));
   return Owned<hn_block, hn_block_free>(raw);
 }
 

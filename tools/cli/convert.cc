@@ -31,7 +31,8 @@ int Convert(const Args& args) {
       Rewrite<hn_tensor_list, hn_tensor_list_free>(hn_tensor_list_load, hn_tensor_list_save, in,
                                                    out);
       break;
-    case FileKind::kNpy: UsageError("convert takes symbol JSON or .params/.nd files");
+    case FileKind::kNpy:
+      UsageError("convert takes symbol JSON or .params/.nd files");
   }
   std::cout << "wrote " << out << "\n";
   return 0;
@@ -48,8 +49,7 @@ extern const Command kConvert{
     {{"--opset", "N", "ONNX: the opset, 13 to 21 (default 17)"},
      {"--dynamic-batch", nullptr, "ONNX: axis 0 of the inputs is symbolic"},
      {"--input", "NAME=D1,D2,...|NAME=FILE.npy",
-      "ONNX: a data input's shape, or a .npy giving its shape and, for --check, its values",
-      true},
+      "ONNX: a data input's shape, or a .npy giving its shape and, for --check, its values", true},
      {"--check", nullptr,
       "ONNX: run the model here and the ONNX file in ONNX Runtime on the same inputs and print "
       "the difference per output (and onnx.checker's verdict)"},

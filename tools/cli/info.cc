@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli.h"
 
@@ -237,9 +237,15 @@ int Info(const Args& args) {
   std::string bytes = ReadFile(path);
   ordered_json j;
   switch (DetectKind(path, bytes)) {
-    case FileKind::kSymbol: j = SymbolInfo(path, bytes, ParseShapes(args.values("--shape"))); break;
-    case FileKind::kParams: j = ParamsInfo(path); break;
-    case FileKind::kNpy: j = NpyInfo(path); break;
+    case FileKind::kSymbol:
+      j = SymbolInfo(path, bytes, ParseShapes(args.values("--shape")));
+      break;
+    case FileKind::kParams:
+      j = ParamsInfo(path);
+      break;
+    case FileKind::kNpy:
+      j = NpyInfo(path);
+      break;
   }
   if (args.flag("--json")) {
     std::cout << j.dump(2) << "\n";

@@ -12,11 +12,11 @@ namespace hybridnet_cli {
 
 // The subcommands, one row each, in the order --help lists them; each is defined in <name>.cc.
 #define HN_CLI_COMMANDS(X) \
-  X(kInfo) \
-  X(kConvert) \
-  X(kOps) \
-  X(kRun) \
-  X(kBench) \
+  X(kInfo)                 \
+  X(kConvert)              \
+  X(kOps)                  \
+  X(kRun)                  \
+  X(kBench)                \
   /* end of the table: every row above ends with a backslash */
 
 #define HN_CLI_DECLARE(command) extern const Command command;
@@ -26,8 +26,7 @@ const Command* const kCommands[] = {HN_CLI_COMMANDS(HN_CLI_ADDRESS)};
 
 namespace {
 
-const Command kVersion{"version", "the library's version and ABI", {}, {},
-                       [](const Args&) {
+const Command kVersion{"version", "the library's version and ABI", {}, {}, [](const Args&) {
                          std::cout << "hybridnet " << hn_version() << " (ABI " << hn_abi_version()
                                    << ")\n";
                          return 0;
@@ -70,9 +69,8 @@ int Main(std::vector<std::string> args) {
     return 2;
   }
   args.erase(args.begin());
-  if (std::find_if(args.begin(), args.end(), [](const std::string& a) {
-        return a == "-h" || a == "--help";
-      }) != args.end()) {
+  if (std::find_if(args.begin(), args.end(),
+                   [](const std::string& a) { return a == "-h" || a == "--help"; }) != args.end()) {
     std::cout << command->Help();
     return 0;
   }

@@ -33,7 +33,7 @@ struct OnnxConvertOptions {
   std::string symbol_file;
   std::string params_file;  ///< empty: the weights are graph inputs
   std::string output;
-  int opset = 0;            ///< 0: the library's default
+  int opset = 0;  ///< 0: the library's default
   bool dynamic_batch = false;
   /// NAME=D1,D2,... (a data input's shape) or NAME=FILE.npy (its shape, and its values for
   /// --check).
@@ -49,14 +49,15 @@ using Symbol = Owned<hn_symbol, hn_symbol_free>;
 using TensorList = Owned<hn_tensor_list, hn_tensor_list_free>;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The graph and its weights (none without a params file).
 struct Graph {
   Symbol symbol;
   TensorList params;
-  std::vector<std::string> inputs;   ///< variables without a value in params, in graph order
+  std::vector<std::string> inputs;  ///< variables without a value in params, in graph order
   std::vector<std::string> auxiliary_states;
   std::vector<std::string> outputs;
 };
@@ -86,7 +87,8 @@ Graph LoadGraph(const OnnxConvertOptions& o) {
   for (auto list : {hn_symbol_list_arguments, hn_symbol_list_auxiliary_states}) {
     Check(list(sym, &names, &count));
     for (size_t i = 0; i < count; ++i)
-      if (std::find(weights.begin(), weights.end(), names[i]) == weights.end()) g.inputs.push_back(names[i]);
+      if (std::find(weights.begin(), weights.end(), names[i]) == weights.end())
+        g.inputs.push_back(names[i]);
   }
   Check(hn_symbol_list_auxiliary_states(sym, &names, &count));
   g.auxiliary_states.assign(names, names + count);
@@ -112,8 +114,8 @@ Inputs ParseInputs(const std::vector<std::string>& specs, const std::vector<std:
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      throw CliError{HN_ERR_NOT_FOUND, "the model has no input '" + name + "' (inputs: " +
-                                           (known.empty() ? "none" : known) + ")"};
+      throw CliError{HN_ERR_NOT_FOUND, "the model has no input '" + name +
+                                           "' (inputs: " + (known.empty() ? "none" : known) + ")"};
     }
     if (EndsWith(value, ".npy")) {
       hn_tensor* raw = nullptr;
@@ -262,8 +264,8 @@ struct TempDir {
   TempDir() {
     std::string pattern = (fs::temp_directory_path() / "hybridnet-onnx-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      throw CliError{HN_ERR_IO, "cannot create a temporary folder in " +
-                                    fs::temp_directory_path().string()};
+      throw CliError{HN_ERR_IO,
+                     "cannot create a temporary folder in " + fs::temp_directory_path().string()};
     }
     path = pattern;
   }
@@ -292,8 +294,9 @@ int CheckParity(const Graph& g, const OnnxConvertOptions& o, Inputs* given) {
     std::vector<Tensor> inputs;
     for (const auto& name : g.inputs) {
       auto it = given->values.find(name);
-      inputs.push_back(it != given->values.end() ? std::move(it->second)
-                                                 : RandomInput(name, shapes.at(name), g, batches[b], &rng));
+      inputs.push_back(it != given->values.end()
+                           ? std::move(it->second)
+                           : RandomInput(name, shapes.at(name), g, batches[b], &rng));
     }
     std::string label;
     for (const auto& kv : batches[b]) {
@@ -389,15 +392,16 @@ void PrintOnnxTable(const nlohmann::ordered_json& ops) {
   for (const auto& j : ops) {
     const auto& onnx = j["onnx"];
     std::string emitted;
-    for (const auto& o : onnx["ops"]) emitted += (emitted.empty() ? "" : ", ") + o.get<std::string>();
+    for (const auto& o : onnx["ops"])
+      emitted += (emitted.empty() ? "" : ", ") + o.get<std::string>();
     std::string limits = onnx["limits"].get<std::string>();
     if (!onnx["exportable"].get<bool>()) {
       emitted = "-";
       limits = "no ONNX mapping";
     }
-    std::cout << "| `" << j["name"].get<std::string>() << "` | " << emitted << " | " << limits << " |\n";
+    std::cout << "| `" << j["name"].get<std::string>() << "` | " << emitted << " | " << limits
+              << " |\n";
   }
 }
-
 
 }  // namespace hybridnet_cli

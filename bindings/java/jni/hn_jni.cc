@@ -28,8 +28,8 @@ bool InitCache(JNIEnv* env) {
   ClassCache c;
   c.exception = GlobalClass(env, "org/hybridnet/HybridnetException");
   if (c.exception == nullptr) return false;
-  c.from_native = env->GetStaticMethodID(c.exception, "fromNative",
-                                         "(I[B)Lorg/hybridnet/HybridnetException;");
+  c.from_native =
+      env->GetStaticMethodID(c.exception, "fromNative", "(I[B)Lorg/hybridnet/HybridnetException;");
   if (c.from_native == nullptr) return false;
   c.string_class = GlobalClass(env, "java/lang/String");
   if (c.string_class == nullptr) return false;
@@ -166,8 +166,8 @@ bool Utf8In::Init(JNIEnv* env, jstring str) {
   if (standard) return true;
   env->ReleaseStringUTFChars(str, chars_);
   chars_ = nullptr;
-  auto bytes = static_cast<jbyteArray>(
-      env->CallObjectMethod(str, g_cache.string_get_bytes, g_cache.utf8));
+  auto bytes =
+      static_cast<jbyteArray>(env->CallObjectMethod(str, g_cache.string_get_bytes, g_cache.utf8));
   if (bytes == nullptr || env->ExceptionCheck()) return false;
   jsize n = env->GetArrayLength(bytes);
   owned_.assign(static_cast<size_t>(n), '\0');

@@ -66,12 +66,15 @@ static int KindOf(SEXP x) {
 
 static Box* BoxOf(SEXP x) { return (Box*)R_ExternalPtrAddr(x); }
 
-#define HNR_FREE_CASE(kind) \
-  case HNR_KIND_##kind: hn_##kind##_free((hn_##kind*)p); break;
+#define HNR_FREE_CASE(kind)          \
+  case HNR_KIND_##kind:              \
+    hn_##kind##_free((hn_##kind*)p); \
+    break;
 static void FreeAddress(int kind, void* p) {
   switch (kind) {
     HN_HANDLE_KINDS(HNR_FREE_CASE)
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -204,8 +207,10 @@ static void CheckTag(SEXP x, int kind, const char* fn, const char* arg) {
 void* hnr_handle(SEXP x, int kind, const char* fn, const char* arg) {
   CheckTag(x, kind, fn, arg);
   if (KindOf(x) != kind) {
-    hnr_arg_error(fn, arg, "is a %s handle restored from a saved session: native objects are not "
-                  "saved; load or build it again", KindText(kind));
+    hnr_arg_error(fn, arg,
+                  "is a %s handle restored from a saved session: native objects are not "
+                  "saved; load or build it again",
+                  KindText(kind));
   }
   void* p = BoxOf(x)->address;
   if (p == NULL) hnr_arg_error(fn, arg, "is a closed %s handle (it was freed)", KindText(kind));
@@ -259,7 +264,8 @@ uint64_t hnr_uint64(SEXP x, const char* fn, const char* arg) {
 
 int64_t hnr_int64(SEXP x, const char* fn, const char* arg) {
   double v = Number(x, fn, arg);
-  if (v < -kMaxExact || v > kMaxExact) hnr_arg_error(fn, arg, "must be in [-2^53, 2^53], not %.0f", v);
+  if (v < -kMaxExact || v > kMaxExact)
+    hnr_arg_error(fn, arg, "must be in [-2^53, 2^53], not %.0f", v);
   return (int64_t)v;
 }
 
@@ -290,8 +296,8 @@ void hnr_shape(SEXP x, const char* fn, const char* arg, const int64_t** dims, in
       v = REAL(x)[i];
     }
     if (ISNAN(v) || !isfinite(v) || v != floor(v) || v < 0 || v > kMaxExact) {
-      hnr_arg_error(fn, arg, "must hold whole numbers >= 0; element %lld is %g",
-                    (long long)i + 1, v);
+      hnr_arg_error(fn, arg, "must hold whole numbers >= 0; element %lld is %g", (long long)i + 1,
+                    v);
     }
     out[i] = (int64_t)v;
   }
@@ -595,20 +601,35 @@ static float Bfloat16ToFloat(uint16_t h) {
 /* Element i of a buffer of `dtype` as a double; *ok = 0 for a dtype R cannot hold. */
 static double ElementAsDouble(const void* buf, int dtype, int64_t i, int* ok) {
   switch (dtype) {
-    case HN_DTYPE_FLOAT32: return ((const float*)buf)[i];
-    case HN_DTYPE_FLOAT64: return ((const double*)buf)[i];
-    case HN_DTYPE_FLOAT16: return HalfToFloat(((const uint16_t*)buf)[i]);
-    case HN_DTYPE_BFLOAT16: return Bfloat16ToFloat(((const uint16_t*)buf)[i]);
-    case HN_DTYPE_UINT8: return ((const uint8_t*)buf)[i];
-    case HN_DTYPE_INT8: return ((const int8_t*)buf)[i];
-    case HN_DTYPE_BOOL: return ((const uint8_t*)buf)[i] != 0;
-    case HN_DTYPE_INT16: return ((const int16_t*)buf)[i];
-    case HN_DTYPE_UINT16: return ((const uint16_t*)buf)[i];
-    case HN_DTYPE_INT32: return ((const int32_t*)buf)[i];
-    case HN_DTYPE_UINT32: return ((const uint32_t*)buf)[i];
-    case HN_DTYPE_INT64: return (double)((const int64_t*)buf)[i];
-    case HN_DTYPE_UINT64: return (double)((const uint64_t*)buf)[i];
-    default: *ok = 0; return 0;
+    case HN_DTYPE_FLOAT32:
+      return ((const float*)buf)[i];
+    case HN_DTYPE_FLOAT64:
+      return ((const double*)buf)[i];
+    case HN_DTYPE_FLOAT16:
+      return HalfToFloat(((const uint16_t*)buf)[i]);
+    case HN_DTYPE_BFLOAT16:
+      return Bfloat16ToFloat(((const uint16_t*)buf)[i]);
+    case HN_DTYPE_UINT8:
+      return ((const uint8_t*)buf)[i];
+    case HN_DTYPE_INT8:
+      return ((const int8_t*)buf)[i];
+    case HN_DTYPE_BOOL:
+      return ((const uint8_t*)buf)[i] != 0;
+    case HN_DTYPE_INT16:
+      return ((const int16_t*)buf)[i];
+    case HN_DTYPE_UINT16:
+      return ((const uint16_t*)buf)[i];
+    case HN_DTYPE_INT32:
+      return ((const int32_t*)buf)[i];
+    case HN_DTYPE_UINT32:
+      return ((const uint32_t*)buf)[i];
+    case HN_DTYPE_INT64:
+      return (double)((const int64_t*)buf)[i];
+    case HN_DTYPE_UINT64:
+      return (double)((const uint64_t*)buf)[i];
+    default:
+      *ok = 0;
+      return 0;
   }
 }
 
@@ -725,7 +746,8 @@ SEXP hnr_fast_predictor(const hn_model* model) {
   const char* const* names = NULL;
   size_t count = 0;
   hnr_check(hn_model_input_names(model, &names, &count), "hn_model_input_names");
-  if (count != 1) hnr_raise(HN_ERR_INVALID_ARGUMENT, "hnr_fast_predictor: the model must have one input");
+  if (count != 1)
+    hnr_raise(HN_ERR_INVALID_ARGUMENT, "hnr_fast_predictor: the model must have one input");
   /* The owner and its finalizer exist before anything is allocated. */
   SEXP owner = Rf_protect(R_MakeExternalPtr(NULL, FastTag(), R_NilValue));
   R_RegisterCFinalizerEx(owner, FastFinalize, TRUE);
@@ -766,7 +788,8 @@ static hn_tensor* FastInput(FastPredictor* f, const int64_t* shape, int ndim) {
 static SEXP FastOutput(FastPredictor* f, size_t index, int colmajor) {
   const int64_t* dims = NULL;
   int ndim = 0;
-  hnr_check(hn_predictor_output_shape(f->predictor, index, &dims, &ndim), "hn_predictor_output_shape");
+  hnr_check(hn_predictor_output_shape(f->predictor, index, &dims, &ndim),
+            "hn_predictor_output_shape");
   int64_t shape[32];
   int64_t size = 1;
   for (int d = 0; d < ndim; ++d) size *= shape[d] = dims[d];
@@ -787,8 +810,11 @@ static SEXP FastOutput(FastPredictor* f, size_t index, int colmajor) {
   if (rc == HN_OK) {
     int ok = 1;
     if (size > 0) ElementAsDouble(data, dtype, 0, &ok); /* checked now: ToDoubles must not raise */
-    if (ok) ToDoubles(data, dtype, size, shape, ndim, !colmajor && NeedsTranspose(shape, ndim), REAL(out));
-    else rc = HN_ERR_DTYPE;
+    if (ok)
+      ToDoubles(data, dtype, size, shape, ndim, !colmajor && NeedsTranspose(shape, ndim),
+                REAL(out));
+    else
+      rc = HN_ERR_DTYPE;
   }
   hn_tensor_free(t);
   if (rc == HN_ERR_DTYPE) hnr_raise(rc, "hnr_fast_predict: an output dtype R cannot hold");
@@ -801,8 +827,9 @@ SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout) {
   static const char* const fn = "predict.HybridnetModel";
   FastPredictor* f = FastOf(fast);
   if (f == NULL) {
-    hnr_raise(HN_ERR_INVALID_ARGUMENT, "predict.HybridnetModel: the model is closed (freed with "
-                                       "hn_free(), or restored from a saved session)");
+    hnr_raise(HN_ERR_INVALID_ARGUMENT,
+              "predict.HybridnetModel: the model is closed (freed with "
+              "hn_free(), or restored from a saved session)");
   }
   if (TYPEOF(layout) != STRSXP || XLENGTH(layout) < 1 || STRING_ELT(layout, 0) == NA_STRING ||
       (strcmp(CHAR(STRING_ELT(layout, 0)), "rowmajor") != 0 &&
@@ -854,7 +881,8 @@ SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout) {
   hnr_check(hn_predictor_num_outputs(f->predictor, &outputs), "hn_predictor_num_outputs");
   if (outputs == 1) return FastOutput(f, 0, colmajor);
   SEXP list = Rf_protect(Rf_allocVector(VECSXP, (R_xlen_t)outputs));
-  for (size_t i = 0; i < outputs; ++i) SET_VECTOR_ELT(list, (R_xlen_t)i, FastOutput(f, i, colmajor));
+  for (size_t i = 0; i < outputs; ++i)
+    SET_VECTOR_ELT(list, (R_xlen_t)i, FastOutput(f, i, colmajor));
   Rf_unprotect(1);
   return list;
 }

@@ -47,8 +47,8 @@
 
 /** Version of this header (SemVer). hn_version() reports the library's. */
 #define HN_VERSION_MAJOR 0
-#define HN_VERSION_MINOR 1 /**< minor version of this header */
-#define HN_VERSION_PATCH 0 /**< patch version of this header */
+#define HN_VERSION_MINOR 1        /**< minor version of this header */
+#define HN_VERSION_PATCH 0        /**< patch version of this header */
 #define HN_VERSION_STRING "0.1.0" /**< "MAJOR.MINOR.PATCH" of this header */
 /** ABI generation; equals the SONAME's major number (libhybridnet.so.0). */
 #define HN_ABI_VERSION 0
@@ -194,7 +194,8 @@ HN_API void hn_string_free(char* str) HN_NOEXCEPT;
  *  callback nothing is logged anywhere (the library never writes to stdout or stderr).
  *  `user_data` is passed back unchanged; it must stay valid until the callback is replaced.
  *  Thread-safe; calls already running may still use the previous callback. */
-HN_API int hn_set_log_callback(hn_log_callback callback, void* user_data, int min_level) HN_NOEXCEPT;
+HN_API int hn_set_log_callback(hn_log_callback callback, void* user_data,
+                               int min_level) HN_NOEXCEPT;
 
 /** Sets the number of threads every kernel backend uses (>= 1; 1 is fastest for batch-1 models
  *  on few cores): OpenBLAS for dense layers and oneDNN (OpenMP) for convolutions, for calls made
@@ -223,10 +224,10 @@ HN_API int hn_debug_live_handles(int64_t* out_count) HN_NOEXCEPT;
  *  the stack or the memory of the process. Defaults, far above real models' needs:
  *  nodes 4194304, rank 32, tensor elements 2^32, allocation bytes 2^34 (16 GiB). */
 typedef enum hn_limit {
-  HN_LIMIT_MAX_NODES = 0,            /**< nodes in one graph (symbol JSON); HN_ERR_FORMAT past it */
-  HN_LIMIT_MAX_RANK = 1,             /**< dimensions of one tensor; HN_ERR_SHAPE past it */
-  HN_LIMIT_MAX_TENSOR_ELEMENTS = 2,  /**< elements of one tensor; HN_ERR_OUT_OF_MEMORY past it */
-  HN_LIMIT_MAX_ALLOCATION_BYTES = 3  /**< bytes of one allocation; HN_ERR_OUT_OF_MEMORY past it */
+  HN_LIMIT_MAX_NODES = 0,           /**< nodes in one graph (symbol JSON); HN_ERR_FORMAT past it */
+  HN_LIMIT_MAX_RANK = 1,            /**< dimensions of one tensor; HN_ERR_SHAPE past it */
+  HN_LIMIT_MAX_TENSOR_ELEMENTS = 2, /**< elements of one tensor; HN_ERR_OUT_OF_MEMORY past it */
+  HN_LIMIT_MAX_ALLOCATION_BYTES = 3 /**< bytes of one allocation; HN_ERR_OUT_OF_MEMORY past it */
 } hn_limit;
 
 /** Sets limit `limit` (an hn_limit value) to `value` (>= 1) for the whole process; later loads
@@ -300,7 +301,8 @@ HN_API int hn_tensor_data(hn_tensor* tensor, void** out_data) HN_NOEXCEPT;
 
 /** Copies the elements into `buffer`, which must hold at least hn_tensor_nbytes bytes
  *  (HN_ERR_INVALID_ARGUMENT naming both sizes otherwise). */
-HN_API int hn_tensor_copy_to(const hn_tensor* tensor, void* buffer, size_t buffer_bytes) HN_NOEXCEPT;
+HN_API int hn_tensor_copy_to(const hn_tensor* tensor, void* buffer,
+                             size_t buffer_bytes) HN_NOEXCEPT;
 
 /** Overwrites the elements from `data`, which must hold exactly hn_tensor_nbytes bytes. Every
  *  tensor sharing the storage sees the new values. Needs exclusive use of the storage. */
@@ -374,7 +376,8 @@ HN_API int hn_tensor_list_name(const hn_tensor_list* list, size_t index,
 /** Entry `index` as a new tensor handle sharing the list's storage (writes are visible to
  *  both); *out is set to NULL for an entry holding MXNet's "none" array.
  *  Ownership: *out is new (hn_tensor_free). */
-HN_API int hn_tensor_list_get(const hn_tensor_list* list, size_t index, hn_tensor** out) HN_NOEXCEPT;
+HN_API int hn_tensor_list_get(const hn_tensor_list* list, size_t index,
+                              hn_tensor** out) HN_NOEXCEPT;
 
 /** The record version entry `index` was read with (0-3; 2 for appended entries). */
 HN_API int hn_tensor_list_record_version(const hn_tensor_list* list, size_t index,
@@ -467,10 +470,9 @@ HN_API int hn_symbol_var(const char* name, hn_symbol** out) HN_NOEXCEPT;
  *  with string attributes. Missing trailing inputs become variables named
  *  "<name>_<input name>" ("fc1_weight"). `name` NULL or "" picks "<op lower-case><n>" (the
  *  counter is per thread). Errors as hn_op_invoke. Ownership: *out is new. */
-HN_API int hn_symbol_create(const char* op_name, hn_symbol* const* inputs,
-                            size_t num_inputs, const char* const* attr_keys,
-                            const char* const* attr_values, size_t num_attrs, const char* name,
-                            hn_symbol** out) HN_NOEXCEPT;
+HN_API int hn_symbol_create(const char* op_name, hn_symbol* const* inputs, size_t num_inputs,
+                            const char* const* attr_keys, const char* const* attr_values,
+                            size_t num_attrs, const char* name, hn_symbol** out) HN_NOEXCEPT;
 
 /** The outputs of several symbols as one multi-output symbol. Ownership: *out is new. */
 HN_API int hn_symbol_group(hn_symbol* const* symbols, size_t num_symbols,
@@ -633,16 +635,14 @@ HN_API int hn_block_create_lambda(hn_lambda_fn fn, void* user_data, int hybrid,
  *  hn_block_register_child and parameters with hn_block_add_parameter. `prefix` NULL picks
  *  the automatic one. Ownership: *out is new (hn_block_free). Thread-safe. */
 HN_API int hn_block_create_custom(const char* class_name, int hybrid, hn_forward_fn fn,
-                                  void* user_data, const char* prefix,
-                                  hn_block** out) HN_NOEXCEPT;
+                                  void* user_data, const char* prefix, hn_block** out) HN_NOEXCEPT;
 
 /** Makes `child` the child `name` of the custom block `parent` (as assigning self.name = child
  *  in an MXNet Block): `name` is its structural name in save_parameters files ("fc1.weight").
  *  A child of that name is replaced. A hybrid block takes hybrid children only. The parent
  *  keeps the child alive; a block has at most one parent. Custom blocks only (containers take
  *  hn_block_add). */
-HN_API int hn_block_register_child(hn_block* parent, const char* name,
-                                   hn_block* child) HN_NOEXCEPT;
+HN_API int hn_block_register_child(hn_block* parent, const char* name, hn_block* child) HN_NOEXCEPT;
 
 /** Declares parameter `name` of the custom block `block` (MXNet's self.params.get(name,
  *  shape=...)): its full name is the block's prefix + name; `shape` may hold 0 for dimensions
@@ -720,8 +720,8 @@ HN_API int hn_block_trace(hn_block* block, size_t num_inputs, hn_symbol** out) H
  *  net(mx.sym.var('data'))): its symbolic program, one symbol per output in
  *  outputs[0..*out_num_outputs) (at most `max_outputs`). Ownership: each outputs[i] is new
  *  (hn_symbol_free). */
-HN_API int hn_block_forward_symbols(hn_block* block, hn_symbol* const* inputs,
-                                    size_t num_inputs, size_t max_outputs, hn_symbol** outputs,
+HN_API int hn_block_forward_symbols(hn_block* block, hn_symbol* const* inputs, size_t num_inputs,
+                                    size_t max_outputs, hn_symbol** outputs,
                                     size_t* out_num_outputs) HN_NOEXCEPT;
 
 /** A hybridizable block running `symbol` (MXNet's SymbolBlock(outputs, inputs, params)):
@@ -811,7 +811,8 @@ HN_API int hn_model_load(const char* prefix, int epoch, hn_model** out) HN_NOEXC
 
 /** Loads a model from memory: `json` (symbol JSON text of `json_bytes` bytes, no NUL needed)
  *  and `params` (the bytes of a .params file; `params_bytes` 0, with `params` NULL or not, means
- *  a graph without parameters). Both buffers are copied or parsed before return. Ownership: *out is new (hn_model_free). Thread-safe. */
+ *  a graph without parameters). Both buffers are copied or parsed before return. Ownership: *out is
+ * new (hn_model_free). Thread-safe. */
 HN_API int hn_model_load_from_memory(const char* json, size_t json_bytes, const void* params,
                                      size_t params_bytes, hn_model** out) HN_NOEXCEPT;
 
@@ -865,8 +866,8 @@ HN_API int hn_model_export_onnx(const hn_model* model, const char* path, int ops
  *  Thread-safe. */
 HN_API int hn_symbol_export_onnx(const hn_symbol* symbol, const hn_tensor_list* params,
                                  const char* path, int opset, int flags, size_t num_known,
-                                 const char* const* names, const int* ndims,
-                                 const int64_t* dims, const int* dtypes) HN_NOEXCEPT;
+                                 const char* const* names, const int* ndims, const int64_t* dims,
+                                 const int* dtypes) HN_NOEXCEPT;
 
 /** Creates a predictor of `model` (planning happens at the first forward, when shapes are
  *  known). Ownership: *out is new (hn_predictor_free). Thread-safe. */
@@ -925,8 +926,8 @@ HN_API int hn_predictor_output(hn_predictor* predictor, size_t index, hn_tensor*
  *  be fewer than the inputs: the rest are zeros as above), runs a forward and returns the
  *  outputs (at most `max_outputs`) in outputs[0..*out_num_outputs).
  *  Ownership: each outputs[i] is new (hn_tensor_free). */
-HN_API int hn_predictor_run(hn_predictor* predictor, hn_tensor* const* inputs,
-                            size_t num_inputs, size_t max_outputs, hn_tensor** outputs,
+HN_API int hn_predictor_run(hn_predictor* predictor, hn_tensor* const* inputs, size_t num_inputs,
+                            size_t max_outputs, hn_tensor** outputs,
                             size_t* out_num_outputs) HN_NOEXCEPT;
 
 /* ============================================================================================

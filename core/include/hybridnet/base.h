@@ -8,10 +8,10 @@
 // Kernels do not validate; parameter parsing and shape inference do.
 #pragma once
 
-#include <sstream>
 #include <exception>
-#include <utility>
+#include <sstream>
 #include <string>
+#include <utility>
 
 /// The C++ API: tensors (NDArray), the operator registry, symbols and graphs, the executor,
 /// MXNet's file formats, and the Gluon blocks (hybridnet::gluon).

@@ -44,17 +44,50 @@ DType ParseDType(const std::string& name);
 template <typename T>
 struct DTypeOf;
 /// @cond specializations
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUint8; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
-template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt16; };
-template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUint16; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
-template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::kUint32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
-template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::kUint64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kFloat32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kFloat64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUint8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<uint16_t> {
+  static constexpr DType value = DType::kUint16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kInt32;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::kUint32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kInt64;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::kUint64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
 /// @endcond
 
 /// IEEE half and bfloat16 conversions (round to nearest even).

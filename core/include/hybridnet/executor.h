@@ -32,13 +32,13 @@ struct ExecutorOptions {
 
 /// What the last plan looks like (for tests, `hybridnet info` and benchmarks).
 struct ExecutorStats {
-  size_t num_nodes = 0;          ///< op nodes in the graph
-  size_t num_kernels = 0;        ///< kernel calls per forward after fusion and views
-  size_t num_fused = 0;          ///< nodes removed by fusion
-  size_t num_relayouts = 0;      ///< copies between channel-first and channel-last layouts
-  size_t intermediate_bytes = 0; ///< bytes of planned intermediate storage
-  size_t naive_bytes = 0;        ///< bytes if every intermediate had its own buffer
-  size_t num_plans = 0;          ///< plans made so far (1 + re-plans)
+  size_t num_nodes = 0;           ///< op nodes in the graph
+  size_t num_kernels = 0;         ///< kernel calls per forward after fusion and views
+  size_t num_fused = 0;           ///< nodes removed by fusion
+  size_t num_relayouts = 0;       ///< copies between channel-first and channel-last layouts
+  size_t intermediate_bytes = 0;  ///< bytes of planned intermediate storage
+  size_t naive_bytes = 0;         ///< bytes if every intermediate had its own buffer
+  size_t num_plans = 0;           ///< plans made so far (1 + re-plans)
 };
 
 /// Runs a Symbol's forward pass with bound parameters, planned once; see the file comment.

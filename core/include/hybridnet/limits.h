@@ -15,10 +15,10 @@ class Shape;
 
 /// The limits a process can set; see the file comment.
 enum class Limit : int {
-  kMaxNodes = 0,             ///< nodes in one graph (symbol JSON)
-  kMaxRank = 1,              ///< dimensions of one tensor
-  kMaxTensorElements = 2,    ///< elements of one tensor
-  kMaxAllocationBytes = 3,   ///< bytes of one allocation (tensors, the executor's arena)
+  kMaxNodes = 0,            ///< nodes in one graph (symbol JSON)
+  kMaxRank = 1,             ///< dimensions of one tensor
+  kMaxTensorElements = 2,   ///< elements of one tensor
+  kMaxAllocationBytes = 3,  ///< bytes of one allocation (tensors, the executor's arena)
 };
 /// The number of Limit values.
 constexpr int kNumLimits = 4;

@@ -163,15 +163,15 @@ class Op {
   std::vector<std::string> aliases;
   /// Fixed input count (see NumInputs).
   uint32_t num_inputs = 1;
-  FNumInputs get_num_inputs;      ///< overrides num_inputs when set
-  uint32_t num_outputs = 1;       ///< outputs the kernel writes (visible)
-  FNumInputs get_num_outputs;     ///< overrides num_outputs when set (SliceChannel)
-  uint32_t num_total_outputs = 0; ///< with hidden outputs, for node_row_ptr; 0 = NumOutputs
-  FListNames list_input_names;    ///< default: "data" or arg0..argN-1
-  FListNames list_output_names;   ///< MXNet's ("output", "state_output"); default: "output" or
-                                  ///< output0..N-1
+  FNumInputs get_num_inputs;       ///< overrides num_inputs when set
+  uint32_t num_outputs = 1;        ///< outputs the kernel writes (visible)
+  FNumInputs get_num_outputs;      ///< overrides num_outputs when set (SliceChannel)
+  uint32_t num_total_outputs = 0;  ///< with hidden outputs, for node_row_ptr; 0 = NumOutputs
+  FListNames list_input_names;     ///< default: "data" or arg0..argN-1
+  FListNames list_output_names;    ///< MXNet's ("output", "state_output"); default: "output" or
+                                   ///< output0..N-1
   std::vector<uint32_t> mutable_inputs;  ///< inputs that are auxiliary states
-  std::string key_var_num_args;   ///< attribute that holds the input count (Concat: num_args)
+  std::string key_var_num_args;  ///< attribute that holds the input count (Concat: num_args)
   /// The declared attributes (name, type, default, required), for listings and error messages.
   std::vector<FieldInfo> fields;
   /// Turns the attribute strings into the parameter struct; set by SetParam, empty when the op
@@ -186,27 +186,48 @@ class Op {
   /// The gradient (see FGradient); empty: backward through the op is an error naming it.
   FGradient gradient;
   std::vector<std::pair<uint32_t, uint32_t>> inplace;  ///< (input, output) may share memory
-  FInplace get_inplace;        ///< overrides inplace when set
+  FInplace get_inplace;                                ///< overrides inplace when set
   bool identity_view = false;  ///< output 0 is input 0's bytes (Reshape, Flatten, identity)
   /// How the fusion pass may treat the op.
   OpPattern pattern = OpPattern::kOpaque;
-  bool internal = false;       ///< created by graph passes only; never written to JSON
-  OnnxMapping onnx;            ///< onnx.convert empty: the op does not export to ONNX
+  bool internal = false;  ///< created by graph passes only; never written to JSON
+  OnnxMapping onnx;       ///< onnx.convert empty: the op does not export to ONNX
 
   /// Sets `description`. Like every setter below it returns the op, for chaining.
-  Op& Describe(std::string text) { description = std::move(text); return *this; }
+  Op& Describe(std::string text) {
+    description = std::move(text);
+    return *this;
+  }
   /// Adds an alternative name.
-  Op& AddAlias(std::string alias) { aliases.push_back(std::move(alias)); return *this; }
+  Op& AddAlias(std::string alias) {
+    aliases.push_back(std::move(alias));
+    return *this;
+  }
   /// A fixed input count.
-  Op& SetNumInputs(uint32_t n) { num_inputs = n; return *this; }
+  Op& SetNumInputs(uint32_t n) {
+    num_inputs = n;
+    return *this;
+  }
   /// An input count that depends on the attributes.
-  Op& SetNumInputs(FNumInputs f) { get_num_inputs = std::move(f); return *this; }
+  Op& SetNumInputs(FNumInputs f) {
+    get_num_inputs = std::move(f);
+    return *this;
+  }
   /// A fixed count of visible outputs.
-  Op& SetNumOutputs(uint32_t n) { num_outputs = n; return *this; }
+  Op& SetNumOutputs(uint32_t n) {
+    num_outputs = n;
+    return *this;
+  }
   /// A visible output count that depends on the attributes.
-  Op& SetNumOutputs(FNumInputs f) { get_num_outputs = std::move(f); return *this; }
+  Op& SetNumOutputs(FNumInputs f) {
+    get_num_outputs = std::move(f);
+    return *this;
+  }
   /// Visible plus hidden outputs, when the op has hidden ones (see NumTotalOutputs).
-  Op& SetNumTotalOutputs(uint32_t n) { num_total_outputs = n; return *this; }
+  Op& SetNumTotalOutputs(uint32_t n) {
+    num_total_outputs = n;
+    return *this;
+  }
   /// Input names that depend on the attributes (no_bias, act_type, ...); the input count is
   /// their number.
   Op& SetInputNames(FListNames f);
@@ -214,29 +235,65 @@ class Op {
   Op& SetInputNames(std::vector<std::string> names);
   /// Output names where MXNet gives the op its own (FListOutputNames): Symbol::ListOutputs
   /// appends them to the node name.
-  Op& SetOutputNames(FListNames f) { list_output_names = std::move(f); return *this; }
+  Op& SetOutputNames(FListNames f) {
+    list_output_names = std::move(f);
+    return *this;
+  }
   /// Marks the inputs at these positions as auxiliary states (BatchNorm's running mean and var).
-  Op& SetMutableInputs(std::vector<uint32_t> idx) { mutable_inputs = std::move(idx); return *this; }
+  Op& SetMutableInputs(std::vector<uint32_t> idx) {
+    mutable_inputs = std::move(idx);
+    return *this;
+  }
   /// Names the attribute that holds the input count of a variadic op.
-  Op& SetKeyVarNumArgs(std::string key) { key_var_num_args = std::move(key); return *this; }
+  Op& SetKeyVarNumArgs(std::string key) {
+    key_var_num_args = std::move(key);
+    return *this;
+  }
   /// Sets the shape inference.
-  Op& SetInferShape(FInferShape f) { infer_shape = std::move(f); return *this; }
+  Op& SetInferShape(FInferShape f) {
+    infer_shape = std::move(f);
+    return *this;
+  }
   /// Sets the dtype inference.
-  Op& SetInferType(FInferType f) { infer_type = std::move(f); return *this; }
+  Op& SetInferType(FInferType f) {
+    infer_type = std::move(f);
+    return *this;
+  }
   /// Sets the kernel.
-  Op& SetCompute(FCompute f) { compute = std::move(f); return *this; }
+  Op& SetCompute(FCompute f) {
+    compute = std::move(f);
+    return *this;
+  }
   /// Sets the gradient.
-  Op& SetGradient(FGradient f) { gradient = std::move(f); return *this; }
+  Op& SetGradient(FGradient f) {
+    gradient = std::move(f);
+    return *this;
+  }
   /// Declares (input, output) pairs whose memory the planner may share.
-  Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) { inplace = std::move(p); return *this; }
+  Op& SetInplace(std::vector<std::pair<uint32_t, uint32_t>> p) {
+    inplace = std::move(p);
+    return *this;
+  }
   /// Declares them from the attributes.
-  Op& SetInplace(FInplace f) { get_inplace = std::move(f); return *this; }
+  Op& SetInplace(FInplace f) {
+    get_inplace = std::move(f);
+    return *this;
+  }
   /// Declares output 0 a view of input 0's bytes (no kernel call needed).
-  Op& SetIdentityView() { identity_view = true; return *this; }
+  Op& SetIdentityView() {
+    identity_view = true;
+    return *this;
+  }
   /// Sets how the fusion pass may treat the op.
-  Op& SetPattern(OpPattern p) { pattern = p; return *this; }
+  Op& SetPattern(OpPattern p) {
+    pattern = p;
+    return *this;
+  }
   /// Marks the op as created by graph passes only (never read from or written to JSON).
-  Op& SetInternal() { internal = true; return *this; }
+  Op& SetInternal() {
+    internal = true;
+    return *this;
+  }
   /// Declares the ONNX export: the ONNX ops emitted, the converter, and any limits in words.
   Op& SetOnnx(std::vector<std::string> onnx_ops, FOnnxConvert convert, std::string limits = "") {
     onnx = OnnxMapping{std::move(onnx_ops), std::move(convert), std::move(limits)};

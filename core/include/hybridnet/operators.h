@@ -43,8 +43,7 @@ NDArray Reshape(const NDArray& x, const std::vector<int64_t>& shape);
 /// Joins the arrays along `dim`.
 NDArray Concat(const std::vector<NDArray>& xs, int dim = 1);
 /// MXNet's dot (the matrix product for 2-D inputs), optionally of the transposes.
-NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false,
-            bool transpose_b = false);
+NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 /// Each element limited to [a_min, a_max].
 NDArray clip(const NDArray& x, float a_min, float a_max);
 /// A copy converted to `dtype`.

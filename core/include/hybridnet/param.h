@@ -16,8 +16,8 @@
 //   };
 //
 // Accepted strings follow MXNet (dmlc::Parameter): bools True/False/true/false/1/0, whole-string
-// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3" (std::vector<int64_t>;
-// std::vector<float> for MXNet's "tuple of <float>"), enums by exact name
+// integers and floats, "None" for optionals, tuples "(3, 3)" / "[3, 3]" / "3"
+// (std::vector<int64_t>; std::vector<float> for MXNet's "tuple of <float>"), enums by exact name
 // (declared with their names and parsed once into a C++ enum):
 //
 //   d->Field("pool_type", &PoolingParam::pool_type,
@@ -94,18 +94,52 @@ std::string ValueText(const std::optional<T>& value) {
   return value ? ValueText(*value) : "None";
 }
 
-template <typename T> struct TypeText { static const char* Get(); };
-template <> struct TypeText<bool> { static const char* Get() { return "boolean"; } };
-template <> struct TypeText<int> { static const char* Get() { return "int"; } };
-template <> struct TypeText<int64_t> { static const char* Get() { return "long"; } };
-template <> struct TypeText<uint32_t> { static const char* Get() { return "int (non-negative)"; } };
-template <> struct TypeText<float> { static const char* Get() { return "float"; } };
-template <> struct TypeText<double> { static const char* Get() { return "double"; } };
-template <> struct TypeText<std::string> { static const char* Get() { return "string"; } };
-template <> struct TypeText<std::vector<int64_t>> { static const char* Get() { return "Shape(tuple)"; } };
-template <> struct TypeText<std::vector<float>> { static const char* Get() { return "tuple of <float>"; } };
-template <> struct TypeText<DType> { static const char* Get() { return "dtype"; } };
-template <typename T> struct TypeText<std::optional<T>> {
+template <typename T>
+struct TypeText {
+  static const char* Get();
+};
+template <>
+struct TypeText<bool> {
+  static const char* Get() { return "boolean"; }
+};
+template <>
+struct TypeText<int> {
+  static const char* Get() { return "int"; }
+};
+template <>
+struct TypeText<int64_t> {
+  static const char* Get() { return "long"; }
+};
+template <>
+struct TypeText<uint32_t> {
+  static const char* Get() { return "int (non-negative)"; }
+};
+template <>
+struct TypeText<float> {
+  static const char* Get() { return "float"; }
+};
+template <>
+struct TypeText<double> {
+  static const char* Get() { return "double"; }
+};
+template <>
+struct TypeText<std::string> {
+  static const char* Get() { return "string"; }
+};
+template <>
+struct TypeText<std::vector<int64_t>> {
+  static const char* Get() { return "Shape(tuple)"; }
+};
+template <>
+struct TypeText<std::vector<float>> {
+  static const char* Get() { return "tuple of <float>"; }
+};
+template <>
+struct TypeText<DType> {
+  static const char* Get() { return "dtype"; }
+};
+template <typename T>
+struct TypeText<std::optional<T>> {
   static std::string Get() { return std::string("optional ") + TypeText<T>::Get(); }
 };
 
@@ -184,6 +218,7 @@ class FieldBuilder {
     });
     return *this;
   }
+
  private:
   void AddCheck(std::function<void(const T&)> check) {
     auto previous = *parse_;
@@ -218,7 +253,9 @@ class ParamDeclarer {
     static_assert(!std::is_enum_v<T> || std::is_same_v<T, DType>,
                   "an enum field takes its names: Field(key, member, names)");
     auto& f = NewField(key, TypeName<T>());
-    f.parse = [member](P* p, const std::string& text) { internal::ParseValue(text, &(p->*member)); };
+    f.parse = [member](P* p, const std::string& text) {
+      internal::ParseValue(text, &(p->*member));
+    };
     return FieldBuilder<P, T>(&f.info, &f.parse, &f.set_default, member,
                               [](const T& v) { return internal::ValueText(v); });
   }

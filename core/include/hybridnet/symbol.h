@@ -20,7 +20,7 @@ namespace hybridnet {
 /// A graph node: an op applied to input entries, or a variable (no op).
 struct Node {
   NodeAttrs attrs;  ///< attrs.op == nullptr for variables; dict holds "__shape__" etc.
-  std::vector<NodeEntry> inputs;  ///< the outputs of other nodes this node reads
+  std::vector<NodeEntry> inputs;                    ///< the outputs of other nodes this node reads
   std::vector<std::shared_ptr<Node>> control_deps;  ///< nodes that must run first (no data flow)
   uint32_t mutation_count = 0;  ///< variables: times an op declared this input mutable
 
@@ -131,10 +131,10 @@ class IndexedGraph {
   };
   /// A node and its inputs by index.
   struct NodeInfo {
-    const Node* node;                   ///< the node
-    std::shared_ptr<Node> owner;        ///< keeps the node alive
-    std::vector<Entry> inputs;          ///< its inputs
-    std::vector<uint32_t> control_deps; ///< indices of its control dependencies
+    const Node* node;                    ///< the node
+    std::shared_ptr<Node> owner;         ///< keeps the node alive
+    std::vector<Entry> inputs;           ///< its inputs
+    std::vector<uint32_t> control_deps;  ///< indices of its control dependencies
   };
 
   /// The number of nodes.

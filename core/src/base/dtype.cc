@@ -16,12 +16,12 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kFloat32, "float32", 4}, {DType::kFloat64, "float64", 8},
-    {DType::kFloat16, "float16", 2}, {DType::kUint8, "uint8", 1},
-    {DType::kInt32, "int32", 4},     {DType::kInt8, "int8", 1},
-    {DType::kInt64, "int64", 8},     {DType::kBool, "bool", 1},
-    {DType::kInt16, "int16", 2},     {DType::kUint16, "uint16", 2},
-    {DType::kUint32, "uint32", 4},   {DType::kUint64, "uint64", 8},
+    {DType::kFloat32, "float32", 4},   {DType::kFloat64, "float64", 8},
+    {DType::kFloat16, "float16", 2},   {DType::kUint8, "uint8", 1},
+    {DType::kInt32, "int32", 4},       {DType::kInt8, "int8", 1},
+    {DType::kInt64, "int64", 8},       {DType::kBool, "bool", 1},
+    {DType::kInt16, "int16", 2},       {DType::kUint16, "uint16", 2},
+    {DType::kUint32, "uint32", 4},     {DType::kUint64, "uint64", 8},
     {DType::kBFloat16, "bfloat16", 2},
 };
 
@@ -87,7 +87,7 @@ uint16_t FloatToHalf(float value) {
     return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
+  if (abs < 0x38800000u) {                                      // subnormal or zero in half
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest step
     uint32_t exp = abs >> 23;
     uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
@@ -127,17 +127,39 @@ void ConvertTo(const void* src, DType src_dtype, Dst* dst, size_t n) {
     for (size_t i = 0; i < n; ++i) dst[i] = static_cast<Dst>(typed_src[i]);
   };
   switch (src_dtype) {
-    case DType::kFloat32: run(static_cast<const float*>(src)); break;
-    case DType::kFloat64: run(static_cast<const double*>(src)); break;
-    case DType::kUint8: run(static_cast<const uint8_t*>(src)); break;
-    case DType::kInt8: run(static_cast<const int8_t*>(src)); break;
-    case DType::kInt16: run(static_cast<const int16_t*>(src)); break;
-    case DType::kUint16: run(static_cast<const uint16_t*>(src)); break;
-    case DType::kInt32: run(static_cast<const int32_t*>(src)); break;
-    case DType::kUint32: run(static_cast<const uint32_t*>(src)); break;
-    case DType::kInt64: run(static_cast<const int64_t*>(src)); break;
-    case DType::kUint64: run(static_cast<const uint64_t*>(src)); break;
-    case DType::kBool: run(static_cast<const bool*>(src)); break;
+    case DType::kFloat32:
+      run(static_cast<const float*>(src));
+      break;
+    case DType::kFloat64:
+      run(static_cast<const double*>(src));
+      break;
+    case DType::kUint8:
+      run(static_cast<const uint8_t*>(src));
+      break;
+    case DType::kInt8:
+      run(static_cast<const int8_t*>(src));
+      break;
+    case DType::kInt16:
+      run(static_cast<const int16_t*>(src));
+      break;
+    case DType::kUint16:
+      run(static_cast<const uint16_t*>(src));
+      break;
+    case DType::kInt32:
+      run(static_cast<const int32_t*>(src));
+      break;
+    case DType::kUint32:
+      run(static_cast<const uint32_t*>(src));
+      break;
+    case DType::kInt64:
+      run(static_cast<const int64_t*>(src));
+      break;
+    case DType::kUint64:
+      run(static_cast<const uint64_t*>(src));
+      break;
+    case DType::kBool:
+      run(static_cast<const bool*>(src));
+      break;
     case DType::kFloat16:
     case DType::kBFloat16: {
       const auto* h = static_cast<const uint16_t*>(src);
@@ -147,7 +169,8 @@ void ConvertTo(const void* src, DType src_dtype, Dst* dst, size_t n) {
       }
       break;
     }
-    case DType::kUnknown: HN_THROW(kTypeError) << "cannot convert from an unknown dtype";
+    case DType::kUnknown:
+      HN_THROW(kTypeError) << "cannot convert from an unknown dtype";
   }
 }
 
@@ -160,17 +183,39 @@ void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtyp
     return;
   }
   switch (dst_dtype) {
-    case DType::kFloat32: ConvertTo(src, src_dtype, static_cast<float*>(dst), n); break;
-    case DType::kFloat64: ConvertTo(src, src_dtype, static_cast<double*>(dst), n); break;
-    case DType::kUint8: ConvertTo(src, src_dtype, static_cast<uint8_t*>(dst), n); break;
-    case DType::kInt8: ConvertTo(src, src_dtype, static_cast<int8_t*>(dst), n); break;
-    case DType::kInt16: ConvertTo(src, src_dtype, static_cast<int16_t*>(dst), n); break;
-    case DType::kUint16: ConvertTo(src, src_dtype, static_cast<uint16_t*>(dst), n); break;
-    case DType::kInt32: ConvertTo(src, src_dtype, static_cast<int32_t*>(dst), n); break;
-    case DType::kUint32: ConvertTo(src, src_dtype, static_cast<uint32_t*>(dst), n); break;
-    case DType::kInt64: ConvertTo(src, src_dtype, static_cast<int64_t*>(dst), n); break;
-    case DType::kUint64: ConvertTo(src, src_dtype, static_cast<uint64_t*>(dst), n); break;
-    case DType::kBool: ConvertTo(src, src_dtype, static_cast<bool*>(dst), n); break;
+    case DType::kFloat32:
+      ConvertTo(src, src_dtype, static_cast<float*>(dst), n);
+      break;
+    case DType::kFloat64:
+      ConvertTo(src, src_dtype, static_cast<double*>(dst), n);
+      break;
+    case DType::kUint8:
+      ConvertTo(src, src_dtype, static_cast<uint8_t*>(dst), n);
+      break;
+    case DType::kInt8:
+      ConvertTo(src, src_dtype, static_cast<int8_t*>(dst), n);
+      break;
+    case DType::kInt16:
+      ConvertTo(src, src_dtype, static_cast<int16_t*>(dst), n);
+      break;
+    case DType::kUint16:
+      ConvertTo(src, src_dtype, static_cast<uint16_t*>(dst), n);
+      break;
+    case DType::kInt32:
+      ConvertTo(src, src_dtype, static_cast<int32_t*>(dst), n);
+      break;
+    case DType::kUint32:
+      ConvertTo(src, src_dtype, static_cast<uint32_t*>(dst), n);
+      break;
+    case DType::kInt64:
+      ConvertTo(src, src_dtype, static_cast<int64_t*>(dst), n);
+      break;
+    case DType::kUint64:
+      ConvertTo(src, src_dtype, static_cast<uint64_t*>(dst), n);
+      break;
+    case DType::kBool:
+      ConvertTo(src, src_dtype, static_cast<bool*>(dst), n);
+      break;
     case DType::kFloat16:
     case DType::kBFloat16: {
       std::vector<float> tmp(n);
@@ -180,7 +225,8 @@ void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtyp
         h[i] = dst_dtype == DType::kFloat16 ? FloatToHalf(tmp[i]) : FloatToBFloat16(tmp[i]);
       break;
     }
-    case DType::kUnknown: HN_THROW(kTypeError) << "cannot convert to an unknown dtype";
+    case DType::kUnknown:
+      HN_THROW(kTypeError) << "cannot convert to an unknown dtype";
   }
 }
 

@@ -17,9 +17,10 @@ constexpr LimitInfo kLimits[kNumLimits] = {
 };
 
 std::atomic<int64_t>& Value(Limit limit) {
-  static std::atomic<int64_t> values[kNumLimits] = {
-      {kLimits[0].default_value}, {kLimits[1].default_value}, {kLimits[2].default_value},
-      {kLimits[3].default_value}};
+  static std::atomic<int64_t> values[kNumLimits] = {{kLimits[0].default_value},
+                                                    {kLimits[1].default_value},
+                                                    {kLimits[2].default_value},
+                                                    {kLimits[3].default_value}};
   return values[static_cast<int>(limit)];
 }
 

@@ -55,8 +55,8 @@ std::vector<int64_t> ParseIntTuple(const std::string& text) {
     try {
       *value = std::stoll(text.substr(start, i - start));
     } catch (const std::out_of_range&) {
-      HN_THROW(kInvalidArgument) << "'" << text << "': integer "
-                                 << text.substr(start, i - start) << " does not fit in 64 bits";
+      HN_THROW(kInvalidArgument) << "'" << text << "': integer " << text.substr(start, i - start)
+                                 << " does not fit in 64 bits";
     }
     if (i < text.size() && (text[i] == 'L' || text[i] == 'l')) ++i;  // Python 2 longs
     return true;

@@ -1,10 +1,9 @@
-#include "hybridnet/executor.h"
-
 #include <algorithm>
 #include <cstring>
 #include <list>
 
 #include "executor/memory_plan.h"
+#include "hybridnet/executor.h"
 #include "kernels/workspace.h"
 #include "pass/passes.h"
 
@@ -67,7 +66,7 @@ struct GraphExecutor::Impl {
   ExecutorOptions options;
   size_t num_fused = 0;
   size_t num_plans = 0;
-  std::list<Plan> plans;  // most recently used first
+  std::list<Plan> plans;          // most recently used first
   internal::Workspace workspace;  // every kernel call's scratch (OpContext::workspace)
 
   Plan& PlanFor(const std::vector<NDArray>& data);
@@ -81,18 +80,19 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
   Impl& m = *impl_;
   m.symbol = symbol;
   m.options = options;
-  m.optimized =
-      options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
+  m.optimized = options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
   m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
   m.data_names = std::move(data_names);
   const IndexedGraph& g = *m.graph;
   std::map<std::string, uint32_t> variables;
   for (uint32_t nid : g.input_nodes()) variables[g[nid].node->name()] = nid;
   for (const auto& name : m.data_names) {
-    HN_CHECK(variables.count(name), kNotFound) << "data input '" << name << "' is not a variable of the graph";
+    HN_CHECK(variables.count(name), kNotFound)
+        << "data input '" << name << "' is not a variable of the graph";
   }
   for (const auto& kv : variables) {
-    if (std::find(m.data_names.begin(), m.data_names.end(), kv.first) != m.data_names.end()) continue;
+    if (std::find(m.data_names.begin(), m.data_names.end(), kv.first) != m.data_names.end())
+      continue;
     auto it = params.find(kv.first);
     HN_CHECK(it != params.end(), kNotFound)
         << "no value for graph input '" << kv.first
@@ -123,7 +123,8 @@ void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArr
     for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
       for (uint32_t i = 0; i < g[nid].node->NumOutputs(); ++i)
         HN_CHECK((*shapes)[g.entry_id(nid, i)].IsKnown(), kShapeError)
-            << "cannot infer the shape of '" << g[nid].node->name() << "' from the given input shapes";
+            << "cannot infer the shape of '" << g[nid].node->name()
+            << "' from the given input shapes";
   }
   HN_CHECK(internal::InferTypes(g, types), kTypeError) << "cannot infer every dtype of the graph";
   for (uint32_t nid : g.input_nodes()) {
@@ -171,7 +172,8 @@ void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
         plan->patches.push_back(Patch{&blob->data, p.kind, p.index});
     };
     for (size_t i = 0; i < call.in.size(); ++i) patch(g.entry_id(g[nid].inputs[i]), &call.in[i]);
-    for (size_t i = 0; i < call.out.size(); ++i) patch(g.entry_id(nid, static_cast<uint32_t>(i)), &call.out[i]);
+    for (size_t i = 0; i < call.out.size(); ++i)
+      patch(g.entry_id(nid, static_cast<uint32_t>(i)), &call.out[i]);
   }
   for (size_t i = 0; i < g.outputs().size(); ++i) {
     uint32_t eid = g.entry_id(g.outputs()[i]);
@@ -179,8 +181,9 @@ void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
     plan->out_types.push_back(types[eid]);
     if (mem.written_to_output[i]) continue;
     const internal::EntryPlace& p = mem.place[eid];
-    plan->copies.push_back(OutputCopy{i, p.kind, p.index, fixed_address(p),
-                                      static_cast<size_t>(shapes[eid].Size()) * DTypeSize(types[eid])});
+    plan->copies.push_back(
+        OutputCopy{i, p.kind, p.index, fixed_address(p),
+                   static_cast<size_t>(shapes[eid].Size()) * DTypeSize(types[eid])});
   }
 }
 
@@ -202,8 +205,7 @@ Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
   if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
   InferEntries(*graph, values, &shapes, &types);
   if (options.fuse) {
-    plan.graph = internal::LayOutChannelLast(optimized, shapes,
-                                             &plan.num_relayouts);
+    plan.graph = internal::LayOutChannelLast(optimized, shapes, &plan.num_relayouts);
     plan.indexed = std::make_shared<IndexedGraph>(plan.graph.outputs);
     InferEntries(*plan.indexed, values, &shapes, &types);
   } else {

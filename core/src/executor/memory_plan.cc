@@ -48,7 +48,8 @@ class SlotPool {
   }
   // Frees `slot` when nothing will read it (an output nobody reads).
   void FreeIfUnread(size_t slot) {
-    if (pending_[slot] == 0 && std::find(free_.begin(), free_.end(), slot) == free_.end()) Free(slot);
+    if (pending_[slot] == 0 && std::find(free_.begin(), free_.end(), slot) == free_.end())
+      Free(slot);
   }
 
  private:
@@ -126,7 +127,8 @@ MemoryPlan PlaceEntries(const IndexedGraph& graph, const std::vector<size_t>& en
             slot = p.index;
           }
         }
-        if (slot == SIZE_MAX) slot = reuse ? slots.Take(entry_bytes[eid]) : slots.New(entry_bytes[eid]);
+        if (slot == SIZE_MAX)
+          slot = reuse ? slots.Take(entry_bytes[eid]) : slots.New(entry_bytes[eid]);
         place[eid] = {SlotKind::kArena, slot};
         slots.AddReads(slot, uses[eid]);
       }

@@ -30,11 +30,11 @@ struct EntryPlace {
 std::vector<int> CountUses(const IndexedGraph& graph);
 
 struct MemoryPlan {
-  std::vector<EntryPlace> place;         ///< per entry
-  std::vector<size_t> slot_bytes;        ///< per arena slot
-  std::vector<uint32_t> kernel_nodes;    ///< op nodes in execution order
-  std::vector<bool> written_to_output;   ///< per graph output: its producer writes it directly
-  size_t naive_bytes = 0;                ///< bytes if every kernel output had its own buffer
+  std::vector<EntryPlace> place;        ///< per entry
+  std::vector<size_t> slot_bytes;       ///< per arena slot
+  std::vector<uint32_t> kernel_nodes;   ///< op nodes in execution order
+  std::vector<bool> written_to_output;  ///< per graph output: its producer writes it directly
+  size_t naive_bytes = 0;               ///< bytes if every kernel output had its own buffer
 };
 
 /// Places every entry. `entry_bytes[e]` is entry e's size; `data_nodes[i]` is the variable fed

@@ -122,8 +122,8 @@ void Block::SetChild(const std::string& name, std::shared_ptr<Block> child) {
 
 ParameterPtr Block::AddParameter(const std::string& local_name, const Shape& shape,
                                  InitializerPtr init, DType dtype, bool differentiable) {
-  params_.push_back(std::make_shared<Parameter>(this, local_name, shape, dtype, std::move(init),
-                                                differentiable));
+  params_.push_back(
+      std::make_shared<Parameter>(this, local_name, shape, dtype, std::move(init), differentiable));
   return params_.back();
 }
 
@@ -187,8 +187,7 @@ std::vector<Symbol> Block::CallSymbolic(const std::vector<Symbol>& inputs) {
 std::vector<NDArray> Block::Apply(const std::vector<NDArray>& inputs) { return RunForward(inputs); }
 
 std::vector<Symbol> Block::ApplySymbolic(const std::vector<Symbol>&) {
-  HN_THROW(kInvalidArgument) << name()
-                             << " is a plain Block: only HybridBlocks can run on symbols";
+  HN_THROW(kInvalidArgument) << name() << " is a plain Block: only HybridBlocks can run on symbols";
 }
 
 std::vector<NDArray> Block::RunForward(const std::vector<NDArray>& inputs) {
@@ -252,8 +251,8 @@ void Block::SetParameters(const NDArrayList& list, const std::string& source, bo
   for (const auto& kv : params) {
     auto it = loaded.find(kv.first);
     if (it == loaded.end()) {
-      HN_CHECK(allow_missing, kNotFound)
-          << "parameter '" << kv.first << "' is missing in " << source << ", which contains: " << known;
+      HN_CHECK(allow_missing, kNotFound) << "parameter '" << kv.first << "' is missing in "
+                                         << source << ", which contains: " << known;
       continue;
     }
     kv.second->SetData(it->second);
@@ -341,7 +340,8 @@ Symbol HybridBlock::Trace(size_t num_inputs) {
   HN_CHECK(num_inputs >= 1 && num_inputs <= kMaxInputs, kInvalidArgument)
       << name() << ": a forward takes 1 to " << kMaxInputs << " inputs, got " << num_inputs;
   std::vector<NDArray> inputs;
-  for (const auto& n : InputNames(num_inputs)) inputs.push_back(NDArray::FromEntry(Symbol::Var(n).outputs[0]));
+  for (const auto& n : InputNames(num_inputs))
+    inputs.push_back(NDArray::FromEntry(Symbol::Var(n).outputs[0]));
   ::hybridnet::internal::TracingScope tracing;
   std::vector<NDArray> outputs = RunForward(inputs);
   Symbol graph;
@@ -374,7 +374,8 @@ void CompleteShapes(const Symbol& graph, const std::vector<std::string>& data_na
     if (kv.second->shape().IsKnown()) known[kv.first] = kv.second->shape();
   std::vector<std::string> names = graph.ListInputs();
   for (auto it = known.begin(); it != known.end();) {
-    it = std::find(names.begin(), names.end(), it->first) == names.end() ? known.erase(it) : std::next(it);
+    it = std::find(names.begin(), names.end(), it->first) == names.end() ? known.erase(it)
+                                                                         : std::next(it);
   }
   auto r = graph.InferShape(known, /*partial=*/true);
   std::vector<std::string> args = graph.ListArguments(), auxs = graph.ListAuxiliaryStates();
@@ -424,7 +425,8 @@ const Symbol& HybridBlock::CachedGraph() const {
 }
 
 ExecutorStats HybridBlock::CachedStats() const {
-  HN_CHECK(executor_ != nullptr, kInvalidArgument) << "no cached executor: hybridize() and run a forward";
+  HN_CHECK(executor_ != nullptr, kInvalidArgument)
+      << "no cached executor: hybridize() and run a forward";
   return executor_->stats();
 }
 

@@ -118,14 +118,15 @@ PoolingBase::PoolingBase(size_t rank, PoolType type, bool global, const PoolOpti
                   "Pool" + std::to_string(rank) + "D") {
   const std::string layout = o.layout.empty() ? DefaultLayout(rank) : o.layout;
   HN_CHECK(layout.size() == rank + 2, kInvalidArgument)
-      << class_name_ << ": layout '" << layout << "' does not describe " << rank
-      << "-D data (use " << DefaultLayout(rank) << ")";
+      << class_name_ << ": layout '" << layout << "' does not describe " << rank << "-D data (use "
+      << DefaultLayout(rank) << ")";
   // Global pooling: kernel 1, stride 1, pad 0, global_pool True, pooling_convention full.
-  std::vector<int64_t> kernel = global ? std::vector<int64_t>(rank, 1)
-                                       : o.pool_size.Expand(rank, "pool_size");
+  std::vector<int64_t> kernel =
+      global ? std::vector<int64_t>(rank, 1) : o.pool_size.Expand(rank, "pool_size");
   std::vector<int64_t> stride =
       global || o.strides.empty() ? kernel : o.strides.Expand(rank, "strides");
-  std::vector<int64_t> pad = global ? std::vector<int64_t>(rank, 0) : o.padding.Expand(rank, "padding");
+  std::vector<int64_t> pad =
+      global ? std::vector<int64_t>(rank, 0) : o.padding.Expand(rank, "padding");
   AttrDict attrs{{"global_pool", BoolText(global)},
                  {"kernel", Shape(kernel).ToString()},
                  {"layout", layout},
@@ -160,10 +161,10 @@ BatchNorm::BatchNorm(const BatchNormOptions& o, std::optional<std::string> prefi
   const Shape shape({o.in_channels});
   gamma_ = AddParameter("gamma", shape, o.gamma_initializer, DType::kFloat32, o.scale);
   beta_ = AddParameter("beta", shape, o.beta_initializer, DType::kFloat32, o.center);
-  running_mean_ = AddParameter("running_mean", shape, o.running_mean_initializer,
-                               DType::kFloat32, /*differentiable=*/false);
-  running_var_ = AddParameter("running_var", shape, o.running_variance_initializer,
-                              DType::kFloat32, /*differentiable=*/false);
+  running_mean_ = AddParameter("running_mean", shape, o.running_mean_initializer, DType::kFloat32,
+                               /*differentiable=*/false);
+  running_var_ = AddParameter("running_var", shape, o.running_variance_initializer, DType::kFloat32,
+                              /*differentiable=*/false);
   attrs_ = MakeNodeAttrs("BatchNorm", "fwd",
                          {{"axis", std::to_string(o.axis)},
                           {"eps", hybridnet::internal::ValueText(o.epsilon)},
@@ -193,9 +194,9 @@ LeakyReLU::LeakyReLU(const LeakyReLUOptions& o, std::optional<std::string> prefi
     : HybridBlock("leakyrelu", std::move(prefix)), alpha_(o.alpha) {
   HN_CHECK(alpha_ >= 0, kInvalidArgument) << "LeakyReLU: slope coefficient for LeakyReLU must "
                                           << "be no less than 0, got " << alpha_;
-  attrs_ = MakeNodeAttrs(
-      "LeakyReLU", "fwd",
-      {{"act_type", "leaky"}, {"slope", hybridnet::internal::ValueText(alpha_)}});
+  attrs_ =
+      MakeNodeAttrs("LeakyReLU", "fwd",
+                    {{"act_type", "leaky"}, {"slope", hybridnet::internal::ValueText(alpha_)}});
 }
 
 LeakyReLU::LeakyReLU(double alpha, std::optional<std::string> prefix)
@@ -215,10 +216,10 @@ PReLU::PReLU(const PReLUOptions& o, std::optional<std::string> prefix)
   attrs_ = MakeNodeAttrs("LeakyReLU", "fwd", {{"act_type", "prelu"}});
 }
 
-PReLU::PReLU(InitializerPtr alpha_initializer,
-             int64_t in_channels,
+PReLU::PReLU(InitializerPtr alpha_initializer, int64_t in_channels,
              std::optional<std::string> prefix)
-    : PReLU(PReLUOptions().set_alpha_initializer(std::move(alpha_initializer))
+    : PReLU(PReLUOptions()
+                .set_alpha_initializer(std::move(alpha_initializer))
                 .set_in_channels(in_channels),
             std::move(prefix)) {}
 

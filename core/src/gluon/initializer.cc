@@ -13,7 +13,8 @@ namespace gluon {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void FillConstant(NDArray* array, double value) {
@@ -76,10 +77,13 @@ class NormalInit : public NamedRuleInitializer {
 class XavierInit : public NamedRuleInitializer {
  public:
   XavierInit(std::string rnd_type, std::string factor_type, float magnitude)
-      : rnd_type_(std::move(rnd_type)), factor_type_(std::move(factor_type)), magnitude_(magnitude) {
+      : rnd_type_(std::move(rnd_type)),
+        factor_type_(std::move(factor_type)),
+        magnitude_(magnitude) {
     HN_CHECK(rnd_type_ == "uniform" || rnd_type_ == "gaussian", kInvalidArgument)
         << "Xavier: rnd_type must be 'uniform' or 'gaussian', got '" << rnd_type_ << "'";
-    HN_CHECK(factor_type_ == "avg" || factor_type_ == "in" || factor_type_ == "out", kInvalidArgument)
+    HN_CHECK(factor_type_ == "avg" || factor_type_ == "in" || factor_type_ == "out",
+             kInvalidArgument)
         << "Xavier: factor_type must be 'avg', 'in' or 'out', got '" << factor_type_ << "'";
   }
   std::string Dumps() const override {
@@ -96,7 +100,9 @@ class XavierInit : public NamedRuleInitializer {
     for (size_t i = 2; i < s.ndim(); ++i) receptive *= static_cast<double>(s[i]);
     double fan_in = static_cast<double>(s[1]) * receptive;
     double fan_out = static_cast<double>(s[0]) * receptive;
-    double factor = factor_type_ == "avg" ? (fan_in + fan_out) / 2 : factor_type_ == "in" ? fan_in : fan_out;
+    double factor = factor_type_ == "avg"  ? (fan_in + fan_out) / 2
+                    : factor_type_ == "in" ? fan_in
+                                           : fan_out;
     float scale = static_cast<float>(std::sqrt(magnitude_ / factor));
     a->CopyFrom(rnd_type_ == "uniform" ? NDArray::RandomUniform(s, -scale, scale)
                                        : NDArray::RandomNormal(s, 0.f, scale));
@@ -122,7 +128,8 @@ class ConstantInit : public Initializer {
 
 InitializerPtr Uniform(float scale) { return std::make_shared<UniformInit>(scale); }
 InitializerPtr Normal(float sigma) { return std::make_shared<NormalInit>(sigma); }
-InitializerPtr Xavier(const std::string& rnd_type, const std::string& factor_type, float magnitude) {
+InitializerPtr Xavier(const std::string& rnd_type, const std::string& factor_type,
+                      float magnitude) {
   return std::make_shared<XavierInit>(rnd_type, factor_type, magnitude);
 }
 InitializerPtr Zero() { return std::make_shared<ConstantInit>(0.f, "zeros"); }
@@ -142,7 +149,8 @@ InitializerPtr InitializerFromDumps(const std::string& text) {
     spec = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     HN_THROW(kInvalidArgument) << "initializer '" << text << "' is neither a name nor MXNet's "
-                               << "dumps() text such as [\"uniform\", {\"scale\": 0.07}]: " << e.what();
+                               << "dumps() text such as [\"uniform\", {\"scale\": 0.07}]: "
+                               << e.what();
   }
   HN_CHECK(spec.is_array() && spec.size() == 2 && spec[0].is_string() && spec[1].is_object(),
            kInvalidArgument)
@@ -154,14 +162,16 @@ InitializerPtr InitializerFromDumps(const std::string& text) {
     accepted.push_back(key);
     if (!kwargs.contains(key)) return fallback;
     HN_CHECK(kwargs[key].is_number(), kInvalidArgument)
-        << "initializer " << name << ": '" << key << "' must be a number, got " << kwargs[key].dump();
+        << "initializer " << name << ": '" << key << "' must be a number, got "
+        << kwargs[key].dump();
     return kwargs[key].get<float>();
   };
   auto text_arg = [&](const char* key, const char* fallback) {
     accepted.push_back(key);
     if (!kwargs.contains(key)) return std::string(fallback);
     HN_CHECK(kwargs[key].is_string(), kInvalidArgument)
-        << "initializer " << name << ": '" << key << "' must be a string, got " << kwargs[key].dump();
+        << "initializer " << name << ": '" << key << "' must be a string, got "
+        << kwargs[key].dump();
     return kwargs[key].get<std::string>();
   };
   InitializerPtr init;
@@ -185,8 +195,8 @@ InitializerPtr InitializerFromDumps(const std::string& text) {
   }
   for (const auto& kv : kwargs.items()) {
     bool known = std::find(accepted.begin(), accepted.end(), kv.key()) != accepted.end();
-    HN_CHECK(known, kInvalidArgument) << "initializer " << name << ": unknown argument '"
-                                      << kv.key() << "'";
+    HN_CHECK(known, kInvalidArgument)
+        << "initializer " << name << ": unknown argument '" << kv.key() << "'";
   }
   return init;
 }

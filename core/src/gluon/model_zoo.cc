@@ -67,7 +67,8 @@ void Append(SequentialOf<HybridBlock>* seq, std::initializer_list<BlockPtr> bloc
 
 // MXNet's Conv2D(channels, kernel_size, strides, padding): the zoo's usual arguments; chain the
 // others (use_bias, groups, ...) on the result.
-ConvOptions ConvArgs(int64_t channels, IntTuple kernel, IntTuple strides = 1, IntTuple padding = 0) {
+ConvOptions ConvArgs(int64_t channels, IntTuple kernel, IntTuple strides = 1,
+                     IntTuple padding = 0) {
   return ConvOptions()
       .set_channels(channels)
       .set_kernel_size(std::move(kernel))
@@ -91,9 +92,7 @@ std::shared_ptr<Pool> ZooPool(Scope& s, IntTuple size, IntTuple strides, IntTupl
                                 s.Block("pool"));
 }
 
-std::shared_ptr<gluon::BatchNorm> BN(Scope& s,
-                                     double epsilon = 1e-5,
-                                     bool center = true,
+std::shared_ptr<gluon::BatchNorm> BN(Scope& s, double epsilon = 1e-5, bool center = true,
                                      bool scale = true) {
   return std::make_shared<gluon::BatchNorm>(
       BatchNormOptions().set_epsilon(epsilon).set_center(center).set_scale(scale),
@@ -162,11 +161,7 @@ std::shared_ptr<Conv2D> Conv3x3(Scope& s, int64_t channels, int64_t stride, int6
 
 class BasicBlockV1 : public ScopedBlock {
  public:
-  BasicBlockV1(Scope& s,
-               int64_t channels,
-               int64_t stride,
-               bool downsample,
-               int64_t in_channels,
+  BasicBlockV1(Scope& s, int64_t channels, int64_t stride, bool downsample, int64_t in_channels,
                bool bottleneck)
       : ScopedBlock("basicblockv1", bottleneck ? "BottleneckV1" : "BasicBlockV1"),
         bottleneck_(bottleneck) {
@@ -175,14 +170,18 @@ class BasicBlockV1 : public ScopedBlock {
       Append(body.get(), {Conv3x3(s, channels, stride, in_channels), BN(s),
                           gluon::model_zoo::Relu(s), Conv3x3(s, channels, 1, channels), BN(s)});
     } else {
-      Append(body.get(), {Conv(s, ConvArgs(channels / 4, 1, stride)), BN(s), gluon::model_zoo::Relu(s),
-                          Conv3x3(s, channels / 4, 1, channels / 4), BN(s),
-                          gluon::model_zoo::Relu(s), Conv(s, ConvArgs(channels, 1, 1)), BN(s)});
+      Append(body.get(),
+             {Conv(s, ConvArgs(channels / 4, 1, stride)), BN(s), gluon::model_zoo::Relu(s),
+              Conv3x3(s, channels / 4, 1, channels / 4), BN(s), gluon::model_zoo::Relu(s),
+              Conv(s, ConvArgs(channels, 1, 1)), BN(s)});
     }
     body_ = RegisterChild(body, "body");
     if (downsample) {
       auto ds = Seq();
-      Append(ds.get(), {Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)), BN(s)});
+      Append(
+          ds.get(),
+          {Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)),
+           BN(s)});
       downsample_ = RegisterChild(ds, "downsample");
     }
     plus_ = Plus(s);
@@ -205,11 +204,7 @@ class BasicBlockV1 : public ScopedBlock {
 
 class BasicBlockV2 : public ScopedBlock {
  public:
-  BasicBlockV2(Scope& s,
-               int64_t channels,
-               int64_t stride,
-               bool downsample,
-               int64_t in_channels,
+  BasicBlockV2(Scope& s, int64_t channels, int64_t stride, bool downsample, int64_t in_channels,
                bool bottleneck)
       : ScopedBlock("basicblockv2", bottleneck ? "BottleneckV2" : "BasicBlockV2") {
     if (!bottleneck) {
@@ -219,15 +214,17 @@ class BasicBlockV2 : public ScopedBlock {
       conv_.push_back(RegisterChild(Conv3x3(s, channels, 1, channels), "conv2"));
     } else {
       bn_.push_back(RegisterChild(BN(s), "bn1"));
-      conv_.push_back(RegisterChild(Conv(s, ConvArgs(channels / 4, 1).set_use_bias(false)), "conv1"));
+      conv_.push_back(
+          RegisterChild(Conv(s, ConvArgs(channels / 4, 1).set_use_bias(false)), "conv1"));
       bn_.push_back(RegisterChild(BN(s), "bn2"));
       conv_.push_back(RegisterChild(Conv3x3(s, channels / 4, stride, channels / 4), "conv2"));
       bn_.push_back(RegisterChild(BN(s), "bn3"));
       conv_.push_back(RegisterChild(Conv(s, ConvArgs(channels, 1).set_use_bias(false)), "conv3"));
     }
     if (downsample) {
-      downsample_ =
-          RegisterChild(Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)), "downsample");
+      downsample_ = RegisterChild(
+          Conv(s, ConvArgs(channels, 1, stride).set_use_bias(false).set_in_channels(in_channels)),
+          "downsample");
     }
     // Forward order of the named ops: one relu per bn, then the addition.
     for (size_t i = 0; i < bn_.size(); ++i) relus_.push_back(ScopedBlock::Relu(s));
@@ -296,8 +293,9 @@ SeqPtr ResNetStage(int version, const ResNetSpec& spec, size_t i, int64_t in_cha
 
 BlockPtr DenseLayer(Scope& s, int64_t growth_rate, int64_t bn_size) {
   auto new_features = Seq();
-  Append(new_features.get(), {BN(s), Relu(s), Conv(s, ConvArgs(bn_size * growth_rate, 1).set_use_bias(false)), BN(s),
-                              Relu(s), Conv(s, ConvArgs(growth_rate, 3, 1, 1).set_use_bias(false))});
+  Append(new_features.get(),
+         {BN(s), Relu(s), Conv(s, ConvArgs(bn_size * growth_rate, 1).set_use_bias(false)), BN(s),
+          Relu(s), Conv(s, ConvArgs(growth_rate, 3, 1, 1).set_use_bias(false))});
   auto out = std::make_shared<ZooConcurrent>("", s.Op("concat"));
   Append(out.get(), {std::make_shared<Identity>(s.Block("identity")), new_features});
   return out;
@@ -338,16 +336,15 @@ struct ConvSetting {
 SeqPtr BasicConv(Scope& s, const ConvSetting& c) {
   auto out = Seq();
   Append(out.get(),
-         {Conv(s, ConvArgs(c.channels, c.kernel, c.strides, c.padding).set_use_bias(false)), BN(s, 0.001), Relu(s)});
+         {Conv(s, ConvArgs(c.channels, c.kernel, c.strides, c.padding).set_use_bias(false)),
+          BN(s, 0.001), Relu(s)});
   return out;
 }
 
 SeqPtr Branch(Scope& s, const std::string& pool, const std::vector<ConvSetting>& convs) {
   auto out = Seq();
-  if (pool == "avg")
-    Append(out.get(), {ZooPool<AvgPool2D>(s, 3, 1, 1)});
-  if (pool == "max")
-    Append(out.get(), {ZooPool<MaxPool2D>(s, 3, 2)});
+  if (pool == "avg") Append(out.get(), {ZooPool<AvgPool2D>(s, 3, 1, 1)});
+  if (pool == "max") Append(out.get(), {ZooPool<MaxPool2D>(s, 3, 2)});
   for (const auto& c : convs) Append(out.get(), {BasicConv(s, c)});
   return out;
 }
@@ -399,16 +396,13 @@ class Relu6 : public HybridBlock {
   NodeAttrs attrs_;
 };
 
-void AddConv(Scope& s,
-             HybridSequential* out,
-             int64_t channels,
-             int64_t kernel = 1,
-             int64_t stride = 1,
-             int64_t pad = 0,
-             int64_t num_group = 1,
-             bool active = true,
+void AddConv(Scope& s, HybridSequential* out, int64_t channels, int64_t kernel = 1,
+             int64_t stride = 1, int64_t pad = 0, int64_t num_group = 1, bool active = true,
              bool relu6 = false) {
-  Append(out, {Conv(s, ConvArgs(channels, kernel, stride, pad).set_use_bias(false).set_groups(num_group)), BN(s)});
+  Append(
+      out,
+      {Conv(s, ConvArgs(channels, kernel, stride, pad).set_use_bias(false).set_groups(num_group)),
+       BN(s)});
   if (!active) return;
   if (relu6) {
     Append(out, {std::make_shared<Relu6>(s.Block("relu6"))});
@@ -419,8 +413,8 @@ void AddConv(Scope& s,
 
 class LinearBottleneck : public HybridBlock {
  public:
-  LinearBottleneck(
-      int64_t in_channels, int64_t channels, int64_t t, int64_t stride, std::string prefix)
+  LinearBottleneck(int64_t in_channels, int64_t channels, int64_t t, int64_t stride,
+                   std::string prefix)
       : HybridBlock("linearbottleneck", std::move(prefix)),
         use_shortcut_(stride == 1 && in_channels == channels) {
     Scope s;
@@ -471,14 +465,11 @@ std::shared_ptr<HybridBlock> AlexNet(int64_t classes) {
   Scope s;
   auto features = Seq();
   Append(features.get(),
-         {Conv(s, ConvArgs(64, 11, 4, 2).set_activation("relu")),
-          ZooPool<MaxPool2D>(s, 3, 2),
-          Conv(s, ConvArgs(192, 5, 1, 2).set_activation("relu")),
-          ZooPool<MaxPool2D>(s, 3, 2),
+         {Conv(s, ConvArgs(64, 11, 4, 2).set_activation("relu")), ZooPool<MaxPool2D>(s, 3, 2),
+          Conv(s, ConvArgs(192, 5, 1, 2).set_activation("relu")), ZooPool<MaxPool2D>(s, 3, 2),
           Conv(s, ConvArgs(384, 3, 1, 1).set_activation("relu")),
           Conv(s, ConvArgs(256, 3, 1, 1).set_activation("relu")),
-          Conv(s, ConvArgs(256, 3, 1, 1).set_activation("relu")),
-          ZooPool<MaxPool2D>(s, 3, 2),
+          Conv(s, ConvArgs(256, 3, 1, 1).set_activation("relu")), ZooPool<MaxPool2D>(s, 3, 2),
           std::make_shared<Flatten>(s.Block("flatten")),
           std::make_shared<Dense>(4096, "relu", s.Block("dense")),
           std::make_shared<Dropout>(0.5f, s.Block("dropout")),
@@ -516,18 +507,19 @@ std::shared_ptr<HybridBlock> VGG(int num_layers, bool batch_norm, int64_t classe
   auto features = Seq();
   for (size_t i = 0; i < layers.size(); ++i) {
     for (int k = 0; k < layers[i]; ++k) {
-      Append(features.get(), {Conv(s, ConvArgs(filters[i], 3, 1, 1).set_weight_initializer(conv_init))});
+      Append(features.get(),
+             {Conv(s, ConvArgs(filters[i], 3, 1, 1).set_weight_initializer(conv_init))});
       if (batch_norm) Append(features.get(), {BN(s)});
       Append(features.get(), {Relu(s)});
     }
     Append(features.get(), {ZooPool<MaxPool2D>(s, 2, 2)});
   }
   for (int k = 0; k < 2; ++k) {
-    Append(features.get(), {ZooDense(s, DenseOptions()
-                                               .set_units(4096)
-                                               .set_activation("relu")
-                                               .set_weight_initializer(dense_init)),
-                            std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
+    Append(
+        features.get(),
+        {ZooDense(s, DenseOptions().set_units(4096).set_activation("relu").set_weight_initializer(
+                         dense_init)),
+         std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   }
   net->SetParts(features,
                 ZooDense(s, DenseOptions().set_units(classes).set_weight_initializer(dense_init)));
@@ -546,8 +538,8 @@ std::shared_ptr<HybridBlock> ResNet(int version, int num_layers, int64_t classes
   if (thumbnail) {
     Append(features.get(), {Conv3x3(s, spec.channels[0], 1, 0)});
   } else {
-    Append(features.get(), {Conv(s, ConvArgs(spec.channels[0], 7, 2, 3).set_use_bias(false)), BN(s), Relu(s),
-                            ZooPool<MaxPool2D>(s, 3, 2, 1)});
+    Append(features.get(), {Conv(s, ConvArgs(spec.channels[0], 7, 2, 3).set_use_bias(false)), BN(s),
+                            Relu(s), ZooPool<MaxPool2D>(s, 3, 2, 1)});
   }
   int64_t in_channels = spec.channels[0];
   for (size_t i = 0; i < spec.layers.size(); ++i) {
@@ -589,8 +581,8 @@ std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes) {
   auto net = std::make_shared<ZooNet>("densenet", "DenseNet");
   Scope s;
   auto features = Seq();
-  Append(features.get(), {Conv(s, ConvArgs(num_init_features, 7, 2, 3).set_use_bias(false)), BN(s), Relu(s),
-                          ZooPool<MaxPool2D>(s, 3, 2, 1)});
+  Append(features.get(), {Conv(s, ConvArgs(num_init_features, 7, 2, 3).set_use_bias(false)), BN(s),
+                          Relu(s), ZooPool<MaxPool2D>(s, 3, 2, 1)});
   int64_t num_features = num_init_features;
   for (size_t i = 0; i < block_config.size(); ++i) {
     auto stage = Seq("stage" + std::to_string(i + 1) + "_");
@@ -608,10 +600,8 @@ std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes) {
       num_features /= 2;
     }
   }
-  Append(features.get(),
-         {BN(s), Relu(s),
-          ZooPool<AvgPool2D>(s, 7, IntTuple()),
-          std::make_shared<Flatten>(s.Block("flatten"))});
+  Append(features.get(), {BN(s), Relu(s), ZooPool<AvgPool2D>(s, 7, IntTuple()),
+                          std::make_shared<Flatten>(s.Block("flatten"))});
   net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
@@ -650,8 +640,7 @@ std::shared_ptr<HybridBlock> SqueezeNet(const std::string& version, int64_t clas
   Append(features.get(), {std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   auto output = Seq();
   Append(output.get(),
-         {Conv(s, ConvArgs(classes, 1)), Relu(s),
-          ZooPool<AvgPool2D>(s, 13, IntTuple()),
+         {Conv(s, ConvArgs(classes, 1)), Relu(s), ZooPool<AvgPool2D>(s, 13, IntTuple()),
           std::make_shared<Flatten>(s.Block("flatten"))});
   net->SetParts(features, output);
   return net;
@@ -663,8 +652,7 @@ std::shared_ptr<HybridBlock> Inception3(int64_t classes) {
   auto features = Seq();
   Append(features.get(),
          {BasicConv(s, {32, 3, 2}), BasicConv(s, {32, 3}), BasicConv(s, {64, 3, 1, 1}),
-          ZooPool<MaxPool2D>(s, 3, 2),
-          BasicConv(s, {80, 1}), BasicConv(s, {192, 3}),
+          ZooPool<MaxPool2D>(s, 3, 2), BasicConv(s, {80, 1}), BasicConv(s, {192, 3}),
           ZooPool<MaxPool2D>(s, 3, 2)});
   for (auto [prefix, pool_features] :
        std::vector<std::pair<std::string, int64_t>>{{"A1_", 32}, {"A2_", 64}, {"A3_", 64}}) {
@@ -693,9 +681,8 @@ std::shared_ptr<HybridBlock> Inception3(int64_t classes) {
                  {"", {{192, 1}, {192, {1, 7}, 1, {0, 3}}, {192, {7, 1}, 1, {3, 0}}, {192, 3, 2}}},
                  {"max", {}}})});
   Append(features.get(), {InceptionE("E1_"), InceptionE("E2_")});
-  Append(features.get(),
-         {ZooPool<AvgPool2D>(s, 8, IntTuple()),
-          std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
+  Append(features.get(), {ZooPool<AvgPool2D>(s, 8, IntTuple()),
+                          std::make_shared<Dropout>(0.5f, s.Block("dropout"))});
   net->SetParts(features, std::make_shared<Dense>(classes, "", s.Block("dense")));
   return net;
 }
@@ -774,7 +761,8 @@ const std::vector<ZooEntry>& Zoo() {
     }
     for (bool bn : {false, true}) {
       for (int n : {11, 13, 16, 19}) {
-        add("vgg" + std::to_string(n) + (bn ? "_bn" : ""), [n, bn](int64_t c) { return VGG(n, bn, c); });
+        add("vgg" + std::to_string(n) + (bn ? "_bn" : ""),
+            [n, bn](int64_t c) { return VGG(n, bn, c); });
       }
     }
     add("alexnet", AlexNet);
@@ -782,11 +770,12 @@ const std::vector<ZooEntry>& Zoo() {
       add("densenet" + std::to_string(n), [n](int64_t c) { return DenseNet(n, c); });
     }
     for (const char* version : {"1.0", "1.1"}) {
-      add(std::string("squeezenet") + version, [version](int64_t c) { return SqueezeNet(version, c); });
+      add(std::string("squeezenet") + version,
+          [version](int64_t c) { return SqueezeNet(version, c); });
     }
     add("inceptionv3", Inception3);
-    const std::pair<const char*, double> multipliers[] = {{"1.0", 1.0}, {"0.75", 0.75}, {"0.5", 0.5},
-                                                         {"0.25", 0.25}};
+    const std::pair<const char*, double> multipliers[] = {
+        {"1.0", 1.0}, {"0.75", 0.75}, {"0.5", 0.5}, {"0.25", 0.25}};
     for (const auto& [text, m] : multipliers) {
       add(std::string("mobilenet") + text, [m = m](int64_t c) { return MobileNet(m, c); });
     }
@@ -806,8 +795,7 @@ std::vector<std::string> ModelNames() {
   return names;
 }
 
-std::shared_ptr<HybridBlock> GetModel(const std::string& model_name,
-                                      int64_t classes,
+std::shared_ptr<HybridBlock> GetModel(const std::string& model_name, int64_t classes,
                                       bool thumbnail) {
   const std::string name = Lower(model_name);
   HN_CHECK(classes >= 1, kInvalidArgument) << "get_model: classes must be >= 1, got " << classes;

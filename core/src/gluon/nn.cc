@@ -41,7 +41,8 @@ NDArray Dense::Forward(const NDArray& x) {
 std::string Dense::Describe() {
   int64_t in = weight_->shape()[1];
   return "Dense(" + (in > 0 ? std::to_string(in) : std::string("None")) + " -> " +
-         std::to_string(units_) + ", " + (activation_.empty() ? "linear" : "Activation(" + activation_ + ")") + ")";
+         std::to_string(units_) + ", " +
+         (activation_.empty() ? "linear" : "Activation(" + activation_ + ")") + ")";
 }
 
 std::string Dense::ToString() { return Describe(); }
@@ -63,7 +64,8 @@ Dropout::Dropout(const DropoutOptions& o, std::optional<std::string> prefix)
   HN_CHECK(rate_ >= 0.f && rate_ <= 1.f, kInvalidArgument)
       << "Dropout: rate must be in [0, 1], got " << rate_;
   attrs_ = rate_ > 0.f ? MakeNodeAttrs("Dropout", "fwd",
-                                       {{"axes", "()"}, {"cudnn_off", "False"},
+                                       {{"axes", "()"},
+                                        {"cudnn_off", "False"},
                                         {"p", hybridnet::internal::ValueText(rate_)}})
                        : MakeNodeAttrs("_copy", "", {});
 }
@@ -89,7 +91,8 @@ Lambda::Lambda(std::function<NDArray(const NDArray&)> fn, std::optional<std::str
 
 NDArray Lambda::Forward(const NDArray& x) { return fn_(x); }
 
-HybridLambda::HybridLambda(std::function<NDArray(const NDArray&)> fn, std::optional<std::string> prefix)
+HybridLambda::HybridLambda(std::function<NDArray(const NDArray&)> fn,
+                           std::optional<std::string> prefix)
     : HybridBlock("hybridlambda", std::move(prefix)), fn_(std::move(fn)) {
   HN_CHECK(fn_ != nullptr, kInvalidArgument) << "HybridLambda: no function given";
 }

@@ -45,8 +45,10 @@ void Parameter::SetShape(const Shape& shape) {
 const NDArray& Parameter::data() const {
   if (!data_.is_none()) return data_;
   if (deferred_init_) {
-    HN_THROW(kInvalidArgument) << "parameter '" << name() << "' has not been initialized yet because "
-                               << "its shape " << shape_ << " is only known after the first forward";
+    HN_THROW(kInvalidArgument) << "parameter '" << name()
+                               << "' has not been initialized yet because "
+                               << "its shape " << shape_
+                               << " is only known after the first forward";
   }
   HN_THROW(kInvalidArgument) << "parameter '" << name()
                              << "' has not been initialized: call initialize() first";

@@ -26,7 +26,8 @@ SymbolBlock::SymbolBlock(const Symbol& outputs, const std::vector<std::string>& 
                    : std::find(args.begin(), args.end(), var) - args.begin();
     Shape shape = aux ? shapes.aux_shapes[i] : shapes.arg_shapes[i];
     // Imported parameters keep the graph's variable names, whatever the block's prefix.
-    params_.push_back(std::make_shared<Parameter>(nullptr, var, shape, DType::kFloat32, nullptr, !aux));
+    params_.push_back(
+        std::make_shared<Parameter>(nullptr, var, shape, DType::kFloat32, nullptr, !aux));
   }
 }
 
@@ -52,7 +53,8 @@ Symbol SymbolBlock::Trace(size_t num_inputs) {
 
 std::vector<NDArray> SymbolBlock::ForwardMany(const std::vector<NDArray>& inputs) {
   InputNames(inputs.size());
-  bool tracing = std::any_of(inputs.begin(), inputs.end(), [](const NDArray& x) { return x.is_symbolic(); });
+  bool tracing =
+      std::any_of(inputs.begin(), inputs.end(), [](const NDArray& x) { return x.is_symbolic(); });
   // Inside another block's trace the graph is re-recorded with its own node and variable names.
   ::hybridnet::internal::NameScope keep_names("");
   IndexedGraph g(symbol_.outputs);

@@ -76,8 +76,8 @@ Symbol Symbol::Create(const NodeAttrs& attrs, const std::vector<Symbol>& inputs)
   for (size_t i = 0; i < input_names.size(); ++i) {
     if (i < inputs.size()) {
       HN_CHECK(inputs[i].outputs.size() == 1, kInvalidArgument)
-          << DescribeNode(attrs) << ": input " << i << " ('" << input_names[i] << "') is a group of "
-          << inputs[i].outputs.size() << " outputs; pass a single output";
+          << DescribeNode(attrs) << ": input " << i << " ('" << input_names[i]
+          << "') is a group of " << inputs[i].outputs.size() << " outputs; pass a single output";
       node->inputs.push_back(inputs[i].outputs[0]);
     } else {
       // MXNet copies the op's attributes onto the variables it creates for missing inputs.
@@ -173,14 +173,13 @@ void CollectResults(const std::vector<NodeEntry>& outputs, const std::map<std::s
     }
   }
   for (const auto& kv : known) {
-    HN_CHECK(used.count(kv.first), kNotFound)
-        << "'" << kv.first << "' is not an input of the symbol (inputs: "
-        << [&] {
-             std::string s;
-             for (uint32_t nid : g.input_nodes()) s += (s.empty() ? "" : ", ") + g[nid].node->name();
-             return s;
-           }()
-        << ")";
+    HN_CHECK(used.count(kv.first), kNotFound) << "'" << kv.first
+                                              << "' is not an input of the symbol (inputs: " <<
+        [&] {
+          std::string s;
+          for (uint32_t nid : g.input_nodes()) s += (s.empty() ? "" : ", ") + g[nid].node->name();
+          return s;
+        }() << ")";
   }
   *complete = infer(g, &values);
   for (uint32_t nid : g.input_nodes())
@@ -193,8 +192,8 @@ void CollectResults(const std::vector<NodeEntry>& outputs, const std::map<std::s
 Symbol::ShapeResult Symbol::InferShape(const std::map<std::string, Shape>& known,
                                        bool partial) const {
   ShapeResult r;
-  CollectResults(outputs, known, internal::InferShapes, &r.arg_shapes, &r.out_shapes,
-                 &r.aux_shapes, &r.complete);
+  CollectResults(outputs, known, internal::InferShapes, &r.arg_shapes, &r.out_shapes, &r.aux_shapes,
+                 &r.complete);
   if (!partial && !r.complete) {
     auto args = ListArguments();
     std::string unknown;
@@ -246,7 +245,8 @@ Symbol Symbol::Copy() const {
     copies[old] = node;
   }
   Symbol s;
-  for (const auto& e : outputs) s.outputs.push_back(NodeEntry{copies.at(e.node.get()), e.index, e.version});
+  for (const auto& e : outputs)
+    s.outputs.push_back(NodeEntry{copies.at(e.node.get()), e.index, e.version});
   return s;
 }
 
@@ -281,7 +281,8 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
       if (top.next < num_children) {
         const auto& c = child(n, top.next++);
         int& st = state[c.get()];
-        HN_CHECK(st != 1, kFormatError) << "the graph has a cycle through node '" << c->name() << "'";
+        HN_CHECK(st != 1, kFormatError)
+            << "the graph has a cycle through node '" << c->name() << "'";
         if (st == 0) {
           st = 1;
           stack.push_back(Frame{c});
@@ -292,7 +293,8 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
       info.node = n;
       info.owner = top.node;
       uint32_t id = static_cast<uint32_t>(nodes_.size());
-      for (const auto& e : n->inputs) info.inputs.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
+      for (const auto& e : n->inputs)
+        info.inputs.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
       for (const auto& d : n->control_deps) info.control_deps.push_back(node_ids_.at(d.get()));
       node_ids_[n] = id;
       if (n->IsVariable()) input_nodes_.push_back(id);

@@ -109,7 +109,8 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
 
   std::vector<TBlob> in_blobs(inputs.size()), out_blobs(out_shapes.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    in_blobs[i] = TBlob{const_cast<void*>(inputs[i].raw_data()), inputs[i].shape(), inputs[i].dtype()};
+    in_blobs[i] =
+        TBlob{const_cast<void*>(inputs[i].raw_data()), inputs[i].shape(), inputs[i].dtype()};
   }
   std::vector<NDArray> outputs;
   outputs.reserve(out_shapes.size());

@@ -31,7 +31,8 @@ std::string ScalarText(float s) { return internal::ValueText(s); }
 
 }  // namespace
 
-NDArray Call(const std::string& op_name, const std::vector<NDArray>& inputs, const AttrDict& attrs) {
+NDArray Call(const std::string& op_name, const std::vector<NDArray>& inputs,
+             const AttrDict& attrs) {
   return Apply(op_name, inputs, attrs);
 }
 
@@ -62,7 +63,8 @@ NDArray Reshape(const NDArray& x, const std::vector<int64_t>& shape) {
   return Apply("Reshape", {x}, {{"shape", Shape(shape).ToString()}});
 }
 NDArray Concat(const std::vector<NDArray>& xs, int dim) {
-  return Apply("Concat", xs, {{"dim", std::to_string(dim)}, {"num_args", std::to_string(xs.size())}});
+  return Apply("Concat", xs,
+               {{"dim", std::to_string(dim)}, {"num_args", std::to_string(xs.size())}});
 }
 NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose_b) {
   return Apply("dot", {a, b},

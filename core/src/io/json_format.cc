@@ -8,11 +8,10 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hybridnet/io/json.h"
 #include "hybridnet/limits.h"
@@ -127,8 +126,7 @@ class Reader {
   uint32_t ReadUInt(const Json& v, const std::string& where) const;
   JSONEntry ReadEntry(const Json& v, const std::string& where, bool* legacy) const;
   AttrDict ReadStringMap(const Json& v, const std::string& where) const;
-  JSONNode ReadNode(const Json& v, size_t index, const std::string& path, int depth,
-                    bool* legacy);
+  JSONNode ReadNode(const Json& v, size_t index, const std::string& path, int depth, bool* legacy);
   void ReadGraphAttrs(const Json& v, JSONGraph* g) const;
 
   std::string source_;
@@ -169,9 +167,9 @@ AttrDict Reader::ReadStringMap(const Json& v, const std::string& where) const {
   AttrDict dict;
   for (const auto& kv : v.items()) {
     if (!kv.value().is_string()) {
-      Fail(where + "." + kv.key(), std::string("attribute values must be strings, found ") +
-                                       (kv.value().is_primitive() ? kv.value().dump()
-                                                                  : TypeName(kv.value())));
+      Fail(where + "." + kv.key(),
+           std::string("attribute values must be strings, found ") +
+               (kv.value().is_primitive() ? kv.value().dump() : TypeName(kv.value())));
     }
     dict[kv.key()] = kv.value().get<std::string>();
   }
@@ -202,8 +200,8 @@ JSONNode Reader::ReadNode(const Json& v, size_t index, const std::string& path, 
     } else if (key == "inputs") {
       if (!value.is_array()) Fail(where, "\"inputs\" must be an array of entries");
       for (size_t i = 0; i < value.size(); ++i) {
-        node.inputs.push_back(ReadEntry(value[i], where + ": inputs[" + std::to_string(i) + "]",
-                                        legacy));
+        node.inputs.push_back(
+            ReadEntry(value[i], where + ": inputs[" + std::to_string(i) + "]", legacy));
       }
       has_inputs = true;
     } else if (key == "attrs" || key == "attr") {
@@ -222,8 +220,7 @@ JSONNode Reader::ReadNode(const Json& v, size_t index, const std::string& path, 
     } else if (key == "subgraphs") {
       if (!value.is_array()) Fail(where, "\"subgraphs\" must be an array of graphs");
       if (depth + 1 > kMaxSubgraphDepth) {
-        Fail(where, "subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) +
-                        " levels");
+        Fail(where, "subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
       }
       for (size_t i = 0; i < value.size(); ++i) {
         node.subgraphs.push_back(
@@ -372,7 +369,8 @@ void CollectUnsupported(const JSONGraph& g, UnsupportedOps* found) {
     if (n.op_name != "null" && registry.Find(n.op_name) == nullptr) {
       std::string node = n.name;
       auto op_type = n.dict.find("op_type");
-      if (n.op_name == "Custom" && op_type != n.dict.end()) node += " (op_type " + op_type->second + ")";
+      if (n.op_name == "Custom" && op_type != n.dict.end())
+        node += " (op_type " + op_type->second + ")";
       (*found)[n.op_name].push_back(node);
     }
     for (const JSONGraph& sub : n.subgraphs) CollectUnsupported(sub, found);
@@ -387,11 +385,12 @@ void CheckSupported(const JSONGraph& g) {
   if (found.empty()) return;
   constexpr size_t kNodesShown = 5;
   Error err(StatusCode::kNotFound);
-  err << g.source << ": " << found.size()
-      << (found.size() == 1 ? " operator is" : " operators are") << " not supported by hybridnet: ";
+  err << g.source << ": " << found.size() << (found.size() == 1 ? " operator is" : " operators are")
+      << " not supported by hybridnet: ";
   bool first = true;
   for (const auto& kv : found) {
-    err << (first ? "" : "; ") << "'" << kv.first << "' (" << (kv.second.size() == 1 ? "node " : "nodes ");
+    err << (first ? "" : "; ") << "'" << kv.first << "' ("
+        << (kv.second.size() == 1 ? "node " : "nodes ");
     for (size_t i = 0; i < kv.second.size() && i < kNodesShown; ++i)
       err << (i ? ", " : "") << "'" << kv.second[i] << "'";
     if (kv.second.size() > kNodesShown) err << " and " << kv.second.size() - kNodesShown << " more";
@@ -421,8 +420,8 @@ void ResolveOps(JSONGraph* g) {
     }
     n.op = registry.Find(n.op_name);  // CheckSupported ran first
     HN_CHECK(!n.op->internal, kFormatError)
-        << g->source << ": " << internal::DescribeJSONNode(*g, nid) << ": operator '"
-        << n.op_name << "' is internal to hybridnet and cannot appear in a symbol file";
+        << g->source << ": " << internal::DescribeJSONNode(*g, nid) << ": operator '" << n.op_name
+        << "' is internal to hybridnet and cannot appear in a symbol file";
   }
 }
 
@@ -433,35 +432,37 @@ void SortTopologically(JSONGraph* g) {
   std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 done
   std::vector<std::pair<uint32_t, size_t>> stack;
   g->topo_order.clear();
-  auto visit = [&](uint32_t root) {
-    if (state[root] != 0) return;
-    state[root] = 1;
-    stack.emplace_back(root, 0);
-    while (!stack.empty()) {
-      uint32_t nid = stack.back().first;
-      size_t next = stack.back().second;
-      const JSONNode& node = g->nodes[nid];
-      if (next < node.inputs.size() + node.control_deps.size()) {
-        ++stack.back().second;
-        uint32_t child = next < node.inputs.size() ? node.inputs[next].node_id
-                                                   : node.control_deps[next - node.inputs.size()];
-        if (state[child] == 1) {
-          HN_THROW(kFormatError)
-              << g->source << ": " << internal::DescribeJSONNode(*g, nid) << " depends on "
-              << internal::DescribeJSONNode(*g, child)
-              << ", which depends on it in turn: the graph has a cycle (nodes must form a DAG)";
+  auto visit =
+      [&](uint32_t root) {
+        if (state[root] != 0) return;
+        state[root] = 1;
+        stack.emplace_back(root, 0);
+        while (!stack.empty()) {
+          uint32_t nid = stack.back().first;
+          size_t next = stack.back().second;
+          const JSONNode& node = g->nodes[nid];
+          if (next < node.inputs.size() + node.control_deps.size()) {
+            ++stack.back().second;
+            uint32_t child = next < node.inputs.size()
+                                 ? node.inputs[next].node_id
+                                 : node.control_deps[next - node.inputs.size()];
+            if (state[child] == 1) {
+              HN_THROW(kFormatError)
+                  << g->source << ": " << internal::DescribeJSONNode(*g, nid) << " depends on "
+                  << internal::DescribeJSONNode(*g, child)
+                  << ", which depends on it in turn: the graph has a cycle (nodes must form a DAG)";
+            }
+            if (state[child] == 0) {
+              state[child] = 1;
+              stack.emplace_back(child, 0);
+            }
+            continue;
+          }
+          state[nid] = 2;
+          g->topo_order.push_back(nid);
+          stack.pop_back();
         }
-        if (state[child] == 0) {
-          state[child] = 1;
-          stack.emplace_back(child, 0);
-        }
-        continue;
-      }
-      state[nid] = 2;
-      g->topo_order.push_back(nid);
-      stack.pop_back();
-    }
-  };
+      };
   for (const JSONEntry& e : g->heads) visit(e.node_id);
   for (uint32_t nid = 0; nid < n; ++nid) visit(nid);
 }

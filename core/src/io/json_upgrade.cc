@@ -8,6 +8,8 @@
 //   < 0.9.5  FixArgmaxAxis      argmax/argmin axis "-1" meant "no axis"
 //
 // followed by the checks every file gets: input counts and output indices fit the ops.
+#include "io/json_upgrade.h"
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -16,7 +18,6 @@
 
 #include "hybridnet/base.h"
 #include "hybridnet/limits.h"
-#include "io/json_upgrade.h"
 
 namespace hybridnet {
 namespace internal {

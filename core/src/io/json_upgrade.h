@@ -24,8 +24,8 @@ struct JSONNode {
   std::string op_name;     ///< as written in the file; "null" for variables
   const Op* op = nullptr;  ///< resolved (canonical) op; nullptr for variables
   std::string name;
-  AttrDict dict;           ///< "attrs"/"attr" merged with the legacy "param"
-  NodeAttrs attrs;         ///< op nodes: parsed by UpgradeJSONGraph
+  AttrDict dict;    ///< "attrs"/"attr" merged with the legacy "param"
+  NodeAttrs attrs;  ///< op nodes: parsed by UpgradeJSONGraph
   std::vector<JSONEntry> inputs;
   std::vector<uint32_t> control_deps;
   std::vector<JSONGraph> subgraphs;  ///< a control-flow op's graphs, as read
@@ -34,8 +34,8 @@ struct JSONNode {
 };
 
 struct JSONGraph {
-  std::string source;      ///< file name for messages (plus the path to a subgraph)
-  int mxnet_version = 800; ///< from attrs.mxnet_version; 800 (MXNet 0.8) when absent
+  std::string source;       ///< file name for messages (plus the path to a subgraph)
+  int mxnet_version = 800;  ///< from attrs.mxnet_version; 800 (MXNet 0.8) when absent
   bool legacy_keys = false;
   std::vector<JSONNode> nodes;
   std::vector<uint32_t> arg_nodes;

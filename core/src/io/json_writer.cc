@@ -60,12 +60,24 @@ void JSONLayoutWriter::AppendQuoted(const std::string& value, std::string* out) 
   out->push_back('"');
   for (char c : value) {
     switch (c) {
-      case '\r': out->append("\\r"); break;
-      case '\n': out->append("\\n"); break;
-      case '\\': out->append("\\\\"); break;
-      case '\t': out->append("\\t"); break;
-      case '"': out->append("\\\""); break;
-      default: out->push_back(c); break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      default:
+        out->push_back(c);
+        break;
     }
   }
   out->push_back('"');

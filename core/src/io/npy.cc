@@ -127,8 +127,9 @@ class HeaderParser {
       v.flag = text_[pos_] == 'T';
       pos_ += v.flag ? 4 : 5;
     } else if (Peek('[')) {
-      HN_THROW(kUnsupported) << source_ << ": .npy files of structured dtypes (a list descr) "
-                                           "are not supported";
+      HN_THROW(kUnsupported) << source_
+                             << ": .npy files of structured dtypes (a list descr) "
+                                "are not supported";
     } else if (Peek('(')) {
       v.kind = HeaderValue::kTuple;
       ++pos_;
@@ -229,8 +230,9 @@ NDArray ParseNpy(const std::string& bytes, const std::string& source_name) {
   HN_CHECK(shape_value.kind == HeaderValue::kTuple, kFormatError)
       << src << ": .npy shape must be a tuple of integers";
   HN_CHECK(!fortran_order.flag, kUnsupported)
-      << src << ": Fortran-ordered .npy data is not supported; save a C-ordered array "
-                "(numpy.ascontiguousarray)";
+      << src
+      << ": Fortran-ordered .npy data is not supported; save a C-ordered array "
+         "(numpy.ascontiguousarray)";
   DType dtype = ParseDescr(descr.text, src);
 
   Shape shape(shape_value.tuple);
@@ -252,8 +254,8 @@ NDArray ParseNpy(const std::string& bytes, const std::string& source_name) {
       << src << ": .npy shape " << shape << " has too many elements";
   uint64_t count = empty ? 0 : product;
   HN_CHECK(count <= present / DTypeSize(dtype), kFormatError)
-      << src << ": truncated .npy data: shape " << shape << " of " << DTypeName(dtype)
-      << " needs " << count * DTypeSize(dtype) << " bytes, " << present << " present";
+      << src << ": truncated .npy data: shape " << shape << " of " << DTypeName(dtype) << " needs "
+      << count * DTypeSize(dtype) << " bytes, " << present << " present";
   NDArray array = NDArray::FromBuffer(shape, dtype, bytes.data() + data_start);
   if (dtype == DType::kBool) {
     // Any nonzero byte is True; normalise so every element is a valid C++ bool.

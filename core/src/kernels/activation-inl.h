@@ -53,11 +53,21 @@ inline void MapFloat(F f, const float* in, float* out, int64_t n) {
 /// out[i] = act(in[i]) for i < n; `in` may equal `out`.
 inline void ApplyActivation(ActType act, const float* in, float* out, int64_t n) {
   switch (act) {
-    case ActType::kRelu: MapFloat(ReluOf, in, out, n); break;
-    case ActType::kSigmoid: MapFloat(SigmoidOf, in, out, n); break;
-    case ActType::kTanh: MapFloat(TanhOf, in, out, n); break;
-    case ActType::kSoftrelu: MapFloat(SoftreluOf, in, out, n); break;
-    case ActType::kSoftsign: MapFloat(SoftsignOf, in, out, n); break;
+    case ActType::kRelu:
+      MapFloat(ReluOf, in, out, n);
+      break;
+    case ActType::kSigmoid:
+      MapFloat(SigmoidOf, in, out, n);
+      break;
+    case ActType::kTanh:
+      MapFloat(TanhOf, in, out, n);
+      break;
+    case ActType::kSoftrelu:
+      MapFloat(SoftreluOf, in, out, n);
+      break;
+    case ActType::kSoftsign:
+      MapFloat(SoftsignOf, in, out, n);
+      break;
   }
 }
 

@@ -31,8 +31,8 @@ HN_AVX512 void BatchNormScaleShiftAvx512(const float* gamma, const float* beta, 
         _mm512_cvtpd_ps(_mm512_div_pd(one, _mm512_cvtps_pd(_mm512_castps512_ps256(s))));
     const __m256 hi = _mm512_cvtpd_ps(_mm512_div_pd(
         one, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)))));
-    const __m512 invstd = _mm512_castpd_ps(_mm512_insertf64x4(
-        _mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+    const __m512 invstd = _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
     const __m512 g = fix_gamma ? _mm512_set1_ps(1.f) : _mm512_maskz_loadu_ps(lanes, gamma + c);
     const __m512 sc = _mm512_mul_ps(g, invstd);
     _mm512_mask_storeu_ps(scale + c, lanes, sc);
@@ -42,9 +42,8 @@ HN_AVX512 void BatchNormScaleShiftAvx512(const float* gamma, const float* beta, 
   }
 }
 
-void BatchNormScaleShift(const float* gamma, const float* beta, const float* mean,
-                         const float* var, double eps, bool fix_gamma, int64_t channels,
-                         float* scale, float* shift) {
+void BatchNormScaleShift(const float* gamma, const float* beta, const float* mean, const float* var,
+                         double eps, bool fix_gamma, int64_t channels, float* scale, float* shift) {
   if (CpuHasAvx512()) {
     BatchNormScaleShiftAvx512(gamma, beta, mean, var, eps, fix_gamma, channels, scale, shift);
   } else {

@@ -20,9 +20,8 @@ inline float BatchNormInvStd(float var, double eps) {
 
 /// scale = gamma / sqrt(var + eps) (gamma = 1 with fix_gamma), shift = beta - mean * scale:
 /// the AVX-512 version where the CPU has it, else the scalar one.
-void BatchNormScaleShift(const float* gamma, const float* beta, const float* mean,
-                         const float* var, double eps, bool fix_gamma, int64_t channels,
-                         float* scale, float* shift);
+void BatchNormScaleShift(const float* gamma, const float* beta, const float* mean, const float* var,
+                         double eps, bool fix_gamma, int64_t channels, float* scale, float* shift);
 
 /// The two versions, which give the same bits (the AVX-512 one is 5x faster, which matters
 /// because a fused convolution computes this at every call: MobileNet v2 has 17k channels).

@@ -29,10 +29,9 @@ int OpenBlasVectorIsa(const char* core) {
   static const struct {
     const char* core;
     int isa;
-  } kCores[] = {{"Sandybridge", 1}, {"Bulldozer", 1}, {"Piledriver", 1},
-                {"Steamroller", 1}, {"Excavator", 1}, {"Haswell", 2},
-                {"Zen", 2},         {"SkylakeX", 3},  {"Cooperlake", 3},
-                {"SapphireRapids", 3}};
+  } kCores[] = {{"Sandybridge", 1}, {"Bulldozer", 1},     {"Piledriver", 1}, {"Steamroller", 1},
+                {"Excavator", 1},   {"Haswell", 2},       {"Zen", 2},        {"SkylakeX", 3},
+                {"Cooperlake", 3},  {"SapphireRapids", 3}};
   for (const auto& c : kCores) {
     if (std::strcmp(c.core, core) == 0) return c.isa;
   }
@@ -42,7 +41,7 @@ int OpenBlasVectorIsa(const char* core) {
 MatrixLibrary ChosenLibrary() {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return MatrixLibrary::kOpenBlas;
   return OpenBlasVectorIsa(openblas_get_corename()) < CpuVectorIsa() ? MatrixLibrary::kOneDnn
-                                                                      : MatrixLibrary::kOpenBlas;
+                                                                     : MatrixLibrary::kOpenBlas;
 }
 
 std::atomic<MatrixLibrary>& FloatLibrary() {
@@ -72,9 +71,8 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
 
 }  // namespace
 
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc) {
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (FloatMatrixLibrary() == MatrixLibrary::kOneDnn) {
     OneDnnGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;

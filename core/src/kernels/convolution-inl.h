@@ -57,9 +57,8 @@ inline Epilogue EpilogueFor(const ConvSpec& s, const ConvArgs& a) {
 // RunEpilogue's arguments for call (s, a) over `positions` rows of s.F channels of `conv` into
 // `out`: the whole epilogue but the bias, which the convolution added (BatchNorm, `residual`,
 // relu, clip), or the clip alone.
-inline EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole,
-                               int64_t positions, const float* conv, const float* residual,
-                               float* out) {
+inline EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole, int64_t positions,
+                               const float* conv, const float* residual, float* out) {
   EpilogueArgs e;
   e.positions = positions;
   e.C = s.F;

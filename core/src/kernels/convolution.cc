@@ -37,19 +37,17 @@ void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
     in_spatial *= s.in[i];
     out_spatial *= s.out[i];
   }
-  float* data =
-      a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
+  float* data = a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
   Relayout(a.data, data, s.N, s.C, in_spatial, true, a.workspace);
   if (s.channel_last) {
     kernel(data, s.residual ? a.residual : nullptr, a.out);
     return;
   }
-  float* out =
-      a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
+  float* out = a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
   float* residual = nullptr;
   if (s.residual) {
-    residual = a.workspace->Get<float>(kConvResidualSlot,
-                                       static_cast<size_t>(s.N * s.F * out_spatial));
+    residual =
+        a.workspace->Get<float>(kConvResidualSlot, static_cast<size_t>(s.N * s.F * out_spatial));
     Relayout(a.residual, residual, s.N, s.F, out_spatial, true, a.workspace);
   }
   kernel(data, residual, out);
@@ -274,8 +272,8 @@ void RunOwnFewChannels(const ConvSpec& s, const ConvArgs& a) {
       t.data = data;
     }
     t.out_channel_first = true;
-    t.row_scratch = a.workspace->Get<float>(
-        kConvRowSlot, static_cast<size_t>(KernelThreads() * s.out[1] * s.F));
+    t.row_scratch = a.workspace->Get<float>(kConvRowSlot,
+                                            static_cast<size_t>(KernelThreads() * s.out[1] * s.F));
     t.out = a.out;
     RunFewChannels(t);
     return;
@@ -317,22 +315,26 @@ ConvKernel KernelFor(const ConvSpec& s) {
 }  // namespace
 
 KernelChoice& ConvolutionKernels() {
-  static KernelChoice choice(
-      "convolution", {{"depthwise3x3", "AVX-512F", CpuHasAvx512()},
-                      {"gemv", "AVX-512F", CpuHasAvx512()},
-                      {"pointwise", "AVX-512F", CpuHasAvx512()},
-                      {"few_channels", "AVX-512F", CpuHasAvx512()},
-                      {"onednn", "", true}});
+  static KernelChoice choice("convolution", {{"depthwise3x3", "AVX-512F", CpuHasAvx512()},
+                                             {"gemv", "AVX-512F", CpuHasAvx512()},
+                                             {"pointwise", "AVX-512F", CpuHasAvx512()},
+                                             {"few_channels", "AVX-512F", CpuHasAvx512()},
+                                             {"onednn", "", true}});
   return choice;
 }
 
 bool ConvKernelTakes(ConvKernel kernel, const ConvSpec& s) {
   switch (kernel) {
-    case ConvKernel::kDepthwise: return DepthwiseTakes(s);
-    case ConvKernel::kGemv: return GemvTakes(s);
-    case ConvKernel::kPointwise: return PointwiseTakes(s);
-    case ConvKernel::kFewChannels: return FewChannelsTakes(s);
-    case ConvKernel::kOneDnn: return true;
+    case ConvKernel::kDepthwise:
+      return DepthwiseTakes(s);
+    case ConvKernel::kGemv:
+      return GemvTakes(s);
+    case ConvKernel::kPointwise:
+      return PointwiseTakes(s);
+    case ConvKernel::kFewChannels:
+      return FewChannelsTakes(s);
+    case ConvKernel::kOneDnn:
+      return true;
   }
   return false;
 }
@@ -347,11 +349,20 @@ bool ConvFusesExpansion(const ConvSpec& depthwise) { return DepthwiseTakes(depth
 
 void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   switch (KernelFor(s)) {
-    case ConvKernel::kDepthwise: RunOwnDepthwise(s, a); return;
-    case ConvKernel::kGemv: RunOwnGemv(s, a); return;
-    case ConvKernel::kPointwise: RunOwnPointwise(s, a); return;
-    case ConvKernel::kFewChannels: RunOwnFewChannels(s, a); return;
-    case ConvKernel::kOneDnn: break;
+    case ConvKernel::kDepthwise:
+      RunOwnDepthwise(s, a);
+      return;
+    case ConvKernel::kGemv:
+      RunOwnGemv(s, a);
+      return;
+    case ConvKernel::kPointwise:
+      RunOwnPointwise(s, a);
+      return;
+    case ConvKernel::kFewChannels:
+      RunOwnFewChannels(s, a);
+      return;
+    case ConvKernel::kOneDnn:
+      break;
   }
   RunOneDnnConvolution(s, a);
 }

@@ -4,15 +4,14 @@
 
 #include <algorithm>
 
-#include "kernels/threads.h"
 #include "kernels/epilogue-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
 
 namespace hybridnet {
 namespace internal {
 
 namespace {
-
 
 // One output position: the taps of the rows present (`rows[kh]` null outside the image) and
 // the in-range columns, in (kh, kw) order.
@@ -39,8 +38,7 @@ HN_AVX512 void Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n
   const float* res = a.residual ? a.residual + (n * a.OH + oh) * a.OW * C + c : nullptr;
   __m512 w[9];
   for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_ps(a.weight + t * C + c);
-  const EpilogueRegisters e =
-      MakeEpilogue(a.epilogue, a.residual != nullptr, c, __mmask16(0xFFFF));
+  const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, __mmask16(0xFFFF));
   int64_t ow = 0;
   // Positions whose window has no column outside the image, four at a time (same taps, same
   // order as OnePosition).
@@ -70,8 +68,7 @@ HN_AVX512 void Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n
     Finish(acc3, e, res ? res + o + 3 * C : nullptr, y + o + 3 * C);
   }
   for (; ow < a.OW; ++ow) {
-    Finish(OnePosition(rows, w, W, C, ow * s - a.pad), e, res ? res + ow * C : nullptr,
-           y + ow * C);
+    Finish(OnePosition(rows, w, W, C, ow * s - a.pad), e, res ? res + ow * C : nullptr, y + ow * C);
   }
 }
 
@@ -85,7 +82,6 @@ bool DepthwiseTakes(const ConvSpec& s) {
          s.pad_r[0] == s.pad_l[0] && s.pad_r[1] == s.pad_l[1] &&
          (s.pad_l[0] == 0 || s.pad_l[0] == 1) && CpuHasAvx512();
 }
-
 
 void RunDepthwise3x3(const DepthwiseArgs& a) {
   const int64_t rows = a.N * a.OH;
@@ -103,8 +99,7 @@ void RunDepthwise3x3(const DepthwiseArgs& a) {
   });
 }
 
-void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,
-                        int64_t oh) {
+void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n, int64_t oh) {
   for (int64_t c = 0; c < a.C; c += 16) {
     const float* at_c[3];
     for (int kh = 0; kh < 3; ++kh) at_c[kh] = rows[kh] ? rows[kh] + c : nullptr;

@@ -19,7 +19,7 @@ namespace internal {
 struct DepthwiseArgs {
   int64_t N = 0, H = 0, W = 0, C = 0, OH = 0, OW = 0, stride = 1, pad = 1;
   const float* data = nullptr;
-  const float* weight = nullptr;  ///< re-laid-out: [tap][C], taps in (kh, kw) order
+  const float* weight = nullptr;    ///< re-laid-out: [tap][C], taps in (kh, kw) order
   Epilogue epilogue;                ///< its bias, BatchNorm, activation
   const float* residual = nullptr;  ///< (N, OH, OW, C) or null; may equal out
   float* out = nullptr;
@@ -35,9 +35,7 @@ void RunDepthwise3x3(const DepthwiseArgs& a);
 /// Output row `oh` of sample `n` on the calling thread, from the input rows given instead of
 /// `a.data`: `rows[kh]` is input row oh * stride - pad + kh ((W, C) floats), null where that row
 /// is padding. The same float operations as RunDepthwise3x3.
-void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n,
-                        int64_t oh);
-
+void RunDepthwise3x3Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n, int64_t oh);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <array>
 
-#include "kernels/threads.h"
 #include "kernels/epilogue-inl.h"
-#include "kernels/window-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
+#include "kernels/window-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -278,8 +278,8 @@ HN_AVX512 void RowToPlanes(const float* row, int64_t OW, int64_t F, float* dst, 
 }  // namespace
 
 bool FewChannelsTakes(const ConvSpec& s) {
-  const int64_t most = s.channel_last && s.data_channel_first ? kFewChannelsMaxChannelFirst
-                                                              : kFewChannelsMax;
+  const int64_t most =
+      s.channel_last && s.data_channel_first ? kFewChannelsMaxChannelFirst : kFewChannelsMax;
   return !s.deconv && s.nd == 2 && s.G == 1 && s.C <= most && s.dilate[0] == 1 &&
          s.dilate[1] == 1 && CpuHasAvx512();
 }

@@ -45,7 +45,7 @@ void PackFewChannelsWeights(const float* W, int64_t F, int64_t C, int64_t KH, in
 struct FewChannelsArgs {
   int64_t N = 0, H = 0, W = 0, C = 0, F = 0, KH = 0, KW = 0, OH = 0, OW = 0;
   int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
-  const float* data = nullptr;      ///< (N, H, W, C), or (N, C, H, W) with data_channel_first
+  const float* data = nullptr;  ///< (N, H, W, C), or (N, C, H, W) with data_channel_first
   bool data_channel_first = false;
   const float* weight = nullptr;    ///< PackFewChannelsWeights' layout
   Epilogue epilogue;                ///< its bias, BatchNorm, activation

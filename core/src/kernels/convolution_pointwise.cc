@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "kernels/threads.h"
 #include "kernels/epilogue-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
 
 namespace hybridnet {
 namespace internal {
@@ -52,8 +52,7 @@ struct PointwiseTile {
 };
 
 // kTiles[nb - 1][rows - 1].
-const auto kTiles =
-    TileTable<void (*)(const PointwiseArgs&, int64_t, int64_t), PointwiseTile>();
+const auto kTiles = TileTable<void (*)(const PointwiseArgs&, int64_t, int64_t), PointwiseTile>();
 
 // Positions [p0, p1) for filter blocks [b0, b0 + nb), nb <= 4.
 void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
@@ -73,8 +72,10 @@ void Item(const PointwiseArgs& a, int64_t p0, int64_t p1, int64_t b0, int nb) {
 // tile. Small images (7 x 7) still split evenly between threads.
 struct WorkItems {
   explicit WorkItems(const PointwiseArgs& a)
-      : blocks((a.F + 15) / 16), groups((blocks + 3) / 4),
-        tiles((a.positions + kTileRows - 1) / kTileRows), groups_outer(a.F > a.positions) {}
+      : blocks((a.F + 15) / 16),
+        groups((blocks + 3) / 4),
+        tiles((a.positions + kTileRows - 1) / kTileRows),
+        groups_outer(a.F > a.positions) {}
   int64_t count() const { return tiles * groups; }
   void Run(const PointwiseArgs& a, int64_t item) const {
     const int64_t t = groups_outer ? item % tiles : item / groups;

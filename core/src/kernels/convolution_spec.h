@@ -11,7 +11,7 @@ namespace internal {
 /// the epilogue. Plain integers only, so it hashes and compares as bytes.
 struct ConvSpec {
   int64_t deconv = 0;
-  int64_t nd = 2;  ///< spatial dims, 1..3
+  int64_t nd = 2;            ///< spatial dims, 1..3
   int64_t channel_last = 0;  ///< data, residual and output are (N, spatial..., C)
   /// With channel_last, the data alone is (N, C, spatial...): an image network's input read by
   /// its first layer as it comes.

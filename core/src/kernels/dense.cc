@@ -11,9 +11,9 @@ namespace hybridnet {
 namespace internal {
 
 KernelChoice& DenseKernels() {
-  static KernelChoice choice("fully_connected", {{"gemv", "AVX-512F", CpuHasAvx512()},
-                                                 {"matrix_vector", "", true},
-                                                 {"gemm", "", true}});
+  static KernelChoice choice(
+      "fully_connected",
+      {{"gemv", "AVX-512F", CpuHasAvx512()}, {"matrix_vector", "", true}, {"gemm", "", true}});
   return choice;
 }
 
@@ -21,17 +21,20 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
               int64_t hidden, int64_t k) {
   auto takes = [&](int kernel) {
     switch (static_cast<DenseKernel>(kernel)) {
-      case DenseKernel::kGemv: return batch == 1 && CpuHasAvx512();
-      case DenseKernel::kMatrixVector: return batch == 1;
-      case DenseKernel::kGemm: return true;
+      case DenseKernel::kGemv:
+        return batch == 1 && CpuHasAvx512();
+      case DenseKernel::kMatrixVector:
+        return batch == 1;
+      case DenseKernel::kGemm:
+        return true;
     }
     return false;
   };
   const DenseKernel usual = batch != 1       ? DenseKernel::kGemm
                             : CpuHasAvx512() ? DenseKernel::kGemv
                                              : DenseKernel::kMatrixVector;
-  const auto kernel = static_cast<DenseKernel>(DenseKernels().Choose(
-      static_cast<int>(usual), takes, [&] {
+  const auto kernel =
+      static_cast<DenseKernel>(DenseKernels().Choose(static_cast<int>(usual), takes, [&] {
         return "a dense layer of " + std::to_string(batch) + " rows of " + std::to_string(k);
       }));
   if (kernel == DenseKernel::kGemv) {

@@ -59,7 +59,8 @@ HN_AVX512 inline __m512 Apply(__m512 v, const EpilogueRegisters& e, __m512 resid
   return v;
 }
 
-HN_AVX512 inline void Finish(__m512 v, const EpilogueRegisters& e, const float* residual, float* out) {
+HN_AVX512 inline void Finish(__m512 v, const EpilogueRegisters& e, const float* residual,
+                             float* out) {
   _mm512_storeu_ps(out, Apply(v, e, e.residual ? _mm512_loadu_ps(residual) : v));
 }
 
@@ -77,8 +78,8 @@ HN_AVX512 inline void ZeroTile(__m512 (&acc)[R][NB]) {
 // acc[r][j] += x[(r - kFirst) * x_step] * w[j * w_step, lanes], one fused multiply-add each
 // (w: the step's weights of the tile's first filter block).
 template <int R, int NB, int kFirst = 0, int kLast = R>
-HN_AVX512 inline void AccumulateStep(const float* x, int64_t x_step, const float* w,
-                                     int64_t w_step, __m512 (&acc)[R][NB]) {
+HN_AVX512 inline void AccumulateStep(const float* x, int64_t x_step, const float* w, int64_t w_step,
+                                     __m512 (&acc)[R][NB]) {
   __m512 wv[NB];
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) wv[j] = _mm512_loadu_ps(w + j * w_step);

@@ -14,8 +14,8 @@ namespace internal {
 /// (BatchNormScaleShift), then relu or clip; each kernel's arguments carry it beside their
 /// residual, which is laid out as their data is. Every fused kernel reads this one description.
 struct Epilogue {
-  const float* bias = nullptr;                            ///< or null
-  const float* bn_scale = nullptr, * bn_shift = nullptr;  ///< or null
+  const float* bias = nullptr;                           ///< or null
+  const float *bn_scale = nullptr, *bn_shift = nullptr;  ///< or null
   bool relu = false;
   bool clip = false;  ///< ClipOf(y, clip_min, clip_max) last, instead of relu
   float clip_min = 0, clip_max = 0;

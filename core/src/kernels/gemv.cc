@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "kernels/avx512-inl.h"
-#include "kernels/threads.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
 
 namespace hybridnet {
 namespace internal {
@@ -57,8 +57,8 @@ HN_AVX512 void GemvBlock(const float* W, const float* x, float* y, int64_t r, in
 // Rows [r0, r1), twelve at a time: weights that come from memory stream faster twelve rows at
 // once than four (MobileNet v2's 1000 x 1280 classifier with the caches flushed: 265-289 us
 // against 349-355; from L3, 62 us either way).
-void GemvRows(const float* W, const float* x, const float* bias, float* y, int64_t r0,
-              int64_t r1, int64_t cols) {
+void GemvRows(const float* W, const float* x, const float* bias, float* y, int64_t r0, int64_t r1,
+              int64_t cols) {
   int64_t r = r0;
   for (; r + 12 <= r1; r += 12) GemvBlock<12>(W, x, y, r, cols);
   for (; r + 4 <= r1; r += 4) GemvBlock<4>(W, x, y, r, cols);
@@ -70,8 +70,7 @@ void GemvRows(const float* W, const float* x, const float* bias, float* y, int64
 
 }  // namespace
 
-void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
-          int64_t cols) {
+void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows, int64_t cols) {
   // Blocks of 12 rows, split evenly between threads from 64 K weights on (below, starting the
   // threads costs more than they save).
   constexpr int64_t kBlock = 12;

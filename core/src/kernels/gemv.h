@@ -16,8 +16,7 @@ namespace internal {
 
 /// y[r] = sum_c W[r * cols + c] * x[c] (+ bias[r] when bias is not null), r < rows. Only where
 /// CpuHasAvx512() (avx512-inl.h).
-void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows,
-          int64_t cols);
+void Gemv(const float* W, const float* x, const float* bias, float* y, int64_t rows, int64_t cols);
 
 /// Whether Gemv runs convolution call `s`: a 1x1 convolution of a single 1x1 image, y = W x with
 /// W as stored (F, C), on a CPU with AVX-512.

@@ -9,7 +9,8 @@ namespace hybridnet {
 namespace internal {
 
 KernelChoice::KernelChoice(std::string family, std::vector<ChoosableKernel> kernels)
-    : family_(std::move(family)), kernels_(std::move(kernels)),
+    : family_(std::move(family)),
+      kernels_(std::move(kernels)),
       runs_(new std::atomic<int64_t>[kernels_.size()]) {
   for (size_t i = 0; i < kernels_.size(); ++i) runs_[i].store(0);
 }

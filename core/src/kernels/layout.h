@@ -18,7 +18,7 @@ namespace internal {
 enum class Layout { kNCW, kNCHW, kNCDHW, kNWC, kNHWC, kNDHWC };
 
 inline const EnumNames<Layout>& PoolingLayoutNames() {
-  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},   {"NCHW", Layout::kNCHW},
+  static const EnumNames<Layout> names = {{"NCW", Layout::kNCW},     {"NCHW", Layout::kNCHW},
                                           {"NCDHW", Layout::kNCDHW}, {"NWC", Layout::kNWC},
                                           {"NHWC", Layout::kNHWC},   {"NDHWC", Layout::kNDHWC}};
   return names;
@@ -35,12 +35,18 @@ inline const EnumNames<Layout>& ConvLayoutNames() {
 
 inline const char* LayoutName(Layout layout) {
   switch (layout) {
-    case Layout::kNCW: return "NCW";
-    case Layout::kNCHW: return "NCHW";
-    case Layout::kNCDHW: return "NCDHW";
-    case Layout::kNWC: return "NWC";
-    case Layout::kNHWC: return "NHWC";
-    case Layout::kNDHWC: return "NDHWC";
+    case Layout::kNCW:
+      return "NCW";
+    case Layout::kNCHW:
+      return "NCHW";
+    case Layout::kNCDHW:
+      return "NCDHW";
+    case Layout::kNWC:
+      return "NWC";
+    case Layout::kNHWC:
+      return "NHWC";
+    case Layout::kNDHWC:
+      return "NDHWC";
   }
   return "?";
 }

@@ -40,10 +40,11 @@ memory ScratchpadIn(const memory::desc& pad, WorkspaceSlot slot, Workspace* work
 
 void RunReorder(const dnnl::reorder& reorder, const memory& from, const memory& to,
                 Workspace* workspace) {
-  const memory::desc pad(*dnnl_primitive_desc_query_md(reorder.get_primitive_desc(),
-                                                       dnnl_query_scratchpad_md, 0));
+  const memory::desc pad(
+      *dnnl_primitive_desc_query_md(reorder.get_primitive_desc(), dnnl_query_scratchpad_md, 0));
   reorder.execute(OneDnnStream(),
-                  {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to},
+                  {{DNNL_ARG_FROM, from},
+                   {DNNL_ARG_TO, to},
                    {DNNL_ARG_SCRATCHPAD, ScratchpadIn(pad, kReorderScratchpadSlot, workspace)}});
 }
 

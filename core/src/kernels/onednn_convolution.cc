@@ -1,11 +1,10 @@
 #include "kernels/onednn_convolution.h"
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstring>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <sstream>
 #include <unordered_map>
 
@@ -162,8 +161,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   try {
     if (s.deconv) {
       dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, p->src_md,
-                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
-                                          pad_l, pad_r);
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate, pad_l,
+                                          pad_r);
       dnnl::deconvolution_forward::primitive_desc pd(d, attr, OneDnnEngine());
       p->weight_md = pd.weights_desc();
       p->scratchpad_md = pd.scratchpad_desc();
@@ -180,8 +179,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
           const memory::desc src_any(p->src_md.dims(), memory::data_type::f32, Tag::any);
           const memory::desc dst_any(p->dst_md.dims(), memory::data_type::f32, Tag::any);
           dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_winograd, src_any,
-                                            weight_any, p->bias_md, dst_any, stride, dilate,
-                                            pad_l, pad_r);
+                                            weight_any, p->bias_md, dst_any, stride, dilate, pad_l,
+                                            pad_r);
           pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
           p->src_md = pd.src_desc();
           p->dst_md = pd.dst_desc();
@@ -192,8 +191,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
       }
       if (!made) {
         dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, p->src_md,
-                                          weight_any, p->bias_md, p->dst_md, stride, dilate,
-                                          pad_l, pad_r);
+                                          weight_any, p->bias_md, p->dst_md, stride, dilate, pad_l,
+                                          pad_r);
         pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
         if (positions == 1) {
           // A single output position is a matrix-vector product (a classifier written as a
@@ -225,8 +224,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no kernel for it (" << e.what() << ")";
   }
-  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
-                  DescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
+  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") + DescKey(p->weight_md) +
+                  (p->fold_bn ? ":bn" : "");
   const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
   p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32,
                                   s.data_channel_first ? ChannelFirstTag(s.nd) : caller);
@@ -416,8 +415,8 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     args[DNNL_ARG_SRC] = src;
     args[DNNL_ARG_DST] = dst;
     args[DNNL_ARG_SCRATCHPAD] = ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, workspace);
-    args[DNNL_ARG_WEIGHTS] = memory(p->weight_md, engine,
-                                    const_cast<float*>(w->weights.data<float>()));
+    args[DNNL_ARG_WEIGHTS] =
+        memory(p->weight_md, engine, const_cast<float*>(w->weights.data<float>()));
     if (p->fold_bn) {
       args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(w->bias.data<float>()));
     } else if (p->has_bias) {
@@ -429,8 +428,8 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
     // to its lower bound.
     if (p->epilogue_after) {
-      RunEpilogue(EpilogueOf(s, a, true, positions, dst_data, residual,
-                             p->reorder_dst ? dst_data : a.out));
+      RunEpilogue(
+          EpilogueOf(s, a, true, positions, dst_data, residual, p->reorder_dst ? dst_data : a.out));
     }
     if (p->reorder_dst) {
       memory user_dst(p->caller_dst_md, engine, a.out);

@@ -110,8 +110,8 @@ void MaxPoolRowAvx512(const float* x, float* y, const SpatialGeom& g, int64_t C,
 // pass 16 outputs at a time where their windows lie inside the row, one window column per step
 // (ResNet's stem pool run eagerly on 64 planes: 1.5 ms one output at a time). The comparisons
 // and their order are MaxPoolRow's, so the results are its bits.
-HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g,
-                                     float* colmax, int64_t r) {
+HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom& g, float* colmax,
+                                     int64_t r) {
   const int64_t IW = g.image[2], OW = g.grid[2];
   const int64_t kernel = g.kernel[2], stride = g.stride[2], pad = g.pad[2];
   WindowRowsMax(x, g, IW, r, colmax);
@@ -128,9 +128,9 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
   const int64_t inner_hi =
       std::max(inner_lo, std::min(OW, IW + pad >= kernel ? (IW + pad - kernel) / stride + 1 : 0));
   for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
-  const __m512i column = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32(static_cast<int>(stride)));
+  const __m512i column =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(stride)));
   const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
   for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
     const __mmask16 lanes = FirstLanes(inner_hi - pw);
@@ -139,8 +139,8 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
     if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
       const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
       const __mmask16 low = FirstLanes(span), high = FirstLanes(span - 16);
-      const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                             28, 30);
+      const __m512i even =
+          _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
       for (int64_t j = 0; j < kernel; ++j) {
         const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + j), even,
                                                 _mm512_maskz_loadu_ps(high, start + j + 16));
@@ -188,8 +188,8 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
             }
           }
         }
-      *out = nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN()
-                                            : RootP<P>(sum);
+      *out =
+          nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(sum);
       continue;
     }
     std::fill(acc, acc + lane, 0.f);
@@ -235,11 +235,14 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   const bool max = type == PoolType::kMax;
   auto takes = [&](int k) {
     switch (static_cast<PoolKernel>(k)) {
-      case PoolKernel::kMaxChannelLast: return max && lane > 1 && CpuHasAvx512();
+      case PoolKernel::kMaxChannelLast:
+        return max && lane > 1 && CpuHasAvx512();
       case PoolKernel::kMaxChannelFirst:  // gather offsets are int32
         return max && lane == 1 && CpuHasAvx512() && g.image[2] * g.stride[2] < INT32_MAX;
-      case PoolKernel::kMaxRows: return max;
-      case PoolKernel::kSumRows: return !max;
+      case PoolKernel::kMaxRows:
+        return max;
+      case PoolKernel::kSumRows:
+        return !max;
     }
     return false;
   };
@@ -247,16 +250,15 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   for (PoolKernel k : {PoolKernel::kMaxChannelLast, PoolKernel::kMaxChannelFirst}) {
     if (takes(static_cast<int>(k))) usual = static_cast<int>(k);
   }
-  const auto kernel = static_cast<PoolKernel>(PoolingKernels().Choose(
-      usual, takes, [&] {
-        return "pooling of " + std::to_string(planes) + " planes of " + std::to_string(lane) +
-               (lane == 1 ? " lane" : " lanes");
-      }));
+  const auto kernel = static_cast<PoolKernel>(PoolingKernels().Choose(usual, takes, [&] {
+    return "pooling of " + std::to_string(planes) + " planes of " + std::to_string(lane) +
+           (lane == 1 ? " lane" : " lanes");
+  }));
   // Each thread's row of floats (a window's column maxima or sums) and window row pointers.
   const int64_t threads = KernelThreads(), row_floats = g.image[2] * lane,
                 window_rows = g.kernel[0] * g.kernel[1];
-  float* scratch_rows = workspace->Get<float>(kPoolingRowsSlot,
-                                              static_cast<size_t>(threads * row_floats));
+  float* scratch_rows =
+      workspace->Get<float>(kPoolingRowsSlot, static_cast<size_t>(threads * row_floats));
   const float** pointer_rows = workspace->Get<const float*>(
       kPoolingWindowRowsSlot, static_cast<size_t>(threads * window_rows));
   ParallelFor(items, planes * IS * lane >= 32768, [&](int64_t item) {

@@ -33,8 +33,7 @@ KernelChoice& PoolingKernels();
 /// p_value (1, 2 or 3), `include_pad` avg's count_include_pad, `nan_on_empty` gives NaN for a
 /// window with nothing inside (MXNet's 3-D kernels).
 void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* x,
-                float* y, const SpatialGeom& g, int64_t lane, int64_t planes,
-                Workspace* workspace);
+                float* y, const SpatialGeom& g, int64_t lane, int64_t planes, Workspace* workspace);
 
 /// An output size of Pooling along one axis: `full` rounds up (pooling_convention full), else
 /// down (valid).
@@ -53,8 +52,8 @@ void MaxPool2D(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_
 /// One output row of channel-last max pooling along the width (OW positions of C channels into
 /// `out`) from the `count` input rows of its windows (W positions of C channels each), in
 /// window order. Only where CpuHasAvx512() (avx512-inl.h).
-void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64_t W, int64_t C,
-                        int64_t OW, int64_t kernel, int64_t stride, int64_t pad, float* out);
+void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64_t W, int64_t C, int64_t OW,
+                        int64_t kernel, int64_t stride, int64_t pad, float* out);
 
 }  // namespace internal
 }  // namespace hybridnet

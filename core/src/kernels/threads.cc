@@ -44,7 +44,8 @@ ThreadCountWhile::~ThreadCountWhile() {
 }  // namespace internal
 
 void SetNumThreads(int num_threads) {
-  HN_CHECK(num_threads >= 1, kInvalidArgument) << "the thread count must be >= 1, got " << num_threads;
+  HN_CHECK(num_threads >= 1, kInvalidArgument)
+      << "the thread count must be >= 1, got " << num_threads;
   openblas_set_num_threads(num_threads);
   internal::SetKernelThreads(num_threads);
 }

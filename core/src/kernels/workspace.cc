@@ -10,8 +10,8 @@ void* Workspace::Bytes(WorkspaceSlot slot, size_t bytes) {
   if (b.bytes < bytes || b.data == nullptr) {
     const size_t rounded = (bytes + 63) / 64 * 64;
     b.data.reset(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
-    HN_CHECK(b.data != nullptr, kOutOfMemory) << "cannot allocate " << bytes
-                                              << " bytes of kernel workspace";
+    HN_CHECK(b.data != nullptr, kOutOfMemory)
+        << "cannot allocate " << bytes << " bytes of kernel workspace";
     b.bytes = bytes;
   }
   return b.data.get();

@@ -18,21 +18,21 @@ namespace internal {
 /// Every buffer a kernel call may hold at once, one slot each: an op's own slots and those of the
 /// kernels it calls never meet, because every user is listed here.
 enum WorkspaceSlot {
-  kConvSrcSlot,              ///< convolution data re-laid-out for the kernel
-  kConvDstSlot,              ///< convolution output before it is laid out for the caller
-  kConvResidualSlot,         ///< the residual re-laid-out
-  kConvFoldSlot,             ///< weights with BatchNorm folded in (fast_math)
-  kOneDnnScratchpadSlot,     ///< a oneDNN primitive's scratchpad
-  kReorderScratchpadSlot,    ///< a oneDNN reorder's scratchpad
-  kConvExpandedSlot,         ///< an expansion's output (or its rows) feeding a depthwise one
-  kConvSubsampledSlot,       ///< a strided 1x1 convolution's input at the positions it reads
-  kConvConvolvedSlot,        ///< a convolution's output (or rows) feeding a max pooling
-  kConvRowSlot,              ///< the few-channel kernel's output rows before re-layout
-  kBatchNormAffineSlot,      ///< BatchNorm's per-channel scale and shift
-  kExpandAffineSlot,         ///< an expansion's BatchNorm scale and shift
-  kPoolingRowsSlot,          ///< pooling's per-thread row of column maxima or sums
-  kPoolingWindowRowsSlot,    ///< pooling's per-thread pointers to a window's rows
-  kOpSlot0,                  ///< ops without kernels of their own (RNN, sort, linalg, sampling)
+  kConvSrcSlot,            ///< convolution data re-laid-out for the kernel
+  kConvDstSlot,            ///< convolution output before it is laid out for the caller
+  kConvResidualSlot,       ///< the residual re-laid-out
+  kConvFoldSlot,           ///< weights with BatchNorm folded in (fast_math)
+  kOneDnnScratchpadSlot,   ///< a oneDNN primitive's scratchpad
+  kReorderScratchpadSlot,  ///< a oneDNN reorder's scratchpad
+  kConvExpandedSlot,       ///< an expansion's output (or its rows) feeding a depthwise one
+  kConvSubsampledSlot,     ///< a strided 1x1 convolution's input at the positions it reads
+  kConvConvolvedSlot,      ///< a convolution's output (or rows) feeding a max pooling
+  kConvRowSlot,            ///< the few-channel kernel's output rows before re-layout
+  kBatchNormAffineSlot,    ///< BatchNorm's per-channel scale and shift
+  kExpandAffineSlot,       ///< an expansion's BatchNorm scale and shift
+  kPoolingRowsSlot,        ///< pooling's per-thread row of column maxima or sums
+  kPoolingWindowRowsSlot,  ///< pooling's per-thread pointers to a window's rows
+  kOpSlot0,                ///< ops without kernels of their own (RNN, sort, linalg, sampling)
   kOpSlot1,
   kOpSlot2,
   kOpSlot3,

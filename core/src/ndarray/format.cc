@@ -364,10 +364,14 @@ FloatBits FloatAt(const void* data, DType dtype, int64_t i) {
     return static_cast<uint64_t>(bits);
   };
   switch (dtype) {
-    case DType::kFloat16: return Decompose(at(uint16_t{}), 10, 5);
-    case DType::kBFloat16: return Decompose(at(uint16_t{}), 7, 8);
-    case DType::kFloat32: return Decompose(at(uint32_t{}), 23, 8);
-    default: return Decompose(at(uint64_t{}), 52, 11);
+    case DType::kFloat16:
+      return Decompose(at(uint16_t{}), 10, 5);
+    case DType::kBFloat16:
+      return Decompose(at(uint16_t{}), 7, 8);
+    case DType::kFloat32:
+      return Decompose(at(uint32_t{}), 23, 8);
+    default:
+      return Decompose(at(uint64_t{}), 52, 11);
   }
 }
 
@@ -378,10 +382,14 @@ double Magnitude(const FloatBits& f) {
 // Rounds an exact double result to the dtype, as numpy's arithmetic in that dtype would.
 double RoundTo(DType dtype, double value) {
   switch (dtype) {
-    case DType::kFloat16: return HalfToFloat(FloatToHalf(static_cast<float>(value)));
-    case DType::kBFloat16: return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
-    case DType::kFloat32: return static_cast<float>(value);
-    default: return value;
+    case DType::kFloat16:
+      return HalfToFloat(FloatToHalf(static_cast<float>(value)));
+    case DType::kBFloat16:
+      return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(value)));
+    case DType::kFloat32:
+      return static_cast<float>(value);
+    default:
+      return value;
   }
 }
 
@@ -410,10 +418,10 @@ class FloatFormat {
     }
     if (max_abs != 0) {
       // The ratio is computed in the array's dtype, as numpy divides two of its scalars.
-      double ratio = dtype == DType::kFloat64
-                         ? max_abs / min_abs
-                         : RoundTo(dtype, static_cast<float>(max_abs) /
-                                              static_cast<float>(min_abs));
+      double ratio =
+          dtype == DType::kFloat64
+              ? max_abs / min_abs
+              : RoundTo(dtype, static_cast<float>(max_abs) / static_cast<float>(min_abs));
       scientific_ = max_abs >= 1e8 || min_abs < 1e-4 || ratio > 1000.;
     }
 
@@ -488,14 +496,22 @@ std::string IntegerAt(const void* data, DType dtype, int64_t i) {
     return std::to_string(v);
   };
   switch (dtype) {
-    case DType::kUint8: return text(uint8_t{});
-    case DType::kInt8: return text(int8_t{});
-    case DType::kInt16: return text(int16_t{});
-    case DType::kUint16: return text(uint16_t{});
-    case DType::kInt32: return text(int32_t{});
-    case DType::kUint32: return text(uint32_t{});
-    case DType::kInt64: return text(int64_t{});
-    default: return text(uint64_t{});
+    case DType::kUint8:
+      return text(uint8_t{});
+    case DType::kInt8:
+      return text(int8_t{});
+    case DType::kInt16:
+      return text(int16_t{});
+    case DType::kUint16:
+      return text(uint16_t{});
+    case DType::kInt32:
+      return text(int32_t{});
+    case DType::kUint32:
+      return text(uint32_t{});
+    case DType::kInt64:
+      return text(int64_t{});
+    default:
+      return text(uint64_t{});
   }
 }
 

@@ -106,7 +106,8 @@ NDArray NDArray::Arange(double start, double stop, double step, DType dtype) {
   int64_t n = span > 0 ? static_cast<int64_t>(std::ceil(span)) : 0;
   NDArray a(Shape{n}, dtype);  // checks the limits before the staging vector is made
   std::vector<double> values(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start + static_cast<double>(i) * step;
+  for (int64_t i = 0; i < n; ++i)
+    values[static_cast<size_t>(i)] = start + static_cast<double>(i) * step;
   ConvertElements(values.data(), DType::kFloat64, a.raw_data(), dtype, values.size());
   return a;
 }
@@ -184,8 +185,8 @@ const void* NDArray::raw_data() const {
 }
 
 void NDArray::CheckElementType(DType requested) const {
-  HN_CHECK(requested == dtype_, kTypeError) << "array has dtype " << DTypeName(dtype_)
-                                            << ", accessed as " << DTypeName(requested);
+  HN_CHECK(requested == dtype_, kTypeError)
+      << "array has dtype " << DTypeName(dtype_) << ", accessed as " << DTypeName(requested);
 }
 
 namespace {
@@ -267,8 +268,8 @@ std::shared_ptr<const void> DerivedData(const NDArray& array, const std::string&
   const uint64_t stamp = s == nullptr ? 0 : s->stamp.load(std::memory_order_acquire);
   if (stamp == 0) return make();
   // Views of one storage derive separately.
-  const std::string full_key = key + "@" + std::to_string(Storage::OffsetOf(array)) + "+" +
-                               std::to_string(array.nbytes());
+  const std::string full_key =
+      key + "@" + std::to_string(Storage::OffsetOf(array)) + "+" + std::to_string(array.nbytes());
   // Held while `make` runs, so predictors sharing a weight derive it once.
   std::lock_guard<std::mutex> lock(s->mutex);
   auto it = std::find_if(s->derived.begin(), s->derived.end(),

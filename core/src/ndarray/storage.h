@@ -1,7 +1,8 @@
 // The bytes behind NDArrays (shared by copies and views), with a write stamp and the data kernels
 // derive from the values:
 //
-//   std::shared_ptr<const void> packed = DerivedData(weight, "conv:<layout>", [&] { return Pack(); });
+//   std::shared_ptr<const void> packed = DerivedData(weight, "conv:<layout>", [&] { return Pack();
+//   });
 //
 // returns what `make` built the last time the same key was asked for, as long as the values have
 // not been written since (every non-const raw_data() takes a new stamp). Storage whose pointer

@@ -107,8 +107,8 @@ class OnnxNodeContext {
   std::string Cast(const std::string& x, DType dtype, const std::string& to = "");
   /// Reshape to `shape` (static dims, all > 0); the one dim marked in `batch_dims` becomes -1
   /// (NotExportable when more than one dim follows the batch size).
-  std::string Reshape(const std::string& x, const Shape& shape,
-                      const std::vector<bool>& batch_dims, const std::string& to = "");
+  std::string Reshape(const std::string& x, const Shape& shape, const std::vector<bool>& batch_dims,
+                      const std::string& to = "");
   /// Reshape to the shape of output `i`.
   std::string ReshapeToOutput(const std::string& x, size_t i);
   /// x broadcast (ONNX Expand) to the shape of output `i`; NotExportable when a broadcast axis
@@ -138,8 +138,8 @@ FOnnxConvert OnnxSameOp(std::string op_type, std::vector<OnnxAttr> attrs = {});
 struct OnnxBinaryForm {
   std::vector<std::string> onnx_ops;
   /// Writes f(a, b) to `to`; a and b hold values of `dtype`, the dtype MXNet computes in.
-  std::function<void(OnnxNodeContext* ctx, const std::string& a, const std::string& b,
-                     DType dtype, const std::string& to)>
+  std::function<void(OnnxNodeContext* ctx, const std::string& a, const std::string& b, DType dtype,
+                     const std::string& to)>
       emit;
   /// What does not export ("" when every dtype does); emit refuses those cases.
   std::string limits;

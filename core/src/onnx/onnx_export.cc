@@ -28,20 +28,34 @@ constexpr const char* kBatchDimName = "N";
 
 onnx::TensorProto_DataType OnnxDType(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return onnx::TensorProto_DataType_FLOAT;
-    case DType::kFloat64: return onnx::TensorProto_DataType_DOUBLE;
-    case DType::kFloat16: return onnx::TensorProto_DataType_FLOAT16;
-    case DType::kBFloat16: return onnx::TensorProto_DataType_BFLOAT16;
-    case DType::kUint8: return onnx::TensorProto_DataType_UINT8;
-    case DType::kInt8: return onnx::TensorProto_DataType_INT8;
-    case DType::kInt16: return onnx::TensorProto_DataType_INT16;
-    case DType::kUint16: return onnx::TensorProto_DataType_UINT16;
-    case DType::kInt32: return onnx::TensorProto_DataType_INT32;
-    case DType::kUint32: return onnx::TensorProto_DataType_UINT32;
-    case DType::kInt64: return onnx::TensorProto_DataType_INT64;
-    case DType::kUint64: return onnx::TensorProto_DataType_UINT64;
-    case DType::kBool: return onnx::TensorProto_DataType_BOOL;
-    case DType::kUnknown: break;
+    case DType::kFloat32:
+      return onnx::TensorProto_DataType_FLOAT;
+    case DType::kFloat64:
+      return onnx::TensorProto_DataType_DOUBLE;
+    case DType::kFloat16:
+      return onnx::TensorProto_DataType_FLOAT16;
+    case DType::kBFloat16:
+      return onnx::TensorProto_DataType_BFLOAT16;
+    case DType::kUint8:
+      return onnx::TensorProto_DataType_UINT8;
+    case DType::kInt8:
+      return onnx::TensorProto_DataType_INT8;
+    case DType::kInt16:
+      return onnx::TensorProto_DataType_INT16;
+    case DType::kUint16:
+      return onnx::TensorProto_DataType_UINT16;
+    case DType::kInt32:
+      return onnx::TensorProto_DataType_INT32;
+    case DType::kUint32:
+      return onnx::TensorProto_DataType_UINT32;
+    case DType::kInt64:
+      return onnx::TensorProto_DataType_INT64;
+    case DType::kUint64:
+      return onnx::TensorProto_DataType_UINT64;
+    case DType::kBool:
+      return onnx::TensorProto_DataType_BOOL;
+    case DType::kUnknown:
+      break;
   }
   HN_THROW(kTypeError) << "dtype " << DTypeName(dtype) << " has no ONNX tensor type";
 }
@@ -136,7 +150,8 @@ class OnnxGraphBuilder {
     // "<name>/<OpType>".
     bool primary = std::find(outputs.begin(), outputs.end(), primary_output_) != outputs.end();
     std::string name = primary ? source_ : source_ + "/" + op_type;
-    for (int k = 1; nodes_.count(name); ++k) name = source_ + "/" + op_type + "_" + std::to_string(k);
+    for (int k = 1; nodes_.count(name); ++k)
+      name = source_ + "/" + op_type + "_" + std::to_string(k);
     nodes_.insert(name);
     node->set_name(name);
     node->set_doc_string(doc_);
@@ -190,8 +205,7 @@ std::vector<std::string> OnnxNodeContext::input_names() const {
   return names;
 }
 
-std::string OnnxNodeContext::Add(const std::string& op_type,
-                                 const std::vector<std::string>& inputs,
+std::string OnnxNodeContext::Add(const std::string& op_type, const std::vector<std::string>& inputs,
                                  const std::vector<OnnxAttr>& attrs, const std::string& to) {
   return AddMulti(op_type, inputs, attrs, {to})[0];
 }
@@ -207,8 +221,8 @@ std::vector<std::string> OnnxNodeContext::AddMulti(const std::string& op_type,
 }
 
 std::string OnnxNodeContext::Int64s(const std::vector<int64_t>& values) {
-  return builder_->AddConstant("const", Shape{static_cast<int64_t>(values.size())},
-                               DType::kInt64, values.data(), values.size() * sizeof(int64_t));
+  return builder_->AddConstant("const", Shape{static_cast<int64_t>(values.size())}, DType::kInt64,
+                               values.data(), values.size() * sizeof(int64_t));
 }
 
 std::string OnnxNodeContext::Scalar(double value, DType dtype) {
@@ -310,15 +324,17 @@ std::string OnnxNodeContext::SliceToOutput(const OnnxValue& x, size_t i) {
 
 std::string OnnxNodeContext::LeadingDimsThen(const OnnxValue& x, size_t keep,
                                              const std::vector<int64_t>& tail) {
-  const bool dynamic = std::any_of(x.batch_dims.begin(), x.batch_dims.begin() + static_cast<std::ptrdiff_t>(keep),
-                                   [](bool b) { return b; });
+  const bool dynamic =
+      std::any_of(x.batch_dims.begin(), x.batch_dims.begin() + static_cast<std::ptrdiff_t>(keep),
+                  [](bool b) { return b; });
   if (!dynamic) {
-    std::vector<int64_t> dims(x.shape.dims().begin(), x.shape.dims().begin() + static_cast<std::ptrdiff_t>(keep));
+    std::vector<int64_t> dims(x.shape.dims().begin(),
+                              x.shape.dims().begin() + static_cast<std::ptrdiff_t>(keep));
     dims.insert(dims.end(), tail.begin(), tail.end());
     return Int64s(dims);
   }
-  const std::string head = Add("Slice", {Add("Shape", {x.name}), Int64s({0}),
-                                         Int64s({static_cast<int64_t>(keep)})});
+  const std::string head =
+      Add("Slice", {Add("Shape", {x.name}), Int64s({0}), Int64s({static_cast<int64_t>(keep)})});
   return Add("Concat", {head, Int64s(tail)}, {{"axis", int64_t{0}}});
 }
 
@@ -337,7 +353,6 @@ namespace {
 bool IsFloatDType(DType d) {
   return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
 }
-
 
 bool IsNarrowInteger(DType d) {
   return d == DType::kInt8 || d == DType::kUint8 || d == DType::kInt16 || d == DType::kUint16;
@@ -398,7 +413,8 @@ OnnxBinaryForm OnnxLogical(std::string op_type) {
   form.onnx_ops = {op_type, "Cast"};
   form.emit = [op_type](OnnxNodeContext* ctx, const std::string& a, const std::string& b, DType,
                         const std::string& to) {
-    const std::string truth = ctx->Add(op_type, {ctx->Cast(a, DType::kBool), ctx->Cast(b, DType::kBool)});
+    const std::string truth =
+        ctx->Add(op_type, {ctx->Cast(a, DType::kBool), ctx->Cast(b, DType::kBool)});
     ctx->Cast(truth, ctx->out(0).dtype, to);
   };
   return form;
@@ -442,8 +458,7 @@ class Exporter {
         hintless_g_(hintless_.outputs) {}
 
   std::string Run() {
-    HN_CHECK(options_.opset >= kOnnxMinOpset && options_.opset <= kOnnxMaxOpset,
-             kInvalidArgument)
+    HN_CHECK(options_.opset >= kOnnxMinOpset && options_.opset <= kOnnxMaxOpset, kInvalidArgument)
         << "ONNX opset " << options_.opset << " is not supported: choose " << kOnnxMinOpset
         << " to " << kOnnxMaxOpset << " (default " << kOnnxDefaultOpset << ")";
     ClassifyVariables();
@@ -528,8 +543,8 @@ class Exporter {
     for (const auto& kv : options_.input_shapes) named.push_back(kv.first);
     for (const auto& kv : options_.input_dtypes) named.push_back(kv.first);
     for (const auto& given_name : named) {
-      bool found = std::find(graph_inputs.begin(), graph_inputs.end(), given_name) !=
-                   graph_inputs.end();
+      bool found =
+          std::find(graph_inputs.begin(), graph_inputs.end(), given_name) != graph_inputs.end();
       if (found) continue;
       HN_CHECK(!params_.count(given_name), kInvalidArgument)
           << "'" << given_name << "' is a parameter of the model, not an input; its shape comes "
@@ -596,7 +611,8 @@ class Exporter {
           << "it cannot get a dynamic batch axis; export without it";
       for (size_t d = 0; d < shapes_[e].ndim(); ++d) {
         batch_dims_[e][d] = shapes_[e][d] != doubled[e][d];
-        batch_named_[e][d] = batch_dims_[e][d] && shapes_[e][d] == batch && doubled[e][d] == 2 * batch;
+        batch_named_[e][d] =
+            batch_dims_[e][d] && shapes_[e][d] == batch && doubled[e][d] == 2 * batch;
       }
     }
   }

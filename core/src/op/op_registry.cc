@@ -55,9 +55,8 @@ const Op* OpRegistry::Find(const std::string& name) const {
 
 const Op& OpRegistry::Get(const std::string& name) const {
   const Op* op = Find(name);
-  HN_CHECK(op != nullptr, kNotFound) << "unknown operator '" << name
-                                     << "' (hybridnet registers " << ops_.size()
-                                     << " operators; `hybridnet ops` lists them)";
+  HN_CHECK(op != nullptr, kNotFound) << "unknown operator '" << name << "' (hybridnet registers "
+                                     << ops_.size() << " operators; `hybridnet ops` lists them)";
   return *op;
 }
 
@@ -168,15 +167,17 @@ bool MergeDType(const DType& known, DType* target) {
 }  // namespace
 
 bool ElemwiseShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  MergeAll<Shape>(attrs, in, out, [](const Shape& s) { return s.ndim() == 0; }, MergeShape,
-                  "shape", StatusCode::kShapeError);
+  MergeAll<Shape>(
+      attrs, in, out, [](const Shape& s) { return s.ndim() == 0; }, MergeShape, "shape",
+      StatusCode::kShapeError);
   auto known = [](const Shape& s) { return s.IsKnown(); };
   return std::all_of(in->begin(), in->end(), known) && std::all_of(out->begin(), out->end(), known);
 }
 
 bool ElemwiseType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  return MergeAll<DType>(attrs, in, out, [](DType d) { return d == DType::kUnknown; }, MergeDType,
-                         "dtype", StatusCode::kTypeError);
+  return MergeAll<DType>(
+      attrs, in, out, [](DType d) { return d == DType::kUnknown; }, MergeDType, "dtype",
+      StatusCode::kTypeError);
 }
 
 bool ElemwiseFloatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {

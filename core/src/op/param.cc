@@ -64,8 +64,8 @@ void ParseValue(const std::string& text, int64_t* out) {
 }
 
 void ParseValue(const std::string& text, uint32_t* out) {
-  *out = static_cast<uint32_t>(ParseWholeInteger(text, 0, std::numeric_limits<uint32_t>::max(),
-                                                 "a non-negative integer"));
+  *out = static_cast<uint32_t>(
+      ParseWholeInteger(text, 0, std::numeric_limits<uint32_t>::max(), "a non-negative integer"));
 }
 
 void ParseValue(const std::string& text, float* out) {

@@ -45,12 +45,24 @@ inline bool IsNumericDType(DType dtype) {
 template <typename Fn>
 void SwitchNumericDType(DType dtype, Fn&& fn) {
   switch (dtype) {
-    case DType::kFloat32: fn(TypeTag<float>{}); return;
-    case DType::kFloat64: fn(TypeTag<double>{}); return;
-    case DType::kUint8: fn(TypeTag<uint8_t>{}); return;
-    case DType::kInt8: fn(TypeTag<int8_t>{}); return;
-    case DType::kInt32: fn(TypeTag<int32_t>{}); return;
-    case DType::kInt64: fn(TypeTag<int64_t>{}); return;
+    case DType::kFloat32:
+      fn(TypeTag<float>{});
+      return;
+    case DType::kFloat64:
+      fn(TypeTag<double>{});
+      return;
+    case DType::kUint8:
+      fn(TypeTag<uint8_t>{});
+      return;
+    case DType::kInt8:
+      fn(TypeTag<int8_t>{});
+      return;
+    case DType::kInt32:
+      fn(TypeTag<int32_t>{});
+      return;
+    case DType::kInt64:
+      fn(TypeTag<int64_t>{});
+      return;
     default:
       break;
   }

@@ -29,8 +29,8 @@ bool ChannelFirst(const Node& n) { return IsChannelFirstName(AttrOrDefault(n, "l
 
 class Fuser {
  public:
-  explicit Fuser(const Symbol& graph) : g_(graph.outputs), uses_(g_.num_entries(), 0),
-                                        readers_(g_.num_entries()) {
+  explicit Fuser(const Symbol& graph)
+      : g_(graph.outputs), uses_(g_.num_entries(), 0), readers_(g_.num_entries()) {
     for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
       for (const auto& e : g_[nid].inputs) {
         ++uses_[g_.entry_id(e)];
@@ -226,9 +226,8 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
   const std::vector<int64_t> kernel = ParseIntTuple(AttrOrDefault(*pool, "kernel"));
   bool global = false;
   ParseValue(AttrOrDefault(*pool, "global_pool"), &global);
-  if (AttrOrDefault(*pool, "pool_type") != "max" || global ||
-      kernel.size() != 2 || !ChannelFirst(*pool) ||
-      !(convention == "valid" || convention == "full")) {
+  if (AttrOrDefault(*pool, "pool_type") != "max" || global || kernel.size() != 2 ||
+      !ChannelFirst(*pool) || !(convention == "valid" || convention == "full")) {
     return;
   }
   const NodeEntry& data = pool->inputs[0];
@@ -239,8 +238,7 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
   const uint32_t producer = f->graph().node_id(conv);
   const std::string act = AttrOrDefault(*conv, "act_type");
   if (f->Removed(producer) || f->SoleReader(producer) != nid ||
-      ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 ||
-      !ChannelFirst(*conv) ||
+      ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 || !ChannelFirst(*conv) ||
       AttrOrDefault(*conv, "residual") == "True" || AttrOrDefault(*conv, "expand") == "True" ||
       AttrOrDefault(*conv, "pool") == "True" || !(act.empty() || act == "None" || act == "relu")) {
     return;

@@ -80,8 +80,8 @@ bool InferShapes(const IndexedGraph& g, std::vector<Shape>* shapes) {
   auto infer = [](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
     attrs.op->infer_shape(attrs, in, out);
   };
-  return Fixpoint(g, shapes, infer, MergeShape, [](const Shape& s) { return s.IsKnown(); },
-                  "shape");
+  return Fixpoint(
+      g, shapes, infer, MergeShape, [](const Shape& s) { return s.IsKnown(); }, "shape");
 }
 
 bool InferTypes(const IndexedGraph& g, std::vector<DType>* types) {
@@ -95,9 +95,8 @@ bool InferTypes(const IndexedGraph& g, std::vector<DType>* types) {
       flag = std::stoi(it->second);
     } catch (const std::exception&) {
     }
-    HN_CHECK(IsKnownDType(flag), kFormatError)
-        << "variable '" << node->name() << "': __dtype__ '" << it->second
-        << "' is not a dtype flag 0..12";
+    HN_CHECK(IsKnownDType(flag), kFormatError) << "variable '" << node->name() << "': __dtype__ '"
+                                               << it->second << "' is not a dtype flag 0..12";
     DType& stored = (*types)[g.entry_id(nid, 0)];
     if (stored == DType::kUnknown) stored = static_cast<DType>(flag);
   }
@@ -109,7 +108,8 @@ bool InferTypes(const IndexedGraph& g, std::vector<DType>* types) {
   auto infer = [](const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
     attrs.op->infer_type(attrs, in, out);
   };
-  return Fixpoint(g, types, infer, merge, [](DType d) { return d != DType::kUnknown; }, "dtype");
+  return Fixpoint(
+      g, types, infer, merge, [](DType d) { return d != DType::kUnknown; }, "dtype");
 }
 
 }  // namespace internal

@@ -9,12 +9,13 @@
 // convolution whose kernel reads channel-first data reads its input as it is (the kernel layer
 // says which do: ConvReadsChannelFirstData). Each entry
 // is converted at most once per direction, whatever the number of its readers.
+#include "kernels/layout.h"
+
 #include <map>
 #include <string>
 #include <utility>
 
 #include "kernels/convolution.h"
-#include "kernels/layout.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -36,8 +37,7 @@ int64_t ResolvedAxis(const std::string& text, size_t ndim) {
 class LayoutPass {
  public:
   LayoutPass(Symbol* graph, const std::vector<Shape>& shapes)
-      : graph_(graph), g_(graph->outputs), shapes_(shapes),
-        last_(g_.num_entries(), false) {}
+      : graph_(graph), g_(graph->outputs), shapes_(shapes), last_(g_.num_entries(), false) {}
 
   size_t Run() {
     const OpRegistry& registry = OpRegistry::Global();
@@ -137,8 +137,8 @@ class LayoutPass {
       const Shape target = to_last ? ChannelLastShape(logical) : logical;
       node->attrs = MakeNodeAttrs("Reshape", name, {{"shape", target.ToString()}});
     } else {
-      node->attrs = MakeNodeAttrs("_hn_relayout", name,
-                                  {{"channel_last", to_last ? "True" : "False"}});
+      node->attrs =
+          MakeNodeAttrs("_hn_relayout", name, {{"channel_last", to_last ? "True" : "False"}});
       ++relayouts_;
     }
     node->inputs = {e};

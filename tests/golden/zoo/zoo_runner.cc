@@ -46,9 +46,7 @@ std::string EpochText(const std::string& epoch) {
   return buf;
 }
 
-int Import(const std::string& prefix,
-           const std::string& epoch,
-           const std::string& input,
+int Import(const std::string& prefix, const std::string& epoch, const std::string& input,
            const std::string& out) {
   auto t0 = std::chrono::steady_clock::now();
   NDArray x = LoadNpy(input);
@@ -126,27 +124,28 @@ std::shared_ptr<HybridBlock> LayerNet(const std::string& name) {
   };
   if (name == "layers2d") {
     auto cat = std::make_shared<HybridConcurrent>(1);
-    cat->Add(std::make_shared<Conv2D>(conv(4, 1)), std::make_shared<Identity>(),
-             std::make_shared<MaxPool2D>(PoolOptions().set_pool_size(3).set_strides(1).set_padding(1)));
+    cat->Add(
+        std::make_shared<Conv2D>(conv(4, 1)), std::make_shared<Identity>(),
+        std::make_shared<MaxPool2D>(PoolOptions().set_pool_size(3).set_strides(1).set_padding(1)));
     net->Add(std::make_shared<Conv2D>(conv(8, 3).set_padding(1).set_activation("relu")),
              std::make_shared<BatchNorm>(), std::make_shared<LeakyReLU>(0.1),
              std::make_shared<Conv2D>(
                  conv(8, 3).set_strides(2).set_groups(2).set_use_bias(false).set_in_channels(8)),
-             std::make_shared<PReLU>(), std::make_shared<MaxPool2D>(PoolOptions().set_ceil_mode(true)),
+             std::make_shared<PReLU>(),
+             std::make_shared<MaxPool2D>(PoolOptions().set_ceil_mode(true)),
              std::make_shared<Conv2DTranspose>(
                  conv(4, 3).set_strides(2).set_padding(1).set_output_padding(1)),
              std::make_shared<ELU>(),
-             std::make_shared<AvgPool2D>(PoolOptions()
-                                             .set_pool_size(3)
-                                             .set_strides(1)
-                                             .set_padding(1)
-                                             .set_count_include_pad(false)),
+             std::make_shared<AvgPool2D>(
+                 PoolOptions().set_pool_size(3).set_strides(1).set_padding(1).set_count_include_pad(
+                     false)),
              std::make_shared<SELU>(), std::make_shared<GELU>(), cat,
              std::make_shared<GlobalAvgPool2D>(), std::make_shared<Flatten>(),
              std::make_shared<Dense>(5));
   } else if (name == "layers1d") {
     net->Add(std::make_shared<Conv1D>(conv(4, 3)), std::make_shared<MaxPool1D>(),
-             std::make_shared<AvgPool1D>(), std::make_shared<Conv1DTranspose>(conv(3, 2).set_strides(2)),
+             std::make_shared<AvgPool1D>(),
+             std::make_shared<Conv1DTranspose>(conv(3, 2).set_strides(2)),
              std::make_shared<GlobalMaxPool1D>());
   } else if (name == "layers3d") {
     net->Add(std::make_shared<Conv3D>(conv(4, 3).set_padding(1)),
@@ -179,9 +178,7 @@ void RandomizeBatchNorm(HybridBlock* net) {
 }
 
 // PARAMS: an MXNet save_parameters file, or "random-batchnorm" (see RandomizeBatchNorm).
-int Build(const std::string& name,
-          const std::string& prefix,
-          const std::string& input,
+int Build(const std::string& name, const std::string& prefix, const std::string& input,
           const std::string& params) {
   auto t0 = std::chrono::steady_clock::now();
   NDArray x = LoadNpy(input);

@@ -20,9 +20,11 @@ int main(void) {
            hn_tensor_create(HN_DTYPE_FLOAT32, dims, 2, ones, sizeof(ones), &x) == HN_OK &&
            hn_block_forward(dense, &x, 1, 1, &y, &n) == HN_OK && n == 1 &&
            hn_tensor_copy_to(y, out, sizeof(out)) == HN_OK;
-  if (ok) printf("C consumer (pkg-config): hybridnet %s, ABI %d, Dense(ones) -> %g %g\n",
-                 hn_version(), hn_abi_version(), out[0], out[1]);
-  else fprintf(stderr, "C consumer: %s\n", hn_last_error());
+  if (ok)
+    printf("C consumer (pkg-config): hybridnet %s, ABI %d, Dense(ones) -> %g %g\n", hn_version(),
+           hn_abi_version(), out[0], out[1]);
+  else
+    fprintf(stderr, "C consumer: %s\n", hn_last_error());
   hn_tensor_free(y);
   hn_tensor_free(x);
   hn_block_free(dense);

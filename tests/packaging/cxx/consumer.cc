@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     int ndim = 0;
     Check(hn_predictor_output_shape(predictor.get(), 0, &dims, &ndim), "output shape");
     std::vector<float> y(static_cast<size_t>(dims[0] * dims[1]));
-    Check(hn_predictor_get_output(predictor.get(), 0, y.data(), y.size() * sizeof(float)), "output");
+    Check(hn_predictor_get_output(predictor.get(), 0, y.data(), y.size() * sizeof(float)),
+          "output");
     std::printf("C++ consumer (find_package): hybridnet %s, output (%lld, %lld): %.6g %.6g\n",
                 hn_version(), static_cast<long long>(dims[0]), static_cast<long long>(dims[1]),
                 y[0], y[1]);

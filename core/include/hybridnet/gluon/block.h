@@ -17,8 +17,8 @@
 
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -110,8 +110,8 @@ class Block {
   void LoadParameters(const std::string& path, bool allow_missing = false,
                       bool ignore_extra = false);
   /// The same from arrays in memory (names as in a file); `source` names them in errors.
-  void SetParameters(const NDArrayList& list, const std::string& source,
-                     bool allow_missing = false, bool ignore_extra = false);
+  void SetParameters(const NDArrayList& list, const std::string& source, bool allow_missing = false,
+                     bool ignore_extra = false);
 
   /// MXNet-style description, e.g. "Dense(512 -> 256, Activation(relu))".
   virtual std::string ToString();

@@ -282,8 +282,7 @@ class PReLU : public HybridBlock {
   /// A PReLU with the options' slopes and initializer.
   explicit PReLU(const PReLUOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// `in_channels` slopes (>= 1, kInvalidArgument otherwise) initialized by `alpha_initializer`.
-  explicit PReLU(InitializerPtr alpha_initializer = Constant(0.25f),
-                 int64_t in_channels = 1,
+  explicit PReLU(InitializerPtr alpha_initializer = Constant(0.25f), int64_t in_channels = 1,
                  std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
   /// The learned slopes, (in_channels).

@@ -28,8 +28,8 @@ InitializerPtr Uniform(float scale = 0.07f);
 /// N(0, sigma).
 InitializerPtr Normal(float sigma = 0.01f);
 /// Xavier/Glorot: rnd_type "uniform"|"gaussian", factor_type "avg"|"in"|"out".
-InitializerPtr Xavier(const std::string& rnd_type = "uniform", const std::string& factor_type = "avg",
-                      float magnitude = 3.f);
+InitializerPtr Xavier(const std::string& rnd_type = "uniform",
+                      const std::string& factor_type = "avg", float magnitude = 3.f);
 /// Zeros ("zeros").
 InitializerPtr Zero();
 /// Ones ("ones").

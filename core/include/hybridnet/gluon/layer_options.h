@@ -2,9 +2,11 @@
 // with MXNet's defaults, e.g. ConvOptions for Conv1D ... Conv3DTranspose.
 //
 //   // C++20: designated initializers (every field not named keeps its default)
-//   auto conv = std::make_shared<Conv2D>(ConvOptions{.channels = 64, .kernel_size = 3, .padding = 1});
+//   auto conv = std::make_shared<Conv2D>(ConvOptions{.channels = 64, .kernel_size = 3, .padding =
+//   1});
 //   // C++17: the setters each field comes with
-//   auto conv = std::make_shared<Conv2D>(ConvOptions().set_channels(64).set_kernel_size(3).set_padding(1));
+//   auto conv =
+//   std::make_shared<Conv2D>(ConvOptions().set_channels(64).set_kernel_size(3).set_padding(1));
 //
 // A field is declared once, with its type, name and default, between the two markers; the
 // members, the setters and the field list ForEachField walks (the C API reads string
@@ -40,15 +42,15 @@
 #define HN_LAYER_OPTIONS_BEGIN static constexpr int kHnFieldsBegin = __LINE__
 #define HN_LAYER_OPTIONS_END static constexpr int kHnFieldsEnd = __LINE__
 
-#define HN_LAYER_OPTION_IMPL_(Options, Type, name, required)                                 \
-  static constexpr ::hybridnet::gluon::internal::LayerField<Options, Type> HnField(          \
-      ::hybridnet::gluon::internal::Line<__LINE__>) {                                        \
-    return {#name, &Options::name, required};                                                \
-  }                                                                                          \
-  Options& set_##name(Type value) {                                                          \
-    name = std::move(value);                                                                 \
-    return *this;                                                                            \
-  }                                                                                          \
+#define HN_LAYER_OPTION_IMPL_(Options, Type, name, required)                        \
+  static constexpr ::hybridnet::gluon::internal::LayerField<Options, Type> HnField( \
+      ::hybridnet::gluon::internal::Line<__LINE__>) {                               \
+    return {#name, &Options::name, required};                                       \
+  }                                                                                 \
+  Options& set_##name(Type value) {                                                 \
+    name = std::move(value);                                                        \
+    return *this;                                                                   \
+  }                                                                                 \
   Type name
 
 namespace hybridnet {

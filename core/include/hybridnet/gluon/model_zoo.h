@@ -35,8 +35,7 @@ namespace model_zoo {
 /// 169, 201; squeezenet1.0, squeezenet1.1; inceptionv3; mobilenet1.0, 0.75, 0.5, 0.25;
 /// mobilenetv2_1.0, 0.75, 0.5, 0.25. Throws kNotFound listing the names for anything else.
 /// `classes` sizes the classifier; `thumbnail` (resnets only) uses a 3x3 stem for 32x32 input.
-std::shared_ptr<HybridBlock> GetModel(const std::string& name,
-                                      int64_t classes = 1000,
+std::shared_ptr<HybridBlock> GetModel(const std::string& name, int64_t classes = 1000,
                                       bool thumbnail = false);
 /// Every name GetModel accepts.
 std::vector<std::string> ModelNames();
@@ -46,9 +45,7 @@ std::shared_ptr<HybridBlock> AlexNet(int64_t classes = 1000);
 /// num_layers 11, 13, 16 or 19.
 std::shared_ptr<HybridBlock> VGG(int num_layers, bool batch_norm = false, int64_t classes = 1000);
 /// version 1 or 2; num_layers 18, 34, 50, 101 or 152.
-std::shared_ptr<HybridBlock> ResNet(int version,
-                                    int num_layers,
-                                    int64_t classes = 1000,
+std::shared_ptr<HybridBlock> ResNet(int version, int num_layers, int64_t classes = 1000,
                                     bool thumbnail = false);
 /// num_layers 121, 161, 169 or 201.
 std::shared_ptr<HybridBlock> DenseNet(int num_layers, int64_t classes = 1000);

@@ -20,7 +20,7 @@ struct DenseOptions {
   HN_LAYER_OPTION(DenseOptions, std::string, activation) = {};
   /// Whether the layer has a bias.
   HN_LAYER_OPTION(DenseOptions, bool, use_bias) = true;
-  HN_LAYER_OPTION(DenseOptions, bool, flatten) = true;  ///< collapse all but the first axis
+  HN_LAYER_OPTION(DenseOptions, bool, flatten) = true;   ///< collapse all but the first axis
   HN_LAYER_OPTION(DenseOptions, int64_t, in_units) = 0;  ///< 0 = inferred at the first forward
   /// nullptr = the initializer given to Initialize()
   HN_LAYER_OPTION(DenseOptions, InitializerPtr, weight_initializer) = {};
@@ -36,8 +36,7 @@ class Dense : public HybridBlock {
   /// as in Block's constructor.
   explicit Dense(const DenseOptions& options, std::optional<std::string> prefix = std::nullopt);
   /// Dense(256, "relu"): the usual two arguments, the others at their defaults.
-  explicit Dense(int64_t units,
-                 const std::string& activation = "",
+  explicit Dense(int64_t units, const std::string& activation = "",
                  std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
   /// The weight, (units, in_units).
@@ -74,7 +73,8 @@ class Activation : public HybridBlock {
   explicit Activation(const ActivationOptions& options,
                       std::optional<std::string> prefix = std::nullopt);
   /// An activation layer of `act_type`.
-  explicit Activation(const std::string& act_type, std::optional<std::string> prefix = std::nullopt);
+  explicit Activation(const std::string& act_type,
+                      std::optional<std::string> prefix = std::nullopt);
   NDArray Forward(const NDArray& x) override;
 
  protected:

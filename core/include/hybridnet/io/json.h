@@ -26,8 +26,8 @@ using UnsupportedOps = std::map<std::string, std::vector<std::string>>;
 
 /// What InspectJSON finds in symbol JSON before any upgrade.
 struct JSONFileInfo {
-  int mxnet_version = 800;  ///< 800 when the file has none (MXNet 0.8)
-  bool legacy_keys = false; ///< uses "param"/"attr" or two-element entries
+  int mxnet_version = 800;   ///< 800 when the file has none (MXNet 0.8)
+  bool legacy_keys = false;  ///< uses "param"/"attr" or two-element entries
   /// Operators hybridnet does not implement ("Custom" nodes carry their op_type).
   UnsupportedOps unsupported_ops;
 };

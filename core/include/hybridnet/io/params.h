@@ -12,9 +12,9 @@ namespace hybridnet {
 
 /// The contents of an MXNet .params / .nd file: arrays, optionally named.
 struct NDArrayList {
-  std::vector<NDArray> arrays;     ///< in file order
-  std::vector<std::string> names;  ///< empty (saved from a list) or one per array
-  std::vector<int> record_versions; ///< per array as read: 0, 1, 2 or 3 (2 when built here)
+  std::vector<NDArray> arrays;       ///< in file order
+  std::vector<std::string> names;    ///< empty (saved from a list) or one per array
+  std::vector<int> record_versions;  ///< per array as read: 0, 1, 2 or 3 (2 when built here)
 };
 
 /// Reads a .params / .nd file (record versions V0-V3); errors name the file.

@@ -28,8 +28,9 @@ struct BroadcastToParam {
   static void Declare(ParamDeclarer<BroadcastToParam>* d) {
     d->Field("shape", &BroadcastToParam::shape)
         .Default(std::vector<int64_t>{})
-        .Describe("The shape of the desired array. A 0 keeps the input's dimension, e.g. "
-                  "broadcasting (2, 1) to (0, 3) gives (2, 3).");
+        .Describe(
+            "The shape of the desired array. A 0 keeps the input's dimension, e.g. "
+            "broadcasting (2, 1) to (0, 3) gives (2, 3).");
   }
 };
 
@@ -41,8 +42,7 @@ void AssignOutput(const NodeAttrs& attrs, std::vector<Shape>* out, const Shape& 
   (*out)[0] = merged;
 }
 
-bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                          std::vector<Shape>* out) {
+bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& lhs = (*in)[0];
   const Shape& rhs = (*in)[1];
   if (lhs.ndim() == 0 || rhs.ndim() == 0) return false;
@@ -57,8 +57,8 @@ bool BroadcastBinaryShape(const NodeAttrs& attrs, std::vector<Shape>* in,
     int64_t r = i >= pad_r ? rhs[i - pad_r] : 1;
     if (l == 0 || r == 0) continue;  // unknown dimension
     HN_CHECK(l == r || l == 1 || r == 1, kShapeError)
-        << DescribeNode(attrs) << ": operands could not be broadcast together with shapes "
-        << lhs << " " << rhs;
+        << DescribeNode(attrs) << ": operands could not be broadcast together with shapes " << lhs
+        << " " << rhs;
     result[i] = l == 1 ? r : l;
   }
   AssignOutput(attrs, out, result);

@@ -41,17 +41,26 @@ struct ForeachParam {
   int num_out_data = 0;
   Locs in_state_locs, in_data_locs, remain_locs;
   static void Declare(ParamDeclarer<ForeachParam>* d) {
-    d->Field("num_args", &ForeachParam::num_args).Required().Min(1)
+    d->Field("num_args", &ForeachParam::num_args)
+        .Required()
+        .Min(1)
         .Describe("Inputs of the node plus one for the loop body graph.");
-    d->Field("num_outputs", &ForeachParam::num_outputs).Required().Min(1)
+    d->Field("num_outputs", &ForeachParam::num_outputs)
+        .Required()
+        .Min(1)
         .Describe("Outputs of the loop body: num_out_data per-step outputs, then the states.");
-    d->Field("num_out_data", &ForeachParam::num_out_data).Required().Min(0)
+    d->Field("num_out_data", &ForeachParam::num_out_data)
+        .Required()
+        .Min(0)
         .Describe("How many of the body's outputs are stacked over the steps.");
-    d->Field("in_state_locs", &ForeachParam::in_state_locs).Required()
+    d->Field("in_state_locs", &ForeachParam::in_state_locs)
+        .Required()
         .Describe("Where the loop states go among the body's inputs.");
-    d->Field("in_data_locs", &ForeachParam::in_data_locs).Required()
+    d->Field("in_data_locs", &ForeachParam::in_data_locs)
+        .Required()
         .Describe("Where the sliced data inputs go among the body's inputs.");
-    d->Field("remain_locs", &ForeachParam::remain_locs).Default({})
+    d->Field("remain_locs", &ForeachParam::remain_locs)
+        .Default({})
         .Describe("Where the remaining (unchanged) inputs go among the body's inputs.");
   }
 };
@@ -63,19 +72,30 @@ struct WhileLoopParam {
   int max_iterations = 1;
   Locs cond_input_locs, func_input_locs, func_var_locs;
   static void Declare(ParamDeclarer<WhileLoopParam>* d) {
-    d->Field("num_args", &WhileLoopParam::num_args).Required().Min(2)
+    d->Field("num_args", &WhileLoopParam::num_args)
+        .Required()
+        .Min(2)
         .Describe("Inputs of the node plus two for the cond and func graphs.");
-    d->Field("num_outputs", &WhileLoopParam::num_outputs).Required().Min(1)
+    d->Field("num_outputs", &WhileLoopParam::num_outputs)
+        .Required()
+        .Min(1)
         .Describe("Outputs of func: num_out_data per-step outputs, then the loop variables.");
-    d->Field("num_out_data", &WhileLoopParam::num_out_data).Required().Min(0)
+    d->Field("num_out_data", &WhileLoopParam::num_out_data)
+        .Required()
+        .Min(0)
         .Describe("How many of func's outputs are stacked over the steps.");
-    d->Field("max_iterations", &WhileLoopParam::max_iterations).Required().Min(1)
+    d->Field("max_iterations", &WhileLoopParam::max_iterations)
+        .Required()
+        .Min(1)
         .Describe("Most steps the loop runs; the stacked outputs have this length.");
-    d->Field("cond_input_locs", &WhileLoopParam::cond_input_locs).Required()
+    d->Field("cond_input_locs", &WhileLoopParam::cond_input_locs)
+        .Required()
         .Describe("The node inputs cond reads, in cond's input order.");
-    d->Field("func_input_locs", &WhileLoopParam::func_input_locs).Required()
+    d->Field("func_input_locs", &WhileLoopParam::func_input_locs)
+        .Required()
         .Describe("The node inputs func reads, in func's input order.");
-    d->Field("func_var_locs", &WhileLoopParam::func_var_locs).Required()
+    d->Field("func_var_locs", &WhileLoopParam::func_var_locs)
+        .Required()
         .Describe("Which of func's inputs are the loop variables its outputs replace.");
   }
 };
@@ -85,15 +105,22 @@ struct CondParam {
   int num_outputs = 0;
   Locs cond_input_locs, then_input_locs, else_input_locs;
   static void Declare(ParamDeclarer<CondParam>* d) {
-    d->Field("num_args", &CondParam::num_args).Required().Min(3)
+    d->Field("num_args", &CondParam::num_args)
+        .Required()
+        .Min(3)
         .Describe("Inputs of the node plus three for the cond, then and else graphs.");
-    d->Field("num_outputs", &CondParam::num_outputs).Required().Min(1)
+    d->Field("num_outputs", &CondParam::num_outputs)
+        .Required()
+        .Min(1)
         .Describe("Outputs of each branch.");
-    d->Field("cond_input_locs", &CondParam::cond_input_locs).Required()
+    d->Field("cond_input_locs", &CondParam::cond_input_locs)
+        .Required()
         .Describe("The node inputs cond reads, in cond's input order.");
-    d->Field("then_input_locs", &CondParam::then_input_locs).Required()
+    d->Field("then_input_locs", &CondParam::then_input_locs)
+        .Required()
         .Describe("The node inputs the then branch reads.");
-    d->Field("else_input_locs", &CondParam::else_input_locs).Required()
+    d->Field("else_input_locs", &CondParam::else_input_locs)
+        .Required()
         .Describe("The node inputs the else branch reads.");
   }
 };
@@ -182,9 +209,9 @@ void Assign(const NodeAttrs& attrs, const char* side, size_t i, const T& value, 
         << " but the subgraph gives " << value;
     *target = merged;
   } else {
-    HN_CHECK(value == *target, kTypeError) << DescribeNode(attrs) << ": " << side << " " << i
-                                     << " has dtype " << DTypeName(*target)
-                                     << " but the subgraph gives " << DTypeName(value);
+    HN_CHECK(value == *target, kTypeError)
+        << DescribeNode(attrs) << ": " << side << " " << i << " has dtype " << DTypeName(*target)
+        << " but the subgraph gives " << DTypeName(value);
   }
 }
 
@@ -341,8 +368,7 @@ void ForeachCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
     for (size_t s = 0; s < n_state; ++s) body_in[map[n_data + s]] = body_out[n_out_data + s];
   }
   for (size_t s = 0; s < n_state; ++s) {
-    const NDArray& final_state =
-        length > 0 ? body_out[n_out_data + s] : View(in[n_data + s]);
+    const NDArray& final_state = length > 0 ? body_out[n_out_data + s] : View(in[n_data + s]);
     CopyInto(final_state, out[n_out_data + s]);
   }
 }
@@ -357,8 +383,8 @@ struct WhileLoopGraphs {
 
 WhileLoopGraphs CheckWhileLoop(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<WhileLoopParam>();
-  WhileLoopGraphs g{&Subgraph(attrs, 0, 2, "cond and func"), &Subgraph(attrs, 1, 2, "cond and func"),
-                    {}, {}};
+  WhileLoopGraphs g{
+      &Subgraph(attrs, 0, 2, "cond and func"), &Subgraph(attrs, 1, 2, "cond and func"), {}, {}};
   g.cond_names = SubgraphInputs(attrs, *g.cond, "cond");
   g.func_names = SubgraphInputs(attrs, *g.func, "func");
   const size_t n_in = static_cast<size_t>(p.num_args - 2);
@@ -400,8 +426,8 @@ bool WhileLoopShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
     Assign(attrs, "input", k, func_in[j], &(*in)[k], ShapeUnknown);
   }
   for (size_t i = 0; i < func_out.size(); ++i) {
-    Shape value = static_cast<int>(i) < p.num_out_data ? Stacked(p.max_iterations, func_out[i])
-                                                       : func_out[i];
+    Shape value =
+        static_cast<int>(i) < p.num_out_data ? Stacked(p.max_iterations, func_out[i]) : func_out[i];
     Assign(attrs, "output", i, value, &(*out)[i], ShapeUnknown);
   }
   bool known = complete;
@@ -434,8 +460,7 @@ bool WhileLoopType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<D
 /// The truth of a one-element condition output, whatever its dtype.
 bool IsTrue(const NDArray& condition, const NodeAttrs& attrs) {
   HN_CHECK(condition.size() == 1, kShapeError)
-      << DescribeNode(attrs) << ": cond must give one element, gave shape "
-      << condition.shape();
+      << DescribeNode(attrs) << ": cond must give one element, gave shape " << condition.shape();
   return condition.AsType(DType::kFloat64).data<double>()[0] != 0.0;
 }
 
@@ -459,8 +484,8 @@ void WhileLoopCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
     for (size_t i = 0; i < n_out_data; ++i) {
       const TBlob slot = StepBlob(out[i], step);
       HN_CHECK(func_out[i].shape() == slot.shape, kShapeError)
-          << DescribeNode(attrs) << ": func output " << i << " has shape "
-          << func_out[i].shape() << " at step " << step << ", expected " << slot.shape;
+          << DescribeNode(attrs) << ": func output " << i << " has shape " << func_out[i].shape()
+          << " at step " << step << ", expected " << slot.shape;
       CopyInto(func_out[i], slot);
     }
     for (size_t v = 0; v < p.func_var_locs.size(); ++v) {
@@ -508,8 +533,8 @@ CondGraphs CheckCond(const NodeAttrs& attrs) {
       << DescribeNode(attrs) << ": cond must have one output, has " << g.graph[0]->NumOutputs();
   for (size_t i = 1; i < 3; ++i)
     HN_CHECK(g.graph[i]->NumOutputs() == static_cast<size_t>(p.num_outputs), kInvalidArgument)
-        << DescribeNode(attrs) << ": the " << kWhat[i] << " branch has "
-        << g.graph[i]->NumOutputs() << " outputs, num_outputs says " << p.num_outputs;
+        << DescribeNode(attrs) << ": the " << kWhat[i] << " branch has " << g.graph[i]->NumOutputs()
+        << " outputs, num_outputs says " << p.num_outputs;
   return g;
 }
 
@@ -573,8 +598,9 @@ void CondCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void RegisterControlFlowOps(OpRegistry* r) {
   r->Register("_foreach")
-      .Describe("Runs the loop body graph once per step along axis 0 of the data inputs, "
-                "threading the loop states from step to step (gluon's F.contrib.foreach).")
+      .Describe(
+          "Runs the loop body graph once per step along axis 0 of the data inputs, "
+          "threading the loop states from step to step (gluon's F.contrib.foreach).")
       .SetParam<ForeachParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         return ArgNames(static_cast<size_t>(attrs.Param<ForeachParam>().num_args - 1));
@@ -587,9 +613,10 @@ void RegisterControlFlowOps(OpRegistry* r) {
       .SetCompute(ForeachCompute);
 
   r->Register("_while_loop")
-      .Describe("Runs the func graph while the cond graph gives a nonzero value, at most "
-                "max_iterations times (gluon's F.contrib.while_loop); per-step outputs are "
-                "stacked to max_iterations, steps not run are zero.")
+      .Describe(
+          "Runs the func graph while the cond graph gives a nonzero value, at most "
+          "max_iterations times (gluon's F.contrib.while_loop); per-step outputs are "
+          "stacked to max_iterations, steps not run are zero.")
       .SetParam<WhileLoopParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         return ArgNames(static_cast<size_t>(attrs.Param<WhileLoopParam>().num_args - 2));
@@ -602,8 +629,9 @@ void RegisterControlFlowOps(OpRegistry* r) {
       .SetCompute(WhileLoopCompute);
 
   r->Register("_cond")
-      .Describe("Runs the then graph or the else graph as the cond graph gives a nonzero or "
-                "zero value (gluon's F.contrib.cond).")
+      .Describe(
+          "Runs the then graph or the else graph as the cond graph gives a nonzero or "
+          "zero value (gluon's F.contrib.cond).")
       .SetParam<CondParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         return ArgNames(static_cast<size_t>(attrs.Param<CondParam>().num_args - 3));

@@ -237,9 +237,7 @@ void BoxNMSKernel(const BoxNMSParam& p, const Shape& shape, const T* x, T* y) {
   }
 }
 
-void BoxNMSCompute(const OpContext&,
-                   const NodeAttrs& attrs,
-                   const std::vector<TBlob>& in,
+void BoxNMSCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BoxNMSParam>();
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -294,9 +292,7 @@ void BoxIoUKernel(BoxFormat format, const T* lhs, int64_t nl, const T* rhs, int6
   }
 }
 
-void BoxIoUCompute(const OpContext&,
-                   const NodeAttrs& attrs,
-                   const std::vector<TBlob>& in,
+void BoxIoUCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const BoxFormat format = attrs.Param<BoxIoUParam>().format;
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -325,8 +321,7 @@ struct BipartiteMatchingParam {
   }
 };
 
-bool BipartiteMatchingShape(const NodeAttrs& attrs,
-                            std::vector<Shape>* in,
+bool BipartiteMatchingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   const Shape& d = (*in)[0];
   if (d.ndim() == 0) return false;
@@ -342,13 +337,8 @@ bool BipartiteMatchingShape(const NodeAttrs& attrs,
 }
 
 template <typename T>
-void BipartiteMatchingKernel(const BipartiteMatchingParam& p,
-                             const T* scores,
-                             int64_t batch,
-                             int64_t rows,
-                             int64_t cols,
-                             T* row_marker,
-                             T* col_marker) {
+void BipartiteMatchingKernel(const BipartiteMatchingParam& p, const T* scores, int64_t batch,
+                             int64_t rows, int64_t cols, T* row_marker, T* col_marker) {
   const int64_t n = rows * cols;
   std::vector<int64_t> order(static_cast<size_t>(n));
   for (int64_t b = 0; b < batch; ++b) {
@@ -378,10 +368,8 @@ void BipartiteMatchingKernel(const BipartiteMatchingParam& p,
   }
 }
 
-void BipartiteMatchingCompute(const OpContext&,
-                              const NodeAttrs& attrs,
-                              const std::vector<TBlob>& in,
-                              const std::vector<TBlob>& out) {
+void BipartiteMatchingCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BipartiteMatchingParam>();
   const Shape& d = in[0].shape;
   const int64_t rows = d[d.ndim() - 2], cols = d[d.ndim() - 1];
@@ -430,16 +418,8 @@ bool BoxEncodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 }
 
 template <typename T>
-void BoxEncodeKernel(const T* samples,
-                     const T* matches,
-                     const T* anchors,
-                     const T* refs,
-                     const T* means,
-                     const T* stds,
-                     int64_t batch,
-                     int64_t n,
-                     int64_t m,
-                     T* targets,
+void BoxEncodeKernel(const T* samples, const T* matches, const T* anchors, const T* refs,
+                     const T* means, const T* stds, int64_t batch, int64_t n, int64_t m, T* targets,
                      T* masks) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   for (int64_t i = 0; i < batch * n; ++i) {
@@ -472,9 +452,7 @@ void BoxEncodeKernel(const T* samples,
   }
 }
 
-void BoxEncodeCompute(const OpContext&,
-                      const NodeAttrs&,
-                      const std::vector<TBlob>& in,
+void BoxEncodeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const Shape& a = in[2].shape;
   SwitchRealDType(in[0].dtype, [&](auto tag) {
@@ -532,8 +510,8 @@ bool BoxDecodeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 }
 
 template <typename T>
-void BoxDecodeKernel(
-    const BoxDecodeParam& p, const T* x, const T* anchors, int64_t batch, int64_t n, T* y) {
+void BoxDecodeKernel(const BoxDecodeParam& p, const T* x, const T* anchors, int64_t batch,
+                     int64_t n, T* y) {
   const T std0 = p.std0, std1 = p.std1, std2 = p.std2, std3 = p.std3, clip = p.clip;
   const bool has_clip = p.clip > 0;
   for (int64_t i = 0; i < batch * n; ++i) {
@@ -563,9 +541,7 @@ void BoxDecodeKernel(
   }
 }
 
-void BoxDecodeCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void BoxDecodeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BoxDecodeParam>();
   SwitchRealDType(in[0].dtype, [&](auto tag) {

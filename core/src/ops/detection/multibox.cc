@@ -115,9 +115,7 @@ void MultiBoxPriorKernel(const MultiBoxPriorParam& p, int in_height, int in_widt
   }
 }
 
-void MultiBoxPriorCompute(const OpContext&,
-                          const NodeAttrs& attrs,
-                          const std::vector<TBlob>& in,
+void MultiBoxPriorCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxPriorParam>();
   const int h = static_cast<int>(in[0].shape[2]), w = static_cast<int>(in[0].shape[3]);
@@ -171,8 +169,7 @@ void MultiBoxDetectionInit(MultiBoxDetectionParam* p) {
       << "variances must have 4 values, got " << FloatsText(p->variances);
 }
 
-bool MultiBoxDetectionShape(const NodeAttrs& attrs,
-                            std::vector<Shape>* in,
+bool MultiBoxDetectionShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   const std::string node = DescribeNode(attrs);
   const Shape& c = (*in)[0];
@@ -216,14 +213,9 @@ T SSDOverlap(const T* a, const T* b) {
 }
 
 template <typename T>
-void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p,
-                             const T* cls_prob,
-                             const T* loc_pred,
-                             const T* anchors,
-                             int64_t batch,
-                             int64_t num_classes,
-                             int64_t num_anchors,
-                             T* out) {
+void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p, const T* cls_prob, const T* loc_pred,
+                             const T* anchors, int64_t batch, int64_t num_classes,
+                             int64_t num_anchors, T* out) {
   std::fill(out, out + batch * num_anchors * 6, T(-1));
   std::vector<T> rows(static_cast<size_t>(num_anchors * 6));
   std::vector<T> compact(static_cast<size_t>(num_anchors * 6));
@@ -283,10 +275,8 @@ void MultiBoxDetectionKernel(const MultiBoxDetectionParam& p,
   }
 }
 
-void MultiBoxDetectionCompute(const OpContext&,
-                              const NodeAttrs& attrs,
-                              const std::vector<TBlob>& in,
-                              const std::vector<TBlob>& out) {
+void MultiBoxDetectionCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxDetectionParam>();
   const Shape& c = in[0].shape;
   SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -385,18 +375,10 @@ void SSDLocTarget(const T* anchor, const T* gt, const std::vector<float>& v, T* 
 }
 
 template <typename T>
-void MultiBoxTargetKernel(const MultiBoxTargetParam& p,
-                          const T* anchors,
-                          const T* labels,
-                          const T* cls_preds,
-                          int64_t batch,
-                          int64_t num_anchors,
-                          int64_t num_labels,
-                          int64_t label_width,
-                          int64_t num_classes,
-                          T* loc_target,
-                          T* loc_mask,
-                          T* cls_target) {
+void MultiBoxTargetKernel(const MultiBoxTargetParam& p, const T* anchors, const T* labels,
+                          const T* cls_preds, int64_t batch, int64_t num_anchors,
+                          int64_t num_labels, int64_t label_width, int64_t num_classes,
+                          T* loc_target, T* loc_mask, T* cls_target) {
   std::fill(loc_target, loc_target + batch * num_anchors * 4, T(0));
   std::fill(loc_mask, loc_mask + batch * num_anchors * 4, T(0));
   std::fill(cls_target, cls_target + batch * num_anchors, static_cast<T>(p.ignore_label));
@@ -514,9 +496,7 @@ void MultiBoxTargetKernel(const MultiBoxTargetParam& p,
   }
 }
 
-void MultiBoxTargetCompute(const OpContext&,
-                           const NodeAttrs& attrs,
-                           const std::vector<TBlob>& in,
+void MultiBoxTargetCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<MultiBoxTargetParam>();
   const Shape& l = in[1].shape;

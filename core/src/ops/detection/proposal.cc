@@ -150,17 +150,9 @@ struct Box5 {
 };
 
 // One image: writes rows [image, x1, y1, x2, y2] and scores.
-void ProposeImage(const ProposalParam& p,
-                  const std::vector<float>& base,
-                  const float* fg_scores,
-                  const float* deltas,
-                  const float* im_info,
-                  int64_t num_anchors,
-                  int64_t height,
-                  int64_t width,
-                  float image_index,
-                  float* rois,
-                  float* scores) {
+void ProposeImage(const ProposalParam& p, const std::vector<float>& base, const float* fg_scores,
+                  const float* deltas, const float* im_info, int64_t num_anchors, int64_t height,
+                  int64_t width, float image_index, float* rois, float* scores) {
   const int64_t count = num_anchors * height * width;
   const int64_t fs = p.feature_stride;
   std::vector<Box5> boxes(static_cast<size_t>(count));
@@ -261,9 +253,7 @@ void ProposeImage(const ProposalParam& p,
   }
 }
 
-void ProposalCompute(const OpContext&,
-                     const NodeAttrs& attrs,
-                     const std::vector<TBlob>& in,
+void ProposalCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<ProposalParam>();
   const Shape& c = in[0].shape;

@@ -24,8 +24,10 @@ namespace m = op_math;
 struct AddNParam {
   int num_args = 0;
   static void Declare(ParamDeclarer<AddNParam>* d) {
-    d->Field("num_args", &AddNParam::num_args).Required().Min(1).Describe(
-        "Number of inputs to be summed.");
+    d->Field("num_args", &AddNParam::num_args)
+        .Required()
+        .Min(1)
+        .Describe("Number of inputs to be summed.");
   }
 };
 

@@ -26,8 +26,8 @@
 
 #include "hybridnet/base.h"
 #include "hybridnet/dtype.h"
-#include "ops/dtype_switch-inl.h"
 #include "kernels/activation-inl.h"
+#include "ops/dtype_switch-inl.h"
 
 namespace hybridnet {
 namespace op_math {
@@ -63,17 +63,17 @@ inline bool IsNan(T x) {
 }
 
 // +, - and *: integers wrap around (computed as uint64, then truncated to the type).
-#define HN_WRAPPING_OP(Name, op)                                                              \
-  struct Name {                                                                               \
-    template <typename T>                                                                     \
-    static T Map(T a, T b) {                                                                  \
-      if constexpr (std::is_floating_point_v<T>) {                                            \
-        return a op b;                                                                        \
-      } else {                                                                                \
-        return static_cast<T>(static_cast<uint64_t>(static_cast<Unsigned<T>>(a))             \
-                                  op static_cast<uint64_t>(static_cast<Unsigned<T>>(b)));     \
-      }                                                                                       \
-    }                                                                                         \
+#define HN_WRAPPING_OP(Name, op)                                                          \
+  struct Name {                                                                           \
+    template <typename T>                                                                 \
+    static T Map(T a, T b) {                                                              \
+      if constexpr (std::is_floating_point_v<T>) {                                        \
+        return a op b;                                                                    \
+      } else {                                                                            \
+        return static_cast<T>(static_cast<uint64_t>(static_cast<Unsigned<T>>(a))          \
+                                  op static_cast<uint64_t>(static_cast<Unsigned<T>>(b))); \
+      }                                                                                   \
+    }                                                                                     \
   }
 HN_WRAPPING_OP(Add, +);
 HN_WRAPPING_OP(Sub, -);
@@ -95,11 +95,11 @@ inline T Unary(T x) {
 
 // ---- unary math -------------------------------------------------------------------------------
 
-#define HN_MATH_FUNCTION(Name, expr)                         \
-  struct Name {                                              \
-    using Real = double;                                     \
-    static float Eval(float x) { return expr; }              \
-    static double Eval(double x) { return expr; }            \
+#define HN_MATH_FUNCTION(Name, expr)              \
+  struct Name {                                   \
+    using Real = double;                          \
+    static float Eval(float x) { return expr; }   \
+    static double Eval(double x) { return expr; } \
   }
 
 HN_MATH_FUNCTION(Exp, std::exp(x));
@@ -137,8 +137,8 @@ HN_MATH_FUNCTION(Rcbrt, 1.0f / std::cbrt(x));
 // MXNet's rint: the nearer of floor and ceil, ties to floor (rint(-2.5) = -3, unlike C's rint).
 HN_MATH_FUNCTION(Rint, (x - std::floor(x)) <= (std::ceil(x) - x) ? std::floor(x) : std::ceil(x));
 // Toward zero: the one of floor and ceil with the smaller magnitude.
-HN_MATH_FUNCTION(Fix, std::fabs(std::floor(x)) < std::fabs(std::ceil(x)) ? std::floor(x)
-                                                                         : std::ceil(x));
+HN_MATH_FUNCTION(Fix,
+                 std::fabs(std::floor(x)) < std::fabs(std::ceil(x)) ? std::floor(x) : std::ceil(x));
 
 #undef HN_MATH_FUNCTION
 
@@ -313,12 +313,12 @@ struct Minimum {
   }
 };
 
-#define HN_PREDICATE(Name, expr)                \
-  struct Name {                                 \
-    template <typename T>                       \
-    static T Map(T a, T b) {                    \
-      return (expr) ? T(1) : T(0);              \
-    }                                           \
+#define HN_PREDICATE(Name, expr)   \
+  struct Name {                    \
+    template <typename T>          \
+    static T Map(T a, T b) {       \
+      return (expr) ? T(1) : T(0); \
+    }                              \
   }
 HN_PREDICATE(Equal, a == b);
 HN_PREDICATE(NotEqual, a != b);

@@ -26,9 +26,13 @@ struct AmpCastParam {
   DType dtype = DType::kFloat32;
   static void Declare(ParamDeclarer<AmpCastParam>* d) {
     d->Field("dtype", &AmpCastParam::dtype,
-             {{"bfloat16", DType::kBFloat16}, {"float16", DType::kFloat16},
-              {"float32", DType::kFloat32}, {"float64", DType::kFloat64},
-              {"int32", DType::kInt32}, {"int64", DType::kInt64}, {"int8", DType::kInt8},
+             {{"bfloat16", DType::kBFloat16},
+              {"float16", DType::kFloat16},
+              {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64},
+              {"int32", DType::kInt32},
+              {"int64", DType::kInt64},
+              {"int8", DType::kInt8},
               {"uint8", DType::kUint8}})
         .Required()
         .Describe("Output data type (for float32, float16 and bfloat16 inputs).");
@@ -55,7 +59,8 @@ struct CastStorageParam {
   StorageType stype = StorageType::kDefault;
   static void Declare(ParamDeclarer<CastStorageParam>* d) {
     d->Field("stype", &CastStorageParam::stype,
-             {{"csr", StorageType::kCSR}, {"default", StorageType::kDefault},
+             {{"csr", StorageType::kCSR},
+              {"default", StorageType::kDefault},
               {"row_sparse", StorageType::kRowSparse}})
         .Required()
         .Describe("Output storage type. Arrays here are dense: every stype keeps the values.");
@@ -264,16 +269,18 @@ void AllFiniteCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlo
 
 void RegisterPassThroughOps(OpRegistry* r) {
   r->Register("amp_cast")
-      .Describe("Casts a float32, float16 or bfloat16 input to dtype; other inputs pass "
-                "unchanged (the mixed-precision cast).")
+      .Describe(
+          "Casts a float32, float16 or bfloat16 input to dtype; other inputs pass "
+          "unchanged (the mixed-precision cast).")
       .SetParam<AmpCastParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AmpCastType)
       .SetCompute(ConvertCompute);
   r->Register("amp_multicast")
-      .Describe("Casts its float32/float16/bfloat16 inputs to one type: the widest present "
-                "(float32 if any, else input 0's), or with cast_narrow the narrowest.")
+      .Describe(
+          "Casts its float32/float16/bfloat16 inputs to one type: the widest present "
+          "(float32 if any, else input 0's), or with cast_narrow the narrowest.")
       .SetParam<AmpMultiCastParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         std::vector<std::string> names;
@@ -292,8 +299,9 @@ void RegisterPassThroughOps(OpRegistry* r) {
       .SetInferType(AmpMultiCastType)
       .SetCompute(ConvertCompute);
   r->Register("cast_storage")
-      .Describe("Changes an array's storage type; arrays here are always dense, so the values "
-                "pass unchanged (MXNet's sparse result holds the same values).")
+      .Describe(
+          "Changes an array's storage type; arrays here are always dense, so the values "
+          "pass unchanged (MXNet's sparse result holds the same values).")
       .AddAlias("_sparse_cast_storage")
       .SetParam<CastStorageParam>()
       .SetInputNames({"data"})
@@ -311,8 +319,9 @@ void RegisterPassThroughOps(OpRegistry* r) {
       .SetInplace({{0, 0}})
       .SetIdentityView();
   r->Register("IdentityAttachKLSparseReg")
-      .Describe("Returns data; in training its gradient gets a KL sparseness penalty (the "
-                "moving_avg auxiliary state is updated only there).")
+      .Describe(
+          "Returns data; in training its gradient gets a KL sparseness penalty (the "
+          "moving_avg auxiliary state is updated only there).")
       .SetParam<KLSparseRegParam>(InitKLSparseReg)
       .SetInputNames({"data", "moving_avg"})
       .SetMutableInputs({1})

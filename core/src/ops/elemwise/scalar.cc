@@ -29,12 +29,15 @@ struct ScalarParam {
     d->Field("scalar", &ScalarParam::scalar).Default(1.0).Describe("Scalar input value");
     d->Field("is_int", &ScalarParam::is_int)
         .Default(true)
-        .Describe("Whether the scalar is an integer: with False, integer inputs give a float64 "
-                  "result");
+        .Describe(
+            "Whether the scalar is an integer: with False, integer inputs give a float64 "
+            "result");
   }
 };
 
-bool IsIntegerDType(DType d) { return IsNumericDType(d) && d != DType::kFloat32 && d != DType::kFloat64; }
+bool IsIntegerDType(DType d) {
+  return IsNumericDType(d) && d != DType::kFloat32 && d != DType::kFloat64;
+}
 
 void CheckNumeric(const NodeAttrs& attrs, DType d, const char* what) {
   HN_CHECK(d == DType::kUnknown || IsNumericDType(d), kTypeError)

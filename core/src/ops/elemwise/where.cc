@@ -40,8 +40,8 @@ bool WhereShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
       << DescribeNode(attrs) << ": condition shape " << cond << " fits neither x's shape " << x
       << " nor (x.shape[0],)";
   HN_CHECK(cond[0] == 0 || x[0] == 0 || cond[0] == x[0], kShapeError)
-      << DescribeNode(attrs) << ": a 1-D condition needs x.shape[0] = " << x[0]
-      << " values, got " << cond[0];
+      << DescribeNode(attrs) << ": a 1-D condition needs x.shape[0] = " << x[0] << " values, got "
+      << cond[0];
   if (cond[0] == 0) cond[0] = x[0];
   return xy_known && cond.IsKnown();
 }

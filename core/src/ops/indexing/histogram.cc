@@ -61,8 +61,7 @@ void HistogramInit(HistogramParam* p) {
   HN_CHECK(p->bin_cnt.has_value() == p->range.has_value(), kInvalidArgument)
       << "bin_cnt and range must be given together (equal bins) or both left out (bins input)";
   if (!p->bin_cnt) return;
-  HN_CHECK(*p->bin_cnt >= 1, kInvalidArgument)
-      << "bin_cnt=" << *p->bin_cnt << " must be positive";
+  HN_CHECK(*p->bin_cnt >= 1, kInvalidArgument) << "bin_cnt=" << *p->bin_cnt << " must be positive";
   HN_CHECK(p->range->first <= p->range->second, kInvalidArgument)
       << "range lower " << p->range->first << " exceeds upper " << p->range->second;
 }
@@ -76,8 +75,7 @@ bool HistogramShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
     const Shape& bins = (*in)[1];
     if (bins.ndim() != 0) {
       HN_CHECK(bins.ndim() == 1 && (bins[0] == 0 || bins[0] >= 2), kShapeError)
-          << DescribeNode(attrs) << ": bins must be a 1-D vector of at least 2 edges, got "
-          << bins;
+          << DescribeNode(attrs) << ": bins must be a 1-D vector of at least 2 edges, got " << bins;
       if (bins[0] != 0) AssignShape(attrs, out, 0, Shape{bins[0] - 1}, "output");
       AssignShape(attrs, out, 1, bins, "output");
     }
@@ -153,9 +151,10 @@ void HistogramCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
 
 void RegisterHistogramOps(OpRegistry* r) {
   r->Register("_histogram")
-      .Describe("Counts the data's values per bin (int64) and returns the bin edges: bin_cnt "
-                "equal bins over range, or the edges given as input bins. Values outside are "
-                "not counted; the last bin includes its upper edge.")
+      .Describe(
+          "Counts the data's values per bin (int64) and returns the bin edges: bin_cnt "
+          "equal bins over range, or the edges given as input bins. Values outside are "
+          "not counted; the last bin includes its upper edge.")
       .SetParam<HistogramParam>(HistogramInit)
       .SetInputNames([](const NodeAttrs& attrs) {
         return attrs.Param<HistogramParam>().bin_cnt ? std::vector<std::string>{"data"}

@@ -81,8 +81,8 @@ void TakeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
                  const std::vector<TBlob>& out) {
   const TakeParam& p = attrs.Param<TakeParam>();
   const Shape& as = in[0].shape;
-  const size_t axis = static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(as.ndim())
-                                                     : p.axis);
+  const size_t axis =
+      static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(as.ndim()) : p.axis);
   const int64_t n = as[axis];
   const int64_t outer = Prod(as, 0, axis), inner = Prod(as, axis + 1, as.ndim());
   const int64_t count = in[1].Size();
@@ -163,8 +163,9 @@ struct PickParam {
   static void Declare(ParamDeclarer<PickParam>* d) {
     d->Field("axis", &PickParam::axis)
         .Default(std::optional<int>(-1))
-        .Describe("The axis to pick along (negative counts from the end); None is not "
-                  "supported (as in MXNet).");
+        .Describe(
+            "The axis to pick along (negative counts from the end); None is not "
+            "supported (as in MXNet).");
     d->Field("keepdims", &PickParam::keepdims)
         .Default(false)
         .Describe("Keep the picked axis as a size-1 axis in the result.");
@@ -197,8 +198,7 @@ bool PickShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   const Shape& ds = (*in)[0];
   if (ds.ndim() == 0) return false;
   NormalizeAxis(attrs, *attrs.Param<PickParam>().axis, ds.ndim(), "axis");
-  AssignShape(attrs, out, 0, PickedShape(attrs, ds, attrs.Param<PickParam>().keepdims),
-              "output");
+  AssignShape(attrs, out, 0, PickedShape(attrs, ds, attrs.Param<PickParam>().keepdims), "output");
   const Shape& is = (*in)[1];
   if (is.ndim() != 0) {
     AssignShape(attrs, in, 1, PickedShape(attrs, ds, is.ndim() == ds.ndim()), "input");
@@ -262,8 +262,8 @@ bool GatherNDShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
       << DescribeNode(attrs) << ": indices must have at least 2 dimensions (M, ...), got " << is;
   if (is[0] == 0) return false;
   HN_CHECK(is[0] <= static_cast<int64_t>(ds.ndim()), kShapeError)
-      << DescribeNode(attrs) << ": indices " << is << " address " << is[0]
-      << " axes but data " << ds << " has " << ds.ndim();
+      << DescribeNode(attrs) << ": indices " << is << " address " << is[0] << " axes but data "
+      << ds << " has " << ds.ndim();
   std::vector<int64_t> od(is.begin() + 1, is.end());
   od.insert(od.end(), ds.begin() + is[0], ds.end());
   AssignShape(attrs, out, 0, Shape(od), "output");
@@ -283,8 +283,8 @@ void GatherNDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
   const int64_t m = in[1].shape[0];
   const int64_t count = in[1].Size() / m;
   const std::vector<int64_t> st = LeadingStrides(ds, static_cast<size_t>(m));
-  const size_t block = static_cast<size_t>(Prod(ds, static_cast<size_t>(m), ds.ndim())) *
-                       DTypeSize(out[0].dtype);
+  const size_t block =
+      static_cast<size_t>(Prod(ds, static_cast<size_t>(m), ds.ndim())) * DTypeSize(out[0].dtype);
   const size_t esize = DTypeSize(out[0].dtype);
   const uint8_t* a = in[0].ptr<const uint8_t>();
   uint8_t* y = out[0].ptr<uint8_t>();
@@ -330,8 +330,7 @@ void ScatterNDInit(ScatterNDParam* p) {
 }
 
 // Checks data (Y..., shape[M:]) against indices (M, Y...) and the output shape.
-void CheckScatterShapes(const NodeAttrs& attrs, const Shape& ds, const Shape& is,
-                        const Shape& os) {
+void CheckScatterShapes(const NodeAttrs& attrs, const Shape& ds, const Shape& is, const Shape& os) {
   HN_CHECK(is.ndim() >= 2, kShapeError)
       << DescribeNode(attrs) << ": indices must have at least 2 dimensions (M, ...), got " << is;
   HN_CHECK(is[0] <= static_cast<int64_t>(os.ndim()), kShapeError)
@@ -448,8 +447,9 @@ struct OneHotParam {
         .Describe("The value everywhere else.");
     d->Field("dtype", &OneHotParam::dtype)
         .Default(DType::kFloat32)
-        .Describe("Output dtype (bfloat16, float16, float32, float64, int32, int64, int8 or "
-                  "uint8).");
+        .Describe(
+            "Output dtype (bfloat16, float16, float32, float64, int32, int64, int8 or "
+            "uint8).");
   }
 };
 
@@ -472,8 +472,8 @@ bool OneHotShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
 bool OneHotType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const DType want = attrs.Param<OneHotParam>().dtype;
   HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == want, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " differs from dtype="
-      << DTypeName(want);
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
+      << " differs from dtype=" << DTypeName(want);
   (*out)[0] = want;
   HN_CHECK((*in)[0] == DType::kUnknown || internal::IsNumericDType((*in)[0]), kTypeError)
       << DescribeNode(attrs) << ": indices have dtype " << DTypeName((*in)[0])
@@ -526,8 +526,8 @@ bool RavelShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
   const Shape& is = (*in)[0];
   if (is.ndim() != 0) {
     HN_CHECK(is.ndim() == 2 && (is[0] == 0 || is[0] == k), kShapeError)
-        << DescribeNode(attrs) << ": data must be (" << k << ", N) for a " << k
-        << "-D shape, got " << is;
+        << DescribeNode(attrs) << ": data must be (" << k << ", N) for a " << k << "-D shape, got "
+        << is;
     AssignShape(attrs, out, 0, Shape{is[1]}, "output");
   }
   if ((*out)[0].ndim() != 0) AssignShape(attrs, in, 0, Shape{k, (*out)[0][0]}, "input");
@@ -600,8 +600,9 @@ struct IndexArrayParam {
   static void Declare(ParamDeclarer<IndexArrayParam>* d) {
     d->Field("axes", &IndexArrayParam::axes)
         .Default(std::nullopt)
-        .Describe("The axes whose coordinates are listed (None: all, in order); an axis is "
-                  "taken modulo the rank, as in MXNet.");
+        .Describe(
+            "The axes whose coordinates are listed (None: all, in order); an axis is "
+            "taken modulo the rank, as in MXNet.");
   }
 };
 
@@ -738,9 +739,10 @@ void TakeOnnx(OnnxNodeContext* ctx) {
 
 void RegisterIndexingOps(OpRegistry* r) {
   r->Register("take")
-      .Describe("Takes slices of a along axis at the given indices: the result's shape is "
-                "a.shape[:axis] + indices.shape + a.shape[axis+1:]. Indices are truncated to "
-                "integers; out-of-range ones are clipped, wrapped or rejected (mode).")
+      .Describe(
+          "Takes slices of a along axis at the given indices: the result's shape is "
+          "a.shape[:axis] + indices.shape + a.shape[axis+1:]. Indices are truncated to "
+          "integers; out-of-range ones are clipped, wrapped or rejected (mode).")
       .SetParam<TakeParam>()
       .SetInputNames({"a", "indices"})
       .SetInferShape(TakeShape)
@@ -749,17 +751,19 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetOnnx({"Cast", "Clip", "Mod", "Gather"}, TakeOnnx, "mode='raise'");
 
   r->Register("batch_take")
-      .Describe("For a 2-D a, takes a[i, indices[i]] for every row i (indices clipped into "
-                "the row).")
+      .Describe(
+          "For a 2-D a, takes a[i, indices[i]] for every row i (indices clipped into "
+          "the row).")
       .SetInputNames({"a", "indices"})
       .SetInferShape(BatchTakeShape)
       .SetInferType(BatchTakeType)
       .SetCompute(BatchTakeCompute);
 
   r->Register("pick")
-      .Describe("Picks one element per position along axis: out[..., j, ...] = data[..., "
-                "index[...], j, ...]; the index shape is the result's, with or without the "
-                "picked axis.")
+      .Describe(
+          "Picks one element per position along axis: out[..., j, ...] = data[..., "
+          "index[...], j, ...]; the index shape is the result's, with or without the "
+          "picked axis.")
       .AddAlias("choose_element_0index")
       .SetParam<PickParam>(PickInit)
       .SetInputNames({"data", "index"})
@@ -768,17 +772,19 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetCompute(PickCompute);
 
   r->Register("gather_nd")
-      .Describe("Gathers slices of data addressed by indices of shape (M, Y...): out[y...] = "
-                "data[indices[0, y...], ..., indices[M-1, y...]]; negative indices count "
-                "from the end, out-of-range ones are errors.")
+      .Describe(
+          "Gathers slices of data addressed by indices of shape (M, Y...): out[y...] = "
+          "data[indices[0, y...], ..., indices[M-1, y...]]; negative indices count "
+          "from the end, out-of-range ones are errors.")
       .SetInputNames({"data", "indices"})
       .SetInferShape(GatherNDShape)
       .SetInferType(GatherNDType)
       .SetCompute(GatherNDCompute);
 
   r->Register("scatter_nd")
-      .Describe("The inverse of gather_nd: a zero array of the given shape with data written "
-                "at the positions addressed by indices (the last write wins for repeats).")
+      .Describe(
+          "The inverse of gather_nd: a zero array of the given shape with data written "
+          "at the positions addressed by indices (the last write wins for repeats).")
       .SetParam<ScatterNDParam>(ScatterNDInit)
       .SetInputNames({"data", "indices"})
       .SetInferShape(ScatterNDShape)
@@ -795,9 +801,10 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInplace({{0, 0}});
 
   r->Register("one_hot")
-      .Describe("One-hot encoding: a new last axis of length depth holding on_value at the "
-                "(truncated) index and off_value elsewhere; indices outside [0, depth) give "
-                "all off_value.")
+      .Describe(
+          "One-hot encoding: a new last axis of length depth holding on_value at the "
+          "(truncated) index and off_value elsewhere; indices outside [0, depth) give "
+          "all off_value.")
       .SetParam<OneHotParam>(OneHotInit)
       .SetInputNames({"indices"})
       .SetInferShape(OneHotShape)
@@ -805,8 +812,9 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetCompute(OneHotCompute);
 
   r->Register("_ravel_multi_index")
-      .Describe("Converts (k, N) multi-indices into N flat indices of an array of the given "
-                "k-D shape.")
+      .Describe(
+          "Converts (k, N) multi-indices into N flat indices of an array of the given "
+          "k-D shape.")
       .AddAlias("ravel_multi_index")
       .SetParam<RavelParam>(RavelInit)
       .SetInputNames({"data"})
@@ -815,8 +823,9 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetCompute(RavelCompute);
 
   r->Register("_unravel_index")
-      .Describe("Converts N flat indices into (k, N) multi-indices of an array of the given "
-                "k-D shape.")
+      .Describe(
+          "Converts N flat indices into (k, N) multi-indices of an array of the given "
+          "k-D shape.")
       .AddAlias("unravel_index")
       .SetParam<RavelParam>(RavelInit)
       .SetInputNames({"data"})
@@ -825,8 +834,9 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetCompute(UnravelCompute);
 
   r->Register("_contrib_index_array")
-      .Describe("The int64 coordinates of every element of data: shape data.shape + (n,), "
-                "listing all axes or those in axes.")
+      .Describe(
+          "The int64 coordinates of every element of data: shape data.shape + (n,), "
+          "listing all axes or those in axes.")
       .SetParam<IndexArrayParam>(IndexArrayInit)
       .SetInputNames({"data"})
       .SetInferShape(IndexArrayShape)
@@ -834,8 +844,9 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetCompute(IndexArrayCompute);
 
   r->Register("_contrib_index_copy")
-      .Describe("A copy of old_tensor whose rows index_vector[i] are replaced by row i of "
-                "new_tensor.")
+      .Describe(
+          "A copy of old_tensor whose rows index_vector[i] are replaced by row i of "
+          "new_tensor.")
       .SetInputNames({"old_tensor", "index_vector", "new_tensor"})
       .SetInferShape(IndexCopyShape)
       .SetInferType(IndexCopyType)

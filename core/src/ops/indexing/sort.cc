@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "ops/dtype_switch-inl.h"
 #include "kernels/workspace.h"
+#include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -31,8 +31,8 @@ enum class RetTyp { kValue, kIndices, kMask, kBoth };
 
 // MXNet's index dtypes for topk/argsort: uint8, int32, int64, float16, float32, float64.
 bool IsSortIndexDType(DType d) {
-  return d == DType::kUint8 || d == DType::kInt32 || d == DType::kInt64 ||
-         d == DType::kFloat16 || d == DType::kFloat32 || d == DType::kFloat64;
+  return d == DType::kUint8 || d == DType::kInt32 || d == DType::kInt64 || d == DType::kFloat16 ||
+         d == DType::kFloat32 || d == DType::kFloat64;
 }
 
 void CheckIndexDType(DType d) {
@@ -60,24 +60,29 @@ struct TopKParam {
   static void Declare(ParamDeclarer<TopKParam>* d) {
     d->Field("axis", &TopKParam::axis)
         .Default(std::optional<int>(-1))
-        .Describe("Axis to select along (negative counts from the end); None selects over the "
-                  "flattened input.");
+        .Describe(
+            "Axis to select along (negative counts from the end); None selects over the "
+            "flattened input.");
     d->Field("k", &TopKParam::k)
         .Default(1)
         .Describe("How many elements to select; k < 1 sorts the whole axis.");
     d->Field("ret_typ", &TopKParam::ret_typ,
-             {{"both", RetTyp::kBoth}, {"indices", RetTyp::kIndices}, {"mask", RetTyp::kMask},
+             {{"both", RetTyp::kBoth},
+              {"indices", RetTyp::kIndices},
+              {"mask", RetTyp::kMask},
               {"value", RetTyp::kValue}})
         .Default(RetTyp::kIndices)
-        .Describe("What to return: the values, their indices, both, or a 0/1 mask of the "
-                  "input's shape marking them.");
+        .Describe(
+            "What to return: the values, their indices, both, or a 0/1 mask of the "
+            "input's shape marking them.");
     d->Field("is_ascend", &TopKParam::is_ascend)
         .Default(false)
         .Describe("Select the k smallest instead of the k largest elements.");
     d->Field("dtype", &TopKParam::dtype)
         .Default(DType::kFloat32)
-        .Describe("Dtype of returned indices (uint8, int32, int64, float16, float32 or "
-                  "float64).");
+        .Describe(
+            "Dtype of returned indices (uint8, int32, int64, float16, float32 or "
+            "float64).");
   }
 };
 
@@ -93,8 +98,9 @@ struct SortParam {
   static void Declare(ParamDeclarer<SortParam>* d) {
     d->Field("axis", &SortParam::axis)
         .Default(std::optional<int>(-1))
-        .Describe("Axis to sort along (negative counts from the end); None sorts the "
-                  "flattened input.");
+        .Describe(
+            "Axis to sort along (negative counts from the end); None sorts the "
+            "flattened input.");
     d->Field("is_ascend", &SortParam::is_ascend)
         .Default(true)
         .Describe("Sort in ascending (true) or descending order.");
@@ -113,15 +119,17 @@ struct ArgSortParam {
   static void Declare(ParamDeclarer<ArgSortParam>* d) {
     d->Field("axis", &ArgSortParam::axis)
         .Default(std::optional<int>(-1))
-        .Describe("Axis to sort along (negative counts from the end); None sorts the "
-                  "flattened input.");
+        .Describe(
+            "Axis to sort along (negative counts from the end); None sorts the "
+            "flattened input.");
     d->Field("is_ascend", &ArgSortParam::is_ascend)
         .Default(true)
         .Describe("Sort in ascending (true) or descending order.");
     d->Field("dtype", &ArgSortParam::dtype)
         .Default(DType::kFloat32)
-        .Describe("Dtype of the returned indices (uint8, int32, int64, float16, float32 or "
-                  "float64).");
+        .Describe(
+            "Dtype of the returned indices (uint8, int32, int64, float16, float32 or "
+            "float64).");
   }
 };
 
@@ -155,9 +163,9 @@ SortLayout MakeLayout(const NodeAttrs& attrs, const SortSpec& s, const Shape& is
     for (size_t d = l.axis + 1; d < is.ndim(); ++d) l.trail *= is[d];
   }
   l.k = s.k <= 0 ? l.n : s.k;
-  HN_CHECK(l.k <= l.n, kShapeError) << DescribeNode(attrs) << ": k=" << s.k
-                                    << " is larger than the " << l.n
-                                    << " elements to select from (input " << is << ")";
+  HN_CHECK(l.k <= l.n, kShapeError)
+      << DescribeNode(attrs) << ": k=" << s.k << " is larger than the " << l.n
+      << " elements to select from (input " << is << ")";
   return l;
 }
 
@@ -230,12 +238,12 @@ void SortRow(const T* vals, int64_t n, int64_t k, bool ascend, int64_t* order) {
 }
 
 void SortCompute(const OpContext& ctx, const NodeAttrs& attrs, const SortSpec& s,
-                 const std::vector<TBlob>& in,
-                 const std::vector<TBlob>& out) {
+                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const SortLayout l = MakeLayout(attrs, s, in[0].shape);
   const TBlob* values = s.ret == RetTyp::kValue || s.ret == RetTyp::kBoth ? &out[0] : nullptr;
-  const TBlob* indices =
-      s.ret == RetTyp::kIndices ? &out[0] : s.ret == RetTyp::kBoth ? &out[1] : nullptr;
+  const TBlob* indices = s.ret == RetTyp::kIndices ? &out[0]
+                         : s.ret == RetTyp::kBoth  ? &out[1]
+                                                   : nullptr;
   const TBlob* mask = s.ret == RetTyp::kMask ? &out[0] : nullptr;
   int64_t* order = ctx.workspace->Get<int64_t>(internal::kOpSlot0, static_cast<size_t>(l.n));
   double* picked = ctx.workspace->Get<double>(internal::kOpSlot1, static_cast<size_t>(l.k));
@@ -334,8 +342,9 @@ void ArgmaxChannelCompute(const OpContext&, const NodeAttrs&, const std::vector<
 
 void RegisterSortOps(OpRegistry* r) {
   r->Register("topk")
-      .Describe("The k largest (or smallest, is_ascend) elements along axis, as values, "
-                "indices, both, or a 0/1 mask; ties in MXNet's order.")
+      .Describe(
+          "The k largest (or smallest, is_ascend) elements along axis, as values, "
+          "indices, both, or a 0/1 mask; ties in MXNet's order.")
       .SetParam<TopKParam>(TopKInit)
       .SetInputNames({"data"})
       .SetNumOutputs([](const NodeAttrs& attrs) -> uint32_t {
@@ -363,8 +372,9 @@ void RegisterSortOps(OpRegistry* r) {
       .SetCompute(SortOpCompute<ArgSortParam>);
 
   r->Register("argmax_channel")
-      .Describe("Index of the maximum along axis 1 (the first one when tied), in the input's "
-                "dtype.")
+      .Describe(
+          "Index of the maximum along axis 1 (the first one when tied), in the input's "
+          "dtype.")
       .SetInputNames({"data"})
       .SetInferShape(ArgmaxChannelShape)
       .SetInferType(internal::NumericType)

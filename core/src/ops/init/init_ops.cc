@@ -80,8 +80,9 @@ struct ZerosWithoutDTypeParam {  // _zeros_without_dtype
     d->Field("ctx", &ZerosWithoutDTypeParam::ctx).Default("").Describe("Device context (ignored).");
     d->Field("dtype", &ZerosWithoutDTypeParam::dtype)
         .Default(-1)
-        .Describe("Target dtype as MXNet's type flag (0 float32, 1 float64, 3 uint8, 4 int32, "
-                  "5 int8, 6 int64, ...); -1 = taken from the consumers.");
+        .Describe(
+            "Target dtype as MXNet's type flag (0 float32, 1 float64, 3 uint8, 4 int32, "
+            "5 int8, 6 int64, ...); -1 = taken from the consumers.");
   }
 };
 
@@ -90,9 +91,10 @@ struct FillLikeParam {  // zeros_like, ones_like
   static void Declare(ParamDeclarer<FillLikeParam>* d) {
     d->Field("dtype", &FillLikeParam::dtype)
         .Default("")
-        .Describe("Accepted and ignored, as MXNet 1.9.1 does: the output keeps the input's "
-                  "dtype (GluonCV's CenterNet writes zeros_like(x, dtype='int64') and MXNet "
-                  "gives float32 for a float32 x).");
+        .Describe(
+            "Accepted and ignored, as MXNet 1.9.1 does: the output keeps the input's "
+            "dtype (GluonCV's CenterNet writes zeros_like(x, dtype='int64') and MXNet "
+            "gives float32 for a float32 x).");
   }
 };
 
@@ -109,15 +111,22 @@ struct EyeParam {
   DType dtype = DType::kFloat32;
   static void Declare(ParamDeclarer<EyeParam>* d) {
     d->Field("N", &EyeParam::N).Required().Min(1).Describe("Number of rows in the output.");
-    d->Field("M", &EyeParam::M).Default(0).Min(0).Describe(
-        "Number of columns in the output (0 = N).");
-    d->Field("k", &EyeParam::k).Default(0).Describe(
-        "Index of the diagonal: 0 the main one, > 0 above, < 0 below.");
+    d->Field("M", &EyeParam::M)
+        .Default(0)
+        .Min(0)
+        .Describe("Number of columns in the output (0 = N).");
+    d->Field("k", &EyeParam::k)
+        .Default(0)
+        .Describe("Index of the diagonal: 0 the main one, > 0 above, < 0 below.");
     d->Field("ctx", &EyeParam::ctx).Default("").Describe("Device context (ignored).");
     d->Field("dtype", &EyeParam::dtype,
-             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
-              {"float64", DType::kFloat64}, {"int32", DType::kInt32}, {"int64", DType::kInt64},
-              {"int8", DType::kInt8}, {"uint8", DType::kUint8}})
+             {{"float16", DType::kFloat16},
+              {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64},
+              {"int32", DType::kInt32},
+              {"int64", DType::kInt64},
+              {"int8", DType::kInt8},
+              {"uint8", DType::kUint8}})
         .Default(DType::kFloat32)
         .Describe("Target data type.");
   }
@@ -132,13 +141,16 @@ struct RangeParam {  // _arange
   std::string ctx;
   DType dtype = DType::kFloat32;
   static void Declare(ParamDeclarer<RangeParam>* d) {
-    d->Field("start", &RangeParam::start).Required().Describe(
-        "Start of the interval (included); with stop None, the end and the start is 0.");
-    d->Field("stop", &RangeParam::stop).Default(std::nullopt).Describe(
-        "End of the interval (excluded).");
+    d->Field("start", &RangeParam::start)
+        .Required()
+        .Describe("Start of the interval (included); with stop None, the end and the start is 0.");
+    d->Field("stop", &RangeParam::stop)
+        .Default(std::nullopt)
+        .Describe("End of the interval (excluded).");
     d->Field("step", &RangeParam::step).Default(1.0).Describe("Spacing between values.");
-    d->Field("repeat", &RangeParam::repeat).Default(1).Describe(
-        "How many times each value is repeated.");
+    d->Field("repeat", &RangeParam::repeat)
+        .Default(1)
+        .Describe("How many times each value is repeated.");
     d->Field("infer_range", &RangeParam::infer_range)
         .Default(false)
         .Describe("Take the length from the output's shape (given by the consumers).");
@@ -189,13 +201,15 @@ struct RangeLikeParam {  // _contrib_arange_like
   static void Declare(ParamDeclarer<RangeLikeParam>* d) {
     d->Field("start", &RangeLikeParam::start).Default(0.0).Describe("The first value.");
     d->Field("step", &RangeLikeParam::step).Default(1.0).Describe("Spacing between values.");
-    d->Field("repeat", &RangeLikeParam::repeat).Default(1).Describe(
-        "How many times each value is repeated.");
+    d->Field("repeat", &RangeLikeParam::repeat)
+        .Default(1)
+        .Describe("How many times each value is repeated.");
     d->Field("ctx", &RangeLikeParam::ctx).Default("").Describe("Device context (ignored).");
     d->Field("axis", &RangeLikeParam::axis)
         .Default(std::nullopt)
-        .Describe("None: the output has the input's shape; else it is 1-D with the length of "
-                  "that input axis (negative counts from the end).");
+        .Describe(
+            "None: the output has the input's shape; else it is 1-D with the length of "
+            "that input axis (negative counts from the end).");
   }
 };
 
@@ -217,8 +231,8 @@ bool InitShape(const NodeAttrs& attrs, const std::vector<int64_t>& dims, std::ve
     CheckLimits(attrs, wanted);
     Shape merged = (*out)[0];
     HN_CHECK(MergeShape(wanted, &merged), kShapeError)
-        << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match shape="
-        << wanted;
+        << DescribeNode(attrs) << ": output shape " << (*out)[0]
+        << " does not match shape=" << wanted;
     (*out)[0] = merged;
   }
   if ((*out)[0].IsKnown()) CheckLimits(attrs, (*out)[0]);
@@ -233,8 +247,8 @@ bool InitOpShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
 bool AssignOutputType(const NodeAttrs& attrs, DType dtype, std::vector<DType>* out) {
   if (dtype == DType::kUnknown) return (*out)[0] != DType::kUnknown;
   HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == dtype, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " differs from dtype="
-      << DTypeName(dtype);
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
+      << " differs from dtype=" << DTypeName(dtype);
   (*out)[0] = dtype;
   return true;
 }
@@ -274,8 +288,8 @@ bool RangeShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>*
   }
   const double stop = *p.stop;
   HN_CHECK(p.step > 0 ? p.start < stop : p.start > stop, kInvalidArgument)
-      << DescribeNode(attrs) << ": invalid range (start, stop, step) = (" << p.start << ", "
-      << stop << ", " << p.step << "): it has no elements";
+      << DescribeNode(attrs) << ": invalid range (start, stop, step) = (" << p.start << ", " << stop
+      << ", " << p.step << "): it has no elements";
   const double size = std::ceil((stop - p.start) / p.step) * p.repeat;
   // Checked in double: a NaN or huge length never reaches the integer conversion.
   HN_CHECK(size <= static_cast<double>(GetLimit(Limit::kMaxTensorElements)), kOutOfMemory)
@@ -295,9 +309,8 @@ bool LinspaceShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shap
 
 size_t ResolveAxis(const NodeAttrs& attrs, int axis, size_t ndim) {
   const int n = static_cast<int>(ndim);
-  HN_CHECK(axis >= -n && axis < n, kShapeError)
-      << DescribeNode(attrs) << ": axis " << axis << " is out of range for a " << ndim
-      << "-D input";
+  HN_CHECK(axis >= -n && axis < n, kShapeError) << DescribeNode(attrs) << ": axis " << axis
+                                                << " is out of range for a " << ndim << "-D input";
   return static_cast<size_t>(axis < 0 ? axis + n : axis);
 }
 
@@ -309,8 +322,7 @@ bool RangeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   const size_t k = ResolveAxis(attrs, *axis, x.ndim());
   Shape merged = (*out)[0];
   HN_CHECK(MergeShape(Shape{x[k]}, &merged), kShapeError)
-      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from (" << x[k]
-      << ",)";
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from (" << x[k] << ",)";
   (*out)[0] = merged;
   return x.IsKnown();
 }
@@ -320,8 +332,8 @@ bool ShapeArrayShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   if (x.ndim() == 0) return false;
   Shape merged = (*out)[0];
   HN_CHECK(MergeShape(Shape{static_cast<int64_t>(x.ndim())}, &merged), kShapeError)
-      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from ("
-      << x.ndim() << ",)";
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from (" << x.ndim()
+      << ",)";
   (*out)[0] = merged;
   return x.IsKnown();
 }
@@ -390,10 +402,10 @@ void RangeFill(const TBlob& out, double start, double step, int repeat) {
       const T s = static_cast<T>(start), d = static_cast<T>(step);
       for (int64_t i = 0; i < n; ++i) y[i] = s + static_cast<T>(i / repeat) * d;
     } else {
-      const T s = std::is_signed_v<T> ? m::FromReal<T>(start)
-                                      : static_cast<T>(m::FromReal<int64_t>(start));
-      const T d = std::is_signed_v<T> ? m::FromReal<T>(step)
-                                      : static_cast<T>(m::FromReal<int64_t>(step));
+      const T s =
+          std::is_signed_v<T> ? m::FromReal<T>(start) : static_cast<T>(m::FromReal<int64_t>(start));
+      const T d =
+          std::is_signed_v<T> ? m::FromReal<T>(step) : static_cast<T>(m::FromReal<int64_t>(step));
       for (int64_t i = 0; i < n; ++i) {
         const int64_t v = m::Add::Map<int64_t>(
             static_cast<int64_t>(s), m::Mul::Map<int64_t>(i / repeat, static_cast<int64_t>(d)));
@@ -542,8 +554,9 @@ void RegisterInitOps(OpRegistry* r) {
       .SetCompute(FillCompute<1>)
       .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<1>);
   r->Register("_contrib_arange_like")
-      .Describe("start + (i / repeat) * step in the input's shape (or along one axis of it) and "
-                "dtype; the input's values are not read.")
+      .Describe(
+          "start + (i / repeat) * step in the input's shape (or along one axis of it) and "
+          "dtype; the input's values are not read.")
       .AddAlias("_npx_arange_like")
       .SetParam<RangeLikeParam>(InitRangeLike)
       .SetInputNames({"data"})

@@ -81,12 +81,11 @@ struct SyncBatchNormParam {
 struct ConvolutionV1Param : ConvolutionParam {
   static void Declare(ParamDeclarer<ConvolutionV1Param>* d) {
     DeclareFields(d);
-    d->template Field<internal::Layout>(
-         "layout", &ConvolutionV1Param::layout,
-         {{"NCDHW", internal::Layout::kNCDHW},
-          {"NCHW", internal::Layout::kNCHW},
-          {"NDHWC", internal::Layout::kNDHWC},
-          {"NHWC", internal::Layout::kNHWC}})
+    d->template Field<internal::Layout>("layout", &ConvolutionV1Param::layout,
+                                        {{"NCDHW", internal::Layout::kNCDHW},
+                                         {"NCHW", internal::Layout::kNCHW},
+                                         {"NDHWC", internal::Layout::kNDHWC},
+                                         {"NHWC", internal::Layout::kNHWC}})
         .Default(std::nullopt)
         .Describe("Data layout (default NCHW / NCDHW).");
   }

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/blas.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -33,7 +33,8 @@ struct DotParam {
         .Default(false)
         .Describe("If true then transpose the second input before dot.");
     d->Field("forward_stype", &DotParam::forward_stype,
-             {{"csr", StorageType::kCsr}, {"default", StorageType::kDefault},
+             {{"csr", StorageType::kCsr},
+              {"default", StorageType::kDefault},
               {"row_sparse", StorageType::kRowSparse}})
         .Default(std::nullopt)
         .Describe("The desired storage type of the forward output (ignored: dense only).");
@@ -149,8 +150,9 @@ void DotOnnx(OnnxNodeContext* ctx) {
 
 void RegisterDotOps(OpRegistry* r) {
   r->Register("dot")
-      .Describe("Dot product of two arrays: contracts the last axis of lhs with the first axis "
-                "of rhs (after the optional transposes); 1-D . 1-D gives a (1,) array.")
+      .Describe(
+          "Dot product of two arrays: contracts the last axis of lhs with the first axis "
+          "of rhs (after the optional transposes); 1-D . 1-D gives a (1,) array.")
       .SetParam<DotParam>()
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(DotShape)

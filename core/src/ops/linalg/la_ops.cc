@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "ops/dtype_switch-inl.h"
 #include "kernels/blas.h"
-#include "ops/linalg/lapack-inl.h"
 #include "kernels/workspace.h"
+#include "ops/dtype_switch-inl.h"
+#include "ops/linalg/lapack-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -83,8 +83,7 @@ void CheckSquare(const NodeAttrs& attrs, const Shape& s, const char* what) {
       << DescribeNode(attrs) << ": " << what << " must have at least 2 dimensions, got " << s;
   const int64_t r = s[s.ndim() - 2], c = s[s.ndim() - 1];
   HN_CHECK(r == 0 || c == 0 || r == c, kShapeError)
-      << DescribeNode(attrs) << ": " << what << " must be (a batch of) square matrices, got "
-      << s;
+      << DescribeNode(attrs) << ": " << what << " must be (a batch of) square matrices, got " << s;
 }
 
 // Mirrors one triangle of each n x n matrix onto the other (lower -> upper or upper -> lower).
@@ -112,8 +111,8 @@ void ZeroTriangle(T* a, int64_t count, int64_t n, bool zero_upper) {
 
 template <typename T>
 void CopyIn(const TBlob& from, const TBlob& to) {
-  if (from.data != to.data) std::copy(from.ptr<const T>(), from.ptr<const T>() + from.Size(),
-                                      to.ptr<T>());
+  if (from.data != to.data)
+    std::copy(from.ptr<const T>(), from.ptr<const T>() + from.Size(), to.ptr<T>());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,8 +138,9 @@ struct GemmParam {
   static void DeclareAxis(ParamDeclarer<P>* d) {
     d->Field("axis", static_cast<int P::*>(&P::axis))
         .Default(-2)
-        .Describe("Axis of the matrix rows (the columns are the last axis; the other axes "
-                  "are batch axes).");
+        .Describe(
+            "Axis of the matrix rows (the columns are the last axis; the other axes "
+            "are batch axes).");
   }
   static void Declare(ParamDeclarer<GemmParam>* d) {
     DeclareMult(d);
@@ -188,9 +188,8 @@ bool GemmShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   const int64_t ka = p.transpose_a ? a[ax] : a[nd - 1];
   const int64_t kb = p.transpose_b ? b[nd - 1] : b[ax];
   HN_CHECK(ka == 0 || kb == 0 || ka == kb, kShapeError)
-      << DescribeNode(attrs) << ": A " << a << (p.transpose_a ? " (transposed)" : "")
-      << " and B " << b << (p.transpose_b ? " (transposed)" : "")
-      << " cannot be multiplied";
+      << DescribeNode(attrs) << ": A " << a << (p.transpose_a ? " (transposed)" : "") << " and B "
+      << b << (p.transpose_b ? " (transposed)" : "") << " cannot be multiplied";
   od[ax] = p.transpose_a ? a[nd - 1] : a[ax];
   od[nd - 1] = p.transpose_b ? b[ax] : b[nd - 1];
   AssignShape(attrs, out, 0, Shape(od), "output");
@@ -213,9 +212,8 @@ void GemmCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
     const int64_t k = p.transpose_a ? a.rows : a.cols;
     for (int64_t i = 0; i < c.Count(); ++i) {
       internal::Gemm(p.transpose_a, p.transpose_b, c.rows, c.cols, k, static_cast<T>(p.alpha),
-                     in[0].ptr<const T>() + a.Offset(i), a.Ld(),
-                     in[1].ptr<const T>() + b.Offset(i), b.Ld(), beta,
-                     out[0].ptr<T>() + c.Offset(i), c.Ld());
+                     in[0].ptr<const T>() + a.Offset(i), a.Ld(), in[1].ptr<const T>() + b.Offset(i),
+                     b.Ld(), beta, out[0].ptr<T>() + c.Offset(i), c.Ld());
     }
   });
 }
@@ -250,8 +248,8 @@ bool TriangShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
       << DescribeNode(attrs) << ": A " << a << " and B " << b << " differ in rank";
   const size_t nd = a.ndim();
   for (size_t k = 0; k + 2 < nd; ++k)
-    HN_CHECK(a[k] == b[k], kShapeError) << DescribeNode(attrs) << ": A " << a << " and B " << b
-                                        << " differ in their batch axes";
+    HN_CHECK(a[k] == b[k], kShapeError)
+        << DescribeNode(attrs) << ": A " << a << " and B " << b << " differ in their batch axes";
   const int64_t inner = p.rightside ? b[nd - 1] : b[nd - 2];
   HN_CHECK(inner == a[nd - 1], kShapeError)
       << DescribeNode(attrs) << ": A " << a << " and B " << b << " do not fit ("
@@ -275,11 +273,11 @@ void TriangCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
       const T* am = in[0].ptr<const T>() + i * a.rows * a.cols;
       T* cm = out[0].ptr<T>() + i * c.rows * c.cols;
       if (kSolve) {
-        Lapack<T>::trsm(side, uplo, trans, Int(c.rows), Int(c.cols), static_cast<T>(p.alpha),
-                        am, Int(a.cols), cm, Int(c.cols));
+        Lapack<T>::trsm(side, uplo, trans, Int(c.rows), Int(c.cols), static_cast<T>(p.alpha), am,
+                        Int(a.cols), cm, Int(c.cols));
       } else {
-        Lapack<T>::trmm(side, uplo, trans, Int(c.rows), Int(c.cols), static_cast<T>(p.alpha),
-                        am, Int(a.cols), cm, Int(c.cols));
+        Lapack<T>::trmm(side, uplo, trans, Int(c.rows), Int(c.cols), static_cast<T>(p.alpha), am,
+                        Int(a.cols), cm, Int(c.cols));
       }
     }
   });
@@ -445,8 +443,7 @@ bool SumLogDiagShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   const Shape& a = (*in)[0];
   if (a.ndim() == 0) return false;
   CheckSquare(attrs, a, "A");
-  AssignShape(attrs, out, 0, a.ndim() == 2 ? Shape{1} : Shape(a.begin(), a.end() - 2),
-              "output");
+  AssignShape(attrs, out, 0, a.ndim() == 2 ? Shape{1} : Shape(a.begin(), a.end() - 2), "output");
   return a.IsKnown();
 }
 
@@ -483,8 +480,9 @@ struct TrianParam : DiagTrianParam {
   static void Declare(ParamDeclarer<TrianParam>* d) {
     d->Field("offset", static_cast<int TrianParam::*>(&DiagTrianParam::offset))
         .Default(0)
-        .Describe("Which diagonal bounds the triangle: 0 the main one, > 0 above it (an upper "
-                  "triangle), < 0 below it (a lower triangle).");
+        .Describe(
+            "Which diagonal bounds the triangle: 0 the main one, > 0 above it (an upper "
+            "triangle), < 0 below it (a lower triangle).");
     d->Field("lower", static_cast<bool TrianParam::*>(&DiagTrianParam::lower))
         .Default(true)
         .Describe("With offset 0: the lower (true) or the upper triangle.");
@@ -517,8 +515,8 @@ bool DiagTrianShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   } else {
     int64_t n = last;
     if (!kDiag && last != 0) {
-      n = static_cast<int64_t>(std::floor(0.5 + (std::sqrt(8.0 * static_cast<double>(last) + 1) -
-                                                 1.0) * 0.5));
+      n = static_cast<int64_t>(
+          std::floor(0.5 + (std::sqrt(8.0 * static_cast<double>(last) + 1) - 1.0) * 0.5));
       HN_CHECK(n * (n + 1) / 2 == last, kShapeError)
           << DescribeNode(attrs) << ": the last axis of " << a << " (" << last
           << ") is not a triangular number n(n+1)/2";
@@ -711,8 +709,9 @@ FListNames ArgNames() {
 
 void RegisterLinalgOps(OpRegistry* r) {
   r->Register("_linalg_gemm")
-      .Describe("alpha * op(A) * op(B) + beta * C for each matrix of the batch (op: optional "
-                "transpose; rows on axis, columns on the last axis).")
+      .Describe(
+          "alpha * op(A) * op(B) + beta * C for each matrix of the batch (op: optional "
+          "transpose; rows on axis, columns on the last axis).")
       .AddAlias("linalg_gemm")
       .SetParam<GemmParam>()
       .SetInputNames({"A", "B", "C"})
@@ -731,8 +730,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(GemmCompute<Gemm2Param>);
 
   r->Register("_linalg_potrf")
-      .Describe("Cholesky factor of each symmetric positive definite matrix: L with A = L L^T "
-                "(or U with A = U^T U when lower is false); the other triangle is zero.")
+      .Describe(
+          "Cholesky factor of each symmetric positive definite matrix: L with A = L L^T "
+          "(or U with A = U^T U when lower is false); the other triangle is zero.")
       .AddAlias("linalg_potrf")
       .SetParam<CholeskyParam>()
       .SetInputNames({"A"})
@@ -742,8 +742,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetInplace({{0, 0}});
 
   r->Register("_linalg_potri")
-      .Describe("The inverse of A = L L^T from its Cholesky factor L (only L's triangle is "
-                "read).")
+      .Describe(
+          "The inverse of A = L L^T from its Cholesky factor L (only L's triangle is "
+          "read).")
       .AddAlias("linalg_potri")
       .SetParam<CholeskyParam>()
       .SetInputNames({"A"})
@@ -763,8 +764,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetInplace({{1, 0}});
 
   r->Register("_linalg_trsm")
-      .Describe("Solves op(A) * X = alpha * B (or X * op(A) = alpha * B, rightside) for a "
-                "triangular A.")
+      .Describe(
+          "Solves op(A) * X = alpha * B (or X * op(A) = alpha * B, rightside) for a "
+          "triangular A.")
       .AddAlias("linalg_trsm")
       .SetParam<TriangParam>()
       .SetInputNames({"A", "B"})
@@ -800,8 +802,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(DiagTrianCompute<DiagTrianParam, true, false>);
 
   r->Register("_linalg_extracttrian")
-      .Describe("The triangle of each square matrix bounded by diagonal `offset`, packed row "
-                "by row (the upper triangle column by column) into a vector.")
+      .Describe(
+          "The triangle of each square matrix bounded by diagonal `offset`, packed row "
+          "by row (the upper triangle column by column) into a vector.")
       .AddAlias("linalg_extracttrian")
       .SetParam<TrianParam>()
       .SetInputNames({"A"})
@@ -810,8 +813,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(DiagTrianCompute<TrianParam, false, true>);
 
   r->Register("_linalg_maketrian")
-      .Describe("The inverse of extracttrian: square matrices holding the packed triangles, "
-                "zeros elsewhere.")
+      .Describe(
+          "The inverse of extracttrian: square matrices holding the packed triangles, "
+          "zeros elsewhere.")
       .AddAlias("linalg_maketrian")
       .SetParam<TrianParam>()
       .SetInputNames({"A"})
@@ -829,8 +833,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(SyrkCompute);
 
   r->Register("_linalg_gelqf")
-      .Describe("LQ factorisation A = L * Q of each (m, n) matrix with m <= n: Q (m, n) with "
-                "orthonormal rows and a lower triangular L (m, m).")
+      .Describe(
+          "LQ factorisation A = L * Q of each (m, n) matrix with m <= n: Q (m, n) with "
+          "orthonormal rows and a lower triangular L (m, m).")
       .AddAlias("linalg_gelqf")
       .SetInputNames({"A"})
       .SetNumOutputs(2)
@@ -839,9 +844,10 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(GelqfCompute);
 
   r->Register("_linalg_syevd")
-      .Describe("Eigendecomposition A = U^T diag(L) U of each symmetric matrix (its lower "
-                "triangle is read): eigenvectors as the rows of U, each with its largest entry "
-                "positive, and eigenvalues L in ascending order.")
+      .Describe(
+          "Eigendecomposition A = U^T diag(L) U of each symmetric matrix (its lower "
+          "triangle is read): eigenvectors as the rows of U, each with its largest entry "
+          "positive, and eigenvalues L in ascending order.")
       .SetInputNames({"A"})
       .SetNumOutputs(2)
       .SetInferShape(SyevdShape)
@@ -857,8 +863,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(InverseCompute);
 
   r->Register("_linalg_det")
-      .Describe("Determinant of each square matrix (LU with partial pivoting); shape (1,) "
-                "for a single matrix.")
+      .Describe(
+          "Determinant of each square matrix (LU with partial pivoting); shape (1,) "
+          "for a single matrix.")
       .AddAlias("linalg_det")
       .SetInputNames({"A"})
       .SetNumTotalOutputs(3)  // MXNet's hidden LU and pivot outputs
@@ -877,8 +884,9 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetCompute(DetCompute<true>);
 
   r->Register("khatri_rao")
-      .Describe("Column-wise Kronecker product of (m_i, k) matrices: (prod m_i, k), row r "
-                "taking row r_i of each input with the first input most significant.")
+      .Describe(
+          "Column-wise Kronecker product of (m_i, k) matrices: (prod m_i, k), row r "
+          "taking row r_i of each input with the first input most significant.")
       .SetParam<KhatriRaoParam>()
       .SetKeyVarNumArgs("num_args")
       .SetInputNames(ArgNames())

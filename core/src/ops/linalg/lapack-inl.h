@@ -42,8 +42,8 @@ void ssyevd_(const char* jobz, const char* uplo, const blasint* n, float* a, con
              float* w, float* work, const blasint* lwork, blasint* iwork, const blasint* liwork,
              blasint* info, size_t jobz_len, size_t uplo_len);
 void dsyevd_(const char* jobz, const char* uplo, const blasint* n, double* a, const blasint* lda,
-             double* w, double* work, const blasint* lwork, blasint* iwork,
-             const blasint* liwork, blasint* info, size_t jobz_len, size_t uplo_len);
+             double* w, double* work, const blasint* lwork, blasint* iwork, const blasint* liwork,
+             blasint* info, size_t jobz_len, size_t uplo_len);
 }
 
 // The routines of one precision.
@@ -92,8 +92,8 @@ struct Lapack {
     R::trsm(CblasRowMajor, side, uplo, t, CblasNonUnit, m, n, alpha, a, lda, b, ldb);
   }
   /// The lower triangle of c = alpha * a a^T (t = NoTrans) or alpha * a^T a.
-  static void syrk(CBLAS_TRANSPOSE t, blasint n, blasint k, T alpha, const T* a, blasint lda,
-                   T* c, blasint ldc) {
+  static void syrk(CBLAS_TRANSPOSE t, blasint n, blasint k, T alpha, const T* a, blasint lda, T* c,
+                   blasint ldc) {
     R::syrk(CblasRowMajor, CblasLower, t, n, k, alpha, a, lda, T(0), c, ldc);
   }
   static blasint potrf(char uplo, blasint n, T* a) {

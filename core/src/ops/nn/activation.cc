@@ -55,8 +55,8 @@ struct LeakyReLUParam {
 
 void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  internal::ApplyActivation(attrs.Param<ActivationParam>().act_type,
-                            in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
+  internal::ApplyActivation(attrs.Param<ActivationParam>().act_type, in[0].ptr<const float>(),
+                            out[0].ptr<float>(), in[0].Size());
 }
 
 bool IsPReLU(const NodeAttrs& attrs) {
@@ -142,11 +142,20 @@ void ActivationOnnx(OnnxNodeContext* ctx) {
   using internal::ActType;
   const char* op = "Softsign";
   switch (ctx->param<ActivationParam>().act_type) {
-    case ActType::kRelu: op = "Relu"; break;
-    case ActType::kSigmoid: op = "Sigmoid"; break;
-    case ActType::kTanh: op = "Tanh"; break;
-    case ActType::kSoftrelu: op = "Softplus"; break;
-    case ActType::kSoftsign: break;
+    case ActType::kRelu:
+      op = "Relu";
+      break;
+    case ActType::kSigmoid:
+      op = "Sigmoid";
+      break;
+    case ActType::kTanh:
+      op = "Tanh";
+      break;
+    case ActType::kSoftrelu:
+      op = "Softplus";
+      break;
+    case ActType::kSoftsign:
+      break;
   }
   ctx->Add(op, {ctx->in(0).name}, {}, ctx->out(0).name);
 }
@@ -168,9 +177,12 @@ void LeakyReLUOnnx(OnnxNodeContext* ctx) {
       return;
     }
     // (0.5 * x) * (1 + erf(x / sqrt(2))), in the kernel's order.
-    std::string erf = ctx->Add("Erf", {ctx->Add("Mul", {x.name, ctx->Scalar(0.70710678118654752440)})});
-    ctx->Add("Mul", {ctx->Add("Mul", {x.name, ctx->Scalar(0.5)}), ctx->Add("Add", {erf, ctx->Scalar(1.0)})},
-             {}, y);
+    std::string erf =
+        ctx->Add("Erf", {ctx->Add("Mul", {x.name, ctx->Scalar(0.70710678118654752440)})});
+    ctx->Add(
+        "Mul",
+        {ctx->Add("Mul", {x.name, ctx->Scalar(0.5)}), ctx->Add("Add", {erf, ctx->Scalar(1.0)})}, {},
+        y);
   } else {
     // prelu: gamma (C,) applies along axis 1; ONNX PRelu broadcasts the slope from the right,
     // so it becomes (C, 1, ..., 1).
@@ -205,8 +217,9 @@ void RegisterActivationOps(OpRegistry* r) {
       }));
 
   r->Register("LeakyReLU")
-      .Describe("Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
-                "per channel), elu, selu, gelu (erf form) and rrelu (inference: mean slope).")
+      .Describe(
+          "Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
+          "per channel), elu, selu, gelu (erf form) and rrelu (inference: mean slope).")
       .SetParam<LeakyReLUParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         return IsPReLU(attrs) ? std::vector<std::string>{"data", "gamma"}

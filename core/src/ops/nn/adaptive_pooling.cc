@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/window-inl.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -48,9 +48,7 @@ bool AdaptivePoolShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   return data.IsKnown() && (*out)[0].IsKnown();
 }
 
-void AdaptivePoolCompute(const OpContext&,
-                         const NodeAttrs&,
-                         const std::vector<TBlob>& in,
+void AdaptivePoolCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                          const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const Shape& os = out[0].shape;
@@ -107,16 +105,16 @@ void AdaptivePoolOnnx(OnnxNodeContext* ctx) {
 
 void RegisterAdaptivePoolingOps(OpRegistry* r) {
   r->Register("_contrib_AdaptiveAvgPooling2D")
-               .Describe(
-                   "Adaptive average pooling of a 4-D input to output_size (height, "
-                   "width): cell (i, j) averages rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 "
-                   "and the corresponding columns.")
-               .SetParam<AdaptivePoolParam>(AdaptivePoolParamInit)
-               .SetInputNames({"data"})
-               .SetInferShape(AdaptivePoolShape)
-               .SetInferType(ElemwiseFloatType)
-               .SetCompute(AdaptivePoolCompute)
-               .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx);
+      .Describe(
+          "Adaptive average pooling of a 4-D input to output_size (height, "
+          "width): cell (i, j) averages rows floor(i*H/OH) .. ceil((i+1)*H/OH)-1 "
+          "and the corresponding columns.")
+      .SetParam<AdaptivePoolParam>(AdaptivePoolParamInit)
+      .SetInputNames({"data"})
+      .SetInferShape(AdaptivePoolShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(AdaptivePoolCompute)
+      .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx);
 }
 
 }  // namespace hybridnet

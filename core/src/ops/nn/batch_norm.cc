@@ -9,9 +9,11 @@
 // Inference (is_train false, or use_global_stats): per channel c,
 //   invstd = 1 / sqrt(moving_var[c] + float(eps)), scale = gamma[c] * invstd (gamma = 1 when
 //   fix_gamma), shift = beta[c] - moving_mean[c] * scale,   y = x * scale + shift
-// (kernels/batch_norm.h; a convolution that absorbs the BatchNorm applies the same scale and shift).
-// Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
+// (kernels/batch_norm.h; a convolution that absorbs the BatchNorm applies the same scale and
+// shift). Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
 // variance instead. Moving statistics are never written here (MXNet updates them in backward).
+#include "kernels/batch_norm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,10 +22,9 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/activation-inl.h"
-#include "kernels/batch_norm.h"
 #include "kernels/workspace.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -42,37 +43,49 @@ struct BatchNormParam {
 
   static void Declare(ParamDeclarer<BatchNormParam>* d) {
     // MXNet declares `double eps` with the default 1e-3f, i.e. 0.0010000000474974513.
-    d->Field("eps", &BatchNormParam::eps).Default(static_cast<double>(1e-3f))
-        .Describe("Epsilon to prevent div 0. Must be no less than CUDNN_BN_MIN_EPSILON defined "
-                  "in cudnn.h when using cudnn (usually 1e-5)");
-    d->Field("momentum", &BatchNormParam::momentum).Default(0.9f)
+    d->Field("eps", &BatchNormParam::eps)
+        .Default(static_cast<double>(1e-3f))
+        .Describe(
+            "Epsilon to prevent div 0. Must be no less than CUDNN_BN_MIN_EPSILON defined "
+            "in cudnn.h when using cudnn (usually 1e-5)");
+    d->Field("momentum", &BatchNormParam::momentum)
+        .Default(0.9f)
         .Describe("Momentum for moving average");
-    d->Field("fix_gamma", &BatchNormParam::fix_gamma).Default(true)
+    d->Field("fix_gamma", &BatchNormParam::fix_gamma)
+        .Default(true)
         .Describe("Fix gamma while training");
-    d->Field("use_global_stats", &BatchNormParam::use_global_stats).Default(false)
-        .Describe("Whether use global moving statistics instead of local batch-norm. This will "
-                  "force change batch-norm into a scale shift operator.");
-    d->Field("output_mean_var", &BatchNormParam::output_mean_var).Default(false)
+    d->Field("use_global_stats", &BatchNormParam::use_global_stats)
+        .Default(false)
+        .Describe(
+            "Whether use global moving statistics instead of local batch-norm. This will "
+            "force change batch-norm into a scale shift operator.");
+    d->Field("output_mean_var", &BatchNormParam::output_mean_var)
+        .Default(false)
         .Describe("Output the mean and inverse std ");
-    d->Field("axis", &BatchNormParam::axis).Default(1)
+    d->Field("axis", &BatchNormParam::axis)
+        .Default(1)
         .Describe("Specify which shape axis the channel is specified");
-    d->Field("cudnn_off", &BatchNormParam::cudnn_off).Default(false)
+    d->Field("cudnn_off", &BatchNormParam::cudnn_off)
+        .Default(false)
         .Describe("Do not select CUDNN operator, if available");
-    d->Field("min_calib_range", &BatchNormParam::min_calib_range).Default(std::nullopt)
-        .Describe("The minimum scalar value in the form of float32 obtained through "
-                  "calibration. If present, it will be used to by quantized batch norm op to "
-                  "calculate primitive scale. Note: this calib_range is to calib bn output.");
-    d->Field("max_calib_range", &BatchNormParam::max_calib_range).Default(std::nullopt)
-        .Describe("The maximum scalar value in the form of float32 obtained through "
-                  "calibration. If present, it will be used to by quantized batch norm op to "
-                  "calculate primitive scale. Note: this calib_range is to calib bn output.");
+    d->Field("min_calib_range", &BatchNormParam::min_calib_range)
+        .Default(std::nullopt)
+        .Describe(
+            "The minimum scalar value in the form of float32 obtained through "
+            "calibration. If present, it will be used to by quantized batch norm op to "
+            "calculate primitive scale. Note: this calib_range is to calib bn output.");
+    d->Field("max_calib_range", &BatchNormParam::max_calib_range)
+        .Default(std::nullopt)
+        .Describe(
+            "The maximum scalar value in the form of float32 obtained through "
+            "calibration. If present, it will be used to by quantized batch norm op to "
+            "calculate primitive scale. Note: this calib_range is to calib bn output.");
   }
 };
 
 const char* const kParamInputNames[] = {"data", "gamma", "beta", "moving_mean", "moving_var"};
 
-bool BatchNormInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                         std::vector<Shape>* out) {
+bool BatchNormInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<BatchNormParam>();
   HN_CHECK(in->size() == 5 && !out->empty(), kInternal)
       << DescribeNode(attrs) << ": expected inputs [data, gamma, beta, moving_mean, moving_var]";
@@ -85,15 +98,14 @@ bool BatchNormInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   const int nd = static_cast<int>(data.ndim());
   const int axis = p.axis < 0 ? nd + p.axis : p.axis;
   HN_CHECK(axis >= 0 && axis < nd, kShapeError)
-      << DescribeNode(attrs) << ": channel axis " << p.axis << " is out of range for data "
-      << data;
+      << DescribeNode(attrs) << ": channel axis " << p.axis << " is out of range for data " << data;
   // The channel count may come from the data or from any per-channel input.
   Shape channel({data[static_cast<size_t>(axis)]});
   for (size_t i = 1; i < 5; ++i) {
     HN_CHECK(MergeShape((*in)[i], &channel), kShapeError)
         << DescribeNode(attrs) << ": " << kParamInputNames[i] << " shape " << (*in)[i]
-        << " does not match the " << data[static_cast<size_t>(axis)]
-        << " channels of data " << data << " (axis " << p.axis << ")";
+        << " does not match the " << data[static_cast<size_t>(axis)] << " channels of data " << data
+        << " (axis " << p.axis << ")";
   }
   data[static_cast<size_t>(axis)] = channel[0];
   (*in)[0] = data;
@@ -204,9 +216,10 @@ FOnnxConvert BatchNormOnnx(bool relu) {
     const size_t nd = x.shape.ndim();
     const size_t axis = static_cast<size_t>(p.axis < 0 ? static_cast<int>(nd) + p.axis : p.axis);
     const int64_t channels = x.shape[axis];
-    const std::string gamma = p.fix_gamma
-        ? ctx->Floats(std::vector<float>(static_cast<size_t>(channels), 1.f), {channels})
-        : ctx->in(1).name;
+    const std::string gamma =
+        p.fix_gamma
+            ? ctx->Floats(std::vector<float>(static_cast<size_t>(channels), 1.f), {channels})
+            : ctx->in(1).name;
     const std::string &beta = ctx->in(2).name, &mean = ctx->in(3).name, &var = ctx->in(4).name;
     const std::string eps = ctx->Scalar(static_cast<float>(p.eps));
     auto invstd = [&](const std::string& to) {
@@ -227,7 +240,8 @@ FOnnxConvert BatchNormOnnx(bool relu) {
         return trailing.empty() ? v : ctx->Unsqueeze(v, trailing);
       };
       std::string centered = ctx->Add("Sub", {x.name, along(mean)});
-      std::string scaled = ctx->Add("Mul", {ctx->Add("Mul", {centered, along(invstd(""))}), along(gamma)});
+      std::string scaled =
+          ctx->Add("Mul", {ctx->Add("Mul", {centered, along(invstd(""))}), along(gamma)});
       normalized = ctx->Add("Add", {scaled, along(beta)}, {}, y);
     }
     if (relu) ctx->Add("Relu", {normalized}, {}, ctx->out(0).name);
@@ -239,8 +253,8 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
   r->Register(name)
       .Describe(description)
       .SetParam<BatchNormParam>()
-      .SetInputNames(std::vector<std::string>(std::begin(kParamInputNames),
-                                              std::end(kParamInputNames)))
+      .SetInputNames(
+          std::vector<std::string>(std::begin(kParamInputNames), std::end(kParamInputNames)))
       .SetMutableInputs({3, 4})
       .SetNumOutputs(BatchNormNumVisibleOutputs)
       .SetOutputNames([](const NodeAttrs&) -> std::vector<std::string> {
@@ -257,7 +271,6 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
 }
 
 }  // namespace
-
 
 void RegisterBatchNormOps(OpRegistry* r) {
   RegisterOne(r, "BatchNorm",

@@ -9,6 +9,8 @@
 // "_hn_convolution" (internal, made by the graph optimizer) is a Convolution with an epilogue:
 // BatchNorm (inference), a residual add and an activation or clip, in that order, each
 // bit-identical to the op it replaces, on channel-first or channel-last (NWC, NHWC, NDHWC) data.
+#include "kernels/convolution.h"
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -16,22 +18,21 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/activation-inl.h"
 #include "kernels/batch_norm.h"
-#include "kernels/convolution.h"
 #include "kernels/layout.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
+#include "onnx/onnx_convert.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 namespace {
 
-using internal::Layout;
 using internal::ChannelFirstShape;
 using internal::ChannelLastShape;
+using internal::Layout;
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -70,60 +71,86 @@ struct FusedConvolutionParam : ConvolutionParam {
     d->template Field<Layout>("layout", &FusedConvolutionParam::layout,
                               internal::PoolingLayoutNames())
         .Default(std::nullopt)
-        .Describe("Data and output layout: channel-first (default) or channel-last (NWC, NHWC, "
-                  "NDHWC).");
-    d->Field("bn", &FusedConvolutionParam::bn).Default(false)
+        .Describe(
+            "Data and output layout: channel-first (default) or channel-last (NWC, NHWC, "
+            "NDHWC).");
+    d->Field("bn", &FusedConvolutionParam::bn)
+        .Default(false)
         .Describe("A BatchNorm (inference) follows: inputs gamma, beta, moving_mean, moving_var.");
-    d->Field("bn_eps", &FusedConvolutionParam::bn_eps).Default(0.0)
+    d->Field("bn_eps", &FusedConvolutionParam::bn_eps)
+        .Default(0.0)
         .Describe("The BatchNorm's eps.");
-    d->Field("bn_fix_gamma", &FusedConvolutionParam::bn_fix_gamma).Default(true)
+    d->Field("bn_fix_gamma", &FusedConvolutionParam::bn_fix_gamma)
+        .Default(true)
         .Describe("The BatchNorm's fix_gamma.");
-    d->Field("residual", &FusedConvolutionParam::residual).Default(false)
+    d->Field("residual", &FusedConvolutionParam::residual)
+        .Default(false)
         .Describe("Adds the last input (of the output's shape) after the BatchNorm.");
     d->Field("act_type", &FusedConvolutionParam::act_type, internal::ActTypeNames())
         .Default(std::nullopt)
         .Describe("Activation applied last.");
-    d->Field("clip", &FusedConvolutionParam::clip).Default(false)
+    d->Field("clip", &FusedConvolutionParam::clip)
+        .Default(false)
         .Describe("Applies clip(clip_a_min, clip_a_max) last (ReLU6), instead of act_type.");
-    d->Field("clip_a_min", &FusedConvolutionParam::clip_a_min).Default(0.f)
+    d->Field("clip_a_min", &FusedConvolutionParam::clip_a_min)
+        .Default(0.f)
         .Describe("The clip's a_min.");
-    d->Field("clip_a_max", &FusedConvolutionParam::clip_a_max).Default(0.f)
+    d->Field("clip_a_max", &FusedConvolutionParam::clip_a_max)
+        .Default(0.f)
         .Describe("The clip's a_max.");
-    d->Field("channel_first_data", &FusedConvolutionParam::channel_first_data).Default(false)
-        .Describe("With a channel-last layout, the data alone stays channel-first: a first layer "
-                  "reading the network's input as it comes.");
-    d->Field("expand", &FusedConvolutionParam::expand).Default(false)
-        .Describe("The data first goes through a 1x1 convolution (stride 1, no padding, one "
-                  "group) with inputs expand_weight and the expand_ epilogue's.");
-    d->Field("expand_num_filter", &FusedConvolutionParam::expand_num_filter).Default(0u)
+    d->Field("channel_first_data", &FusedConvolutionParam::channel_first_data)
+        .Default(false)
+        .Describe(
+            "With a channel-last layout, the data alone stays channel-first: a first layer "
+            "reading the network's input as it comes.");
+    d->Field("expand", &FusedConvolutionParam::expand)
+        .Default(false)
+        .Describe(
+            "The data first goes through a 1x1 convolution (stride 1, no padding, one "
+            "group) with inputs expand_weight and the expand_ epilogue's.");
+    d->Field("expand_num_filter", &FusedConvolutionParam::expand_num_filter)
+        .Default(0u)
         .Describe("The 1x1 convolution's num_filter: the channels the main convolution reads.");
-    d->Field("expand_no_bias", &FusedConvolutionParam::expand_no_bias).Default(true)
+    d->Field("expand_no_bias", &FusedConvolutionParam::expand_no_bias)
+        .Default(true)
         .Describe("The 1x1 convolution has no bias input.");
-    d->Field("expand_bn", &FusedConvolutionParam::expand_bn).Default(false)
-        .Describe("A BatchNorm (inference) follows the 1x1 convolution: inputs expand_gamma, "
-                  "expand_beta, expand_moving_mean, expand_moving_var.");
-    d->Field("expand_bn_eps", &FusedConvolutionParam::expand_bn_eps).Default(0.0)
+    d->Field("expand_bn", &FusedConvolutionParam::expand_bn)
+        .Default(false)
+        .Describe(
+            "A BatchNorm (inference) follows the 1x1 convolution: inputs expand_gamma, "
+            "expand_beta, expand_moving_mean, expand_moving_var.");
+    d->Field("expand_bn_eps", &FusedConvolutionParam::expand_bn_eps)
+        .Default(0.0)
         .Describe("That BatchNorm's eps.");
-    d->Field("expand_bn_fix_gamma", &FusedConvolutionParam::expand_bn_fix_gamma).Default(true)
+    d->Field("expand_bn_fix_gamma", &FusedConvolutionParam::expand_bn_fix_gamma)
+        .Default(true)
         .Describe("That BatchNorm's fix_gamma.");
-    d->Field("expand_relu", &FusedConvolutionParam::expand_relu).Default(false)
+    d->Field("expand_relu", &FusedConvolutionParam::expand_relu)
+        .Default(false)
         .Describe("Applies relu last to the 1x1 convolution's result.");
-    d->Field("expand_clip", &FusedConvolutionParam::expand_clip).Default(false)
-        .Describe("Applies clip(expand_clip_a_min, expand_clip_a_max) last to the 1x1 "
-                  "convolution's result, instead of relu.");
-    d->Field("expand_clip_a_min", &FusedConvolutionParam::expand_clip_a_min).Default(0.f)
+    d->Field("expand_clip", &FusedConvolutionParam::expand_clip)
+        .Default(false)
+        .Describe(
+            "Applies clip(expand_clip_a_min, expand_clip_a_max) last to the 1x1 "
+            "convolution's result, instead of relu.");
+    d->Field("expand_clip_a_min", &FusedConvolutionParam::expand_clip_a_min)
+        .Default(0.f)
         .Describe("That clip's a_min.");
-    d->Field("expand_clip_a_max", &FusedConvolutionParam::expand_clip_a_max).Default(0.f)
+    d->Field("expand_clip_a_max", &FusedConvolutionParam::expand_clip_a_max)
+        .Default(0.f)
         .Describe("That clip's a_max.");
-    d->Field("pool", &FusedConvolutionParam::pool).Default(false)
+    d->Field("pool", &FusedConvolutionParam::pool)
+        .Default(false)
         .Describe("A 2-D max pooling (Pooling, pool_type max) of the result is the output.");
-    d->Field("pool_kernel", &FusedConvolutionParam::pool_kernel).Default({})
+    d->Field("pool_kernel", &FusedConvolutionParam::pool_kernel)
+        .Default({})
         .Describe("That pooling's kernel (y, x).");
-    d->Field("pool_stride", &FusedConvolutionParam::pool_stride).Default({})
+    d->Field("pool_stride", &FusedConvolutionParam::pool_stride)
+        .Default({})
         .Describe("Its stride (y, x).");
-    d->Field("pool_pad", &FusedConvolutionParam::pool_pad).Default({})
-        .Describe("Its pad (y, x).");
-    d->Field("pool_full", &FusedConvolutionParam::pool_full).Default(false)
+    d->Field("pool_pad", &FusedConvolutionParam::pool_pad).Default({}).Describe("Its pad (y, x).");
+    d->Field("pool_full", &FusedConvolutionParam::pool_full)
+        .Default(false)
         .Describe("Its pooling_convention is full (output sizes rounded up), else valid.");
   }
 };
@@ -165,44 +192,66 @@ struct DeconvolutionParam {
   std::optional<Layout> layout;
 
   static void Declare(ParamDeclarer<DeconvolutionParam>* d) {
-    d->Field("kernel", &DeconvolutionParam::kernel).Required()
-        .Describe("Deconvolution kernel size: (w,), (h, w) or (d, h, w). This is same as the "
-                  "kernel size used for the corresponding convolution");
-    d->Field("stride", &DeconvolutionParam::stride).Default({})
-        .Describe("The stride used for the corresponding convolution: (w,), (h, w) or "
-                  "(d, h, w). Defaults to 1 for each dimension.");
-    d->Field("dilate", &DeconvolutionParam::dilate).Default({})
-        .Describe("Dilation factor for each dimension of the input: (w,), (h, w) or (d, h, w). "
-                  "Defaults to 1 for each dimension.");
-    d->Field("pad", &DeconvolutionParam::pad).Default({})
-        .Describe("The amount of implicit zero padding added during convolution for each "
-                  "dimension of the input: (w,), (h, w) or (d, h, w). If `target_shape` is "
-                  "set, `pad` is ignored and a padding that generates the target shape is used. "
-                  "Defaults to no padding.");
-    d->Field("adj", &DeconvolutionParam::adj).Default({})
-        .Describe("Adjustment for output shape: (w,), (h, w) or (d, h, w). If `target_shape` "
-                  "is set, `adj` is ignored and computed accordingly.");
-    d->Field("target_shape", &DeconvolutionParam::target_shape).Default({})
+    d->Field("kernel", &DeconvolutionParam::kernel)
+        .Required()
+        .Describe(
+            "Deconvolution kernel size: (w,), (h, w) or (d, h, w). This is same as the "
+            "kernel size used for the corresponding convolution");
+    d->Field("stride", &DeconvolutionParam::stride)
+        .Default({})
+        .Describe(
+            "The stride used for the corresponding convolution: (w,), (h, w) or "
+            "(d, h, w). Defaults to 1 for each dimension.");
+    d->Field("dilate", &DeconvolutionParam::dilate)
+        .Default({})
+        .Describe(
+            "Dilation factor for each dimension of the input: (w,), (h, w) or (d, h, w). "
+            "Defaults to 1 for each dimension.");
+    d->Field("pad", &DeconvolutionParam::pad)
+        .Default({})
+        .Describe(
+            "The amount of implicit zero padding added during convolution for each "
+            "dimension of the input: (w,), (h, w) or (d, h, w). If `target_shape` is "
+            "set, `pad` is ignored and a padding that generates the target shape is used. "
+            "Defaults to no padding.");
+    d->Field("adj", &DeconvolutionParam::adj)
+        .Default({})
+        .Describe(
+            "Adjustment for output shape: (w,), (h, w) or (d, h, w). If `target_shape` "
+            "is set, `adj` is ignored and computed accordingly.");
+    d->Field("target_shape", &DeconvolutionParam::target_shape)
+        .Default({})
         .Describe("Shape of the output tensor: (w,), (h, w) or (d, h, w).");
-    d->Field("num_filter", &DeconvolutionParam::num_filter).Required().Min(1)
+    d->Field("num_filter", &DeconvolutionParam::num_filter)
+        .Required()
+        .Min(1)
         .Describe("Number of output filters.");
-    d->Field("num_group", &DeconvolutionParam::num_group).Default(1u).Min(1)
+    d->Field("num_group", &DeconvolutionParam::num_group)
+        .Default(1u)
+        .Min(1)
         .Describe("Number of groups partition.");
-    d->Field("workspace", &DeconvolutionParam::workspace).Default(int64_t{512}).Min(0)
-        .Describe("Maximum temporary workspace allowed (MB) in deconvolution. Accepted for "
-                  "compatibility.");
-    d->Field("no_bias", &DeconvolutionParam::no_bias).Default(true)
+    d->Field("workspace", &DeconvolutionParam::workspace)
+        .Default(int64_t{512})
+        .Min(0)
+        .Describe(
+            "Maximum temporary workspace allowed (MB) in deconvolution. Accepted for "
+            "compatibility.");
+    d->Field("no_bias", &DeconvolutionParam::no_bias)
+        .Default(true)
         .Describe("Whether to disable bias parameter.");
     d->Field("cudnn_tune", &DeconvolutionParam::cudnn_tune, CudnnTuneNames())
         .Default(std::nullopt)
-        .Describe("Whether to pick convolution algorithm by running performance test. Ignored "
-                  "on CPU.");
-    d->Field("cudnn_off", &DeconvolutionParam::cudnn_off).Default(false)
+        .Describe(
+            "Whether to pick convolution algorithm by running performance test. Ignored "
+            "on CPU.");
+    d->Field("cudnn_off", &DeconvolutionParam::cudnn_off)
+        .Default(false)
         .Describe("Turn off cudnn for this layer. Ignored on CPU.");
     d->Field("layout", &DeconvolutionParam::layout, internal::ConvLayoutNames())
         .Default(std::nullopt)
-        .Describe("Set layout for input, output and weight. Empty for default layout, NCW for "
-                  "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
+        .Describe(
+            "Set layout for input, output and weight. Empty for default layout, NCW for "
+            "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
   }
 };
 
@@ -228,13 +277,14 @@ void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
   same_rank(p->pad, "pad");
   if (adj != nullptr) same_rank(*adj, "adj");
   for (size_t i = 0; i < nk; ++i) {
-    HN_CHECK(p->kernel[i] > 0, kInvalidArgument) << "incorrect kernel size: "
-                                                 << Shape(p->kernel).ToString();
-    HN_CHECK(p->stride[i] > 0, kInvalidArgument) << "incorrect stride size: "
-                                                 << Shape(p->stride).ToString();
-    HN_CHECK(p->dilate[i] > 0, kInvalidArgument) << "incorrect dilate size: "
-                                                 << Shape(p->dilate).ToString();
-    HN_CHECK(p->pad[i] >= 0, kInvalidArgument) << "incorrect pad size: " << Shape(p->pad).ToString();
+    HN_CHECK(p->kernel[i] > 0, kInvalidArgument)
+        << "incorrect kernel size: " << Shape(p->kernel).ToString();
+    HN_CHECK(p->stride[i] > 0, kInvalidArgument)
+        << "incorrect stride size: " << Shape(p->stride).ToString();
+    HN_CHECK(p->dilate[i] > 0, kInvalidArgument)
+        << "incorrect dilate size: " << Shape(p->dilate).ToString();
+    HN_CHECK(p->pad[i] >= 0, kInvalidArgument)
+        << "incorrect pad size: " << Shape(p->pad).ToString();
   }
   if (p->layout) {
     HN_CHECK(internal::LayoutRank(*p->layout) == nk, kInvalidArgument)
@@ -244,9 +294,7 @@ void InitWindowParam(P* p, const char* what, std::vector<int64_t>* adj) {
   }
 }
 
-void ConvolutionParamInit(ConvolutionParam* p) {
-  InitWindowParam(p, "convolution", nullptr);
-}
+void ConvolutionParamInit(ConvolutionParam* p) { InitWindowParam(p, "convolution", nullptr); }
 
 void FusedConvolutionParamInit(FusedConvolutionParam* p) {
   InitWindowParam(p, "convolution", nullptr);
@@ -254,9 +302,9 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
       << "expand_num_filter must be at least 1 with expand=True";
   HN_CHECK(!(p->expand_relu && p->expand_clip), kInvalidArgument)
       << "expand_relu and expand_clip exclude each other";
-  HN_CHECK(!p->channel_first_data ||
-               (p->layout && internal::IsChannelLast(*p->layout) && !p->expand),
-           kInvalidArgument)
+  HN_CHECK(
+      !p->channel_first_data || (p->layout && internal::IsChannelLast(*p->layout) && !p->expand),
+      kInvalidArgument)
       << "channel_first_data needs a channel-last layout and no expand";
   if (!p->pool) return;
   HN_CHECK(p->kernel.size() == 2 && p->pool_kernel.size() == 2 && p->pool_stride.size() == 2 &&
@@ -269,8 +317,7 @@ void FusedConvolutionParamInit(FusedConvolutionParam* p) {
         << "incorrect pooling window: kernel " << Shape(p->pool_kernel).ToString() << ", stride "
         << Shape(p->pool_stride).ToString() << ", pad " << Shape(p->pool_pad).ToString();
   }
-  HN_CHECK(!p->expand && !p->residual &&
-               (!p->act_type || *p->act_type == internal::ActType::kRelu),
+  HN_CHECK(!p->expand && !p->residual && (!p->act_type || *p->act_type == internal::ActType::kRelu),
            kInvalidArgument)
       << "pool excludes expand, residual and activations other than relu";
 }
@@ -281,11 +328,12 @@ void DeconvolutionParamInit(DeconvolutionParam* p) {
     HN_CHECK(a >= 0, kInvalidArgument) << "incorrect adj: " << Shape(p->adj).ToString();
   if (!p->target_shape.empty()) {
     HN_CHECK(p->target_shape.size() == p->kernel.size(), kInvalidArgument)
-        << "target_shape " << Shape(p->target_shape).ToString() << " must have one entry per kernel "
+        << "target_shape " << Shape(p->target_shape).ToString()
+        << " must have one entry per kernel "
         << "dimension (kernel " << Shape(p->kernel).ToString() << ")";
     for (int64_t t : p->target_shape)
-      HN_CHECK(t >= 0, kInvalidArgument) << "incorrect target_shape: "
-                                         << Shape(p->target_shape).ToString();
+      HN_CHECK(t >= 0, kInvalidArgument)
+          << "incorrect target_shape: " << Shape(p->target_shape).ToString();
   }
 }
 
@@ -354,8 +402,10 @@ bool CheckConvShapes(const NodeAttrs& attrs, const P& p, std::vector<Shape>* in)
   if (data.ndim() == 0) return false;
   HN_CHECK(data.ndim() == nk + 2, kShapeError)
       << DescribeNode(attrs) << ": data must be " << nk + 2 << "-D (batch, channel, "
-      << (nk == 1 ? "x" : nk == 2 ? "y, x" : "d, y, x") << ") for kernel "
-      << Shape(p.kernel).ToString() << ", got " << data;
+      << (nk == 1   ? "x"
+          : nk == 2 ? "y, x"
+                    : "d, y, x")
+      << ") for kernel " << Shape(p.kernel).ToString() << ", got " << data;
   HN_CHECK(data[1] == 0 || data[1] % G == 0, kShapeError)
       << DescribeNode(attrs) << ": input channels " << data[1] << " (data " << data
       << ") are not divisible by num_group " << G;
@@ -429,8 +479,8 @@ bool IsChannelLast(const std::optional<Layout>& layout) {
 
 // The data's shape (channel-first) where the 1x1 convolution of `p` has produced it from `data`;
 // checks and fills in that convolution's parameters' shapes.
-Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p,
-                    const FusedInputs& at, const Shape& data, std::vector<Shape>* in) {
+Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p, const FusedInputs& at,
+                    const Shape& data, std::vector<Shape>* in) {
   const int64_t F = p.expand_num_filter;
   if (at.expand_bias != FusedInputs::kAbsent) {
     AssignShape(attrs, "expand_bias", Shape({F}), &(*in)[at.expand_bias],
@@ -483,8 +533,8 @@ bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
       const int64_t x = pooled[2 + i];
       HN_CHECK(p.pool_kernel[i] <= x + 2 * p.pool_pad[i], kShapeError)
           << DescribeNode(attrs) << ": pooling kernel size (" << p.pool_kernel[i]
-          << ") exceeds the convolution's output (" << x << " padded to "
-          << x + 2 * p.pool_pad[i] << ") along spatial axis " << i;
+          << ") exceeds the convolution's output (" << x << " padded to " << x + 2 * p.pool_pad[i]
+          << ") along spatial axis " << i;
       pooled[2 + i] =
           internal::PooledSize(x, p.pool_kernel[i], p.pool_stride[i], p.pool_pad[i], p.pool_full);
     }
@@ -550,18 +600,16 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
     if (!p.target_shape.empty() && p.target_shape[i] != 0) {
       HN_CHECK(full >= p.target_shape[i], kShapeError)
           << DescribeNode(attrs) << ": target_shape " << Shape(p.target_shape).ToString()
-          << " is too big: at most " << full << " along spatial axis " << i << " for data "
-          << data;
+          << " is too big: at most " << full << " along spatial axis " << i << " for data " << data;
     }
     HN_CHECK(adj[i] <= p.stride[i] - 1, kShapeError)
         << DescribeNode(attrs) << ": adj " << adj[i] << " must be smaller than stride "
         << p.stride[i] << " along spatial axis " << i;
     const int64_t o = full - 2 * pad[i] + adj[i];
-    HN_CHECK(o > 0, kShapeError)
-        << DescribeNode(attrs) << ": output size " << o << " along spatial axis " << i
-        << " is not positive (data " << data << ", "
-        << WindowText(p.kernel, p.stride, p.dilate, p.pad) << ", adj=" << Shape(p.adj).ToString()
-        << ")";
+    HN_CHECK(o > 0, kShapeError) << DescribeNode(attrs) << ": output size " << o
+                                 << " along spatial axis " << i << " is not positive (data " << data
+                                 << ", " << WindowText(p.kernel, p.stride, p.dilate, p.pad)
+                                 << ", adj=" << Shape(p.adj).ToString() << ")";
     if (!p.target_shape.empty() && p.target_shape[i] > 0) {
       HN_CHECK(o == p.target_shape[i], kShapeError)
           << DescribeNode(attrs) << ": target_shape " << Shape(p.target_shape).ToString()
@@ -705,8 +753,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
     if (p.expand_bn) {
       SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma,
-                   internal::kExpandAffineSlot,
-                   expand_bn_arrays, &es, &ea);
+                   internal::kExpandAffineSlot, expand_bn_arrays, &es, &ea);
     }
     ea.epilogue.clip = p.expand_clip;
     ea.epilogue.clip_min = p.expand_clip_a_min;
@@ -769,14 +816,17 @@ std::vector<OnnxAttr> WindowAttrs(const std::vector<int64_t>& kernel,
                                   const std::vector<int64_t>& dilate, std::vector<int64_t> pads,
                                   uint32_t groups) {
   pads.insert(pads.end(), pads.begin(), pads.end());
-  return {{"kernel_shape", kernel}, {"strides", stride}, {"dilations", dilate},
-          {"pads", pads},           {"group", static_cast<int64_t>(groups)}};
+  return {{"kernel_shape", kernel},
+          {"strides", stride},
+          {"dilations", dilate},
+          {"pads", pads},
+          {"group", static_cast<int64_t>(groups)}};
 }
 
 void ConvolutionOnnx(OnnxNodeContext* ctx) {
   const auto& p = ctx->param<ConvolutionParam>();
-  ctx->Add("Conv", ctx->input_names(), WindowAttrs(p.kernel, p.stride, p.dilate, p.pad, p.num_group),
-           ctx->out(0).name);
+  ctx->Add("Conv", ctx->input_names(),
+           WindowAttrs(p.kernel, p.stride, p.dilate, p.pad, p.num_group), ctx->out(0).name);
 }
 
 // The pad and adj MXNet derives (from target_shape when given) become pads and output_padding:
@@ -786,8 +836,8 @@ void DeconvolutionOnnx(OnnxNodeContext* ctx) {
   int64_t pad[3], adj[3];
   DeconvPadAdj(p, ctx->in(0).shape.begin() + 2, pad, adj);
   const size_t nk = p.kernel.size();
-  std::vector<OnnxAttr> attrs = WindowAttrs(p.kernel, p.stride, p.dilate,
-                                            std::vector<int64_t>(pad, pad + nk), p.num_group);
+  std::vector<OnnxAttr> attrs =
+      WindowAttrs(p.kernel, p.stride, p.dilate, std::vector<int64_t>(pad, pad + nk), p.num_group);
   attrs.emplace_back("output_padding", std::vector<int64_t>(adj, adj + nk));
   ctx->Add("ConvTranspose", ctx->input_names(), attrs, ctx->out(0).name);
 }
@@ -828,7 +878,8 @@ std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
 struct RelayoutParam {
   bool channel_last = true;
   static void Declare(ParamDeclarer<RelayoutParam>* d) {
-    d->Field("channel_last", &RelayoutParam::channel_last).Default(true)
+    d->Field("channel_last", &RelayoutParam::channel_last)
+        .Default(true)
         .Describe("True: (N, C, spatial...) to (N, spatial..., C); False: back.");
   }
 };
@@ -864,53 +915,57 @@ void RelayoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
 
 void RegisterConvolutionOps(OpRegistry* r) {
   r->Register("Convolution")
-          .Describe("Computes 1-D, 2-D or 3-D convolution: out[n, f] = bias[f] + sum over c of "
-                    "weight[f, c] correlated with data[n, c]. Inputs data (batch, channel, "
-                    "spatial...), weight (num_filter, channel/num_group, *kernel) and bias "
-                    "(num_filter,) unless no_bias. Output spatial size is "
-                    "floor((x + 2*pad - (dilate*(kernel-1)+1)) / stride) + 1.")
-          .SetParam<ConvolutionParam>(ConvolutionParamInit)
-          .SetInputNames(ConvInputNames<ConvolutionParam>)
-          .SetInferShape(ConvolutionInferShape)
-          .SetInferType(ElemwiseFloatType)
-          .SetCompute(ConvolutionCompute)
-          .SetOnnx({"Conv"}, ConvolutionOnnx);
+      .Describe(
+          "Computes 1-D, 2-D or 3-D convolution: out[n, f] = bias[f] + sum over c of "
+          "weight[f, c] correlated with data[n, c]. Inputs data (batch, channel, "
+          "spatial...), weight (num_filter, channel/num_group, *kernel) and bias "
+          "(num_filter,) unless no_bias. Output spatial size is "
+          "floor((x + 2*pad - (dilate*(kernel-1)+1)) / stride) + 1.")
+      .SetParam<ConvolutionParam>(ConvolutionParamInit)
+      .SetInputNames(ConvInputNames<ConvolutionParam>)
+      .SetInferShape(ConvolutionInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(ConvolutionCompute)
+      .SetOnnx({"Conv"}, ConvolutionOnnx);
 
   r->Register("_hn_convolution")
-          .Describe("Convolution followed by BatchNorm (inference), a residual add, an "
-                    "activation and a max pooling, each optional, fused by the graph optimizer "
-                    "on channel-first or channel-last data; bit-identical to the ops run one "
-                    "after the other unless the executor runs with fast_math.")
-          .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
-          .SetInputNames(FusedConvolutionInputNames)
-          .SetInferShape(FusedConvolutionInferShape)
-          .SetInferType(ElemwiseFloatType)
-          .SetCompute(FusedConvolutionCompute)
-          .SetInplace(FusedConvolutionInplace)
-          .SetInternal();
+      .Describe(
+          "Convolution followed by BatchNorm (inference), a residual add, an "
+          "activation and a max pooling, each optional, fused by the graph optimizer "
+          "on channel-first or channel-last data; bit-identical to the ops run one "
+          "after the other unless the executor runs with fast_math.")
+      .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
+      .SetInputNames(FusedConvolutionInputNames)
+      .SetInferShape(FusedConvolutionInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(FusedConvolutionCompute)
+      .SetInplace(FusedConvolutionInplace)
+      .SetInternal();
 
   r->Register("_hn_relayout")
-          .Describe("Copies data between the channel-first and channel-last layouts; placed by "
-                    "the graph optimizer where channel-last convolutions meet other ops.")
-          .SetParam<RelayoutParam>()
-          .SetInputNames(std::vector<std::string>{"data"})
-          .SetInferShape(RelayoutInferShape)
-          .SetInferType(ElemwiseFloatType)
-          .SetCompute(RelayoutCompute)
-          .SetInternal();
+      .Describe(
+          "Copies data between the channel-first and channel-last layouts; placed by "
+          "the graph optimizer where channel-last convolutions meet other ops.")
+      .SetParam<RelayoutParam>()
+      .SetInputNames(std::vector<std::string>{"data"})
+      .SetInferShape(RelayoutInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(RelayoutCompute)
+      .SetInternal();
 
   r->Register("Deconvolution")
-          .Describe("Computes the transposed convolution (the gradient of Convolution with "
-                    "respect to its data). Inputs data (batch, channel, spatial...), weight "
-                    "(channel, num_filter/num_group, *kernel) and bias (num_filter,) unless "
-                    "no_bias (the default). Output spatial size is stride*(x-1) + "
-                    "dilate*(kernel-1)+1 - 2*pad + adj, or target_shape when given.")
-          .SetParam<DeconvolutionParam>(DeconvolutionParamInit)
-          .SetInputNames(ConvInputNames<DeconvolutionParam>)
-          .SetInferShape(DeconvolutionInferShape)
-          .SetInferType(ElemwiseFloatType)
-          .SetCompute(DeconvolutionCompute)
-          .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx);
+      .Describe(
+          "Computes the transposed convolution (the gradient of Convolution with "
+          "respect to its data). Inputs data (batch, channel, spatial...), weight "
+          "(channel, num_filter/num_group, *kernel) and bias (num_filter,) unless "
+          "no_bias (the default). Output spatial size is stride*(x-1) + "
+          "dilate*(kernel-1)+1 - 2*pad + adj, or target_shape when given.")
+      .SetParam<DeconvolutionParam>(DeconvolutionParamInit)
+      .SetInputNames(ConvInputNames<DeconvolutionParam>)
+      .SetInferShape(DeconvolutionInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(DeconvolutionCompute)
+      .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx);
 }
 
 }  // namespace hybridnet

@@ -42,8 +42,9 @@ struct DropoutParam {
     d->Field("mode", &DropoutParam::mode,
              {{"always", DropoutMode::kAlways}, {"training", DropoutMode::kTraining}})
         .Default(DropoutMode::kTraining)
-        .Describe("Whether to only turn on dropout during training or to also turn on for "
-                  "inference.");
+        .Describe(
+            "Whether to only turn on dropout during training or to also turn on for "
+            "inference.");
     d->Field("axes", &DropoutParam::axes)
         .Default(std::vector<int64_t>{})
         .Describe("Axes for variational dropout kernel (the mask is shared along them).");
@@ -161,9 +162,10 @@ void DropoutOnnx(OnnxNodeContext* ctx) {
 
 void RegisterDropoutOps(OpRegistry* r) {
   r->Register("Dropout")
-      .Describe("Applies dropout: during training (or always, with mode=always) each element "
-                "is zeroed with probability p and the rest are scaled by 1 / (1 - p); identity "
-                "at inference otherwise.")
+      .Describe(
+          "Applies dropout: during training (or always, with mode=always) each element "
+          "is zeroed with probability p and the rest are scaled by 1 / (1 - p); identity "
+          "at inference otherwise.")
       .SetParam<DropoutParam>()
       .SetInputNames({"data"})
       .SetNumOutputs(1)

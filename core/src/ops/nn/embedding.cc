@@ -67,12 +67,12 @@ bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<D
   HN_CHECK(dtype != DType::kBool && dtype != DType::kUnknown, kUnsupported)
       << DescribeNode(attrs) << ": dtype " << DTypeName(dtype) << " is not supported";
   HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == dtype, kTypeError)
-      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1]) << " but dtype="
-      << DTypeName(dtype);
+      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1])
+      << " but dtype=" << DTypeName(dtype);
   (*in)[1] = dtype;
   HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == dtype, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " is not dtype="
-      << DTypeName(dtype);
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
+      << " is not dtype=" << DTypeName(dtype);
   (*out)[0] = dtype;
   HN_CHECK((*in)[0] != DType::kBool, kTypeError)
       << DescribeNode(attrs) << ": data (indices) has dtype bool";
@@ -87,9 +87,7 @@ int64_t RowOf(const void* data, int64_t i, int64_t rows) {
   return t >= static_cast<double>(rows - 1) ? rows - 1 : static_cast<int64_t>(t);
 }
 
-void EmbeddingCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void EmbeddingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
   const TBlob& idx = in[0];
@@ -141,8 +139,8 @@ void EmbeddingOnnx(OnnxNodeContext* ctx) {
   const double last = static_cast<double>(p.input_dim - 1);
   std::string rows;
   if (floating) {
-    std::string clipped = ctx->Add("Clip", {data.name, ctx->Scalar(0.0, data.dtype),
-                                            ctx->Scalar(last, data.dtype)});
+    std::string clipped =
+        ctx->Add("Clip", {data.name, ctx->Scalar(0.0, data.dtype), ctx->Scalar(last, data.dtype)});
     rows = ctx->Cast(clipped, DType::kInt64);
   } else {
     rows = ctx->Add("Clip", {ctx->Cast(data.name, DType::kInt64), ctx->Scalar(0.0, DType::kInt64),

@@ -60,8 +60,8 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   auto assign = [&](std::vector<Shape>* list, size_t i, const Shape& value, const char* what) {
     Shape merged = (*list)[i];
     HN_CHECK(MergeShape(value, &merged), kShapeError)
-        << DescribeNode(attrs) << ": " << what << " has shape " << (*list)[i] << " but "
-        << value << " is required"
+        << DescribeNode(attrs) << ": " << what << " has shape " << (*list)[i] << " but " << value
+        << " is required"
         << ((*in)[0].ndim() ? " by data shape " + (*in)[0].ToString() : std::string())
         << " with num_hidden=" << hidden << (p.flatten ? "" : ", flatten=False");
     (*list)[i] = merged;
@@ -274,8 +274,9 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetInternal();
 
   r->Register("_hn_fully_connected_act")
-      .Describe("FullyConnected followed by Activation(act_type), fused by the graph optimizer; "
-                "bit-identical to the two ops run one after the other.")
+      .Describe(
+          "FullyConnected followed by Activation(act_type), fused by the graph optimizer; "
+          "bit-identical to the two ops run one after the other.")
       .SetParam<FullyConnectedActParam>()
       .SetInputNames(InputNames<FullyConnectedActParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)

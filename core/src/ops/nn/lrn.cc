@@ -46,9 +46,7 @@ bool LRNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
   return ElemwiseShape(attrs, in, out);
 }
 
-void LRNCompute(const OpContext&,
-                const NodeAttrs& attrs,
-                const std::vector<TBlob>& in,
+void LRNCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const LRNParam& p = attrs.Param<LRNParam>();
   const Shape& s = in[0].shape;

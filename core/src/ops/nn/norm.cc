@@ -70,8 +70,8 @@ struct GroupNormParam {
 
 const std::vector<std::string> kNormInputs = {"data", "gamma", "beta"};
 
-void Assign(
-    const NodeAttrs& attrs, std::vector<Shape>* v, size_t i, const Shape& value, const char* what) {
+void Assign(const NodeAttrs& attrs, std::vector<Shape>* v, size_t i, const Shape& value,
+            const char* what) {
   Shape merged = (*v)[i];
   HN_CHECK(MergeShape(value, &merged), kShapeError)
       << DescribeNode(attrs) << ": " << what << " has shape " << (*v)[i] << " but " << value
@@ -140,9 +140,7 @@ bool LayerNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in, *out);
 }
 
-void LayerNormCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void LayerNormCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const LayerNormParam& p = attrs.Param<LayerNormParam>();
   const Shape& s = in[0].shape;
@@ -173,11 +171,8 @@ void LayerNormCompute(const OpContext&,
 // ---------------------------------------------------------------------------------------------
 // InstanceNorm and GroupNorm: statistics per (sample, group of channels) over the spatial axes.
 
-bool GroupedShape(const NodeAttrs& attrs,
-                  std::vector<Shape>* in,
-                  std::vector<Shape>* out,
-                  int64_t groups,
-                  bool per_channel_affine) {
+bool GroupedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+                  int64_t groups, bool per_channel_affine) {
   Shape data = (*in)[0];
   HN_CHECK(MergeShape((*out)[0], &data), kShapeError)
       << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match data "
@@ -209,12 +204,8 @@ bool GroupedShape(const NodeAttrs& attrs,
 }
 
 // groups == C: InstanceNorm (affine per channel); else GroupNorm (affine per group).
-void GroupedNormalize(const std::vector<TBlob>& in,
-                      const std::vector<TBlob>& out,
-                      int64_t groups,
-                      float eps,
-                      bool affine_per_channel,
-                      bool std_output) {
+void GroupedNormalize(const std::vector<TBlob>& in, const std::vector<TBlob>& out, int64_t groups,
+                      float eps, bool affine_per_channel, bool std_output) {
   const Shape& s = in[0].shape;
   const int64_t N = s[0], C = s[1];
   const int64_t spatial = s.Size() / (N * C);
@@ -251,9 +242,7 @@ bool InstanceNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   return GroupedShape(attrs, in, out, 0, true);
 }
 
-void InstanceNormCompute(const OpContext&,
-                         const NodeAttrs& attrs,
-                         const std::vector<TBlob>& in,
+void InstanceNormCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                          const std::vector<TBlob>& out) {
   GroupedNormalize(in, out, in[0].shape[1], attrs.Param<InstanceNormParam>().eps, true, false);
 }
@@ -262,9 +251,7 @@ bool GroupNormShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return GroupedShape(attrs, in, out, attrs.Param<GroupNormParam>().num_groups, false);
 }
 
-void GroupNormCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void GroupNormCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const GroupNormParam& p = attrs.Param<GroupNormParam>();
   GroupedNormalize(in, out, p.num_groups, p.eps, false, true);
@@ -353,8 +340,8 @@ void RegisterNormOps(OpRegistry* r) {
       .SetInferShape(LayerNormShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(LayerNormCompute)
-      .SetOnnx({"LayerNormalization", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div",
-                "Unsqueeze", "Identity"},
+      .SetOnnx({"LayerNormalization", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div", "Unsqueeze",
+                "Identity"},
                LayerNormOnnx);
 
   r->Register("InstanceNorm")

@@ -21,7 +21,8 @@ struct PadParam {
   double constant_value = 0.0;
   static void Declare(ParamDeclarer<PadParam>* d) {
     d->Field("mode", &PadParam::mode,
-             {{"constant", PadMode::kConstant}, {"edge", PadMode::kEdge},
+             {{"constant", PadMode::kConstant},
+              {"edge", PadMode::kEdge},
               {"reflect", PadMode::kReflect}})
         .Required()
         .Describe(
@@ -86,9 +87,7 @@ inline int64_t SourceIndex(int64_t o, int64_t before, int64_t len, PadMode mode)
   return i < len ? i : period - i;
 }
 
-void PadCompute(const OpContext&,
-                const NodeAttrs& attrs,
-                const std::vector<TBlob>& in,
+void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const PadParam& p = attrs.Param<PadParam>();
   const Shape& is = in[0].shape;
@@ -146,8 +145,12 @@ void PadOnnx(OnnxNodeContext* ctx) {
     case PadMode::kConstant:
       inputs.push_back(ctx->Scalar(p.constant_value, ctx->in(0).dtype));
       break;
-    case PadMode::kEdge: mode = "edge"; break;
-    case PadMode::kReflect: mode = "reflect"; break;
+    case PadMode::kEdge:
+      mode = "edge";
+      break;
+    case PadMode::kReflect:
+      mode = "reflect";
+      break;
   }
   ctx->Add("Pad", inputs, {{"mode", mode}}, ctx->out(0).name);
 }

@@ -8,6 +8,8 @@
 //    padded image (count_include_pad, the default) or to the image itself; for 3-D windows an
 //    empty window gives NaN (the 1-D/2-D kernels give 0);
 //  * lp adds v^p (p = 1, 2 or 3) and returns the p-th root; sum adds v.
+#include "kernels/pooling.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -17,10 +19,9 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "onnx/onnx_convert.h"
 #include "kernels/layout.h"
 #include "kernels/window-inl.h"
-#include "kernels/pooling.h"
+#include "onnx/onnx_convert.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -45,39 +46,52 @@ struct PoolingParam {
   std::optional<Layout> layout;
 
   static void Declare(ParamDeclarer<PoolingParam>* d) {
-    d->Field("kernel", &PoolingParam::kernel).Default({})
+    d->Field("kernel", &PoolingParam::kernel)
+        .Default({})
         .Describe("Pooling kernel size: (y, x) or (d, y, x)");
     d->Field("pool_type", &PoolingParam::pool_type,
-             {{"max", PoolType::kMax}, {"avg", PoolType::kAvg}, {"sum", PoolType::kSum},
+             {{"max", PoolType::kMax},
+              {"avg", PoolType::kAvg},
+              {"sum", PoolType::kSum},
               {"lp", PoolType::kLp}})
         .Default(PoolType::kMax)
         .Describe("Pooling type to be applied.");
-    d->Field("global_pool", &PoolingParam::global_pool).Default(false)
+    d->Field("global_pool", &PoolingParam::global_pool)
+        .Default(false)
         .Describe("Ignore kernel size, do global pooling based on current input feature map.");
-    d->Field("cudnn_off", &PoolingParam::cudnn_off).Default(false)
+    d->Field("cudnn_off", &PoolingParam::cudnn_off)
+        .Default(false)
         .Describe("Turn off cudnn pooling and use MXNet pooling operator. Ignored on CPU.");
     d->Field("pooling_convention", &PoolingParam::pooling_convention,
-             {{"full", PoolingConvention::kFull}, {"valid", PoolingConvention::kValid},
+             {{"full", PoolingConvention::kFull},
+              {"valid", PoolingConvention::kValid},
               {"same", PoolingConvention::kSame}})
         .Default(PoolingConvention::kValid)
-        .Describe("Pooling convention to be applied: valid floors the output size, full "
-                  "rounds it up, same (1-D only) gives ceil(x / stride).");
-    d->Field("stride", &PoolingParam::stride).Default({})
+        .Describe(
+            "Pooling convention to be applied: valid floors the output size, full "
+            "rounds it up, same (1-D only) gives ceil(x / stride).");
+    d->Field("stride", &PoolingParam::stride)
+        .Default({})
         .Describe("Stride: for pooling (y, x) or (d, y, x). Defaults to 1 for each dimension.");
-    d->Field("pad", &PoolingParam::pad).Default({})
+    d->Field("pad", &PoolingParam::pad)
+        .Default({})
         .Describe("Pad for pooling: (y, x) or (d, y, x). Defaults to no padding.");
-    d->Field("p_value", &PoolingParam::p_value).Default(std::nullopt)
+    d->Field("p_value", &PoolingParam::p_value)
+        .Default(std::nullopt)
         .Describe("Value of p for Lp pooling, can be 1, 2 or 3, required for Lp Pooling.");
-    d->Field("count_include_pad", &PoolingParam::count_include_pad).Default(std::nullopt)
-        .Describe("Only used for AvgPool, specify whether to count padding elements for "
-                  "average calculation. For example, with a 5*5 kernel on a 3*3 corner of a "
-                  "image, the sum of the 9 valid elements will be divided by 25 if this is set "
-                  "to true, or it will be divided by 9 if this is set to false. Defaults to "
-                  "true.");
+    d->Field("count_include_pad", &PoolingParam::count_include_pad)
+        .Default(std::nullopt)
+        .Describe(
+            "Only used for AvgPool, specify whether to count padding elements for "
+            "average calculation. For example, with a 5*5 kernel on a 3*3 corner of a "
+            "image, the sum of the 9 valid elements will be divided by 25 if this is set "
+            "to true, or it will be divided by 9 if this is set to false. Defaults to "
+            "true.");
     d->Field("layout", &PoolingParam::layout, internal::PoolingLayoutNames())
         .Default(std::nullopt)
-        .Describe("Set layout for input and output. Empty for default layout: NCW for 1d, NCHW "
-                  "for 2d and NCDHW for 3d.");
+        .Describe(
+            "Set layout for input and output. Empty for default layout: NCW for 1d, NCHW "
+            "for 2d and NCDHW for 3d.");
   }
 };
 
@@ -147,7 +161,8 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   } else {
     HN_CHECK(p.kernel.size() == ns, kShapeError)
         << DescribeNode(attrs) << ": a " << p.kernel.size() << "-D kernel "
-        << Shape(p.kernel).ToString() << " needs " << p.kernel.size() + 2 << "-D data, got " << data;
+        << Shape(p.kernel).ToString() << " needs " << p.kernel.size() + 2 << "-D data, got "
+        << data;
     for (size_t i = 0; i < ns; ++i) {
       const int64_t x = data[sp0 + i], k = p.kernel[i], s = p.stride[i], pd = p.pad[i];
       if (x == 0) {
@@ -162,8 +177,8 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
         odims[sp0 + i] =
             static_cast<int64_t>(std::ceil(static_cast<float>(x + 2 * pd) / static_cast<float>(s)));
       } else {  // 'same' beyond 1-D rounds up, as MXNet does
-        odims[sp0 + i] = internal::PooledSize(x, k, s, pd,
-                                              p.pooling_convention != PoolingConvention::kValid);
+        odims[sp0 + i] =
+            internal::PooledSize(x, k, s, pd, p.pooling_convention != PoolingConvention::kValid);
       }
     }
   }
@@ -191,8 +206,8 @@ void PoolingCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     stride.assign(ns, 1);
     pad.assign(ns, 0);
   }
-  const SpatialGeom g = internal::MakeGeom(kernel, stride, pad, {}, xb.shape.begin() + sp0,
-                                           yb.shape.begin() + sp0);
+  const SpatialGeom g =
+      internal::MakeGeom(kernel, stride, pad, {}, xb.shape.begin() + sp0, yb.shape.begin() + sp0);
   const bool include_pad = p.count_include_pad.value_or(true);
   const bool nan_on_empty = ns == 3;
   const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
@@ -235,8 +250,9 @@ struct OnnxPoolWindow {
 };
 
 // Pads the spatial axes of a channel-first `x` with `value` (Pad's pads cover every axis).
-std::string PadSpatial(OnnxNodeContext* ctx, const std::string& x, const std::vector<int64_t>& begin,
-                       const std::vector<int64_t>& end, double value) {
+std::string PadSpatial(OnnxNodeContext* ctx, const std::string& x,
+                       const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                       double value) {
   std::vector<int64_t> pads{0, 0};
   pads.insert(pads.end(), begin.begin(), begin.end());
   pads.push_back(0);
@@ -250,8 +266,8 @@ std::string PadSpatial(OnnxNodeContext* ctx, const std::string& x, const std::ve
 std::string SumPool(OnnxNodeContext* ctx, const std::string& x, const OnnxPoolWindow& w,
                     const std::string& to) {
   std::string padded = w.Padded() ? PadSpatial(ctx, x, w.begin, w.end, 0.0) : x;
-  std::string mean = ctx->Add("AveragePool", {padded},
-                              {{"kernel_shape", w.kernel}, {"strides", w.strides}});
+  std::string mean =
+      ctx->Add("AveragePool", {padded}, {{"kernel_shape", w.kernel}, {"strides", w.strides}});
   int64_t area = 1;
   for (int64_t k : w.kernel) area *= k;
   return ctx->Add("Mul", {mean, ctx->Scalar(static_cast<double>(area))}, {}, to);
@@ -332,9 +348,9 @@ void PoolingOnnx(OnnxNodeContext* ctx) {
         y = ctx->Add("AveragePool", {PadSpatial(ctx, x, pad, pad, 0.0)},
                      with({{"pads", overhang.Pads(false, true)}, {"count_include_pad", 0}}), to);
       } else {
-        y = ctx->Add("AveragePool", {x},
-                     with({{"pads", w.Pads(true, true)}, {"count_include_pad", include_pad ? 1 : 0}}),
-                     to);
+        y = ctx->Add(
+            "AveragePool", {x},
+            with({{"pads", w.Pads(true, true)}, {"count_include_pad", include_pad ? 1 : 0}}), to);
       }
     } else if (pv == 2) {
       std::string padded = w.PadsFit() ? x : PadSpatial(ctx, x, w.begin, w.end, 0.0);
@@ -352,25 +368,23 @@ void PoolingOnnx(OnnxNodeContext* ctx) {
 
 }  // namespace
 
-
 void RegisterPoolingOps(OpRegistry* r) {
   r->Register("Pooling")
-               .Describe("Performs max, average, sum or lp pooling over 1-D, 2-D or 3-D windows "
-                         "(or over the whole feature map with global_pool). Output size along "
-                         "each axis: valid floor((x + 2*pad - kernel) / stride) + 1, full "
-                         "ceil(...) + 1, same ceil((x + 2*pad) / stride). Stride defaults to "
-                         "1.")
-               .SetParam<PoolingParam>(PoolingParamInit)
-               .SetInputNames(std::vector<std::string>{"data"})
-               .SetNumOutputs(1)
-               .SetInferShape(PoolingInferShape)
-               .SetInferType(ElemwiseFloatType)
-               .SetCompute(PoolingCompute)
-               .SetOnnx({"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool",
-                         "GlobalAveragePool", "GlobalLpPool", "ReduceSum", "Pad", "Mul", "Pow",
-                         "Abs", "Sign", "Transpose"},
-                        PoolingOnnx,
-                        "avg pooling whose padding is as large as the window");
+      .Describe(
+          "Performs max, average, sum or lp pooling over 1-D, 2-D or 3-D windows "
+          "(or over the whole feature map with global_pool). Output size along "
+          "each axis: valid floor((x + 2*pad - kernel) / stride) + 1, full "
+          "ceil(...) + 1, same ceil((x + 2*pad) / stride). Stride defaults to "
+          "1.")
+      .SetParam<PoolingParam>(PoolingParamInit)
+      .SetInputNames(std::vector<std::string>{"data"})
+      .SetNumOutputs(1)
+      .SetInferShape(PoolingInferShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(PoolingCompute)
+      .SetOnnx({"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool",
+                "GlobalLpPool", "ReduceSum", "Pad", "Mul", "Pow", "Abs", "Sign", "Transpose"},
+               PoolingOnnx, "avg pooling whose padding is as large as the window");
 }
 
 }  // namespace hybridnet

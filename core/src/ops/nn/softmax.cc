@@ -30,15 +30,16 @@ struct SoftmaxParam {
     d->Field("temperature", &SoftmaxParam::temperature)
         .Default(std::nullopt)
         .Describe("Temperature parameter in softmax (None means 1).");
-    d->Field("dtype", &SoftmaxParam::dtype,
-             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
-              {"float64", DType::kFloat64}})
+    d->Field(
+         "dtype", &SoftmaxParam::dtype,
+         {{"float16", DType::kFloat16}, {"float32", DType::kFloat32}, {"float64", DType::kFloat64}})
         .Default(std::nullopt)
         .Describe("DType of the output (float32 or float64; default: data's dtype).");
     d->Field("use_length", &SoftmaxParam::use_length)
         .Default(std::optional<bool>(false))
-        .Describe("Whether the length input gives each line's length along axis (elements "
-                  "beyond it are 0).");
+        .Describe(
+            "Whether the length input gives each line's length along axis (elements "
+            "beyond it are 0).");
   }
 };
 
@@ -71,7 +72,8 @@ struct SoftmaxOutputParam {
         .Default(false)
         .Describe("If true, softmax is applied along the last axis.");
     d->Field("normalization", &SoftmaxOutputParam::normalization,
-             {{"batch", SoftmaxNormalization::kBatch}, {"null", SoftmaxNormalization::kNull},
+             {{"batch", SoftmaxNormalization::kBatch},
+              {"null", SoftmaxNormalization::kNull},
               {"valid", SoftmaxNormalization::kValid}})
         .Default(SoftmaxNormalization::kNull)
         .Describe("Normalizes the gradient.");
@@ -93,8 +95,9 @@ struct SoftmaxActivationParam {
              {{"channel", SoftmaxActivationMode::kChannel},
               {"instance", SoftmaxActivationMode::kInstance}})
         .Default(SoftmaxActivationMode::kInstance)
-        .Describe("instance: softmax over the last axis (MXNet's kernel flattens the leading "
-                  "axes into instances); channel: over axis 1.");
+        .Describe(
+            "instance: softmax over the last axis (MXNet's kernel flattens the leading "
+            "axes into instances); channel: over axis 1.");
   }
 };
 
@@ -121,9 +124,8 @@ void RejectLength(SoftmaxParam* p) {
 size_t SoftmaxAxis(const NodeAttrs& attrs, size_t ndim) {
   const int axis = attrs.Param<SoftmaxParam>().axis;
   const int n = static_cast<int>(ndim);
-  HN_CHECK(axis >= -n && axis < n, kShapeError)
-      << DescribeNode(attrs) << ": axis=" << axis << " is out of range for " << ndim
-      << " dimensions";
+  HN_CHECK(axis >= -n && axis < n, kShapeError) << DescribeNode(attrs) << ": axis=" << axis
+                                                << " is out of range for " << ndim << " dimensions";
   return static_cast<size_t>(axis < 0 ? axis + n : axis);
 }
 
@@ -176,8 +178,8 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   DType& o = (*out)[0];
   if (dtype) {
     HN_CHECK(o == DType::kUnknown || o == *dtype, kTypeError)
-        << DescribeNode(attrs) << ": output dtype " << DTypeName(o) << " is not dtype="
-        << DTypeName(*dtype);
+        << DescribeNode(attrs) << ": output dtype " << DTypeName(o)
+        << " is not dtype=" << DTypeName(*dtype);
     o = *dtype;
   } else {
     HN_CHECK(o == DType::kUnknown || IsSoftmaxFloat(o), kTypeError)
@@ -215,8 +217,8 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
           sum += std::exp(static_cast<double>(in(base + j * st) - mmax));
         for (int64_t j = 0; j < m; ++j) {
           const T a = in(base + j * st) - mmax;
-          out[base + j * st] = kLog ? static_cast<O>(a - std::log(sum))
-                                    : static_cast<O>(std::exp(a) / sum);
+          out[base + j * st] =
+              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
         }
       } else {
         const T t = static_cast<T>(temperature);
@@ -224,8 +226,8 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
           sum += std::exp(static_cast<double>((in(base + j * st) - mmax) / t));
         for (int64_t j = 0; j < m; ++j) {
           const T a = (in(base + j * st) - mmax) / t;
-          out[base + j * st] = kLog ? static_cast<O>(a - std::log(sum))
-                                    : static_cast<O>(std::exp(a) / sum);
+          out[base + j * st] =
+              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
         }
       }
     }
@@ -398,8 +400,8 @@ bool SoftmaxOutputShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
       lshape = l1;
     } else {
       HN_CHECK(lshape == l1 || lshape == l2 || lshape == l3, kShapeError)
-          << DescribeNode(attrs) << ": label shape " << lshape << " does not fit data "
-          << dshape << " (expecting " << l1 << " or " << l2 << ")";
+          << DescribeNode(attrs) << ": label shape " << lshape << " does not fit data " << dshape
+          << " (expecting " << l1 << " or " << l2 << ")";
     }
   } else {
     Shape expect(std::vector<int64_t>(dshape.begin(), dshape.end() - 1));
@@ -435,8 +437,7 @@ bool SoftmaxActivationShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   if (attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel &&
       (*in)[0].ndim() != 0) {
     HN_CHECK((*in)[0].ndim() >= 2, kShapeError)
-        << DescribeNode(attrs) << ": mode=channel needs at least 2 dimensions, got "
-        << (*in)[0];
+        << DescribeNode(attrs) << ": mode=channel needs at least 2 dimensions, got " << (*in)[0];
   }
   return known;
 }
@@ -446,8 +447,8 @@ void SoftmaxActivationCompute(const OpContext&, const NodeAttrs& attrs,
   const Shape& s = in[0].shape;
   AxisView v;
   v = ViewAround(s, attrs.Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel
-                       ? 1
-                       : s.ndim() - 1);
+                        ? 1
+                        : s.ndim() - 1);
   FloatSoftmaxAlong(in[0].ptr<const float>(), out[0].ptr<float>(), v);
 }
 
@@ -548,9 +549,10 @@ void RegisterSoftmaxOps(OpRegistry* r) {
                           SoftmaxBackwardCompute<SoftmaxKind::kSoftmin>);
 
   r->Register("SoftmaxOutput")
-      .Describe("Softmax with a cross-entropy loss for training; at inference the softmax of "
-                "data over axis 1 of (N, -1) (multi_output: axis 1 keeping trailing dims; "
-                "preserve_shape: last axis). The label is not used.")
+      .Describe(
+          "Softmax with a cross-entropy loss for training; at inference the softmax of "
+          "data over axis 1 of (N, -1) (multi_output: axis 1 keeping trailing dims; "
+          "preserve_shape: last axis). The label is not used.")
       .AddAlias("Softmax")
       .SetParam<SoftmaxOutputParam>()
       .SetInputNames({"data", "label"})

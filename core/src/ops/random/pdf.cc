@@ -47,9 +47,11 @@ const PdfInfo& Info(Pdf d) {
       {"gamma", {"sample", "alpha", "beta"}, "gamma with shape alpha and rate beta"},
       {"exponential", {"sample", "lam"}, "exponential with rate lam"},
       {"poisson", {"sample", "lam"}, "Poisson with mean lam"},
-      {"negative_binomial", {"sample", "k", "p"},
+      {"negative_binomial",
+       {"sample", "k", "p"},
        "negative binomial of k successes with success probability p"},
-      {"generalized_negative_binomial", {"sample", "mu", "alpha"},
+      {"generalized_negative_binomial",
+       {"sample", "mu", "alpha"},
        "negative binomial with mean mu and dispersion alpha"},
       {"dirichlet", {"sample", "alpha"}, "Dirichlet with concentration vector alpha"},
   };

@@ -19,9 +19,9 @@
 
 #include "hybridnet/ndarray.h"
 #include "hybridnet/op.h"
+#include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/random/sampler-inl.h"
-#include "kernels/workspace.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -46,7 +46,7 @@ enum class Dist {
 // of _sample_*) and defaults, in MXNet's spelling.
 struct DistInfo {
   const char* name;
-  const char* attr[2];   // second nullptr: one parameter
+  const char* attr[2];  // second nullptr: one parameter
   const char* input[2];
   double fallback[2];
   const char* summary;
@@ -54,19 +54,32 @@ struct DistInfo {
 
 const DistInfo& Info(Dist d) {
   static const DistInfo table[] = {
-      {"uniform", {"low", "high"}, {"low", "high"}, {0, 1},
-       "uniform over [low, high)"},
-      {"normal", {"loc", "scale"}, {"mu", "sigma"}, {0, 1},
+      {"uniform", {"low", "high"}, {"low", "high"}, {0, 1}, "uniform over [low, high)"},
+      {"normal",
+       {"loc", "scale"},
+       {"mu", "sigma"},
+       {0, 1},
        "normal with mean loc (mu) and standard deviation scale (sigma)"},
-      {"gamma", {"alpha", "beta"}, {"alpha", "beta"}, {1, 1},
+      {"gamma",
+       {"alpha", "beta"},
+       {"alpha", "beta"},
+       {1, 1},
        "gamma with shape alpha and scale beta"},
-      {"exponential", {"lam", nullptr}, {"lam", nullptr}, {1, 0},
-       "exponential with rate lam"},
-      {"poisson", {"lam", nullptr}, {"lam", nullptr}, {1, 0},
+      {"exponential", {"lam", nullptr}, {"lam", nullptr}, {1, 0}, "exponential with rate lam"},
+      {"poisson",
+       {"lam", nullptr},
+       {"lam", nullptr},
+       {1, 0},
        "Poisson with mean lam (integer values in a float dtype)"},
-      {"negative_binomial", {"k", "p"}, {"k", "p"}, {1, 1},
+      {"negative_binomial",
+       {"k", "p"},
+       {"k", "p"},
+       {1, 1},
        "negative binomial: failures before k successes of probability p"},
-      {"generalized_negative_binomial", {"mu", "alpha"}, {"mu", "alpha"}, {1, 1},
+      {"generalized_negative_binomial",
+       {"mu", "alpha"},
+       {"mu", "alpha"},
+       {1, 1},
        "negative binomial with mean mu and dispersion alpha (Poisson when alpha is 0)"},
   };
   return table[static_cast<int>(d)];
@@ -76,13 +89,20 @@ bool TwoParams(Dist d) { return Info(d).attr[1] != nullptr; }
 
 double Draw(Dist d, Sampler& s, double a, double b) {
   switch (d) {
-    case Dist::kUniform: return a + (b - a) * s.Uniform();
-    case Dist::kNormal: return a + b * s.Normal();
-    case Dist::kGamma: return s.Gamma(a, b);
-    case Dist::kExponential: return s.Exponential(a);
-    case Dist::kPoisson: return s.Poisson(a);
-    case Dist::kNegativeBinomial: return s.NegativeBinomial(a, b);
-    case Dist::kGeneralizedNegativeBinomial: return s.GeneralizedNegativeBinomial(a, b);
+    case Dist::kUniform:
+      return a + (b - a) * s.Uniform();
+    case Dist::kNormal:
+      return a + b * s.Normal();
+    case Dist::kGamma:
+      return s.Gamma(a, b);
+    case Dist::kExponential:
+      return s.Exponential(a);
+    case Dist::kPoisson:
+      return s.Poisson(a);
+    case Dist::kNegativeBinomial:
+      return s.NegativeBinomial(a, b);
+    case Dist::kGeneralizedNegativeBinomial:
+      return s.GeneralizedNegativeBinomial(a, b);
   }
   return 0;
 }
@@ -146,9 +166,9 @@ void CheckScalars(Dist d, double a, double b, int k) {
 
 // The output dtypes of the float samplers (MXNet: None = float32, float16, float32, float64).
 void CheckFloatDType(const std::optional<DType>& dtype) {
-  HN_CHECK(!dtype || *dtype == DType::kFloat16 || *dtype == DType::kFloat32 ||
-               *dtype == DType::kFloat64,
-           kInvalidArgument)
+  HN_CHECK(
+      !dtype || *dtype == DType::kFloat16 || *dtype == DType::kFloat32 || *dtype == DType::kFloat64,
+      kInvalidArgument)
       << "dtype=" << DTypeName(*dtype) << " is not a sampling dtype (float16, float32, float64)";
 }
 
@@ -157,8 +177,8 @@ bool AssignSampleType(const NodeAttrs& attrs, const std::optional<DType>& dtype,
                       std::vector<DType>* out, size_t i) {
   const DType want = dtype ? *dtype : fallback;
   HN_CHECK((*out)[i] == DType::kUnknown || (*out)[i] == want || !dtype, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[i]) << " differs from dtype="
-      << DTypeName(want);
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[i])
+      << " differs from dtype=" << DTypeName(want);
   if ((*out)[i] == DType::kUnknown) (*out)[i] = want;
   return true;
 }
@@ -185,9 +205,7 @@ struct RandomParam {
       d->Field(info.attr[1], &RandomParam::b).Default(info.fallback[1]).Describe(info.summary);
     }
     if constexpr (!kLike) {
-      d->Field("shape", &RandomParam::shape)
-          .Default(std::nullopt)
-          .Describe("Shape of the output.");
+      d->Field("shape", &RandomParam::shape).Default(std::nullopt).Describe("Shape of the output.");
       d->Field("ctx", &RandomParam::ctx)
           .Default("")
           .Describe("Device of the output (ignored: CPU).");
@@ -224,17 +242,17 @@ bool RandomShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>
 
 template <Dist D>
 bool RandomType(const NodeAttrs& attrs, std::vector<DType>*, std::vector<DType>* out) {
-  return AssignSampleType(attrs, attrs.Param<RandomParam<D, false>>().dtype, DType::kFloat32,
-                          out, 0);
+  return AssignSampleType(attrs, attrs.Param<RandomParam<D, false>>().dtype, DType::kFloat32, out,
+                          0);
 }
 
 // _like: the input's shape and (float) dtype.
 bool LikeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const bool known = ElemwiseType(attrs, in, out);
   const DType d = (*in)[0];
-  HN_CHECK(d == DType::kUnknown || d == DType::kFloat16 || d == DType::kFloat32 ||
-               d == DType::kFloat64,
-           kTypeError)
+  HN_CHECK(
+      d == DType::kUnknown || d == DType::kFloat16 || d == DType::kFloat32 || d == DType::kFloat64,
+      kTypeError)
       << DescribeNode(attrs) << ": data has dtype " << DTypeName(d)
       << "; samples are float16, float32 or float64";
   return known;
@@ -274,8 +292,7 @@ struct RandIntParam {
 void RandIntInit(RandIntParam* p) {
   HN_CHECK(p->low < p->high, kInvalidArgument)
       << "low=" << p->low << " must be below high=" << p->high;
-  HN_CHECK(!p->dtype || *p->dtype == DType::kInt32 || *p->dtype == DType::kInt64,
-           kInvalidArgument)
+  HN_CHECK(!p->dtype || *p->dtype == DType::kInt32 || *p->dtype == DType::kInt64, kInvalidArgument)
       << "dtype=" << DTypeName(*p->dtype) << " is not int32 or int64";
 }
 
@@ -301,8 +318,9 @@ struct MultiSampleParam {
   static void Declare(ParamDeclarer<MultiSampleParam>* d) {
     d->Field("shape", &MultiSampleParam::shape)
         .Default(std::vector<int64_t>{})
-        .Describe("Shape of the draws per parameter element (appended to the parameters' "
-                  "shape).");
+        .Describe(
+            "Shape of the draws per parameter element (appended to the parameters' "
+            "shape).");
     d->Field("dtype", &MultiSampleParam::dtype)
         .Default(std::nullopt)
         .Describe("Output dtype: float16, float32 or float64 (None: float32).");
@@ -324,8 +342,8 @@ bool MultiSampleShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   for (size_t i = 0; i < in->size(); ++i) {
     Shape before = common;
     HN_CHECK(MergeShape((*in)[i], &common), kShapeError)
-        << DescribeNode(attrs) << ": parameter input " << i << " has shape " << (*in)[i]
-        << " but " << before << " is required (parameter arrays must agree)";
+        << DescribeNode(attrs) << ": parameter input " << i << " has shape " << (*in)[i] << " but "
+        << before << " is required (parameter arrays must agree)";
   }
   if (common.ndim() == 0) return false;
   for (size_t i = 0; i < in->size(); ++i) AssignShape(attrs, in, i, common, "input");
@@ -422,8 +440,8 @@ bool MultinomialType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector
       << DescribeNode(attrs) << ": probabilities have dtype " << DTypeName(d)
       << "; they must be float32 or float64";
   HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == p.dtype, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " differs from dtype="
-      << DTypeName(p.dtype);
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
+      << " differs from dtype=" << DTypeName(p.dtype);
   (*out)[0] = p.dtype;
   if (p.get_prob) {
     std::vector<DType> probs{(*in)[0]};
@@ -459,8 +477,7 @@ void MultinomialCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
       }
     }
     const double u = static_cast<float>(s.Uniform());
-    const int64_t c = std::min<int64_t>(
-        std::lower_bound(cum, cum + k, u) - cum, k - 1);
+    const int64_t c = std::min<int64_t>(std::lower_bound(cum, cum + k, u) - cum, k - 1);
     picked_log[i] = std::log(p[c]);
     return static_cast<double>(c);
   });
@@ -488,7 +505,8 @@ void ShuffleCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TB
     std::memcpy(copy, x, static_cast<size_t>(n) * row);
     x = copy;
     for (int64_t i = 0; i < n; ++i)
-      std::memcpy(y + static_cast<size_t>(i) * row, x + static_cast<size_t>(perm[static_cast<size_t>(i)]) * row, row);
+      std::memcpy(y + static_cast<size_t>(i) * row,
+                  x + static_cast<size_t>(perm[static_cast<size_t>(i)]) * row, row);
     return;
   }
   for (int64_t i = 0; i < n; ++i)
@@ -504,14 +522,15 @@ template <Dist D>
 Op& RegisterDistribution(OpRegistry* r) {
   const DistInfo& info = Info(D);
   const std::string name = info.name;
-  Op& random = r->Register("_random_" + name)
-      .Describe(std::string("Draws samples, ") + info.summary + ", of the given shape.")
-      .AddAlias("random_" + name)
-      .SetParam<RandomParam<D, false>>(RandomInit<D, false>)
-      .SetInputNames(std::vector<std::string>{})
-      .SetInferShape(RandomShape<D>)
-      .SetInferType(RandomType<D>)
-      .SetCompute(RandomCompute<D, false>);
+  Op& random =
+      r->Register("_random_" + name)
+          .Describe(std::string("Draws samples, ") + info.summary + ", of the given shape.")
+          .AddAlias("random_" + name)
+          .SetParam<RandomParam<D, false>>(RandomInit<D, false>)
+          .SetInputNames(std::vector<std::string>{})
+          .SetInferShape(RandomShape<D>)
+          .SetInferType(RandomType<D>)
+          .SetCompute(RandomCompute<D, false>);
   r->Register("_random_" + name + "_like")
       .Describe(std::string("Draws samples, ") + info.summary + ", of data's shape and dtype.")
       .SetParam<RandomParam<D, true>>(RandomInit<D, true>)
@@ -558,9 +577,10 @@ void RegisterRandomOps(OpRegistry* r) {
       .SetCompute(RandIntCompute);
 
   r->Register("_sample_multinomial")
-      .Describe("Draws categories from the distributions along the last axis of data (shape "
-                "draws each; a category is picked by where a uniform draw falls in the "
-                "cumulative probabilities), optionally with their log probabilities.")
+      .Describe(
+          "Draws categories from the distributions along the last axis of data (shape "
+          "draws each; a category is picked by where a uniform draw falls in the "
+          "cumulative probabilities), optionally with their log probabilities.")
       .AddAlias("sample_multinomial")
       .SetParam<MultinomialParam>(MultinomialInit)
       .SetInputNames({"data"})

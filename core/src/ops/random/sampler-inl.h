@@ -25,8 +25,8 @@ class Sampler {
 
   /// Uniform integer in [0, n), n >= 1, without modulo bias.
   uint64_t Below(uint64_t n) {
-    const uint64_t limit = std::numeric_limits<uint64_t>::max() -
-                           std::numeric_limits<uint64_t>::max() % n;
+    const uint64_t limit =
+        std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % n;
     uint64_t v = engine_();
     while (v >= limit) v = engine_();
     return v % n;

@@ -86,7 +86,8 @@ inline Shape ReducedShape(const Shape& in, const std::vector<bool>& reduced, boo
   return Shape(std::move(dims));
 }
 
-inline void AssignReducedShape(const NodeAttrs& attrs, std::vector<Shape>* out, const Shape& value) {
+inline void AssignReducedShape(const NodeAttrs& attrs, std::vector<Shape>* out,
+                               const Shape& value) {
   Shape merged = (*out)[0];
   HN_CHECK(MergeShape(value, &merged), kShapeError)
       << DescribeNode(attrs) << ": output shape " << (*out)[0] << " does not match the reduced "
@@ -94,14 +95,16 @@ inline void AssignReducedShape(const NodeAttrs& attrs, std::vector<Shape>* out, 
   (*out)[0] = merged;
 }
 
-inline bool ReduceAxesShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+inline bool ReduceAxesShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   const Shape& ishape = (*in)[0];
   if (ishape.ndim() == 0) return false;
   HN_CHECK(ishape.ndim() <= kMaxReduceDims, kShapeError)
       << DescribeNode(attrs) << ": reductions support at most " << kMaxReduceDims
       << " dimensions, got " << ishape;
   const auto& p = attrs.Param<ReduceAxesParam>();
-  AssignReducedShape(attrs, out, ReducedShape(ishape, ReducedAxes(attrs, ishape.ndim()), p.keepdims));
+  AssignReducedShape(attrs, out,
+                     ReducedShape(ishape, ReducedAxes(attrs, ishape.ndim()), p.keepdims));
   return ishape.IsKnown() && (*out)[0].IsKnown();
 }
 

@@ -53,9 +53,7 @@ struct ReduceAxisParam {
 enum class ReduceKind { kSum, kMean, kProd, kMax, kMin };
 
 template <ReduceKind kKind>
-void ReduceCompute(const OpContext&,
-                   const NodeAttrs& attrs,
-                   const std::vector<TBlob>& in,
+void ReduceCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const ReducePlan plan = MakeReducePlan(s, ReducedAxes(attrs, s.ndim()));
@@ -109,9 +107,7 @@ bool ArgReduceShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
 }
 
 template <bool kMax>
-void ArgReduceCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void ArgReduceCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const auto& p = attrs.Param<ReduceAxisParam>();

@@ -24,8 +24,8 @@ namespace hybridnet {
 namespace {
 
 using internal::ForEachOutput;
-using internal::IsNumericDType;
 using internal::ForEachReduced;
+using internal::IsNumericDType;
 using internal::MakeReducePlan;
 using internal::NumericType;
 using internal::ReduceAxesParam;
@@ -47,12 +47,16 @@ struct NormParam {
         .Default(std::nullopt)
         .Describe("The axis or axes to reduce (None: all, giving shape (1,)).");
     d->Field("out_dtype", &NormParam::out_dtype,
-             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
-              {"float64", DType::kFloat64}, {"int64", DType::kInt64}, {"int32", DType::kInt32},
+             {{"float16", DType::kFloat16},
+              {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64},
+              {"int64", DType::kInt64},
+              {"int32", DType::kInt32},
               {"int8", DType::kInt8}})
         .Default(std::nullopt)
-        .Describe("The output's dtype: None or the input's (MXNet 1.9.1's CPU kernel fails on "
-                  "any other).");
+        .Describe(
+            "The output's dtype: None or the input's (MXNet 1.9.1's CPU kernel fails on "
+            "any other).");
     d->Field("keepdims", &NormParam::keepdims)
         .Default(false)
         .Describe("Keep the reduced axes as size 1.");
@@ -88,11 +92,15 @@ struct CumsumParam {
   static void Declare(ParamDeclarer<CumsumParam>* d) {
     d->Field("axis", &CumsumParam::axis)
         .Default(std::nullopt)
-        .Describe("The axis to accumulate along (None: the flattened input). MXNet 1.9.1 "
-                  "takes non-negative axes only.");
+        .Describe(
+            "The axis to accumulate along (None: the flattened input). MXNet 1.9.1 "
+            "takes non-negative axes only.");
     d->Field("dtype", &CumsumParam::dtype,
-             {{"float16", DType::kFloat16}, {"float32", DType::kFloat32},
-              {"float64", DType::kFloat64}, {"int8", DType::kInt8}, {"int32", DType::kInt32},
+             {{"float16", DType::kFloat16},
+              {"float32", DType::kFloat32},
+              {"float64", DType::kFloat64},
+              {"int8", DType::kInt8},
+              {"int32", DType::kInt32},
               {"int64", DType::kInt64}})
         .Default(std::nullopt)
         .Describe("The output's and the accumulator's dtype (None: the input's).");
@@ -250,8 +258,8 @@ bool CumsumShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   if (!x.IsKnown()) return false;
   Shape merged = (*out)[0];
   HN_CHECK(MergeShape(Shape{x.Size()}, &merged), kShapeError)
-      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from ("
-      << x.Size() << ",)";
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from (" << x.Size()
+      << ",)";
   (*out)[0] = merged;
   return true;
 }
@@ -342,8 +350,9 @@ void RegisterStatisticsOps(OpRegistry* r) {
       .SetInferType(NumericType)
       .SetCompute(MomentsCompute);
   r->Register("_np_cumsum")
-      .Describe("Cumulative sum along axis (None: over the flattened input), kept in the "
-                "output dtype.")
+      .Describe(
+          "Cumulative sum along axis (None: over the flattened input), kept in the "
+          "output dtype.")
       .AddAlias("cumsum")
       .SetParam<CumsumParam>()
       .SetInputNames({"a"})

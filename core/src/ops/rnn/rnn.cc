@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "hybridnet/op.h"
-#include "ops/dtype_switch-inl.h"
 #include "kernels/blas.h"
 #include "kernels/workspace.h"
+#include "ops/dtype_switch-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 

@@ -24,8 +24,9 @@ struct CropParam {
     d->Field("num_args", &CropParam::num_args)
         .Required()
         .Min(1)
-        .Describe("1: crop to h_w; 2: crop to the height and width of the second input "
-                  "(crop_like).");
+        .Describe(
+            "1: crop to h_w; 2: crop to the height and width of the second input "
+            "(crop_like).");
     d->Field("offset", &CropParam::offset)
         .Default(std::vector<int64_t>{0, 0})
         .Describe("Top-left corner (y, x) of the crop when center_crop is false.");
@@ -59,9 +60,8 @@ void CropOffset(const NodeAttrs& attrs, const Shape& data, const Shape& out, int
   *y = p.offset[0];
   *x = p.offset[1];
   HN_CHECK(*y >= 0 && *y <= room_h && *x >= 0 && *x <= room_w, kShapeError)
-      << DescribeNode(attrs) << ": offset=" << Shape(p.offset) << " puts the "
-      << out[2] << "x" << out[3] << " crop outside the " << data[2] << "x" << data[3]
-      << " input";
+      << DescribeNode(attrs) << ": offset=" << Shape(p.offset) << " puts the " << out[2] << "x"
+      << out[3] << " crop outside the " << data[2] << "x" << data[3] << " input";
 }
 
 bool CropShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -115,8 +115,9 @@ void CropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void RegisterCropOps(OpRegistry* r) {
   r->Register("Crop")
-      .Describe("Crops the height and width of an (N, C, H, W) input to h_w or to the size of "
-                "a second input, at offset (y, x) or centred.")
+      .Describe(
+          "Crops the height and width of an (N, C, H, W) input to h_w or to the size of "
+          "a second input, at offset (y, x) or centred.")
       .SetParam<CropParam>(CropInit)
       .SetKeyVarNumArgs("num_args")
       .SetInputNames([](const NodeAttrs& attrs) {

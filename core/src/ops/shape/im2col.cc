@@ -56,8 +56,7 @@ void WindowInit(WindowParam* p) {
   if (p->stride.empty()) p->stride.assign(n, 1);
   if (p->dilate.empty()) p->dilate.assign(n, 1);
   if (p->pad.empty()) p->pad.assign(n, 0);
-  HN_CHECK(p->stride.size() == n && p->dilate.size() == n && p->pad.size() == n,
-           kInvalidArgument)
+  HN_CHECK(p->stride.size() == n && p->dilate.size() == n && p->pad.size() == n, kInvalidArgument)
       << "stride=" << Shape(p->stride) << ", dilate=" << Shape(p->dilate)
       << " and pad=" << Shape(p->pad) << " must have kernel's " << n << " dimensions";
   for (size_t i = 0; i < n; ++i) {
@@ -70,16 +69,15 @@ void WindowInit(WindowParam* p) {
 void Col2imInit(Col2imParam* p) {
   WindowInit(p);
   HN_CHECK(p->output_size.size() == p->kernel.size(), kInvalidArgument)
-      << "output_size=" << Shape(p->output_size) << " must have kernel's "
-      << p->kernel.size() << " dimensions";
+      << "output_size=" << Shape(p->output_size) << " must have kernel's " << p->kernel.size()
+      << " dimensions";
   for (int64_t s : p->output_size)
-    HN_CHECK(s >= 1, kInvalidArgument) << "output_size=" << Shape(p->output_size)
-                                       << " must be positive";
+    HN_CHECK(s >= 1, kInvalidArgument)
+        << "output_size=" << Shape(p->output_size) << " must be positive";
 }
 
 // The block positions along each spatial axis of an image of `image` dims.
-std::vector<int64_t> GridDims(const NodeAttrs& attrs, const WindowParam& p,
-                              const int64_t* image) {
+std::vector<int64_t> GridDims(const NodeAttrs& attrs, const WindowParam& p, const int64_t* image) {
   std::vector<int64_t> grid;
   for (size_t i = 0; i < p.kernel.size(); ++i) {
     const int64_t padded = image[i] + 2 * p.pad[i];
@@ -156,8 +154,7 @@ void Col2imCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   float* y = out[0].ptr<float>();
   std::fill(y, y + out[0].Size(), 0.f);
   for (int64_t n = 0; n < os[0]; ++n) {
-    internal::Col2Im(in[0].ptr<const float>() + n * col, g, os[1], 0, g.GridRows(),
-                     y + n * image);
+    internal::Col2Im(in[0].ptr<const float>() + n * col, g, os[1], 0, g.GridRows(), y + n * image);
   }
 }
 
@@ -165,9 +162,10 @@ void Col2imCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void RegisterIm2colOps(OpRegistry* r) {
   r->Register("im2col")
-      .Describe("Extracts the sliding blocks of an (N, C, spatial...) image as columns: "
-                "(N, C * prod(kernel), L), with kernel, stride, dilate and pad as in "
-                "Convolution.")
+      .Describe(
+          "Extracts the sliding blocks of an (N, C, spatial...) image as columns: "
+          "(N, C * prod(kernel), L), with kernel, stride, dilate and pad as in "
+          "Convolution.")
       .SetParam<WindowParam>(WindowInit)
       .SetInputNames({"data"})
       .SetInferShape(Im2colShape)
@@ -175,8 +173,9 @@ void RegisterIm2colOps(OpRegistry* r) {
       .SetCompute(Im2colCompute);
 
   r->Register("col2im")
-      .Describe("Sums sliding blocks given as columns (N, C * prod(kernel), L) back into an "
-                "(N, C, output_size...) image (the adjoint of im2col).")
+      .Describe(
+          "Sums sliding blocks given as columns (N, C * prod(kernel), L) back into an "
+          "(N, C, output_size...) image (the adjoint of im2col).")
       .SetParam<Col2imParam>(Col2imInit)
       .SetInputNames({"data"})
       .SetInferShape(Col2imShape)

@@ -47,8 +47,9 @@ struct SliceLikeParam {
   static void Declare(ParamDeclarer<SliceLikeParam>* d) {
     d->Field("axes", &SliceLikeParam::axes)
         .Default(std::vector<int64_t>{})
-        .Describe("The axes sliced to shape_like's size (negative counts from the end); empty "
-                  "slices every axis.");
+        .Describe(
+            "The axes sliced to shape_like's size (negative counts from the end); empty "
+            "slices every axis.");
   }
 };
 
@@ -133,8 +134,8 @@ bool BroadcastAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
         << " has a negative entry (broadcast_axis takes axes counted from 0)";
     const size_t a = NormalizeAxis(attrs, p.axis[i], is.ndim(), "axis");
     HN_CHECK(is[a] == 0 || is[a] == 1, kShapeError)
-        << DescribeNode(attrs) << ": axis " << a << " of " << is
-        << " has size " << is[a] << "; only size-1 axes can be broadcast";
+        << DescribeNode(attrs) << ": axis " << a << " of " << is << " has size " << is[a]
+        << "; only size-1 axes can be broadcast";
     od[a] = p.size[i];
   }
   AssignShape(attrs, out, 0, Shape(od), "output");
@@ -174,8 +175,8 @@ bool BroadcastLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   auto broadcast = [&](size_t l, size_t r) {
     if (rhs[r] == 0 || lhs[l] == rhs[r]) return;
     HN_CHECK(lhs[l] == 0 || lhs[l] == 1, kShapeError)
-        << DescribeNode(attrs) << ": cannot broadcast axis " << l << " of " << lhs
-        << " to size " << rhs[r] << " (axis " << r << " of " << rhs << ")";
+        << DescribeNode(attrs) << ": cannot broadcast axis " << l << " of " << lhs << " to size "
+        << rhs[r] << " (axis " << r << " of " << rhs << ")";
     od[l] = rhs[r];
   };
   if (!p.lhs_axes || !p.rhs_axes) {
@@ -188,8 +189,8 @@ bool BroadcastLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
       const size_t l = NormalizeAxis(attrs, (*p.lhs_axes)[i], lhs.ndim(), "lhs_axes");
       const size_t r = NormalizeAxis(attrs, (*p.rhs_axes)[i], rhs.ndim(), "rhs_axes");
       HN_CHECK(lhs[l] == 0 || lhs[l] == 1, kShapeError)
-          << DescribeNode(attrs) << ": axis " << l << " of lhs " << lhs
-          << " has size " << lhs[l] << "; only size-1 axes can be broadcast";
+          << DescribeNode(attrs) << ": axis " << l << " of lhs " << lhs << " has size " << lhs[l]
+          << "; only size-1 axes can be broadcast";
       od[l] = rhs[r];
     }
   }
@@ -228,8 +229,8 @@ void AxisRange(const NodeAttrs& attrs, const std::optional<int>& begin,
   *e = end ? *end : n;
   if (*e < 0) *e += n;
   HN_CHECK(*b >= 0 && *b < *e && *e <= n, kShapeError)
-      << DescribeNode(attrs) << ": " << side << "_begin="
-      << (begin ? std::to_string(*begin) : "None") << ", " << side
+      << DescribeNode(attrs) << ": " << side
+      << "_begin=" << (begin ? std::to_string(*begin) : "None") << ", " << side
       << "_end=" << (end ? std::to_string(*end) : "None") << " is not a non-empty axis range of "
       << "a " << n << "-D " << side;
 }
@@ -285,8 +286,9 @@ std::vector<NodeEntry> ReshapeLikeGradient(const std::shared_ptr<Node>& n,
 
 void RegisterLikeOps(OpRegistry* r) {
   r->Register("slice_like")
-      .Describe("Slices data to the size of shape_like along the given axes (every axis by "
-                "default), keeping the leading elements.")
+      .Describe(
+          "Slices data to the size of shape_like along the given axes (every axis by "
+          "default), keeping the leading elements.")
       .SetParam<SliceLikeParam>()
       .SetInputNames({"data", "shape_like"})
       .SetInferShape(SliceLikeShape)

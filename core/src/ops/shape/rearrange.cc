@@ -41,8 +41,9 @@ struct TileParam {
   static void Declare(ParamDeclarer<TileParam>* d) {
     d->Field("reps", &TileParam::reps)
         .Required()
-        .Describe("Repetitions per axis, aligned to the trailing axes; the shorter of reps and "
-                  "the input shape is padded with leading 1s.");
+        .Describe(
+            "Repetitions per axis, aligned to the trailing axes; the shorter of reps and "
+            "the input shape is padded with leading 1s.");
   }
 };
 
@@ -63,8 +64,7 @@ bool TileShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
     const int64_t d = j + is.ndim() >= nd ? is[j + is.ndim() - nd] : 1;
     const int64_t r = j + reps.size() >= nd ? reps[j + reps.size() - nd] : 1;
     HN_CHECK(CheckedMul(d, r, &od[j]), kShapeError)
-        << DescribeNode(attrs) << ": tiling " << is << " by reps=" << Shape(reps)
-        << " overflows";
+        << DescribeNode(attrs) << ": tiling " << is << " by reps=" << Shape(reps) << " overflows";
   }
   AssignShape(attrs, out, 0, Shape(od), "output");
   return true;
@@ -100,8 +100,9 @@ struct RepeatParam {
         .Describe("How many times each element is repeated.");
     d->Field("axis", &RepeatParam::axis)
         .Default(std::nullopt)
-        .Describe("The axis along which elements repeat (negative counts from the end); None "
-                  "repeats the flattened input into a 1-D result.");
+        .Describe(
+            "The axis along which elements repeat (negative counts from the end); None "
+            "repeats the flattened input into a 1-D result.");
   }
 };
 
@@ -141,8 +142,8 @@ void RepeatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
     w.Add(is.Size(), 1, p.repeats);
     w.Add(p.repeats, 0, 1);
   } else {
-    const size_t a = static_cast<size_t>(*p.axis < 0 ? *p.axis + static_cast<int>(is.ndim())
-                                                     : *p.axis);
+    const size_t a =
+        static_cast<size_t>(*p.axis < 0 ? *p.axis + static_cast<int>(is.ndim()) : *p.axis);
     const std::vector<int64_t> ist = ContiguousStrides(is);
     const std::vector<int64_t> ost = ContiguousStrides(out[0].shape);
     for (size_t k = 0; k < is.ndim(); ++k) {
@@ -186,12 +187,11 @@ bool StackShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shap
     const size_t a = NormalizeAxis(attrs, p.axis, os.ndim() - 1, "axis", 1);
     std::vector<int64_t> dims = os.dims();
     HN_CHECK(dims[a] == 0 || dims[a] == p.num_args, kShapeError)
-        << DescribeNode(attrs) << ": output shape " << os << " must have num_args="
-        << p.num_args << " at axis " << a;
+        << DescribeNode(attrs) << ": output shape " << os << " must have num_args=" << p.num_args
+        << " at axis " << a;
     dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(a));
     HN_CHECK(MergeShape(Shape(dims), &common), kShapeError)
-        << DescribeNode(attrs) << ": output shape " << os << " does not fit the inputs "
-        << common;
+        << DescribeNode(attrs) << ": output shape " << os << " does not fit the inputs " << common;
   }
   if (common.ndim() == 0) return false;
   for (size_t i = 0; i < in->size(); ++i) AssignShape(attrs, in, i, common, "input");
@@ -206,8 +206,8 @@ void StackCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
                   const std::vector<TBlob>& out) {
   const StackParam& p = attrs.Param<StackParam>();
   const Shape& is = in[0].shape;
-  const size_t a = static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(is.ndim()) + 1
-                                                  : p.axis);
+  const size_t a =
+      static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(is.ndim()) + 1 : p.axis);
   int64_t outer = 1, inner = 1;
   for (size_t k = 0; k < a; ++k) outer *= is[k];
   for (size_t k = a; k < is.ndim(); ++k) inner *= is[k];
@@ -228,8 +228,9 @@ struct SqueezeParam {
   static void Declare(ParamDeclarer<SqueezeParam>* d) {
     d->Field("axis", &SqueezeParam::axis)
         .Default(std::nullopt)
-        .Describe("The size-1 axes to remove; None removes every size-1 axis. A listed axis "
-                  "of another size is an error.");
+        .Describe(
+            "The size-1 axes to remove; None removes every size-1 axis. A listed axis "
+            "of another size is an error.");
   }
 };
 
@@ -241,12 +242,10 @@ bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   if (axes) {
     for (int64_t a : *axes) {
       const size_t k = NormalizeAxis(attrs, a, is.ndim(), "axis");
-      HN_CHECK(is[k] == 1, kShapeError)
-          << DescribeNode(attrs) << ": cannot squeeze axis " << k << " of size " << is[k]
-          << " (input " << is << ")";
+      HN_CHECK(is[k] == 1, kShapeError) << DescribeNode(attrs) << ": cannot squeeze axis " << k
+                                        << " of size " << is[k] << " (input " << is << ")";
       HN_CHECK(!drop[k], kShapeError)
-          << DescribeNode(attrs) << ": axis " << k << " is listed twice in axis="
-          << Shape(*axes);
+          << DescribeNode(attrs) << ": axis " << k << " is listed twice in axis=" << Shape(*axes);
       drop[k] = true;
     }
   } else {
@@ -323,8 +322,8 @@ std::vector<bool> ReversedAxes(const NodeAttrs& attrs, size_t ndim) {
   std::vector<bool> flip(ndim, false);
   for (int64_t a : attrs.Param<ReverseParam>().axis) {
     // MXNet indexes the shape with the axis as given: a negative axis is an error there.
-    HN_CHECK(a >= 0, kShapeError) << DescribeNode(attrs) << ": axis="
-                                  << Shape(attrs.Param<ReverseParam>().axis)
+    HN_CHECK(a >= 0, kShapeError) << DescribeNode(attrs)
+                                  << ": axis=" << Shape(attrs.Param<ReverseParam>().axis)
                                   << " has a negative entry (reverse takes axes counted from 0)";
     const size_t k = NormalizeAxis(attrs, a, ndim, "axis");
     flip[k] = !flip[k];
@@ -419,9 +418,10 @@ struct SplitV2Param {
   static void Declare(ParamDeclarer<SplitV2Param>* d) {
     d->Field("indices", &SplitV2Param::indices)
         .Required()
-        .Describe("Start of every part along axis, beginning with 0 (output i spans "
-                  "indices[i] up to indices[i+1], the last one up to the end); ignored when "
-                  "sections > 0.");
+        .Describe(
+            "Start of every part along axis, beginning with 0 (output i spans "
+            "indices[i] up to indices[i+1], the last one up to the end); ignored when "
+            "sections > 0.");
     d->Field("axis", &SplitV2Param::axis).Default(1).Describe("Axis along which to split.");
     d->Field("squeeze_axis", &SplitV2Param::squeeze_axis)
         .Default(false)
@@ -429,8 +429,9 @@ struct SplitV2Param {
     d->Field("sections", &SplitV2Param::sections)
         .Default(0)
         .Min(0)
-        .Describe("Number of near-equal parts (the first len % sections parts are one longer); "
-                  "0 splits at indices.");
+        .Describe(
+            "Number of near-equal parts (the first len % sections parts are one longer); "
+            "0 splits at indices.");
   }
 };
 
@@ -550,9 +551,9 @@ void DiagAxes(const NodeAttrs& attrs, const Shape& is, size_t* x1, size_t* x2, i
       << DescribeNode(attrs) << ": axis1 and axis2 both refer to axis " << *x1;
   const int64_t h = is[*x1] + std::min(p.k, 0), w = is[*x2] - std::max(p.k, 0);
   *len = std::min(h, w);
-  HN_CHECK(*len > 0, kShapeError)
-      << DescribeNode(attrs) << ": diagonal k=" << p.k << " does not exist in axes (" << *x1
-      << ", " << *x2 << ") of " << is;
+  HN_CHECK(*len > 0, kShapeError) << DescribeNode(attrs) << ": diagonal k=" << p.k
+                                  << " does not exist in axes (" << *x1 << ", " << *x2 << ") of "
+                                  << is;
 }
 
 bool DiagShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -656,7 +657,8 @@ void SwapAxisOnnx(OnnxNodeContext* ctx) {
 // Slice with step -1 over the axes reversed an odd number of times.
 void ReverseOnnx(OnnxNodeContext* ctx) {
   std::vector<bool> flipped(ctx->in(0).shape.ndim(), false);
-  for (int64_t a : ctx->param<ReverseParam>().axis) flipped[static_cast<size_t>(a)] = !flipped[static_cast<size_t>(a)];
+  for (int64_t a : ctx->param<ReverseParam>().axis)
+    flipped[static_cast<size_t>(a)] = !flipped[static_cast<size_t>(a)];
   std::vector<int64_t> starts, ends, axes, steps;
   for (size_t i = 0; i < flipped.size(); ++i) {
     if (!flipped[i]) continue;
@@ -678,13 +680,12 @@ void ReverseOnnx(OnnxNodeContext* ctx) {
 // MXNet's channel order is ONNX's "DCR" (depth, column, row) for depth_to_space.
 void DepthToSpaceOnnx(OnnxNodeContext* ctx) {
   ctx->Add("DepthToSpace", {ctx->in(0).name},
-           {{"blocksize", ctx->param<BlockParam>().block_size}, {"mode", "DCR"}},
-           ctx->out(0).name);
+           {{"blocksize", ctx->param<BlockParam>().block_size}, {"mode", "DCR"}}, ctx->out(0).name);
 }
 
 void SpaceToDepthOnnx(OnnxNodeContext* ctx) {
-  ctx->Add("SpaceToDepth", {ctx->in(0).name},
-           {{"blocksize", ctx->param<BlockParam>().block_size}}, ctx->out(0).name);
+  ctx->Add("SpaceToDepth", {ctx->in(0).name}, {{"blocksize", ctx->param<BlockParam>().block_size}},
+           ctx->out(0).name);
 }
 
 void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
@@ -693,8 +694,9 @@ void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0
 
 void RegisterRearrangeOps(OpRegistry* r) {
   r->Register("tile")
-      .Describe("Repeats the whole input reps[i] times along each axis i (reps aligned to the "
-                "trailing axes; leading axes are added to the shorter of the two).")
+      .Describe(
+          "Repeats the whole input reps[i] times along each axis i (reps aligned to the "
+          "trailing axes; leading axes are added to the shorter of the two).")
       .SetParam<TileParam>(TileInit)
       .SetInputNames({"data"})
       .SetInferShape(TileShape)
@@ -703,8 +705,9 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetOnnx({"Tile", "Reshape"}, TileOnnx);
 
   r->Register("repeat")
-      .Describe("Repeats every element `repeats` times along axis (consecutive copies), or "
-                "over the flattened input when axis is None.")
+      .Describe(
+          "Repeats every element `repeats` times along axis (consecutive copies), or "
+          "over the flattened input when axis is None.")
       .SetParam<RepeatParam>(RepeatInit)
       .SetInputNames({"data"})
       .SetInferShape(RepeatShape)
@@ -726,8 +729,9 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx);
 
   r->Register("squeeze")
-      .Describe("Removes size-1 axes (all of them, or those listed in axis); the data is "
-                "unchanged. Squeezing every axis leaves shape (1,).")
+      .Describe(
+          "Removes size-1 axes (all of them, or those listed in axis); the data is "
+          "unchanged. Squeezing every axis leaves shape (1,).")
       .SetParam<SqueezeParam>()
       .SetInputNames({"data"})
       .SetInferShape(SqueezeShape)
@@ -758,9 +762,10 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetOnnx({"Slice", "Identity"}, ReverseOnnx);
 
   r->Register("depth_to_space")
-      .Describe("Moves blocks of block_size^2 channels into block_size x block_size spatial "
-                "blocks: (N, C, H, W) -> (N, C / b^2, H * b, W * b), channel (by * b + bx) * "
-                "C' + c going to offset (by, bx) of block c.")
+      .Describe(
+          "Moves blocks of block_size^2 channels into block_size x block_size spatial "
+          "blocks: (N, C, H, W) -> (N, C / b^2, H * b, W * b), channel (by * b + bx) * "
+          "C' + c going to offset (by, bx) of block c.")
       .SetParam<BlockParam>()
       .SetInputNames({"data"})
       .SetInferShape(DepthSpaceShape<true>)
@@ -778,8 +783,9 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx);
 
   r->Register("_split_v2")
-      .Describe("Splits the input along axis at the given indices, or into `sections` "
-                "near-equal parts.")
+      .Describe(
+          "Splits the input along axis at the given indices, or into `sections` "
+          "near-equal parts.")
       .SetParam<SplitV2Param>(SplitV2Init)
       .SetInputNames({"data"})
       .SetNumOutputs(SplitV2NumOutputs)
@@ -788,8 +794,9 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetCompute(SplitV2Compute);
 
   r->Register("diag")
-      .Describe("A 1-D input becomes a square matrix with the vector on diagonal k; an N-D "
-                "input gives diagonal k of its (axis1, axis2) planes as a new last axis.")
+      .Describe(
+          "A 1-D input becomes a square matrix with the vector on diagonal k; an N-D "
+          "input gives diagonal k of its (axis1, axis2) planes as a new last axis.")
       .SetParam<DiagParam>()
       .SetInputNames({"data"})
       .SetInferShape(DiagShape)

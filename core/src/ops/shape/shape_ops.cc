@@ -35,16 +35,18 @@ struct ReshapeParam {
   static void Declare(ParamDeclarer<ReshapeParam>* d) {
     d->Field("shape", &ReshapeParam::shape)
         .Default(std::vector<int64_t>{})
-        .Describe("The target shape. Special values: 0 copies the input dimension, -1 infers "
-                  "it, -2 copies all remaining input dimensions, -3 merges two input "
-                  "dimensions, -4 splits one input dimension into the two that follow.");
+        .Describe(
+            "The target shape. Special values: 0 copies the input dimension, -1 infers "
+            "it, -2 copies all remaining input dimensions, -3 merges two input "
+            "dimensions, -4 splits one input dimension into the two that follow.");
     d->Field("reverse", &ReshapeParam::reverse)
         .Default(false)
         .Describe("If true then the special values are inferred from right to left");
     d->Field("target_shape", &ReshapeParam::target_shape)
         .Default(std::nullopt)
-        .Describe("(Deprecated! Use shape instead.) Target new shape. One and only one dim "
-                  "can be 0, in which case it will be inferred from the rest of dims");
+        .Describe(
+            "(Deprecated! Use shape instead.) Target new shape. One and only one dim "
+            "can be 0, in which case it will be inferred from the rest of dims");
     d->Field("keep_highest", &ReshapeParam::keep_highest)
         .Default(false)
         .Describe("(Deprecated! Use shape instead.) Whether keep the highest dim unchanged.");
@@ -89,11 +91,10 @@ struct SliceChannelParam {
     d->Field("num_outputs", &SliceChannelParam::num_outputs)
         .Required()
         .Min(1)
-        .Describe("Number of splits. Note that this should evenly divide the length of the "
-                  "axis.");
-    d->Field("axis", &SliceChannelParam::axis)
-        .Default(1)
-        .Describe("Axis along which to split.");
+        .Describe(
+            "Number of splits. Note that this should evenly divide the length of the "
+            "axis.");
+    d->Field("axis", &SliceChannelParam::axis).Default(1).Describe("Axis along which to split.");
     d->Field("squeeze_axis", &SliceChannelParam::squeeze_axis)
         .Default(false)
         .Describe("If true, removes the split axis (its length must equal num_outputs).");
@@ -125,8 +126,8 @@ Shape InferReshapeShape(const NodeAttrs& attrs, const std::vector<int64_t>& shap
   }
   auto fail = [&]() -> Error {
     return Error(StatusCode::kShapeError)
-           << DescribeNode(attrs) << ": cannot reshape " << dshape << " with shape="
-           << Shape(shape) << (reverse ? " (reverse=True)" : "") << ": ";
+           << DescribeNode(attrs) << ": cannot reshape " << dshape << " with shape=" << Shape(shape)
+           << (reverse ? " (reverse=True)" : "") << ": ";
   };
   std::vector<int64_t> tmp;
   size_t src_idx = 0;
@@ -161,8 +162,7 @@ Shape InferReshapeShape(const NodeAttrs& attrs, const std::vector<int64_t>& shap
       if (d1 == -1 && d0 >= 0) d1 = d0 / d2;
       if (d2 == -1 && d0 >= 0) d2 = d0 / d1;
       if (d0 >= 0 && d1 * d2 != d0) {
-        throw fail() << "split dims " << d1 << ", " << d2 << " do not divide original dim "
-                     << d0;
+        throw fail() << "split dims " << d1 << ", " << d2 << " do not divide original dim " << d0;
       }
       tmp.push_back(d1);
       tmp.push_back(d2);
@@ -515,8 +515,8 @@ void SliceChannelCompute(const OpContext&, const NodeAttrs& attrs, const std::ve
                          const std::vector<TBlob>& out) {
   const SliceChannelParam& p = attrs.Param<SliceChannelParam>();
   const Shape& dshape = in[0].shape;
-  const size_t axis = static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(dshape.ndim())
-                                                     : p.axis);
+  const size_t axis =
+      static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(dshape.ndim()) : p.axis);
   int64_t outer = 1, inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= dshape[i];
   for (size_t i = axis + 1; i < dshape.ndim(); ++i) inner *= dshape[i];
@@ -594,7 +594,8 @@ void ConcatOnnx(OnnxNodeContext* ctx) {
 void SliceChannelOnnx(OnnxNodeContext* ctx) {
   const SliceChannelParam& p = ctx->param<SliceChannelParam>();
   const OnnxValue& x = ctx->in(0);
-  const int64_t axis = static_cast<int64_t>(NormalizeAxis(ctx->attrs(), p.axis, x.shape.ndim(), "axis"));
+  const int64_t axis =
+      static_cast<int64_t>(NormalizeAxis(ctx->attrs(), p.axis, x.shape.ndim(), "axis"));
   const size_t n = static_cast<size_t>(p.num_outputs);
   std::vector<std::string> parts(n);
   for (size_t i = 0; i < n; ++i)
@@ -604,10 +605,11 @@ void SliceChannelOnnx(OnnxNodeContext* ctx) {
     std::vector<int64_t> sizes(n, x.shape[static_cast<size_t>(axis)] / p.num_outputs);
     parts = ctx->AddMulti("Split", {x.name, ctx->Int64s(sizes)}, attrs, parts);
   } else if (ctx->opset() >= 18) {
-    parts = ctx->AddMulti("Split", {x.name}, {{"axis", axis}, {"num_outputs", int64_t{p.num_outputs}}},
-                          parts);
+    parts = ctx->AddMulti("Split", {x.name},
+                          {{"axis", axis}, {"num_outputs", int64_t{p.num_outputs}}}, parts);
   } else {
-    ctx->NotExportable("splits the batch axis, which a dynamic-batch export supports from opset 18");
+    ctx->NotExportable(
+        "splits the batch axis, which a dynamic-batch export supports from opset 18");
   }
   if (!p.squeeze_axis) return;
   for (size_t i = 0; i < n; ++i) {

@@ -18,8 +18,8 @@ inline void AssignShape(const NodeAttrs& attrs, std::vector<Shape>* shapes, size
                         const Shape& value, const char* side) {
   Shape merged = (*shapes)[i];
   HN_CHECK(MergeShape(value, &merged), kShapeError)
-      << DescribeNode(attrs) << ": " << side << " " << i << " has shape " << (*shapes)[i]
-      << " but " << value << " is required";
+      << DescribeNode(attrs) << ": " << side << " " << i << " has shape " << (*shapes)[i] << " but "
+      << value << " is required";
   (*shapes)[i] = merged;
 }
 

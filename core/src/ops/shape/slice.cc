@@ -250,9 +250,7 @@ void CopyBox(const TBlob& x, const std::vector<AxisRange>& ranges, const TBlob& 
   internal::StridedCopy(BoxWalk(x.shape, ranges), x.data, y.data, DTypeSize(y.dtype));
 }
 
-void SliceCompute(const OpContext&,
-                  const NodeAttrs& attrs,
-                  const std::vector<TBlob>& in,
+void SliceCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
   CopyBox(in[0], SliceRanges(attrs, in[0].shape), out[0]);
 }
@@ -304,9 +302,7 @@ bool SliceAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return ishape.IsKnown() && (*out)[0].IsKnown();
 }
 
-void SliceAxisCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void SliceAxisCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   size_t axis = 0;
@@ -390,10 +386,10 @@ void SliceOnnx(OnnxNodeContext* ctx) {
 void SliceAxisOnnx(OnnxNodeContext* ctx) {
   const SliceAxisParam& p = ctx->param<SliceAxisParam>();
   const int64_t end = p.end ? *p.end : std::numeric_limits<int64_t>::max();
-  ctx->Add("Slice",
-           {ctx->in(0).name, ctx->Int64s({p.begin}), ctx->Int64s({end}),
-            ctx->Int64s({int64_t{p.axis}})},
-           {}, ctx->out(0).name);
+  ctx->Add(
+      "Slice",
+      {ctx->in(0).name, ctx->Int64s({p.begin}), ctx->Int64s({end}), ctx->Int64s({int64_t{p.axis}})},
+      {}, ctx->out(0).name);
 }
 
 // slice's gradient: zeros of the input's shape with the output gradient in the slice (MXNet's

@@ -82,11 +82,8 @@ void BilinearResizeInit(BilinearResizeParam* p) {
 }
 
 // MXNet's output side for one axis of input side n.
-int64_t ResizedSide(const BilinearResizeParam& p,
-                    int64_t n,
-                    int64_t fixed,
-                    const std::optional<float>& scale,
-                    int64_t like) {
+int64_t ResizedSide(const BilinearResizeParam& p, int64_t n, int64_t fixed,
+                    const std::optional<float>& scale, int64_t like) {
   switch (p.mode) {
     case ResizeMode::kSize:
       return p.scale_height ? static_cast<int64_t>(*scale * static_cast<float>(n)) : fixed;
@@ -179,9 +176,7 @@ void BilinearResizeKernel(bool align_corners, const Shape& is, const Shape& os, 
   }
 }
 
-void BilinearResizeCompute(const OpContext&,
-                           const NodeAttrs& attrs,
-                           const std::vector<TBlob>& in,
+void BilinearResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const bool align = attrs.Param<BilinearResizeParam>().align_corners;
   SwitchRealDType(out[0].dtype, [&](auto tag) {

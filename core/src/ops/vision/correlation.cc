@@ -129,9 +129,7 @@ void CorrelationKernel(const CorrelationParam& p, const Shape& ds, const T* a, c
   }
 }
 
-void CorrelationCompute(const OpContext&,
-                        const NodeAttrs& attrs,
-                        const std::vector<TBlob>& in,
+void CorrelationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<CorrelationParam>();
   internal::SwitchRealDType(out[0].dtype, [&](auto tag) {

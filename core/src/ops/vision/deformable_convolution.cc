@@ -268,9 +268,7 @@ void DeformIm2Col(const DeformGeom& g, const T* im, const T* offset, const T* ma
 }
 
 template <typename P>
-void DeformCompute(const OpContext&,
-                   const NodeAttrs& attrs,
-                   const std::vector<TBlob>& in,
+void DeformCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<P>();
   const Shape& ds = in[0].shape;

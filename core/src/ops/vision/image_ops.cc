@@ -70,9 +70,7 @@ float Scaled(T x) {
   }
 }
 
-void ToTensorCompute(const OpContext&,
-                     const NodeAttrs&,
-                     const std::vector<TBlob>& in,
+void ToTensorCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const bool batched = s.ndim() == 4;
@@ -128,9 +126,7 @@ bool NormalizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return s.IsKnown();
 }
 
-void NormalizeCompute(const OpContext&,
-                      const NodeAttrs& attrs,
-                      const std::vector<TBlob>& in,
+void NormalizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<NormalizeParam>();
   const Shape& s = in[0].shape;
@@ -294,8 +290,8 @@ void ResizeBilinear(const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t
 // integer row sums, then the two rows blended as its SSE2 kernel does (each row sum shifted right
 // by 4, multiplied by its weight keeping the high 16 bits, the sum rounded by (v + 2) >> 2 and
 // saturated). MXNet's wheel gives these values for every column (checked against it).
-void ResizeBilinearU8(
-    const uint8_t* x, int64_t ih, int64_t iw, int64_t c, uint8_t* y, int64_t oh, int64_t ow) {
+void ResizeBilinearU8(const uint8_t* x, int64_t ih, int64_t iw, int64_t c, uint8_t* y, int64_t oh,
+                      int64_t ow) {
   constexpr float kOne = 2048.f;
   auto fixed = [](float v) { return static_cast<int32_t>(std::lrint(v)); };
   const std::vector<LinearTap> xt = LinearTaps(iw, ow, true);
@@ -328,8 +324,8 @@ void ResizeBilinearU8(
 }
 
 template <typename T>
-void ResizeImage(
-    int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t oh, int64_t ow) {
+void ResizeImage(int interp, const T* x, int64_t ih, int64_t iw, int64_t c, T* y, int64_t oh,
+                 int64_t ow) {
   if (ih == oh && iw == ow) {
     std::copy(x, x + ih * iw * c, y);
     return;
@@ -355,9 +351,7 @@ void ResizeImage(
   }
 }
 
-void ResizeCompute(const OpContext&,
-                   const NodeAttrs& attrs,
-                   const std::vector<TBlob>& in,
+void ResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const int interp = attrs.Param<ResizeParam>().interp;
   const Shape& s = in[0].shape;
@@ -414,9 +408,7 @@ bool CropShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape
   return s.IsKnown();
 }
 
-void CropCompute(const OpContext&,
-                 const NodeAttrs& attrs,
-                 const std::vector<TBlob>& in,
+void CropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<CropParam>();
   const Shape& s = in[0].shape;
@@ -450,9 +442,7 @@ bool HwcImageShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
 
 // Reverses axis 0 (rows) or 1 (columns) of an HWC image; safe in place (pairs are swapped).
 template <int kAxis>
-void FlipCompute(const OpContext&,
-                 const NodeAttrs&,
-                 const std::vector<TBlob>& in,
+void FlipCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   const Shape& s = in[0].shape;
   const int64_t head = kAxis == 0 ? 1 : s[0], mid = s[kAxis];
@@ -504,9 +494,7 @@ T SaturateFromFloat(float v) {
   }
 }
 
-void AdjustLightingCompute(const OpContext&,
-                           const NodeAttrs& attrs,
-                           const std::vector<TBlob>& in,
+void AdjustLightingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<AdjustLightingParam>();
   // AlexNet's eigenvectors times eigenvalues of the ImageNet RGB covariance.

@@ -62,9 +62,7 @@ void NormalizeGroups(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, 
   }
 }
 
-void L2NormalizationCompute(const OpContext&,
-                            const NodeAttrs& attrs,
-                            const std::vector<TBlob>& in,
+void L2NormalizationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<L2NormalizationParam>();
   const Shape& s = in[0].shape;

@@ -54,9 +54,7 @@ void CheckPooledSize(const std::vector<int64_t>& pooled) {
 }
 
 // data (N, C, H, W) and rois (R, cols): the common checks; returns false while unknown.
-bool RoiInputs(const NodeAttrs& attrs,
-               std::vector<Shape>* in,
-               int64_t roi_cols,
+bool RoiInputs(const NodeAttrs& attrs, std::vector<Shape>* in, int64_t roi_cols,
                const char* roi_form) {
   const std::string node = DescribeNode(attrs);
   const Shape& d = (*in)[0];
@@ -120,9 +118,7 @@ void ForEachRoi(int64_t batch, const TBlob& rois, const TBlob& out, Body body) {
 
 // The kernels are structs Kernel::Run<T>(param, inputs, output), run in the dtype of data.
 template <typename P, typename Kernel>
-void RoiCompute(const OpContext&,
-                const NodeAttrs& attrs,
-                const std::vector<TBlob>& in,
+void RoiCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   SwitchRealDType(in[0].dtype, [&](auto tag) {
     Kernel::template Run<typename decltype(tag)::type>(attrs.Param<P>(), in, out[0]);
@@ -232,8 +228,8 @@ bool MakeSample(T y, T x, int64_t height, int64_t width, Sample<T>* s) {
 
 // The sample indices i in [0, n) whose coordinate start + (i + 0.5) * step can fall in
 // [lo, hi], widened by two samples for rounding; empty when nothing can.
-inline void SampleWindow(
-    double start, double step, int64_t n, double lo, double hi, int64_t* first, int64_t* last) {
+inline void SampleWindow(double start, double step, int64_t n, double lo, double hi, int64_t* first,
+                         int64_t* last) {
   *first = 0;
   *last = n;
   if (!(step > 0) || !std::isfinite(start) || !std::isfinite(step)) return;
@@ -253,13 +249,8 @@ struct AlignGeometry {
 // The bilinear samples of every bin of one ROI (bins in row-major order; bin_begin has
 // num_bins + 1 offsets into samples). Samples in the same order MXNet adds them.
 template <typename T>
-void AlignSamples(const AlignGeometry& g,
-                  const T (&geom)[4],
-                  int64_t ph_n,
-                  int64_t pw_n,
-                  int64_t height,
-                  int64_t width,
-                  std::vector<Sample<T>>* samples,
+void AlignSamples(const AlignGeometry& g, const T (&geom)[4], int64_t ph_n, int64_t pw_n,
+                  int64_t height, int64_t width, std::vector<Sample<T>>* samples,
                   std::vector<int64_t>* bin_begin) {
   // geom: start_h, start_w, bin_h, bin_w in T, as MXNet holds them.
   const T start_h = geom[0], start_w = geom[1], bin_h = geom[2], bin_w = geom[3];
@@ -323,13 +314,8 @@ inline int64_t GridCount(int sampling_ratio, double roi_size, int64_t pooled) {
 // Averages one ROI's samples for each output channel; out_plane(c) and in_plane(c, bin) give
 // the output block and the input plane a channel's bin reads.
 template <typename T, typename InPlane>
-void PoolSamples(const std::vector<Sample<T>>& samples,
-                 const std::vector<int64_t>& bin_begin,
-                 int64_t channels,
-                 int64_t num_bins,
-                 T count,
-                 InPlane in_plane,
-                 T* out) {
+void PoolSamples(const std::vector<Sample<T>>& samples, const std::vector<int64_t>& bin_begin,
+                 int64_t channels, int64_t num_bins, T count, InPlane in_plane, T* out) {
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t bin = 0; bin < num_bins; ++bin) {
       const T* plane = in_plane(c, bin);
@@ -531,9 +517,7 @@ void PSROIPoolingInit(PSROIPoolingParam* p) {
 }
 
 // data must hold output_dim * group_size^2 position-sensitive channels.
-void CheckPsChannels(const NodeAttrs& attrs,
-                     const Shape& data,
-                     int64_t output_dim,
+void CheckPsChannels(const NodeAttrs& attrs, const Shape& data, int64_t output_dim,
                      int64_t group_size) {
   const int64_t needed = output_dim * group_size * group_size;
   HN_CHECK(data[1] == 0 || data[1] >= needed, kShapeError)
@@ -656,8 +640,7 @@ void DeformablePSROIPoolingInit(DeformablePSROIPoolingParam* p) {
   if (p->part_size == 0) p->part_size = p->pooled_size;
 }
 
-bool DeformablePSROIPoolingShape(const NodeAttrs& attrs,
-                                 std::vector<Shape>* in,
+bool DeformablePSROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                                  std::vector<Shape>* out) {
   const auto& p = attrs.Param<DeformablePSROIPoolingParam>();
   RoiInputs(attrs, in, 5, "[batch_index, x1, y1, x2, y2]");
@@ -699,8 +682,7 @@ T PsBilinear(const T* data, T x, T y, int64_t width) {
 
 struct DeformablePSROIPoolingKernel {
   template <typename T>
-  static void Run(const DeformablePSROIPoolingParam& p,
-                  const std::vector<TBlob>& in,
+  static void Run(const DeformablePSROIPoolingParam& p, const std::vector<TBlob>& in,
                   const TBlob& out) {
     const Shape& ds = in[0].shape;
     const T* data = in[0].ptr<const T>();

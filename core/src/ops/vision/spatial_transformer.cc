@@ -51,13 +51,8 @@ T SamplePlane(const T* plane, int64_t in_h, int64_t in_w, T gx, T gy) {
 
 // out (n, c, h, w) from data (n, c, H, W) and grid x at gx[p], y at gy[p] per sample n.
 template <typename T>
-void SampleImages(const T* data,
-                  const Shape& ds,
-                  const T* grid,
-                  int64_t grid_sample_stride,
-                  int64_t h,
-                  int64_t w,
-                  T* out) {
+void SampleImages(const T* data, const Shape& ds, const T* grid, int64_t grid_sample_stride,
+                  int64_t h, int64_t w, T* out) {
   const int64_t batch = ds[0], channels = ds[1], in_h = ds[2], in_w = ds[3];
   const int64_t positions = h * w;
   for (int64_t n = 0; n < batch; ++n) {
@@ -139,9 +134,7 @@ void AffineGrid(const T* theta, int64_t batch, int64_t h, int64_t w, T* out) {
   }
 }
 
-void GridGeneratorCompute(const OpContext&,
-                          const NodeAttrs& attrs,
-                          const std::vector<TBlob>& in,
+void GridGeneratorCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<GridGeneratorParam>();
   const Shape& os = out[0].shape;
@@ -196,9 +189,7 @@ bool BilinearSamplerShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::v
   return internal::AllKnown(*in, *out);
 }
 
-void BilinearSamplerCompute(const OpContext&,
-                            const NodeAttrs&,
-                            const std::vector<TBlob>& in,
+void BilinearSamplerCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
   const Shape& os = out[0].shape;
   SwitchRealDType(out[0].dtype, [&](auto tag) {
@@ -243,8 +234,7 @@ void SpatialTransformerInit(SpatialTransformerParam* p) {
       << internal::ValueText(p->target_shape);
 }
 
-bool SpatialTransformerShape(const NodeAttrs& attrs,
-                             std::vector<Shape>* in,
+bool SpatialTransformerShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                              std::vector<Shape>* out) {
   const auto& p = attrs.Param<SpatialTransformerParam>();
   const std::string node = DescribeNode(attrs);
@@ -264,9 +254,7 @@ bool SpatialTransformerShape(const NodeAttrs& attrs,
 }
 
 template <typename T>
-void SpatialTransformerKernel(const SpatialTransformerParam& p,
-                              const TBlob& data,
-                              const TBlob& loc,
+void SpatialTransformerKernel(const SpatialTransformerParam& p, const TBlob& data, const TBlob& loc,
                               const TBlob& out) {
   const int64_t h = p.target_shape[0], w = p.target_shape[1], batch = data.shape[0];
   // The target grid as MXNet builds it here (in double, then T).
@@ -292,10 +280,8 @@ void SpatialTransformerKernel(const SpatialTransformerParam& p,
   SampleImages<T>(data.ptr<const T>(), data.shape, grid.data(), 2 * h * w, h, w, out.ptr<T>());
 }
 
-void SpatialTransformerCompute(const OpContext&,
-                               const NodeAttrs& attrs,
-                               const std::vector<TBlob>& in,
-                               const std::vector<TBlob>& out) {
+void SpatialTransformerCompute(const OpContext&, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<SpatialTransformerParam>();
   SwitchRealDType(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

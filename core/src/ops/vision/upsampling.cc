@@ -147,9 +147,7 @@ void NearestKernel(const UpSamplingParam& p, const std::vector<TBlob>& in, const
 // Depthwise transposed convolution: out[c] += in[c][iy][ix] * w[c][ky][kx] at
 // (iy * s - pad + ky, ix * s - pad + kx).
 template <typename T>
-void BilinearKernelCompute(int64_t scale,
-                           const TBlob& data,
-                           const TBlob& weight,
+void BilinearKernelCompute(int64_t scale, const TBlob& data, const TBlob& weight,
                            const TBlob& out) {
   const Shape& s = data.shape;
   const int64_t batch = s[0], channels = s[1], ih = s[2], iw = s[3];
@@ -184,9 +182,7 @@ void BilinearKernelCompute(int64_t scale,
   }
 }
 
-void UpSamplingCompute(const OpContext&,
-                       const NodeAttrs& attrs,
-                       const std::vector<TBlob>& in,
+void UpSamplingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<UpSamplingParam>();
   SwitchRealDType(out[0].dtype, [&](auto tag) {

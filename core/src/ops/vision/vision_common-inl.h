@@ -54,11 +54,8 @@ void SwitchRealDType(DType dtype, Fn&& fn) {
 }
 
 /// Merges `value` into (*list)[i]; a conflict is a kShapeError naming `what`.
-inline void AssignShape(const NodeAttrs& attrs,
-                        std::vector<Shape>* list,
-                        size_t i,
-                        const Shape& value,
-                        const std::string& what) {
+inline void AssignShape(const NodeAttrs& attrs, std::vector<Shape>* list, size_t i,
+                        const Shape& value, const std::string& what) {
   Shape merged = (*list)[i];
   HN_CHECK(MergeShape(value, &merged), kShapeError)
       << DescribeNode(attrs) << ": " << what << " has shape " << (*list)[i] << " but " << value
