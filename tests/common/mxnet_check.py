@@ -5,11 +5,16 @@ graphs) writes WORK_DIR/index.json and, per case, the symbol JSON (and .params) 
 hold them, the input .npy files and hybridnet's outputs:
   {"ops": [...optional: ops that must each have a checked case...],
    "cases": [{"name", "op", "symbol", "params" (optional), "inputs": [{"name", "file"}],
-              "outputs": [files], "mxnet_skip", "mxnet_rtol", "is_train" (optional)}]}
+              "outputs": [files], "mxnet_skip", "mxnet_rtol", "is_train" (optional),
+              "gradients" (optional): {"head_grads": [file or null per output],
+                                       "grads": [{"name", "file"}], "rtol"}}]}
 MXNet loads the same files and runs them on the same inputs as a hybridized Gluon block does (a
 CachedOp, inference; its symbolic executor for the graphs a CachedOp refuses: no inputs, or ops
 without a gradient). Outputs must have MXNet's dtypes and shapes; float outputs must agree within
 the case's mxnet_rtol of the largest output magnitude, integer outputs exactly, NaN with NaN.
+A case with "gradients" also runs backward in MXNet's autograd (recording, inference mode) with
+the same head gradients; the gradients of MXNet's arguments (not its auxiliary states, which
+MXNet never differentiates) must agree within the gradient rtol of the largest magnitude.
 
 MXNet's pip wheel has two CPU paths that do not always agree with each other: its MKLDNN kernels
 (the default) and its plain kernels (MXNET_MKLDNN_ENABLED=0). Known disagreements: SoftmaxOutput
@@ -91,6 +96,28 @@ def run_graph(sym, arrays, is_train=False):
     return [target]
 
 
+def run_backward(sym, arrays, gradients, work):
+    """MXNet autograd's gradients of the graph's inputs named in `gradients`, given its outputs'
+    head gradients: {input name: numpy array}."""
+    names = sym.list_inputs()
+    wanted = {g["name"] for g in gradients["grads"]} & set(sym.list_arguments())
+    args = [arrays[n].copy() for n in names]
+    for name, arg in zip(names, args):
+        if name in wanted:
+            arg.attach_grad()
+    op = mx.nd.CachedOp(sym)
+    with mx.autograd.record(train_mode=False):
+        outputs = op(*args)
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    heads, head_grads = [], []
+    for output, file in zip(outputs, gradients["head_grads"]):
+        if file:
+            heads.append(output)
+            head_grads.append(mx.nd.array(np.load(os.path.join(work, file)), dtype=output.dtype))
+    mx.autograd.backward(heads, head_grads)
+    return {n: a.grad.asnumpy() for n, a in zip(names, args) if n in wanted}
+
+
 def run_worker(work, out_dir, resume_after):
     """Runs the cases (those after `resume_after`, when given) in this process's MXNet; writes
     each one's outputs, or its error as a line of errors.jsonl. The case under way is named in
@@ -120,10 +147,23 @@ def run_worker(work, out_dir, resume_after):
             for i, o in enumerate(outputs):
                 np.save(os.path.join(out_dir, f"{case['name']}-out{i}.npy"), o.asnumpy())
         except Exception as e:  # noqa: BLE001 - MXNet rejecting the case is a finding
-            lines = [ln for ln in str(e).strip().splitlines() if ln.strip()]
-            record_error(out_dir, case["name"], lines[-1][:300] if lines else type(e).__name__)
+            record_error(out_dir, case["name"], last_line(e))
+            sys.exit(RESTART)
+        if not case.get("gradients"):
+            continue
+        try:
+            grads = run_backward(sym, arrays, case["gradients"], work)
+            for name, g in grads.items():
+                np.save(os.path.join(out_dir, f"{case['name']}-grad-{name}.npy"), g)
+        except Exception as e:  # noqa: BLE001 - MXNet rejecting the backward is a finding
+            record_error(out_dir, case["name"], "backward: " + last_line(e))
             sys.exit(RESTART)
     os.remove(os.path.join(out_dir, "current.txt"))
+
+
+def last_line(error):
+    lines = [ln for ln in str(error).strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else type(error).__name__
 
 
 def record_error(out_dir, name, message):
@@ -209,6 +249,14 @@ def problems_against(case, work, mode_dir, errors):
         d = compare(np.load(os.path.join(work, file)), np.load(ref_path), case["mxnet_rtol"])
         if d:
             problems.append(f"output {i}: {d}")
+    gradients = case.get("gradients") or {"grads": []}
+    for g in gradients["grads"]:
+        ref_path = os.path.join(mode_dir, f"{case['name']}-grad-{g['name']}.npy")
+        if not os.path.exists(ref_path):
+            continue  # an auxiliary state: MXNet has no gradient for it
+        d = compare(np.load(os.path.join(work, g["file"])), np.load(ref_path), gradients["rtol"])
+        if d:
+            problems.append(f"gradient of {g['name']}: {d}")
     return problems
 
 
@@ -253,8 +301,10 @@ def main(work, exporter):
         why = "; ".join(skipped.get(op, ["no conformance case"]))
         print(f"FAIL op {op} is not checked against MXNet ({why})")
     n_cases = len(index["cases"])
+    n_gradients = sum(1 for c in index["cases"] if c.get("gradients") and c["name"] not in failures)
     n_skipped = sum(len(v) for v in skipped.values())
     print(f"{n_cases - len(failures) - n_skipped} of {n_cases} cases match MXNet {mx.__version__} "
+          f"({n_gradients} of them with their gradients) "
           f"({len(split)} where its MKLDNN and plain CPU paths disagree, {n_skipped} not "
           f"comparable); {len(checked)} of {len(index.get('ops', checked))} ops checked; {len(failures)} "
           f"cases failed; {len(unchecked)} ops unchecked ({time.time() - start:.1f} s)")

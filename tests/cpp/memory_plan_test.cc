@@ -19,6 +19,7 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
+#include "ops/nn/convolution_fusions.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -350,8 +351,9 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     for (uint32_t nid = 0; nid < p.graph.num_nodes(); ++nid) {
       const Node* node = p.graph[nid].node;
       if (node->IsVariable() || node->attrs.op->name != "_hn_convolution") continue;
-      expansions += node->attrs.dict.count("expand") > 0;
-      if (node->attrs.dict.count("residual") == 0) continue;
+      const internal::ConvolutionFusions& fusions = internal::FusionsOf(node->attrs);
+      expansions += fusions.expand.has_value();
+      if (!fusions.residual) continue;
       const EntryPlace& out = p.plan.place[p.graph.entry_id(nid, 0)];
       const EntryPlace& residual = p.plan.place[p.graph.entry_id(p.graph[nid].inputs.back())];
       EXPECT_EQ(out.kind, SlotKind::kArena);

@@ -1,6 +1,10 @@
 // The registered conformance and error cases, their names and inputs, shared by the conformance
 // tests (conformance.cc) and the case export the live-MXNet check reads (tests/golden/ops).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
+#include <random>
 #include <set>
 
 #include "conformance.h"
@@ -84,12 +88,94 @@ std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name) {
 }
 
 NodeAttrs CaseAttrs(const OpCase& c) {
-  NodeAttrs attrs = MakeNodeAttrs(c.op, "node", c.attrs);
+  NodeAttrs attrs = c.typed_attrs ? c.typed_attrs(c.attrs) : MakeNodeAttrs(c.op, "node", c.attrs);
   if (c.subgraphs) {
     for (const Symbol& g : c.subgraphs())
       attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
   }
   return attrs;
+}
+
+RefTensor ToRef(const NDArray& a) {
+  RefTensor t(a.shape());
+  NDArray f64 = a.AsType(DType::kFloat64);
+  std::memcpy(t.v.data(), f64.raw_data(), t.v.size() * sizeof(double));
+  return t;
+}
+
+namespace {
+
+bool AllFinite(const NDArray& a) {
+  const RefTensor t = ToRef(a);
+  return std::all_of(t.v.begin(), t.v.end(), [](double v) { return std::isfinite(v); });
+}
+
+bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
+
+}  // namespace
+
+bool Differentiable(const NDArray& x) { return IsFloat(x.dtype()) && x.size() > 0; }
+
+bool GradientChecked(const OpCase& c, const std::vector<NDArray>& inputs) {
+  const Op* op = OpRegistry::Global().Find(c.op);
+  if (op == nullptr || !op->gradient || c.statistics || c.is_train || c.subgraphs ||
+      !c.gradient_skip.empty()) {
+    return false;
+  }
+  bool float_input = false;
+  for (const NDArray& x : inputs) {
+    if (!IsFloat(x.dtype())) continue;
+    if (!AllFinite(x)) return false;
+    float_input = float_input || x.size() > 0;
+  }
+  bool float_output = false;
+  for (const NDArray& y : Invoke(CaseAttrs(c), inputs)) {
+    if (!IsFloat(y.dtype())) continue;
+    if (!AllFinite(y)) return false;
+    float_output = true;
+  }
+  return float_input && float_output;
+}
+
+std::vector<NDArray> HeadGradients(const std::vector<NDArray>& outputs, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<NDArray> head_grads;
+  for (const NDArray& y : outputs) {
+    if (!IsFloat(y.dtype())) {
+      head_grads.emplace_back();
+      continue;
+    }
+    std::vector<double> w(static_cast<size_t>(y.size()));
+    for (double& v : w) v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    head_grads.push_back(
+        NDArray::FromBuffer(y.shape(), DType::kFloat64, w.data()).AsType(y.dtype()));
+  }
+  return head_grads;
+}
+
+std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                                    const std::vector<bool>& differentiable,
+                                    const std::vector<NDArray>& head_grads) {
+  std::vector<NDArray> vars;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    vars.push_back(inputs[i].Copy());
+    if (differentiable[i]) autograd::AttachGrad(&vars[i]);
+  }
+  std::vector<NDArray> outputs;
+  {
+    auto recording = autograd::Record(/*train_mode=*/false);
+    outputs = Invoke(attrs, vars);
+  }
+  std::vector<NDArray> heads, given;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (head_grads[k].is_none()) continue;
+    heads.push_back(outputs[k]);
+    given.push_back(head_grads[k]);
+  }
+  autograd::Backward(heads, given, /*retain_graph=*/false, /*train_mode=*/false);
+  std::vector<NDArray> grads;
+  for (size_t i = 0; i < vars.size(); ++i) grads.push_back(autograd::GetGrad(vars[i]));
+  return grads;
 }
 
 std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs) {

@@ -23,13 +23,6 @@
 namespace hybridnet {
 namespace conformance {
 
-RefTensor ToRef(const NDArray& a) {
-  RefTensor t(a.shape());
-  NDArray f64 = a.AsType(DType::kFloat64);
-  std::memcpy(t.v.data(), f64.raw_data(), t.v.size() * sizeof(double));
-  return t;
-}
-
 ::testing::AssertionResult Near(const RefTensor& want, const NDArray& got_array, double rtol,
                                 double atol) {
   if (want.shape != got_array.shape()) {
@@ -247,43 +240,17 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpJsonRoundTrip, ::testing::ValuesIn(JsonCaseIndic
 // ---- gradients
 // -----------------------------------------------------------------------------------
 
-bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
-
-bool AllFinite(const NDArray& a) {
-  const RefTensor t = ToRef(a);
-  return std::all_of(t.v.begin(), t.v.end(), [](double v) { return std::isfinite(v); });
-}
-
-// Cases whose gradient is checked: an op with a gradient, a deterministic inference case with a
-// float input to differentiate and a float output, all finite (finite differences through a NaN
-// or an infinity are not).
-bool GradientChecked(size_t index) {
-  const OpCase& c = AllCases()[index];
-  const Op* op = OpRegistry::Global().Find(c.op);
-  if (op == nullptr || !op->gradient || c.statistics || c.is_train || c.subgraphs ||
-      !c.gradient_skip.empty()) {
-    return false;
-  }
-  const std::vector<NDArray> inputs = MakeInputs(c, CaseNames()[index]);
-  bool float_input = false;
-  for (const NDArray& x : inputs) {
-    if (!IsFloat(x.dtype())) continue;
-    if (!AllFinite(x)) return false;
-    float_input = float_input || x.size() > 0;
-  }
-  bool float_output = false;
-  for (const NDArray& y : Invoke(CaseAttrs(c), inputs)) {
-    if (!IsFloat(y.dtype())) continue;
-    if (!AllFinite(y)) return false;
-    float_output = true;
-  }
-  return float_input && float_output;
+// The seed of the head gradients of case `index`'s gradient check.
+uint32_t HeadGradientSeed(size_t index) {
+  return static_cast<uint32_t>(index) * 2654435761u + 17u;
 }
 
 std::vector<size_t> GradientCaseIndices() {
   std::vector<size_t> indices;
   for (size_t i = 0; i < AllCases().size(); ++i)
-    if (GradientChecked(i)) indices.push_back(i);
+    if (GradientChecked(AllCases()[i], MakeInputs(AllCases()[i], CaseNames()[i]))) {
+      indices.push_back(i);
+    }
   return indices;
 }
 
@@ -297,7 +264,7 @@ class OpGradient : public OpConformance {
     inputs_ = Inputs();
     std::vector<NDArray> wide;
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      const bool differentiable = IsFloat(inputs_[i].dtype()) && inputs_[i].size() > 0;
+      const bool differentiable = Differentiable(inputs_[i]);
       differentiable_.push_back(differentiable);
       wide.push_back(differentiable ? inputs_[i].AsType(DType::kFloat64) : inputs_[i]);
     }
@@ -308,43 +275,11 @@ class OpGradient : public OpConformance {
     } catch (const Error&) {
       float64_ = false;  // a float32-only op: finite differences of the reference instead
     }
-    std::vector<NDArray> outputs = Invoke(attrs_, inputs_);
-    std::mt19937 rng(static_cast<uint32_t>(GetParam()) * 2654435761u + 17u);
-    for (const NDArray& y : outputs) {
-      if (!IsFloat(y.dtype())) {
-        out_grads_.emplace_back();
-        continue;
-      }
-      std::vector<double> w(static_cast<size_t>(y.size()));
-      for (double& v : w) v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
-      out_grads_.push_back(
-          NDArray::FromBuffer(y.shape(), DType::kFloat64, w.data()).AsType(y.dtype()));
-    }
+    out_grads_ = HeadGradients(Invoke(attrs_, inputs_), HeadGradientSeed(GetParam()));
   }
 
-  // Autograd's gradients of sum_k <out_grads_k, y_k> for each differentiable input (none
-  // elsewhere).
   std::vector<NDArray> Backward() const {
-    std::vector<NDArray> vars;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      vars.push_back(inputs_[i].Copy());
-      if (differentiable_[i]) autograd::AttachGrad(&vars[i]);
-    }
-    std::vector<NDArray> outputs;
-    {
-      auto recording = autograd::Record(/*train_mode=*/false);
-      outputs = Invoke(attrs_, vars);
-    }
-    std::vector<NDArray> heads, head_grads;
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      if (out_grads_[k].is_none()) continue;
-      heads.push_back(outputs[k]);
-      head_grads.push_back(out_grads_[k]);
-    }
-    autograd::Backward(heads, head_grads, /*retain_graph=*/false, /*train_mode=*/false);
-    std::vector<NDArray> grads;
-    for (size_t i = 0; i < vars.size(); ++i) grads.push_back(autograd::GetGrad(vars[i]));
-    return grads;
+    return EagerGradients(attrs_, inputs_, differentiable_, out_grads_);
   }
 
   // sum_k <out_grads_k, f_k(x)>, f the op in float64 or the case's reference.

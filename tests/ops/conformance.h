@@ -103,12 +103,19 @@ struct OpCase {
   /// A control-flow op's graphs, built when the case runs (cases are registered during static
   /// initialization, before the op registry may be used).
   std::function<std::vector<Symbol>()> subgraphs;
+  /// Set for an internal op whose passes give it typed parameters besides `attrs` (the fusions
+  /// of _hn_convolution): makes the node's attributes from `attrs`, as the pass would.
+  std::function<NodeAttrs(const AttrDict& attrs)> typed_attrs;
   StatCheck statistics;  ///< set: replaces the comparison with `reference`
   /// Set: the gradient check compares with it instead of finite differences.
   RefGradFn gradient_reference;
   /// Why finite differences cannot check this case's gradient (inputs at a kink or a jump of
   /// the function); empty: they do, when the op has a gradient.
   std::string gradient_skip;
+  /// Why live MXNet cannot check this case's gradient (empty: it does, within
+  /// mxnet_gradient_rtol of the largest gradient magnitude, whenever finite differences do).
+  std::string mxnet_gradient_skip;
+  double mxnet_gradient_rtol = 1e-5;
 };
 
 /// A bad attribute, shape or dtype: invoking `op` on zero-filled inputs of these shapes and
@@ -159,6 +166,21 @@ RefTensor ToRef(const NDArray& a);
 
 /// A case's parsed attributes (and subgraphs), for the node "node".
 NodeAttrs CaseAttrs(const OpCase& c);
+
+/// Whether the case's gradient is checked, on these inputs: an op with a gradient, a
+/// deterministic inference case with a float input to differentiate and a float output, all
+/// finite (finite differences through a NaN or an infinity are not).
+bool GradientChecked(const OpCase& c, const std::vector<NDArray>& inputs);
+/// The gradients given to `outputs` in a gradient check: uniform in [-1, 1) from `seed`, in
+/// each output's dtype; none for outputs that are not float.
+std::vector<NDArray> HeadGradients(const std::vector<NDArray>& outputs, uint32_t seed);
+/// Autograd's gradients of sum_k <head_grads_k, y_k>, y = `attrs` applied to `inputs`, for each
+/// input marked in `differentiable` (none elsewhere); recorded in inference mode.
+std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                                    const std::vector<bool>& differentiable,
+                                    const std::vector<NDArray>& head_grads);
+/// Whether input `x` is differentiated in a gradient check (a non-empty float array).
+bool Differentiable(const NDArray& x);
 
 /// The one-op graph of a case: its inputs as variables named as the op names them.
 struct CaseGraph {
@@ -251,6 +273,12 @@ inline ErrorCase WithOutputs(ErrorCase e, std::vector<Shape> outputs) {
 }
 
 /// A case whose declared gradient is `want` rather than the forward's derivative.
+/// A case whose gradient live MXNet cannot check, saying why.
+inline OpCase NoMxnetGradient(OpCase c, std::string why) {
+  c.mxnet_gradient_skip = std::move(why);
+  return c;
+}
+
 inline OpCase WithGradient(OpCase c, RefGradFn want) {
   c.gradient_reference = std::move(want);
   return c;

@@ -7,6 +7,7 @@
 
 #include "conformance.h"
 #include "nn_reference.h"
+#include "ops/nn/convolution_fusions.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -170,58 +171,49 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
   Dims wd = {g.num_filter, conv_channels / g.num_group};
   wd.insert(wd.end(), g.kernel.begin(), g.kernel.end());
   std::vector<Shape> in = {f.channel_first_data ? Shape(data) : layout(data), Shape(wd)};
-  if (f.channel_first_data) a["channel_first_data"] = "True";
+  internal::ConvolutionFusions fusions;
+  fusions.channel_first_data = f.channel_first_data;
+  const internal::BatchNormFold fold{1e-5, f.fix_gamma};
+  const internal::ClipBounds relu6{0.f, 6.f};
   if (g.bias) in.push_back(Shape({g.num_filter}));
   std::vector<size_t> bn_firsts = {in.size()};
   if (f.bn) {
-    a["bn"] = "True";
-    a["bn_eps"] = "1e-05";
-    a["bn_fix_gamma"] = f.fix_gamma ? "True" : "False";
+    fusions.bn = fold;
     for (int i = 0; i < 4; ++i) in.push_back(Shape({g.num_filter}));
   }
   if (f.expand_filters > 0) {
     const int64_t e = f.expand_filters;
-    a["expand"] = "True";
-    a["expand_num_filter"] = std::to_string(e);
-    a["expand_no_bias"] = f.expand_bias ? "False" : "True";
+    internal::Expansion& expand = fusions.expand.emplace();
+    expand.num_filter = static_cast<uint32_t>(e);
+    expand.bias = f.expand_bias;
     Dims ew = {e, data[1]};
     ew.insert(ew.end(), nd, 1);
     in.push_back(Shape(ew));
     if (f.expand_bias) in.push_back(Shape({e}));
     if (f.expand_bn) {
-      a["expand_bn"] = "True";
-      a["expand_bn_eps"] = "1e-05";
-      a["expand_bn_fix_gamma"] = "False";
+      expand.bn = internal::BatchNormFold{1e-5, false};
       bn_firsts.push_back(in.size());
       for (int i = 0; i < 4; ++i) in.push_back(Shape({e}));
     }
-    if (f.expand_act == "clip") {
-      a["expand_clip"] = "True";
-      a["expand_clip_a_min"] = "0";
-      a["expand_clip_a_max"] = "6";
-    } else if (f.expand_act == "relu") {
-      a["expand_relu"] = "True";
-    }
+    if (f.expand_act == "clip") expand.clip = relu6;
+    expand.relu = f.expand_act == "relu";
   }
   if (f.residual) {
-    a["residual"] = "True";
+    fusions.residual = true;
     in.push_back(layout(out));
   }
   if (!f.pool_kernel.empty()) {
-    a["pool"] = "True";
-    a["pool_kernel"] = Shape(f.pool_kernel).ToString();
-    a["pool_stride"] = Shape(f.pool_stride).ToString();
-    a["pool_pad"] = Shape(f.pool_pad).ToString();
-    a["pool_full"] = f.pool_full ? "True" : "False";
+    fusions.pool = internal::MaxPoolAfter{f.pool_kernel, f.pool_stride, f.pool_pad, f.pool_full};
   }
   if (f.act == "clip") {
-    a["clip"] = "True";
-    a["clip_a_min"] = "0";
-    a["clip_a_max"] = "6";
+    fusions.clip = relu6;
   } else if (!f.act.empty()) {
-    a["act_type"] = f.act;
+    fusions.act = internal::ParseEnum(f.act, internal::ActTypeNames());
   }
   OpCase c = Case("_hn_convolution", a, in, FusedConvRef(f), note);
+  c.typed_attrs = [fusions](const AttrDict& attrs) {
+    return internal::FusedConvolutionAttrs("node", attrs, fusions);
+  };
   c = WithGen(c, [bn_firsts](std::mt19937& rng, size_t input, int64_t i) {
     return FusedInput(bn_firsts, rng, input, i);
   });

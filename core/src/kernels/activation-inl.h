@@ -13,22 +13,10 @@
 #include <vector>
 
 #include "hybridnet/param.h"
+#include "kernels/activation_type.h"
 
 namespace hybridnet {
 namespace internal {
-
-/// Activation's act_type values.
-enum class ActType { kRelu, kSigmoid, kTanh, kSoftrelu, kSoftsign };
-
-/// The accepted act_type names, in MXNet's enum order.
-inline const EnumNames<ActType>& ActTypeNames() {
-  static const EnumNames<ActType> names = {{"relu", ActType::kRelu},
-                                           {"sigmoid", ActType::kSigmoid},
-                                           {"softrelu", ActType::kSoftrelu},
-                                           {"softsign", ActType::kSoftsign},
-                                           {"tanh", ActType::kTanh}};
-  return names;
-}
 
 /// max(x, 0) as oneDNN's relu computes it (MXNet's default, MKLDNN, CPU path; the fused
 /// convolution epilogue): x when x > 0, else +0, so NaN gives 0 and -0 gives +0.

@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <set>
 
+#include "kernels/activation_type.h"
 #include "kernels/convolution.h"
 #include "kernels/layout.h"
+#include "ops/nn/convolution_fusions.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -59,12 +61,12 @@ class Fuser {
     return !n->IsVariable() && n->attrs.op == op ? n : nullptr;
   }
 
-  // `keep` takes over the nodes of `chain` (all but the last are dropped): it gets the fused
-  // op, `dict` and `inputs`, and keeps the last node's name and readers.
-  void Replace(const std::vector<uint32_t>& chain, const Op& fused, const AttrDict& dict,
-               std::vector<NodeEntry> inputs) {
+  // The last node of `chain` takes over its nodes (the others are dropped): it gets `attrs`
+  // (named after it) and `inputs`, and keeps its readers.
+  void Replace(const std::vector<uint32_t>& chain, NodeAttrs attrs, std::vector<NodeEntry> inputs) {
     Node* last = node(chain.back());
-    last->attrs = MakeNodeAttrs(fused, last->attrs.name, dict);
+    attrs.name = last->attrs.name;
+    last->attrs = std::move(attrs);
     last->inputs = std::move(inputs);
     for (size_t i = 0; i + 1 < chain.size(); ++i) removed_.insert(chain[i]);
     // The fused node now reads what the chain read, so later rules see it as the reader.
@@ -90,6 +92,22 @@ bool IsOp(const Node* n, const Op* op) {
   return op != nullptr && !n->IsVariable() && n->attrs.op == op;
 }
 
+// The BatchNorm `bn`'s attributes as a fold into the producer.
+BatchNormFold FoldOf(const Node& bn) {
+  BatchNormFold fold;
+  ParseValue(AttrOrDefault(bn, "eps"), &fold.eps);
+  ParseValue(AttrOrDefault(bn, "fix_gamma"), &fold.fix_gamma);
+  return fold;
+}
+
+// The clip node `clip`'s bounds.
+ClipBounds BoundsOf(const Node& clip) {
+  ClipBounds bounds;
+  ParseValue(clip.attrs.dict.at("a_min"), &bounds.a_min);
+  ParseValue(clip.attrs.dict.at("a_max"), &bounds.a_max);
+  return bounds;
+}
+
 // Fuses the BatchNorm, residual add and activation that follow convolution `conv`.
 void FuseConvolutionChain(Fuser* f, uint32_t conv) {
   const OpRegistry& registry = OpRegistry::Global();
@@ -100,53 +118,45 @@ void FuseConvolutionChain(Fuser* f, uint32_t conv) {
   static const Op* const clip = registry.Find("clip");
   const Node* c = f->node(conv);
   if (!ChannelFirst(*c)) return;  // channel-last: GPU-only
-  AttrDict dict = c->attrs.dict;
+  ConvolutionFusions fusions;
   std::vector<NodeEntry> inputs = c->inputs;
   std::vector<uint32_t> chain = {conv};
-  bool has_act = false;
 
   uint32_t next = f->SoleReader(conv);
   const Node* bn = f->NodeOf(next, batch_norm);
   if (bn == nullptr) bn = f->NodeOf(next, batch_norm_relu);
   if (bn != nullptr && bn->inputs[0].node.get() == c && bn->NumOutputs() == 1 &&
       std::stoi(AttrOrDefault(*bn, "axis")) == 1) {
-    dict["bn"] = "True";
-    dict["bn_eps"] = AttrOrDefault(*bn, "eps");
-    dict["bn_fix_gamma"] = AttrOrDefault(*bn, "fix_gamma");
+    fusions.bn = FoldOf(*bn);
     inputs.insert(inputs.end(), bn->inputs.begin() + 1, bn->inputs.end());
-    if (bn->attrs.op == batch_norm_relu) {
-      dict["act_type"] = "relu";
-      has_act = true;
-    }
+    if (bn->attrs.op == batch_norm_relu) fusions.act = ActType::kRelu;
     chain.push_back(next);
     next = f->SoleReader(next);
   }
   const Node* head = f->node(chain.back());
-  const Node* sum = has_act ? nullptr : f->NodeOf(next, add);
+  const Node* sum = fusions.act ? nullptr : f->NodeOf(next, add);
   if (sum != nullptr) {
     const bool lhs = sum->inputs[0].node.get() == head;
     const NodeEntry& other = sum->inputs[lhs ? 1 : 0];
     if (other.node.get() != head) {
-      dict["residual"] = "True";
+      fusions.residual = true;
       inputs.push_back(other);
       chain.push_back(next);
       next = f->SoleReader(next);
     }
   }
-  const Node* act = nullptr;
-  if (!has_act && act == nullptr) act = f->NodeOf(next, activation);
-  if (!has_act && act == nullptr) act = f->NodeOf(next, clip);
-  if (act != nullptr && act->attrs.op == clip) {
-    dict["clip"] = "True";
-    dict["clip_a_min"] = act->attrs.dict.at("a_min");
-    dict["clip_a_max"] = act->attrs.dict.at("a_max");
-    chain.push_back(next);
-  } else if (act != nullptr) {
-    dict["act_type"] = act->attrs.dict.at("act_type");
-    chain.push_back(next);
+  if (!fusions.act) {
+    if (const Node* act = f->NodeOf(next, activation)) {
+      fusions.act = ParseEnum(act->attrs.dict.at("act_type"), ActTypeNames());
+      chain.push_back(next);
+    } else if (const Node* bounded = f->NodeOf(next, clip)) {
+      fusions.clip = BoundsOf(*bounded);
+      chain.push_back(next);
+    }
   }
   if (chain.size() == 1) return;
-  f->Replace(chain, registry.Get("_hn_convolution"), dict, std::move(inputs));
+  f->Replace(chain, FusedConvolutionAttrs(c->attrs.name, c->attrs.dict, fusions),
+             std::move(inputs));
 }
 
 // The tuple attribute `key` of `n` (window attributes): `rank` values all equal to `value`, or
@@ -168,9 +178,10 @@ void FuseExpansion(Fuser* f, uint32_t nid) {
   static const Op* const fused = registry.Find("_hn_convolution");
   const Node* dw = f->node(nid);
   if (f->Removed(nid) || !(IsOp(dw, convolution) || IsOp(dw, fused))) return;
+  const ConvolutionFusions& dw_fusions = FusionsOf(dw->attrs);
   const std::string filters = AttrOrDefault(*dw, "num_filter");
   // Worth it where our depthwise kernel takes the window (channels not known yet).
-  if (AttrOrDefault(*dw, "expand") == "True" ||
+  if (dw_fusions.expand || dw_fusions.pool ||
       ParseIntTuple(AttrOrDefault(*dw, "kernel")).size() != 2 ||
       !ConvFusesExpansion(ConvWindowOf(*dw, 2, 0))) {
     return;
@@ -179,37 +190,32 @@ void FuseExpansion(Fuser* f, uint32_t nid) {
   const Node* pw = data.node.get();
   if (pw->IsVariable() || data.index != 0 || !(IsOp(pw, convolution) || IsOp(pw, fused))) return;
   const uint32_t producer = f->graph().node_id(pw);
-  const std::string act = AttrOrDefault(*pw, "act_type");
+  const ConvolutionFusions& pw_fusions = FusionsOf(pw->attrs);
+  const bool relu = pw_fusions.act == ActType::kRelu;
   if (f->Removed(producer) || f->SoleReader(producer) != nid ||
       AttrOrDefault(*pw, "num_filter") != filters || AttrOrDefault(*pw, "num_group") != "1" ||
       !TupleIs(*pw, "kernel", 2, 1, false) || !TupleIs(*pw, "stride", 2, 1, true) ||
-      !TupleIs(*pw, "pad", 2, 0, true) || AttrOrDefault(*pw, "residual") == "True" ||
-      AttrOrDefault(*pw, "expand") == "True" || !(act.empty() || act == "None" || act == "relu")) {
+      !TupleIs(*pw, "pad", 2, 0, true) || pw_fusions.residual || pw_fusions.expand ||
+      pw_fusions.pool || (pw_fusions.act && !relu)) {
     return;
   }
-  AttrDict dict = dw->attrs.dict;
-  dict["expand"] = "True";
-  dict["expand_num_filter"] = filters;
-  dict["expand_no_bias"] = AttrOrDefault(*pw, "no_bias");
-  dict["expand_bn"] = AttrOrDefault(*pw, "bn");
-  dict["expand_bn_eps"] = AttrOrDefault(*pw, "bn_eps");
-  dict["expand_bn_fix_gamma"] = AttrOrDefault(*pw, "bn_fix_gamma");
-  dict["expand_relu"] = act == "relu" ? "True" : "False";
-  dict["expand_clip"] = AttrOrDefault(*pw, "clip");
-  dict["expand_clip_a_min"] = AttrOrDefault(*pw, "clip_a_min");
-  dict["expand_clip_a_max"] = AttrOrDefault(*pw, "clip_a_max");
-  for (const char* key : {"expand_bn", "expand_bn_eps", "expand_bn_fix_gamma", "expand_clip",
-                          "expand_clip_a_min", "expand_clip_a_max"}) {
-    if (dict[key].empty()) dict.erase(key);  // a plain Convolution: the defaults
-  }
+  ConvolutionFusions fusions = dw_fusions;
+  Expansion& expand = fusions.expand.emplace();
+  ParseValue(filters, &expand.num_filter);
+  bool no_bias = false;
+  ParseValue(AttrOrDefault(*pw, "no_bias"), &no_bias);
+  expand.bias = !no_bias;
+  expand.bn = pw_fusions.bn;
+  expand.relu = relu;
+  expand.clip = pw_fusions.clip;
   // Inputs: the 1x1 convolution's data, the depthwise one's parameters, the 1x1 one's
   // parameters, then the depthwise one's residual.
   std::vector<NodeEntry> inputs = dw->inputs;
-  const bool residual = AttrOrDefault(*dw, "residual") == "True";
-  auto at = inputs.end() - (residual ? 1 : 0);
+  auto at = inputs.end() - (dw_fusions.residual ? 1 : 0);
   inputs.insert(at, pw->inputs.begin() + 1, pw->inputs.end());
   inputs[0] = pw->inputs[0];
-  f->Replace({producer, nid}, *fused, dict, std::move(inputs));
+  f->Replace({producer, nid}, FusedConvolutionAttrs(dw->attrs.name, dw->attrs.dict, fusions),
+             std::move(inputs));
 }
 
 // Fuses the 2-D max pooling `nid` into the convolution whose output it alone reads (an image
@@ -236,24 +242,23 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
     return;
   }
   const uint32_t producer = f->graph().node_id(conv);
-  const std::string act = AttrOrDefault(*conv, "act_type");
+  const ConvolutionFusions& conv_fusions = FusionsOf(conv->attrs);
   if (f->Removed(producer) || f->SoleReader(producer) != nid ||
       ParseIntTuple(AttrOrDefault(*conv, "kernel")).size() != 2 || !ChannelFirst(*conv) ||
-      AttrOrDefault(*conv, "residual") == "True" || AttrOrDefault(*conv, "expand") == "True" ||
-      AttrOrDefault(*conv, "pool") == "True" || !(act.empty() || act == "None" || act == "relu")) {
+      conv_fusions.residual || conv_fusions.expand || conv_fusions.pool ||
+      (conv_fusions.act && *conv_fusions.act != ActType::kRelu)) {
     return;
   }
-  AttrDict dict = conv->attrs.dict;
-  std::vector<int64_t> stride = ParseIntTuple(AttrOrDefault(*pool, "stride"));
-  std::vector<int64_t> pad = ParseIntTuple(AttrOrDefault(*pool, "pad"));
-  if (stride.empty()) stride.assign(2, 1);
-  if (pad.empty()) pad.assign(2, 0);
-  dict["pool"] = "True";
-  dict["pool_kernel"] = Shape(kernel).ToString();
-  dict["pool_stride"] = Shape(stride).ToString();
-  dict["pool_pad"] = Shape(pad).ToString();
-  dict["pool_full"] = convention == "full" ? "True" : "False";
-  f->Replace({producer, nid}, *fused, dict, conv->inputs);
+  ConvolutionFusions fusions = conv_fusions;
+  MaxPoolAfter& after = fusions.pool.emplace();
+  after.kernel = kernel;
+  after.stride = ParseIntTuple(AttrOrDefault(*pool, "stride"));
+  after.pad = ParseIntTuple(AttrOrDefault(*pool, "pad"));
+  if (after.stride.empty()) after.stride.assign(2, 1);
+  if (after.pad.empty()) after.pad.assign(2, 0);
+  after.full = convention == "full";
+  f->Replace({producer, nid}, FusedConvolutionAttrs(conv->attrs.name, conv->attrs.dict, fusions),
+             conv->inputs);
 }
 
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
@@ -288,7 +293,7 @@ void FuseActivations(Fuser* f) {
     if (f->SoleReader(producer) != nid) continue;
     AttrDict dict = src.node->attrs.dict;
     if (!rule->relu_only) dict["act_type"] = act_type;
-    f->Replace({producer, nid}, *rule->fused, dict, src.node->inputs);
+    f->Replace({producer, nid}, MakeNodeAttrs(*rule->fused, "", dict), src.node->inputs);
   }
 }
 

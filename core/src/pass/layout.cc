@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "kernels/convolution.h"
+#include "ops/nn/convolution_fusions.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -57,15 +58,15 @@ class LayoutPass {
           IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = LayoutName(ChannelLastLayout(rank));
+        ConvolutionFusions fusions = FusionsOf(node->attrs);
         // A first layer whose kernel reads the network's channel-first input as it comes: no
         // re-layout.
-        const bool data_first =
-            !InputLast(nid, 0) && Attr(*node, "expand", "False") != "True" &&
+        fusions.channel_first_data =
+            !InputLast(nid, 0) && !fusions.expand &&
             ConvReadsChannelFirstData(ConvWindowOf(*node, rank, shapes_[InputEntry(nid, 0)][1]));
-        if (data_first) dict["channel_first_data"] = "True";
-        node->attrs = MakeNodeAttrs(*fused_convolution, node->attrs.name, dict);
-        if (!data_first) SetInputLast(nid, 0);
-        if (Attr(*node, "residual", "False") == "True") SetInputLast(nid, node->inputs.size() - 1);
+        node->attrs = FusedConvolutionAttrs(node->attrs.name, dict, fusions);
+        if (!fusions.channel_first_data) SetInputLast(nid, 0);
+        if (fusions.residual) SetInputLast(nid, node->inputs.size() - 1);
         last_[g_.entry_id(nid, 0)] = true;
       } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {

@@ -4,6 +4,11 @@
 //   DIR/<case>-symbol.json      the one-op graph, as hybridnet writes MXNet JSON
 //   DIR/<case>-in<i>.npy        its inputs (named in the index by the graph's variable names)
 //   DIR/<case>-out<i>.npy       hybridnet's eager outputs
+// and, for a case whose gradient the conformance tests check (GradientChecked) and MXNet can,
+//   "gradients": {"head_grads": [file or null per output], "grads": [{name, file}, ...],
+//                 "rtol"}
+//   DIR/<case>-hgrad<k>.npy     the gradient given to output k
+//   DIR/<case>-grad<i>.npy      hybridnet's eager gradient of input i (each non-empty float one)
 // Usage: hn_export_op_cases DIR
 #include <cstdio>
 #include <fstream>
@@ -19,6 +24,42 @@
 using hybridnet::NDArray;
 namespace conformance = hybridnet::conformance;
 
+namespace {
+
+// Writes the head gradients of case `c` (seeded by `seed`) and hybridnet's eager input
+// gradients; returns their index entry.
+nlohmann::json ExportGradients(const conformance::OpCase& c, const std::string& name,
+                               const std::string& dir, const std::vector<NDArray>& inputs,
+                               const std::vector<NDArray>& outputs,
+                               const std::vector<std::string>& input_names, uint32_t seed) {
+  const std::vector<NDArray> head_grads = conformance::HeadGradients(outputs, seed);
+  std::vector<bool> differentiable;
+  for (const NDArray& x : inputs) differentiable.push_back(conformance::Differentiable(x));
+  const std::vector<NDArray> grads = conformance::EagerGradients(
+      conformance::CaseAttrs(c), inputs, differentiable, head_grads);
+  nlohmann::json entry{{"head_grads", nlohmann::json::array()},
+                       {"grads", nlohmann::json::array()},
+                       {"rtol", c.mxnet_gradient_rtol}};
+  for (size_t k = 0; k < head_grads.size(); ++k) {
+    if (head_grads[k].is_none()) {
+      entry["head_grads"].push_back(nullptr);
+      continue;
+    }
+    const std::string file = name + "-hgrad" + std::to_string(k) + ".npy";
+    hybridnet::SaveNpy(dir + "/" + file, head_grads[k]);
+    entry["head_grads"].push_back(file);
+  }
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!differentiable[i]) continue;
+    const std::string file = name + "-grad" + std::to_string(i) + ".npy";
+    hybridnet::SaveNpy(dir + "/" + file, grads[i]);
+    entry["grads"].push_back({{"name", input_names[i]}, {"file", file}});
+  }
+  return entry;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -32,6 +73,7 @@ int main(int argc, char** argv) {
       if (!op->internal) index["ops"].push_back(op->name);
     index["cases"] = nlohmann::json::array();
     const auto& cases = conformance::AllCases();
+    size_t with_gradients = 0;
     for (size_t k = 0; k < cases.size(); ++k) {
       const conformance::OpCase& c = cases[k];
       const hybridnet::Op& op = hybridnet::OpRegistry::Global().Get(c.op);
@@ -61,10 +103,17 @@ int main(int argc, char** argv) {
         hybridnet::SaveNpy(dir + "/" + file, outputs[i]);
         entry["outputs"].push_back(file);
       }
+      if (c.mxnet_skip.empty() && c.mxnet_gradient_skip.empty() &&
+          conformance::GradientChecked(c, inputs)) {
+        entry["gradients"] = ExportGradients(c, name, dir, inputs, outputs, graph.data_names,
+                                             static_cast<uint32_t>(k));
+        ++with_gradients;
+      }
       index["cases"].push_back(entry);
     }
     std::ofstream(dir + "/index.json") << index.dump(1);
-    std::printf("exported %zu cases to %s\n", index["cases"].size(), dir.c_str());
+    std::printf("exported %zu cases (%zu with gradients) to %s\n", index["cases"].size(),
+                with_gradients, dir.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hn_export_op_cases: %s\n", e.what());
     return 1;

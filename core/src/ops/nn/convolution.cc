@@ -24,6 +24,7 @@
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
+#include "ops/nn/convolution_fusions.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
 
@@ -37,34 +38,10 @@ using internal::Layout;
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-// The internal "_hn_convolution": Convolution plus the epilogue the graph optimizer folds into
-// it (pass/fuse.cc), and optionally the 1x1 convolution that computes its data (MobileNet v2's
-// expansion before a depthwise convolution) with that one's own epilogue, or the max pooling
-// that reads its output (an image network's stem). Inputs: data, weight,
-// [bias], [gamma, beta, moving_mean, moving_var], [expand_weight, [expand_bias], [expand_gamma,
-// expand_beta, expand_moving_mean, expand_moving_var]], [residual] (FusedInputs); the weights
-// keep MXNet's layout whatever the data layout.
+// The internal "_hn_convolution": a Convolution's own attributes, parsed from its strings, and
+// the fusions the passes set as typed fields (convolution_fusions.h).
 struct FusedConvolutionParam : ConvolutionParam {
-  bool bn = false;
-  double bn_eps = 0;
-  bool bn_fix_gamma = true;
-  bool residual = false;
-  std::optional<internal::ActType> act_type;
-  bool clip = false;
-  float clip_a_min = 0.f, clip_a_max = 0.f;
-  bool channel_first_data = false;
-  bool expand = false;
-  uint32_t expand_num_filter = 0;
-  bool expand_no_bias = true;
-  bool expand_bn = false;
-  double expand_bn_eps = 0;
-  bool expand_bn_fix_gamma = true;
-  bool expand_relu = false;
-  bool expand_clip = false;
-  float expand_clip_a_min = 0.f, expand_clip_a_max = 0.f;
-  bool pool = false;
-  std::vector<int64_t> pool_kernel, pool_stride, pool_pad;
-  bool pool_full = false;
+  internal::ConvolutionFusions fusions;
 
   static void Declare(ParamDeclarer<FusedConvolutionParam>* d) {
     DeclareFields(d);
@@ -74,84 +51,6 @@ struct FusedConvolutionParam : ConvolutionParam {
         .Describe(
             "Data and output layout: channel-first (default) or channel-last (NWC, NHWC, "
             "NDHWC).");
-    d->Field("bn", &FusedConvolutionParam::bn)
-        .Default(false)
-        .Describe("A BatchNorm (inference) follows: inputs gamma, beta, moving_mean, moving_var.");
-    d->Field("bn_eps", &FusedConvolutionParam::bn_eps)
-        .Default(0.0)
-        .Describe("The BatchNorm's eps.");
-    d->Field("bn_fix_gamma", &FusedConvolutionParam::bn_fix_gamma)
-        .Default(true)
-        .Describe("The BatchNorm's fix_gamma.");
-    d->Field("residual", &FusedConvolutionParam::residual)
-        .Default(false)
-        .Describe("Adds the last input (of the output's shape) after the BatchNorm.");
-    d->Field("act_type", &FusedConvolutionParam::act_type, internal::ActTypeNames())
-        .Default(std::nullopt)
-        .Describe("Activation applied last.");
-    d->Field("clip", &FusedConvolutionParam::clip)
-        .Default(false)
-        .Describe("Applies clip(clip_a_min, clip_a_max) last (ReLU6), instead of act_type.");
-    d->Field("clip_a_min", &FusedConvolutionParam::clip_a_min)
-        .Default(0.f)
-        .Describe("The clip's a_min.");
-    d->Field("clip_a_max", &FusedConvolutionParam::clip_a_max)
-        .Default(0.f)
-        .Describe("The clip's a_max.");
-    d->Field("channel_first_data", &FusedConvolutionParam::channel_first_data)
-        .Default(false)
-        .Describe(
-            "With a channel-last layout, the data alone stays channel-first: a first layer "
-            "reading the network's input as it comes.");
-    d->Field("expand", &FusedConvolutionParam::expand)
-        .Default(false)
-        .Describe(
-            "The data first goes through a 1x1 convolution (stride 1, no padding, one "
-            "group) with inputs expand_weight and the expand_ epilogue's.");
-    d->Field("expand_num_filter", &FusedConvolutionParam::expand_num_filter)
-        .Default(0u)
-        .Describe("The 1x1 convolution's num_filter: the channels the main convolution reads.");
-    d->Field("expand_no_bias", &FusedConvolutionParam::expand_no_bias)
-        .Default(true)
-        .Describe("The 1x1 convolution has no bias input.");
-    d->Field("expand_bn", &FusedConvolutionParam::expand_bn)
-        .Default(false)
-        .Describe(
-            "A BatchNorm (inference) follows the 1x1 convolution: inputs expand_gamma, "
-            "expand_beta, expand_moving_mean, expand_moving_var.");
-    d->Field("expand_bn_eps", &FusedConvolutionParam::expand_bn_eps)
-        .Default(0.0)
-        .Describe("That BatchNorm's eps.");
-    d->Field("expand_bn_fix_gamma", &FusedConvolutionParam::expand_bn_fix_gamma)
-        .Default(true)
-        .Describe("That BatchNorm's fix_gamma.");
-    d->Field("expand_relu", &FusedConvolutionParam::expand_relu)
-        .Default(false)
-        .Describe("Applies relu last to the 1x1 convolution's result.");
-    d->Field("expand_clip", &FusedConvolutionParam::expand_clip)
-        .Default(false)
-        .Describe(
-            "Applies clip(expand_clip_a_min, expand_clip_a_max) last to the 1x1 "
-            "convolution's result, instead of relu.");
-    d->Field("expand_clip_a_min", &FusedConvolutionParam::expand_clip_a_min)
-        .Default(0.f)
-        .Describe("That clip's a_min.");
-    d->Field("expand_clip_a_max", &FusedConvolutionParam::expand_clip_a_max)
-        .Default(0.f)
-        .Describe("That clip's a_max.");
-    d->Field("pool", &FusedConvolutionParam::pool)
-        .Default(false)
-        .Describe("A 2-D max pooling (Pooling, pool_type max) of the result is the output.");
-    d->Field("pool_kernel", &FusedConvolutionParam::pool_kernel)
-        .Default({})
-        .Describe("That pooling's kernel (y, x).");
-    d->Field("pool_stride", &FusedConvolutionParam::pool_stride)
-        .Default({})
-        .Describe("Its stride (y, x).");
-    d->Field("pool_pad", &FusedConvolutionParam::pool_pad).Default({}).Describe("Its pad (y, x).");
-    d->Field("pool_full", &FusedConvolutionParam::pool_full)
-        .Default(false)
-        .Describe("Its pooling_convention is full (output sizes rounded up), else valid.");
   }
 };
 
@@ -165,12 +64,13 @@ struct FusedInputs {
       if (present) next += n;
       return at;
     };
+    const internal::ConvolutionFusions& f = p.fusions;
     bias = take(!p.no_bias, 1);
-    bn = take(p.bn, 4);
-    expand_weight = take(p.expand, 1);
-    expand_bias = take(p.expand && !p.expand_no_bias, 1);
-    expand_bn = take(p.expand && p.expand_bn, 4);
-    residual = take(p.residual, 1);
+    bn = take(f.bn.has_value(), 4);
+    expand_weight = take(f.expand.has_value(), 1);
+    expand_bias = take(f.expand && f.expand->bias, 1);
+    expand_bn = take(f.expand && f.expand->bn, 4);
+    residual = take(f.residual, 1);
     count = next;
   }
   size_t bias, bn, expand_weight, expand_bias, expand_bn, residual, count;
@@ -298,28 +198,33 @@ void ConvolutionParamInit(ConvolutionParam* p) { InitWindowParam(p, "convolution
 
 void FusedConvolutionParamInit(FusedConvolutionParam* p) {
   InitWindowParam(p, "convolution", nullptr);
-  HN_CHECK(!p->expand || p->expand_num_filter >= 1, kInvalidArgument)
-      << "expand_num_filter must be at least 1 with expand=True";
-  HN_CHECK(!(p->expand_relu && p->expand_clip), kInvalidArgument)
-      << "expand_relu and expand_clip exclude each other";
-  HN_CHECK(
-      !p->channel_first_data || (p->layout && internal::IsChannelLast(*p->layout) && !p->expand),
-      kInvalidArgument)
-      << "channel_first_data needs a channel-last layout and no expand";
-  if (!p->pool) return;
-  HN_CHECK(p->kernel.size() == 2 && p->pool_kernel.size() == 2 && p->pool_stride.size() == 2 &&
-               p->pool_pad.size() == 2,
+}
+
+// The combinations the kernels run (FusedConvolutionCompute).
+void CheckFusions(const FusedConvolutionParam& p) {
+  const internal::ConvolutionFusions& f = p.fusions;
+  HN_CHECK(!(f.act && f.clip), kInvalidArgument) << "an activation and a clip exclude each other";
+  HN_CHECK(!f.expand || f.expand->num_filter >= 1, kInvalidArgument)
+      << "the expansion's num_filter must be at least 1";
+  HN_CHECK(!f.expand || !(f.expand->relu && f.expand->clip), kInvalidArgument)
+      << "the expansion's relu and clip exclude each other";
+  HN_CHECK(!f.channel_first_data || (p.layout && internal::IsChannelLast(*p.layout) && !f.expand),
            kInvalidArgument)
-      << "pool needs a 2-D convolution and a 2-D pool_kernel, pool_stride and pool_pad";
+      << "channel_first_data needs a channel-last layout and no expansion";
+  if (!f.pool) return;
+  const internal::MaxPoolAfter& pool = *f.pool;
+  HN_CHECK(p.kernel.size() == 2 && pool.kernel.size() == 2 && pool.stride.size() == 2 &&
+               pool.pad.size() == 2,
+           kInvalidArgument)
+      << "a fused pooling needs a 2-D convolution and a 2-D kernel, stride and pad";
   for (size_t i = 0; i < 2; ++i) {
-    HN_CHECK(p->pool_kernel[i] > 0 && p->pool_stride[i] > 0 && p->pool_pad[i] >= 0,
-             kInvalidArgument)
-        << "incorrect pooling window: kernel " << Shape(p->pool_kernel).ToString() << ", stride "
-        << Shape(p->pool_stride).ToString() << ", pad " << Shape(p->pool_pad).ToString();
+    HN_CHECK(pool.kernel[i] > 0 && pool.stride[i] > 0 && pool.pad[i] >= 0, kInvalidArgument)
+        << "incorrect pooling window: kernel " << Shape(pool.kernel).ToString() << ", stride "
+        << Shape(pool.stride).ToString() << ", pad " << Shape(pool.pad).ToString();
   }
-  HN_CHECK(!p->expand && !p->residual && (!p->act_type || *p->act_type == internal::ActType::kRelu),
+  HN_CHECK(!f.expand && !f.residual && (!f.act || *f.act == internal::ActType::kRelu),
            kInvalidArgument)
-      << "pool excludes expand, residual and activations other than relu";
+      << "a fused pooling excludes the expansion, the residual and activations other than relu";
 }
 
 void DeconvolutionParamInit(DeconvolutionParam* p) {
@@ -481,7 +386,7 @@ bool IsChannelLast(const std::optional<Layout>& layout) {
 // checks and fills in that convolution's parameters' shapes.
 Shape ExpandedShape(const NodeAttrs& attrs, const FusedConvolutionParam& p, const FusedInputs& at,
                     const Shape& data, std::vector<Shape>* in) {
-  const int64_t F = p.expand_num_filter;
+  const int64_t F = p.fusions.expand->num_filter;
   if (at.expand_bias != FusedInputs::kAbsent) {
     AssignShape(attrs, "expand_bias", Shape({F}), &(*in)[at.expand_bias],
                 "expand_num_filter=" + std::to_string(F));
@@ -515,38 +420,40 @@ bool FusedConvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   auto last = [&](const Shape& s) { return cl ? ChannelLastShape(s) : s; };
   const size_t n_conv = p.no_bias ? 2 : 3;
   std::vector<Shape> conv_in(in->begin(), in->begin() + static_cast<std::ptrdiff_t>(n_conv));
-  if (p.expand) {
+  const internal::ConvolutionFusions& f = p.fusions;
+  if (f.expand) {
     conv_in[0] = ExpandedShape(attrs, p, at, first((*in)[0]), in);
-  } else if (!p.channel_first_data) {
+  } else if (!f.channel_first_data) {
     conv_in[0] = first(conv_in[0]);
   }
-  std::vector<Shape> conv_out = {p.pool ? Shape() : first((*out)[0])};
-  if (p.residual) {
+  std::vector<Shape> conv_out = {f.pool ? Shape() : first((*out)[0])};
+  if (f.residual) {
     AssignShape(attrs, "residual", first((*in)[at.residual]), &conv_out[0], "the output's shape");
   }
   InferConvolution(attrs, p, &conv_in, &conv_out);
-  if (!p.expand) (*in)[0] = p.channel_first_data ? conv_in[0] : last(conv_in[0]);
+  if (!f.expand) (*in)[0] = f.channel_first_data ? conv_in[0] : last(conv_in[0]);
   for (size_t i = 1; i < n_conv; ++i) (*in)[i] = conv_in[i];
-  if (p.pool && conv_out[0].ndim() == 4) {
+  if (f.pool && conv_out[0].ndim() == 4) {
+    const internal::MaxPoolAfter& pool = *f.pool;
     std::vector<int64_t> pooled = conv_out[0].dims();
     for (size_t i = 0; i < 2; ++i) {
       const int64_t x = pooled[2 + i];
-      HN_CHECK(p.pool_kernel[i] <= x + 2 * p.pool_pad[i], kShapeError)
-          << DescribeNode(attrs) << ": pooling kernel size (" << p.pool_kernel[i]
-          << ") exceeds the convolution's output (" << x << " padded to " << x + 2 * p.pool_pad[i]
+      HN_CHECK(pool.kernel[i] <= x + 2 * pool.pad[i], kShapeError)
+          << DescribeNode(attrs) << ": pooling kernel size (" << pool.kernel[i]
+          << ") exceeds the convolution's output (" << x << " padded to " << x + 2 * pool.pad[i]
           << ") along spatial axis " << i;
       pooled[2 + i] =
-          internal::PooledSize(x, p.pool_kernel[i], p.pool_stride[i], p.pool_pad[i], p.pool_full);
+          internal::PooledSize(x, pool.kernel[i], pool.stride[i], pool.pad[i], pool.full);
     }
     AssignShape(attrs, "output", last(Shape(pooled)), &(*out)[0], "the pooled shape");
-  } else if (!p.pool) {
+  } else if (!f.pool) {
     (*out)[0] = last(conv_out[0]);
   }
   for (size_t i = 0; at.bn != FusedInputs::kAbsent && i < 4; ++i) {
     AssignShape(attrs, "BatchNorm parameter", Shape({static_cast<int64_t>(p.num_filter)}),
                 &(*in)[at.bn + i], "num_filter=" + std::to_string(p.num_filter));
   }
-  if (p.residual) (*in)[at.residual] = (*out)[0];
+  if (f.residual) (*in)[at.residual] = (*out)[0];
   return AllKnown(*in, *out);
 }
 
@@ -690,14 +597,14 @@ void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
 
 // Sets the BatchNorm of call (s, a) from its four inputs from in[first]: the BatchNorm kernel's
 // own scale and shift, computed into workspace slot `slot`.
-void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t first, double eps,
-                  bool fix_gamma, internal::WorkspaceSlot slot, const NDArray** arrays,
-                  internal::ConvSpec* s, internal::ConvArgs* a) {
+void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t first,
+                  const internal::BatchNormFold& bn, internal::WorkspaceSlot slot,
+                  const NDArray** arrays, internal::ConvSpec* s, internal::ConvArgs* a) {
   const size_t F = static_cast<size_t>(s->F);
   float* affine = ctx.workspace->Get<float>(slot, 2 * F);
   internal::BatchNormScaleShift(in[first].ptr<const float>(), in[first + 1].ptr<const float>(),
                                 in[first + 2].ptr<const float>(), in[first + 3].ptr<const float>(),
-                                eps, fix_gamma, s->F, affine, affine + F);
+                                bn.eps, bn.fix_gamma, s->F, affine, affine + F);
   for (size_t i = 0; i < 4; ++i) arrays[i] = ctx.InputArray(first + i);
   s->bn = 1;
   a->epilogue.bn_scale = affine;
@@ -705,75 +612,80 @@ void SetBatchNorm(const OpContext& ctx, const std::vector<TBlob>& in, size_t fir
   a->bn_arrays = arrays;
 }
 
+// Sets the clip of call `a`, if any.
+void SetClip(const std::optional<internal::ClipBounds>& clip, internal::ConvArgs* a) {
+  if (!clip) return;
+  a->epilogue.clip = true;
+  a->epilogue.clip_min = clip->a_min;
+  a->epilogue.clip_max = clip->a_max;
+}
+
 void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
+  const internal::ConvolutionFusions& f = p.fusions;
   const FusedInputs at(p);
   const bool cl = IsChannelLast(p.layout);
   // The main convolution's data: the input, or what the 1x1 convolution makes of it.
   Shape conv_data = in[0].shape;
-  if (p.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = p.expand_num_filter;
+  if (f.expand) conv_data[cl ? conv_data.ndim() - 1 : 1] = f.expand->num_filter;
   // The main convolution's output: the output, or what the pooling reads.
   Shape conv_out = out[0].shape;
-  if (p.pool) {
+  if (f.pool) {
     for (size_t i = 0; i < 2; ++i) {
       conv_out[(cl ? 1 : 2) + i] =
-          ConvolvedSize(p, i, conv_data[(cl && !p.channel_first_data ? 1 : 2) + i]);
+          ConvolvedSize(p, i, conv_data[(cl && !f.channel_first_data ? 1 : 2) + i]);
     }
   }
-  internal::ConvSpec s = ConvolutionSpec(p, conv_data, conv_out, cl, p.channel_first_data);
+  internal::ConvSpec s = ConvolutionSpec(p, conv_data, conv_out, cl, f.channel_first_data);
   internal::ConvArgs a = ConvInputs(ctx, in, 1, at.bias);
   const NDArray* bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (p.bn) {
-    SetBatchNorm(ctx, in, at.bn, p.bn_eps, p.bn_fix_gamma, internal::kBatchNormAffineSlot,
-                 bn_arrays, &s, &a);
+  if (f.bn) {
+    SetBatchNorm(ctx, in, at.bn, *f.bn, internal::kBatchNormAffineSlot, bn_arrays, &s, &a);
   }
-  if (p.residual) {
+  if (f.residual) {
     s.residual = 1;
     a.residual = in[at.residual].ptr<const float>();
   }
-  const bool relu = p.act_type == internal::ActType::kRelu;
+  const bool relu = f.act == internal::ActType::kRelu;
   s.relu = relu;
   s.fast_math = ctx.fast_math;
-  a.epilogue.clip = p.clip;
-  a.epilogue.clip_min = p.clip_a_min;
-  a.epilogue.clip_max = p.clip_a_max;
+  SetClip(f.clip, &a);
   a.out = out[0].ptr<float>();
-  if (p.expand) {
+  if (f.expand) {
+    const internal::Expansion& e = *f.expand;
     ConvolutionParam ep;
     const size_t nk = p.kernel.size();
     ep.kernel = ep.stride = ep.dilate = std::vector<int64_t>(nk, 1);
     ep.pad = std::vector<int64_t>(nk, 0);
-    ep.num_filter = p.expand_num_filter;
-    ep.no_bias = p.expand_no_bias;
+    ep.num_filter = e.num_filter;
+    ep.no_bias = !e.bias;
     internal::ConvSpec es = ConvolutionSpec(ep, in[0].shape, conv_data, cl);
-    es.relu = p.expand_relu;
+    es.relu = e.relu;
     es.fast_math = ctx.fast_math;
     internal::ConvArgs ea = ConvInputs(ctx, in, at.expand_weight, at.expand_bias);
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
-    if (p.expand_bn) {
-      SetBatchNorm(ctx, in, at.expand_bn, p.expand_bn_eps, p.expand_bn_fix_gamma,
-                   internal::kExpandAffineSlot, expand_bn_arrays, &es, &ea);
+    if (e.bn) {
+      SetBatchNorm(ctx, in, at.expand_bn, *e.bn, internal::kExpandAffineSlot, expand_bn_arrays, &es,
+                   &ea);
     }
-    ea.epilogue.clip = p.expand_clip;
-    ea.epilogue.clip_min = p.expand_clip_a_min;
-    ea.epilogue.clip_max = p.expand_clip_a_max;
+    SetClip(e.clip, &ea);
     internal::RunExpandThenDepthwise(es, ea, s, a);
-  } else if (p.pool) {
+  } else if (f.pool) {
     internal::MaxPoolWindow window;
     for (size_t i = 0; i < 2; ++i) {
-      window.kernel[i] = p.pool_kernel[i];
-      window.stride[i] = p.pool_stride[i];
-      window.pad[i] = p.pool_pad[i];
+      window.kernel[i] = f.pool->kernel[i];
+      window.stride[i] = f.pool->stride[i];
+      window.pad[i] = f.pool->pad[i];
     }
     internal::RunConvolutionThenMaxPool(s, a, window, out[0].shape[cl ? 1 : 2],
                                         out[0].shape[cl ? 2 : 3]);
   } else {
     internal::RunConvolution(s, a);
   }
-  if (p.act_type && !relu) {
+  if (f.act && !relu) {
     float* y = out[0].ptr<float>();
-    internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
+    internal::ApplyActivation(*f.act, y, y, out[0].Size());
   }
 }
 
@@ -859,16 +771,17 @@ std::vector<std::pair<uint32_t, uint32_t>> FusedConvolutionInplace(const NodeAtt
 
 std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<FusedConvolutionParam>();
+  const internal::ConvolutionFusions& f = p.fusions;
   std::vector<std::string> names = {"data", "weight"};
   if (!p.no_bias) names.push_back("bias");
   const char* const bn[] = {"gamma", "beta", "moving_mean", "moving_var"};
-  if (p.bn) names.insert(names.end(), std::begin(bn), std::end(bn));
-  if (p.expand) {
+  if (f.bn) names.insert(names.end(), std::begin(bn), std::end(bn));
+  if (f.expand) {
     names.push_back("expand_weight");
-    if (!p.expand_no_bias) names.push_back("expand_bias");
-    for (size_t i = 0; p.expand_bn && i < 4; ++i) names.push_back(std::string("expand_") + bn[i]);
+    if (f.expand->bias) names.push_back("expand_bias");
+    for (size_t i = 0; f.expand->bn && i < 4; ++i) names.push_back(std::string("expand_") + bn[i]);
   }
-  if (p.residual) names.push_back("residual");
+  if (f.residual) names.push_back("residual");
   return names;
 }
 
@@ -967,5 +880,31 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetCompute(DeconvolutionCompute)
       .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx);
 }
+
+namespace internal {
+
+NodeAttrs FusedConvolutionAttrs(const std::string& name, const AttrDict& convolution,
+                                const ConvolutionFusions& fusions) {
+  static const Op& fused = OpRegistry::Global().Get("_hn_convolution");
+  NodeAttrs attrs = MakeNodeAttrs(fused, name, convolution);
+  auto p = std::make_shared<FusedConvolutionParam>(attrs.Param<FusedConvolutionParam>());
+  p->fusions = fusions;
+  try {
+    CheckFusions(*p);
+  } catch (const Error& e) {
+    throw Error(e.code(), DescribeNode(attrs) + ": " + e.what());
+  }
+  attrs.parsed = std::move(p);
+  return attrs;
+}
+
+const ConvolutionFusions& FusionsOf(const NodeAttrs& attrs) {
+  static const ConvolutionFusions none;
+  static const Op* const fused = OpRegistry::Global().Find("_hn_convolution");
+  if (attrs.op == nullptr || attrs.op != fused) return none;
+  return attrs.Param<FusedConvolutionParam>().fusions;
+}
+
+}  // namespace internal
 
 }  // namespace hybridnet
