@@ -41,6 +41,19 @@ struct HybridizeOptions {
 
 class HybridBlock;
 
+}  // namespace gluon
+namespace internal {
+class CachedOp;  // imperative/cached_op.h
+}  // namespace internal
+namespace gluon {
+
+/// The training graphs of a hybridized block (for tests and benchmarks).
+struct TrainingStats {
+  size_t num_gradient_graphs = 0;  ///< forward+backward graphs built (gradient pass runs)
+  size_t num_forward_plans = 0;    ///< plans of the training forwards (one per input shape)
+  size_t num_backward_plans = 0;   ///< plans of the backwards (one per input shape)
+};
+
 /// A model or a part of one, as MXNet gluon's Block: children, parameters and a forward. Override
 /// Forward or ForwardMany; see the file comment.
 class Block {
@@ -200,6 +213,8 @@ class HybridBlock : public Block {
   virtual std::vector<std::string> InputNames(size_t num_inputs) const;
   /// Statistics of the cached executor (for tests and benchmarks).
   ExecutorStats CachedStats() const;
+  /// Statistics of the training graphs (calls under autograd recording or train mode).
+  TrainingStats CachedTrainingStats() const;
 
  protected:
   std::vector<NDArray> Apply(const std::vector<NDArray>& inputs) override;
@@ -221,6 +236,16 @@ class HybridBlock : public Block {
   size_t cached_num_inputs_ = 0;
   /// The executor running cached_graph_.
   std::unique_ptr<GraphExecutor> executor_;
+  /// Runs cached_graph_ under autograd recording or train mode: one forward+backward graph,
+  /// recorded on the tape as one node.
+  std::shared_ptr<::hybridnet::internal::CachedOp> cached_op_;
+  /// The parameters cached_graph_ reads, in the order of its variables after the data inputs.
+  std::vector<ParameterPtr> cached_params_;
+
+  /// Traces the forward for this input count unless traced already; completes deferred shapes.
+  void TraceFor(const std::vector<NDArray>& inputs);
+  /// Runs the cached graph in training mode or under recording (see cached_op_).
+  std::vector<NDArray> CallCachedTraining(const std::vector<NDArray>& inputs);
 };
 
 /// Runs its children one after another (shared by Sequential and HybridSequential).
