@@ -418,6 +418,10 @@ HN_API int hn_op_attr(const char* op_name, size_t index, const char** out_key,
 /** Alias `index` of op `op_name`. Static string. */
 HN_API int hn_op_alias(const char* op_name, size_t index, const char** out_alias) HN_NOEXCEPT;
 
+/** Whether op `op_name` (a name or alias; HN_ERR_NOT_FOUND otherwise) has a gradient: sets
+ *  *out_has_gradient to 1 when backward (eager or hybridized) can pass through it, else 0. */
+HN_API int hn_op_has_gradient(const char* op_name, int* out_has_gradient) HN_NOEXCEPT;
+
 /** How op `op_name` exports to ONNX (hn_model_export_onnx): *out_exportable 1 if it has an
  *  ONNX mapping, else 0; *out_num_onnx_ops the number of ONNX ops it may emit
  *  (hn_op_onnx_op); *out_limits the attribute values or shapes that do not export, in words
