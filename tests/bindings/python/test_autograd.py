@@ -182,3 +182,44 @@ def test_indexing_is_recorded():
         with pytest.raises(mx.UnsupportedError, match="integers and slices"):
             x[nd.array([0])]
     assert x[1].asnumpy().tolist() == [4.0, 5.0, 6.0]  # outside record(): a view, as before
+
+
+def test_hybridized_block_trains_as_one_graph():
+    # Hybridized, the block's Python forward runs once (the trace); every recorded step after it
+    # runs the planned forward and backward graphs, with the unhybridized gradients bit for bit.
+    from hybridnet.gluon import nn
+
+    class Net(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.fc1 = nn.Dense(8, activation="relu")
+                self.fc2 = nn.Dense(3)
+
+        def hybrid_forward(self, F, x):
+            calls.append(x)
+            h = self.fc1(x)
+            return self.fc2(F.broadcast_add(F.tanh(h) * h,
+                                            F.sum(F.sigmoid(x), axis=1, keepdims=True)))
+
+    calls = []
+    net = Net()
+    net.initialize()
+    rng = np.random.RandomState(0)
+    x = nd.array(rng.uniform(-1, 1, (4, 5)).astype(np.float32))
+    head = nd.array(rng.uniform(-1, 1, (4, 3)).astype(np.float32))
+    x.attach_grad()
+    results = []
+    for hybridized in (False, True):
+        net.hybridize(hybridized)
+        del calls[:]
+        for _ in range(3):
+            with autograd.record():
+                y = net(x)
+            y.backward(head)
+        results.append((len(calls), y.asnumpy(), x.grad.asnumpy().copy()))
+    (eager_calls, eager_y, eager_grad), (hybrid_calls, hybrid_y, hybrid_grad) = results
+    assert eager_calls == 3 and hybrid_calls == 1
+    assert np.abs(eager_grad).sum() > 0
+    assert np.array_equal(eager_y, hybrid_y)
+    assert np.array_equal(eager_grad, hybrid_grad)
