@@ -259,6 +259,49 @@ TEST_F(HybridTraining, SecondOrderOfTanh) {
   }
 }
 
+// Elementwise ops and activations: f''(x) through the recorded gradient.
+TEST_F(HybridTraining, SecondOrderOfElementwiseOpsAndActivations) {
+  struct Want {
+    const char* op;
+    AttrDict attrs;
+    double (*second)(double);
+  };
+  const Want wants[] = {
+      {"exp", {}, [](double v) { return std::exp(v); }},
+      {"log", {}, [](double v) { return -1 / (v * v); }},
+      {"sin", {}, [](double v) { return -std::sin(v); }},
+      {"square", {}, [](double) { return 2.0; }},
+      {"Activation",
+       {{"act_type", "sigmoid"}},
+       [](double v) {
+         const double s = 1 / (1 + std::exp(-v));
+         return s * (1 - s) * (1 - 2 * s);
+       }},
+      {"Activation",
+       {{"act_type", "softrelu"}},
+       [](double v) {
+         const double s = 1 / (1 + std::exp(-v));
+         return s * (1 - s);
+       }},
+      {"Activation", {{"act_type", "relu"}}, [](double) { return 0.0; }},
+  };
+  const std::vector<float> xs{0.3f, 1.7f, 0.9f};
+  for (const Want& want : wants) {
+    NDArray x = NDArray::FromVector({3}, xs);
+    autograd::AttachGrad(&x);
+    NDArray dx;
+    {
+      auto recording = autograd::Record();
+      NDArray y = op::Call(want.op, {x}, want.attrs);
+      dx = autograd::Grad({y}, {x}, {}, true, true, /*create_graph=*/true)[0];
+    }
+    autograd::Backward({dx});
+    std::vector<float> got = autograd::GetGrad(x).ToFloatVector();
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_NEAR(got[i], want.second(xs[i]), 1e-5) << want.op << " at " << xs[i];
+  }
+}
+
 TEST_F(HybridTraining, SecondOrderOfFullyConnected) {
   // y = sum((x W^T + b)^2): d/dx = 2 (x W^T + b) W, and d/dW of sum(d/dx) is
   // 2 (1 W)^T x + 2 (x W^T + b)^T 1, evaluated through the recorded first gradient.
