@@ -11,6 +11,7 @@
 #include "common/test_util.h"
 #include "hybridnet/autograd.h"
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/gluon/conv_layers.h"
 #include "hybridnet/gluon/nn.h"
 #include "hybridnet/operators.h"
 
@@ -224,6 +225,68 @@ TEST_F(HybridTraining, DropoutTrainsInTheGraph) {
     y = dropout(x);
   }
   EXPECT_EQ(BitDifference(y, x), "");
+}
+
+// Hybridized blocks among eager ops: a block called twice on the same input, its output read
+// twice, another block after an eager op. Each call is one tape node; the gradients are eager's.
+TEST_F(HybridTraining, BlocksAmongEagerOpsGiveEagerGradients) {
+  auto a = Mlp();
+  auto b = std::make_shared<Dense>(4, "tanh");
+  a->Initialize();
+  b->Initialize();
+  NDArray x0 = NDArray::RandomUniform({3, 10}, -1.f, 1.f);
+  (*b)((*a)(x0));
+  std::vector<ParameterPtr> params = ParamsOf(a.get());
+  for (const auto& p : ParamsOf(b.get())) params.push_back(p);
+  std::vector<std::vector<NDArray>> grads;
+  for (bool hybridized : {false, true}) {
+    a->Hybridize(hybridized);
+    b->Hybridize(hybridized);
+    NDArray x = x0.Copy();
+    autograd::AttachGrad(&x);
+    for (const auto& p : params) p->AttachGrad();
+    NDArray y;
+    {
+      auto recording = autograd::Record();
+      NDArray h = (*a)(x);
+      NDArray g = (*a)(x * 0.5f);
+      y = (*b)(op::tanh(h) * g + h);
+    }
+    autograd::Backward({y});
+    std::vector<NDArray> got{autograd::GetGrad(x).Copy()};
+    for (const auto& p : params) got.push_back(p->Grad().Copy());
+    grads.push_back(std::move(got));
+  }
+  EXPECT_EQ(a->CachedTrainingStats().num_gradient_graphs, 1u);
+  for (size_t i = 0; i < grads[0].size(); ++i)
+    EXPECT_EQ(BitDifference(grads[1][i], grads[0][i]), "") << i;
+}
+
+// BatchNorm in the planned graph under record(): batch statistics, and the running statistics
+// as eagerly, bit for bit.
+TEST_F(HybridTraining, BatchNormTrainsInTheGraph) {
+  NDArray x = NDArray::RandomUniform({4, 3, 2, 2}, -1.f, 2.f);
+  autograd::AttachGrad(&x);
+  std::vector<std::vector<NDArray>> results;
+  for (bool hybridized : {false, true}) {
+    gluon::BatchNorm bn;
+    bn.Initialize();
+    bn.Hybridize(hybridized);
+    NDArray y;
+    for (int step = 0; step < 2; ++step) {
+      auto recording = autograd::Record();
+      y = bn(x);
+    }
+    results.push_back({y, bn.running_mean()->data().Copy(), bn.running_var()->data().Copy()});
+  }
+  for (size_t i = 0; i < results[0].size(); ++i)
+    EXPECT_EQ(BitDifference(results[1][i], results[0][i]), "") << i;
+  // Batch statistics: each channel of the output has mean 0.
+  std::vector<float> y = results[1][0].ToFloatVector();
+  double channel0 = 0;
+  for (int n = 0; n < 4; ++n)
+    for (int k = 0; k < 4; ++k) channel0 += y[n * 12 + k];
+  EXPECT_NEAR(channel0, 0.0, 1e-4);
 }
 
 // ---- second order ------------------------------------------------------------------------------
