@@ -1011,6 +1011,16 @@ HN_API int hn_autograd_grad(hn_tensor* const* heads, size_t num_heads, hn_tensor
                             hn_tensor* const* variables, size_t num_variables, int retain_graph,
                             int train_mode, hn_tensor** out_grads) HN_NOEXCEPT;
 
+/** hn_autograd_grad with MXNet's create_graph (0 or 1): with 1 the gradient ops are recorded, so
+ *  the returned gradients are on the tape and can be differentiated again (second order); pass
+ *  retain_graph 1 then, as MXNet's default does, to go through the first graph again. A gradient
+ *  op without a gradient of its own makes that second backward fail with HN_ERR_UNSUPPORTED,
+ *  naming it. Other arguments, ownership and errors as hn_autograd_grad. */
+HN_API int hn_autograd_grad_v2(hn_tensor* const* heads, size_t num_heads,
+                               hn_tensor* const* head_grads, hn_tensor* const* variables,
+                               size_t num_variables, int retain_graph, int train_mode,
+                               int create_graph, hn_tensor** out_grads) HN_NOEXCEPT;
+
 /** The gradient tensor of a marked variable (sharing storage: later backwards write into it),
  *  or NULL in *out when `tensor` is not marked (MXNet's x.grad).
  *  Ownership: a non-NULL *out is new (hn_tensor_free). */

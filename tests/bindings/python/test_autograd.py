@@ -102,8 +102,24 @@ def test_detach_and_grad():
     assert x.grad.asnumpy().tolist() == [0.0, 0.0, 0.0]  # grad() leaves the buffer alone
     [dx] = autograd.grad([z], [x])
     assert dx.asnumpy().tolist() == [2.0, 4.0, 6.0]
-    with pytest.raises(mx.UnsupportedError, match="create_graph"):
-        autograd.grad(z, x, create_graph=True)
+
+
+def test_second_order_with_create_graph():
+    # d2/dx2 x^3 = 6x through the recorded first gradient; retain_graph defaults to True.
+    x = nd.array([1.0, 2.0, -0.5])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.elemwise_mul(nd.elemwise_mul(x, x), x)
+        dx = autograd.grad(y, x, create_graph=True)
+    assert np.allclose(dx.asnumpy(), 3 * x.asnumpy() ** 2)
+    dx.backward()
+    assert np.allclose(x.grad.asnumpy(), 6 * x.asnumpy())
+    # A gradient op without a gradient of its own is named by the second backward.
+    with autograd.record():
+        z = x * x  # broadcast_mul: its gradient sums with _hn_reduce_sum_like
+        dz = autograd.grad(z, x, create_graph=True)
+    with pytest.raises(mx.UnsupportedError, match="_hn_reduce_sum_like"):
+        dz.backward()
 
 
 def test_split_heads_with_head_gradients():
