@@ -262,6 +262,46 @@ TEST_F(HybridTraining, BlocksAmongEagerOpsGiveEagerGradients) {
     EXPECT_EQ(BitDifference(grads[1][i], grads[0][i]), "") << i;
 }
 
+// Two outputs, only one of them differentiated: the other's gradient is zero (zeros_like of the
+// kept output), as eagerly.
+class TwoHeads : public HybridBlock {
+ public:
+  TwoHeads() : HybridBlock("twoheads") { fc_ = RegisterChild(std::make_shared<Dense>(4), "fc"); }
+  std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override {
+    NDArray h = (*fc_)(inputs[0]);
+    return {op::tanh(h), op::sigmoid(h) * inputs[1]};
+  }
+
+ private:
+  std::shared_ptr<Dense> fc_;
+};
+
+TEST_F(HybridTraining, UnusedOutputsGetZeroGradients) {
+  TwoHeads net;
+  net.Initialize();
+  NDArray x0 = NDArray::RandomUniform({3, 5}, -1.f, 1.f), z = NDArray::RandomUniform({3, 4});
+  net(std::vector<NDArray>{x0, z});
+  std::vector<ParameterPtr> params = ParamsOf(&net);
+  std::vector<std::vector<NDArray>> grads;
+  for (bool hybridized : {false, true}) {
+    net.Hybridize(hybridized);
+    NDArray x = x0.Copy();
+    autograd::AttachGrad(&x);
+    for (const auto& p : params) p->AttachGrad();
+    std::vector<NDArray> y;
+    {
+      auto recording = autograd::Record();
+      y = net(std::vector<NDArray>{x, z});
+    }
+    autograd::Backward({y[1]});
+    std::vector<NDArray> got{autograd::GetGrad(x).Copy()};
+    for (const auto& p : params) got.push_back(p->Grad().Copy());
+    grads.push_back(std::move(got));
+  }
+  for (size_t i = 0; i < grads[0].size(); ++i)
+    EXPECT_EQ(BitDifference(grads[1][i], grads[0][i]), "") << i;
+}
+
 // BatchNorm in the planned graph under record(): batch statistics, and the running statistics
 // as eagerly, bit for bit.
 TEST_F(HybridTraining, BatchNormTrainsInTheGraph) {
