@@ -9,6 +9,11 @@
 //   y = (*net)(x);             // traced once into a graph, then the cached executor runs
 //   net->Export("my_mlp");     // my_mlp-symbol.json + my_mlp-0000.params (MXNet 1.x format)
 //
+// Under autograd::Record() (or TrainMode) a hybridized block runs its traced graph in training
+// mode, and a recorded call is one node of the tape whose backward is the planned gradient graph,
+// built once: the gradients are those of the unhybridized block, bit for bit. Parameters take
+// part through Parameter::AttachGrad (grad_req write, add or null).
+//
 // A custom block overrides Forward (ordinary C++ over hybridnet::op functions); the MXNet
 // spelling HybridForward(F, x) is offered too. Names follow MXNet 1.x: a block's prefix is its
 // parent's prefix + alias + a per-parent counter ("hybridsequential0_dense0_"), assigned when the
