@@ -89,7 +89,8 @@ Gradients Train(gluon::Block* net, const std::vector<ParameterPtr>& params, cons
 
 std::vector<ParameterPtr> ParamsOf(gluon::Block* net) { return net->CollectParams().list(); }
 
-void ExpectHybridEqualsEager(HybridBlock* net, const Shape& input_shape, GradReq req, int steps) {
+void ExpectHybridEqualsEager(HybridBlock* net, const Shape& input_shape, GradReq req, int steps,
+                             const gluon::HybridizeOptions& options = {}) {
   net->Initialize();
   NDArray x = NDArray::RandomUniform(input_shape, -1.f, 1.f);
   (*net)(x);  // completes the deferred shapes
@@ -98,7 +99,7 @@ void ExpectHybridEqualsEager(HybridBlock* net, const Shape& input_shape, GradReq
   NDArray head = NDArray::RandomUniform(y0.shape(), -1.f, 1.f);
   net->Hybridize(false);
   Gradients eager = Train(net, params, x, head, req, steps);
-  net->Hybridize(true);
+  net->Hybridize(true, options);
   Gradients hybrid = Train(net, params, x, head, req, steps);
   EXPECT_EQ(net->CachedTrainingStats().num_gradient_graphs, 1u);
   EXPECT_EQ(BitDifference(hybrid.y, eager.y), "");
@@ -119,6 +120,14 @@ TEST_F(HybridTraining, MlpGradientsEqualEagerBitForBit) {
 TEST_F(HybridTraining, MlpAddGradientsEqualEagerBitForBit) {
   auto net = Mlp();
   ExpectHybridEqualsEager(net.get(), {8, 10}, GradReq::kAdd, 3);
+}
+
+TEST_F(HybridTraining, StaticAllocGradientsEqualEagerBitForBit) {
+  auto net = Mlp();
+  gluon::HybridizeOptions options;
+  options.static_alloc = true;
+  options.static_shape = true;
+  ExpectHybridEqualsEager(net.get(), {8, 10}, GradReq::kAdd, 2, options);
 }
 
 TEST_F(HybridTraining, MixerGradientsEqualEagerBitForBit) {
