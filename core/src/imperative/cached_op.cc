@@ -151,6 +151,43 @@ const Op& ForwardOp() {
 constexpr char kHeadGradPrefix[] = "__hn_head_grad";
 constexpr char kSavedPrefix[] = "__hn_saved";
 
+// Splits the gradient graph `grads` off the forward graph (nodes in `forward_nodes`): the
+// gradient nodes are copied with each read of a forward op's output turned into a variable,
+// whose value the forward returns as an extra output (appended to forward->outputs). Returns the
+// backward graph; `feed_of` learns where each new variable's value comes from.
+Symbol SplitBackward(const std::vector<NodeEntry>& grads,
+                     const std::unordered_set<const Node*>& forward_nodes, Symbol* forward,
+                     std::map<std::string, BackwardFeed>* feed_of) {
+  std::map<std::pair<const Node*, uint32_t>, NodeEntry> saved;
+  std::unordered_map<const Node*, std::shared_ptr<Node>> copies;
+  auto map_entry = [&](const NodeEntry& e) -> NodeEntry {
+    const Node* n = e.node.get();
+    if (n->IsVariable()) return e;
+    if (!forward_nodes.count(n)) return NodeEntry{copies.at(n), e.index, e.version};
+    auto [slot, added] = saved.try_emplace({n, e.index});
+    if (added) {
+      auto var = std::make_shared<Node>();
+      var->attrs.name = kSavedPrefix + std::to_string(saved.size() - 1);
+      (*feed_of)[var->attrs.name] = BackwardFeed{BackwardFeed::kSaved, saved.size() - 1};
+      slot->second = NodeEntry{var, 0, 0};
+      forward->outputs.push_back(NodeEntry{e.node, e.index, 0});
+    }
+    return slot->second;
+  };
+  IndexedGraph bg(grads);
+  for (uint32_t nid = 0; nid < bg.num_nodes(); ++nid) {
+    const Node* n = bg[nid].node;
+    if (n->IsVariable() || forward_nodes.count(n)) continue;
+    auto copy = std::make_shared<Node>(*n);
+    for (auto& e : copy->inputs) e = map_entry(e);
+    copy->control_deps.clear();  // gradient nodes order themselves by data only
+    copies[n] = std::move(copy);
+  }
+  Symbol backward;
+  for (const NodeEntry& e : grads) backward.outputs.push_back(map_entry(e));
+  return backward;
+}
+
 }  // namespace
 
 CachedOp::CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name)
@@ -206,53 +243,18 @@ std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs
       feed_of[var->attrs.name] = BackwardFeed{BackwardFeed::kHeadGrad, k};
       head_grads.push_back(NodeEntry{var, 0, 0});
     }
-    std::vector<NodeEntry> grads;
     try {
-      grads = Gradient(graph_.outputs, head_grads, xs);
+      Symbol backward = SplitBackward(Gradient(graph_.outputs, head_grads, xs), forward_nodes,
+                                      &forward, &feed_of);
+      std::vector<std::string> backward_inputs = backward.ListInputs();
+      for (const std::string& name : backward_inputs) g->feeds.push_back(feed_of.at(name));
+      g->backward = std::make_unique<GraphExecutor>(backward, backward_inputs,
+                                                    std::map<std::string, NDArray>{}, options);
+      ++num_gradient_graphs_;
     } catch (const Error& e) {
       if (e.code() != StatusCode::kUnsupported) throw;
       g->backward_error = std::string(e.what()) + " (inside hybridized block " + name_ + ")";
     }
-    if (!g->backward_error.empty()) {
-      g->forward = std::make_unique<GraphExecutor>(forward, input_names_,
-                                                   std::map<std::string, NDArray>{}, options);
-      return graphs_.emplace(std::move(key), g).first->second;
-    }
-
-    // Split: backward nodes are copied with their reads of forward op outputs turned into
-    // variables fed with the activations the forward returns besides its outputs.
-    std::map<std::pair<const Node*, uint32_t>, NodeEntry> saved;
-    std::unordered_map<const Node*, std::shared_ptr<Node>> copies;
-    auto map_entry = [&](const NodeEntry& e) -> NodeEntry {
-      const Node* n = e.node.get();
-      if (n->IsVariable()) return e;
-      if (!forward_nodes.count(n)) return NodeEntry{copies.at(n), e.index, e.version};
-      auto [slot, added] = saved.try_emplace({n, e.index});
-      if (added) {
-        auto var = std::make_shared<Node>();
-        var->attrs.name = kSavedPrefix + std::to_string(saved.size() - 1);
-        feed_of[var->attrs.name] = BackwardFeed{BackwardFeed::kSaved, saved.size() - 1};
-        slot->second = NodeEntry{var, 0, 0};
-        forward.outputs.push_back(NodeEntry{e.node, e.index, 0});
-      }
-      return slot->second;
-    };
-    IndexedGraph bg(grads);
-    for (uint32_t nid = 0; nid < bg.num_nodes(); ++nid) {
-      const Node* n = bg[nid].node;
-      if (n->IsVariable() || forward_nodes.count(n)) continue;
-      auto copy = std::make_shared<Node>(*n);
-      for (auto& e : copy->inputs) e = map_entry(e);
-      copy->control_deps.clear();  // gradient nodes order themselves by data only
-      copies[n] = std::move(copy);
-    }
-    Symbol backward;
-    for (const NodeEntry& e : grads) backward.outputs.push_back(map_entry(e));
-    std::vector<std::string> backward_inputs = backward.ListInputs();
-    for (const std::string& name : backward_inputs) g->feeds.push_back(feed_of.at(name));
-    g->backward = std::make_unique<GraphExecutor>(backward, backward_inputs,
-                                                  std::map<std::string, NDArray>{}, options);
-    ++num_gradient_graphs_;
   }
   g->forward = std::make_unique<GraphExecutor>(forward, input_names_,
                                                std::map<std::string, NDArray>{}, options);
