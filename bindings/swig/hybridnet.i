@@ -51,6 +51,7 @@
 %ignore hn_autograd_mark_variables;
 %ignore hn_autograd_backward;
 %ignore hn_autograd_grad;
+%ignore hn_autograd_grad_v2;
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
 

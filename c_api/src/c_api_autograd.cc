@@ -107,13 +107,20 @@ int hn_autograd_backward(hn_tensor* const* heads, size_t num_heads, hn_tensor* c
 int hn_autograd_grad(hn_tensor* const* heads, size_t num_heads, hn_tensor* const* head_grads,
                      hn_tensor* const* variables, size_t num_variables, int retain_graph,
                      int train_mode, hn_tensor** out_grads) noexcept {
+  return hn_autograd_grad_v2(heads, num_heads, head_grads, variables, num_variables, retain_graph,
+                             train_mode, 0, out_grads);
+}
+
+int hn_autograd_grad_v2(hn_tensor* const* heads, size_t num_heads, hn_tensor* const* head_grads,
+                        hn_tensor* const* variables, size_t num_variables, int retain_graph,
+                        int train_mode, int create_graph, hn_tensor** out_grads) noexcept {
   HN_API_BEGIN();
   CheckOut(out_grads, "out_grads");
   HN_CHECK(num_variables > 0, kInvalidArgument) << "no variables given (num_variables is 0)";
   std::vector<hn::NDArray> grads =
       autograd::Grad(Heads(heads, num_heads), ToArrays(variables, num_variables, "variables"),
                      HeadGrads(head_grads, num_heads), ToFlag(retain_graph, "retain_graph"),
-                     ToFlag(train_mode, "train_mode"));
+                     ToFlag(train_mode, "train_mode"), ToFlag(create_graph, "create_graph"));
   size_t count = 0;
   StoreTensors("hn_autograd_grad", std::move(grads), num_variables, out_grads, &count);
   HN_API_END();

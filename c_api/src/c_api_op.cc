@@ -82,6 +82,13 @@ int hn_op_alias(const char* op_name, size_t index, const char** out_alias) noexc
   HN_API_END();
 }
 
+int hn_op_has_gradient(const char* op_name, int* out_has_gradient) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out_has_gradient, "out_has_gradient");
+  *out_has_gradient = FindOp(op_name).gradient ? 1 : 0;
+  HN_API_END();
+}
+
 int hn_op_input_names(const char* op_name, const char* const* attr_keys,
                       const char* const* attr_values, size_t num_attrs,
                       const char* const** out_names, size_t* out_count) noexcept {

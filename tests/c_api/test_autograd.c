@@ -126,6 +126,28 @@ static void test_grad_and_detach(void) {
   hn_tensor_free(x);
 }
 
+/* create_graph: d2/dx2 exp(x) = exp(x), through a second backward of the recorded gradient */
+static void test_second_order(void) {
+  hn_tensor* x = vector3(0.f, 1.f, -1.f);
+  hn_tensor *y, *dx = NULL, *buffer = NULL;
+  int write = HN_GRAD_WRITE;
+  float want[3], got[3];
+  HN_EXPECT_OK(hn_autograd_mark_variables(&x, 1, &write, NULL));
+  y = record_unary("exp", x);
+  HN_EXPECT_OK(hn_autograd_grad_v2(&y, 1, NULL, &x, 1, 1, 1, 1, &dx));
+  HN_EXPECT_OK(hn_autograd_backward(&dx, 1, NULL, 0, 1));
+  HN_EXPECT_OK(hn_tensor_grad(x, &buffer));
+  read3(y, want);
+  read3(buffer, got);
+  HN_EXPECT(got[0] == want[0] && got[1] == want[1] && got[2] == want[2]);
+  HN_EXPECT_ERR(hn_autograd_grad_v2(&y, 1, NULL, &x, 1, 1, 1, 2, &dx), HN_ERR_INVALID_ARGUMENT,
+                "create_graph");
+  hn_tensor_free(buffer);
+  hn_tensor_free(dx);
+  hn_tensor_free(y);
+  hn_tensor_free(x);
+}
+
 static void test_errors(void) {
   hn_tensor* x = vector3(1.f, 2.f, 3.f);
   hn_tensor* wrong = NULL;
@@ -171,5 +193,6 @@ static void test_errors(void) {
   hn_tensor_free(x);
 }
 
-HN_TEST_MAIN(autograd, HN_RUN(test_flags) HN_RUN(test_exp) HN_RUN(test_add_with_head_gradients)
-                           HN_RUN(test_grad_and_detach) HN_RUN(test_errors))
+HN_TEST_MAIN(autograd,
+             HN_RUN(test_flags) HN_RUN(test_exp) HN_RUN(test_add_with_head_gradients)
+                 HN_RUN(test_grad_and_detach) HN_RUN(test_second_order) HN_RUN(test_errors))

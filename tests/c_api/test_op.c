@@ -65,6 +65,19 @@ static void test_op_attributes_and_aliases(void) {
   HN_EXPECT_ERR(hn_op_alias("elemwise_add", 0, NULL), HN_ERR_INVALID_ARGUMENT, "out_alias");
 }
 
+static void test_op_has_gradient(void) {
+  int has = -1;
+  HN_EXPECT_OK(hn_op_has_gradient("FullyConnected", &has));
+  HN_EXPECT(has == 1);
+  HN_EXPECT_OK(hn_op_has_gradient("_plus", &has)); /* an alias of elemwise_add */
+  HN_EXPECT(has == 1);
+  HN_EXPECT_OK(hn_op_has_gradient("_contrib_box_nms", &has));
+  HN_EXPECT(has == 0);
+  HN_EXPECT_ERR(hn_op_has_gradient("NoSuchOp", &has), HN_ERR_NOT_FOUND, "NoSuchOp");
+  HN_EXPECT_ERR(hn_op_has_gradient("FullyConnected", NULL), HN_ERR_INVALID_ARGUMENT,
+                "out_has_gradient");
+}
+
 static void test_invoke_fully_connected(void) {
   float x[6] = {1, 2, 3, 4, 5, 6};
   float w[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
@@ -234,5 +247,6 @@ static void test_invoke_zero_inputs(void) {
 }
 
 HN_TEST_MAIN(op, HN_RUN(test_list_ops) HN_RUN(test_op_attributes_and_aliases)
-                     HN_RUN(test_invoke_fully_connected) HN_RUN(test_invoke_multiple_outputs)
-                         HN_RUN(test_invoke_errors) HN_RUN(test_invoke_zero_inputs))
+                     HN_RUN(test_op_has_gradient) HN_RUN(test_invoke_fully_connected)
+                         HN_RUN(test_invoke_multiple_outputs) HN_RUN(test_invoke_errors)
+                             HN_RUN(test_invoke_zero_inputs))

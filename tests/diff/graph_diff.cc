@@ -8,11 +8,14 @@
 //   turn and back (plans made, reused and re-made);
 //   the C API predictor on the model's JSON and .params bytes;
 //   GraphExecutor after an export/import round trip of both files;
-// and every output must be bit-identical to the reference. A mismatch prints the seed, the path
-// and the graph's JSON, so it reproduces with `hn_graph_diff --seed S --graphs 1`.
-// With --export DIR, the graphs are written instead for tests/common/mxnet_check.py, which runs
-// them in real MXNet 1.9.1: per graph and batch the symbol JSON, the .params, the input and the
-// reference outputs, indexed in DIR/index.json.
+// and every output must be bit-identical to the reference. Graphs whose ops all have gradients
+// are also differentiated (random head gradients, every input and parameter a variable): eager
+// backward over the recorded ops against the hybridized path (imperative/cached_op.h: one planned
+// forward+backward graph recorded as one tape node), every gradient bit-identical. A mismatch
+// prints the seed, the path and the graph's JSON, so it reproduces with `hn_graph_diff --seed S
+// --graphs 1`. With --export DIR, the graphs are written instead for tests/common/mxnet_check.py,
+// which runs them in real MXNet 1.9.1: per graph and batch the symbol JSON, the .params, the input
+// and the reference outputs, indexed in DIR/index.json.
 //
 //   hn_graph_diff [--graphs N] [--seed S] [--minutes M]   ends with "N passed, N failed"
 //   hn_graph_diff --graphs N [--seed S] --export DIR
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "common/test_util.h"
+#include "hybridnet/autograd.h"
 #include "hybridnet/base.h"
 #include "hybridnet/c_api.h"
 #include "hybridnet/executor.h"
@@ -39,6 +43,7 @@
 #include "hybridnet/npy.h"
 #include "hybridnet/op.h"
 #include "hybridnet/symbol.h"
+#include "imperative/cached_op.h"
 
 namespace hybridnet {
 namespace {
@@ -393,6 +398,72 @@ std::string Check(const Graph& g) {
   return "";
 }
 
+// Runs `symbol` on `values` recorded, eagerly node by node or hybridized, and returns the
+// gradients of every variable (in `names` order) for `head_grads`.
+std::vector<NDArray> Gradients(const Symbol& symbol, const std::vector<std::string>& names,
+                               std::vector<NDArray> values, const std::vector<NDArray>& head_grads,
+                               bool hybridized) {
+  for (NDArray& v : values) autograd::AttachGrad(&v);
+  std::vector<NDArray> heads;
+  {
+    auto recording = autograd::Record(/*train_mode=*/false);
+    if (hybridized) {
+      heads = internal::CachedOp(symbol, names, "graph").Run(values);
+    } else {
+      IndexedGraph g(symbol.outputs);
+      std::vector<NDArray> entries(g.num_entries());
+      for (uint32_t nid : g.input_nodes()) {
+        const std::string& name = g[nid].node->name();
+        const size_t i = std::find(names.begin(), names.end(), name) - names.begin();
+        entries[g.entry_id(nid, 0)] = values[i];
+      }
+      for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+        if (g[nid].node->IsVariable()) continue;
+        std::vector<NDArray> in;
+        for (const auto& e : g[nid].inputs) in.push_back(entries[g.entry_id(e)]);
+        std::vector<NDArray> out = Invoke(g[nid].node->attrs, in);
+        for (uint32_t i = 0; i < out.size(); ++i) entries[g.entry_id(nid, i)] = out[i];
+      }
+      for (const auto& e : g.outputs()) heads.push_back(entries[g.entry_id(e)]);
+    }
+  }
+  autograd::Backward(heads, head_grads);
+  std::vector<NDArray> grads;
+  for (const NDArray& v : values) grads.push_back(autograd::GetGrad(v));
+  return grads;
+}
+
+// Eager against hybridized backward; "" when they agree or the graph has an op without a
+// gradient (*checked false).
+std::string CheckBackward(const Graph& g, bool* checked) {
+  *checked = false;
+  // The graph's variables (a draw that shape inference rejected may have left parameters unread).
+  const std::vector<std::string> names = g.symbol.ListInputs();
+  const NDArray data =
+      NDArray::RandomUniform({g.batches[0], g.data_tail[0], g.data_tail[1], g.data_tail[2]}, -2, 2);
+  std::vector<NDArray> values;
+  for (const std::string& name : names)
+    values.push_back(name == "data" ? data : g.params.at(name).Copy());
+  std::map<std::string, NDArray> by_name;
+  for (size_t i = 0; i < names.size(); ++i) by_name[names[i]] = values[i];
+  std::vector<NDArray> head_grads;
+  for (const NDArray& y : testing_util::RunNodeByNode(g.symbol, by_name))
+    head_grads.push_back(NDArray::RandomUniform(y.shape(), -1, 1));
+  std::vector<NDArray> eager;
+  try {
+    eager = Gradients(g.symbol, names, values, head_grads, false);
+  } catch (const Error& e) {
+    if (e.code() == StatusCode::kUnsupported) return "";  // an op without a gradient
+    throw;
+  }
+  *checked = true;
+  const std::vector<NDArray> hybrid = Gradients(g.symbol, names, values, head_grads, true);
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!SameBits(hybrid[i], eager[i]))
+      return "hybridized backward: the gradient of '" + names[i] + "' differs from eager's";
+  return "";
+}
+
 // Writes graph `name` for the MXNet check: one index entry per batch size.
 void Export(const Graph& g, const std::string& name, const std::string& dir,
             nlohmann::json* cases) {
@@ -468,7 +539,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
-  long passed = 0, failed = 0;
+  long passed = 0, failed = 0, differentiated = 0;
   for (long i = 0; i < graphs || minutes > 0; ++i) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -480,6 +551,9 @@ int main(int argc, char** argv) {
     std::string why;
     try {
       why = hybridnet::Check(g);
+      bool checked = false;
+      if (why.empty()) why = hybridnet::CheckBackward(g, &checked);
+      differentiated += checked ? 1 : 0;
     } catch (const std::exception& e) {
       why = std::string("error: ") + e.what();
     }
@@ -494,6 +568,8 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%ld graphs in %.1f s (%.0f graphs/min), each run 7 ways over 3 batch sizes\n",
               passed + failed, secs, static_cast<double>(passed + failed) / secs * 60);
+  std::printf("%ld graphs differentiated (every op has a gradient): eager against hybridized\n",
+              differentiated);
   std::printf("%ld passed, %ld failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-// hybridnet ops: every registered operator with its attributes and its ONNX export.
+// hybridnet ops: every registered operator with its attributes, whether it has a gradient, and
+// its ONNX export.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -37,8 +38,30 @@ ordered_json OpJson(const char* name) {
                       {"description", desc}});
   }
   j["attributes"] = fields;
+  int has_gradient = 0;
+  Check(hn_op_has_gradient(name, &has_gradient));
+  j["gradient"] = has_gradient != 0;
   j["onnx"] = OnnxOpJson(name);
   return j;
+}
+
+// The ops with a gradient as a Markdown paragraph of `names`, lines under 100 columns (the
+// README's list).
+void PrintGradientList(const ordered_json& list) {
+  std::string line;
+  size_t count = 0;
+  for (const auto& j : list) count += j["gradient"].get<bool>() ? 1 : 0;
+  std::cout << count << " ops have a gradient:\n";
+  for (const auto& j : list) {
+    if (!j["gradient"].get<bool>()) continue;
+    std::string word = "`" + j["name"].get<std::string>() + "`";
+    if (!line.empty() && line.size() + 1 + word.size() > 99) {
+      std::cout << line << "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) std::cout << line << "\n";
 }
 
 int Ops(const Args& args) {
@@ -54,13 +77,17 @@ int Ops(const Args& args) {
     PrintOnnxTable(list);
     return 0;
   }
+  if (args.flag("--gradients")) {
+    PrintGradientList(list);
+    return 0;
+  }
   if (args.flag("--json")) {
     std::cout << list.dump(2) << "\n";
     return 0;
   }
   for (const auto& j : list) {
     std::cout << j["name"].get<std::string>() << " - " << j["description"].get<std::string>()
-              << "\n";
+              << (j["gradient"].get<bool>() ? " [gradient]" : "") << "\n";
     for (const auto& f : j["attributes"]) {
       std::cout << "    " << f["key"].get<std::string>() << " : " << f["type"].get<std::string>()
                 << (f["required"].get<bool>() ? ", required"
@@ -74,9 +101,11 @@ int Ops(const Args& args) {
 }  // namespace
 
 extern const Command kOps{"ops",
-                          "every registered operator with its attributes",
+                          "every registered operator with its attributes ([gradient]: "
+                          "backward passes through it)",
                           {},
                           {{"--json", nullptr, "print JSON instead of text"},
+                           {"--gradients", nullptr, "only the operators with a gradient (a list)"},
                            {"--onnx", nullptr, "how each operator exports to ONNX (a table)"}},
                           Ops};
 

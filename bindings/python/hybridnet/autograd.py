@@ -153,12 +153,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
          train_mode=True):
     """The gradients of `heads` with respect to `variables`, as new arrays (the variables'
-    gradient arrays are left as they are). Second-order gradients (create_graph=True) are not
-    supported."""
+    gradient arrays are left as they are). With create_graph=True the gradients are recorded
+    themselves, so a second backward gives second-order gradients; retain_graph then defaults to
+    True, as in MXNet."""
     from .ndarray.ndarray import _wrap
-    if create_graph:
-        raise error("HN_ERR_UNSUPPORTED",
-                    "autograd.grad: create_graph=True (second-order gradients) is not supported")
     if retain_graph is None:
         retain_graph = create_graph
     heads = _as_list(heads)
@@ -166,8 +164,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     variables = _as_list(variables)
     grads, _keep = _head_grads(heads, head_grads)
     outs = ffi.new("hn_tensor*[]", len(variables))
-    check(lib.hn_autograd_grad(_handles(heads, "grad"), len(heads), grads,
-                               _handles(variables, "grad"), len(variables),
-                               1 if retain_graph else 0, 1 if train_mode else 0, outs))
+    check(lib.hn_autograd_grad_v2(_handles(heads, "grad"), len(heads), grads,
+                                  _handles(variables, "grad"), len(variables),
+                                  1 if retain_graph else 0, 1 if train_mode else 0,
+                                  1 if create_graph else 0, outs))
     results = [_wrap(outs[i]) for i in range(len(variables))]
     return results[0] if single else results

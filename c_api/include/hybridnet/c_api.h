@@ -418,6 +418,10 @@ HN_API int hn_op_attr(const char* op_name, size_t index, const char** out_key,
 /** Alias `index` of op `op_name`. Static string. */
 HN_API int hn_op_alias(const char* op_name, size_t index, const char** out_alias) HN_NOEXCEPT;
 
+/** Whether op `op_name` (a name or alias; HN_ERR_NOT_FOUND otherwise) has a gradient: sets
+ *  *out_has_gradient to 1 when backward (eager or hybridized) can pass through it, else 0. */
+HN_API int hn_op_has_gradient(const char* op_name, int* out_has_gradient) HN_NOEXCEPT;
+
 /** How op `op_name` exports to ONNX (hn_model_export_onnx): *out_exportable 1 if it has an
  *  ONNX mapping, else 0; *out_num_onnx_ops the number of ONNX ops it may emit
  *  (hn_op_onnx_op); *out_limits the attribute values or shapes that do not export, in words
@@ -1006,6 +1010,16 @@ HN_API int hn_autograd_backward(hn_tensor* const* heads, size_t num_heads,
 HN_API int hn_autograd_grad(hn_tensor* const* heads, size_t num_heads, hn_tensor* const* head_grads,
                             hn_tensor* const* variables, size_t num_variables, int retain_graph,
                             int train_mode, hn_tensor** out_grads) HN_NOEXCEPT;
+
+/** hn_autograd_grad with MXNet's create_graph (0 or 1): with 1 the gradient ops are recorded, so
+ *  the returned gradients are on the tape and can be differentiated again (second order); pass
+ *  retain_graph 1 then, as MXNet's default does, to go through the first graph again. A gradient
+ *  op without a gradient of its own makes that second backward fail with HN_ERR_UNSUPPORTED,
+ *  naming it. Other arguments, ownership and errors as hn_autograd_grad. */
+HN_API int hn_autograd_grad_v2(hn_tensor* const* heads, size_t num_heads,
+                               hn_tensor* const* head_grads, hn_tensor* const* variables,
+                               size_t num_variables, int retain_graph, int train_mode,
+                               int create_graph, hn_tensor** out_grads) HN_NOEXCEPT;
 
 /** The gradient tensor of a marked variable (sharing storage: later backwards write into it),
  *  or NULL in *out when `tensor` is not marked (MXNet's x.grad).

@@ -103,10 +103,14 @@ void Backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
               bool retain_graph = false, bool train_mode = true);
 /// The gradients of `heads` with respect to `variables` (marked arrays the heads were recorded
 /// from, else kInvalidArgument), returned as new arrays and not stored in the gradient buffers
-/// (MXNet's autograd.grad with create_graph=False). Arguments and errors as for Backward.
+/// (MXNet's autograd.grad). With `create_graph` the gradient ops are recorded, so the returned
+/// gradients are on the tape and can be differentiated again (second order); keep
+/// `retain_graph` true then, as MXNet's default does, to differentiate through the first graph
+/// again. A gradient op without a gradient of its own fails that second backward, naming it.
+/// Arguments and errors as for Backward.
 std::vector<NDArray> Grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
-                          bool train_mode = true);
+                          bool train_mode = true, bool create_graph = false);
 
 }  // namespace autograd
 }  // namespace hybridnet

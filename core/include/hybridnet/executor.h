@@ -28,6 +28,11 @@ struct ExecutorOptions {
   /// BatchNorm folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where
   /// oneDNN has it. Off by default; docs/performance.md gives the error bound.
   bool fast_math = false;
+  /// Run ops in training mode (OpContext::is_train: Dropout drops, BatchNorm uses the batch
+  /// statistics and updates its running ones), as eager ops under autograd's train mode. A
+  /// training plan fuses nothing and lays nothing out channel-last (fusion folds inference-mode
+  /// BatchNorm), so every op runs its own kernel, as eagerly.
+  bool is_train = false;
 };
 
 /// What the last plan looks like (for tests, `hybridnet info` and benchmarks).

@@ -79,6 +79,11 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.symbol = symbol;
+  if (options.is_train) {
+    // Training runs every op with its own kernel: fusion folds inference-mode BatchNorm.
+    options.fuse = false;
+    options.fast_math = false;
+  }
   m.options = options;
   m.optimized = options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
   m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
@@ -274,6 +279,7 @@ void GraphExecutor::Impl::Run(Plan& plan, const std::vector<NDArray>& data,
                                           : (*outputs)[p.index].raw_data();
   }
   OpContext ctx;
+  ctx.is_train = options.is_train;
   ctx.fast_math = options.fast_math;
   ctx.workspace = &workspace;
   for (const KernelCall& k : plan.kernels) {

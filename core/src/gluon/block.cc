@@ -10,6 +10,7 @@
 #include "graph/naming.h"
 #include "hybridnet/autograd.h"
 #include "hybridnet/io/params.h"
+#include "imperative/cached_op.h"
 #include "imperative/tracing.h"
 
 namespace hybridnet {
@@ -291,10 +292,12 @@ void HybridBlock::Hybridize(bool active, const HybridizeOptions& options) {
 
 std::vector<NDArray> HybridBlock::Apply(const std::vector<NDArray>& inputs) {
   if (AnySymbolic(inputs)) return RunForward(inputs);
-  // While autograd records or trains, the forward runs op by op: the cached graph's executor runs
-  // inference (Dropout passes data through) and records nothing for backward. The results are
-  // the same bits as the executor's where both apply.
-  if (active_ && !autograd::IsRecording() && !autograd::IsTraining()) return CallCached(inputs);
+  if (active_) {
+    // While autograd records or trains, the traced graph runs in training mode and is recorded
+    // as one node whose backward is its planned gradient graph (cached_op.h).
+    if (autograd::IsRecording() || autograd::IsTraining()) return CallCachedTraining(inputs);
+    return CallCached(inputs);
+  }
   bool deferred = std::any_of(params_.begin(), params_.end(),
                               [](const ParameterPtr& p) { return p->is_deferred(); });
   if (deferred) DeferredInferShape(inputs);
@@ -318,6 +321,8 @@ std::vector<Symbol> HybridBlock::ApplySymbolic(const std::vector<Symbol>& inputs
 
 void HybridBlock::ClearCache() {
   executor_.reset();
+  cached_op_.reset();
+  cached_params_.clear();
   cached_graph_ = Symbol();
   cached_num_inputs_ = 0;
 }
@@ -396,26 +401,49 @@ void HybridBlock::DeferredInferShape(const std::vector<NDArray>& inputs) {
   CompleteShapes(graph, InputNames(inputs.size()), inputs, ParamsByName(this));
 }
 
+void HybridBlock::TraceFor(const std::vector<NDArray>& inputs) {
+  if (!cached_graph_.outputs.empty() && cached_num_inputs_ == inputs.size()) return;
+  std::vector<std::string> data_names = InputNames(inputs.size());
+  Symbol graph = Trace(inputs.size());
+  std::map<std::string, ParameterPtr> params = ParamsByName(this);
+  CompleteShapes(graph, data_names, inputs, params);
+  std::vector<ParameterPtr> read;
+  for (const auto& var : graph.ListInputs()) {
+    if (std::find(data_names.begin(), data_names.end(), var) != data_names.end()) continue;
+    auto it = params.find(var);
+    HN_CHECK(it != params.end(), kNotFound)
+        << name() << ": the traced graph reads '" << var
+        << "', which is neither an input nor a parameter of this block";
+    read.push_back(it->second);
+  }
+  executor_.reset();
+  cached_op_.reset();
+  cached_params_ = std::move(read);
+  cached_graph_ = graph;
+  cached_num_inputs_ = inputs.size();
+}
+
 std::vector<NDArray> HybridBlock::CallCached(const std::vector<NDArray>& inputs) {
-  if (!executor_ || cached_num_inputs_ != inputs.size()) {
-    std::vector<std::string> data_names = InputNames(inputs.size());
-    Symbol graph = Trace(inputs.size());
-    std::map<std::string, ParameterPtr> params = ParamsByName(this);
-    CompleteShapes(graph, data_names, inputs, params);
+  TraceFor(inputs);
+  if (!executor_) {
     std::map<std::string, NDArray> values;
-    for (const auto& var : graph.ListInputs()) {
-      if (std::find(data_names.begin(), data_names.end(), var) != data_names.end()) continue;
-      auto it = params.find(var);
-      HN_CHECK(it != params.end(), kNotFound)
-          << name() << ": the traced graph reads '" << var
-          << "', which is neither an input nor a parameter of this block";
-      values[var] = it->second->data();
-    }
-    executor_ = std::make_unique<GraphExecutor>(graph, data_names, values);
-    cached_graph_ = graph;
-    cached_num_inputs_ = inputs.size();
+    for (const auto& p : cached_params_) values[p->name()] = p->data();
+    executor_ = std::make_unique<GraphExecutor>(cached_graph_, InputNames(inputs.size()), values);
   }
   return executor_->Forward(inputs);
+}
+
+std::vector<NDArray> HybridBlock::CallCachedTraining(const std::vector<NDArray>& inputs) {
+  TraceFor(inputs);
+  if (!cached_op_) {
+    std::vector<std::string> names = InputNames(inputs.size());
+    for (const auto& p : cached_params_) names.push_back(p->name());
+    cached_op_ = std::make_shared<::hybridnet::internal::CachedOp>(cached_graph_, names, name());
+  }
+  std::vector<NDArray> values = inputs;
+  // data() carries the parameter's place on the tape (Parameter::AttachGrad).
+  for (const auto& p : cached_params_) values.push_back(p->data());
+  return cached_op_->Run(values);
 }
 
 const Symbol& HybridBlock::CachedGraph() const {
@@ -428,6 +456,16 @@ ExecutorStats HybridBlock::CachedStats() const {
   HN_CHECK(executor_ != nullptr, kInvalidArgument)
       << "no cached executor: hybridize() and run a forward";
   return executor_->stats();
+}
+
+TrainingStats HybridBlock::CachedTrainingStats() const {
+  TrainingStats s;
+  if (cached_op_) {
+    s.num_gradient_graphs = cached_op_->num_gradient_graphs();
+    s.num_forward_plans = cached_op_->num_forward_plans();
+    s.num_backward_plans = cached_op_->num_backward_plans();
+  }
+  return s;
 }
 
 void HybridBlock::Export(const std::string& path_prefix, int epoch) {

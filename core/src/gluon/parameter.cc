@@ -90,6 +90,15 @@ NDArray Parameter::Value() {
   return data();
 }
 
+void Parameter::AttachGrad(autograd::GradReq req) {
+  HN_CHECK(!data_.is_none(), kInvalidArgument)
+      << "parameter '" << name() << "': initialize it (and run the first forward when its shape is "
+      << "deferred) before attaching a gradient";
+  autograd::AttachGrad(&data_, req);
+}
+
+NDArray Parameter::Grad() const { return autograd::GetGrad(data_); }
+
 void ParameterDict::Add(const ParameterPtr& p) { params_.push_back(p); }
 
 ParameterPtr ParameterDict::Get(const std::string& full_name) const {

@@ -182,6 +182,8 @@ struct TapeGraph {
   /// Marked variables in the order the walk first reaches them.
   std::vector<std::pair<TapeNode*, NodeEntry>> variables;
   std::unordered_map<const TapeNode*, std::shared_ptr<Node>> nodes;
+  /// The tape node each graph node was made from (for create_graph: values back on the tape).
+  std::unordered_map<const Node*, std::shared_ptr<TapeNode>> tape_of;
   /// Recorded ops reached (released by a backward without retain_graph).
   std::vector<TapeNode*> ops;
 };
@@ -206,21 +208,22 @@ TapeGraph BuildTapeGraph(const char* caller, const std::vector<NDArray>& heads) 
   for (size_t i = 0; i < heads.size(); ++i) CheckHead(caller, heads[i], i);
   // Iterative post-order walk: a node is made once the nodes of its inputs are.
   struct Frame {
-    TapeNode* tape;
+    std::shared_ptr<TapeNode> tape;
     size_t next;
   };
   for (const NDArray& head : heads) {
-    std::vector<Frame> stack{{TapeAccess::Node(head).get(), 0}};
+    std::vector<Frame> stack{{TapeAccess::Node(head), 0}};
     while (!stack.empty()) {
       Frame& top = stack.back();
-      TapeNode* t = top.tape;
+      TapeNode* t = top.tape.get();
       if (g.nodes.count(t)) {
         stack.pop_back();
         continue;
       }
       if (top.next < t->inputs.size()) {
-        TapeNode* producer = t->inputs[top.next++].first.get();
-        if (producer != nullptr && !g.nodes.count(producer)) stack.push_back(Frame{producer, 0});
+        const std::shared_ptr<TapeNode>& producer = t->inputs[top.next++].first;
+        if (producer != nullptr && !g.nodes.count(producer.get()))
+          stack.push_back(Frame{producer, 0});
         continue;
       }
       auto node = std::make_shared<Node>();
@@ -253,6 +256,7 @@ TapeGraph BuildTapeGraph(const char* caller, const std::vector<NDArray>& heads) 
         g.ops.push_back(t);
       }
       g.nodes[t] = node;
+      g.tape_of[node.get()] = top.tape;
       stack.pop_back();
     }
   }
@@ -290,6 +294,17 @@ std::vector<NodeEntry> HeadGradients(const char* caller, const std::vector<NDArr
     entries.push_back(NodeEntry{var, 0, 0});
   }
   return entries;
+}
+
+// For create_graph: the kept values of tape nodes are put back on the tape, so the gradient ops
+// that read them are recorded as functions of the variables.
+void AttachValuesToTape(TapeGraph* g) {
+  for (auto& [node, values] : g->values) {
+    auto tape = g->tape_of.find(node);
+    if (tape == g->tape_of.end()) continue;  // a constant or a head gradient
+    for (size_t k = 0; k < values.size(); ++k)
+      if (!values[k].is_none()) TapeAccess::Set(&values[k], tape->second, static_cast<uint32_t>(k));
+  }
 }
 
 // Runs the gradient nodes reaching `outputs` with eager Invoke; nodes in `known` (the forward
@@ -338,7 +353,12 @@ std::vector<NDArray> RunGradientGraph(
   for (const auto& e : graph.outputs()) {
     const NDArray& v = values[graph.entry_id(e)];
     HN_CHECK(!v.is_none(), kInternal) << "backward: a gradient's value was not kept";
-    result.push_back(run[e.node_id] ? v : v.Copy());
+    // Under create_graph the copy is recorded too.
+    if (run[e.node_id]) {
+      result.push_back(v);
+    } else {
+      result.push_back(autograd::IsRecording() ? Invoke("_copy", {v})[0] : v.Copy());
+    }
   }
   return result;
 }
@@ -349,6 +369,7 @@ void Release(const TapeGraph& g) {
     t->inputs.clear();
     t->saved_inputs.clear();
     t->saved_outputs.clear();
+    t->attrs.parsed.reset();  // a hybridized call's kept activations (cached_op.h)
   }
 }
 
@@ -421,10 +442,12 @@ namespace {
 std::vector<NDArray> RunGradients(internal::TapeGraph* g, const char* caller,
                                   const std::vector<NDArray>& heads,
                                   const std::vector<NDArray>& head_grads,
-                                  const std::vector<NodeEntry>& xs, bool train_mode) {
+                                  const std::vector<NodeEntry>& xs, bool train_mode,
+                                  bool create_graph) {
   std::vector<NodeEntry> ys_grads = internal::HeadGradients(caller, heads, head_grads, g);
   std::vector<NodeEntry> grads = internal::Gradient(g->heads, ys_grads, xs);
-  ModeScope mode(false, train_mode);
+  if (create_graph) internal::AttachValuesToTape(g);
+  ModeScope mode(create_graph, train_mode);
   return internal::RunGradientGraph(grads, g->values);
 }
 
@@ -443,7 +466,8 @@ void Backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
   HN_CHECK(!xs.empty(), kInvalidArgument)
       << "backward: no variable the heads were computed from wants a gradient (none was marked "
          "with AttachGrad, or all have grad_req null)";
-  std::vector<NDArray> grads = RunGradients(&g, "backward", heads, head_grads, xs, train_mode);
+  std::vector<NDArray> grads =
+      RunGradients(&g, "backward", heads, head_grads, xs, train_mode, /*create_graph=*/false);
   for (size_t i = 0; i < targets.size(); ++i) {
     NDArray& buffer = targets[i]->grad;
     if (targets[i]->grad_req == GradReq::kAdd) {
@@ -457,7 +481,7 @@ void Backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
 
 std::vector<NDArray> Grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads, bool retain_graph,
-                          bool train_mode) {
+                          bool train_mode, bool create_graph) {
   internal::TapeGraph g = internal::BuildTapeGraph("grad", heads);
   HN_CHECK(!variables.empty(), kInvalidArgument) << "grad: no variables given";
   std::vector<NodeEntry> xs;
@@ -472,7 +496,8 @@ std::vector<NDArray> Grad(const std::vector<NDArray>& heads, const std::vector<N
         << "grad: variable " << i << " is not reachable from the heads";
     xs.push_back(NodeEntry{it->second, 0, 0});
   }
-  std::vector<NDArray> grads = RunGradients(&g, "grad", heads, head_grads, xs, train_mode);
+  std::vector<NDArray> grads =
+      RunGradients(&g, "grad", heads, head_grads, xs, train_mode, create_graph);
   if (!retain_graph) internal::Release(g);
   return grads;
 }

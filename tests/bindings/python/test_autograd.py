@@ -102,8 +102,24 @@ def test_detach_and_grad():
     assert x.grad.asnumpy().tolist() == [0.0, 0.0, 0.0]  # grad() leaves the buffer alone
     [dx] = autograd.grad([z], [x])
     assert dx.asnumpy().tolist() == [2.0, 4.0, 6.0]
-    with pytest.raises(mx.UnsupportedError, match="create_graph"):
-        autograd.grad(z, x, create_graph=True)
+
+
+def test_second_order_with_create_graph():
+    # d2/dx2 x^3 = 6x through the recorded first gradient; retain_graph defaults to True.
+    x = nd.array([1.0, 2.0, -0.5])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.elemwise_mul(nd.elemwise_mul(x, x), x)
+        dx = autograd.grad(y, x, create_graph=True)
+    assert np.allclose(dx.asnumpy(), 3 * x.asnumpy() ** 2)
+    dx.backward()
+    assert np.allclose(x.grad.asnumpy(), 6 * x.asnumpy())
+    # A gradient op without a gradient of its own is named by the second backward.
+    with autograd.record():
+        z = x * x  # broadcast_mul: its gradient sums with _hn_reduce_sum_like
+        dz = autograd.grad(z, x, create_graph=True)
+    with pytest.raises(mx.UnsupportedError, match="_hn_reduce_sum_like"):
+        dz.backward()
 
 
 def test_split_heads_with_head_gradients():
@@ -182,3 +198,44 @@ def test_indexing_is_recorded():
         with pytest.raises(mx.UnsupportedError, match="integers and slices"):
             x[nd.array([0])]
     assert x[1].asnumpy().tolist() == [4.0, 5.0, 6.0]  # outside record(): a view, as before
+
+
+def test_hybridized_block_trains_as_one_graph():
+    # Hybridized, the block's Python forward runs once (the trace); every recorded step after it
+    # runs the planned forward and backward graphs, with the unhybridized gradients bit for bit.
+    from hybridnet.gluon import nn
+
+    class Net(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.fc1 = nn.Dense(8, activation="relu")
+                self.fc2 = nn.Dense(3)
+
+        def hybrid_forward(self, F, x):
+            calls.append(x)
+            h = self.fc1(x)
+            return self.fc2(F.broadcast_add(F.tanh(h) * h,
+                                            F.sum(F.sigmoid(x), axis=1, keepdims=True)))
+
+    calls = []
+    net = Net()
+    net.initialize()
+    rng = np.random.RandomState(0)
+    x = nd.array(rng.uniform(-1, 1, (4, 5)).astype(np.float32))
+    head = nd.array(rng.uniform(-1, 1, (4, 3)).astype(np.float32))
+    x.attach_grad()
+    results = []
+    for hybridized in (False, True):
+        net.hybridize(hybridized)
+        del calls[:]
+        for _ in range(3):
+            with autograd.record():
+                y = net(x)
+            y.backward(head)
+        results.append((len(calls), y.asnumpy(), x.grad.asnumpy().copy()))
+    (eager_calls, eager_y, eager_grad), (hybrid_calls, hybrid_y, hybrid_grad) = results
+    assert eager_calls == 3 and hybrid_calls == 1
+    assert np.abs(eager_grad).sum() > 0
+    assert np.array_equal(eager_y, hybrid_y)
+    assert np.array_equal(eager_grad, hybrid_grad)

@@ -9,6 +9,11 @@
 //   y = (*net)(x);             // traced once into a graph, then the cached executor runs
 //   net->Export("my_mlp");     // my_mlp-symbol.json + my_mlp-0000.params (MXNet 1.x format)
 //
+// Under autograd::Record() (or TrainMode) a hybridized block runs its traced graph in training
+// mode, and a recorded call is one node of the tape whose backward is the planned gradient graph,
+// built once: the gradients are those of the unhybridized block, bit for bit. Parameters take
+// part through Parameter::AttachGrad (grad_req write, add or null).
+//
 // A custom block overrides Forward (ordinary C++ over hybridnet::op functions); the MXNet
 // spelling HybridForward(F, x) is offered too. Names follow MXNet 1.x: a block's prefix is its
 // parent's prefix + alias + a per-parent counter ("hybridsequential0_dense0_"), assigned when the
@@ -40,6 +45,19 @@ struct HybridizeOptions {
 };
 
 class HybridBlock;
+
+}  // namespace gluon
+namespace internal {
+class CachedOp;  // imperative/cached_op.h
+}  // namespace internal
+namespace gluon {
+
+/// The training graphs of a hybridized block (for tests and benchmarks).
+struct TrainingStats {
+  size_t num_gradient_graphs = 0;  ///< forward+backward graphs built (gradient pass runs)
+  size_t num_forward_plans = 0;    ///< plans of the training forwards (one per input shape)
+  size_t num_backward_plans = 0;   ///< plans of the backwards (one per input shape)
+};
 
 /// A model or a part of one, as MXNet gluon's Block: children, parameters and a forward. Override
 /// Forward or ForwardMany; see the file comment.
@@ -200,6 +218,8 @@ class HybridBlock : public Block {
   virtual std::vector<std::string> InputNames(size_t num_inputs) const;
   /// Statistics of the cached executor (for tests and benchmarks).
   ExecutorStats CachedStats() const;
+  /// Statistics of the training graphs (calls under autograd recording or train mode).
+  TrainingStats CachedTrainingStats() const;
 
  protected:
   std::vector<NDArray> Apply(const std::vector<NDArray>& inputs) override;
@@ -221,6 +241,16 @@ class HybridBlock : public Block {
   size_t cached_num_inputs_ = 0;
   /// The executor running cached_graph_.
   std::unique_ptr<GraphExecutor> executor_;
+  /// Runs cached_graph_ under autograd recording or train mode: one forward+backward graph,
+  /// recorded on the tape as one node.
+  std::shared_ptr<::hybridnet::internal::CachedOp> cached_op_;
+  /// The parameters cached_graph_ reads, in the order of its variables after the data inputs.
+  std::vector<ParameterPtr> cached_params_;
+
+  /// Traces the forward for this input count unless traced already; completes deferred shapes.
+  void TraceFor(const std::vector<NDArray>& inputs);
+  /// Runs the cached graph in training mode or under recording (see cached_op_).
+  std::vector<NDArray> CallCachedTraining(const std::vector<NDArray>& inputs);
 };
 
 /// Runs its children one after another (shared by Sequential and HybridSequential).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hybridnet/autograd.h"
 #include "hybridnet/gluon/initializer.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
@@ -63,6 +64,13 @@ class Parameter {
 
   /// During a hybridize() trace the variable as a symbolic array, else data().
   NDArray Value();
+
+  /// Marks the value as an autograd variable with a new zero gradient buffer (MXNet's
+  /// grad_req: write, add or null), so backward through eager ops and hybridized blocks alike
+  /// stores its gradient. Needs an initialized value; re-marking starts a new buffer.
+  void AttachGrad(autograd::GradReq req = autograd::GradReq::kWrite);
+  /// The gradient buffer (MXNet's param.grad()), or a none array when AttachGrad was not called.
+  NDArray Grad() const;
 
  private:
   Block* owner_;

@@ -2,7 +2,8 @@
 // internal "_hn_fully_connected_act" (FullyConnected followed by an Activation, created by the
 // fusion pass) which runs the very same kernel and then the shared activation code in place, so
 // fused and unfused graphs give bit-identical results, and "_backward_FullyConnected", its
-// gradient (two matrix products and the bias's column sums).
+// gradient (two matrix products and the bias's column sums), itself differentiable (second
+// order).
 
 #include <algorithm>
 #include <cstring>
@@ -219,6 +220,36 @@ std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
   return grads;
 }
 
+// The gradient of _backward_FullyConnected (second order), with FullyConnected and itself. Its
+// outputs are dx = dy . W, dw = dy^T . x and db = the column sums of dy; from their gradients
+// gdx, gdw, gdb:
+//   d dy = gdx . W^T + x . gdw^T + gdb   (two FullyConnected, the second with gdb as bias)
+//   d x  = dy . gdw                      (the data gradient of backward(dy, x, gdw))
+//   d W  = dy^T . gdx                    (the weight gradient of backward(dy, gdx, W))
+//   d b  = 0                             (the bias is read for its shape only)
+std::vector<NodeEntry> FullyConnectedBackwardGradient(const std::shared_ptr<Node>& n,
+                                                      const std::vector<NodeEntry>& grads) {
+  internal::GradientBuilder g(n, grads);
+  const bool no_bias = g.attrs().Param<FullyConnectedParam>().no_bias;
+  AttrDict without_bias = g.attrs().dict;
+  without_bias["no_bias"] = "True";
+  const NodeEntry &dy = g.in(0), &x = g.in(1), &w = g.in(2);
+  const NodeEntry through_data = g.Op("FullyConnected", {g.out_grad(0), w}, without_bias);
+  const NodeEntry through_weight =
+      no_bias ? g.Op("FullyConnected", {x, g.out_grad(1)}, without_bias)
+              : g.Op("FullyConnected", {x, g.out_grad(1), g.out_grad(2)}, g.attrs().dict);
+  auto backward = [&](const NodeEntry& data, const NodeEntry& weight) {
+    std::vector<NodeEntry> inputs{dy, data, weight};
+    if (!no_bias) inputs.push_back(g.in(3));
+    return g.MakeNode("_backward_FullyConnected", std::move(inputs), g.attrs().dict);
+  };
+  std::vector<NodeEntry> result{g.Add(through_data, through_weight),
+                                NodeEntry{backward(x, g.out_grad(1)), 0, 0},
+                                NodeEntry{backward(g.out_grad(0), w), 1, 0}};
+  if (!no_bias) result.push_back(g.ZerosLike(g.in(3)));
+  return result;
+}
+
 // flatten=True: Gemm over the input flattened to (N, -1); flatten=False: MatMul over the last
 // axis. A (num_hidden, 1) bias is flattened to broadcast along the rows.
 void FullyConnectedOnnx(OnnxNodeContext* ctx) {
@@ -271,6 +302,7 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetInferShape(FullyConnectedBackwardShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(FullyConnectedBackwardCompute)
+      .SetGradient(FullyConnectedBackwardGradient)
       .SetInternal();
 
   r->Register("_hn_fully_connected_act")

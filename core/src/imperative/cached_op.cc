@@ -1,0 +1,311 @@
+// CachedOp (cached_op.h): the training graphs of a traced Symbol and the tape node of one call.
+#include "imperative/cached_op.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hybridnet/autograd.h"
+#include "hybridnet/executor.h"
+#include "imperative/autograd_tape.h"
+#include "ops/gradient_util.h"
+#include "pass/gradient.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+// Where the backward executor's data input i comes from on each call.
+struct BackwardFeed {
+  enum Kind { kHeadGrad, kSaved, kInput } kind;
+  size_t index;
+};
+
+}  // namespace
+
+struct TrainingGraph {
+  /// Runs the forward; returns the visible outputs, then the activations the backward reads.
+  std::unique_ptr<GraphExecutor> forward;
+  /// Runs the gradients of the inputs listed in grad_inputs; null when none needs one.
+  std::unique_ptr<GraphExecutor> backward;
+  size_t num_outputs = 0;
+  std::vector<BackwardFeed> feeds;  ///< per backward data input
+  std::vector<size_t> grad_inputs;  ///< forward inputs whose gradients backward gives, in order
+  /// Why there is no backward (an op without a gradient): reported when backward reaches the
+  /// call, as eager backward reports it, not when the forward runs.
+  std::string backward_error;
+};
+
+namespace {
+
+// One recorded call: what its backward reads (NodeAttrs::parsed of its tape node).
+struct CachedOpCall {
+  std::shared_ptr<TrainingGraph> graph;
+  std::vector<NDArray> inputs;  // the forward's inputs, detached
+  std::vector<NDArray> saved;   // the activations the backward reads
+};
+
+const CachedOpCall& CallOf(const NodeAttrs& attrs) {
+  return *static_cast<const CachedOpCall*>(attrs.parsed.get());
+}
+
+// The backward of a recorded call: out_grads (then the forward inputs, unread) in, the gradients
+// of grad_inputs out.
+void RunBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>&,
+                 const std::vector<TBlob>& out) {
+  const CachedOpCall& call = CallOf(attrs);
+  TrainingGraph& g = *call.graph;
+  std::vector<NDArray> data;
+  data.reserve(g.feeds.size());
+  for (const BackwardFeed& f : g.feeds) {
+    switch (f.kind) {
+      case BackwardFeed::kHeadGrad:
+        data.push_back(*ctx.input_arrays[f.index]);
+        break;
+      case BackwardFeed::kSaved:
+        data.push_back(call.saved[f.index]);
+        break;
+      case BackwardFeed::kInput:
+        data.push_back(call.inputs[f.index]);
+        break;
+    }
+  }
+  // The executor writes straight into the arrays Invoke allocated.
+  std::vector<NDArray> grads;
+  for (const TBlob& b : out) grads.push_back(NDArray::Wrap(b.shape, b.dtype, b.data, nullptr));
+  g.backward->Forward(data, &grads);
+}
+
+const Op& BackwardOp() {
+  static const Op* op = [] {
+    auto* o = new Op("_backward_CachedOp");
+    o->description =
+        "The backward of a hybridized block's recorded call: its planned gradient graph.";
+    o->get_num_inputs = [](const NodeAttrs& a) {
+      const CachedOpCall& call = CallOf(a);
+      return static_cast<uint32_t>(call.graph->num_outputs + call.inputs.size());
+    };
+    o->get_num_outputs = [](const NodeAttrs& a) {
+      return static_cast<uint32_t>(CallOf(a).graph->grad_inputs.size());
+    };
+    o->infer_shape = [](const NodeAttrs& a, std::vector<Shape>*, std::vector<Shape>* out) {
+      const CachedOpCall& call = CallOf(a);
+      for (size_t j = 0; j < out->size(); ++j)
+        (*out)[j] = call.inputs[call.graph->grad_inputs[j]].shape();
+      return true;
+    };
+    o->infer_type = [](const NodeAttrs& a, std::vector<DType>*, std::vector<DType>* out) {
+      const CachedOpCall& call = CallOf(a);
+      for (size_t j = 0; j < out->size(); ++j)
+        (*out)[j] = call.inputs[call.graph->grad_inputs[j]].dtype();
+      return true;
+    };
+    o->compute = RunBackward;
+    return o;
+  }();
+  return *op;
+}
+
+// The gradient of a recorded call: one _backward_CachedOp node reading the output gradients.
+std::vector<NodeEntry> CachedOpGradient(const std::shared_ptr<Node>& n,
+                                        const std::vector<NodeEntry>& dy) {
+  const TrainingGraph& g = *CallOf(n->attrs).graph;
+  HN_CHECK(g.backward_error.empty(), kUnsupported) << g.backward_error;
+  auto backward = std::make_shared<Node>();
+  backward->attrs.op = &BackwardOp();
+  backward->attrs.name = n->attrs.name + "_backward";
+  backward->attrs.parsed = n->attrs.parsed;
+  // The forward inputs are read too (the activations they gave are), so under create_graph the
+  // recorded backward depends on them and a second backward through it names this op.
+  backward->inputs = dy;
+  backward->inputs.insert(backward->inputs.end(), n->inputs.begin(), n->inputs.end());
+  GradientBuilder builder(n, dy);
+  std::vector<NodeEntry> grads;
+  size_t j = 0;
+  for (size_t i = 0; i < n->inputs.size(); ++i) {
+    // Inputs not in grad_inputs are constants of the tape: the gradient pass never reads these.
+    const bool given = j < g.grad_inputs.size() && g.grad_inputs[j] == i;
+    grads.push_back(given ? NodeEntry{backward, static_cast<uint32_t>(j++), 0}
+                          : builder.ZerosLike(n->inputs[i]));
+  }
+  return grads;
+}
+
+const Op& ForwardOp() {
+  static const Op* op = [] {
+    auto* o = new Op("_CachedOp");
+    o->description = "A hybridized block's call recorded as one node of the autograd tape.";
+    o->get_num_inputs = [](const NodeAttrs& a) {
+      return static_cast<uint32_t>(CallOf(a).inputs.size());
+    };
+    o->get_num_outputs = [](const NodeAttrs& a) {
+      return static_cast<uint32_t>(CallOf(a).graph->num_outputs);
+    };
+    o->gradient = CachedOpGradient;
+    return o;
+  }();
+  return *op;
+}
+
+constexpr char kHeadGradPrefix[] = "__hn_head_grad";
+constexpr char kSavedPrefix[] = "__hn_saved";
+
+// Splits the gradient graph `grads` off the forward graph (nodes in `forward_nodes`): the
+// gradient nodes are copied with each read of a forward op's output turned into a variable,
+// whose value the forward returns as an extra output (appended to forward->outputs). Returns the
+// backward graph; `feed_of` learns where each new variable's value comes from.
+Symbol SplitBackward(const std::vector<NodeEntry>& grads,
+                     const std::unordered_set<const Node*>& forward_nodes, Symbol* forward,
+                     std::map<std::string, BackwardFeed>* feed_of) {
+  std::map<std::pair<const Node*, uint32_t>, NodeEntry> saved;
+  std::unordered_map<const Node*, std::shared_ptr<Node>> copies;
+  auto map_entry = [&](const NodeEntry& e) -> NodeEntry {
+    const Node* n = e.node.get();
+    if (n->IsVariable()) return e;
+    if (!forward_nodes.count(n)) return NodeEntry{copies.at(n), e.index, e.version};
+    auto [slot, added] = saved.try_emplace({n, e.index});
+    if (added) {
+      auto var = std::make_shared<Node>();
+      var->attrs.name = kSavedPrefix + std::to_string(saved.size() - 1);
+      (*feed_of)[var->attrs.name] = BackwardFeed{BackwardFeed::kSaved, saved.size() - 1};
+      slot->second = NodeEntry{var, 0, 0};
+      forward->outputs.push_back(NodeEntry{e.node, e.index, 0});
+    }
+    return slot->second;
+  };
+  IndexedGraph bg(grads);
+  for (uint32_t nid = 0; nid < bg.num_nodes(); ++nid) {
+    const Node* n = bg[nid].node;
+    if (n->IsVariable() || forward_nodes.count(n)) continue;
+    auto copy = std::make_shared<Node>(*n);
+    for (auto& e : copy->inputs) e = map_entry(e);
+    copy->control_deps.clear();  // gradient nodes order themselves by data only
+    copies[n] = std::move(copy);
+  }
+  Symbol backward;
+  for (const NodeEntry& e : grads) backward.outputs.push_back(map_entry(e));
+  return backward;
+}
+
+}  // namespace
+
+CachedOp::CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name)
+    : graph_(std::move(graph)), input_names_(std::move(input_names)), name_(std::move(name)) {}
+
+size_t CachedOp::num_forward_plans() const {
+  size_t n = 0;
+  for (const auto& kv : graphs_) n += kv.second->forward->stats().num_plans;
+  return n;
+}
+
+size_t CachedOp::num_backward_plans() const {
+  size_t n = 0;
+  for (const auto& kv : graphs_)
+    if (kv.second->backward) n += kv.second->backward->stats().num_plans;
+  return n;
+}
+
+std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs_grad,
+                                                  bool is_train) {
+  auto key = std::make_pair(needs_grad, is_train);
+  auto it = graphs_.find(key);
+  if (it != graphs_.end()) return it->second;
+  auto g = std::make_shared<TrainingGraph>();
+  g->num_outputs = graph_.outputs.size();
+  // Every op runs its own kernel, as eagerly, in either mode: fusion would hide activations the
+  // backward reads.
+  ExecutorOptions options;
+  options.fuse = false;
+  options.is_train = is_train;
+  Symbol forward = graph_;
+  if (std::find(needs_grad.begin(), needs_grad.end(), true) != needs_grad.end()) {
+    IndexedGraph fg(graph_.outputs);
+    std::unordered_map<std::string, NodeEntry> variables;
+    std::unordered_set<const Node*> forward_nodes;
+    for (uint32_t nid = 0; nid < fg.num_nodes(); ++nid) {
+      forward_nodes.insert(fg[nid].node);
+      if (fg[nid].node->IsVariable())
+        variables[fg[nid].node->name()] = NodeEntry{fg[nid].owner, 0, 0};
+    }
+    std::vector<NodeEntry> xs, head_grads;
+    for (size_t i = 0; i < needs_grad.size(); ++i) {
+      if (!needs_grad[i]) continue;
+      xs.push_back(variables.at(input_names_[i]));
+      g->grad_inputs.push_back(i);
+    }
+    std::map<std::string, BackwardFeed> feed_of;
+    for (size_t i = 0; i < input_names_.size(); ++i)
+      feed_of[input_names_[i]] = BackwardFeed{BackwardFeed::kInput, i};
+    for (size_t k = 0; k < g->num_outputs; ++k) {
+      auto var = std::make_shared<Node>();
+      var->attrs.name = kHeadGradPrefix + std::to_string(k);
+      feed_of[var->attrs.name] = BackwardFeed{BackwardFeed::kHeadGrad, k};
+      head_grads.push_back(NodeEntry{var, 0, 0});
+    }
+    try {
+      Symbol backward = SplitBackward(Gradient(graph_.outputs, head_grads, xs), forward_nodes,
+                                      &forward, &feed_of);
+      std::vector<std::string> backward_inputs = backward.ListInputs();
+      for (const std::string& name : backward_inputs) g->feeds.push_back(feed_of.at(name));
+      g->backward = std::make_unique<GraphExecutor>(backward, backward_inputs,
+                                                    std::map<std::string, NDArray>{}, options);
+      ++num_gradient_graphs_;
+    } catch (const Error& e) {
+      if (e.code() != StatusCode::kUnsupported) throw;
+      g->backward_error = std::string(e.what()) + " (inside hybridized block " + name_ + ")";
+    }
+  }
+  g->forward = std::make_unique<GraphExecutor>(forward, input_names_,
+                                               std::map<std::string, NDArray>{}, options);
+  graphs_.emplace(std::move(key), g);
+  return g;
+}
+
+std::vector<NDArray> CachedOp::Run(const std::vector<NDArray>& inputs) {
+  HN_CHECK(inputs.size() == input_names_.size(), kInternal)
+      << name_ << ": the cached graph takes " << input_names_.size() << " inputs, got "
+      << inputs.size();
+  const bool recording = autograd::IsRecording();
+  std::vector<bool> needs_grad(inputs.size(), false);
+  std::vector<std::shared_ptr<TapeNode>> producers(inputs.size());
+  bool any = false;
+  for (size_t i = 0; i < inputs.size() && recording; ++i) {
+    const std::shared_ptr<TapeNode>& node = TapeAccess::Node(inputs[i]);
+    if (node == nullptr || node->released) continue;
+    if (node->IsVariable() && node->grad_req == autograd::GradReq::kNull) continue;
+    needs_grad[i] = true;
+    producers[i] = node;
+    any = true;
+  }
+  std::shared_ptr<TrainingGraph> g = GraphFor(needs_grad, autograd::IsTraining());
+  std::vector<NDArray> values = g->forward->Forward(inputs);
+  if (!any) {
+    values.resize(g->num_outputs);
+    return values;
+  }
+  auto call = std::make_shared<CachedOpCall>();
+  call->graph = g;
+  for (const NDArray& x : inputs) call->inputs.push_back(autograd::Detach(x));
+  call->saved.assign(values.begin() + static_cast<std::ptrdiff_t>(g->num_outputs), values.end());
+  values.resize(g->num_outputs);
+
+  auto node = std::make_shared<TapeNode>();
+  node->attrs.op = &ForwardOp();
+  node->attrs.name = name_;
+  node->attrs.parsed = call;
+  node->num_outputs = static_cast<uint32_t>(g->num_outputs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const uint32_t output = producers[i] ? TapeAccess::Output(inputs[i]) : 0;
+    node->inputs.emplace_back(std::move(producers[i]), output);
+    node->saved_inputs.push_back(call->inputs[i]);  // the backward node reads them (see above)
+  }
+  // The outputs are kept: the gradient of an output no head reads is zeros_like of it.
+  for (const NDArray& y : values) node->saved_outputs.push_back(autograd::Detach(y));
+  for (size_t k = 0; k < values.size(); ++k)
+    TapeAccess::Set(&values[k], node, static_cast<uint32_t>(k));
+  return values;
+}
+
+}  // namespace internal
+}  // namespace hybridnet

@@ -1,0 +1,56 @@
+// A traced graph run for training as planned graphs (MXNet's CachedOp): a hybridized block called
+// under autograd recording runs its forward as one planned graph and appears on the autograd tape
+// as ONE node, whose backward runs the planned gradient graph.
+//
+// The forward+backward graph is built once per set of inputs that need a gradient (the gradient
+// pass over the traced Symbol, shape-free) and split where the backward reads the forward: the
+// forward executor returns the visible outputs plus exactly the activations the backward reads,
+// kept with the tape node until its backward runs (or the tape is freed); the backward executor
+// reads them, the head gradients and the forward inputs. Each executor plans its memory per input
+// shape (buffers reused by liveness, in place where safe) and keeps the plans. Both run every op
+// with its own kernel in training mode, and the gradient pass sums contributions in the same
+// order as over the eager tape, so the gradients are bit-identical to eager backward.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+
+namespace hybridnet {
+namespace internal {
+
+struct TrainingGraph;  // cached_op.cc
+
+class CachedOp {
+ public:
+  /// `graph`: the traced forward; `input_names`: its variables in the order Run takes their
+  /// values (data inputs, then parameters and auxiliary states); `name` names the tape node.
+  CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name);
+
+  /// Runs the forward in the calling thread's training mode. While the thread records and an
+  /// input is on the tape with a gradient wanted, the outputs are recorded as one tape node.
+  std::vector<NDArray> Run(const std::vector<NDArray>& inputs);
+
+  /// Forward+backward graphs built so far (one per set of inputs needing a gradient and mode).
+  size_t num_gradient_graphs() const { return num_gradient_graphs_; }
+  /// Plans made by the forward and backward executors (one per input shape each).
+  size_t num_forward_plans() const;
+  size_t num_backward_plans() const;
+
+ private:
+  std::shared_ptr<TrainingGraph> GraphFor(const std::vector<bool>& needs_grad, bool is_train);
+
+  Symbol graph_;
+  std::vector<std::string> input_names_;
+  std::string name_;
+  std::map<std::pair<std::vector<bool>, bool>, std::shared_ptr<TrainingGraph>> graphs_;
+  size_t num_gradient_graphs_ = 0;
+};
+
+}  // namespace internal
+}  // namespace hybridnet
