@@ -72,5 +72,15 @@ std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
   return grads;
 }
 
+NodeEntry CopiedElementsGradient(const GradientBuilder& g, size_t input, AttrDict overrides) {
+  std::vector<NodeEntry> inputs;
+  for (size_t i = 0; i < g.attrs().op->NumInputs(g.attrs()); ++i) inputs.push_back(g.in(i));
+  inputs[input] = g.Op("_hn_index_like", {g.in(input)});
+  AttrDict attrs = g.attrs().dict;
+  for (auto& [key, value] : overrides) attrs[key] = value;
+  const NodeEntry source = g.Op(g.attrs().op->name, std::move(inputs), std::move(attrs));
+  return g.Op("_hn_scatter_add_like", {g.out_grad(0), source, g.in(input)});
+}
+
 }  // namespace internal
 }  // namespace hybridnet

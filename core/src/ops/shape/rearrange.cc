@@ -14,6 +14,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -690,6 +691,45 @@ void SpaceToDepthOnnx(OnnxNodeContext* ctx) {
 
 void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
 
+// ---------------------------------------------------------------------------------------------
+// Gradients (MXNet's: tile and repeat sum the copies, stack splits, the rest are their own
+// inverse or a reshape)
+
+using internal::GradientBuilder;
+
+std::vector<NodeEntry> CopiedGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0)};
+}
+
+// SwapAxis and reverse undo themselves.
+std::vector<NodeEntry> SelfInverseGradient(const std::shared_ptr<Node>& n,
+                                           const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op(g.attrs().op->name, {g.out_grad(0)}, g.attrs().dict)};
+}
+
+std::vector<NodeEntry> SqueezeGradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op("reshape_like", {g.out_grad(0), g.in(0)})};
+}
+
+std::vector<NodeEntry> StackGradient(const std::shared_ptr<Node>& n,
+                                     const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const StackParam& p = g.attrs().Param<StackParam>();
+  const std::shared_ptr<Node> parts = g.MakeNode("SliceChannel", {g.out_grad(0)},
+                                                 {{"num_outputs", std::to_string(p.num_args)},
+                                                  {"axis", std::to_string(p.axis)},
+                                                  {"squeeze_axis", "True"}});
+  std::vector<NodeEntry> grads;
+  for (int i = 0; i < p.num_args; ++i)
+    grads.push_back(NodeEntry{parts, static_cast<uint32_t>(i), 0});
+  return grads;
+}
+
 }  // namespace
 
 void RegisterRearrangeOps(OpRegistry* r) {
@@ -702,7 +742,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(TileShape)
       .SetInferType(ElemwiseType)
       .SetCompute(TileCompute)
-      .SetOnnx({"Tile", "Reshape"}, TileOnnx);
+      .SetOnnx({"Tile", "Reshape"}, TileOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("repeat")
       .Describe(
@@ -712,7 +753,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(RepeatShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(RepeatCompute);
+      .SetCompute(RepeatCompute)
+      .SetGradient(CopiedGradient);
 
   r->Register("stack")
       .Describe("Joins num_args arrays of one shape along a new axis inserted at position axis.")
@@ -726,7 +768,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(StackShape)
       .SetInferType(ElemwiseType)
       .SetCompute(StackCompute)
-      .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx);
+      .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx)
+      .SetGradient(StackGradient);
 
   r->Register("squeeze")
       .Describe(
@@ -739,7 +782,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetCompute(internal::ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Reshape"}, SqueezeOnnx);
+      .SetOnnx({"Reshape"}, SqueezeOnnx)
+      .SetGradient(SqueezeGradient);
 
   r->Register("SwapAxis")
       .Describe("Interchanges two axes of the input (a copy in the new order).")
@@ -749,7 +793,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(SwapAxisShape)
       .SetInferType(ElemwiseType)
       .SetCompute(SwapAxisCompute)
-      .SetOnnx({"Transpose"}, SwapAxisOnnx);
+      .SetOnnx({"Transpose"}, SwapAxisOnnx)
+      .SetGradient(SelfInverseGradient);
 
   r->Register("reverse")
       .Describe("Reverses the order of the elements along each listed axis.")
@@ -759,7 +804,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(ReverseShape)
       .SetInferType(ElemwiseType)
       .SetCompute(ReverseCompute)
-      .SetOnnx({"Slice", "Identity"}, ReverseOnnx);
+      .SetOnnx({"Slice", "Identity"}, ReverseOnnx)
+      .SetGradient(SelfInverseGradient);
 
   r->Register("depth_to_space")
       .Describe(

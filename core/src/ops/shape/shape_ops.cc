@@ -484,6 +484,59 @@ void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   }
 }
 
+// _backward_Concat: (out_grad, the Concat's inputs, for their shapes) -> each input's part of
+// out_grad (MXNet's _backward_Concat).
+bool ConcatBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> forward_in(in->begin() + 1, in->end());
+  for (size_t i = 0; i < forward_in.size(); ++i) {
+    if ((*out)[i].ndim() != 0) AssignShape(attrs, &forward_in, i, (*out)[i], "input");
+  }
+  std::vector<Shape> forward_out{(*in)[0]};
+  const bool known = ConcatShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) {
+    (*in)[i + 1] = forward_in[i];
+    if (forward_in[i].ndim() != 0) AssignShape(attrs, out, i, forward_in[i], "output");
+  }
+  return known;
+}
+
+bool ConcatBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  std::vector<DType> grads{(*in)[0]};
+  grads.insert(grads.end(), out->begin(), out->end());
+  std::vector<DType> none;
+  const bool known = ElemwiseType(attrs, &grads, &none);
+  (*in)[0] = grads[0];
+  std::copy(grads.begin() + 1, grads.end(), out->begin());
+  for (size_t i = 1; i < in->size(); ++i) {
+    if ((*in)[i] == DType::kUnknown) return false;
+  }
+  return known;
+}
+
+void ConcatBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<TBlob>& out) {
+  const Shape& gshape = in[0].shape;
+  const int dim = attrs.Param<ConcatParam>().dim;
+  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(gshape.ndim()) : dim);
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= gshape[i];
+  for (size_t i = axis + 1; i < gshape.ndim(); ++i) inner *= gshape[i];
+  const int64_t grad_row = gshape[axis] * inner;
+  const int64_t size = static_cast<int64_t>(DTypeSize(in[0].dtype));
+  const auto* g = static_cast<const uint8_t*>(in[0].data);
+  int64_t col = 0;
+  for (const TBlob& b : out) {
+    const int64_t row = b.shape[axis] * inner;
+    auto* x = static_cast<uint8_t*>(b.data);
+    for (int64_t o = 0; o < outer; ++o) {
+      std::memcpy(x + o * row * size, g + (o * grad_row + col) * size,
+                  static_cast<size_t>(row * size));
+    }
+    col += row;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // SliceChannel
 
@@ -649,6 +702,18 @@ std::vector<NodeEntry> TransposeGradient(const std::shared_ptr<Node>& n,
   return {g.Op("transpose", {g.out_grad(0)}, {{"axes", Shape(inverse).ToString()}})};
 }
 
+std::vector<NodeEntry> ConcatGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const int num_args = g.attrs().Param<ConcatParam>().num_args;
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  for (int i = 0; i < num_args; ++i) inputs.push_back(g.in(static_cast<size_t>(i)));
+  const std::shared_ptr<Node> parts = g.MakeNode("_backward_Concat", inputs, g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (int i = 0; i < num_args; ++i) grads.push_back(NodeEntry{parts, static_cast<uint32_t>(i), 0});
+  return grads;
+}
+
 // The parts' gradients joined back along the axis (MXNet's split gradient, a Concat).
 std::vector<NodeEntry> SliceChannelGradient(const std::shared_ptr<Node>& n,
                                             const std::vector<NodeEntry>& dy) {
@@ -731,7 +796,28 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferShape(ConcatShape)
       .SetInferType(ElemwiseType)
       .SetCompute(ConcatCompute)
-      .SetOnnx({"Concat"}, ConcatOnnx);
+      .SetOnnx({"Concat"}, ConcatOnnx)
+      .SetGradient(ConcatGradient);
+
+  r->Register("_backward_Concat")
+      .Describe("The gradient of Concat: out_grad cut into the parts of the inputs' shapes.")
+      .SetParam<ConcatParam>()
+      .SetInputNames([](const NodeAttrs& attrs) {
+        std::vector<std::string> names{"out_grad"};
+        for (int i = 0; i < attrs.Param<ConcatParam>().num_args; ++i)
+          names.push_back("arg" + std::to_string(i));
+        return names;
+      })
+      .SetNumInputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args) + 1;
+      })
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
+      })
+      .SetInferShape(ConcatBackwardShape)
+      .SetInferType(ConcatBackwardType)
+      .SetCompute(ConcatBackwardCompute)
+      .SetInternal();
 
   r->Register("SliceChannel")
       .Describe("Splits the input along axis into num_outputs equal parts.")
