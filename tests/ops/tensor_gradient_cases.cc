@@ -1,7 +1,8 @@
 // Conformance cases for the internal ops the gradients of the tensor, indexing and linear-algebra
 // ops are built from (never in a model file): _hn_index_like and _hn_scatter_add_like (the
-// gradient of every op that copies elements), _backward_Embedding and _backward_Concat. The
-// gradients themselves are checked by the harness's OpGradient tests on the forward ops' cases.
+// gradient of every op that copies elements), _backward_Embedding, _backward_Concat and
+// _backward_dot. The gradients themselves are checked by the harness's OpGradient tests on the
+// forward ops' cases.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -67,6 +68,56 @@ RefFn ConcatBackwardRef(size_t axis) {
   };
 }
 
+// dot's operands as matrices (dot.cc): op(A) is m x k, op(B) k x n; element (r, c) of op(X) is
+// stored at Stored(r, c).
+struct DotMatrix {
+  int64_t rows, cols;  // as stored
+  bool transposed;
+  int64_t Stored(int64_t r, int64_t c) const { return transposed ? c * cols + r : r * cols + c; }
+};
+
+DotMatrix MatrixOf(const Shape& s, bool leading_free, bool transposed) {
+  int64_t lead = 1;
+  for (size_t i = 0; i + 1 < s.ndim(); ++i) lead *= s[i];
+  int64_t rest = 1;
+  for (size_t i = 1; i < s.ndim(); ++i) rest *= s[i];
+  return leading_free ? DotMatrix{lead, s[s.ndim() - 1], transposed}
+                      : DotMatrix{s[0], rest, transposed};
+}
+
+// (out_grad, lhs, rhs) -> d lhs = dC op(B)^T, d rhs = op(A)^T dC, in the stored layouts.
+RefFn DotBackwardRef(bool ta, bool tb) {
+  return [ta, tb](const std::vector<RefTensor>& in) {
+    const RefTensor &dc = in[0], &a = in[1], &b = in[2];
+    RefTensor da(a.shape), db(b.shape);
+    if (a.shape.ndim() == 1 && b.shape.ndim() == 1) {
+      for (int64_t i = 0; i < a.size(); ++i) {
+        da[i] = dc[0] * b[i];
+        db[i] = dc[0] * a[i];
+      }
+      return std::vector<RefTensor>{da, db};
+    }
+    const DotMatrix ma = MatrixOf(a.shape, !ta, ta), mb = MatrixOf(b.shape, tb, tb);
+    const int64_t m = ta ? ma.cols : ma.rows, k = ta ? ma.rows : ma.cols;
+    const int64_t n = tb ? mb.rows : mb.cols;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t p = 0; p < k; ++p) {
+        double acc = 0;
+        for (int64_t j = 0; j < n; ++j) acc += dc[i * n + j] * b[mb.Stored(p, j)];
+        da[ma.Stored(i, p)] = acc;
+      }
+    }
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t i = 0; i < m; ++i) acc += a[ma.Stored(i, p)] * dc[i * n + j];
+        db[mb.Stored(p, j)] = acc;
+      }
+    }
+    return std::vector<RefTensor>{da, db};
+  };
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(TensorGradientOps) {
@@ -117,6 +168,23 @@ HN_CONFORMANCE_CASES(TensorGradientOps) {
   cases->push_back(Internal(WithDTypes(Case("_backward_Concat", {{"num_args", "1"}, {"dim", "0"}},
                                             {{4, 2}, {4, 2}}, ConcatBackwardRef(0), "one_input"),
                                        {f64, f64})));
+
+  cases->push_back(
+      Internal(Case("_backward_dot", {}, {{3, 5}, {3, 4}, {4, 5}}, DotBackwardRef(false, false))));
+  cases->push_back(Internal(Case("_backward_dot", {{"transpose_a", "True"}},
+                                 {{3, 5}, {4, 3}, {4, 5}}, DotBackwardRef(true, false), "ta")));
+  cases->push_back(Internal(Case("_backward_dot", {{"transpose_b", "True"}},
+                                 {{3, 5}, {3, 4}, {5, 4}}, DotBackwardRef(false, true), "tb")));
+  cases->push_back(
+      Internal(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                    {{3, 5}, {4, 3}, {5, 4}}, DotBackwardRef(true, true), "ta_tb")));
+  cases->push_back(Internal(
+      Case("_backward_dot", {}, {{1}, {6}, {6}}, DotBackwardRef(false, false), "vectors")));
+  cases->push_back(Internal(Case("_backward_dot", {}, {{2, 3, 5, 2}, {2, 3, 4}, {4, 5, 2}},
+                                 DotBackwardRef(false, false), "nd")));
+  cases->push_back(
+      Internal(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                    {{3, 2, 5}, {4, 3, 2}, {5, 4}}, DotBackwardRef(true, true), "nd_ta_tb")));
 }
 
 HN_ERROR_CASES(TensorGradientOps) {
@@ -127,6 +195,8 @@ HN_ERROR_CASES(TensorGradientOps) {
       Rejected("_backward_Embedding", {{"input_dim", "4"}, {"output_dim", "2"}, {"dtype", "int32"}},
                {{3, 2}, {3}}, StatusCode::kUnsupported, {"_backward_Embedding(node)", "int32"},
                {DType::kInt32, DType::kFloat32}));
+  cases->push_back(Rejected("_backward_dot", {}, {{3, 5}, {3, 4}, {3, 5}}, StatusCode::kShapeError,
+                            {"_backward_dot(node)", "(3, 4)", "(3, 5)"}));
 }
 
 }  // namespace conformance
