@@ -692,8 +692,9 @@ void SpaceToDepthOnnx(OnnxNodeContext* ctx) {
 void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
 
 // ---------------------------------------------------------------------------------------------
-// Gradients (MXNet's: tile and repeat sum the copies, stack splits, the rest are their own
-// inverse or a reshape)
+// Gradients (MXNet's): tile, repeat, depth_to_space, space_to_depth and diag add the output
+// gradient back where each element was copied from; stack splits it and _split_v2 joins its
+// parts; SwapAxis and reverse are their own inverse, squeeze a reshape.
 
 using internal::GradientBuilder;
 
@@ -714,6 +715,20 @@ std::vector<NodeEntry> SqueezeGradient(const std::shared_ptr<Node>& n,
                                        const std::vector<NodeEntry>& dy) {
   GradientBuilder g(n, dy);
   return {g.Op("reshape_like", {g.out_grad(0), g.in(0)})};
+}
+
+// _split_v2: the parts' gradients joined back along the axis (MXNet's _split_v2_backward).
+std::vector<NodeEntry> SplitV2Gradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const SplitV2Param& p = g.attrs().Param<SplitV2Param>();
+  const std::string axis = std::to_string(p.axis);
+  std::vector<NodeEntry> parts;
+  for (const NodeEntry& part : dy) {
+    parts.push_back(p.squeeze_axis ? g.Op("expand_dims", {part}, {{"axis", axis}}) : part);
+  }
+  const std::string count = std::to_string(parts.size());
+  return {g.Op("Concat", std::move(parts), {{"dim", axis}, {"num_args", count}})};
 }
 
 std::vector<NodeEntry> StackGradient(const std::shared_ptr<Node>& n,
@@ -817,7 +832,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(DepthSpaceShape<true>)
       .SetInferType(ElemwiseType)
       .SetCompute(DepthSpaceCompute<true>)
-      .SetOnnx({"DepthToSpace"}, DepthToSpaceOnnx);
+      .SetOnnx({"DepthToSpace"}, DepthToSpaceOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("space_to_depth")
       .Describe("The inverse of depth_to_space: (N, C, H, W) -> (N, C * b^2, H / b, W / b).")
@@ -826,7 +842,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(DepthSpaceShape<false>)
       .SetInferType(ElemwiseType)
       .SetCompute(DepthSpaceCompute<false>)
-      .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx);
+      .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("_split_v2")
       .Describe(
@@ -837,7 +854,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetNumOutputs(SplitV2NumOutputs)
       .SetInferShape(SplitV2Shape)
       .SetInferType(ElemwiseType)
-      .SetCompute(SplitV2Compute);
+      .SetCompute(SplitV2Compute)
+      .SetGradient(SplitV2Gradient);
 
   r->Register("diag")
       .Describe(
@@ -847,7 +865,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(DiagShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(DiagCompute);
+      .SetCompute(DiagCompute)
+      .SetGradient(CopiedGradient);
 }
 
 }  // namespace hybridnet
