@@ -460,28 +460,40 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   return known;
 }
 
-void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   const std::vector<TBlob>& out) {
-  const Shape& oshape = out[0].shape;
+// Copies between the joined array and its parts along Concat's dim, as bytes (every dtype joins
+// the same way; CenterNet concatenates int64 shapes): into `joined` when `join`, else out of it.
+void CopyConcatParts(const NodeAttrs& attrs, const TBlob& joined, const std::vector<TBlob>& parts,
+                     bool join) {
+  const Shape& shape = joined.shape;
   const int dim = attrs.Param<ConcatParam>().dim;
-  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(oshape.ndim()) : dim);
+  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(shape.ndim()) : dim);
   int64_t outer = 1, inner = 1;
-  for (size_t i = 0; i < axis; ++i) outer *= oshape[i];
-  for (size_t i = axis + 1; i < oshape.ndim(); ++i) inner *= oshape[i];
-  const int64_t out_row = oshape[axis] * inner;
-  // Bytes: every dtype joins the same way (CenterNet concatenates int64 shapes).
-  const int64_t size = static_cast<int64_t>(DTypeSize(out[0].dtype));
-  auto* y = static_cast<uint8_t*>(out[0].data);
+  for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.ndim(); ++i) inner *= shape[i];
+  const int64_t joined_row = shape[axis] * inner;
+  const int64_t size = static_cast<int64_t>(DTypeSize(joined.dtype));
+  auto* all = static_cast<uint8_t*>(joined.data);
   int64_t col = 0;
-  for (const TBlob& b : in) {
+  for (const TBlob& b : parts) {
     const int64_t row = b.shape[axis] * inner;
-    const auto* x = static_cast<const uint8_t*>(b.data);
+    auto* part = static_cast<uint8_t*>(b.data);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + (o * out_row + col) * size, x + o * row * size,
-                  static_cast<size_t>(row * size));
+      uint8_t* in_joined = all + (o * joined_row + col) * size;
+      uint8_t* in_part = part + o * row * size;
+      const size_t bytes = static_cast<size_t>(row * size);
+      if (join) {
+        std::memcpy(in_joined, in_part, bytes);
+      } else {
+        std::memcpy(in_part, in_joined, bytes);
+      }
     }
     col += row;
   }
+}
+
+void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<TBlob>& out) {
+  CopyConcatParts(attrs, out[0], in, true);
 }
 
 // _backward_Concat: (out_grad, the Concat's inputs, for their shapes) -> each input's part of
@@ -516,25 +528,7 @@ bool ConcatBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vec
 
 void ConcatBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
-  const Shape& gshape = in[0].shape;
-  const int dim = attrs.Param<ConcatParam>().dim;
-  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(gshape.ndim()) : dim);
-  int64_t outer = 1, inner = 1;
-  for (size_t i = 0; i < axis; ++i) outer *= gshape[i];
-  for (size_t i = axis + 1; i < gshape.ndim(); ++i) inner *= gshape[i];
-  const int64_t grad_row = gshape[axis] * inner;
-  const int64_t size = static_cast<int64_t>(DTypeSize(in[0].dtype));
-  const auto* g = static_cast<const uint8_t*>(in[0].data);
-  int64_t col = 0;
-  for (const TBlob& b : out) {
-    const int64_t row = b.shape[axis] * inner;
-    auto* x = static_cast<uint8_t*>(b.data);
-    for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(x + o * row * size, g + (o * grad_row + col) * size,
-                  static_cast<size_t>(row * size));
-    }
-    col += row;
-  }
+  CopyConcatParts(attrs, in[0], out, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -702,6 +696,7 @@ std::vector<NodeEntry> TransposeGradient(const std::shared_ptr<Node>& n,
   return {g.Op("transpose", {g.out_grad(0)}, {{"axes", Shape(inverse).ToString()}})};
 }
 
+// Each input gets its part of the output gradient (_backward_Concat, MXNet's).
 std::vector<NodeEntry> ConcatGradient(const std::shared_ptr<Node>& n,
                                       const std::vector<NodeEntry>& dy) {
   GradientBuilder g(n, dy);
