@@ -279,8 +279,9 @@ HN_CONFORMANCE_CASES(GatherScatter) {
   // indices (1, 4): axis 0 of (5, 3); (2, 3): axes 0 and 1 of (3, 4, 2).
   // Float indices at the ends of an axis leave it under a finite-difference step (an error), so
   // the gradient is checked with int32 indices ("int_indices").
-  const std::string ends = "float indices at the ends of the axis: a finite-difference step "
-                           "moves them out of range, which gather_nd rejects";
+  const std::string ends =
+      "float indices at the ends of the axis: a finite-difference step "
+      "moves them out of range, which gather_nd rejects";
   OpCase one = WithGen(Case("gather_nd", {}, {{5, 3}, {1, 4}}, GatherNDRef()), in_range({5}));
   one.gradient_skip = ends;
   cases->push_back(one);
