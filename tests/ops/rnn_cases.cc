@@ -152,6 +152,60 @@ OpCase RNNCase(RNNSpec s, int64_t T, int64_t N, int64_t I, std::string note) {
   return c;
 }
 
+// _backward_RNN's case: (output gradients, RNN's inputs) -> the gradients of data, parameters
+// and states, here the central differences of sum_k <dy_k, RNNRef(x)_k> (in doubles, exact to
+// ~1e-9 on these small cases).
+OpCase RNNBackwardCase(RNNSpec s, int64_t T, int64_t N, int64_t I, std::string note) {
+  const OpCase forward = RNNCase(s, T, N, I, note);
+  const int64_t D = s.bidirectional ? 2 : 1;
+  const size_t num_outputs = !s.state_outputs ? 1 : s.mode == "lstm" ? 3 : 2;
+  std::vector<Shape> shapes{{T, N, D * s.hidden}};
+  for (size_t k = 1; k < num_outputs; ++k) shapes.push_back({s.layers * D, N, s.hidden});
+  shapes.insert(shapes.end(), forward.inputs.begin(), forward.inputs.end());
+  const size_t float_inputs = s.mode == "lstm" ? 4 : 3;
+  const RefFn rnn = RNNRef(s);
+  OpCase c = Case(
+      "_backward_RNN", forward.attrs, shapes,
+      [rnn, num_outputs, float_inputs](const std::vector<RefTensor>& in) {
+        const std::vector<RefTensor> dy(in.begin(), in.begin() + num_outputs);
+        std::vector<RefTensor> x(in.begin() + num_outputs, in.end());
+        auto objective = [&]() {
+          const std::vector<RefTensor> y = rnn(x);
+          double sum = 0;
+          for (size_t k = 0; k < num_outputs; ++k)
+            for (int64_t j = 0; j < y[k].size(); ++j) sum += dy[k][j] * y[k][j];
+          return sum;
+        };
+        std::vector<RefTensor> grads;
+        for (size_t i = 0; i < float_inputs; ++i) {
+          RefTensor g(x[i].shape);
+          for (int64_t j = 0; j < g.size(); ++j) {
+            const double at = x[i][j], step = 1e-6;
+            x[i][j] = at + step;
+            const double up = objective();
+            x[i][j] = at - step;
+            const double down = objective();
+            x[i][j] = at;
+            g[j] = (up - down) / (2 * step);
+          }
+          grads.push_back(g);
+        }
+        return grads;
+      },
+      note);
+  c.check_json = false;
+  c.dtypes = std::vector<DType>(shapes.size(), DType::kFloat64);
+  if (s.lengths) c.dtypes.back() = DType::kInt32;
+  const size_t len_input = shapes.size() - 1;
+  c.gen = [s, T, len_input](std::mt19937& rng, size_t input, int64_t) {
+    if (s.lengths && input == len_input)
+      return static_cast<double>(std::uniform_int_distribution<int64_t>(1, T)(rng));
+    return std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+  };
+  c.atol = 1e-7;
+  return c;
+}
+
 HN_CONFORMANCE_CASES(RNN) {
   cases->push_back(RNNCase({"lstm", 1, 3, false, false, false}, 4, 2, 3, "lstm"));
   cases->push_back(RNNCase({"lstm", 2, 3, true, true, false}, 5, 2, 4, "lstm_2layer_bi_states"));
@@ -168,6 +222,14 @@ HN_CONFORMANCE_CASES(RNN) {
   OpCase f64 = RNNCase({"rnn_tanh", 1, 2, false, true, false}, 3, 2, 2, "float64");
   f64.dtypes = std::vector<DType>(3, DType::kFloat64);
   cases->push_back(f64);
+
+  cases->push_back(RNNBackwardCase({"lstm", 2, 2, true, true, false}, 3, 2, 2, "lstm_2layer_bi"));
+  cases->push_back(RNNBackwardCase({"lstm", 1, 2, false, false, false}, 3, 2, 3, "lstm"));
+  cases->push_back(RNNBackwardCase({"gru", 2, 2, true, true, false}, 3, 2, 2, "gru_2layer_bi"));
+  cases->push_back(RNNBackwardCase({"rnn_tanh", 2, 3, false, true, false}, 3, 2, 2, "tanh"));
+  cases->push_back(RNNBackwardCase({"rnn_relu", 1, 3, true, false, false}, 3, 2, 2, "relu_bi"));
+  cases->push_back(RNNBackwardCase({"lstm", 1, 2, true, true, true}, 4, 3, 2, "lstm_lengths"));
+  cases->push_back(RNNBackwardCase({"gru", 2, 2, false, true, true}, 4, 3, 2, "gru_lengths"));
 
   cases->push_back(Case("_rnn_param_concat", {{"num_args", "3"}, {"dim", "0"}}, {{6}, {4}, {3}},
                         [](const std::vector<RefTensor>& in) {

@@ -180,6 +180,10 @@ HN_CONFORMANCE_CASES(Statistics) {
   cases->push_back(WithDTypes(
       WithGen(Case("nanprod", {{"axis", "1"}}, {s}, NanProd({1}), "int64"), Integers(-4, 4)),
       {i64}));
+  // Without NaNs: the cases the gradient check can difference (finite inputs only).
+  cases->push_back(Case("nansum", {{"axis", "(0, 2)"}}, {s}, NanSum({0, 2}), "finite"));
+  cases->push_back(
+      WithGen(Case("nanprod", {{"axis", "1"}}, {s}, NanProd({1}), "finite"), Uniform(0.5, 1.5)));
 
   cases->push_back(Case("norm", {}, {s}, Norm(2)));
   cases->push_back(Case("norm", {{"ord", "1"}, {"axis", "1"}}, {s}, Norm(1, {1}), "l1_axis"));

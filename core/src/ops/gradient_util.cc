@@ -72,5 +72,30 @@ std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
   return grads;
 }
 
+NodeEntry CopiedElementsGradient(const GradientBuilder& g, size_t input, AttrDict overrides) {
+  std::vector<NodeEntry> inputs;
+  for (size_t i = 0; i < g.attrs().op->NumInputs(g.attrs()); ++i) inputs.push_back(g.in(i));
+  inputs[input] = g.Op("_hn_index_like", {g.in(input)});
+  AttrDict attrs = g.attrs().dict;
+  for (auto& [key, value] : overrides) attrs[key] = value;
+  const NodeEntry source = g.Op(g.attrs().op->name, std::move(inputs), std::move(attrs));
+  return g.Op("_hn_scatter_add_like", {g.out_grad(0), source, g.in(input)});
+}
+
+std::vector<NodeEntry> MatrixProductGradient(const GradientBuilder& g, const std::string& product,
+                                             bool ta, bool tb, const NodeEntry& dc,
+                                             const AttrDict& attrs) {
+  auto multiply = [&](const NodeEntry& x, const NodeEntry& y, bool tx, bool ty) {
+    AttrDict a = attrs;
+    a["transpose_a"] = tx ? "True" : "False";
+    a["transpose_b"] = ty ? "True" : "False";
+    return g.Op(product, {x, y}, std::move(a));
+  };
+  const NodeEntry& a = g.in(0);
+  const NodeEntry& b = g.in(1);
+  return {ta ? multiply(b, dc, tb, true) : multiply(dc, b, false, !tb),
+          tb ? multiply(dc, a, true, ta) : multiply(a, dc, !ta, false)};
+}
+
 }  // namespace internal
 }  // namespace hybridnet

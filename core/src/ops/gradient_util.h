@@ -85,5 +85,21 @@ std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,
 std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
                                         const std::vector<NodeEntry>& out_grads);
 
+/// The gradient of input `input` of an op that only copies elements of it (tile, take, Pad,
+/// slice_axis, ...): every element of output 0's gradient is added to the input element it was
+/// copied from. The op itself, run with its own attributes (changed by `overrides`) on the
+/// input's element numbers 1..n (_hn_index_like), says which element that is, so clip and wrap
+/// modes, negative indices and edge padding are the forward's; a 0 there (Pad's
+/// constant_value=0) marks an output element copied from no input element.
+NodeEntry CopiedElementsGradient(const GradientBuilder& g, size_t input, AttrDict overrides = {});
+
+/// The gradients of A and B (inputs 0 and 1) of a matrix product C = op(A) op(B) made by the op
+/// `product` (batch_dot, _linalg_gemm2) with transpose_a/transpose_b `ta`/`tb`, given C's
+/// gradient `dc`: each is one more such product (dC op(B)^T, op(A)^T dC, laid out as A and B
+/// are), with `attrs` (alpha, axis) added to its transposes.
+std::vector<NodeEntry> MatrixProductGradient(const GradientBuilder& g, const std::string& product,
+                                             bool ta, bool tb, const NodeEntry& dc,
+                                             const AttrDict& attrs = {});
+
 }  // namespace internal
 }  // namespace hybridnet

@@ -265,11 +265,11 @@ std::vector<NodeEntry> NegativeGradient(const std::shared_ptr<Node>& n,
   return {g.Negative(g.out_grad(0))};
 }
 
-// 1 where a_min < x < a_max, else 0 (MXNet's _backward_clip).
+// 1 where a_min <= x <= a_max, else 0: MXNet's _backward_clip passes the gradient at the bounds.
 NodeEntry ClipDerivative(const GradientBuilder& g) {
   const ClipParam& p = g.attrs().Param<ClipParam>();
-  return g.Mul(g.Scalar("_greater_scalar", g.in(0), p.a_min),
-               g.Scalar("_lesser_scalar", g.in(0), p.a_max));
+  return g.Mul(g.Scalar("_greater_equal_scalar", g.in(0), p.a_min),
+               g.Scalar("_lesser_equal_scalar", g.in(0), p.a_max));
 }
 
 // alpha where 0 < y < 1, else 0.

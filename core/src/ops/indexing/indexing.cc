@@ -16,6 +16,8 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/indexing/index_util-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -735,6 +737,83 @@ void TakeOnnx(OnnxNodeContext* ctx) {
   ctx->Add("Gather", {a.name, index}, {{"axis", axis}}, ctx->out(0).name);
 }
 
+// ---------------------------------------------------------------------------------------------
+// _hn_index_like, _hn_scatter_add_like: the gradient of ops that copy elements
+// (internal::CopiedElementsGradient). Element numbers are float64, exact up to 2^53 elements.
+
+bool IndexLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if ((*in)[0].ndim() != 0) AssignShape(attrs, out, 0, (*in)[0], "output");
+  if ((*out)[0].ndim() != 0) AssignShape(attrs, in, 0, (*out)[0], "input");
+  return (*out)[0].IsKnown();
+}
+
+bool IndexLikeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == DType::kFloat64, kTypeError)
+      << DescribeNode(attrs) << ": the output is float64, not " << DTypeName((*out)[0]);
+  (*out)[0] = DType::kFloat64;
+  return (*in)[0] != DType::kUnknown;
+}
+
+// 1, 2, ..., n: 0 is left to mean "no element" in what the copying op makes of them.
+void IndexLikeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
+                      const std::vector<TBlob>& out) {
+  double* y = out[0].ptr<double>();
+  for (int64_t i = 0; i < out[0].Size(); ++i) y[i] = static_cast<double>(i + 1);
+}
+
+// (grad, source, like): grad and source have one shape, the output like's.
+bool ScatterAddLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  if ((*in)[0].ndim() != 0) AssignShape(attrs, in, 1, (*in)[0], "input");
+  if ((*in)[1].ndim() != 0) AssignShape(attrs, in, 0, (*in)[1], "input");
+  if ((*in)[2].ndim() != 0) AssignShape(attrs, out, 0, (*in)[2], "output");
+  if ((*out)[0].ndim() != 0) AssignShape(attrs, in, 2, (*out)[0], "input");
+  return internal::AllKnown(*in);
+}
+
+bool ScatterAddLikeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  std::vector<DType> grad{(*in)[0]};
+  const bool known = internal::NumericType(attrs, &grad, out);
+  (*in)[0] = grad[0];
+  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == DType::kFloat64, kTypeError)
+      << DescribeNode(attrs) << ": source has dtype " << DTypeName((*in)[1]) << ", not float64";
+  (*in)[1] = DType::kFloat64;
+  return known && (*in)[2] != DType::kUnknown;
+}
+
+void ScatterAddLikeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<TBlob>& out) {
+  const double* source = in[1].ptr<const double>();
+  const int64_t n = out[0].Size();
+  internal::SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* grad = in[0].ptr<const T>();
+    T* y = out[0].ptr<T>();
+    std::fill(y, y + n, T(0));
+    for (int64_t i = 0; i < in[0].Size(); ++i) {
+      const int64_t j = static_cast<int64_t>(source[i]);
+      if (j == 0) continue;
+      HN_CHECK(j >= 1 && j <= n, kInternal)
+          << DescribeNode(attrs) << ": element number " << j << " outside 1.." << n;
+      y[j - 1] += grad[i];
+    }
+  });
+}
+
+// take, pick, gather_nd: the output gradient added back where each element was read (MXNet's
+// _backward_take / _backward_pick / _backward_gather_nd); the indices get zeros.
+std::vector<NodeEntry> GatherGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0), g.ZerosLike(g.in(1))};
+}
+
+// scatter_nd: each written element's gradient read back with gather_nd (MXNet's).
+std::vector<NodeEntry> ScatterNDGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("gather_nd", {g.out_grad(0), g.in(1)}), g.ZerosLike(g.in(1))};
+}
+
 }  // namespace
 
 void RegisterIndexingOps(OpRegistry* r) {
@@ -748,7 +827,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInferShape(TakeShape)
       .SetInferType(TakeType)
       .SetCompute(TakeCompute)
-      .SetOnnx({"Cast", "Clip", "Mod", "Gather"}, TakeOnnx, "mode='raise'");
+      .SetOnnx({"Cast", "Clip", "Mod", "Gather"}, TakeOnnx, "mode='raise'")
+      .SetGradient(GatherGradient);
 
   r->Register("batch_take")
       .Describe(
@@ -769,7 +849,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInputNames({"data", "index"})
       .SetInferShape(PickShape)
       .SetInferType(PickType)
-      .SetCompute(PickCompute);
+      .SetCompute(PickCompute)
+      .SetGradient(GatherGradient);
 
   r->Register("gather_nd")
       .Describe(
@@ -779,7 +860,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInputNames({"data", "indices"})
       .SetInferShape(GatherNDShape)
       .SetInferType(GatherNDType)
-      .SetCompute(GatherNDCompute);
+      .SetCompute(GatherNDCompute)
+      .SetGradient(GatherGradient);
 
   r->Register("scatter_nd")
       .Describe(
@@ -789,7 +871,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInputNames({"data", "indices"})
       .SetInferShape(ScatterNDShape)
       .SetInferType(ScatterNDType)
-      .SetCompute(ScatterNDCompute);
+      .SetCompute(ScatterNDCompute)
+      .SetGradient(ScatterNDGradient);
 
   r->Register("_scatter_set_nd")
       .Describe("Like scatter_nd, but writes rhs into a copy of lhs instead of zeros.")
@@ -809,7 +892,8 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInputNames({"indices"})
       .SetInferShape(OneHotShape)
       .SetInferType(OneHotType)
-      .SetCompute(OneHotCompute);
+      .SetCompute(OneHotCompute)
+      .SetGradient(internal::ZeroGradient);
 
   r->Register("_ravel_multi_index")
       .Describe(
@@ -852,6 +936,24 @@ void RegisterIndexingOps(OpRegistry* r) {
       .SetInferType(IndexCopyType)
       .SetCompute(IndexCopyCompute)
       .SetInplace({{0, 0}});
+
+  r->Register("_hn_index_like")
+      .Describe("The element numbers 1..n of data, in data's shape, as float64.")
+      .SetInputNames({"data"})
+      .SetInferShape(IndexLikeShape)
+      .SetInferType(IndexLikeType)
+      .SetCompute(IndexLikeCompute)
+      .SetInternal();
+
+  r->Register("_hn_scatter_add_like")
+      .Describe(
+          "Zeros of like's shape to which every element of grad is added at the element "
+          "number source holds for it (1-based; 0 adds it nowhere).")
+      .SetInputNames({"grad", "source", "like"})
+      .SetInferShape(ScatterAddLikeShape)
+      .SetInferType(ScatterAddLikeType)
+      .SetCompute(ScatterAddLikeCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

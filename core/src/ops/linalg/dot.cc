@@ -13,6 +13,7 @@
 #include "hybridnet/op.h"
 #include "kernels/blas.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -120,6 +121,66 @@ void DotCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   internal::Gemm(p.transpose_a, p.transpose_b, m, n, k, 1.f, a, l.cols, b, r.cols, 0.f, c, n);
 }
 
+// _backward_dot: (out_grad, lhs, rhs) -> (d lhs, d rhs) on the matrix views above (MXNet's
+// DotBackward_): with C = op(A) op(B), d op(A) = dC op(B)^T and d op(B) = op(A)^T dC, each
+// written to the stored layout, transposed where op transposes.
+bool DotBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> forward_in{(*in)[1], (*in)[2]};
+  std::vector<Shape> forward_out{(*in)[0]};
+  for (size_t i = 0; i < 2; ++i) {
+    Shape merged = forward_in[i];
+    HN_CHECK(MergeShape((*out)[i], &merged), kShapeError)
+        << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i]
+        << " but the input has " << forward_in[i];
+    forward_in[i] = merged;
+  }
+  const bool known = DotShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < 2; ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
+  return known;
+}
+
+void DotBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const DotParam& p = attrs.Param<DotParam>();
+  const float* dc = in[0].ptr<const float>();
+  const float* a = in[1].ptr<const float>();
+  const float* b = in[2].ptr<const float>();
+  float* da = out[0].ptr<float>();
+  float* db = out[1].ptr<float>();
+  if (in[1].shape.ndim() == 1 && in[2].shape.ndim() == 1) {
+    for (int64_t i = 0; i < in[1].Size(); ++i) {
+      da[i] = dc[0] * b[i];
+      db[i] = dc[0] * a[i];
+    }
+    return;
+  }
+  const bool ta = p.transpose_a, tb = p.transpose_b;
+  MatrixView l = ViewOf(in[1].shape, !ta);
+  MatrixView r = ViewOf(in[2].shape, tb);
+  const int64_t m = ta ? l.cols : l.rows;
+  const int64_t k = ta ? l.rows : l.cols;
+  const int64_t n = tb ? r.rows : r.cols;
+  if (ta) {  // d A (k x m) = op(B) dC^T
+    internal::Gemm(tb, true, k, m, n, 1.f, b, r.cols, dc, n, 0.f, da, l.cols);
+  } else {  // d A (m x k) = dC op(B)^T
+    internal::Gemm(false, !tb, m, k, n, 1.f, dc, n, b, r.cols, 0.f, da, l.cols);
+  }
+  if (tb) {  // d B (n x k) = dC^T op(A)
+    internal::Gemm(true, ta, n, k, m, 1.f, dc, n, a, l.cols, 0.f, db, r.cols);
+  } else {  // d B (k x n) = op(A)^T dC
+    internal::Gemm(!ta, false, k, n, m, 1.f, a, l.cols, dc, n, 0.f, db, r.cols);
+  }
+}
+
+std::vector<NodeEntry> DotGradient(const std::shared_ptr<Node>& node,
+                                   const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(node, dy);
+  const std::shared_ptr<Node> grads =
+      g.MakeNode("_backward_dot", {g.out_grad(0), g.in(0), g.in(1)}, g.attrs().dict);
+  return {NodeEntry{grads, 0, 0}, NodeEntry{grads, 1, 0}};
+}
+
 // ONNX MatMul batches N-D operands instead of contracting them, so N-D operands are flattened to
 // the matrix views above (Flatten keeps a leading batch axis symbolic) and the product is
 // reshaped to the free dims.
@@ -158,7 +219,18 @@ void RegisterDotOps(OpRegistry* r) {
       .SetInferShape(DotShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(DotCompute)
-      .SetOnnx({"Gemm", "MatMul", "Flatten", "Transpose", "Reshape"}, DotOnnx);
+      .SetOnnx({"Gemm", "MatMul", "Flatten", "Transpose", "Reshape"}, DotOnnx)
+      .SetGradient(DotGradient);
+
+  r->Register("_backward_dot")
+      .Describe("The gradient of dot: out_grad's products with rhs and lhs.")
+      .SetParam<DotParam>()
+      .SetInputNames({"out_grad", "lhs", "rhs"})
+      .SetNumOutputs(2)
+      .SetInferShape(DotBackwardShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(DotBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

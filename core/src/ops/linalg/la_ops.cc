@@ -18,6 +18,7 @@
 #include "kernels/blas.h"
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/linalg/lapack-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -705,6 +706,26 @@ FListNames ArgNames() {
   };
 }
 
+// _linalg_gemm2 and _linalg_gemm: alpha op(A) op(B)'s gradients are _linalg_gemm2 products with
+// the same alpha and axis; gemm's C gets beta times the output gradient (MXNet's).
+std::vector<NodeEntry> GemmGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const bool with_c = g.attrs().op->name == "_linalg_gemm";
+  const GemmParam& p = with_c ? g.attrs().Param<GemmParam>() : g.attrs().Param<Gemm2Param>();
+  AttrDict attrs;
+  for (const char* key : {"alpha", "axis"}) {
+    auto it = g.attrs().dict.find(key);
+    if (it != g.attrs().dict.end()) attrs[key] = it->second;
+  }
+  std::vector<NodeEntry> grads = internal::MatrixProductGradient(
+      g, "_linalg_gemm2", p.transpose_a, p.transpose_b, g.out_grad(0), attrs);
+  if (with_c) {
+    grads.push_back(g.Scalar("_mul_scalar", g.out_grad(0), p.beta));
+  }
+  return grads;
+}
+
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry* r) {
@@ -718,7 +739,8 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetInferShape(GemmShape<GemmParam>)
       .SetInferType(RealType)
       .SetCompute(GemmCompute<GemmParam>)
-      .SetInplace({{2, 0}});
+      .SetInplace({{2, 0}})
+      .SetGradient(GemmGradient);
 
   r->Register("_linalg_gemm2")
       .Describe("alpha * op(A) * op(B) for each matrix of the batch.")
@@ -727,7 +749,8 @@ void RegisterLinalgOps(OpRegistry* r) {
       .SetInputNames({"A", "B"})
       .SetInferShape(GemmShape<Gemm2Param>)
       .SetInferType(RealType)
-      .SetCompute(GemmCompute<Gemm2Param>);
+      .SetCompute(GemmCompute<Gemm2Param>)
+      .SetGradient(GemmGradient);
 
   r->Register("_linalg_potrf")
       .Describe(

@@ -10,6 +10,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -37,7 +38,7 @@ struct EmbeddingParam {
         .Default(false)
         .Describe(
             "Compute row_sparse gradient in the backward calculation. Accepted and "
-            "ignored (inference only).");
+            "ignored: the gradient is dense.");
   }
 };
 
@@ -87,6 +88,31 @@ int64_t RowOf(const void* data, int64_t i, int64_t rows) {
   return t >= static_cast<double>(rows - 1) ? rows - 1 : static_cast<int64_t>(t);
 }
 
+// The row index i of idx reads (RowOf for its dtype).
+int64_t RowAt(const TBlob& idx, int64_t i, int64_t rows) {
+  switch (idx.dtype) {
+    case DType::kFloat32:
+      return RowOf<float>(idx.data, i, rows);
+    case DType::kFloat64:
+      return RowOf<double>(idx.data, i, rows);
+    case DType::kInt32:
+      return RowOf<int32_t>(idx.data, i, rows);
+    case DType::kInt64:
+      return RowOf<int64_t>(idx.data, i, rows);
+    case DType::kUint8:
+      return RowOf<uint8_t>(idx.data, i, rows);
+    case DType::kInt8:
+      return RowOf<int8_t>(idx.data, i, rows);
+    default: {
+      // Other dtypes: convert one element to double.
+      double v = 0;
+      ConvertElements(static_cast<const uint8_t*>(idx.data) + i * DTypeSize(idx.dtype), idx.dtype,
+                      &v, DType::kFloat64, 1);
+      return RowOf<double>(&v, 0, rows);
+    }
+  }
+}
+
 void EmbeddingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
@@ -96,37 +122,71 @@ void EmbeddingCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
   const size_t row_bytes = static_cast<size_t>(p.output_dim) * DTypeSize(out[0].dtype);
   const int64_t n = idx.Size(), rows = p.input_dim;
   for (int64_t i = 0; i < n; ++i) {
-    int64_t row = 0;
-    switch (idx.dtype) {
-      case DType::kFloat32:
-        row = RowOf<float>(idx.data, i, rows);
-        break;
-      case DType::kFloat64:
-        row = RowOf<double>(idx.data, i, rows);
-        break;
-      case DType::kInt32:
-        row = RowOf<int32_t>(idx.data, i, rows);
-        break;
-      case DType::kInt64:
-        row = RowOf<int64_t>(idx.data, i, rows);
-        break;
-      case DType::kUint8:
-        row = RowOf<uint8_t>(idx.data, i, rows);
-        break;
-      case DType::kInt8:
-        row = RowOf<int8_t>(idx.data, i, rows);
-        break;
-      default: {
-        // Other dtypes: convert one element to double.
-        double v = 0;
-        ConvertElements(static_cast<const uint8_t*>(idx.data) + i * DTypeSize(idx.dtype), idx.dtype,
-                        &v, DType::kFloat64, 1);
-        row = RowOf<double>(&v, 0, rows);
-      }
-    }
+    const int64_t row = RowAt(idx, i, rows);
     std::memcpy(y + static_cast<size_t>(i) * row_bytes, w + static_cast<size_t>(row) * row_bytes,
                 row_bytes);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient: the weight's is the output gradient's rows added into the rows they were read from
+// (MXNet's dense AddTakeGrad, clipping likewise); the indices get zeros.
+
+// (out_grad, data) -> d weight (input_dim, output_dim).
+bool EmbeddingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
+  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
+  std::vector<Shape> forward_in{(*in)[1], (*out)[0]};
+  std::vector<Shape> forward_out{(*in)[0]};
+  const bool known = EmbeddingShape(attrs, &forward_in, &forward_out);
+  (*in)[1] = forward_in[0];
+  (*out)[0] = Shape{p.input_dim, p.output_dim};
+  (*in)[0] = forward_out[0];
+  return known;
+}
+
+bool EmbeddingBackwardType(const NodeAttrs& attrs, std::vector<DType>* in,
+                           std::vector<DType>* out) {
+  const DType dtype = attrs.Param<EmbeddingParam>().dtype;
+  HN_CHECK(dtype == DType::kFloat32 || dtype == DType::kFloat64, kUnsupported)
+      << DescribeNode(attrs) << ": the gradient of a " << DTypeName(dtype)
+      << " embedding is not supported (float32 and float64 are)";
+  std::vector<DType> forward_in{(*in)[1], (*out)[0]};
+  std::vector<DType> forward_out{(*in)[0]};
+  const bool known = EmbeddingType(attrs, &forward_in, &forward_out);
+  (*in)[1] = forward_in[0];
+  (*out)[0] = forward_in[1];
+  (*in)[0] = forward_out[0];
+  return known;
+}
+
+template <typename T>
+void AddRows(const TBlob& dy, const TBlob& idx, const EmbeddingParam& p, T* dw) {
+  const T* g = dy.ptr<const T>();
+  const int64_t cols = p.output_dim;
+  std::fill(dw, dw + p.input_dim * cols, T(0));
+  for (int64_t i = 0; i < idx.Size(); ++i) {
+    T* row = dw + RowAt(idx, i, p.input_dim) * cols;
+    const T* src = g + i * cols;
+    for (int64_t c = 0; c < cols; ++c) row[c] += src[c];
+  }
+}
+
+void EmbeddingBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
+  if (out[0].dtype == DType::kFloat64) {
+    AddRows(in[0], in[1], p, out[0].ptr<double>());
+  } else {
+    AddRows(in[0], in[1], p, out[0].ptr<float>());
+  }
+}
+
+std::vector<NodeEntry> EmbeddingGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.ZerosLike(g.in(0)),
+          g.Op("_backward_Embedding", {g.out_grad(0), g.in(0)}, g.attrs().dict)};
 }
 
 // Gather of the rows RowOf picks: clipped into [0, input_dim - 1], truncated toward zero (a
@@ -162,7 +222,19 @@ void RegisterEmbeddingOps(OpRegistry* r) {
       .SetInferShape(EmbeddingShape)
       .SetInferType(EmbeddingType)
       .SetCompute(EmbeddingCompute)
-      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx);
+      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx)
+      .SetGradient(EmbeddingGradient);
+
+  r->Register("_backward_Embedding")
+      .Describe(
+          "The gradient of Embedding's weight: out_grad's rows added into the rows data "
+          "read.")
+      .SetParam<EmbeddingParam>()
+      .SetInputNames({"out_grad", "data"})
+      .SetInferShape(EmbeddingBackwardShape)
+      .SetInferType(EmbeddingBackwardType)
+      .SetCompute(EmbeddingBackwardCompute)
+      .SetInternal();
 
   r->Register("_contrib_SparseEmbedding")
       .Describe(
@@ -173,7 +245,8 @@ void RegisterEmbeddingOps(OpRegistry* r) {
       .SetInferShape(EmbeddingShape)
       .SetInferType(EmbeddingType)
       .SetCompute(EmbeddingCompute)
-      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx);
+      .SetOnnx({"Clip", "Cast", "Gather"}, EmbeddingOnnx)
+      .SetGradient(EmbeddingGradient);
 }
 
 }  // namespace hybridnet

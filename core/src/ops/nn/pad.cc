@@ -7,6 +7,8 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -87,13 +89,12 @@ inline int64_t SourceIndex(int64_t o, int64_t before, int64_t len, PadMode mode)
   return i < len ? i : period - i;
 }
 
-void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                const std::vector<TBlob>& out) {
-  const PadParam& p = attrs.Param<PadParam>();
-  const Shape& is = in[0].shape;
-  const Shape& os = out[0].shape;
+template <typename T>
+void PadKernel(const PadParam& p, const TBlob& in, const TBlob& out) {
+  const Shape& is = in.shape;
+  const Shape& os = out.shape;
   const PadMode mode = p.mode;
-  const float value = static_cast<float>(p.constant_value);
+  const T value = static_cast<T>(p.constant_value);
   const size_t nd = is.ndim();
   // Planes: (N*C) of spatial volumes; spatial rank 2 or 3 viewed as (D, H, W).
   const int64_t planes = is[0] * is[1];
@@ -104,14 +105,14 @@ void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
     od[k - 2 + off] = os[k];
     before[k - 2 + off] = p.pad_width[2 * k];
   }
-  const float* x = in[0].ptr<const float>();
-  float* y = out[0].ptr<float>();
+  const T* x = in.ptr<const T>();
+  T* y = out.ptr<T>();
   std::vector<int64_t> wsrc(static_cast<size_t>(od[2]));
   for (int64_t w = 0; w < od[2]; ++w)
     wsrc[static_cast<size_t>(w)] = SourceIndex(w, before[2], id[2], mode);
   for (int64_t pl = 0; pl < planes; ++pl) {
-    const float* xp = x + pl * id[0] * id[1] * id[2];
-    float* yp = y + pl * od[0] * od[1] * od[2];
+    const T* xp = x + pl * id[0] * id[1] * id[2];
+    T* yp = y + pl * od[0] * od[1] * od[2];
     for (int64_t d = 0; d < od[0]; ++d) {
       const int64_t sd = SourceIndex(d, before[0], id[0], mode);
       for (int64_t h = 0; h < od[1]; ++h, yp += od[2]) {
@@ -120,7 +121,7 @@ void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
           std::fill(yp, yp + od[2], value);
           continue;
         }
-        const float* row = xp + (sd * id[1] + sh) * id[2];
+        const T* row = xp + (sd * id[1] + sh) * id[2];
         for (int64_t w = 0; w < od[2]; ++w) {
           const int64_t sw = wsrc[static_cast<size_t>(w)];
           yp[w] = sw < 0 ? value : row[sw];
@@ -128,6 +129,21 @@ void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
       }
     }
   }
+}
+
+void PadCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out) {
+  internal::SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    PadKernel<typename decltype(tag)::type>(attrs.Param<PadParam>(), in[0], out[0]);
+  });
+}
+
+// The gradient adds the output gradient back where each element was read from (MXNet's
+// backward of every mode); constant padding reads nothing.
+std::vector<NodeEntry> PadGradient(const std::shared_ptr<Node>& n,
+                                   const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0, {{"constant_value", "0"}})};
 }
 
 // ONNX Pad lists every axis's before-width, then every after-width; its reflect is MXNet's.
@@ -167,9 +183,10 @@ void RegisterPadOps(OpRegistry* r) {
       .SetParam<PadParam>()
       .SetInputNames({"data"})
       .SetInferShape(PadShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::NumericType)
       .SetCompute(PadCompute)
-      .SetOnnx({"Pad"}, PadOnnx);
+      .SetOnnx({"Pad"}, PadOnnx)
+      .SetGradient(PadGradient);
 }
 
 }  // namespace hybridnet

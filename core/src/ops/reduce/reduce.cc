@@ -13,6 +13,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
 #include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
@@ -182,21 +183,24 @@ void ReduceBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::
       acc *= s[k];
     }
   }
-  const float* dy = in[0].ptr<const float>();
-  float* dx = out[0].ptr<float>();
-  const float scale = static_cast<float>(count);
-  int64_t idx[kMaxReduceDims] = {};
-  int64_t o = 0;
-  const int64_t total = out[0].Size();
-  for (int64_t i = 0; i < total; ++i) {
-    dx[i] = kMean ? dy[o] / scale : dy[o];
-    for (size_t k = n; k-- > 0;) {
-      o += stride[k];
-      if (++idx[k] < s[k]) break;
-      o -= stride[k] * s[k];
-      idx[k] = 0;
+  internal::SwitchNumericDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* dy = in[0].ptr<const T>();
+    T* dx = out[0].ptr<T>();
+    const T scale = static_cast<T>(count);
+    int64_t idx[kMaxReduceDims] = {};
+    int64_t o = 0;
+    const int64_t total = out[0].Size();
+    for (int64_t i = 0; i < total; ++i) {
+      dx[i] = kMean ? static_cast<T>(dy[o] / scale) : dy[o];
+      for (size_t k = n; k-- > 0;) {
+        o += stride[k];
+        if (++idx[k] < s[k]) break;
+        o -= stride[k] * s[k];
+        idx[k] = 0;
+      }
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,7 +330,7 @@ void RegisterReduceOps(OpRegistry* r) {
         .SetParam<ReduceAxesParam>()
         .SetInputNames({"out_grad", "data"})
         .SetInferShape(ReduceBackwardShape)
-        .SetInferType(ElemwiseFloatType)
+        .SetInferType(internal::NumericType)
         .SetCompute(mean ? FCompute(ReduceBackwardCompute<true>)
                          : FCompute(ReduceBackwardCompute<false>))
         .SetInternal();

@@ -16,6 +16,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
 
@@ -320,6 +321,42 @@ void CumsumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Gradients (MXNet's _backward_nansum, _backward_nanprod and _backward_norm)
+
+using internal::GradientBuilder;
+
+// `a` (the reduction's output shape) broadcast back over the axes attrs reduced.
+NodeEntry BroadcastBack(const GradientBuilder& g, const NodeEntry& a) {
+  AttrDict axes;
+  for (const char* key : {"axis", "keepdims", "exclude"}) {
+    auto it = g.attrs().dict.find(key);
+    if (it != g.attrs().dict.end()) axes[key] = it->second;
+  }
+  return g.Op("_backward_sum", {a, g.in(0)}, std::move(axes));
+}
+
+// nansum: dy where x is not NaN; nanprod: dy * y / x there.
+template <bool kProd>
+std::vector<NodeEntry> NanReduceGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const NodeEntry number = g.Op("_equal", {g.in(0), g.in(0)});
+  const NodeEntry grad = BroadcastBack(g, g.out_grad(0));
+  if (!kProd) return {g.Mul(grad, number)};
+  const NodeEntry quotient = g.Div(BroadcastBack(g, g.out(0)), g.in(0));
+  return {g.Op("where", {number, g.Mul(grad, quotient), g.ZerosLike(grad)})};
+}
+
+// norm: dy * sign(x) (ord 1), dy * x / y (ord 2).
+std::vector<NodeEntry> NormGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const NodeEntry grad = BroadcastBack(g, g.out_grad(0));
+  if (g.attrs().Param<NormParam>().ord == 1) return {g.Mul(grad, g.Op("sign", {g.in(0)}))};
+  return {g.Mul(grad, g.Div(g.in(0), BroadcastBack(g, g.out(0))))};
+}
+
 }  // namespace
 
 void RegisterStatisticsOps(OpRegistry* r) {
@@ -331,7 +368,9 @@ void RegisterStatisticsOps(OpRegistry* r) {
         .SetInputNames({"data"})
         .SetInferShape(internal::ReduceAxesShape)
         .SetInferType(NumericType)
-        .SetCompute(prod ? FCompute(NanReduceCompute<true>) : FCompute(NanReduceCompute<false>));
+        .SetCompute(prod ? FCompute(NanReduceCompute<true>) : FCompute(NanReduceCompute<false>))
+        .SetGradient(prod ? FGradient(NanReduceGradient<true>)
+                          : FGradient(NanReduceGradient<false>));
   }
   r->Register("norm")
       .Describe("The L1 (ord=1) or L2 (ord=2) norm over the given axes (all by default).")
@@ -340,7 +379,8 @@ void RegisterStatisticsOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(NormShape)
       .SetInferType(NormType)
-      .SetCompute(NormCompute);
+      .SetCompute(NormCompute)
+      .SetGradient(NormGradient);
   r->Register("moments")
       .Describe("Mean and (population) variance over the given axes: two outputs.")
       .SetParam<MomentsParam>(InitMoments)

@@ -27,6 +27,7 @@
 #include "kernels/blas.h"
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -182,13 +183,47 @@ struct RNNDims {
   int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
 };
 
+// What back-propagation through time needs of one direction's forward steps, each (T, N, .):
+// the activated gates (LSTM i f g o, GRU r z n, Elman h), the hidden state every step started
+// from (0 for steps beyond a sequence's length), and LSTM's cell state before and after each
+// step or GRU's recurrent part of the n gate (Wh_n h + bh_n).
+template <typename T>
+struct StepTrace {
+  T* gates = nullptr;
+  T* h_prev = nullptr;
+  T* c_prev = nullptr;  // LSTM
+  T* c = nullptr;       // LSTM
+  T* hn = nullptr;      // GRU
+};
+
+// The elements a StepTrace of one direction holds per (t, n) row.
+int64_t TraceRowSize(RNNMode mode, int64_t h) {
+  const int64_t g = Gates(mode);
+  return g * h + h + (mode == RNNMode::kLstm ? 2 * h : 0) + (mode == RNNMode::kGru ? h : 0);
+}
+
+template <typename T>
+StepTrace<T> TraceAt(RNNMode mode, int64_t rows, int64_t h, T* storage) {
+  StepTrace<T> tr;
+  tr.gates = storage;
+  tr.h_prev = tr.gates + rows * Gates(mode) * h;
+  T* next = tr.h_prev + rows * h;
+  if (mode == RNNMode::kLstm) {
+    tr.c_prev = next;
+    tr.c = next + rows * h;
+  } else if (mode == RNNMode::kGru) {
+    tr.hn = next;
+  }
+  return tr;
+}
+
 // One direction of one layer. x (T, N, in), output columns [dir * H, dir * H + H) of y
 // (T, N, D * H); hx/cx the initial states (N, H), hy/cy the final ones (may be null).
 template <typename T>
 void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, int64_t in,
                   const T* wx, const T* wh, const T* bx, const T* bh, const T* hx, const T* cx,
-                  const std::vector<int64_t>& lengths, T* y, int64_t dir, T* hy, T* cy,
-                  T* scratch) {
+                  const std::vector<int64_t>& lengths, T* y, int64_t dir, T* hy, T* cy, T* scratch,
+                  const StepTrace<T>* trace) {
   const int64_t n = dm.n, h = dm.h, g = dm.g, gh = g * h, yw = dm.d * h;
   T* xw = scratch;             // (T * N, G * H)
   T* hw = xw + dm.t * n * gh;  // (N, G * H)
@@ -215,14 +250,21 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
     }
     for (int64_t b = 0; b < n; ++b) {
       T* yrow = y + (t * n + b) * yw + dir * h;
+      const int64_t row = t * n + b;
       if (t >= lengths[static_cast<size_t>(b)]) {
         std::fill_n(yrow, h, T{0});
+        if (trace != nullptr) std::fill_n(trace->h_prev + row * h, h, T{0});
         continue;
       }
-      const T* xg = xw + (t * n + b) * gh;
+      const T* xg = xw + row * gh;
       const T* hg = hw + b * gh;
       T* hb = hcur + b * h;
       T* cb = ccur + b * h;
+      if (trace != nullptr) {
+        std::memcpy(trace->h_prev + row * h, hb, static_cast<size_t>(h) * sizeof(T));
+        if (mode == RNNMode::kLstm)
+          std::memcpy(trace->c_prev + row * h, cb, static_cast<size_t>(h) * sizeof(T));
+      }
       switch (mode) {
         case RNNMode::kLstm:
           for (int64_t j = 0; j < h; ++j) {
@@ -232,7 +274,16 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
             const T og = Sigmoid(xg[3 * h + j] + hg[3 * h + j]);
             cb[j] = fg * cb[j] + ig * cg;
             hb[j] = og * std::tanh(cb[j]);
+            if (trace != nullptr) {
+              T* gt = trace->gates + row * gh;
+              gt[j] = ig;
+              gt[h + j] = fg;
+              gt[2 * h + j] = cg;
+              gt[3 * h + j] = og;
+            }
           }
+          if (trace != nullptr)
+            std::memcpy(trace->c + row * h, cb, static_cast<size_t>(h) * sizeof(T));
           break;
         case RNNMode::kGru:
           for (int64_t j = 0; j < h; ++j) {
@@ -240,6 +291,13 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
             const T zg = Sigmoid(xg[h + j] + hg[h + j]);
             const T ng = std::tanh(xg[2 * h + j] + rg * hg[2 * h + j]);
             hb[j] = (T{1} - zg) * ng + zg * hb[j];
+            if (trace != nullptr) {
+              T* gt = trace->gates + row * gh;
+              gt[j] = rg;
+              gt[h + j] = zg;
+              gt[2 * h + j] = ng;
+              trace->hn[row * h + j] = hg[2 * h + j];
+            }
           }
           break;
         case RNNMode::kRnnRelu:
@@ -252,6 +310,8 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
           for (int64_t j = 0; j < h; ++j) hb[j] = std::tanh(xg[j] + hg[j]);
           break;
       }
+      if (trace != nullptr && mode != RNNMode::kLstm && mode != RNNMode::kGru)
+        std::memcpy(trace->gates + row * gh, hb, static_cast<size_t>(h) * sizeof(T));
       std::memcpy(yrow, hb, static_cast<size_t>(h) * sizeof(T));
     }
   }
@@ -259,20 +319,22 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
   if (cy != nullptr) std::memcpy(cy, ccur, static_cast<size_t>(n * h) * sizeof(T));
 }
 
-template <typename T>
-void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
-                const std::vector<TBlob>& out) {
+RNNDims DimsOf(const RNNParam& p, const Shape& data) {
   RNNDims dm;
-  dm.t = in[0].shape[0];
-  dm.n = in[0].shape[1];
+  dm.t = data[0];
+  dm.n = data[1];
   dm.h = p.state_size;
   dm.g = Gates(p.mode);
   dm.d = p.bidirectional ? 2 : 1;
-  const int64_t input_size = in[0].shape[2];
-  const bool lstm = p.mode == RNNMode::kLstm;
+  return dm;
+}
+
+// Every sequence's length (T without use_sequence_length); `in` are the forward's inputs.
+std::vector<int64_t> SequenceLengths(const RNNParam& p, const RNNDims& dm,
+                                     const std::vector<TBlob>& in) {
   std::vector<int64_t> lengths(static_cast<size_t>(dm.n), dm.t);
   if (p.use_sequence_length) {
-    const TBlob& len = in[lstm ? 4 : 3];
+    const TBlob& len = in[p.mode == RNNMode::kLstm ? 4 : 3];
     internal::SwitchNumericDType(len.dtype, [&](auto tag) {
       using I = typename decltype(tag)::type;
       for (int64_t b = 0; b < dm.n; ++b) {
@@ -283,6 +345,20 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
       }
     });
   }
+  return lengths;
+}
+
+// The forward of every layer. With `traces` (one per layer and direction, row l * D + d) and
+// `layer_outputs` (one (T, N, D * H) array per layer), it also keeps what backward needs;
+// out[0] is then not written.
+template <typename T>
+void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
+                const std::vector<TBlob>& out, const std::vector<StepTrace<T>>* traces = nullptr,
+                const std::vector<T*>* layer_outputs = nullptr) {
+  const RNNDims dm = DimsOf(p, in[0].shape);
+  const int64_t input_size = in[0].shape[2];
+  const bool lstm = p.mode == RNNMode::kLstm;
+  const std::vector<int64_t> lengths = SequenceLengths(p, dm, in);
   const T* w = in[1].ptr<const T>();
   const T* bias = w;  // biases follow every weight
   for (int64_t l = 0; l < static_cast<int64_t>(p.num_layers); ++l) {
@@ -306,7 +382,10 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
   const T* bl = bias;
   for (int64_t l = 0; l < layers; ++l) {
     const int64_t lin = l == 0 ? input_size : dm.d * dm.h;
-    T* y = l == layers - 1 ? out[0].ptr<T>() : (l % 2 == 0 ? ping : pong);
+    T* y = layer_outputs != nullptr ? (*layer_outputs)[static_cast<size_t>(l)]
+           : l == layers - 1        ? out[0].ptr<T>()
+           : l % 2 == 0             ? ping
+                                    : pong;
     for (int64_t dir = 0; dir < dm.d; ++dir) {
       const int64_t row = l * dm.d + dir;
       const T* wx = wl;
@@ -317,7 +396,8 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
       bl = bh + dm.g * dm.h;
       RunDirection<T>(p.mode, dm, dir == 1, x, lin, wx, wh, bx, bh, hx + row * state,
                       lstm ? cx + row * state : nullptr, lengths, y, dir,
-                      hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch);
+                      hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
+                      traces != nullptr ? &(*traces)[static_cast<size_t>(row)] : nullptr);
     }
     x = y;
   }
@@ -331,6 +411,249 @@ void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
   } else {
     RNNForward<float>(ctx, p, in, out);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient: back-propagation through time (MXNet's _backward_RNN). _backward_RNN runs the forward
+// again keeping each step's gates and states (StepTrace), then goes back through the steps of
+// every layer and direction, top layer first. Per step it forms the gradient of the gates'
+// pre-activations (dA) and passes dA Wh back to the previous hidden state (one gemm per step, as
+// the forward's recurrence); the weight, bias and input gradients are then one gemm or sum over
+// all steps each: dWx = dA^T x, dWh = dA_h^T h_prev, dx = dA Wx.
+
+// The gradient of one direction of one layer. dy is the layer output's gradient (T, N, D * H);
+// dhy/dcy the final states' (null: zero); dx (T, N, in) is set (accumulate false) or added to.
+// scratch holds 2 * T * N * G * H + 4 * N * H elements.
+template <typename T>
+void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, int64_t in,
+                       const T* wx, const T* wh, const StepTrace<T>& tr,
+                       const std::vector<int64_t>& lengths, const T* dy, int64_t dir, const T* dhy,
+                       const T* dcy, T* dx, bool accumulate, T* dwx, T* dwh, T* dbx, T* dbh, T* dhx,
+                       T* dcx, T* scratch) {
+  const int64_t n = dm.n, h = dm.h, gh = dm.g * h, yw = dm.d * h, rows = dm.t * n;
+  const bool gru = mode == RNNMode::kGru;
+  T* dax = scratch;                      // dA of the input projection (T * N, G * H)
+  T* dah = gru ? dax + rows * gh : dax;  // dA of the recurrent product (GRU: n gate times r)
+  T* dh = dax + 2 * rows * gh;           // the gradient reaching the current hidden state (N, H)
+  T* dc = dh + n * h;                    // LSTM: the cell state's
+  T* direct = dc + n * h;                // GRU: the part of dh_prev not through Wh
+  T* through = direct + n * h;           // dA_h Wh
+  if (dhy != nullptr) {
+    std::memcpy(dh, dhy, static_cast<size_t>(n * h) * sizeof(T));
+  } else {
+    std::fill_n(dh, n * h, T{0});
+  }
+  if (dcy != nullptr) {
+    std::memcpy(dc, dcy, static_cast<size_t>(n * h) * sizeof(T));
+  } else {
+    std::fill_n(dc, n * h, T{0});
+  }
+  for (int64_t step = dm.t - 1; step >= 0; --step) {
+    const int64_t t = backward ? dm.t - 1 - step : step;
+    for (int64_t b = 0; b < n; ++b) {
+      const int64_t row = t * n + b;
+      T* ax = dax + row * gh;
+      T* ah = dah + row * gh;
+      if (t >= lengths[static_cast<size_t>(b)]) {
+        std::fill_n(ax, gh, T{0});
+        if (gru) std::fill_n(ah, gh, T{0});
+        continue;
+      }
+      const T* gt = tr.gates + row * gh;
+      const T* dyrow = dy + row * yw + dir * h;
+      T* dhb = dh + b * h;
+      for (int64_t j = 0; j < h; ++j) {
+        const T dht = dyrow[j] + dhb[j];
+        switch (mode) {
+          case RNNMode::kLstm: {
+            const T ig = gt[j], fg = gt[h + j], cg = gt[2 * h + j], og = gt[3 * h + j];
+            const T tc = std::tanh(tr.c[row * h + j]);
+            const T dct = dc[b * h + j] + dht * og * (T{1} - tc * tc);
+            ax[j] = dct * cg * ig * (T{1} - ig);
+            ax[h + j] = dct * tr.c_prev[row * h + j] * fg * (T{1} - fg);
+            ax[2 * h + j] = dct * ig * (T{1} - cg * cg);
+            ax[3 * h + j] = dht * tc * og * (T{1} - og);
+            dc[b * h + j] = dct * fg;
+            break;
+          }
+          case RNNMode::kGru: {
+            const T rg = gt[j], zg = gt[h + j], ng = gt[2 * h + j];
+            const T dan = dht * (T{1} - zg) * (T{1} - ng * ng);
+            ax[j] = ah[j] = dan * tr.hn[row * h + j] * rg * (T{1} - rg);
+            ax[h + j] = ah[h + j] = dht * (tr.h_prev[row * h + j] - ng) * zg * (T{1} - zg);
+            ax[2 * h + j] = dan;
+            ah[2 * h + j] = dan * rg;
+            direct[b * h + j] = dht * zg;
+            break;
+          }
+          case RNNMode::kRnnRelu:
+            ax[j] = gt[j] > T{0} ? dht : T{0};
+            break;
+          case RNNMode::kRnnTanh:
+            ax[j] = dht * (T{1} - gt[j] * gt[j]);
+            break;
+        }
+      }
+    }
+    internal::Gemm(false, false, n, h, gh, T{1}, dah + t * n * gh, gh, wh, h, T{0}, through, h);
+    for (int64_t b = 0; b < n; ++b) {
+      if (t >= lengths[static_cast<size_t>(b)]) continue;  // the state passed this step unchanged
+      for (int64_t j = 0; j < h; ++j)
+        dh[b * h + j] = through[b * h + j] + (gru ? direct[b * h + j] : T{0});
+    }
+  }
+  std::memcpy(dhx, dh, static_cast<size_t>(n * h) * sizeof(T));
+  if (dcx != nullptr) std::memcpy(dcx, dc, static_cast<size_t>(n * h) * sizeof(T));
+  internal::Gemm(true, false, gh, in, rows, T{1}, dax, gh, x, in, T{0}, dwx, in);
+  internal::Gemm(true, false, gh, h, rows, T{1}, dah, gh, tr.h_prev, h, T{0}, dwh, h);
+  for (int64_t j = 0; j < gh; ++j) {
+    T sx{0}, sh{0};
+    for (int64_t r = 0; r < rows; ++r) {
+      sx += dax[r * gh + j];
+      sh += dah[r * gh + j];
+    }
+    dbx[j] = sx;
+    dbh[j] = sh;
+  }
+  internal::Gemm(false, false, rows, in, gh, T{1}, dax, gh, wx, in, accumulate ? T{1} : T{0}, dx,
+                 in);
+}
+
+// in: the forward's output gradients (RNNNumOutputs of them), then its inputs; out: the
+// gradients of data, parameters, state and (LSTM) state_cell.
+template <typename T>
+void RNNBackward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
+                 const std::vector<TBlob>& out, size_t num_outputs) {
+  const std::vector<TBlob> fin(in.begin() + static_cast<std::ptrdiff_t>(num_outputs), in.end());
+  const RNNDims dm = DimsOf(p, fin[0].shape);
+  const bool lstm = p.mode == RNNMode::kLstm;
+  const int64_t layers = p.num_layers, input_size = fin[0].shape[2];
+  const int64_t rows = dm.t * dm.n, layer_out = rows * dm.d * dm.h, state = dm.n * dm.h;
+  const int64_t trace_rows = TraceRowSize(p.mode, dm.h) * rows;
+  T* kept = ctx.workspace->Get<T>(internal::kOpSlot1,
+                                  static_cast<size_t>(layers * (layer_out + dm.d * trace_rows)));
+  std::vector<T*> outputs;
+  std::vector<StepTrace<T>> traces;
+  for (int64_t l = 0; l < layers; ++l) {
+    outputs.push_back(kept + l * layer_out);
+    for (int64_t dir = 0; dir < dm.d; ++dir) {
+      traces.push_back(TraceAt<T>(p.mode, rows, dm.h,
+                                  kept + layers * layer_out + (l * dm.d + dir) * trace_rows));
+    }
+  }
+  RNNForward<T>(ctx, p, fin, {}, &traces, &outputs);
+
+  const int64_t per_dir = 2 * rows * dm.g * dm.h + 4 * state;
+  T* scratch = ctx.workspace->Get<T>(
+      internal::kOpSlot2, static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
+  T* grad_ping = scratch + per_dir;
+  T* grad_pong = grad_ping + layer_out;
+  const std::vector<int64_t> lengths = SequenceLengths(p, dm, fin);
+  const T* dhy = num_outputs > 1 ? in[1].ptr<const T>() : nullptr;
+  const T* dcy = num_outputs > 2 ? in[2].ptr<const T>() : nullptr;
+  const T* w = fin[1].ptr<const T>();
+  T* dw = out[1].ptr<T>();
+  // Offsets of each layer's weights and biases in the packed vector.
+  std::vector<int64_t> weight_at, bias_at;
+  int64_t offset = 0;
+  for (int64_t l = 0; l < layers; ++l) {
+    weight_at.push_back(offset);
+    offset += dm.d * dm.g * dm.h * ((l == 0 ? input_size : dm.d * dm.h) + dm.h);
+  }
+  for (int64_t l = 0; l < layers; ++l) {
+    bias_at.push_back(offset);
+    offset += dm.d * 2 * dm.g * dm.h;
+  }
+  const T* dy = in[0].ptr<const T>();
+  for (int64_t l = layers - 1; l >= 0; --l) {
+    const int64_t lin = l == 0 ? input_size : dm.d * dm.h;
+    const T* x = l == 0 ? fin[0].ptr<const T>() : outputs[static_cast<size_t>(l - 1)];
+    T* dx = l == 0 ? out[0].ptr<T>() : ((layers - 1 - l) % 2 == 0 ? grad_ping : grad_pong);
+    for (int64_t dir = 0; dir < dm.d; ++dir) {
+      const int64_t row = l * dm.d + dir;
+      const int64_t wx_at = weight_at[static_cast<size_t>(l)] + dir * dm.g * dm.h * (lin + dm.h);
+      const int64_t wh_at = wx_at + dm.g * dm.h * lin;
+      const int64_t bx_at = bias_at[static_cast<size_t>(l)] + dir * 2 * dm.g * dm.h;
+      const int64_t bh_at = bx_at + dm.g * dm.h;
+      BackwardDirection<T>(
+          p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at, traces[static_cast<size_t>(row)],
+          lengths, dy, dir, dhy ? dhy + row * state : nullptr, dcy ? dcy + row * state : nullptr,
+          dx, dir == 1, dw + wx_at, dw + wh_at, dw + bx_at, dw + bh_at,
+          out[2].ptr<T>() + row * state, lstm ? out[3].ptr<T>() + row * state : nullptr, scratch);
+    }
+    dy = dx;
+  }
+}
+
+void RNNBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const RNNParam& p = attrs.Param<RNNParam>();
+  const size_t num_outputs = RNNNumOutputs(attrs);
+  if (out[0].dtype == DType::kFloat64) {
+    RNNBackward<double>(ctx, p, in, out, num_outputs);
+  } else {
+    RNNBackward<float>(ctx, p, in, out, num_outputs);
+  }
+}
+
+// (the forward's output gradients, its inputs) -> gradients of data, parameters, state[,
+// state_cell]: the forward's inference on its inputs, outputs matched against the gradients.
+bool RNNBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const size_t num_outputs = RNNNumOutputs(attrs);
+  std::vector<Shape> forward_in(in->begin() + static_cast<std::ptrdiff_t>(num_outputs), in->end());
+  std::vector<Shape> forward_out(in->begin(),
+                                 in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*out)[i].ndim() != 0) internal::AssignShape(attrs, &forward_in, i, (*out)[i], "input");
+  }
+  const bool known = RNNShape(attrs, &forward_in, &forward_out);
+  std::copy(forward_out.begin(), forward_out.end(), in->begin());
+  std::copy(forward_in.begin(), forward_in.end(),
+            in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  for (size_t i = 0; i < out->size(); ++i) (*out)[i] = forward_in[i];
+  return known;
+}
+
+bool RNNBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const size_t num_outputs = RNNNumOutputs(attrs);
+  std::vector<DType> forward_in(in->begin() + static_cast<std::ptrdiff_t>(num_outputs), in->end());
+  std::vector<DType> forward_out(in->begin(),
+                                 in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*out)[i] != DType::kUnknown && forward_in[i] == DType::kUnknown) forward_in[i] = (*out)[i];
+  }
+  const bool known = RNNType(attrs, &forward_in, &forward_out);
+  std::copy(forward_out.begin(), forward_out.end(), in->begin());
+  std::copy(forward_in.begin(), forward_in.end(),
+            in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  for (size_t i = 0; i < out->size(); ++i) (*out)[i] = forward_in[i];
+  return known;
+}
+
+std::vector<std::string> RNNBackwardInputNames(const NodeAttrs& attrs) {
+  std::vector<std::string> names{"out_grad", "state_output_grad", "statecell_output_grad"};
+  names.resize(RNNNumOutputs(attrs));
+  for (const std::string& name : RNNInputNames(attrs)) names.push_back(name);
+  return names;
+}
+
+uint32_t RNNNumFloatInputs(const NodeAttrs& attrs) {
+  const RNNParam& p = attrs.Param<RNNParam>();
+  return p.mode == RNNMode::kLstm ? 4 : 3;
+}
+
+std::vector<NodeEntry> RNNGradient(const std::shared_ptr<Node>& n,
+                                   const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  std::vector<NodeEntry> inputs(dy.begin(), dy.end());
+  const std::vector<std::string> names = RNNInputNames(g.attrs());
+  for (size_t i = 0; i < names.size(); ++i) inputs.push_back(g.in(i));
+  const std::shared_ptr<Node> backward = g.MakeNode("_backward_RNN", inputs, g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (uint32_t i = 0; i < RNNNumFloatInputs(g.attrs()); ++i) grads.push_back({backward, i, 0});
+  if (g.attrs().Param<RNNParam>().use_sequence_length)
+    grads.push_back(g.ZerosLike(g.in(names.size() - 1)));
+  return grads;
 }
 
 }  // namespace
@@ -350,7 +673,23 @@ void RegisterRNNOps(OpRegistry* r) {
       })
       .SetInferShape(RNNShape)
       .SetInferType(RNNType)
-      .SetCompute(RNNCompute);
+      .SetCompute(RNNCompute)
+      .SetGradient(RNNGradient);
+
+  r->Register("_backward_RNN")
+      .Describe(
+          "The gradient of RNN (back-propagation through time): from the output gradients "
+          "and RNN's inputs, the gradients of data, parameters, state and state_cell.")
+      .SetParam<RNNParam>(InitRNNParam)
+      .SetInputNames(RNNBackwardInputNames)
+      .SetNumInputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(RNNBackwardInputNames(attrs).size());
+      })
+      .SetNumOutputs(RNNNumFloatInputs)
+      .SetInferShape(RNNBackwardShape)
+      .SetInferType(RNNBackwardType)
+      .SetCompute(RNNBackwardCompute)
+      .SetInternal();
 
   // The same parameters, inference and kernel as Concat (gluon packs RNN weights with it).
   const Op& concat = r->Get("Concat");
@@ -366,6 +705,7 @@ void RegisterRNNOps(OpRegistry* r) {
   param_concat.infer_shape = concat.infer_shape;
   param_concat.infer_type = concat.infer_type;
   param_concat.compute = concat.compute;
+  param_concat.gradient = concat.gradient;
 }
 
 }  // namespace hybridnet

@@ -17,6 +17,7 @@
 
 #include "hybridnet/op.h"
 #include "kernels/blas.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -274,6 +275,15 @@ void DivSqrtDimCompute(const OpContext&, const NodeAttrs&, const std::vector<TBl
   });
 }
 
+// batch_dot's gradient: batch_dot products of the output gradient with rhs and lhs (MXNet's).
+std::vector<NodeEntry> BatchDotGradient(const std::shared_ptr<Node>& n,
+                                        const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const BatchDotParam& p = g.attrs().Param<BatchDotParam>();
+  return internal::MatrixProductGradient(g, "batch_dot", p.transpose_a, p.transpose_b,
+                                         g.out_grad(0));
+}
+
 }  // namespace
 
 void RegisterAttentionOps(OpRegistry* r) {
@@ -285,7 +295,8 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInputNames({"lhs", "rhs"})
       .SetInferShape(BatchDotShape)
       .SetInferType(RealType)
-      .SetCompute(BatchDotCompute);
+      .SetCompute(BatchDotCompute)
+      .SetGradient(BatchDotGradient);
 
   r->Register("_contrib_interleaved_matmul_selfatt_qk")
       .Describe(

@@ -12,6 +12,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -210,6 +211,35 @@ void SequenceReverseCompute(const OpContext&, const NodeAttrs&, const std::vecto
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Gradients (MXNet's): SequenceMask masks the output gradient with zeros, SequenceReverse
+// reverses it back, SequenceLast adds it to the steps it read; sequence_length gets zeros.
+
+using internal::GradientBuilder;
+
+std::vector<NodeEntry> WithZeroLengthGradient(const GradientBuilder& g, NodeEntry data_grad) {
+  std::vector<NodeEntry> grads{std::move(data_grad)};
+  if (g.attrs().op->NumInputs(g.attrs()) > 1) grads.push_back(g.ZerosLike(g.in(1)));
+  return grads;
+}
+
+// The same op, with the same lengths, on the output gradient (value 0 for SequenceMask).
+std::vector<NodeEntry> SameOpGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  if (g.attrs().op->NumInputs(g.attrs()) > 1) inputs.push_back(g.in(1));
+  AttrDict attrs = g.attrs().dict;
+  if (g.attrs().op->name == "SequenceMask") attrs["value"] = "0";
+  return WithZeroLengthGradient(g, g.Op(g.attrs().op->name, std::move(inputs), std::move(attrs)));
+}
+
+std::vector<NodeEntry> SequenceLastGradient(const std::shared_ptr<Node>& n,
+                                            const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return WithZeroLengthGradient(g, internal::CopiedElementsGradient(g, 0));
+}
+
 }  // namespace
 
 void RegisterSequenceOps(OpRegistry* r) {
@@ -222,7 +252,8 @@ void RegisterSequenceOps(OpRegistry* r) {
       .SetInferShape(SequenceMaskShape)
       .SetInferType(SequenceType)
       .SetCompute(SequenceMaskCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetGradient(SameOpGradient);
 
   r->Register("SequenceLast")
       .Describe(
@@ -233,7 +264,8 @@ void RegisterSequenceOps(OpRegistry* r) {
       .SetInputNames(SequenceInputNames<SequenceParam>)
       .SetInferShape(SequenceLastShape)
       .SetInferType(SequenceType)
-      .SetCompute(SequenceLastCompute);
+      .SetCompute(SequenceLastCompute)
+      .SetGradient(SequenceLastGradient);
 
   r->Register("SequenceReverse")
       .Describe(
@@ -244,7 +276,8 @@ void RegisterSequenceOps(OpRegistry* r) {
       .SetInputNames(SequenceInputNames<SequenceParam>)
       .SetInferShape(SequenceReverseShape)
       .SetInferType(SequenceType)
-      .SetCompute(SequenceReverseCompute);
+      .SetCompute(SequenceReverseCompute)
+      .SetGradient(SameOpGradient);
 }
 
 }  // namespace hybridnet

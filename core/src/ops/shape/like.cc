@@ -282,6 +282,14 @@ std::vector<NodeEntry> ReshapeLikeGradient(const std::shared_ptr<Node>& n,
   return {g.Op("reshape_like", {g.out_grad(0), g.in(0)}), g.ZerosLike(g.in(1))};
 }
 
+// slice_like: the output gradient in the leading corner of data, zeros elsewhere; shape_like
+// gets zeros (MXNet's).
+std::vector<NodeEntry> SliceLikeGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0), g.ZerosLike(g.in(1))};
+}
+
 }  // namespace
 
 void RegisterLikeOps(OpRegistry* r) {
@@ -294,7 +302,8 @@ void RegisterLikeOps(OpRegistry* r) {
       .SetInferShape(SliceLikeShape)
       .SetInferType(FirstInputType)
       .SetCompute(SliceLikeCompute)
-      .SetOnnx({"Slice", "Identity"}, SliceLikeOnnx);
+      .SetOnnx({"Slice", "Identity"}, SliceLikeOnnx)
+      .SetGradient(SliceLikeGradient);
 
   r->Register("broadcast_axis")
       .Describe("Broadcasts size-1 axes of the input to the given sizes.")

@@ -14,6 +14,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 #include "ops/shape/strided_copy-inl.h"
@@ -690,6 +691,60 @@ void SpaceToDepthOnnx(OnnxNodeContext* ctx) {
 
 void SqueezeOnnx(OnnxNodeContext* ctx) { ctx->ReshapeToOutput(ctx->in(0).name, 0); }
 
+// ---------------------------------------------------------------------------------------------
+// Gradients (MXNet's): tile, repeat, depth_to_space, space_to_depth and diag add the output
+// gradient back where each element was copied from; stack splits it and _split_v2 joins its
+// parts; SwapAxis and reverse are their own inverse, squeeze a reshape.
+
+using internal::GradientBuilder;
+
+std::vector<NodeEntry> CopiedGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0)};
+}
+
+// SwapAxis and reverse undo themselves.
+std::vector<NodeEntry> SelfInverseGradient(const std::shared_ptr<Node>& n,
+                                           const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op(g.attrs().op->name, {g.out_grad(0)}, g.attrs().dict)};
+}
+
+std::vector<NodeEntry> SqueezeGradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  return {g.Op("reshape_like", {g.out_grad(0), g.in(0)})};
+}
+
+// _split_v2: the parts' gradients joined back along the axis (MXNet's _split_v2_backward).
+std::vector<NodeEntry> SplitV2Gradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const SplitV2Param& p = g.attrs().Param<SplitV2Param>();
+  const std::string axis = std::to_string(p.axis);
+  std::vector<NodeEntry> parts;
+  for (const NodeEntry& part : dy) {
+    parts.push_back(p.squeeze_axis ? g.Op("expand_dims", {part}, {{"axis", axis}}) : part);
+  }
+  const std::string count = std::to_string(parts.size());
+  return {g.Op("Concat", std::move(parts), {{"dim", axis}, {"num_args", count}})};
+}
+
+std::vector<NodeEntry> StackGradient(const std::shared_ptr<Node>& n,
+                                     const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const StackParam& p = g.attrs().Param<StackParam>();
+  const std::shared_ptr<Node> parts = g.MakeNode("SliceChannel", {g.out_grad(0)},
+                                                 {{"num_outputs", std::to_string(p.num_args)},
+                                                  {"axis", std::to_string(p.axis)},
+                                                  {"squeeze_axis", "True"}});
+  std::vector<NodeEntry> grads;
+  for (int i = 0; i < p.num_args; ++i)
+    grads.push_back(NodeEntry{parts, static_cast<uint32_t>(i), 0});
+  return grads;
+}
+
 }  // namespace
 
 void RegisterRearrangeOps(OpRegistry* r) {
@@ -702,7 +757,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(TileShape)
       .SetInferType(ElemwiseType)
       .SetCompute(TileCompute)
-      .SetOnnx({"Tile", "Reshape"}, TileOnnx);
+      .SetOnnx({"Tile", "Reshape"}, TileOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("repeat")
       .Describe(
@@ -712,7 +768,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(RepeatShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(RepeatCompute);
+      .SetCompute(RepeatCompute)
+      .SetGradient(CopiedGradient);
 
   r->Register("stack")
       .Describe("Joins num_args arrays of one shape along a new axis inserted at position axis.")
@@ -726,7 +783,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(StackShape)
       .SetInferType(ElemwiseType)
       .SetCompute(StackCompute)
-      .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx);
+      .SetOnnx({"Unsqueeze", "Concat"}, StackOnnx)
+      .SetGradient(StackGradient);
 
   r->Register("squeeze")
       .Describe(
@@ -739,7 +797,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetCompute(internal::ViewCompute)
       .SetIdentityView()
       .SetInplace({{0, 0}})
-      .SetOnnx({"Reshape"}, SqueezeOnnx);
+      .SetOnnx({"Reshape"}, SqueezeOnnx)
+      .SetGradient(SqueezeGradient);
 
   r->Register("SwapAxis")
       .Describe("Interchanges two axes of the input (a copy in the new order).")
@@ -749,7 +808,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(SwapAxisShape)
       .SetInferType(ElemwiseType)
       .SetCompute(SwapAxisCompute)
-      .SetOnnx({"Transpose"}, SwapAxisOnnx);
+      .SetOnnx({"Transpose"}, SwapAxisOnnx)
+      .SetGradient(SelfInverseGradient);
 
   r->Register("reverse")
       .Describe("Reverses the order of the elements along each listed axis.")
@@ -759,7 +819,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(ReverseShape)
       .SetInferType(ElemwiseType)
       .SetCompute(ReverseCompute)
-      .SetOnnx({"Slice", "Identity"}, ReverseOnnx);
+      .SetOnnx({"Slice", "Identity"}, ReverseOnnx)
+      .SetGradient(SelfInverseGradient);
 
   r->Register("depth_to_space")
       .Describe(
@@ -771,7 +832,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(DepthSpaceShape<true>)
       .SetInferType(ElemwiseType)
       .SetCompute(DepthSpaceCompute<true>)
-      .SetOnnx({"DepthToSpace"}, DepthToSpaceOnnx);
+      .SetOnnx({"DepthToSpace"}, DepthToSpaceOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("space_to_depth")
       .Describe("The inverse of depth_to_space: (N, C, H, W) -> (N, C * b^2, H / b, W / b).")
@@ -780,7 +842,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInferShape(DepthSpaceShape<false>)
       .SetInferType(ElemwiseType)
       .SetCompute(DepthSpaceCompute<false>)
-      .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx);
+      .SetOnnx({"SpaceToDepth"}, SpaceToDepthOnnx)
+      .SetGradient(CopiedGradient);
 
   r->Register("_split_v2")
       .Describe(
@@ -791,7 +854,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetNumOutputs(SplitV2NumOutputs)
       .SetInferShape(SplitV2Shape)
       .SetInferType(ElemwiseType)
-      .SetCompute(SplitV2Compute);
+      .SetCompute(SplitV2Compute)
+      .SetGradient(SplitV2Gradient);
 
   r->Register("diag")
       .Describe(
@@ -801,7 +865,8 @@ void RegisterRearrangeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(DiagShape)
       .SetInferType(ElemwiseType)
-      .SetCompute(DiagCompute);
+      .SetCompute(DiagCompute)
+      .SetGradient(CopiedGradient);
 }
 
 }  // namespace hybridnet

@@ -460,28 +460,75 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   return known;
 }
 
-void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   const std::vector<TBlob>& out) {
-  const Shape& oshape = out[0].shape;
+// Copies between the joined array and its parts along Concat's dim, as bytes (every dtype joins
+// the same way; CenterNet concatenates int64 shapes): into `joined` when `join`, else out of it.
+void CopyConcatParts(const NodeAttrs& attrs, const TBlob& joined, const std::vector<TBlob>& parts,
+                     bool join) {
+  const Shape& shape = joined.shape;
   const int dim = attrs.Param<ConcatParam>().dim;
-  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(oshape.ndim()) : dim);
+  const size_t axis = static_cast<size_t>(dim < 0 ? dim + static_cast<int>(shape.ndim()) : dim);
   int64_t outer = 1, inner = 1;
-  for (size_t i = 0; i < axis; ++i) outer *= oshape[i];
-  for (size_t i = axis + 1; i < oshape.ndim(); ++i) inner *= oshape[i];
-  const int64_t out_row = oshape[axis] * inner;
-  // Bytes: every dtype joins the same way (CenterNet concatenates int64 shapes).
-  const int64_t size = static_cast<int64_t>(DTypeSize(out[0].dtype));
-  auto* y = static_cast<uint8_t*>(out[0].data);
+  for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.ndim(); ++i) inner *= shape[i];
+  const int64_t joined_row = shape[axis] * inner;
+  const int64_t size = static_cast<int64_t>(DTypeSize(joined.dtype));
+  auto* all = static_cast<uint8_t*>(joined.data);
   int64_t col = 0;
-  for (const TBlob& b : in) {
+  for (const TBlob& b : parts) {
     const int64_t row = b.shape[axis] * inner;
-    const auto* x = static_cast<const uint8_t*>(b.data);
+    auto* part = static_cast<uint8_t*>(b.data);
     for (int64_t o = 0; o < outer; ++o) {
-      std::memcpy(y + (o * out_row + col) * size, x + o * row * size,
-                  static_cast<size_t>(row * size));
+      uint8_t* in_joined = all + (o * joined_row + col) * size;
+      uint8_t* in_part = part + o * row * size;
+      const size_t bytes = static_cast<size_t>(row * size);
+      if (join) {
+        std::memcpy(in_joined, in_part, bytes);
+      } else {
+        std::memcpy(in_part, in_joined, bytes);
+      }
     }
     col += row;
   }
+}
+
+void ConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<TBlob>& out) {
+  CopyConcatParts(attrs, out[0], in, true);
+}
+
+// _backward_Concat: (out_grad, the Concat's inputs, for their shapes) -> each input's part of
+// out_grad (MXNet's _backward_Concat).
+bool ConcatBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  std::vector<Shape> forward_in(in->begin() + 1, in->end());
+  for (size_t i = 0; i < forward_in.size(); ++i) {
+    if ((*out)[i].ndim() != 0) AssignShape(attrs, &forward_in, i, (*out)[i], "input");
+  }
+  std::vector<Shape> forward_out{(*in)[0]};
+  const bool known = ConcatShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) {
+    (*in)[i + 1] = forward_in[i];
+    if (forward_in[i].ndim() != 0) AssignShape(attrs, out, i, forward_in[i], "output");
+  }
+  return known;
+}
+
+bool ConcatBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  std::vector<DType> grads{(*in)[0]};
+  grads.insert(grads.end(), out->begin(), out->end());
+  std::vector<DType> none;
+  const bool known = ElemwiseType(attrs, &grads, &none);
+  (*in)[0] = grads[0];
+  std::copy(grads.begin() + 1, grads.end(), out->begin());
+  for (size_t i = 1; i < in->size(); ++i) {
+    if ((*in)[i] == DType::kUnknown) return false;
+  }
+  return known;
+}
+
+void ConcatBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                           const std::vector<TBlob>& out) {
+  CopyConcatParts(attrs, in[0], out, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -649,6 +696,19 @@ std::vector<NodeEntry> TransposeGradient(const std::shared_ptr<Node>& n,
   return {g.Op("transpose", {g.out_grad(0)}, {{"axes", Shape(inverse).ToString()}})};
 }
 
+// Each input gets its part of the output gradient (_backward_Concat, MXNet's).
+std::vector<NodeEntry> ConcatGradient(const std::shared_ptr<Node>& n,
+                                      const std::vector<NodeEntry>& dy) {
+  GradientBuilder g(n, dy);
+  const int num_args = g.attrs().Param<ConcatParam>().num_args;
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  for (int i = 0; i < num_args; ++i) inputs.push_back(g.in(static_cast<size_t>(i)));
+  const std::shared_ptr<Node> parts = g.MakeNode("_backward_Concat", inputs, g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (int i = 0; i < num_args; ++i) grads.push_back(NodeEntry{parts, static_cast<uint32_t>(i), 0});
+  return grads;
+}
+
 // The parts' gradients joined back along the axis (MXNet's split gradient, a Concat).
 std::vector<NodeEntry> SliceChannelGradient(const std::shared_ptr<Node>& n,
                                             const std::vector<NodeEntry>& dy) {
@@ -731,7 +791,28 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferShape(ConcatShape)
       .SetInferType(ElemwiseType)
       .SetCompute(ConcatCompute)
-      .SetOnnx({"Concat"}, ConcatOnnx);
+      .SetOnnx({"Concat"}, ConcatOnnx)
+      .SetGradient(ConcatGradient);
+
+  r->Register("_backward_Concat")
+      .Describe("The gradient of Concat: out_grad cut into the parts of the inputs' shapes.")
+      .SetParam<ConcatParam>()
+      .SetInputNames([](const NodeAttrs& attrs) {
+        std::vector<std::string> names{"out_grad"};
+        for (int i = 0; i < attrs.Param<ConcatParam>().num_args; ++i)
+          names.push_back("arg" + std::to_string(i));
+        return names;
+      })
+      .SetNumInputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args) + 1;
+      })
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(attrs.Param<ConcatParam>().num_args);
+      })
+      .SetInferShape(ConcatBackwardShape)
+      .SetInferType(ConcatBackwardType)
+      .SetCompute(ConcatBackwardCompute)
+      .SetInternal();
 
   r->Register("SliceChannel")
       .Describe("Splits the input along axis into num_outputs equal parts.")

@@ -400,6 +400,13 @@ std::vector<NodeEntry> SliceGradient(const std::shared_ptr<Node>& n,
   return {g.Op("_slice_assign", {g.ZerosLike(g.in(0)), g.out_grad(0)}, g.attrs().dict)};
 }
 
+// slice_axis: the output gradient in the slice, zeros elsewhere.
+std::vector<NodeEntry> SliceAxisGradient(const std::shared_ptr<Node>& n,
+                                         const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {internal::CopiedElementsGradient(g, 0)};
+}
+
 }  // namespace
 
 void RegisterSliceOps(OpRegistry* r) {
@@ -427,7 +434,8 @@ void RegisterSliceOps(OpRegistry* r) {
       .SetInferShape(SliceAxisShape)
       .SetInferType(ElemwiseType)
       .SetCompute(SliceAxisCompute)
-      .SetOnnx({"Slice"}, SliceAxisOnnx);
+      .SetOnnx({"Slice"}, SliceAxisOnnx)
+      .SetGradient(SliceAxisGradient);
 
   r->Register("_slice_assign")
       .Describe("A copy of lhs whose slice (begin, end, step as in slice) is replaced by rhs.")
