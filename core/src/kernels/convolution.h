@@ -79,6 +79,33 @@ void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
 void RunConvolutionThenMaxPool(const ConvSpec& conv, const ConvArgs& conv_args,
                                const MaxPoolWindow& window, int64_t pooled_h, int64_t pooled_w);
 
+/// The arrays of one convolution's gradient call (s.deconv 0, no epilogue), in the caller's
+/// layout (channel-first, or channel-last with s.channel_last); weights in MXNet's (F, C/G, k...).
+struct ConvGradArgs {
+  const float* data = nullptr;            ///< x, read by the weights' gradient
+  const float* weight = nullptr;          ///< w, read by the data's gradient
+  const NDArray* weight_array = nullptr;  ///< the array behind `weight`, when the caller has it
+  const float* out_grad = nullptr;        ///< dy, of the output's shape
+  float* data_grad = nullptr;             ///< dx, written by RunConvolutionBackwardData
+  float* weight_grad = nullptr;           ///< dw, written by RunConvolutionBackwardWeights
+  Workspace* workspace = nullptr;
+};
+
+/// dx = the transposed convolution of dy by w: oneDNN's backward-data primitive (positions no
+/// window reads get 0), its weights re-laid-out once per weight version and kept with the
+/// array. Deterministic for a given thread count.
+void RunConvolutionBackwardData(const ConvSpec& spec, const ConvGradArgs& args);
+
+/// dw[f, c, t] = the sum over samples and output positions of dy[f] times the data at tap t:
+/// oneDNN's backward-weights primitive. Deterministic for a given thread count (the threads'
+/// partial sums are reduced in a fixed order).
+void RunConvolutionBackwardWeights(const ConvSpec& spec, const ConvGradArgs& args);
+
+/// db[f] = the sum of dy[n, f, positions] over samples and positions (channel-first dy of
+/// `positions` values per plane), in double, in that order.
+void ConvolutionBiasGradient(const float* out_grad, int64_t N, int64_t F, int64_t positions,
+                             float* bias_grad);
+
 /// The kernels that run convolutions, in the order of preference: ours, each taking the calls
 /// its own file's `...Takes` states, then oneDNN's, which takes every call.
 enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn };

@@ -295,6 +295,105 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   });
 }
 
+namespace {
+
+// The gradient an lp output adds at input value v (MXNet's lp_grad).
+template <int P>
+inline float LpGrad(float dy, float v, float y) {
+  if constexpr (P == 1) {
+    return dy;
+  } else if constexpr (P == 2) {
+    return y == 0.f ? 0.f : dy * (v / y);
+  } else {
+    const float ratio = v / y;
+    return y == 0.f ? 0.f : dy * ratio * ratio;
+  }
+}
+
+// One plane's gradient: `lane` values per position, each lane on its own as MXNet's loops visit
+// a channel (the channel-last loops per position give each channel the order of its plane).
+template <PoolKind kKind, int P>
+void UnpoolPlane(const float* x, const float* y, const float* dy, float* dx, const SpatialGeom& g,
+                 int64_t lane, bool include_pad) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  std::fill(dx, dx + g.ImageSize() * lane, 0.f);
+  int64_t o = 0;
+  for (int64_t pd = 0; pd < g.grid[0]; ++pd)
+    for (int64_t ph = 0; ph < g.grid[1]; ++ph)
+      for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
+        const float* yo = y + o * lane;
+        const float* dyo = dy + o * lane;
+        if constexpr (kKind == kMax) {
+          const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+          const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+          const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+          for (int64_t c = 0; c < lane; ++c) {
+            int64_t first = -1;
+            for (int64_t d = sd.lo; d < sd.hi && first < 0; ++d)
+              for (int64_t h = sh.lo; h < sh.hi && first < 0; ++h)
+                for (int64_t w = sw.lo; w < sw.hi; ++w) {
+                  const int64_t at = ((d * IH + h) * IW + w) * lane + c;
+                  if (x[at] == yo[c]) {
+                    first = at;
+                    break;
+                  }
+                }
+            if (first >= 0) dx[first] += dyo[c];
+          }
+        } else {
+          const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+          const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+          const Span sw = SumSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+          int64_t pool_size = 1;
+          if constexpr (kKind == kAvg) {
+            pool_size = include_pad ? sd.padded * sh.padded * sw.padded
+                                    : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
+          }
+          const float divisor = static_cast<float>(pool_size);
+          for (int64_t d = sd.lo; d < sd.hi; ++d)
+            for (int64_t h = sh.lo; h < sh.hi; ++h)
+              for (int64_t w = sw.lo; w < sw.hi; ++w) {
+                const int64_t at = ((d * IH + h) * IW + w) * lane;
+                for (int64_t c = 0; c < lane; ++c) {
+                  dx[at + c] += LpGrad<P>(dyo[c], x[at + c], yo[c]) / divisor;
+                }
+              }
+        }
+      }
+}
+
+}  // namespace
+
+void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x, const float* y,
+                        const float* dy, float* dx, const SpatialGeom& g, int64_t lane,
+                        int64_t planes) {
+  const int64_t IS = g.ImageSize() * lane, OS = g.GridSize() * lane;
+  ParallelFor(planes, planes * IS >= 32768, [&](int64_t i) {
+    const float* xi = x + i * IS;
+    const float* yi = y + i * OS;
+    const float* dyi = dy + i * OS;
+    float* dxi = dx + i * IS;
+    switch (type) {
+      case PoolType::kMax:
+        UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kAvg:
+        UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kSum:
+      case PoolType::kLp:
+        if (pv == 2) {
+          UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else if (pv == 3) {
+          UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else {
+          UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        }
+        break;
+    }
+  });
+}
+
 int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
   if (!full) return 1 + (image + 2 * pad - kernel) / stride;
   return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
