@@ -1,5 +1,5 @@
-// Conformance cases of the gradients of Convolution, Deconvolution and Pooling: the internal
-// backward ops against the
+// Conformance cases of the gradients of Convolution, Deconvolution, Pooling,
+// _contrib_AdaptiveAvgPooling2D and UpSampling: the internal backward ops against the
 // vector-Jacobian product of the forward references (nn_reference.h), and Pooling cases whose
 // gradients the harness checks by finite differences (OpGradient) on inputs of distinct values, so
 // that every max window has one maximum. The forward ops' own cases (conv_cases.cc) are
@@ -87,6 +87,56 @@ AttrDict PoolAttrs(const PoolSpec& s) {
   return a;
 }
 
+// _backward_contrib_AdaptiveAvgPooling2D's reference, (out_grad (N, C, OH, OW), data) -> d data:
+// each input gets the gradients of the cells that hold it (rows floor(o * H / OH) ..
+// ceil((o + 1) * H / OH) - 1, columns alike), each divided by its cell's size.
+std::vector<RefTensor> AdaptivePoolBackwardRef(const std::vector<RefTensor>& in) {
+  const Shape& os = in[0].shape;
+  const Shape& s = in[1].shape;
+  const int64_t H = s[2], W = s[3], OH = os[2], OW = os[3];
+  RefTensor dx(s);
+  for (int64_t i = 0; i < dx.size(); ++i) {
+    const std::vector<int64_t> x = Unravel(i, s);
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+      if (x[2] < h0 || x[2] >= h1) continue;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+        if (x[3] < w0 || x[3] >= w1) continue;
+        const double dy = in[0][((x[0] * os[1] + x[1]) * OH + oh) * OW + ow];
+        dx[i] += dy / static_cast<double>((h1 - h0) * (w1 - w0));
+      }
+    }
+  }
+  return {dx};
+}
+
+// _backward_UpSampling's reference for nearest, (out_grad, inputs...) -> their gradients: input
+// pixel (r, q) of scale f gets the sum of the output gradient over rows r*f .. r*f+f-1 and the
+// same columns, in its own channels of it (concat) or the same ones (sum).
+RefFn NearestUpBackwardRef(bool sum) {
+  return [sum](const std::vector<RefTensor>& in) {
+    const Shape& os = in[0].shape;
+    std::vector<RefTensor> grads;
+    int64_t offset = 0;
+    for (size_t i = 1; i < in.size(); ++i) {
+      const Shape& s = in[i].shape;
+      const int64_t f = os[2] / s[2];
+      RefTensor g(s);
+      for (int64_t j = 0; j < g.size(); ++j) {
+        const std::vector<int64_t> x = Unravel(j, s);
+        const int64_t c = sum ? x[1] : offset + x[1];
+        for (int64_t a = 0; a < f; ++a)
+          for (int64_t b = 0; b < f; ++b)
+            g[j] += in[0][((x[0] * os[1] + c) * os[2] + x[2] * f + a) * os[3] + x[3] * f + b];
+      }
+      if (!sum) offset += s[1];
+      grads.push_back(g);
+    }
+    return grads;
+  };
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(ConvolutionGradient) {
@@ -155,6 +205,19 @@ HN_CONFORMANCE_CASES(PoolingGradient) {
   cases->push_back(
       Internal(Case("_backward_Pooling", PoolAttrs(sum), {{2, 3, 5}, {2, 3, 11}, {2, 3, 5}},
                     GradientOf(PoolRef(sum), 1), "1d_sum")));
+
+  // Overlapping cells (7 rows into 3: 0-2, 2-4, 4-6).
+  cases->push_back(
+      Internal(Case("_backward_contrib_AdaptiveAvgPooling2D", {{"output_size", "(3, 2)"}},
+                    {{2, 3, 3, 2}, {2, 3, 7, 5}}, AdaptivePoolBackwardRef, "overlapping_cells")));
+
+  cases->push_back(Internal(Case(
+      "_backward_UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
+      {{2, 3, 4, 6}, {2, 2, 2, 3}, {2, 1, 4, 6}}, NearestUpBackwardRef(false), "nearest_concat")));
+  cases->push_back(Internal(Case(
+      "_backward_UpSampling",
+      {{"scale", "3"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", "sum"}},
+      {{1, 2, 6, 3}, {1, 2, 2, 1}, {1, 2, 6, 3}}, NearestUpBackwardRef(true), "nearest_sum")));
 
   // Max pooling on distinct values (one maximum per window) in every rank, convention and
   // layout, with overlapping windows (stride below the kernel), so the gradients of shared
