@@ -4,6 +4,8 @@
 // gradients the harness checks by finite differences (OpGradient) on inputs of distinct values, so
 // that every max window has one maximum. The forward ops' own cases (conv_cases.cc) are
 // gradient-checked too.
+#include <algorithm>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -137,6 +139,24 @@ RefFn NearestUpBackwardRef(bool sum) {
   };
 }
 
+// _backward_Pooling's reference for max pooling of a constant (2-D, channel-first, every window
+// inside the image): with every value the maximum, each output's gradient goes to its window's
+// first position.
+RefFn FirstPositionRef(int64_t stride, int64_t pad) {
+  return [=](const std::vector<RefTensor>& in) {
+    const Shape& os = in[0].shape;
+    const Shape& s = in[1].shape;
+    RefTensor dx(s);
+    for (int64_t j = 0; j < in[0].size(); ++j) {
+      const std::vector<int64_t> o = Unravel(j, os);
+      const int64_t h = std::max<int64_t>(o[2] * stride - pad, 0);
+      const int64_t w = std::max<int64_t>(o[3] * stride - pad, 0);
+      dx[((o[0] * s[1] + o[1]) * s[2] + h) * s[3] + w] += in[0][j];
+    }
+    return std::vector<RefTensor>{dx};
+  };
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(ConvolutionGradient) {
@@ -205,6 +225,21 @@ HN_CONFORMANCE_CASES(PoolingGradient) {
   cases->push_back(
       Internal(Case("_backward_Pooling", PoolAttrs(sum), {{2, 3, 5}, {2, 3, 11}, {2, 3, 5}},
                     GradientOf(PoolRef(sum), 1), "1d_sum")));
+
+  // Max pooling of a constant: all ties, so the first position of every window takes the
+  // gradient (MXNet's rule); rows wide enough for 16 windows at once at strides 1, 2 and 3.
+  auto constant_data = [](std::mt19937& rng, size_t input, int64_t) {
+    return input == 0 ? std::uniform_real_distribution<double>(-1.0, 1.0)(rng) : 0.5;
+  };
+  for (int64_t stride : {1, 2, 3}) {
+    const int64_t H = 7, W = 60, k = 3, pad = 1;
+    const int64_t OH = (H + 2 * pad - k) / stride + 1, OW = (W + 2 * pad - k) / stride + 1;
+    OpCase c = Internal(Case("_backward_Pooling",
+                             PoolAttrs(Pool("max", {k, k}, {stride, stride}, {pad, pad}, V)),
+                             {{2, 2, OH, OW}, {2, 2, H, W}, {2, 2, OH, OW}},
+                             FirstPositionRef(stride, pad), "max_ties_s" + std::to_string(stride)));
+    cases->push_back(WithGen(c, constant_data));
+  }
 
   // Overlapping cells (7 rows into 3: 0-2, 2-4, 4-6).
   cases->push_back(

@@ -1,14 +1,16 @@
 // The gradients of Convolution, Deconvolution and Pooling beyond the conformance cases: the same
 // inputs give the same bits on every call at each thread count (oneDNN's backward primitives
 // reduce their threads' partial sums in a fixed order), and max pooling's gradient goes to the
-// first maximum of a window, as MXNet's unpooling routes it.
+// first maximum of a window, as MXNet's unpooling routes it, on every kernel.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
 #include "common/test_util.h"
 #include "hybridnet/imperative.h"
+#include "kernels/kernel_choice.h"
 
 namespace hybridnet {
 namespace {
@@ -68,6 +70,36 @@ TEST(PoolingGradient, MaxGoesToTheFirstMaximumOfItsWindow) {
   const NDArray dx = Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0];
   const float want[] = {0, 11, 0, 0, 0, 0};
   EXPECT_EQ(BitDifference(dx, NDArray::FromBuffer({1, 1, 2, 3}, DType::kFloat32, want)), "");
+}
+
+TEST(PoolingGradient, EveryMaxKernelGivesTheSameBitsOnTies) {
+  // Small integers: most windows hold their maximum more than once. Rows of 70 give the AVX-512
+  // kernel whole and partial blocks of 16 windows; strides 1 and 2 load, 3 gathers.
+  std::mt19937 rng(5);
+  std::vector<float> values(2 * 3 * 9 * 70);
+  for (float& v : values) v = static_cast<float>(std::uniform_int_distribution<int>(0, 3)(rng));
+  const NDArray data = NDArray::FromBuffer({2, 3, 9, 70}, DType::kFloat32, values.data());
+  internal::KernelChoice* found = nullptr;
+  for (internal::KernelChoice* c : internal::KernelChoices()) {
+    if (c->family() == "pooling_backward") found = c;
+  }
+  ASSERT_NE(found, nullptr);
+  internal::KernelChoice& choice = *found;
+  for (int stride : {1, 2, 3}) {
+    SCOPED_TRACE("stride " + std::to_string(stride));
+    const std::string s = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
+    const AttrDict attrs = {{"kernel", "(3, 3)"}, {"stride", s}, {"pad", "(1, 1)"}};
+    const NDArray y = Invoke("Pooling", {data}, attrs)[0];
+    const NDArray out_grad = NDArray::RandomUniform(y.shape(), -1.f, 1.f);
+    std::vector<NDArray> grads;
+    for (size_t k = 0; k < choice.kernels().size(); ++k) {
+      if (!choice.kernels()[k].runs_here) continue;
+      choice.Force(static_cast<int>(k));
+      grads.push_back(Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0]);
+      choice.Force(-1);
+    }
+    for (size_t k = 1; k < grads.size(); ++k) EXPECT_EQ(BitDifference(grads[0], grads[k]), "");
+  }
 }
 
 }  // namespace

@@ -35,6 +35,13 @@ KernelChoice& PoolingKernels();
 void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* x,
                 float* y, const SpatialGeom& g, int64_t lane, int64_t planes, Workspace* workspace);
 
+/// The kernels of PoolPlanesBackward: max pooling of channel-first planes 16 outputs at a time
+/// (AVX-512), then plain windows, which take every call.
+enum class PoolBackwardKernel { kMaxChannelFirst, kWindows };
+
+/// The choice among them (kernel_choice.h), indexed by PoolBackwardKernel.
+KernelChoice& PoolingBackwardKernels();
+
 /// Pooling's gradient (MXNet's unpool, pool.h) into `dx`, of the layout and planes PoolPlanes
 /// takes (`pv` 1 but for lp), from the data `x`, the output `y` and its gradient `dy`. Each output
 /// adds into its window, in output order: max its gradient at the first position (row-major) whose
