@@ -86,20 +86,19 @@ struct ConvGradArgs {
   const float* weight = nullptr;          ///< w, read by the data's gradient
   const NDArray* weight_array = nullptr;  ///< the array behind `weight`, when the caller has it
   const float* out_grad = nullptr;        ///< dy, of the output's shape
-  float* data_grad = nullptr;             ///< dx, written by RunConvolutionBackwardData
-  float* weight_grad = nullptr;           ///< dw, written by RunConvolutionBackwardWeights
+  float* data_grad = nullptr;             ///< dx, or null: not wanted
+  float* weight_grad = nullptr;           ///< dw, or null: not wanted
   Workspace* workspace = nullptr;
 };
 
-/// dx = the transposed convolution of dy by w: oneDNN's backward-data primitive (positions no
-/// window reads get 0), its weights re-laid-out once per weight version and kept with the
-/// array. Deterministic for a given thread count.
-void RunConvolutionBackwardData(const ConvSpec& spec, const ConvGradArgs& args);
-
-/// dw[f, c, t] = the sum over samples and output positions of dy[f] times the data at tap t:
-/// oneDNN's backward-weights primitive. Deterministic for a given thread count (the threads'
-/// partial sums are reduced in a fixed order).
-void RunConvolutionBackwardWeights(const ConvSpec& spec, const ConvGradArgs& args);
+/// The gradients of call `spec` whose arrays `args` gives (either may be null): dx, the
+/// transposed convolution of dy by w (positions no window reads get 0), and dw[f, c, t], the sum
+/// over samples and output positions of dy[f] times the data at tap t. oneDNN's backward-data
+/// and backward-weights primitives, kept per call; backward-data's weights re-laid-out once per
+/// weight version and kept with the array; dy re-laid-out once for both where they take the same
+/// layout. Deterministic for a given thread count (the threads' partial sums of dw are reduced
+/// in a fixed order).
+void RunConvolutionGradients(const ConvSpec& spec, const ConvGradArgs& args);
 
 /// db[f] = the sum of dy[n, f, positions] over samples and positions (channel-first dy of
 /// `positions` values per plane), in double, in that order.

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -556,101 +557,101 @@ PrimitiveCache<ConvGradPrimitive>& WeightGradPrimitives() {
   return cache;
 }
 
-// The caller's output gradient in the primitive's layout: itself, or re-laid-out into the
-// workspace (kConvDstSlot).
-memory GradIn(const ConvGradPrimitive& p, const ConvGradArgs& a) {
+// The caller's output gradient in the primitive's layout: itself, `laid` when that already holds
+// it in that layout, or re-laid-out into the workspace (kConvDstSlot).
+memory GradIn(const ConvGradPrimitive& p, const ConvGradArgs& a, const memory* laid) {
   const dnnl::engine& engine = OneDnnEngine();
   if (!p.reorder_grad) return memory(p.grad_md, engine, const_cast<float*>(a.out_grad));
-  memory laid(p.grad_md, engine,
-              a.workspace->Get<float>(kConvDstSlot, p.grad_md.get_size() / sizeof(float)));
-  RunReorder(p.grad_in, memory(p.caller_grad_md, engine, const_cast<float*>(a.out_grad)), laid,
+  if (laid != nullptr && laid->get_desc() == p.grad_md) return *laid;
+  memory to(p.grad_md, engine,
+            a.workspace->Get<float>(kConvDstSlot, p.grad_md.get_size() / sizeof(float)));
+  RunReorder(p.grad_in, memory(p.caller_grad_md, engine, const_cast<float*>(a.out_grad)), to,
              a.workspace);
-  return laid;
+  return to;
 }
 
-// The call's spec with its thread count: the primitive is made for it.
-ConvSpec Threaded(const ConvSpec& s) {
-  ConvSpec keyed = s;
-  keyed.threads = KernelThreads();
-  return keyed;
+// d data on backward-data primitive p; returns the output gradient as p read it.
+memory RunDataGradient(const ConvGradPrimitive& p, const ConvGradArgs& a) {
+  const dnnl::engine& engine = OneDnnEngine();
+  // The weights in the primitive's layout, kept with the weight array (per version).
+  std::shared_ptr<const PackedWeights> w;
+  const float* weights = a.weight;
+  if (p.reorder_weight) {
+    ConvArgs kept;
+    kept.weight = a.weight;
+    kept.weight_array = a.weight_array;
+    w = KeptWithWeights<PackedWeights>(kept, p.weight_key, [&] {
+      auto packed = std::make_shared<PackedWeights>();
+      packed->weights = NDArray(Shape{static_cast<int64_t>(p.weight_md.get_size() / 4)});
+      memory user(p.user_weight_md, engine, const_cast<float*>(a.weight));
+      memory to(p.weight_md, engine, packed->weights.data<float>());
+      RunReorder(p.weight_move, user, to, a.workspace);
+      OneDnnStream().wait();
+      return packed;
+    });
+    weights = w->weights.data<float>();
+  }
+  memory dy = GradIn(p, a, nullptr);
+  float* dx_data = p.reorder_data ? a.workspace->Get<float>(kConvResidualSlot,
+                                                            p.data_md.get_size() / sizeof(float))
+                                  : a.data_grad;
+  memory dx(p.data_md, engine, dx_data);
+  p.prim.execute(
+      OneDnnStream(),
+      {{DNNL_ARG_DIFF_DST, dy},
+       {DNNL_ARG_WEIGHTS, memory(p.weight_md, engine, const_cast<float*>(weights))},
+       {DNNL_ARG_DIFF_SRC, dx},
+       {DNNL_ARG_SCRATCHPAD, ScratchpadIn(p.scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
+  if (p.reorder_data) {
+    RunReorder(p.data_move, dx, memory(p.caller_data_md, engine, a.data_grad), a.workspace);
+  }
+  OneDnnStream().wait();
+  return dy;
+}
+
+// d weights on backward-weights primitive p; `laid` (or null) is the output gradient as the
+// backward-data primitive read it.
+void RunWeightGradient(const ConvGradPrimitive& p, const ConvGradArgs& a, const memory* laid) {
+  const dnnl::engine& engine = OneDnnEngine();
+  memory x(p.data_md, engine, const_cast<float*>(a.data));
+  if (p.reorder_data) {
+    x.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p.data_md.get_size() / sizeof(float)));
+    RunReorder(p.data_move, memory(p.caller_data_md, engine, const_cast<float*>(a.data)), x,
+               a.workspace);
+  }
+  memory dy = GradIn(p, a, laid);
+  float* dw_data = p.reorder_weight ? a.workspace->Get<float>(
+                                          kConvFoldSlot, p.weight_md.get_size() / sizeof(float))
+                                    : a.weight_grad;
+  memory dw(p.weight_md, engine, dw_data);
+  p.prim.execute(
+      OneDnnStream(),
+      {{DNNL_ARG_SRC, x},
+       {DNNL_ARG_DIFF_DST, dy},
+       {DNNL_ARG_DIFF_WEIGHTS, dw},
+       {DNNL_ARG_SCRATCHPAD, ScratchpadIn(p.scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
+  if (p.reorder_weight) {
+    RunReorder(p.weight_move, dw, memory(p.user_weight_md, engine, a.weight_grad), a.workspace);
+  }
+  OneDnnStream().wait();
 }
 
 }  // namespace
 
-void RunConvolutionBackwardData(const ConvSpec& s, const ConvGradArgs& a) {
-  const ConvSpec keyed = Threaded(s);
-  std::shared_ptr<const ConvGradPrimitive> p = DataGradPrimitives().Get(keyed);
+void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
+  ConvSpec keyed = s;
+  keyed.threads = KernelThreads();  // the primitives are made for it
+  std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
+  if (a.data_grad != nullptr) data_p = DataGradPrimitives().Get(keyed);
+  if (a.weight_grad != nullptr) weight_p = WeightGradPrimitives().Get(keyed);
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
-  const dnnl::engine& engine = OneDnnEngine();
   try {
-    // The weights in the primitive's layout, kept with the weight array (per version).
-    std::shared_ptr<const PackedWeights> w;
-    const float* weights = a.weight;
-    if (p->reorder_weight) {
-      ConvArgs kept;
-      kept.weight = a.weight;
-      kept.weight_array = a.weight_array;
-      w = KeptWithWeights<PackedWeights>(kept, p->weight_key, [&] {
-        auto packed = std::make_shared<PackedWeights>();
-        packed->weights = NDArray(Shape{static_cast<int64_t>(p->weight_md.get_size() / 4)});
-        memory user(p->user_weight_md, engine, const_cast<float*>(a.weight));
-        memory to(p->weight_md, engine, packed->weights.data<float>());
-        RunReorder(p->weight_move, user, to, a.workspace);
-        OneDnnStream().wait();
-        return packed;
-      });
-      weights = w->weights.data<float>();
-    }
-    memory dy = GradIn(*p, a);
-    float* dx_data = p->reorder_data ? a.workspace->Get<float>(
-                                           kConvResidualSlot, p->data_md.get_size() / sizeof(float))
-                                     : a.data_grad;
-    memory dx(p->data_md, engine, dx_data);
-    p->prim.execute(OneDnnStream(),
-                    {{DNNL_ARG_DIFF_DST, dy},
-                     {DNNL_ARG_WEIGHTS, memory(p->weight_md, engine, const_cast<float*>(weights))},
-                     {DNNL_ARG_DIFF_SRC, dx},
-                     {DNNL_ARG_SCRATCHPAD,
-                      ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
-    if (p->reorder_data) {
-      RunReorder(p->data_move, dx, memory(p->caller_data_md, engine, a.data_grad), a.workspace);
-    }
-    OneDnnStream().wait();
+    std::optional<memory> laid;
+    if (data_p) laid = RunDataGradient(*data_p, a);
+    if (weight_p) RunWeightGradient(*weight_p, a, laid ? &*laid : nullptr);
   } catch (const dnnl::error& e) {
-    HN_THROW(kInternal) << SpecText(s) << ": oneDNN's backward data failed (" << e.what() << ")";
-  }
-}
-
-void RunConvolutionBackwardWeights(const ConvSpec& s, const ConvGradArgs& a) {
-  const ConvSpec keyed = Threaded(s);
-  std::shared_ptr<const ConvGradPrimitive> p = WeightGradPrimitives().Get(keyed);
-  ThreadCountWhile threads(static_cast<int>(keyed.threads));
-  const dnnl::engine& engine = OneDnnEngine();
-  try {
-    memory x(p->data_md, engine, const_cast<float*>(a.data));
-    if (p->reorder_data) {
-      x.set_data_handle(
-          a.workspace->Get<float>(kConvSrcSlot, p->data_md.get_size() / sizeof(float)));
-      RunReorder(p->data_move, memory(p->caller_data_md, engine, const_cast<float*>(a.data)), x,
-                 a.workspace);
-    }
-    memory dy = GradIn(*p, a);
-    float* dw_data = p->reorder_weight ? a.workspace->Get<float>(
-                                             kConvFoldSlot, p->weight_md.get_size() / sizeof(float))
-                                       : a.weight_grad;
-    memory dw(p->weight_md, engine, dw_data);
-    p->prim.execute(OneDnnStream(),
-                    {{DNNL_ARG_SRC, x},
-                     {DNNL_ARG_DIFF_DST, dy},
-                     {DNNL_ARG_DIFF_WEIGHTS, dw},
-                     {DNNL_ARG_SCRATCHPAD,
-                      ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
-    if (p->reorder_weight) {
-      RunReorder(p->weight_move, dw, memory(p->user_weight_md, engine, a.weight_grad), a.workspace);
-    }
-    OneDnnStream().wait();
-  } catch (const dnnl::error& e) {
-    HN_THROW(kInternal) << SpecText(s) << ": oneDNN's backward weights failed (" << e.what() << ")";
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN's backward convolution failed (" << e.what()
+                        << ")";
   }
 }
 

@@ -939,8 +939,7 @@ void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   a.data_grad = out[0].ptr<float>();
   a.weight_grad = out[1].ptr<float>();
   a.workspace = ctx.workspace;
-  internal::RunConvolutionBackwardData(s, a);
-  internal::RunConvolutionBackwardWeights(s, a);
+  internal::RunConvolutionGradients(s, a);
   if (!p.no_bias) {
     internal::ConvolutionBiasGradient(a.out_grad, y[0], y[1], SpatialSize(y), out[2].ptr<float>());
   }
@@ -982,7 +981,7 @@ void DeconvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   a.out_grad = in[1].ptr<const float>();
   a.weight_grad = out[1].ptr<float>();
   a.workspace = ctx.workspace;
-  internal::RunConvolutionBackwardWeights(s, a);
+  internal::RunConvolutionGradients(s, a);
   if (!p.no_bias) {
     internal::ConvolutionBiasGradient(in[0].ptr<const float>(), y[0], y[1], SpatialSize(y),
                                       out[2].ptr<float>());
