@@ -304,5 +304,26 @@ HN_CONFORMANCE_CASES(PoolingGradient) {
   }
 }
 
+// An output gradient of another shape than the forward's output is rejected by name.
+HN_ERROR_CASES(ConvolutionGradient) {
+  const StatusCode shape = StatusCode::kShapeError;
+  cases->push_back(Rejected("_backward_Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "4"}},
+                            {{1, 4, 5, 5}, {1, 2, 8, 8}, {4, 2, 3, 3}, {4}}, shape,
+                            {"_backward_Convolution(node)", "(1, 4, 6, 6)"}));
+  cases->push_back(Rejected("_backward_Deconvolution",
+                            {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"num_filter", "3"}},
+                            {{1, 3, 7, 7}, {1, 2, 3, 3}, {2, 3, 2, 2}}, shape,
+                            {"_backward_Deconvolution(node)", "(1, 3, 6, 6)"}));
+  cases->push_back(Rejected("_backward_Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}},
+                            {{1, 2, 3, 3}, {1, 2, 8, 8}, {1, 2, 4, 4}}, shape,
+                            {"_backward_Pooling(node)", "out_grad"}));
+  cases->push_back(Rejected("_backward_contrib_AdaptiveAvgPooling2D", {{"output_size", "2"}},
+                            {{1, 2, 3, 3}, {1, 2, 8, 8}}, shape,
+                            {"_backward_contrib_AdaptiveAvgPooling2D(node)", "(1, 2, 2, 2)"}));
+  cases->push_back(Rejected(
+      "_backward_UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "1"}},
+      {{1, 2, 5, 5}, {1, 2, 2, 2}}, shape, {"_backward_UpSampling(node)", "(1, 2, 4, 4)"}));
+}
+
 }  // namespace conformance
 }  // namespace hybridnet
