@@ -1,7 +1,9 @@
 // Single layers at batch 1, one OpenBLAS thread: each ResNet-18 convolution against the bare
 // sgemm of the same size (a 1x1 convolution of shape (f x c*k*k) * (c*k*k x o*o): the floor an
 // im2col convolution can reach), and the depthwise convolution, deconvolution, pooling and
-// BatchNorm shapes of MobileNet-style networks. Kernels are called directly on preallocated
+// BatchNorm shapes of MobileNet-style networks. Training: the forward and the backward (data,
+// weight and bias gradients) of a ResNet-18 3x3 convolution at batch 32, and of its max
+// pooling. Kernels are called directly on preallocated
 // arrays, so the figures are the kernels' own.
 #include <string>
 #include <vector>
@@ -124,6 +126,38 @@ void BM_BatchNorm(benchmark::State& state) {
                             {Shape({1, 64, 112, 112}), Shape(), Shape(), Shape(), Shape()}));
 }
 
+// ResNet-18's 64 -> 64 3x3 convolution at 56 x 56, batch 32, with a bias.
+const AttrDict kTrainConv = {
+    {"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "64"}, {"no_bias", "False"}};
+const Shape kTrainConvData{32, 64, 56, 56};
+
+void BM_TrainConvForward(benchmark::State& state) {
+  RunLayer(state, LayerCall("Convolution", kTrainConv, {kTrainConvData, Shape(), Shape()}));
+}
+
+void BM_TrainConvBackward(benchmark::State& state) {
+  RunLayer(state, LayerCall("_backward_Convolution", kTrainConv,
+                            {Shape(), kTrainConvData, Shape(), Shape()}));
+}
+
+// ResNet-18's stem pooling at batch 32; the backward reads the forward's real output, so each
+// window's maximum is found where it is.
+const AttrDict kTrainPool = {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"stride", "(2, 2)"}};
+const Shape kTrainPoolData{32, 64, 112, 112};
+
+void BM_TrainMaxPoolForward(benchmark::State& state) {
+  RunLayer(state, LayerCall("Pooling", kTrainPool, {kTrainPoolData}));
+}
+
+void BM_TrainMaxPoolBackward(benchmark::State& state) {
+  LayerCall forward("Pooling", kTrainPool, {kTrainPoolData});
+  forward.Run();
+  LayerCall backward("_backward_Pooling", kTrainPool, {Shape(), kTrainPoolData, Shape()});
+  backward.in[1].CopyFrom(forward.in[0]);
+  backward.in[2].CopyFrom(forward.out[0]);
+  RunLayer(state, std::move(backward));
+}
+
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise)
@@ -135,6 +169,10 @@ BENCHMARK(BM_Deconv)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MaxPool)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GlobalAvgPool)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_BatchNorm)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainConvForward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainConvBackward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainMaxPoolForward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainMaxPoolBackward)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace bench
@@ -144,5 +182,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> ratios;
   for (int i = 0; i < 10; ++i)
     ratios.push_back({"BM_Conv/" + std::to_string(i), "BM_Gemm/" + std::to_string(i)});
+  ratios.push_back({"BM_TrainConvBackward", "BM_TrainConvForward"});
+  ratios.push_back({"BM_TrainMaxPoolBackward", "BM_TrainMaxPoolForward"});
   return hybridnet::bench::RunAndReport(argc, argv, ratios);
 }

@@ -367,6 +367,17 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
   RunOneDnnConvolution(s, a);
 }
 
+void ConvolutionBiasGradient(const float* dy, int64_t N, int64_t F, int64_t positions, float* db) {
+  ParallelFor(F, N * F * positions >= 32768, [&](int64_t f) {
+    double sum = 0.0;
+    for (int64_t n = 0; n < N; ++n) {
+      const float* plane = dy + (n * F + f) * positions;
+      for (int64_t i = 0; i < positions; ++i) sum += plane[i];
+    }
+    db[f] = static_cast<float>(sum);
+  });
+}
+
 void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d,
                             const ConvArgs& da) {
   // Under a forced kernel each convolution runs (and is counted) as RunConvolution runs it.

@@ -79,6 +79,32 @@ void RunExpandThenDepthwise(const ConvSpec& expand, const ConvArgs& expand_args,
 void RunConvolutionThenMaxPool(const ConvSpec& conv, const ConvArgs& conv_args,
                                const MaxPoolWindow& window, int64_t pooled_h, int64_t pooled_w);
 
+/// The arrays of one convolution's gradient call (s.deconv 0, no epilogue), in the caller's
+/// layout (channel-first, or channel-last with s.channel_last); weights in MXNet's (F, C/G, k...).
+struct ConvGradArgs {
+  const float* data = nullptr;            ///< x, read by the weights' gradient
+  const float* weight = nullptr;          ///< w, read by the data's gradient
+  const NDArray* weight_array = nullptr;  ///< the array behind `weight`, when the caller has it
+  const float* out_grad = nullptr;        ///< dy, of the output's shape
+  float* data_grad = nullptr;             ///< dx, or null: not wanted
+  float* weight_grad = nullptr;           ///< dw, or null: not wanted
+  Workspace* workspace = nullptr;
+};
+
+/// The gradients of call `spec` whose arrays `args` gives (either may be null): dx, the
+/// transposed convolution of dy by w (positions no window reads get 0), and dw[f, c, t], the sum
+/// over samples and output positions of dy[f] times the data at tap t. oneDNN's backward-data
+/// and backward-weights primitives, kept per call; backward-data's weights re-laid-out once per
+/// weight version and kept with the array; dy re-laid-out once for both where they take the same
+/// layout. Deterministic for a given thread count (the threads' partial sums of dw are reduced
+/// in a fixed order).
+void RunConvolutionGradients(const ConvSpec& spec, const ConvGradArgs& args);
+
+/// db[f] = the sum of dy[n, f, positions] over samples and positions (channel-first dy of
+/// `positions` values per plane), in double, in that order.
+void ConvolutionBiasGradient(const float* out_grad, int64_t N, int64_t F, int64_t positions,
+                             float* bias_grad);
+
 /// The kernels that run convolutions, in the order of preference: ours, each taking the calls
 /// its own file's `...Takes` states, then oneDNN's, which takes every call.
 enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn };

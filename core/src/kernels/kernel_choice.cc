@@ -37,7 +37,7 @@ void KernelChoice::RejectForced(int kernel, const std::string& call) const {
 
 const std::vector<KernelChoice*>& KernelChoices() {
   static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(), &PoolingKernels(),
-                                                     &DenseKernels()};
+                                                     &PoolingBackwardKernels(), &DenseKernels()};
   return choices;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -262,11 +263,14 @@ struct SpecEqual {
   }
 };
 
-// Primitives by call, shared by every thread (oneDNN primitives may run concurrently), least
-// recently used dropped beyond kMaxPrimitives.
+// Primitives of type P by call, made by `make`, shared by every thread (oneDNN primitives may
+// run concurrently), least recently used dropped beyond kMaxPrimitives.
+template <typename P>
 class PrimitiveCache {
  public:
-  std::shared_ptr<const ConvPrimitive> Get(const ConvSpec& spec) {
+  explicit PrimitiveCache(std::shared_ptr<P> (*make)(const ConvSpec&)) : make_(make) {}
+
+  std::shared_ptr<const P> Get(const ConvSpec& spec) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = index_.find(spec);
@@ -275,7 +279,7 @@ class PrimitiveCache {
         return it->second->second;
       }
     }
-    std::shared_ptr<const ConvPrimitive> made = MakePrimitive(spec);
+    std::shared_ptr<const P> made = make_(spec);
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = index_.find(spec);
     if (it != index_.end()) return it->second->second;
@@ -290,14 +294,15 @@ class PrimitiveCache {
 
  private:
   static constexpr size_t kMaxPrimitives = 1024;
-  using Entry = std::pair<ConvSpec, std::shared_ptr<const ConvPrimitive>>;
+  using Entry = std::pair<ConvSpec, std::shared_ptr<const P>>;
+  std::shared_ptr<P> (*make_)(const ConvSpec&);
   std::mutex mutex_;
   std::list<Entry> order_;
-  std::unordered_map<ConvSpec, std::list<Entry>::iterator, SpecHash, SpecEqual> index_;
+  std::unordered_map<ConvSpec, typename std::list<Entry>::iterator, SpecHash, SpecEqual> index_;
 };
 
-PrimitiveCache& Primitives() {
-  static PrimitiveCache cache;
+PrimitiveCache<ConvPrimitive>& Primitives() {
+  static PrimitiveCache<ConvPrimitive> cache(MakePrimitive);
   return cache;
 }
 
@@ -441,6 +446,212 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     }
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
+  }
+}
+
+namespace {
+
+// ---- Gradients: oneDNN's backward-data and backward-weights primitives of a convolution
+// (deconv 0, no epilogue). Every layout is the primitive's to choose (format_tag::any: blocked
+// ones where the channels allow), with reorders from and to the caller's.
+
+struct ConvGradPrimitive {
+  dnnl::primitive prim;
+  memory::desc scratchpad_md;  // in the caller's workspace, as ConvPrimitive's
+  // The output gradient and the data side (backward data: dx written; backward weights: x
+  // read), in the primitive's layouts and the caller's, and reorders where they differ.
+  memory::desc grad_md, caller_grad_md, data_md, caller_data_md;
+  // The weights (backward data: w read; backward weights: dw written), the primitive's layout
+  // and MXNet's, and the reorder between them (MXNet's to the primitive's for backward data).
+  memory::desc weight_md, user_weight_md;
+  bool reorder_grad = false, reorder_data = false, reorder_weight = false;
+  dnnl::reorder grad_in, data_move, weight_move;
+  std::string weight_key;
+};
+
+// The primitive descriptors of the forward convolution that both backward ones take as a hint.
+dnnl::convolution_forward::primitive_desc ForwardHint(const ConvSpec& s, const memory::desc& src,
+                                                      const memory::desc& weights,
+                                                      const memory::desc& dst,
+                                                      const memory::dims& dilate) {
+  dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src, weights, dst,
+      Spatial(s.stride, s.nd), dilate, Spatial(s.pad_l, s.nd), Spatial(s.pad_r, s.nd));
+  return dnnl::convolution_forward::primitive_desc(d, OneDnnEngine());
+}
+
+// Backward data (weights false) or backward weights (true) of call s.
+std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool weights) {
+  ThreadCountWhile threads(static_cast<int>(s.threads));
+  auto p = std::make_shared<ConvGradPrimitive>();
+  const Tag caller = s.channel_last ? ChannelLastTag(s.nd) : ChannelFirstTag(s.nd);
+  p->caller_data_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, caller);
+  p->caller_grad_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, caller);
+  p->user_weight_md = UserWeightDesc(s);
+  const memory::desc data_any(p->caller_data_md.dims(), memory::data_type::f32, Tag::any);
+  const memory::desc grad_any(p->caller_grad_md.dims(), memory::data_type::f32, Tag::any);
+  const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);
+  memory::dims dilate;
+  for (int64_t i = 0; i < s.nd; ++i) dilate.push_back(s.dilate[i] - 1);
+  const memory::dims stride = Spatial(s.stride, s.nd), pad_l = Spatial(s.pad_l, s.nd),
+                     pad_r = Spatial(s.pad_r, s.nd);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  try {
+    const auto hint = ForwardHint(s, data_any, weight_any, grad_any, dilate);
+    if (weights) {
+      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, data_any,
+                                                 weight_any, grad_any, stride, dilate, pad_l,
+                                                 pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(d, attr, OneDnnEngine(), hint);
+      p->data_md = pd.src_desc();
+      p->grad_md = pd.diff_dst_desc();
+      p->weight_md = pd.diff_weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
+      p->prim = dnnl::convolution_backward_weights(pd);
+    } else {
+      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, data_any,
+                                              weight_any, grad_any, stride, dilate, pad_l, pad_r);
+      dnnl::convolution_backward_data::primitive_desc pd(d, attr, OneDnnEngine(), hint);
+      p->data_md = pd.diff_src_desc();
+      p->grad_md = pd.diff_dst_desc();
+      p->weight_md = pd.weights_desc();
+      p->scratchpad_md = pd.scratchpad_desc();
+      p->prim = dnnl::convolution_backward_data(pd);
+    }
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
+                        << (weights ? "weights" : "data") << " kernel for it (" << e.what() << ")";
+  }
+  if (!weights) p->weight_key = "dnnl-conv-backward-data:" + DescKey(p->weight_md);
+  p->reorder_grad = p->grad_md != p->caller_grad_md;
+  p->reorder_data = p->data_md != p->caller_data_md;
+  p->reorder_weight = p->weight_md != p->user_weight_md;
+  if (p->reorder_grad) p->grad_in = SharedReorder(p->caller_grad_md, p->grad_md);
+  if (p->reorder_data) {
+    p->data_move = weights ? SharedReorder(p->caller_data_md, p->data_md)
+                           : SharedReorder(p->data_md, p->caller_data_md);
+  }
+  if (p->reorder_weight) {
+    p->weight_move = weights ? SharedReorder(p->weight_md, p->user_weight_md)
+                             : SharedReorder(p->user_weight_md, p->weight_md);
+  }
+  return p;
+}
+
+std::shared_ptr<ConvGradPrimitive> MakeDataGradPrimitive(const ConvSpec& s) {
+  return MakeGradPrimitive(s, false);
+}
+
+std::shared_ptr<ConvGradPrimitive> MakeWeightGradPrimitive(const ConvSpec& s) {
+  return MakeGradPrimitive(s, true);
+}
+
+PrimitiveCache<ConvGradPrimitive>& DataGradPrimitives() {
+  static PrimitiveCache<ConvGradPrimitive> cache(MakeDataGradPrimitive);
+  return cache;
+}
+
+PrimitiveCache<ConvGradPrimitive>& WeightGradPrimitives() {
+  static PrimitiveCache<ConvGradPrimitive> cache(MakeWeightGradPrimitive);
+  return cache;
+}
+
+// The caller's output gradient in the primitive's layout: itself, `laid` when that already holds
+// it in that layout, or re-laid-out into the workspace (kConvDstSlot).
+memory GradIn(const ConvGradPrimitive& p, const ConvGradArgs& a, const memory* laid) {
+  const dnnl::engine& engine = OneDnnEngine();
+  if (!p.reorder_grad) return memory(p.grad_md, engine, const_cast<float*>(a.out_grad));
+  if (laid != nullptr && laid->get_desc() == p.grad_md) return *laid;
+  memory to(p.grad_md, engine,
+            a.workspace->Get<float>(kConvDstSlot, p.grad_md.get_size() / sizeof(float)));
+  RunReorder(p.grad_in, memory(p.caller_grad_md, engine, const_cast<float*>(a.out_grad)), to,
+             a.workspace);
+  return to;
+}
+
+// d data on backward-data primitive p; returns the output gradient as p read it.
+memory RunDataGradient(const ConvGradPrimitive& p, const ConvGradArgs& a) {
+  const dnnl::engine& engine = OneDnnEngine();
+  // The weights in the primitive's layout, kept with the weight array (per version).
+  std::shared_ptr<const PackedWeights> w;
+  const float* weights = a.weight;
+  if (p.reorder_weight) {
+    ConvArgs kept;
+    kept.weight = a.weight;
+    kept.weight_array = a.weight_array;
+    w = KeptWithWeights<PackedWeights>(kept, p.weight_key, [&] {
+      auto packed = std::make_shared<PackedWeights>();
+      packed->weights = NDArray(Shape{static_cast<int64_t>(p.weight_md.get_size() / 4)});
+      memory user(p.user_weight_md, engine, const_cast<float*>(a.weight));
+      memory to(p.weight_md, engine, packed->weights.data<float>());
+      RunReorder(p.weight_move, user, to, a.workspace);
+      OneDnnStream().wait();
+      return packed;
+    });
+    weights = w->weights.data<float>();
+  }
+  memory dy = GradIn(p, a, nullptr);
+  float* dx_data = p.reorder_data ? a.workspace->Get<float>(kConvResidualSlot,
+                                                            p.data_md.get_size() / sizeof(float))
+                                  : a.data_grad;
+  memory dx(p.data_md, engine, dx_data);
+  p.prim.execute(
+      OneDnnStream(),
+      {{DNNL_ARG_DIFF_DST, dy},
+       {DNNL_ARG_WEIGHTS, memory(p.weight_md, engine, const_cast<float*>(weights))},
+       {DNNL_ARG_DIFF_SRC, dx},
+       {DNNL_ARG_SCRATCHPAD, ScratchpadIn(p.scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
+  if (p.reorder_data) {
+    RunReorder(p.data_move, dx, memory(p.caller_data_md, engine, a.data_grad), a.workspace);
+  }
+  OneDnnStream().wait();
+  return dy;
+}
+
+// d weights on backward-weights primitive p; `laid` (or null) is the output gradient as the
+// backward-data primitive read it.
+void RunWeightGradient(const ConvGradPrimitive& p, const ConvGradArgs& a, const memory* laid) {
+  const dnnl::engine& engine = OneDnnEngine();
+  memory x(p.data_md, engine, const_cast<float*>(a.data));
+  if (p.reorder_data) {
+    x.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p.data_md.get_size() / sizeof(float)));
+    RunReorder(p.data_move, memory(p.caller_data_md, engine, const_cast<float*>(a.data)), x,
+               a.workspace);
+  }
+  memory dy = GradIn(p, a, laid);
+  float* dw_data = p.reorder_weight ? a.workspace->Get<float>(
+                                          kConvFoldSlot, p.weight_md.get_size() / sizeof(float))
+                                    : a.weight_grad;
+  memory dw(p.weight_md, engine, dw_data);
+  p.prim.execute(
+      OneDnnStream(),
+      {{DNNL_ARG_SRC, x},
+       {DNNL_ARG_DIFF_DST, dy},
+       {DNNL_ARG_DIFF_WEIGHTS, dw},
+       {DNNL_ARG_SCRATCHPAD, ScratchpadIn(p.scratchpad_md, kOneDnnScratchpadSlot, a.workspace)}});
+  if (p.reorder_weight) {
+    RunReorder(p.weight_move, dw, memory(p.user_weight_md, engine, a.weight_grad), a.workspace);
+  }
+  OneDnnStream().wait();
+}
+
+}  // namespace
+
+void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
+  ConvSpec keyed = s;
+  keyed.threads = KernelThreads();  // the primitives are made for it
+  std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
+  if (a.data_grad != nullptr) data_p = DataGradPrimitives().Get(keyed);
+  if (a.weight_grad != nullptr) weight_p = WeightGradPrimitives().Get(keyed);
+  ThreadCountWhile threads(static_cast<int>(keyed.threads));
+  try {
+    std::optional<memory> laid;
+    if (data_p) laid = RunDataGradient(*data_p, a);
+    if (weight_p) RunWeightGradient(*weight_p, a, laid ? &*laid : nullptr);
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << SpecText(s) << ": oneDNN's backward convolution failed (" << e.what()
+                        << ")";
   }
 }
 

@@ -295,6 +295,210 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
   });
 }
 
+namespace {
+
+// The gradient an lp output adds at input value v (MXNet's lp_grad).
+template <int P>
+inline float LpGrad(float dy, float v, float y) {
+  if constexpr (P == 1) {
+    return dy;
+  } else if constexpr (P == 2) {
+    return y == 0.f ? 0.f : dy * (v / y);
+  } else {
+    const float ratio = v / y;
+    return y == 0.f ? 0.f : dy * ratio * ratio;
+  }
+}
+
+// The offset in `x` (positions of `lane` values) of the first value of lane c equal to m in the
+// window (sd, sh, sw), row-major; -1 when none is. The window is scanned backwards without
+// branches (where the maximum lies is random: a branch on it mispredicts once per window).
+inline int64_t FirstEqual(const float* x, const SpatialGeom& g, int64_t lane, int64_t c,
+                          const Span& sd, const Span& sh, const Span& sw, float m) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  int64_t first = -1;
+  for (int64_t d = sd.hi - 1; d >= sd.lo; --d)
+    for (int64_t h = sh.hi - 1; h >= sh.lo; --h) {
+      const int64_t row = (d * IH + h) * IW;
+      for (int64_t w = sw.hi - 1; w >= sw.lo; --w) {
+        const int64_t at = (row + w) * lane + c;
+        first = x[at] == m ? at : first;
+      }
+    }
+  return first;
+}
+
+// One plane's gradient: `lane` values per position, each lane on its own as MXNet's loops visit
+// a channel (the channel-last loops per position give each channel the order of its plane).
+template <PoolKind kKind, int P>
+void UnpoolPlane(const float* x, const float* y, const float* dy, float* dx, const SpatialGeom& g,
+                 int64_t lane, bool include_pad) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  std::fill(dx, dx + g.ImageSize() * lane, 0.f);
+  auto span = kKind == kMax ? MaxSpan : SumSpan;
+  int64_t o = 0;
+  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
+    const Span sd = span(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
+      const Span sh = span(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+      for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
+        const Span sw = span(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+        const float* yo = y + o * lane;
+        const float* dyo = dy + o * lane;
+        if constexpr (kKind == kMax) {
+          for (int64_t c = 0; c < lane; ++c) {
+            const int64_t first = FirstEqual(x, g, lane, c, sd, sh, sw, yo[c]);
+            if (first >= 0) dx[first] += dyo[c];
+          }
+        } else {
+          int64_t pool_size = 1;
+          if constexpr (kKind == kAvg) {
+            pool_size = include_pad ? sd.padded * sh.padded * sw.padded
+                                    : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
+          }
+          const float divisor = static_cast<float>(pool_size);
+          for (int64_t d = sd.lo; d < sd.hi; ++d)
+            for (int64_t h = sh.lo; h < sh.hi; ++h)
+              for (int64_t w = sw.lo; w < sw.hi; ++w) {
+                const int64_t at = ((d * IH + h) * IW + w) * lane;
+                for (int64_t c = 0; c < lane; ++c) {
+                  dx[at + c] += LpGrad<P>(dyo[c], x[at + c], yo[c]) / divisor;
+                }
+              }
+        }
+      }
+    }
+  }
+}
+
+// UnpoolPlane<kMax> of a channel-first plane on AVX-512: where 16 outputs of a row have whole
+// windows along the row, their windows are searched at once (loads for strides 1 and 2, else
+// gathers), tap by tap from the last, keeping
+// the offset of each output's last equal value seen (its first in row-major order); the
+// gradients are then added one output after the other, in output order, as UnpoolPlane adds
+// them, so the results are its bits. The other outputs take UnpoolPlane's scalar search.
+HN_AVX512 void UnpoolMaxPlaneAvx512(const float* x, const float* y, const float* dy, float* dx,
+                                    const SpatialGeom& g) {
+  const int64_t IH = g.image[1], IW = g.image[2], OW = g.grid[2];
+  const int64_t kernel = g.kernel[2], stride = g.stride[2], pad = g.pad[2];
+  std::fill(dx, dx + g.ImageSize(), 0.f);
+  const int64_t inner_lo = std::min((pad + stride - 1) / stride, OW);
+  const int64_t inner_hi =
+      std::max(inner_lo, std::min(OW, IW + pad >= kernel ? (IW + pad - kernel) / stride + 1 : 0));
+  const __m512i lane_columns =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int>(stride)));
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  alignas(64) int32_t found[16];
+  int64_t o = 0;
+  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
+    const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+    for (int64_t ph = 0; ph < g.grid[1]; ++ph, o += OW) {
+      const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+      auto one = [&](int64_t pw) {
+        const Span sw = MaxSpan(pw, kernel, stride, pad, IW);
+        const int64_t first = FirstEqual(x, g, 1, 0, sd, sh, sw, y[o + pw]);
+        if (first >= 0) dx[first] += dy[o + pw];
+      };
+      for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
+      for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
+        const __mmask16 lanes = FirstLanes(inner_hi - pw);
+        const __m512 m = _mm512_maskz_loadu_ps(lanes, y + o + pw);
+        const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
+        const __mmask16 low = FirstLanes(span), high = FirstLanes(span - 16);
+        const __m512i columns =
+            _mm512_add_epi32(lane_columns, _mm512_set1_epi32(static_cast<int>(pw * stride - pad)));
+        __m512i first = _mm512_set1_epi32(-1);
+        for (int64_t d = sd.hi - 1; d >= sd.lo; --d)
+          for (int64_t h = sh.hi - 1; h >= sh.lo; --h) {
+            const __m512i row =
+                _mm512_add_epi32(columns, _mm512_set1_epi32(static_cast<int>((d * IH + h) * IW)));
+            const float* start = x + (d * IH + h) * IW + pw * stride - pad;
+            for (int64_t k = kernel - 1; k >= 0; --k) {
+              const __m512i at = _mm512_add_epi32(row, _mm512_set1_epi32(static_cast<int>(k)));
+              __m512 v;
+              if (stride == 1) {
+                v = _mm512_maskz_loadu_ps(lanes, start + k);
+              } else if (stride == 2) {  // even floats of two loads rather than a gather
+                v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + k), even,
+                                           _mm512_maskz_loadu_ps(high, start + k + 16));
+              } else {
+                v = _mm512_mask_i32gather_ps(m, lanes, at, x, 4);
+              }
+              const __mmask16 equal = _mm512_mask_cmp_ps_mask(lanes, v, m, _CMP_EQ_OQ);
+              first = _mm512_mask_mov_epi32(first, equal, at);
+            }
+          }
+        _mm512_store_si512(found, first);
+        const int64_t count = std::min<int64_t>(16, inner_hi - pw);
+        for (int64_t i = 0; i < count; ++i) {
+          if (found[i] >= 0) dx[found[i]] += dy[o + pw + i];
+        }
+      }
+      for (int64_t pw = inner_hi; pw < OW; ++pw) one(pw);
+    }
+  }
+}
+
+}  // namespace
+
+KernelChoice& PoolingBackwardKernels() {
+  static KernelChoice choice("pooling_backward", {{"max_channel_first", "AVX-512F", CpuHasAvx512()},
+                                                  {"windows", "", true}});
+  return choice;
+}
+
+void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x, const float* y,
+                        const float* dy, float* dx, const SpatialGeom& g, int64_t lane,
+                        int64_t planes) {
+  const int64_t IS = g.ImageSize() * lane, OS = g.GridSize() * lane;
+  auto takes = [&](int k) {
+    switch (static_cast<PoolBackwardKernel>(k)) {
+      case PoolBackwardKernel::kMaxChannelFirst:  // gather offsets are int32
+        return type == PoolType::kMax && lane == 1 && CpuHasAvx512() && IS < INT32_MAX;
+      case PoolBackwardKernel::kWindows:
+        return true;
+    }
+    return false;
+  };
+  const int usual = static_cast<int>(takes(static_cast<int>(PoolBackwardKernel::kMaxChannelFirst))
+                                         ? PoolBackwardKernel::kMaxChannelFirst
+                                         : PoolBackwardKernel::kWindows);
+  const auto kernel =
+      static_cast<PoolBackwardKernel>(PoolingBackwardKernels().Choose(usual, takes, [&] {
+        return "pooling gradient of " + std::to_string(planes) + " planes of " +
+               std::to_string(lane) + (lane == 1 ? " lane" : " lanes");
+      }));
+  ParallelFor(planes, planes * IS >= 32768, [&](int64_t i) {
+    const float* xi = x + i * IS;
+    const float* yi = y + i * OS;
+    const float* dyi = dy + i * OS;
+    float* dxi = dx + i * IS;
+    if (kernel == PoolBackwardKernel::kMaxChannelFirst) {
+      UnpoolMaxPlaneAvx512(xi, yi, dyi, dxi, g);
+      return;
+    }
+    switch (type) {
+      case PoolType::kMax:
+        UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kAvg:
+        UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kSum:
+      case PoolType::kLp:
+        if (pv == 2) {
+          UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else if (pv == 3) {
+          UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else {
+          UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        }
+        break;
+    }
+  });
+}
+
 int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full) {
   if (!full) return 1 + (image + 2 * pad - kernel) / stride;
   return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /

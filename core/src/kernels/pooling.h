@@ -35,6 +35,23 @@ KernelChoice& PoolingKernels();
 void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* x,
                 float* y, const SpatialGeom& g, int64_t lane, int64_t planes, Workspace* workspace);
 
+/// The kernels of PoolPlanesBackward: max pooling of channel-first planes 16 outputs at a time
+/// (AVX-512), then plain windows, which take every call.
+enum class PoolBackwardKernel { kMaxChannelFirst, kWindows };
+
+/// The choice among them (kernel_choice.h), indexed by PoolBackwardKernel.
+KernelChoice& PoolingBackwardKernels();
+
+/// Pooling's gradient (MXNet's unpool, pool.h) into `dx`, of the layout and planes PoolPlanes
+/// takes (`pv` 1 but for lp), from the data `x`, the output `y` and its gradient `dy`. Each output
+/// adds into its window, in output order: max its gradient at the first position (row-major) whose
+/// value equals the output (none when no value does), avg dy / window size (clipped as the forward
+/// clips it), sum dy, lp dy * (x / y)^(p - 1) (0 where y is 0). Planes are split between
+/// threads, each summed in that one order, so the bits do not depend on the thread count.
+void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x, const float* y,
+                        const float* dy, float* dx, const SpatialGeom& g, int64_t lane,
+                        int64_t planes);
+
 /// An output size of Pooling along one axis: `full` rounds up (pooling_convention full), else
 /// down (valid).
 int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full);

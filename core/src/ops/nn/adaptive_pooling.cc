@@ -1,13 +1,17 @@
 // _contrib_AdaptiveAvgPooling2D (MXNet src/operator/contrib/adaptive_avg_pooling-inl.h):
 // average pooling of a 4-D (N, C, H, W) input to a fixed output size (OH, OW); output cell
 // (oh, ow) averages rows [floor(oh*H/OH), ceil((oh+1)*H/OH)) and the same for columns.
-// output_size: () -> (1, 1), (k,) -> (k, k), (OH, OW).
+// output_size: () -> (1, 1), (k,) -> (k, k), (OH, OW). Its gradient, the internal
+// "_backward_contrib_AdaptiveAvgPooling2D", spreads each output gradient over its cell as MXNet
+// does: g / cell height / cell width added to every input of the cell, cells in output order.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "kernels/window-inl.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -70,6 +74,51 @@ void AdaptivePoolCompute(const OpContext&, const NodeAttrs&, const std::vector<T
   }
 }
 
+// ---- _backward_contrib_AdaptiveAvgPooling2D: inputs (out_grad, data), output d data; the data
+// is read for its shape only.
+
+bool AdaptivePoolBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out) {
+  HN_CHECK(in->size() == 2 && out->size() == 1, kInternal)
+      << DescribeNode(attrs) << ": expected inputs (out_grad, data) and one output";
+  HN_CHECK(MergeShape((*out)[0], &(*in)[1]), kShapeError)
+      << DescribeNode(attrs) << ": the gradient has shape " << (*out)[0] << ", the data "
+      << (*in)[1];
+  std::vector<Shape> forward_in{(*in)[1]}, forward_out{(*in)[0]};
+  const bool known = AdaptivePoolShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  (*in)[1] = (*out)[0] = forward_in[0];
+  return known;
+}
+
+void AdaptivePoolBackwardCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                                 const std::vector<TBlob>& out) {
+  const Shape& s = out[0].shape;
+  const Shape& os = in[0].shape;
+  const int64_t planes = s[0] * s[1], H = s[2], W = s[3], OH = os[2], OW = os[3];
+  const float* dy = in[0].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  std::fill(dx, dx + out[0].Size(), 0.f);
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    float* dxp = dx + pl * H * W;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+        const float delta = *dy++ / static_cast<float>(h1 - h0) / static_cast<float>(w1 - w0);
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) dxp[h * W + w] += delta;
+      }
+    }
+  }
+}
+
+std::vector<NodeEntry> AdaptivePoolGradient(const std::shared_ptr<Node>& n,
+                                            const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_backward_contrib_AdaptiveAvgPooling2D", {g.out_grad(0), g.in(0)}, g.attrs().dict)};
+}
+
 // Equal cells are (Global)AveragePool; otherwise the cell averages are two matrix products,
 // A_h . x . A_w^T, with A[o, i] = 1 / cell size for the i of cell o.
 std::string AveragingMatrix(OnnxNodeContext* ctx, int64_t in, int64_t out, bool transposed) {
@@ -114,7 +163,19 @@ void RegisterAdaptivePoolingOps(OpRegistry* r) {
       .SetInferShape(AdaptivePoolShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(AdaptivePoolCompute)
-      .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx);
+      .SetOnnx({"GlobalAveragePool", "AveragePool", "MatMul"}, AdaptivePoolOnnx)
+      .SetGradient(AdaptivePoolGradient);
+
+  r->Register("_backward_contrib_AdaptiveAvgPooling2D")
+      .Describe(
+          "The gradient of _contrib_AdaptiveAvgPooling2D: each output gradient divided by its "
+          "cell's height and width, added to every input of the cell.")
+      .SetParam<AdaptivePoolParam>(AdaptivePoolParamInit)
+      .SetInputNames({"out_grad", "data"})
+      .SetInferShape(AdaptivePoolBackwardShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(AdaptivePoolBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

@@ -24,6 +24,7 @@
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/nn/convolution_fusions.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
@@ -786,6 +787,136 @@ std::vector<std::string> FusedConvolutionInputNames(const NodeAttrs& attrs) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Gradients: "_backward_Convolution" and "_backward_Deconvolution", inputs (out_grad, data,
+// weight[, bias]) and the forward's attributes, outputs the gradients of data, weight[, bias].
+// A deconvolution is the transpose of the convolution of its output into its input, so its
+// gradients run that convolution's kernels: d data is the convolution (forward) of out_grad,
+// d weight that convolution's weight gradient with the roles of data and out_grad swapped.
+
+template <typename P>
+std::vector<std::string> ConvBackwardInputNames(const NodeAttrs& attrs) {
+  std::vector<std::string> names = ConvInputNames<P>(attrs);
+  names.insert(names.begin(), "out_grad");
+  return names;
+}
+
+template <typename P>
+uint32_t ConvBackwardNumOutputs(const NodeAttrs& attrs) {
+  return attrs.Param<P>().no_bias ? 2u : 3u;
+}
+
+// The forward's inference over (data, weight[, bias]) -> out_grad; each gradient has its input's
+// shape.
+template <bool (*kForwardShape)(const NodeAttrs&, std::vector<Shape>*, std::vector<Shape>*)>
+bool ConvBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  HN_CHECK(!in->empty() && in->size() == out->size() + 1, kInternal)
+      << DescribeNode(attrs) << ": expected out_grad and the forward's inputs, one gradient each";
+  std::vector<Shape> forward_in(in->begin() + 1, in->end());
+  std::vector<Shape> forward_out{(*in)[0]};
+  for (size_t i = 0; i < out->size(); ++i) {
+    HN_CHECK(MergeShape((*out)[i], &forward_in[i]), kShapeError)
+        << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i] << ", its input "
+        << forward_in[i];
+  }
+  const bool known = kForwardShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
+  return known;
+}
+
+int64_t SpatialSize(const Shape& s) {
+  int64_t size = 1;
+  for (size_t i = 2; i < s.ndim(); ++i) size *= s[i];
+  return size;
+}
+
+// Zero gradients where there is nothing to convolve (an empty batch or channel axis).
+bool FillEmptyGradients(const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  if (in[0].Size() != 0 && in[1].Size() != 0) return false;
+  for (const TBlob& g : out) std::fill(g.ptr<float>(), g.ptr<float>() + g.Size(), 0.f);
+  return true;
+}
+
+void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                                const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  if (FillEmptyGradients(in, out)) return;
+  const auto& p = attrs.Param<ConvolutionParam>();
+  const Shape& y = in[0].shape;
+  internal::ConvSpec s = ConvolutionSpec(p, in[1].shape, y, false);
+  s.bias = 0;
+  internal::ConvGradArgs a;
+  a.data = in[1].ptr<const float>();
+  a.weight = in[2].ptr<const float>();
+  a.weight_array = ctx.InputArray(2);
+  a.out_grad = in[0].ptr<const float>();
+  a.data_grad = out[0].ptr<float>();
+  a.weight_grad = out[1].ptr<float>();
+  a.workspace = ctx.workspace;
+  internal::RunConvolutionGradients(s, a);
+  if (!p.no_bias) {
+    internal::ConvolutionBiasGradient(a.out_grad, y[0], y[1], SpatialSize(y), out[2].ptr<float>());
+  }
+}
+
+void DeconvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                                  const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  if (FillEmptyGradients(in, out)) return;
+  const auto& p = attrs.Param<DeconvolutionParam>();
+  const Shape& x = in[1].shape;
+  const Shape& y = in[0].shape;
+  int64_t pad[3], adj[3];
+  DeconvPadAdj(p, x.begin() + 2, pad, adj);
+  // The convolution of y's shape into x's (adj < stride: the symmetric pad gives x's size).
+  internal::ConvSpec s;
+  const size_t nd = p.kernel.size();
+  s.nd = static_cast<int64_t>(nd);
+  s.N = x[0];
+  s.C = p.num_filter;
+  s.F = x[1];
+  s.G = p.num_group;
+  for (size_t i = 0; i < nd; ++i) {
+    s.in[i] = y[2 + i];
+    s.out[i] = x[2 + i];
+    s.kernel[i] = p.kernel[i];
+    s.stride[i] = p.stride[i];
+    s.dilate[i] = p.dilate[i];
+    s.pad_l[i] = s.pad_r[i] = pad[i];
+  }
+  internal::ConvArgs forward;
+  forward.workspace = ctx.workspace;
+  forward.data = in[0].ptr<const float>();
+  forward.weight = in[2].ptr<const float>();
+  forward.weight_array = ctx.InputArray(2);
+  forward.out = out[0].ptr<float>();
+  internal::RunConvolution(s, forward);
+  internal::ConvGradArgs a;
+  a.data = in[0].ptr<const float>();
+  a.out_grad = in[1].ptr<const float>();
+  a.weight_grad = out[1].ptr<float>();
+  a.workspace = ctx.workspace;
+  internal::RunConvolutionGradients(s, a);
+  if (!p.no_bias) {
+    internal::ConvolutionBiasGradient(in[0].ptr<const float>(), y[0], y[1], SpatialSize(y),
+                                      out[2].ptr<float>());
+  }
+}
+
+template <const char* kBackwardOp>
+std::vector<NodeEntry> ConvGradient(const std::shared_ptr<Node>& n,
+                                    const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
+  std::shared_ptr<Node> backward = g.MakeNode(kBackwardOp, std::move(inputs), g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
+  return grads;
+}
+
+constexpr char kBackwardConvolution[] = "_backward_Convolution";
+constexpr char kBackwardDeconvolution[] = "_backward_Deconvolution";
+
+// ---------------------------------------------------------------------------------------------
 // _hn_relayout: channel-first <-> channel-last, placed by the graph optimizer (pass/layout.cc).
 
 struct RelayoutParam {
@@ -839,7 +970,21 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetInferShape(ConvolutionInferShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(ConvolutionCompute)
-      .SetOnnx({"Conv"}, ConvolutionOnnx);
+      .SetOnnx({"Conv"}, ConvolutionOnnx)
+      .SetGradient(ConvGradient<kBackwardConvolution>);
+
+  r->Register(kBackwardConvolution)
+      .Describe(
+          "The gradient of Convolution: d data is the transposed convolution of out_grad by "
+          "the weights, d weight the correlation of out_grad with the data, d bias the sum "
+          "of out_grad over the batch and positions.")
+      .SetParam<ConvolutionParam>(ConvolutionParamInit)
+      .SetInputNames(ConvBackwardInputNames<ConvolutionParam>)
+      .SetNumOutputs(ConvBackwardNumOutputs<ConvolutionParam>)
+      .SetInferShape(ConvBackwardShape<ConvolutionInferShape>)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(ConvolutionBackwardCompute)
+      .SetInternal();
 
   r->Register("_hn_convolution")
       .Describe(
@@ -878,7 +1023,21 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetInferShape(DeconvolutionInferShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(DeconvolutionCompute)
-      .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx);
+      .SetOnnx({"ConvTranspose"}, DeconvolutionOnnx)
+      .SetGradient(ConvGradient<kBackwardDeconvolution>);
+
+  r->Register(kBackwardDeconvolution)
+      .Describe(
+          "The gradient of Deconvolution: d data is the convolution of out_grad by the "
+          "weights, d weight the correlation of the data with out_grad, d bias the sum of "
+          "out_grad over the batch and positions.")
+      .SetParam<DeconvolutionParam>(DeconvolutionParamInit)
+      .SetInputNames(ConvBackwardInputNames<DeconvolutionParam>)
+      .SetNumOutputs(ConvBackwardNumOutputs<DeconvolutionParam>)
+      .SetInferShape(ConvBackwardShape<DeconvolutionInferShape>)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(DeconvolutionBackwardCompute)
+      .SetInternal();
 }
 
 namespace internal {

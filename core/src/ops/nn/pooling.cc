@@ -22,6 +22,7 @@
 #include "kernels/layout.h"
 #include "kernels/window-inl.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -191,28 +192,78 @@ bool PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   return (*in)[0].IsKnown() && (*out)[0].IsKnown();
 }
 
-void PoolingCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                    const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<PoolingParam>();
-  const TBlob& xb = in[0];
-  const TBlob& yb = out[0];
-  const size_t ndim = xb.shape.ndim(), ns = ndim - 2;
+// The windows of a call on data `x` into output `y`, and how the kernels see its planes.
+struct PoolingCall {
+  SpatialGeom g;
+  int64_t lane = 1, planes = 0;
+  int pv = 1;
+  bool include_pad = true;
+};
+
+PoolingCall MakePoolingCall(const PoolingParam& p, const Shape& x, const Shape& y) {
+  const size_t ndim = x.ndim(), ns = ndim - 2;
   const bool cl = p.layout && internal::IsChannelLast(*p.layout);
   const size_t sp0 = cl ? 1 : 2;
-  const int64_t N = xb.shape[0], C = xb.shape[cl ? ndim - 1 : 1];
+  const int64_t N = x[0], C = x[cl ? ndim - 1 : 1];
   std::vector<int64_t> kernel = p.kernel, stride = p.stride, pad = p.pad;
   if (p.global_pool) {
-    kernel.assign(xb.shape.begin() + sp0, xb.shape.begin() + sp0 + ns);
+    kernel.assign(x.begin() + sp0, x.begin() + sp0 + ns);
     stride.assign(ns, 1);
     pad.assign(ns, 0);
   }
-  const SpatialGeom g =
-      internal::MakeGeom(kernel, stride, pad, {}, xb.shape.begin() + sp0, yb.shape.begin() + sp0);
-  const bool include_pad = p.count_include_pad.value_or(true);
-  const bool nan_on_empty = ns == 3;
-  const int pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
-  internal::PoolPlanes(p.pool_type, pv, include_pad, nan_on_empty, xb.ptr<const float>(),
-                       yb.ptr<float>(), g, cl ? C : 1, cl ? N : N * C, ctx.workspace);
+  PoolingCall call;
+  call.g = internal::MakeGeom(kernel, stride, pad, {}, x.begin() + sp0, y.begin() + sp0);
+  call.lane = cl ? C : 1;
+  call.planes = cl ? N : N * C;
+  call.pv = p.pool_type == PoolType::kLp ? p.p_value.value_or(1) : 1;
+  call.include_pad = p.count_include_pad.value_or(true);
+  return call;
+}
+
+void PoolingCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                    const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<PoolingParam>();
+  const PoolingCall call = MakePoolingCall(p, in[0].shape, out[0].shape);
+  const bool nan_on_empty = in[0].shape.ndim() == 5;
+  internal::PoolPlanes(p.pool_type, call.pv, call.include_pad, nan_on_empty,
+                       in[0].ptr<const float>(), out[0].ptr<float>(), call.g, call.lane,
+                       call.planes, ctx.workspace);
+}
+
+// ---- _backward_Pooling: inputs (out_grad, data, output), Pooling's attributes; output the
+// gradient of data.
+
+bool PoolingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  HN_CHECK(in->size() == 3 && out->size() == 1, kInternal)
+      << DescribeNode(attrs) << ": expected inputs (out_grad, data, output) and one output";
+  HN_CHECK(MergeShape((*out)[0], &(*in)[1]), kShapeError)
+      << DescribeNode(attrs) << ": the gradient has shape " << (*out)[0] << ", the data "
+      << (*in)[1];
+  std::vector<Shape> forward_in{(*in)[1]}, forward_out{(*in)[2]};
+  for (size_t i : {0, 2}) {
+    HN_CHECK(MergeShape((*in)[i], &forward_out[0]), kShapeError)
+        << DescribeNode(attrs) << ": out_grad " << (*in)[0] << " and output " << (*in)[2]
+        << " must have the pooled shape";
+  }
+  const bool known = PoolingInferShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = (*in)[2] = forward_out[0];
+  (*in)[1] = (*out)[0] = forward_in[0];
+  return known;
+}
+
+void PoolingBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                            const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<PoolingParam>();
+  const PoolingCall call = MakePoolingCall(p, in[1].shape, in[0].shape);
+  internal::PoolPlanesBackward(p.pool_type, call.pv, call.include_pad, in[1].ptr<const float>(),
+                               in[2].ptr<const float>(), in[0].ptr<const float>(),
+                               out[0].ptr<float>(), call.g, call.lane, call.planes);
+}
+
+std::vector<NodeEntry> PoolingGradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_backward_Pooling", {g.out_grad(0), g.in(0), g.out(0)}, g.attrs().dict)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,7 +435,21 @@ void RegisterPoolingOps(OpRegistry* r) {
       .SetCompute(PoolingCompute)
       .SetOnnx({"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool",
                 "GlobalLpPool", "ReduceSum", "Pad", "Mul", "Pow", "Abs", "Sign", "Transpose"},
-               PoolingOnnx, "avg pooling whose padding is as large as the window");
+               PoolingOnnx, "avg pooling whose padding is as large as the window")
+      .SetGradient(PoolingGradient);
+
+  r->Register("_backward_Pooling")
+      .Describe(
+          "The gradient of Pooling (MXNet's unpooling): max routes each output's gradient to "
+          "the first position of its window that holds the maximum, avg spreads it divided "
+          "by the window size, sum copies it, lp scales it by (x / y)^(p-1).")
+      .SetParam<PoolingParam>(PoolingParamInit)
+      .SetInputNames(std::vector<std::string>{"out_grad", "data", "output"})
+      .SetNumOutputs(1)
+      .SetInferShape(PoolingBackwardShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(PoolingBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

@@ -6,6 +6,10 @@
 //    (C, 1, k, k), k = 2 * scale - scale % 2, stride scale, pad ceil((scale - 1) / 2), no bias;
 //    num_filter must be C. The weight is the model's (MXNet initializes it to a bilinear
 //    kernel). The transposed convolution is written here directly.
+// The internal "_backward_UpSampling" (inputs out_grad and the forward's) is the gradient: nearest
+// sums each input pixel's block of output gradients (row by row, as MXNet's sum pooling of the
+// gradient does; the input's channels of it with concat), bilinear correlates the output
+// gradient with the weights (data) and with the data (weights).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +18,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -195,6 +200,121 @@ void UpSamplingCompute(const OpContext&, const NodeAttrs& attrs, const std::vect
   });
 }
 
+// ---- _backward_UpSampling: inputs (out_grad, the forward's inputs), outputs their gradients.
+
+bool UpSamplingBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                             std::vector<Shape>* out) {
+  HN_CHECK(in->size() == out->size() + 1, kInternal)
+      << DescribeNode(attrs) << ": expected out_grad and the forward's inputs, one gradient each";
+  std::vector<Shape> forward_in(in->begin() + 1, in->end()), forward_out{(*in)[0]};
+  for (size_t i = 0; i < out->size(); ++i) {
+    AssignShape(attrs, &forward_in, i, (*out)[i], "gradient " + std::to_string(i));
+  }
+  const bool known = UpSamplingShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
+  return known;
+}
+
+template <typename T>
+void NearestBackward(const UpSamplingParam& p, const TBlob& dy_blob,
+                     const std::vector<TBlob>& grads) {
+  const Shape& os = dy_blob.shape;
+  const int64_t oc = os[1], oh = os[2], ow = os[3];
+  const T* dy = dy_blob.ptr<const T>();
+  const bool sum = p.multi_input_mode == MultiInputMode::kSum && grads.size() > 1;
+  int64_t channel_offset = 0;
+  for (const TBlob& g : grads) {
+    const Shape& s = g.shape;
+    const int64_t c_in = s[1], ih = s[2], iw = s[3], f = oh / ih;
+    T* dx = g.ptr<T>();
+    for (int64_t n = 0; n < s[0]; ++n) {
+      for (int64_t c = 0; c < c_in; ++c) {
+        const T* plane = dy + (n * oc + (sum ? c : channel_offset + c)) * oh * ow;
+        for (int64_t r = 0; r < ih; ++r) {
+          for (int64_t q = 0; q < iw; ++q) {
+            T acc = T(0);
+            for (int64_t a = 0; a < f; ++a)
+              for (int64_t b = 0; b < f; ++b) acc += plane[(r * f + a) * ow + q * f + b];
+            *dx++ = acc;
+          }
+        }
+      }
+    }
+    if (!sum) channel_offset += c_in;
+  }
+}
+
+// The adjoint of BilinearKernelCompute: each (input pixel, tap) pair that adds x * w into an
+// output pixel gives dy * w to x's gradient and dy * x to w's.
+template <typename T>
+void BilinearBackward(int64_t scale, const TBlob& dy_blob, const TBlob& data, const TBlob& weight,
+                      const TBlob& data_grad, const TBlob& weight_grad) {
+  const Shape& s = data.shape;
+  const int64_t batch = s[0], channels = s[1], ih = s[2], iw = s[3];
+  const int64_t oh = ih * scale, ow = iw * scale;
+  const int64_t k = BilinearKernel(scale);
+  const int64_t pad = scale / 2;
+  const T* x = data.ptr<const T>();
+  const T* w = weight.ptr<const T>();
+  const T* dy = dy_blob.ptr<const T>();
+  T* dx = data_grad.ptr<T>();
+  T* dw = weight_grad.ptr<T>();
+  std::fill(dw, dw + weight_grad.Size(), T(0));
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t at = (n * channels + c) * ih * iw;
+      const T* kern = w + c * k * k;
+      T* kern_grad = dw + c * k * k;
+      const T* grad = dy + (n * channels + c) * oh * ow;
+      for (int64_t r = 0; r < ih; ++r) {
+        for (int64_t q = 0; q < iw; ++q) {
+          const T v = x[at + r * iw + q];
+          T acc = T(0);
+          for (int64_t ky = 0; ky < k; ++ky) {
+            const int64_t oy = r * scale - pad + ky;
+            if (oy < 0 || oy >= oh) continue;
+            const int64_t ox0 = q * scale - pad;
+            const int64_t kx0 = std::max<int64_t>(0, -ox0);
+            const int64_t kx1 = std::min<int64_t>(k, ow - ox0);
+            for (int64_t kx = kx0; kx < kx1; ++kx) {
+              const T g = grad[oy * ow + ox0 + kx];
+              acc += g * kern[ky * k + kx];
+              kern_grad[ky * k + kx] += g * v;
+            }
+          }
+          dx[at + r * iw + q] = acc;
+        }
+      }
+    }
+  }
+}
+
+void UpSamplingBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<UpSamplingParam>();
+  SwitchRealDType(in[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (p.sample_type == SampleType::kNearest) {
+      NearestBackward<T>(p, in[0], out);
+    } else {
+      BilinearBackward<T>(p.scale, in[0], in[1], in[2], out[0], out[1]);
+    }
+  });
+}
+
+std::vector<NodeEntry> UpSamplingGradient(const std::shared_ptr<Node>& n,
+                                          const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  std::vector<NodeEntry> inputs{g.out_grad(0)};
+  inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
+  std::shared_ptr<Node> backward =
+      g.MakeNode("_backward_UpSampling", std::move(inputs), g.attrs().dict);
+  std::vector<NodeEntry> grads;
+  for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
+  return grads;
+}
+
 // Nearest: each input resized to the output's height and width by ONNX Resize (nearest,
 // "asymmetric" with "floor": source = dst / scale, exact for the integer scales), then
 // concatenated or summed.
@@ -250,7 +370,36 @@ void RegisterUpSamplingOps(OpRegistry* r) {
       .SetInferType(internal::RealType)
       .SetCompute(UpSamplingCompute)
       .SetOnnx({"Resize", "Shape", "Slice", "Concat", "Sum"}, UpSamplingOnnx,
-               "sample_type='bilinear'");
+               "sample_type='bilinear'")
+      .SetGradient(UpSamplingGradient);
+
+  r->Register("_backward_UpSampling")
+      .Describe(
+          "The gradient of UpSampling: nearest sums each input pixel's block of the output "
+          "gradient; bilinear correlates the output gradient with the weights and the data.")
+      .SetParam<UpSamplingParam>()
+      .SetInputNames([](const NodeAttrs& attrs) {
+        const auto& p = attrs.Param<UpSamplingParam>();
+        std::vector<std::string> names{"out_grad"};
+        if (p.sample_type == SampleType::kBilinear) {
+          names.insert(names.end(), {"data", "weight"});
+          return names;
+        }
+        for (int i = 0; i < p.num_args; ++i) names.push_back("arg" + std::to_string(i));
+        return names;
+      })
+      .SetNumInputs([](const NodeAttrs& attrs) {
+        const auto& p = attrs.Param<UpSamplingParam>();
+        return p.sample_type == SampleType::kBilinear ? 3u : static_cast<uint32_t>(p.num_args) + 1;
+      })
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        const auto& p = attrs.Param<UpSamplingParam>();
+        return p.sample_type == SampleType::kBilinear ? 2u : static_cast<uint32_t>(p.num_args);
+      })
+      .SetInferShape(UpSamplingBackwardShape)
+      .SetInferType(internal::RealType)
+      .SetCompute(UpSamplingBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

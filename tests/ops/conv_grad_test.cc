@@ -1,0 +1,207 @@
+// The gradients of Convolution, Deconvolution and Pooling beyond the conformance cases: the same
+// inputs give the same bits on every call at each thread count (oneDNN's backward primitives
+// reduce their threads' partial sums in a fixed order); max pooling's gradient goes to the
+// first maximum of a window, as MXNet's unpooling routes it, on every kernel; and a small
+// network's gradient graph (fused and not) gives eager backward's bits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/test_util.h"
+#include "hybridnet/autograd.h"
+#include "hybridnet/executor.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/symbol.h"
+#include "kernels/kernel_choice.h"
+#include "pass/gradient.h"
+
+namespace hybridnet {
+namespace {
+
+using testing_util::BitDifference;
+
+// _backward_Convolution or _backward_Deconvolution on (out_grad, data, weight, bias) of a layer
+// large enough for every thread to take part, at 1 and 2 threads, twice each.
+void ExpectRepeatable(const std::string& op, const AttrDict& attrs, const Shape& out_grad,
+                      const Shape& data, const Shape& weight, int64_t bias) {
+  const std::vector<NDArray> in = {
+      NDArray::RandomUniform(out_grad, -1.f, 1.f), NDArray::RandomUniform(data, -1.f, 1.f),
+      NDArray::RandomUniform(weight, -1.f, 1.f), NDArray::RandomUniform(Shape{bias}, -1.f, 1.f)};
+  const int before = GetNumThreads();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(op + " at " + std::to_string(threads) + " threads");
+    SetNumThreads(threads);
+    const std::vector<NDArray> first = Invoke(op, in, attrs);
+    const std::vector<NDArray> second = Invoke(op, in, attrs);
+    ASSERT_EQ(first.size(), 3u);
+    for (size_t i = 0; i < first.size(); ++i) {
+      EXPECT_EQ(BitDifference(first[i], second[i]), "") << "gradient " << i;
+    }
+  }
+  SetNumThreads(before);
+}
+
+TEST(ConvolutionGradient, RepeatedCallsGiveTheSameBits) {
+  ExpectRepeatable("_backward_Convolution",
+                   {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "32"}}, {4, 32, 28, 28},
+                   {4, 32, 28, 28}, {32, 32, 3, 3}, 32);
+  ExpectRepeatable("_backward_Convolution",
+                   {{"kernel", "(3, 3)"},
+                    {"pad", "(1, 1)"},
+                    {"stride", "(2, 2)"},
+                    {"num_filter", "48"},
+                    {"num_group", "48"}},
+                   {2, 48, 14, 14}, {2, 48, 28, 28}, {48, 1, 3, 3}, 48);
+  ExpectRepeatable("_backward_Deconvolution",
+                   {{"kernel", "(4, 4)"},
+                    {"pad", "(1, 1)"},
+                    {"stride", "(2, 2)"},
+                    {"num_filter", "16"},
+                    {"no_bias", "False"}},
+                   {2, 16, 32, 32}, {2, 24, 16, 16}, {24, 16, 4, 4}, 16);
+}
+
+TEST(PoolingGradient, MaxGoesToTheFirstMaximumOfItsWindow) {
+  // Windows (2, 2), stride 1 over [[1, 3, 3], [3, 2, 3]]: both windows' maxima are 3, first
+  // at (0, 1) in row-major order for each.
+  const float x[] = {1, 3, 3, 3, 2, 3};
+  const float dy[] = {1, 10};
+  const NDArray data = NDArray::FromBuffer({1, 1, 2, 3}, DType::kFloat32, x);
+  const AttrDict attrs = {{"kernel", "(2, 2)"}};
+  const NDArray y = Invoke("Pooling", {data}, attrs)[0];
+  const NDArray out_grad = NDArray::FromBuffer({1, 1, 1, 2}, DType::kFloat32, dy);
+  const NDArray dx = Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0];
+  const float want[] = {0, 11, 0, 0, 0, 0};
+  EXPECT_EQ(BitDifference(dx, NDArray::FromBuffer({1, 1, 2, 3}, DType::kFloat32, want)), "");
+}
+
+TEST(PoolingGradient, EveryMaxKernelGivesTheSameBitsOnTies) {
+  // Small integers: most windows hold their maximum more than once. Rows of 70 give the AVX-512
+  // kernel whole and partial blocks of 16 windows; strides 1 and 2 load, 3 gathers.
+  std::mt19937 rng(5);
+  std::vector<float> values(2 * 3 * 9 * 70);
+  for (float& v : values) v = static_cast<float>(std::uniform_int_distribution<int>(0, 3)(rng));
+  const NDArray data = NDArray::FromBuffer({2, 3, 9, 70}, DType::kFloat32, values.data());
+  internal::KernelChoice* found = nullptr;
+  for (internal::KernelChoice* c : internal::KernelChoices()) {
+    if (c->family() == "pooling_backward") found = c;
+  }
+  ASSERT_NE(found, nullptr);
+  internal::KernelChoice& choice = *found;
+  for (int stride : {1, 2, 3}) {
+    SCOPED_TRACE("stride " + std::to_string(stride));
+    const std::string s = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
+    const AttrDict attrs = {{"kernel", "(3, 3)"}, {"stride", s}, {"pad", "(1, 1)"}};
+    const NDArray y = Invoke("Pooling", {data}, attrs)[0];
+    const NDArray out_grad = NDArray::RandomUniform(y.shape(), -1.f, 1.f);
+    std::vector<NDArray> grads;
+    for (size_t k = 0; k < choice.kernels().size(); ++k) {
+      if (!choice.kernels()[k].runs_here) continue;
+      choice.Force(static_cast<int>(k));
+      grads.push_back(Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0]);
+      choice.Force(-1);
+    }
+    for (size_t k = 1; k < grads.size(); ++k) EXPECT_EQ(BitDifference(grads[0], grads[k]), "");
+  }
+}
+
+// A small network's layers: Convolution, relu, max Pooling, Deconvolution, avg Pooling,
+// FullyConnected.
+struct Layer {
+  std::string op;
+  AttrDict attrs;
+  size_t params;  // inputs after the data: weight[, bias]
+};
+
+const std::vector<Layer>& SmallNetwork() {
+  static const std::vector<Layer> layers = {
+      {"Convolution", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "8"}}, 2},
+      {"Activation", {{"act_type", "relu"}}, 0},
+      {"Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, 0},
+      {"Deconvolution",
+       {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"num_filter", "4"}, {"no_bias", "False"}},
+       2},
+      {"Pooling", {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}}, 0},
+      {"FullyConnected", {{"num_hidden", "5"}}, 2},
+  };
+  return layers;
+}
+
+TEST(ConvolutionGradient, NetworkGraphGradientsAreEagerBackwardsBits) {
+  // The parameters' shapes for data (2, 3, 10, 10).
+  const std::vector<std::vector<Shape>> param_shapes = {{{8, 3, 3, 3}, {8}}, {}, {},
+                                                        {{8, 4, 2, 2}, {4}}, {}, {{5, 64}, {5}}};
+  std::vector<NDArray> values = {NDArray::RandomUniform({2, 3, 10, 10}, -1.f, 1.f)};
+  std::vector<Symbol> vars = {Symbol::Var("data")};
+  std::vector<std::string> names = {"data"};
+  for (size_t l = 0; l < param_shapes.size(); ++l) {
+    for (size_t i = 0; i < param_shapes[l].size(); ++i) {
+      names.push_back("p" + std::to_string(l) + "_" + std::to_string(i));
+      vars.push_back(Symbol::Var(names.back()));
+      values.push_back(NDArray::RandomUniform(param_shapes[l][i], -0.5f, 0.5f));
+    }
+  }
+  const NDArray head_grad = NDArray::RandomUniform({2, 5}, -1.f, 1.f);
+
+  // Eager: recorded op by op, then backward.
+  std::vector<NDArray> eager_vars;
+  for (const NDArray& v : values) {
+    eager_vars.push_back(v.Copy());
+    autograd::AttachGrad(&eager_vars.back());
+  }
+  NDArray y;
+  {
+    auto recording = autograd::Record(/*train_mode=*/false);
+    NDArray x = eager_vars[0];
+    size_t next = 1;
+    for (const Layer& layer : SmallNetwork()) {
+      std::vector<NDArray> in = {x};
+      for (size_t i = 0; i < layer.params; ++i) in.push_back(eager_vars[next++]);
+      x = Invoke(layer.op, in, layer.attrs)[0];
+    }
+    y = x;
+  }
+  autograd::Backward({y}, {head_grad}, /*retain_graph=*/false, /*train_mode=*/false);
+
+  // Graph: the gradient pass over the same network, fused and unfused.
+  Symbol x = vars[0];
+  size_t next = 1;
+  for (const Layer& layer : SmallNetwork()) {
+    std::vector<Symbol> in = {x};
+    for (size_t i = 0; i < layer.params; ++i) in.push_back(vars[next++]);
+    x = Symbol::Create(layer.op, in, layer.attrs);
+  }
+  const Symbol head = Symbol::Var("head_grad");
+  std::vector<NodeEntry> xs;
+  for (const Symbol& v : vars) xs.push_back(v.outputs[0]);
+  Symbol gradients;
+  gradients.outputs = internal::Gradient({x.outputs[0]}, {head.outputs[0]}, xs);
+  const std::vector<std::string> inputs = gradients.ListInputs();
+  std::vector<NDArray> feed;
+  for (const std::string& name : inputs) {
+    if (name == "head_grad") {
+      feed.push_back(head_grad);
+      continue;
+    }
+    const auto at = std::find(names.begin(), names.end(), name);
+    ASSERT_NE(at, names.end()) << name;
+    feed.push_back(values[static_cast<size_t>(at - names.begin())]);
+  }
+  for (bool fuse : {true, false}) {
+    SCOPED_TRACE(fuse ? "fused" : "unfused");
+    ExecutorOptions options;
+    options.fuse = fuse;
+    GraphExecutor exec(gradients, inputs, {}, options);
+    const std::vector<NDArray> graph = exec.Forward(feed);
+    ASSERT_EQ(graph.size(), eager_vars.size());
+    for (size_t i = 0; i < graph.size(); ++i) {
+      EXPECT_EQ(BitDifference(autograd::GetGrad(eager_vars[i]), graph[i]), "") << names[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hybridnet
