@@ -1,0 +1,129 @@
+// Train-mode semantics of BatchNorm under autograd, as MXNet 1.9.1 has them: its backward in
+// training mode updates the moving statistics once, with the momentum.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/test_util.h"
+#include "hybridnet/autograd.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/ndarray.h"
+
+namespace hybridnet {
+namespace {
+
+using testing_util::BitDifference;
+
+class TrainingMode : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    EXPECT_FALSE(autograd::IsRecording());
+    EXPECT_FALSE(autograd::IsTraining());
+  }
+};
+
+// BatchNorm over (4, 2, 3) data: the batch mean and biased variance of each channel.
+struct BatchNormSetup {
+  NDArray data = NDArray::RandomNormal({4, 2, 3}, 0.5f, 2.f);
+  NDArray gamma = NDArray::FromVector({2}, {1.5f, 0.5f});
+  NDArray beta = NDArray::FromVector({2}, {0.1f, -0.2f});
+  NDArray moving_mean = NDArray::FromVector({2}, {0.25f, -1.f});
+  NDArray moving_var = NDArray::FromVector({2}, {2.f, 0.5f});
+
+  std::vector<double> BatchMean() const { return Moments(false); }
+  std::vector<double> BatchVariance() const { return Moments(true); }
+
+  std::vector<double> Moments(bool variance) const {
+    const std::vector<float> x = data.ToFloatVector();
+    std::vector<double> result;
+    for (int c = 0; c < 2; ++c) {
+      double sum = 0, sq = 0;
+      for (int n = 0; n < 4; ++n)
+        for (int i = 0; i < 3; ++i) sum += x[static_cast<size_t>((n * 2 + c) * 3 + i)];
+      const double mean = sum / 12;
+      for (int n = 0; n < 4; ++n) {
+        for (int i = 0; i < 3; ++i) {
+          const double d = x[static_cast<size_t>((n * 2 + c) * 3 + i)] - mean;
+          sq += d * d;
+        }
+      }
+      result.push_back(variance ? sq / 12 : mean);
+    }
+    return result;
+  }
+
+  // Forward (recorded in `train_mode`) and backward in the same mode.
+  NDArray ForwardBackward(bool train_mode, const AttrDict& attrs) {
+    autograd::AttachGrad(&data);
+    autograd::AttachGrad(&gamma);
+    autograd::AttachGrad(&beta);
+    NDArray y;
+    {
+      auto recording = autograd::Record(train_mode);
+      y = Invoke("BatchNorm", {data, gamma, beta, moving_mean, moving_var}, attrs)[0];
+    }
+    autograd::Backward({y}, {}, false, train_mode);
+    return y;
+  }
+};
+
+TEST_F(TrainingMode, BatchNormBackwardUpdatesTheMovingStatisticsOnce) {
+  BatchNormSetup bn;
+  const std::vector<float> mean_before = bn.moving_mean.ToFloatVector();
+  const std::vector<float> var_before = bn.moving_var.ToFloatVector();
+  bn.ForwardBackward(true, {{"fix_gamma", "False"}, {"momentum", "0.8"}});
+  const std::vector<double> mean = bn.BatchMean(), var = bn.BatchVariance();
+  const std::vector<float> mean_after = bn.moving_mean.ToFloatVector();
+  const std::vector<float> var_after = bn.moving_var.ToFloatVector();
+  for (size_t c = 0; c < 2; ++c) {
+    EXPECT_NEAR(mean_after[c], mean_before[c] * 0.8 + mean[c] * 0.2, 1e-5) << c;
+    EXPECT_NEAR(var_after[c], var_before[c] * 0.8 + var[c] * 0.2, 1e-4) << c;
+  }
+}
+
+TEST_F(TrainingMode, BatchNormTrainingForwardAloneLeavesTheMovingStatistics) {
+  // MXNet updates them in backward: a training forward that is not differentiated keeps them.
+  BatchNormSetup bn;
+  const NDArray mean_before = bn.moving_mean.Copy(), var_before = bn.moving_var.Copy();
+  {
+    auto training = autograd::TrainMode();
+    Invoke("BatchNorm", {bn.data, bn.gamma, bn.beta, bn.moving_mean, bn.moving_var},
+           {{"fix_gamma", "False"}});
+  }
+  EXPECT_EQ(BitDifference(bn.moving_mean, mean_before), "");
+  EXPECT_EQ(BitDifference(bn.moving_var, var_before), "");
+}
+
+TEST_F(TrainingMode, BatchNormPredictModeAndGlobalStatsLeaveTheMovingStatistics) {
+  for (const AttrDict& attrs : {AttrDict{{"fix_gamma", "False"}},
+                                AttrDict{{"fix_gamma", "False"}, {"use_global_stats", "True"}}}) {
+    const bool train = attrs.count("use_global_stats") > 0;
+    SCOPED_TRACE(train ? "use_global_stats in training" : "predict mode");
+    BatchNormSetup bn;
+    const NDArray mean_before = bn.moving_mean.Copy(), var_before = bn.moving_var.Copy();
+    bn.ForwardBackward(train, attrs);
+    EXPECT_EQ(BitDifference(bn.moving_mean, mean_before), "");
+    EXPECT_EQ(BitDifference(bn.moving_var, var_before), "");
+    // The moving statistics normalize: d data = dy * gamma / sqrt(moving_var + eps), dy = 1.
+    const std::vector<float> dx = autograd::GetGrad(bn.data).ToFloatVector();
+    const std::vector<float> g = bn.gamma.ToFloatVector(), v = bn.moving_var.ToFloatVector();
+    for (size_t i = 0; i < dx.size(); ++i) {
+      const size_t c = (i / 3) % 2;
+      EXPECT_NEAR(dx[i], g[c] / std::sqrt(v[c] + 1e-3), 1e-5) << i;
+    }
+  }
+}
+
+TEST_F(TrainingMode, BatchNormTrainingGradientsSumToZeroAndFixGammaHasNone) {
+  // With batch statistics the data gradient of a constant head gradient is 0 (the output does
+  // not move when every element of a channel moves together); beta's is the count.
+  BatchNormSetup bn;
+  bn.ForwardBackward(true, {});  // fix_gamma by default
+  for (float v : autograd::GetGrad(bn.data).ToFloatVector()) EXPECT_NEAR(v, 0.f, 1e-5);
+  for (float v : autograd::GetGrad(bn.gamma).ToFloatVector()) EXPECT_EQ(v, 0.f);
+  for (float v : autograd::GetGrad(bn.beta).ToFloatVector()) EXPECT_EQ(v, 12.f);
+}
+
+}  // namespace
+}  // namespace hybridnet
