@@ -170,6 +170,50 @@ RefFn LeakyRef(const std::string& act, double slope = 0.25) {
   };
 }
 
+// _backward_LeakyReLU (out_grad, data, output[, gamma]) with MXNet's derivatives: from the given
+// output y for leaky, rrelu, elu and selu, from the data x for gelu and prelu.
+RefFn LeakyBackwardRef(const std::string& act, double slope = 0.25) {
+  const double alpha = 1.6732632423543772848170429916717;
+  const double lambda = 1.0507009873554804934193349852946;
+  return [=](const std::vector<RefTensor>& in) {
+    const RefTensor &dy = in[0], &x = in[1], &y = in[2];
+    RefTensor dx(x.shape);
+    if (act == "prelu") {
+      const RefTensor& gamma = in[3];
+      RefTensor dgamma(gamma.shape);
+      const int64_t channels = gamma.size();
+      const int64_t inner = channels == 1 ? x.size() : x.size() / x.shape[0] / x.shape[1];
+      for (int64_t i = 0; i < x.size(); ++i) {
+        const int64_t c = channels == 1 ? 0 : (i / inner) % channels;
+        dx[i] = dy[i] * (x[i] > 0 ? 1.0 : gamma[c]);
+        dgamma[c] += dy[i] * (x[i] > 0 ? 0.0 : x[i]);
+      }
+      return std::vector<RefTensor>{dx, dgamma};
+    }
+    for (int64_t i = 0; i < x.size(); ++i) {
+      double d;
+      if (act == "gelu") {
+        const double z = x[i] / std::sqrt(2.0);
+        d = 0.5 *
+            (1 + std::erf(z) + x[i] * 1.12837916709551257390 * std::exp(-z * z) / std::sqrt(2.0));
+      } else if (act == "elu") {
+        d = y[i] > 0 ? 1 : y[i] + slope;
+      } else if (act == "selu") {
+        d = lambda * (y[i] > 0 ? 1 : alpha + y[i]);
+      } else {
+        d = y[i] > 0 ? 1 : slope;
+      }
+      dx[i] = dy[i] * d;
+    }
+    return std::vector<RefTensor>{dx};
+  };
+}
+
+OpCase InternalCase(OpCase c) {
+  c.check_json = false;
+  return c;
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(Dot) {
@@ -260,9 +304,23 @@ HN_CONFORMANCE_CASES(Activation) {
                         LeakyRef("leaky", F32(0.1)), "leaky"));
   cases->push_back(Case("LeakyReLU", {{"act_type", "elu"}, {"slope", "1.0"}}, {{2, 3, 4}},
                         LeakyRef("elu", 1.0), "elu"));
-  for (const char* act : {"selu", "gelu"}) {
-    cases->push_back(Case("LeakyReLU", {{"act_type", act}}, {{2, 3, 4}}, LeakyRef(act), act));
-  }
+  cases->push_back(
+      Case("LeakyReLU", {{"act_type", "gelu"}}, {{2, 3, 4}}, LeakyRef("gelu"), "gelu"));
+  // MXNet's selu gradient is lambda * (alpha + y) where y <= 0, not the derivative y + lambda
+  // alpha.
+  cases->push_back(
+      WithGradient(Case("LeakyReLU", {{"act_type", "selu"}}, {{2, 3, 4}}, LeakyRef("selu"), "selu"),
+                   [](const std::vector<RefTensor>& in, const std::vector<RefTensor>& w) {
+                     const double alpha = 1.6732632423543772848170429916717;
+                     const double lambda = 1.0507009873554804934193349852946;
+                     const RefTensor y = LeakyRef("selu")(in)[0];
+                     RefTensor dx(in[0].shape);
+                     for (int64_t i = 0; i < dx.size(); ++i)
+                       dx[i] = w[0][i] * lambda * (y[i] > 0 ? 1.0 : alpha + y[i]);
+                     return std::vector<RefTensor>{dx};
+                   }));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "elu"}, {"slope", "0.3"}}, {{3, 5}},
+                        LeakyRef("elu", F32(0.3)), "elu_slope"));
   cases->push_back(
       Case("LeakyReLU", {{"act_type", "rrelu"}}, {{2, 3, 4}}, LeakyRef("rrelu"), "rrelu"));
   cases->push_back(
@@ -271,6 +329,24 @@ HN_CONFORMANCE_CASES(Activation) {
                                          LeakyRef("prelu"), "prelu_shared")));
   cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 2, 2}, {3}},
                         LeakyRef("prelu"), "prelu_4d"));
+
+  const Shape s{2, 3, 4};
+  cases->push_back(
+      InternalCase(Case("_backward_LeakyReLU", {}, {s, s, s}, LeakyBackwardRef("leaky"), "leaky")));
+  cases->push_back(InternalCase(Case("_backward_LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}},
+                                     {s, s, s}, LeakyBackwardRef("elu", 0.5), "elu")));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "selu"}},
+                                             {s, s, s}, LeakyBackwardRef("selu"), "selu"),
+                                        1e-5, 1e-5)));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "gelu"}},
+                                             {s, s, s}, LeakyBackwardRef("gelu"), "gelu"),
+                                        1e-5, 1e-5)));
+  cases->push_back(
+      InternalCase(Case("_backward_LeakyReLU", {{"act_type", "rrelu"}}, {s, s, s},
+                        LeakyBackwardRef("rrelu", (F32(0.125) + F32(0.334)) / 2), "rrelu")));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "prelu"}},
+                                             {s, s, s, {3}}, LeakyBackwardRef("prelu"), "prelu"),
+                                        1e-5, 1e-5)));
 }
 
 HN_CONFORMANCE_CASES(Softmax) {
