@@ -1,5 +1,7 @@
-// Train-mode semantics of BatchNorm under autograd, as MXNet 1.9.1 has them: its backward in
-// training mode updates the moving statistics once, with the momentum.
+// Train-mode semantics of BatchNorm and Dropout under autograd, as MXNet 1.9.1 has them:
+// BatchNorm's backward in training mode updates the moving statistics once, with the momentum;
+// Dropout draws its mask from the seedable global generator, scales by 1 / (1 - p), and its
+// gradient reuses the forward's mask.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,6 +125,98 @@ TEST_F(TrainingMode, BatchNormTrainingGradientsSumToZeroAndFixGammaHasNone) {
   for (float v : autograd::GetGrad(bn.data).ToFloatVector()) EXPECT_NEAR(v, 0.f, 1e-5);
   for (float v : autograd::GetGrad(bn.gamma).ToFloatVector()) EXPECT_EQ(v, 0.f);
   for (float v : autograd::GetGrad(bn.beta).ToFloatVector()) EXPECT_EQ(v, 12.f);
+}
+
+// Dropout(p) of x in training mode, recorded, and the gradient for head gradient dy.
+struct DropoutRun {
+  NDArray y, dx;
+};
+
+DropoutRun DropoutWithGradient(NDArray x, const NDArray& dy, const AttrDict& attrs,
+                               bool train_mode = true) {
+  autograd::AttachGrad(&x);
+  DropoutRun run;
+  {
+    auto recording = autograd::Record(train_mode);
+    run.y = Invoke("Dropout", {x}, attrs)[0];
+  }
+  autograd::Backward({run.y}, {dy}, false, train_mode);
+  run.dx = autograd::GetGrad(x);
+  return run;
+}
+
+TEST_F(TrainingMode, DropoutScalesKeptElementsAndItsGradientReusesTheMask) {
+  // Data with zeros, whose mask the output's value cannot show: a run on ones with the same
+  // seed gives the mask (the mask depends on the seed and the shape only).
+  std::vector<float> values(4000);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = i % 3 == 0 ? 0.f : 0.5f + static_cast<float>(i % 7);
+  const NDArray x = NDArray::FromVector({40, 100}, values);
+  const NDArray dy = NDArray::RandomUniform({40, 100}, -1.f, 1.f);
+  Seed(42);
+  const DropoutRun run = DropoutWithGradient(x, dy, {{"p", "0.3"}});
+  Seed(42);
+  NDArray mask;
+  {
+    auto training = autograd::TrainMode();
+    mask = Invoke("Dropout", {NDArray::Full({40, 100}, 1.0)}, {{"p", "0.3"}})[0];
+  }
+  const float scale = 1.f / (1.f - 0.3f);
+  const std::vector<float> m = mask.ToFloatVector(), y = run.y.ToFloatVector();
+  const std::vector<float> dx = run.dx.ToFloatVector(), g = dy.ToFloatVector();
+  int64_t kept = 0;
+  for (size_t i = 0; i < m.size(); ++i) {
+    ASSERT_TRUE(m[i] == 0.f || m[i] == scale) << m[i];
+    kept += m[i] != 0.f;
+    EXPECT_EQ(y[i], values[i] * m[i]) << i;
+    EXPECT_EQ(dx[i], g[i] * m[i]) << i;
+  }
+  EXPECT_NEAR(static_cast<double>(kept) / 4000.0, 0.7, 0.03);
+}
+
+TEST_F(TrainingMode, DropoutMasksFollowTheSeed) {
+  const NDArray x = NDArray::Full({64, 64}, 1.0);
+  auto draw = [&x]() {
+    auto training = autograd::TrainMode();
+    return Invoke("Dropout", {x}, {{"p", "0.5"}})[0];
+  };
+  Seed(7);
+  const NDArray first = draw(), second = draw();
+  EXPECT_NE(BitDifference(first, second), "") << "consecutive calls draw new masks";
+  Seed(7);
+  EXPECT_EQ(BitDifference(draw(), first), "") << "the same seed repeats the masks";
+  EXPECT_EQ(BitDifference(draw(), second), "");
+}
+
+TEST_F(TrainingMode, DropoutVariationalMaskAndItsGradient) {
+  const NDArray x = NDArray::RandomNormal({6, 5, 4});
+  const NDArray dy = NDArray::Full({6, 5, 4}, 1.0);
+  Seed(3);
+  const DropoutRun run = DropoutWithGradient(x, dy, {{"p", "0.5"}, {"axes", "(1,)"}});
+  const std::vector<float> dx = run.dx.ToFloatVector();
+  // One mask value per (n, k), shared along axis 1.
+  for (int n = 0; n < 6; ++n) {
+    for (int k = 0; k < 4; ++k) {
+      const float first = dx[static_cast<size_t>(n * 20 + k)];
+      EXPECT_TRUE(first == 0.f || first == 2.f) << first;
+      for (int j = 1; j < 5; ++j) EXPECT_EQ(dx[static_cast<size_t>(n * 20 + j * 4 + k)], first);
+    }
+  }
+}
+
+TEST_F(TrainingMode, DropoutInPredictModeIsTheIdentityAndSoIsItsGradient) {
+  const NDArray x = NDArray::RandomNormal({3, 4});
+  const NDArray dy = NDArray::RandomNormal({3, 4});
+  const DropoutRun run = DropoutWithGradient(x, dy, {{"p", "0.5"}}, /*train_mode=*/false);
+  EXPECT_EQ(BitDifference(run.y, x), "");
+  EXPECT_EQ(BitDifference(run.dx, dy), "");
+  // mode=always drops in predict mode too.
+  Seed(1);
+  const DropoutRun always =
+      DropoutWithGradient(x, dy, {{"p", "0.5"}, {"mode", "always"}}, /*train_mode=*/false);
+  const std::vector<float> y = always.y.ToFloatVector(), dx = always.dx.ToFloatVector();
+  const std::vector<float> g = dy.ToFloatVector();
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(dx[i], y[i] == 0.f ? 0.f : g[i] * 2.f) << i;
 }
 
 }  // namespace

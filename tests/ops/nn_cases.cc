@@ -382,6 +382,32 @@ HN_CONFORMANCE_CASES(Softmax) {
 
 HN_CONFORMANCE_CASES(Dropout) {
   auto id = Unary([](double x) { return x; });
+  // _backward_Dropout (out_grad, data, output): the identity where the call does not drop; else
+  // dy / (1 - p) where the output kept the data, 0 where it dropped it (a zero's sign tells).
+  cases->push_back(InternalCase(Case(
+      "_backward_Dropout", {{"p", "0.5"}}, {{3, 4}, {3, 4}, {3, 4}},
+      [](const std::vector<RefTensor>& in) { return std::vector<RefTensor>{in[0]}; },
+      "inference")));
+  cases->push_back(InternalCase(
+      WithGen(Case(
+                  "_backward_Dropout", {{"p", "0.5"}, {"mode", "always"}}, {{4, 5}, {4, 5}, {4, 5}},
+                  [](const std::vector<RefTensor>& in) {
+                    RefTensor dx(in[0].shape);
+                    for (int64_t i = 0; i < dx.size(); ++i) {
+                      const double x = in[1][i], y = in[2][i];
+                      const bool kept = x == 0 ? std::signbit(x) == std::signbit(y) : y != 0;
+                      dx[i] = kept ? in[0][i] * 2 : 0.0;
+                    }
+                    return std::vector<RefTensor>{dx};
+                  },
+                  "always"),
+              [](std::mt19937& rng, size_t input, int64_t j) {
+                const double u = std::uniform_real_distribution<double>(-2, 2)(rng);
+                if (input == 1) return j % 5 == 0 ? 0.0 : u;
+                if (input == 2)
+                  return j % 5 == 0 ? (j % 2 == 0 ? -0.0 : 0.0) : j % 3 == 0 ? 0.0 : u;
+                return u;
+              })));
   cases->push_back(Case("Dropout", {}, {{3, 4}}, id, "inference_identity"));
   cases->push_back(Case("Dropout", {{"p", "0.5"}, {"axes", "()"}, {"cudnn_off", "False"}},
                         {{2, 3, 4}}, id, "gluon_attrs"));
