@@ -1,5 +1,6 @@
 // Conformance cases: dot, FullyConnected (+ the fused internal op), Activation, LeakyReLU,
 // softmax, log_softmax, SoftmaxOutput, SoftmaxActivation and Dropout (inference).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -137,6 +138,75 @@ RefFn SoftmaxViewRef(const std::string& view) {
     }
     size_t axis = view == "channel" ? 1 : s.ndim() - 1;
     return std::vector<RefTensor>{SoftmaxLines(in[0], s, axis, 1, false)};
+  };
+}
+
+// SoftmaxOutput's declared gradient (not the derivative of its forward): MXNet's
+// (softmax - onehot(label)) with its ignore, smoothing and normalization rules; the label gets
+// none.
+struct SoftmaxOutputGrad {
+  double grad_scale = 1;
+  bool multi_output = false, preserve_shape = false, use_ignore = false, out_grad = false;
+  double ignore_label = -1;
+  std::string normalization = "null";
+  double smooth_alpha = 0;
+};
+
+// The data gradient from the forward's output y, the label and the output gradient dy.
+RefTensor SoftmaxOutputGradOf(const SoftmaxOutputGrad& s, const RefTensor& y,
+                              const RefTensor& label, const RefTensor& dy) {
+  const Shape& sh = y.shape;
+  RefTensor dx(sh);
+  if (label.shape == sh) {
+    for (int64_t i = 0; i < dx.size(); ++i)
+      dx[i] = (y[i] - label[i]) * F32(s.grad_scale) * (s.out_grad ? dy[i] : 1.0);
+    return dx;
+  }
+  int64_t outer = sh[0], size = sh.Size() / sh[0], inner = 1;
+  if (s.multi_output) {
+    size = sh[1];
+    inner = sh.Size() / outer / size;
+  } else if (s.preserve_shape) {
+    size = sh[sh.ndim() - 1];
+    outer = sh.Size() / size;
+  }
+  const int ignore = static_cast<int>(s.ignore_label);
+  const int64_t labels = label.size();
+  int64_t valid = labels;
+  for (int64_t i = 0; i < labels; ++i) valid -= static_cast<int>(label[i]) == ignore ? 1 : 0;
+  valid = std::max<int64_t>(valid, 1);
+  double factor = F32(s.grad_scale);
+  if (s.multi_output) {
+    if (s.normalization != "valid") factor /= static_cast<double>(inner);
+    if (s.normalization == "batch") factor /= static_cast<double>(outer);
+    if (s.normalization == "valid") factor /= static_cast<double>(valid);
+  } else if (s.normalization != "null") {
+    factor /= static_cast<double>(s.normalization == "batch" ? labels : valid);
+  }
+  const bool smooth = !s.multi_output && s.smooth_alpha != 0;
+  const double alpha = F32(s.smooth_alpha);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int k = static_cast<int>(label[o * inner + i]);
+      for (int64_t j = 0; j < size; ++j) {
+        const int64_t at = (o * size + j) * inner + i;
+        double g = 0;
+        if (!(s.use_ignore && k == ignore)) {
+          g = y[at] - (j == k ? 1.0 : 0.0);
+          if (smooth) g += j == k ? alpha : -alpha / static_cast<double>(size - 1);
+        }
+        dx[at] = g * factor * (s.out_grad ? dy[at] : 1.0);
+      }
+    }
+  }
+  return dx;
+}
+
+RefGradFn SoftmaxOutputGradRef(const SoftmaxOutputGrad& s) {
+  return [s](const std::vector<RefTensor>& in, const std::vector<RefTensor>& w) {
+    const char* view = s.multi_output ? "channel" : s.preserve_shape ? "last" : "flat";
+    const RefTensor y = SoftmaxViewRef(view)(in)[0];
+    return std::vector<RefTensor>{SoftmaxOutputGradOf(s, y, in[1], w[0]), RefTensor(in[1].shape)};
   };
 }
 
@@ -364,16 +434,106 @@ HN_CONFORMANCE_CASES(Softmax) {
   cases->push_back(Case("log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {{2, 4, 3}},
                         SoftmaxRef(1, 0.5, true), "axis_temperature"));
 
-  cases->push_back(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")));
-  cases->push_back(Case("SoftmaxOutput", {{"normalization", "valid"}, {"use_ignore", "True"}},
-                        {{2, 3, 2, 2}, {2, 3, 2}}, SoftmaxViewRef("flat"), "flat_4d"));
-  cases->push_back(Case("SoftmaxOutput", {{"multi_output", "True"}}, {{2, 3, 4}, {2, 4}},
-                        SoftmaxViewRef("channel"), "multi_output"));
-  cases->push_back(Case("SoftmaxOutput", {{"preserve_shape", "True"}}, {{2, 3, 4}, {2, 3}},
-                        SoftmaxViewRef("last"), "preserve_shape"));
-  cases->push_back(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
-                                         SoftmaxViewRef("flat"), "probability_label")));
-  cases->push_back(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"));
+  SoftmaxOutputGrad plain;
+  cases->push_back(WithGradient(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")),
+                                SoftmaxOutputGradRef(plain)));
+  SoftmaxOutputGrad valid_ignore;
+  valid_ignore.normalization = "valid";
+  valid_ignore.use_ignore = true;
+  cases->push_back(
+      WithGradient(Case("SoftmaxOutput", {{"normalization", "valid"}, {"use_ignore", "True"}},
+                        {{2, 3, 2, 2}, {2, 3, 2}}, SoftmaxViewRef("flat"), "flat_4d"),
+                   SoftmaxOutputGradRef(valid_ignore)));
+  SoftmaxOutputGrad multi;
+  multi.multi_output = true;
+  cases->push_back(
+      WithGradient(Case("SoftmaxOutput", {{"multi_output", "True"}}, {{2, 3, 4}, {2, 4}},
+                        SoftmaxViewRef("channel"), "multi_output"),
+                   SoftmaxOutputGradRef(multi)));
+  SoftmaxOutputGrad preserve;
+  preserve.preserve_shape = true;
+  cases->push_back(WithGradient(Case("SoftmaxOutput", {{"preserve_shape", "True"}},
+                                     {{2, 3, 4}, {2, 3}}, SoftmaxViewRef("last"), "preserve_shape"),
+                                SoftmaxOutputGradRef(preserve)));
+  SoftmaxOutputGrad probability;
+  probability.grad_scale = 2;
+  cases->push_back(
+      WithGradient(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
+                                         SoftmaxViewRef("flat"), "probability_label")),
+                   SoftmaxOutputGradRef(probability)));
+  cases->push_back(WithGradient(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"),
+                                SoftmaxOutputGradRef(plain)));
+  // The gradient's options: labels in [-1, 5] (-1 ignored), each normalization, smoothing,
+  // the output gradient.
+  const InputGen labels = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(-1, 5)(rng));
+    return std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  SoftmaxOutputGrad batch_smooth;
+  batch_smooth.normalization = "batch";
+  batch_smooth.smooth_alpha = 0.1;
+  batch_smooth.grad_scale = 0.5;
+  cases->push_back(WithGradient(
+      WithGen(Case("SoftmaxOutput",
+                   {{"normalization", "batch"}, {"smooth_alpha", "0.1"}, {"grad_scale", "0.5"}},
+                   {{5, 6}, {5}}, SoftmaxViewRef("flat"), "batch_smooth"),
+              labels),
+      SoftmaxOutputGradRef(batch_smooth)));
+  SoftmaxOutputGrad ignore_smooth = batch_smooth;
+  ignore_smooth.use_ignore = true;
+  ignore_smooth.normalization = "valid";
+  ignore_smooth.out_grad = true;
+  cases->push_back(WithGradient(
+      WithGen(Case("SoftmaxOutput",
+                   {{"normalization", "valid"},
+                    {"smooth_alpha", "0.1"},
+                    {"grad_scale", "0.5"},
+                    {"use_ignore", "True"},
+                    {"out_grad", "True"}},
+                   {{6, 6}, {6}}, SoftmaxViewRef("flat"), "valid_ignore_smooth_out_grad"),
+              labels),
+      SoftmaxOutputGradRef(ignore_smooth)));
+  // _backward_SoftmaxOutput (out_grad, label, output), with an output that is not a softmax.
+  cases->push_back(InternalCase(WithGen(Case(
+                                            "_backward_SoftmaxOutput",
+                                            {{"normalization", "valid"},
+                                             {"smooth_alpha", "0.1"},
+                                             {"grad_scale", "0.5"},
+                                             {"use_ignore", "True"},
+                                             {"out_grad", "True"}},
+                                            {{6, 6}, {6}, {6, 6}},
+                                            [ignore_smooth](const std::vector<RefTensor>& in) {
+                                              return std::vector<RefTensor>{SoftmaxOutputGradOf(
+                                                  ignore_smooth, in[2], in[1], in[0])};
+                                            },
+                                            "valid_ignore_smooth_out_grad"),
+                                        labels)));
+  SoftmaxOutputGrad multi_batch;
+  multi_batch.multi_output = true;
+  multi_batch.normalization = "batch";
+  cases->push_back(InternalCase(WithGen(
+      Case(
+          "_backward_SoftmaxOutput", {{"multi_output", "True"}, {"normalization", "batch"}},
+          {{2, 6, 3}, {2, 3}, {2, 6, 3}},
+          [multi_batch](const std::vector<RefTensor>& in) {
+            return std::vector<RefTensor>{SoftmaxOutputGradOf(multi_batch, in[2], in[1], in[0])};
+          },
+          "multi_output_batch"),
+      labels)));
+  for (const char* normalization : {"null", "batch", "valid"}) {
+    SoftmaxOutputGrad m;
+    m.multi_output = true;
+    m.use_ignore = true;
+    m.normalization = normalization;
+    cases->push_back(WithGradient(WithGen(Case("SoftmaxOutput",
+                                               {{"multi_output", "True"},
+                                                {"use_ignore", "True"},
+                                                {"normalization", normalization}},
+                                               {{2, 6, 3, 2}, {2, 6}}, SoftmaxViewRef("channel"),
+                                               std::string("multi_output_ignore_") + normalization),
+                                          labels),
+                                  SoftmaxOutputGradRef(m)));
+  }
   cases->push_back(Case("SoftmaxActivation", {}, {{3, 2, 2}}, SoftmaxViewRef("last")));
   cases->push_back(Case("SoftmaxActivation", {}, {{2, 5}}, SoftmaxViewRef("last"), "2d"));
   cases->push_back(Case("SoftmaxActivation", {{"mode", "channel"}}, {{2, 3, 2, 2}},
