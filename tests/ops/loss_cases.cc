@@ -58,6 +58,31 @@ RefGradFn RegressionGrad(RefFn forward, bool mae, double grad_scale) {
   };
 }
 
+// SVMOutput's declared gradient (MXNet's L1_SVM/L2_SVM), over rows of the last axis: at the
+// label k, -reg [* 2 (margin - y)] where margin > y; elsewhere reg [* 2 (margin + y)] where
+// margin > -y; else 0. None for the label.
+RefGradFn SVMGrad(double margin, double reg, bool linear) {
+  return [=](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+    const RefTensor& y = in[0];
+    const int64_t classes = y.shape[y.shape.ndim() - 1];
+    RefTensor dx(y.shape);
+    for (int64_t r = 0; r < y.size() / classes; ++r) {
+      const int64_t k = static_cast<int64_t>(in[1][r]);
+      for (int64_t x = 0; x < classes; ++x) {
+        const double v = y[r * classes + x];
+        double d;
+        if (x == k) {
+          d = margin > v ? -reg * (linear ? 1 : 2 * (margin - v)) : 0;
+        } else {
+          d = margin > -v ? reg * (linear ? 1 : 2 * (margin + v)) : 0;
+        }
+        dx[r * classes + x] = d;
+      }
+    }
+    return std::vector<RefTensor>{dx, RefTensor(in[1].shape)};
+  };
+}
+
 HN_CONFORMANCE_CASES(Loss) {
   const RefFn sigmoid = FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
   cases->push_back(
@@ -78,8 +103,33 @@ HN_CONFORMANCE_CASES(Loss) {
       WithDTypes(Case("LogisticRegressionOutput", {}, {{5, 1}, {5}}, sigmoid, "float64"),
                  {DType::kFloat64, DType::kFloat64}),
       RegressionGrad(sigmoid, false, 1)));
-  cases->push_back(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}}, {{4, 3}, {4}},
-                        FirstInput(Same)));
+  // SVMOutput's gradient is MXNet's hinge gradient, for integer labels in [0, 3).
+  const InputGen svm_labels = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(0, 2)(rng));
+    return std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  cases->push_back(
+      WithGradient(WithGen(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}},
+                                {{4, 3}, {4}}, FirstInput(Same)),
+                           svm_labels),
+                   SVMGrad(0.5, 1, true)));
+  cases->push_back(WithGradient(WithGen(Case("SVMOutput", {{"regularization_coefficient", "0.5"}},
+                                             {{2, 3, 3}, {2, 3}}, FirstInput(Same), "l2"),
+                                        svm_labels),
+                                SVMGrad(1, 0.5, false)));
+  OpCase svm_backward =
+      WithGen(Case("_backward_SVMOutput", {{"margin", "0.5"}}, {{5}, {5, 3}},
+                   [](const std::vector<RefTensor>& in) {
+                     return std::vector<RefTensor>{SVMGrad(0.5, 1, false)({in[1], in[0]}, {})[0]};
+                   }),
+              [](std::mt19937& rng, size_t input, int64_t) {
+                if (input == 0) {
+                  return static_cast<double>(std::uniform_int_distribution<int>(0, 2)(rng));
+                }
+                return std::uniform_real_distribution<double>(-2, 2)(rng);
+              });
+  svm_backward.check_json = false;
+  cases->push_back(svm_backward);
   // MakeLoss's gradient is grad_scale divided by the count of elements above valid_thresh, not
   // the output gradient.
   cases->push_back(

@@ -7,7 +7,8 @@
 // as MXNet's: grad_scale, normalized (_backward_MakeLoss); make_loss's is ones. So do the
 // regression outputs' (_backward_linear_reg_out, ...): MXNet's (y - label), or its sign for MAE,
 // times grad_scale / (outputs per example). softmax_cross_entropy's is
-// (softmax(data) - onehot(label)) times the (1,) output gradient. Labels get no gradient.
+// (softmax(data) - onehot(label)) times the (1,) output gradient; SVMOutput's MXNet's hinge
+// gradients (_backward_SVMOutput). Labels get no gradient.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -260,12 +261,55 @@ void RegressionBackwardCompute(const OpContext&, const NodeAttrs& attrs,
   }
 }
 
-FGradient RegressionOutputGradient(const char* backward_op) {
+// The gradient of an output op whose backward reads (label, output) only; the label gets none.
+FGradient LabelOutputGradient(const char* backward_op) {
   return [backward_op](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
     return std::vector<NodeEntry>{g.Op(backward_op, {g.in(1), g.out(0)}, g.attrs().dict),
                                   g.ZerosLike(g.in(1))};
   };
+}
+
+// ---- SVMOutput's gradient: inputs (label, output), SVMOutputParam ---------------------------
+
+// MXNet's L1_SVM / L2_SVM over rows of the last axis, with k the row's label (truncated):
+//   L1: -reg * (margin > y[k]) at k, reg * (margin > -y[x]) elsewhere;
+//   L2: -reg * 2 (margin - y[k]) at k where margin > y[k], -reg * -2 (margin + y[x])
+//       elsewhere where margin > -y[x], else 0. The output gradient is not read.
+template <typename T>
+void SVMGradient(const SVMOutputParam& p, const TBlob& label, const TBlob& output,
+                 const TBlob& grad) {
+  const int64_t classes = output.shape[output.shape.ndim() - 1];
+  const int64_t rows = classes == 0 ? 0 : output.Size() / classes;
+  const T* l = label.ptr<const T>();
+  const T* y = output.ptr<const T>();
+  T* g = grad.ptr<T>();
+  const T margin = static_cast<T>(p.margin), reg = static_cast<T>(p.regularization_coefficient);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t k = static_cast<int>(l[r]);
+    for (int64_t x = 0; x < classes; ++x) {
+      const T v = y[r * classes + x];
+      T d;
+      if (p.use_linear) {
+        d = x == k ? -static_cast<T>(margin > v) * reg : static_cast<T>(margin > -v) * reg;
+      } else if (x == k) {
+        d = (margin > v ? 2 * (margin - v) : T(0)) * -reg;
+      } else {
+        d = (margin > -v ? T(-2) * (margin + v) : T(0)) * -reg;
+      }
+      g[r * classes + x] = d;
+    }
+  }
+}
+
+void SVMBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const SVMOutputParam& p = attrs.Param<SVMOutputParam>();
+  if (out[0].dtype == DType::kFloat64) {
+    SVMGradient<double>(p, in[0], in[1], out[0]);
+  } else {
+    SVMGradient<float>(p, in[0], in[1], out[0]);
+  }
 }
 
 // ---- softmax_cross_entropy's gradient: inputs (out_grad (1,), data, label) -------------------
@@ -332,17 +376,17 @@ void RegisterLossOps(OpRegistry* r) {
                      "Least-squares regression loss for training; at inference the identity "
                      "on data (the label is not used).",
                      CopyData)
-      .SetGradient(RegressionOutputGradient("_backward_linear_reg_out"));
+      .SetGradient(LabelOutputGradient("_backward_linear_reg_out"));
   RegisterRegression(r, "MAERegressionOutput",
                      "Mean-absolute-error regression loss for training; at inference the "
                      "identity on data (the label is not used).",
                      CopyData)
-      .SetGradient(RegressionOutputGradient("_backward_mae_reg_out"));
+      .SetGradient(LabelOutputGradient("_backward_mae_reg_out"));
   RegisterRegression(r, "LogisticRegressionOutput",
                      "Logistic regression loss for training; at inference sigmoid(data) (the "
                      "label is not used).",
                      LogisticCompute)
-      .SetGradient(RegressionOutputGradient("_backward_logistic_reg_out"));
+      .SetGradient(LabelOutputGradient("_backward_logistic_reg_out"));
   struct RegressionBackward {
     const char* name;
     const char* description;
@@ -392,7 +436,26 @@ void RegisterLossOps(OpRegistry* r) {
       .SetInferShape(SVMOutputShape)
       .SetInferType(RealType)
       .SetCompute(CopyData)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetGradient(LabelOutputGradient("_backward_SVMOutput"));
+
+  r->Register("_backward_SVMOutput")
+      .Describe(
+          "The gradient of SVMOutput: MXNet's L1- or L2-SVM hinge gradient of the output for "
+          "the label (the output gradient is not read).")
+      .SetParam<SVMOutputParam>()
+      .SetInputNames({"label", "output"})
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        std::vector<Shape> forward_in{(*in)[1], (*in)[0]};
+        std::vector<Shape> forward_out{(*out)[0]};
+        const bool known = SVMOutputShape(attrs, &forward_in, &forward_out);
+        (*in)[0] = forward_in[1];
+        (*in)[1] = (*out)[0] = forward_in[0];
+        return known;
+      })
+      .SetInferType(RealType)
+      .SetCompute(SVMBackwardCompute)
+      .SetInternal();
 
   r->Register("MakeLoss")
       .Describe("Marks data as a loss for training; at inference the identity.")
