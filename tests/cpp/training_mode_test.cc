@@ -1,7 +1,7 @@
-// Train-mode semantics of BatchNorm and Dropout under autograd, as MXNet 1.9.1 has them:
+// Train-mode semantics of BatchNorm, Dropout and rrelu under autograd, as MXNet 1.9.1 has them:
 // BatchNorm's backward in training mode updates the moving statistics once, with the momentum;
 // Dropout draws its mask from the seedable global generator, scales by 1 / (1 - p), and its
-// gradient reuses the forward's mask.
+// gradient reuses the forward's mask; rrelu draws a slope per element, which its gradient uses.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -217,6 +217,41 @@ TEST_F(TrainingMode, DropoutInPredictModeIsTheIdentityAndSoIsItsGradient) {
   const std::vector<float> y = always.y.ToFloatVector(), dx = always.dx.ToFloatVector();
   const std::vector<float> g = dy.ToFloatVector();
   for (size_t i = 0; i < y.size(); ++i) EXPECT_EQ(dx[i], y[i] == 0.f ? 0.f : g[i] * 2.f) << i;
+}
+
+TEST_F(TrainingMode, RreluDrawsASlopePerElementInTrainingAndItsGradientUsesIt) {
+  std::vector<float> values(3000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = -0.5f - static_cast<float>(i % 11);
+  NDArray x = NDArray::FromVector({3000}, values);
+  const NDArray dy = NDArray::RandomUniform({3000}, -1.f, 1.f);
+  const AttrDict attrs{{"act_type", "rrelu"}, {"lower_bound", "0.1"}, {"upper_bound", "0.3"}};
+  autograd::AttachGrad(&x);
+  Seed(5);
+  NDArray y;
+  {
+    auto recording = autograd::Record();
+    y = Invoke("LeakyReLU", {x}, attrs)[0];
+  }
+  autograd::Backward({y}, {dy});
+  const std::vector<float> yv = y.ToFloatVector(), dx = autograd::GetGrad(x).ToFloatVector();
+  const std::vector<float> g = dy.ToFloatVector();
+  double sum = 0;
+  for (size_t i = 0; i < yv.size(); ++i) {
+    const float slope = yv[i] / values[i];
+    ASSERT_GE(slope, 0.1f - 1e-6f);
+    ASSERT_LT(slope, 0.3f + 1e-6f);
+    sum += slope;
+    EXPECT_EQ(dx[i], g[i] * slope) << i;
+  }
+  EXPECT_NEAR(sum / 3000, 0.2, 0.005);
+  // The same seed repeats the slopes; inference uses their mean, (0.1 + 0.3) / 2.
+  Seed(5);
+  {
+    auto training = autograd::TrainMode();
+    EXPECT_EQ(BitDifference(Invoke("LeakyReLU", {x}, attrs)[0], y), "");
+  }
+  const std::vector<float> mean = Invoke("LeakyReLU", {x}, attrs)[0].ToFloatVector();
+  for (size_t i = 0; i < mean.size(); ++i) EXPECT_EQ(mean[i], values[i] * ((0.1f + 0.3f) / 2.f));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Activation (MXNet src/operator/nn/activation-inl.h) and LeakyReLU
-// (src/operator/leaky_relu-inl.h), with LeakyReLU's gradient _backward_LeakyReLU. rrelu draws no
-// random slope: training and inference both use the mean of its slope range.
+// (src/operator/leaky_relu-inl.h), with LeakyReLU's gradient _backward_LeakyReLU. rrelu in
+// training draws each element's slope uniformly from [lower_bound, upper_bound) (a Sampler
+// seeded from the global generator, ops/random/sampler-inl.h); at inference it uses their mean.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "kernels/activation-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/random/sampler-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -95,14 +97,21 @@ float LeakySlope(const LeakyReLUParam& p) {
   return p.act_type == LeakyType::kLeaky ? p.slope : (p.lower_bound + p.upper_bound) / 2.f;
 }
 
-void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void LeakyReLUCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const LeakyReLUParam& p = attrs.Param<LeakyReLUParam>();
   const float* x = in[0].ptr<const float>();
   float* y = out[0].ptr<float>();
   const int64_t n = in[0].Size();
   const LeakyType act = p.act_type;
-  if (act == LeakyType::kLeaky || act == LeakyType::kRrelu) {
+  if (act == LeakyType::kRrelu && ctx.is_train) {
+    internal::Sampler sampler(internal::DrawRandomSeed());
+    const float width = p.upper_bound - p.lower_bound;
+    for (int64_t i = 0; i < n; ++i) {
+      const float slope = p.lower_bound + width * static_cast<float>(sampler.Uniform());
+      y[i] = x[i] > 0.f ? x[i] : x[i] * slope;
+    }
+  } else if (act == LeakyType::kLeaky || act == LeakyType::kRrelu) {
     const float slope = LeakySlope(p);
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : x[i] * slope;
@@ -144,6 +153,7 @@ void LeakyReLUCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
 // outputs the data gradient [and gamma's]. The derivatives are MXNet's (mshadow_op.h): leaky,
 // rrelu, elu and selu read the output y, gelu and prelu the input x:
 //   leaky/rrelu: y > 0 ? 1 : slope        elu: y > 0 ? 1 : y + slope
+//   (rrelu in training: each element's drawn slope, read back as y / x, as MXNet reads its mask)
 //   selu: lambda * (y > 0 ? 1 : alpha + y) (MXNet's formula; the derivative is y + lambda alpha)
 //   gelu: (1 + erf(x / sqrt2) + x * erf'(x / sqrt2) / sqrt2) / 2
 //   prelu: x > 0 ? 1 : gamma, and d gamma = the sum over the non-channel axes of
@@ -172,7 +182,7 @@ bool LeakyReLUBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return known;
 }
 
-void LeakyReLUBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+void LeakyReLUBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const LeakyReLUParam& p = attrs.Param<LeakyReLUParam>();
   const float* dy = in[0].ptr<const float>();
@@ -184,6 +194,14 @@ void LeakyReLUBackwardCompute(const OpContext&, const NodeAttrs& attrs,
     case LeakyType::kLeaky:
     case LeakyType::kRrelu: {
       const float slope = LeakySlope(p);
+      if (p.act_type == LeakyType::kRrelu && ctx.is_train) {
+        // Each element's random slope is read back as y / x (the mean where x is 0).
+        for (int64_t i = 0; i < n; ++i) {
+          const float drawn = x[i] != 0.f ? y[i] / x[i] : slope;
+          dx[i] = dy[i] * (y[i] > 0.f ? 1.f : drawn);
+        }
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * (y[i] > 0.f ? 1.f : slope);
       return;
     }
@@ -326,7 +344,8 @@ void RegisterActivationOps(OpRegistry* r) {
   r->Register("LeakyReLU")
       .Describe(
           "Leaky ReLU family: leaky (x > 0 ? x : slope * x), prelu (learned slope gamma "
-          "per channel), elu, selu, gelu (erf form) and rrelu (inference: mean slope).")
+          "per channel), elu, selu, gelu (erf form) and rrelu (a random slope per element in "
+          "[lower_bound, upper_bound) in training, their mean at inference).")
       .SetParam<LeakyReLUParam>()
       .SetInputNames([](const NodeAttrs& attrs) {
         return IsPReLU(attrs) ? std::vector<std::string>{"data", "gamma"}

@@ -2,8 +2,9 @@
 // it is the identity. With mode=always, or while training, elements are kept with probability
 // 1 - p and scaled by 1 / (1 - p); dims listed in axes share one mask value.
 //
-// The mask comes from a generator seeded with one draw of the global generator per call
-// (hybridnet::Seed, mx.random.seed), so a seeded program repeats its masks, eager or in a graph.
+// The mask comes from a Sampler (ops/random/sampler-inl.h) seeded with one draw of the global
+// generator per call (hybridnet::Seed, mx.random.seed), so a seeded program repeats its masks,
+// eager or in a graph.
 // The hidden "mask" output MXNet has is counted in node_row_ptr but never materialized: the
 // gradient (_backward_Dropout) reads the mask back from the input and the output. A kept element
 // is x / (1 - p), a dropped one x * 0; where x is 0 the two would be equal, so a dropped zero is
@@ -17,13 +18,13 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/random/sampler-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -102,13 +103,8 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   }
   const float keep = 1.f - p.p;
   const float scale = keep > 0.f ? 1.f / keep : 0.f;
-  const uint64_t seed = internal::DrawRandomSeed();
-  std::mt19937 engine(static_cast<std::mt19937::result_type>(seed ^ (seed >> 32)));
-  // 24 random bits give a uniform float in [0, 1) the same way on every platform.
-  auto draw = [&engine, keep, scale]() {
-    const float u = static_cast<float>(engine() >> 8) * (1.f / 16777216.f);
-    return u < keep ? scale : 0.f;
-  };
+  internal::Sampler sampler(internal::DrawRandomSeed());
+  auto draw = [&sampler, keep, scale]() { return sampler.Uniform() < keep ? scale : 0.f; };
   const Shape& s = in[0].shape;
   bool shared[kMaxDropoutDims] = {};
   bool any_shared = false;
