@@ -89,6 +89,17 @@ HN_CONFORMANCE_CASES(TrainingBatchNorm) {
       "MXNet runs _contrib_BatchNormWithReLU only through MKLDNN, on 4-D data normalized along "
       "axis 1"));
 
+  // The legacy forms train as BatchNorm does (SyncBatchNorm on one device).
+  BnSpec legacy;
+  legacy.fix_gamma = false;
+  cases->push_back(
+      NotInMXNet(TrainingBatchNorm("_contrib_SyncBatchNorm",
+                                   {{"key", "bn0"}, {"ndev", "1"}, {"fix_gamma", "False"}},
+                                   {3, 2, 2, 2}, legacy, "training"),
+                 "MXNet's SyncBatchNorm trains through a barrier shared by its devices"));
+  cases->push_back(
+      TrainingBatchNorm("BatchNorm_v1", {{"fix_gamma", "False"}}, {4, 3, 2}, legacy, "training"));
+
   BnSpec moving;
   moving.fix_gamma = false;
   cases->push_back(BatchNormBackward({{"fix_gamma", "False"}}, {2, 3, 2, 2}, moving, "moving"));
