@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512-inl.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -70,10 +71,12 @@ void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, d
       (sq == 0.f && eps == 0.0) ? 0.f : BatchNormInvStd(sq / static_cast<float>(dims.count()), eps);
 }
 
+// Channels are independent, each summed in one fixed order: the threads split the channels and
+// the result does not depend on their count.
 void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
   const int64_t C = dims.channels, inner = dims.inner;
   const double n = static_cast<double>(dims.count());
-  for (int64_t c = 0; c < C; ++c) {
+  ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
     float mean, invstd;
     if (a.batch_stats) {
       BatchNormBatchStats(a.x, dims, c, a.eps, &mean, &invstd);
@@ -107,7 +110,7 @@ void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
     }
     a.dgamma[c] = a.fix_gamma ? 0.f : static_cast<float>(dot * invstd);
     a.dbeta[c] = static_cast<float>(sum_dy);
-  }
+  });
 }
 
 }  // namespace internal

@@ -24,6 +24,7 @@
 
 #include "hybridnet/op.h"
 #include "kernels/activation-inl.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
@@ -149,15 +150,16 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
       ctx.workspace->Get<float>(internal::kBatchNormAffineSlot, static_cast<size_t>(2 * C));
   float* shift = scale + C;
   if (batch_stats) {
+    // Per channel, independent of the thread count.
     const internal::BatchNormDims dims{outer, C, inner};
-    for (int64_t c = 0; c < C; ++c) {
+    internal::ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
       float mean, invstd;
       internal::BatchNormBatchStats(x, dims, c, p.eps, &mean, &invstd);
       if (mean_out) mean_out[c] = mean;
       if (var_out) var_out[c] = invstd;
       scale[c] = (p.fix_gamma ? 1.f : gamma[c]) * invstd;
       shift[c] = beta[c] - mean * scale[c];
-    }
+    });
   } else {
     internal::BatchNormScaleShift(gamma, beta, moving_mean, moving_var, p.eps, p.fix_gamma, C,
                                   scale, shift);
