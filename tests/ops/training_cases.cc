@@ -98,7 +98,7 @@ HN_CONFORMANCE_CASES(TrainingBatchNorm) {
                                    {3, 2, 2, 2}, legacy, "training"),
                  "MXNet's SyncBatchNorm trains through a barrier shared by its devices"));
   cases->push_back(
-      TrainingBatchNorm("BatchNorm_v1", {{"fix_gamma", "False"}}, {4, 3, 2}, legacy, "training"));
+      TrainingBatchNorm("BatchNorm_v1", {{"fix_gamma", "False"}}, {4, 3, 2, 2}, legacy, "training"));
 
   BnSpec moving;
   moving.fix_gamma = false;
