@@ -440,10 +440,11 @@ void SoftmaxOutputCompute(const OpContext&, const NodeAttrs& attrs, const std::v
   FloatSoftmaxAlong(in[0].ptr<const float>(), out[0].ptr<float>(), v);
 }
 
-// ---- _backward_SoftmaxOutput: inputs (out_grad, label, output), SoftmaxOutput's attributes;
-// output the data gradient. Like MXNet's, it is (y - onehot(label)) scaled, and reads the output
-// gradient only with out_grad=True:
-//   - a label of data's shape (probabilities): (y - label) * grad_scale [* dy];
+// ---- _backward_SoftmaxOutput: inputs (label, output), SoftmaxOutput's attributes; output the
+// data gradient. Like MXNet's, it is (y - onehot(label)) scaled, and never reads the output
+// gradient: with out_grad=True MXNet 1.9.1 multiplies by the output y where it means the output
+// gradient (measured, in its autograd and its executor alike), and so does this.
+//   - a label of data's shape (probabilities): (y - label) * grad_scale [* y];
 //   - multi_output, per (n, position) with label k: y - (class == k), a row of zeros where
 //     use_ignore and k == ignore_label; times grad_scale / positions / count, count = the number
 //     of labels (null: 1; batch: n); with valid: grad_scale / (labels not ignored, at least 1);
@@ -456,21 +457,20 @@ void SoftmaxOutputCompute(const OpContext&, const NodeAttrs& attrs, const std::v
 void SoftmaxOutputBackwardCompute(const OpContext&, const NodeAttrs& attrs,
                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const SoftmaxOutputParam& p = attrs.Param<SoftmaxOutputParam>();
-  const float* dy = in[0].ptr<const float>();
-  const float* label = in[1].ptr<const float>();
-  const float* y = in[2].ptr<const float>();
+  const float* label = in[0].ptr<const float>();
+  const float* y = in[1].ptr<const float>();
   float* dx = out[0].ptr<float>();
-  const Shape& s = in[2].shape;
-  const int64_t total = in[2].Size();
-  if (in[1].shape == s) {
+  const Shape& s = in[1].shape;
+  const int64_t total = in[1].Size();
+  if (in[0].shape == s) {
     for (int64_t i = 0; i < total; ++i) {
       dx[i] =
-          p.out_grad ? p.grad_scale * (y[i] - label[i]) * dy[i] : (y[i] - label[i]) * p.grad_scale;
+          p.out_grad ? p.grad_scale * (y[i] - label[i]) * y[i] : (y[i] - label[i]) * p.grad_scale;
     }
     return;
   }
   const int ignore = static_cast<int>(p.ignore_label);
-  const int64_t labels = in[1].Size();
+  const int64_t labels = in[0].Size();
   int64_t valid = labels;
   if (p.normalization == SoftmaxNormalization::kValid) {
     for (int64_t i = 0; i < labels; ++i) valid -= static_cast<int>(label[i]) == ignore ? 1 : 0;
@@ -510,7 +510,7 @@ void SoftmaxOutputBackwardCompute(const OpContext&, const NodeAttrs& attrs,
           g = smooth ? y[at] - off_label : y[at];
         }
         g *= factor;
-        dx[at] = p.out_grad ? g * dy[at] : g;
+        dx[at] = p.out_grad ? g * y[at] : g;
       }
     }
   }
@@ -519,7 +519,7 @@ void SoftmaxOutputBackwardCompute(const OpContext&, const NodeAttrs& attrs,
 std::vector<NodeEntry> SoftmaxOutputGradient(const std::shared_ptr<Node>& n,
                                              const std::vector<NodeEntry>& dy) {
   internal::GradientBuilder g(n, dy);
-  return {g.Op("_backward_SoftmaxOutput", {g.out_grad(0), g.in(1), g.out(0)}, g.attrs().dict),
+  return {g.Op("_backward_SoftmaxOutput", {g.in(1), g.out(0)}, g.attrs().dict),
           g.ZerosLike(g.in(1))};
 }
 
@@ -666,19 +666,15 @@ void RegisterSoftmaxOps(OpRegistry* r) {
   r->Register("_backward_SoftmaxOutput")
       .Describe(
           "The gradient of SoftmaxOutput: (softmax - onehot(label)) scaled by grad_scale and "
-          "normalized, as MXNet's; the output gradient counts only with out_grad=True.")
+          "normalized, as MXNet's (which multiplies by the output with out_grad=True).")
       .SetParam<SoftmaxOutputParam>()
-      .SetInputNames({"out_grad", "label", "output"})
+      .SetInputNames({"label", "output"})
       .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-        std::vector<Shape> forward_in{(*in)[2], (*in)[1]};
-        std::vector<Shape> forward_out{(*in)[0]};
-        HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
-            << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match output "
-            << forward_in[0];
+        std::vector<Shape> forward_in{(*in)[1], (*in)[0]};
+        std::vector<Shape> forward_out{(*out)[0]};
         const bool known = SoftmaxOutputShape(attrs, &forward_in, &forward_out);
-        (*in)[0] = forward_out[0];
-        (*in)[1] = forward_in[1];
-        (*in)[2] = (*out)[0] = forward_in[0];
+        (*in)[0] = forward_in[1];
+        (*in)[1] = (*out)[0] = forward_in[0];
         return known;
       })
       .SetInferType(ElemwiseFloatType)
