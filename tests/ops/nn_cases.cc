@@ -544,8 +544,46 @@ HN_CONFORMANCE_CASES(Softmax) {
                         SoftmaxViewRef("channel"), "channel"));
 }
 
+// Dropout(p) in training: every element 0 or x / (1 - p) (in float), about 1 - p of them kept,
+// and with `shared_axis` the same choice along that axis.
+StatCheck DropoutDraws(double p, int shared_axis = -1) {
+  return [p, shared_axis](const std::vector<RefTensor>& in, const std::vector<RefTensor>& out) {
+    const RefTensor &x = in[0], &y = out[0];
+    const double scale = F32(1.0 / F32(1.0 - p));
+    int64_t kept = 0;
+    for (int64_t i = 0; i < x.size(); ++i) {
+      const bool is_kept = y[i] != 0;
+      if (is_kept && y[i] != F32(x[i] * scale)) {
+        return "element " + std::to_string(i) + " is " + std::to_string(y[i]) +
+               ", not 0 or x/(1-p)";
+      }
+      kept += is_kept;
+    }
+    const double fraction = static_cast<double>(kept) / static_cast<double>(x.size());
+    if (std::fabs(fraction - (1 - p)) > 0.03) return "kept fraction " + std::to_string(fraction);
+    if (shared_axis >= 0) {
+      const Shape& s = x.shape;
+      int64_t inner = 1;
+      for (size_t k = static_cast<size_t>(shared_axis) + 1; k < s.ndim(); ++k) inner *= s[k];
+      const int64_t n = s[static_cast<size_t>(shared_axis)];
+      for (int64_t i = 0; i < x.size(); ++i) {
+        const int64_t first = i - ((i / inner) % n) * inner;
+        if ((y[i] != 0) != (y[first] != 0)) return "mask not shared at " + std::to_string(i);
+      }
+    }
+    return std::string();
+  };
+}
+
 HN_CONFORMANCE_CASES(Dropout) {
   auto id = Unary([](double x) { return x; });
+  // Training draws masks from the seeded generator.
+  cases->push_back(
+      Statistical(Training(Case("Dropout", {{"p", "0.3"}}, {{50, 40}}, nullptr, "training")),
+                  DropoutDraws(0.3)));
+  cases->push_back(Statistical(Training(Case("Dropout", {{"p", "0.5"}, {"axes", "(1,)"}},
+                                             {{40, 6, 30}}, nullptr, "training_axes")),
+                               DropoutDraws(0.5, 1)));
   // _backward_Dropout (out_grad, data, output): the identity where the call does not drop; else
   // dy / (1 - p) where the output kept the data, 0 where it dropped it (a zero's sign tells).
   cases->push_back(InternalCase(Case(
