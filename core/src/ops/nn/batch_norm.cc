@@ -249,17 +249,19 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
 
 // Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
 // first masks it where the output is not positive. The moving statistics get no gradient.
-std::vector<NodeEntry> BatchNormGradient(const std::shared_ptr<Node>& n,
-                                         const std::vector<NodeEntry>& dy) {
-  internal::GradientBuilder g(n, dy);
-  NodeEntry out_grad = g.out_grad(0);
-  if (n->attrs.op->name == "_contrib_BatchNormWithReLU") {
-    out_grad = g.Mul(out_grad, internal::ActivationDerivative(g, internal::ActType::kRelu));
-  }
-  std::shared_ptr<Node> backward = g.MakeNode(
-      "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
-  return {NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0}, NodeEntry{backward, 2, 0},
-          g.ZerosLike(g.in(3)), g.ZerosLike(g.in(4))};
+FGradient BatchNormGradient(bool relu) {
+  return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    internal::GradientBuilder g(n, dy);
+    NodeEntry out_grad = g.out_grad(0);
+    if (relu) {
+      out_grad = g.Mul(out_grad, internal::ActivationDerivative(g, internal::ActType::kRelu));
+    }
+    std::shared_ptr<Node> backward = g.MakeNode(
+        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
+    return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
+                                  NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
+                                  g.ZerosLike(g.in(4))};
+  };
 }
 
 uint32_t BatchNormNumVisibleOutputs(const NodeAttrs& attrs) {
@@ -328,7 +330,7 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
       .SetOnnx({"BatchNormalization", "Identity", "Add", "Sqrt", "Reciprocal", "Sub", "Mul",
                 "Unsqueeze", "Relu"},
                BatchNormOnnx(relu))
-      .SetGradient(BatchNormGradient);
+      .SetGradient(BatchNormGradient(relu));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
 #include "ops/register_ops.h"
@@ -72,24 +73,20 @@ void LRNNorm(const LRNParam& p, const Shape& s, const float* x, float* norm) {
   }
 }
 
+// The norm goes to the hidden output where the caller has it, else to y itself first.
 void LRNCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const LRNParam& p = attrs.Param<LRNParam>();
   const float* x = in[0].ptr<const float>();
   float* y = out[0].ptr<float>();
   const int64_t total = in[0].Size();
-  std::vector<float> own;
-  float* norm = out.size() > 1 ? out[1].ptr<float>() : nullptr;
-  if (norm == nullptr) {
-    own.resize(static_cast<size_t>(total));
-    norm = own.data();
-  }
+  float* norm = out.size() > 1 ? out[1].ptr<float>() : y;
   LRNNorm(p, in[0].shape, x, norm);
   for (int64_t i = 0; i < total; ++i) y[i] = x[i] * std::pow(norm[i], -p.beta);
 }
 
 // _backward_LRN: inputs (out_grad, data), output the data gradient.
-void LRNBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void LRNBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   const LRNParam& p = attrs.Param<LRNParam>();
   const Shape& s = in[1].shape;
@@ -99,11 +96,12 @@ void LRNBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
   const float* dy = in[0].ptr<const float>();
   const float* x = in[1].ptr<const float>();
   float* dx = out[0].ptr<float>();
-  std::vector<float> norm(static_cast<size_t>(in[1].Size()));
-  LRNNorm(p, s, x, norm.data());
+  const size_t total = static_cast<size_t>(in[1].Size());
+  float* norm = ctx.workspace->Get<float>(internal::kOpSlot0, total);
+  LRNNorm(p, s, x, norm);
   // t[c] = dy[c] x[c] norm[c]^(-beta-1)
-  std::vector<double> t(norm.size());
-  for (size_t i = 0; i < t.size(); ++i) {
+  double* t = ctx.workspace->Get<double>(internal::kOpSlot1, total);
+  for (size_t i = 0; i < total; ++i) {
     t[i] =
         static_cast<double>(dy[i]) * x[i] * std::pow(static_cast<double>(norm[i]), -p.beta - 1.0);
   }
