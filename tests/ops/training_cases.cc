@@ -97,8 +97,8 @@ HN_CONFORMANCE_CASES(TrainingBatchNorm) {
                                    {{"key", "bn0"}, {"ndev", "1"}, {"fix_gamma", "False"}},
                                    {3, 2, 2, 2}, legacy, "training"),
                  "MXNet's SyncBatchNorm trains through a barrier shared by its devices"));
-  cases->push_back(
-      TrainingBatchNorm("BatchNorm_v1", {{"fix_gamma", "False"}}, {4, 3, 2, 2}, legacy, "training"));
+  cases->push_back(TrainingBatchNorm("BatchNorm_v1", {{"fix_gamma", "False"}}, {4, 3, 2, 2}, legacy,
+                                     "training"));
 
   BnSpec moving;
   moving.fix_gamma = false;
