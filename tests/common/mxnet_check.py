@@ -12,7 +12,7 @@ MXNet loads the same files and runs them on the same inputs as a hybridized Gluo
 CachedOp, inference; its symbolic executor for the graphs a CachedOp refuses: no inputs, or ops
 without a gradient). Outputs must have MXNet's dtypes and shapes; float outputs must agree within
 the case's mxnet_rtol of the largest output magnitude, integer outputs exactly, NaN with NaN.
-A case with "gradients" also runs backward in MXNet's autograd (recording, inference mode) with
+A case with "gradients" also runs backward in MXNet's autograd (recording, in the case's mode) with
 the same head gradients; the gradients of MXNet's arguments (not its auxiliary states, which
 MXNet never differentiates) must agree within the gradient rtol of the largest magnitude.
 
@@ -96,9 +96,9 @@ def run_graph(sym, arrays, is_train=False):
     return [target]
 
 
-def run_backward(sym, arrays, gradients, work):
+def run_backward(sym, arrays, gradients, work, train):
     """MXNet autograd's gradients of the graph's inputs named in `gradients`, given its outputs'
-    head gradients: {input name: numpy array}."""
+    head gradients, recorded in training mode when `train`: {input name: numpy array}."""
     names = sym.list_inputs()
     wanted = {g["name"] for g in gradients["grads"]} & set(sym.list_arguments())
     args = [arrays[n].copy() for n in names]
@@ -106,7 +106,7 @@ def run_backward(sym, arrays, gradients, work):
         if name in wanted:
             arg.attach_grad()
     op = mx.nd.CachedOp(sym)
-    with mx.autograd.record(train_mode=False):
+    with mx.autograd.record(train_mode=train):
         outputs = op(*args)
     outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     heads, head_grads = [], []
@@ -152,7 +152,7 @@ def run_worker(work, out_dir, resume_after):
         if not case.get("gradients"):
             continue
         try:
-            grads = run_backward(sym, arrays, case["gradients"], work)
+            grads = run_backward(sym, arrays, case["gradients"], work, case.get("is_train", False))
             for name, g in grads.items():
                 np.save(os.path.join(out_dir, f"{case['name']}-grad-{name}.npy"), g)
         except Exception as e:  # noqa: BLE001 - MXNet rejecting the backward is a finding

@@ -114,12 +114,15 @@ bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat64; }
 
 }  // namespace
 
-bool Differentiable(const NDArray& x) { return IsFloat(x.dtype()) && x.size() > 0; }
+bool Differentiable(const NodeAttrs& attrs, size_t i, const NDArray& x) {
+  const std::vector<uint32_t>& state = attrs.op->mutable_inputs;
+  return IsFloat(x.dtype()) && x.size() > 0 &&
+         std::find(state.begin(), state.end(), i) == state.end();
+}
 
 bool GradientChecked(const OpCase& c, const std::vector<NDArray>& inputs) {
   const Op* op = OpRegistry::Global().Find(c.op);
-  if (op == nullptr || !op->gradient || c.statistics || c.is_train || c.subgraphs ||
-      !c.gradient_skip.empty()) {
+  if (op == nullptr || !op->gradient || c.statistics || c.subgraphs || !c.gradient_skip.empty()) {
     return false;
   }
   bool float_input = false;
@@ -155,7 +158,7 @@ std::vector<NDArray> HeadGradients(const std::vector<NDArray>& outputs, uint32_t
 
 std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                                     const std::vector<bool>& differentiable,
-                                    const std::vector<NDArray>& head_grads) {
+                                    const std::vector<NDArray>& head_grads, bool train) {
   std::vector<NDArray> vars;
   for (size_t i = 0; i < inputs.size(); ++i) {
     vars.push_back(inputs[i].Copy());
@@ -163,7 +166,7 @@ std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<ND
   }
   std::vector<NDArray> outputs;
   {
-    auto recording = autograd::Record(/*train_mode=*/false);
+    auto recording = autograd::Record(train);
     outputs = Invoke(attrs, vars);
   }
   std::vector<NDArray> heads, given;
@@ -172,7 +175,7 @@ std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<ND
     heads.push_back(outputs[k]);
     given.push_back(head_grads[k]);
   }
-  autograd::Backward(heads, given, /*retain_graph=*/false, /*train_mode=*/false);
+  autograd::Backward(heads, given, /*retain_graph=*/false, train);
   std::vector<NDArray> grads;
   for (size_t i = 0; i < vars.size(); ++i) grads.push_back(autograd::GetGrad(vars[i]));
   return grads;

@@ -168,19 +168,23 @@ RefTensor ToRef(const NDArray& a);
 NodeAttrs CaseAttrs(const OpCase& c);
 
 /// Whether the case's gradient is checked, on these inputs: an op with a gradient, a
-/// deterministic inference case with a float input to differentiate and a float output, all
-/// finite (finite differences through a NaN or an infinity are not).
+/// deterministic case with a float input to differentiate and a float output, all finite
+/// (finite differences through a NaN or an infinity are not). A training case is differentiated
+/// in training mode.
 bool GradientChecked(const OpCase& c, const std::vector<NDArray>& inputs);
 /// The gradients given to `outputs` in a gradient check: uniform in [-1, 1) from `seed`, in
 /// each output's dtype; none for outputs that are not float.
 std::vector<NDArray> HeadGradients(const std::vector<NDArray>& outputs, uint32_t seed);
 /// Autograd's gradients of sum_k <head_grads_k, y_k>, y = `attrs` applied to `inputs`, for each
-/// input marked in `differentiable` (none elsewhere); recorded in inference mode.
+/// input marked in `differentiable` (none elsewhere); recorded and run backward in training
+/// mode when `train`, else in inference mode.
 std::vector<NDArray> EagerGradients(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
                                     const std::vector<bool>& differentiable,
-                                    const std::vector<NDArray>& head_grads);
-/// Whether input `x` is differentiated in a gradient check (a non-empty float array).
-bool Differentiable(const NDArray& x);
+                                    const std::vector<NDArray>& head_grads, bool train);
+/// Whether input `i`, `x`, of a node with `attrs` is differentiated in a gradient check: a
+/// non-empty float array that is not an auxiliary state (BatchNorm's moving statistics are
+/// state, which MXNet never differentiates).
+bool Differentiable(const NodeAttrs& attrs, size_t i, const NDArray& x);
 
 /// The one-op graph of a case: its inputs as variables named as the op names them.
 struct CaseGraph {

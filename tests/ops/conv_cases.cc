@@ -686,6 +686,11 @@ HN_CONFORMANCE_CASES(BatchNorm) {
                              "MXNet runs _contrib_BatchNormWithReLU only through "
                              "MKLDNN, on 4-D data normalized along axis 1");
     }
+    if (Shape(c.data).Size() > 300) {
+      with_relu = NoGradientCheck(with_relu,
+                                  "gamma's and beta's steps move many of its outputs across the "
+                                  "ReLU's kink (the smaller cases check the gradient)");
+    }
     cases->push_back(with_relu);
   }
   // Every attribute at its default.
@@ -709,11 +714,14 @@ HN_CONFORMANCE_CASES(BatchNorm) {
   train.eps = 1e-5;
   train.mean_var = true;
   train.batch_stats = true;
-  cases->push_back(WithTol(
-      Training(BnCase("BatchNorm",
-                      {{"fix_gamma", "False"}, {"eps", "1e-05"}, {"output_mean_var", "True"}},
-                      {4, 3, 5, 5}, train, "training")),
-      1e-4, 1e-4));
+  cases->push_back(NoGradientCheck(
+      WithTol(
+          Training(BnCase("BatchNorm",
+                          {{"fix_gamma", "False"}, {"eps", "1e-05"}, {"output_mean_var", "True"}},
+                          {4, 3, 5, 5}, train, "training")),
+          1e-4, 1e-4),
+      "MXNet's gradient ignores the gradients of the mean and var outputs (training_cases.cc "
+      "checks training gradients)"));
   BnSpec train_relu = train;
   train_relu.relu = true;
   train_relu.mean_var = false;

@@ -41,19 +41,95 @@ RefFn CrossEntropyRef() {
   };
 }
 
+// The regression outputs' declared gradient, which ignores the output gradient: (y - label), or
+// its sign (-1 at 0) for MAE, times grad_scale / (label elements per example); none for the
+// label.
+RefGradFn RegressionGrad(RefFn forward, bool mae, double grad_scale) {
+  return [=](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+    const RefTensor y = forward(in)[0];
+    const double per_example =
+        static_cast<double>(in[1].size() / (in[1].shape.ndim() ? in[1].shape[0] : 1));
+    RefTensor dx(in[0].shape);
+    for (int64_t i = 0; i < dx.size(); ++i) {
+      const double d = y[i] - in[1][i];
+      dx[i] = (mae ? (d > 0 ? 1.0 : -1.0) : d) * grad_scale / per_example;
+    }
+    return std::vector<RefTensor>{dx, RefTensor(in[1].shape)};
+  };
+}
+
+// SVMOutput's declared gradient (MXNet's L1_SVM/L2_SVM), over rows of the last axis: at the
+// label k, -reg [* 2 (margin - y)] where margin > y; elsewhere reg [* 2 (margin + y)] where
+// margin > -y; else 0. None for the label.
+RefGradFn SVMGrad(double margin, double reg, bool linear) {
+  return [=](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+    const RefTensor& y = in[0];
+    const int64_t classes = y.shape[y.shape.ndim() - 1];
+    RefTensor dx(y.shape);
+    for (int64_t r = 0; r < y.size() / classes; ++r) {
+      const int64_t k = static_cast<int64_t>(in[1][r]);
+      for (int64_t x = 0; x < classes; ++x) {
+        const double v = y[r * classes + x];
+        double d;
+        if (x == k) {
+          d = margin > v ? -reg * (linear ? 1 : 2 * (margin - v)) : 0;
+        } else {
+          d = margin > -v ? reg * (linear ? 1 : 2 * (margin + v)) : 0;
+        }
+        dx[r * classes + x] = d;
+      }
+    }
+    return std::vector<RefTensor>{dx, RefTensor(in[1].shape)};
+  };
+}
+
 HN_CONFORMANCE_CASES(Loss) {
-  cases->push_back(Case("LinearRegressionOutput", {}, {{4, 3}, {4, 3}}, FirstInput(Same)));
-  cases->push_back(Case("LinearRegressionOutput", {{"grad_scale", "2"}}, {{4, 1}, {4}},
-                        FirstInput(Same), "column"));
-  cases->push_back(Case("MAERegressionOutput", {}, {{2, 3, 2}, {2, 3, 2}}, FirstInput(Same)));
-  cases->push_back(Case("LogisticRegressionOutput", {}, {{4, 3}, {4, 3}},
-                        FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); })));
+  const RefFn sigmoid = FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
   cases->push_back(
-      WithDTypes(Case("LogisticRegressionOutput", {}, {{5, 1}, {5}},
-                      FirstInput([](double x) { return 1.0 / (1.0 + std::exp(-x)); }), "float64"),
-                 {DType::kFloat64, DType::kFloat64}));
-  cases->push_back(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}}, {{4, 3}, {4}},
-                        FirstInput(Same)));
+      WithGradient(Case("LinearRegressionOutput", {}, {{4, 3}, {4, 3}}, FirstInput(Same)),
+                   RegressionGrad(FirstInput(Same), false, 1)));
+  cases->push_back(WithGradient(Case("LinearRegressionOutput", {{"grad_scale", "2"}}, {{4, 1}, {4}},
+                                     FirstInput(Same), "column"),
+                                RegressionGrad(FirstInput(Same), false, 2)));
+  cases->push_back(
+      WithGradient(Case("MAERegressionOutput", {}, {{2, 3, 2}, {2, 3, 2}}, FirstInput(Same)),
+                   RegressionGrad(FirstInput(Same), true, 1)));
+  cases->push_back(WithGradient(Case("MAERegressionOutput", {{"grad_scale", "0.5"}},
+                                     {{3, 4}, {3, 4}}, FirstInput(Same), "scaled"),
+                                RegressionGrad(FirstInput(Same), true, 0.5)));
+  cases->push_back(WithGradient(Case("LogisticRegressionOutput", {}, {{4, 3}, {4, 3}}, sigmoid),
+                                RegressionGrad(sigmoid, false, 1)));
+  cases->push_back(WithGradient(
+      WithDTypes(Case("LogisticRegressionOutput", {}, {{5, 1}, {5}}, sigmoid, "float64"),
+                 {DType::kFloat64, DType::kFloat64}),
+      RegressionGrad(sigmoid, false, 1)));
+  // SVMOutput's gradient is MXNet's hinge gradient, for integer labels in [0, 3).
+  const InputGen svm_labels = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(0, 2)(rng));
+    return std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  cases->push_back(
+      WithGradient(WithGen(Case("SVMOutput", {{"margin", "0.5"}, {"use_linear", "True"}},
+                                {{4, 3}, {4}}, FirstInput(Same)),
+                           svm_labels),
+                   SVMGrad(0.5, 1, true)));
+  cases->push_back(WithGradient(WithGen(Case("SVMOutput", {{"regularization_coefficient", "0.5"}},
+                                             {{2, 3, 3}, {2, 3}}, FirstInput(Same), "l2"),
+                                        svm_labels),
+                                SVMGrad(1, 0.5, false)));
+  OpCase svm_backward =
+      WithGen(Case("_backward_SVMOutput", {{"margin", "0.5"}}, {{5}, {5, 3}},
+                   [](const std::vector<RefTensor>& in) {
+                     return std::vector<RefTensor>{SVMGrad(0.5, 1, false)({in[1], in[0]}, {})[0]};
+                   }),
+              [](std::mt19937& rng, size_t input, int64_t) {
+                if (input == 0) {
+                  return static_cast<double>(std::uniform_int_distribution<int>(0, 2)(rng));
+                }
+                return std::uniform_real_distribution<double>(-2, 2)(rng);
+              });
+  svm_backward.check_json = false;
+  cases->push_back(svm_backward);
   // MakeLoss's gradient is grad_scale divided by the count of elements above valid_thresh, not
   // the output gradient.
   cases->push_back(
@@ -83,13 +159,61 @@ HN_CONFORMANCE_CASES(Loss) {
                      for (double& v : grad.v) v = 1.0;
                      return std::vector<RefTensor>{grad};
                    }));
-  cases->push_back(WithGen(Case("softmax_cross_entropy", {}, {{4, 5}, {4}}, CrossEntropyRef()),
-                           [](std::mt19937& rng, size_t input, int64_t) {
-                             if (input == 1)
-                               return static_cast<double>(
-                                   std::uniform_int_distribution<int>(0, 4)(rng));
-                             return std::uniform_real_distribution<double>(-2, 2)(rng);
-                           }));
+  const InputGen class_labels = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(0, 4)(rng));
+    return std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  cases->push_back(
+      WithGen(Case("softmax_cross_entropy", {}, {{4, 5}, {4}}, CrossEntropyRef()), class_labels));
+  // The internal backward ops: the regression outputs' (label, output) and
+  // softmax_cross_entropy's (out_grad, data, label).
+  const RefFn linear_grad = [](const std::vector<RefTensor>& in) {
+    return RegressionGrad(FirstInput(Same), false, 2)({in[1], in[0]}, {});
+  };
+  for (const char* op : {"_backward_linear_reg_out", "_backward_logistic_reg_out"}) {
+    OpCase c = Case(op, {{"grad_scale", "2"}}, {{4, 3}, {4, 3}},
+                    [linear_grad](const std::vector<RefTensor>& in) {
+                      return std::vector<RefTensor>{linear_grad(in)[0]};
+                    });
+    c.check_json = false;
+    cases->push_back(c);
+  }
+  OpCase mae =
+      Case("_backward_mae_reg_out", {}, {{3, 2}, {3, 2}}, [](const std::vector<RefTensor>& in) {
+        return std::vector<RefTensor>{
+            RegressionGrad(FirstInput(Same), true, 1)({in[1], in[0]}, {})[0]};
+      });
+  mae.check_json = false;
+  cases->push_back(mae);
+  OpCase ce = WithGen(Case("_backward_softmax_cross_entropy", {}, {{1}, {3, 5}, {3}},
+                           [](const std::vector<RefTensor>& in) {
+                             const int64_t n = in[1].shape[0], c = in[1].shape[1];
+                             RefTensor dx(in[1].shape);
+                             for (int64_t i = 0; i < n; ++i) {
+                               double mx = -INFINITY, sum = 0;
+                               for (int64_t j = 0; j < c; ++j) mx = std::max(mx, in[1][i * c + j]);
+                               for (int64_t j = 0; j < c; ++j)
+                                 sum += std::exp(in[1][i * c + j] - mx);
+                               for (int64_t j = 0; j < c; ++j) {
+                                 const double p = std::exp(in[1][i * c + j] - mx) / sum;
+                                 dx[i * c + j] =
+                                     in[0][0] * (j == static_cast<int64_t>(in[2][i]) ? p - 1 : p);
+                               }
+                             }
+                             return std::vector<RefTensor>{dx};
+                           }),
+                      [](std::mt19937& rng, size_t input, int64_t) {
+                        if (input == 2)
+                          return static_cast<double>(std::uniform_int_distribution<int>(0, 4)(rng));
+                        return std::uniform_real_distribution<double>(-2, 2)(rng);
+                      });
+  ce.check_json = false;
+  cases->push_back(ce);
+  // The gradient is (softmax - onehot(label)) times the output gradient; the label gets none.
+  cases->push_back(WithGen(
+      WithDTypes(Case("softmax_cross_entropy", {}, {{3, 5}, {3}}, CrossEntropyRef(), "float64"),
+                 {DType::kFloat64, DType::kFloat64}),
+      class_labels));
 }
 
 HN_ERROR_CASES(Loss) {

@@ -1,5 +1,6 @@
 // Conformance cases: dot, FullyConnected (+ the fused internal op), Activation, LeakyReLU,
 // softmax, log_softmax, SoftmaxOutput, SoftmaxActivation and Dropout (inference).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -140,6 +141,76 @@ RefFn SoftmaxViewRef(const std::string& view) {
   };
 }
 
+// SoftmaxOutput's declared gradient (not the derivative of its forward): MXNet's
+// (softmax - onehot(label)) with its ignore, smoothing and normalization rules; the label gets
+// none.
+struct SoftmaxOutputGrad {
+  double grad_scale = 1;
+  bool multi_output = false, preserve_shape = false, use_ignore = false, out_grad = false;
+  double ignore_label = -1;
+  std::string normalization = "null";
+  double smooth_alpha = 0;
+};
+
+// The data gradient from the forward's output y and the label. out_grad=True multiplies by y:
+// what MXNet 1.9.1 computes (measured), where it means the output gradient.
+RefTensor SoftmaxOutputGradOf(const SoftmaxOutputGrad& s, const RefTensor& y,
+                              const RefTensor& label) {
+  const Shape& sh = y.shape;
+  RefTensor dx(sh);
+  if (label.shape == sh) {
+    for (int64_t i = 0; i < dx.size(); ++i)
+      dx[i] = (y[i] - label[i]) * F32(s.grad_scale) * (s.out_grad ? y[i] : 1.0);
+    return dx;
+  }
+  int64_t outer = sh[0], size = sh.Size() / sh[0], inner = 1;
+  if (s.multi_output) {
+    size = sh[1];
+    inner = sh.Size() / outer / size;
+  } else if (s.preserve_shape) {
+    size = sh[sh.ndim() - 1];
+    outer = sh.Size() / size;
+  }
+  const int ignore = static_cast<int>(s.ignore_label);
+  const int64_t labels = label.size();
+  int64_t valid = labels;
+  for (int64_t i = 0; i < labels; ++i) valid -= static_cast<int>(label[i]) == ignore ? 1 : 0;
+  valid = std::max<int64_t>(valid, 1);
+  double factor = F32(s.grad_scale);
+  if (s.multi_output) {
+    if (s.normalization != "valid") factor /= static_cast<double>(inner);
+    if (s.normalization == "batch") factor /= static_cast<double>(outer);
+    if (s.normalization == "valid") factor /= static_cast<double>(valid);
+  } else if (s.normalization != "null") {
+    factor /= static_cast<double>(s.normalization == "batch" ? labels : valid);
+  }
+  const bool smooth = !s.multi_output && s.smooth_alpha != 0;
+  const double alpha = F32(s.smooth_alpha);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int k = static_cast<int>(label[o * inner + i]);
+      for (int64_t j = 0; j < size; ++j) {
+        const int64_t at = (o * size + j) * inner + i;
+        double g = 0;
+        if (!(s.use_ignore && k == ignore)) {
+          g = y[at] - (j == k ? 1.0 : 0.0);
+          if (smooth) g += j == k ? alpha : -alpha / static_cast<double>(size - 1);
+        }
+        dx[at] = g * factor * (s.out_grad ? y[at] : 1.0);
+      }
+    }
+  }
+  return dx;
+}
+
+RefGradFn SoftmaxOutputGradRef(const SoftmaxOutputGrad& s) {
+  return [s](const std::vector<RefTensor>& in, const std::vector<RefTensor>&) {
+    const char* view = s.multi_output ? "channel" : s.preserve_shape ? "last" : "flat";
+    const RefTensor y = SoftmaxViewRef(view)(in)[0];
+    return std::vector<RefTensor>{SoftmaxOutputGradOf(s, y, in[1]), RefTensor(in[1].shape)};
+  };
+}
+
 // ---- LeakyReLU --------------------------------------------------------------------------------
 
 RefFn LeakyRef(const std::string& act, double slope = 0.25) {
@@ -168,6 +239,50 @@ RefFn LeakyRef(const std::string& act, double slope = 0.25) {
     }
     return std::vector<RefTensor>{out};
   };
+}
+
+// _backward_LeakyReLU (out_grad, data, output[, gamma]) with MXNet's derivatives: from the given
+// output y for leaky, rrelu, elu and selu, from the data x for gelu and prelu.
+RefFn LeakyBackwardRef(const std::string& act, double slope = 0.25) {
+  const double alpha = 1.6732632423543772848170429916717;
+  const double lambda = 1.0507009873554804934193349852946;
+  return [=](const std::vector<RefTensor>& in) {
+    const RefTensor &dy = in[0], &x = in[1], &y = in[2];
+    RefTensor dx(x.shape);
+    if (act == "prelu") {
+      const RefTensor& gamma = in[3];
+      RefTensor dgamma(gamma.shape);
+      const int64_t channels = gamma.size();
+      const int64_t inner = channels == 1 ? x.size() : x.size() / x.shape[0] / x.shape[1];
+      for (int64_t i = 0; i < x.size(); ++i) {
+        const int64_t c = channels == 1 ? 0 : (i / inner) % channels;
+        dx[i] = dy[i] * (x[i] > 0 ? 1.0 : gamma[c]);
+        dgamma[c] += dy[i] * (x[i] > 0 ? 0.0 : x[i]);
+      }
+      return std::vector<RefTensor>{dx, dgamma};
+    }
+    for (int64_t i = 0; i < x.size(); ++i) {
+      double d;
+      if (act == "gelu") {
+        const double z = x[i] / std::sqrt(2.0);
+        d = 0.5 *
+            (1 + std::erf(z) + x[i] * 1.12837916709551257390 * std::exp(-z * z) / std::sqrt(2.0));
+      } else if (act == "elu") {
+        d = y[i] > 0 ? 1 : y[i] + slope;
+      } else if (act == "selu") {
+        d = lambda * (y[i] > 0 ? 1 : alpha + y[i]);
+      } else {
+        d = y[i] > 0 ? 1 : slope;
+      }
+      dx[i] = dy[i] * d;
+    }
+    return std::vector<RefTensor>{dx};
+  };
+}
+
+OpCase InternalCase(OpCase c) {
+  c.check_json = false;
+  return c;
 }
 
 }  // namespace
@@ -262,9 +377,23 @@ HN_CONFORMANCE_CASES(Activation) {
                         LeakyRef("leaky", F32(0.1)), "leaky"));
   cases->push_back(Case("LeakyReLU", {{"act_type", "elu"}, {"slope", "1.0"}}, {{2, 3, 4}},
                         LeakyRef("elu", 1.0), "elu"));
-  for (const char* act : {"selu", "gelu"}) {
-    cases->push_back(Case("LeakyReLU", {{"act_type", act}}, {{2, 3, 4}}, LeakyRef(act), act));
-  }
+  cases->push_back(
+      Case("LeakyReLU", {{"act_type", "gelu"}}, {{2, 3, 4}}, LeakyRef("gelu"), "gelu"));
+  // MXNet's selu gradient is lambda * (alpha + y) where y <= 0, not the derivative y + lambda
+  // alpha.
+  cases->push_back(
+      WithGradient(Case("LeakyReLU", {{"act_type", "selu"}}, {{2, 3, 4}}, LeakyRef("selu"), "selu"),
+                   [](const std::vector<RefTensor>& in, const std::vector<RefTensor>& w) {
+                     const double alpha = 1.6732632423543772848170429916717;
+                     const double lambda = 1.0507009873554804934193349852946;
+                     const RefTensor y = LeakyRef("selu")(in)[0];
+                     RefTensor dx(in[0].shape);
+                     for (int64_t i = 0; i < dx.size(); ++i)
+                       dx[i] = w[0][i] * lambda * (y[i] > 0 ? 1.0 : alpha + y[i]);
+                     return std::vector<RefTensor>{dx};
+                   }));
+  cases->push_back(Case("LeakyReLU", {{"act_type", "elu"}, {"slope", "0.3"}}, {{3, 5}},
+                        LeakyRef("elu", F32(0.3)), "elu_slope"));
   cases->push_back(
       Case("LeakyReLU", {{"act_type", "rrelu"}}, {{2, 3, 4}}, LeakyRef("rrelu"), "rrelu"));
   cases->push_back(
@@ -273,6 +402,24 @@ HN_CONFORMANCE_CASES(Activation) {
                                          LeakyRef("prelu"), "prelu_shared")));
   cases->push_back(Case("LeakyReLU", {{"act_type", "prelu"}}, {{2, 3, 2, 2}, {3}},
                         LeakyRef("prelu"), "prelu_4d"));
+
+  const Shape s{2, 3, 4};
+  cases->push_back(
+      InternalCase(Case("_backward_LeakyReLU", {}, {s, s, s}, LeakyBackwardRef("leaky"), "leaky")));
+  cases->push_back(InternalCase(Case("_backward_LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}},
+                                     {s, s, s}, LeakyBackwardRef("elu", 0.5), "elu")));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "selu"}},
+                                             {s, s, s}, LeakyBackwardRef("selu"), "selu"),
+                                        1e-5, 1e-5)));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "gelu"}},
+                                             {s, s, s}, LeakyBackwardRef("gelu"), "gelu"),
+                                        1e-5, 1e-5)));
+  cases->push_back(
+      InternalCase(Case("_backward_LeakyReLU", {{"act_type", "rrelu"}}, {s, s, s},
+                        LeakyBackwardRef("rrelu", (F32(0.125) + F32(0.334)) / 2), "rrelu")));
+  cases->push_back(InternalCase(WithTol(Case("_backward_LeakyReLU", {{"act_type", "prelu"}},
+                                             {s, s, s, {3}}, LeakyBackwardRef("prelu"), "prelu"),
+                                        1e-5, 1e-5)));
 }
 
 HN_CONFORMANCE_CASES(Softmax) {
@@ -290,24 +437,181 @@ HN_CONFORMANCE_CASES(Softmax) {
   cases->push_back(Case("log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {{2, 4, 3}},
                         SoftmaxRef(1, 0.5, true), "axis_temperature"));
 
-  cases->push_back(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")));
-  cases->push_back(Case("SoftmaxOutput", {{"normalization", "valid"}, {"use_ignore", "True"}},
-                        {{2, 3, 2, 2}, {2, 3, 2}}, SoftmaxViewRef("flat"), "flat_4d"));
-  cases->push_back(Case("SoftmaxOutput", {{"multi_output", "True"}}, {{2, 3, 4}, {2, 4}},
-                        SoftmaxViewRef("channel"), "multi_output"));
-  cases->push_back(Case("SoftmaxOutput", {{"preserve_shape", "True"}}, {{2, 3, 4}, {2, 3}},
-                        SoftmaxViewRef("last"), "preserve_shape"));
-  cases->push_back(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
-                                         SoftmaxViewRef("flat"), "probability_label")));
-  cases->push_back(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"));
+  SoftmaxOutputGrad plain;
+  cases->push_back(WithGradient(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")),
+                                SoftmaxOutputGradRef(plain)));
+  SoftmaxOutputGrad valid_ignore;
+  valid_ignore.normalization = "valid";
+  valid_ignore.use_ignore = true;
+  cases->push_back(
+      WithGradient(Case("SoftmaxOutput", {{"normalization", "valid"}, {"use_ignore", "True"}},
+                        {{2, 3, 2, 2}, {2, 3, 2}}, SoftmaxViewRef("flat"), "flat_4d"),
+                   SoftmaxOutputGradRef(valid_ignore)));
+  SoftmaxOutputGrad multi;
+  multi.multi_output = true;
+  cases->push_back(
+      WithGradient(Case("SoftmaxOutput", {{"multi_output", "True"}}, {{2, 3, 4}, {2, 4}},
+                        SoftmaxViewRef("channel"), "multi_output"),
+                   SoftmaxOutputGradRef(multi)));
+  SoftmaxOutputGrad preserve;
+  preserve.preserve_shape = true;
+  cases->push_back(WithGradient(Case("SoftmaxOutput", {{"preserve_shape", "True"}},
+                                     {{2, 3, 4}, {2, 3}}, SoftmaxViewRef("last"), "preserve_shape"),
+                                SoftmaxOutputGradRef(preserve)));
+  SoftmaxOutputGrad probability;
+  probability.grad_scale = 2;
+  cases->push_back(
+      WithGradient(NonDefaultInputs(Case("SoftmaxOutput", {{"grad_scale", "2"}}, {{3, 4}, {3, 4}},
+                                         SoftmaxViewRef("flat"), "probability_label")),
+                   SoftmaxOutputGradRef(probability)));
+  cases->push_back(WithGradient(Case("Softmax", {}, {{2, 5}, {2}}, SoftmaxViewRef("flat"), "alias"),
+                                SoftmaxOutputGradRef(plain)));
+  // The gradient's options: labels in [-1, 5] (-1 ignored), each normalization, smoothing,
+  // the output gradient.
+  const InputGen labels = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(-1, 5)(rng));
+    return std::uniform_real_distribution<double>(-2, 2)(rng);
+  };
+  SoftmaxOutputGrad batch_smooth;
+  batch_smooth.normalization = "batch";
+  batch_smooth.smooth_alpha = 0.1;
+  batch_smooth.grad_scale = 0.5;
+  cases->push_back(WithGradient(
+      WithGen(Case("SoftmaxOutput",
+                   {{"normalization", "batch"}, {"smooth_alpha", "0.1"}, {"grad_scale", "0.5"}},
+                   {{5, 6}, {5}}, SoftmaxViewRef("flat"), "batch_smooth"),
+              labels),
+      SoftmaxOutputGradRef(batch_smooth)));
+  SoftmaxOutputGrad ignore_smooth = batch_smooth;
+  ignore_smooth.use_ignore = true;
+  ignore_smooth.normalization = "valid";
+  ignore_smooth.out_grad = true;
+  cases->push_back(WithGradient(
+      WithGen(Case("SoftmaxOutput",
+                   {{"normalization", "valid"},
+                    {"smooth_alpha", "0.1"},
+                    {"grad_scale", "0.5"},
+                    {"use_ignore", "True"},
+                    {"out_grad", "True"}},
+                   {{6, 6}, {6}}, SoftmaxViewRef("flat"), "valid_ignore_smooth_out_grad"),
+              labels),
+      SoftmaxOutputGradRef(ignore_smooth)));
+  // _backward_SoftmaxOutput (label, output), with an output that is not a softmax.
+  const InputGen label_first = [labels](std::mt19937& rng, size_t input, int64_t j) {
+    return labels(rng, 1 - input, j);
+  };
+  cases->push_back(InternalCase(WithGen(Case(
+                                            "_backward_SoftmaxOutput",
+                                            {{"normalization", "valid"},
+                                             {"smooth_alpha", "0.1"},
+                                             {"grad_scale", "0.5"},
+                                             {"use_ignore", "True"},
+                                             {"out_grad", "True"}},
+                                            {{6}, {6, 6}},
+                                            [ignore_smooth](const std::vector<RefTensor>& in) {
+                                              return std::vector<RefTensor>{
+                                                  SoftmaxOutputGradOf(ignore_smooth, in[1], in[0])};
+                                            },
+                                            "valid_ignore_smooth_out_grad"),
+                                        label_first)));
+  SoftmaxOutputGrad multi_batch;
+  multi_batch.multi_output = true;
+  multi_batch.normalization = "batch";
+  cases->push_back(InternalCase(
+      WithGen(Case(
+                  "_backward_SoftmaxOutput", {{"multi_output", "True"}, {"normalization", "batch"}},
+                  {{2, 3}, {2, 6, 3}},
+                  [multi_batch](const std::vector<RefTensor>& in) {
+                    return std::vector<RefTensor>{SoftmaxOutputGradOf(multi_batch, in[1], in[0])};
+                  },
+                  "multi_output_batch"),
+              label_first)));
+  for (const char* normalization : {"null", "batch", "valid"}) {
+    SoftmaxOutputGrad m;
+    m.multi_output = true;
+    m.use_ignore = true;
+    m.normalization = normalization;
+    cases->push_back(WithGradient(WithGen(Case("SoftmaxOutput",
+                                               {{"multi_output", "True"},
+                                                {"use_ignore", "True"},
+                                                {"normalization", normalization}},
+                                               {{2, 6, 3, 2}, {2, 6}}, SoftmaxViewRef("channel"),
+                                               std::string("multi_output_ignore_") + normalization),
+                                          labels),
+                                  SoftmaxOutputGradRef(m)));
+  }
   cases->push_back(Case("SoftmaxActivation", {}, {{3, 2, 2}}, SoftmaxViewRef("last")));
   cases->push_back(Case("SoftmaxActivation", {}, {{2, 5}}, SoftmaxViewRef("last"), "2d"));
   cases->push_back(Case("SoftmaxActivation", {{"mode", "channel"}}, {{2, 3, 2, 2}},
                         SoftmaxViewRef("channel"), "channel"));
 }
 
+// Dropout(p) in training: every element 0 or x / (1 - p) (in float), about 1 - p of them kept,
+// and with `shared_axis` the same choice along that axis.
+StatCheck DropoutDraws(double p, int shared_axis = -1) {
+  return [p, shared_axis](const std::vector<RefTensor>& in, const std::vector<RefTensor>& out) {
+    const RefTensor &x = in[0], &y = out[0];
+    const double scale = F32(1.0 / F32(1.0 - p));
+    int64_t kept = 0;
+    for (int64_t i = 0; i < x.size(); ++i) {
+      const bool is_kept = y[i] != 0;
+      if (is_kept && y[i] != F32(x[i] * scale)) {
+        return "element " + std::to_string(i) + " is " + std::to_string(y[i]) +
+               ", not 0 or x/(1-p)";
+      }
+      kept += is_kept;
+    }
+    const double fraction = static_cast<double>(kept) / static_cast<double>(x.size());
+    if (std::fabs(fraction - (1 - p)) > 0.03) return "kept fraction " + std::to_string(fraction);
+    if (shared_axis >= 0) {
+      const Shape& s = x.shape;
+      int64_t inner = 1;
+      for (size_t k = static_cast<size_t>(shared_axis) + 1; k < s.ndim(); ++k) inner *= s[k];
+      const int64_t n = s[static_cast<size_t>(shared_axis)];
+      for (int64_t i = 0; i < x.size(); ++i) {
+        const int64_t first = i - ((i / inner) % n) * inner;
+        if ((y[i] != 0) != (y[first] != 0)) return "mask not shared at " + std::to_string(i);
+      }
+    }
+    return std::string();
+  };
+}
+
 HN_CONFORMANCE_CASES(Dropout) {
   auto id = Unary([](double x) { return x; });
+  // Training draws masks from the seeded generator.
+  cases->push_back(
+      Statistical(Training(Case("Dropout", {{"p", "0.3"}}, {{50, 40}}, nullptr, "training")),
+                  DropoutDraws(0.3)));
+  cases->push_back(Statistical(Training(Case("Dropout", {{"p", "0.5"}, {"axes", "(1,)"}},
+                                             {{40, 6, 30}}, nullptr, "training_axes")),
+                               DropoutDraws(0.5, 1)));
+  // _backward_Dropout (out_grad, data, output): the identity where the call does not drop; else
+  // dy / (1 - p) where the output kept the data, 0 where it dropped it (a zero's sign tells).
+  cases->push_back(InternalCase(Case(
+      "_backward_Dropout", {{"p", "0.5"}}, {{3, 4}, {3, 4}, {3, 4}},
+      [](const std::vector<RefTensor>& in) { return std::vector<RefTensor>{in[0]}; },
+      "inference")));
+  cases->push_back(InternalCase(
+      WithGen(Case(
+                  "_backward_Dropout", {{"p", "0.5"}, {"mode", "always"}}, {{4, 5}, {4, 5}, {4, 5}},
+                  [](const std::vector<RefTensor>& in) {
+                    RefTensor dx(in[0].shape);
+                    for (int64_t i = 0; i < dx.size(); ++i) {
+                      const double x = in[1][i], y = in[2][i];
+                      const bool kept = x == 0 ? std::signbit(x) == std::signbit(y) : y != 0;
+                      dx[i] = kept ? in[0][i] * 2 : 0.0;
+                    }
+                    return std::vector<RefTensor>{dx};
+                  },
+                  "always"),
+              [](std::mt19937& rng, size_t input, int64_t j) {
+                const double u = std::uniform_real_distribution<double>(-2, 2)(rng);
+                if (input == 1) return j % 5 == 0 ? 0.0 : u;
+                if (input == 2)
+                  return j % 5 == 0 ? (j % 2 == 0 ? -0.0 : 0.0) : j % 3 == 0 ? 0.0 : u;
+                return u;
+              })));
   cases->push_back(Case("Dropout", {}, {{3, 4}}, id, "inference_identity"));
   cases->push_back(Case("Dropout", {{"p", "0.5"}, {"axes", "()"}, {"cudnn_off", "False"}},
                         {{2, 3, 4}}, id, "gluon_attrs"));

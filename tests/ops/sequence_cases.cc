@@ -331,26 +331,19 @@ RefFn MaskedSoftmaxRef(int axis, bool log, bool negate, double temperature, bool
 
 HN_CONFORMANCE_CASES(SoftmaxLength) {
   const AttrDict len{{"use_length", "True"}};
-  const std::string no_length_gradient =
-      "use_length: the gradient of a masked softmax is not "
-      "supported";
   const std::string no_dtype_gradient =
       "dtype is given: the gradient supports an output of the input's dtype only";
-  cases->push_back(NoGradientCheck(
-      WithDTypes(WithGen(Case("softmax", len, {{3, 5}, {3}},
-                              MaskedSoftmaxRef(-1, false, false, 1, true), "length"),
-                         PerInputGen({Uniform(-2, 2), Integers(0, 5)})),
-                 {DType::kFloat32, DType::kInt32}),
-      no_length_gradient));
+  cases->push_back(WithDTypes(WithGen(Case("softmax", len, {{3, 5}, {3}},
+                                           MaskedSoftmaxRef(-1, false, false, 1, true), "length"),
+                                      PerInputGen({Uniform(-2, 2), Integers(0, 5)})),
+                              {DType::kFloat32, DType::kInt32}));
   // BERT's attention: (N, T, T) scores with valid lengths broadcast to (N, T), int32.
-  cases->push_back(NoGradientCheck(
-      WithDTypes(
-          WithGen(Case("softmax", {{"use_length", "True"}, {"axis", "1"}, {"temperature", "0.5"}},
-                       {{2, 4, 3}, {2, 3}}, MaskedSoftmaxRef(1, false, false, 0.5, true),
-                       "length_axis1"),
-                  PerInputGen({Uniform(-2, 2), Integers(1, 4)})),
-          {DType::kFloat32, DType::kInt64}),
-      no_length_gradient));
+  cases->push_back(WithDTypes(
+      WithGen(
+          Case("softmax", {{"use_length", "True"}, {"axis", "1"}, {"temperature", "0.5"}},
+               {{2, 4, 3}, {2, 3}}, MaskedSoftmaxRef(1, false, false, 0.5, true), "length_axis1"),
+          PerInputGen({Uniform(-2, 2), Integers(1, 4)})),
+      {DType::kFloat32, DType::kInt64}));
   cases->push_back(
       NoGradientCheck(Case("softmax", {{"dtype", "float64"}}, {{3, 5}},
                            MaskedSoftmaxRef(-1, false, false, 1, false), "out_float64"),

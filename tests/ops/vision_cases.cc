@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conformance.h"
+#include "reference_helpers.h"
 #include "vision_inputs.h"
 
 namespace hybridnet {
@@ -757,6 +758,21 @@ HN_CONFORMANCE_CASES(Vision) {
   cases->push_back(Typed(Case("L2Normalization", {{"mode", "channel"}}, {{2, 3, 6}},
                               L2NormRef("channel", 1e-10), "float64"),
                          {DType::kFloat64}));
+  // Its gradient (out_grad, data) -> d data, in each mode and in float64.
+  for (const char* mode : {"instance", "channel", "spatial"}) {
+    OpCase c =
+        WithTol(Case("_backward_L2Normalization", {{"mode", mode}}, {{2, 3, 2, 2}, {2, 3, 2, 2}},
+                     VjpRef(L2NormRef(mode, 1e-10), AfterOutGrad, {0}), mode),
+                1e-5, 1e-6);
+    c.check_json = false;
+    cases->push_back(c);
+  }
+  OpCase l2_float64 = Typed(
+      Case("_backward_L2Normalization", {{"mode", "channel"}, {"eps", "0.5"}},
+           {{2, 3, 4}, {2, 3, 4}}, VjpRef(L2NormRef("channel", 0.5), AfterOutGrad, {0}), "float64"),
+      {DType::kFloat64, DType::kFloat64});
+  l2_float64.check_json = false;
+  cases->push_back(l2_float64);
 
   // ---- ROIPooling: ROIs partly outside, tiny, and pointing at no image (zeros)
   cases->push_back(

@@ -8,6 +8,7 @@
 
 #include "common/test_util.h"
 #include "conformance.h"
+#include "reference_helpers.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -295,6 +296,15 @@ HN_CONFORMANCE_CASES(LRN) {
                                    LRNRef(4, 0.3, 0.75, 2), "even_nsize"),
                               "MXNet's plain CPU kernel refuses an even nsize; its MKLDNN path "
                               "sums another window"));
+  for (uint32_t nsize : {3u, 4u}) {
+    OpCase c = WithTol(Case("_backward_LRN", {{"nsize", std::to_string(nsize)}, {"alpha", "0.3"}},
+                            {{1, 6, 2, 2}, {1, 6, 2, 2}},
+                            VjpRef(LRNRef(nsize, F32(0.3), 0.75, 2), AfterOutGrad, {0}),
+                            "nsize" + std::to_string(nsize)),
+                       1e-4, 1e-5);
+    c.check_json = false;
+    cases->push_back(c);
+  }
 }
 
 // ---- LayerNorm, InstanceNorm, GroupNorm
@@ -344,24 +354,68 @@ HN_CONFORMANCE_CASES(Norms) {
           NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[1]; },
                   [](const std::vector<int64_t>& i) { return i[2]; }, 1e-5, Shape{2, 3, 1}, false)),
       1e-4, 1e-5));
-  cases->push_back(WithTol(
-      Case("LayerNorm", {{"axis", "1"}, {"eps", "0.01"}, {"output_mean_var", "True"}},
-           {{2, 4, 3}, {4}, {4}},
-           NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[2]; },
-                   [](const std::vector<int64_t>& i) { return i[1]; }, 0.01f, Shape{2, 1, 3}, true),
-           "axis1_mean_var"),
-      1e-4, 1e-5));
+  const std::string mean_var_grad =
+      "MXNet's gradient ignores the gradients of the mean and std outputs (the case without "
+      "them checks it)";
+  cases->push_back(NoGradientCheck(
+      WithTol(Case("LayerNorm", {{"axis", "1"}, {"eps", "0.01"}, {"output_mean_var", "True"}},
+                   {{2, 4, 3}, {4}, {4}},
+                   NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[2]; },
+                           [](const std::vector<int64_t>& i) { return i[1]; }, 0.01f,
+                           Shape{2, 1, 3}, true),
+                   "axis1_mean_var"),
+              1e-4, 1e-5),
+      mean_var_grad));
+  const RefFn layer_norm_axis1 =
+      NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[2]; },
+              [](const std::vector<int64_t>& i) { return i[1]; }, 0.01f, Shape{2, 1, 3}, false);
+  cases->push_back(WithTol(Case("LayerNorm", {{"axis", "1"}, {"eps", "0.01"}},
+                                {{2, 4, 3}, {4}, {4}}, layer_norm_axis1, "axis1"),
+                           1e-4, 1e-5));
   cases->push_back(WithTol(
       Case("InstanceNorm", {{"eps", "0.001"}}, {{2, 3, 4, 5}, {3}, {3}},
            NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[1]; },
                    [](const std::vector<int64_t>& i) { return i[1]; }, 0.001f, Shape{2, 3}, false)),
       1e-4, 1e-5));
-  cases->push_back(WithTol(
-      Case(
-          "GroupNorm", {{"num_groups", "2"}, {"output_mean_var", "True"}}, {{2, 4, 3, 2}, {2}, {2}},
-          NormRef([](const std::vector<int64_t>& i) { return i[0] * 2 + i[1] / 2; },
-                  [](const std::vector<int64_t>& i) { return i[1] / 2; }, 1e-5, Shape{2, 2}, true)),
-      1e-4, 1e-5));
+  cases->push_back(NoGradientCheck(
+      WithTol(Case("GroupNorm", {{"num_groups", "2"}, {"output_mean_var", "True"}},
+                   {{2, 4, 3, 2}, {2}, {2}},
+                   NormRef([](const std::vector<int64_t>& i) { return i[0] * 2 + i[1] / 2; },
+                           [](const std::vector<int64_t>& i) { return i[1] / 2; }, 1e-5,
+                           Shape{2, 2}, true)),
+              1e-4, 1e-5),
+      mean_var_grad));
+  const RefFn group_norm_2 =
+      NormRef([](const std::vector<int64_t>& i) { return i[0] * 2 + i[1] / 2; },
+              [](const std::vector<int64_t>& i) { return i[1] / 2; }, 1e-5, Shape{2, 2}, false);
+  cases->push_back(WithTol(Case("GroupNorm", {{"num_groups", "2"}}, {{2, 4, 3, 2}, {2}, {2}},
+                                group_norm_2, "two_groups"),
+                           1e-4, 1e-5));
+  const RefFn instance_norm =
+      NormRef([](const std::vector<int64_t>& i) { return i[0] * 3 + i[1]; },
+              [](const std::vector<int64_t>& i) { return i[1]; }, 0.001f, Shape{2, 3}, false);
+  // The gradients (out_grad, data, gamma) -> d data, d gamma, d beta: the forward's, with beta's
+  // value irrelevant.
+  auto norm_backward = [](const char* op, AttrDict attrs, std::vector<Shape> shapes, RefFn forward,
+                          std::string note) {
+    OpCase c =
+        WithTol(Case(op, std::move(attrs), std::move(shapes),
+                     VjpRef(forward,
+                            [](const std::vector<RefTensor>& in) {
+                              return std::vector<RefTensor>{in[1], in[2], RefTensor(in[2].shape)};
+                            },
+                            {0, 1, 2}),
+                     std::move(note)),
+                1e-4, 1e-5);
+    c.check_json = false;
+    return c;
+  };
+  cases->push_back(norm_backward("_backward_LayerNorm", {{"axis", "1"}, {"eps", "0.01"}},
+                                 {{2, 4, 3}, {2, 4, 3}, {4}}, layer_norm_axis1, "axis1"));
+  cases->push_back(norm_backward("_backward_InstanceNorm", {{"eps", "0.001"}},
+                                 {{2, 3, 4, 5}, {2, 3, 4, 5}, {3}}, instance_norm, "eps"));
+  cases->push_back(norm_backward("_backward_GroupNorm", {{"num_groups", "2"}},
+                                 {{2, 4, 3, 2}, {2, 4, 3, 2}, {2}}, group_norm_2, "two_groups"));
   cases->push_back(WithTol(Case("GroupNorm", {}, {{2, 3, 5}, {1}, {1}},
                                 NormRef([](const std::vector<int64_t>& i) { return i[0]; },
                                         [](const std::vector<int64_t>&) { return int64_t{0}; },

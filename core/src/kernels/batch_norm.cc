@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernels/avx512-inl.h"
+#include "kernels/parallel-inl.h"
 
 namespace hybridnet {
 namespace internal {
@@ -49,6 +50,67 @@ void BatchNormScaleShift(const float* gamma, const float* beta, const float* mea
   } else {
     BatchNormScaleShiftScalar(gamma, beta, mean, var, eps, fix_gamma, channels, scale, shift);
   }
+}
+
+void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                         float* mean, float* invstd) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  float sum = 0.f;
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const float* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) sum += xc[i];
+  }
+  const float m = sum / static_cast<float>(dims.count());
+  float sq = 0.f;
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const float* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - m) * (xc[i] - m);
+  }
+  *mean = m;
+  *invstd =
+      (sq == 0.f && eps == 0.0) ? 0.f : BatchNormInvStd(sq / static_cast<float>(dims.count()), eps);
+}
+
+// Channels are independent, each summed in one fixed order: the threads split the channels and
+// the result does not depend on their count.
+void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  const double n = static_cast<double>(dims.count());
+  ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
+    float mean, invstd;
+    if (a.batch_stats) {
+      BatchNormBatchStats(a.x, dims, c, a.eps, &mean, &invstd);
+      const float rest = 1.f - a.momentum;
+      a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
+      a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
+    } else {
+      mean = a.moving_mean[c];
+      invstd = BatchNormInvStd(a.moving_var[c], a.eps);
+    }
+    double sum_dy = 0.0, dot = 0.0;
+    for (int64_t o = 0; o < dims.outer; ++o) {
+      const int64_t base = (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        sum_dy += a.dy[base + i];
+        dot += (static_cast<double>(a.x[base + i]) - mean) * a.dy[base + i];
+      }
+    }
+    const double w = a.fix_gamma ? 1.0 : a.gamma[c];
+    const double iw = static_cast<double>(invstd) * w;
+    const double mean_dy = n > 0 ? sum_dy / n : 0.0;
+    const double k = n > 0 ? dot * invstd * invstd / n : 0.0;
+    for (int64_t o = 0; o < dims.outer; ++o) {
+      const int64_t base = (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const double dy = a.dy[base + i];
+        a.dx[base + i] = static_cast<float>(
+            a.batch_stats ? (dy - mean_dy - (static_cast<double>(a.x[base + i]) - mean) * k) * iw
+                          : dy * iw);
+      }
+    }
+    a.dgamma[c] = a.fix_gamma ? 0.f : static_cast<float>(dot * invstd);
+    a.dbeta[c] = static_cast<float>(sum_dy);
+  });
 }
 
 }  // namespace internal

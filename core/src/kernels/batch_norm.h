@@ -33,5 +33,46 @@ void BatchNormScaleShiftAvx512(const float* gamma, const float* beta, const floa
                                const float* var, double eps, bool fix_gamma, int64_t channels,
                                float* scale, float* shift);
 
+/// Data of `outer` x `channels` x `inner` elements, normalized along the middle axis.
+struct BatchNormDims {
+  int64_t outer = 1, channels = 1, inner = 1;
+  int64_t count() const { return outer * inner; }  ///< elements per channel
+};
+
+/// The training statistics of channel c: the batch mean and the inverse standard deviation of
+/// the biased batch variance (0 when both the variance and eps are 0, as MXNet), in float, summed
+/// in one fixed order, so the forward and its gradient compute the same bits.
+void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                         float* mean, float* invstd);
+
+/// MXNet's INVSTD_TO_VARIANCE: the variance an inverse standard deviation stands for.
+inline float BatchNormVariance(float invstd, double eps) {
+  return static_cast<float>(1.0 / static_cast<double>(invstd * invstd) - eps);
+}
+
+/// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are the
+/// batch's (recomputed from x) and the moving statistics are updated in place with `momentum`:
+/// moving = moving * momentum + batch * (1 - momentum), the batch variance read back from its
+/// inverse standard deviation; otherwise the moving statistics normalize and are left alone.
+/// Per channel, with w = gamma (1 with fix_gamma), sums in double:
+///   dbeta = sum dy,  dgamma = sum (x - mean) dy * invstd (0 with fix_gamma),
+///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
+///   (batch statistics), dx = dy * invstd * w (moving statistics).
+struct BatchNormGradArgs {
+  const float* dy;
+  const float* x;
+  const float* gamma;
+  float* moving_mean;
+  float* moving_var;
+  float* dx;
+  float* dgamma;
+  float* dbeta;
+  double eps;
+  float momentum;
+  bool fix_gamma;
+  bool batch_stats;
+};
+void BatchNormBackward(const BatchNormGradArgs& args, const BatchNormDims& dims);
+
 }  // namespace internal
 }  // namespace hybridnet

@@ -33,10 +33,13 @@ nlohmann::json ExportGradients(const conformance::OpCase& c, const std::string& 
                                const std::vector<NDArray>& outputs,
                                const std::vector<std::string>& input_names, uint32_t seed) {
   const std::vector<NDArray> head_grads = conformance::HeadGradients(outputs, seed);
+  const hybridnet::NodeAttrs attrs = conformance::CaseAttrs(c);
   std::vector<bool> differentiable;
-  for (const NDArray& x : inputs) differentiable.push_back(conformance::Differentiable(x));
-  const std::vector<NDArray> grads = conformance::EagerGradients(
-      conformance::CaseAttrs(c), inputs, differentiable, head_grads);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    differentiable.push_back(conformance::Differentiable(attrs, i, inputs[i]));
+  }
+  const std::vector<NDArray> grads =
+      conformance::EagerGradients(attrs, inputs, differentiable, head_grads, c.is_train);
   nlohmann::json entry{{"head_grads", nlohmann::json::array()},
                        {"grads", nlohmann::json::array()},
                        {"rtol", c.mxnet_gradient_rtol}};

@@ -7,11 +7,13 @@
 // Where the legacy kernel differs from the current one: Pooling_v1's avg divides by the full
 // kernel area even where a 'full'-convention window overhangs the padded input, while Pooling
 // clips such windows; models that rely on that overhang are not supported exactly.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "hybridnet/symbol.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
 
@@ -124,9 +126,13 @@ struct PoolingV1Param {
 
 // Registers `name` with P's attributes and `base`'s inputs, outputs, inference and kernel;
 // the attributes (without `dropped`, which only the legacy form has) are parsed by `base`.
+// With `gradient`, also base's gradient, built over a node carrying base's own attributes (so
+// its backward ops parse them); that gradient may read the node's inputs only, not its outputs
+// (BatchNorm's does, and MXNet's BatchNorm_v1 and SyncBatchNorm have its gradient on one device).
 template <typename P>
 void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
-                        std::string description, std::vector<std::string> dropped = {}) {
+                        std::string description, std::vector<std::string> dropped = {},
+                        bool gradient = false) {
   const Op& base = r->Get(base_name);
   Op& op = r->Register(name);
   op.Describe(std::move(description)).SetParam<P>();
@@ -150,6 +156,16 @@ void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
   op.compute = base.compute;
   op.inplace = base.inplace;
   op.get_inplace = base.get_inplace;
+  if (!gradient) return;
+  op.gradient = [base_gradient = base.gradient, base_name, dropped](
+                    const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& out_grads) {
+    AttrDict shared = n->attrs.dict;
+    for (const std::string& key : dropped) shared.erase(key);
+    auto as_base = std::make_shared<Node>();
+    as_base->attrs = MakeNodeAttrs(base_name, n->name(), shared);
+    as_base->inputs = n->inputs;
+    return base_gradient(as_base, out_grads);
+  };
 }
 
 }  // namespace
@@ -158,12 +174,13 @@ void RegisterLegacyOps(OpRegistry* r) {
   RegisterLegacyForm<BatchNormV1Param>(
       r, "BatchNorm_v1", "BatchNorm",
       "The pre-1.0 BatchNorm (channel axis 1): y = (x - mean) / sqrt(var + eps) * gamma + beta, "
-      "with the moving statistics at inference.");
+      "with the moving statistics at inference.",
+      {}, /*gradient=*/true);
   RegisterLegacyForm<SyncBatchNormParam>(
       r, "_contrib_SyncBatchNorm", "BatchNorm",
       "BatchNorm whose training statistics are synchronized over devices; at inference "
       "BatchNorm (channel axis 1).",
-      {"ndev", "key"});
+      {"ndev", "key"}, /*gradient=*/true);
   RegisterLegacyForm<ConvolutionV1Param>(
       r, "Convolution_v1", "Convolution",
       "The pre-1.0 Convolution: 2-D or 3-D convolution with the same inputs and output size "

@@ -11,7 +11,8 @@
 //   fix_gamma), shift = beta[c] - moving_mean[c] * scale,   y = x * scale + shift
 // (kernels/batch_norm.h; a convolution that absorbs the BatchNorm applies the same scale and
 // shift). Training forward (is_train and not use_global_stats) uses the batch mean and biased batch
-// variance instead. Moving statistics are never written here (MXNet updates them in backward).
+// variance instead. Moving statistics are never written here: as in MXNet, the gradient
+// (_backward_BatchNorm) updates them when it runs in training mode, once per backward.
 #include "kernels/batch_norm.h"
 
 #include <algorithm>
@@ -23,8 +24,10 @@
 
 #include "hybridnet/op.h"
 #include "kernels/activation-inl.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -141,33 +144,22 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   float* mean_out = out.size() > 1 ? out[1].ptr<float>() : nullptr;
   float* var_out = out.size() > 2 ? out[2].ptr<float>() : nullptr;
   const bool batch_stats = ctx.is_train && !p.use_global_stats;
-  const int64_t count = outer * inner;
 
   // Per-channel scale and shift.
   float* scale =
       ctx.workspace->Get<float>(internal::kBatchNormAffineSlot, static_cast<size_t>(2 * C));
   float* shift = scale + C;
   if (batch_stats) {
-    for (int64_t c = 0; c < C; ++c) {
-      float sum = 0.f;
-      for (int64_t o = 0; o < outer; ++o) {
-        const float* xc = x + (o * C + c) * inner;
-        for (int64_t i = 0; i < inner; ++i) sum += xc[i];
-      }
-      const float mean = sum / static_cast<float>(count);
-      float sq = 0.f;
-      for (int64_t o = 0; o < outer; ++o) {
-        const float* xc = x + (o * C + c) * inner;
-        for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - mean) * (xc[i] - mean);
-      }
-      const float invstd = (sq == 0.f && p.eps == 0.0)
-                               ? 0.f
-                               : internal::BatchNormInvStd(sq / static_cast<float>(count), p.eps);
+    // Per channel, independent of the thread count.
+    const internal::BatchNormDims dims{outer, C, inner};
+    internal::ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
+      float mean, invstd;
+      internal::BatchNormBatchStats(x, dims, c, p.eps, &mean, &invstd);
       if (mean_out) mean_out[c] = mean;
       if (var_out) var_out[c] = invstd;
       scale[c] = (p.fix_gamma ? 1.f : gamma[c]) * invstd;
       shift[c] = beta[c] - mean * scale[c];
-    }
+    });
   } else {
     internal::BatchNormScaleShift(gamma, beta, moving_mean, moving_var, p.eps, p.fix_gamma, C,
                                   scale, shift);
@@ -200,6 +192,76 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
       }
     }
   }
+}
+
+// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), BatchNorm's
+// attributes; outputs the gradients of data, gamma and beta. In training mode (and not
+// use_global_stats) it recomputes the batch statistics the forward used and updates the moving
+// ones (mutable inputs 3 and 4).
+
+bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
+  std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
+  std::vector<Shape> forward_out{(*in)[0]};
+  HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
+      << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
+      << forward_in[0];
+  HN_CHECK(MergeShape((*out)[1], &forward_in[1]), kShapeError)
+      << DescribeNode(attrs) << ": gamma gradient " << (*out)[1] << " does not match gamma "
+      << forward_in[1];
+  const bool known = BatchNormInferShape(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  (*in)[1] = forward_in[0];
+  (*in)[2] = forward_in[1];
+  (*in)[3] = forward_in[3];
+  (*in)[4] = forward_in[4];
+  (*out)[0] = forward_in[0];
+  (*out)[1] = forward_in[1];
+  (*out)[2] = forward_in[2];
+  return known;
+}
+
+void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<BatchNormParam>();
+  const Shape& shape = in[1].shape;
+  const int nd = static_cast<int>(shape.ndim());
+  const size_t axis = static_cast<size_t>(p.axis < 0 ? nd + p.axis : p.axis);
+  internal::BatchNormDims dims;
+  for (size_t i = 0; i < axis; ++i) dims.outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
+  dims.channels = shape[axis];
+  internal::BatchNormGradArgs args;
+  args.dy = in[0].ptr<const float>();
+  args.x = in[1].ptr<const float>();
+  args.gamma = in[2].ptr<const float>();
+  args.moving_mean = in[3].ptr<float>();
+  args.moving_var = in[4].ptr<float>();
+  args.dx = out[0].ptr<float>();
+  args.dgamma = out[1].ptr<float>();
+  args.dbeta = out[2].ptr<float>();
+  args.eps = p.eps;
+  args.momentum = p.momentum;
+  args.fix_gamma = p.fix_gamma;
+  args.batch_stats = ctx.is_train && !p.use_global_stats;
+  internal::BatchNormBackward(args, dims);
+}
+
+// Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
+// first masks it where the output is not positive. The moving statistics get no gradient.
+FGradient BatchNormGradient(bool relu) {
+  return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    internal::GradientBuilder g(n, dy);
+    NodeEntry out_grad = g.out_grad(0);
+    if (relu) {
+      out_grad = g.Mul(out_grad, internal::ActivationDerivative(g, internal::ActType::kRelu));
+    }
+    std::shared_ptr<Node> backward = g.MakeNode(
+        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
+    return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
+                                  NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
+                                  g.ZerosLike(g.in(4))};
+  };
 }
 
 uint32_t BatchNormNumVisibleOutputs(const NodeAttrs& attrs) {
@@ -267,7 +329,8 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
       .SetInplace({{0, 0}})
       .SetOnnx({"BatchNormalization", "Identity", "Add", "Sqrt", "Reciprocal", "Sub", "Mul",
                 "Unsqueeze", "Relu"},
-               BatchNormOnnx(relu));
+               BatchNormOnnx(relu))
+      .SetGradient(BatchNormGradient(relu));
 }
 
 }  // namespace
@@ -284,6 +347,19 @@ void RegisterBatchNormOps(OpRegistry* r) {
               "BatchNorm followed by ReLU, fused. Same inputs, attributes and outputs as "
               "BatchNorm, plus a hidden workspace output.",
               true);
+  r->Register("_backward_BatchNorm")
+      .Describe(
+          "The gradient of BatchNorm: the gradients of data, gamma and beta from the output's. "
+          "In training mode it normalizes with the batch statistics and updates moving_mean "
+          "and moving_var with the momentum, as MXNet's backward does.")
+      .SetParam<BatchNormParam>()
+      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var"})
+      .SetMutableInputs({3, 4})
+      .SetNumOutputs(3)
+      .SetInferShape(BatchNormBackwardShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(BatchNormBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

@@ -2,22 +2,29 @@
 // it is the identity. With mode=always, or while training, elements are kept with probability
 // 1 - p and scaled by 1 / (1 - p); dims listed in axes share one mask value.
 //
-// The mask comes from a generator seeded identically on every call, so a given input always
-// gets the same mask (eager and graph agree bit for bit). The hidden "mask" output MXNet has is
-// counted in node_row_ptr but never materialized.
+// The mask comes from a Sampler (ops/random/sampler-inl.h) seeded with one draw of the global
+// generator per call (hybridnet::Seed, mx.random.seed), so a seeded program repeats its masks,
+// eager or in a graph.
+// The hidden "mask" output MXNet has is counted in node_row_ptr but never materialized: the
+// gradient (_backward_Dropout) reads the mask back from the input and the output. A kept element
+// is x / (1 - p), a dropped one x * 0; where x is 0 the two would be equal, so a dropped zero is
+// written as the zero of the other sign (-x), which compares equal to MXNet's x * 0 and tells the
+// gradient it was dropped.
 //
 // Dropout is deliberately not an identity view: the executor skips identity-view kernels, which
 // would silently turn mode=always into the identity. It declares in-place instead, so the
 // inference identity costs no copy in a planned graph.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
+#include "ops/random/sampler-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -25,7 +32,6 @@ namespace hybridnet {
 namespace {
 
 constexpr size_t kMaxDropoutDims = 16;
-constexpr uint32_t kDropoutSeed = 0x5eed5eedu;
 
 enum class DropoutMode { kAlways, kTraining };
 
@@ -77,25 +83,28 @@ bool DropoutShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   return known;
 }
 
+// Whether the call drops elements (else it is the identity, and so is its gradient).
+bool DropoutApplies(const DropoutParam& p, bool is_train) {
+  return (p.mode == DropoutMode::kAlways || is_train) && p.p > 0.f;
+}
+
+// x scaled by a mask value, telling a dropped zero from a kept one by its sign (see above).
+inline float Masked(float x, float factor) { return x == 0.f && factor == 0.f ? -x : x * factor; }
+
 void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
   const DropoutParam& p = attrs.Param<DropoutParam>();
   const float* x = in[0].ptr<const float>();
   float* y = out[0].ptr<float>();
   const int64_t n = in[0].Size();
-  const bool apply = (p.mode == DropoutMode::kAlways || ctx.is_train) && p.p > 0.f;
-  if (!apply) {
+  if (!DropoutApplies(p, ctx.is_train)) {
     if (x != y) std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
     return;
   }
   const float keep = 1.f - p.p;
   const float scale = keep > 0.f ? 1.f / keep : 0.f;
-  std::mt19937 engine(kDropoutSeed);
-  // 24 random bits give a uniform float in [0, 1) the same way on every platform.
-  auto draw = [&engine, keep, scale]() {
-    const float u = static_cast<float>(engine() >> 8) * (1.f / 16777216.f);
-    return u < keep ? scale : 0.f;
-  };
+  internal::Sampler sampler(internal::DrawRandomSeed());
+  auto draw = [&sampler, keep, scale]() { return sampler.Uniform() < keep ? scale : 0.f; };
   const Shape& s = in[0].shape;
   bool shared[kMaxDropoutDims] = {};
   bool any_shared = false;
@@ -105,7 +114,7 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     any_shared = true;
   }
   if (!any_shared) {
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * draw();
+    for (int64_t i = 0; i < n; ++i) y[i] = Masked(x[i], draw());
     return;
   }
   // Mask values are drawn in the order of the mask's own (broadcast) elements: walk the mask
@@ -130,7 +139,7 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
     for (size_t k = 0; k < nd; ++k) count *= shared[k] ? s[k] : 1;
     int64_t off = base;
     for (int64_t c = 0; c < count; ++c) {
-      y[off] = x[off] * factor;
+      y[off] = Masked(x[off], factor);
       for (size_t k = nd; k-- > 0;) {
         if (!shared[k]) continue;
         ++sidx[k];
@@ -146,6 +155,36 @@ void DropoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
       midx[k] = 0;
     }
   }
+}
+
+// _backward_Dropout (out_grad, data, output): dx = dy * mask, the mask (1 / (1 - p) where kept,
+// 0 where dropped) read back from x and y: where x is 0, by the sign of y; a NaN x counts as
+// kept. The identity when the call does not drop (inference, p = 0), as the forward.
+void DropoutBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                            const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const DropoutParam& p = attrs.Param<DropoutParam>();
+  const float* dy = in[0].ptr<const float>();
+  const float* x = in[1].ptr<const float>();
+  const float* y = in[2].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  const int64_t n = in[0].Size();
+  if (!DropoutApplies(p, ctx.is_train)) {
+    std::memcpy(dx, dy, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  const float keep = 1.f - p.p;
+  const float scale = keep > 0.f ? 1.f / keep : 0.f;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool kept = x[i] == 0.f ? std::signbit(y[i]) == std::signbit(x[i])
+                                  : std::isnan(x[i]) || (y[i] != 0.f && !std::isnan(y[i]));
+    dx[i] = dy[i] * (kept ? scale : 0.f);
+  }
+}
+
+std::vector<NodeEntry> DropoutGradient(const std::shared_ptr<Node>& n,
+                                       const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_backward_Dropout", {g.out_grad(0), g.in(0), g.out(0)}, g.attrs().dict)};
 }
 
 // The identity at inference. mode=always keeps dropping with hybridnet's own fixed-seed mask,
@@ -174,7 +213,18 @@ void RegisterDropoutOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(DropoutCompute)
       .SetInplace({{0, 0}})
-      .SetOnnx({"Identity"}, DropoutOnnx, "mode='always' with p > 0");
+      .SetOnnx({"Identity"}, DropoutOnnx, "mode='always' with p > 0")
+      .SetGradient(DropoutGradient);
+  r->Register("_backward_Dropout")
+      .Describe(
+          "The gradient of Dropout: the output gradient times the mask the forward applied "
+          "(1 / (1 - p) where kept, 0 where dropped), or unchanged when it did not drop.")
+      .SetParam<DropoutParam>()
+      .SetInputNames({"out_grad", "data", "output"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(DropoutBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

@@ -9,12 +9,21 @@
 //  * GroupNorm: per (sample, group) over C/num_groups channels and the spatial axes; gamma and
 //    beta are per group, (num_groups,), as in MXNet 1.x; outputs output, mean, std (N, G).
 // Statistics are accumulated in double.
+//
+// Their gradients (_backward_LayerNorm, _backward_InstanceNorm, _backward_GroupNorm) recompute
+// the statistics as the forward does and differentiate through them, reading only the output
+// gradient (those of mean and std count for nothing, as in MXNet). Per group of n elements with
+// xh = (x - mean) * invstd and g = dy * gamma:
+//   dx = invstd * (g - mean(g) - xh * mean(g * xh)),  dgamma = sum dy * xh,  dbeta = sum dy,
+// gamma's and beta's sums taken over every group an affine parameter applies to.
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -258,6 +267,156 @@ void GroupNormCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
 }
 
 // ---------------------------------------------------------------------------------------------
+// Gradients: inputs (out_grad, data, gamma), the forward's attributes; outputs the gradients of
+// data, gamma and beta.
+
+// One group's gradient: its element j is at offset at(j) and uses the affine parameter
+// affine(j); gamma's and beta's gradients are added to dgamma and dbeta.
+template <typename At, typename Affine>
+void NormalizedGroupBackward(const float* dy, const float* x, const float* gamma, int64_t n,
+                             const Stats& st, At at, Affine affine, float* dx, double* dgamma,
+                             double* dbeta) {
+  double sum_g = 0, sum_gxh = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t k = at(j);
+    const int64_t a = affine(j);
+    const double xh = (static_cast<double>(x[k]) - st.mean) * st.invstd;
+    const double g = static_cast<double>(dy[k]) * gamma[a];
+    sum_g += g;
+    sum_gxh += g * xh;
+    dgamma[a] += dy[k] * xh;
+    dbeta[a] += dy[k];
+  }
+  const double mean_g = sum_g / static_cast<double>(n);
+  const double mean_gxh = sum_gxh / static_cast<double>(n);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t k = at(j);
+    const double xh = (static_cast<double>(x[k]) - st.mean) * st.invstd;
+    const double g = static_cast<double>(dy[k]) * gamma[affine(j)];
+    dx[k] = static_cast<float>(st.invstd * (g - mean_g - xh * mean_gxh));
+  }
+}
+
+// dgamma and dbeta, accumulated in double, written out.
+struct AffineGradients {
+  std::vector<double> gamma, beta;
+  explicit AffineGradients(int64_t n)
+      : gamma(static_cast<size_t>(n), 0.0), beta(static_cast<size_t>(n), 0.0) {}
+  void Write(const std::vector<TBlob>& out) const {
+    float* dg = out[1].ptr<float>();
+    float* db = out[2].ptr<float>();
+    for (size_t i = 0; i < gamma.size(); ++i) {
+      dg[i] = static_cast<float>(gamma[i]);
+      db[i] = static_cast<float>(beta[i]);
+    }
+  }
+};
+
+void LayerNormBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const LayerNormParam& p = attrs.Param<LayerNormParam>();
+  const Shape& s = in[1].shape;
+  const size_t axis = LayerNormAxis(attrs, s);
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < axis; ++k) outer *= s[k];
+  for (size_t k = axis + 1; k < s.ndim(); ++k) inner *= s[k];
+  const int64_t C = s[axis];
+  const float* dy = in[0].ptr<const float>();
+  const float* x = in[1].ptr<const float>();
+  const float* gamma = in[2].ptr<const float>();
+  AffineGradients sums(C);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * C * inner + i;
+      const Stats st = StridedMoments(x + base, C, inner, p.eps);
+      NormalizedGroupBackward(
+          dy, x, gamma, C, st, [&](int64_t j) { return base + j * inner; },
+          [](int64_t j) { return j; }, out[0].ptr<float>(), sums.gamma.data(), sums.beta.data());
+    }
+  }
+  sums.Write(out);
+}
+
+void GroupedBackward(const std::vector<TBlob>& in, const std::vector<TBlob>& out, int64_t groups,
+                     float eps, bool affine_per_channel) {
+  const Shape& s = in[1].shape;
+  const int64_t N = s[0], C = s[1];
+  const int64_t spatial = s.Size() / (N * C);
+  const int64_t cg = C / groups;
+  const int64_t len = cg * spatial;
+  const float* dy = in[0].ptr<const float>();
+  const float* x = in[1].ptr<const float>();
+  const float* gamma = in[2].ptr<const float>();
+  AffineGradients sums(in[2].Size());
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t base = (n * C + g * cg) * spatial;
+      const Stats st = StridedMoments(x + base, len, 1, eps);
+      NormalizedGroupBackward(
+          dy, x, gamma, len, st, [&](int64_t j) { return base + j; },
+          [&](int64_t j) { return affine_per_channel ? g * cg + j / spatial : g; },
+          out[0].ptr<float>(), sums.gamma.data(), sums.beta.data());
+    }
+  }
+  sums.Write(out);
+}
+
+void InstanceNormBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  GroupedBackward(in, out, in[1].shape[1], attrs.Param<InstanceNormParam>().eps, true);
+}
+
+void GroupNormBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const GroupNormParam& p = attrs.Param<GroupNormParam>();
+  GroupedBackward(in, out, p.num_groups, p.eps, false);
+}
+
+// The forward's shape inference over (data, gamma, beta): each gradient has its input's shape.
+FInferShape NormBackwardShape(FInferShape forward) {
+  return [forward](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+    std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2]};
+    std::vector<Shape> forward_out{(*in)[0]};
+    for (size_t i = 0; i < 2; ++i) {
+      HN_CHECK(MergeShape((*out)[i], &forward_in[i]), kShapeError)
+          << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i]
+          << ", its input " << forward_in[i];
+    }
+    const bool known = forward(attrs, &forward_in, &forward_out);
+    (*in)[0] = forward_out[0];
+    (*in)[1] = forward_in[0];
+    (*in)[2] = forward_in[1];
+    for (size_t i = 0; i < 3; ++i) (*out)[i] = forward_in[i];
+    return known;
+  };
+}
+
+FGradient NormGradient(const char* backward_op) {
+  return [backward_op](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    internal::GradientBuilder g(n, dy);
+    std::shared_ptr<Node> backward =
+        g.MakeNode(backward_op, {g.out_grad(0), g.in(0), g.in(1)}, g.attrs().dict);
+    return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
+                                  NodeEntry{backward, 2, 0}};
+  };
+}
+
+template <typename P>
+void RegisterNormBackward(OpRegistry* r, const char* name, const char* forward_name,
+                          FInferShape forward_shape, FCompute compute) {
+  r->Register(name)
+      .Describe(std::string("The gradient of ") + forward_name +
+                ": the gradients of data, gamma and beta from the output's.")
+      .SetParam<P>()
+      .SetInputNames({"out_grad", "data", "gamma"})
+      .SetNumOutputs(3)
+      .SetInferShape(NormBackwardShape(std::move(forward_shape)))
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(std::move(compute))
+      .SetInternal();
+}
+
+// ---------------------------------------------------------------------------------------------
 // ONNX
 
 struct OnnxMoments {
@@ -342,7 +501,8 @@ void RegisterNormOps(OpRegistry* r) {
       .SetCompute(LayerNormCompute)
       .SetOnnx({"LayerNormalization", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div", "Unsqueeze",
                 "Identity"},
-               LayerNormOnnx);
+               LayerNormOnnx)
+      .SetGradient(NormGradient("_backward_LayerNorm"));
 
   r->Register("InstanceNorm")
       .Describe(
@@ -355,7 +515,8 @@ void RegisterNormOps(OpRegistry* r) {
       .SetInferShape(InstanceNormShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(InstanceNormCompute)
-      .SetOnnx({"InstanceNormalization"}, InstanceNormOnnx);
+      .SetOnnx({"InstanceNormalization"}, InstanceNormOnnx)
+      .SetGradient(NormGradient("_backward_InstanceNorm"));
 
   r->Register("GroupNorm")
       .Describe(
@@ -373,7 +534,15 @@ void RegisterNormOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(GroupNormCompute)
       .SetOnnx({"Reshape", "ReduceMean", "Sub", "Mul", "Add", "Sqrt", "Div", "Unsqueeze"},
-               GroupNormOnnx);
+               GroupNormOnnx)
+      .SetGradient(NormGradient("_backward_GroupNorm"));
+
+  RegisterNormBackward<LayerNormParam>(r, "_backward_LayerNorm", "LayerNorm", LayerNormShape,
+                                       LayerNormBackwardCompute);
+  RegisterNormBackward<InstanceNormParam>(r, "_backward_InstanceNorm", "InstanceNorm",
+                                          InstanceNormShape, InstanceNormBackwardCompute);
+  RegisterNormBackward<GroupNormParam>(r, "_backward_GroupNorm", "GroupNorm", GroupNormShape,
+                                       GroupNormBackwardCompute);
 }
 
 }  // namespace hybridnet

@@ -1,14 +1,17 @@
 // softmax / log_softmax / softmin (MXNet src/operator/nn/softmax-inl.h), SoftmaxOutput
-// (src/operator/softmax_output-inl.h, inference: the label is ignored) and SoftmaxActivation
-// (src/operator/nn/softmax_activation-inl.h).
+// (src/operator/softmax_output-inl.h: the forward ignores the label, the gradient
+// _backward_SoftmaxOutput reads it) and SoftmaxActivation
+// (src/operator/nn/softmax_activation-inl.h, whose gradient is _backward_softmax's).
 //
 // softmax/log_softmax/softmin accumulate the exponential sum in double (MXNet's AType for
 // float32); with use_length (softmax only, as MXNet) the second input holds each line's length
 // and the elements beyond it are 0;
 // SoftmaxOutput and SoftmaxActivation use mshadow's float Softmax.
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
@@ -329,15 +332,21 @@ void SoftmaxBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std:
   }
 }
 
-// The forward's gradient: its backward op on (dy, y), with its attributes. A length input or a
-// converting dtype have no gradient here.
+// The forward's gradient: its backward op on (dy, y), with its attributes. With use_length the
+// same op serves: y is 0 beyond each line's length, so there the gradient is 0 and the sums
+// cover the line's first `length` elements only; the length gets a zero gradient. A converting
+// dtype has no gradient here.
 FGradient SoftmaxGradient(const char* backward_op) {
   return [backward_op](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
     const SoftmaxParam& p = g.attrs().Param<SoftmaxParam>();
-    HN_CHECK(!p.use_length.value_or(false) && !p.dtype, kUnsupported)
-        << DescribeNode(g.attrs()) << ": the gradient with use_length or dtype is not supported";
-    return std::vector<NodeEntry>{g.Op(backward_op, {g.out_grad(0), g.out(0)}, g.attrs().dict)};
+    HN_CHECK(!p.dtype, kUnsupported)
+        << DescribeNode(g.attrs()) << ": the gradient with dtype is not supported";
+    AttrDict attrs = g.attrs().dict;
+    attrs.erase("use_length");
+    std::vector<NodeEntry> grads{g.Op(backward_op, {g.out_grad(0), g.out(0)}, std::move(attrs))};
+    if (p.use_length.value_or(false)) grads.push_back(g.ZerosLike(g.in(1)));
+    return grads;
   };
 }
 
@@ -429,6 +438,98 @@ void SoftmaxOutputCompute(const OpContext&, const NodeAttrs& attrs, const std::v
     v.inner = 1;
   }
   FloatSoftmaxAlong(in[0].ptr<const float>(), out[0].ptr<float>(), v);
+}
+
+// ---- _backward_SoftmaxOutput: inputs (label, output), SoftmaxOutput's attributes; output the
+// data gradient. Like MXNet's, it is (y - onehot(label)) scaled, and never reads the output
+// gradient: with out_grad=True MXNet 1.9.1 multiplies by the output y where it means the output
+// gradient (measured, in its autograd and its executor alike), and so does this.
+//   - a label of data's shape (probabilities): (y - label) * grad_scale [* y];
+//   - multi_output, per (n, position) with label k: y - (class == k), a row of zeros where
+//     use_ignore and k == ignore_label; times grad_scale / positions / count, count = the number
+//     of labels (null: 1; batch: n); with valid: grad_scale / (labels not ignored, at least 1);
+//   - else per row (n of (n, -1), or all but the last axis with preserve_shape) the same, with
+//     smooth_alpha: y - 1 + alpha at k and y - alpha / (classes - 1) elsewhere; times
+//     grad_scale / count, count = 1 (null), the number of labels (batch) or of those not
+//     ignored (valid, at least 1).
+// Labels are compared as MXNet does, truncated to int, in float arithmetic.
+
+void SoftmaxOutputBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                  const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const SoftmaxOutputParam& p = attrs.Param<SoftmaxOutputParam>();
+  const float* label = in[0].ptr<const float>();
+  const float* y = in[1].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  const Shape& s = in[1].shape;
+  const int64_t total = in[1].Size();
+  if (in[0].shape == s) {
+    for (int64_t i = 0; i < total; ++i) {
+      dx[i] =
+          p.out_grad ? p.grad_scale * (y[i] - label[i]) * y[i] : (y[i] - label[i]) * p.grad_scale;
+    }
+    return;
+  }
+  const int ignore = static_cast<int>(p.ignore_label);
+  const int64_t labels = in[0].Size();
+  int64_t valid = labels;
+  if (p.normalization == SoftmaxNormalization::kValid) {
+    for (int64_t i = 0; i < labels; ++i) valid -= static_cast<int>(label[i]) == ignore ? 1 : 0;
+    valid = valid == 0 ? 1 : valid;
+  }
+  float factor;
+  AxisView v;
+  if (p.multi_output) {
+    v = ViewAround(s, 1);
+    const int64_t count = p.normalization == SoftmaxNormalization::kBatch   ? s[0]
+                          : p.normalization == SoftmaxNormalization::kValid ? valid
+                                                                            : 1;
+    const int64_t positions = p.normalization == SoftmaxNormalization::kValid ? 1 : v.inner;
+    factor = p.grad_scale / static_cast<float>(positions) / static_cast<float>(count);
+  } else {
+    v.size = s[s.ndim() - 1];
+    if (!p.preserve_shape) v.size = s[0] == 0 ? 0 : total / s[0];
+    v.outer = v.size == 0 ? 0 : total / v.size;
+    v.inner = 1;
+    const int64_t count = p.normalization == SoftmaxNormalization::kNull ? 1 : valid;
+    factor = p.grad_scale / static_cast<float>(count);
+  }
+  const bool smooth = !p.multi_output && p.smooth_alpha != 0.f;
+  const float off_label = smooth ? p.smooth_alpha / static_cast<float>(v.size - 1) : 0.f;
+  for (int64_t o = 0; o < v.outer; ++o) {
+    for (int64_t i = 0; i < v.inner; ++i) {
+      const int k = static_cast<int>(label[o * v.inner + i]);
+      const bool ignored = p.use_ignore && k == ignore;
+      for (int64_t j = 0; j < v.size; ++j) {
+        const int64_t at = (o * v.size + j) * v.inner + i;
+        float g;
+        if (ignored) {
+          g = 0.f;
+        } else if (j == k) {
+          g = smooth ? y[at] - 1.f + p.smooth_alpha : y[at] - 1.f;
+        } else {
+          g = smooth ? y[at] - off_label : y[at];
+        }
+        g *= factor;
+        dx[at] = p.out_grad ? g * y[at] : g;
+      }
+    }
+  }
+}
+
+std::vector<NodeEntry> SoftmaxOutputGradient(const std::shared_ptr<Node>& n,
+                                             const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_backward_SoftmaxOutput", {g.in(1), g.out(0)}, g.attrs().dict),
+          g.ZerosLike(g.in(1))};
+}
+
+// SoftmaxActivation's gradient is softmax's along its axis.
+std::vector<NodeEntry> SoftmaxActivationGradient(const std::shared_ptr<Node>& n,
+                                                 const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const bool channel =
+      g.attrs().Param<SoftmaxActivationParam>().mode == SoftmaxActivationMode::kChannel;
+  return {g.Op("_backward_softmax", {g.out_grad(0), g.out(0)}, {{"axis", channel ? "1" : "-1"}})};
 }
 
 bool SoftmaxActivationShape(const NodeAttrs& attrs, std::vector<Shape>* in,
@@ -559,7 +660,26 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferShape(SoftmaxOutputShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SoftmaxOutputCompute)
-      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxOutputOnnx);
+      .SetOnnx({"Softmax", "Flatten", "Reshape"}, SoftmaxOutputOnnx)
+      .SetGradient(SoftmaxOutputGradient);
+
+  r->Register("_backward_SoftmaxOutput")
+      .Describe(
+          "The gradient of SoftmaxOutput: (softmax - onehot(label)) scaled by grad_scale and "
+          "normalized, as MXNet's (which multiplies by the output with out_grad=True).")
+      .SetParam<SoftmaxOutputParam>()
+      .SetInputNames({"label", "output"})
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        std::vector<Shape> forward_in{(*in)[1], (*in)[0]};
+        std::vector<Shape> forward_out{(*out)[0]};
+        const bool known = SoftmaxOutputShape(attrs, &forward_in, &forward_out);
+        (*in)[0] = forward_in[1];
+        (*in)[1] = (*out)[0] = forward_in[0];
+        return known;
+      })
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(SoftmaxOutputBackwardCompute)
+      .SetInternal();
 
   r->Register("SoftmaxActivation")
       .Describe("Softmax over the last axis (mode=instance) or over axis 1 (mode=channel).")
@@ -569,7 +689,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SoftmaxActivationCompute)
       .SetInplace({{0, 0}})
-      .SetOnnx({"Softmax"}, SoftmaxActivationOnnx);
+      .SetOnnx({"Softmax"}, SoftmaxActivationOnnx)
+      .SetGradient(SoftmaxActivationGradient);
 }
 
 }  // namespace hybridnet

@@ -4,11 +4,15 @@
 //  * channel: over axis 1 (one norm per sample and position, data at least 3-D);
 //  * spatial: over axes 2.. (one norm per sample and channel, data at least 3-D).
 // Sums are accumulated in double. MXNet's second output (the norms) is hidden.
+// The gradient (_backward_L2Normalization) recomputes each norm: per group,
+// dx = (dy - y * sum(dy * y)) / norm, as MXNet's.
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/gradient_util.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -62,28 +66,69 @@ void NormalizeGroups(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, 
   }
 }
 
+// The gradient of NormalizeGroups, group by group.
+template <typename T>
+void NormalizeGroupsBackward(const T* dy, const T* x, T* dx, int64_t outer, int64_t n,
+                             int64_t inner, T eps) {
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * n * inner + i;
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        sum += static_cast<double>(x[base + k * inner]) * x[base + k * inner];
+      }
+      const T norm = std::sqrt(static_cast<T>(sum) + eps);
+      double dot = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        dot += static_cast<double>(dy[base + k * inner]) * (x[base + k * inner] / norm);
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        const T y = x[base + k * inner] / norm;
+        dx[base + k * inner] = static_cast<T>((dy[base + k * inner] - y * dot) / norm);
+      }
+    }
+  }
+}
+
+// The (outer, n, inner) groups of `mode` for data of shape s.
+struct L2Groups {
+  int64_t outer, n, inner;
+};
+
+L2Groups GroupsOf(L2Mode mode, const Shape& s) {
+  const int64_t batch = s[0];
+  const int64_t rest = s.Size() / batch;
+  switch (mode) {
+    case L2Mode::kChannel:
+      return {batch, s[1], rest / s[1]};
+    case L2Mode::kSpatial:
+      return {batch * s[1], rest / s[1], 1};
+    case L2Mode::kInstance:
+      break;
+  }
+  return {batch, rest, 1};
+}
+
 void L2NormalizationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<L2NormalizationParam>();
-  const Shape& s = in[0].shape;
-  const int64_t batch = s[0];
-  const int64_t rest = s.Size() / batch;
+  const L2Groups g = GroupsOf(p.mode, in[0].shape);
   internal::SwitchRealDType(in[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* x = in[0].ptr<const T>();
-    T* y = out[0].ptr<T>();
-    const T eps = static_cast<T>(p.eps);
-    switch (p.mode) {
-      case L2Mode::kInstance:
-        NormalizeGroups(x, y, batch, rest, int64_t{1}, eps);
-        break;
-      case L2Mode::kChannel:
-        NormalizeGroups(x, y, batch, s[1], rest / s[1], eps);
-        break;
-      case L2Mode::kSpatial:
-        NormalizeGroups(x, y, batch * s[1], rest / s[1], int64_t{1}, eps);
-        break;
-    }
+    NormalizeGroups(in[0].ptr<const T>(), out[0].ptr<T>(), g.outer, g.n, g.inner,
+                    static_cast<T>(p.eps));
+  });
+}
+
+// _backward_L2Normalization: inputs (out_grad, data), output the data gradient.
+void L2NormalizationBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                    const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<L2NormalizationParam>();
+  const L2Groups g = GroupsOf(p.mode, in[1].shape);
+  internal::SwitchRealDType(in[1].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    NormalizeGroupsBackward(in[0].ptr<const T>(), in[1].ptr<const T>(), out[0].ptr<T>(), g.outer,
+                            g.n, g.inner, static_cast<T>(p.eps));
   });
 }
 
@@ -99,7 +144,28 @@ void RegisterL2NormalizationOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden norms
       .SetInferShape(L2NormalizationShape)
       .SetInferType(internal::RealType)
-      .SetCompute(L2NormalizationCompute);
+      .SetCompute(L2NormalizationCompute)
+      .SetGradient([](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+        internal::GradientBuilder g(n, dy);
+        return std::vector<NodeEntry>{
+            g.Op("_backward_L2Normalization", {g.out_grad(0), g.in(0)}, g.attrs().dict)};
+      });
+  r->Register("_backward_L2Normalization")
+      .Describe("The gradient of L2Normalization: (dy - y * sum(dy * y)) / norm per group.")
+      .SetParam<L2NormalizationParam>()
+      .SetInputNames({"out_grad", "data"})
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        std::vector<Shape> data{(*in)[1]};
+        std::vector<Shape> forward_out{(*in)[0]};
+        internal::AssignShape(attrs, &data, 0, (*out)[0], "input 'data'");
+        const bool known = L2NormalizationShape(attrs, &data, &forward_out);
+        (*in)[0] = forward_out[0];
+        (*in)[1] = (*out)[0] = data[0];
+        return known;
+      })
+      .SetInferType(internal::RealType)
+      .SetCompute(L2NormalizationBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet
