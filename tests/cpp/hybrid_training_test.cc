@@ -311,22 +311,35 @@ TEST_F(HybridTraining, UnusedOutputsGetZeroGradients) {
     EXPECT_EQ(BitDifference(grads[1][i], grads[0][i]), "") << i;
 }
 
-// BatchNorm in the planned graph under record(): batch statistics, and the running statistics
-// as eagerly, bit for bit.
+// BatchNorm in the planned graph under record(): batch statistics, the gradients, and the
+// running statistics (updated by each backward in training mode, as MXNet does) as eagerly, bit
+// for bit.
 TEST_F(HybridTraining, BatchNormTrainsInTheGraph) {
   NDArray x = NDArray::RandomUniform({4, 3, 2, 2}, -1.f, 2.f);
   autograd::AttachGrad(&x);
+  NDArray head = NDArray::RandomUniform({4, 3, 2, 2}, -1.f, 1.f);
   std::vector<std::vector<NDArray>> results;
   for (bool hybridized : {false, true}) {
     gluon::BatchNorm bn;
     bn.Initialize();
     bn.Hybridize(hybridized);
+    bn(x);  // completes the deferred shapes (inference: the running statistics stay)
+    bn.gamma()->AttachGrad();
+    bn.beta()->AttachGrad();
+    const std::vector<float> initial_mean = bn.running_mean()->data().ToFloatVector();
     NDArray y;
     for (int step = 0; step < 2; ++step) {
-      auto recording = autograd::Record();
-      y = bn(x);
+      {
+        auto recording = autograd::Record();
+        y = bn(x);
+      }
+      autograd::Backward({y}, {head});
     }
-    results.push_back({y, bn.running_mean()->data().Copy(), bn.running_var()->data().Copy()});
+    EXPECT_NE(bn.running_mean()->data().ToFloatVector(), initial_mean)
+        << "backward in training mode updates the running mean";
+    results.push_back({y, bn.running_mean()->data().Copy(), bn.running_var()->data().Copy(),
+                       autograd::GetGrad(x).Copy(), bn.gamma()->Grad().Copy(),
+                       bn.beta()->Grad().Copy()});
   }
   for (size_t i = 0; i < results[0].size(); ++i)
     EXPECT_EQ(BitDifference(results[1][i], results[0][i]), "") << i;
