@@ -242,19 +242,21 @@ RefFn ROIPoolingBackwardRef(int64_t ph_n, int64_t pw_n, double scale) {
 
 // ---- gradients of ops linear in their data ----------------------------------------------------
 
-// The gradient of <dy, f(in)> for f linear in in[0]: d in[0]_j = <dy, f(e_j, in[1:])>; the
-// other inputs get zeros (the ops declare no gradient for a resize's like input or for ROIs).
+// The gradient of <dy, f(in)> for f affine in in[0]: d in[0]_j = <dy, f(e_j, in[1:]) -
+// f(0, in[1:])>; the other inputs get zeros (the ops declare no gradient for a resize's like
+// input or for ROIs).
 std::vector<RefTensor> LinearAdjoint(const RefFn& f, const RefTensor& dy,
                                      const std::vector<RefTensor>& in) {
   std::vector<RefTensor> grads;
   for (const RefTensor& t : in) grads.emplace_back(t.shape);
   std::vector<RefTensor> unit = in;
   std::fill(unit[0].v.begin(), unit[0].v.end(), 0.0);
+  const RefTensor at_zero = f(unit)[0];
   for (int64_t j = 0; j < in[0].size(); ++j) {
     unit[0][j] = 1;
     const RefTensor y = f(unit)[0];
     double acc = 0;
-    for (int64_t k = 0; k < y.size(); ++k) acc += dy[k] * y[k];
+    for (int64_t k = 0; k < y.size(); ++k) acc += dy[k] * (y[k] - at_zero[k]);
     grads[0][j] = acc;
     unit[0][j] = 0;
   }
@@ -495,6 +497,48 @@ RefTensor SampleRef(const RefTensor& x, int64_t h, int64_t w,
         y[(n * c_n + c) * h * w + p] = BilinearZero(x, n, c, yr, xr);
     }
   return y;
+}
+
+// The slopes (d/dy, d/dx) of BilinearZero at (y, x).
+std::pair<double, double> BilinearZeroSlopes(const RefTensor& t, int64_t n, int64_t c, double y,
+                                             double x) {
+  const int64_t h = t.shape[2], w = t.shape[3];
+  const double y0 = std::floor(y), x0 = std::floor(x);
+  double gy = 0, gx = 0;
+  for (int dy = 0; dy < 2; ++dy)
+    for (int dx = 0; dx < 2; ++dx) {
+      const int64_t yy = static_cast<int64_t>(y0) + dy, xx = static_cast<int64_t>(x0) + dx;
+      if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+      const double wy = dy ? y - y0 : 1 - (y - y0), wx = dx ? x - x0 : 1 - (x - x0);
+      const double v = At4(t, n, c, yy, xx);
+      gy += (dy ? 1.0 : -1.0) * wx * v;
+      gx += wy * (dx ? 1.0 : -1.0) * v;
+    }
+  return {gy, gx};
+}
+
+// The gradient of <dy, SampleRef(x, h, w, grid)> with respect to the normalized grid points:
+// (d gx, d gy) per sample n and position p, at index n * h * w + p.
+std::vector<std::pair<double, double>> SampleGridGradRef(
+    const RefTensor& dy, const RefTensor& x, int64_t h, int64_t w,
+    const std::function<std::pair<double, double>(int64_t, int64_t)>& grid) {
+  const int64_t n_n = x.shape[0], c_n = x.shape[1], ih = x.shape[2], iw = x.shape[3];
+  std::vector<std::pair<double, double>> grads(static_cast<size_t>(n_n * h * w));
+  for (int64_t n = 0; n < n_n; ++n)
+    for (int64_t p = 0; p < h * w; ++p) {
+      const auto [gx, gy] = grid(n, p);
+      const double xr = (gx + 1) * static_cast<double>(iw - 1) / 2,
+                   yr = (gy + 1) * static_cast<double>(ih - 1) / 2;
+      double sx = 0, sy = 0;
+      for (int64_t c = 0; c < c_n; ++c) {
+        const auto [slope_y, slope_x] = BilinearZeroSlopes(x, n, c, yr, xr);
+        sx += dy[(n * c_n + c) * h * w + p] * slope_x;
+        sy += dy[(n * c_n + c) * h * w + p] * slope_y;
+      }
+      grads[static_cast<size_t>(n * h * w + p)] = {sx * static_cast<double>(iw - 1) / 2,
+                                                   sy * static_cast<double>(ih - 1) / 2};
+    }
+  return grads;
 }
 
 std::pair<double, double> AffinePoint(const double* t, int64_t p, int64_t h, int64_t w) {
@@ -1017,41 +1061,65 @@ HN_CONFORMANCE_CASES(Vision) {
         WithTol(Case("GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(4, 5)"}},
                      {{2, 6}}, affine_grid(4, 5), "affine"),
                 1e-5, 1e-6));
-    cases->push_back(WithTol(Case(
-                                 "GridGenerator", {{"transform_type", "warp"}}, {{2, 2, 3, 4}},
-                                 [](const std::vector<RefTensor>& in) {
-                                   const Shape& s = in[0].shape;
-                                   RefTensor y(s);
-                                   for (int64_t n = 0; n < s[0]; ++n)
-                                     for (int64_t i = 0; i < s[2]; ++i)
-                                       for (int64_t j = 0; j < s[3]; ++j) {
-                                         const int64_t px = ((n * 2) * s[2] + i) * s[3] + j,
-                                                       py = px + s[2] * s[3];
-                                         y[px] = (in[0][px] + static_cast<double>(j)) /
-                                                     ((static_cast<double>(s[3]) - 1) / 2) -
-                                                 1;
-                                         y[py] = (in[0][py] + static_cast<double>(i)) /
-                                                     ((static_cast<double>(s[2]) - 1) / 2) -
-                                                 1;
-                                       }
-                                   return std::vector<RefTensor>{y};
-                                 },
-                                 "warp"),
-                             1e-5, 1e-6));
-    cases->push_back(WithTol(WithGen(Case(
-                                         "BilinearSampler", {}, {{2, 3, 5, 6}, {2, 2, 4, 7}},
-                                         [](const std::vector<RefTensor>& in) {
-                                           const int64_t h = in[1].shape[2], w = in[1].shape[3];
-                                           return std::vector<RefTensor>{
-                                               SampleRef(in[0], h, w, [&](int64_t n, int64_t p) {
-                                                 return std::make_pair(
-                                                     in[1][(n * 2) * h * w + p],
-                                                     in[1][(n * 2 + 1) * h * w + p]);
-                                               })};
-                                         },
-                                         "grid_outside"),
-                                     PerInput({Uniform(-2, 2), Uniform(-1.4, 1.4)})),
-                             1e-5, 1e-6));
+    const RefFn warp_grid = [](const std::vector<RefTensor>& in) {
+      const Shape& s = in[0].shape;
+      RefTensor y(s);
+      for (int64_t n = 0; n < s[0]; ++n)
+        for (int64_t i = 0; i < s[2]; ++i)
+          for (int64_t j = 0; j < s[3]; ++j) {
+            const int64_t px = ((n * 2) * s[2] + i) * s[3] + j, py = px + s[2] * s[3];
+            y[px] =
+                (in[0][px] + static_cast<double>(j)) / ((static_cast<double>(s[3]) - 1) / 2) - 1;
+            y[py] =
+                (in[0][py] + static_cast<double>(i)) / ((static_cast<double>(s[2]) - 1) / 2) - 1;
+          }
+      return std::vector<RefTensor>{y};
+    };
+    cases->push_back(WithTol(
+        Case("GridGenerator", {{"transform_type", "warp"}}, {{2, 2, 3, 4}}, warp_grid, "warp"),
+        1e-5, 1e-6));
+    cases->push_back(Internal(WithTol(
+        Case("_backward_GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(4, 5)"}},
+             {{2, 2, 4, 5}, {2, 6}}, AdjointBackwardRef(affine_grid(4, 5)), "affine"),
+        1e-5, 1e-6)));
+    cases->push_back(
+        Internal(WithTol(Case("_backward_GridGenerator", {{"transform_type", "warp"}},
+                              {{2, 2, 3, 4}, {2, 2, 3, 4}}, AdjointBackwardRef(warp_grid), "warp"),
+                         1e-5, 1e-6)));
+    // (data, grid) -> the samples; grid_point reads point (n, p) of a grid.
+    auto grid_point = [](const RefTensor& g) {
+      const int64_t hw = g.shape[2] * g.shape[3];
+      return [&g, hw](int64_t n, int64_t p) {
+        return std::make_pair(g[(n * 2) * hw + p], g[(n * 2 + 1) * hw + p]);
+      };
+    };
+    const RefFn sampler = [grid_point](const std::vector<RefTensor>& in) {
+      return std::vector<RefTensor>{
+          SampleRef(in[0], in[1].shape[2], in[1].shape[3], grid_point(in[1]))};
+    };
+    cases->push_back(WithTol(
+        WithGen(Case("BilinearSampler", {}, {{2, 3, 5, 6}, {2, 2, 4, 7}}, sampler, "grid_outside"),
+                PerInput({Uniform(-2, 2), Uniform(-1.4, 1.4)})),
+        1e-5, 1e-6));
+    // Its backward op: (out_grad, data, grid) -> the adjoint for data, the slopes for the grid.
+    cases->push_back(Internal(WithTol(
+        WithGen(Case("_backward_BilinearSampler", {}, {{2, 3, 4, 7}, {2, 3, 5, 6}, {2, 2, 4, 7}},
+                     [sampler, grid_point](const std::vector<RefTensor>& in) {
+                       std::vector<RefTensor> grads = AdjointBackwardRef(sampler)(in);
+                       const RefTensor& g = in[2];
+                       const int64_t hw = g.shape[2] * g.shape[3];
+                       const auto slopes =
+                           SampleGridGradRef(in[0], in[1], g.shape[2], g.shape[3], grid_point(g));
+                       for (int64_t n = 0; n < g.shape[0]; ++n)
+                         for (int64_t p = 0; p < hw; ++p) {
+                           const auto [dgx, dgy] = slopes[static_cast<size_t>(n * hw + p)];
+                           grads[1][(n * 2) * hw + p] = dgx;
+                           grads[1][(n * 2 + 1) * hw + p] = dgy;
+                         }
+                       return grads;
+                     }),
+                PerInput({Uniform(-1, 1), Uniform(-2, 2), Uniform(-1.4, 1.4)})),
+        1e-5, 1e-6)));
     cases->push_back(WithTol(
         WithGen(
             Case(
@@ -1069,6 +1137,43 @@ HN_CONFORMANCE_CASES(Vision) {
             PerInput({Uniform(-2, 2),
                       Values({1.1, 0.2, 0.1, -0.3, 0.9, -0.2, 0.6, -0.5, 0.4, 0.5, 0.7, 0.3})})),
         1e-5, 1e-6));
+    // Its backward op: the sampler's gradients, the grid's carried to loc (x, y, 1).
+    const RefFn transformer = [](const std::vector<RefTensor>& in) {
+      return std::vector<RefTensor>{SampleRef(in[0], 4, 6, [&](int64_t n, int64_t p) {
+        return AffinePoint(&in[1].v[static_cast<size_t>(n * 6)], p, 4, 6);
+      })};
+    };
+    cases->push_back(Internal(WithTol(
+        WithGen(Case("_backward_SpatialTransformer",
+                     {{"target_shape", "(4, 6)"},
+                      {"transform_type", "affine"},
+                      {"sampler_type", "bilinear"}},
+                     {{2, 2, 4, 6}, {2, 2, 5, 5}, {2, 6}},
+                     [transformer](const std::vector<RefTensor>& in) {
+                       std::vector<RefTensor> grads = AdjointBackwardRef(transformer)(in);
+                       const RefTensor& loc = in[2];
+                       const auto slopes =
+                           SampleGridGradRef(in[0], in[1], 4, 6, [&](int64_t n, int64_t p) {
+                             return AffinePoint(&loc.v[static_cast<size_t>(n * 6)], p, 4, 6);
+                           });
+                       const double unit[6] = {1, 0, 0, 0, 1, 0};  // the identity: target points
+                       for (int64_t n = 0; n < loc.shape[0]; ++n)
+                         for (int64_t p = 0; p < 24; ++p) {
+                           const auto [xs, ys] = AffinePoint(unit, p, 4, 6);
+                           const auto [dgx, dgy] = slopes[static_cast<size_t>(n * 24 + p)];
+                           const double point[3] = {xs, ys, 1};
+                           for (int k = 0; k < 3; ++k) {
+                             grads[1][n * 6 + k] += dgx * point[k];
+                             grads[1][n * 6 + 3 + k] += dgy * point[k];
+                           }
+                         }
+                       return grads;
+                     }),
+                // Transforms that put no target point on a pixel row or column (a kink).
+                PerInput({Uniform(-1, 1), Uniform(-2, 2),
+                          Values({1.07, 0.21, 0.13, -0.29, 0.93, -0.17, 0.61, -0.47, 0.43, 0.52,
+                                  0.71, 0.33})})),
+        1e-5, 1e-6)));
   }
 
   // ---- deformable convolutions (offsets move taps outside the image)
