@@ -311,6 +311,8 @@ HN_CONFORMANCE_CASES(CTCLossBackward) {
 }
 
 HN_ERROR_CASES(CTCLoss) {
+  cases->push_back(Rejected("_backward_CTCLoss", {}, {{2}, {5, 3, 4}, {3, 2}},
+                            StatusCode::kShapeError, {"_backward_CTCLoss(node)", "out_grad"}));
   cases->push_back(Rejected("CTCLoss", {}, {{5, 3}, {3, 2}}, StatusCode::kShapeError,
                             {"CTCLoss(node)", "seq_len, batch, classes"}));
   cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {2, 2}}, StatusCode::kShapeError,

@@ -1287,6 +1287,14 @@ HN_CONFORMANCE_CASES(Vision) {
 HN_ERROR_CASES(Vision) {
   const auto kInv = StatusCode::kInvalidArgument;
   const auto kShape = StatusCode::kShapeError;
+  // A backward op's out_grad must have the forward output's shape.
+  cases->push_back(Rejected("_backward_ROIAlign",
+                            {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}},
+                            {{3, 2, 2, 2}, {1, 2, 6, 6}, {4, 5}}, kShape,
+                            {"_backward_ROIAlign(node)", "out_grad", "(4, 2, 2, 2)"}));
+  cases->push_back(Rejected("_backward_contrib_BilinearResize2D", {{"height", "3"}, {"width", "4"}},
+                            {{1, 2, 3, 5}, {1, 2, 6, 6}}, kShape,
+                            {"_backward_contrib_BilinearResize2D(node)", "out_grad"}));
   cases->push_back(
       Rejected("UpSampling", {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_args", "2"}},
                {{1, 3, 4, 4}, {3, 1, 4, 4}}, kInv, {"UpSampling(node)", "num_filter"}));

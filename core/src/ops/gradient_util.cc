@@ -102,9 +102,16 @@ bool BackwardShape(const FInferShape& forward, const NodeAttrs& attrs, std::vect
   std::vector<Shape> forward_in(in->begin() + 1, in->end());
   for (size_t i = 0; i < out->size(); ++i)
     merge((*out)[i], &forward_in[i], "input " + std::to_string(i + 1));
-  std::vector<Shape> forward_out{(*in)[0]};
-  const bool known = forward(attrs, &forward_in, &forward_out);
+  // The forward's output from its inputs first, so that a conflict names out_grad; then, when
+  // the inputs leave it open, what out_grad tells the forward about its inputs.
+  std::vector<Shape> forward_out{Shape()};
+  bool known = forward(attrs, &forward_in, &forward_out);
   merge(forward_out[0], &(*in)[0], "input 'out_grad'");
+  if (!known && (*in)[0].ndim() != 0) {
+    forward_out[0] = (*in)[0];
+    known = forward(attrs, &forward_in, &forward_out);
+    (*in)[0] = forward_out[0];
+  }
   for (size_t i = 0; i < forward_in.size(); ++i) {
     (*in)[i + 1] = forward_in[i];
     if (i < out->size()) (*out)[i] = forward_in[i];

@@ -166,15 +166,15 @@ struct CTCLattice {
   int64_t ext = 0, classes = 0, blank = 0;
   std::vector<int64_t> labels;
   std::vector<double> logp, alpha;
-  int64_t Symbol(int64_t s) const {
+  int64_t ExtendedLabel(int64_t s) const {
     return s % 2 == 0 ? blank : labels[static_cast<size_t>(s / 2)];
   }
   double LogP(int64_t t, int64_t s) const {
-    return logp[static_cast<size_t>(t * classes + Symbol(s))];
+    return logp[static_cast<size_t>(t * classes + ExtendedLabel(s))];
   }
   // Whether a path may move from extended position s - 2 to s (skipping a blank).
   bool MaySkipTo(int64_t s) const {
-    return s >= 2 && Symbol(s) != blank && Symbol(s) != Symbol(s - 2);
+    return s >= 2 && ExtendedLabel(s) != blank && ExtendedLabel(s) != ExtendedLabel(s - 2);
   }
   // log p(labels | data).
   double LogLikelihood(int64_t steps) const {
@@ -281,7 +281,7 @@ void CTCBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
       gamma.assign(static_cast<size_t>(classes), 0.0);
       const double* alpha = g.alpha.data() + t * ext;
       for (int64_t s = 0; s < ext; ++s) {
-        gamma[static_cast<size_t>(g.Symbol(s))] +=
+        gamma[static_cast<size_t>(g.ExtendedLabel(s))] +=
             std::exp(alpha[s] + beta[static_cast<size_t>(s)] - ll);
       }
       const double* logp = g.logp.data() + t * classes;
