@@ -292,49 +292,85 @@ namespace {
 // CTC by enumeration: the probability of a label sequence is the sum, over every path of
 // classes of length T whose collapse (merge repeats, drop blanks) is the sequence, of the
 // product of the per-step softmax probabilities.
+struct CTCEnumeration {
+  int64_t steps = 0;
+  std::vector<std::vector<double>> prob;       // [t][c], the softmax
+  double total = 0;                            // p(label)
+  std::vector<std::vector<double>> posterior;  // [t][c], sum of p(path) over paths with c at t
+};
+
+CTCEnumeration EnumerateCTC(const std::vector<RefTensor>& in, int64_t b, bool blank_first,
+                            bool data_lengths, bool label_lengths) {
+  const int64_t steps = in[0].shape[0], batch = in[0].shape[1], classes = in[0].shape[2];
+  const int64_t width = in[1].shape[1];
+  const int64_t blank = blank_first ? 0 : classes - 1;
+  CTCEnumeration e;
+  e.steps = data_lengths ? static_cast<int64_t>(in[2][b]) : steps;
+  std::vector<int64_t> label;
+  const int64_t n = label_lengths ? static_cast<int64_t>(in[data_lengths ? 3 : 2][b]) : width;
+  for (int64_t l = 0; l < n; ++l) {
+    const double v = in[1][b * width + l];
+    if (!label_lengths && v == (blank_first ? 0.0 : -1.0)) break;
+    label.push_back(static_cast<int64_t>(v));
+  }
+  e.prob.resize(static_cast<size_t>(e.steps));
+  e.posterior.assign(static_cast<size_t>(e.steps),
+                     std::vector<double>(static_cast<size_t>(classes), 0.0));
+  for (int64_t t = 0; t < e.steps; ++t) {
+    double sum = 0;
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(in[0][(t * batch + b) * classes + c]);
+    for (int64_t c = 0; c < classes; ++c)
+      e.prob[static_cast<size_t>(t)].push_back(std::exp(in[0][(t * batch + b) * classes + c]) /
+                                               sum);
+  }
+  int64_t paths = 1;
+  for (int64_t t = 0; t < e.steps; ++t) paths *= classes;
+  for (int64_t code = 0; code < paths; ++code) {
+    std::vector<int64_t> path;
+    int64_t rest = code;
+    double p = 1;
+    for (int64_t t = 0; t < e.steps; ++t) {
+      path.push_back(rest % classes);
+      p *= e.prob[static_cast<size_t>(t)][static_cast<size_t>(rest % classes)];
+      rest /= classes;
+    }
+    std::vector<int64_t> collapsed;
+    for (size_t t = 0; t < path.size(); ++t)
+      if (path[t] != blank && (t == 0 || path[t] != path[t - 1])) collapsed.push_back(path[t]);
+    if (collapsed != label) continue;
+    e.total += p;
+    for (size_t t = 0; t < path.size(); ++t) e.posterior[t][static_cast<size_t>(path[t])] += p;
+  }
+  return e;
+}
+
 RefFn CTCRef(bool blank_first, bool data_lengths, bool label_lengths) {
   return [=](const std::vector<RefTensor>& in) {
-    const int64_t steps = in[0].shape[0], batch = in[0].shape[1], classes = in[0].shape[2];
-    const int64_t width = in[1].shape[1];
-    const int64_t blank = blank_first ? 0 : classes - 1;
-    RefTensor out{Shape{batch}};
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t t_len = data_lengths ? static_cast<int64_t>(in[2][b]) : steps;
-      std::vector<int64_t> label;
-      const int64_t n = label_lengths ? static_cast<int64_t>(in[data_lengths ? 3 : 2][b]) : width;
-      for (int64_t l = 0; l < n; ++l) {
-        const double v = in[1][b * width + l];
-        if (!label_lengths && v == (blank_first ? 0.0 : -1.0)) break;
-        label.push_back(static_cast<int64_t>(v));
-      }
-      std::vector<std::vector<double>> prob(static_cast<size_t>(t_len));
-      for (int64_t t = 0; t < t_len; ++t) {
-        double sum = 0;
-        for (int64_t c = 0; c < classes; ++c) sum += std::exp(in[0][(t * batch + b) * classes + c]);
-        for (int64_t c = 0; c < classes; ++c)
-          prob[static_cast<size_t>(t)].push_back(std::exp(in[0][(t * batch + b) * classes + c]) /
-                                                 sum);
-      }
-      double total = 0;
-      int64_t paths = 1;
-      for (int64_t t = 0; t < t_len; ++t) paths *= classes;
-      for (int64_t code = 0; code < paths; ++code) {
-        std::vector<int64_t> path;
-        int64_t rest = code;
-        double p = 1;
-        for (int64_t t = 0; t < t_len; ++t) {
-          path.push_back(rest % classes);
-          p *= prob[static_cast<size_t>(t)][static_cast<size_t>(rest % classes)];
-          rest /= classes;
-        }
-        std::vector<int64_t> collapsed;
-        for (size_t t = 0; t < path.size(); ++t)
-          if (path[t] != blank && (t == 0 || path[t] != path[t - 1])) collapsed.push_back(path[t]);
-        if (collapsed == label) total += p;
-      }
-      out[b] = -std::log(total);
-    }
+    RefTensor out{Shape{in[0].shape[1]}};
+    for (int64_t b = 0; b < out.size(); ++b)
+      out[b] = -std::log(EnumerateCTC(in, b, blank_first, data_lengths, label_lengths).total);
     return std::vector<RefTensor>{out};
+  };
+}
+
+// _backward_CTCLoss: (out_grad, the forward inputs) -> d data[t, b, c] = out_grad[b] *
+// (softmax - posterior / p) for t within the sequence, zeros elsewhere and for the other inputs.
+RefFn CTCBackwardRef(bool blank_first, bool data_lengths, bool label_lengths) {
+  return [=](const std::vector<RefTensor>& in) {
+    const std::vector<RefTensor> forward(in.begin() + 1, in.end());
+    std::vector<RefTensor> grads;
+    for (const RefTensor& x : forward) grads.emplace_back(x.shape);
+    const int64_t batch = forward[0].shape[1], classes = forward[0].shape[2];
+    for (int64_t b = 0; b < batch; ++b) {
+      const CTCEnumeration e = EnumerateCTC(forward, b, blank_first, data_lengths, label_lengths);
+      for (int64_t t = 0; t < e.steps; ++t)
+        for (int64_t c = 0; c < classes; ++c) {
+          const size_t ts = static_cast<size_t>(t), cs = static_cast<size_t>(c);
+          grads[0][(t * batch + b) * classes + c] =
+              in[0][b] * (e.prob[ts][cs] - e.posterior[ts][cs] / e.total);
+        }
+    }
+    return grads;
   };
 }
 
@@ -370,7 +406,37 @@ HN_CONFORMANCE_CASES(CTCLoss) {
               CTCGen(1, 2, 0, 0, true)));
 }
 
+// The backward op's cases: out_grad first, then the forward inputs drawn as above.
+InputGen AfterOutGrad(InputGen gen) {
+  return [gen](std::mt19937& rng, size_t input, int64_t index) {
+    if (input == 0) return std::uniform_real_distribution<double>(-1, 1)(rng);
+    return gen(rng, input - 1, index);
+  };
+}
+
+OpCase Internal(OpCase c) {
+  c.check_json = false;
+  return c;
+}
+
+HN_CONFORMANCE_CASES(CTCLossBackward) {
+  cases->push_back(Internal(WithTol(WithGen(Case("_backward_CTCLoss", {}, {{3}, {5, 3, 4}, {3, 2}},
+                                                 CTCBackwardRef(true, false, false)),
+                                            AfterOutGrad(CTCGen(0, 3, 0, 0, false))),
+                                    1e-5, 1e-6)));
+  cases->push_back(Internal(WithTol(WithGen(Case("_backward_CTCLoss",
+                                                 {{"use_data_lengths", "True"},
+                                                  {"use_label_lengths", "True"},
+                                                  {"blank_label", "last"}},
+                                                 {{2}, {5, 2, 3}, {2, 2}, {2}, {2}},
+                                                 CTCBackwardRef(false, true, true), "lengths"),
+                                            AfterOutGrad(CTCGen(0, 1, 3, 5, false))),
+                                    1e-5, 1e-6)));
+}
+
 HN_ERROR_CASES(CTCLoss) {
+  cases->push_back(Rejected("_backward_CTCLoss", {}, {{2}, {5, 3, 4}, {3, 2}},
+                            StatusCode::kShapeError, {"_backward_CTCLoss(node)", "out_grad"}));
   cases->push_back(Rejected("CTCLoss", {}, {{5, 3}, {3, 2}}, StatusCode::kShapeError,
                             {"CTCLoss(node)", "seq_len, batch, classes"}));
   cases->push_back(Rejected("CTCLoss", {}, {{5, 3, 4}, {2, 2}}, StatusCode::kShapeError,

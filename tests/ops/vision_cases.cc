@@ -163,45 +163,125 @@ int64_t BatchOf(double v, int64_t batch) {
   return (v > -1 && t < static_cast<double>(batch)) ? static_cast<int64_t>(t) : -1;
 }
 
+// Calls bin(r, c, i, j, b, h0, h1, w0, w1) for every bin [h0, h1) x [w0, w1) of every ROI r
+// naming an image b of x.
+void ForEachROIPoolingBin(int64_t ph_n, int64_t pw_n, double scale, const RefTensor& x,
+                          const RefTensor& rois,
+                          const std::function<void(int64_t, int64_t, int64_t, int64_t, int64_t,
+                                                   int64_t, int64_t, int64_t, int64_t)>& bin) {
+  const int64_t c_n = x.shape[1], h = x.shape[2], w = x.shape[3], r_n = rois.shape[0];
+  for (int64_t r = 0; r < r_n; ++r) {
+    const double* roi = &rois.v[static_cast<size_t>(r * 5)];
+    const int64_t b = BatchOf(roi[0], x.shape[0]);
+    if (b < 0) continue;  // zeros
+    const int64_t x1 = std::llround(roi[1] * scale), y1 = std::llround(roi[2] * scale);
+    const int64_t x2 = std::llround(roi[3] * scale), y2 = std::llround(roi[4] * scale);
+    const double bin_h =
+        F32(static_cast<double>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<double>(ph_n));
+    const double bin_w =
+        F32(static_cast<double>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<double>(pw_n));
+    for (int64_t c = 0; c < c_n; ++c)
+      for (int64_t i = 0; i < ph_n; ++i)
+        for (int64_t j = 0; j < pw_n; ++j) {
+          const int64_t h0 = std::clamp<int64_t>(
+              static_cast<int64_t>(std::floor(F32(static_cast<double>(i) * bin_h))) + y1, 0, h);
+          const int64_t h1 = std::clamp<int64_t>(
+              static_cast<int64_t>(std::ceil(F32(static_cast<double>(i + 1) * bin_h))) + y1, 0, h);
+          const int64_t w0 = std::clamp<int64_t>(
+              static_cast<int64_t>(std::floor(F32(static_cast<double>(j) * bin_w))) + x1, 0, w);
+          const int64_t w1 = std::clamp<int64_t>(
+              static_cast<int64_t>(std::ceil(F32(static_cast<double>(j + 1) * bin_w))) + x1, 0, w);
+          bin(r, c, i, j, b, h0, h1, w0, w1);
+        }
+  }
+}
+
 RefFn ROIPoolingRef(int64_t ph_n, int64_t pw_n, double scale) {
   return [=](const std::vector<RefTensor>& in) {
     const RefTensor &x = in[0], &rois = in[1];
-    const int64_t c_n = x.shape[1], h = x.shape[2], w = x.shape[3], r_n = rois.shape[0];
-    RefTensor y(Shape{r_n, c_n, ph_n, pw_n});
-    for (int64_t r = 0; r < r_n; ++r) {
-      const double* roi = &rois.v[static_cast<size_t>(r * 5)];
-      const int64_t b = BatchOf(roi[0], x.shape[0]);
-      if (b < 0) continue;  // zeros
-      const int64_t x1 = std::llround(roi[1] * scale), y1 = std::llround(roi[2] * scale);
-      const int64_t x2 = std::llround(roi[3] * scale), y2 = std::llround(roi[4] * scale);
-      const double bin_h =
-          F32(static_cast<double>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<double>(ph_n));
-      const double bin_w =
-          F32(static_cast<double>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<double>(pw_n));
-      for (int64_t c = 0; c < c_n; ++c)
-        for (int64_t i = 0; i < ph_n; ++i)
-          for (int64_t j = 0; j < pw_n; ++j) {
-            const int64_t h0 = std::clamp<int64_t>(
-                static_cast<int64_t>(std::floor(F32(static_cast<double>(i) * bin_h))) + y1, 0, h);
-            const int64_t h1 = std::clamp<int64_t>(
-                static_cast<int64_t>(std::ceil(F32(static_cast<double>(i + 1) * bin_h))) + y1, 0,
-                h);
-            const int64_t w0 = std::clamp<int64_t>(
-                static_cast<int64_t>(std::floor(F32(static_cast<double>(j) * bin_w))) + x1, 0, w);
-            const int64_t w1 = std::clamp<int64_t>(
-                static_cast<int64_t>(std::ceil(F32(static_cast<double>(j + 1) * bin_w))) + x1, 0,
-                w);
-            double m = 0;
-            if (h1 > h0 && w1 > w0) {
-              m = -1e300;
-              for (int64_t yy = h0; yy < h1; ++yy)
-                for (int64_t xx = w0; xx < w1; ++xx) m = std::max(m, At4(x, b, c, yy, xx));
-            }
-            y[((r * c_n + c) * ph_n + i) * pw_n + j] = m;
-          }
-    }
+    const int64_t c_n = x.shape[1];
+    RefTensor y(Shape{rois.shape[0], c_n, ph_n, pw_n});
+    ForEachROIPoolingBin(ph_n, pw_n, scale, x, rois,
+                         [&](int64_t r, int64_t c, int64_t i, int64_t j, int64_t b, int64_t h0,
+                             int64_t h1, int64_t w0, int64_t w1) {
+                           double m = 0;
+                           if (h1 > h0 && w1 > w0) {
+                             m = -1e300;
+                             for (int64_t yy = h0; yy < h1; ++yy)
+                               for (int64_t xx = w0; xx < w1; ++xx)
+                                 m = std::max(m, At4(x, b, c, yy, xx));
+                           }
+                           y[((r * c_n + c) * ph_n + i) * pw_n + j] = m;
+                         });
     return std::vector<RefTensor>{y};
   };
+}
+
+// _backward_ROIPooling: (out_grad, data, rois) -> each bin's gradient added at the first
+// largest pixel of its bin (row-major), zeros for rois.
+RefFn ROIPoolingBackwardRef(int64_t ph_n, int64_t pw_n, double scale) {
+  return [=](const std::vector<RefTensor>& in) {
+    const RefTensor &dy = in[0], &x = in[1], &rois = in[2];
+    const int64_t c_n = x.shape[1];
+    RefTensor dx(x.shape), drois(rois.shape);
+    ForEachROIPoolingBin(ph_n, pw_n, scale, x, rois,
+                         [&](int64_t r, int64_t c, int64_t i, int64_t j, int64_t b, int64_t h0,
+                             int64_t h1, int64_t w0, int64_t w1) {
+                           int64_t at = -1;
+                           double m = -1e300;
+                           for (int64_t yy = h0; yy < h1; ++yy)
+                             for (int64_t xx = w0; xx < w1; ++xx)
+                               if (At4(x, b, c, yy, xx) > m) {
+                                 m = At4(x, b, c, yy, xx);
+                                 at = ((b * c_n + c) * x.shape[2] + yy) * x.shape[3] + xx;
+                               }
+                           if (at >= 0) dx[at] += dy[((r * c_n + c) * ph_n + i) * pw_n + j];
+                         });
+    return std::vector<RefTensor>{dx, drois};
+  };
+}
+
+// ---- gradients of ops linear in their data ----------------------------------------------------
+
+// The gradient of <dy, f(in)> for f affine in in[0]: d in[0]_j = <dy, f(e_j, in[1:]) -
+// f(0, in[1:])>; the other inputs get zeros (the ops declare no gradient for a resize's like
+// input or for ROIs).
+std::vector<RefTensor> LinearAdjoint(const RefFn& f, const RefTensor& dy,
+                                     const std::vector<RefTensor>& in) {
+  std::vector<RefTensor> grads;
+  for (const RefTensor& t : in) grads.emplace_back(t.shape);
+  std::vector<RefTensor> unit = in;
+  std::fill(unit[0].v.begin(), unit[0].v.end(), 0.0);
+  const RefTensor at_zero = f(unit)[0];
+  for (int64_t j = 0; j < in[0].size(); ++j) {
+    unit[0][j] = 1;
+    const RefTensor y = f(unit)[0];
+    double acc = 0;
+    for (int64_t k = 0; k < y.size(); ++k) acc += dy[k] * (y[k] - at_zero[k]);
+    grads[0][j] = acc;
+    unit[0][j] = 0;
+  }
+  return grads;
+}
+
+// The declared gradient of a forward case of such an op.
+RefGradFn AdjointGradient(RefFn f) {
+  return [f](const std::vector<RefTensor>& in, const std::vector<RefTensor>& out_grads) {
+    return LinearAdjoint(f, out_grads[0], in);
+  };
+}
+
+// The reference of its backward op: (out_grad, forward inputs) -> their gradients.
+RefFn AdjointBackwardRef(RefFn f) {
+  return [f](const std::vector<RefTensor>& in) {
+    return LinearAdjoint(f, in[0], std::vector<RefTensor>(in.begin() + 1, in.end()));
+  };
+}
+
+// An internal op's case (never in a model file, so no JSON round trip).
+OpCase Internal(OpCase c) {
+  c.check_json = false;
+  return c;
 }
 
 // ---- ROIAlign / RROIAlign ---------------------------------------------------------------------
@@ -418,6 +498,48 @@ RefTensor SampleRef(const RefTensor& x, int64_t h, int64_t w,
         y[(n * c_n + c) * h * w + p] = BilinearZero(x, n, c, yr, xr);
     }
   return y;
+}
+
+// The slopes (d/dy, d/dx) of BilinearZero at (y, x).
+std::pair<double, double> BilinearZeroSlopes(const RefTensor& t, int64_t n, int64_t c, double y,
+                                             double x) {
+  const int64_t h = t.shape[2], w = t.shape[3];
+  const double y0 = std::floor(y), x0 = std::floor(x);
+  double gy = 0, gx = 0;
+  for (int dy = 0; dy < 2; ++dy)
+    for (int dx = 0; dx < 2; ++dx) {
+      const int64_t yy = static_cast<int64_t>(y0) + dy, xx = static_cast<int64_t>(x0) + dx;
+      if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+      const double wy = dy ? y - y0 : 1 - (y - y0), wx = dx ? x - x0 : 1 - (x - x0);
+      const double v = At4(t, n, c, yy, xx);
+      gy += (dy ? 1.0 : -1.0) * wx * v;
+      gx += wy * (dx ? 1.0 : -1.0) * v;
+    }
+  return {gy, gx};
+}
+
+// The gradient of <dy, SampleRef(x, h, w, grid)> with respect to the normalized grid points:
+// (d gx, d gy) per sample n and position p, at index n * h * w + p.
+std::vector<std::pair<double, double>> SampleGridGradRef(
+    const RefTensor& dy, const RefTensor& x, int64_t h, int64_t w,
+    const std::function<std::pair<double, double>(int64_t, int64_t)>& grid) {
+  const int64_t n_n = x.shape[0], c_n = x.shape[1], ih = x.shape[2], iw = x.shape[3];
+  std::vector<std::pair<double, double>> grads(static_cast<size_t>(n_n * h * w));
+  for (int64_t n = 0; n < n_n; ++n)
+    for (int64_t p = 0; p < h * w; ++p) {
+      const auto [gx, gy] = grid(n, p);
+      const double xr = (gx + 1) * static_cast<double>(iw - 1) / 2,
+                   yr = (gy + 1) * static_cast<double>(ih - 1) / 2;
+      double sx = 0, sy = 0;
+      for (int64_t c = 0; c < c_n; ++c) {
+        const auto [slope_y, slope_x] = BilinearZeroSlopes(x, n, c, yr, xr);
+        sx += dy[(n * c_n + c) * h * w + p] * slope_x;
+        sy += dy[(n * c_n + c) * h * w + p] * slope_y;
+      }
+      grads[static_cast<size_t>(n * h * w + p)] = {sx * static_cast<double>(iw - 1) / 2,
+                                                   sy * static_cast<double>(ih - 1) / 2};
+    }
+  return grads;
 }
 
 std::pair<double, double> AffinePoint(const double* t, int64_t p, int64_t h, int64_t w) {
@@ -744,6 +866,22 @@ HN_CONFORMANCE_CASES(Vision) {
                            {{1, 2, 3, 4}}, ResizeRef(FixedSize(5, 3), true), "float64"),
                       1e-12, 1e-12),
               {DType::kFloat64}));
+    // The backward op: (out_grad, data[, like]) -> the adjoint of the resize.
+    auto backward = [&](AttrDict attrs, std::vector<Shape> in, bool align, std::string note) {
+      const int64_t oh = in[0][2], ow = in[0][3];
+      OpCase c = Internal(
+          WithTol(Case("_backward_contrib_BilinearResize2D", attrs, in,
+                       AdjointBackwardRef(ResizeRef(FixedSize(oh, ow), align)), std::move(note)),
+                  1e-5, 1e-5));
+      cases->push_back(in.size() > 2 ? NonDefaultInputs(c) : c);
+    };
+    backward({{"height", "7"}, {"width", "9"}}, {{2, 2, 7, 9}, {2, 2, 4, 5}}, true, "size_align");
+    backward({{"height", "3"}, {"width", "2"}, {"align_corners", "False"}},
+             {{1, 3, 3, 2}, {1, 3, 6, 5}}, false, "size_down");
+    backward({{"mode", "to_odd_up"}}, {{1, 1, 5, 7}, {1, 1, 4, 7}}, true, "to_odd_up");
+    backward({{"height", "4"}, {"width", "5"}}, {{1, 2, 4, 5}, {1, 2, 4, 5}}, true, "same_size");
+    backward({{"mode", "like"}, {"align_corners", "False"}},
+             {{2, 2, 7, 6}, {2, 2, 3, 4}, {2, 5, 7, 6}}, false, "like");
   }
 
   // ---- L2Normalization
@@ -784,14 +922,26 @@ HN_CONFORMANCE_CASES(Vision) {
                    {{1, 2, 7, 6}, {6, 5}}, ROIPoolingRef(2, 2, 1), "alias_scale_one"),
               PerInput({Uniform(-2, 2), Values(Rois(6, 1, 6, 7, 51))})));
 
+  cases->push_back(Internal(
+      WithGen(Case("_backward_ROIPooling", {{"pooled_size", "(3, 2)"}, {"spatial_scale", "0.25"}},
+                   {{10, 3, 3, 2}, {2, 3, 8, 10}, {10, 5}}, ROIPoolingBackwardRef(3, 2, 0.25)),
+              PerInput({Uniform(-1, 1), Uniform(-2, 2), Values(Rois(10, 2, 40, 32, 50))}))));
+  cases->push_back(Internal(Typed(
+      WithGen(Case("_backward_ROIPooling", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}},
+                   {{6, 2, 2, 2}, {1, 2, 7, 6}, {6, 5}}, ROIPoolingBackwardRef(2, 2, 1), "float64"),
+              PerInput({Uniform(-1, 1), Uniform(-2, 2), Values(Rois(6, 1, 6, 7, 51))})),
+      {DType::kFloat64, DType::kFloat64, DType::kFloat64})));
+
   // ---- ROIAlign: sampling ratios, aligned, position-sensitive, float64
   {
     auto align = [&](AttrDict attrs, Shape data, int64_t ph, int64_t pw, double scale, int ratio,
                      bool ps, bool aligned, uint32_t seed, std::string note, bool invalid = false) {
       const double img_w = static_cast<double>(data[3]) / scale,
                    img_h = static_cast<double>(data[2]) / scale;
-      OpCase c = Case("_contrib_ROIAlign", attrs, {data, {8, 5}},
-                      ROIAlignRef(ph, pw, scale, ratio, ps, aligned), std::move(note));
+      // The ROIs get MXNet's zero gradient, not their derivative: the gradient is declared.
+      const RefFn ref = ROIAlignRef(ph, pw, scale, ratio, ps, aligned);
+      OpCase c = WithGradient(Case("_contrib_ROIAlign", attrs, {data, {8, 5}}, ref, note),
+                              AdjointGradient(ref));
       c = WithTol(WithGen(c, PerInput({Uniform(-2, 2),
                                        Values(Rois(8, data[0], img_w, img_h, seed, invalid))})),
                   1e-4, 1e-5);
@@ -802,6 +952,14 @@ HN_CONFORMANCE_CASES(Vision) {
                        "the block is zeros");
       }
       cases->push_back(c);
+      // Its backward op, on the same ROIs.
+      const Shape dy{8, ps ? data[1] / (ph * pw) : data[1], ph, pw};
+      cases->push_back(Internal(WithTol(
+          WithGen(
+              Case("_backward_ROIAlign", attrs, {dy, data, {8, 5}}, AdjointBackwardRef(ref), note),
+              PerInput({Uniform(-1, 1), Uniform(-2, 2),
+                        Values(Rois(8, data[0], img_w, img_h, seed, invalid))})),
+          1e-4, 1e-5)));
     };
     align({{"pooled_size", "(2, 3)"}, {"spatial_scale", "0.5"}, {"sample_ratio", "2"}},
           {2, 3, 7, 9}, 2, 3, 0.5, 2, false, false, 52, "ratio2");
@@ -816,8 +974,11 @@ HN_CONFORMANCE_CASES(Vision) {
           {2, 8, 6, 6}, 2, 2, 0.5, -1, true, false, 55, "position_sensitive");
     align({{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"sample_ratio", "1"}},
           {2, 2, 5, 5}, 2, 2, 0.5, 1, false, false, 56, "negative_batch_index", true);
-    OpCase c = Case("_contrib_ROIAlign", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}},
-                    {{1, 2, 6, 6}, {5, 5}}, ROIAlignRef(2, 2, 0.5, -1, false, false), "float64");
+    const RefFn ref = ROIAlignRef(2, 2, 0.5, -1, false, false);
+    OpCase c = WithGradient(
+        Case("_contrib_ROIAlign", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}},
+             {{1, 2, 6, 6}, {5, 5}}, ref, "float64"),
+        AdjointGradient(ref));
     c = WithGen(c, PerInput({Uniform(-2, 2), Values(Rois(5, 1, 12, 12, 57, false))}));
     cases->push_back(WithTol(Typed(c, {DType::kFloat64, DType::kFloat64}), 1e-10, 1e-10));
   }
@@ -916,41 +1077,65 @@ HN_CONFORMANCE_CASES(Vision) {
         WithTol(Case("GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(4, 5)"}},
                      {{2, 6}}, affine_grid(4, 5), "affine"),
                 1e-5, 1e-6));
-    cases->push_back(WithTol(Case(
-                                 "GridGenerator", {{"transform_type", "warp"}}, {{2, 2, 3, 4}},
-                                 [](const std::vector<RefTensor>& in) {
-                                   const Shape& s = in[0].shape;
-                                   RefTensor y(s);
-                                   for (int64_t n = 0; n < s[0]; ++n)
-                                     for (int64_t i = 0; i < s[2]; ++i)
-                                       for (int64_t j = 0; j < s[3]; ++j) {
-                                         const int64_t px = ((n * 2) * s[2] + i) * s[3] + j,
-                                                       py = px + s[2] * s[3];
-                                         y[px] = (in[0][px] + static_cast<double>(j)) /
-                                                     ((static_cast<double>(s[3]) - 1) / 2) -
-                                                 1;
-                                         y[py] = (in[0][py] + static_cast<double>(i)) /
-                                                     ((static_cast<double>(s[2]) - 1) / 2) -
-                                                 1;
-                                       }
-                                   return std::vector<RefTensor>{y};
-                                 },
-                                 "warp"),
-                             1e-5, 1e-6));
-    cases->push_back(WithTol(WithGen(Case(
-                                         "BilinearSampler", {}, {{2, 3, 5, 6}, {2, 2, 4, 7}},
-                                         [](const std::vector<RefTensor>& in) {
-                                           const int64_t h = in[1].shape[2], w = in[1].shape[3];
-                                           return std::vector<RefTensor>{
-                                               SampleRef(in[0], h, w, [&](int64_t n, int64_t p) {
-                                                 return std::make_pair(
-                                                     in[1][(n * 2) * h * w + p],
-                                                     in[1][(n * 2 + 1) * h * w + p]);
-                                               })};
-                                         },
-                                         "grid_outside"),
-                                     PerInput({Uniform(-2, 2), Uniform(-1.4, 1.4)})),
-                             1e-5, 1e-6));
+    const RefFn warp_grid = [](const std::vector<RefTensor>& in) {
+      const Shape& s = in[0].shape;
+      RefTensor y(s);
+      for (int64_t n = 0; n < s[0]; ++n)
+        for (int64_t i = 0; i < s[2]; ++i)
+          for (int64_t j = 0; j < s[3]; ++j) {
+            const int64_t px = ((n * 2) * s[2] + i) * s[3] + j, py = px + s[2] * s[3];
+            y[px] =
+                (in[0][px] + static_cast<double>(j)) / ((static_cast<double>(s[3]) - 1) / 2) - 1;
+            y[py] =
+                (in[0][py] + static_cast<double>(i)) / ((static_cast<double>(s[2]) - 1) / 2) - 1;
+          }
+      return std::vector<RefTensor>{y};
+    };
+    cases->push_back(WithTol(
+        Case("GridGenerator", {{"transform_type", "warp"}}, {{2, 2, 3, 4}}, warp_grid, "warp"),
+        1e-5, 1e-6));
+    cases->push_back(Internal(WithTol(
+        Case("_backward_GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(4, 5)"}},
+             {{2, 2, 4, 5}, {2, 6}}, AdjointBackwardRef(affine_grid(4, 5)), "affine"),
+        1e-5, 1e-6)));
+    cases->push_back(
+        Internal(WithTol(Case("_backward_GridGenerator", {{"transform_type", "warp"}},
+                              {{2, 2, 3, 4}, {2, 2, 3, 4}}, AdjointBackwardRef(warp_grid), "warp"),
+                         1e-5, 1e-6)));
+    // (data, grid) -> the samples; grid_point reads point (n, p) of a grid.
+    auto grid_point = [](const RefTensor& g) {
+      const int64_t hw = g.shape[2] * g.shape[3];
+      return [&g, hw](int64_t n, int64_t p) {
+        return std::make_pair(g[(n * 2) * hw + p], g[(n * 2 + 1) * hw + p]);
+      };
+    };
+    const RefFn sampler = [grid_point](const std::vector<RefTensor>& in) {
+      return std::vector<RefTensor>{
+          SampleRef(in[0], in[1].shape[2], in[1].shape[3], grid_point(in[1]))};
+    };
+    cases->push_back(WithTol(
+        WithGen(Case("BilinearSampler", {}, {{2, 3, 5, 6}, {2, 2, 4, 7}}, sampler, "grid_outside"),
+                PerInput({Uniform(-2, 2), Uniform(-1.4, 1.4)})),
+        1e-5, 1e-6));
+    // Its backward op: (out_grad, data, grid) -> the adjoint for data, the slopes for the grid.
+    cases->push_back(Internal(WithTol(
+        WithGen(Case("_backward_BilinearSampler", {}, {{2, 3, 4, 7}, {2, 3, 5, 6}, {2, 2, 4, 7}},
+                     [sampler, grid_point](const std::vector<RefTensor>& in) {
+                       std::vector<RefTensor> grads = AdjointBackwardRef(sampler)(in);
+                       const RefTensor& g = in[2];
+                       const int64_t hw = g.shape[2] * g.shape[3];
+                       const auto slopes =
+                           SampleGridGradRef(in[0], in[1], g.shape[2], g.shape[3], grid_point(g));
+                       for (int64_t n = 0; n < g.shape[0]; ++n)
+                         for (int64_t p = 0; p < hw; ++p) {
+                           const auto [dgx, dgy] = slopes[static_cast<size_t>(n * hw + p)];
+                           grads[1][(n * 2) * hw + p] = dgx;
+                           grads[1][(n * 2 + 1) * hw + p] = dgy;
+                         }
+                       return grads;
+                     }),
+                PerInput({Uniform(-1, 1), Uniform(-2, 2), Uniform(-1.4, 1.4)})),
+        1e-5, 1e-6)));
     cases->push_back(WithTol(
         WithGen(
             Case(
@@ -968,6 +1153,43 @@ HN_CONFORMANCE_CASES(Vision) {
             PerInput({Uniform(-2, 2),
                       Values({1.1, 0.2, 0.1, -0.3, 0.9, -0.2, 0.6, -0.5, 0.4, 0.5, 0.7, 0.3})})),
         1e-5, 1e-6));
+    // Its backward op: the sampler's gradients, the grid's carried to loc (x, y, 1).
+    const RefFn transformer = [](const std::vector<RefTensor>& in) {
+      return std::vector<RefTensor>{SampleRef(in[0], 4, 6, [&](int64_t n, int64_t p) {
+        return AffinePoint(&in[1].v[static_cast<size_t>(n * 6)], p, 4, 6);
+      })};
+    };
+    cases->push_back(Internal(WithTol(
+        WithGen(Case("_backward_SpatialTransformer",
+                     {{"target_shape", "(4, 6)"},
+                      {"transform_type", "affine"},
+                      {"sampler_type", "bilinear"}},
+                     {{2, 2, 4, 6}, {2, 2, 5, 5}, {2, 6}},
+                     [transformer](const std::vector<RefTensor>& in) {
+                       std::vector<RefTensor> grads = AdjointBackwardRef(transformer)(in);
+                       const RefTensor& loc = in[2];
+                       const auto slopes =
+                           SampleGridGradRef(in[0], in[1], 4, 6, [&](int64_t n, int64_t p) {
+                             return AffinePoint(&loc.v[static_cast<size_t>(n * 6)], p, 4, 6);
+                           });
+                       const double unit[6] = {1, 0, 0, 0, 1, 0};  // the identity: target points
+                       for (int64_t n = 0; n < loc.shape[0]; ++n)
+                         for (int64_t p = 0; p < 24; ++p) {
+                           const auto [xs, ys] = AffinePoint(unit, p, 4, 6);
+                           const auto [dgx, dgy] = slopes[static_cast<size_t>(n * 24 + p)];
+                           const double point[3] = {xs, ys, 1};
+                           for (int k = 0; k < 3; ++k) {
+                             grads[1][n * 6 + k] += dgx * point[k];
+                             grads[1][n * 6 + 3 + k] += dgy * point[k];
+                           }
+                         }
+                       return grads;
+                     }),
+                // Transforms that put no target point on a pixel row or column (a kink).
+                PerInput({Uniform(-1, 1), Uniform(-2, 2),
+                          Values({1.07, 0.21, 0.13, -0.29, 0.93, -0.17, 0.61, -0.47, 0.43, 0.52,
+                                  0.71, 0.33})})),
+        1e-5, 1e-6)));
   }
 
   // ---- deformable convolutions (offsets move taps outside the image)
@@ -1081,6 +1303,14 @@ HN_CONFORMANCE_CASES(Vision) {
 HN_ERROR_CASES(Vision) {
   const auto kInv = StatusCode::kInvalidArgument;
   const auto kShape = StatusCode::kShapeError;
+  // A backward op's out_grad must have the forward output's shape.
+  cases->push_back(Rejected("_backward_ROIAlign",
+                            {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}},
+                            {{3, 2, 2, 2}, {1, 2, 6, 6}, {4, 5}}, kShape,
+                            {"_backward_ROIAlign(node)", "out_grad", "(4, 2, 2, 2)"}));
+  cases->push_back(Rejected("_backward_contrib_BilinearResize2D", {{"height", "3"}, {"width", "4"}},
+                            {{1, 2, 3, 5}, {1, 2, 6, 6}}, kShape,
+                            {"_backward_contrib_BilinearResize2D(node)", "out_grad"}));
   cases->push_back(
       Rejected("UpSampling", {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_args", "2"}},
                {{1, 3, 4, 4}, {3, 1, 4, 4}}, kInv, {"UpSampling(node)", "num_filter"}));

@@ -95,6 +95,52 @@ std::vector<NodeEntry> MatrixProductGradient(const GradientBuilder& g, const std
   const NodeEntry& b = g.in(1);
   return {ta ? multiply(b, dc, tb, true) : multiply(dc, b, false, !tb),
           tb ? multiply(dc, a, true, ta) : multiply(a, dc, !ta, false)};
+
+FGradient BackwardOpGradient(std::string backward_op) {
+  return [backward_op](const std::shared_ptr<Node>& node, const std::vector<NodeEntry>& out_grads) {
+    GradientBuilder g(node, out_grads);
+    std::vector<NodeEntry> inputs{g.out_grad(0)};
+    inputs.insert(inputs.end(), node->inputs.begin(), node->inputs.end());
+    std::shared_ptr<Node> backward = g.MakeNode(backward_op, std::move(inputs), g.attrs().dict);
+    std::vector<NodeEntry> grads;
+    for (uint32_t i = 0; i < node->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
+    return grads;
+  };
+}
+
+std::vector<std::string> BackwardInputNames(std::vector<std::string> names) {
+  names.insert(names.begin(), "out_grad");
+  return names;
+}
+
+bool BackwardShape(const FInferShape& forward, const NodeAttrs& attrs, std::vector<Shape>* in,
+                   std::vector<Shape>* out) {
+  // Gradient i has the shape of forward input i, out_grad that of the forward's output 0.
+  auto merge = [&](const Shape& value, Shape* slot, const std::string& what) {
+    Shape merged = *slot;
+    HN_CHECK(MergeShape(value, &merged), kShapeError)
+        << DescribeNode(attrs) << ": " << what << " has shape " << *slot << " but " << value
+        << " is required";
+    *slot = merged;
+  };
+  std::vector<Shape> forward_in(in->begin() + 1, in->end());
+  for (size_t i = 0; i < out->size(); ++i)
+    merge((*out)[i], &forward_in[i], "input " + std::to_string(i + 1));
+  // The forward's output from its inputs first, so that a conflict names out_grad; then, when
+  // the inputs leave it open, what out_grad tells the forward about its inputs.
+  std::vector<Shape> forward_out{Shape()};
+  bool known = forward(attrs, &forward_in, &forward_out);
+  merge(forward_out[0], &(*in)[0], "input 'out_grad'");
+  if (!known && (*in)[0].ndim() != 0) {
+    forward_out[0] = (*in)[0];
+    known = forward(attrs, &forward_in, &forward_out);
+    (*in)[0] = forward_out[0];
+  }
+  for (size_t i = 0; i < forward_in.size(); ++i) {
+    (*in)[i + 1] = forward_in[i];
+    if (i < out->size()) (*out)[i] = forward_in[i];
+  }
+  return known && (*in)[0].IsKnown();
 }
 
 }  // namespace internal

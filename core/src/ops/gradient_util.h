@@ -101,5 +101,15 @@ std::vector<NodeEntry> MatrixProductGradient(const GradientBuilder& g, const std
                                              bool ta, bool tb, const NodeEntry& dc,
                                              const AttrDict& attrs = {});
 
+/// An op whose gradient is one internal backward op, with the forward's attributes, taking
+/// (output 0's gradient, the forward inputs) and giving the gradients of the forward inputs in
+/// order (ROIAlign, CTCLoss, ...): its FGradient,
+FGradient BackwardOpGradient(std::string backward_op);
+/// the backward op's input names ("out_grad", then the forward's `names`),
+std::vector<std::string> BackwardInputNames(std::vector<std::string> names);
+/// and its shape inference, through the forward's inference `forward`.
+bool BackwardShape(const FInferShape& forward, const NodeAttrs& attrs, std::vector<Shape>* in,
+                   std::vector<Shape>* out);
+
 }  // namespace internal
 }  // namespace hybridnet

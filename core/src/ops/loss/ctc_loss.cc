@@ -9,6 +9,12 @@
 // (data_lengths input) sequence n uses its first data_lengths[n] steps. As warp-ctc, a label
 // sequence that cannot fit (L + repeated neighbours > T) gives loss 0. Lengths and labels
 // outside their ranges are clamped (MXNet reads outside the arrays).
+//
+// The gradient (_backward_CTCLoss) is MXNet's: out_grad[n] times the derivative of loss n with
+// respect to the pre-softmax activations (warp-ctc's softmax - alpha * beta / p), which MXNet
+// computes in the forward and keeps as a hidden output; here the backward op recomputes it, in
+// double. Steps past a sequence's length and sequences whose labels cannot fit get zeros; the
+// labels and lengths get zeros.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +24,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -118,73 +125,184 @@ double LogAdd(double a, double b) {
   return m + std::log(std::exp(a - m) + std::exp(b - m));
 }
 
+// One batch element's problem: its steps and label sequence, read as MXNet reads them.
+struct CTCSequence {
+  int64_t steps = 0;
+  std::vector<int64_t> labels;
+};
+
+CTCSequence ReadSequence(const CTCLossParam& p, const std::vector<TBlob>& in, int64_t b) {
+  const int64_t steps = in[0].shape[0], classes = in[0].shape[2];
+  const int64_t max_label = in[1].shape[1];
+  const double padding = p.blank_label == BlankLabel::kFirst ? 0.0 : -1.0;
+  CTCSequence seq;
+  seq.steps = p.use_data_lengths ? Clamp(ValueAt(in[2], b), steps) : steps;
+  if (p.use_label_lengths) {
+    const int64_t n = Clamp(ValueAt(in[p.use_data_lengths ? 3 : 2], b), max_label);
+    for (int64_t l = 0; l < n; ++l)
+      seq.labels.push_back(Clamp(ValueAt(in[1], b * max_label + l), classes - 1));
+  } else {
+    for (int64_t l = 0; l < max_label; ++l) {
+      const double v = std::trunc(ValueAt(in[1], b * max_label + l));
+      if (v == padding) break;
+      seq.labels.push_back(Clamp(v, classes - 1));
+    }
+  }
+  return seq;
+}
+
+// Whether the labels fit in the steps (warp-ctc gives loss 0 and gradient 0 otherwise).
+bool Fits(const CTCSequence& seq) {
+  const int64_t n = static_cast<int64_t>(seq.labels.size());
+  int64_t repeats = 0;
+  for (int64_t l = 1; l < n; ++l)
+    repeats += seq.labels[static_cast<size_t>(l)] == seq.labels[static_cast<size_t>(l - 1)];
+  return n + repeats <= seq.steps;
+}
+
+// The CTC lattice of one sequence over its extended labels (blank, l1, blank, ..., blank):
+// log-softmax rows logp (steps x classes) and the forward variables alpha (steps x ext).
+struct CTCLattice {
+  int64_t ext = 0, classes = 0, blank = 0;
+  std::vector<int64_t> labels;
+  std::vector<double> logp, alpha;
+  int64_t ExtendedLabel(int64_t s) const {
+    return s % 2 == 0 ? blank : labels[static_cast<size_t>(s / 2)];
+  }
+  double LogP(int64_t t, int64_t s) const {
+    return logp[static_cast<size_t>(t * classes + ExtendedLabel(s))];
+  }
+  // Whether a path may move from extended position s - 2 to s (skipping a blank).
+  bool MaySkipTo(int64_t s) const {
+    return s >= 2 && ExtendedLabel(s) != blank && ExtendedLabel(s) != ExtendedLabel(s - 2);
+  }
+  // log p(labels | data).
+  double LogLikelihood(int64_t steps) const {
+    const double* last = alpha.data() + (steps - 1) * ext;
+    return ext > 1 ? LogAdd(last[ext - 1], last[ext - 2]) : last[ext - 1];
+  }
+};
+
+CTCLattice BuildLattice(const float* x, int64_t b, int64_t batch, int64_t classes, int64_t blank,
+                        const CTCSequence& seq) {
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  CTCLattice g;
+  g.classes = classes;
+  g.blank = blank;
+  g.labels = seq.labels;
+  g.ext = 2 * static_cast<int64_t>(seq.labels.size()) + 1;
+  g.logp.resize(static_cast<size_t>(seq.steps * classes));
+  g.alpha.assign(static_cast<size_t>(seq.steps * g.ext), neg_inf);
+  for (int64_t t = 0; t < seq.steps; ++t) {
+    const float* row = x + (t * batch + b) * classes;
+    double* logp = g.logp.data() + t * classes;
+    float mx = row[0];
+    for (int64_t c = 1; c < classes; ++c) mx = std::max(mx, row[c]);
+    double sum = 0;
+    for (int64_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(row[c] - mx));
+    const double log_sum = std::log(sum);
+    for (int64_t c = 0; c < classes; ++c) logp[c] = static_cast<double>(row[c] - mx) - log_sum;
+    double* alpha = g.alpha.data() + t * g.ext;
+    if (t == 0) {
+      alpha[0] = g.LogP(0, 0);
+      if (g.ext > 1) alpha[1] = g.LogP(0, 1);
+      continue;
+    }
+    const double* prev = alpha - g.ext;
+    for (int64_t s = 0; s < g.ext; ++s) {
+      double a = prev[s];
+      if (s >= 1) a = LogAdd(a, prev[s - 1]);
+      if (g.MaySkipTo(s)) a = LogAdd(a, prev[s - 2]);
+      alpha[s] = a + g.LogP(t, s);
+    }
+  }
+  return g;
+}
+
 void CTCCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const CTCLossParam& p = attrs.Param<CTCLossParam>();
-  const int64_t steps = in[0].shape[0], batch = in[0].shape[1], classes = in[0].shape[2];
-  const int64_t max_label = in[1].shape[1];
+  const int64_t batch = in[0].shape[1], classes = in[0].shape[2];
   const int64_t blank = p.blank_label == BlankLabel::kFirst ? 0 : classes - 1;
-  const double padding = p.blank_label == BlankLabel::kFirst ? 0.0 : -1.0;
-  const float* x = in[0].ptr<const float>();
   float* loss = out[0].ptr<float>();
-  const double neg_inf = -std::numeric_limits<double>::infinity();
-  std::vector<double> logp(static_cast<size_t>(classes));
-  std::vector<int64_t> labels;
-  std::vector<double> alpha, next;
   for (int64_t b = 0; b < batch; ++b) {
-    const int64_t t_len = p.use_data_lengths ? Clamp(ValueAt(in[2], b), steps) : steps;
-    labels.clear();
-    if (p.use_label_lengths) {
-      const int64_t n = Clamp(ValueAt(in[p.use_data_lengths ? 3 : 2], b), max_label);
-      for (int64_t l = 0; l < n; ++l)
-        labels.push_back(Clamp(ValueAt(in[1], b * max_label + l), classes - 1));
-    } else {
-      for (int64_t l = 0; l < max_label; ++l) {
-        const double v = std::trunc(ValueAt(in[1], b * max_label + l));
-        if (v == padding) break;
-        labels.push_back(Clamp(v, classes - 1));
-      }
-    }
-    const int64_t n_labels = static_cast<int64_t>(labels.size());
-    int64_t repeats = 0;
-    for (int64_t l = 1; l < n_labels; ++l)
-      repeats += labels[static_cast<size_t>(l)] == labels[static_cast<size_t>(l - 1)];
-    if (n_labels + repeats > t_len) {
+    const CTCSequence seq = ReadSequence(p, in, b);
+    if (!Fits(seq) || seq.steps == 0) {
       loss[b] = 0.f;
       continue;
     }
-    // The extended sequence: blank, l1, blank, l2, ..., blank.
-    const int64_t ext = 2 * n_labels + 1;
-    auto sym = [&](int64_t s) { return s % 2 == 0 ? blank : labels[static_cast<size_t>(s / 2)]; };
-    alpha.assign(static_cast<size_t>(ext), neg_inf);
-    next.assign(static_cast<size_t>(ext), neg_inf);
-    for (int64_t t = 0; t < t_len; ++t) {
-      const float* row = x + (t * batch + b) * classes;
-      float mx = row[0];
-      for (int64_t c = 1; c < classes; ++c) mx = std::max(mx, row[c]);
-      double sum = 0;
-      for (int64_t c = 0; c < classes; ++c) sum += std::exp(static_cast<double>(row[c] - mx));
-      const double log_sum = std::log(sum);
-      for (int64_t c = 0; c < classes; ++c)
-        logp[static_cast<size_t>(c)] = static_cast<double>(row[c] - mx) - log_sum;
-      if (t == 0) {
-        alpha[0] = logp[static_cast<size_t>(blank)];
-        if (ext > 1) alpha[1] = logp[static_cast<size_t>(sym(1))];
-        continue;
-      }
-      for (int64_t s = 0; s < ext; ++s) {
-        double a = alpha[static_cast<size_t>(s)];
-        if (s >= 1) a = LogAdd(a, alpha[static_cast<size_t>(s - 1)]);
-        if (s >= 2 && sym(s) != blank && sym(s) != sym(s - 2))
-          a = LogAdd(a, alpha[static_cast<size_t>(s - 2)]);
-        next[static_cast<size_t>(s)] = a + logp[static_cast<size_t>(sym(s))];
-      }
-      std::swap(alpha, next);
-    }
-    double ll = alpha[static_cast<size_t>(ext - 1)];
-    if (ext > 1) ll = LogAdd(ll, alpha[static_cast<size_t>(ext - 2)]);
-    loss[b] = t_len == 0 ? 0.f : static_cast<float>(-ll);
+    const CTCLattice g = BuildLattice(in[0].ptr<const float>(), b, batch, classes, blank, seq);
+    loss[b] = static_cast<float>(-g.LogLikelihood(seq.steps));
   }
+}
+
+// _backward_CTCLoss: (out_grad (N,), the forward inputs) -> d data = out_grad[n] * (softmax -
+// gamma), gamma_t(c) = the posterior of class c at step t (sum of alpha_t(s) beta_t(s) / p over
+// the extended positions s of class c, beta_t excluding step t itself); zeros for the rest.
+void CTCBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                        const std::vector<TBlob>& out) {
+  const CTCLossParam& p = attrs.Param<CTCLossParam>();
+  const std::vector<TBlob> forward_in(in.begin() + 1, in.end());
+  const int64_t batch = forward_in[0].shape[1], classes = forward_in[0].shape[2];
+  const int64_t blank = p.blank_label == BlankLabel::kFirst ? 0 : classes - 1;
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  for (const TBlob& o : out) {
+    internal::SwitchNumericDType(o.dtype, [&](auto tag) {
+      using I = typename decltype(tag)::type;
+      std::fill(o.ptr<I>(), o.ptr<I>() + o.Size(), I(0));
+    });
+  }
+  float* dx = out[0].ptr<float>();
+  std::vector<double> beta, next, gamma;
+  for (int64_t b = 0; b < batch; ++b) {
+    const CTCSequence seq = ReadSequence(p, forward_in, b);
+    if (!Fits(seq) || seq.steps == 0) continue;
+    const CTCLattice g =
+        BuildLattice(forward_in[0].ptr<const float>(), b, batch, classes, blank, seq);
+    const double ll = g.LogLikelihood(seq.steps);
+    const double dy = ValueAt(in[0], b);
+    const int64_t ext = g.ext;
+    beta.assign(static_cast<size_t>(ext), neg_inf);
+    beta[static_cast<size_t>(ext - 1)] = 0;
+    if (ext > 1) beta[static_cast<size_t>(ext - 2)] = 0;
+    for (int64_t t = seq.steps - 1; t >= 0; --t) {
+      if (t < seq.steps - 1) {
+        // beta_t(s): the log-probability of the rest of a path at s after step t.
+        next.assign(static_cast<size_t>(ext), neg_inf);
+        for (int64_t s = 0; s < ext; ++s) {
+          double v = beta[static_cast<size_t>(s)] + g.LogP(t + 1, s);
+          if (s + 1 < ext) v = LogAdd(v, beta[static_cast<size_t>(s + 1)] + g.LogP(t + 1, s + 1));
+          if (s + 2 < ext && g.MaySkipTo(s + 2))
+            v = LogAdd(v, beta[static_cast<size_t>(s + 2)] + g.LogP(t + 1, s + 2));
+          next[static_cast<size_t>(s)] = v;
+        }
+        std::swap(beta, next);
+      }
+      gamma.assign(static_cast<size_t>(classes), 0.0);
+      const double* alpha = g.alpha.data() + t * ext;
+      for (int64_t s = 0; s < ext; ++s) {
+        gamma[static_cast<size_t>(g.ExtendedLabel(s))] +=
+            std::exp(alpha[s] + beta[static_cast<size_t>(s)] - ll);
+      }
+      const double* logp = g.logp.data() + t * classes;
+      float* row = dx + (t * batch + b) * classes;
+      for (int64_t c = 0; c < classes; ++c) {
+        row[c] = static_cast<float>(dy * (std::exp(logp[c]) - gamma[static_cast<size_t>(c)]));
+      }
+    }
+  }
+}
+
+// out_grad and data float32, the gradients of the other inputs in their dtypes.
+bool CTCBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  std::vector<DType> forward_in(in->begin() + 1, in->end());
+  for (size_t i = 0; i < out->size(); ++i)
+    if (forward_in[i] == DType::kUnknown) forward_in[i] = (*out)[i];
+  std::vector<DType> forward_out{(*in)[0]};
+  const bool known = CTCType(attrs, &forward_in, &forward_out);
+  (*in)[0] = forward_out[0];
+  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
+  return known;
 }
 
 }  // namespace
@@ -204,7 +322,25 @@ void RegisterCTCLossOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden gradient
       .SetInferShape(CTCShape)
       .SetInferType(CTCType)
-      .SetCompute(CTCCompute);
+      .SetCompute(CTCCompute)
+      .SetGradient(internal::BackwardOpGradient("_backward_CTCLoss"));
+
+  r->Register("_backward_CTCLoss")
+      .Describe(
+          "The gradient of CTCLoss: out_grad times the derivative of each loss with respect "
+          "to the activations (softmax minus the CTC posteriors); zeros for the labels and "
+          "lengths.")
+      .SetParam<CTCLossParam>()
+      .SetInputNames(
+          [](const NodeAttrs& attrs) { return internal::BackwardInputNames(CTCInputNames(attrs)); })
+      .SetNumOutputs(
+          [](const NodeAttrs& attrs) { return static_cast<uint32_t>(CTCInputNames(attrs).size()); })
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        return internal::BackwardShape(CTCShape, attrs, in, out);
+      })
+      .SetInferType(CTCBackwardType)
+      .SetCompute(CTCBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

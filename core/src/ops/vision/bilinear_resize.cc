@@ -13,6 +13,10 @@
 // instead of wrapping. Sampling: align_corners maps corner pixel centers onto each other
 // (scale (in - 1) / (out - 1), source = scale * dst); otherwise source = scale * (dst + 0.5) -
 // 0.5 clamped at 0; the source position is computed in float, as in MXNet; equal sizes copy.
+//
+// The gradient (_backward_contrib_BilinearResize2D, MXNet's name) adds each output gradient
+// into the four source pixels with the forward's weights, outputs in row-major order (MXNet
+// adds them in its threads' order); the input of mode like gets zeros.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -21,6 +25,7 @@
 
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
+#include "ops/gradient_util.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -176,6 +181,39 @@ void BilinearResizeKernel(bool align_corners, const Shape& is, const Shape& os, 
   }
 }
 
+// The adjoint of BilinearResizeKernel: dx (is) from dy (os).
+template <typename T>
+void BilinearResizeBackwardKernel(bool align_corners, const Shape& is, const Shape& os, const T* dy,
+                                  T* dx) {
+  const int64_t planes = is[0] * is[1], ih = is[2], iw = is[3], oh = os[2], ow = os[3];
+  if (ih == oh && iw == ow) {
+    std::copy(dy, dy + planes * ih * iw, dx);
+    return;
+  }
+  std::fill(dx, dx + planes * ih * iw, T(0));
+  const float rh = AxisScale(ih, oh, align_corners), rw = AxisScale(iw, ow, align_corners);
+  for (int64_t r = 0; r < oh; ++r) {
+    const float src_h = SourceIndex(rh, r, align_corners);
+    const int64_t h1 = static_cast<int64_t>(src_h);
+    const int64_t h1p = h1 < ih - 1 ? 1 : 0;
+    const T h1l = static_cast<T>(src_h - static_cast<float>(h1)), h0l = T(1) - h1l;
+    for (int64_t q = 0; q < ow; ++q) {
+      const float src_w = SourceIndex(rw, q, align_corners);
+      const int64_t w1 = static_cast<int64_t>(src_w);
+      const int64_t w1p = w1 < iw - 1 ? 1 : 0;
+      const T w1l = static_cast<T>(src_w - static_cast<float>(w1)), w0l = T(1) - w1l;
+      for (int64_t c = 0; c < planes; ++c) {
+        T* pos = dx + (c * ih + h1) * iw + w1;
+        const T g = dy[(c * oh + r) * ow + q];
+        pos[0] += h0l * w0l * g;
+        pos[w1p] += h0l * w1l * g;
+        pos[h1p * iw] += h1l * w0l * g;
+        pos[h1p * iw + w1p] += h1l * w1l * g;
+      }
+    }
+  }
+}
+
 void BilinearResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
   const bool align = attrs.Param<BilinearResizeParam>().align_corners;
@@ -184,6 +222,24 @@ void BilinearResizeCompute(const OpContext&, const NodeAttrs& attrs, const std::
     BilinearResizeKernel<T>(align, in[0].shape, out[0].shape, in[0].ptr<const T>(),
                             out[0].ptr<T>());
   });
+}
+
+// (out_grad, data[, like]) -> d data[, d like = 0].
+void BilinearResizeBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const bool align = attrs.Param<BilinearResizeParam>().align_corners;
+  SwitchRealDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    BilinearResizeBackwardKernel<T>(align, out[0].shape, in[0].shape, in[0].ptr<const T>(),
+                                    out[0].ptr<T>());
+    if (out.size() > 1) std::fill(out[1].ptr<T>(), out[1].ptr<T>() + out[1].Size(), T(0));
+  });
+}
+
+std::vector<std::string> BilinearResizeInputNames(const NodeAttrs& attrs) {
+  return attrs.Param<BilinearResizeParam>().mode == ResizeMode::kLike
+             ? std::vector<std::string>{"data", "like"}
+             : std::vector<std::string>{"data"};
 }
 
 // ONNX Resize (linear) to the inferred output size: align_corners is its "align_corners"
@@ -208,15 +264,30 @@ void RegisterBilinearResizeOps(OpRegistry* r) {
           "Bilinear resize of NCHW data to a size given by mode: fixed, scaled, like a "
           "second input, or rounded to an even/odd side.")
       .SetParam<BilinearResizeParam>(BilinearResizeInit)
-      .SetInputNames([](const NodeAttrs& attrs) {
-        return attrs.Param<BilinearResizeParam>().mode == ResizeMode::kLike
-                   ? std::vector<std::string>{"data", "like"}
-                   : std::vector<std::string>{"data"};
-      })
+      .SetInputNames(BilinearResizeInputNames)
       .SetInferShape(BilinearResizeShape)
       .SetInferType(internal::RealType)
       .SetCompute(BilinearResizeCompute)
-      .SetOnnx({"Resize", "Shape", "Slice", "Concat"}, BilinearResizeOnnx);
+      .SetOnnx({"Resize", "Shape", "Slice", "Concat"}, BilinearResizeOnnx)
+      .SetGradient(internal::BackwardOpGradient("_backward_contrib_BilinearResize2D"));
+
+  r->Register("_backward_contrib_BilinearResize2D")
+      .Describe(
+          "The gradient of _contrib_BilinearResize2D: each output gradient added into its "
+          "four source pixels with the bilinear weights; zeros for the like input.")
+      .SetParam<BilinearResizeParam>(BilinearResizeInit)
+      .SetInputNames([](const NodeAttrs& attrs) {
+        return internal::BackwardInputNames(BilinearResizeInputNames(attrs));
+      })
+      .SetNumOutputs([](const NodeAttrs& attrs) {
+        return static_cast<uint32_t>(BilinearResizeInputNames(attrs).size());
+      })
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        return internal::BackwardShape(BilinearResizeShape, attrs, in, out);
+      })
+      .SetInferType(internal::RealType)
+      .SetCompute(BilinearResizeBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet

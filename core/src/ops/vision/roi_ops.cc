@@ -15,6 +15,8 @@
 // element). Samples outside the feature map contribute zero without being visited, so a huge
 // ROI costs no more than the feature map it covers. An ROIAlign/RROIAlign ROI with a non-finite
 // coordinate gives NaN, as does an aligned ROIAlign ROI of non-positive size (MXNet aborts).
+// ROIPooling and ROIAlign have MXNet's gradients: to data only (each bin's gradient at its
+// argmax, or spread over its bilinear samples), zeros for rois.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/gradient_util.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -141,49 +144,98 @@ bool ROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   return internal::AllKnown(*in, *out);
 }
 
+// Calls bin(c, ph, pw, plane, argmax, empty) for every bin of every channel of an ROI of image b:
+// plane is the (b, c) plane of data, argmax the offset in it of the bin's first largest value
+// (-1 when no value exceeds -FLT_MAX), empty whether the bin covers no pixel.
+template <typename T, typename Bin>
+void ForEachRoiPoolingBin(const ROIPoolingParam& p, const Shape& ds, const T* data, const T* roi,
+                          int64_t b, Bin bin) {
+  const int64_t channels = ds[1], height = ds[2], width = ds[3];
+  const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
+  const float scale = p.spatial_scale;
+  auto rounded = [&](T v) { return ToIndex(static_cast<double>(std::round(v * scale))); };
+  const int64_t start_w = rounded(roi[1]), start_h = rounded(roi[2]);
+  const int64_t end_w = rounded(roi[3]), end_h = rounded(roi[4]);
+  const int64_t roi_h = std::max<int64_t>(end_h - start_h + 1, 1);
+  const int64_t roi_w = std::max<int64_t>(end_w - start_w + 1, 1);
+  const T bin_h = static_cast<T>(roi_h) / static_cast<T>(ph_n);
+  const T bin_w = static_cast<T>(roi_w) / static_cast<T>(pw_n);
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = data + (b * channels + c) * height * width;
+    for (int64_t ph = 0; ph < ph_n; ++ph) {
+      int64_t h0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h)));
+      int64_t h1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h)));
+      h0 = std::min(std::max(h0 + start_h, int64_t{0}), height);
+      h1 = std::min(std::max(h1 + start_h, int64_t{0}), height);
+      for (int64_t pw = 0; pw < pw_n; ++pw) {
+        int64_t w0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w)));
+        int64_t w1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w)));
+        w0 = std::min(std::max(w0 + start_w, int64_t{0}), width);
+        w1 = std::min(std::max(w1 + start_w, int64_t{0}), width);
+        const bool empty = h1 <= h0 || w1 <= w0;
+        int64_t argmax = -1;
+        T m = -FLT_MAX;
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) {
+            if (plane[h * width + w] > m) {
+              m = plane[h * width + w];
+              argmax = h * width + w;
+            }
+          }
+        }
+        bin(c, ph, pw, plane, argmax, empty);
+      }
+    }
+  }
+}
+
 struct ROIPoolingKernel {
   template <typename T>
   static void Run(const ROIPoolingParam& p, const std::vector<TBlob>& in, const TBlob& out) {
     const Shape& ds = in[0].shape;
     const T* data = in[0].ptr<const T>();
-    const int64_t channels = ds[1], height = ds[2], width = ds[3];
     const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
-    const float scale = p.spatial_scale;
     ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
-      auto rounded = [&](T v) { return ToIndex(static_cast<double>(std::round(v * scale))); };
-      const int64_t start_w = rounded(roi[1]), start_h = rounded(roi[2]);
-      const int64_t end_w = rounded(roi[3]), end_h = rounded(roi[4]);
-      const int64_t roi_h = std::max<int64_t>(end_h - start_h + 1, 1);
-      const int64_t roi_w = std::max<int64_t>(end_w - start_w + 1, 1);
-      const T bin_h = static_cast<T>(roi_h) / static_cast<T>(ph_n);
-      const T bin_w = static_cast<T>(roi_w) / static_cast<T>(pw_n);
-      for (int64_t c = 0; c < channels; ++c) {
-        const T* plane = data + (b * channels + c) * height * width;
-        for (int64_t ph = 0; ph < ph_n; ++ph) {
-          int64_t h0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(ph) * bin_h)));
-          int64_t h1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(ph + 1) * bin_h)));
-          h0 = std::min(std::max(h0 + start_h, int64_t{0}), height);
-          h1 = std::min(std::max(h1 + start_h, int64_t{0}), height);
-          for (int64_t pw = 0; pw < pw_n; ++pw) {
-            int64_t w0 = ToIndex(std::floor(static_cast<double>(static_cast<T>(pw) * bin_w)));
-            int64_t w1 = ToIndex(std::ceil(static_cast<double>(static_cast<T>(pw + 1) * bin_w)));
-            w0 = std::min(std::max(w0 + start_w, int64_t{0}), width);
-            w1 = std::min(std::max(w1 + start_w, int64_t{0}), width);
-            T m = -FLT_MAX;
-            if (h1 <= h0 || w1 <= w0) {
-              m = 0;
-            } else {
-              for (int64_t h = h0; h < h1; ++h)
-                for (int64_t w = w0; w < w1; ++w)
-                  if (plane[h * width + w] > m) m = plane[h * width + w];
-            }
-            o[(c * ph_n + ph) * pw_n + pw] = m;
-          }
-        }
-      }
+      ForEachRoiPoolingBin<T>(
+          p, ds, data, roi, b,
+          [&](int64_t c, int64_t ph, int64_t pw, const T* plane, int64_t argmax, bool empty) {
+            o[(c * ph_n + ph) * pw_n + pw] = empty        ? T(0)
+                                             : argmax < 0 ? T(-FLT_MAX)
+                                                          : plane[argmax];
+          });
     });
   }
 };
+
+// _backward_ROIPooling: (out_grad, data, rois) -> (d data, d rois = 0). Each bin's gradient goes
+// to its argmax, ROIs in order (MXNet adds them in this order too).
+void ROIPoolingBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<ROIPoolingParam>();
+  SwitchRealDType(in[1].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Shape& ds = in[1].shape;
+    const T* data = in[1].ptr<const T>();
+    const TBlob& rois = in[2];
+    T* dx = out[0].ptr<T>();
+    std::fill(dx, dx + out[0].Size(), T(0));
+    std::fill(out[1].ptr<T>(), out[1].ptr<T>() + out[1].Size(), T(0));
+    const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
+    const int64_t block = ds[1] * ph_n * pw_n;
+    for (int64_t n = 0; n < rois.shape[0]; ++n) {
+      const T* roi = rois.ptr<const T>() + n * rois.shape[1];
+      const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), ds[0]);
+      if (b < 0) continue;
+      const T* dy = in[0].ptr<const T>() + n * block;
+      ForEachRoiPoolingBin<T>(
+          p, ds, data, roi, b,
+          [&](int64_t c, int64_t ph, int64_t pw, const T* plane, int64_t argmax, bool empty) {
+            if (empty || argmax < 0) return;
+            dx[(plane - data) + argmax] += dy[(c * ph_n + ph) * pw_n + pw];
+          });
+    }
+  });
+}
 
 // ---- bilinear samples of ROIAlign / RROIAlign -------------------------------------------------
 
@@ -375,52 +427,106 @@ bool ROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<S
   return internal::AllKnown(*in, *out);
 }
 
+// The bilinear samples of one ROI's bins and their count per bin; false when the ROI has a
+// non-finite coordinate or (aligned) a non-positive size.
+template <typename T>
+bool ROIAlignSamples(const ROIAlignParam& p, const Shape& ds, const T* roi,
+                     std::vector<Sample<T>>* samples, std::vector<int64_t>* bin_begin, T* count) {
+  const int64_t height = ds[2], width = ds[3];
+  const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1];
+  const T scale = p.spatial_scale;
+  const T offset = p.aligned ? T(0.5) : T(0);
+  const T start_w = roi[1] * scale - offset, start_h = roi[2] * scale - offset;
+  const T end_w = roi[3] * scale - offset, end_h = roi[4] * scale - offset;
+  T roi_w = end_w - start_w, roi_h = end_h - start_h;
+  if (!p.aligned) {
+    roi_w = std::max(roi_w, T(1));
+    roi_h = std::max(roi_h, T(1));
+  }
+  const bool finite = std::isfinite(start_w) && std::isfinite(start_h) && std::isfinite(end_w) &&
+                      std::isfinite(end_h);
+  if (!finite || !(roi_w > 0) || !(roi_h > 0)) return false;
+  const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
+  AlignGeometry g;
+  g.grid_h = GridCount(p.sample_ratio, static_cast<double>(roi_h), ph_n);
+  g.grid_w = GridCount(p.sample_ratio, static_cast<double>(roi_w), pw_n);
+  const T geom[4] = {start_h, start_w, bin_h, bin_w};
+  AlignSamples(g, geom, ph_n, pw_n, height, width, samples, bin_begin);
+  *count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
+  return true;
+}
+
+// The input plane offset of output channel c's bin: position-sensitive bins read channel
+// c * bins + bin.
+inline int64_t ROIAlignInputChannel(bool position_sensitive, int64_t c, int64_t bin,
+                                    int64_t num_bins) {
+  return position_sensitive ? c * num_bins + bin : c;
+}
+
 struct ROIAlignKernel {
   template <typename T>
   static void Run(const ROIAlignParam& p, const std::vector<TBlob>& in, const TBlob& out) {
     const Shape& ds = in[0].shape;
     const T* data = in[0].ptr<const T>();
-    const int64_t in_channels = ds[1], height = ds[2], width = ds[3], out_channels = out.shape[1];
-    const int64_t ph_n = p.pooled_size[0], pw_n = p.pooled_size[1], num_bins = ph_n * pw_n;
-    const T scale = p.spatial_scale;
+    const int64_t in_channels = ds[1], plane = ds[2] * ds[3], out_channels = out.shape[1];
+    const int64_t num_bins = p.pooled_size[0] * p.pooled_size[1];
     std::vector<Sample<T>> samples;
     std::vector<int64_t> bin_begin;
     ForEachRoi<T>(ds[0], in[1], out, [&](int64_t, const T* roi, int64_t b, T* o) {
-      const T offset = p.aligned ? T(0.5) : T(0);
-      const T start_w = roi[1] * scale - offset, start_h = roi[2] * scale - offset;
-      const T end_w = roi[3] * scale - offset, end_h = roi[4] * scale - offset;
-      T roi_w = end_w - start_w, roi_h = end_h - start_h;
-      if (!p.aligned) {
-        roi_w = std::max(roi_w, T(1));
-        roi_h = std::max(roi_h, T(1));
-      }
-      const bool finite = std::isfinite(start_w) && std::isfinite(start_h) &&
-                          std::isfinite(end_w) && std::isfinite(end_h);
-      if (!finite || !(roi_w > 0) || !(roi_h > 0)) {
+      T count = 0;
+      if (!ROIAlignSamples(p, ds, roi, &samples, &bin_begin, &count)) {
         std::fill(o, o + out_channels * num_bins, std::numeric_limits<T>::quiet_NaN());
         return;
       }
-      const T bin_h = roi_h / static_cast<T>(ph_n), bin_w = roi_w / static_cast<T>(pw_n);
-      AlignGeometry g;
-      g.grid_h = GridCount(p.sample_ratio, static_cast<double>(roi_h), ph_n);
-      g.grid_w = GridCount(p.sample_ratio, static_cast<double>(roi_w), pw_n);
-      const T geom[4] = {start_h, start_w, bin_h, bin_w};
-      AlignSamples(g, geom, ph_n, pw_n, height, width, &samples, &bin_begin);
-      const T count = static_cast<T>(static_cast<double>(g.grid_h) * static_cast<double>(g.grid_w));
-      const T* image = data + b * in_channels * height * width;
-      const int64_t plane = height * width;
-      if (p.position_sensitive) {
-        PoolSamples<T>(
-            samples, bin_begin, out_channels, num_bins, count,
-            [&](int64_t c, int64_t bin) { return image + (c * num_bins + bin) * plane; }, o);
-      } else {
-        PoolSamples<T>(
-            samples, bin_begin, out_channels, num_bins, count,
-            [&](int64_t c, int64_t) { return image + c * plane; }, o);
-      }
+      const T* image = data + b * in_channels * plane;
+      PoolSamples<T>(
+          samples, bin_begin, out_channels, num_bins, count,
+          [&](int64_t c, int64_t bin) {
+            return image + ROIAlignInputChannel(p.position_sensitive, c, bin, num_bins) * plane;
+          },
+          o);
     });
   }
 };
+
+// _backward_ROIAlign: (out_grad, data, rois) -> (d data, d rois = 0), MXNet's: each sample adds
+// out_grad * weight / count to its four pixels, ROIs, channels, bins and samples in order. ROIs
+// naming no image, or with a non-finite coordinate, add nothing.
+void ROIAlignBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                             const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<ROIAlignParam>();
+  SwitchRealDType(in[1].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Shape& ds = in[1].shape;
+    const TBlob& rois = in[2];
+    const int64_t plane = ds[2] * ds[3], out_channels = in[0].shape[1];
+    const int64_t num_bins = p.pooled_size[0] * p.pooled_size[1];
+    T* dx = out[0].ptr<T>();
+    std::fill(dx, dx + out[0].Size(), T(0));
+    std::fill(out[1].ptr<T>(), out[1].ptr<T>() + out[1].Size(), T(0));
+    std::vector<Sample<T>> samples;
+    std::vector<int64_t> bin_begin;
+    for (int64_t n = 0; n < rois.shape[0]; ++n) {
+      const T* roi = rois.ptr<const T>() + n * rois.shape[1];
+      const int64_t b = RoiBatchIndex(static_cast<double>(roi[0]), ds[0]);
+      T count = 0;
+      if (b < 0 || !ROIAlignSamples(p, ds, roi, &samples, &bin_begin, &count)) continue;
+      const T* dy = in[0].ptr<const T>() + n * out_channels * num_bins;
+      T* image = dx + b * ds[1] * plane;
+      for (int64_t c = 0; c < out_channels; ++c) {
+        for (int64_t bin = 0; bin < num_bins; ++bin) {
+          T* d = image + ROIAlignInputChannel(p.position_sensitive, c, bin, num_bins) * plane;
+          const T g = dy[c * num_bins + bin];
+          for (int64_t k = bin_begin[static_cast<size_t>(bin)];
+               k < bin_begin[static_cast<size_t>(bin + 1)]; ++k) {
+            const Sample<T>& s = samples[static_cast<size_t>(k)];
+            for (int corner = 0; corner < 4; ++corner) d[s.pos[corner]] += g * s.w[corner] / count;
+          }
+        }
+      }
+    }
+  });
+}
 
 // ---- _contrib_RROIAlign -----------------------------------------------------------------------
 
@@ -761,7 +867,22 @@ void RegisterRoiOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden argmax indices
       .SetInferShape(ROIPoolingShape)
       .SetInferType(RoiType)
-      .SetCompute(RoiCompute<ROIPoolingParam, ROIPoolingKernel>);
+      .SetCompute(RoiCompute<ROIPoolingParam, ROIPoolingKernel>)
+      .SetGradient(internal::BackwardOpGradient("_backward_ROIPooling"));
+
+  r->Register("_backward_ROIPooling")
+      .Describe(
+          "The gradient of ROIPooling: each bin's gradient added at its maximum (the first "
+          "one); zeros for rois.")
+      .SetParam<ROIPoolingParam>(PooledSizeAndScaleInit<ROIPoolingParam>)
+      .SetInputNames(internal::BackwardInputNames({"data", "rois"}))
+      .SetNumOutputs(2)
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        return internal::BackwardShape(ROIPoolingShape, attrs, in, out);
+      })
+      .SetInferType(RoiType)
+      .SetCompute(ROIPoolingBackwardCompute)
+      .SetInternal();
 
   r->Register("_contrib_ROIAlign")
       .Describe(
@@ -771,7 +892,22 @@ void RegisterRoiOps(OpRegistry* r) {
       .SetInputNames({"data", "rois"})
       .SetInferShape(ROIAlignShape)
       .SetInferType(RoiType)
-      .SetCompute(RoiCompute<ROIAlignParam, ROIAlignKernel>);
+      .SetCompute(RoiCompute<ROIAlignParam, ROIAlignKernel>)
+      .SetGradient(internal::BackwardOpGradient("_backward_ROIAlign"));
+
+  r->Register("_backward_ROIAlign")
+      .Describe(
+          "The gradient of _contrib_ROIAlign: each bilinear sample's share of its bin's "
+          "gradient added to its four pixels; zeros for rois.")
+      .SetParam<ROIAlignParam>(PooledSizeAndScaleInit<ROIAlignParam>)
+      .SetInputNames(internal::BackwardInputNames({"data", "rois"}))
+      .SetNumOutputs(2)
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        return internal::BackwardShape(ROIAlignShape, attrs, in, out);
+      })
+      .SetInferType(RoiType)
+      .SetCompute(ROIAlignBackwardCompute)
+      .SetInternal();
 
   r->Register("_contrib_RROIAlign")
       .Describe(

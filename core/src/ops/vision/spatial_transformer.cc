@@ -7,6 +7,10 @@
 //    the four neighbours outside the image count as zero, so a grid outside [-1, 1] fades to 0.
 //  * SpatialTransformer: an affine GridGenerator to target_shape followed by the sampler.
 // MXNet's extra outputs (the grids it keeps for backward) are hidden.
+// The gradients are MXNet's, one backward op each: the sampler's to data (the bilinear weights)
+// and to the grid (the derivative of the weights, scaled to normalized coordinates), the affine
+// grid's to theta (the grid gradient times the target grid's (x, y, 1)), the warp grid's to the
+// flow (divided by the half sizes).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "ops/gradient_util.h"
 #include "ops/vision/vision_common-inl.h"
 #include "ops/vision/vision_ops.h"
 
@@ -25,20 +30,23 @@ using internal::AssignShape;
 using internal::RealType;
 using internal::SwitchRealDType;
 
+// floor(v) as the index of a sample's top or left neighbour. Far outside the image every
+// neighbour is zero; clamping keeps the index conversion defined (MXNet converts to int
+// directly).
+template <typename T>
+int64_t Corner(T v) {
+  const double f = std::floor(static_cast<double>(v));
+  if (std::isnan(f)) return int64_t{-2};
+  return static_cast<int64_t>(std::max(-1e12, std::min(1e12, f)));
+}
+
 // MXNet's bilinear sample of one (H, W) plane at normalized (gx, gy); the weight arithmetic
 // mixes double as MXNet's does.
 template <typename T>
 T SamplePlane(const T* plane, int64_t in_h, int64_t in_w, T gx, T gy) {
   const T y_real = (gy + 1) * static_cast<T>(in_h - 1) / 2;
   const T x_real = (gx + 1) * static_cast<T>(in_w - 1) / 2;
-  // Far outside the image every neighbour is zero; clamping keeps the index conversion defined
-  // (MXNet converts to int directly).
-  auto corner = [](T v) {
-    const double f = std::floor(static_cast<double>(v));
-    if (std::isnan(f)) return int64_t{-2};
-    return static_cast<int64_t>(std::max(-1e12, std::min(1e12, f)));
-  };
-  const int64_t top = corner(y_real), left = corner(x_real);
+  const int64_t top = Corner(y_real), left = Corner(x_real);
   const T wy = static_cast<T>(1.0 - (y_real - static_cast<T>(top)));
   const T wx = static_cast<T>(1.0 - (x_real - static_cast<T>(left)));
   auto at = [&](int64_t y, int64_t x) {
@@ -62,6 +70,85 @@ void SampleImages(const T* data, const Shape& ds, const T* grid, int64_t grid_sa
       const T* plane = data + (n * channels + c) * in_h * in_w;
       T* o = out + (n * channels + c) * positions;
       for (int64_t p = 0; p < positions; ++p) o[p] = SamplePlane(plane, in_h, in_w, gx[p], gy[p]);
+    }
+  }
+}
+
+// The gradient of SampleImages (MXNet's BilinearSamplerBackward): dx (zeroed) gets each output
+// gradient times the weights of the neighbours inside the image; dgrid (n, 2, h, w) the
+// derivative of the sample along x and y, in normalized units. Positions, then channels, in order.
+template <typename T>
+void SampleImagesBackward(const T* data, const Shape& ds, const T* grid, int64_t grid_sample_stride,
+                          int64_t h, int64_t w, const T* dy, T* dx, T* dgrid) {
+  const int64_t batch = ds[0], channels = ds[1], in_h = ds[2], in_w = ds[3];
+  const int64_t positions = h * w, plane = in_h * in_w;
+  std::fill(dx, dx + ds.Size(), T(0));
+  for (int64_t n = 0; n < batch; ++n) {
+    const T* gx = grid + n * grid_sample_stride;
+    const T* gy = gx + positions;
+    T* dgx = dgrid + n * 2 * positions;
+    T* dgy = dgx + positions;
+    for (int64_t p = 0; p < positions; ++p) {
+      const T y_real = (gy[p] + 1) * static_cast<T>(in_h - 1) / 2;
+      const T x_real = (gx[p] + 1) * static_cast<T>(in_w - 1) / 2;
+      const int64_t top = Corner(y_real), left = Corner(x_real);
+      const T wy = static_cast<T>(1.0 - (y_real - static_cast<T>(top)));
+      const T wx = static_cast<T>(1.0 - (x_real - static_cast<T>(left)));
+      auto inside = [&](int64_t y, int64_t x) {
+        return y >= 0 && y <= in_h - 1 && x >= 0 && x <= in_w - 1;
+      };
+      T gw_y = 0, gw_x = 0;
+      for (int64_t c = 0; c < channels; ++c) {
+        const T g = dy[(n * channels + c) * positions + p];
+        const T* image = data + (n * channels + c) * plane;
+        T* d = dx + (n * channels + c) * plane;
+        T tl = 0, tr = 0, bl = 0, br = 0;
+        if (inside(top, left)) {
+          d[top * in_w + left] += g * wy * wx;
+          tl = image[top * in_w + left];
+        }
+        if (inside(top, left + 1)) {
+          d[top * in_w + left + 1] = static_cast<T>(d[top * in_w + left + 1] + g * wy * (1.0 - wx));
+          tr = image[top * in_w + left + 1];
+        }
+        if (inside(top + 1, left)) {
+          d[(top + 1) * in_w + left] =
+              static_cast<T>(d[(top + 1) * in_w + left] + g * (1.0 - wy) * wx);
+          bl = image[(top + 1) * in_w + left];
+        }
+        if (inside(top + 1, left + 1)) {
+          d[(top + 1) * in_w + left + 1] =
+              static_cast<T>(d[(top + 1) * in_w + left + 1] + g * (1.0 - wy) * (1.0 - wx));
+          br = image[(top + 1) * in_w + left + 1];
+        }
+        gw_y -= g * (tr - br + (tl - tr - bl + br) * wx);
+        gw_x -= g * (bl - br + (tl - tr - bl + br) * wy);
+      }
+      dgy[p] = gw_y * static_cast<T>(in_h - 1) / 2;
+      dgx[p] = gw_x * static_cast<T>(in_w - 1) / 2;
+    }
+  }
+}
+
+// The gradient of theta (batch, 6) of the affine grid (batch, 2, positions) over the target
+// points (tx, ty): sums of dgrid times (x, y, 1), in double.
+template <typename T>
+void AffineGridBackward(const T* dgrid, const std::vector<T>& tx, const std::vector<T>& ty,
+                        int64_t batch, T* dtheta) {
+  const int64_t positions = static_cast<int64_t>(tx.size());
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t k = 0; k < 2; ++k) {
+      const T* g = dgrid + (n * 2 + k) * positions;
+      double sx = 0, sy = 0, s1 = 0;
+      for (int64_t p = 0; p < positions; ++p) {
+        sx += static_cast<double>(g[p]) * static_cast<double>(tx[static_cast<size_t>(p)]);
+        sy += static_cast<double>(g[p]) * static_cast<double>(ty[static_cast<size_t>(p)]);
+        s1 += static_cast<double>(g[p]);
+      }
+      T* d = dtheta + n * 6 + k * 3;
+      d[0] = static_cast<T>(sx);
+      d[1] = static_cast<T>(sy);
+      d[2] = static_cast<T>(s1);
     }
   }
 }
@@ -115,21 +202,34 @@ bool GridGeneratorShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   return internal::AllKnown(*in, *out);
 }
 
+// GridGenerator's target points (x, y) in [-1, 1], row-major, as MXNet computes them.
 template <typename T>
-void AffineGrid(const T* theta, int64_t batch, int64_t h, int64_t w, T* out) {
+void AffineTargetPoints(int64_t h, int64_t w, std::vector<T>* tx, std::vector<T>* ty) {
   const T step_x = static_cast<T>(2.0 / static_cast<double>(w - 1));
   const T step_y = static_cast<T>(2.0 / static_cast<double>(h - 1));
+  tx->resize(static_cast<size_t>(h * w));
+  ty->resize(static_cast<size_t>(h * w));
+  for (int64_t i = 0; i < h; ++i) {
+    for (int64_t j = 0; j < w; ++j) {
+      (*tx)[static_cast<size_t>(i * w + j)] = T(-1) + static_cast<T>(j) * step_x;
+      (*ty)[static_cast<size_t>(i * w + j)] = T(-1) + static_cast<T>(i) * step_y;
+    }
+  }
+}
+
+// grid (batch, 2, positions) = theta (batch, 2, 3) times the target points (x, y, 1).
+template <typename T>
+void AffineGrid(const T* theta, int64_t batch, const std::vector<T>& tx, const std::vector<T>& ty,
+                T* out) {
+  const int64_t positions = static_cast<int64_t>(tx.size());
   for (int64_t n = 0; n < batch; ++n) {
     const T* t = theta + n * 6;
-    T* ox = out + n * 2 * h * w;
-    T* oy = ox + h * w;
-    for (int64_t i = 0; i < h; ++i) {
-      const T y = T(-1) + static_cast<T>(i) * step_y;
-      for (int64_t j = 0; j < w; ++j) {
-        const T x = T(-1) + static_cast<T>(j) * step_x;
-        ox[i * w + j] = t[0] * x + t[1] * y + t[2];
-        oy[i * w + j] = t[3] * x + t[4] * y + t[5];
-      }
+    T* ox = out + n * 2 * positions;
+    T* oy = ox + positions;
+    for (int64_t p = 0; p < positions; ++p) {
+      const T x = tx[static_cast<size_t>(p)], y = ty[static_cast<size_t>(p)];
+      ox[p] = t[0] * x + t[1] * y + t[2];
+      oy[p] = t[3] * x + t[4] * y + t[5];
     }
   }
 }
@@ -141,7 +241,9 @@ void GridGeneratorCompute(const OpContext&, const NodeAttrs& attrs, const std::v
   SwitchRealDType(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (p.transform_type == TransformType::kAffine) {
-      AffineGrid<T>(in[0].ptr<const T>(), os[0], os[2], os[3], out[0].ptr<T>());
+      std::vector<T> tx, ty;
+      AffineTargetPoints<T>(os[2], os[3], &tx, &ty);
+      AffineGrid<T>(in[0].ptr<const T>(), os[0], tx, ty, out[0].ptr<T>());
       return;
     }
     const int64_t h = os[2], w = os[3];
@@ -156,6 +258,34 @@ void GridGeneratorCompute(const OpContext&, const NodeAttrs& attrs, const std::v
           y[px] = (flow[px] + static_cast<T>(j)) / half_w - T(1);
           y[py] = (flow[py] + static_cast<T>(i)) / half_h - T(1);
         }
+      }
+    }
+  });
+}
+
+// _backward_GridGenerator: (out_grad, data) -> d data.
+void GridGeneratorBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                  const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<GridGeneratorParam>();
+  const Shape& gs = in[0].shape;
+  SwitchRealDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* dgrid = in[0].ptr<const T>();
+    T* dx = out[0].ptr<T>();
+    if (p.transform_type == TransformType::kAffine) {
+      std::vector<T> tx, ty;
+      AffineTargetPoints<T>(gs[2], gs[3], &tx, &ty);
+      AffineGridBackward<T>(dgrid, tx, ty, gs[0], dx);
+      return;
+    }
+    const int64_t positions = gs[2] * gs[3];
+    const T half_w = static_cast<T>((static_cast<T>(gs[3]) - 1.0) / 2.0);
+    const T half_h = static_cast<T>((static_cast<T>(gs[2]) - 1.0) / 2.0);
+    for (int64_t n = 0; n < gs[0]; ++n) {
+      for (int64_t q = 0; q < positions; ++q) {
+        const int64_t px = n * 2 * positions + q, py = px + positions;
+        dx[px] = dgrid[px] / half_w;
+        dx[py] = dgrid[py] / half_h;
       }
     }
   });
@@ -196,6 +326,18 @@ void BilinearSamplerCompute(const OpContext&, const NodeAttrs&, const std::vecto
     using T = typename decltype(tag)::type;
     SampleImages<T>(in[0].ptr<const T>(), in[0].shape, in[1].ptr<const T>(), 2 * os[2] * os[3],
                     os[2], os[3], out[0].ptr<T>());
+  });
+}
+
+// _backward_BilinearSampler: (out_grad, data, grid) -> d data, d grid.
+void BilinearSamplerBackwardCompute(const OpContext&, const NodeAttrs&,
+                                    const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const Shape& os = in[0].shape;
+  SwitchRealDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SampleImagesBackward<T>(in[1].ptr<const T>(), in[1].shape, in[2].ptr<const T>(),
+                            2 * os[2] * os[3], os[2], os[3], in[0].ptr<const T>(), out[0].ptr<T>(),
+                            out[1].ptr<T>());
   });
 }
 
@@ -253,30 +395,27 @@ bool SpatialTransformerShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return internal::AllKnown(*in, *out);
 }
 
+// SpatialTransformer's target points, as MXNet builds them here (in double, then T).
+template <typename T>
+void TransformerTargetPoints(int64_t h, int64_t w, std::vector<T>* tx, std::vector<T>* ty) {
+  tx->resize(static_cast<size_t>(h * w));
+  ty->resize(static_cast<size_t>(h * w));
+  for (int64_t i = 0; i < h * w; ++i) {
+    (*tx)[static_cast<size_t>(i)] =
+        static_cast<T>(-1.0 + static_cast<double>(i % w) * 2.0 / static_cast<double>(w - 1));
+    (*ty)[static_cast<size_t>(i)] =
+        static_cast<T>(-1.0 + static_cast<double>(i / w) * 2.0 / static_cast<double>(h - 1));
+  }
+}
+
 template <typename T>
 void SpatialTransformerKernel(const SpatialTransformerParam& p, const TBlob& data, const TBlob& loc,
                               const TBlob& out) {
   const int64_t h = p.target_shape[0], w = p.target_shape[1], batch = data.shape[0];
-  // The target grid as MXNet builds it here (in double, then T).
-  std::vector<T> gx(static_cast<size_t>(h * w)), gy(static_cast<size_t>(h * w));
-  for (int64_t i = 0; i < h * w; ++i) {
-    gx[static_cast<size_t>(i)] =
-        static_cast<T>(-1.0 + static_cast<double>(i % w) * 2.0 / static_cast<double>(w - 1));
-    gy[static_cast<size_t>(i)] =
-        static_cast<T>(-1.0 + static_cast<double>(i / w) * 2.0 / static_cast<double>(h - 1));
-  }
+  std::vector<T> tx, ty;
+  TransformerTargetPoints<T>(h, w, &tx, &ty);
   std::vector<T> grid(static_cast<size_t>(batch * 2 * h * w));
-  const T* theta = loc.ptr<const T>();
-  for (int64_t n = 0; n < batch; ++n) {
-    const T* t = theta + n * 6;
-    T* ox = grid.data() + n * 2 * h * w;
-    T* oy = ox + h * w;
-    for (int64_t i = 0; i < h * w; ++i) {
-      const T x = gx[static_cast<size_t>(i)], y = gy[static_cast<size_t>(i)];
-      ox[i] = t[0] * x + t[1] * y + t[2];
-      oy[i] = t[3] * x + t[4] * y + t[5];
-    }
-  }
+  AffineGrid<T>(loc.ptr<const T>(), batch, tx, ty, grid.data());
   SampleImages<T>(data.ptr<const T>(), data.shape, grid.data(), 2 * h * w, h, w, out.ptr<T>());
 }
 
@@ -287,6 +426,40 @@ void SpatialTransformerCompute(const OpContext&, const NodeAttrs& attrs,
     using T = typename decltype(tag)::type;
     SpatialTransformerKernel<T>(p, in[0], in[1], out[0]);
   });
+}
+
+// _backward_SpatialTransformer: (out_grad, data, loc) -> d data, d loc (the sampler's grid
+// gradient through the affine grid).
+void SpatialTransformerBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                       const std::vector<TBlob>& in,
+                                       const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<SpatialTransformerParam>();
+  SwitchRealDType(out[0].dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t h = p.target_shape[0], w = p.target_shape[1], batch = in[1].shape[0];
+    std::vector<T> tx, ty;
+    TransformerTargetPoints<T>(h, w, &tx, &ty);
+    std::vector<T> grid(static_cast<size_t>(batch * 2 * h * w)), dgrid(grid.size());
+    AffineGrid<T>(in[2].ptr<const T>(), batch, tx, ty, grid.data());
+    SampleImagesBackward<T>(in[1].ptr<const T>(), in[1].shape, grid.data(), 2 * h * w, h, w,
+                            in[0].ptr<const T>(), out[0].ptr<T>(), dgrid.data());
+    AffineGridBackward<T>(dgrid.data(), tx, ty, batch, out[1].ptr<T>());
+  });
+}
+
+bool GridGeneratorBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                std::vector<Shape>* out) {
+  return internal::BackwardShape(GridGeneratorShape, attrs, in, out);
+}
+
+bool BilinearSamplerBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                  std::vector<Shape>* out) {
+  return internal::BackwardShape(BilinearSamplerShape, attrs, in, out);
+}
+
+bool SpatialTransformerBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                     std::vector<Shape>* out) {
+  return internal::BackwardShape(SpatialTransformerShape, attrs, in, out);
 }
 
 }  // namespace
@@ -301,7 +474,19 @@ void RegisterSpatialTransformerOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden target grid
       .SetInferShape(GridGeneratorShape)
       .SetInferType(RealType)
-      .SetCompute(GridGeneratorCompute);
+      .SetCompute(GridGeneratorCompute)
+      .SetGradient(internal::BackwardOpGradient("_backward_GridGenerator"));
+
+  r->Register("_backward_GridGenerator")
+      .Describe(
+          "The gradient of GridGenerator: affine, the grid gradient times the target points "
+          "(x, y, 1); warp, the grid gradient over the half sizes.")
+      .SetParam<GridGeneratorParam>(GridGeneratorInit)
+      .SetInputNames(internal::BackwardInputNames({"data"}))
+      .SetInferShape(GridGeneratorBackwardShape)
+      .SetInferType(RealType)
+      .SetCompute(GridGeneratorBackwardCompute)
+      .SetInternal();
 
   r->Register("BilinearSampler")
       .Describe(
@@ -312,7 +497,20 @@ void RegisterSpatialTransformerOps(OpRegistry* r) {
       .SetNumTotalOutputs(2)  // + MXNet's hidden copy of the grid
       .SetInferShape(BilinearSamplerShape)
       .SetInferType(RealType)
-      .SetCompute(BilinearSamplerCompute);
+      .SetCompute(BilinearSamplerCompute)
+      .SetGradient(internal::BackwardOpGradient("_backward_BilinearSampler"));
+
+  r->Register("_backward_BilinearSampler")
+      .Describe(
+          "The gradient of BilinearSampler: to data, the bilinear weights; to the grid, the "
+          "derivative of each sample along x and y in normalized units.")
+      .SetParam<BilinearSamplerParam>()
+      .SetInputNames(internal::BackwardInputNames({"data", "grid"}))
+      .SetNumOutputs(2)
+      .SetInferShape(BilinearSamplerBackwardShape)
+      .SetInferType(RealType)
+      .SetCompute(BilinearSamplerBackwardCompute)
+      .SetInternal();
 
   r->Register("SpatialTransformer")
       .Describe(
@@ -323,7 +521,20 @@ void RegisterSpatialTransformerOps(OpRegistry* r) {
       .SetNumTotalOutputs(3)  // + MXNet's hidden grids
       .SetInferShape(SpatialTransformerShape)
       .SetInferType(RealType)
-      .SetCompute(SpatialTransformerCompute);
+      .SetCompute(SpatialTransformerCompute)
+      .SetGradient(internal::BackwardOpGradient("_backward_SpatialTransformer"));
+
+  r->Register("_backward_SpatialTransformer")
+      .Describe(
+          "The gradient of SpatialTransformer: the sampler's gradients, the grid's carried "
+          "to loc through the affine transform.")
+      .SetParam<SpatialTransformerParam>(SpatialTransformerInit)
+      .SetInputNames(internal::BackwardInputNames({"data", "loc"}))
+      .SetNumOutputs(2)
+      .SetInferShape(SpatialTransformerBackwardShape)
+      .SetInferType(RealType)
+      .SetCompute(SpatialTransformerBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet
