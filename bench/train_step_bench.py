@@ -427,7 +427,7 @@ def main():
     summary(all_results)
 
 
-DESCRIBED = set()  # systems whose description report() printed
+DESCRIBED = set()  # (system, threads) whose description report() printed
 
 
 def report(model, threads, results):
@@ -452,8 +452,8 @@ def report(model, threads, results):
         print(f"  {system:16s} {r['median_ms']:10.2f} ms/step ({r['steps']} step(s) a round)  "
               f"peak RSS {r['hwm_mb']:7.0f} MB (+{r['grew_mb']:.0f} MB over loaded)  "
               f"loss {c['loss']:.6g} |grad|^2 {c['grad_sq']:.6g}{agrees}")
-        if system not in DESCRIBED:
-            DESCRIBED.add(system)
+        if (system, threads) not in DESCRIBED:
+            DESCRIBED.add((system, threads))
             print(f"  {'':16s} {r['name']}")
 
 
