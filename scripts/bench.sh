@@ -7,7 +7,11 @@
 #     203d51f: before issue 14 registered ~300 more ops; target <= 1.1x), in fresh processes
 #     taking turns;
 #  3. the microbenchmarks of bench/ (seed MLP, C API overhead, ResNet-18 eager vs hybridized,
-#     single layers).
+#     single layers);
+#  4. one training step (forward + backward) against MXNet 1.9.1 hybridized and PyTorch eager
+#     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
+#     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
+#     <= 1.0x PyTorch's, peak memory <= MXNet's.
 # The machine is printed with the figures: CPU, OpenBLAS build and kernel setting, oneDNN ISA.
 set -euo pipefail
 build=${1:-build}
@@ -126,3 +130,9 @@ if [ -x "$python" ]; then
   printf '\n== %s\n' python_mlp_bench
   "$python" bench/python_mlp_bench.py "$build"
 fi
+
+# ---- 4. training step ----------------------------------------------------------------------------
+# Its workers: hybridnet's train_step_worker, MXNet's venv python (scripts/setup-mxnet.sh) and
+# Debian's python3 with python3-torch; a missing one is reported as SKIPPED, naming it.
+printf '\n== training step: hybridnet vs MXNet 1.9.1 hybridized and PyTorch eager\n'
+/usr/bin/python3 "$root/bench/train_step_bench.py" "$build" --rounds "$rounds"
