@@ -89,14 +89,11 @@ class TrainStep {
       inputs_.push_back(LoadNpy(o.input_dir + "/" + name + ".npy"));
     onehot_ = LoadNpy(o.input_dir + "/label.npy");
     if (!o.eager) net_->Hybridize(true, {/*static_alloc=*/true, /*static_shape=*/true});
-    // gluon's Parameter has no attach_grad yet (the Gluon training API comes with the next part
-    // of issue 34), so each weight's own array is marked: the block reads that very array.
     const gluon::ParameterDict params = net_->CollectParams();
     for (const gluon::ParameterPtr& p : params.list()) {
       if (!p->differentiable()) continue;  // BatchNorm's running statistics
-      NDArray* weight = const_cast<NDArray*>(&p->data());
-      autograd::AttachGrad(weight);
-      weights_.push_back(*weight);
+      p->AttachGrad();
+      weights_.push_back(p->data());
     }
   }
 
