@@ -95,6 +95,7 @@ std::vector<NodeEntry> MatrixProductGradient(const GradientBuilder& g, const std
   const NodeEntry& b = g.in(1);
   return {ta ? multiply(b, dc, tb, true) : multiply(dc, b, false, !tb),
           tb ? multiply(dc, a, true, ta) : multiply(a, dc, !ta, false)};
+}
 
 FGradient BackwardOpGradient(std::string backward_op) {
   return [backward_op](const std::shared_ptr<Node>& node, const std::vector<NodeEntry>& out_grads) {
