@@ -403,7 +403,12 @@ std::string Check(const Graph& g) {
 std::vector<NDArray> Gradients(const Symbol& symbol, const std::vector<std::string>& names,
                                std::vector<NDArray> values, const std::vector<NDArray>& head_grads,
                                bool hybridized) {
-  for (NDArray& v : values) autograd::AttachGrad(&v);
+  // Copies: a backward in training mode updates BatchNorm's moving statistics, which the other
+  // run must find as this one did.
+  for (NDArray& v : values) {
+    v = v.Copy();
+    autograd::AttachGrad(&v);
+  }
   std::vector<NDArray> heads;
   {
     auto recording = autograd::Record(/*train_mode=*/false);

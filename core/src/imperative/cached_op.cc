@@ -27,8 +27,14 @@ struct BackwardFeed {
 struct TrainingGraph {
   /// Runs the forward; returns the visible outputs, then the activations the backward reads.
   std::unique_ptr<GraphExecutor> forward;
-  /// Runs the gradients of the inputs listed in grad_inputs; null when none needs one.
-  std::unique_ptr<GraphExecutor> backward;
+  /// The gradients of the inputs listed in grad_inputs, reading `feeds`; empty when none needs
+  /// one.
+  Symbol backward_graph;
+  std::vector<std::string> backward_inputs;
+  /// Its executors, made on first use, for a backward in inference [0] and training [1] mode: the
+  /// backward's train_mode, not the forward's, is what its ops see (BatchNorm's backward), as
+  /// eagerly and in MXNet.
+  std::unique_ptr<GraphExecutor> backward[2];
   size_t num_outputs = 0;
   std::vector<BackwardFeed> feeds;  ///< per backward data input
   std::vector<size_t> grad_inputs;  ///< forward inputs whose gradients backward gives, in order
@@ -74,7 +80,15 @@ void RunBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   // The executor writes straight into the arrays Invoke allocated.
   std::vector<NDArray> grads;
   for (const TBlob& b : out) grads.push_back(NDArray::Wrap(b.shape, b.dtype, b.data, nullptr));
-  g.backward->Forward(data, &grads);
+  std::unique_ptr<GraphExecutor>& backward = g.backward[ctx.is_train ? 1 : 0];
+  if (!backward) {
+    ExecutorOptions options;
+    options.fuse = false;  // every op runs its own kernel, as eagerly
+    options.is_train = ctx.is_train;
+    backward = std::make_unique<GraphExecutor>(g.backward_graph, g.backward_inputs,
+                                               std::map<std::string, NDArray>{}, options);
+  }
+  backward->Forward(data, &grads);
 }
 
 const Op& BackwardOp() {
@@ -202,7 +216,8 @@ size_t CachedOp::num_forward_plans() const {
 size_t CachedOp::num_backward_plans() const {
   size_t n = 0;
   for (const auto& kv : graphs_)
-    if (kv.second->backward) n += kv.second->backward->stats().num_plans;
+    for (const auto& backward : kv.second->backward)
+      if (backward) n += backward->stats().num_plans;
   return n;
 }
 
@@ -244,12 +259,10 @@ std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs
       head_grads.push_back(NodeEntry{var, 0, 0});
     }
     try {
-      Symbol backward = SplitBackward(Gradient(graph_.outputs, head_grads, xs), forward_nodes,
-                                      &forward, &feed_of);
-      std::vector<std::string> backward_inputs = backward.ListInputs();
-      for (const std::string& name : backward_inputs) g->feeds.push_back(feed_of.at(name));
-      g->backward = std::make_unique<GraphExecutor>(backward, backward_inputs,
-                                                    std::map<std::string, NDArray>{}, options);
+      g->backward_graph = SplitBackward(Gradient(graph_.outputs, head_grads, xs), forward_nodes,
+                                        &forward, &feed_of);
+      g->backward_inputs = g->backward_graph.ListInputs();
+      for (const std::string& name : g->backward_inputs) g->feeds.push_back(feed_of.at(name));
       ++num_gradient_graphs_;
     } catch (const Error& e) {
       if (e.code() != StatusCode::kUnsupported) throw;
