@@ -92,7 +92,9 @@ bool SameImplementation(const dnnl::convolution_forward::primitive_desc& a,
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
-std::string DescKey(const memory::desc& md) {
+}  // namespace
+
+std::string MemoryDescKey(const memory::desc& md) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(&md.data);
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < sizeof(md.data); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
@@ -100,6 +102,19 @@ std::string DescKey(const memory::desc& md) {
   os << std::hex << h << ":" << std::dec << md.get_size();
   return os.str();
 }
+
+dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const memory::desc& src,
+                                                                  const memory::desc& weights,
+                                                                  const memory::desc& bias,
+                                                                  const memory::desc& dst) {
+  const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, weights, bias,
+                                            dst);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return dnnl::inner_product_forward::primitive_desc(d, attr, OneDnnEngine());
+}
+
+namespace {
 
 struct ConvPrimitive {
   dnnl::primitive prim;
@@ -225,8 +240,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no kernel for it (" << e.what() << ")";
   }
-  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") + DescKey(p->weight_md) +
-                  (p->fold_bn ? ":bn" : "");
+  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
+                  MemoryDescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
   const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
   p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32,
                                   s.data_channel_first ? ChannelFirstTag(s.nd) : caller);
@@ -523,7 +538,7 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
                         << (weights ? "weights" : "data") << " kernel for it (" << e.what() << ")";
   }
-  if (!weights) p->weight_key = "dnnl-conv-backward-data:" + DescKey(p->weight_md);
+  if (!weights) p->weight_key = "dnnl-conv-backward-data:" + MemoryDescKey(p->weight_md);
   p->reorder_grad = p->grad_md != p->caller_grad_md;
   p->reorder_data = p->data_md != p->caller_data_md;
   p->reorder_weight = p->weight_md != p->user_weight_md;

@@ -124,26 +124,26 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 
 // The dense product (kernels/dense.h); the plain and the fused op both call this, so their
 // results are identical.
-void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
-                           const TBlob& out) {
+void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias,
+                           const std::vector<TBlob>& in, const TBlob& out) {
   const TBlob& weight = in[1];
   const int64_t k = weight.shape[1];
   const int64_t batch = k == 0 ? 0 : in[0].Size() / k;
   internal::RunDense(in[0].ptr<const float>(), weight.ptr<const float>(),
                      no_bias ? nullptr : in[2].ptr<const float>(), out.ptr<float>(), batch, hidden,
-                     k);
+                     k, ctx.InputArray(1), ctx.workspace);
 }
 
-void FullyConnectedCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                           const std::vector<TBlob>& out) {
+void FullyConnectedCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedParam>();
-  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, in, out[0]);
 }
 
-void FullyConnectedActCompute(const OpContext&, const NodeAttrs& attrs,
+void FullyConnectedActCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedActParam>();
-  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, in, out[0]);
   float* y = out[0].ptr<float>();
   internal::ApplyActivation(p.act_type, y, y, out[0].Size());
 }
