@@ -10,6 +10,7 @@
 
 #include "hybridnet/base.h"
 #include "hybridnet/ndarray.h"
+#include "kernels/activation-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/gemv.h"
@@ -27,10 +28,11 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 // Whether oneDNN's inner product (brgemm kernels on AVX-512) beats Gemm on OpenBLAS: measured on
-// a Xeon of model 207 (AVX-512, one thread), its time over OpenBLAS's was 0.6-0.9 from 16 rows
-// of at least 16 outputs (the seed MLP's 512->256 and 256->128 layers at batch 256: 0.87; a
-// 2048->1000 classifier below 0.3 from 2 rows), about 1 below, and 3.5-7 for 2 outputs, whose
-// rows fill a fraction of its 16-lane blocks. Without AVX-512 it runs other kernels, unmeasured.
+// an AVX-512 AMD EPYC (oneDNN ISA avx512_core_bf16, OpenBLAS core Cooperlake; one thread), its time
+// over OpenBLAS's was 0.6-0.9 from 16 rows of at least 16 outputs (the seed MLP's 512->256 and
+// 256->128 layers at batch 256: 0.87; a 2048->1000 classifier below 0.3 from 2 rows), about 1
+// below, and 3.5-7 for 2 outputs, whose rows fill a fraction of its 16-lane blocks. Without AVX-512
+// it runs other kernels, unmeasured.
 bool OneDnnInnerProductWins(int64_t batch, int64_t hidden) {
   return CpuHasAvx512() && batch >= 16 && hidden >= 16;
 }
@@ -41,6 +43,7 @@ struct InnerProduct {
   memory::desc src_md, weight_md, user_weight_md, bias_md, dst_md, scratchpad_md;
   dnnl::reorder weight_in;  // MXNet's (hidden, k) weights to weight_md
   std::string weight_key;
+  bool relu = false;  // a relu post-op (else the caller's relu runs after)
 };
 
 struct Packed {
@@ -48,11 +51,11 @@ struct Packed {
 };
 
 std::shared_ptr<const InnerProduct> InnerProductFor(int64_t batch, int64_t hidden, int64_t k,
-                                                    bool bias, int threads) {
-  using Key = std::tuple<int64_t, int64_t, int64_t, bool, int>;
+                                                    bool bias, bool relu, int threads) {
+  using Key = std::tuple<int64_t, int64_t, int64_t, bool, bool, int>;
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<const InnerProduct>> cache;
-  const Key key{batch, hidden, k, bias, threads};
+  const Key key{batch, hidden, k, bias, relu, threads};
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(key);
@@ -65,8 +68,9 @@ std::shared_ptr<const InnerProduct> InnerProductFor(int64_t batch, int64_t hidde
   p->user_weight_md = memory::desc({hidden, k}, f32, Tag::oi);
   if (bias) p->bias_md = memory::desc({hidden}, f32, Tag::a);
   try {
+    p->relu = relu;
     const auto pd = InnerProductPrimitive(p->src_md, memory::desc({hidden, k}, f32, Tag::any),
-                                          p->bias_md, p->dst_md);
+                                          p->bias_md, p->dst_md, &p->relu);
     p->weight_md = pd.weights_desc();
     p->scratchpad_md = pd.scratchpad_desc();
     p->prim = dnnl::inner_product_forward(pd);
@@ -81,11 +85,13 @@ std::shared_ptr<const InnerProduct> InnerProductFor(int64_t batch, int64_t hidde
   return cache.emplace(key, p).first->second;
 }
 
-void RunOneDnnInnerProduct(const float* x, const float* w, const float* b, float* y, int64_t batch,
-                           int64_t hidden, int64_t k, const NDArray* weight_array,
+// Returns whether it applied the relu.
+bool RunOneDnnInnerProduct(const float* x, const float* w, const float* b, float* y, int64_t batch,
+                           int64_t hidden, int64_t k, bool relu, const NDArray* weight_array,
                            Workspace* workspace) {
   const int threads = KernelThreads();
-  const std::shared_ptr<const InnerProduct> p = InnerProductFor(batch, hidden, k, b, threads);
+  const std::shared_ptr<const InnerProduct> p =
+      InnerProductFor(batch, hidden, k, b != nullptr, relu, threads);
   ThreadCountWhile count(threads);
   const dnnl::engine& engine = OneDnnEngine();
   try {
@@ -113,6 +119,7 @@ void RunOneDnnInnerProduct(const float* x, const float* w, const float* b, float
     if (b != nullptr) args[DNNL_ARG_BIAS] = memory(p->bias_md, engine, const_cast<float*>(b));
     p->prim.execute(OneDnnStream(), args);
     OneDnnStream().wait();
+    return p->relu;
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << "a dense layer of " << batch << " rows of " << k << " into " << hidden
                         << ": oneDNN's inner product failed (" << e.what() << ")";
@@ -130,7 +137,8 @@ KernelChoice& DenseKernels() {
 }
 
 void RunDense(const float* x, const float* w, const float* b, float* y, int64_t batch,
-              int64_t hidden, int64_t k, const NDArray* weight_array, Workspace* workspace) {
+              int64_t hidden, int64_t k, bool relu, const NDArray* weight_array,
+              Workspace* workspace) {
   auto takes = [&](int kernel) {
     switch (static_cast<DenseKernel>(kernel)) {
       case DenseKernel::kGemv:
@@ -152,26 +160,27 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
       static_cast<DenseKernel>(DenseKernels().Choose(static_cast<int>(usual), takes, [&] {
         return "a dense layer of " + std::to_string(batch) + " rows of " + std::to_string(k);
       }));
+  bool relu_applied = false;
   if (kernel == DenseKernel::kGemv) {
     Gemv(w, x, b, y, hidden, k);
-    return;
-  }
-  if (kernel == DenseKernel::kOneDnnInnerProduct) {
-    RunOneDnnInnerProduct(x, w, b, y, batch, hidden, k, weight_array, workspace);
-    return;
-  }
-  float beta = 0.f;
-  if (b != nullptr) {
-    for (int64_t r = 0; r < batch; ++r) {
-      std::memcpy(y + r * hidden, b, static_cast<size_t>(hidden) * sizeof(float));
-    }
-    beta = 1.f;
-  }
-  if (kernel == DenseKernel::kMatrixVector) {
-    MatrixVector(hidden, k, w, x, beta, y);
+  } else if (kernel == DenseKernel::kOneDnnInnerProduct) {
+    relu_applied =
+        RunOneDnnInnerProduct(x, w, b, y, batch, hidden, k, relu, weight_array, workspace);
   } else {
-    Gemm(false, true, batch, hidden, k, 1.f, x, k, w, k, beta, y, hidden);
+    float beta = 0.f;
+    if (b != nullptr) {
+      for (int64_t r = 0; r < batch; ++r) {
+        std::memcpy(y + r * hidden, b, static_cast<size_t>(hidden) * sizeof(float));
+      }
+      beta = 1.f;
+    }
+    if (kernel == DenseKernel::kMatrixVector) {
+      MatrixVector(hidden, k, w, x, beta, y);
+    } else {
+      Gemm(false, true, batch, hidden, k, 1.f, x, k, w, k, beta, y, hidden);
+    }
   }
+  if (relu && !relu_applied) ApplyActivation(ActType::kRelu, y, y, batch * hidden);
 }
 
 }  // namespace internal

@@ -20,10 +20,12 @@ enum class DenseKernel { kGemv, kMatrixVector, kGemm, kOneDnnInnerProduct };
 /// The choice among them (kernel_choice.h), indexed by DenseKernel.
 KernelChoice& DenseKernels();
 
-/// y = x . W^T + b (b may be null). `weight_array` is the array behind w, or null: the inner
-/// product keeps its re-laid-out weights with it. `workspace` is the caller's scratch.
+/// y = x . W^T + b (b may be null), then with `relu` max(y, 0) (ReluOf's bits, so a fused
+/// FullyConnected + relu equals the two ops). `weight_array` is the array behind w, or null: the
+/// inner product keeps its re-laid-out weights with it. `workspace` is the caller's scratch.
 void RunDense(const float* x, const float* w, const float* b, float* y, int64_t batch,
-              int64_t hidden, int64_t k, const NDArray* weight_array, Workspace* workspace);
+              int64_t hidden, int64_t k, bool relu, const NDArray* weight_array,
+              Workspace* workspace);
 
 }  // namespace internal
 }  // namespace hybridnet

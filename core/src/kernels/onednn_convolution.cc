@@ -87,8 +87,7 @@ memory::desc GemmWeightDesc(const ConvSpec& s, const memory::dims& dims) {
 // does not tell implementations apart (jit_1x1:avx512_core and jit:avx512_core give a 1x1
 // convolution the same blocked weights and no scratchpad). So the names are compared, and this
 // is the one place that reads them.
-bool SameImplementation(const dnnl::convolution_forward::primitive_desc& a,
-                        const dnnl::convolution_forward::primitive_desc& b) {
+bool SameImplementation(const dnnl::primitive_desc_base& a, const dnnl::primitive_desc_base& b) {
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
@@ -106,12 +105,21 @@ std::string MemoryDescKey(const memory::desc& md) {
 dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const memory::desc& src,
                                                                   const memory::desc& weights,
                                                                   const memory::desc& bias,
-                                                                  const memory::desc& dst) {
+                                                                  const memory::desc& dst,
+                                                                  bool* relu) {
   const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, weights, bias,
                                             dst);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return dnnl::inner_product_forward::primitive_desc(d, attr, OneDnnEngine());
+  const dnnl::inner_product_forward::primitive_desc alone(d, attr, OneDnnEngine());
+  if (!*relu) return alone;
+  // max(x, 0): internal::ReluOf's bits, NaN and -0 included, as for convolutions.
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  attr.set_post_ops(ops);
+  const dnnl::inner_product_forward::primitive_desc with_relu(d, attr, OneDnnEngine());
+  *relu = SameImplementation(alone, with_relu) && alone.weights_desc() == with_relu.weights_desc();
+  return *relu ? with_relu : alone;
 }
 
 namespace {

@@ -34,11 +34,14 @@ void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args);
 
 /// The forward-inference inner product of `src` (rows, k) by `weights` (hidden, k; format_tag::any
 /// lets the primitive choose its layout) plus `bias` (an empty desc: none) into `dst`, its
-/// scratchpad given by the caller (user scratchpad mode); throws dnnl::error.
+/// scratchpad given by the caller (user scratchpad mode); throws dnnl::error. With `*relu`, max(y,
+/// 0) as a post-op when it leaves the implementation as without; `*relu` says whether it did (the
+/// sums are then those of the product alone).
 dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const dnnl::memory::desc& src,
                                                                   const dnnl::memory::desc& weights,
                                                                   const dnnl::memory::desc& bias,
-                                                                  const dnnl::memory::desc& dst);
+                                                                  const dnnl::memory::desc& dst,
+                                                                  bool* relu);
 
 /// A key that tells memory layouts apart ("<hash>:<bytes>"), for data kept per layout.
 std::string MemoryDescKey(const dnnl::memory::desc& md);
