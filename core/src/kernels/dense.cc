@@ -30,9 +30,10 @@ using Tag = memory::format_tag;
 // Whether oneDNN's inner product (brgemm kernels on AVX-512) beats Gemm on OpenBLAS: measured on
 // an AVX-512 AMD EPYC (oneDNN ISA avx512_core_bf16, OpenBLAS core Cooperlake; one thread), its time
 // over OpenBLAS's was 0.6-0.9 from 16 rows of at least 16 outputs (the seed MLP's 512->256 and
-// 256->128 layers at batch 256: 0.87; a 2048->1000 classifier below 0.3 from 2 rows), about 1
-// below, and 3.5-7 for 2 outputs, whose rows fill a fraction of its 16-lane blocks. Without AVX-512
-// it runs other kernels, unmeasured.
+// 256->128 layers at batch 256: 0.87; a 2048->1000 classifier 0.85 from 64 rows), and 3.5-7 for 2
+// outputs, whose rows fill a fraction of its 16-lane blocks. Below 16 rows it depends on the size
+// (2048->1000: 0.1-0.2 at 2-8 rows; 256->128 and 64->64: 1.3-1.8 at 2). Without AVX-512 it runs
+// other kernels, unmeasured.
 bool OneDnnInnerProductWins(int64_t batch, int64_t hidden) {
   return CpuHasAvx512() && batch >= 16 && hidden >= 16;
 }

@@ -81,7 +81,7 @@ memory::desc GemmWeightDesc(const ConvSpec& s, const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, s.G > 1 ? grouped[rank] : plain[rank]);
 }
 
-// Whether two primitive descriptors of one convolution hold the same implementation. oneDNN 2.6
+// Whether two primitive descriptors of one operation hold the same implementation. oneDNN 2.6
 // has no query that identifies an implementation: dnnl_query_t gives its name as text
 // (impl_info_str) and no kind, algorithm variant or ISA, and what the structural queries report
 // does not tell implementations apart (jit_1x1:avx512_core and jit:avx512_core give a 1x1
