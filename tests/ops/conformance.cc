@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -663,18 +664,26 @@ TEST(OpErrors, UnsupportedSoftmaxOptions) {
 
 // ---- behaviour beyond one-op cases -------------------------------------------------------------
 
-// FullyConnected + Activation fused by the executor is bit-identical to the two eager ops.
+// FullyConnected + Activation fused by the executor is bit-identical to the two eager ops, on
+// every dense kernel's usual shapes (32 rows of 20 outputs: oneDNN's inner product, whose relu is
+// a post-op), NaN and -0 in the data included.
 TEST(FusedFullyConnected, BitIdenticalToFullyConnectedThenActivation) {
   for (const char* act : {"relu", "sigmoid", "tanh", "softrelu", "softsign"}) {
-    for (int64_t batch : {1, 3}) {
+    for (int64_t batch : {1, 3, 32}) {
       for (bool no_bias : {false, true}) {
         SCOPED_TRACE(std::string(act) + " batch " + std::to_string(batch) +
                      (no_bias ? " no_bias" : ""));
         Seed(static_cast<uint64_t>(batch) * 7 + (no_bias ? 1 : 0));
+        const int64_t hidden = batch == 32 ? 20 : 6;
         NDArray x = NDArray::RandomNormal({batch, 2, 5});
-        NDArray w = NDArray::RandomNormal({6, 10});
-        NDArray b = NDArray::RandomNormal({6});
-        AttrDict fc_attrs{{"num_hidden", "6"}, {"no_bias", no_bias ? "True" : "False"}};
+        if (batch == 32) {
+          x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+          for (int64_t i = 10; i < 20; ++i) x.data<float>()[i] = -0.f;
+        }
+        NDArray w = NDArray::RandomNormal({hidden, 10});
+        NDArray b = NDArray::RandomNormal({hidden});
+        AttrDict fc_attrs{{"num_hidden", std::to_string(hidden)},
+                          {"no_bias", no_bias ? "True" : "False"}};
         std::vector<NDArray> fc_in{x, w};
         if (!no_bias) fc_in.push_back(b);
         NDArray fc_out = Invoke("FullyConnected", fc_in, fc_attrs)[0];

@@ -340,6 +340,12 @@ HN_CONFORMANCE_CASES(FullyConnected) {
       NoMxnetGradient(NonDefaultInputs(fc({{"num_hidden", "3"}}, {{2, 4}, {3, 4}, {3, 1}},
                                           FullyConnectedRef(3, true, true), "bias_column")),
                       "MXNet's FullyConnected backward rejects a (num_hidden, 1) bias"));
+  // Rows and outputs enough for oneDNN's inner product (kernels/dense.cc), k and the outputs not
+  // multiples of its 16-lane blocks.
+  cases->push_back(fc({{"num_hidden", "18"}}, {{19, 21}, {18, 21}, {18}},
+                      FullyConnectedRef(18, true, true), "inner_product"));
+  cases->push_back(fc({{"num_hidden", "17"}, {"no_bias", "True"}}, {{16, 2, 5}, {17, 10}},
+                      FullyConnectedRef(17, true, false), "inner_product_no_bias"));
   for (const char* act : kActTypes) {
     OpCase c = WithTol(Case("_hn_fully_connected_act", {{"num_hidden", "5"}, {"act_type", act}},
                             {{3, 4}, {5, 4}, {5}}, FullyConnectedRef(5, true, true, act), act),
@@ -347,6 +353,12 @@ HN_CONFORMANCE_CASES(FullyConnected) {
     c.check_json = false;
     cases->push_back(c);
   }
+  OpCase rows = WithTol(Case("_hn_fully_connected_act",
+                             {{"num_hidden", "20"}, {"act_type", "relu"}}, {{17, 9}, {20, 9}, {20}},
+                             FullyConnectedRef(20, true, true, "relu"), "relu_inner_product"),
+                        tol, tol);
+  rows.check_json = false;
+  cases->push_back(rows);
   OpCase single =
       WithTol(Case("_hn_fully_connected_act",
                    {{"num_hidden", "2"}, {"act_type", "relu"}, {"no_bias", "True"}},

@@ -1,7 +1,8 @@
 // The product of a dense layer (FullyConnected, plain and fused with an activation):
 // y (batch x hidden) = x (batch x k) . W^T (k x hidden) + b, W as MXNet stores it (hidden, k).
-// One row runs on Gemv (gemv.h), or MatrixVector on CPUs without AVX-512; more rows on Gemm
-// (blas.h), whose output rows start as the bias (then beta = 1) or are ignored (beta = 0).
+// One row runs on Gemv (gemv.h), or MatrixVector on CPUs without AVX-512; more rows on oneDNN's
+// inner product where it is faster (OneDnnInnerProductWins), else on Gemm (blas.h), whose output
+// rows start as the bias (then beta = 1) or are ignored (beta = 0).
 #pragma once
 
 #include <cstdint>
@@ -9,17 +10,22 @@
 #include "kernels/kernel_choice.h"
 
 namespace hybridnet {
+class NDArray;
 namespace internal {
+class Workspace;
 
 /// The kernels of RunDense, in the order of preference.
-enum class DenseKernel { kGemv, kMatrixVector, kGemm };
+enum class DenseKernel { kGemv, kMatrixVector, kGemm, kOneDnnInnerProduct };
 
 /// The choice among them (kernel_choice.h), indexed by DenseKernel.
 KernelChoice& DenseKernels();
 
-/// y = x . W^T + b (b may be null).
+/// y = x . W^T + b (b may be null), then with `relu` max(y, 0) (ReluOf's bits, so a fused
+/// FullyConnected + relu equals the two ops). `weight_array` is the array behind w, or null: the
+/// inner product keeps its re-laid-out weights with it. `workspace` is the caller's scratch.
 void RunDense(const float* x, const float* w, const float* b, float* y, int64_t batch,
-              int64_t hidden, int64_t k);
+              int64_t hidden, int64_t k, bool relu, const NDArray* weight_array,
+              Workspace* workspace);
 
 }  // namespace internal
 }  // namespace hybridnet

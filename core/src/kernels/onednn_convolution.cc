@@ -81,18 +81,19 @@ memory::desc GemmWeightDesc(const ConvSpec& s, const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, s.G > 1 ? grouped[rank] : plain[rank]);
 }
 
-// Whether two primitive descriptors of one convolution hold the same implementation. oneDNN 2.6
+// Whether two primitive descriptors of one operation hold the same implementation. oneDNN 2.6
 // has no query that identifies an implementation: dnnl_query_t gives its name as text
 // (impl_info_str) and no kind, algorithm variant or ISA, and what the structural queries report
 // does not tell implementations apart (jit_1x1:avx512_core and jit:avx512_core give a 1x1
 // convolution the same blocked weights and no scratchpad). So the names are compared, and this
 // is the one place that reads them.
-bool SameImplementation(const dnnl::convolution_forward::primitive_desc& a,
-                        const dnnl::convolution_forward::primitive_desc& b) {
+bool SameImplementation(const dnnl::primitive_desc_base& a, const dnnl::primitive_desc_base& b) {
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
-std::string DescKey(const memory::desc& md) {
+}  // namespace
+
+std::string MemoryDescKey(const memory::desc& md) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(&md.data);
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < sizeof(md.data); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
@@ -100,6 +101,28 @@ std::string DescKey(const memory::desc& md) {
   os << std::hex << h << ":" << std::dec << md.get_size();
   return os.str();
 }
+
+dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const memory::desc& src,
+                                                                  const memory::desc& weights,
+                                                                  const memory::desc& bias,
+                                                                  const memory::desc& dst,
+                                                                  bool* relu) {
+  const dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, weights, bias,
+                                            dst);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::inner_product_forward::primitive_desc alone(d, attr, OneDnnEngine());
+  if (!*relu) return alone;
+  // max(x, 0): internal::ReluOf's bits, NaN and -0 included, as for convolutions.
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  attr.set_post_ops(ops);
+  const dnnl::inner_product_forward::primitive_desc with_relu(d, attr, OneDnnEngine());
+  *relu = SameImplementation(alone, with_relu) && alone.weights_desc() == with_relu.weights_desc();
+  return *relu ? with_relu : alone;
+}
+
+namespace {
 
 struct ConvPrimitive {
   dnnl::primitive prim;
@@ -225,8 +248,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no kernel for it (" << e.what() << ")";
   }
-  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") + DescKey(p->weight_md) +
-                  (p->fold_bn ? ":bn" : "");
+  p->weight_key = std::string(s.deconv ? "dnnl-deconv:" : "dnnl-conv:") +
+                  MemoryDescKey(p->weight_md) + (p->fold_bn ? ":bn" : "");
   const Tag caller = s.channel_last ? cl : ChannelFirstTag(s.nd);
   p->caller_src_md = memory::desc(p->src_md.dims(), memory::data_type::f32,
                                   s.data_channel_first ? ChannelFirstTag(s.nd) : caller);
@@ -523,7 +546,7 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
                         << (weights ? "weights" : "data") << " kernel for it (" << e.what() << ")";
   }
-  if (!weights) p->weight_key = "dnnl-conv-backward-data:" + DescKey(p->weight_md);
+  if (!weights) p->weight_key = "dnnl-conv-backward-data:" + MemoryDescKey(p->weight_md);
   p->reorder_grad = p->grad_md != p->caller_grad_md;
   p->reorder_data = p->data_md != p->caller_data_md;
   p->reorder_weight = p->weight_md != p->user_weight_md;

@@ -16,7 +16,13 @@
 // weights in it (jcp.wei_plain, v3.5), so a port checks again, with next_impl on `any` weights,
 // that only the GEMM-based one reports it. Whether post-ops change the implementation is still
 // told by its name (SameImplementation), the one place the file reads it.
+// Dense layers' inner products (kernels/dense.cc) make their primitive descriptors here too
+// (InnerProductPrimitive); a 3.x port makes them as inner_product_forward::primitive_desc(engine,
+// prop, src, weights, bias, dst, attr), and MemoryDescKey hashes what 3.x's memory::desc reports.
 #pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
 
 #include "kernels/convolution.h"
 
@@ -25,6 +31,20 @@ namespace internal {
 
 /// RunConvolution on a oneDNN primitive, whatever the shape.
 void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args);
+
+/// The forward-inference inner product of `src` (rows, k) by `weights` (hidden, k; format_tag::any
+/// lets the primitive choose its layout) plus `bias` (an empty desc: none) into `dst`, its
+/// scratchpad given by the caller (user scratchpad mode); throws dnnl::error. With `*relu`, max(y,
+/// 0) as a post-op when it leaves the implementation as without; `*relu` says whether it did (the
+/// sums are then those of the product alone).
+dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const dnnl::memory::desc& src,
+                                                                  const dnnl::memory::desc& weights,
+                                                                  const dnnl::memory::desc& bias,
+                                                                  const dnnl::memory::desc& dst,
+                                                                  bool* relu);
+
+/// A key that tells memory layouts apart ("<hash>:<bytes>"), for data kept per layout.
+std::string MemoryDescKey(const dnnl::memory::desc& md);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -1,9 +1,9 @@
 // FullyConnected (MXNet src/operator/nn/fully_connected-inl.h): y = x . W^T + b, plus the
 // internal "_hn_fully_connected_act" (FullyConnected followed by an Activation, created by the
-// fusion pass) which runs the very same kernel and then the shared activation code in place, so
-// fused and unfused graphs give bit-identical results, and "_backward_FullyConnected", its
-// gradient (two matrix products and the bias's column sums), itself differentiable (second
-// order).
+// fusion pass) which runs the very same kernel and then the shared activation code in place (relu
+// inside the kernel, with the same bits), so fused and unfused graphs give bit-identical results,
+// and "_backward_FullyConnected", its gradient (two matrix products and the bias's column sums),
+// itself differentiable (second order).
 
 #include <algorithm>
 #include <cstring>
@@ -122,28 +122,32 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   return known;
 }
 
-// The dense product (kernels/dense.h); the plain and the fused op both call this, so their
-// results are identical.
-void FullyConnectedForward(int64_t hidden, bool no_bias, const std::vector<TBlob>& in,
-                           const TBlob& out) {
+// The dense product (kernels/dense.h), with relu or not; the plain and the fused op both call
+// this, so their results are identical.
+void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias, bool relu,
+                           const std::vector<TBlob>& in, const TBlob& out) {
   const TBlob& weight = in[1];
   const int64_t k = weight.shape[1];
   const int64_t batch = k == 0 ? 0 : in[0].Size() / k;
   internal::RunDense(in[0].ptr<const float>(), weight.ptr<const float>(),
                      no_bias ? nullptr : in[2].ptr<const float>(), out.ptr<float>(), batch, hidden,
-                     k);
+                     k, relu, ctx.InputArray(1), ctx.workspace);
 }
 
-void FullyConnectedCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                           const std::vector<TBlob>& out) {
+void FullyConnectedCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedParam>();
-  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, false, in, out[0]);
 }
 
-void FullyConnectedActCompute(const OpContext&, const NodeAttrs& attrs,
+// relu runs inside the dense kernel (a oneDNN post-op where that keeps its sums), the other
+// activations after it.
+void FullyConnectedActCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedActParam>();
-  FullyConnectedForward(p.num_hidden, p.no_bias, in, out[0]);
+  const bool relu = p.act_type == internal::ActType::kRelu;
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, relu, in, out[0]);
+  if (relu) return;
   float* y = out[0].ptr<float>();
   internal::ApplyActivation(p.act_type, y, y, out[0].Size());
 }
