@@ -135,15 +135,19 @@ def compare(name, mode, ours_file, mxnet_file):
     if set(ours) != set(ref):
         problems.append(f"gradients of {sorted(set(ref) - set(ours))} missing, of "
                         f"{sorted(set(ours) - set(ref))} not in MXNet's")
-    worst, worst_name = 0.0, ""
+    worst, worst_name, beyond = 0.0, "", []
     for key in sorted(set(ours) & set(ref)):
         err = rel_err(ours[key].asnumpy(), ref[key].asnumpy())
         tolerance, why = LOOSER.get((name, mode, key), (RTOL, ""))
         if not err <= tolerance:
-            shape = f"{ours[key].shape} vs {ref[key].shape}" if err == float("inf") else ""
-            problems.append(f"{key}: rel err {err:.2g} > {tolerance:g} {shape}".rstrip())
+            shape = f" ({ours[key].shape} vs {ref[key].shape})" if err == float("inf") else ""
+            beyond.append((err, f"{key} {err:.2g} > {tolerance:g}{shape}"))
         elif err > worst:
             worst, worst_name = err, key + (f" (allowed {tolerance:g}: {why})" if why else "")
+    if beyond:
+        beyond.sort(reverse=True)
+        problems.append(f"{len(beyond)} of {len(set(ours) & set(ref))} gradients beyond the "
+                        f"tolerance, worst: {', '.join(b for _, b in beyond[:5])}")
     return problems, worst, worst_name
 
 
