@@ -55,7 +55,7 @@ if missing:
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
 from gluon_models import MODELS  # noqa: E402
 from mxnet_check import compare  # noqa: E402
-from zoo_common import randomize_batchnorm, rel_err, run  # noqa: E402
+from zoo_common import flatten, randomize_batchnorm, rel_err, run  # noqa: E402
 
 RTOL = 1e-4
 # Models that do not run yet, with the reason (the README's status says the same); none today.
@@ -106,16 +106,6 @@ def scale_batchnorm(net, feeds):
         mean, var = (params[nodes[node["inputs"][k][0]]["name"]] for k in (3, 4))
         mean.set_data(mean.data() * math.sqrt(square))
         var.set_data(var.data() * square)
-
-
-def flatten(outputs):
-    """MXNet's outputs as the export's flat list (nested tuples of NDArrays, in order)."""
-    if isinstance(outputs, (mx.nd.NDArray, mx.sym.Symbol)):
-        return [outputs]
-    flat = []
-    for o in outputs:
-        flat.extend(flatten(o))
-    return flat
 
 
 def file_name(name):

@@ -1,5 +1,6 @@
-"""What the model golden tests (zoo_golden.py, models_golden.py) share: the error measure, the
-BatchNorm statistics they give MXNet's models, and running hybridnet's side."""
+"""What the model golden tests (zoo_golden.py, models_golden.py, gradients_golden.py) share: the
+error measure, the BatchNorm statistics they give MXNet's models, MXNet's outputs as a flat list
+and running hybridnet's side."""
 import subprocess
 
 import mxnet as mx
@@ -16,6 +17,16 @@ def rel_err(ours, ref):
         return 0.0
     scale = max(float(np.max(np.abs(ref))), 1e-30)
     return float(np.max(np.abs(ours - ref))) / scale
+
+
+def flatten(outputs):
+    """MXNet's outputs as the export's flat list (nested tuples of NDArrays, in order)."""
+    if isinstance(outputs, (mx.nd.NDArray, mx.sym.Symbol)):
+        return [outputs]
+    flat = []
+    for o in outputs:
+        flat.extend(flatten(o))
+    return flat
 
 
 def run(*args):

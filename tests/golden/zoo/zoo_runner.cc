@@ -16,13 +16,24 @@
 //       gives every BatchNorm random statistics (the ONNX tests), runs again, exports, and runs
 //       once more eagerly: PREFIX-hybrid.npy, PREFIX-symbol.json, PREFIX-0000.params,
 //       PREFIX-eager.npy.
+//   zoo_runner grad PREFIX OUT --train|--predict [--input-grad NAME]... HEAD_GRAD.npy...
+//                   NAME=INPUT.npy...
+//       imports PREFIX-symbol.json + PREFIX-0000.params, attaches a gradient to every
+//       differentiable parameter and to the inputs named by --input-grad, runs the inputs under
+//       autograd::Record(train mode or not) and backward with one head gradient per output, first
+//       eagerly, then hybridized (a fresh import each time): every gradient, named as the
+//       parameter or input, to OUT-eager.params and OUT-hybrid.params (gradients_golden.py). The
+//       two runs must agree bit for bit.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/conv_layers.h"
 #include "hybridnet/gluon/model_zoo.h"
@@ -113,6 +124,91 @@ int Run(const std::string& prefix, const std::string& out, const std::vector<std
   }
   std::printf("run %s: %zu outputs; load+eager %.2fs, hybridize+forward %.2fs\n", prefix.c_str(),
               eager.size(), std::chrono::duration<double>(t1 - t0).count(), Seconds(t1));
+  return 0;
+}
+
+// The gradients of one recorded forward and backward of an import of PREFIX (see `grad` above),
+// named as the parameters and inputs.
+NDArrayList Gradients(const std::string& prefix, const std::vector<std::string>& names,
+                      const std::vector<NDArray>& inputs, const std::set<std::string>& input_grads,
+                      const std::vector<NDArray>& head_grads, bool train_mode, bool hybridize) {
+  auto block = SymbolBlock::Imports(prefix + "-symbol.json", names, prefix + "-0000.params");
+  if (hybridize) block->Hybridize();
+  ParameterDict all = block->CollectParams();
+  std::vector<ParameterPtr> params;
+  for (const auto& p : all.list()) {
+    if (!p->differentiable()) continue;  // BatchNorm's moving statistics, as MXNet's grad_req null
+    p->AttachGrad();
+    params.push_back(p);
+  }
+  std::vector<NDArray> feed;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    feed.push_back(inputs[i].Copy());
+    if (input_grads.count(names[i])) autograd::AttachGrad(&feed.back());
+  }
+  std::vector<NDArray> outputs;
+  {
+    auto recording = autograd::Record(train_mode);
+    outputs = (*block)(feed);
+  }
+  HN_CHECK(outputs.size() == head_grads.size(), kInvalidArgument)
+      << prefix << " has " << outputs.size() << " outputs, given " << head_grads.size()
+      << " head gradients";
+  autograd::Backward(outputs, head_grads, /*retain_graph=*/false, train_mode);
+  NDArrayList grads;
+  for (const auto& p : params) {
+    grads.names.push_back(p->name());
+    grads.arrays.push_back(p->Grad().Copy());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!input_grads.count(names[i])) continue;
+    grads.names.push_back(names[i]);
+    grads.arrays.push_back(autograd::GetGrad(feed[i]).Copy());
+  }
+  return grads;
+}
+
+int Grad(const std::string& prefix, const std::string& out, const std::vector<std::string>& args) {
+  HN_CHECK(!args.empty() && (args[0] == "--train" || args[0] == "--predict"), kInvalidArgument)
+      << "grad: expected --train or --predict after OUT";
+  bool train_mode = args[0] == "--train";
+  std::vector<std::string> names;
+  std::vector<NDArray> inputs, head_grads;
+  std::set<std::string> input_grads;
+  for (size_t i = 1; i < args.size(); ++i) {
+    size_t eq = args[i].find('=');
+    if (args[i] == "--input-grad" && i + 1 < args.size()) {
+      input_grads.insert(args[++i]);
+    } else if (eq != std::string::npos) {
+      names.push_back(args[i].substr(0, eq));
+      inputs.push_back(LoadNpy(args[i].substr(eq + 1)));
+    } else {
+      head_grads.push_back(LoadNpy(args[i]));
+    }
+  }
+  for (const auto& name : input_grads) {
+    HN_CHECK(std::find(names.begin(), names.end(), name) != names.end(), kInvalidArgument)
+        << "grad: --input-grad " << name << " is not an input";
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  NDArrayList eager = Gradients(prefix, names, inputs, input_grads, head_grads, train_mode, false);
+  auto t1 = std::chrono::steady_clock::now();
+  NDArrayList hybrid = Gradients(prefix, names, inputs, input_grads, head_grads, train_mode, true);
+  SaveNDArrayList(out + "-eager.params", eager);
+  SaveNDArrayList(out + "-hybrid.params", hybrid);
+  std::vector<std::string> differ;
+  for (size_t i = 0; i < eager.arrays.size(); ++i) {
+    if (!testing_util::BitEqual(eager.arrays[i], hybrid.arrays[i]))
+      differ.push_back(eager.names[i]);
+  }
+  std::printf("grad %s (%s mode): %zu gradients; eager %.2fs, hybridized %.2fs\n", prefix.c_str(),
+              train_mode ? "train" : "predict", eager.arrays.size(),
+              std::chrono::duration<double>(t1 - t0).count(), Seconds(t1));
+  if (!differ.empty()) {
+    std::cerr << "zoo_runner: hybridized gradients differ from eager ones for " << differ.size()
+              << " of " << eager.arrays.size() << " arrays, first " << differ[0] << "\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -216,11 +312,17 @@ int main(int argc, char** argv) {
     if (args.size() >= 4 && args[0] == "run") {
       return Run(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
     }
+    if (args.size() >= 4 && args[0] == "grad") {
+      return Grad(args[1], args[2], std::vector<std::string>(args.begin() + 3, args.end()));
+    }
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
-    std::cerr << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | run PREFIX OUT "
-                 "NAME=INPUT.npy... | build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm]\n";
+    std::cerr
+        << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | run PREFIX OUT "
+           "NAME=INPUT.npy... | build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm] | grad "
+           "PREFIX OUT --train|--predict [--input-grad NAME]... HEAD_GRAD.npy... "
+           "NAME=INPUT.npy...\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";
