@@ -680,7 +680,12 @@ HN_CONFORMANCE_CASES(BatchNorm) {
     b.axis = c.axis;
     cases->push_back(BnCase("BatchNorm", a, c.data, b, c.note));
     b.relu = true;
-    OpCase with_relu = BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note);
+    // Measured on the _gluon case: MXNet's gradient is 1.0 (relative) away from its own
+    // BatchNorm + relu, which ours matches within 1.3e-7.
+    OpCase with_relu = NoMxnetGradient(
+        BnCase("_contrib_BatchNormWithReLU", a, c.data, b, c.note),
+        "MXNet 1.9.1's inference-mode backward of _contrib_BatchNormWithReLU is not that of its "
+        "BatchNorm followed by relu");
     if (c.data.size() != 4 || c.axis != 1) {
       with_relu = NotInMXNet(with_relu,
                              "MXNet runs _contrib_BatchNormWithReLU only through "

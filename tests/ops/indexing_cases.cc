@@ -297,6 +297,7 @@ HN_CONFORMANCE_CASES(GatherScatter) {
   ints.note = "int_indices";
   ints.dtypes = {DType::kFloat32, DType::kInt32};
   ints.gradient_skip.clear();
+  ints.mxnet_gradient_skip = "MXNet 1.9.1's backward of gather_nd with int32 indices hangs";
   cases->push_back(ints);
   OpCase full = Case("gather_nd", {}, {{2, 3}, {2, 2, 2}}, GatherNDRef(), "all_axes_int");
   full.dtypes = {DType::kInt32, DType::kInt32};

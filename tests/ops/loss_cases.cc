@@ -248,10 +248,12 @@ HN_CONFORMANCE_CASES(LegacyForms) {
       WithGen(Case("BatchNorm_v1", {{"fix_gamma", "False"}, {"eps", "0.01"}, {"momentum", "0.8"}},
                    {{4, 3}, {3}, {3}, {3}, {3}}, BatchNormRef(learnt_gamma_eps), "gamma"),
               bn_gen));
-  cases->push_back(WithGen(
-      Case("_contrib_SyncBatchNorm", {{"key", "bn0"}, {"ndev", "2"}, {"fix_gamma", "False"}},
-           {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(learnt_gamma)),
-      bn_gen));
+  cases->push_back(NoMxnetGradient(
+      WithGen(
+          Case("_contrib_SyncBatchNorm", {{"key", "bn0"}, {"ndev", "2"}, {"fix_gamma", "False"}},
+               {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, BatchNormRef(learnt_gamma)),
+          bn_gen),
+      "MXNet's backward waits for the ndev=2 devices' statistics and hangs on one"));
   ConvGeom k3_pad1;
   k3_pad1.kernel = {3, 3};
   k3_pad1.stride = {1, 1};
