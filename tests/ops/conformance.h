@@ -277,6 +277,13 @@ inline ErrorCase WithOutputs(ErrorCase e, std::vector<Shape> outputs) {
 }
 
 /// A case whose declared gradient is `want` rather than the forward's derivative.
+/// A case of an internal op (made by the graph passes or the gradient pass, never written to
+/// JSON).
+inline OpCase InternalCase(OpCase c) {
+  c.check_json = false;
+  return c;
+}
+
 /// A case whose gradient live MXNet cannot check, saying why.
 inline OpCase NoMxnetGradient(OpCase c, std::string why) {
   c.mxnet_gradient_skip = std::move(why);

@@ -13,11 +13,6 @@ namespace hybridnet {
 namespace conformance {
 namespace {
 
-OpCase Internal(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 struct FusedSpec {
   ConvGeom conv;
   bool bn = false;
@@ -217,7 +212,7 @@ OpCase FusedCase(const Dims& data, FusedSpec f, std::string note) {
   c = WithGen(c, [bn_firsts](std::mt19937& rng, size_t input, int64_t i) {
     return FusedInput(bn_firsts, rng, input, i);
   });
-  return Internal(WithTol(c, 1e-4, 1e-4));
+  return InternalCase(WithTol(c, 1e-4, 1e-4));
 }
 
 ConvGeom Geom(Dims k, Dims s, Dims p, int64_t filters, int64_t groups, bool bias) {
@@ -422,13 +417,13 @@ HN_CONFORMANCE_CASES(Relayout) {
   auto to_first = [](const std::vector<RefTensor>& in) {
     return std::vector<RefTensor>{ToChannelFirst(in[0])};
   };
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(
       Case("_hn_relayout", {{"channel_last", "True"}}, {{2, 3, 4, 5}}, to_last, "nchw_to_nhwc")));
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(
       Case("_hn_relayout", {{"channel_last", "False"}}, {{2, 4, 5, 3}}, to_first, "nhwc_to_nchw")));
-  cases->push_back(Internal(Case("_hn_relayout", {}, {{1, 5, 7}}, to_last, "ncw_to_nwc")));
-  cases->push_back(Internal(Case("_hn_relayout", {{"channel_last", "False"}}, {{1, 2, 3, 4, 6}},
-                                 to_first, "ndhwc_to_ncdhw")));
+  cases->push_back(InternalCase(Case("_hn_relayout", {}, {{1, 5, 7}}, to_last, "ncw_to_nwc")));
+  cases->push_back(InternalCase(Case("_hn_relayout", {{"channel_last", "False"}}, {{1, 2, 3, 4, 6}},
+                                     to_first, "ndhwc_to_ncdhw")));
 }
 
 HN_ERROR_CASES(FusedConvolution) {

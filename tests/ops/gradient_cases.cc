@@ -13,11 +13,6 @@ namespace hybridnet {
 namespace conformance {
 namespace {
 
-OpCase Internal(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 // Sums in[0] over the axes in[1] is broadcast along (right-aligned, dims of 1).
 std::vector<RefTensor> SumLikeRef(const std::vector<RefTensor>& in) {
   const Shape& data = in[0].shape;
@@ -121,50 +116,53 @@ RefFn Filled(double value) {
 
 HN_CONFORMANCE_CASES(GradientOps) {
   const DType f64 = DType::kFloat64;
-  cases->push_back(Internal(Case("_hn_reduce_sum_like", {}, {{2, 3, 4}, {3, 1}}, SumLikeRef)));
+  cases->push_back(InternalCase(Case("_hn_reduce_sum_like", {}, {{2, 3, 4}, {3, 1}}, SumLikeRef)));
   cases->push_back(
-      Internal(Case("_hn_reduce_sum_like", {}, {{2, 3}, {2, 3}}, SumLikeRef, "same_shape")));
-  cases->push_back(Internal(Case("_hn_reduce_sum_like", {}, {{5, 4}, {1}}, SumLikeRef, "to_one")));
-  cases->push_back(Internal(WithDTypes(
+      InternalCase(Case("_hn_reduce_sum_like", {}, {{2, 3}, {2, 3}}, SumLikeRef, "same_shape")));
+  cases->push_back(
+      InternalCase(Case("_hn_reduce_sum_like", {}, {{5, 4}, {1}}, SumLikeRef, "to_one")));
+  cases->push_back(InternalCase(WithDTypes(
       Case("_hn_reduce_sum_like", {}, {{3, 4, 2}, {1, 4, 1}}, SumLikeRef, "float64"), {f64, f64})));
 
-  cases->push_back(Internal(Case("_backward_sum", {{"axis", "(1,)"}}, {{2, 4}, {2, 3, 4}},
-                                 ReduceBackwardRef({false, true, false}, false))));
-  cases->push_back(Internal(Case("_backward_sum", {{"axis", "(0, 2)"}, {"keepdims", "True"}},
-                                 {{1, 3, 1}, {2, 3, 4}},
-                                 ReduceBackwardRef({true, false, true}, false), "keepdims")));
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(Case("_backward_sum", {{"axis", "(1,)"}}, {{2, 4}, {2, 3, 4}},
+                                     ReduceBackwardRef({false, true, false}, false))));
+  cases->push_back(InternalCase(Case("_backward_sum", {{"axis", "(0, 2)"}, {"keepdims", "True"}},
+                                     {{1, 3, 1}, {2, 3, 4}},
+                                     ReduceBackwardRef({true, false, true}, false), "keepdims")));
+  cases->push_back(InternalCase(
       Case("_backward_sum", {}, {{1}, {2, 3}}, ReduceBackwardRef({true, true}, false), "all")));
-  cases->push_back(Internal(Case("_backward_mean", {{"axis", "(1,)"}, {"exclude", "True"}},
-                                 {{3}, {2, 3, 4}}, ReduceBackwardRef({true, false, true}, true))));
+  cases->push_back(
+      InternalCase(Case("_backward_mean", {{"axis", "(1,)"}, {"exclude", "True"}}, {{3}, {2, 3, 4}},
+                        ReduceBackwardRef({true, false, true}, true))));
 
-  cases->push_back(Internal(Case("_backward_FullyConnected", {{"num_hidden", "4"}},
-                                 {{2, 4}, {2, 3}, {4, 3}, {4}}, FullyConnectedBackwardRef)));
-  cases->push_back(
-      Internal(Case("_backward_FullyConnected", {{"num_hidden", "3"}, {"no_bias", "True"}},
-                    {{2, 3}, {2, 2, 2}, {3, 4}}, FullyConnectedBackwardRef, "no_bias_flatten")));
-  cases->push_back(
-      Internal(Case("_backward_FullyConnected", {{"num_hidden", "2"}, {"flatten", "False"}},
-                    {{2, 3, 2}, {2, 3, 5}, {2, 5}, {2}}, FullyConnectedBackwardRef, "no_flatten")));
+  cases->push_back(InternalCase(Case("_backward_FullyConnected", {{"num_hidden", "4"}},
+                                     {{2, 4}, {2, 3}, {4, 3}, {4}}, FullyConnectedBackwardRef)));
+  cases->push_back(InternalCase(
+      Case("_backward_FullyConnected", {{"num_hidden", "3"}, {"no_bias", "True"}},
+           {{2, 3}, {2, 2, 2}, {3, 4}}, FullyConnectedBackwardRef, "no_bias_flatten")));
+  cases->push_back(InternalCase(
+      Case("_backward_FullyConnected", {{"num_hidden", "2"}, {"flatten", "False"}},
+           {{2, 3, 2}, {2, 3, 5}, {2, 5}, {2}}, FullyConnectedBackwardRef, "no_flatten")));
 
-  cases->push_back(Internal(Case("_backward_softmax", {}, {{3, 4}, {3, 4}},
-                                 SoftmaxBackwardRef(SoftmaxKind::kSoftmax, 1.0))));
-  cases->push_back(Internal(Case("_backward_softmax", {{"temperature", "2"}}, {{2, 5}, {2, 5}},
-                                 SoftmaxBackwardRef(SoftmaxKind::kSoftmax, 2.0), "temperature")));
-  cases->push_back(Internal(Case("_backward_log_softmax", {}, {{3, 4}, {3, 4}},
-                                 SoftmaxBackwardRef(SoftmaxKind::kLogSoftmax, 1.0))));
+  cases->push_back(InternalCase(Case("_backward_softmax", {}, {{3, 4}, {3, 4}},
+                                     SoftmaxBackwardRef(SoftmaxKind::kSoftmax, 1.0))));
   cases->push_back(
-      Internal(WithDTypes(Case("_backward_log_softmax", {}, {{2, 3}, {2, 3}},
-                               SoftmaxBackwardRef(SoftmaxKind::kLogSoftmax, 1.0), "float64"),
-                          {f64, f64})));
-  cases->push_back(Internal(Case("_backward_softmin", {}, {{3, 4}, {3, 4}},
-                                 SoftmaxBackwardRef(SoftmaxKind::kSoftmin, 1.0))));
+      InternalCase(Case("_backward_softmax", {{"temperature", "2"}}, {{2, 5}, {2, 5}},
+                        SoftmaxBackwardRef(SoftmaxKind::kSoftmax, 2.0), "temperature")));
+  cases->push_back(InternalCase(Case("_backward_log_softmax", {}, {{3, 4}, {3, 4}},
+                                     SoftmaxBackwardRef(SoftmaxKind::kLogSoftmax, 1.0))));
+  cases->push_back(
+      InternalCase(WithDTypes(Case("_backward_log_softmax", {}, {{2, 3}, {2, 3}},
+                                   SoftmaxBackwardRef(SoftmaxKind::kLogSoftmax, 1.0), "float64"),
+                              {f64, f64})));
+  cases->push_back(InternalCase(Case("_backward_softmin", {}, {{3, 4}, {3, 4}},
+                                     SoftmaxBackwardRef(SoftmaxKind::kSoftmin, 1.0))));
 
   cases->push_back(
-      Internal(Case("_backward_MakeLoss", {{"grad_scale", "2"}}, {{2, 3}}, Filled(2.0))));
-  cases->push_back(Internal(
+      InternalCase(Case("_backward_MakeLoss", {{"grad_scale", "2"}}, {{2, 3}}, Filled(2.0))));
+  cases->push_back(InternalCase(
       Case("_backward_MakeLoss", {{"normalization", "batch"}}, {{4, 3}}, Filled(0.25), "batch")));
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(
       WithGen(Case("_backward_MakeLoss", {{"normalization", "valid"}, {"valid_thresh", "0.5"}},
                    {{2, 4}}, Filled(1.0 / 3.0), "valid"),
               [](std::mt19937&, size_t, int64_t j) { return j < 3 ? 1.0 : 0.0; })));

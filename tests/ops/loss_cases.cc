@@ -416,24 +416,20 @@ InputGen AfterOutGrad(InputGen gen) {
   };
 }
 
-OpCase Internal(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 HN_CONFORMANCE_CASES(CTCLossBackward) {
-  cases->push_back(Internal(WithTol(WithGen(Case("_backward_CTCLoss", {}, {{3}, {5, 3, 4}, {3, 2}},
-                                                 CTCBackwardRef(true, false, false)),
-                                            AfterOutGrad(CTCGen(0, 3, 0, 0, false))),
-                                    1e-5, 1e-6)));
-  cases->push_back(Internal(WithTol(WithGen(Case("_backward_CTCLoss",
-                                                 {{"use_data_lengths", "True"},
-                                                  {"use_label_lengths", "True"},
-                                                  {"blank_label", "last"}},
-                                                 {{2}, {5, 2, 3}, {2, 2}, {2}, {2}},
-                                                 CTCBackwardRef(false, true, true), "lengths"),
-                                            AfterOutGrad(CTCGen(0, 1, 3, 5, false))),
-                                    1e-5, 1e-6)));
+  cases->push_back(
+      InternalCase(WithTol(WithGen(Case("_backward_CTCLoss", {}, {{3}, {5, 3, 4}, {3, 2}},
+                                        CTCBackwardRef(true, false, false)),
+                                   AfterOutGrad(CTCGen(0, 3, 0, 0, false))),
+                           1e-5, 1e-6)));
+  cases->push_back(InternalCase(WithTol(WithGen(Case("_backward_CTCLoss",
+                                                     {{"use_data_lengths", "True"},
+                                                      {"use_label_lengths", "True"},
+                                                      {"blank_label", "last"}},
+                                                     {{2}, {5, 2, 3}, {2, 2}, {2}, {2}},
+                                                     CTCBackwardRef(false, true, true), "lengths"),
+                                                AfterOutGrad(CTCGen(0, 1, 3, 5, false))),
+                                        1e-5, 1e-6)));
 }
 
 HN_ERROR_CASES(CTCLoss) {

@@ -280,11 +280,6 @@ RefFn LeakyBackwardRef(const std::string& act, double slope = 0.25) {
   };
 }
 
-OpCase InternalCase(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 }  // namespace
 
 HN_CONFORMANCE_CASES(Dot) {

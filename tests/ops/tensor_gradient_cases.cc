@@ -14,11 +14,6 @@ namespace hybridnet {
 namespace conformance {
 namespace {
 
-OpCase Internal(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 std::vector<RefTensor> IndexLikeRef(const std::vector<RefTensor>& in) {
   RefTensor out(in[0].shape);
   for (int64_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(i + 1);
@@ -122,8 +117,8 @@ RefFn DotBackwardRef(bool ta, bool tb) {
 
 HN_CONFORMANCE_CASES(TensorGradientOps) {
   const DType f32 = DType::kFloat32, f64 = DType::kFloat64;
-  cases->push_back(Internal(Case("_hn_index_like", {}, {{2, 3}}, IndexLikeRef)));
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(Case("_hn_index_like", {}, {{2, 3}}, IndexLikeRef)));
+  cases->push_back(InternalCase(
       WithDTypes(Case("_hn_index_like", {}, {{4}}, IndexLikeRef, "int32"), {DType::kInt32})));
 
   // Element numbers 0..4 of a (2, 2) array: 0 adds nowhere, repeats add up.
@@ -131,11 +126,11 @@ HN_CONFORMANCE_CASES(TensorGradientOps) {
     if (input == 1) return static_cast<double>(std::uniform_int_distribution<int>(0, 4)(rng));
     return std::uniform_real_distribution<double>(-2, 2)(rng);
   };
-  cases->push_back(Internal(WithGen(
+  cases->push_back(InternalCase(WithGen(
       WithDTypes(Case("_hn_scatter_add_like", {}, {{3, 3}, {3, 3}, {2, 2}}, ScatterAddLikeRef),
                  {f32, f64, f32}),
       sources)));
-  cases->push_back(Internal(WithGen(
+  cases->push_back(InternalCase(WithGen(
       WithDTypes(Case("_hn_scatter_add_like", {}, {{7}, {7}, {4}}, ScatterAddLikeRef, "float64"),
                  {f64, f64, DType::kInt64}),
       sources)));
@@ -146,10 +141,10 @@ HN_CONFORMANCE_CASES(TensorGradientOps) {
     return std::uniform_real_distribution<double>(-2, 2)(rng);
   };
   cases->push_back(
-      Internal(WithGen(Case("_backward_Embedding", {{"input_dim", "5"}, {"output_dim", "3"}},
-                            {{2, 4, 3}, {2, 4}}, EmbeddingBackwardRef(5)),
-                       rows)));
-  cases->push_back(Internal(
+      InternalCase(WithGen(Case("_backward_Embedding", {{"input_dim", "5"}, {"output_dim", "3"}},
+                                {{2, 4, 3}, {2, 4}}, EmbeddingBackwardRef(5)),
+                           rows)));
+  cases->push_back(InternalCase(
       WithGen(WithDTypes(Case("_backward_Embedding",
                               {{"input_dim", "4"}, {"output_dim", "2"}, {"dtype", "float64"}},
                               {{6, 2}, {6}}, EmbeddingBackwardRef(4), "float64"),
@@ -161,30 +156,31 @@ HN_CONFORMANCE_CASES(TensorGradientOps) {
               })));
 
   cases->push_back(
-      Internal(Case("_backward_Concat", {{"num_args", "3"}, {"dim", "1"}},
-                    {{2, 10, 3}, {2, 5, 3}, {2, 2, 3}, {2, 3, 3}}, ConcatBackwardRef(1))));
-  cases->push_back(Internal(Case("_backward_Concat", {{"num_args", "2"}, {"dim", "-1"}},
-                                 {{3, 5}, {3, 1}, {3, 4}}, ConcatBackwardRef(1), "last_axis")));
-  cases->push_back(Internal(WithDTypes(Case("_backward_Concat", {{"num_args", "1"}, {"dim", "0"}},
-                                            {{4, 2}, {4, 2}}, ConcatBackwardRef(0), "one_input"),
-                                       {f64, f64})));
+      InternalCase(Case("_backward_Concat", {{"num_args", "3"}, {"dim", "1"}},
+                        {{2, 10, 3}, {2, 5, 3}, {2, 2, 3}, {2, 3, 3}}, ConcatBackwardRef(1))));
+  cases->push_back(InternalCase(Case("_backward_Concat", {{"num_args", "2"}, {"dim", "-1"}},
+                                     {{3, 5}, {3, 1}, {3, 4}}, ConcatBackwardRef(1), "last_axis")));
+  cases->push_back(
+      InternalCase(WithDTypes(Case("_backward_Concat", {{"num_args", "1"}, {"dim", "0"}},
+                                   {{4, 2}, {4, 2}}, ConcatBackwardRef(0), "one_input"),
+                              {f64, f64})));
 
+  cases->push_back(InternalCase(
+      Case("_backward_dot", {}, {{3, 5}, {3, 4}, {4, 5}}, DotBackwardRef(false, false))));
+  cases->push_back(InternalCase(Case("_backward_dot", {{"transpose_a", "True"}},
+                                     {{3, 5}, {4, 3}, {4, 5}}, DotBackwardRef(true, false), "ta")));
+  cases->push_back(InternalCase(Case("_backward_dot", {{"transpose_b", "True"}},
+                                     {{3, 5}, {3, 4}, {5, 4}}, DotBackwardRef(false, true), "tb")));
   cases->push_back(
-      Internal(Case("_backward_dot", {}, {{3, 5}, {3, 4}, {4, 5}}, DotBackwardRef(false, false))));
-  cases->push_back(Internal(Case("_backward_dot", {{"transpose_a", "True"}},
-                                 {{3, 5}, {4, 3}, {4, 5}}, DotBackwardRef(true, false), "ta")));
-  cases->push_back(Internal(Case("_backward_dot", {{"transpose_b", "True"}},
-                                 {{3, 5}, {3, 4}, {5, 4}}, DotBackwardRef(false, true), "tb")));
-  cases->push_back(
-      Internal(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
-                    {{3, 5}, {4, 3}, {5, 4}}, DotBackwardRef(true, true), "ta_tb")));
-  cases->push_back(Internal(
+      InternalCase(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                        {{3, 5}, {4, 3}, {5, 4}}, DotBackwardRef(true, true), "ta_tb")));
+  cases->push_back(InternalCase(
       Case("_backward_dot", {}, {{1}, {6}, {6}}, DotBackwardRef(false, false), "vectors")));
-  cases->push_back(Internal(Case("_backward_dot", {}, {{2, 3, 5, 2}, {2, 3, 4}, {4, 5, 2}},
-                                 DotBackwardRef(false, false), "nd")));
+  cases->push_back(InternalCase(Case("_backward_dot", {}, {{2, 3, 5, 2}, {2, 3, 4}, {4, 5, 2}},
+                                     DotBackwardRef(false, false), "nd")));
   cases->push_back(
-      Internal(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
-                    {{3, 2, 5}, {4, 3, 2}, {5, 4}}, DotBackwardRef(true, true), "nd_ta_tb")));
+      InternalCase(Case("_backward_dot", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                        {{3, 2, 5}, {4, 3, 2}, {5, 4}}, DotBackwardRef(true, true), "nd_ta_tb")));
 }
 
 HN_ERROR_CASES(TensorGradientOps) {

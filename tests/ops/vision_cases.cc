@@ -279,11 +279,6 @@ RefFn AdjointBackwardRef(RefFn f) {
 }
 
 // An internal op's case (never in a model file, so no JSON round trip).
-OpCase Internal(OpCase c) {
-  c.check_json = false;
-  return c;
-}
-
 // ---- ROIAlign / RROIAlign ---------------------------------------------------------------------
 
 // MXNet's sample: zero outside [-1, H] x [-1, W], otherwise the bilinear value of the point
@@ -869,7 +864,7 @@ HN_CONFORMANCE_CASES(Vision) {
     // The backward op: (out_grad, data[, like]) -> the adjoint of the resize.
     auto backward = [&](AttrDict attrs, std::vector<Shape> in, bool align, std::string note) {
       const int64_t oh = in[0][2], ow = in[0][3];
-      OpCase c = Internal(
+      OpCase c = InternalCase(
           WithTol(Case("_backward_contrib_BilinearResize2D", attrs, in,
                        AdjointBackwardRef(ResizeRef(FixedSize(oh, ow), align)), std::move(note)),
                   1e-5, 1e-5));
@@ -922,11 +917,11 @@ HN_CONFORMANCE_CASES(Vision) {
                    {{1, 2, 7, 6}, {6, 5}}, ROIPoolingRef(2, 2, 1), "alias_scale_one"),
               PerInput({Uniform(-2, 2), Values(Rois(6, 1, 6, 7, 51))})));
 
-  cases->push_back(Internal(
+  cases->push_back(InternalCase(
       WithGen(Case("_backward_ROIPooling", {{"pooled_size", "(3, 2)"}, {"spatial_scale", "0.25"}},
                    {{10, 3, 3, 2}, {2, 3, 8, 10}, {10, 5}}, ROIPoolingBackwardRef(3, 2, 0.25)),
               PerInput({Uniform(-1, 1), Uniform(-2, 2), Values(Rois(10, 2, 40, 32, 50))}))));
-  cases->push_back(Internal(Typed(
+  cases->push_back(InternalCase(Typed(
       WithGen(Case("_backward_ROIPooling", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}},
                    {{6, 2, 2, 2}, {1, 2, 7, 6}, {6, 5}}, ROIPoolingBackwardRef(2, 2, 1), "float64"),
               PerInput({Uniform(-1, 1), Uniform(-2, 2), Values(Rois(6, 1, 6, 7, 51))})),
@@ -954,7 +949,7 @@ HN_CONFORMANCE_CASES(Vision) {
       cases->push_back(c);
       // Its backward op, on the same ROIs.
       const Shape dy{8, ps ? data[1] / (ph * pw) : data[1], ph, pw};
-      cases->push_back(Internal(WithTol(
+      cases->push_back(InternalCase(WithTol(
           WithGen(
               Case("_backward_ROIAlign", attrs, {dy, data, {8, 5}}, AdjointBackwardRef(ref), note),
               PerInput({Uniform(-1, 1), Uniform(-2, 2),
@@ -1094,14 +1089,14 @@ HN_CONFORMANCE_CASES(Vision) {
     cases->push_back(WithTol(
         Case("GridGenerator", {{"transform_type", "warp"}}, {{2, 2, 3, 4}}, warp_grid, "warp"),
         1e-5, 1e-6));
-    cases->push_back(Internal(WithTol(
+    cases->push_back(InternalCase(WithTol(
         Case("_backward_GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(4, 5)"}},
              {{2, 2, 4, 5}, {2, 6}}, AdjointBackwardRef(affine_grid(4, 5)), "affine"),
         1e-5, 1e-6)));
-    cases->push_back(
-        Internal(WithTol(Case("_backward_GridGenerator", {{"transform_type", "warp"}},
-                              {{2, 2, 3, 4}, {2, 2, 3, 4}}, AdjointBackwardRef(warp_grid), "warp"),
-                         1e-5, 1e-6)));
+    cases->push_back(InternalCase(
+        WithTol(Case("_backward_GridGenerator", {{"transform_type", "warp"}},
+                     {{2, 2, 3, 4}, {2, 2, 3, 4}}, AdjointBackwardRef(warp_grid), "warp"),
+                1e-5, 1e-6)));
     // (data, grid) -> the samples; grid_point reads point (n, p) of a grid.
     auto grid_point = [](const RefTensor& g) {
       const int64_t hw = g.shape[2] * g.shape[3];
@@ -1118,7 +1113,7 @@ HN_CONFORMANCE_CASES(Vision) {
                 PerInput({Uniform(-2, 2), Uniform(-1.4, 1.4)})),
         1e-5, 1e-6));
     // Its backward op: (out_grad, data, grid) -> the adjoint for data, the slopes for the grid.
-    cases->push_back(Internal(WithTol(
+    cases->push_back(InternalCase(WithTol(
         WithGen(Case("_backward_BilinearSampler", {}, {{2, 3, 4, 7}, {2, 3, 5, 6}, {2, 2, 4, 7}},
                      [sampler, grid_point](const std::vector<RefTensor>& in) {
                        std::vector<RefTensor> grads = AdjointBackwardRef(sampler)(in);
@@ -1159,7 +1154,7 @@ HN_CONFORMANCE_CASES(Vision) {
         return AffinePoint(&in[1].v[static_cast<size_t>(n * 6)], p, 4, 6);
       })};
     };
-    cases->push_back(Internal(WithTol(
+    cases->push_back(InternalCase(WithTol(
         WithGen(Case("_backward_SpatialTransformer",
                      {{"target_shape", "(4, 6)"},
                       {"transform_type", "affine"},

@@ -805,23 +805,11 @@ uint32_t ConvBackwardNumOutputs(const NodeAttrs& attrs) {
   return attrs.Param<P>().no_bias ? 2u : 3u;
 }
 
-// The forward's inference over (data, weight[, bias]) -> out_grad; each gradient has its input's
-// shape.
+// The backward ops' shapes: out_grad is the forward's output, each gradient its input
+// (internal::BackwardShape over the forward's inference).
 template <bool (*kForwardShape)(const NodeAttrs&, std::vector<Shape>*, std::vector<Shape>*)>
 bool ConvBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  HN_CHECK(!in->empty() && in->size() == out->size() + 1, kInternal)
-      << DescribeNode(attrs) << ": expected out_grad and the forward's inputs, one gradient each";
-  std::vector<Shape> forward_in(in->begin() + 1, in->end());
-  std::vector<Shape> forward_out{(*in)[0]};
-  for (size_t i = 0; i < out->size(); ++i) {
-    HN_CHECK(MergeShape((*out)[i], &forward_in[i]), kShapeError)
-        << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i] << ", its input "
-        << forward_in[i];
-  }
-  const bool known = kForwardShape(attrs, &forward_in, &forward_out);
-  (*in)[0] = forward_out[0];
-  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
-  return known;
+  return internal::BackwardShape(kForwardShape, attrs, in, out);
 }
 
 int64_t SpatialSize(const Shape& s) {

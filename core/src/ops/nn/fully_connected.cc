@@ -171,17 +171,7 @@ std::vector<std::string> BackwardInputNames(const NodeAttrs& attrs) {
 // input's shape.
 bool FullyConnectedBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                                  std::vector<Shape>* out) {
-  std::vector<Shape> forward_in(in->begin() + 1, in->end());
-  std::vector<Shape> forward_out{(*in)[0]};
-  for (size_t i = 0; i < out->size(); ++i) {
-    HN_CHECK(MergeShape((*out)[i], &forward_in[i]), kShapeError)
-        << DescribeNode(attrs) << ": gradient " << i << " has shape " << (*out)[i] << ", its input "
-        << forward_in[i];
-  }
-  const bool known = FullyConnectedShape<FullyConnectedParam>(attrs, &forward_in, &forward_out);
-  (*in)[0] = forward_out[0];
-  for (size_t i = 0; i < forward_in.size(); ++i) (*in)[i + 1] = (*out)[i] = forward_in[i];
-  return known;
+  return internal::BackwardShape(FullyConnectedShape<FullyConnectedParam>, attrs, in, out);
 }
 
 // data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
