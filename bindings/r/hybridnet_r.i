@@ -80,6 +80,7 @@
 %ignore hn_autograd_grad_v2;
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
+%ignore hn_op_has_gradient;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

@@ -54,6 +54,7 @@
 %ignore hn_autograd_grad_v2;
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
+%ignore hn_op_has_gradient;
 
 %include "hybridnet/c_api.h"
 
