@@ -45,6 +45,15 @@ struct TrainingGraph {
 
 namespace {
 
+// The options of a training graph's executors: every op runs its own kernel, as eagerly, in
+// either mode (fusion would hide activations the backward reads).
+ExecutorOptions TrainingOptions(bool is_train) {
+  ExecutorOptions options;
+  options.fuse = false;
+  options.is_train = is_train;
+  return options;
+}
+
 // One recorded call: what its backward reads (NodeAttrs::parsed of its tape node).
 struct CachedOpCall {
   std::shared_ptr<TrainingGraph> graph;
@@ -82,11 +91,9 @@ void RunBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   for (const TBlob& b : out) grads.push_back(NDArray::Wrap(b.shape, b.dtype, b.data, nullptr));
   std::unique_ptr<GraphExecutor>& backward = g.backward[ctx.is_train ? 1 : 0];
   if (!backward) {
-    ExecutorOptions options;
-    options.fuse = false;  // every op runs its own kernel, as eagerly
-    options.is_train = ctx.is_train;
     backward = std::make_unique<GraphExecutor>(g.backward_graph, g.backward_inputs,
-                                               std::map<std::string, NDArray>{}, options);
+                                               std::map<std::string, NDArray>{},
+                                               TrainingOptions(ctx.is_train));
   }
   backward->Forward(data, &grads);
 }
@@ -228,11 +235,6 @@ std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs
   if (it != graphs_.end()) return it->second;
   auto g = std::make_shared<TrainingGraph>();
   g->num_outputs = graph_.outputs.size();
-  // Every op runs its own kernel, as eagerly, in either mode: fusion would hide activations the
-  // backward reads.
-  ExecutorOptions options;
-  options.fuse = false;
-  options.is_train = is_train;
   Symbol forward = graph_;
   if (std::find(needs_grad.begin(), needs_grad.end(), true) != needs_grad.end()) {
     IndexedGraph fg(graph_.outputs);
@@ -269,8 +271,8 @@ std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs
       g->backward_error = std::string(e.what()) + " (inside hybridized block " + name_ + ")";
     }
   }
-  g->forward = std::make_unique<GraphExecutor>(forward, input_names_,
-                                               std::map<std::string, NDArray>{}, options);
+  g->forward = std::make_unique<GraphExecutor>(
+      forward, input_names_, std::map<std::string, NDArray>{}, TrainingOptions(is_train));
   graphs_.emplace(std::move(key), g);
   return g;
 }
