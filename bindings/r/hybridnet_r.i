@@ -81,6 +81,10 @@
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
 %ignore hn_op_has_gradient;
+%ignore hn_block_param_grad;
+%ignore hn_block_param_set_attr;
+%ignore hn_block_param_get_attr;
+%ignore hn_block_param_zero_grad;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

@@ -55,6 +55,10 @@
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
 %ignore hn_op_has_gradient;
+%ignore hn_block_param_grad;
+%ignore hn_block_param_set_attr;
+%ignore hn_block_param_get_attr;
+%ignore hn_block_param_zero_grad;
 
 %include "hybridnet/c_api.h"
 

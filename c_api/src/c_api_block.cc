@@ -343,6 +343,49 @@ gluon::ParameterPtr FindParam(hn_block* b, const char* name) {
   return p;
 }
 
+// The parameter attributes hn_block_param_set_attr/get_attr read and write: one entry per key.
+struct ParamAttr {
+  const char* key;
+  std::function<std::string(const gluon::Parameter&)> get;
+  std::function<void(gluon::Parameter*, const std::string&)> set;
+};
+
+float ParseMult(const std::string& key, const std::string& text) {
+  float value = 0;
+  try {
+    hn::internal::ParseValue(text, &value);
+  } catch (const std::invalid_argument& e) {
+    HN_THROW(kInvalidArgument) << "parameter attribute '" << key << "'='" << text << "': expected "
+                               << e.what();
+  }
+  return value;
+}
+
+const std::vector<ParamAttr>& ParamAttrs() {
+  static const std::vector<ParamAttr> attrs = {
+      {"grad_req",
+       [](const gluon::Parameter& p) { return hn::autograd::GradReqName(p.grad_req()); },
+       [](gluon::Parameter* p, const std::string& v) {
+         p->set_grad_req(hn::autograd::GradReqByName(v));
+       }},
+      {"lr_mult", [](const gluon::Parameter& p) { return hn::internal::ValueText(p.lr_mult()); },
+       [](gluon::Parameter* p, const std::string& v) { p->set_lr_mult(ParseMult("lr_mult", v)); }},
+      {"wd_mult", [](const gluon::Parameter& p) { return hn::internal::ValueText(p.wd_mult()); },
+       [](gluon::Parameter* p, const std::string& v) { p->set_wd_mult(ParseMult("wd_mult", v)); }},
+  };
+  return attrs;
+}
+
+const ParamAttr& FindParamAttr(const char* key) {
+  std::string k = CheckString(key, "key");
+  std::string known;
+  for (const ParamAttr& a : ParamAttrs()) {
+    if (k == a.key) return a;
+    known += (known.empty() ? "" : ", ") + std::string(a.key);
+  }
+  HN_THROW(kNotFound) << "parameters have no attribute '" << k << "' (attributes: " << known << ")";
+}
+
 }  // namespace
 
 extern "C" {
@@ -713,6 +756,50 @@ int hn_block_param_initialize(hn_block* block, const char* name, const char* ini
     block->block->Initialize(init, force_reinit != 0);
   } else {
     FindParam(block, name)->Initialize(init, force_reinit != 0);
+  }
+  HN_API_END();
+}
+
+int hn_block_param_grad(hn_block* block, const char* name, hn_tensor** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out, "out");
+  *out = new hn_tensor{FindParam(block, name)->Grad()};
+  HN_API_END();
+}
+
+int hn_block_param_set_attr(hn_block* block, const char* name, const char* key,
+                            const char* value) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  const ParamAttr& attr = FindParamAttr(key);
+  std::string v = CheckString(value, "value");
+  if (name != nullptr) {
+    attr.set(FindParam(block, name).get(), v);
+  } else {
+    gluon::ParameterDict params = block->block->CollectParams();
+    for (const auto& p : params.list()) attr.set(p.get(), v);
+  }
+  HN_API_END();
+}
+
+int hn_block_param_get_attr(hn_block* block, const char* name, const char* key,
+                            char** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out, "out");
+  const ParamAttr& attr = FindParamAttr(key);
+  *out = NewCString(attr.get(*FindParam(block, name)));
+  HN_API_END();
+}
+
+int hn_block_param_zero_grad(hn_block* block, const char* name) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  if (name != nullptr) {
+    FindParam(block, name)->ZeroGrad();
+  } else {
+    block->block->CollectParams().ZeroGrad();
   }
   HN_API_END();
 }

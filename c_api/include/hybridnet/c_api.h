@@ -783,6 +783,30 @@ HN_API int hn_block_param_set_data(hn_block* block, const char* name,
 HN_API int hn_block_param_initialize(hn_block* block, const char* name, const char* initializer,
                                      int force_reinit) HN_NOEXCEPT;
 
+/** The gradient buffer of the tree's parameter `name` (MXNet's param.grad()): a new handle
+ *  sharing it, zeros until a backward writes it (backward stores the gradients of every
+ *  parameter a recorded forward read, as grad_req says). HN_ERR_INVALID_ARGUMENT when the
+ *  parameter's grad_req is "null" or it has no value yet. Ownership: *out is new
+ *  (hn_tensor_free). */
+HN_API int hn_block_param_grad(hn_block* block, const char* name, hn_tensor** out) HN_NOEXCEPT;
+
+/** Sets attribute `key` of the tree's parameter `name` (NULL: of every parameter of the tree,
+ *  as MXNet's collect_params().setattr). Keys: "grad_req" ("write", "add", "null"; "null"
+ *  drops the gradient buffer, another change starts a new zero one; parameters that are not
+ *  differentiable, such as BatchNorm's running statistics, keep "null"), "lr_mult",
+ *  "wd_mult" (floats: the Trainer scales the parameter's learning rate and weight decay). */
+HN_API int hn_block_param_set_attr(hn_block* block, const char* name, const char* key,
+                                   const char* value) HN_NOEXCEPT;
+
+/** Reads attribute `key` of the tree's parameter `name` (the keys of hn_block_param_set_attr;
+ *  floats as Python prints them, "1.0"). Ownership: *out is new (hn_string_free). */
+HN_API int hn_block_param_get_attr(hn_block* block, const char* name, const char* key,
+                                   char** out) HN_NOEXCEPT;
+
+/** Zeroes the gradient buffer of the tree's parameter `name` (NULL: of every parameter; those
+ *  without a buffer are skipped): MXNet's zero_grad. */
+HN_API int hn_block_param_zero_grad(hn_block* block, const char* name) HN_NOEXCEPT;
+
 /** The block's name (its prefix without the trailing '_', e.g. "hybridsequential0"); names
  *  are assigned at first use. Borrowed: valid until the block is freed. */
 HN_API int hn_block_name(hn_block* block, const char** out_name) HN_NOEXCEPT;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "hybridnet/ndarray.h"
@@ -37,6 +38,11 @@ enum class GradReq {
   kWrite = 1,  ///< each backward overwrites the gradient buffer
   kAdd = 3,    ///< each backward adds to the gradient buffer
 };
+
+/// MXNet's name of `req`: "null", "write" or "add".
+const char* GradReqName(GradReq req);
+/// The GradReq MXNet calls `name` (kInvalidArgument naming the accepted ones otherwise).
+GradReq GradReqByName(const std::string& name);
 
 /// True while the calling thread records eager ops (inside Record()).
 bool IsRecording();

@@ -441,8 +441,8 @@ std::vector<NDArray> HybridBlock::CallCachedTraining(const std::vector<NDArray>&
     cached_op_ = std::make_shared<::hybridnet::internal::CachedOp>(cached_graph_, names, name());
   }
   std::vector<NDArray> values = inputs;
-  // data() carries the parameter's place on the tape (Parameter::AttachGrad).
-  for (const auto& p : cached_params_) values.push_back(p->data());
+  // Value() carries the parameter's place on the tape, made when recording first reads it.
+  for (const auto& p : cached_params_) values.push_back(p->Value());
   return cached_op_->Run(values);
 }
 

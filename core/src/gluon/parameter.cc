@@ -1,6 +1,7 @@
 #include "hybridnet/gluon/parameter.h"
 
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/param.h"
 #include "imperative/tracing.h"
 
 namespace hybridnet {
@@ -13,7 +14,8 @@ Parameter::Parameter(Block* owner, std::string local_name, Shape shape, DType dt
       shape_(std::move(shape)),
       dtype_(dtype),
       init_(std::move(init)),
-      differentiable_(differentiable) {}
+      differentiable_(differentiable),
+      grad_req_(differentiable ? autograd::GradReq::kWrite : autograd::GradReq::kNull) {}
 
 std::string Parameter::name() const {
   return owner_ ? owner_->prefix() + local_name_ : local_name_;
@@ -31,6 +33,8 @@ void Parameter::Initialize(const InitializerPtr& default_init, bool force_reinit
     data_.CopyFrom(value);  // keep the storage running graphs point at
   } else {
     data_ = value;
+    // Drawn by the first forward of a recording: that forward's ops must see the variable.
+    if (autograd::IsRecording()) EnsureGrad();
   }
 }
 
@@ -68,17 +72,19 @@ void Parameter::SetData(const NDArray& value) {
   if (is_initialized() && data_.shape() == value.shape()) {
     data_.CopyFrom(value);
   } else {
+    bool had_grad = !autograd::GetGrad(data_).is_none();
     data_ = value.Copy();
+    if (had_grad) AttachGrad(grad_req_);  // a new shape needs a new buffer
   }
 }
 
 const Symbol& Parameter::var() {
   if (var_.outputs.empty()) {
     AttrDict attrs{{"__dtype__", std::to_string(static_cast<int>(dtype_))},
-                   {"__lr_mult__", "1.0"},
+                   {"__lr_mult__", ::hybridnet::internal::ValueText(lr_mult_)},
                    {"__shape__", shape_.ToString()},
                    {"__storage_type__", "0"},
-                   {"__wd_mult__", "1.0"}};
+                   {"__wd_mult__", ::hybridnet::internal::ValueText(wd_mult_)}};
     if (init_) attrs["__init__"] = init_->Dumps();
     var_ = Symbol::Var(name(), attrs);
   }
@@ -87,6 +93,7 @@ const Symbol& Parameter::var() {
 
 NDArray Parameter::Value() {
   if (::hybridnet::internal::IsTracing()) return NDArray::FromEntry(var().outputs[0]);
+  if (autograd::IsRecording()) EnsureGrad();
   return data();
 }
 
@@ -94,10 +101,41 @@ void Parameter::AttachGrad(autograd::GradReq req) {
   HN_CHECK(!data_.is_none(), kInvalidArgument)
       << "parameter '" << name() << "': initialize it (and run the first forward when its shape is "
       << "deferred) before attaching a gradient";
+  grad_req_ = req;
   autograd::AttachGrad(&data_, req);
 }
 
-NDArray Parameter::Grad() const { return autograd::GetGrad(data_); }
+void Parameter::EnsureGrad() {
+  if (grad_req_ != autograd::GradReq::kNull && !data_.is_none() &&
+      autograd::GetGrad(data_).is_none()) {
+    AttachGrad(grad_req_);
+  }
+}
+
+NDArray Parameter::Grad() {
+  HN_CHECK(grad_req_ != autograd::GradReq::kNull, kInvalidArgument)
+      << "cannot get the gradient of parameter '" << name() << "' because its grad_req is 'null'";
+  data();  // says why there is no value yet
+  EnsureGrad();
+  return autograd::GetGrad(data_);
+}
+
+void Parameter::ZeroGrad() {
+  NDArray grad = autograd::GetGrad(data_);
+  if (!grad.is_none()) grad.CopyFrom(NDArray::Zeros(grad.shape(), grad.dtype()));
+}
+
+void Parameter::set_grad_req(autograd::GradReq req) {
+  if (!differentiable_) req = autograd::GradReq::kNull;  // as MXNet: statistics are not trained
+  if (req == grad_req_) return;
+  grad_req_ = req;
+  if (data_.is_none()) return;
+  if (req == autograd::GradReq::kNull) {
+    data_ = autograd::Detach(data_);
+  } else if (!autograd::GetGrad(data_).is_none()) {
+    AttachGrad(req);
+  }
+}
 
 void ParameterDict::Add(const ParameterPtr& p) { params_.push_back(p); }
 
@@ -115,6 +153,14 @@ std::vector<std::string> ParameterDict::Keys() const {
 
 void ParameterDict::Initialize(const InitializerPtr& init, bool force_reinit) {
   for (const auto& p : params_) p->Initialize(init, force_reinit);
+}
+
+void ParameterDict::ZeroGrad() {
+  for (const auto& p : params_) p->ZeroGrad();
+}
+
+void ParameterDict::SetGradReq(autograd::GradReq req) {
+  for (const auto& p : params_) p->set_grad_req(req);
 }
 
 }  // namespace gluon

@@ -58,7 +58,7 @@ std::vector<NDArray> SymbolBlock::ForwardMany(const std::vector<NDArray>& inputs
   // Inside another block's trace the graph is re-recorded with its own node and variable names.
   ::hybridnet::internal::NameScope keep_names("");
   IndexedGraph g(symbol_.outputs);
-  std::map<std::string, const Parameter*> params;
+  std::map<std::string, Parameter*> params;
   for (const auto& p : params_) params[p->name()] = p.get();
   std::vector<NDArray> values(g.num_entries());
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -71,7 +71,7 @@ std::vector<NDArray> SymbolBlock::ForwardMany(const std::vector<NDArray>& inputs
       } else if (tracing) {
         value = NDArray::FromEntry(NodeEntry{g[nid].owner, 0, 0});
       } else {
-        value = params.at(node->name())->data();
+        value = params.at(node->name())->Value();  // its place on the tape when recording
       }
       continue;
     }

@@ -17,6 +17,24 @@
 
 namespace hybridnet {
 namespace autograd {
+namespace {
+
+constexpr std::pair<GradReq, const char*> kGradReqNames[] = {
+    {GradReq::kNull, "null"}, {GradReq::kWrite, "write"}, {GradReq::kAdd, "add"}};
+
+}  // namespace
+
+const char* GradReqName(GradReq req) {
+  for (const auto& [r, name] : kGradReqNames)
+    if (r == req) return name;
+  HN_THROW(kInvalidArgument) << "grad_req " << static_cast<int>(req) << " is not a GradReq";
+}
+
+GradReq GradReqByName(const std::string& name) {
+  for (const auto& [r, n] : kGradReqNames)
+    if (name == n) return r;
+  HN_THROW(kInvalidArgument) << "grad_req '" << name << "' is not one of 'write', 'add', 'null'";
+}
 
 namespace {
 // MXNet's defaults: not recording, not training.
@@ -374,6 +392,17 @@ void Release(const TapeGraph& g) {
 }
 
 }  // namespace
+
+bool IsGradFresh(const NDArray& x) {
+  const std::shared_ptr<TapeNode>& node = TapeAccess::Node(x);
+  return node != nullptr && node->IsVariable() && node->fresh_grad;
+}
+
+void SetGradFresh(const NDArray& x, bool fresh) {
+  const std::shared_ptr<TapeNode>& node = TapeAccess::Node(x);
+  if (node != nullptr && node->IsVariable()) node->fresh_grad = fresh;
+}
+
 }  // namespace internal
 
 namespace autograd {
@@ -475,6 +504,7 @@ void Backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
     } else {
       buffer.CopyFrom(grads[i]);
     }
+    targets[i]->fresh_grad = true;
   }
   if (!retain_graph) internal::Release(g);
 }

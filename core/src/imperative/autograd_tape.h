@@ -35,6 +35,9 @@ struct TapeNode {
   /// Variables: where backward stores the gradient, and how.
   NDArray grad;
   autograd::GradReq grad_req = autograd::GradReq::kNull;
+  /// Set by a backward that stored `grad`, cleared by the Trainer's update: MXNet's fresh_grad,
+  /// which tells a stale gradient (a parameter the last forward did not use) from a new one.
+  bool fresh_grad = false;
 
   bool IsVariable() const { return attrs.op == nullptr; }
 
@@ -61,6 +64,12 @@ struct TapeAccess {
 /// may be views of an input (NDArray::Reshape records itself as Reshape).
 void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
               std::vector<NDArray>* outputs);
+
+/// Whether a backward stored the gradient of the marked variable `x` since the last
+/// SetGradFresh(x, false); false for an array that is not marked.
+bool IsGradFresh(const NDArray& x);
+/// Sets that flag of the marked variable `x` (nothing for an array that is not marked).
+void SetGradFresh(const NDArray& x, bool fresh);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import initializer as _init
 from .._ffi import NULL, ffi, lib
-from ..base import DTYPE_TO_NUMPY, c_str, check, dtype_code, error, py_str, tree_lock
+from ..base import (DTYPE_TO_NUMPY, c_str, check, dtype_code, error, new_string, py_str,
+                    tree_lock)
 from ..context import cpu
 
 __all__ = ["Parameter", "ParameterDict", "Constant"]
@@ -54,12 +55,46 @@ def _wrap_value(handle):
 class Parameter:
     """One parameter of a block tree (the library owns its value)."""
 
-    def __init__(self, block, name, grad_req="write", lr_mult=1.0, wd_mult=1.0):
+    def __init__(self, block, name):
         self._block = block
         self.name = name
-        self.grad_req = grad_req  # kept for MXNet code; inference does not use it
-        self.lr_mult = lr_mult
-        self.wd_mult = wd_mult
+
+    def _get_attr(self, key):
+        with tree_lock:
+            return new_string(lambda h, out: lib.hn_block_param_get_attr(
+                h, c_str(self.name), c_str(key), out), self._block._h)
+
+    def _set_attr(self, key, value):
+        with tree_lock:
+            check(lib.hn_block_param_set_attr(self._block._h, c_str(self.name), c_str(key),
+                                              c_str(str(value))))
+
+    @property
+    def grad_req(self):
+        """'write', 'add' or 'null' (MXNet's grad_req): how backward stores the gradient."""
+        return self._get_attr("grad_req")
+
+    @grad_req.setter
+    def grad_req(self, req):
+        self._set_attr("grad_req", req)
+
+    @property
+    def lr_mult(self):
+        """The Trainer multiplies this parameter's learning rate by it."""
+        return float(self._get_attr("lr_mult"))
+
+    @lr_mult.setter
+    def lr_mult(self, mult):
+        self._set_attr("lr_mult", float(mult))
+
+    @property
+    def wd_mult(self):
+        """The Trainer multiplies this parameter's weight decay by it."""
+        return float(self._get_attr("wd_mult"))
+
+    @wd_mult.setter
+    def wd_mult(self, mult):
+        self._set_attr("wd_mult", float(mult))
 
     def _info(self):
         for entry in _snapshot(self._block):
@@ -112,8 +147,22 @@ class Parameter:
     def reset_ctx(self, ctx):
         """Parameters live on the CPU."""
 
+    def grad(self, ctx=None):
+        """The gradient buffer (shared: backward writes into it); zeros until a backward."""
+        out = ffi.new("hn_tensor**")
+        with tree_lock:
+            check(lib.hn_block_param_grad(self._block._h, c_str(self.name), out))
+        from ..ndarray.ndarray import _wrap
+
+        return _wrap(out[0])
+
+    def list_grad(self):
+        return [self.grad()]
+
     def zero_grad(self):
-        """No gradients: hybridnet runs inference."""
+        """Sets the gradient buffer to zeros (MXNet's zero_grad)."""
+        with tree_lock:
+            check(lib.hn_block_param_zero_grad(self._block._h, c_str(self.name)))
 
     def __repr__(self):
         name, shape, dtype, _ = self._info()
@@ -190,8 +239,12 @@ class ParameterDict:
         with tree_lock:
             check(lib.hn_block_add_parameter(
                 self._owner._h, c_str(name), dtype_code(dtype), list(shape) or [0], len(shape),
-                c_str(spec) if spec else NULL, int(differentiable and grad_req != "null")))
-        param = self._params[full] = Parameter(self._owner, full, grad_req, lr_mult, wd_mult)
+                c_str(spec) if spec else NULL, int(differentiable)))
+        param = self._params[full] = Parameter(self._owner, full)
+        for key, value, default in (("grad_req", grad_req if differentiable else "null", "write"),
+                                    ("lr_mult", lr_mult, 1.0), ("wd_mult", wd_mult, 1.0)):
+            if value != default:
+                param._set_attr(key, value)
         return param
 
     def get_constant(self, name, value=None):
@@ -202,7 +255,7 @@ class ParameterDict:
         value = np.asarray(value, dtype=np.float32)
         param = self.get(name, shape=value.shape, init="zeros", differentiable=False,
                          grad_req="null")
-        constant = Constant(param._block, full, "null")
+        constant = Constant(param._block, full)
         self._params[full] = constant
         self._owner._constants[full] = value
         return constant
@@ -232,7 +285,9 @@ class ParameterDict:
         """Parameters live on the CPU."""
 
     def zero_grad(self):
-        """No gradients: hybridnet runs inference."""
+        """Sets every gradient buffer to zeros."""
+        for param in self._params.values():
+            param.zero_grad()
 
     def save(self, filename, strip_prefix=""):
         from ..ndarray import save

@@ -67,10 +67,31 @@ class Parameter {
 
   /// Marks the value as an autograd variable with a new zero gradient buffer (MXNet's
   /// grad_req: write, add or null), so backward through eager ops and hybridized blocks alike
-  /// stores its gradient. Needs an initialized value; re-marking starts a new buffer.
+  /// stores its gradient. Needs an initialized value; re-marking starts a new buffer. Sets
+  /// grad_req to `req`.
   void AttachGrad(autograd::GradReq req = autograd::GradReq::kWrite);
-  /// The gradient buffer (MXNet's param.grad()), or a none array when AttachGrad was not called.
-  NDArray Grad() const;
+  /// The gradient buffer (MXNet's param.grad()): zeros until a backward writes it. The buffer
+  /// is made at the first call, or when a recorded forward first reads the value, so models
+  /// only run for inference never hold one. kInvalidArgument when grad_req is null or the
+  /// value does not exist yet.
+  NDArray Grad();
+  /// Sets the gradient buffer to zeros (MXNet's zero_grad; nothing when there is none).
+  void ZeroGrad();
+
+  /// How backward stores the gradient (MXNet's grad_req; kWrite by default, kNull for
+  /// parameters that are not differentiable, such as BatchNorm's running statistics, which keep
+  /// kNull whatever is set, as in MXNet). Setting kNull drops the gradient buffer; any other
+  /// change starts a new zero one.
+  autograd::GradReq grad_req() const { return grad_req_; }
+  void set_grad_req(autograd::GradReq req);
+  /// MXNet's lr_mult and wd_mult: the Trainer scales this parameter's learning rate and weight
+  /// decay by them.
+  ///@{
+  float lr_mult() const { return lr_mult_; }
+  float wd_mult() const { return wd_mult_; }
+  void set_lr_mult(float mult) { lr_mult_ = mult; }
+  void set_wd_mult(float mult) { wd_mult_ = mult; }
+  ///@}
 
  private:
   Block* owner_;
@@ -82,6 +103,12 @@ class Parameter {
   InitializerPtr deferred_init_;
   NDArray data_;
   Symbol var_;
+  autograd::GradReq grad_req_;
+  float lr_mult_ = 1.0f;
+  float wd_mult_ = 1.0f;
+
+  // Makes the gradient buffer grad_req asks for, when the value exists and has none yet.
+  void EnsureGrad();
 };
 
 /// Parameters are shared between a block and the dictionaries listing them.
@@ -101,6 +128,10 @@ class ParameterDict {
   std::vector<std::string> Keys() const;
   /// Initializes every parameter (Parameter::Initialize).
   void Initialize(const InitializerPtr& init = Uniform(), bool force_reinit = false);
+  /// Zeroes every gradient buffer (Parameter::ZeroGrad).
+  void ZeroGrad();
+  /// Sets every parameter's grad_req (MXNet's collect_params(...).setattr('grad_req', ...)).
+  void SetGradReq(autograd::GradReq req);
 
  private:
   std::vector<ParameterPtr> params_;
