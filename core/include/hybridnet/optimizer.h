@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,9 +124,9 @@ class Optimizer {
   void set_lr_scheduler(std::shared_ptr<LRScheduler> scheduler);
   const std::shared_ptr<LRScheduler>& lr_scheduler() const { return lr_scheduler_; }
 
-  float rescale_grad() const { return rescale_grad_; }
+  float rescale_grad() const { return static_cast<float>(rescale_grad_); }
   void set_rescale_grad(float rescale_grad) { rescale_grad_ = rescale_grad; }
-  float wd() const { return wd_; }
+  float wd() const { return static_cast<float>(wd_); }
 
   /// Per-index multipliers of the learning rate and the weight decay (the Trainer maps parameter
   /// names to indices); an index not in the map has 1. Each call replaces the whole map.
@@ -150,61 +151,58 @@ class Optimizer {
   const std::string& class_name() const { return class_name_; }
 
  protected:
-  Optimizer();
+  /// One weight's update, counts done: what MXNet's update(_multi_precision) is given.
+  struct Step {
+    int index;
+    NDArray* weight;               ///< updated in place (the float16 one under fused mp)
+    NDArray grad;                  ///< float32 under unfused multi_precision
+    std::vector<NDArray*> states;  ///< the optimizer's own states, master copy excluded
+    NDArray* weight32;             ///< the master copy under fused multi_precision, else null
+    double lr;                     ///< scaled by the index's lr_mult
+    double wd;                     ///< scaled by the index's wd_mult
+    int t;                         ///< the index's update count
+  };
 
-  /// MXNet's create_state for a weight of this dtype (the float32 master copy's, under
-  /// multi_precision): the arrays in order, None left out.
+  Optimizer() = default;
+
+  /// MXNet's create_state for a weight of this dtype: the arrays in order, None left out.
   virtual std::vector<NDArray> CreateBaseState(const NDArray& weight) const = 0;
-  /// MXNet's nesting of CreateBaseState's arrays from position `first` on ("None", "0",
-  /// "(0, 1)").
+  /// MXNet's nesting of CreateBaseState's arrays numbered from `first` ("None", "0", "(0, 1)").
   virtual std::string BaseStateStructure(int first) const = 0;
   /// Whether MXNet puts the master copy after the states (SGD, NAG, LARS: (state, weight32)).
   virtual bool MasterCopyLast() const { return false; }
-  /// Whether the optimizer's own update takes float16 weights with a float32 master copy (the
-  /// mp_ ops); otherwise Update runs the float32 update on the copy and casts it back.
+  /// Whether the update takes a float16 weight with its master copy itself (the mp_ ops);
+  /// otherwise the float32 update runs on the copy, which is then cast to the weight.
   virtual bool FusedMultiPrecision() const { return false; }
-  /// MXNet's update (or update with the mp_ ops when `weight32` is given) of one weight: `lr` and
-  /// `wd` are already scaled for the index, `t` is the index's update count.
-  struct Step {
-    int index;
-    NDArray* weight;
-    NDArray grad;
-    std::vector<NDArray>* state;  ///< the optimizer's own states, master copy removed
-    NDArray* weight32;            ///< the master copy under fused multi_precision, else nullptr
-    float lr;
-    float wd;
-    int t;
-  };
-  virtual void UpdateOne(const Step& step) = 0;
-  /// Aggregated update of steps of one dtype (SGD, LARS, LAMB override it; counts are done).
-  virtual void UpdateAggregated(std::vector<Step>* steps);
-  /// MXNet's _get_lrs: the scheduler's (or the fixed) rate times lr_mult; LARS keeps the last.
-  virtual float BaseLearningRate();
+  /// The learning rate before lr_mult (MXNet's _get_lrs): the scheduler's at num_update or lr.
+  virtual double BaseLearningRate();
+  /// Runs the updates of one call: one step, or a group of aggregate_num of one dtype.
+  virtual void Apply(std::vector<Step>* steps) = 0;
+  /// The optimizer's own attributes with their values (Params() after the common ones).
+  virtual KeywordArgs OwnParams() const = 0;
 
   std::string name_;
   std::string class_name_;
-  float rescale_grad_ = 1.f;
+  double rescale_grad_ = 1.0;
   double lr_ = 0.01;
-  bool lr_given_ = false;
-  float wd_ = 0.f;
-  double clip_gradient_ = 0.0;  ///< 0: None (MXNet tests truthiness)
-  bool has_clip_gradient_ = false;
+  std::optional<double> constructor_lr_;  ///< learning_rate given to MXNet's base constructor
+  double wd_ = 0.0;
+  std::optional<double> clip_gradient_;
   bool multi_precision_ = false;
   int begin_num_update_ = 0;
   int num_update_ = 0;
   int aggregate_num_ = 0;
+  bool count_group_first_ = false;  ///< SGD, LARS: a group's counts all precede its rate
   std::map<int, int> index_update_count_;
   std::map<int, float> lr_mult_;
   std::map<int, float> wd_mult_;
   std::shared_ptr<LRScheduler> lr_scheduler_;
-  KeywordArgs own_params_;  ///< the optimizer's own keywords with their values, for Params()
 
  private:
-  void CountUpdate(int index);
-  float LrFor(int index, float base_lr) const;
-  float WdFor(int index) const;
-  Step MakeStep(int index, float base_lr, NDArray* weight, const NDArray& grad,
-                std::vector<NDArray>* state);
+  friend class OptimizerFactory;
+  void RunGroup(const std::vector<int>& indices, const std::vector<NDArray*>& weights,
+                const std::vector<NDArray>& grads,
+                const std::vector<std::vector<NDArray>*>& states);
 };
 
 }  // namespace optimizer
