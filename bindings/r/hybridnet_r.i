@@ -85,6 +85,23 @@
 %ignore hn_block_param_set_attr;
 %ignore hn_block_param_get_attr;
 %ignore hn_block_param_zero_grad;
+/* Optimizers: Python binds them; Java and R train through Python or C++ for now. */
+%ignore hn_optimizer_create;
+%ignore hn_optimizer_create_state;
+%ignore hn_optimizer_state_structure;
+%ignore hn_optimizer_update;
+%ignore hn_optimizer_get_learning_rate;
+%ignore hn_optimizer_set_learning_rate;
+%ignore hn_optimizer_get_rescale_grad;
+%ignore hn_optimizer_set_rescale_grad;
+%ignore hn_optimizer_set_lr_mult;
+%ignore hn_optimizer_set_wd_mult;
+%ignore hn_optimizer_update_count;
+%ignore hn_optimizer_params;
+%ignore hn_optimizer_set_lr_scheduler;
+%ignore hn_lr_scheduler_create;
+%ignore hn_lr_scheduler_get;
+%ignore hn_lr_scheduler_params;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

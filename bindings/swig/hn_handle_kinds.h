@@ -17,6 +17,8 @@
   X(shape_info)            \
   X(block)                 \
   X(model)                 \
-  X(predictor)
+  X(predictor)             \
+  X(optimizer)             \
+  X(lr_scheduler)
 
 #endif /* HN_HANDLE_KINDS_H_ */

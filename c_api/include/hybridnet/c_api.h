@@ -137,6 +137,10 @@ typedef struct hn_block hn_block;
 typedef struct hn_model hn_model;
 /** An executor of a model: owns activations and plans; one thread at a time. */
 typedef struct hn_predictor hn_predictor;
+/** An optimizer (MXNet's mx.optimizer) with its update counts; one thread at a time. */
+typedef struct hn_optimizer hn_optimizer;
+/** A learning-rate schedule (MXNet's mx.lr_scheduler); keeps state between calls. */
+typedef struct hn_lr_scheduler hn_lr_scheduler;
 
 /** Releases caller memory handed to hn_tensor_wrap; called once with the data and the arg. */
 typedef void (*hn_deleter)(void* data, void* arg);
@@ -1053,6 +1057,124 @@ HN_API int hn_tensor_grad(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEPT;
 /** A tensor sharing `tensor`'s storage but not its place on the autograd tape: gradients do not
  *  flow through it (MXNet's x.detach()). Ownership: *out is new (hn_tensor_free). */
 HN_API int hn_tensor_detach(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Optimizers and learning-rate schedulers, as MXNet 1.9.1's mx.optimizer and mx.lr_scheduler.
+ *
+ *   const char* keys[] = {"learning_rate", "momentum"}, *values[] = {"0.1", "0.9"};
+ *   hn_optimizer_create("sgd", keys, values, 2, &opt);
+ *   hn_optimizer_create_state(opt, 0, weight, 4, states, &num_states);   (momentum)
+ *   hn_optimizer_update(opt, &index, &weight, &grad, 1, states, &num_states);
+ *
+ * Hyper-parameters are MXNet's keyword arguments written as Python literals ("0.9", "True",
+ * "None", "[10, 20]"). An update runs the fused op MXNet's optimizer runs (sgd_mom_update,
+ * adam_update, ...) and writes the new values into the weight's and the states' storage. An
+ * optimizer, and a scheduler set on it, are used by one thread at a time.
+ * ========================================================================================== */
+
+/** Creates the optimizer MXNet registers as `name` (case-insensitive: "sgd", "nag", "adam",
+ *  "adamax", "nadam", "rmsprop", "adagrad", "adadelta", "signum", "ftml", "ftrl", "lamb",
+ *  "lars", "dcasgd", "sgld", "ccsgd", "test") with keyword arguments keys[i] = values[i]
+ *  ("learning_rate", "wd", "rescale_grad", "clip_gradient", "multi_precision", "momentum", ...).
+ *  An unknown name is HN_ERR_NOT_FOUND listing the names; an unknown keyword or a bad value
+ *  HN_ERR_INVALID_ARGUMENT listing the optimizer's keywords. Ownership: *out is new
+ *  (hn_optimizer_free). */
+HN_API int hn_optimizer_create(const char* name, const char* const* keys,
+                               const char* const* values, size_t num_params,
+                               hn_optimizer** out) HN_NOEXCEPT;
+
+/** Releases an optimizer (NULL is a no-op). Tensors it updated stay valid. */
+HN_API void hn_optimizer_free(hn_optimizer* optimizer) HN_NOEXCEPT;
+
+/** The states MXNet's create_state_multi_precision makes for `weight` at `index`, as new
+ *  tensors in out_states[0..*out_num_states) (at most max_states, else HN_ERR_INVALID_ARGUMENT
+ *  and nothing stored), None entries left out: SGD with momentum one, Adam two (mean, var); with
+ *  multi_precision and a float16 weight the float32 master copy too (last for SGD, NAG and
+ *  LARS, first for the others). Ownership: each out_states[i] is new (hn_tensor_free). */
+HN_API int hn_optimizer_create_state(hn_optimizer* optimizer, int index, const hn_tensor* weight,
+                                     size_t max_states, hn_tensor** out_states,
+                                     size_t* out_num_states) HN_NOEXCEPT;
+
+/** How MXNet nests the states of `weight` (what a .states file pickles), as a Python literal
+ *  over positions in hn_optimizer_create_state's list: "None", "0", "(0,)", "(0, 1)",
+ *  "(None, 0)", "(0, (1, 2))". Ownership: *out is new (hn_string_free). */
+HN_API int hn_optimizer_state_structure(const hn_optimizer* optimizer, const hn_tensor* weight,
+                                        char** out) HN_NOEXCEPT;
+
+/** Updates weights[0..num_weights) in place from grads[i] and their states, as MXNet's Updater
+ *  called with these lists: each index's update is counted, the learning rate taken from the
+ *  scheduler at the update count and scaled by the index's lr_mult (weight decay by wd_mult).
+ *  `states` holds the states of every weight in order, num_states[i] of them for weight i (as
+ *  hn_optimizer_create_state made them). Errors: shapes or dtypes that do not fit
+ *  (HN_ERR_SHAPE, HN_ERR_DTYPE), a wrong number of states (HN_ERR_INVALID_ARGUMENT), each
+ *  naming the index. */
+HN_API int hn_optimizer_update(hn_optimizer* optimizer, const int* indices,
+                               hn_tensor* const* weights, hn_tensor* const* grads,
+                               size_t num_weights, hn_tensor* const* states,
+                               const size_t* num_states) HN_NOEXCEPT;
+
+/** The learning rate: the scheduler's at the current update count when one is set. */
+HN_API int hn_optimizer_get_learning_rate(const hn_optimizer* optimizer,
+                                          float* out_lr) HN_NOEXCEPT;
+
+/** Sets the learning rate; HN_ERR_INVALID_ARGUMENT when a scheduler is set (as MXNet). */
+HN_API int hn_optimizer_set_learning_rate(hn_optimizer* optimizer, float lr) HN_NOEXCEPT;
+
+/** The factor gradients are multiplied by (MXNet's rescale_grad). */
+HN_API int hn_optimizer_get_rescale_grad(const hn_optimizer* optimizer,
+                                         float* out_rescale_grad) HN_NOEXCEPT;
+
+/** Sets rescale_grad (gluon.Trainer sets 1 / batch_size before each step). */
+HN_API int hn_optimizer_set_rescale_grad(hn_optimizer* optimizer,
+                                         float rescale_grad) HN_NOEXCEPT;
+
+/** Sets the learning-rate multipliers of indices[0..n) (every other index: 1), replacing the
+ *  previous ones (MXNet's set_lr_mult by index). */
+HN_API int hn_optimizer_set_lr_mult(hn_optimizer* optimizer, const int* indices,
+                                    const float* mults, size_t n) HN_NOEXCEPT;
+
+/** Sets the weight-decay multipliers of indices[0..n) (every other index: 1), replacing the
+ *  previous ones (MXNet's set_wd_mult by index). */
+HN_API int hn_optimizer_set_wd_mult(hn_optimizer* optimizer, const int* indices,
+                                    const float* mults, size_t n) HN_NOEXCEPT;
+
+/** The largest update count of any index (MXNet's num_update), and the count of `index` (0
+ *  when never updated). */
+HN_API int hn_optimizer_update_count(const hn_optimizer* optimizer, int index,
+                                     int* out_num_update, int* out_index_count) HN_NOEXCEPT;
+
+/** The hyper-parameters with their current values, by MXNet's attribute names, one
+ *  "name=value" line each (values as Python literals). Ownership: *out is new
+ *  (hn_string_free). */
+HN_API int hn_optimizer_params(const hn_optimizer* optimizer, char** out) HN_NOEXCEPT;
+
+/** Sets the optimizer's learning-rate scheduler (NULL removes it); the optimizer shares it, so
+ *  `scheduler` may be freed afterwards. When the optimizer was given a learning_rate (or its
+ *  class has a default, as Adam), the scheduler's base_lr becomes it, as in MXNet. */
+HN_API int hn_optimizer_set_lr_scheduler(hn_optimizer* optimizer,
+                                         hn_lr_scheduler* scheduler) HN_NOEXCEPT;
+
+/** Creates a scheduler: `name` "factor", "multifactor", "poly" or "cosine" (MXNet's class
+ *  names, case-insensitive, with or without "Scheduler") with MXNet's keywords ("step",
+ *  "factor", "stop_factor_lr", "max_update", "pwr", "final_lr", "base_lr", "warmup_steps",
+ *  "warmup_begin_lr", "warmup_mode"). Errors as hn_optimizer_create, and the values MXNet
+ *  refuses (step < 1, factor > 1, an unknown warmup_mode). Ownership: *out is new
+ *  (hn_lr_scheduler_free). */
+HN_API int hn_lr_scheduler_create(const char* name, const char* const* keys,
+                                  const char* const* values, size_t num_params,
+                                  hn_lr_scheduler** out) HN_NOEXCEPT;
+
+/** Releases a scheduler handle (NULL is a no-op); an optimizer it was set on keeps it. */
+HN_API void hn_lr_scheduler_free(hn_lr_scheduler* scheduler) HN_NOEXCEPT;
+
+/** The learning rate at update count `num_update` (MXNet's scheduler(num_update)); advances
+ *  the schedulers that keep state (factor, multifactor), so counts must not decrease. */
+HN_API int hn_lr_scheduler_get(hn_lr_scheduler* scheduler, int num_update,
+                               float* out_lr) HN_NOEXCEPT;
+
+/** The scheduler's attributes by MXNet's names, one "name=value" line each, the first
+ *  "class=FactorScheduler" (or its kind). Ownership: *out is new (hn_string_free). */
+HN_API int hn_lr_scheduler_params(const hn_lr_scheduler* scheduler, char** out) HN_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -3,6 +3,7 @@
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
+#include "ops/optimizer/update_ops.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -32,6 +33,9 @@ const OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = [] {
     auto* r = new OpRegistry();
     internal::RegisterAllOps(r);
+    // Outside register_ops.h, which every op family includes: the update ops depend on no other
+    // family and register after them.
+    RegisterOptimizerOps(r);
     return r;
   }();
   return *registry;

@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
       conformance::CaseGraph graph = conformance::BuildGraph(c);
       std::ofstream(base + "-symbol.json") << graph.symbol.ToJSON();
       std::vector<NDArray> inputs = conformance::MakeInputs(c, name);
-      std::vector<NDArray> outputs = conformance::RunEager(c, inputs);
+      // Fresh inputs for the run: update ops change their states in place.
+      std::vector<NDArray> outputs = conformance::RunEager(c, conformance::MakeInputs(c, name));
       nlohmann::json entry{{"name", name},
                            {"op", op.name},
                            {"symbol", name + "-symbol.json"},
