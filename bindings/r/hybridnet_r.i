@@ -102,6 +102,16 @@
 %ignore hn_lr_scheduler_create;
 %ignore hn_lr_scheduler_get;
 %ignore hn_lr_scheduler_params;
+%ignore hn_trainer_create;
+%ignore hn_trainer_free;
+%ignore hn_trainer_step;
+%ignore hn_trainer_allreduce_grads;
+%ignore hn_trainer_update;
+%ignore hn_trainer_get_learning_rate;
+%ignore hn_trainer_set_learning_rate;
+%ignore hn_trainer_optimizer;
+%ignore hn_trainer_save_states;
+%ignore hn_trainer_load_states;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

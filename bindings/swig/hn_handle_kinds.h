@@ -19,6 +19,7 @@
   X(model)                 \
   X(predictor)             \
   X(optimizer)             \
-  X(lr_scheduler)
+  X(lr_scheduler)          \
+  X(trainer)
 
 #endif /* HN_HANDLE_KINDS_H_ */

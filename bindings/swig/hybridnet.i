@@ -78,6 +78,16 @@
 %ignore hn_lr_scheduler_create;
 %ignore hn_lr_scheduler_get;
 %ignore hn_lr_scheduler_params;
+%ignore hn_trainer_create;
+%ignore hn_trainer_free;
+%ignore hn_trainer_step;
+%ignore hn_trainer_allreduce_grads;
+%ignore hn_trainer_update;
+%ignore hn_trainer_get_learning_rate;
+%ignore hn_trainer_set_learning_rate;
+%ignore hn_trainer_optimizer;
+%ignore hn_trainer_save_states;
+%ignore hn_trainer_load_states;
 
 %include "hybridnet/c_api.h"
 

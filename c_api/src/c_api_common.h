@@ -30,7 +30,9 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/block.h"
 #include "hybridnet/gluon/parameter.h"
+#include "hybridnet/gluon/trainer.h"
 #include "hybridnet/ndarray.h"
+#include "hybridnet/optimizer.h"
 #include "hybridnet/symbol.h"
 
 namespace hn_capi {
@@ -157,6 +159,22 @@ struct hn_block {
   // The snapshot of hn_block_param_count that hn_block_param_info reads.
   std::vector<hybridnet::gluon::ParameterPtr> params;
   std::deque<std::string> param_names;
+  hn_capi::LiveHandle live{};
+};
+
+// Shared: a trainer uses the optimizer it was given, and hn_trainer_optimizer hands it out.
+struct hn_optimizer {
+  std::shared_ptr<hybridnet::optimizer::Optimizer> optimizer;
+  hn_capi::LiveHandle live{};
+};
+
+struct hn_lr_scheduler {
+  std::shared_ptr<hybridnet::optimizer::LRScheduler> scheduler;
+  hn_capi::LiveHandle live{};
+};
+
+struct hn_trainer {
+  std::unique_ptr<hybridnet::gluon::Trainer> trainer;
   hn_capi::LiveHandle live{};
 };
 

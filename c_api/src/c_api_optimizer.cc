@@ -12,16 +12,6 @@ using namespace hn_capi;  // NOLINT
 namespace hn = ::hybridnet;
 namespace opt = ::hybridnet::optimizer;
 
-struct hn_optimizer {
-  std::unique_ptr<opt::Optimizer> optimizer;
-  hn_capi::LiveHandle live{};
-};
-
-struct hn_lr_scheduler {
-  std::shared_ptr<opt::LRScheduler> scheduler;
-  hn_capi::LiveHandle live{};
-};
-
 namespace {
 
 opt::KeywordArgs ToKeywords(const char* const* keys, const char* const* values, size_t n) {

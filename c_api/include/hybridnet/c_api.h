@@ -141,6 +141,8 @@ typedef struct hn_predictor hn_predictor;
 typedef struct hn_optimizer hn_optimizer;
 /** A learning-rate schedule (MXNet's mx.lr_scheduler); keeps state between calls. */
 typedef struct hn_lr_scheduler hn_lr_scheduler;
+/** A trainer (MXNet's gluon.Trainer): an optimizer applied to a block's parameters. */
+typedef struct hn_trainer hn_trainer;
 
 /** Releases caller memory handed to hn_tensor_wrap; called once with the data and the arg. */
 typedef void (*hn_deleter)(void* data, void* arg);
@@ -1175,6 +1177,68 @@ HN_API int hn_lr_scheduler_get(hn_lr_scheduler* scheduler, int num_update,
 /** The scheduler's attributes by MXNet's names, one "name=value" line each, the first
  *  "class=FactorScheduler" (or its kind). Ownership: *out is new (hn_string_free). */
 HN_API int hn_lr_scheduler_params(const hn_lr_scheduler* scheduler, char** out) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Trainer, as MXNet 1.9.1's gluon.Trainer on one CPU context: an optimizer applied to
+ * parameters of a block tree with the gradients the last backward stored.
+ *
+ *   hn_optimizer_create("adam", keys, values, 1, &opt);
+ *   hn_trainer_create(blocks, names, n, opt, &trainer);   (block i holds parameter names[i])
+ *   ... record a forward, hn_autograd_backward ...
+ *   hn_trainer_step(trainer, batch_size, 0);
+ *   hn_trainer_save_states(trainer, "net.states");    (MXNet's .states file)
+ *
+ * A parameter's position in the trainer's list is its index for the optimizer and its key in
+ * .states files. A trainer and its block tree are used by one thread at a time.
+ * ========================================================================================== */
+
+/** Creates a trainer of `num_params` parameters, in that order: parameter i is the one named
+ *  param_names[i] (full name) in the tree of blocks[i] (MXNet's Trainer(params) takes a list;
+ *  from collect_params() it is sorted by name). The trainer shares `optimizer`. Errors: an
+ *  unknown name (HN_ERR_NOT_FOUND), a parameter given twice, no parameters
+ *  (HN_ERR_INVALID_ARGUMENT). Ownership: *out is new (hn_trainer_free). */
+HN_API int hn_trainer_create(hn_block* const* blocks, const char* const* param_names,
+                             size_t num_params, hn_optimizer* optimizer,
+                             hn_trainer** out) HN_NOEXCEPT;
+
+/** Releases a trainer (NULL is a no-op); the parameters keep their values. */
+HN_API void hn_trainer_free(hn_trainer* trainer) HN_NOEXCEPT;
+
+/** One update of every parameter whose grad_req is not "null", gradients scaled by
+ *  rescale_grad / batch_size (MXNet's step). A parameter whose gradient no backward wrote since
+ *  the last update fails naming it (HN_ERR_INVALID_ARGUMENT, MXNet's stale-gradient warning),
+ *  and nothing is updated, unless ignore_stale_grad is 1, which skips such parameters. */
+HN_API int hn_trainer_step(hn_trainer* trainer, int batch_size,
+                           int ignore_stale_grad) HN_NOEXCEPT;
+
+/** MXNet's allreduce_grads: with one context there is nothing to sum (kept so code split as
+ *  allreduce_grads + update runs). */
+HN_API int hn_trainer_allreduce_grads(hn_trainer* trainer) HN_NOEXCEPT;
+
+/** The update half of hn_trainer_step (MXNet's update), for code that changes the gradients in
+ *  between (gradient clipping). */
+HN_API int hn_trainer_update(hn_trainer* trainer, int batch_size,
+                             int ignore_stale_grad) HN_NOEXCEPT;
+
+/** The optimizer's learning rate (its scheduler's at the current update count). */
+HN_API int hn_trainer_get_learning_rate(const hn_trainer* trainer, float* out_lr) HN_NOEXCEPT;
+
+/** Sets the learning rate (HN_ERR_INVALID_ARGUMENT when the optimizer has a scheduler). */
+HN_API int hn_trainer_set_learning_rate(hn_trainer* trainer, float lr) HN_NOEXCEPT;
+
+/** The trainer's optimizer, shared (hn_trainer_load_states replaces it with the one the file
+ *  holds: ask again after loading). Ownership: *out is new (hn_optimizer_free). */
+HN_API int hn_trainer_optimizer(const hn_trainer* trainer, hn_optimizer** out) HN_NOEXCEPT;
+
+/** Writes MXNet 1.9.1's .states file (a pickle of the optimizer states by index and the
+ *  optimizer), which MXNet's Trainer.load_states reads. */
+HN_API int hn_trainer_save_states(const hn_trainer* trainer, const char* path) HN_NOEXCEPT;
+
+/** Reads a .states file MXNet 1.9.1 or hn_trainer_save_states wrote: the optimizer's
+ *  hyper-parameters, update counts, scheduler, and every state it holds. A file of another
+ *  optimizer, or with states that do not fit the parameters: HN_ERR_INVALID_ARGUMENT; a damaged
+ *  file: HN_ERR_FORMAT; either way nothing changes. */
+HN_API int hn_trainer_load_states(hn_trainer* trainer, const char* path) HN_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

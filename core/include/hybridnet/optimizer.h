@@ -41,6 +41,12 @@ class LRScheduler {
   /// a value MXNet rejects (step < 1, factor > 1, warmup_mode other than linear/constant):
   /// kNotFound or kInvalidArgument naming it and listing the accepted ones.
   static std::shared_ptr<LRScheduler> Create(const std::string& name, const KeywordArgs& params);
+  /// The scheduler an MXNet pickle holds: `class_name` ("FactorScheduler") and its attributes
+  /// as Params() gives them (Python literals), so the rate it returns next is the one the saved
+  /// scheduler would have returned (a .states file). Missing or malformed attributes:
+  /// kInvalidArgument naming them.
+  static std::shared_ptr<LRScheduler> Restore(const std::string& class_name,
+                                              const KeywordArgs& attributes);
   virtual ~LRScheduler();
 
   /// The learning rate for update count `num_update` (MXNet's __call__).
@@ -63,6 +69,9 @@ class LRScheduler {
   double WarmupLr(int num_update) const;
   /// Params() of the base class, for the subclasses' Params().
   KeywordArgs BaseParams() const;
+  /// Sets what changes as the scheduler runs (base_lr, and the subclasses' step counters) from
+  /// Params()-style attributes (Restore).
+  virtual void RestoreState(const std::map<std::string, std::string>& attributes);
 
   double base_lr_;
   int warmup_steps_;
@@ -85,6 +94,8 @@ class Optimizer {
   static std::unique_ptr<Optimizer> Create(const std::string& name, const KeywordArgs& params);
   /// The registry's names, sorted.
   static std::vector<std::string> Names();
+  /// The constructor keywords of the optimizer `name` with their defaults (Python literals).
+  static KeywordArgs KeywordDefaults(const std::string& name);
   virtual ~Optimizer();
 
   /// The registry name ("sgd").

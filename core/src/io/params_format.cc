@@ -10,6 +10,7 @@
 
 #include "hybridnet/io/params.h"
 #include "hybridnet/limits.h"
+#include "io/params_record.h"
 
 namespace hybridnet {
 
@@ -182,7 +183,47 @@ void AppendU64(std::string* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
 }
 
+// A V2 record of `a` (dense, cpu(0)); `label` names it in errors.
+void AppendRecord(std::string* out, const NDArray& a, const std::string& label) {
+  HN_CHECK(!a.is_symbolic(), kInvalidArgument) << label << " is symbolic and has no values";
+  AppendU32(out, kV2Magic);
+  AppendU32(out, 0);  // dense storage
+  if (a.is_none()) {
+    AppendU32(out, 0);  // ndim 0: a "none" array, nothing follows
+    return;
+  }
+  // In a V2 record ndim 0 means "none"; only V3 can hold a 0-d array.
+  HN_CHECK(a.shape().ndim() > 0, kInvalidArgument)
+      << label << " is 0-d, which MXNet's V2 records cannot store; reshape it to (1,)";
+  AppendU32(out, static_cast<uint32_t>(a.shape().ndim()));
+  for (int64_t d : a.shape()) AppendU64(out, static_cast<uint64_t>(d));
+  AppendU32(out, static_cast<uint32_t>(kCpuDevice));
+  AppendU32(out, 0);  // dev_id
+  AppendU32(out, static_cast<uint32_t>(a.dtype()));
+  out->append(static_cast<const char*>(a.raw_data()), a.nbytes());
+}
+
 }  // namespace
+
+namespace internal {
+
+std::string SerializeNDArrayRecord(const NDArray& a, const std::string& label) {
+  std::string out;
+  AppendRecord(&out, a, label);
+  return out;
+}
+
+NDArray ParseNDArrayRecord(const std::string& bytes, const std::string& source_name) {
+  Reader in(bytes, source_name);
+  int version = 0;
+  NDArray a = ReadRecord(&in, &version);
+  if (in.remaining() != 0) {
+    in.Fail(std::to_string(in.remaining()) + " bytes follow the array record");
+  }
+  return a;
+}
+
+}  // namespace internal
 
 NDArrayList ParseNDArrayList(const std::string& bytes, const std::string& source_name) {
   Reader in(bytes, source_name);
@@ -274,27 +315,9 @@ std::string SerializeNDArrayList(const NDArrayList& list) {
   AppendU64(&out, 0);
   AppendU64(&out, list.arrays.size());
   for (size_t i = 0; i < list.arrays.size(); ++i) {
-    const NDArray& a = list.arrays[i];
-    std::string label = "array " + std::to_string(i) +
-                        (list.names.empty() ? std::string() : " ('" + list.names[i] + "')");
-    HN_CHECK(!a.is_symbolic(), kInvalidArgument)
-        << "SaveNDArrayList: " << label << " is symbolic and has no values";
-    AppendU32(&out, kV2Magic);
-    AppendU32(&out, 0);  // dense storage
-    if (a.is_none()) {
-      AppendU32(&out, 0);  // ndim 0: a "none" array, nothing follows
-      continue;
-    }
-    // In a V2 record ndim 0 means "none"; only V3 can hold a 0-d array.
-    HN_CHECK(a.shape().ndim() > 0, kInvalidArgument)
-        << "SaveNDArrayList: " << label
-        << " is 0-d, which MXNet's V2 records cannot store; reshape it to (1,)";
-    AppendU32(&out, static_cast<uint32_t>(a.shape().ndim()));
-    for (int64_t d : a.shape()) AppendU64(&out, static_cast<uint64_t>(d));
-    AppendU32(&out, static_cast<uint32_t>(kCpuDevice));
-    AppendU32(&out, 0);  // dev_id
-    AppendU32(&out, static_cast<uint32_t>(a.dtype()));
-    out.append(static_cast<const char*>(a.raw_data()), a.nbytes());
+    AppendRecord(&out, list.arrays[i],
+                 "SaveNDArrayList: array " + std::to_string(i) +
+                     (list.names.empty() ? std::string() : " ('" + list.names[i] + "')"));
   }
   AppendU64(&out, list.names.size());
   for (const std::string& name : list.names) {

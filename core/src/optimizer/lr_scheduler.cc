@@ -48,6 +48,35 @@ KeywordArgs LRScheduler::BaseParams() const {
 
 namespace {
 
+const std::string& Attribute(const std::map<std::string, std::string>& attributes,
+                             const std::string& key) {
+  auto it = attributes.find(key);
+  HN_CHECK(it != attributes.end(), kInvalidArgument)
+      << "lr_scheduler: the saved scheduler has no attribute '" << key << "'";
+  return it->second;
+}
+
+template <typename T>
+T NumberAttribute(const std::map<std::string, std::string>& attributes, const std::string& key) {
+  const std::string& text = Attribute(attributes, key);
+  try {
+    size_t used = 0;
+    double value = std::stod(text, &used);
+    if (used == text.size()) return static_cast<T>(value);
+  } catch (const std::exception&) {
+  }
+  HN_THROW(kInvalidArgument) << "lr_scheduler: the saved attribute " << key << "=" << text
+                             << " is not a number";
+}
+
+}  // namespace
+
+void LRScheduler::RestoreState(const std::map<std::string, std::string>& attributes) {
+  base_lr_ = NumberAttribute<double>(attributes, "base_lr");
+}
+
+namespace {
+
 // Lowers base_lr by `factor` every `step` updates, down to stop_factor_lr.
 class FactorScheduler : public LRScheduler {
  public:
@@ -78,6 +107,10 @@ class FactorScheduler : public LRScheduler {
                        {"stop_factor_lr", PyFloat(stop_factor_lr_)},
                        {"count", std::to_string(count_)}});
     return p;
+  }
+  void RestoreState(const std::map<std::string, std::string>& attributes) override {
+    LRScheduler::RestoreState(attributes);
+    count_ = NumberAttribute<int>(attributes, "count");
   }
 
  private:
@@ -125,6 +158,14 @@ class MultiFactorScheduler : public LRScheduler {
                        {"factor", PyFloat(factor_)},
                        {"count", std::to_string(count_)}});
     return p;
+  }
+  void RestoreState(const std::map<std::string, std::string>& attributes) override {
+    LRScheduler::RestoreState(attributes);
+    count_ = NumberAttribute<int>(attributes, "count");
+    cur_step_ind_ = NumberAttribute<size_t>(attributes, "cur_step_ind");
+    HN_CHECK(cur_step_ind_ <= steps_.size(), kInvalidArgument)
+        << "MultiFactorScheduler: the saved cur_step_ind " << cur_step_ind_ << " is past its "
+        << steps_.size() << " steps";
   }
 
  private:
@@ -219,7 +260,36 @@ const std::vector<SchedulerEntry>& Schedulers() {
   return table;
 }
 
+// The attribute MXNet keeps a constructor keyword's value in: base_lr moves as the scheduler
+// runs, warmup_final_lr keeps the constructor's.
+const char* AttributeOfKeyword(const std::string& keyword) {
+  if (keyword == "base_lr") return "warmup_final_lr";
+  if (keyword == "pwr") return "power";
+  return nullptr;
+}
+
 }  // namespace
+
+std::shared_ptr<LRScheduler> LRScheduler::Restore(const std::string& class_name,
+                                                  const KeywordArgs& attributes) {
+  std::map<std::string, std::string> by_name(attributes.begin(), attributes.end());
+  std::string key = Lower(class_name);
+  for (const SchedulerEntry& e : Schedulers()) {
+    if (key != std::string(e.name) + "scheduler") continue;
+    KeywordArgs constructor;
+    for (const auto& keyword : e.keywords) {
+      const char* attribute = AttributeOfKeyword(keyword.first);
+      constructor.emplace_back(keyword.first,
+                               Attribute(by_name, attribute ? attribute : keyword.first));
+    }
+    std::shared_ptr<LRScheduler> s = Create(class_name, constructor);
+    s->RestoreState(by_name);
+    return s;
+  }
+  HN_THROW(kInvalidArgument) << "lr_scheduler: '" << class_name
+                             << "' is not a scheduler MXNet 1.9.1 defines (FactorScheduler, "
+                                "MultiFactorScheduler, PolyScheduler, CosineScheduler)";
+}
 
 std::shared_ptr<LRScheduler> LRScheduler::Create(const std::string& name,
                                                  const KeywordArgs& params) {

@@ -853,20 +853,34 @@ class OptimizerFactory {
     return table;
   }
 
-  static std::unique_ptr<Optimizer> Create(const std::string& name, const KeywordArgs& params) {
+  // The constructor keywords of `e` with their defaults: its own, then the base class's.
+  static KeywordTable KeywordsOf(const Entry& e) {
+    KeywordTable keywords = e.keywords;
+    const KeywordTable base{{"learning_rate", "None"}, {"wd", "0.0"},
+                            {"rescale_grad", "1.0"},   {"clip_gradient", "None"},
+                            {"begin_num_update", "0"}, {"multi_precision", "False"}};
+    for (const auto& b : base) {
+      bool listed = false;
+      for (const auto& own : keywords) listed = listed || own.first == b.first;
+      if (!listed) keywords.push_back(b);
+    }
+    return keywords;
+  }
+
+  static const Entry& Find(const std::string& name) {
     const std::string key = Lower(name);
+    std::string known;
     for (const Entry& e : Table()) {
-      if (key != e.name) continue;
-      KeywordTable keywords = e.keywords;
-      const KeywordTable base{{"learning_rate", "None"}, {"wd", "0.0"},
-                              {"rescale_grad", "1.0"},   {"clip_gradient", "None"},
-                              {"begin_num_update", "0"}, {"multi_precision", "False"}};
-      for (const auto& b : base) {
-        bool listed = false;
-        for (const auto& own : keywords) listed = listed || own.first == b.first;
-        if (!listed) keywords.push_back(b);
-      }
-      Keywords k(std::string("optimizer ") + e.class_name, keywords, params);
+      if (key == e.name) return e;
+      known += std::string(known.empty() ? "" : ", ") + e.name;
+    }
+    HN_THROW(kNotFound) << "unknown optimizer '" << name << "'; known: " << known;
+  }
+
+  static std::unique_ptr<Optimizer> Create(const std::string& name, const KeywordArgs& params) {
+    {
+      const Entry& e = Find(name);
+      Keywords k(std::string("optimizer ") + e.class_name, KeywordsOf(e), params);
       std::unique_ptr<Optimizer> opt = e.make(&k);
       opt->name_ = e.name;
       opt->class_name_ = e.class_name;
@@ -883,11 +897,12 @@ class OptimizerFactory {
       k.CheckAllUsed();
       return opt;
     }
-    std::string known;
-    for (const Entry& e : Table()) known += std::string(known.empty() ? "" : ", ") + e.name;
-    HN_THROW(kNotFound) << "unknown optimizer '" << name << "'; known: " << known;
   }
 };
+
+KeywordArgs Optimizer::KeywordDefaults(const std::string& name) {
+  return OptimizerFactory::KeywordsOf(OptimizerFactory::Find(name));
+}
 
 std::unique_ptr<Optimizer> Optimizer::Create(const std::string& name, const KeywordArgs& params) {
   return OptimizerFactory::Create(name, params);
