@@ -360,7 +360,7 @@ NDArray CosineEmbeddingLoss::Compute(const std::vector<NDArray>& in) {
 }
 
 SDMLLoss::SDMLLoss(const SDMLLossOptions& o, std::optional<std::string> prefix)
-    : Loss("SDMLLoss", {"x1", "x2"}, 2, {1}, o.weight, o.batch_axis, std::move(prefix)),
+    : Loss("SDMLLoss", {"x1", "x2"}, 2, {}, o.weight, o.batch_axis, std::move(prefix)),
       smoothing_(o.smoothing_parameter) {}
 
 NDArray SDMLLoss::Compute(const std::vector<NDArray>& in) {
