@@ -50,14 +50,18 @@ class Loss : public HybridBlock {
   /// when given.
   static NDArray ApplyWeighting(const NDArray& loss, const NDArray& sample_weight,
                                 const std::optional<float>& weight);
-  /// The mean (or sum) over every axis but batch_axis.
+  /// The mean over every axis but batch_axis.
   NDArray MeanOverSample(const NDArray& loss) const;
+  /// The sum over every axis but batch_axis.
   NDArray SumOverSample(const NDArray& loss) const;
   /// `x` reshaped like `like` (MXNet's _reshape_like).
   static NDArray ReshapeLike(const NDArray& x, const NDArray& like);
 
+  /// MXNet's class name ("L2Loss").
   std::string class_name_;
+  /// The scalar weight (nullopt: not applied).
   std::optional<float> weight_;
+  /// The axis the per-sample result keeps.
   int batch_axis_;
 
  private:
@@ -81,6 +85,7 @@ struct L2LossOptions {
 /// weight / 2 * (label - pred)^2, averaged per sample. Inputs (pred, label[, sample_weight]).
 class L2Loss : public Loss {
  public:
+  /// An L2Loss with these options; `prefix` as in Block's constructor.
   explicit L2Loss(const L2LossOptions& options = {},
                   std::optional<std::string> prefix = std::nullopt);
 
@@ -99,6 +104,7 @@ struct LossOptions {
 /// |label - pred|, averaged per sample. Inputs (pred, label[, sample_weight]).
 class L1Loss : public Loss {
  public:
+  /// An L1Loss with these options; `prefix` as in Block's constructor.
   explicit L1Loss(const LossOptions& options = {},
                   std::optional<std::string> prefix = std::nullopt);
 
@@ -111,7 +117,9 @@ struct SigmoidBCELossOptions {
   HN_LAYER_OPTIONS_BEGIN;
   /// Whether pred holds probabilities (else logits, the stable form is used).
   HN_LAYER_OPTION(SigmoidBCELossOptions, bool, from_sigmoid) = false;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(SigmoidBCELossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(SigmoidBCELossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -120,6 +128,7 @@ struct SigmoidBCELossOptions {
 /// pos_weight]]): pos_weight scales the positive term, broadcast against label.
 class SigmoidBinaryCrossEntropyLoss : public Loss {
  public:
+  /// A SigmoidBinaryCrossEntropyLoss with these options; `prefix` as in Block's constructor.
   explicit SigmoidBinaryCrossEntropyLoss(const SigmoidBCELossOptions& options = {},
                                          std::optional<std::string> prefix = std::nullopt);
 
@@ -129,6 +138,7 @@ class SigmoidBinaryCrossEntropyLoss : public Loss {
  private:
   bool from_sigmoid_;
 };
+/// MXNet's alias.
 using SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss;
 
 /// SoftmaxCrossEntropyLoss's keyword arguments.
@@ -139,7 +149,9 @@ struct SoftmaxCELossOptions {
   HN_LAYER_OPTION(SoftmaxCELossOptions, bool, sparse_label) = true;
   /// pred holds log probabilities already (no log_softmax).
   HN_LAYER_OPTION(SoftmaxCELossOptions, bool, from_logits) = false;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(SoftmaxCELossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(SoftmaxCELossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -147,6 +159,7 @@ struct SoftmaxCELossOptions {
 /// -log softmax(pred)[label], averaged per sample. Inputs (pred, label[, sample_weight]).
 class SoftmaxCrossEntropyLoss : public Loss {
  public:
+  /// A SoftmaxCrossEntropyLoss with these options; `prefix` as in Block's constructor.
   explicit SoftmaxCrossEntropyLoss(const SoftmaxCELossOptions& options = {},
                                    std::optional<std::string> prefix = std::nullopt);
 
@@ -156,6 +169,7 @@ class SoftmaxCrossEntropyLoss : public Loss {
  private:
   SoftmaxCELossOptions options_;
 };
+/// MXNet's alias.
 using SoftmaxCELoss = SoftmaxCrossEntropyLoss;
 
 /// KLDivLoss's keyword arguments.
@@ -163,8 +177,11 @@ struct KLDivLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
   /// pred holds log probabilities (else log_softmax along axis is applied).
   HN_LAYER_OPTION(KLDivLossOptions, bool, from_logits) = true;
+  /// The class axis.
   HN_LAYER_OPTION(KLDivLossOptions, int, axis) = -1;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(KLDivLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(KLDivLossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -173,6 +190,7 @@ struct KLDivLossOptions {
 /// sample_weight]).
 class KLDivLoss : public Loss {
  public:
+  /// A KLDivLoss with these options; `prefix` as in Block's constructor.
   explicit KLDivLoss(const KLDivLossOptions& options = {},
                      std::optional<std::string> prefix = std::nullopt);
 
@@ -188,6 +206,7 @@ struct CTCLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
   HN_LAYER_OPTION(CTCLossOptions, std::string, layout) = "NTC";       ///< pred: NTC or TNC
   HN_LAYER_OPTION(CTCLossOptions, std::string, label_layout) = "NT";  ///< label: NT or TN
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(CTCLossOptions, std::optional<float>, weight) = {};
   HN_LAYER_OPTIONS_END;
 };
@@ -196,6 +215,7 @@ struct CTCLossOptions {
 /// Inputs (pred, label[, pred_lengths[, label_lengths[, sample_weight]]]).
 class CTCLoss : public Loss {
  public:
+  /// A CTCLoss with these options; `prefix` as in Block's constructor.
   explicit CTCLoss(const CTCLossOptions& options = {},
                    std::optional<std::string> prefix = std::nullopt);
 
@@ -210,7 +230,9 @@ class CTCLoss : public Loss {
 struct HuberLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
   HN_LAYER_OPTION(HuberLossOptions, float, rho) = 1.f;  ///< where the loss turns linear, > 0
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(HuberLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(HuberLossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -218,6 +240,7 @@ struct HuberLossOptions {
 /// Squared error below rho, absolute error above. Inputs (pred, label[, sample_weight]).
 class HuberLoss : public Loss {
  public:
+  /// A HuberLoss with these options; `prefix` as in Block's constructor.
   explicit HuberLoss(const HuberLossOptions& options = {},
                      std::optional<std::string> prefix = std::nullopt);
 
@@ -231,8 +254,11 @@ class HuberLoss : public Loss {
 /// HingeLoss's and SquaredHingeLoss's keyword arguments.
 struct HingeLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
+  /// The margin.
   HN_LAYER_OPTION(HingeLossOptions, float, margin) = 1.f;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(HingeLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(HingeLossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -241,10 +267,12 @@ struct HingeLossOptions {
 /// label[, sample_weight]).
 class HingeLoss : public Loss {
  public:
+  /// A HingeLoss with these options; `prefix` as in Block's constructor.
   explicit HingeLoss(const HingeLossOptions& options = {},
                      std::optional<std::string> prefix = std::nullopt);
 
  protected:
+  /// For SquaredHingeLoss: `squared` squares the hinge.
   HingeLoss(std::string class_name, const HingeLossOptions& options,
             std::optional<std::string> prefix, bool squared);
   NDArray Compute(const std::vector<NDArray>& in) override;
@@ -257,6 +285,7 @@ class HingeLoss : public Loss {
 /// max(0, margin - pred * label)^2.
 class SquaredHingeLoss : public HingeLoss {
  public:
+  /// A SquaredHingeLoss with these options; `prefix` as in Block's constructor.
   explicit SquaredHingeLoss(const HingeLossOptions& options = {},
                             std::optional<std::string> prefix = std::nullopt);
 };
@@ -264,7 +293,9 @@ class SquaredHingeLoss : public HingeLoss {
 /// LogisticLoss's keyword arguments.
 struct LogisticLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(LogisticLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(LogisticLossOptions, int, batch_axis) = 0;
   /// "signed" (labels -1/1) or "binary" (labels 0/1).
   HN_LAYER_OPTION(LogisticLossOptions, std::string, label_format) = "signed";
@@ -274,6 +305,7 @@ struct LogisticLossOptions {
 /// log(1 + exp(-pred * label)). Inputs (pred, label[, sample_weight]).
 class LogisticLoss : public Loss {
  public:
+  /// A LogisticLoss with these options; `prefix` as in Block's constructor.
   explicit LogisticLoss(const LogisticLossOptions& options = {},
                         std::optional<std::string> prefix = std::nullopt);
 
@@ -287,8 +319,11 @@ class LogisticLoss : public Loss {
 /// TripletLoss's keyword arguments.
 struct TripletLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
+  /// The margin.
   HN_LAYER_OPTION(TripletLossOptions, float, margin) = 1.f;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(TripletLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(TripletLossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -297,6 +332,7 @@ struct TripletLossOptions {
 /// positive, negative).
 class TripletLoss : public Loss {
  public:
+  /// A TripletLoss with these options; `prefix` as in Block's constructor.
   explicit TripletLoss(const TripletLossOptions& options = {},
                        std::optional<std::string> prefix = std::nullopt);
 
@@ -310,9 +346,11 @@ class TripletLoss : public Loss {
 /// PoissonNLLLoss's keyword arguments (epsilon is MXNet's forward argument of that name).
 struct PoissonNLLLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(PoissonNLLLossOptions, std::optional<float>, weight) = {};
   /// pred is log(rate) (else the rate itself).
   HN_LAYER_OPTION(PoissonNLLLossOptions, bool, from_logits) = true;
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(PoissonNLLLossOptions, int, batch_axis) = 0;
   /// Adds Stirling's approximation of log(target!) for targets > 1.
   HN_LAYER_OPTION(PoissonNLLLossOptions, bool, compute_full) = false;
@@ -325,6 +363,7 @@ struct PoissonNLLLossOptions {
 /// MXNet). Inputs (pred, target[, sample_weight]).
 class PoissonNLLLoss : public Loss {
  public:
+  /// A PoissonNLLLoss with these options; `prefix` as in Block's constructor.
   explicit PoissonNLLLoss(const PoissonNLLLossOptions& options = {},
                           std::optional<std::string> prefix = std::nullopt);
 
@@ -338,8 +377,11 @@ class PoissonNLLLoss : public Loss {
 /// CosineEmbeddingLoss's keyword arguments.
 struct CosineEmbeddingLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
+  /// Scales the loss (None: not applied).
   HN_LAYER_OPTION(CosineEmbeddingLossOptions, std::optional<float>, weight) = {};
+  /// The axis kept: the result has one value per index of it.
   HN_LAYER_OPTION(CosineEmbeddingLossOptions, int, batch_axis) = 0;
+  /// The margin.
   HN_LAYER_OPTION(CosineEmbeddingLossOptions, float, margin) = 0.f;
   HN_LAYER_OPTIONS_END;
 };
@@ -348,6 +390,7 @@ struct CosineEmbeddingLossOptions {
 /// MXNet. Inputs (input1, input2, label[, sample_weight]).
 class CosineEmbeddingLoss : public Loss {
  public:
+  /// A CosineEmbeddingLoss with these options; `prefix` as in Block's constructor.
   explicit CosineEmbeddingLoss(const CosineEmbeddingLossOptions& options = {},
                                std::optional<std::string> prefix = std::nullopt);
 
@@ -363,7 +406,9 @@ struct SDMLLossOptions {
   HN_LAYER_OPTIONS_BEGIN;
   /// Probability mass spread over the batch's other samples.
   HN_LAYER_OPTION(SDMLLossOptions, float, smoothing_parameter) = 0.3f;
+  /// Taken as MXNet takes it, and not applied (as in MXNet).
   HN_LAYER_OPTION(SDMLLossOptions, std::optional<float>, weight) = 1.f;
+  /// Taken as MXNet takes it, and not applied (as in MXNet).
   HN_LAYER_OPTION(SDMLLossOptions, int, batch_axis) = 0;
   HN_LAYER_OPTIONS_END;
 };
@@ -372,6 +417,7 @@ struct SDMLLossOptions {
 /// every (x1[i], x2[j]) pair and smoothed identity labels. Inputs (x1, x2), both (N, D), N >= 2.
 class SDMLLoss : public Loss {
  public:
+  /// A SDMLLoss with these options; `prefix` as in Block's constructor.
   explicit SDMLLoss(const SDMLLossOptions& options = {},
                     std::optional<std::string> prefix = std::nullopt);
 
