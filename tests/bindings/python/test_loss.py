@@ -120,3 +120,23 @@ def test_bad_input_is_a_clear_error():
         gluon.loss.PoissonNLLLoss()(pred, pred, None, 1e-3)
     with pytest.raises(mx.InvalidArgumentError, match="SDMLLoss: x1 and x2 must both be"):
         gluon.loss.SDMLLoss()(nd.zeros((2, 3)), nd.zeros((3, 3)))
+
+
+def test_a_loss_written_in_python_as_in_mxnet():
+    class HalfSquare(gluon.loss.Loss):
+        def __init__(self, weight=1.0, batch_axis=0, **kwargs):
+            super().__init__(weight, batch_axis, **kwargs)
+
+        def hybrid_forward(self, F, pred, label, sample_weight=None):
+            label = gluon.loss._reshape_like(F, label, pred)
+            loss = gluon.loss._apply_weighting(F, F.square(label - pred), self._weight / 2,
+                                               sample_weight)
+            return F.mean(loss, axis=self._batch_axis, exclude=True)
+
+    pred, label = nd.array(uniform(3, 4, seed=8)), nd.array(uniform(12, seed=9))
+    want = gluon.loss.L2Loss()(pred, label).asnumpy()
+    mine = HalfSquare()
+    assert repr(mine) == "HalfSquare(batch_axis=0, w=1.0)"
+    np.testing.assert_allclose(mine(pred, label).asnumpy(), want, rtol=1e-6)
+    mine.hybridize()
+    np.testing.assert_allclose(mine(pred, label).asnumpy(), want, rtol=1e-6)

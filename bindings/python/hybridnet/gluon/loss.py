@@ -19,7 +19,35 @@ from .nn import _LibraryLayer
 __all__ = ["Loss"]
 
 
-class Loss(_LibraryLayer, HybridBlock):
+class Loss(HybridBlock):
+    """MXNet's base of the losses, for losses written in Python: subclass it and write
+    hybrid_forward(self, F, pred, label, ...); _apply_weighting and _reshape_like help as in
+    MXNet."""
+
+    def __init__(self, weight, batch_axis, **kwargs):
+        super().__init__(**kwargs)
+        self._weight = weight
+        self._batch_axis = batch_axis
+
+    def __repr__(self):
+        return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
+
+
+def _apply_weighting(F, loss, weight=None, sample_weight=None):
+    """loss times sample_weight (broadcast) when given, then times the number weight."""
+    if sample_weight is not None:
+        loss = F.broadcast_mul(loss, sample_weight)
+    if weight is not None:
+        loss = loss * weight
+    return loss
+
+
+def _reshape_like(F, x, y):
+    """x with y's shape."""
+    return x.reshape(y.shape) if F is _nd else F.reshape_like(x, y)
+
+
+class _LibraryLoss(_LibraryLayer, Loss):
     """A loss of the library: call it with MXNet's forward arguments (pred, label,
     sample_weight=None, ... as the class says); a None between given arguments is MXNet's None."""
 
@@ -28,6 +56,8 @@ class Loss(_LibraryLayer, HybridBlock):
 
     def __call__(self, *args, **kwargs):
         return HybridBlock.__call__(self, *self._bind(args, kwargs))
+
+    __repr__ = HybridBlock.__repr__
 
     def _bind(self, args, kwargs):
         name = type(self).__name__
@@ -65,7 +95,7 @@ def _eager(loss, given, what):
                     "given input is supported on NDArrays only, not on symbols")
 
 
-def _loss(name, arg_names, inputs, doc, base=Loss, num_required=2):
+def _loss(name, arg_names, inputs, doc, base=_LibraryLoss, num_required=2):
     cls = type(name, (base,), {"_kind": name, "_arg_names": tuple(arg_names),
                                "_inputs": tuple(inputs), "_num_required": num_required,
                                "__doc__": doc, "__module__": __name__})
@@ -88,7 +118,7 @@ def _loss(name, arg_names, inputs, doc, base=Loss, num_required=2):
     return cls
 
 
-class _SigmoidBCE(Loss):
+class _SigmoidBCE(_LibraryLoss):
     def _fill(self, index, given):
         if index == 2:  # sample_weight None with a pos_weight: ones (multiplying by 1 is exact)
             _eager(self, given, "sample_weight")
@@ -96,12 +126,13 @@ class _SigmoidBCE(Loss):
         return super()._fill(index, given)
 
 
-class _CTC(Loss):
+class _CTC(_LibraryLoss):
     def __call__(self, pred, label, pred_lengths=None, label_lengths=None, sample_weight=None):
         if label_lengths is None and sample_weight is not None:
             # Without label lengths the per-sample weights are applied here, after `weight`.
             return _nd.broadcast_mul(self(pred, label, pred_lengths), sample_weight)
-        return Loss.__call__(self, pred, label, pred_lengths, label_lengths, sample_weight)
+        return _LibraryLoss.__call__(self, pred, label, pred_lengths, label_lengths,
+                                     sample_weight)
 
     def _fill(self, index, given):
         if index == 2:  # every sequence at its full length: the same as no lengths
@@ -112,14 +143,14 @@ class _CTC(Loss):
         return super()._fill(index, given)
 
 
-class _PoissonNLL(Loss):
+class _PoissonNLL(_LibraryLoss):
     def __call__(self, pred, target, sample_weight=None, epsilon=1e-08):
         made_with = self._options.get("epsilon") or 1e-08
         if epsilon != made_with:
             raise error("HN_ERR_UNSUPPORTED", f"PoissonNLLLoss: epsilon={epsilon} at the call; "
                         f"this loss was made with epsilon={made_with} (pass "
                         "PoissonNLLLoss(epsilon=...) to change it)")
-        return Loss.__call__(self, pred, target, sample_weight)
+        return _LibraryLoss.__call__(self, pred, target, sample_weight)
 
 
 _SAMPLE = ["pred", "label", "sample_weight"]
