@@ -482,12 +482,19 @@ TEST(Loss, MismatchedShapesAreClearErrors) {
   EXPECT_NE(std::string(e.what()).find("negative has shape (2, 4)"), std::string::npos) << e.what();
   SDMLLoss sdml;
   e = ErrorOf([&] { sdml({NDArray::Zeros({1, 3}), NDArray::Zeros({1, 3})}); });
-  EXPECT_NE(std::string(e.what()).find("batch >= 2"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("SDMLLoss: x1 and x2 must both be (batch, dim) with batch "
+                                       ">= 2, got (1, 3) and (1, 3)"),
+            std::string::npos)
+      << e.what();
   // A sample_weight that does not broadcast fails in the op, naming it.
   L1Loss l1;
   e = ErrorOf([&] { l1({pred, pred, NDArray::Zeros({3, 3})}); });
   EXPECT_NE(e.code(), StatusCode::kOk);
-  EXPECT_NE(std::string(e.what()).find("broadcast_mul"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("L1Loss: broadcast_mul"), std::string::npos) << e.what();
+  L1Loss batch_axis_5(LossOptions().set_batch_axis(5));
+  e = ErrorOf([&] { batch_axis_5({pred, pred}); });
+  EXPECT_NE(std::string(e.what()).find("L1Loss: mean: axis 5 is out of range"), std::string::npos)
+      << e.what();
 }
 
 TEST(Loss, WrongInputCountsAndOptionsAreClearErrors) {

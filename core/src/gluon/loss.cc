@@ -115,7 +115,13 @@ std::vector<NDArray> Loss::Apply(const std::vector<NDArray>& inputs) {
   // gives the same numbers and gradients.
   bool any_none =
       std::any_of(inputs.begin(), inputs.end(), [](const NDArray& x) { return x.is_none(); });
-  return any_none ? RunForward(inputs) : HybridBlock::Apply(inputs);
+  try {
+    return any_none ? RunForward(inputs) : HybridBlock::Apply(inputs);
+  } catch (const Error& e) {
+    // An op's error (a batch_axis out of range, a sample_weight that does not broadcast) names
+    // the op; say which loss ran it.
+    throw Error(e.code(), class_name_ + ": " + e.what());
+  }
 }
 
 std::string Loss::Describe() {
@@ -368,8 +374,8 @@ NDArray SDMLLoss::Compute(const std::vector<NDArray>& in) {
   if (!x1.is_symbolic() && !x2.is_symbolic()) {
     HN_CHECK(x1.shape() == x2.shape() && x1.shape().ndim() == 2 && x1.shape()[0] >= 2,
              kInvalidArgument)
-        << "SDMLLoss: x1 and x2 must both be (batch, dim) with batch >= 2, got " << ShapeText(x1)
-        << " and " << ShapeText(x2);
+        << "x1 and x2 must both be (batch, dim) with batch >= 2, got " << ShapeText(x1) << " and "
+        << ShapeText(x2);
   }
   auto expand = [](const NDArray& x, int axis) {
     return op::Call("expand_dims", {x}, {{"axis", std::to_string(axis)}});
