@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <sstream>
 
 #include "hybridnet/operators.h"
 #include "hybridnet/param.h"
@@ -42,12 +41,6 @@ std::string AxisText(int axis) { return "(" + std::to_string(axis) + ",)"; }
 // large |pred| (MXNet's SigmoidBinaryCrossEntropyLoss and LogisticLoss).
 NDArray LogitCrossEntropy(const NDArray& pred, const NDArray& label) {
   return Add(Sub(op::relu(pred), Mul(pred, label)), op::Activation(Neg(Abs(pred)), "softrelu"));
-}
-
-std::string ShapeText(const NDArray& x) {
-  std::ostringstream os;
-  os << x.shape();
-  return os.str();
 }
 
 // MXNet's prefix alias of a block: its class name in lower case ("l2loss").
@@ -95,9 +88,9 @@ void Loss::CheckInputs(const std::vector<NDArray>& inputs) {
   for (size_t i : sized_like_pred_) {
     if (i >= inputs.size() || inputs[i].is_none() || inputs[i].is_symbolic()) continue;
     HN_CHECK(inputs[i].size() == pred.size(), kInvalidArgument)
-        << class_name_ << ": " << input_names_[i] << " has shape " << ShapeText(inputs[i]) << " ("
-        << inputs[i].size() << " elements) but " << input_names_[0] << " has shape "
-        << ShapeText(pred) << " (" << pred.size() << "); " << input_names_[i]
+        << class_name_ << ": " << input_names_[i] << " has shape " << inputs[i].shape().ToString()
+        << " (" << inputs[i].size() << " elements) but " << input_names_[0] << " has shape "
+        << pred.shape().ToString() << " (" << pred.size() << "); " << input_names_[i]
         << " is reshaped like " << input_names_[0] << ", so their sizes must agree";
   }
 }
@@ -374,8 +367,8 @@ NDArray SDMLLoss::Compute(const std::vector<NDArray>& in) {
   if (!x1.is_symbolic() && !x2.is_symbolic()) {
     HN_CHECK(x1.shape() == x2.shape() && x1.shape().ndim() == 2 && x1.shape()[0] >= 2,
              kInvalidArgument)
-        << "x1 and x2 must both be (batch, dim) with batch >= 2, got " << ShapeText(x1) << " and "
-        << ShapeText(x2);
+        << "x1 and x2 must both be (batch, dim) with batch >= 2, got " << x1.shape().ToString()
+        << " and " << x2.shape().ToString();
   }
   auto expand = [](const NDArray& x, int axis) {
     return op::Call("expand_dims", {x}, {{"axis", std::to_string(axis)}});
