@@ -140,3 +140,31 @@ def test_a_loss_written_in_python_as_in_mxnet():
     np.testing.assert_allclose(mine(pred, label).asnumpy(), want, rtol=1e-6)
     mine.hybridize()
     np.testing.assert_allclose(mine(pred, label).asnumpy(), want, rtol=1e-6)
+
+
+def test_a_loss_inside_a_traced_python_block():
+    class WithLoss(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.fc = gluon.nn.Dense(3)
+                self.loss = gluon.loss.SoftmaxCELoss()
+
+        def hybrid_forward(self, F, x, label):
+            return self.loss(self.fc(x), label)
+
+    net = WithLoss()
+    net.initialize()
+    x, label = nd.array(uniform(4, 5, seed=10)), nd.array([0, 1, 2, 1])
+    x.attach_grad()
+    results = []
+    for hybridize in (False, True):
+        net.hybridize(hybridize)
+        with autograd.record():
+            loss = net(x, label)
+        loss.backward()
+        results.append((loss.asnumpy(), x.grad.asnumpy().copy()))
+    assert results[0][0].shape == (4,)
+    assert np.abs(results[0][1]).sum() > 0
+    assert np.array_equal(results[0][0], results[1][0])
+    assert np.array_equal(results[0][1], results[1][1])
