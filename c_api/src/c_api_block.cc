@@ -10,6 +10,7 @@
 #include "c_api_common.h"
 #include "hybridnet/gluon/conv_layers.h"
 #include "hybridnet/gluon/initializer.h"
+#include "hybridnet/gluon/loss.h"
 #include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/gluon/nn.h"
 #include "hybridnet/gluon/symbol_block.h"
@@ -194,6 +195,27 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"Identity", [](LayerAttrs* a) { return std::make_shared<gluon::Identity>(a->Prefix()); }},
       {"HybridConcurrent", MakeFromOptions<gluon::ConcurrentOptions, gluon::HybridConcurrent>},
       {"Concurrent", MakeFromOptions<gluon::ConcurrentOptions, gluon::Concurrent>},
+      {"L1Loss", MakeFromOptions<gluon::LossOptions, gluon::L1Loss>},
+      {"L2Loss", MakeFromOptions<gluon::L2LossOptions, gluon::L2Loss>},
+      {"SigmoidBinaryCrossEntropyLoss",
+       MakeFromOptions<gluon::SigmoidBCELossOptions, gluon::SigmoidBinaryCrossEntropyLoss>},
+      {"SigmoidBCELoss",
+       MakeFromOptions<gluon::SigmoidBCELossOptions, gluon::SigmoidBinaryCrossEntropyLoss>},
+      {"SoftmaxCrossEntropyLoss",
+       MakeFromOptions<gluon::SoftmaxCELossOptions, gluon::SoftmaxCrossEntropyLoss>},
+      {"SoftmaxCELoss",
+       MakeFromOptions<gluon::SoftmaxCELossOptions, gluon::SoftmaxCrossEntropyLoss>},
+      {"KLDivLoss", MakeFromOptions<gluon::KLDivLossOptions, gluon::KLDivLoss>},
+      {"CTCLoss", MakeFromOptions<gluon::CTCLossOptions, gluon::CTCLoss>},
+      {"HuberLoss", MakeFromOptions<gluon::HuberLossOptions, gluon::HuberLoss>},
+      {"HingeLoss", MakeFromOptions<gluon::HingeLossOptions, gluon::HingeLoss>},
+      {"SquaredHingeLoss", MakeFromOptions<gluon::HingeLossOptions, gluon::SquaredHingeLoss>},
+      {"LogisticLoss", MakeFromOptions<gluon::LogisticLossOptions, gluon::LogisticLoss>},
+      {"TripletLoss", MakeFromOptions<gluon::TripletLossOptions, gluon::TripletLoss>},
+      {"PoissonNLLLoss", MakeFromOptions<gluon::PoissonNLLLossOptions, gluon::PoissonNLLLoss>},
+      {"CosineEmbeddingLoss",
+       MakeFromOptions<gluon::CosineEmbeddingLossOptions, gluon::CosineEmbeddingLoss>},
+      {"SDMLLoss", MakeFromOptions<gluon::SDMLLossOptions, gluon::SDMLLoss>},
   };
   return factories;
 }

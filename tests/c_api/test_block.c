@@ -386,6 +386,68 @@ static void test_lambdas(void) {
   hn_block_free(net);
 }
 
+/* A loss is a block kind: SoftmaxCrossEntropyLoss(weight=0.5) on (pred, label, sample_weight)
+ * against the formula, eager and hybridized; bad attributes and shapes are errors. */
+static void test_losses(void) {
+  const char* keys[2] = {"weight", "sparse_label"};
+  const char* values[2] = {"0.5", "True"};
+  hn_block* loss = create("SoftmaxCrossEntropyLoss", keys, values, 2);
+  hn_block* b = NULL;
+  hn_tensor* pred = input(2, 3);
+  hn_tensor *label = NULL, *sample_weight = NULL, *bad_label = input(2, 4), *out[2] = {NULL};
+  int64_t shape[2] = {2, 1};
+  float label_data[2] = {2.f, 0.f}, weight_data[2] = {1.f, 3.f};
+  float* p = NULL;
+  float* got = NULL;
+  size_t n = 0;
+  int pass, row, c;
+  HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 1, label_data, sizeof label_data, &label));
+  HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 2, weight_data, sizeof weight_data,
+                                &sample_weight));
+  HN_EXPECT_OK(hn_tensor_data(pred, (void**)&p));
+  for (pass = 0; pass < 2 && p != NULL; ++pass) {
+    hn_tensor* inputs[3];
+    inputs[0] = pred;
+    inputs[1] = label;
+    inputs[2] = sample_weight;
+    HN_EXPECT_OK(hn_block_hybridize(loss, pass, 0, 0));
+    HN_EXPECT_OK(hn_block_forward(loss, inputs, 3, 2, out, &n));
+    HN_EXPECT(n == 1);
+    HN_EXPECT_OK(hn_tensor_data(out[0], (void**)&got));
+    for (row = 0; got != NULL && row < 2; ++row) {
+      double sum = 0, want;
+      for (c = 0; c < 3; ++c) sum += exp(p[row * 3 + c]);
+      want = -(p[row * 3 + (int)label_data[row]] - log(sum)) * weight_data[row] * 0.5;
+      HN_EXPECT(fabs(got[row] - want) < 1e-5 * (1 + fabs(want)));
+    }
+    hn_tensor_free(out[0]);
+  }
+  HN_EXPECT_ERR(hn_block_create("L2Loss", (const char*[]){"margin"}, (const char*[]){"1"}, 1, &b),
+                HN_ERR_INVALID_ARGUMENT,
+                "L2Loss: unknown attribute 'margin' (accepted: weight, "
+                "batch_axis");
+  HN_EXPECT_ERR(
+      hn_block_create("CTCLoss", (const char*[]){"layout"}, (const char*[]){"NCT"}, 1, &b),
+      HN_ERR_INVALID_ARGUMENT, "layout must be NTC or TNC");
+  {
+    hn_block* l1 = create("L1Loss", NULL, NULL, 0);
+    hn_tensor* inputs[2];
+    inputs[0] = pred;
+    inputs[1] = bad_label;
+    HN_EXPECT_ERR(hn_block_forward(l1, inputs, 2, 2, out, &n), HN_ERR_INVALID_ARGUMENT,
+                  "L1Loss: label has shape (2, 4) (8 elements) but pred has shape (2, 3) (6)");
+    HN_EXPECT_ERR(hn_block_forward(l1, inputs, 1, 2, out, &n), HN_ERR_INVALID_ARGUMENT,
+                  "L1Loss takes 2 to 3 inputs");
+    hn_block_free(l1);
+  }
+  HN_EXPECT(b == NULL);
+  hn_tensor_free(pred);
+  hn_tensor_free(label);
+  hn_tensor_free(sample_weight);
+  hn_tensor_free(bad_label);
+  hn_block_free(loss);
+}
+
 static void test_create_errors(void) {
   hn_block* b = NULL;
   hn_block* d = dense("4", NULL);
@@ -460,4 +522,4 @@ static void test_create_errors(void) {
 HN_TEST_MAIN(block, HN_RUN(test_mlp_eager_and_hybridized) HN_RUN(test_every_layer)
                         HN_RUN(test_deferred_initialization) HN_RUN(test_same_seed_same_weights)
                             HN_RUN(test_export_import_and_parameters) HN_RUN(test_lambdas)
-                                HN_RUN(test_create_errors))
+                                HN_RUN(test_create_errors) HN_RUN(test_losses))

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hybridnet/gluon/conv_layers.h"
+#include "hybridnet/gluon/loss.h"
 
 namespace hybridnet {
 namespace gluon {
@@ -29,6 +30,18 @@ TEST(LayerOptionsCxx20, DesignatedInitializersEqualTheSetters) {
   EXPECT_EQ(dense.weight()->shape(), Shape({4, 3}));
   BatchNorm bn({.epsilon = 1e-3, .scale = false}, "bn_");
   EXPECT_FALSE(bn.gamma()->differentiable());
+}
+
+TEST(LayerOptionsCxx20, LossOptionsTooAndWeightNone) {
+  auto json = [](Loss& loss) {
+    return loss.CallSymbolic({Symbol::Var("pred"), Symbol::Var("label")})[0].ToJSON();
+  };
+  SoftmaxCrossEntropyLoss designated({.sparse_label = false, .weight = 0.5f}, "loss_");
+  SoftmaxCrossEntropyLoss chained(SoftmaxCELossOptions().set_sparse_label(false).set_weight(0.5f),
+                                  "loss_");
+  EXPECT_EQ(json(designated), json(chained));
+  EXPECT_EQ(designated.weight(), 0.5f);
+  EXPECT_EQ(L1Loss({.batch_axis = 1}).weight(), std::nullopt);
 }
 
 }  // namespace

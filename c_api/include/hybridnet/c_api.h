@@ -616,6 +616,27 @@ HN_API void hn_shape_info_free(hn_shape_info* info) HN_NOEXCEPT;
  *   "ELU"         alpha (1.0)           "SELU", "GELU", "Identity"   (none)
  *   "HybridConcurrent", "Concurrent"   axis (-1) (containers: each child gets the input, their
  *                 outputs are concatenated)
+ * Losses (MXNet's gluon.loss; forward inputs in MXNet's order, a trailing optional one may be
+ * left out; weight "None" = not applied, batch_axis the axis the per-sample result keeps):
+ *   "L1Loss"      weight (None), batch_axis (0)            inputs pred, label[, sample_weight]
+ *   "L2Loss"      weight (1.0), batch_axis (0)             inputs pred, label[, sample_weight]
+ *   "SigmoidBinaryCrossEntropyLoss" (alias "SigmoidBCELoss")   from_sigmoid (False), weight,
+ *                 batch_axis; inputs pred, label[, sample_weight[, pos_weight]]
+ *   "SoftmaxCrossEntropyLoss" (alias "SoftmaxCELoss")   axis (-1), sparse_label (True),
+ *                 from_logits (False), weight, batch_axis; inputs pred, label[, sample_weight]
+ *   "KLDivLoss"   from_logits (True), axis (-1), weight, batch_axis; inputs as L1Loss
+ *   "CTCLoss"     layout ("NTC" or "TNC"), label_layout ("NT" or "TN"), weight; inputs pred,
+ *                 label[, pred_lengths[, label_lengths[, sample_weight]]] (blank: last class)
+ *   "HuberLoss"   rho (1), weight, batch_axis        "HingeLoss", "SquaredHingeLoss"   margin
+ *                 (1), weight, batch_axis; inputs as L1Loss
+ *   "LogisticLoss"   weight, batch_axis, label_format ("signed" or "binary"); inputs as L1Loss
+ *   "TripletLoss" margin (1), weight, batch_axis; inputs pred, positive, negative
+ *   "PoissonNLLLoss"   weight, from_logits (True), batch_axis, compute_full (False), epsilon
+ *                 (1e-08); inputs pred, target[, sample_weight]; a (1,) mean over everything
+ *   "CosineEmbeddingLoss"   weight, batch_axis, margin (0); inputs input1, input2, label[,
+ *                 sample_weight]; shape (N, 1)
+ *   "SDMLLoss"    smoothing_parameter (0.3), weight, batch_axis (both unused, as in MXNet);
+ *                 inputs x1, x2 (N, D)
  * Initializer names: "uniform" (MXNet's default, U(-0.07, 0.07)), "normal", "xavier", "zeros",
  * "ones", or MXNet's Initializer.dumps() text ('["xavier", {"magnitude": 2.24}]'; uniform,
  * normal, xavier, constant, zero, one).

@@ -3,7 +3,10 @@ programs.py runs under both interpreters; every output must agree (relative 1e-5
 graph text (tojson(), exported -symbol.json) must be identical. Exit 77 (skipped) when MXNet is
 not installed.
 
-    python compare_with_mxnet.py MXNET_PYTHON WORK
+    python compare_with_mxnet.py MXNET_PYTHON WORK [PROGRAM]
+
+PROGRAM (default programs.py, the only one that also compares where ops are placed) is another
+script of this folder written the same way, e.g. loss_programs.py (CTest python.golden_losses).
 
 Graphs are compared without node_row_ptr: MXNet's MKLDNN builds (the pip wheels) count a
 hidden workspace output of max Pooling there that other builds do not (the golden zoo test does
@@ -21,13 +24,13 @@ TOLERANCE = 1e-5
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(python, backend, out, extra_env=None):
+def run(python, program, backend, out, extra_env=None):
     os.makedirs(out, exist_ok=True)
     env = dict(os.environ, HN_GOLDEN_BACKEND=backend, **(extra_env or {}))
-    done = subprocess.run([python, os.path.join(HERE, "programs.py"), out], env=env,
+    done = subprocess.run([python, os.path.join(HERE, program), out], env=env,
                           capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"FAIL: programs.py under {backend} exited {done.returncode}:\n{done.stderr[-3000:]}")
+        print(f"FAIL: {program} under {backend} exited {done.returncode}:\n{done.stderr[-3000:]}")
         sys.exit(1)
 
 
@@ -55,9 +58,10 @@ def compare_op_locations(ours, theirs):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: compare_with_mxnet.py MXNET_PYTHON WORK")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: compare_with_mxnet.py MXNET_PYTHON WORK [PROGRAM]")
     mxnet_python, work = sys.argv[1], sys.argv[2]
+    program = sys.argv[3] if len(sys.argv) == 4 else "programs.py"
     probe = subprocess.run([mxnet_python, "-c", "import mxnet; print(mxnet.__version__)"],
                            capture_output=True, text=True) if os.path.exists(mxnet_python) else None
     if probe is None or probe.returncode != 0:
@@ -65,11 +69,14 @@ def main():
               "(scripts/setup-mxnet.sh installs it)")
         return 77
     ours, theirs = os.path.join(work, "hybridnet"), os.path.join(work, "mxnet")
-    run(sys.executable, "hybridnet", ours)
-    run(mxnet_python, "mxnet", theirs, {"MXNET_SUBGRAPH_BACKEND": "NONE",
-                                        "HN_GOLDEN_OP_NAMES": os.path.join(ours, "op_names.txt")})
-    failures = compare_op_locations(os.path.join(ours, "op_locations.txt"),
-                                    os.path.join(theirs, "op_locations.txt"))
+    run(sys.executable, program, "hybridnet", ours)
+    run(mxnet_python, program, "mxnet", theirs,
+        {"MXNET_SUBGRAPH_BACKEND": "NONE",
+         "HN_GOLDEN_OP_NAMES": os.path.join(ours, "op_names.txt")})
+    failures = 0
+    if program == "programs.py":
+        failures += compare_op_locations(os.path.join(ours, "op_locations.txt"),
+                                         os.path.join(theirs, "op_locations.txt"))
     names = sorted(n for n in set(os.listdir(ours)) | set(os.listdir(theirs))
                    if n.endswith((".npy", ".json")))
     arrays, texts = 0, 0
