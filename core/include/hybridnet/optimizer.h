@@ -193,6 +193,7 @@ class Optimizer {
   int num_update_ = 0;
   int aggregate_num_ = 0;
   bool count_group_first_ = false;  ///< SGD, LARS: a group's counts all precede its rate
+  bool counts_updates_ = true;      ///< false for MXNet's Test optimizer, which counts nothing
   std::map<int, int> index_update_count_;
   std::map<int, float> lr_mult_;
   std::map<int, float> wd_mult_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hybridnet/imperative.h"
+#include "kernels/workspace.h"
 #include "optimizer/keywords.h"
 
 namespace hybridnet {
@@ -38,10 +39,36 @@ std::string FloatTuple(const std::vector<double>& values) {
 std::string PyBool(bool b) { return b ? "True" : "False"; }
 std::string PyOptional(const std::optional<double>& v) { return v ? PyFloat(*v) : "None"; }
 
-// Runs an update op and stores its output (the new weight) in `weight`: MXNet's out=weight.
+// Runs an update op with its outputs written into `outputs` (the weights): MXNet's out=weight,
+// which some kernels read back (nag_mom_update's weight decay of the momentum).
+void RunInPlace(const std::string& op_name, const std::vector<NDArray>& inputs,
+                const AttrDict& attrs, const std::vector<NDArray*>& outputs) {
+  const NodeAttrs node = MakeNodeAttrs(op_name, "", attrs);
+  std::vector<Shape> in_shapes, out_shapes;
+  std::vector<DType> in_types, out_types;
+  for (const NDArray& x : inputs) {
+    in_shapes.push_back(x.shape());
+    in_types.push_back(x.dtype());
+  }
+  InferOutputs(node, &in_shapes, &in_types, &out_shapes, &out_types);
+  std::vector<TBlob> in_blobs, out_blobs;
+  for (const NDArray& x : inputs) {
+    in_blobs.push_back(TBlob{const_cast<void*>(x.raw_data()), x.shape(), x.dtype()});
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HN_CHECK(outputs[i]->shape() == out_shapes[i] && outputs[i]->dtype() == out_types[i], kInternal)
+        << op_name << ": output " << i << " does not fit the weight";
+    out_blobs.push_back(TBlob{outputs[i]->raw_data(), out_shapes[i], out_types[i]});
+  }
+  thread_local internal::Workspace workspace;
+  OpContext ctx;
+  ctx.workspace = &workspace;
+  node.op->compute(ctx, node, in_blobs, out_blobs);
+}
+
 void RunUpdate(const std::string& op, const std::vector<NDArray>& inputs, const AttrDict& attrs,
                NDArray* weight) {
-  weight->CopyFrom(Invoke(op, inputs, attrs)[0]);
+  RunInPlace(op, inputs, attrs, {weight});
 }
 
 // MXNet's environment knob for the aggregated optimizers' group size.
@@ -145,8 +172,9 @@ class SGD : public Optimizer {
     }
     const std::string op = std::string(mp ? "multi_mp_sgd" : "multi_sgd") +
                            (with_momentum ? "_mom_update" : "_update");
-    std::vector<NDArray> outputs = Invoke(op, inputs, attrs);
-    for (size_t i = 0; i < steps->size(); ++i) (*steps)[i].weight->CopyFrom(outputs[i]);
+    std::vector<NDArray*> weights;
+    for (Step& s : *steps) weights.push_back(s.weight);
+    RunInPlace(op, inputs, attrs, weights);
   }
 
   double momentum_;
@@ -738,7 +766,7 @@ class SGLD : public Optimizer {
 // MXNet's "Test" optimizer: weight += rescaled gradient, the state a copy of the weight.
 class TestOptimizer : public ZeroStates {
  public:
-  explicit TestOptimizer(Keywords*) : ZeroStates(1, false, true) {}
+  explicit TestOptimizer(Keywords*) : ZeroStates(1, false, true) { counts_updates_ = false; }
 
  protected:
   KeywordArgs OwnParams() const override { return {}; }
@@ -1043,6 +1071,7 @@ void Optimizer::RunGroup(const std::vector<int>& indices, const std::vector<NDAr
     }
   }
   auto count = [this](int index) {
+    if (!counts_updates_) return;
     auto it = index_update_count_.find(index);
     if (it == index_update_count_.end())
       it = index_update_count_.emplace(index, begin_num_update_).first;
@@ -1069,7 +1098,8 @@ void Optimizer::RunGroup(const std::vector<int>& indices, const std::vector<NDAr
     s.index = index;
     s.lr = base_lr * (lr_mult == lr_mult_.end() ? 1.0 : static_cast<double>(lr_mult->second));
     s.wd = wd_ * (wd_mult == wd_mult_.end() ? 1.0 : static_cast<double>(wd_mult->second));
-    s.t = index_update_count_[index];
+    auto count_of = index_update_count_.find(index);
+    s.t = count_of == index_update_count_.end() ? 0 : count_of->second;
     s.weight32 = nullptr;
     std::vector<NDArray>& st = *states[i];
     if (mp) {
