@@ -490,6 +490,10 @@ class LAMB : public ZeroStates {
             {"bias_correction", PyBool(bias_correction_)}};
   }
   void Apply(std::vector<Step>* steps) override {
+    if (list_call_ && aggregate_num_ > 1) {
+      for (Step& s : *steps) ApplyAsMultiLamb(s);
+      return;
+    }
     for (Step& s : *steps) {
       const bool mp = s.weight32 != nullptr;
       AttrDict phase1 = StepAttrs(rescale_grad_, clip_gradient_);
@@ -509,6 +513,65 @@ class LAMB : public ZeroStates {
       if (mp) in2.push_back(*s.weight32);
       RunUpdate(mp ? "mp_lamb_update_phase2" : "lamb_update_phase2", in2, phase2, s.weight);
     }
+  }
+
+  // What MXNet's Updater runs for lists, _multi_lamb_update / _multi_mp_lamb_update, in float32
+  // as its kernels: the direction with beta^t in float, the trust ratio from the norms of the
+  // weights as given and of the direction, and, under multi_precision, the master copy updated
+  // (which the phase ops leave as it was).
+  void ApplyAsMultiLamb(Step& s) const {
+    const bool mp = s.weight32 != nullptr;
+    const NDArray weight = s.weight->AsType(DType::kFloat32);
+    const NDArray grad = s.grad.AsType(DType::kFloat32);
+    const float* w_in = weight.data<float>();
+    const float* g_in = grad.data<float>();
+    float* w32 = mp ? s.weight32->data<float>() : nullptr;
+    float* mean = s.states[0]->data<float>();
+    float* var = s.states[1]->data<float>();
+    const float beta1 = static_cast<float>(beta1_), beta2 = static_cast<float>(beta2_);
+    const float eps = static_cast<float>(epsilon_), wd = static_cast<float>(s.wd);
+    const float rescale = static_cast<float>(rescale_grad_);
+    const float t = static_cast<float>(s.t);
+    const int64_t n = weight.size();
+    std::vector<float> direction(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const float w = mp ? w32[i] : w_in[i];
+      float scaled = g_in[i] * rescale;
+      if (clip_gradient_ && *clip_gradient_ != 0)
+        scaled = ClipValue(scaled, static_cast<float>(*clip_gradient_));
+      mean[i] = beta1 * mean[i] + (1.0f - beta1) * scaled;
+      var[i] = beta2 * var[i] + (1.0f - beta2) * scaled * scaled;
+      float g;
+      if (bias_correction_) {
+        const float mean_hat = mean[i] / (1.0f - std::pow(beta1, t));
+        const float var_hat = var[i] / (1.0f - std::pow(beta2, t));
+        g = mean_hat / (std::sqrt(var_hat) + eps) + wd * w;
+      } else {
+        g = mean[i] / (std::sqrt(var[i]) + eps) + wd * w;
+      }
+      direction[static_cast<size_t>(i)] = g;
+    }
+    double w_sq = 0, g_sq = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      w_sq += static_cast<double>(w_in[i]) * w_in[i];
+      g_sq += static_cast<double>(direction[static_cast<size_t>(i)]) *
+              direction[static_cast<size_t>(i)];
+    }
+    float r1 = std::sqrt(static_cast<float>(w_sq));
+    const float r2 = std::sqrt(static_cast<float>(g_sq));
+    if (lower_bound_ && *lower_bound_ != 0) r1 = std::max(r1, static_cast<float>(*lower_bound_));
+    if (upper_bound_ && *upper_bound_ != 0) r1 = std::min(r1, static_cast<float>(*upper_bound_));
+    const float ratio = (r1 == 0.0f || r2 == 0.0f) ? 1.0f : r1 / r2;
+    const float lr_adjusted = static_cast<float>(s.lr) * ratio;
+    NDArray result = NDArray(weight.shape(), DType::kFloat32);
+    float* out = result.data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      float w = mp ? w32[i] : w_in[i];
+      w -= lr_adjusted * direction[static_cast<size_t>(i)];
+      if (mp) w32[i] = w;
+      out[i] = w;
+    }
+    s.weight->CopyFrom(result);
   }
 
  private:
@@ -999,6 +1062,7 @@ KeywordArgs Optimizer::Params() const {
 
 void Optimizer::Update(int index, NDArray* weight, const NDArray& grad,
                        std::vector<NDArray>* state) {
+  list_call_ = false;
   RunGroup({index}, {weight}, {grad}, {state});
 }
 
@@ -1010,6 +1074,7 @@ void Optimizer::UpdateMany(const std::vector<int>& indices, const std::vector<ND
            kInvalidArgument)
       << "optimizer " << class_name_ << ": " << indices.size() << " indices but " << weights.size()
       << " weights, " << grads.size() << " gradients and " << states.size() << " states";
+  list_call_ = true;
   if (aggregate_num_ <= 0) {
     for (size_t i = 0; i < indices.size(); ++i)
       RunGroup({indices[i]}, {weights[i]}, {grads[i]}, {states[i]});

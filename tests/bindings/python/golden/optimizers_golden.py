@@ -54,6 +54,8 @@ SCENARIOS = [
     ("lamb", "lamb", {"learning_rate": 0.01, "wd": 0.01}, {}),
     ("lamb_bounds", "lamb", {"learning_rate": 0.01, "bias_correction": False,
                              "lower_bound": 0.5, "upper_bound": 2.0}, {}),
+    ("lamb_mp", "lamb", {"learning_rate": 0.01, "wd": 0.01, "multi_precision": True},
+     {"dtype": "float16"}),
     ("lars", "lars", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3, "eta": 0.01}, {}),
     ("dcasgd", "dcasgd", {"learning_rate": 0.05, "wd": 0.01}, {}),
     ("test", "test", {"rescale_grad": 0.01}, {}),
