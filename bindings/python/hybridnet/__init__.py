@@ -34,6 +34,7 @@ from . import symbol as sym
 from . import initializer, random
 from . import initializer as init
 from . import gluon
+from . import lr_scheduler, optimizer
 from .model import Model, Predictor
 
 __version__ = _ffi.string(_lib.hn_version()).decode()

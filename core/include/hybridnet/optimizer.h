@@ -204,6 +204,8 @@ class Optimizer {
   int num_update_ = 0;
   int aggregate_num_ = 0;
   bool count_group_first_ = false;  ///< SGD, LARS: a group's counts all precede its rate
+  bool counts_updates_ = true;      ///< false for MXNet's Test optimizer, which counts nothing
+  bool list_call_ = false;          ///< the update under way came as a list (UpdateMany)
   std::map<int, int> index_update_count_;
   std::map<int, float> lr_mult_;
   std::map<int, float> wd_mult_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hybridnet/imperative.h"
+#include "kernels/workspace.h"
 #include "optimizer/keywords.h"
 
 namespace hybridnet {
@@ -38,10 +39,36 @@ std::string FloatTuple(const std::vector<double>& values) {
 std::string PyBool(bool b) { return b ? "True" : "False"; }
 std::string PyOptional(const std::optional<double>& v) { return v ? PyFloat(*v) : "None"; }
 
-// Runs an update op and stores its output (the new weight) in `weight`: MXNet's out=weight.
+// Runs an update op with its outputs written into `outputs` (the weights): MXNet's out=weight,
+// which some kernels read back (nag_mom_update's weight decay of the momentum).
+void RunInPlace(const std::string& op_name, const std::vector<NDArray>& inputs,
+                const AttrDict& attrs, const std::vector<NDArray*>& outputs) {
+  const NodeAttrs node = MakeNodeAttrs(op_name, "", attrs);
+  std::vector<Shape> in_shapes, out_shapes;
+  std::vector<DType> in_types, out_types;
+  for (const NDArray& x : inputs) {
+    in_shapes.push_back(x.shape());
+    in_types.push_back(x.dtype());
+  }
+  InferOutputs(node, &in_shapes, &in_types, &out_shapes, &out_types);
+  std::vector<TBlob> in_blobs, out_blobs;
+  for (const NDArray& x : inputs) {
+    in_blobs.push_back(TBlob{const_cast<void*>(x.raw_data()), x.shape(), x.dtype()});
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HN_CHECK(outputs[i]->shape() == out_shapes[i] && outputs[i]->dtype() == out_types[i], kInternal)
+        << op_name << ": output " << i << " does not fit the weight";
+    out_blobs.push_back(TBlob{outputs[i]->raw_data(), out_shapes[i], out_types[i]});
+  }
+  thread_local internal::Workspace workspace;
+  OpContext ctx;
+  ctx.workspace = &workspace;
+  node.op->compute(ctx, node, in_blobs, out_blobs);
+}
+
 void RunUpdate(const std::string& op, const std::vector<NDArray>& inputs, const AttrDict& attrs,
                NDArray* weight) {
-  weight->CopyFrom(Invoke(op, inputs, attrs)[0]);
+  RunInPlace(op, inputs, attrs, {weight});
 }
 
 // MXNet's environment knob for the aggregated optimizers' group size.
@@ -145,8 +172,9 @@ class SGD : public Optimizer {
     }
     const std::string op = std::string(mp ? "multi_mp_sgd" : "multi_sgd") +
                            (with_momentum ? "_mom_update" : "_update");
-    std::vector<NDArray> outputs = Invoke(op, inputs, attrs);
-    for (size_t i = 0; i < steps->size(); ++i) (*steps)[i].weight->CopyFrom(outputs[i]);
+    std::vector<NDArray*> weights;
+    for (Step& s : *steps) weights.push_back(s.weight);
+    RunInPlace(op, inputs, attrs, weights);
   }
 
   double momentum_;
@@ -462,6 +490,10 @@ class LAMB : public ZeroStates {
             {"bias_correction", PyBool(bias_correction_)}};
   }
   void Apply(std::vector<Step>* steps) override {
+    if (list_call_ && aggregate_num_ > 1) {
+      for (Step& s : *steps) ApplyAsMultiLamb(s);
+      return;
+    }
     for (Step& s : *steps) {
       const bool mp = s.weight32 != nullptr;
       AttrDict phase1 = StepAttrs(rescale_grad_, clip_gradient_);
@@ -481,6 +513,65 @@ class LAMB : public ZeroStates {
       if (mp) in2.push_back(*s.weight32);
       RunUpdate(mp ? "mp_lamb_update_phase2" : "lamb_update_phase2", in2, phase2, s.weight);
     }
+  }
+
+  // What MXNet's Updater runs for lists, _multi_lamb_update / _multi_mp_lamb_update, in float32
+  // as its kernels: the direction with beta^t in float, the trust ratio from the norms of the
+  // weights as given and of the direction, and, under multi_precision, the master copy updated
+  // (which the phase ops leave as it was).
+  void ApplyAsMultiLamb(Step& s) const {
+    const bool mp = s.weight32 != nullptr;
+    const NDArray weight = s.weight->AsType(DType::kFloat32);
+    const NDArray grad = s.grad.AsType(DType::kFloat32);
+    const float* w_in = weight.data<float>();
+    const float* g_in = grad.data<float>();
+    float* w32 = mp ? s.weight32->data<float>() : nullptr;
+    float* mean = s.states[0]->data<float>();
+    float* var = s.states[1]->data<float>();
+    const float beta1 = static_cast<float>(beta1_), beta2 = static_cast<float>(beta2_);
+    const float eps = static_cast<float>(epsilon_), wd = static_cast<float>(s.wd);
+    const float rescale = static_cast<float>(rescale_grad_);
+    const float t = static_cast<float>(s.t);
+    const int64_t n = weight.size();
+    std::vector<float> direction(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const float w = mp ? w32[i] : w_in[i];
+      float scaled = g_in[i] * rescale;
+      if (clip_gradient_ && *clip_gradient_ != 0)
+        scaled = ClipValue(scaled, static_cast<float>(*clip_gradient_));
+      mean[i] = beta1 * mean[i] + (1.0f - beta1) * scaled;
+      var[i] = beta2 * var[i] + (1.0f - beta2) * scaled * scaled;
+      float g;
+      if (bias_correction_) {
+        const float mean_hat = mean[i] / (1.0f - std::pow(beta1, t));
+        const float var_hat = var[i] / (1.0f - std::pow(beta2, t));
+        g = mean_hat / (std::sqrt(var_hat) + eps) + wd * w;
+      } else {
+        g = mean[i] / (std::sqrt(var[i]) + eps) + wd * w;
+      }
+      direction[static_cast<size_t>(i)] = g;
+    }
+    double w_sq = 0, g_sq = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      w_sq += static_cast<double>(w_in[i]) * w_in[i];
+      g_sq += static_cast<double>(direction[static_cast<size_t>(i)]) *
+              direction[static_cast<size_t>(i)];
+    }
+    float r1 = std::sqrt(static_cast<float>(w_sq));
+    const float r2 = std::sqrt(static_cast<float>(g_sq));
+    if (lower_bound_ && *lower_bound_ != 0) r1 = std::max(r1, static_cast<float>(*lower_bound_));
+    if (upper_bound_ && *upper_bound_ != 0) r1 = std::min(r1, static_cast<float>(*upper_bound_));
+    const float ratio = (r1 == 0.0f || r2 == 0.0f) ? 1.0f : r1 / r2;
+    const float lr_adjusted = static_cast<float>(s.lr) * ratio;
+    NDArray result = NDArray(weight.shape(), DType::kFloat32);
+    float* out = result.data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      float w = mp ? w32[i] : w_in[i];
+      w -= lr_adjusted * direction[static_cast<size_t>(i)];
+      if (mp) w32[i] = w;
+      out[i] = w;
+    }
+    s.weight->CopyFrom(result);
   }
 
  private:
@@ -738,7 +829,7 @@ class SGLD : public Optimizer {
 // MXNet's "Test" optimizer: weight += rescaled gradient, the state a copy of the weight.
 class TestOptimizer : public ZeroStates {
  public:
-  explicit TestOptimizer(Keywords*) : ZeroStates(1, false, true) {}
+  explicit TestOptimizer(Keywords*) : ZeroStates(1, false, true) { counts_updates_ = false; }
 
  protected:
   KeywordArgs OwnParams() const override { return {}; }
@@ -986,6 +1077,7 @@ KeywordArgs Optimizer::Params() const {
 
 void Optimizer::Update(int index, NDArray* weight, const NDArray& grad,
                        std::vector<NDArray>* state) {
+  list_call_ = false;
   RunGroup({index}, {weight}, {grad}, {state});
 }
 
@@ -997,6 +1089,7 @@ void Optimizer::UpdateMany(const std::vector<int>& indices, const std::vector<ND
            kInvalidArgument)
       << "optimizer " << class_name_ << ": " << indices.size() << " indices but " << weights.size()
       << " weights, " << grads.size() << " gradients and " << states.size() << " states";
+  list_call_ = true;
   if (aggregate_num_ <= 0) {
     for (size_t i = 0; i < indices.size(); ++i)
       RunGroup({indices[i]}, {weights[i]}, {grads[i]}, {states[i]});
@@ -1058,6 +1151,7 @@ void Optimizer::RunGroup(const std::vector<int>& indices, const std::vector<NDAr
     }
   }
   auto count = [this](int index) {
+    if (!counts_updates_) return;
     auto it = index_update_count_.find(index);
     if (it == index_update_count_.end())
       it = index_update_count_.emplace(index, begin_num_update_).first;
@@ -1084,7 +1178,8 @@ void Optimizer::RunGroup(const std::vector<int>& indices, const std::vector<NDAr
     s.index = index;
     s.lr = base_lr * (lr_mult == lr_mult_.end() ? 1.0 : static_cast<double>(lr_mult->second));
     s.wd = wd_ * (wd_mult == wd_mult_.end() ? 1.0 : static_cast<double>(wd_mult->second));
-    s.t = index_update_count_[index];
+    auto count_of = index_update_count_.find(index);
+    s.t = count_of == index_update_count_.end() ? 0 : count_of->second;
     s.weight32 = nullptr;
     std::vector<NDArray>& st = *states[i];
     if (mp) {

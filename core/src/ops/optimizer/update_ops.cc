@@ -439,15 +439,13 @@ void MPSGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
   });
 }
 
-// Nesterov momentum, as MXNet's NAGMomKernel: returns the new weight and updates mom.
+// Nesterov momentum as MXNet's kernels: the momentum's weight decay reads the weight after the
+// new weight is stored. MXNet's optimizer calls nag_mom_update with out=weight, so that is the
+// new weight there (and in mp_nag_mom_update, which steps a local copy, always); a separate
+// output leaves the old one.
 template <typename P>
-inline float NAGStep(const P& p, float* mom, float w, float g) {
-  const float rescaled =
-      p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g, p.clip_gradient) : p.rescale_grad * g;
-  *mom = p.momentum * *mom;
-  const float next = w - *mom + (p.momentum + 1) * (*mom - p.lr * (rescaled + p.wd * w));
-  *mom = *mom - p.lr * (rescaled + p.wd * w);
-  return next;
+inline float NesterovRescaled(const P& p, float g) {
+  return p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g, p.clip_gradient) : p.rescale_grad * g;
 }
 
 void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -456,7 +454,12 @@ void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = NAGStep(p, &mom[i], w[i], g[i]);
+  for (int64_t i = 0; i < in[0].Size(); ++i) {
+    const float rescaled = NesterovRescaled(p, g[i]);
+    mom[i] = p.momentum * mom[i];
+    y[i] = w[i] - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w[i]));
+    mom[i] = mom[i] - p.lr * (rescaled + p.wd * w[i]);  // w[i] is y[i] when they alias
+  }
 }
 
 void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -469,8 +472,13 @@ void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
     for (int64_t i = 0; i < in[0].Size(); ++i) {
-      w32[i] = NAGStep(p, &mom[i], w32[i], ToFloat(g[i]));
-      y[i] = FromFloat<W>(w32[i]);
+      const float rescaled = NesterovRescaled(p, ToFloat(g[i]));
+      float w = w32[i];
+      mom[i] = p.momentum * mom[i];
+      w = w - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w));
+      mom[i] = mom[i] - p.lr * (rescaled + p.wd * w);
+      w32[i] = w;
+      y[i] = FromFloat<W>(w);
     }
   });
 }
