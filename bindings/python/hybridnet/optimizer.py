@@ -51,6 +51,19 @@ class Optimizer(Handle):
         if lr_scheduler is not None:
             self._set_scheduler(lr_scheduler)
 
+    @classmethod
+    def _wrap(cls, handle, like):
+        """An object for `handle`, an optimizer the library made (a Trainer's load_states), of
+        the class of `like`, which it replaces. Its scheduler runs in the library; the Python
+        object of the old one is not attached."""
+        obj = object.__new__(type(like))
+        Handle.__init__(obj, handle)
+        obj.lr_scheduler = None
+        obj.param_dict = like.param_dict
+        obj._lr_mult = dict(like._lr_mult)
+        obj._wd_mult = dict(like._wd_mult)
+        return obj
+
     def _set_scheduler(self, scheduler):
         if not isinstance(scheduler, LRScheduler):
             raise error("HN_ERR_INVALID_ARGUMENT", "lr_scheduler: expected an "

@@ -2,6 +2,7 @@
 from . import loss, model_zoo, nn
 from .block import Block, HybridBlock, SymbolBlock
 from .parameter import Constant, Parameter, ParameterDict
+from .trainer import Trainer
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant", "nn",
-           "model_zoo", "loss"]
+           "model_zoo", "loss", "Trainer"]
