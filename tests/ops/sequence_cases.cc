@@ -409,8 +409,6 @@ RefFn MaskedSoftmaxRef(int axis, bool log, bool negate, double temperature, bool
 
 HN_CONFORMANCE_CASES(SoftmaxLength) {
   const AttrDict len{{"use_length", "True"}};
-  const std::string no_dtype_gradient =
-      "dtype is given: the gradient supports an output of the input's dtype only";
   cases->push_back(WithDTypes(WithGen(Case("softmax", len, {{3, 5}, {3}},
                                            MaskedSoftmaxRef(-1, false, false, 1, true), "length"),
                                       PerInputGen({Uniform(-2, 2), Integers(0, 5)})),
@@ -422,10 +420,8 @@ HN_CONFORMANCE_CASES(SoftmaxLength) {
                {{2, 4, 3}, {2, 3}}, MaskedSoftmaxRef(1, false, false, 0.5, true), "length_axis1"),
           PerInputGen({Uniform(-2, 2), Integers(1, 4)})),
       {DType::kFloat32, DType::kInt64}));
-  cases->push_back(
-      NoGradientCheck(Case("softmax", {{"dtype", "float64"}}, {{3, 5}},
-                           MaskedSoftmaxRef(-1, false, false, 1, false), "out_float64"),
-                      no_dtype_gradient));
+  cases->push_back(Case("softmax", {{"dtype", "float64"}}, {{3, 5}},
+                        MaskedSoftmaxRef(-1, false, false, 1, false), "out_float64"));
   cases->push_back(WithDTypes(
       Case("softmax", {}, {{3, 5}}, MaskedSoftmaxRef(-1, false, false, 1, false), "float64"),
       {DType::kFloat64}));
@@ -433,10 +429,10 @@ HN_CONFORMANCE_CASES(SoftmaxLength) {
       WithDTypes(Case("log_softmax", {{"dtype", "float32"}, {"axis", "0"}}, {{3, 5}},
                       MaskedSoftmaxRef(0, true, false, 1, false), "float64_to_32"),
                  {DType::kFloat64}),
-      no_dtype_gradient));
-  cases->push_back(NoGradientCheck(Case("softmin", {{"dtype", "float64"}, {"axis", "0"}}, {{3, 4}},
-                                        MaskedSoftmaxRef(0, false, true, 1, false), "out_float64"),
-                                   no_dtype_gradient));
+      "a float32 output: float64 finite differences would measure its rounding (the float64 "
+      "outputs of softmax and softmin check the gradient of dtype)"));
+  cases->push_back(Case("softmin", {{"dtype", "float64"}, {"axis", "0"}}, {{3, 4}},
+                        MaskedSoftmaxRef(0, false, true, 1, false), "out_float64"));
 }
 
 HN_ERROR_CASES(SoftmaxLength) {
