@@ -227,11 +227,12 @@ TEST_F(Autograd, OpWithoutGradientIsNamed) {
   NDArray y;
   {
     auto recording = autograd::Record();
-    y = op::Call("Cast", {x}, {{"dtype", "float64"}});
+    y = op::Call("all_finite", {x});
   }
   Error e = ErrorOf([&] { autograd::Backward({y}); });
   EXPECT_EQ(e.code(), StatusCode::kUnsupported);
-  EXPECT_NE(std::string(e.what()).find("backward reached op Cast (node node_"), std::string::npos)
+  EXPECT_NE(std::string(e.what()).find("backward reached op all_finite (node node_"),
+            std::string::npos)
       << e.what();
   EXPECT_NE(std::string(e.what()).find("which has no gradient"), std::string::npos) << e.what();
 }
@@ -363,6 +364,35 @@ TEST_F(Autograd, UnusedOutputGetsZeroGradient) {
   }
   autograd::Backward({parts[1]});
   EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{0.f, 0.f, 1.f, 1.f}));
+}
+
+// The type conversions send each output's gradient back converted to its input's dtype (MXNet's
+// _backward_cast and _backward_amp_*): a float16 input gets a float16 gradient, rounded to its 11
+// significant bits, and a float32 input of a float16 output a float32 one.
+TEST_F(Autograd, ConversionsGiveEachInputAGradientOfItsDtype) {
+  NDArray x = Vec({2}, {1.f, 2.f});
+  NDArray h = Vec({2}, {3.f, 4.f}).AsType(DType::kFloat16);
+  NDArray z = Vec({2}, {5.f, 6.f});
+  autograd::AttachGrad(&x);
+  autograd::AttachGrad(&h);
+  autograd::AttachGrad(&z);
+  std::vector<NDArray> y;
+  {
+    auto recording = autograd::Record();
+    y = Invoke("amp_multicast", {x, h}, {{"num_outputs", "2"}});  // float32, the widest
+    y.push_back(op::Call("amp_cast", {z}, {{"dtype", "float16"}}));
+  }
+  ASSERT_EQ(y[1].dtype(), DType::kFloat32);
+  ASSERT_EQ(y[2].dtype(), DType::kFloat16);
+  const float not_a_half = 1.f + 1.f / 4096;  // rounds to 1 in float16
+  autograd::Backward(y, {Vec({2}, {0.5f, 1.f}), Vec({2}, {not_a_half, 0.25f}),
+                         Vec({2}, {2.f, -1.f}).AsType(DType::kFloat16)});
+  EXPECT_EQ(autograd::GetGrad(x).dtype(), DType::kFloat32);
+  EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{0.5f, 1.f}));
+  EXPECT_EQ(autograd::GetGrad(h).dtype(), DType::kFloat16);
+  EXPECT_EQ(Values(autograd::GetGrad(h)), (std::vector<float>{1.f, 0.25f}));
+  EXPECT_EQ(autograd::GetGrad(z).dtype(), DType::kFloat32);
+  EXPECT_EQ(Values(autograd::GetGrad(z)), (std::vector<float>{2.f, -1.f}));
 }
 
 TEST_F(Autograd, GradReturnsGradientsAndLeavesBuffers) {

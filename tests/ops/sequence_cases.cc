@@ -175,11 +175,17 @@ RefFn BatchDotRef(bool ta, bool tb) {
 
 // ---- interleaved attention ----------------------------------------------------------------
 
-// Element d of part `part` (of `parts`) of head h at (t, n) in a (T, N, parts * H * D) array.
+// The position of element d of part `part` (of `parts`) of head h at (t, n) in a
+// (T, N, parts * H * D) array.
+int64_t PartIndex(const Shape& s, int64_t heads, int64_t parts, int64_t part, int64_t t, int64_t n,
+                  int64_t h, int64_t d) {
+  const int64_t dim = s[2] / (parts * heads);
+  return ((t * s[1] + n) * heads + h) * parts * dim + part * dim + d;
+}
+
 double Part(const RefTensor& x, int64_t heads, int64_t parts, int64_t part, int64_t t, int64_t n,
             int64_t h, int64_t d) {
-  const int64_t dim = x.shape[2] / (parts * heads);
-  return x[((t * x.shape[1] + n) * heads + h) * parts * dim + part * dim + d];
+  return x[PartIndex(x.shape, heads, parts, part, t, n, h, d)];
 }
 
 // scores (N * H, Tq, Tk) from queries (parts_q, part_q) and keys (parts_k, part_k).
@@ -227,6 +233,64 @@ RefFn ValAttRef(int64_t heads, bool self) {
   };
 }
 
+// The scores' backward op: inputs (d_scores, queries[, keys_values]); outputs the gradients of
+// the queries and keys (zero for the values), d q = d_scores . k / sqrt(D),
+// d k = d_scores^T . q / sqrt(D).
+RefFn ScoresBackwardRef(int64_t heads, bool self) {
+  return [=](const std::vector<RefTensor>& in) {
+    const RefTensor& ds = in[0];
+    const RefTensor& q = in[1];
+    const RefTensor& kv = self ? in[1] : in[2];
+    const int64_t pq = self ? 3 : 1, pk = self ? 3 : 2;
+    const int64_t dim = q.shape[2] / (pq * heads), batch = q.shape[1];
+    const int64_t tq = q.shape[0], tk = kv.shape[0];
+    std::vector<RefTensor> grads{RefTensor(q.shape)};
+    if (!self) grads.emplace_back(kv.shape);
+    RefTensor& dq = grads[0];
+    RefTensor& dk = grads.back();
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < tq; ++i)
+          for (int64_t j = 0; j < tk; ++j) {
+            const double g =
+                ds[((n * heads + h) * tq + i) * tk + j] / std::sqrt(static_cast<double>(dim));
+            for (int64_t d = 0; d < dim; ++d) {
+              dq[PartIndex(q.shape, heads, pq, 0, i, n, h, d)] +=
+                  g * Part(kv, heads, pk, self ? 1 : 0, j, n, h, d);
+              dk[PartIndex(kv.shape, heads, pk, self ? 1 : 0, j, n, h, d)] +=
+                  g * Part(q, heads, pq, 0, i, n, h, d);
+            }
+          }
+    return grads;
+  };
+}
+
+// The weighted values' backward op: inputs (d_out, keys_values, attention); outputs the
+// gradients of the values (zero for the queries and keys), d v = att^T . d_out, and of the
+// attention, d att = d_out . v^T.
+RefFn ValAttBackwardRef(int64_t heads, bool self) {
+  return [=](const std::vector<RefTensor>& in) {
+    const RefTensor& dy = in[0];
+    const RefTensor& kv = in[1];
+    const RefTensor& att = in[2];
+    const int64_t parts = self ? 3 : 2, part = self ? 2 : 1;
+    const int64_t dim = kv.shape[2] / (parts * heads), batch = kv.shape[1];
+    const int64_t tq = att.shape[1], tk = att.shape[2];
+    std::vector<RefTensor> grads{RefTensor(kv.shape), RefTensor(att.shape)};
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t i = 0; i < tq; ++i)
+          for (int64_t j = 0; j < tk; ++j)
+            for (int64_t d = 0; d < dim; ++d) {
+              const int64_t a = ((n * heads + h) * tq + i) * tk + j;
+              const double g = dy[(i * batch + n) * heads * dim + h * dim + d];
+              grads[0][PartIndex(kv.shape, heads, parts, part, j, n, h, d)] += att[a] * g;
+              grads[1][a] += g * Part(kv, heads, parts, part, j, n, h, d);
+            }
+    return grads;
+  };
+}
+
 HN_CONFORMANCE_CASES(Attention) {
   cases->push_back(Case("batch_dot", {}, {{2, 3, 4}, {2, 4, 5}}, BatchDotRef(false, false)));
   cases->push_back(Case("batch_dot", {{"transpose_a", "True"}}, {{2, 4, 3}, {2, 4, 5}},
@@ -251,6 +315,17 @@ HN_CONFORMANCE_CASES(Attention) {
                         {{3, 2, 8}, {5, 2, 16}}, ScoresRef(2, false)));
   cases->push_back(Case("_contrib_interleaved_matmul_encdec_valatt", {{"heads", "2"}},
                         {{5, 2, 16}, {4, 3, 5}}, ValAttRef(2, false)));
+  cases->push_back(InternalCase(Case("_backward_interleaved_matmul_selfatt_qk", {{"heads", "2"}},
+                                     {{4, 3, 3}, {3, 2, 24}}, ScoresBackwardRef(2, true))));
+  cases->push_back(
+      InternalCase(Case("_backward_interleaved_matmul_selfatt_valatt", {{"heads", "2"}},
+                        {{3, 2, 8}, {3, 2, 24}, {4, 3, 3}}, ValAttBackwardRef(2, true))));
+  cases->push_back(
+      InternalCase(Case("_backward_interleaved_matmul_encdec_qk", {{"heads", "2"}},
+                        {{4, 3, 5}, {3, 2, 8}, {5, 2, 16}}, ScoresBackwardRef(2, false))));
+  cases->push_back(
+      InternalCase(Case("_backward_interleaved_matmul_encdec_valatt", {{"heads", "2"}},
+                        {{3, 2, 8}, {5, 2, 16}, {4, 3, 5}}, ValAttBackwardRef(2, false))));
 
   cases->push_back(
       Case("_contrib_div_sqrt_dim", {}, {{2, 3, 8}}, [](const std::vector<RefTensor>& in) {
@@ -334,8 +409,6 @@ RefFn MaskedSoftmaxRef(int axis, bool log, bool negate, double temperature, bool
 
 HN_CONFORMANCE_CASES(SoftmaxLength) {
   const AttrDict len{{"use_length", "True"}};
-  const std::string no_dtype_gradient =
-      "dtype is given: the gradient supports an output of the input's dtype only";
   cases->push_back(WithDTypes(WithGen(Case("softmax", len, {{3, 5}, {3}},
                                            MaskedSoftmaxRef(-1, false, false, 1, true), "length"),
                                       PerInputGen({Uniform(-2, 2), Integers(0, 5)})),
@@ -347,10 +420,8 @@ HN_CONFORMANCE_CASES(SoftmaxLength) {
                {{2, 4, 3}, {2, 3}}, MaskedSoftmaxRef(1, false, false, 0.5, true), "length_axis1"),
           PerInputGen({Uniform(-2, 2), Integers(1, 4)})),
       {DType::kFloat32, DType::kInt64}));
-  cases->push_back(
-      NoGradientCheck(Case("softmax", {{"dtype", "float64"}}, {{3, 5}},
-                           MaskedSoftmaxRef(-1, false, false, 1, false), "out_float64"),
-                      no_dtype_gradient));
+  cases->push_back(Case("softmax", {{"dtype", "float64"}}, {{3, 5}},
+                        MaskedSoftmaxRef(-1, false, false, 1, false), "out_float64"));
   cases->push_back(WithDTypes(
       Case("softmax", {}, {{3, 5}}, MaskedSoftmaxRef(-1, false, false, 1, false), "float64"),
       {DType::kFloat64}));
@@ -358,10 +429,10 @@ HN_CONFORMANCE_CASES(SoftmaxLength) {
       WithDTypes(Case("log_softmax", {{"dtype", "float32"}, {"axis", "0"}}, {{3, 5}},
                       MaskedSoftmaxRef(0, true, false, 1, false), "float64_to_32"),
                  {DType::kFloat64}),
-      no_dtype_gradient));
-  cases->push_back(NoGradientCheck(Case("softmin", {{"dtype", "float64"}, {"axis", "0"}}, {{3, 4}},
-                                        MaskedSoftmaxRef(0, false, true, 1, false), "out_float64"),
-                                   no_dtype_gradient));
+      "a float32 output: float64 finite differences would measure its rounding (the float64 "
+      "outputs of softmax and softmin check the gradient of dtype)"));
+  cases->push_back(Case("softmin", {{"dtype", "float64"}, {"axis", "0"}}, {{3, 4}},
+                        MaskedSoftmaxRef(0, false, true, 1, false), "out_float64"));
 }
 
 HN_ERROR_CASES(SoftmaxLength) {

@@ -1,5 +1,5 @@
 // Conformance cases: Reshape (every special code of MXNet's documentation), Flatten,
-// expand_dims, transpose, Concat, SliceChannel and Cast.
+// expand_dims, transpose, Concat, SliceChannel, Cast and _hn_cast_like (Cast's gradient).
 #include <cmath>
 #include <cstdint>
 
@@ -182,7 +182,11 @@ HN_CONFORMANCE_CASES(Cast) {
   cases->push_back(CastCase(DType::kFloat32, "int32", truncate, Uniform(-100, 100), "f32_i32"));
   cases->push_back(CastCase(DType::kInt32, "float32", identity, Integers(-1000, 1000), "i32_f32"));
   cases->push_back(CastCase(DType::kFloat32, "float64", identity, Uniform(-2, 2), "f32_f64"));
-  cases->push_back(CastCase(DType::kFloat64, "float32", F32, Uniform(-2, 2), "f64_f32"));
+  // A cast to float32 narrows the float64 the gradient check runs in (here and in "same"): its
+  // gradient (the output gradient converted back) is given, as finite differences would measure
+  // the output's rounding.
+  cases->push_back(WithGradient(
+      CastCase(DType::kFloat64, "float32", F32, Uniform(-2, 2), "f64_f32"), ScaledOutGrad(1)));
   // float16 keeps 11 significant bits.
   cases->push_back(
       WithTol(CastCase(DType::kFloat32, "float16", identity, Uniform(-2, 2), "f32_f16"), 1e-3, 0));
@@ -192,10 +196,18 @@ HN_CONFORMANCE_CASES(Cast) {
   cases->push_back(CastCase(
       DType::kFloat32, "bool", [](double x) { return x != 0 ? 1.0 : 0.0; }, Integers(-1, 1),
       "f32_bool"));
-  cases->push_back(CastCase(DType::kFloat32, "float32", identity, Uniform(-2, 2), "same"));
+  cases->push_back(WithGradient(
+      CastCase(DType::kFloat32, "float32", identity, Uniform(-2, 2), "same"), ScaledOutGrad(1)));
   OpCase alias = CastCase(DType::kInt32, "int64", identity, Integers(-5, 5), "alias");
   alias.op = "cast";
   cases->push_back(alias);
+  // The conversions' gradient: data converted to like's dtype.
+  cases->push_back(
+      InternalCase(WithDTypes(Case("_hn_cast_like", {}, {{3, 4}, {3, 4}}, Unary(F32), "f64_f32"),
+                              {DType::kFloat64, DType::kFloat32})));
+  cases->push_back(InternalCase(
+      WithDTypes(Case("_hn_cast_like", {}, {{2, 5}, {2, 5}}, Unary(identity), "f32_f64"),
+                 {DType::kFloat32, DType::kFloat64})));
 }
 
 HN_ERROR_CASES(Shape) {

@@ -72,6 +72,15 @@ std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
   return grads;
 }
 
+std::vector<NodeEntry> CastBackGradient(const std::shared_ptr<Node>& node,
+                                        const std::vector<NodeEntry>& out_grads) {
+  GradientBuilder g(node, out_grads);
+  std::vector<NodeEntry> grads;
+  for (size_t i = 0; i < node->inputs.size(); ++i)
+    grads.push_back(g.CastLike(g.out_grad(i), g.in(i)));
+  return grads;
+}
+
 NodeEntry CopiedElementsGradient(const GradientBuilder& g, size_t input, AttrDict overrides) {
   std::vector<NodeEntry> inputs;
   for (size_t i = 0; i < g.attrs().op->NumInputs(g.attrs()); ++i) inputs.push_back(g.in(i));

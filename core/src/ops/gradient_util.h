@@ -60,6 +60,10 @@ class GradientBuilder {
   NodeEntry SumLike(const NodeEntry& grad, const NodeEntry& like) const {
     return Op("_hn_reduce_sum_like", {grad, like});
   }
+  /// `a`'s values converted to `like`'s dtype (_hn_cast_like).
+  NodeEntry CastLike(const NodeEntry& a, const NodeEntry& like) const {
+    return Op("_hn_cast_like", {a, like});
+  }
 
  private:
   std::shared_ptr<Node> node_;
@@ -83,6 +87,11 @@ std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,
 /// FGradient: input 0 gets output 0's gradient unchanged, other inputs zero (identity ops,
 /// _plus_scalar, straight-through estimators).
 std::vector<NodeEntry> IdentityGradient(const std::shared_ptr<Node>& node,
+                                        const std::vector<NodeEntry>& out_grads);
+
+/// FGradient of the type conversions (Cast, amp_cast, amp_multicast): input i gets output i's
+/// gradient converted back to input i's dtype, as MXNet's _backward_cast and _backward_amp_*.
+std::vector<NodeEntry> CastBackGradient(const std::shared_ptr<Node>& node,
                                         const std::vector<NodeEntry>& out_grads);
 
 /// The gradient of input `input` of an op that only copies elements of it (tile, take, Pad,

@@ -12,6 +12,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -276,7 +277,8 @@ void RegisterPassThroughOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
       .SetInferType(AmpCastType)
-      .SetCompute(ConvertCompute);
+      .SetCompute(ConvertCompute)
+      .SetGradient(internal::CastBackGradient);
   r->Register("amp_multicast")
       .Describe(
           "Casts its float32/float16/bfloat16 inputs to one type: the widest present "
@@ -297,7 +299,8 @@ void RegisterPassThroughOps(OpRegistry* r) {
       })
       .SetInferShape(AmpMultiCastShape)
       .SetInferType(AmpMultiCastType)
-      .SetCompute(ConvertCompute);
+      .SetCompute(ConvertCompute)
+      .SetGradient(internal::CastBackGradient);
   r->Register("cast_storage")
       .Describe(
           "Changes an array's storage type; arrays here are always dense, so the values "

@@ -1,7 +1,8 @@
 // Creation and shape-of operators (MXNet src/operator/tensor/init_op.{h,cc},
 // elemwise_unary_op_basic.cc shape_array/size_array): _zeros, _ones, _full, _eye, _arange,
 // _linspace, _zeros_without_dtype take no input; zeros_like, ones_like and _contrib_arange_like
-// read only their input's shape and dtype; shape_array and size_array return it as int64.
+// read only their input's shape and dtype (so, as in MXNet, their input's gradient is zero);
+// shape_array and size_array return it as int64.
 //
 // MXNet's legacy shape convention holds: a 0 in `shape` is unknown and is taken from the
 // consumers (so is the whole shape when it is ()). Every shape an attribute asks for is checked
@@ -17,6 +18,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
+#include "ops/gradient_util.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -544,7 +546,8 @@ void RegisterInitOps(OpRegistry* r) {
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)
       .SetCompute(FillCompute<0>)
-      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<0>);
+      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<0>)
+      .SetGradient(internal::ZeroGradient);
   r->Register("ones_like")
       .Describe("An array of ones with the input's shape and dtype (the input is not read).")
       .SetParam<FillLikeParam>()
@@ -552,7 +555,8 @@ void RegisterInitOps(OpRegistry* r) {
       .SetInferShape(ElemwiseShape)
       .SetInferType(AnyKnownType)
       .SetCompute(FillCompute<1>)
-      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<1>);
+      .SetOnnx({"Expand", "Shape", "Slice", "Concat"}, FillLikeOnnx<1>)
+      .SetGradient(internal::ZeroGradient);
   r->Register("_contrib_arange_like")
       .Describe(
           "start + (i / repeat) * step in the input's shape (or along one axis of it) and "
@@ -562,7 +566,8 @@ void RegisterInitOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetInferShape(RangeLikeShape)
       .SetInferType(internal::NumericType)
-      .SetCompute(RangeLikeCompute);
+      .SetCompute(RangeLikeCompute)
+      .SetGradient(internal::ZeroGradient);
   r->Register("shape_array")
       .Describe("The input's shape as a 1-D int64 array.")
       .AddAlias("_npx_shape_array")

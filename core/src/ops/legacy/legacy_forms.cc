@@ -126,9 +126,11 @@ struct PoolingV1Param {
 
 // Registers `name` with P's attributes and `base`'s inputs, outputs, inference and kernel;
 // the attributes (without `dropped`, which only the legacy form has) are parsed by `base`.
-// With `gradient`, also base's gradient, built over a node carrying base's own attributes (so
-// its backward ops parse them); that gradient may read the node's inputs only, not its outputs
-// (BatchNorm's does, and MXNet's BatchNorm_v1 and SyncBatchNorm have its gradient on one device).
+// With `gradient`, also base's gradient. Without `dropped` keys the legacy attributes parse as
+// base's, so that gradient is built over the node itself and may read its outputs (Pooling's
+// does); otherwise over a node carrying base's own attributes (so its backward ops parse them),
+// and it may read the node's inputs only (BatchNorm's does, and MXNet's SyncBatchNorm has its
+// gradient on one device).
 template <typename P>
 void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
                         std::string description, std::vector<std::string> dropped = {},
@@ -159,6 +161,7 @@ void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
   if (!gradient) return;
   op.gradient = [base_gradient = base.gradient, base_name, dropped](
                     const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& out_grads) {
+    if (dropped.empty()) return base_gradient(n, out_grads);
     AttrDict shared = n->attrs.dict;
     for (const std::string& key : dropped) shared.erase(key);
     auto as_base = std::make_shared<Node>();
@@ -184,11 +187,13 @@ void RegisterLegacyOps(OpRegistry* r) {
   RegisterLegacyForm<ConvolutionV1Param>(
       r, "Convolution_v1", "Convolution",
       "The pre-1.0 Convolution: 2-D or 3-D convolution with the same inputs and output size "
-      "as Convolution.");
+      "as Convolution.",
+      {}, /*gradient=*/true);
   RegisterLegacyForm<PoolingV1Param>(
       r, "Pooling_v1", "Pooling",
       "The pre-1.0 Pooling: max, avg or sum pooling (or global pooling) with the valid or full "
-      "convention.");
+      "convention.",
+      {}, /*gradient=*/true);
 }
 
 }  // namespace hybridnet

@@ -334,17 +334,18 @@ void SoftmaxBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std:
 
 // The forward's gradient: its backward op on (dy, y), with its attributes. With use_length the
 // same op serves: y is 0 beyond each line's length, so there the gradient is 0 and the sums
-// cover the line's first `length` elements only; the length gets a zero gradient. A converting
-// dtype has no gradient here.
+// cover the line's first `length` elements only; the length gets a zero gradient. With dtype
+// the backward op runs in the output's dtype and its result is converted to data's, as MXNet
+// gives data's dtype to the gradient.
 FGradient SoftmaxGradient(const char* backward_op) {
   return [backward_op](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
     const SoftmaxParam& p = g.attrs().Param<SoftmaxParam>();
-    HN_CHECK(!p.dtype, kUnsupported)
-        << DescribeNode(g.attrs()) << ": the gradient with dtype is not supported";
     AttrDict attrs = g.attrs().dict;
     attrs.erase("use_length");
-    std::vector<NodeEntry> grads{g.Op(backward_op, {g.out_grad(0), g.out(0)}, std::move(attrs))};
+    attrs.erase("dtype");
+    NodeEntry dx = g.Op(backward_op, {g.out_grad(0), g.out(0)}, std::move(attrs));
+    std::vector<NodeEntry> grads{p.dtype ? g.CastLike(dx, g.in(0)) : dx};
     if (p.use_length.value_or(false)) grads.push_back(g.ZerosLike(g.in(1)));
     return grads;
   };

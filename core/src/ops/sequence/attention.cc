@@ -9,6 +9,7 @@
 // MXNet's CPU kernels of the interleaved ops take float32 only; batch_dot and div_sqrt_dim
 // also take float64.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -253,6 +254,116 @@ void EncDecValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::ve
                  batches, att[1], kv[0], d, out[0].ptr<float>());
 }
 
+// ---- interleaved attention gradients --------------------------------------------------------
+// _backward_interleaved_matmul_*: inputs (out_grad, the forward's inputs), the forward's
+// attributes; outputs the gradients of the forward's inputs, laid out as those inputs. The parts
+// of a projection an op does not read (selfatt_qk's values, valatt's queries and keys) get zeros,
+// as in MXNet.
+
+// The gradients of ScoresQK for its output gradient d_scores: dq = scale d_scores . k and
+// dk = scale d_scores^T . q, written where ScoresQK read q and k.
+template <typename T>
+void ScoresQKBackward(const T* d_scores, const T* q, int64_t q_step, const T* keys, int64_t k_step,
+                      int64_t part_stride_q, int64_t part_stride_k, int64_t batches, int64_t tq,
+                      int64_t tk, int64_t d, T* dq, T* dkeys) {
+  const T scale = T{1} / std::sqrt(static_cast<T>(d));
+  for (int64_t k = 0; k < batches; ++k) {
+    const T* ds = d_scores + k * tq * tk;
+    internal::Gemm(false, false, tq, d, tk, scale, ds, tk, keys + k * part_stride_k, k_step, T{0},
+                   dq + k * part_stride_q, q_step);
+    internal::Gemm(true, false, tk, d, tq, scale, ds, tk, q + k * part_stride_q, q_step, T{0},
+                   dkeys + k * part_stride_k, k_step);
+  }
+}
+
+// The gradients of WeightedValues for its output gradient d_out: d_att = d_out . v^T and
+// dv = att^T . d_out, written where WeightedValues read att and v.
+template <typename T>
+void WeightedValuesBackward(const T* d_out, const T* att, const T* v, int64_t v_step,
+                            int64_t part_stride_v, int64_t batches, int64_t tq, int64_t tk,
+                            int64_t d, T* d_att, T* dv) {
+  for (int64_t k = 0; k < batches; ++k) {
+    const T* dy = d_out + k * d;
+    internal::Gemm(false, true, tq, tk, d, T{1}, dy, batches * d, v + k * part_stride_v, v_step,
+                   T{0}, d_att + k * tq * tk, tk);
+    internal::Gemm(true, false, tk, d, tq, T{1}, att + k * tq * tk, tk, dy, batches * d, T{0},
+                   dv + k * part_stride_v, v_step);
+  }
+}
+
+// An output's zeros, before the parts a backward op writes.
+float* ZeroFilled(const TBlob& b) {
+  float* p = b.ptr<float>();
+  std::fill(p, p + b.Size(), 0.f);
+  return p;
+}
+
+void SelfAttQKBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                              const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const Shape& s = in[1].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  const float* qkv = in[1].ptr<const float>();
+  float* dqkv = ZeroFilled(out[0]);
+  ScoresQKBackward(in[0].ptr<const float>(), qkv, s[1] * s[2], qkv + d, s[1] * s[2], 3 * d, 3 * d,
+                   batches, s[0], s[0], d, dqkv, dqkv + d);
+}
+
+void SelfAttValAttBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                  const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const Shape& s = in[1].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  WeightedValuesBackward(in[0].ptr<const float>(), in[2].ptr<const float>(),
+                         in[1].ptr<const float>() + 2 * d, s[1] * s[2], 3 * d, batches, s[0], s[0],
+                         d, out[1].ptr<float>(), ZeroFilled(out[0]) + 2 * d);
+}
+
+void EncDecQKBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                             const std::vector<TBlob>& out) {
+  const Shape& q = in[1].shape;
+  const Shape& kv = in[2].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = q[2] / heads, batches = q[1] * heads;
+  ScoresQKBackward(in[0].ptr<const float>(), in[1].ptr<const float>(), q[1] * q[2],
+                   in[2].ptr<const float>(), kv[1] * kv[2], d, 2 * d, batches, q[0], kv[0], d,
+                   out[0].ptr<float>(), ZeroFilled(out[1]));
+}
+
+void EncDecValAttBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const Shape& kv = in[1].shape;
+  const Shape& att = in[2].shape;
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = kv[2] / (2 * heads), batches = kv[1] * heads;
+  WeightedValuesBackward(in[0].ptr<const float>(), in[2].ptr<const float>(),
+                         in[1].ptr<const float>() + d, kv[1] * kv[2], 2 * d, batches, att[1], kv[0],
+                         d, out[1].ptr<float>(), ZeroFilled(out[0]) + d);
+}
+
+// Registers the backward op of the interleaved op `forward` (its input names and shape
+// inference follow forward's) and declares it as forward's gradient.
+void AddInterleavedBackward(OpRegistry* r, Op* forward, FCompute compute) {
+  const std::string name = "_backward" + forward->name.substr(std::string("_contrib").size());
+  const FListNames forward_names = forward->list_input_names;
+  const FInferShape forward_shape = forward->infer_shape;
+  r->Register(name)
+      .Describe("The gradient of " + forward->name + ": the gradients of its inputs.")
+      .SetParam<InterleavedParam>()
+      .SetInputNames([forward_names](const NodeAttrs& attrs) {
+        return internal::BackwardInputNames(forward_names(attrs));
+      })
+      .SetNumOutputs(forward->num_inputs)
+      .SetInferShape(
+          [forward_shape](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+            return internal::BackwardShape(forward_shape, attrs, in, out);
+          })
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(std::move(compute))
+      .SetInternal();
+  forward->SetGradient(internal::BackwardOpGradient(name));
+}
+
 // ---- div_sqrt_dim ---------------------------------------------------------------------------
 
 bool DivSqrtDimShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -284,6 +395,13 @@ std::vector<NodeEntry> BatchDotGradient(const std::shared_ptr<Node>& n,
                                          g.out_grad(0));
 }
 
+// div_sqrt_dim is linear: its gradient divides the output gradient likewise (MXNet's).
+std::vector<NodeEntry> DivSqrtDimGradient(const std::shared_ptr<Node>& n,
+                                          const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return {g.Op("_contrib_div_sqrt_dim", {g.out_grad(0)})};
+}
+
 }  // namespace
 
 void RegisterAttentionOps(OpRegistry* r) {
@@ -298,7 +416,8 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetCompute(BatchDotCompute)
       .SetGradient(BatchDotGradient);
 
-  r->Register("_contrib_interleaved_matmul_selfatt_qk")
+  Op& selfatt_qk = r->Register("_contrib_interleaved_matmul_selfatt_qk");
+  selfatt_qk
       .Describe(
           "Self-attention scores from an interleaved (T, N, 3 * H * D) projection: "
           "out[n * H + h] = q . k^T / sqrt(D), (N * H, T, T).")
@@ -307,8 +426,10 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInferShape(SelfAttQKShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SelfAttQKCompute);
+  AddInterleavedBackward(r, &selfatt_qk, SelfAttQKBackwardCompute);
 
-  r->Register("_contrib_interleaved_matmul_selfatt_valatt")
+  Op& selfatt_valatt = r->Register("_contrib_interleaved_matmul_selfatt_valatt");
+  selfatt_valatt
       .Describe(
           "Applies self-attention weights (N * H, T, T) to the values of an interleaved "
           "(T, N, 3 * H * D) projection, giving (T, N, H * D).")
@@ -317,8 +438,10 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInferShape(SelfAttValAttShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(SelfAttValAttCompute);
+  AddInterleavedBackward(r, &selfatt_valatt, SelfAttValAttBackwardCompute);
 
-  r->Register("_contrib_interleaved_matmul_encdec_qk")
+  Op& encdec_qk = r->Register("_contrib_interleaved_matmul_encdec_qk");
+  encdec_qk
       .Describe(
           "Encoder-decoder attention scores: queries (Tq, N, H * D) against the keys of "
           "an interleaved (Tk, N, 2 * H * D) projection: q . k^T / sqrt(D), "
@@ -328,8 +451,10 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInferShape(EncDecQKShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(EncDecQKCompute);
+  AddInterleavedBackward(r, &encdec_qk, EncDecQKBackwardCompute);
 
-  r->Register("_contrib_interleaved_matmul_encdec_valatt")
+  Op& encdec_valatt = r->Register("_contrib_interleaved_matmul_encdec_valatt");
+  encdec_valatt
       .Describe(
           "Applies encoder-decoder attention weights (N * H, Tq, Tk) to the values of an "
           "interleaved (Tk, N, 2 * H * D) projection, giving (Tq, N, H * D).")
@@ -338,6 +463,7 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInferShape(EncDecValAttShape)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(EncDecValAttCompute);
+  AddInterleavedBackward(r, &encdec_valatt, EncDecValAttBackwardCompute);
 
   r->Register("_contrib_div_sqrt_dim")
       .Describe("Divides data by the square root of its last dimension.")
@@ -345,7 +471,8 @@ void RegisterAttentionOps(OpRegistry* r) {
       .SetInferShape(DivSqrtDimShape)
       .SetInferType(RealType)
       .SetCompute(DivSqrtDimCompute)
-      .SetInplace({{0, 0}});
+      .SetInplace({{0, 0}})
+      .SetGradient(DivSqrtDimGradient);
 }
 
 }  // namespace hybridnet

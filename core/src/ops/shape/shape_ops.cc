@@ -594,6 +594,19 @@ bool CastType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>
   return (*in)[0] != DType::kUnknown;
 }
 
+// _hn_cast_like (data, like): data converted to like's dtype, with data's shape (the
+// conversions' gradient, CastBackGradient). like's values are not read; its shape is data's.
+bool CastLikeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const DType target = (*in)[1];
+  HN_CHECK((*out)[0] == DType::kUnknown || target == DType::kUnknown || (*out)[0] == target,
+           kTypeError)
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0]) << " differs from like's "
+      << DTypeName(target);
+  if (target == DType::kUnknown) (*in)[1] = (*out)[0];
+  (*out)[0] = (*in)[1];
+  return (*in)[0] != DType::kUnknown && (*in)[1] != DType::kUnknown;
+}
+
 void CastCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
   if (in[0].dtype == out[0].dtype) {
@@ -836,7 +849,18 @@ void RegisterShapeOps(OpRegistry* r) {
       .SetInferShape(ElemwiseShape)
       .SetInferType(CastType)
       .SetCompute(CastCompute)
-      .SetOnnx({"Cast"}, CastOnnx);
+      .SetOnnx({"Cast"}, CastOnnx)
+      .SetGradient(internal::CastBackGradient);
+
+  r->Register("_hn_cast_like")
+      .Describe(
+          "data converted to the dtype of like (the gradient of the type conversions); like's "
+          "values are not read.")
+      .SetInputNames({"data", "like"})
+      .SetInferShape(ElemwiseShape)
+      .SetInferType(CastLikeType)
+      .SetCompute(CastCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet
