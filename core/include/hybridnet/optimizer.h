@@ -94,8 +94,15 @@ class Optimizer {
   static std::unique_ptr<Optimizer> Create(const std::string& name, const KeywordArgs& params);
   /// The registry's names, sorted.
   static std::vector<std::string> Names();
-  /// The constructor keywords of the optimizer `name` with their defaults (Python literals).
-  static KeywordArgs KeywordDefaults(const std::string& name);
+  /// The optimizer an MXNet pickle holds (a .states file): `class_name` ("Adam") and its
+  /// attributes as Python literals, by MXNet's attribute names (lr, float_stable_eps, ...;
+  /// attributes that are not plain values may be left out): made with the constructor keywords
+  /// those attributes keep, then given the attributes that change as it runs (Nadam's
+  /// m_schedule, LARS's last rates). Update counts and the scheduler are set separately
+  /// (SetUpdateCounts, set_lr_scheduler). An unknown class or a missing attribute:
+  /// kInvalidArgument naming it.
+  static std::unique_ptr<Optimizer> Restore(const std::string& class_name,
+                                            const KeywordArgs& attributes);
   virtual ~Optimizer();
 
   /// The registry name ("sgd").
@@ -191,6 +198,9 @@ class Optimizer {
   virtual void Apply(std::vector<Step>* steps) = 0;
   /// The optimizer's own attributes with their values (Params() after the common ones).
   virtual KeywordArgs OwnParams() const = 0;
+  /// Sets the attributes that change as the optimizer runs from Params()-style values
+  /// (Restore); most optimizers have none.
+  virtual void RestoreState(const std::map<std::string, std::string>& attributes);
 
   std::string name_;
   std::string class_name_;

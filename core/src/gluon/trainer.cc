@@ -237,6 +237,26 @@ std::string ReadFile(const std::string& path) {
   return bytes.str();
 }
 
+// Whether `v` is None, a bool, number or str, or a tuple or list of those.
+bool IsPlain(const Value& v) {
+  switch (v.kind) {
+    case Kind::kNone:
+    case Kind::kBool:
+    case Kind::kInt:
+    case Kind::kFloat:
+    case Kind::kStr:
+      return true;
+    case Kind::kTuple:
+    case Kind::kList:
+      for (const auto& item : v.items) {
+        if (item->is(Kind::kTuple) || item->is(Kind::kList) || !IsPlain(*item)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 int64_t IntOf(const Value* v, const std::string& what) {
   HN_CHECK(v != nullptr && v->is(Kind::kInt), kInvalidArgument) << what << " is not an integer";
   return v->integer;
@@ -255,17 +275,12 @@ std::shared_ptr<optimizer::Optimizer> RestoredOptimizer(const Value& pickled,
       << "'" << path << "' holds the states of a " << pickled.name
       << " optimizer; this trainer's is " << current.class_name();
   const Value& attrs = *pickled.state;
-  // MXNet's constructor keywords, from the attributes that keep them (learning_rate is lr).
-  optimizer::KeywordArgs kwargs;
-  for (const auto& [keyword, fallback] : optimizer::Optimizer::KeywordDefaults(current.name())) {
-    ValuePtr v = attrs.Find(keyword == "learning_rate" ? "lr" : keyword);
-    HN_CHECK(v != nullptr, kInvalidArgument)
-        << "'" << path << "': the " << pickled.name << " optimizer has no attribute for '"
-        << keyword << "'";
-    kwargs.emplace_back(keyword, v->Literal());
+  optimizer::KeywordArgs plain;  // the attributes that are plain values, as Python literals
+  for (const auto& [key, value] : attrs.entries) {
+    if (key->is(Kind::kStr) && IsPlain(*value)) plain.emplace_back(key->text, value->Literal());
   }
   std::shared_ptr<optimizer::Optimizer> restored =
-      optimizer::Optimizer::Create(current.name(), kwargs);
+      optimizer::Optimizer::Restore(pickled.name, plain);
   ValuePtr scheduler = attrs.Find("lr_scheduler");
   if (scheduler != nullptr && !scheduler->is(Kind::kNone)) {
     HN_CHECK(scheduler->is(Kind::kObject) && scheduler->state != nullptr &&

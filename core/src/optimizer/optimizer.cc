@@ -39,6 +39,20 @@ std::string FloatTuple(const std::vector<double>& values) {
 std::string PyBool(bool b) { return b ? "True" : "False"; }
 std::string PyOptional(const std::optional<double>& v) { return v ? PyFloat(*v) : "None"; }
 
+// The running attributes `keys` of a saved optimizer (RestoreState), each required.
+Keywords SavedAttributes(const std::string& class_name,
+                         const std::map<std::string, std::string>& attributes,
+                         const std::vector<std::string>& keys) {
+  KeywordTable table;
+  KeywordArgs given;
+  for (const std::string& key : keys) {
+    table.emplace_back(key, "");
+    auto it = attributes.find(key);
+    if (it != attributes.end()) given.emplace_back(key, it->second);
+  }
+  return Keywords("saved optimizer " + class_name, table, given);
+}
+
 // Runs an update op with its outputs written into `outputs` (the weights): MXNet's out=weight,
 // which some kernels read back (nag_mom_update's weight decay of the momentum).
 void RunInPlace(const std::string& op_name, const std::vector<NDArray>& inputs,
@@ -208,6 +222,11 @@ class LARS : public SGD {
                        {"last_lr", PyOptional(last_lr_)},
                        {"cur_lr", PyOptional(cur_lr_)}});
     return p;
+  }
+  void RestoreState(const std::map<std::string, std::string>& attributes) override {
+    Keywords k = SavedAttributes("LARS", attributes, {"last_lr", "cur_lr"});
+    last_lr_ = k.OptionalNumber("last_lr");
+    cur_lr_ = k.OptionalNumber("cur_lr");
   }
   void Apply(std::vector<Step>* steps) override {
     // multi_sum_sq and multi_lars in float32, on the weights as given (float16 under mp).
@@ -713,6 +732,9 @@ class Nadam : public Plain {
             {"schedule_decay", PyFloat(schedule_decay_)},
             {"m_schedule", PyFloat(m_schedule_)}};
   }
+  void RestoreState(const std::map<std::string, std::string>& attributes) override {
+    m_schedule_ = SavedAttributes("Nadam", attributes, {"m_schedule"}).Number("m_schedule");
+  }
   void Apply(std::vector<Step>* steps) override {
     for (Step& s : *steps) {
       const double t = s.t;
@@ -991,9 +1013,36 @@ class OptimizerFactory {
   }
 };
 
-KeywordArgs Optimizer::KeywordDefaults(const std::string& name) {
-  return OptimizerFactory::KeywordsOf(OptimizerFactory::Find(name));
+// The attribute MXNet 1.9.1 keeps a constructor keyword in, where it is not the keyword's name.
+std::string AttributeOfKeyword(const std::string& class_name, const std::string& keyword) {
+  if (keyword == "learning_rate") return "lr";
+  if (class_name == "AdaGrad" && keyword == "eps") return "float_stable_eps";
+  return keyword;
 }
+
+std::unique_ptr<Optimizer> Optimizer::Restore(const std::string& class_name,
+                                              const KeywordArgs& attributes) {
+  const std::map<std::string, std::string> attrs(attributes.begin(), attributes.end());
+  for (const auto& e : OptimizerFactory::Table()) {
+    if (Lower(class_name) != Lower(e.class_name)) continue;
+    KeywordArgs kwargs;
+    for (const auto& keyword : OptimizerFactory::KeywordsOf(e)) {
+      const std::string attribute = AttributeOfKeyword(e.class_name, keyword.first);
+      auto it = attrs.find(attribute);
+      HN_CHECK(it != attrs.end(), kInvalidArgument)
+          << "optimizer " << e.class_name << ": the saved optimizer has no attribute '" << attribute
+          << "'";
+      kwargs.emplace_back(keyword.first, it->second);
+    }
+    std::unique_ptr<Optimizer> opt = Create(e.name, kwargs);
+    opt->RestoreState(attrs);
+    return opt;
+  }
+  HN_THROW(kInvalidArgument) << "'" << class_name
+                             << "' is not an optimizer class MXNet 1.9.1 defines";
+}
+
+void Optimizer::RestoreState(const std::map<std::string, std::string>&) {}
 
 std::unique_ptr<Optimizer> Optimizer::Create(const std::string& name, const KeywordArgs& params) {
   return OptimizerFactory::Create(name, params);
