@@ -81,6 +81,14 @@
 %ignore hn_tensor_grad;
 %ignore hn_tensor_detach;
 %ignore hn_op_has_gradient;
+/* Metrics: the Java, Scala and R facades get them with their training API (typemaps for the
+ * arrays of names and values come with it). */
+%ignore hn_metric_create;
+%ignore hn_metric_update;
+%ignore hn_metric_get;
+%ignore hn_metric_stats;
+%ignore hn_metric_reset;
+%ignore hn_metric_kind;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

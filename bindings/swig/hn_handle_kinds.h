@@ -17,6 +17,7 @@
   X(shape_info)            \
   X(block)                 \
   X(model)                 \
-  X(predictor)
+  X(predictor)             \
+  X(metric)
 
 #endif /* HN_HANDLE_KINDS_H_ */

@@ -30,6 +30,7 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/block.h"
 #include "hybridnet/gluon/parameter.h"
+#include "hybridnet/metric.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/symbol.h"
 
@@ -177,6 +178,12 @@ struct hn_predictor {
   bool has_outputs = false;
   size_t plans_seen = 0;
   bool fast_math = false;  // hn_predictor_set_fast_math
+  hn_capi::LiveHandle live{};
+};
+
+struct hn_metric {
+  std::unique_ptr<hybridnet::metric::EvalMetric> metric;
+  hn_capi::NameArray names;  // the readings' names (fixed once the metric is made)
   hn_capi::LiveHandle live{};
 };
 
