@@ -89,6 +89,8 @@
 %ignore hn_metric_stats;
 %ignore hn_metric_reset;
 %ignore hn_metric_kind;
+/* Image decoding takes raw memory; the facades get it with their dataset API. */
+%ignore hn_image_decode;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

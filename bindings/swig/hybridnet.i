@@ -63,6 +63,8 @@
 %ignore hn_metric_stats;
 %ignore hn_metric_reset;
 %ignore hn_metric_kind;
+/* Image decoding takes raw memory; the facades get it with their dataset API. */
+%ignore hn_image_decode;
 
 %include "hybridnet/c_api.h"
 

@@ -1092,6 +1092,17 @@ HN_API int hn_metric_kind(const hn_metric* metric, const char** out_kind) HN_NOE
 /** Releases a metric. Accepts NULL. */
 HN_API void hn_metric_free(hn_metric* metric) HN_NOEXCEPT;
 
+/* ============================================================================================
+ * Images: decoding for datasets, as MXNet's mx.image.imdecode.
+ * ========================================================================================== */
+
+/** Decodes the JPEG image in data[0..size) into a new (height, width, channels) uint8 tensor:
+ *  3 channels in RGB order for flag 1, 1 channel (gray) for flag 0, as MXNet's imdecode.
+ *  Errors: bytes that are not a JPEG image or are corrupt (HN_ERR_FORMAT, with libjpeg's
+ *  message), an empty buffer or another flag (HN_ERR_INVALID_ARGUMENT), a build without
+ *  libjpeg-turbo (HN_ERR_UNSUPPORTED). Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_image_decode(const void* data, size_t size, int flag, hn_tensor** out) HN_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

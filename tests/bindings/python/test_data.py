@@ -1,5 +1,7 @@
 """gluon.data (datasets, samplers, DataLoader, vision transforms), mx.io.NDArrayIter and
 gluon.utils; python.golden_metrics_data compares the same with MXNet 1.9.1."""
+import os
+
 import numpy as np
 import pytest
 
@@ -102,3 +104,46 @@ def test_vision_transforms():
     flipped = [transforms.RandomFlipLeftRight()(image).asnumpy() for _ in range(20)]
     assert any((f == image.asnumpy()[:, ::-1]).all() for f in flipped)
     assert any((f == image.asnumpy()).all() for f in flipped)
+
+
+def test_recordio_round_trip_keeps_records_holding_the_magic(tmp_path):
+    magic = (0xCED7230A).to_bytes(4, "little")
+    records = [b"", b"abc", magic, b"12345678" + magic + b"x" + magic * 2 + b"tail", b"q" * 9]
+    writer = mx.recordio.MXIndexedRecordIO(str(tmp_path / "r.idx"), str(tmp_path / "r.rec"), "w")
+    for i, record in enumerate(records):
+        writer.write_idx(i, record)
+    writer.close()
+    reader = mx.recordio.MXIndexedRecordIO(str(tmp_path / "r.idx"), str(tmp_path / "r.rec"), "r")
+    assert reader.keys == list(range(len(records)))
+    assert [reader.read_idx(i) for i in reversed(range(len(records)))] == records[::-1]
+    sequential = mx.recordio.MXRecordIO(str(tmp_path / "r.rec"), "r")
+    assert [sequential.read() for _ in records] == records and sequential.read() is None
+    header = mx.recordio.IRHeader(0, [1.5, 2.5], 7, 0)
+    unpacked, payload = mx.recordio.unpack(mx.recordio.pack(header, b"data"))
+    assert unpacked.flag == 2 and unpacked.label.tolist() == [1.5, 2.5] and payload == b"data"
+    with open(tmp_path / "r.rec", "r+b") as f:
+        f.truncate(30)
+    with pytest.raises(ValueError, match="truncated"):
+        list(iter(mx.recordio.MXRecordIO(str(tmp_path / "r.rec"), "r").read, None))
+
+
+def test_image_record_dataset_decodes_mxnet_records(fixtures_dir):
+    images = os.path.join(fixtures_dir, "images")
+    dataset = data.vision.ImageRecordDataset(os.path.join(images, "images.rec"))
+    assert len(dataset) == 4
+    for i in range(4):
+        image, label = dataset[i]
+        expected = np.load(os.path.join(images, f"images-{i}-color.npy"))
+        assert np.array_equal(image.asnumpy(), expected)
+        if i < 3:
+            assert label == [0.0, 1.0, 2.5][i]
+    assert dataset[3][1].tolist() == [3.0, 4.0]
+    gray = data.vision.ImageRecordDataset(os.path.join(images, "images.rec"), flag=0)
+    expected = np.load(os.path.join(images, "images-1-gray.npy"))
+    assert np.array_equal(gray[1][0].asnumpy(), expected)
+    loader = data.DataLoader(dataset.take(3).transform_first(transforms.Resize((4, 4))),
+                             batch_size=3)
+    batch_images, batch_labels = next(iter(loader))
+    assert batch_images.shape == (3, 4, 4, 3) and batch_labels.asnumpy().tolist() == [0, 1, 2.5]
+    with pytest.raises(mx.FormatError, match="not a JPEG image"):
+        mx.image.imdecode(b"GIF89a....")

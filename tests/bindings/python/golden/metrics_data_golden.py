@@ -1,5 +1,5 @@
-"""mx.metric, gluon.data, mx.io.NDArrayIter and gluon.utils of hybridnet against real MXNet
-1.9.1 (CTest python.golden_metrics_data): metrics_data_programs.py runs under both interpreters
+"""mx.metric, gluon.data, mx.io.NDArrayIter, gluon.utils and mx.recordio of hybridnet against
+real MXNet 1.9.1 (CTest python.golden_metrics_data): metrics_data_programs.py runs under both interpreters
 and every recorded value must agree (relative 1e-5; NaN where MXNet reads NaN). Exit 77
 (skipped) when MXNet is not installed.
 
@@ -22,7 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(python, backend, out):
-    env = dict(os.environ, HN_GOLDEN_BACKEND=backend)
+    env = dict(os.environ, HN_GOLDEN_BACKEND=backend,
+               HN_RECORDIO_WRITTEN=os.path.join(os.path.dirname(out), "hybridnet_written"))
     done = subprocess.run([python, os.path.join(HERE, "metrics_data_programs.py"), out],
                           env=env, capture_output=True, text=True)
     if done.returncode != 0:

@@ -5,7 +5,9 @@
 
 Inputs come from numpy generators seeded per case, so both backends see the same values;
 shuffles use numpy's global generator (RandomSampler, NDArrayIter) and Python's `random`
-(RandomResizedCrop), seeded the same way on both.
+(RandomResizedCrop), seeded the same way on both. HN_RECORDIO_WRITTEN is the path prefix of
+the RecordIO file the hybridnet run writes and both runs read; HN_FIXTURES_DIR holds MXNet's
+image records (tests/data/mxnet).
 """
 import json
 import os
@@ -240,7 +242,37 @@ def data_cases():
     record("compose", plain(composed(image)))
 
 
+def recordio_cases():
+    """Records hybridnet wrote (HN_RECORDIO_WRITTEN, written by the hybridnet run, which goes
+    first) read back by each backend, and MXNet's image fixture through ImageRecordDataset."""
+    magic = (0xCED7230A).to_bytes(4, "little")
+    prefix = os.environ["HN_RECORDIO_WRITTEN"]
+    if os.environ.get("HN_GOLDEN_BACKEND") != "mxnet":
+        writer = mx.recordio.MXIndexedRecordIO(prefix + ".idx", prefix + ".rec", "w")
+        writer.write_idx(0, mx.recordio.pack(mx.recordio.IRHeader(0, 2.0, 5, 0), b"abc"))
+        writer.write_idx(1, mx.recordio.pack(mx.recordio.IRHeader(0, [1, 2], 6, 0),
+                                             b"1234" + magic + b"5" + magic))
+        writer.write_idx(2, b"")
+        writer.close()
+    reader = mx.recordio.MXIndexedRecordIO(prefix + ".idx", prefix + ".rec", "r")
+    read = []
+    for key in reader.keys:
+        raw = reader.read_idx(key)
+        if raw:
+            header, payload = mx.recordio.unpack(raw)
+            read.append([plain(header.label), header.id, list(payload)])
+        else:
+            read.append([])
+    record("recordio_written_by_hybridnet", read)
+    images = os.path.join(os.environ["HN_FIXTURES_DIR"], "images", "images.rec")
+    for flag in (1, 0):
+        dataset = data.vision.ImageRecordDataset(images, flag=flag)
+        record(f"image_record_dataset_{flag}", [[plain(img), plain(label)] for img, label in
+                                                (dataset[i] for i in range(len(dataset)))])
+
+
 metric_cases()
 data_cases()
+recordio_cases()
 with open(sys.argv[1], "w") as f:
     json.dump(RESULTS, f)

@@ -1,7 +1,9 @@
 """Datasets (MXNet's gluon.data.Dataset family): indexable collections of samples."""
-from ... import ndarray
+import os
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+from ... import ndarray, recordio
+
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset:
@@ -94,6 +96,22 @@ class ArrayDataset(Dataset):
 
     def __len__(self):
         return self._length
+
+
+class RecordFileDataset(Dataset):
+    """The records of a RecordIO file (bytes each), by position, read through its index (the
+    .idx file next to it)."""
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)
 
 
 class _LazyTransformDataset(Dataset):

@@ -1,4 +1,5 @@
-"""Vision data helpers (mx.gluon.data.vision): image transforms."""
+"""Vision data helpers (mx.gluon.data.vision): image datasets and transforms."""
 from . import transforms
+from .datasets import ImageRecordDataset
 
-__all__ = ["transforms"]
+__all__ = ["transforms", "ImageRecordDataset"]
