@@ -147,3 +147,20 @@ def test_image_record_dataset_decodes_mxnet_records(fixtures_dir):
     assert batch_images.shape == (3, 4, 4, 3) and batch_labels.asnumpy().tolist() == [0, 1, 2.5]
     with pytest.raises(mx.FormatError, match="not a JPEG image"):
         mx.image.imdecode(b"GIF89a....")
+
+
+def test_array_dataset_batches_equal_sample_by_sample_stacking():
+    rng = np.random.RandomState(2)
+    fields = [nd.array(rng.normal(size=(9, 2, 3))), nd.array(rng.normal(size=9)),
+              rng.randint(0, 5, size=9), rng.normal(size=(9, 4)).astype(np.float16)]
+    dataset = data.ArrayDataset(*fields)
+    fast = list(data.DataLoader(dataset, batch_size=4))
+    one_by_one = list(data.DataLoader(data.SimpleDataset([dataset[i] for i in range(9)]),
+                                      batch_size=4))
+    assert len(fast) == len(one_by_one) == 3
+    for a, b in zip(fast, one_by_one):
+        for x, y in zip(a, b):
+            assert x.dtype == y.dtype and x.shape == y.shape
+            assert np.array_equal(x.asnumpy(), y.asnumpy())
+    single = list(data.DataLoader(data.ArrayDataset(fields[0]), batch_size=5))
+    assert isinstance(single[0], nd.NDArray) and single[1].shape == (4, 2, 3)

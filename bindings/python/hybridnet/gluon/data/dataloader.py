@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from . import sampler as _sampler
+from .dataset import ArrayDataset
 
 __all__ = ["DataLoader", "default_batchify_fn"]
 
@@ -53,6 +54,10 @@ class DataLoader:
         self._batchify_fn = batchify_fn or default_batchify_fn
 
     def _batch(self, indices):
+        if self._batchify_fn is default_batchify_fn and type(self._dataset) is ArrayDataset:
+            batch = self._dataset._gather(np.asarray(indices, dtype=np.int64))
+            if batch is not None:
+                return batch
         return self._batchify_fn([self._dataset[i] for i in indices])
 
     def __iter__(self):
