@@ -61,6 +61,8 @@ inline void CheckOut(const T* p, const char* what) {
 }
 /// A non-null C string argument.
 std::string CheckString(const char* s, const char* what);
+/// A 0/1 flag argument as a bool; kInvalidArgument naming `what` for any other value.
+bool ToFlag(int value, const char* what);
 
 /// Validates dtype values from C.
 hn::DType ToDType(int dtype);

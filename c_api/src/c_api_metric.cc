@@ -1,21 +1,12 @@
 // C API: metrics (hn_metric_*) over hybridnet/metric.h.
-#include <cmath>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "c_api_common.h"
 
 using namespace hn_capi;  // NOLINT
 namespace hn = ::hybridnet;
-
-namespace {
-
-bool ToFlag(int value, const char* what) {
-  HN_CHECK(value == 0 || value == 1, kInvalidArgument)
-      << "argument '" << what << "' is " << value << "; expected 0 or 1";
-  return value == 1;
-}
-
-}  // namespace
 
 extern "C" {
 

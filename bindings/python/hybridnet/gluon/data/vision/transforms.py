@@ -12,6 +12,7 @@ import math
 import numbers
 import random
 
+from .... import ndarray as nd
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
@@ -83,7 +84,6 @@ def _pair(size):
 
 def _crop_resized(x, x0, y0, width, height, size, interpolation):
     """The window (x0, y0, width, height) of an HWC image, resized to size (w, h) if needed."""
-    from .... import ndarray as nd
     out = nd.image.crop(x, x=x0, y=y0, width=width, height=height)
     if (width, height) != tuple(size):
         out = nd.image.resize(out, size=tuple(size), interp=interpolation)
@@ -149,5 +149,4 @@ class RandomFlipLeftRight(Block):
     """Mirrors an HWC image left to right with probability 1/2."""
 
     def forward(self, x):
-        from .... import ndarray as nd
         return nd.image.flip_left_right(x) if random.random() < 0.5 else x
