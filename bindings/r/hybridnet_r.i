@@ -89,6 +89,7 @@
 %ignore hn_metric_stats;
 %ignore hn_metric_reset;
 %ignore hn_metric_kind;
+%ignore hn_metric_kind_of;
 /* Image decoding takes raw memory; the facades get it with their dataset API. */
 %ignore hn_image_decode;
 

@@ -87,6 +87,14 @@ int hn_metric_kind(const hn_metric* metric, const char** out_kind) noexcept {
   HN_API_END();
 }
 
+int hn_metric_kind_of(const char* name, const char** out_kind) noexcept {
+  HN_API_BEGIN();
+  const std::string metric_name = CheckString(name, "name");
+  CheckOut(out_kind, "out_kind");
+  *out_kind = hn::metric::KindOf(metric_name).c_str();
+  HN_API_END();
+}
+
 void hn_metric_free(hn_metric* metric) noexcept { delete metric; }
 
 }  // extern "C"

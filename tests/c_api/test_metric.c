@@ -110,6 +110,10 @@ static void test_errors(void) {
   HN_EXPECT_ERR(hn_metric_get(m, 0, 1, NULL, NULL, &n), HN_ERR_INVALID_ARGUMENT, "names");
   HN_EXPECT_ERR(hn_metric_reset(m, 5), HN_ERR_INVALID_ARGUMENT, "'local_only'");
   HN_EXPECT_ERR(hn_metric_kind(NULL, &kind), HN_ERR_INVALID_ARGUMENT, "'metric' is NULL");
+  HN_EXPECT_OK(hn_metric_kind_of("NLL_LOSS", &kind));
+  HN_EXPECT(strcmp(kind, "NegativeLogLikelihood") == 0);
+  HN_EXPECT_ERR(hn_metric_kind_of("f2", &kind), HN_ERR_NOT_FOUND, "unknown metric 'f2'");
+  HN_EXPECT_ERR(hn_metric_kind_of(NULL, &kind), HN_ERR_INVALID_ARGUMENT, "'name'");
   /* Nothing was added by the failed updates. */
   HN_EXPECT(isnan(reading(m, 1, "accuracy")));
   hn_metric_free(m);

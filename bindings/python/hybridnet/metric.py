@@ -124,12 +124,6 @@ def _new_handle(name, kwargs):
     return ffi.gc(out[0], lib.hn_metric_free)
 
 
-def _kind(handle):
-    out = ffi.new("const char**")
-    check(lib.hn_metric_kind(handle, out))
-    return ffi.string(out[0]).decode()
-
-
 def _as_arrays(values, what):
     if values is None:
         return []
@@ -447,11 +441,10 @@ def create(metric, *args, **kwargs):
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a name, a function, a metric or a list; got "
                         f"{type(metric).__name__}")
-    # The library's registry resolves the name (with the arguments it checks); the class of the
-    # same name takes the arguments.
-    library_args = {k: v for k, v in kwargs.items()
-                    if k not in ("output_names", "label_names", "metrics")}
-    kind = _kind(_new_handle(metric, library_args))
+    # The library's registry resolves the name; the class of the same name takes the arguments.
+    kind_out = ffi.new("const char**")
+    check(lib.hn_metric_kind_of(metric.encode(), kind_out))
+    kind = ffi.string(kind_out[0]).decode()
     cls = globals().get(kind)
     if cls is None:
         raise error("HN_ERR_INTERNAL", f"metric '{metric}' is a {kind}, which hybridnet.metric "

@@ -1089,6 +1089,12 @@ HN_API int hn_metric_reset(hn_metric* metric, int local_only) HN_NOEXCEPT;
  *  string. */
 HN_API int hn_metric_kind(const hn_metric* metric, const char** out_kind) HN_NOEXCEPT;
 
+/** MXNet's class name ("Accuracy", ...) that a name or alias hn_metric_create takes stands for,
+ *  without making a metric (bindings pick their class with it before the arguments are
+ *  checked). Errors: an unknown name (HN_ERR_NOT_FOUND, listing the known ones). Borrowed: a
+ *  static string. */
+HN_API int hn_metric_kind_of(const char* name, const char** out_kind) HN_NOEXCEPT;
+
 /** Releases a metric. Accepts NULL. */
 HN_API void hn_metric_free(hn_metric* metric) HN_NOEXCEPT;
 

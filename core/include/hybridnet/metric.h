@@ -98,6 +98,10 @@ class CompositeEvalMetric : public EvalMetric {
 /// listing what is accepted.
 std::unique_ptr<EvalMetric> Create(const std::string& name, const AttrDict& args = {});
 
+/// MXNet's class name a registry name or alias stands for ("acc" -> "Accuracy"); kNotFound as
+/// Create() for an unknown one. The string is static.
+const std::string& KindOf(const std::string& name);
+
 /// Every name Create() accepts, class names and aliases, lower-case.
 std::vector<std::string> MetricNames();
 

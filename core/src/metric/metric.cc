@@ -704,20 +704,30 @@ std::vector<NameValue> CompositeEvalMetric::GetGlobal() const {
   return values;
 }
 
-std::unique_ptr<EvalMetric> Create(const std::string& name, const AttrDict& args) {
+namespace {
+
+const MetricKind& Find(const std::string& name) {
   const std::string key = Lower(name);
   for (const MetricKind& entry : Registry()) {
-    if (std::find(entry.names.begin(), entry.names.end(), key) == entry.names.end()) continue;
-    Args reader(entry.kind, args);
-    auto metric = entry.make(&reader);
-    reader.CheckAllTaken();
-    return metric;
+    if (std::find(entry.names.begin(), entry.names.end(), key) != entry.names.end()) return entry;
   }
   std::ostringstream known;
   const auto names = MetricNames();
   for (size_t i = 0; i < names.size(); ++i) known << (i ? ", " : "") << names[i];
   HN_THROW(kNotFound) << "unknown metric '" << name << "'; known metrics: " << known.str();
 }
+
+}  // namespace
+
+std::unique_ptr<EvalMetric> Create(const std::string& name, const AttrDict& args) {
+  const MetricKind& entry = Find(name);
+  Args reader(entry.kind, args);
+  auto metric = entry.make(&reader);
+  reader.CheckAllTaken();
+  return metric;
+}
+
+const std::string& KindOf(const std::string& name) { return Find(name).kind; }
 
 std::vector<std::string> MetricNames() {
   std::vector<std::string> names;

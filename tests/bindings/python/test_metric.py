@@ -27,6 +27,7 @@ def test_accuracy_local_and_global():
 def test_create_names_aliases_lists_and_functions():
     assert isinstance(mx.metric.create("acc"), mx.metric.Accuracy)
     assert isinstance(mx.metric.create("CE"), mx.metric.CrossEntropy)
+    assert mx.metric.create("top_k_acc", 4).top_k == 4  # positional arguments, as MXNet
     top = mx.metric.create("top_k_accuracy", top_k=3)
     assert isinstance(top, mx.metric.TopKAccuracy) and top.name == "top_k_accuracy_3"
     composite = mx.metric.create(["acc", "mse"])
