@@ -16,6 +16,19 @@ target_include_directories(hn_dnnl SYSTEM INTERFACE ${HN_DNNL_INCLUDE_DIR})
 target_link_libraries(hn_dnnl INTERFACE ${HN_DNNL_LIBRARY})
 find_package(OpenMP REQUIRED)
 
+# libjpeg-turbo (Debian libjpeg62-turbo-dev, which scripts/setup.sh installs): JPEG decoding of
+# RecordIO datasets (core/src/io/image.cc). Optional: without it the library still builds and
+# decoding fails with HN_ERR_UNSUPPORTED saying what to install.
+find_path(HN_JPEG_INCLUDE_DIR jpeglib.h)
+find_library(HN_JPEG_LIBRARY jpeg)
+add_library(hn_jpeg INTERFACE)
+if(HN_JPEG_INCLUDE_DIR AND HN_JPEG_LIBRARY)
+  target_link_libraries(hn_jpeg INTERFACE ${HN_JPEG_LIBRARY})
+  set(HN_HAVE_JPEG ON)
+else()
+  message(STATUS "libjpeg (libjpeg62-turbo-dev) not found: image decoding is left out")
+endif()
+
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
 if(HN_BUILD_TESTS)

@@ -112,6 +112,17 @@
 %ignore hn_trainer_optimizer;
 %ignore hn_trainer_save_states;
 %ignore hn_trainer_load_states;
+/* Metrics: the Java, Scala and R facades get them with their training API (typemaps for the
+ * arrays of names and values come with it). */
+%ignore hn_metric_create;
+%ignore hn_metric_update;
+%ignore hn_metric_get;
+%ignore hn_metric_stats;
+%ignore hn_metric_reset;
+%ignore hn_metric_kind;
+%ignore hn_metric_kind_of;
+/* Image decoding takes raw memory; the facades get it with their dataset API. */
+%ignore hn_image_decode;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

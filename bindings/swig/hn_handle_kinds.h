@@ -20,6 +20,7 @@
   X(predictor)             \
   X(optimizer)             \
   X(lr_scheduler)          \
-  X(trainer)
+  X(trainer)               \
+  X(metric)
 
 #endif /* HN_HANDLE_KINDS_H_ */

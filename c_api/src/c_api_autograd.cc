@@ -10,12 +10,6 @@ namespace autograd = ::hybridnet::autograd;
 
 namespace {
 
-bool ToFlag(int value, const char* what) {
-  HN_CHECK(value == 0 || value == 1, kInvalidArgument)
-      << "argument '" << what << "' is " << value << "; expected 0 or 1";
-  return value == 1;
-}
-
 autograd::GradReq ToGradReq(int req, size_t i) {
   HN_CHECK(req == HN_GRAD_NULL || req == HN_GRAD_WRITE || req == HN_GRAD_ADD, kInvalidArgument)
       << "grad_reqs[" << i << "] is " << req << "; expected HN_GRAD_NULL (0), HN_GRAD_WRITE (1) "

@@ -129,6 +129,12 @@ std::string CheckString(const char* s, const char* what) {
   return std::string(s);
 }
 
+bool ToFlag(int value, const char* what) {
+  HN_CHECK(value == 0 || value == 1, kInvalidArgument)
+      << "argument '" << what << "' is " << value << "; expected 0 or 1";
+  return value == 1;
+}
+
 hn::DType ToDType(int dtype) {
   HN_CHECK(hn::IsKnownDType(dtype), kTypeError)
       << "unknown dtype " << dtype << " (expected an hn_dtype value from 0 to 12)";

@@ -31,6 +31,7 @@
 #include "hybridnet/gluon/block.h"
 #include "hybridnet/gluon/parameter.h"
 #include "hybridnet/gluon/trainer.h"
+#include "hybridnet/metric.h"
 #include "hybridnet/ndarray.h"
 #include "hybridnet/optimizer.h"
 #include "hybridnet/symbol.h"
@@ -62,6 +63,8 @@ inline void CheckOut(const T* p, const char* what) {
 }
 /// A non-null C string argument.
 std::string CheckString(const char* s, const char* what);
+/// A 0/1 flag argument as a bool; kInvalidArgument naming `what` for any other value.
+bool ToFlag(int value, const char* what);
 
 /// Validates dtype values from C.
 hn::DType ToDType(int dtype);
@@ -195,6 +198,12 @@ struct hn_predictor {
   bool has_outputs = false;
   size_t plans_seen = 0;
   bool fast_math = false;  // hn_predictor_set_fast_math
+  hn_capi::LiveHandle live{};
+};
+
+struct hn_metric {
+  std::unique_ptr<hybridnet::metric::EvalMetric> metric;
+  hn_capi::NameArray names;  // the readings' names (fixed once the metric is made)
   hn_capi::LiveHandle live{};
 };
 

@@ -36,7 +36,7 @@ void hn_trainer_free(hn_trainer* trainer) noexcept { delete trainer; }
 int hn_trainer_step(hn_trainer* trainer, int batch_size, int ignore_stale_grad) noexcept {
   HN_API_BEGIN();
   CheckHandle(trainer, "trainer");
-  trainer->trainer->Step(batch_size, ignore_stale_grad != 0);
+  trainer->trainer->Step(batch_size, ToFlag(ignore_stale_grad, "ignore_stale_grad"));
   HN_API_END();
 }
 
@@ -50,7 +50,7 @@ int hn_trainer_allreduce_grads(hn_trainer* trainer) noexcept {
 int hn_trainer_update(hn_trainer* trainer, int batch_size, int ignore_stale_grad) noexcept {
   HN_API_BEGIN();
   CheckHandle(trainer, "trainer");
-  trainer->trainer->Update(batch_size, ignore_stale_grad != 0);
+  trainer->trainer->Update(batch_size, ToFlag(ignore_stale_grad, "ignore_stale_grad"));
   HN_API_END();
 }
 

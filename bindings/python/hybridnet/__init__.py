@@ -31,7 +31,7 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from . import autograd, ndarray, symbol
 from . import ndarray as nd
 from . import symbol as sym
-from . import initializer, random
+from . import image, initializer, io, metric, random, recordio
 from . import initializer as init
 from . import gluon
 from . import lr_scheduler, optimizer

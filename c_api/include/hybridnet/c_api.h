@@ -143,6 +143,8 @@ typedef struct hn_optimizer hn_optimizer;
 typedef struct hn_lr_scheduler hn_lr_scheduler;
 /** A trainer (MXNet's gluon.Trainer): an optimizer applied to a block's parameters. */
 typedef struct hn_trainer hn_trainer;
+/** An evaluation metric (MXNet's mx.metric): running statistics; one thread at a time. */
+typedef struct hn_metric hn_metric;
 
 /** Releases caller memory handed to hn_tensor_wrap; called once with the data and the arg. */
 typedef void (*hn_deleter)(void* data, void* arg);
@@ -1260,6 +1262,81 @@ HN_API int hn_trainer_save_states(const hn_trainer* trainer, const char* path) H
  *  optimizer, or with states that do not fit the parameters: HN_ERR_INVALID_ARGUMENT; a damaged
  *  file: HN_ERR_FORMAT; either way nothing changes. */
 HN_API int hn_trainer_load_states(hn_trainer* trainer, const char* path) HN_NOEXCEPT;
+ * Metrics: MXNet's mx.metric (Accuracy, TopKAccuracy, F1, MCC, MAE, MSE, RMSE, CrossEntropy,
+ * NegativeLogLikelihood, Perplexity, PearsonCorrelation, Loss, CompositeEvalMetric).
+ *
+ *   const char* keys[] = {"axis"}, *values[] = {"1"};
+ *   hn_metric_create("acc", keys, values, 1, &acc);
+ *   hn_metric_update(acc, &label, 1, &pred, 1);                 (one call per batch)
+ *   hn_metric_get(acc, 0, 1, &name, &value, &n);               ("accuracy", 0.75)
+ *   hn_metric_free(acc);
+ *
+ * A metric keeps local statistics (cleared by hn_metric_reset with local_only 1, e.g. every
+ * logging interval) and global ones (cleared by hn_metric_reset with local_only 0), as MXNet's
+ * EvalMetric; a metric without instances reads NaN.
+ * ========================================================================================== */
+
+/** Creates the metric MXNet's mx.metric.create(name, **kwargs) makes: `name` is a registry
+ *  name or alias, case-insensitive ("accuracy"/"acc", "top_k_accuracy"/"top_k_acc", "f1",
+ *  "mcc", "mae", "mse", "rmse", "crossentropy"/"ce", "negativeloglikelihood"/"nll_loss",
+ *  "perplexity", "pearsoncorrelation"/"pearsonr", "loss", "composite"); keys[i]/values[i] are
+ *  its keyword arguments as MXNet's text ("name", "axis", "top_k", "average", "eps",
+ *  "ignore_label"; "metrics" for "composite": comma-separated names). keys and values may be
+ *  NULL when num_args is 0. Errors: an unknown name (HN_ERR_NOT_FOUND, listing the known ones),
+ *  an unknown or bad argument (HN_ERR_INVALID_ARGUMENT). Ownership: *out is new
+ *  (hn_metric_free). */
+HN_API int hn_metric_create(const char* name, const char* const* keys, const char* const* values,
+                            size_t num_args, hn_metric** out) HN_NOEXCEPT;
+
+/** Adds one batch: labels[i] is the label tensor of preds[i] (Loss reads only the predictions;
+ *  `labels` may be NULL when num_labels is 0). Errors: different counts (HN_ERR_INVALID_ARGUMENT),
+ *  shapes that do not fit (HN_ERR_SHAPE), labels the metric cannot take (a third class for F1
+ *  or MCC, a label out of range for CrossEntropy: HN_ERR_INVALID_ARGUMENT); the statistics are
+ *  unchanged on failure. */
+HN_API int hn_metric_update(hn_metric* metric, hn_tensor* const* labels, size_t num_labels,
+                            hn_tensor* const* preds, size_t num_preds) HN_NOEXCEPT;
+
+/** The metric's readings (MXNet's get(), or get_global() when `global` is 1): one for a plain
+ *  metric, every child's for a composite. *out_num_values receives their count; with
+ *  max_values 0, names and values may be NULL (a count query), else names[i] and values[i]
+ *  receive the first min(count, max_values) readings. The names are borrowed: valid while the
+ *  metric lives. */
+HN_API int hn_metric_get(const hn_metric* metric, int global, size_t max_values, const char** names,
+                         double* values, size_t* out_num_values) HN_NOEXCEPT;
+
+/** The running sums of a plain metric (MXNet's num_inst and sum_metric, or global_num_inst and
+ *  global_sum_metric when `global` is 1); either out-pointer may be NULL. A composite has no
+ *  sums of its own: HN_ERR_INVALID_ARGUMENT. */
+HN_API int hn_metric_stats(const hn_metric* metric, int global, double* out_num_inst,
+                           double* out_sum_metric) HN_NOEXCEPT;
+
+/** Clears the local statistics (local_only 1: MXNet's reset_local()) or all of them (0:
+ *  reset()). */
+HN_API int hn_metric_reset(hn_metric* metric, int local_only) HN_NOEXCEPT;
+
+/** MXNet's class name of the metric ("Accuracy", "CompositeEvalMetric", ...). Borrowed: a static
+ *  string. */
+HN_API int hn_metric_kind(const hn_metric* metric, const char** out_kind) HN_NOEXCEPT;
+
+/** MXNet's class name ("Accuracy", ...) that a name or alias hn_metric_create takes stands for,
+ *  without making a metric (bindings pick their class with it before the arguments are
+ *  checked). Errors: an unknown name (HN_ERR_NOT_FOUND, listing the known ones). Borrowed: a
+ *  static string. */
+HN_API int hn_metric_kind_of(const char* name, const char** out_kind) HN_NOEXCEPT;
+
+/** Releases a metric. Accepts NULL. */
+HN_API void hn_metric_free(hn_metric* metric) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Images: decoding for datasets, as MXNet's mx.image.imdecode.
+ * ========================================================================================== */
+
+/** Decodes the JPEG image in data[0..size) into a new (height, width, channels) uint8 tensor:
+ *  3 channels in RGB order for flag 1, 1 channel (gray) for flag 0, as MXNet's imdecode.
+ *  Errors: bytes that are not a JPEG image or are corrupt (HN_ERR_FORMAT, with libjpeg's
+ *  message), an empty buffer or another flag (HN_ERR_INVALID_ARGUMENT), a build without
+ *  libjpeg-turbo (HN_ERR_UNSUPPORTED). Ownership: *out is new (hn_tensor_free). */
+HN_API int hn_image_decode(const void* data, size_t size, int flag, hn_tensor** out) HN_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */
