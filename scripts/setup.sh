@@ -12,7 +12,7 @@ packages=(
   default-jdk-headless maven libopenblas0
   abigail-tools
   python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-wheel
-  python3-venv python3-pip python3-dev
+  python3-venv python3-pip python3-dev python3-sklearn
 )
 # `setup.sh fuzz`: clang and libFuzzer for `make fuzz` (not needed by the build or the tests).
 if [ "${1:-}" = fuzz ]; then
