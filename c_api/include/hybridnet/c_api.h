@@ -1262,6 +1262,8 @@ HN_API int hn_trainer_save_states(const hn_trainer* trainer, const char* path) H
  *  optimizer, or with states that do not fit the parameters: HN_ERR_INVALID_ARGUMENT; a damaged
  *  file: HN_ERR_FORMAT; either way nothing changes. */
 HN_API int hn_trainer_load_states(hn_trainer* trainer, const char* path) HN_NOEXCEPT;
+
+/* ============================================================================================
  * Metrics: MXNet's mx.metric (Accuracy, TopKAccuracy, F1, MCC, MAE, MSE, RMSE, CrossEntropy,
  * NegativeLogLikelihood, Perplexity, PearsonCorrelation, Loss, CompositeEvalMetric).
  *
