@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/vector_math-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
@@ -198,6 +199,11 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   return data != DType::kUnknown && o != DType::kUnknown && len_known;
 }
 
+// e^a for a line's sum: float lines take the vectorizable exp (kernels/vector_math-inl.h), the
+// sum and the rest stay in double.
+inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(a)); }
+inline double LineExp(double a) { return std::exp(a); }
+
 // softmax along the middle axis of (outer, size, inner): max in the input type, the exponential
 // sum in double (MXNet's accumulation type for float32 and float64). softmin (kNegate) is the
 // softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0.
@@ -215,23 +221,17 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
       T mmax = in(base);
       for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
       double sum = 0.0;
-      if (temperature == 1.0) {
-        for (int64_t j = 0; j < m; ++j)
-          sum += std::exp(static_cast<double>(in(base + j * st) - mmax));
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = in(base + j * st) - mmax;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
-        }
-      } else {
-        const T t = static_cast<T>(temperature);
-        for (int64_t j = 0; j < m; ++j)
-          sum += std::exp(static_cast<double>((in(base + j * st) - mmax) / t));
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = (in(base + j * st) - mmax) / t;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
-        }
+      const T t = static_cast<T>(temperature);
+      auto shifted = [&](int64_t j) {
+        return temperature == 1.0 ? in(base + j * st) - mmax : (in(base + j * st) - mmax) / t;
+      };
+#pragma omp simd reduction(+ : sum)
+      for (int64_t j = 0; j < m; ++j) sum += LineExp(shifted(j));
+      const double log_sum = std::log(sum);
+#pragma omp simd
+      for (int64_t j = 0; j < m; ++j) {
+        const T a = shifted(j);
+        out[base + j * st] = kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
       }
     }
   }
@@ -301,16 +301,17 @@ void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, dou
     for (int64_t i = 0; i < v.inner; ++i) {
       const int64_t base = o * v.size * st + i;
       double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < v.size; ++j) {
         const int64_t k = base + j * st;
         sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
                                                  : static_cast<double>(dy[k]) * y[k];
       }
+#pragma omp simd
       for (int64_t j = 0; j < v.size; ++j) {
         const int64_t k = base + j * st;
-        double g = kKind == SoftmaxKind::kLogSoftmax
-                       ? dy[k] - std::exp(static_cast<double>(y[k])) * sum
-                       : y[k] * (dy[k] - sum);
+        double g =
+            kKind == SoftmaxKind::kLogSoftmax ? dy[k] - LineExp(y[k]) * sum : y[k] * (dy[k] - sum);
         if (kKind == SoftmaxKind::kSoftmin) g = -g;
         dx[k] = static_cast<T>(g / t);
       }
