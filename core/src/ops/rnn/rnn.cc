@@ -39,6 +39,7 @@
 
 #include "hybridnet/op.h"
 #include "kernels/blas.h"
+#include "kernels/vector_math-inl.h"
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
@@ -189,10 +190,11 @@ bool RNNType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
   return known && len != DType::kUnknown;
 }
 
-template <typename T>
-T Sigmoid(T x) {
-  return T{1} / (T{1} + std::exp(-x));
-}
+// The gates' activations: float ones vectorize (kernels/vector_math-inl.h).
+inline float GateSigmoid(float x) { return internal::VectorSigmoid(x); }
+inline double GateSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline float GateTanh(float x) { return internal::VectorTanh(x); }
+inline double GateTanh(double x) { return std::tanh(x); }
 
 struct RNNDims {
   int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
@@ -240,10 +242,11 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
                   const std::vector<int64_t>& lengths, T* y, int64_t dir, T* hy, T* cy, T* scratch,
                   const StepTrace<T>* trace) {
   const int64_t n = dm.n, h = dm.h, g = dm.g, gh = g * h, yw = dm.d * h;
-  T* xw = scratch;             // (T * N, G * H)
-  T* hw = xw + dm.t * n * gh;  // (N, G * H)
-  T* hcur = hw + n * gh;       // (N, H)
-  T* ccur = hcur + n * h;      // (N, H)
+  T* xw = scratch;                 // (T * N, G * H)
+  T* hw = xw + dm.t * n * gh;      // (N, G * H)
+  T* hcur = hw + n * gh;           // (N, H)
+  T* ccur = hcur + n * h;          // (N, H)
+  T* unkept_gates = ccur + n * h;  // (G * H): a step's gates where no trace keeps them
   internal::Gemm(false, true, dm.t * n, gh, in, T{1}, x, in, wx, in, T{0}, xw, gh);
   // bx (and, except for GRU's n gate, bh) fold into the input projection.
   for (int64_t r = 0; r < dm.t * n; ++r) {
@@ -273,6 +276,7 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
       }
       const T* xg = xw + row * gh;
       const T* hg = hw + b * gh;
+      T* gt = trace != nullptr ? trace->gates + row * gh : unkept_gates;
       T* hb = hcur + b * h;
       T* cb = ccur + b * h;
       if (trace != nullptr) {
@@ -282,38 +286,35 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
       }
       switch (mode) {
         case RNNMode::kLstm:
+#pragma omp simd
           for (int64_t j = 0; j < h; ++j) {
-            const T ig = Sigmoid(xg[j] + hg[j]);
-            const T fg = Sigmoid(xg[h + j] + hg[h + j]);
-            const T cg = std::tanh(xg[2 * h + j] + hg[2 * h + j]);
-            const T og = Sigmoid(xg[3 * h + j] + hg[3 * h + j]);
+            const T ig = GateSigmoid(xg[j] + hg[j]);
+            const T fg = GateSigmoid(xg[h + j] + hg[h + j]);
+            const T cg = GateTanh(xg[2 * h + j] + hg[2 * h + j]);
+            const T og = GateSigmoid(xg[3 * h + j] + hg[3 * h + j]);
             cb[j] = fg * cb[j] + ig * cg;
-            hb[j] = og * std::tanh(cb[j]);
-            if (trace != nullptr) {
-              T* gt = trace->gates + row * gh;
-              gt[j] = ig;
-              gt[h + j] = fg;
-              gt[2 * h + j] = cg;
-              gt[3 * h + j] = og;
-            }
+            hb[j] = og * GateTanh(cb[j]);
+            gt[j] = ig;
+            gt[h + j] = fg;
+            gt[2 * h + j] = cg;
+            gt[3 * h + j] = og;
           }
           if (trace != nullptr)
             std::memcpy(trace->c + row * h, cb, static_cast<size_t>(h) * sizeof(T));
           break;
         case RNNMode::kGru:
+#pragma omp simd
           for (int64_t j = 0; j < h; ++j) {
-            const T rg = Sigmoid(xg[j] + hg[j]);
-            const T zg = Sigmoid(xg[h + j] + hg[h + j]);
-            const T ng = std::tanh(xg[2 * h + j] + rg * hg[2 * h + j]);
+            const T rg = GateSigmoid(xg[j] + hg[j]);
+            const T zg = GateSigmoid(xg[h + j] + hg[h + j]);
+            const T ng = GateTanh(xg[2 * h + j] + rg * hg[2 * h + j]);
             hb[j] = (T{1} - zg) * ng + zg * hb[j];
-            if (trace != nullptr) {
-              T* gt = trace->gates + row * gh;
-              gt[j] = rg;
-              gt[h + j] = zg;
-              gt[2 * h + j] = ng;
-              trace->hn[row * h + j] = hg[2 * h + j];
-            }
+            gt[j] = rg;
+            gt[h + j] = zg;
+            gt[2 * h + j] = ng;
           }
+          if (trace != nullptr)
+            std::memcpy(trace->hn + row * h, hg + 2 * h, static_cast<size_t>(h) * sizeof(T));
           break;
         case RNNMode::kRnnRelu:
           for (int64_t j = 0; j < h; ++j) {
@@ -322,7 +323,8 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
           }
           break;
         case RNNMode::kRnnTanh:
-          for (int64_t j = 0; j < h; ++j) hb[j] = std::tanh(xg[j] + hg[j]);
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) hb[j] = GateTanh(xg[j] + hg[j]);
           break;
       }
       if (trace != nullptr && mode != RNNMode::kLstm && mode != RNNMode::kGru)
@@ -418,7 +420,8 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
     bias += dm.d * dm.g * dm.h * (lin + dm.h);
   }
   const int64_t layer_out = dm.t * dm.n * dm.d * dm.h;
-  const int64_t per_dir = dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h;
+  const int64_t per_dir =
+      dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h + dm.g * dm.h;
   const int64_t layers = p.num_layers;
   const bool ping_pong = layers > 1 && trace == nullptr;
   T* scratch = ctx.workspace->Get<T>(
@@ -643,38 +646,50 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
       }
       const T* gt = tr.gates + row * gh;
       const T* dyrow = dy + row * yw + dir * h;
-      T* dhb = dh + b * h;
-      for (int64_t j = 0; j < h; ++j) {
-        const T dht = dyrow[j] + dhb[j];
-        switch (mode) {
-          case RNNMode::kLstm: {
+      const T* dhb = dh + b * h;
+      T* dcb = dc + b * h;
+      switch (mode) {
+        case RNNMode::kLstm: {
+          const T* c = tr.c + row * h;
+          const T* c_prev = tr.c_prev + row * h;
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) {
+            const T dht = dyrow[j] + dhb[j];
             const T ig = gt[j], fg = gt[h + j], cg = gt[2 * h + j], og = gt[3 * h + j];
-            const T tc = std::tanh(tr.c[row * h + j]);
-            const T dct = dc[b * h + j] + dht * og * (T{1} - tc * tc);
+            const T tc = GateTanh(c[j]);
+            const T dct = dcb[j] + dht * og * (T{1} - tc * tc);
             ax[j] = dct * cg * ig * (T{1} - ig);
-            ax[h + j] = dct * tr.c_prev[row * h + j] * fg * (T{1} - fg);
+            ax[h + j] = dct * c_prev[j] * fg * (T{1} - fg);
             ax[2 * h + j] = dct * ig * (T{1} - cg * cg);
             ax[3 * h + j] = dht * tc * og * (T{1} - og);
-            dc[b * h + j] = dct * fg;
-            break;
+            dcb[j] = dct * fg;
           }
-          case RNNMode::kGru: {
+          break;
+        }
+        case RNNMode::kGru: {
+          const T* hn = tr.hn + row * h;
+          const T* h_prev = tr.h_prev + row * h;
+          T* direct_b = direct + b * h;
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) {
+            const T dht = dyrow[j] + dhb[j];
             const T rg = gt[j], zg = gt[h + j], ng = gt[2 * h + j];
             const T dan = dht * (T{1} - zg) * (T{1} - ng * ng);
-            ax[j] = ah[j] = dan * tr.hn[row * h + j] * rg * (T{1} - rg);
-            ax[h + j] = ah[h + j] = dht * (tr.h_prev[row * h + j] - ng) * zg * (T{1} - zg);
+            ax[j] = ah[j] = dan * hn[j] * rg * (T{1} - rg);
+            ax[h + j] = ah[h + j] = dht * (h_prev[j] - ng) * zg * (T{1} - zg);
             ax[2 * h + j] = dan;
             ah[2 * h + j] = dan * rg;
-            direct[b * h + j] = dht * zg;
-            break;
+            direct_b[j] = dht * zg;
           }
-          case RNNMode::kRnnRelu:
-            ax[j] = gt[j] > T{0} ? dht : T{0};
-            break;
-          case RNNMode::kRnnTanh:
-            ax[j] = dht * (T{1} - gt[j] * gt[j]);
-            break;
+          break;
         }
+        case RNNMode::kRnnRelu:
+          for (int64_t j = 0; j < h; ++j) ax[j] = gt[j] > T{0} ? dyrow[j] + dhb[j] : T{0};
+          break;
+        case RNNMode::kRnnTanh:
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) ax[j] = (dyrow[j] + dhb[j]) * (T{1} - gt[j] * gt[j]);
+          break;
       }
     }
     internal::Gemm(false, false, n, h, gh, T{1}, dah + t * n * gh, gh, wh, h, T{0}, through, h);
@@ -688,14 +703,15 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
   if (dcx != nullptr) std::memcpy(dcx, dc, static_cast<size_t>(n * h) * sizeof(T));
   internal::Gemm(true, false, gh, in, rows, T{1}, dax, gh, x, in, T{0}, dwx, in);
   internal::Gemm(true, false, gh, h, rows, T{1}, dah, gh, tr.h_prev, h, T{0}, dwh, h);
-  for (int64_t j = 0; j < gh; ++j) {
-    T sx{0}, sh{0};
-    for (int64_t r = 0; r < rows; ++r) {
-      sx += dax[r * gh + j];
-      sh += dah[r * gh + j];
+  // Row by row, each column summed in step order.
+  std::fill_n(dbx, gh, T{0});
+  std::fill_n(dbh, gh, T{0});
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma omp simd
+    for (int64_t j = 0; j < gh; ++j) {
+      dbx[j] += dax[r * gh + j];
+      dbh[j] += dah[r * gh + j];
     }
-    dbx[j] = sx;
-    dbh[j] = sh;
   }
   internal::Gemm(false, false, rows, in, gh, T{1}, dax, gh, wx, in, accumulate ? T{1} : T{0}, dx,
                  in);
