@@ -1,5 +1,6 @@
 // exp, sigmoid and tanh of float written in arithmetic only, so that a loop over them vectorizes
-// (`#pragma omp simd`); the libm calls do not, and dominated the RNN's gates and softmax's lines.
+// (`#pragma omp simd`, in a file compiled with -fno-trapping-math: see core/CMakeLists.txt); the
+// libm calls do not, and dominated the RNN's gates and softmax's lines.
 // exp(x) = 2^n e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 split in two so r is exact),
 // e^r a degree-7 Taylor polynomial on |r| <= ln 2 / 2: within 2 ulp of the correctly rounded
 // value, 0 below -87.3 (where floats go subnormal) and capped at exp(88.3) above. Sigmoid is
@@ -10,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 namespace hybridnet {
 namespace internal {
@@ -33,8 +33,7 @@ inline float VectorExp(float x) {
   p = p * r + 1.f;
   p = p * r + 1.f;
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
+  const float scale = __builtin_bit_cast(float, bits);
   return x < kMin ? 0.f : p * scale;
 }
 

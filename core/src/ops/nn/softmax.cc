@@ -219,19 +219,31 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
       for (int64_t j = m; j < v.size; ++j) out[base + j * st] = O(0);
       if (m == 0) continue;
       T mmax = in(base);
+#pragma omp simd reduction(max : mmax)
       for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
       double sum = 0.0;
-      const T t = static_cast<T>(temperature);
-      auto shifted = [&](int64_t j) {
-        return temperature == 1.0 ? in(base + j * st) - mmax : (in(base + j * st) - mmax) / t;
-      };
+      // Two loops per temperature branch, so each one vectorizes.
+      if (temperature == 1.0) {
 #pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < m; ++j) sum += LineExp(shifted(j));
-      const double log_sum = std::log(sum);
+        for (int64_t j = 0; j < m; ++j) sum += LineExp(in(base + j * st) - mmax);
+        const double log_sum = std::log(sum);
 #pragma omp simd
-      for (int64_t j = 0; j < m; ++j) {
-        const T a = shifted(j);
-        out[base + j * st] = kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+        for (int64_t j = 0; j < m; ++j) {
+          const T a = in(base + j * st) - mmax;
+          out[base + j * st] =
+              kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+        }
+      } else {
+        const T t = static_cast<T>(temperature);
+#pragma omp simd reduction(+ : sum)
+        for (int64_t j = 0; j < m; ++j) sum += LineExp((in(base + j * st) - mmax) / t);
+        const double log_sum = std::log(sum);
+#pragma omp simd
+        for (int64_t j = 0; j < m; ++j) {
+          const T a = (in(base + j * st) - mmax) / t;
+          out[base + j * st] =
+              kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+        }
       }
     }
   }
