@@ -319,13 +319,20 @@ void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, dou
         sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
                                                  : static_cast<double>(dy[k]) * y[k];
       }
-#pragma omp simd
-      for (int64_t j = 0; j < v.size; ++j) {
-        const int64_t k = base + j * st;
-        double g =
+      auto gradient = [&](int64_t k) {
+        const double g =
             kKind == SoftmaxKind::kLogSoftmax ? dy[k] - LineExp(y[k]) * sum : y[k] * (dy[k] - sum);
-        if (kKind == SoftmaxKind::kSoftmin) g = -g;
-        dx[k] = static_cast<T>(g / t);
+        return kKind == SoftmaxKind::kSoftmin ? -g : g;
+      };
+      // g / 1 is g: the usual temperature skips the division.
+      if (t == 1.0) {
+#pragma omp simd
+        for (int64_t j = 0; j < v.size; ++j)
+          dx[base + j * st] = static_cast<T>(gradient(base + j * st));
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < v.size; ++j)
+          dx[base + j * st] = static_cast<T>(gradient(base + j * st) / t);
       }
     }
   }
