@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/vector_math-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
@@ -199,6 +200,9 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   return data != DType::kUnknown && o != DType::kUnknown && len_known;
 }
 
+// Softmax over fewer elements runs on the calling thread.
+constexpr int64_t kSplitElements = int64_t{1} << 15;
+
 // e^a for a line's sum: float lines take the vectorizable exp (kernels/vector_math-inl.h), the
 // sum and the rest stay in double.
 inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(a)); }
@@ -212,41 +216,42 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
                   const int64_t* lengths) {
   const int64_t st = v.inner;
   auto in = [in_data](int64_t k) { return kNegate ? -in_data[k] : in_data[k]; };
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t i = 0; i < v.inner; ++i) {
-      const int64_t base = o * v.size * st + i;
-      const int64_t m = lengths != nullptr ? lengths[o * v.inner + i] : v.size;
-      for (int64_t j = m; j < v.size; ++j) out[base + j * st] = O(0);
-      if (m == 0) continue;
-      T mmax = in(base);
+  // Lines are independent, each summed in its own fixed order: split between the kernel threads.
+  internal::ParallelFor(
+      v.outer * v.inner, v.outer * v.inner * v.size >= kSplitElements, [&](int64_t line) {
+        const int64_t o = line / v.inner, i = line % v.inner;
+        const int64_t base = o * v.size * st + i;
+        const int64_t m = lengths != nullptr ? lengths[line] : v.size;
+        for (int64_t j = m; j < v.size; ++j) out[base + j * st] = O(0);
+        if (m == 0) return;
+        T mmax = in(base);
 #pragma omp simd reduction(max : mmax)
-      for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
-      double sum = 0.0;
-      // Two loops per temperature branch, so each one vectorizes.
-      if (temperature == 1.0) {
+        for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
+        double sum = 0.0;
+        // Two loops per temperature branch, so each one vectorizes.
+        if (temperature == 1.0) {
 #pragma omp simd reduction(+ : sum)
-        for (int64_t j = 0; j < m; ++j) sum += LineExp(in(base + j * st) - mmax);
-        const double log_sum = std::log(sum);
+          for (int64_t j = 0; j < m; ++j) sum += LineExp(in(base + j * st) - mmax);
+          const double log_sum = std::log(sum);
 #pragma omp simd
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = in(base + j * st) - mmax;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
-        }
-      } else {
-        const T t = static_cast<T>(temperature);
+          for (int64_t j = 0; j < m; ++j) {
+            const T a = in(base + j * st) - mmax;
+            out[base + j * st] =
+                kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+          }
+        } else {
+          const T t = static_cast<T>(temperature);
 #pragma omp simd reduction(+ : sum)
-        for (int64_t j = 0; j < m; ++j) sum += LineExp((in(base + j * st) - mmax) / t);
-        const double log_sum = std::log(sum);
+          for (int64_t j = 0; j < m; ++j) sum += LineExp((in(base + j * st) - mmax) / t);
+          const double log_sum = std::log(sum);
 #pragma omp simd
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = (in(base + j * st) - mmax) / t;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+          for (int64_t j = 0; j < m; ++j) {
+            const T a = (in(base + j * st) - mmax) / t;
+            out[base + j * st] =
+                kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+          }
         }
-      }
-    }
-  }
+      });
 }
 
 // Lengths clamped into [0, size] (MXNet reads beyond the line for larger ones).
@@ -309,33 +314,32 @@ bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
 template <SoftmaxKind kKind, typename T>
 void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
   const int64_t st = v.inner;
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t i = 0; i < v.inner; ++i) {
-      const int64_t base = o * v.size * st + i;
-      double sum = 0.0;
+  internal::ParallelFor(
+      v.outer * v.inner, v.outer * v.inner * v.size >= kSplitElements, [&](int64_t line) {
+        const int64_t base = (line / v.inner) * v.size * st + line % v.inner;
+        double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < v.size; ++j) {
-        const int64_t k = base + j * st;
-        sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
-                                                 : static_cast<double>(dy[k]) * y[k];
-      }
-      auto gradient = [&](int64_t k) {
-        const double g =
-            kKind == SoftmaxKind::kLogSoftmax ? dy[k] - LineExp(y[k]) * sum : y[k] * (dy[k] - sum);
-        return kKind == SoftmaxKind::kSoftmin ? -g : g;
-      };
-      // g / 1 is g: the usual temperature skips the division.
-      if (t == 1.0) {
+        for (int64_t j = 0; j < v.size; ++j) {
+          const int64_t k = base + j * st;
+          sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
+                                                   : static_cast<double>(dy[k]) * y[k];
+        }
+        auto gradient = [&](int64_t k) {
+          const double g = kKind == SoftmaxKind::kLogSoftmax ? dy[k] - LineExp(y[k]) * sum
+                                                             : y[k] * (dy[k] - sum);
+          return kKind == SoftmaxKind::kSoftmin ? -g : g;
+        };
+        // g / 1 is g: the usual temperature skips the division.
+        if (t == 1.0) {
 #pragma omp simd
-        for (int64_t j = 0; j < v.size; ++j)
-          dx[base + j * st] = static_cast<T>(gradient(base + j * st));
-      } else {
+          for (int64_t j = 0; j < v.size; ++j)
+            dx[base + j * st] = static_cast<T>(gradient(base + j * st));
+        } else {
 #pragma omp simd
-        for (int64_t j = 0; j < v.size; ++j)
-          dx[base + j * st] = static_cast<T>(gradient(base + j * st) / t);
-      }
-    }
-  }
+          for (int64_t j = 0; j < v.size; ++j)
+            dx[base + j * st] = static_cast<T>(gradient(base + j * st) / t);
+        }
+      });
 }
 
 template <SoftmaxKind kKind>
