@@ -208,8 +208,8 @@ constexpr int64_t kSplitElements = int64_t{1} << 15;
 inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(a)); }
 inline double LineExp(double a) { return std::exp(a); }
 
-// One line of SoftmaxAlong: x and out its first elements, st their stride (kUnitStride: 1, known
-// to the compiler, so that the loops vectorize).
+// One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
+// known to the compiler, so that the loops vectorize).
 template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
 void SoftmaxLine(const T* x, O* out, int64_t line_stride, int64_t size, int64_t m,
                  double temperature) {
