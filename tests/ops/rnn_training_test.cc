@@ -91,21 +91,67 @@ TEST(RNNTraining, DropoutGradientIsThatOfTheMaskedForward) {
   EXPECT_GT(MaxDifference(grads[0], inference[0]), 1e-3) << "the masks changed nothing";
 }
 
-// Without dropout a training backward reads the kept forward; its gradients are those of
-// _backward_RNN called by itself, which runs the forward again.
-TEST(RNNTraining, KeptForwardGivesTheRecomputedGradients) {
-  const NodeAttrs attrs = MakeNodeAttrs("RNN", "rnn", TanhAttrs(0));
-  const std::vector<NDArray> inputs = TanhInputs();
-  const NDArray head = NDArray::RandomUniform({kT, kN, kH}, -1.f, 1.f).AsType(DType::kFloat64);
-  const std::vector<NDArray> grads = TrainingGradients(attrs, inputs, head, 3);
-  std::vector<NDArray> direct;
-  {
-    auto train = autograd::TrainMode();
-    direct = Invoke("_backward_RNN", {head, inputs[0], inputs[1], inputs[2]}, TanhAttrs(0));
+// RNN's inputs for `attrs` on data (t, n, i), float64 uniform in [-1, 1), their shapes from the
+// op's own inference; sequence lengths (int32) in [1, t].
+std::vector<NDArray> InputsFor(const NodeAttrs& attrs, int64_t t, int64_t n, int64_t i) {
+  const Op& op = *attrs.op;
+  std::vector<Shape> in(op.NumInputs(attrs)), out(op.NumOutputs(attrs));
+  in[0] = Shape{t, n, i};
+  op.infer_shape(attrs, &in, &out);
+  std::vector<NDArray> inputs;
+  for (const Shape& s : in)
+    inputs.push_back(NDArray::RandomUniform(s, -1.f, 1.f).AsType(DType::kFloat64));
+  if (attrs.dict.count("use_sequence_length")) {
+    std::vector<float> lengths;
+    for (int64_t b = 0; b < n; ++b) lengths.push_back(static_cast<float>(1 + b % t));
+    inputs.back() = NDArray::FromVector(in.back(), lengths).AsType(DType::kInt32);
   }
-  ASSERT_EQ(direct.size(), 3u);
-  for (size_t i = 0; i < 3; ++i)
-    EXPECT_EQ(testing_util::BitDifference(grads[i], direct[i]), "") << i;
+  return inputs;
+}
+
+// Without dropout a training backward reads the kept forward; its gradients are those of
+// _backward_RNN called by itself, which runs the forward again: every mode, layers, directions,
+// state outputs and sequence lengths.
+TEST(RNNTraining, KeptForwardGivesTheRecomputedGradients) {
+  const std::vector<AttrDict> configs = {
+      {{"mode", "rnn_tanh"}, {"state_size", "3"}, {"num_layers", "2"}},
+      {{"mode", "lstm"},
+       {"state_size", "3"},
+       {"num_layers", "2"},
+       {"bidirectional", "True"},
+       {"state_outputs", "True"}},
+      {{"mode", "gru"}, {"state_size", "2"}, {"num_layers", "2"}, {"bidirectional", "True"}},
+      {{"mode", "rnn_relu"}, {"state_size", "3"}, {"num_layers", "1"}, {"state_outputs", "True"}},
+      {{"mode", "lstm"},
+       {"state_size", "2"},
+       {"num_layers", "2"},
+       {"state_outputs", "True"},
+       {"use_sequence_length", "True"}},
+  };
+  Seed(3);
+  for (const AttrDict& config : configs) {
+    const NodeAttrs attrs = MakeNodeAttrs("RNN", "rnn", config);
+    SCOPED_TRACE(config.at("mode") + " with " + std::to_string(config.size()) + " attributes");
+    const std::vector<NDArray> inputs = InputsFor(attrs, 4, 3, 2);
+    // Heads shaped by an inference forward, which keeps nothing: the _backward_RNN below finds no
+    // kept forward and recomputes; the recorded training forward after it is kept and read.
+    std::vector<NDArray> heads;
+    for (const NDArray& y : Invoke(attrs, inputs))
+      heads.push_back(NDArray::RandomUniform(y.shape(), -1.f, 1.f).AsType(DType::kFloat64));
+    std::vector<NDArray> backward_inputs = heads;
+    backward_inputs.insert(backward_inputs.end(), inputs.begin(), inputs.end());
+    std::vector<NDArray> recomputed;
+    {
+      auto train = autograd::TrainMode();
+      recomputed = Invoke("_backward_RNN", backward_inputs, config);
+    }
+    std::vector<bool> differentiable;
+    for (const NDArray& x : inputs) differentiable.push_back(x.dtype() == DType::kFloat64);
+    const std::vector<NDArray> kept =
+        EagerGradients(attrs, inputs, differentiable, heads, /*train=*/true);
+    for (size_t i = 0; i < recomputed.size(); ++i)
+      EXPECT_EQ(testing_util::BitDifference(kept[i], recomputed[i]), "") << "input " << i;
+  }
 }
 
 TEST(RNNTraining, DropoutBackwardWithoutItsForwardIsAnError) {
