@@ -2,6 +2,7 @@
 // sequence lengths) and _rnn_param_concat, against a plain-loop reference in doubles that reads
 // the packed parameter vector in MXNet's order.
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,47 @@ OpCase RNNBackwardCase(RNNSpec s, int64_t T, int64_t N, int64_t I, std::string n
   return c;
 }
 
+// RNN(p) in training, as a 2-layer rnn_relu whose second layer passes its input through (Wx the
+// identity, Wh and the biases 0) and whose first layer's outputs are positive (positive data and
+// weights): the output is then the first layer's output times the dropout mask. Every element
+// must be 0 or the inference output (the reference) times 1 / (1 - p), about 1 - p of them kept.
+OpCase RNNDropoutTraining(double p) {
+  constexpr int64_t kT = 20, kN = 20, kH = 8;
+  const RNNSpec s{"rnn_relu", 2, kH, false, false, false};
+  OpCase c = RNNCase(s, kT, kN, kH, "dropout_training");
+  c.attrs["p"] = std::to_string(p);
+  // Layer 0's Wx and Wh, then layer 1's Wx (identity) and Wh, then the 4 bias vectors (0).
+  c.gen = [](std::mt19937& rng, size_t input, int64_t index) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    if (input != 1) return 0.1 + 0.9 * u(rng);
+    const int64_t layer0 = 2 * kH * kH, identity = layer0 + kH * kH;
+    if (index < layer0) return 0.05 + 0.1 * u(rng);
+    if (index < identity) return (index - layer0) % (kH + 1) == 0 ? 1.0 : 0.0;
+    return 0.0;
+  };
+  const RefFn inference = RNNRef(s);
+  return Statistical(
+      Training(c),
+      [p, inference](const std::vector<RefTensor>& in,
+                     const std::vector<RefTensor>& out) -> std::string {
+        const RefTensor want = inference(in)[0];
+        const double scale = 1.0 / (1.0 - p);
+        int64_t kept = 0;
+        for (int64_t i = 0; i < want.size(); ++i) {
+          if (out[0][i] == 0) continue;
+          if (std::fabs(out[0][i] - want[i] * scale) > 1e-5 * want[i] * scale)
+            return "element " + std::to_string(i) + " is " + std::to_string(out[0][i]) +
+                   ", neither 0 nor the inference output " + std::to_string(want[i]) +
+                   " times 1/(1-p)";
+          ++kept;
+        }
+        const double fraction = static_cast<double>(kept) / static_cast<double>(want.size());
+        if (std::fabs(fraction - (1 - p)) > 0.03)
+          return "kept fraction " + std::to_string(fraction);
+        return std::string();
+      });
+}
+
 HN_CONFORMANCE_CASES(RNN) {
   cases->push_back(RNNCase({"lstm", 1, 3, false, false, false}, 4, 2, 3, "lstm"));
   cases->push_back(RNNCase({"lstm", 2, 3, true, true, false}, 5, 2, 4, "lstm_2layer_bi_states"));
@@ -215,6 +257,7 @@ HN_CONFORMANCE_CASES(RNN) {
   cases->push_back(RNNCase({"rnn_tanh", 1, 3, true, true, false}, 4, 2, 2, "tanh_bi"));
   cases->push_back(RNNCase({"lstm", 1, 2, true, true, true}, 5, 3, 2, "lstm_lengths"));
   cases->push_back(RNNCase({"gru", 2, 2, false, true, true}, 4, 3, 2, "gru_lengths"));
+  cases->push_back(RNNDropoutTraining(0.3));
   // p only acts in training: inference is unchanged.
   OpCase dropout = RNNCase({"lstm", 2, 2, false, false, false}, 3, 2, 2, "dropout");
   dropout.attrs["p"] = "0.3";

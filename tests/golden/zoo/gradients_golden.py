@@ -101,7 +101,7 @@ MODELS = [
      ("predict",)),
     ("lstm_language_model", LanguageModel,
      [ints("data0", (5, 2), 0, 100), floats("data1", (2, 2, 32), -1, 1),
-      floats("data2", (2, 2, 32), -1, 1)], ("predict",)),
+      floats("data2", (2, 2, 32), -1, 1)], BOTH),
 ]
 
 

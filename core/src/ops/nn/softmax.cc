@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/parallel-inl.h"
+#include "kernels/vector_math-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
@@ -198,43 +200,68 @@ bool SoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   return data != DType::kUnknown && o != DType::kUnknown && len_known;
 }
 
+// Softmax over fewer elements runs on the calling thread.
+constexpr int64_t kSplitElements = int64_t{1} << 15;
+
+// e^a for a line's sum: float lines take the vectorizable exp (kernels/vector_math-inl.h), the
+// sum and the rest stay in double.
+inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(a)); }
+inline double LineExp(double a) { return std::exp(a); }
+
+// One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
+// known to the compiler, so that the loops vectorize).
+template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
+void SoftmaxLine(const T* x, O* out, int64_t line_stride, int64_t size, int64_t m,
+                 double temperature) {
+  const int64_t st = kUnitStride ? 1 : line_stride;
+  auto in = [x, st](int64_t j) { return kNegate ? -x[j * st] : x[j * st]; };
+  for (int64_t j = m; j < size; ++j) out[j * st] = O(0);
+  if (m == 0) return;
+  T mmax = in(0);
+#pragma omp simd reduction(max : mmax)
+  for (int64_t j = 1; j < m; ++j) mmax = mmax < in(j) ? in(j) : mmax;
+  double sum = 0.0;
+  // Two loops per temperature branch, so each one vectorizes.
+  if (temperature == 1.0) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < m; ++j) sum += LineExp(in(j)-mmax);
+    const double log_sum = std::log(sum);
+#pragma omp simd
+    for (int64_t j = 0; j < m; ++j) {
+      const T a = in(j)-mmax;
+      out[j * st] = kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+    }
+  } else {
+    const T t = static_cast<T>(temperature);
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < m; ++j) sum += LineExp((in(j)-mmax) / t);
+    const double log_sum = std::log(sum);
+#pragma omp simd
+    for (int64_t j = 0; j < m; ++j) {
+      const T a = (in(j)-mmax) / t;
+      out[j * st] = kLog ? static_cast<O>(a - log_sum) : static_cast<O>(LineExp(a) / sum);
+    }
+  }
+}
+
 // softmax along the middle axis of (outer, size, inner): max in the input type, the exponential
 // sum in double (MXNet's accumulation type for float32 and float64). softmin (kNegate) is the
-// softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0.
+// softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0. Lines
+// are independent, each summed in its own fixed order: they are split between the kernel threads.
 template <bool kLog, bool kNegate, typename T, typename O>
 void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperature,
                   const int64_t* lengths) {
-  const int64_t st = v.inner;
-  auto in = [in_data](int64_t k) { return kNegate ? -in_data[k] : in_data[k]; };
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t i = 0; i < v.inner; ++i) {
-      const int64_t base = o * v.size * st + i;
-      const int64_t m = lengths != nullptr ? lengths[o * v.inner + i] : v.size;
-      for (int64_t j = m; j < v.size; ++j) out[base + j * st] = O(0);
-      if (m == 0) continue;
-      T mmax = in(base);
-      for (int64_t j = 1; j < m; ++j) mmax = mmax < in(base + j * st) ? in(base + j * st) : mmax;
-      double sum = 0.0;
-      if (temperature == 1.0) {
-        for (int64_t j = 0; j < m; ++j)
-          sum += std::exp(static_cast<double>(in(base + j * st) - mmax));
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = in(base + j * st) - mmax;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
-        }
-      } else {
-        const T t = static_cast<T>(temperature);
-        for (int64_t j = 0; j < m; ++j)
-          sum += std::exp(static_cast<double>((in(base + j * st) - mmax) / t));
-        for (int64_t j = 0; j < m; ++j) {
-          const T a = (in(base + j * st) - mmax) / t;
-          out[base + j * st] =
-              kLog ? static_cast<O>(a - std::log(sum)) : static_cast<O>(std::exp(a) / sum);
-        }
-      }
+  const int64_t lines = v.outer * v.inner;
+  internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
+    const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
+    const int64_t m = lengths != nullptr ? lengths[line] : v.size;
+    if (v.inner == 1) {
+      SoftmaxLine<kLog, kNegate, true>(in_data + base, out + base, 1, v.size, m, temperature);
+    } else {
+      SoftmaxLine<kLog, kNegate, false>(in_data + base, out + base, v.inner, v.size, m,
+                                        temperature);
     }
-  }
+  });
 }
 
 // Lengths clamped into [0, size] (MXNet reads beyond the line for larger ones).
@@ -294,28 +321,44 @@ bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
   return complete;
 }
 
+// One line of SoftmaxBackwardAlong, its elements line_stride apart (kUnitStride: 1, known to the
+// compiler, so that the loops vectorize).
+template <SoftmaxKind kKind, bool kUnitStride, typename T>
+void SoftmaxBackwardLine(const T* dy, const T* y, T* dx, int64_t line_stride, int64_t size,
+                         double t) {
+  const int64_t st = kUnitStride ? 1 : line_stride;
+  double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < size; ++j) {
+    sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[j * st])
+                                             : static_cast<double>(dy[j * st]) * y[j * st];
+  }
+  auto gradient = [&](int64_t k) {
+    const double g =
+        kKind == SoftmaxKind::kLogSoftmax ? dy[k] - LineExp(y[k]) * sum : y[k] * (dy[k] - sum);
+    return kKind == SoftmaxKind::kSoftmin ? -g : g;
+  };
+  // g / 1 is g: the usual temperature skips the division.
+  if (t == 1.0) {
+#pragma omp simd
+    for (int64_t j = 0; j < size; ++j) dx[j * st] = static_cast<T>(gradient(j * st));
+  } else {
+#pragma omp simd
+    for (int64_t j = 0; j < size; ++j) dx[j * st] = static_cast<T>(gradient(j * st) / t);
+  }
+}
+
 template <SoftmaxKind kKind, typename T>
 void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
-  const int64_t st = v.inner;
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t i = 0; i < v.inner; ++i) {
-      const int64_t base = o * v.size * st + i;
-      double sum = 0.0;
-      for (int64_t j = 0; j < v.size; ++j) {
-        const int64_t k = base + j * st;
-        sum += kKind == SoftmaxKind::kLogSoftmax ? static_cast<double>(dy[k])
-                                                 : static_cast<double>(dy[k]) * y[k];
-      }
-      for (int64_t j = 0; j < v.size; ++j) {
-        const int64_t k = base + j * st;
-        double g = kKind == SoftmaxKind::kLogSoftmax
-                       ? dy[k] - std::exp(static_cast<double>(y[k])) * sum
-                       : y[k] * (dy[k] - sum);
-        if (kKind == SoftmaxKind::kSoftmin) g = -g;
-        dx[k] = static_cast<T>(g / t);
-      }
+  const int64_t lines = v.outer * v.inner;
+  internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
+    const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
+    if (v.inner == 1) {
+      SoftmaxBackwardLine<kKind, true>(dy + base, y + base, dx + base, 1, v.size, t);
+    } else {
+      SoftmaxBackwardLine<kKind, false>(dy + base, y + base, dx + base, v.inner, v.size, t);
     }
-  }
+  });
 }
 
 template <SoftmaxKind kKind>

@@ -10,7 +10,19 @@
 //
 // GRU follows cuDNN/MXNet: n = tanh(Wn x + bxn + r * (Wn_h h + bhn)), h' = (1 - z) * n + z * h.
 // The input projection of all time steps is one gemm per layer and direction; the recurrence
-// is one gemm per step. Dropout between layers (p) applies in training only.
+// is one gemm per step. Dropout between layers (p) applies in training only: the outputs of
+// every layer but the last are kept with probability 1 - p and scaled by 1 / (1 - p) before the
+// next layer reads them (the final states are not dropped), masks drawn from a Sampler seeded by
+// one draw of the global generator per call, as Dropout draws them.
+//
+// A training-mode forward keeps what its backward reads (MXNet keeps it in the reserve space of
+// the node's operator state): every step's gates and states, the layer outputs and the dropout
+// masks, in a KeptForward of a small process-wide table, with a copy of its inputs. _backward_RNN
+// takes the entry whose inputs and attributes equal its own bit for bit, so it gets exactly
+// what recomputing the forward would give, without recomputing it; with none (the inputs were
+// changed in between, or _backward_RNN called by itself) it runs the forward again, which
+// reproduces everything but dropout masks: a training backward with p > 0 that finds no entry is
+// an error.
 //
 // use_sequence_length (cuDNN-only in MXNet; its CPU build rejects it) follows cuDNN: sequence n
 // runs for its first len[n] steps (the backward direction starts at step len[n] - 1), outputs
@@ -19,15 +31,19 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "kernels/blas.h"
+#include "kernels/vector_math-inl.h"
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
+#include "ops/random/sampler-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
 
@@ -174,10 +190,11 @@ bool RNNType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
   return known && len != DType::kUnknown;
 }
 
-template <typename T>
-T Sigmoid(T x) {
-  return T{1} / (T{1} + std::exp(-x));
-}
+// The gates' activations: float ones vectorize (kernels/vector_math-inl.h).
+inline float GateSigmoid(float x) { return internal::VectorSigmoid(x); }
+inline double GateSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline float GateTanh(float x) { return internal::VectorTanh(x); }
+inline double GateTanh(double x) { return std::tanh(x); }
 
 struct RNNDims {
   int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
@@ -225,10 +242,11 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
                   const std::vector<int64_t>& lengths, T* y, int64_t dir, T* hy, T* cy, T* scratch,
                   const StepTrace<T>* trace) {
   const int64_t n = dm.n, h = dm.h, g = dm.g, gh = g * h, yw = dm.d * h;
-  T* xw = scratch;             // (T * N, G * H)
-  T* hw = xw + dm.t * n * gh;  // (N, G * H)
-  T* hcur = hw + n * gh;       // (N, H)
-  T* ccur = hcur + n * h;      // (N, H)
+  T* xw = scratch;                 // (T * N, G * H)
+  T* hw = xw + dm.t * n * gh;      // (N, G * H)
+  T* hcur = hw + n * gh;           // (N, H)
+  T* ccur = hcur + n * h;          // (N, H)
+  T* unkept_gates = ccur + n * h;  // (G * H): a step's gates where no trace keeps them
   internal::Gemm(false, true, dm.t * n, gh, in, T{1}, x, in, wx, in, T{0}, xw, gh);
   // bx (and, except for GRU's n gate, bh) fold into the input projection.
   for (int64_t r = 0; r < dm.t * n; ++r) {
@@ -258,6 +276,7 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
       }
       const T* xg = xw + row * gh;
       const T* hg = hw + b * gh;
+      T* gt = trace != nullptr ? trace->gates + row * gh : unkept_gates;
       T* hb = hcur + b * h;
       T* cb = ccur + b * h;
       if (trace != nullptr) {
@@ -267,38 +286,35 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
       }
       switch (mode) {
         case RNNMode::kLstm:
+#pragma omp simd
           for (int64_t j = 0; j < h; ++j) {
-            const T ig = Sigmoid(xg[j] + hg[j]);
-            const T fg = Sigmoid(xg[h + j] + hg[h + j]);
-            const T cg = std::tanh(xg[2 * h + j] + hg[2 * h + j]);
-            const T og = Sigmoid(xg[3 * h + j] + hg[3 * h + j]);
+            const T ig = GateSigmoid(xg[j] + hg[j]);
+            const T fg = GateSigmoid(xg[h + j] + hg[h + j]);
+            const T cg = GateTanh(xg[2 * h + j] + hg[2 * h + j]);
+            const T og = GateSigmoid(xg[3 * h + j] + hg[3 * h + j]);
             cb[j] = fg * cb[j] + ig * cg;
-            hb[j] = og * std::tanh(cb[j]);
-            if (trace != nullptr) {
-              T* gt = trace->gates + row * gh;
-              gt[j] = ig;
-              gt[h + j] = fg;
-              gt[2 * h + j] = cg;
-              gt[3 * h + j] = og;
-            }
+            hb[j] = og * GateTanh(cb[j]);
+            gt[j] = ig;
+            gt[h + j] = fg;
+            gt[2 * h + j] = cg;
+            gt[3 * h + j] = og;
           }
           if (trace != nullptr)
             std::memcpy(trace->c + row * h, cb, static_cast<size_t>(h) * sizeof(T));
           break;
         case RNNMode::kGru:
+#pragma omp simd
           for (int64_t j = 0; j < h; ++j) {
-            const T rg = Sigmoid(xg[j] + hg[j]);
-            const T zg = Sigmoid(xg[h + j] + hg[h + j]);
-            const T ng = std::tanh(xg[2 * h + j] + rg * hg[2 * h + j]);
+            const T rg = GateSigmoid(xg[j] + hg[j]);
+            const T zg = GateSigmoid(xg[h + j] + hg[h + j]);
+            const T ng = GateTanh(xg[2 * h + j] + rg * hg[2 * h + j]);
             hb[j] = (T{1} - zg) * ng + zg * hb[j];
-            if (trace != nullptr) {
-              T* gt = trace->gates + row * gh;
-              gt[j] = rg;
-              gt[h + j] = zg;
-              gt[2 * h + j] = ng;
-              trace->hn[row * h + j] = hg[2 * h + j];
-            }
+            gt[j] = rg;
+            gt[h + j] = zg;
+            gt[2 * h + j] = ng;
           }
+          if (trace != nullptr)
+            std::memcpy(trace->hn + row * h, hg + 2 * h, static_cast<size_t>(h) * sizeof(T));
           break;
         case RNNMode::kRnnRelu:
           for (int64_t j = 0; j < h; ++j) {
@@ -307,7 +323,8 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
           }
           break;
         case RNNMode::kRnnTanh:
-          for (int64_t j = 0; j < h; ++j) hb[j] = std::tanh(xg[j] + hg[j]);
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) hb[j] = GateTanh(xg[j] + hg[j]);
           break;
       }
       if (trace != nullptr && mode != RNNMode::kLstm && mode != RNNMode::kGru)
@@ -348,13 +365,50 @@ std::vector<int64_t> SequenceLengths(const RNNParam& p, const RNNDims& dm,
   return lengths;
 }
 
-// The forward of every layer. With `traces` (one per layer and direction, row l * D + d) and
-// `layer_outputs` (one (T, N, D * H) array per layer), it also keeps what backward needs;
-// out[0] is then not written.
+// What the forward of every layer keeps for the backward, in (T, N, .) arrays: the StepTrace of
+// every layer and direction (row l * D + d), the output of every layer but the last, as the next
+// layer read it (after dropout), and with dropout the mask each of those was multiplied by (0 or
+// 1 / (1 - p)).
 template <typename T>
-void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
-                const std::vector<TBlob>& out, const std::vector<StepTrace<T>>* traces = nullptr,
-                const std::vector<T*>* layer_outputs = nullptr) {
+struct ForwardTrace {
+  std::vector<StepTrace<T>> steps;
+  std::vector<T*> outputs;  // num_layers - 1
+  std::vector<T*> masks;    // num_layers - 1 with dropout, else empty
+};
+
+// The elements a ForwardTrace holds.
+int64_t ForwardTraceSize(const RNNParam& p, const RNNDims& dm, bool dropout) {
+  const int64_t rows = dm.t * dm.n, layers = p.num_layers;
+  return (layers - 1) * rows * dm.d * dm.h * (dropout ? 2 : 1) +
+         layers * dm.d * TraceRowSize(p.mode, dm.h) * rows;
+}
+
+template <typename T>
+ForwardTrace<T> ForwardTraceAt(const RNNParam& p, const RNNDims& dm, bool dropout, T* storage) {
+  const int64_t rows = dm.t * dm.n, layer_out = rows * dm.d * dm.h;
+  ForwardTrace<T> tr;
+  for (int64_t l = 0; l + 1 < static_cast<int64_t>(p.num_layers); ++l) {
+    tr.outputs.push_back(storage);
+    storage += layer_out;
+    if (dropout) {
+      tr.masks.push_back(storage);
+      storage += layer_out;
+    }
+  }
+  for (int64_t k = 0; k < static_cast<int64_t>(p.num_layers) * dm.d; ++k) {
+    tr.steps.push_back(TraceAt<T>(p.mode, rows, dm.h, storage));
+    storage += TraceRowSize(p.mode, dm.h) * rows;
+  }
+  return tr;
+}
+
+// The forward of every layer into y (T, N, D * H) and, where not null, the final states hy and
+// cy. With `trace` it also keeps what backward needs there, and with `dropout_seed` (training
+// only, `trace` given) drops between layers.
+template <typename T>
+void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in, T* y, T* hy,
+                T* cy, const ForwardTrace<T>* trace,
+                std::optional<uint64_t> dropout_seed = std::nullopt) {
   const RNNDims dm = DimsOf(p, in[0].shape);
   const int64_t input_size = in[0].shape[2];
   const bool lstm = p.mode == RNNMode::kLstm;
@@ -366,26 +420,27 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
     bias += dm.d * dm.g * dm.h * (lin + dm.h);
   }
   const int64_t layer_out = dm.t * dm.n * dm.d * dm.h;
-  const int64_t per_dir = dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h;
+  const int64_t per_dir =
+      dm.t * dm.n * dm.g * dm.h + dm.n * dm.g * dm.h + 2 * dm.n * dm.h + dm.g * dm.h;
   const int64_t layers = p.num_layers;
+  const bool ping_pong = layers > 1 && trace == nullptr;
   T* scratch = ctx.workspace->Get<T>(
-      internal::kOpSlot0, static_cast<size_t>(per_dir + (layers > 1 ? 2 * layer_out : 0)));
+      internal::kOpSlot0, static_cast<size_t>(per_dir + (ping_pong ? 2 * layer_out : 0)));
   T* ping = scratch + per_dir;
   T* pong = ping + layer_out;
+  std::optional<internal::Sampler> sampler;
+  if (dropout_seed) sampler.emplace(*dropout_seed);
+  const T scale = T{1} / (T{1} - static_cast<T>(p.p));
   const T* hx = in[2].ptr<const T>();
   const T* cx = lstm ? in[3].ptr<const T>() : nullptr;
-  T* hy = out.size() > 1 ? out[1].ptr<T>() : nullptr;
-  T* cy = out.size() > 2 ? out[2].ptr<T>() : nullptr;
   const int64_t state = dm.n * dm.h;
   const T* x = in[0].ptr<const T>();
   const T* wl = w;
   const T* bl = bias;
   for (int64_t l = 0; l < layers; ++l) {
     const int64_t lin = l == 0 ? input_size : dm.d * dm.h;
-    T* y = layer_outputs != nullptr ? (*layer_outputs)[static_cast<size_t>(l)]
-           : l == layers - 1        ? out[0].ptr<T>()
-           : l % 2 == 0             ? ping
-                                    : pong;
+    const size_t lu = static_cast<size_t>(l);
+    T* yl = l == layers - 1 ? y : trace != nullptr ? trace->outputs[lu] : l % 2 == 0 ? ping : pong;
     for (int64_t dir = 0; dir < dm.d; ++dir) {
       const int64_t row = l * dm.d + dir;
       const T* wx = wl;
@@ -395,28 +450,158 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
       const T* bh = bx + dm.g * dm.h;
       bl = bh + dm.g * dm.h;
       RunDirection<T>(p.mode, dm, dir == 1, x, lin, wx, wh, bx, bh, hx + row * state,
-                      lstm ? cx + row * state : nullptr, lengths, y, dir,
+                      lstm ? cx + row * state : nullptr, lengths, yl, dir,
                       hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
-                      traces != nullptr ? &(*traces)[static_cast<size_t>(row)] : nullptr);
+                      trace != nullptr ? &trace->steps[static_cast<size_t>(row)] : nullptr);
     }
-    x = y;
+    if (sampler && l + 1 < layers) {
+      T* mask = trace->masks[lu];
+      for (int64_t i = 0; i < layer_out; ++i) {
+        mask[i] = sampler->Uniform() < 1.0 - p.p ? scale : T{0};
+        yl[i] *= mask[i];
+      }
+    }
+    x = yl;
   }
+}
+
+// ---- The forwards kept for their backward (see the file comment).
+
+// A training forward's inputs, attributes and trace. Immutable once in the table but for `used`.
+struct KeptForward {
+  AttrDict attrs;
+  DType dtype = DType::kFloat32;
+  std::vector<Shape> shapes;
+  std::vector<std::vector<char>> inputs;
+  bool dropped = false;     // dropout applied (p > 0)
+  std::vector<char> trace;  // the ForwardTrace's storage
+  bool used = false;        // a backward read it (guarded by the table's mutex)
+};
+
+// Entries beyond this many, oldest first, are dropped (their backward then recomputes).
+constexpr size_t kMaxKeptForwards = 8;
+
+struct KeptForwardTable {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<KeptForward>> entries;  // oldest first
+  std::shared_ptr<KeptForward> spare;  // a dropped entry whose memory the next forward reuses
+
+  static KeptForwardTable& Global() {
+    static KeptForwardTable* table = new KeptForwardTable();  // never destroyed: used at exit
+    return *table;
+  }
+};
+
+bool SameCall(const KeptForward& k, const AttrDict& attrs, const std::vector<TBlob>& in) {
+  if (k.attrs != attrs || k.dtype != in[0].dtype || k.shapes.size() != in.size()) return false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (k.shapes[i] != in[i].shape) return false;
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (std::memcmp(k.inputs[i].data(), in[i].data, k.inputs[i].size()) != 0) return false;
+  }
+  return true;
+}
+
+size_t BytesOf(const TBlob& b) { return static_cast<size_t>(b.Size()) * DTypeSize(b.dtype); }
+
+// A KeptForward to fill, its memory reused where possible.
+std::shared_ptr<KeptForward> NewKeptForward() {
+  KeptForwardTable& table = KeptForwardTable::Global();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  std::shared_ptr<KeptForward> k = std::move(table.spare);
+  if (k == nullptr) k = std::make_shared<KeptForward>();
+  k->used = false;
+  return k;
+}
+
+// Adds a filled entry. Entries a backward has read go first (a second backward of the same
+// graph then recomputes), then the oldest beyond kMaxKeptForwards.
+void AddKeptForward(std::shared_ptr<KeptForward> k) {
+  KeptForwardTable& table = KeptForwardTable::Global();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto drop = [&table](std::vector<std::shared_ptr<KeptForward>>::iterator it) {
+    if (it->use_count() == 1) table.spare = std::move(*it);
+    return table.entries.erase(it);
+  };
+  for (auto it = table.entries.begin(); it != table.entries.end();)
+    it = (*it)->used ? drop(it) : it + 1;
+  while (table.entries.size() >= kMaxKeptForwards) drop(table.entries.begin());
+  table.entries.push_back(std::move(k));
+}
+
+// The newest entry kept for these attributes and inputs, marked used; null if none.
+std::shared_ptr<KeptForward> FindKeptForward(const AttrDict& attrs, const std::vector<TBlob>& in) {
+  KeptForwardTable& table = KeptForwardTable::Global();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  for (auto it = table.entries.rbegin(); it != table.entries.rend(); ++it) {
+    if (SameCall(**it, attrs, in)) {
+      (*it)->used = true;
+      return *it;
+    }
+  }
+  return nullptr;
+}
+
+// An inference forward with dropout forgets the training ones on the same inputs, so a backward
+// after it cannot read their masks.
+void ForgetKeptForwards(const AttrDict& attrs, const std::vector<TBlob>& in) {
+  KeptForwardTable& table = KeptForwardTable::Global();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.entries.erase(std::remove_if(table.entries.begin(), table.entries.end(),
+                                     [&](const std::shared_ptr<KeptForward>& k) {
+                                       return SameCall(*k, attrs, in);
+                                     }),
+                      table.entries.end());
+}
+
+template <typename T>
+void RNNTypedCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const RNNParam& p = attrs.Param<RNNParam>();
+  T* y = out[0].ptr<T>();
+  T* hy = out.size() > 1 ? out[1].ptr<T>() : nullptr;
+  T* cy = out.size() > 2 ? out[2].ptr<T>() : nullptr;
+  if (!ctx.is_train) {
+    if (p.p > 0.f) ForgetKeptForwards(attrs.dict, in);
+    RNNForward<T>(ctx, p, in, y, hy, cy, nullptr);
+    return;
+  }
+  const RNNDims dm = DimsOf(p, in[0].shape);
+  const bool dropout = p.p > 0.f && p.num_layers > 1;
+  std::shared_ptr<KeptForward> k = NewKeptForward();
+  k->attrs = attrs.dict;
+  k->dtype = in[0].dtype;
+  k->shapes.clear();
+  k->inputs.resize(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    k->shapes.push_back(in[i].shape);
+    const char* bytes = static_cast<const char*>(in[i].data);
+    k->inputs[i].assign(bytes, bytes + BytesOf(in[i]));
+  }
+  k->dropped = dropout;
+  k->trace.resize(static_cast<size_t>(ForwardTraceSize(p, dm, dropout)) * sizeof(T));
+  const ForwardTrace<T> trace =
+      ForwardTraceAt<T>(p, dm, dropout, reinterpret_cast<T*>(k->trace.data()));
+  RNNForward<T>(ctx, p, in, y, hy, cy, &trace,
+                dropout ? std::optional<uint64_t>(internal::DrawRandomSeed()) : std::nullopt);
+  AddKeptForward(std::move(k));
 }
 
 void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
-  const RNNParam& p = attrs.Param<RNNParam>();
   if (in[0].dtype == DType::kFloat64) {
-    RNNForward<double>(ctx, p, in, out);
+    RNNTypedCompute<double>(ctx, attrs, in, out);
   } else {
-    RNNForward<float>(ctx, p, in, out);
+    RNNTypedCompute<float>(ctx, attrs, in, out);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Gradient: back-propagation through time (MXNet's _backward_RNN). _backward_RNN runs the forward
-// again keeping each step's gates and states (StepTrace), then goes back through the steps of
-// every layer and direction, top layer first. Per step it forms the gradient of the gates'
+// Gradient: back-propagation through time (MXNet's _backward_RNN). _backward_RNN reads each
+// step's gates and states (StepTrace) from its training forward's KeptForward, or runs the forward
+// again keeping them, then goes back through the steps of every layer and direction, top layer
+// first. Per step it forms the gradient of the gates'
 // pre-activations (dA) and passes dA Wh back to the previous hidden state (one gemm per step, as
 // the forward's recurrence); the weight, bias and input gradients are then one gemm or sum over
 // all steps each: dWx = dA^T x, dWh = dA_h^T h_prev, dx = dA Wx.
@@ -461,38 +646,50 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
       }
       const T* gt = tr.gates + row * gh;
       const T* dyrow = dy + row * yw + dir * h;
-      T* dhb = dh + b * h;
-      for (int64_t j = 0; j < h; ++j) {
-        const T dht = dyrow[j] + dhb[j];
-        switch (mode) {
-          case RNNMode::kLstm: {
+      const T* dhb = dh + b * h;
+      T* dcb = dc + b * h;
+      switch (mode) {
+        case RNNMode::kLstm: {
+          const T* c = tr.c + row * h;
+          const T* c_prev = tr.c_prev + row * h;
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) {
+            const T dht = dyrow[j] + dhb[j];
             const T ig = gt[j], fg = gt[h + j], cg = gt[2 * h + j], og = gt[3 * h + j];
-            const T tc = std::tanh(tr.c[row * h + j]);
-            const T dct = dc[b * h + j] + dht * og * (T{1} - tc * tc);
+            const T tc = GateTanh(c[j]);
+            const T dct = dcb[j] + dht * og * (T{1} - tc * tc);
             ax[j] = dct * cg * ig * (T{1} - ig);
-            ax[h + j] = dct * tr.c_prev[row * h + j] * fg * (T{1} - fg);
+            ax[h + j] = dct * c_prev[j] * fg * (T{1} - fg);
             ax[2 * h + j] = dct * ig * (T{1} - cg * cg);
             ax[3 * h + j] = dht * tc * og * (T{1} - og);
-            dc[b * h + j] = dct * fg;
-            break;
+            dcb[j] = dct * fg;
           }
-          case RNNMode::kGru: {
+          break;
+        }
+        case RNNMode::kGru: {
+          const T* hn = tr.hn + row * h;
+          const T* h_prev = tr.h_prev + row * h;
+          T* direct_b = direct + b * h;
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) {
+            const T dht = dyrow[j] + dhb[j];
             const T rg = gt[j], zg = gt[h + j], ng = gt[2 * h + j];
             const T dan = dht * (T{1} - zg) * (T{1} - ng * ng);
-            ax[j] = ah[j] = dan * tr.hn[row * h + j] * rg * (T{1} - rg);
-            ax[h + j] = ah[h + j] = dht * (tr.h_prev[row * h + j] - ng) * zg * (T{1} - zg);
+            ax[j] = ah[j] = dan * hn[j] * rg * (T{1} - rg);
+            ax[h + j] = ah[h + j] = dht * (h_prev[j] - ng) * zg * (T{1} - zg);
             ax[2 * h + j] = dan;
             ah[2 * h + j] = dan * rg;
-            direct[b * h + j] = dht * zg;
-            break;
+            direct_b[j] = dht * zg;
           }
-          case RNNMode::kRnnRelu:
-            ax[j] = gt[j] > T{0} ? dht : T{0};
-            break;
-          case RNNMode::kRnnTanh:
-            ax[j] = dht * (T{1} - gt[j] * gt[j]);
-            break;
+          break;
         }
+        case RNNMode::kRnnRelu:
+          for (int64_t j = 0; j < h; ++j) ax[j] = gt[j] > T{0} ? dyrow[j] + dhb[j] : T{0};
+          break;
+        case RNNMode::kRnnTanh:
+#pragma omp simd
+          for (int64_t j = 0; j < h; ++j) ax[j] = (dyrow[j] + dhb[j]) * (T{1} - gt[j] * gt[j]);
+          break;
       }
     }
     internal::Gemm(false, false, n, h, gh, T{1}, dah + t * n * gh, gh, wh, h, T{0}, through, h);
@@ -506,14 +703,15 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
   if (dcx != nullptr) std::memcpy(dcx, dc, static_cast<size_t>(n * h) * sizeof(T));
   internal::Gemm(true, false, gh, in, rows, T{1}, dax, gh, x, in, T{0}, dwx, in);
   internal::Gemm(true, false, gh, h, rows, T{1}, dah, gh, tr.h_prev, h, T{0}, dwh, h);
-  for (int64_t j = 0; j < gh; ++j) {
-    T sx{0}, sh{0};
-    for (int64_t r = 0; r < rows; ++r) {
-      sx += dax[r * gh + j];
-      sh += dah[r * gh + j];
+  // Row by row, each column summed in step order.
+  std::fill_n(dbx, gh, T{0});
+  std::fill_n(dbh, gh, T{0});
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma omp simd
+    for (int64_t j = 0; j < gh; ++j) {
+      dbx[j] += dax[r * gh + j];
+      dbh[j] += dah[r * gh + j];
     }
-    dbx[j] = sx;
-    dbh[j] = sh;
   }
   internal::Gemm(false, false, rows, in, gh, T{1}, dax, gh, wx, in, accumulate ? T{1} : T{0}, dx,
                  in);
@@ -522,26 +720,29 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
 // in: the forward's output gradients (RNNNumOutputs of them), then its inputs; out: the
 // gradients of data, parameters, state and (LSTM) state_cell.
 template <typename T>
-void RNNBackward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in,
+void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out, size_t num_outputs) {
+  const RNNParam& p = attrs.Param<RNNParam>();
   const std::vector<TBlob> fin(in.begin() + static_cast<std::ptrdiff_t>(num_outputs), in.end());
   const RNNDims dm = DimsOf(p, fin[0].shape);
   const bool lstm = p.mode == RNNMode::kLstm;
   const int64_t layers = p.num_layers, input_size = fin[0].shape[2];
   const int64_t rows = dm.t * dm.n, layer_out = rows * dm.d * dm.h, state = dm.n * dm.h;
-  const int64_t trace_rows = TraceRowSize(p.mode, dm.h) * rows;
-  T* kept = ctx.workspace->Get<T>(internal::kOpSlot1,
-                                  static_cast<size_t>(layers * (layer_out + dm.d * trace_rows)));
-  std::vector<T*> outputs;
-  std::vector<StepTrace<T>> traces;
-  for (int64_t l = 0; l < layers; ++l) {
-    outputs.push_back(kept + l * layer_out);
-    for (int64_t dir = 0; dir < dm.d; ++dir) {
-      traces.push_back(TraceAt<T>(p.mode, rows, dm.h,
-                                  kept + layers * layer_out + (l * dm.d + dir) * trace_rows));
-    }
+  const std::shared_ptr<KeptForward> kept = FindKeptForward(attrs.dict, fin);
+  ForwardTrace<T> trace;
+  if (kept != nullptr) {
+    trace = ForwardTraceAt<T>(p, dm, kept->dropped, reinterpret_cast<T*>(kept->trace.data()));
+  } else {
+    HN_CHECK(!(ctx.is_train && p.p > 0.f && layers > 1), kInvalidArgument)
+        << DescribeNode(attrs) << ": the training backward of an RNN with dropout (p=" << p.p
+        << ") needs the masks its training forward drew, and no forward on these inputs is "
+           "kept (the inputs changed since the forward, more than "
+        << kMaxKeptForwards << " RNN forwards ran in between, or an inference forward replaced it)";
+    T* storage = ctx.workspace->Get<T>(
+        internal::kOpSlot1, static_cast<size_t>(ForwardTraceSize(p, dm, false) + layer_out));
+    trace = ForwardTraceAt<T>(p, dm, false, storage);
+    RNNForward<T>(ctx, p, fin, storage + ForwardTraceSize(p, dm, false), nullptr, nullptr, &trace);
   }
-  RNNForward<T>(ctx, p, fin, {}, &traces, &outputs);
 
   const int64_t per_dir = 2 * rows * dm.g * dm.h + 4 * state;
   T* scratch = ctx.workspace->Get<T>(
@@ -567,7 +768,7 @@ void RNNBackward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlo
   const T* dy = in[0].ptr<const T>();
   for (int64_t l = layers - 1; l >= 0; --l) {
     const int64_t lin = l == 0 ? input_size : dm.d * dm.h;
-    const T* x = l == 0 ? fin[0].ptr<const T>() : outputs[static_cast<size_t>(l - 1)];
+    const T* x = l == 0 ? fin[0].ptr<const T>() : trace.outputs[static_cast<size_t>(l - 1)];
     T* dx = l == 0 ? out[0].ptr<T>() : ((layers - 1 - l) % 2 == 0 ? grad_ping : grad_pong);
     for (int64_t dir = 0; dir < dm.d; ++dir) {
       const int64_t row = l * dm.d + dir;
@@ -576,10 +777,15 @@ void RNNBackward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlo
       const int64_t bx_at = bias_at[static_cast<size_t>(l)] + dir * 2 * dm.g * dm.h;
       const int64_t bh_at = bx_at + dm.g * dm.h;
       BackwardDirection<T>(
-          p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at, traces[static_cast<size_t>(row)],
+          p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at, trace.steps[static_cast<size_t>(row)],
           lengths, dy, dir, dhy ? dhy + row * state : nullptr, dcy ? dcy + row * state : nullptr,
           dx, dir == 1, dw + wx_at, dw + wh_at, dw + bx_at, dw + bh_at,
           out[2].ptr<T>() + row * state, lstm ? out[3].ptr<T>() + row * state : nullptr, scratch);
+    }
+    // The gradient reaching the layer below's output passes its dropout mask.
+    if (l > 0 && !trace.masks.empty()) {
+      const T* mask = trace.masks[static_cast<size_t>(l - 1)];
+      for (int64_t i = 0; i < layer_out; ++i) dx[i] *= mask[i];
     }
     dy = dx;
   }
@@ -587,12 +793,11 @@ void RNNBackward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlo
 
 void RNNBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  const RNNParam& p = attrs.Param<RNNParam>();
   const size_t num_outputs = RNNNumOutputs(attrs);
   if (out[0].dtype == DType::kFloat64) {
-    RNNBackward<double>(ctx, p, in, out, num_outputs);
+    RNNBackward<double>(ctx, attrs, in, out, num_outputs);
   } else {
-    RNNBackward<float>(ctx, p, in, out, num_outputs);
+    RNNBackward<float>(ctx, attrs, in, out, num_outputs);
   }
 }
 
