@@ -1,6 +1,8 @@
 // gluon::Trainer (hybridnet/gluon/trainer.h) and the parameters' gradients it reads: updates,
 // MXNet's stale-gradient rule, grad_req, lr_mult/wd_mult, .states files (round trip and bad
 // files, which change nothing), and the pickle reader under hostile bytes.
+#include "hybridnet/gluon/trainer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,7 +14,6 @@
 #include "common/test_util.h"
 #include "hybridnet/autograd.h"
 #include "hybridnet/gluon/nn.h"
-#include "hybridnet/gluon/trainer.h"
 #include "hybridnet/operators.h"
 #include "io/pickle.h"
 
@@ -177,7 +178,8 @@ TEST(Trainer, StatesRoundTripResumesExactly) {
     auto b = Net();
     gluon::ParameterDict pa = a->CollectParams(), pb = b->CollectParams();
     optimizer::KeywordArgs kwargs = {{"learning_rate", "0.01"}};
-    if (std::string(opt) == "sgd" || std::string(opt) == "lars") kwargs.push_back({"momentum", "0.9"});
+    if (std::string(opt) == "sgd" || std::string(opt) == "lars")
+      kwargs.push_back({"momentum", "0.9"});
     Trainer ta(pa, opt, kwargs), tb(pb, opt, kwargs);
     for (int step = 0; step < 3; ++step) {
       ForwardBackward(a.get(), Input(0.1f * static_cast<float>(step)));
@@ -272,8 +274,8 @@ TEST(Pickle, DamagedStatesNeverCrash) {
   ASSERT_NE(pickle::Load(bytes, "good"), nullptr);
   int errors = 0;
   for (size_t n = 0; n < bytes.size(); n += 7) {
-    errors += ErrorOf([&] { pickle::Load(bytes.substr(0, n), "prefix"); }).code() !=
-              StatusCode::kOk;
+    errors +=
+        ErrorOf([&] { pickle::Load(bytes.substr(0, n), "prefix"); }).code() != StatusCode::kOk;
   }
   EXPECT_GT(errors, 0);
   for (size_t i = 0; i < bytes.size(); i += 3) {

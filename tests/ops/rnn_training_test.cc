@@ -168,6 +168,25 @@ TEST(RNNTraining, DropoutBackwardWithoutItsForwardIsAnError) {
   }
 }
 
+// Two training forwards with dropout on the same inputs draw different masks; their backward
+// cannot tell the kept traces apart and says so instead of using the wrong masks.
+TEST(RNNTraining, TwoDropoutForwardsOnTheSameInputsAreAnError) {
+  const std::vector<NDArray> inputs = TanhInputs();
+  const NDArray head = NDArray::Zeros({kT, kN, kH}, DType::kFloat64);
+  auto train = autograd::TrainMode();
+  Invoke("RNN", inputs, TanhAttrs(0.5));
+  Invoke("RNN", inputs, TanhAttrs(0.5));
+  try {
+    Invoke("_backward_RNN", {head, inputs[0], inputs[1], inputs[2]}, TanhAttrs(0.5));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("cannot be told apart"), std::string::npos) << e.what();
+  }
+  auto predict = autograd::PredictMode();  // an inference forward forgets the two kept traces
+  Invoke("RNN", inputs, TanhAttrs(0.5));
+}
+
 TEST(LogSoftmaxLines, TheSameBitsAtAnyThreadCount) {
   // As the LSTM language model's loss: 700 lines of a 10000-word vocabulary.
   const NDArray x = NDArray::RandomUniform({700, 10000}, -8.f, 8.f);

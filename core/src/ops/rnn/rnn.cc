@@ -530,17 +530,29 @@ void AddKeptForward(std::shared_ptr<KeptForward> k) {
   table.entries.push_back(std::move(k));
 }
 
-// The newest entry kept for these attributes and inputs, marked used; null if none.
-std::shared_ptr<KeptForward> FindKeptForward(const AttrDict& attrs, const std::vector<TBlob>& in) {
+// The newest entry kept for these attributes and inputs, marked used; null if none. Two
+// training forwards with dropout on the same inputs (the same batch run twice, as SimCSE does)
+// drew different masks that nothing here tells apart: an error naming the node, not a gradient
+// from the wrong masks.
+std::shared_ptr<KeptForward> FindKeptForward(const NodeAttrs& attrs, const std::vector<TBlob>& in) {
   KeptForwardTable& table = KeptForwardTable::Global();
   std::lock_guard<std::mutex> lock(table.mutex);
+  std::shared_ptr<KeptForward> found;
   for (auto it = table.entries.rbegin(); it != table.entries.rend(); ++it) {
-    if (SameCall(**it, attrs, in)) {
-      (*it)->used = true;
-      return *it;
+    if (!SameCall(**it, attrs.dict, in)) continue;
+    if (found == nullptr) {
+      found = *it;
+      if (!found->dropped) break;
+    } else if (!(*it)->used) {
+      HN_THROW(kUnsupported)
+          << DescribeNode(attrs)
+          << ": two training forwards with dropout ran on the same inputs and both wait for their "
+             "backward; their masks cannot be told apart. Run the second forward after the first "
+             "one's backward, or concatenate the batches into one forward";
     }
   }
-  return nullptr;
+  if (found != nullptr) found->used = true;
+  return found;
 }
 
 // An inference forward with dropout forgets the training ones on the same inputs, so a backward
@@ -728,7 +740,7 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   const bool lstm = p.mode == RNNMode::kLstm;
   const int64_t layers = p.num_layers, input_size = fin[0].shape[2];
   const int64_t rows = dm.t * dm.n, layer_out = rows * dm.d * dm.h, state = dm.n * dm.h;
-  const std::shared_ptr<KeptForward> kept = FindKeptForward(attrs.dict, fin);
+  const std::shared_ptr<KeptForward> kept = FindKeptForward(attrs, fin);
   ForwardTrace<T> trace;
   if (kept != nullptr) {
     trace = ForwardTraceAt<T>(p, dm, kept->dropped, reinterpret_cast<T*>(kept->trace.data()));
