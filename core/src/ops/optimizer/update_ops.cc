@@ -74,7 +74,8 @@ using NAGMomParam = SGDFamilyParam<SGDForm::kNesterov>;
 using SignSGDParam = SGDFamilyParam<SGDForm::kSign>;
 using SignumParam = SGDFamilyParam<SGDForm::kSignum>;
 
-template <bool kMomentum>
+// The multi-weight SGD ops; the preloaded_ ones take lrs and wds as their last two inputs.
+template <bool kMomentum, bool kPreloaded = false>
 struct MultiSGDFamilyParam {
   std::vector<float> lrs;
   std::vector<float> wds;
@@ -83,8 +84,14 @@ struct MultiSGDFamilyParam {
   float clip_gradient = -1.f;
   int num_weights = 1;
   static void Declare(ParamDeclarer<MultiSGDFamilyParam>* d) {
-    d->Field("lrs", &MultiSGDFamilyParam::lrs).Required().Describe("Learning rate of each weight.");
-    d->Field("wds", &MultiSGDFamilyParam::wds).Required().Describe("Weight decay of each weight.");
+    if (!kPreloaded) {
+      d->Field("lrs", &MultiSGDFamilyParam::lrs)
+          .Required()
+          .Describe("Learning rate of each weight.");
+      d->Field("wds", &MultiSGDFamilyParam::wds)
+          .Required()
+          .Describe("Weight decay of each weight.");
+    }
     if (kMomentum) {
       d->Field("momentum", &MultiSGDFamilyParam::momentum)
           .Default(0.f)
@@ -104,6 +111,8 @@ struct MultiSGDFamilyParam {
 };
 using MultiSGDParam = MultiSGDFamilyParam<false>;
 using MultiSGDMomParam = MultiSGDFamilyParam<true>;
+using PreloadedMultiSGDParam = MultiSGDFamilyParam<false, true>;
+using PreloadedMultiSGDMomParam = MultiSGDFamilyParam<true, true>;
 
 struct AdamParam {
   float lr = 0.f;
@@ -693,11 +702,12 @@ FInferType LambPhase1Type(bool mp) {
 
 // ---- multi-weight SGD -------------------------------------------------------------------------
 
-// Inputs per weight: weight, grad, [mom], [weight32].
+// Inputs per weight: weight, grad, [mom], [weight32]; then lrs and wds when preloaded.
 struct MultiLayout {
   uint32_t stride;
   bool momentum;
   bool mp;
+  bool preloaded = false;
 };
 
 template <typename P>
@@ -710,6 +720,10 @@ std::vector<std::string> MultiInputNames(const NodeAttrs& attrs, MultiLayout lay
     if (layout.momentum) names.push_back("mom_" + k);
     if (layout.mp) names.push_back("weight32_" + k);
   }
+  if (layout.preloaded) {
+    names.push_back("lrs");
+    names.push_back("wds");
+  }
   return names;
 }
 
@@ -718,9 +732,18 @@ FInferShape MultiShape(MultiLayout layout) {
   return [layout](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
     const P& p = attrs.Param<P>();
     const size_t n = static_cast<size_t>(p.num_weights);
-    HN_CHECK(p.lrs.size() == n && p.wds.size() == n, kInvalidArgument)
-        << DescribeNode(attrs) << ": num_weights is " << n << " but lrs has " << p.lrs.size()
-        << " values and wds " << p.wds.size();
+    if (layout.preloaded) {
+      for (size_t j = in->size() - 2; j < in->size(); ++j) {
+        HN_CHECK((*in)[j].ndim() == 0 || (*in)[j] == Shape{p.num_weights}, kShapeError)
+            << DescribeNode(attrs) << ": input '" << attrs.op->InputNames(attrs)[j]
+            << "' must have shape (num_weights,) = (" << n << ",), got " << (*in)[j];
+        (*in)[j] = Shape{p.num_weights};
+      }
+    } else {
+      HN_CHECK(p.lrs.size() == n && p.wds.size() == n, kInvalidArgument)
+          << DescribeNode(attrs) << ": num_weights is " << n << " but lrs has " << p.lrs.size()
+          << " values and wds " << p.wds.size();
+    }
     bool known = true;
     for (size_t k = 0; k < n; ++k) {
       Shape weight = (*out)[k];
@@ -759,6 +782,12 @@ FInferType MultiType(MultiLayout layout) {
       std::copy(ins.begin(), ins.end(), in->begin() + static_cast<int64_t>(k * layout.stride));
       (*out)[k] = outs[0];
     }
+    for (size_t j = n * layout.stride; j < in->size(); ++j) {
+      HN_CHECK((*in)[j] == DType::kUnknown || (*in)[j] == DType::kFloat32, kTypeError)
+          << DescribeNode(attrs) << ": input '" << attrs.op->InputNames(attrs)[j]
+          << "' must be float32, got " << DTypeName((*in)[j]);
+      (*in)[j] = DType::kFloat32;
+    }
     return known;
   };
 }
@@ -773,8 +802,8 @@ FCompute MultiSGDCompute(MultiLayout layout) {
     const float momentum = layout.momentum ? p.momentum : 0.f;
     for (int k = 0; k < p.num_weights; ++k) {
       const size_t base = static_cast<size_t>(k) * layout.stride;
-      const float lr = p.lrs[static_cast<size_t>(k)];
-      const float wd = p.wds[static_cast<size_t>(k)];
+      const float lr = layout.preloaded ? F(in[in.size() - 2])[k] : p.lrs[static_cast<size_t>(k)];
+      const float wd = layout.preloaded ? F(in[in.size() - 1])[k] : p.wds[static_cast<size_t>(k)];
       SwitchWeightType(in[base].dtype, [&](auto tag) {
         using W = typename decltype(tag)::type;
         const W* w = in[base].ptr<const W>();
@@ -877,6 +906,24 @@ void RegisterOptimizerOps(OpRegistry* r) {
       "mp_sgd_mom_update of num_weights weights at once, inputs weight_i, grad_i, mom_i, "
       "weight32_i (the last two updated in place).",
       MultiLayout{4, true, true});
+  RegisterMultiSGD<PreloadedMultiSGDParam>(
+      r, "preloaded_multi_sgd_update",
+      "multi_sgd_update with the learning rates and weight decays as the inputs lrs and wds "
+      "(float32, one value per weight).",
+      MultiLayout{2, false, false, true});
+  RegisterMultiSGD<PreloadedMultiSGDMomParam>(
+      r, "preloaded_multi_sgd_mom_update",
+      "multi_sgd_mom_update with the learning rates and weight decays as the inputs lrs and wds.",
+      MultiLayout{3, true, false, true});
+  RegisterMultiSGD<PreloadedMultiSGDParam>(
+      r, "preloaded_multi_mp_sgd_update",
+      "multi_mp_sgd_update with the learning rates and weight decays as the inputs lrs and wds.",
+      MultiLayout{3, false, true, true});
+  RegisterMultiSGD<PreloadedMultiSGDMomParam>(
+      r, "preloaded_multi_mp_sgd_mom_update",
+      "multi_mp_sgd_mom_update with the learning rates and weight decays as the inputs lrs and "
+      "wds.",
+      MultiLayout{4, true, true, true});
   r->Register("nag_mom_update")
       .Describe(
           "Nesterov accelerated SGD step: mom = momentum * mom; the new weight is weight - mom "
