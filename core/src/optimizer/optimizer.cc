@@ -236,7 +236,7 @@ class LARS : public SGD {
     const NDArray f = a.AsType(DType::kFloat32);
     const float* x = f.data<float>();
     float sum = 0.f;
-    for (int64_t i = 0; i < f.size(); ++i) sum += x[i] * x[i];
+    for (int64_t i = 0, count = f.size(); i < count; ++i) sum += x[i] * x[i];
     return sum;
   }
 
@@ -580,7 +580,7 @@ class LAMB : public ZeroStates {
     const NDArray f = a.AsType(DType::kFloat32);
     const float* x = f.data<float>();
     double sum = 0;
-    for (int64_t i = 0; i < f.size(); ++i) sum += static_cast<double>(x[i]) * x[i];
+    for (int64_t i = 0, count = f.size(); i < count; ++i) sum += static_cast<double>(x[i]) * x[i];
     return NDArray::Full(Shape{1}, std::sqrt(sum), DType::kFloat32);
   }
 
@@ -616,7 +616,7 @@ class AdaGrad : public Plain {
       const float* g = s.grad.data<float>();
       const float eps = static_cast<float>(eps_), wd = static_cast<float>(s.wd);
       const float neg_lr = static_cast<float>(-s.lr);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], 0.f, false);
         history[i] += r * r;
         const float div = r / std::sqrt(history[i] + eps);
@@ -647,7 +647,7 @@ class AdaDelta : public Plain {
       float* acc_delta = Values(s.states[1], "AdaDelta");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], 0.f, false);
         acc_g[i] *= rho;
         acc_g[i] += one_minus_rho * r * r;
@@ -682,7 +682,7 @@ class Adamax : public Plain {
       float* u = Values(s.states[1], "Adamax");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], wd, true);
         m[i] *= beta1;
         m[i] += one_minus_beta1 * r;
@@ -734,7 +734,7 @@ class Nadam : public Plain {
       float* v = Values(s.states[1], "Nadam");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], wd, true);
         m[i] *= beta1;
         m[i] += one_minus_beta1 * r;
@@ -778,7 +778,7 @@ class DCASGD : public Optimizer {
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd), lamda = static_cast<float>(lamda_);
       const float neg_lr = static_cast<float>(-s.lr), momentum = static_cast<float>(momentum_);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         float r = g[i] * static_cast<float>(rescale_grad_);
         if (clip_gradient_) r = ClipValue(r, static_cast<float>(*clip_gradient_));
         const float step = neg_lr * (r + wd * w[i] + lamda * r * r * (w[i] - previous[i]));
@@ -816,7 +816,7 @@ class SGLD : public Optimizer {
       const NDArray noise =
           NDArray::RandomNormal(s.weight->shape(), 0.f, static_cast<float>(std::sqrt(s.lr)));
       const float* n = noise.data<float>();
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         float r = g[i] * static_cast<float>(rescale_grad_);
         if (clip_gradient_) r = ClipValue(r, static_cast<float>(*clip_gradient_));
         w[i] += half_lr * (r + wd * w[i]);
@@ -838,7 +838,7 @@ class TestOptimizer : public ZeroStates {
       float* w = Values(s.weight, "Test");
       float* state = Values(s.states[0], "Test");
       const float* g = s.grad.data<float>();
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         w[i] += g[i] * static_cast<float>(rescale_grad_);
         state[i] = w[i];
       }
