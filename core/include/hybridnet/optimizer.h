@@ -57,6 +57,10 @@ class LRScheduler {
   /// base_lr, warmup_steps, warmup_begin_lr, warmup_final_lr, warmup_mode, and each scheduler's
   /// own, e.g. FactorScheduler's step, factor, stop_factor_lr, count), as Python literals.
   virtual KeywordArgs Params() const = 0;
+  /// Restores an attribute of Params() that changes as the schedule runs (loading a .states
+  /// file): "base_lr", and "count" / "cur_step_ind" of the factor schedulers; `value` a Python
+  /// literal. Any other name: kInvalidArgument listing the accepted ones.
+  void SetAttribute(const std::string& name, const std::string& value);
 
  protected:
   /// MXNet's LRScheduler.__init__; errors as Create.
@@ -65,6 +69,10 @@ class LRScheduler {
   double WarmupLr(int num_update) const;
   /// Params() of the base class, for the subclasses' Params().
   KeywordArgs BaseParams() const;
+  /// Restores one of the scheduler's own changing attributes (SetAttribute); false: not one.
+  virtual bool SetOwnAttribute(const std::string& name, const std::string& value);
+  /// The names SetOwnAttribute takes, for error messages.
+  virtual std::vector<std::string> OwnAttributes() const { return {}; }
 
   double base_lr_;           ///< MXNet's base_lr (changed by the schedule and by optimizers)
   int warmup_steps_;         ///< updates of warmup
@@ -151,6 +159,11 @@ class Optimizer {
   const std::map<int, int>& index_update_count() const { return index_update_count_; }
   /// Restores the counts (loading a .states file).
   void SetUpdateCounts(int num_update, std::map<int, int> index_update_count);
+  /// Restores an attribute of Params() that changes during training (loading a .states file):
+  /// "lr" (a number; "None" is refused), "num_update", and the optimizer's own: Nadam's
+  /// "m_schedule", LARS's "last_lr" and "cur_lr" ("None" allowed). `value` is a Python literal;
+  /// any other name: kInvalidArgument listing the accepted ones.
+  void SetAttribute(const std::string& name, const std::string& value);
 
   /// The hyper-parameters with their current values as Python literals, by MXNet's attribute
   /// names (rescale_grad, lr, wd, clip_gradient, multi_precision, begin_num_update,
@@ -191,6 +204,10 @@ class Optimizer {
   virtual void Apply(std::vector<Step>* steps) = 0;
   /// The optimizer's own attributes with their values (Params() after the common ones).
   virtual KeywordArgs OwnParams() const = 0;
+  /// Restores one of the optimizer's own changing attributes (SetAttribute); false: not one.
+  virtual bool SetOwnAttribute(const std::string& name, const std::string& value);
+  /// The names SetOwnAttribute takes, for error messages.
+  virtual std::vector<std::string> OwnAttributes() const { return {}; }
 
   std::string name_;                      ///< the registry name
   std::string class_name_;                ///< MXNet's class name

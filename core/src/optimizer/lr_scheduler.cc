@@ -46,6 +46,19 @@ KeywordArgs LRScheduler::BaseParams() const {
           {"warmup_mode", "'" + warmup_mode_ + "'"}};
 }
 
+bool LRScheduler::SetOwnAttribute(const std::string&, const std::string&) { return false; }
+
+void LRScheduler::SetAttribute(const std::string& name, const std::string& value) {
+  if (name == "base_lr") {
+    base_lr_ = ParsePyNumber(value, name);
+  } else if (!SetOwnAttribute(name, value)) {
+    std::string accepted = "base_lr";
+    for (const std::string& own : OwnAttributes()) accepted += ", " + own;
+    HN_THROW(kInvalidArgument) << class_name() << ": attribute '" << name
+                               << "' cannot be set; settable: " << accepted;
+  }
+}
+
 namespace {
 
 // Lowers base_lr by `factor` every `step` updates, down to stop_factor_lr.
@@ -71,6 +84,12 @@ class FactorScheduler : public LRScheduler {
     return static_cast<float>(base_lr_);
   }
   const char* class_name() const override { return "FactorScheduler"; }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "count") return false;
+    count_ = static_cast<int>(ParsePyNumber(value, name));
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"count"}; }
   KeywordArgs Params() const override {
     KeywordArgs p = BaseParams();
     p.insert(p.end(), {{"step", std::to_string(step_)},
@@ -116,6 +135,20 @@ class MultiFactorScheduler : public LRScheduler {
     return static_cast<float>(base_lr_);
   }
   const char* class_name() const override { return "MultiFactorScheduler"; }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name == "count") {
+      count_ = static_cast<int>(ParsePyNumber(value, name));
+      return true;
+    }
+    if (name != "cur_step_ind") return false;
+    const double index = ParsePyNumber(value, name);
+    HN_CHECK(index >= 0 && index <= static_cast<double>(steps_.size()), kInvalidArgument)
+        << "MultiFactorScheduler: cur_step_ind " << value << " is not in [0, " << steps_.size()
+        << "]";
+    cur_step_ind_ = static_cast<size_t>(index);
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"count", "cur_step_ind"}; }
   KeywordArgs Params() const override {
     KeywordArgs p = BaseParams();
     std::string list = "[";

@@ -209,6 +209,14 @@ class LARS : public SGD {
                        {"cur_lr", PyOptional(cur_lr_)}});
     return p;
   }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "last_lr" && name != "cur_lr") return false;
+    std::optional<double> v;
+    if (value != "None") v = ParsePyNumber(value, name);
+    (name == "last_lr" ? last_lr_ : cur_lr_) = v;
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"last_lr", "cur_lr"}; }
   void Apply(std::vector<Step>* steps) override {
     // multi_sum_sq and multi_lars in float32, on the weights as given (float16 under mp).
     std::vector<double> lrs, wds;
@@ -713,6 +721,12 @@ class Nadam : public Plain {
             {"schedule_decay", PyFloat(schedule_decay_)},
             {"m_schedule", PyFloat(m_schedule_)}};
   }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "m_schedule") return false;
+    m_schedule_ = ParsePyNumber(value, name);
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"m_schedule"}; }
   void Apply(std::vector<Step>* steps) override {
     for (Step& s : *steps) {
       const double t = s.t;
@@ -1043,6 +1057,21 @@ void Optimizer::set_lr_scheduler(std::shared_ptr<LRScheduler> scheduler) {
 void Optimizer::SetUpdateCounts(int num_update, std::map<int, int> index_update_count) {
   num_update_ = num_update;
   index_update_count_ = std::move(index_update_count);
+}
+
+bool Optimizer::SetOwnAttribute(const std::string&, const std::string&) { return false; }
+
+void Optimizer::SetAttribute(const std::string& name, const std::string& value) {
+  if (name == "lr") {
+    lr_ = ParsePyNumber(value, name);
+  } else if (name == "num_update") {
+    num_update_ = static_cast<int>(ParsePyNumber(value, name));
+  } else if (!SetOwnAttribute(name, value)) {
+    std::string accepted = "lr, num_update";
+    for (const std::string& own : OwnAttributes()) accepted += ", " + own;
+    HN_THROW(kInvalidArgument) << "optimizer " << class_name_ << ": attribute '" << name
+                               << "' cannot be set; settable: " << accepted;
+  }
 }
 
 KeywordArgs Optimizer::Params() const {
