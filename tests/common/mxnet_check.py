@@ -65,12 +65,14 @@ def run_graph(sym, arrays, is_train=False):
     (_scatter_set_nd checks that output and lhs share memory, which no graph input can) run as
     MXNet's NDArray API runs them, with out= that input."""
     node = json.loads(sym.tojson())["nodes"][-1]
-    if node["op"].startswith("multi_") and node["op"].endswith("_update"):
+    if node["op"].startswith(("multi_", "preloaded_multi_")) and node["op"].endswith("_update"):
         # MXNet infers the multi-weight update ops' output shapes only from out=, which its
-        # optimizers always pass (the weights): run them so, on copies of the inputs.
+        # optimizers always pass (the weights): run them so, on copies of the inputs (the
+        # preloaded_ ones end with lrs and wds).
         inputs = [arrays[n].copy() for n in sym.list_inputs()]
         count = int(node["attrs"]["num_weights"])
-        stride = len(inputs) // count
+        preloaded = node["op"].startswith("preloaded_")
+        stride = (len(inputs) - (2 if preloaded else 0)) // count
         targets = [inputs[k * stride].copy() for k in range(count)]
         getattr(mx.nd, node["op"])(*inputs, out=targets, **node["attrs"])
         return targets

@@ -161,6 +161,45 @@ TEST(Optimizer, SchedulerOwnsTheRate) {
   EXPECT_NEAR(w.ToFloatVector()[0], -(0.2 + 0.2 + 0.1 + 0.1 + 0.05), 1e-6);
 }
 
+// What a .states loader does: a new optimizer and scheduler from the saved keywords, then the
+// changing attributes and counts restored from Params(); the next updates are the original's.
+TEST(Optimizer, RestoredFromParamsContinuesTheSameWay) {
+  auto make = [] {
+    auto nadam = Optimizer::Create("nadam", {{"learning_rate", "0.01"}});
+    nadam->set_lr_scheduler(LRScheduler::Create("factor", {{"step", "2"}, {"factor", "0.5"}}));
+    return nadam;
+  };
+  auto original = make();
+  NDArray w = NDArray::FromVector({3}, {1.f, -1.f, 0.5f});
+  const NDArray g = NDArray::FromVector({3}, {0.3f, -0.2f, 0.1f});
+  std::vector<NDArray> state = original->CreateState(0, w);
+  for (int i = 0; i < 5; ++i) original->Update(0, &w, g, &state);
+
+  auto restored = make();
+  for (const auto& kv : original->Params()) {
+    if (kv.first == "m_schedule" || kv.first == "lr") restored->SetAttribute(kv.first, kv.second);
+  }
+  for (const auto& kv : original->lr_scheduler()->Params()) {
+    if (kv.first == "base_lr" || kv.first == "count") {
+      restored->lr_scheduler()->SetAttribute(kv.first, kv.second);
+    }
+  }
+  restored->SetUpdateCounts(original->num_update(), original->index_update_count());
+  NDArray w2 = w.Copy();
+  std::vector<NDArray> state2{state[0].Copy(), state[1].Copy()};
+  original->Update(0, &w, g, &state);
+  restored->Update(0, &w2, g, &state2);
+  EXPECT_EQ(w2.ToFloatVector(), w.ToFloatVector());
+  EXPECT_EQ(restored->Params(), original->Params());
+
+  std::string message;
+  EXPECT_EQ(ErrorOf([&] { restored->SetAttribute("beta1", "0.5"); }, &message),
+            StatusCode::kInvalidArgument);
+  EXPECT_NE(message.find("m_schedule"), std::string::npos) << message;
+  EXPECT_EQ(ErrorOf([&] { restored->lr_scheduler()->SetAttribute("count", "x"); }, &message),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(LRScheduler, WarmupPolyAndCosine) {
   auto poly = LRScheduler::Create("poly", {{"max_update", "12"},
                                            {"base_lr", "1"},

@@ -134,6 +134,33 @@ double LambRatio(double r1, double r2, double lower, double upper) {
   return (r1 == 0 || r2 == 0) ? 1.0 : r1 / r2;
 }
 
+// The reference of a preloaded_multi_*sgd* op: weights of `stride` inputs (weight, grad,
+// [mom], [weight32]), then the inputs lrs and wds.
+RefFn PreloadedReference(size_t stride, bool momentum, bool mp, double momentum_value) {
+  return [=](const std::vector<RefTensor>& in) {
+    const size_t n = (in.size() - 2) / stride;
+    const RefTensor& lrs = in[in.size() - 2];
+    const RefTensor& wds = in[in.size() - 1];
+    std::vector<RefTensor> outputs, after = in;
+    for (size_t k = 0; k < n; ++k) {
+      const double lr = lrs[static_cast<int64_t>(k)], wd = wds[static_cast<int64_t>(k)];
+      RefTensor out(in[k * stride].shape);
+      for (int64_t i = 0; i < out.size(); ++i) {
+        double w = in[k * stride + (mp ? stride - 1 : 0)][i];
+        const double mom = momentum ? in[k * stride + 2][i] : 0.0;
+        const double m = MomentumFrom(mom, w, in[k * stride + 1][i], lr, momentum_value, wd, 1, -1);
+        if (momentum) after[k * stride + 2][i] = m;
+        w += m;
+        if (mp) after[k * stride + stride - 1][i] = w;
+        out[i] = w;
+      }
+      outputs.push_back(out);
+    }
+    outputs.insert(outputs.end(), after.begin(), after.end());
+    return outputs;
+  };
+}
+
 }  // namespace
 
 HN_CONFORMANCE_CASES(OptimizerUpdates) {
@@ -304,6 +331,38 @@ HN_CONFORMANCE_CASES(OptimizerUpdates) {
     c.dtypes = {DType::kFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat32,
                 DType::kFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat32};
     cases->push_back(WithTol(c, 2e-3, 2e-3));
+  }
+
+  // ---- the preloaded forms: learning rates and weight decays as inputs
+  struct Preloaded {
+    const char* op;
+    size_t stride;
+    bool momentum, mp;
+  };
+  for (const Preloaded& form : {Preloaded{"preloaded_multi_sgd_update", 2, false, false},
+                                Preloaded{"preloaded_multi_sgd_mom_update", 3, true, false},
+                                Preloaded{"preloaded_multi_mp_sgd_update", 3, false, true},
+                                Preloaded{"preloaded_multi_mp_sgd_mom_update", 4, true, true}}) {
+    std::vector<Shape> shapes;
+    std::vector<std::pair<double, double>> ranges;
+    std::vector<DType> dtypes;
+    for (const Shape& weight : {s, t}) {
+      for (size_t j = 0; j < form.stride; ++j) {
+        shapes.push_back(weight);
+        ranges.push_back(j == 2 && form.momentum ? kSmall : kAny);
+        dtypes.push_back(form.mp && j < 2 ? DType::kFloat16 : DType::kFloat32);
+      }
+    }
+    shapes.insert(shapes.end(), {Shape{2}, Shape{2}});
+    ranges.insert(ranges.end(), {{0.05, 0.2}, {0, 0.05}});
+    dtypes.insert(dtypes.end(), {DType::kFloat32, DType::kFloat32});
+    AttrDict attrs{{"num_weights", "2"}};
+    if (form.momentum) attrs["momentum"] = "0.9";
+    OpCase c = WithGen(
+        Case(form.op, attrs, shapes, PreloadedReference(form.stride, form.momentum, form.mp, 0.9)),
+        Ranges(ranges));
+    c.dtypes = dtypes;
+    cases->push_back(form.mp ? WithTol(c, 2e-3, 2e-3) : WithTol(c, 1e-4, 1e-5));
   }
 
   // ---- Adam family

@@ -1104,9 +1104,8 @@ HN_API int hn_tensor_detach(const hn_tensor* tensor, hn_tensor** out) HN_NOEXCEP
  *  An unknown name is HN_ERR_NOT_FOUND listing the names; an unknown keyword or a bad value
  *  HN_ERR_INVALID_ARGUMENT listing the optimizer's keywords. Ownership: *out is new
  *  (hn_optimizer_free). */
-HN_API int hn_optimizer_create(const char* name, const char* const* keys,
-                               const char* const* values, size_t num_params,
-                               hn_optimizer** out) HN_NOEXCEPT;
+HN_API int hn_optimizer_create(const char* name, const char* const* keys, const char* const* values,
+                               size_t num_params, hn_optimizer** out) HN_NOEXCEPT;
 
 /** Releases an optimizer (NULL is a no-op). Tensors it updated stay valid. */
 HN_API void hn_optimizer_free(hn_optimizer* optimizer) HN_NOEXCEPT;
@@ -1139,8 +1138,7 @@ HN_API int hn_optimizer_update(hn_optimizer* optimizer, const int* indices,
                                const size_t* num_states) HN_NOEXCEPT;
 
 /** The learning rate: the scheduler's at the current update count when one is set. */
-HN_API int hn_optimizer_get_learning_rate(const hn_optimizer* optimizer,
-                                          float* out_lr) HN_NOEXCEPT;
+HN_API int hn_optimizer_get_learning_rate(const hn_optimizer* optimizer, float* out_lr) HN_NOEXCEPT;
 
 /** Sets the learning rate; HN_ERR_INVALID_ARGUMENT when a scheduler is set (as MXNet). */
 HN_API int hn_optimizer_set_learning_rate(hn_optimizer* optimizer, float lr) HN_NOEXCEPT;
@@ -1150,23 +1148,22 @@ HN_API int hn_optimizer_get_rescale_grad(const hn_optimizer* optimizer,
                                          float* out_rescale_grad) HN_NOEXCEPT;
 
 /** Sets rescale_grad (gluon.Trainer sets 1 / batch_size before each step). */
-HN_API int hn_optimizer_set_rescale_grad(hn_optimizer* optimizer,
-                                         float rescale_grad) HN_NOEXCEPT;
+HN_API int hn_optimizer_set_rescale_grad(hn_optimizer* optimizer, float rescale_grad) HN_NOEXCEPT;
 
 /** Sets the learning-rate multipliers of indices[0..n) (every other index: 1), replacing the
  *  previous ones (MXNet's set_lr_mult by index). */
-HN_API int hn_optimizer_set_lr_mult(hn_optimizer* optimizer, const int* indices,
-                                    const float* mults, size_t n) HN_NOEXCEPT;
+HN_API int hn_optimizer_set_lr_mult(hn_optimizer* optimizer, const int* indices, const float* mults,
+                                    size_t n) HN_NOEXCEPT;
 
 /** Sets the weight-decay multipliers of indices[0..n) (every other index: 1), replacing the
  *  previous ones (MXNet's set_wd_mult by index). */
-HN_API int hn_optimizer_set_wd_mult(hn_optimizer* optimizer, const int* indices,
-                                    const float* mults, size_t n) HN_NOEXCEPT;
+HN_API int hn_optimizer_set_wd_mult(hn_optimizer* optimizer, const int* indices, const float* mults,
+                                    size_t n) HN_NOEXCEPT;
 
 /** The largest update count of any index (MXNet's num_update), and the count of `index` (0
  *  when never updated). */
-HN_API int hn_optimizer_update_count(const hn_optimizer* optimizer, int index,
-                                     int* out_num_update, int* out_index_count) HN_NOEXCEPT;
+HN_API int hn_optimizer_update_count(const hn_optimizer* optimizer, int index, int* out_num_update,
+                                     int* out_index_count) HN_NOEXCEPT;
 
 /** The hyper-parameters with their current values, by MXNet's attribute names, one
  *  "name=value" line each (values as Python literals). Ownership: *out is new

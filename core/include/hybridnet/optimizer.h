@@ -43,7 +43,9 @@ class LRScheduler {
   static std::shared_ptr<LRScheduler> Create(const std::string& name, const KeywordArgs& params);
   /// The scheduler an MXNet pickle holds: `class_name` ("FactorScheduler") and its attributes
   /// as Params() gives them (Python literals), so the rate it returns next is the one the saved
-  /// scheduler would have returned (a .states file). Missing or malformed attributes:
+  /// scheduler would have returned (a .states file): made with the constructor keywords those
+  /// attributes keep, then given the ones that change as it runs (SetAttribute). Missing or
+  /// malformed attributes:
   /// kInvalidArgument naming them.
   static std::shared_ptr<LRScheduler> Restore(const std::string& class_name,
                                               const KeywordArgs& attributes);
@@ -57,27 +59,34 @@ class LRScheduler {
   virtual const char* class_name() const = 0;
   /// The learning rate after warmup; an optimizer created with a learning_rate sets it.
   double base_lr() const { return base_lr_; }
+  /// Sets base_lr (as MXNet's optimizer does with its learning_rate).
   void set_base_lr(double base_lr) { base_lr_ = base_lr; }
   /// The attributes with their current values, by MXNet's attribute names (what MXNet pickles:
   /// base_lr, warmup_steps, warmup_begin_lr, warmup_final_lr, warmup_mode, and each scheduler's
   /// own, e.g. FactorScheduler's step, factor, stop_factor_lr, count), as Python literals.
   virtual KeywordArgs Params() const = 0;
+  /// Restores an attribute of Params() that changes as the schedule runs (loading a .states
+  /// file): "base_lr", and "count" / "cur_step_ind" of the factor schedulers; `value` a Python
+  /// literal. Any other name: kInvalidArgument listing the accepted ones.
+  void SetAttribute(const std::string& name, const std::string& value);
 
  protected:
+  /// MXNet's LRScheduler.__init__; errors as Create.
   LRScheduler(double base_lr, int warmup_steps, double warmup_begin_lr, std::string warmup_mode);
   /// The warmup learning rate at `num_update` (< warmup_steps).
   double WarmupLr(int num_update) const;
   /// Params() of the base class, for the subclasses' Params().
   KeywordArgs BaseParams() const;
-  /// Sets what changes as the scheduler runs (base_lr, and the subclasses' step counters) from
-  /// Params()-style attributes (Restore).
-  virtual void RestoreState(const std::map<std::string, std::string>& attributes);
+  /// Restores one of the scheduler's own changing attributes (SetAttribute); false: not one.
+  virtual bool SetOwnAttribute(const std::string& name, const std::string& value);
+  /// The names SetOwnAttribute takes, for error messages.
+  virtual std::vector<std::string> OwnAttributes() const { return {}; }
 
-  double base_lr_;
-  int warmup_steps_;
-  double warmup_begin_lr_;
-  double warmup_final_lr_;
-  std::string warmup_mode_;
+  double base_lr_;           ///< MXNet's base_lr (changed by the schedule and by optimizers)
+  int warmup_steps_;         ///< updates of warmup
+  double warmup_begin_lr_;   ///< the rate warmup starts from
+  double warmup_final_lr_;   ///< the rate warmup ends at (base_lr when constructed)
+  std::string warmup_mode_;  ///< "linear" or "constant"
 };
 
 /// MXNet's mx.optimizer.Optimizer: hyper-parameters by MXNet's keyword names, the per-index update
@@ -97,9 +106,9 @@ class Optimizer {
   /// The optimizer an MXNet pickle holds (a .states file): `class_name` ("Adam") and its
   /// attributes as Python literals, by MXNet's attribute names (lr, float_stable_eps, ...;
   /// attributes that are not plain values may be left out): made with the constructor keywords
-  /// those attributes keep, then given the attributes that change as it runs (Nadam's
-  /// m_schedule, LARS's last rates). Update counts and the scheduler are set separately
-  /// (SetUpdateCounts, set_lr_scheduler). An unknown class or a missing attribute:
+  /// those attributes keep, then given its own attributes that change as it runs
+  /// (SetAttribute: Nadam's m_schedule, LARS's last rates). Update counts and the scheduler are set
+  /// separately (SetUpdateCounts, set_lr_scheduler). An unknown class or a missing attribute:
   /// kInvalidArgument naming it.
   static std::unique_ptr<Optimizer> Restore(const std::string& class_name,
                                             const KeywordArgs& attributes);
@@ -140,25 +149,38 @@ class Optimizer {
   /// Sets the scheduler; its base_lr becomes learning_rate when one was given to Create (as
   /// MXNet's constructor). nullptr removes it.
   void set_lr_scheduler(std::shared_ptr<LRScheduler> scheduler);
+  /// The scheduler, or nullptr.
   const std::shared_ptr<LRScheduler>& lr_scheduler() const { return lr_scheduler_; }
 
+  /// The factor gradients are multiplied by first (MXNet's rescale_grad).
   float rescale_grad() const { return static_cast<float>(rescale_grad_); }
+  /// Sets rescale_grad (gluon.Trainer sets scale / batch_size before each step).
   void set_rescale_grad(float rescale_grad) { rescale_grad_ = rescale_grad; }
+  /// The weight decay before wd_mult.
   float wd() const { return static_cast<float>(wd_); }
 
   /// Per-index multipliers of the learning rate and the weight decay (the Trainer maps parameter
   /// names to indices); an index not in the map has 1. Each call replaces the whole map.
   void set_lr_mult(std::map<int, float> lr_mult) { lr_mult_ = std::move(lr_mult); }
+  /// Sets the weight-decay multipliers by index (see set_lr_mult).
   void set_wd_mult(std::map<int, float> wd_mult) { wd_mult_ = std::move(wd_mult); }
+  /// The learning-rate multipliers by index.
   const std::map<int, float>& lr_mult() const { return lr_mult_; }
+  /// The weight-decay multipliers by index.
   const std::map<int, float>& wd_mult() const { return wd_mult_; }
 
   /// The largest update count of any index, and the count of each index (what MXNet pickles as
   /// num_update and _index_update_count).
   int num_update() const { return num_update_; }
+  /// The update count of each index updated so far.
   const std::map<int, int>& index_update_count() const { return index_update_count_; }
   /// Restores the counts (loading a .states file).
   void SetUpdateCounts(int num_update, std::map<int, int> index_update_count);
+  /// Restores an attribute of Params() that changes during training (loading a .states file):
+  /// "lr" (a number; "None" is refused), "num_update", and the optimizer's own: Nadam's
+  /// "m_schedule", LARS's "last_lr" and "cur_lr" ("None" allowed). `value` is a Python literal;
+  /// any other name: kInvalidArgument listing the accepted ones.
+  void SetAttribute(const std::string& name, const std::string& value);
 
   /// The hyper-parameters with their current values as Python literals, by MXNet's attribute
   /// names (rescale_grad, lr, wd, clip_gradient, multi_precision, begin_num_update,
@@ -171,7 +193,7 @@ class Optimizer {
  protected:
   /// One weight's update, counts done: what MXNet's update(_multi_precision) is given.
   struct Step {
-    int index;
+    int index;                     ///< the weight's index
     NDArray* weight;               ///< updated in place (the float16 one under fused mp)
     NDArray grad;                  ///< float32 under unfused multi_precision
     std::vector<NDArray*> states;  ///< the optimizer's own states, master copy excluded
@@ -181,6 +203,7 @@ class Optimizer {
     int t;                         ///< the index's update count
   };
 
+  /// Made by Create only.
   Optimizer() = default;
 
   /// MXNet's create_state for a weight of this dtype: the arrays in order, None left out.
@@ -198,28 +221,29 @@ class Optimizer {
   virtual void Apply(std::vector<Step>* steps) = 0;
   /// The optimizer's own attributes with their values (Params() after the common ones).
   virtual KeywordArgs OwnParams() const = 0;
-  /// Sets the attributes that change as the optimizer runs from Params()-style values
-  /// (Restore); most optimizers have none.
-  virtual void RestoreState(const std::map<std::string, std::string>& attributes);
+  /// Restores one of the optimizer's own changing attributes (SetAttribute); false: not one.
+  virtual bool SetOwnAttribute(const std::string& name, const std::string& value);
+  /// The names SetOwnAttribute takes, for error messages.
+  virtual std::vector<std::string> OwnAttributes() const { return {}; }
 
-  std::string name_;
-  std::string class_name_;
-  double rescale_grad_ = 1.0;
-  double lr_ = 0.01;
+  std::string name_;                      ///< the registry name
+  std::string class_name_;                ///< MXNet's class name
+  double rescale_grad_ = 1.0;             ///< MXNet's rescale_grad
+  double lr_ = 0.01;                      ///< MXNet's lr (used without a scheduler)
   std::optional<double> constructor_lr_;  ///< learning_rate given to MXNet's base constructor
-  double wd_ = 0.0;
-  std::optional<double> clip_gradient_;
-  bool multi_precision_ = false;
-  int begin_num_update_ = 0;
-  int num_update_ = 0;
-  int aggregate_num_ = 0;
-  bool count_group_first_ = false;  ///< SGD, LARS: a group's counts all precede its rate
-  bool counts_updates_ = true;      ///< false for MXNet's Test optimizer, which counts nothing
-  bool list_call_ = false;          ///< the update under way came as a list (UpdateMany)
-  std::map<int, int> index_update_count_;
-  std::map<int, float> lr_mult_;
-  std::map<int, float> wd_mult_;
-  std::shared_ptr<LRScheduler> lr_scheduler_;
+  double wd_ = 0.0;                       ///< MXNet's wd
+  std::optional<double> clip_gradient_;   ///< MXNet's clip_gradient (None: std::nullopt)
+  bool multi_precision_ = false;          ///< MXNet's multi_precision
+  int begin_num_update_ = 0;              ///< the count an index starts from
+  int num_update_ = 0;                    ///< the largest count of any index
+  int aggregate_num_ = 0;                 ///< weights per call of a list update (0: one by one)
+  bool count_group_first_ = false;        ///< SGD, LARS: a group's counts all precede its rate
+  bool counts_updates_ = true;  ///< false for MXNet's Test optimizer, which counts nothing
+  bool list_call_ = false;      ///< the update under way came as a list (UpdateMany)
+  std::map<int, int> index_update_count_;      ///< the update count of each index
+  std::map<int, float> lr_mult_;               ///< learning-rate multipliers by index
+  std::map<int, float> wd_mult_;               ///< weight-decay multipliers by index
+  std::shared_ptr<LRScheduler> lr_scheduler_;  ///< the scheduler, or nullptr
 
  private:
   friend class OptimizerFactory;

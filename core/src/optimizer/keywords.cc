@@ -28,6 +28,14 @@ std::string PyFloat(double value) {
   return text;
 }
 
+double ParsePyNumber(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  HN_CHECK(!text.empty() && end == text.c_str() + text.size(), kInvalidArgument)
+      << what << ": '" << text << "' is not a number";
+  return value;
+}
+
 Keywords::Keywords(std::string owner, KeywordTable table, const KeywordArgs& given)
     : owner_(std::move(owner)), table_(std::move(table)), given_(given) {
   for (const auto& kv : given_) {

@@ -21,6 +21,8 @@ using KeywordTable = std::vector<std::pair<std::string, std::string>>;
 std::string Lower(std::string text);
 /// A double as Python's repr writes it ("0.1", "1e-08", "2.0").
 std::string PyFloat(double value);
+/// A Python number literal (int or float) as a double; `what` names it in the error.
+double ParsePyNumber(const std::string& text, const std::string& what);
 
 /// The keywords given to one constructor, read by name; a value not given is the table's default.
 class Keywords {

@@ -46,33 +46,17 @@ KeywordArgs LRScheduler::BaseParams() const {
           {"warmup_mode", "'" + warmup_mode_ + "'"}};
 }
 
-namespace {
+bool LRScheduler::SetOwnAttribute(const std::string&, const std::string&) { return false; }
 
-const std::string& Attribute(const std::map<std::string, std::string>& attributes,
-                             const std::string& key) {
-  auto it = attributes.find(key);
-  HN_CHECK(it != attributes.end(), kInvalidArgument)
-      << "lr_scheduler: the saved scheduler has no attribute '" << key << "'";
-  return it->second;
-}
-
-template <typename T>
-T NumberAttribute(const std::map<std::string, std::string>& attributes, const std::string& key) {
-  const std::string& text = Attribute(attributes, key);
-  try {
-    size_t used = 0;
-    double value = std::stod(text, &used);
-    if (used == text.size()) return static_cast<T>(value);
-  } catch (const std::exception&) {
+void LRScheduler::SetAttribute(const std::string& name, const std::string& value) {
+  if (name == "base_lr") {
+    base_lr_ = ParsePyNumber(value, name);
+  } else if (!SetOwnAttribute(name, value)) {
+    std::string accepted = "base_lr";
+    for (const std::string& own : OwnAttributes()) accepted += ", " + own;
+    HN_THROW(kInvalidArgument) << class_name() << ": attribute '" << name
+                               << "' cannot be set; settable: " << accepted;
   }
-  HN_THROW(kInvalidArgument) << "lr_scheduler: the saved attribute " << key << "=" << text
-                             << " is not a number";
-}
-
-}  // namespace
-
-void LRScheduler::RestoreState(const std::map<std::string, std::string>& attributes) {
-  base_lr_ = NumberAttribute<double>(attributes, "base_lr");
 }
 
 namespace {
@@ -100,6 +84,12 @@ class FactorScheduler : public LRScheduler {
     return static_cast<float>(base_lr_);
   }
   const char* class_name() const override { return "FactorScheduler"; }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "count") return false;
+    count_ = static_cast<int>(ParsePyNumber(value, name));
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"count"}; }
   KeywordArgs Params() const override {
     KeywordArgs p = BaseParams();
     p.insert(p.end(), {{"step", std::to_string(step_)},
@@ -107,10 +97,6 @@ class FactorScheduler : public LRScheduler {
                        {"stop_factor_lr", PyFloat(stop_factor_lr_)},
                        {"count", std::to_string(count_)}});
     return p;
-  }
-  void RestoreState(const std::map<std::string, std::string>& attributes) override {
-    LRScheduler::RestoreState(attributes);
-    count_ = NumberAttribute<int>(attributes, "count");
   }
 
  private:
@@ -149,6 +135,20 @@ class MultiFactorScheduler : public LRScheduler {
     return static_cast<float>(base_lr_);
   }
   const char* class_name() const override { return "MultiFactorScheduler"; }
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name == "count") {
+      count_ = static_cast<int>(ParsePyNumber(value, name));
+      return true;
+    }
+    if (name != "cur_step_ind") return false;
+    const double index = ParsePyNumber(value, name);
+    HN_CHECK(index >= 0 && index <= static_cast<double>(steps_.size()), kInvalidArgument)
+        << "MultiFactorScheduler: cur_step_ind " << value << " is not in [0, " << steps_.size()
+        << "]";
+    cur_step_ind_ = static_cast<size_t>(index);
+    return true;
+  }
+  std::vector<std::string> OwnAttributes() const override { return {"count", "cur_step_ind"}; }
   KeywordArgs Params() const override {
     KeywordArgs p = BaseParams();
     std::string list = "[";
@@ -158,14 +158,6 @@ class MultiFactorScheduler : public LRScheduler {
                        {"factor", PyFloat(factor_)},
                        {"count", std::to_string(count_)}});
     return p;
-  }
-  void RestoreState(const std::map<std::string, std::string>& attributes) override {
-    LRScheduler::RestoreState(attributes);
-    count_ = NumberAttribute<int>(attributes, "count");
-    cur_step_ind_ = NumberAttribute<size_t>(attributes, "cur_step_ind");
-    HN_CHECK(cur_step_ind_ <= steps_.size(), kInvalidArgument)
-        << "MultiFactorScheduler: the saved cur_step_ind " << cur_step_ind_ << " is past its "
-        << steps_.size() << " steps";
   }
 
  private:
@@ -273,17 +265,23 @@ const char* AttributeOfKeyword(const std::string& keyword) {
 std::shared_ptr<LRScheduler> LRScheduler::Restore(const std::string& class_name,
                                                   const KeywordArgs& attributes) {
   std::map<std::string, std::string> by_name(attributes.begin(), attributes.end());
+  auto attribute = [&](const std::string& key) -> const std::string& {
+    auto it = by_name.find(key);
+    HN_CHECK(it != by_name.end(), kInvalidArgument)
+        << "lr_scheduler: the saved " << class_name << " has no attribute '" << key << "'";
+    return it->second;
+  };
   std::string key = Lower(class_name);
   for (const SchedulerEntry& e : Schedulers()) {
     if (key != std::string(e.name) + "scheduler") continue;
     KeywordArgs constructor;
     for (const auto& keyword : e.keywords) {
-      const char* attribute = AttributeOfKeyword(keyword.first);
-      constructor.emplace_back(keyword.first,
-                               Attribute(by_name, attribute ? attribute : keyword.first));
+      const char* kept_in = AttributeOfKeyword(keyword.first);
+      constructor.emplace_back(keyword.first, attribute(kept_in ? kept_in : keyword.first));
     }
     std::shared_ptr<LRScheduler> s = Create(class_name, constructor);
-    s->RestoreState(by_name);
+    s->SetAttribute("base_lr", attribute("base_lr"));
+    for (const std::string& own : s->OwnAttributes()) s->SetAttribute(own, attribute(own));
     return s;
   }
   HN_THROW(kInvalidArgument) << "lr_scheduler: '" << class_name

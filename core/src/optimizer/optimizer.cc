@@ -39,20 +39,6 @@ std::string FloatTuple(const std::vector<double>& values) {
 std::string PyBool(bool b) { return b ? "True" : "False"; }
 std::string PyOptional(const std::optional<double>& v) { return v ? PyFloat(*v) : "None"; }
 
-// The running attributes `keys` of a saved optimizer (RestoreState), each required.
-Keywords SavedAttributes(const std::string& class_name,
-                         const std::map<std::string, std::string>& attributes,
-                         const std::vector<std::string>& keys) {
-  KeywordTable table;
-  KeywordArgs given;
-  for (const std::string& key : keys) {
-    table.emplace_back(key, "");
-    auto it = attributes.find(key);
-    if (it != attributes.end()) given.emplace_back(key, it->second);
-  }
-  return Keywords("saved optimizer " + class_name, table, given);
-}
-
 // Runs an update op with its outputs written into `outputs` (the weights): MXNet's out=weight,
 // which some kernels read back (nag_mom_update's weight decay of the momentum).
 void RunInPlace(const std::string& op_name, const std::vector<NDArray>& inputs,
@@ -223,11 +209,14 @@ class LARS : public SGD {
                        {"cur_lr", PyOptional(cur_lr_)}});
     return p;
   }
-  void RestoreState(const std::map<std::string, std::string>& attributes) override {
-    Keywords k = SavedAttributes("LARS", attributes, {"last_lr", "cur_lr"});
-    last_lr_ = k.OptionalNumber("last_lr");
-    cur_lr_ = k.OptionalNumber("cur_lr");
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "last_lr" && name != "cur_lr") return false;
+    std::optional<double> v;
+    if (value != "None") v = ParsePyNumber(value, name);
+    (name == "last_lr" ? last_lr_ : cur_lr_) = v;
+    return true;
   }
+  std::vector<std::string> OwnAttributes() const override { return {"last_lr", "cur_lr"}; }
   void Apply(std::vector<Step>* steps) override {
     // multi_sum_sq and multi_lars in float32, on the weights as given (float16 under mp).
     std::vector<double> lrs, wds;
@@ -255,7 +244,7 @@ class LARS : public SGD {
     const NDArray f = a.AsType(DType::kFloat32);
     const float* x = f.data<float>();
     float sum = 0.f;
-    for (int64_t i = 0; i < f.size(); ++i) sum += x[i] * x[i];
+    for (int64_t i = 0, count = f.size(); i < count; ++i) sum += x[i] * x[i];
     return sum;
   }
 
@@ -599,7 +588,7 @@ class LAMB : public ZeroStates {
     const NDArray f = a.AsType(DType::kFloat32);
     const float* x = f.data<float>();
     double sum = 0;
-    for (int64_t i = 0; i < f.size(); ++i) sum += static_cast<double>(x[i]) * x[i];
+    for (int64_t i = 0, count = f.size(); i < count; ++i) sum += static_cast<double>(x[i]) * x[i];
     return NDArray::Full(Shape{1}, std::sqrt(sum), DType::kFloat32);
   }
 
@@ -635,7 +624,7 @@ class AdaGrad : public Plain {
       const float* g = s.grad.data<float>();
       const float eps = static_cast<float>(eps_), wd = static_cast<float>(s.wd);
       const float neg_lr = static_cast<float>(-s.lr);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], 0.f, false);
         history[i] += r * r;
         const float div = r / std::sqrt(history[i] + eps);
@@ -666,7 +655,7 @@ class AdaDelta : public Plain {
       float* acc_delta = Values(s.states[1], "AdaDelta");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], 0.f, false);
         acc_g[i] *= rho;
         acc_g[i] += one_minus_rho * r * r;
@@ -701,7 +690,7 @@ class Adamax : public Plain {
       float* u = Values(s.states[1], "Adamax");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], wd, true);
         m[i] *= beta1;
         m[i] += one_minus_beta1 * r;
@@ -732,9 +721,12 @@ class Nadam : public Plain {
             {"schedule_decay", PyFloat(schedule_decay_)},
             {"m_schedule", PyFloat(m_schedule_)}};
   }
-  void RestoreState(const std::map<std::string, std::string>& attributes) override {
-    m_schedule_ = SavedAttributes("Nadam", attributes, {"m_schedule"}).Number("m_schedule");
+  bool SetOwnAttribute(const std::string& name, const std::string& value) override {
+    if (name != "m_schedule") return false;
+    m_schedule_ = ParsePyNumber(value, name);
+    return true;
   }
+  std::vector<std::string> OwnAttributes() const override { return {"m_schedule"}; }
   void Apply(std::vector<Step>* steps) override {
     for (Step& s : *steps) {
       const double t = s.t;
@@ -756,7 +748,7 @@ class Nadam : public Plain {
       float* v = Values(s.states[1], "Nadam");
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         const float r = Rescaled(g[i], w[i], wd, true);
         m[i] *= beta1;
         m[i] += one_minus_beta1 * r;
@@ -800,7 +792,7 @@ class DCASGD : public Optimizer {
       const float* g = s.grad.data<float>();
       const float wd = static_cast<float>(s.wd), lamda = static_cast<float>(lamda_);
       const float neg_lr = static_cast<float>(-s.lr), momentum = static_cast<float>(momentum_);
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         float r = g[i] * static_cast<float>(rescale_grad_);
         if (clip_gradient_) r = ClipValue(r, static_cast<float>(*clip_gradient_));
         const float step = neg_lr * (r + wd * w[i] + lamda * r * r * (w[i] - previous[i]));
@@ -838,7 +830,7 @@ class SGLD : public Optimizer {
       const NDArray noise =
           NDArray::RandomNormal(s.weight->shape(), 0.f, static_cast<float>(std::sqrt(s.lr)));
       const float* n = noise.data<float>();
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         float r = g[i] * static_cast<float>(rescale_grad_);
         if (clip_gradient_) r = ClipValue(r, static_cast<float>(*clip_gradient_));
         w[i] += half_lr * (r + wd * w[i]);
@@ -860,7 +852,7 @@ class TestOptimizer : public ZeroStates {
       float* w = Values(s.weight, "Test");
       float* state = Values(s.states[0], "Test");
       const float* g = s.grad.data<float>();
-      for (int64_t i = 0; i < s.weight->size(); ++i) {
+      for (int64_t i = 0, count = s.weight->size(); i < count; ++i) {
         w[i] += g[i] * static_cast<float>(rescale_grad_);
         state[i] = w[i];
       }
@@ -1035,14 +1027,18 @@ std::unique_ptr<Optimizer> Optimizer::Restore(const std::string& class_name,
       kwargs.emplace_back(keyword.first, it->second);
     }
     std::unique_ptr<Optimizer> opt = Create(e.name, kwargs);
-    opt->RestoreState(attrs);
+    for (const std::string& own : opt->OwnAttributes()) {
+      auto it = attrs.find(own);
+      HN_CHECK(it != attrs.end(), kInvalidArgument)
+          << "optimizer " << e.class_name << ": the saved optimizer has no attribute '" << own
+          << "'";
+      opt->SetAttribute(own, it->second);
+    }
     return opt;
   }
   HN_THROW(kInvalidArgument) << "'" << class_name
                              << "' is not an optimizer class MXNet 1.9.1 defines";
 }
-
-void Optimizer::RestoreState(const std::map<std::string, std::string>&) {}
 
 std::unique_ptr<Optimizer> Optimizer::Create(const std::string& name, const KeywordArgs& params) {
   return OptimizerFactory::Create(name, params);
@@ -1107,6 +1103,21 @@ void Optimizer::set_lr_scheduler(std::shared_ptr<LRScheduler> scheduler) {
 void Optimizer::SetUpdateCounts(int num_update, std::map<int, int> index_update_count) {
   num_update_ = num_update;
   index_update_count_ = std::move(index_update_count);
+}
+
+bool Optimizer::SetOwnAttribute(const std::string&, const std::string&) { return false; }
+
+void Optimizer::SetAttribute(const std::string& name, const std::string& value) {
+  if (name == "lr") {
+    lr_ = ParsePyNumber(value, name);
+  } else if (name == "num_update") {
+    num_update_ = static_cast<int>(ParsePyNumber(value, name));
+  } else if (!SetOwnAttribute(name, value)) {
+    std::string accepted = "lr, num_update";
+    for (const std::string& own : OwnAttributes()) accepted += ", " + own;
+    HN_THROW(kInvalidArgument) << "optimizer " << class_name_ << ": attribute '" << name
+                               << "' cannot be set; settable: " << accepted;
+  }
 }
 
 KeywordArgs Optimizer::Params() const {

@@ -74,7 +74,8 @@ using NAGMomParam = SGDFamilyParam<SGDForm::kNesterov>;
 using SignSGDParam = SGDFamilyParam<SGDForm::kSign>;
 using SignumParam = SGDFamilyParam<SGDForm::kSignum>;
 
-template <bool kMomentum>
+// The multi-weight SGD ops; the preloaded_ ones take lrs and wds as their last two inputs.
+template <bool kMomentum, bool kPreloaded = false>
 struct MultiSGDFamilyParam {
   std::vector<float> lrs;
   std::vector<float> wds;
@@ -83,8 +84,14 @@ struct MultiSGDFamilyParam {
   float clip_gradient = -1.f;
   int num_weights = 1;
   static void Declare(ParamDeclarer<MultiSGDFamilyParam>* d) {
-    d->Field("lrs", &MultiSGDFamilyParam::lrs).Required().Describe("Learning rate of each weight.");
-    d->Field("wds", &MultiSGDFamilyParam::wds).Required().Describe("Weight decay of each weight.");
+    if (!kPreloaded) {
+      d->Field("lrs", &MultiSGDFamilyParam::lrs)
+          .Required()
+          .Describe("Learning rate of each weight.");
+      d->Field("wds", &MultiSGDFamilyParam::wds)
+          .Required()
+          .Describe("Weight decay of each weight.");
+    }
     if (kMomentum) {
       d->Field("momentum", &MultiSGDFamilyParam::momentum)
           .Default(0.f)
@@ -104,6 +111,8 @@ struct MultiSGDFamilyParam {
 };
 using MultiSGDParam = MultiSGDFamilyParam<false>;
 using MultiSGDMomParam = MultiSGDFamilyParam<true>;
+using PreloadedMultiSGDParam = MultiSGDFamilyParam<false, true>;
+using PreloadedMultiSGDMomParam = MultiSGDFamilyParam<true, true>;
 
 struct AdamParam {
   float lr = 0.f;
@@ -363,8 +372,11 @@ FInferType UpdateType(uint32_t num_low, bool low_precision) {
   };
 }
 
-// ---- single-weight kernels
-// ------------------------------------------------------------------------
+// ---- single-weight kernels ----------------------------------------------------------------
+//
+// The loops read the element count once (Shape::Size is out of line: a call per element made
+// them 10x slower) and take the parameters by value, which the stores to the float arrays
+// cannot alias.
 
 const float* F(const TBlob& b) { return b.ptr<const float>(); }
 float* M(const TBlob& b) { return b.ptr<float>(); }
@@ -389,19 +401,19 @@ inline float SGDMomentum(const P& p, float mom, float w, float g) {
 
 void SGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
-  const SGDParam& p = attrs.Param<SGDParam>();
+  const SGDParam p = attrs.Param<SGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = SGDStep(p, w[i], g[i]);
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) y[i] = SGDStep(p, w[i], g[i]);
 }
 
 void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const SGDMomParam& p = attrs.Param<SGDMomParam>();
+  const SGDMomParam p = attrs.Param<SGDMomParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     mom[i] = SGDMomentum(p, mom[i], w[i], g[i]);
     y[i] = w[i] + mom[i];
   }
@@ -409,13 +421,13 @@ void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  const SGDParam& p = attrs.Param<SGDParam>();
+  const SGDParam p = attrs.Param<SGDParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* w32 = M(in[2]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
       w32[i] = SGDStep(p, w32[i], ToFloat(g[i]));
       y[i] = FromFloat<W>(w32[i]);
     }
@@ -424,14 +436,14 @@ void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 
 void MPSGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
-  const SGDMomParam& p = attrs.Param<SGDMomParam>();
+  const SGDMomParam p = attrs.Param<SGDMomParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
       mom[i] = SGDMomentum(p, mom[i], w32[i], ToFloat(g[i]));
       w32[i] = w32[i] + mom[i];
       y[i] = FromFloat<W>(w32[i]);
@@ -450,11 +462,11 @@ inline float NesterovRescaled(const P& p, float g) {
 
 void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const NAGMomParam& p = attrs.Param<NAGMomParam>();
+  const NAGMomParam p = attrs.Param<NAGMomParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     const float rescaled = NesterovRescaled(p, g[i]);
     mom[i] = p.momentum * mom[i];
     y[i] = w[i] - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w[i]));
@@ -464,14 +476,14 @@ void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
-  const NAGMomParam& p = attrs.Param<NAGMomParam>();
+  const NAGMomParam p = attrs.Param<NAGMomParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
       const float rescaled = NesterovRescaled(p, ToFloat(g[i]));
       float w = w32[i];
       mom[i] = p.momentum * mom[i];
@@ -485,11 +497,11 @@ void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
 
 void AdamCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const AdamParam& p = attrs.Param<AdamParam>();
+  const AdamParam p = attrs.Param<AdamParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *mean = M(in[2]), *var = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     float rescaled = g[i] * p.rescale_grad + w[i] * p.wd;
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
@@ -502,7 +514,7 @@ void AdamCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 // zero (a dynamic loss scaler's overflow) MXNet skips the update, and the weight stays.
 void AdamWCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  const AdamWParam& p = attrs.Param<AdamWParam>();
+  const AdamWParam p = attrs.Param<AdamWParam>();
   const bool mp = in.size() == 6;
   const float rescale = F(in.back())[0];
   SwitchWeightType(in[0].dtype, [&](auto tag) {
@@ -533,11 +545,11 @@ void AdamWCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 
 void RMSPropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
-  const RMSPropParam& p = attrs.Param<RMSPropParam>();
+  const RMSPropParam p = attrs.Param<RMSPropParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* n = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     n[i] = (1.f - p.gamma1) * (rescaled * rescaled) + p.gamma1 * n[i];
@@ -549,11 +561,11 @@ void RMSPropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
 
 void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  const RMSPropAlexParam& p = attrs.Param<RMSPropAlexParam>();
+  const RMSPropAlexParam p = attrs.Param<RMSPropAlexParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *n = M(in[2]), *mg = M(in[3]), *delta = M(in[4]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     n[i] = (1.f - p.gamma1) * rescaled * rescaled + p.gamma1 * n[i];
@@ -566,13 +578,13 @@ void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
 
 void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const FTMLParam& p = attrs.Param<FTMLParam>();
+  const FTMLParam p = attrs.Param<FTMLParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *d = M(in[2]), *v = M(in[3]), *z = M(in[4]);
   float* y = M(out[0]);
   const float t = static_cast<float>(p.t);
   const float epsilon = static_cast<float>(p.epsilon);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     const float grad = p.clip_grad >= 0.f ? Clip(p.rescale_grad * g[i] + p.wd * w[i], p.clip_grad)
                                           : p.rescale_grad * g[i] + p.wd * w[i];
     v[i] = p.beta2 * v[i] + (1 - p.beta2) * (grad * grad);
@@ -586,11 +598,11 @@ void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const FtrlParam& p = attrs.Param<FtrlParam>();
+  const FtrlParam p = attrs.Param<FtrlParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *z = M(in[2]), *n = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     float rescaled = g[i] * p.rescale_grad;
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     z[i] += rescaled - (std::sqrt(n[i] + rescaled * rescaled) - std::sqrt(n[i])) * w[i] / p.lr;
@@ -602,21 +614,21 @@ void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void SignSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
-  const SignSGDParam& p = attrs.Param<SignSGDParam>();
+  const SignSGDParam p = attrs.Param<SignSGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     y[i] = (1.f - p.lr * p.wd) * w[i] - p.lr * Sign(g[i]);
   }
 }
 
 void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const SignumParam& p = attrs.Param<SignumParam>();
+  const SignumParam p = attrs.Param<SignumParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
     const float rescaled = p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g[i], p.clip_gradient)
                                                   : p.rescale_grad * g[i];
     mom[i] = p.momentum * mom[i] - (1 - p.momentum) * p.wd * w[i] - (1 - p.momentum) * rescaled;
@@ -628,7 +640,7 @@ void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 // moments are updated in place. beta^t is computed in double, as MXNet's std::pow(float, int).
 void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  const LambPhase1Param& p = attrs.Param<LambPhase1Param>();
+  const LambPhase1Param p = attrs.Param<LambPhase1Param>();
   const bool mp = in.size() == 5;
   const float beta1_t = static_cast<float>(std::pow(p.beta1, p.t));
   const float beta2_t = static_cast<float>(std::pow(p.beta2, p.t));
@@ -639,7 +651,7 @@ void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     float *mean = M(in[2]), *var = M(in[3]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     float* y = M(out[0]);
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
       const float weight = mp ? w32[i] : ToFloat(w[i]);
       float rescaled = ToFloat(g[i]) * p.rescale_grad;
       if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
@@ -661,7 +673,7 @@ void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
 // does not write it back.
 void LambPhase2Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  const LambPhase2Param& p = attrs.Param<LambPhase2Param>();
+  const LambPhase2Param p = attrs.Param<LambPhase2Param>();
   const bool mp = in.size() == 5;
   float r1 = F(in[2])[0];
   const float r2 = F(in[3])[0];
@@ -674,7 +686,7 @@ void LambPhase2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     const float* g = F(in[1]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
       y[i] = FromFloat<W>((mp ? w32[i] : ToFloat(w[i])) - lr * g[i]);
     }
   });
@@ -693,11 +705,12 @@ FInferType LambPhase1Type(bool mp) {
 
 // ---- multi-weight SGD -------------------------------------------------------------------------
 
-// Inputs per weight: weight, grad, [mom], [weight32].
+// Inputs per weight: weight, grad, [mom], [weight32]; then lrs and wds when preloaded.
 struct MultiLayout {
   uint32_t stride;
   bool momentum;
   bool mp;
+  bool preloaded = false;
 };
 
 template <typename P>
@@ -710,17 +723,30 @@ std::vector<std::string> MultiInputNames(const NodeAttrs& attrs, MultiLayout lay
     if (layout.momentum) names.push_back("mom_" + k);
     if (layout.mp) names.push_back("weight32_" + k);
   }
+  if (layout.preloaded) {
+    names.push_back("lrs");
+    names.push_back("wds");
+  }
   return names;
 }
 
 template <typename P>
 FInferShape MultiShape(MultiLayout layout) {
   return [layout](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-    const P& p = attrs.Param<P>();
+    const P p = attrs.Param<P>();
     const size_t n = static_cast<size_t>(p.num_weights);
-    HN_CHECK(p.lrs.size() == n && p.wds.size() == n, kInvalidArgument)
-        << DescribeNode(attrs) << ": num_weights is " << n << " but lrs has " << p.lrs.size()
-        << " values and wds " << p.wds.size();
+    if (layout.preloaded) {
+      for (size_t j = in->size() - 2; j < in->size(); ++j) {
+        HN_CHECK((*in)[j].ndim() == 0 || (*in)[j] == Shape{p.num_weights}, kShapeError)
+            << DescribeNode(attrs) << ": input '" << attrs.op->InputNames(attrs)[j]
+            << "' must have shape (num_weights,) = (" << n << ",), got " << (*in)[j];
+        (*in)[j] = Shape{p.num_weights};
+      }
+    } else {
+      HN_CHECK(p.lrs.size() == n && p.wds.size() == n, kInvalidArgument)
+          << DescribeNode(attrs) << ": num_weights is " << n << " but lrs has " << p.lrs.size()
+          << " values and wds " << p.wds.size();
+    }
     bool known = true;
     for (size_t k = 0; k < n; ++k) {
       Shape weight = (*out)[k];
@@ -759,6 +785,12 @@ FInferType MultiType(MultiLayout layout) {
       std::copy(ins.begin(), ins.end(), in->begin() + static_cast<int64_t>(k * layout.stride));
       (*out)[k] = outs[0];
     }
+    for (size_t j = n * layout.stride; j < in->size(); ++j) {
+      HN_CHECK((*in)[j] == DType::kUnknown || (*in)[j] == DType::kFloat32, kTypeError)
+          << DescribeNode(attrs) << ": input '" << attrs.op->InputNames(attrs)[j]
+          << "' must be float32, got " << DTypeName((*in)[j]);
+      (*in)[j] = DType::kFloat32;
+    }
     return known;
   };
 }
@@ -769,12 +801,12 @@ template <typename P>
 FCompute MultiSGDCompute(MultiLayout layout) {
   return [layout](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-    const P& p = attrs.Param<P>();
+    const P p = attrs.Param<P>();
     const float momentum = layout.momentum ? p.momentum : 0.f;
     for (int k = 0; k < p.num_weights; ++k) {
       const size_t base = static_cast<size_t>(k) * layout.stride;
-      const float lr = p.lrs[static_cast<size_t>(k)];
-      const float wd = p.wds[static_cast<size_t>(k)];
+      const float lr = layout.preloaded ? F(in[in.size() - 2])[k] : p.lrs[static_cast<size_t>(k)];
+      const float wd = layout.preloaded ? F(in[in.size() - 1])[k] : p.wds[static_cast<size_t>(k)];
       SwitchWeightType(in[base].dtype, [&](auto tag) {
         using W = typename decltype(tag)::type;
         const W* w = in[base].ptr<const W>();
@@ -782,7 +814,7 @@ FCompute MultiSGDCompute(MultiLayout layout) {
         float* mom = layout.momentum ? M(in[base + 2]) : nullptr;
         float* w32 = layout.mp ? M(in[base + layout.stride - 1]) : nullptr;
         W* y = out[static_cast<size_t>(k)].ptr<W>();
-        for (int64_t i = 0; i < in[base].Size(); ++i) {
+        for (int64_t i = 0, count = in[base].Size(); i < count; ++i) {
           float weight = layout.mp ? w32[i] : ToFloat(w[i]);
           float m = layout.momentum ? mom[i] : 0.f;
           const float grad = ToFloat(g[i]);
@@ -877,6 +909,24 @@ void RegisterOptimizerOps(OpRegistry* r) {
       "mp_sgd_mom_update of num_weights weights at once, inputs weight_i, grad_i, mom_i, "
       "weight32_i (the last two updated in place).",
       MultiLayout{4, true, true});
+  RegisterMultiSGD<PreloadedMultiSGDParam>(
+      r, "preloaded_multi_sgd_update",
+      "multi_sgd_update with the learning rates and weight decays as the inputs lrs and wds "
+      "(float32, one value per weight).",
+      MultiLayout{2, false, false, true});
+  RegisterMultiSGD<PreloadedMultiSGDMomParam>(
+      r, "preloaded_multi_sgd_mom_update",
+      "multi_sgd_mom_update with the learning rates and weight decays as the inputs lrs and wds.",
+      MultiLayout{3, true, false, true});
+  RegisterMultiSGD<PreloadedMultiSGDParam>(
+      r, "preloaded_multi_mp_sgd_update",
+      "multi_mp_sgd_update with the learning rates and weight decays as the inputs lrs and wds.",
+      MultiLayout{3, false, true, true});
+  RegisterMultiSGD<PreloadedMultiSGDMomParam>(
+      r, "preloaded_multi_mp_sgd_mom_update",
+      "multi_mp_sgd_mom_update with the learning rates and weight decays as the inputs lrs and "
+      "wds.",
+      MultiLayout{4, true, true, true});
   r->Register("nag_mom_update")
       .Describe(
           "Nesterov accelerated SGD step: mom = momentum * mom; the new weight is weight - mom "
