@@ -30,17 +30,19 @@ using testing_util::ErrorOf;
 
 std::string TempPath(const std::string& name) { return std::string(HN_TEST_TMPDIR) + "/" + name; }
 
-std::shared_ptr<HybridSequential> Net() {
-  auto net = std::make_shared<HybridSequential>("net_");
-  net->Add(std::make_shared<Dense>(4, "tanh"), std::make_shared<Dense>(3));
-  net->Initialize(gluon::Xavier());
-  return net;
-}
-
 NDArray Input(float offset = 0.f) {
   std::vector<float> v(2 * 5);
   for (size_t i = 0; i < v.size(); ++i) v[i] = 0.1f * static_cast<float>(i) - 0.4f + offset;
   return NDArray::FromVector({2, 5}, v);
+}
+
+// Initialized, its deferred shapes completed by one forward outside recording.
+std::shared_ptr<HybridSequential> Net() {
+  auto net = std::make_shared<HybridSequential>("net_");
+  net->Add(std::make_shared<Dense>(4, "tanh"), std::make_shared<Dense>(3));
+  net->Initialize(gluon::Xavier());
+  (*net)(Input());
+  return net;
 }
 
 // One recorded forward of `net` and a backward of the sum of its output.
@@ -235,7 +237,7 @@ TEST(Trainer, BadStatesFilesAreClearErrorsAndChangeNothing) {
   auto other = std::make_shared<HybridSequential>("net_");
   other->Add(std::make_shared<Dense>(7, "tanh"), std::make_shared<Dense>(3));
   other->Initialize();
-  (*other)(Input());
+  (*other)(Input());  // completes the deferred shapes
   Trainer wrong(other->CollectParams(), "adam");
   e = ErrorOf([&] { wrong.LoadStates(adam_path); });
   EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
@@ -279,7 +281,7 @@ TEST(Pickle, DamagedStatesNeverCrash) {
   }
   EXPECT_GT(errors, 0);
   for (size_t i = 0; i < bytes.size(); i += 3) {
-    for (unsigned char c : {0x00, 0x7f, 0xff, 0x28, 0x94, 0x68}) {
+    for (int c : {0x00, 0x7f, 0xff, 0x28, 0x94, 0x68}) {
       std::string damaged = bytes;
       damaged[i] = static_cast<char>(c);
       ErrorOf([&] {

@@ -262,11 +262,10 @@ int64_t IntOf(const Value* v, const std::string& what) {
   return v->integer;
 }
 
-// The optimizer a .states file describes, made like `current` (same class) with the file's
-// hyper-parameters, update counts and scheduler.
-std::shared_ptr<optimizer::Optimizer> RestoredOptimizer(const Value& pickled,
-                                                        const optimizer::Optimizer& current,
-                                                        const std::string& path) {
+// A .states file's optimizer must be of this trainer's class (MXNet would switch to it; here
+// that is an error, so a wrong file changes nothing).
+void CheckSameOptimizer(const Value& pickled, const optimizer::Optimizer& current,
+                        const std::string& path) {
   HN_CHECK(pickled.is(Kind::kObject) && pickled.state != nullptr && pickled.state->is(Kind::kDict),
            kInvalidArgument)
       << "'" << path << "' does not hold an optimizer after its states";
@@ -274,6 +273,14 @@ std::shared_ptr<optimizer::Optimizer> RestoredOptimizer(const Value& pickled,
            kInvalidArgument)
       << "'" << path << "' holds the states of a " << pickled.name
       << " optimizer; this trainer's is " << current.class_name();
+}
+
+// The optimizer a .states file describes, made like `current` (same class) with the file's
+// hyper-parameters, update counts and scheduler.
+std::shared_ptr<optimizer::Optimizer> RestoredOptimizer(const Value& pickled,
+                                                        const optimizer::Optimizer& current,
+                                                        const std::string& path) {
+  CheckSameOptimizer(pickled, current, path);
   const Value& attrs = *pickled.state;
   optimizer::KeywordArgs plain;  // the attributes that are plain values, as Python literals
   for (const auto& [key, value] : attrs.entries) {
@@ -426,6 +433,8 @@ void Trainer::LoadStates(const std::string& path) {
   }
   HN_CHECK(states->is(Kind::kDict), kInvalidArgument)
       << "'" << path << "' is not a .states file: it holds no dict of optimizer states";
+  // Another optimizer's file fails on that, before its states meet this one's structure.
+  if (pickled_optimizer != nullptr) CheckSameOptimizer(*pickled_optimizer, *optimizer_, path);
   std::map<int, std::vector<NDArray>> loaded;
   for (const auto& [key, state] : states->entries) {
     int64_t index = IntOf(key.get(), "'" + path + "': a state's key");
