@@ -7,7 +7,8 @@
 // DATA_DIR holds digits_{train,test}_{images,labels}.npy, which
 // `python3 examples/python/train_digits.py --write-data DATA_DIR` writes from scikit-learn's
 // bundled digits. Prints each epoch's loss, training accuracy and time, then the test accuracy;
-// exits 1 below --min-accuracy, 2 on bad arguments or data.
+// exits 1 below --min-accuracy, 2 on bad arguments or data. --export writes the model
+// (PREFIX-symbol.json, PREFIX-0000.params) and the Adam states (PREFIX.states, MXNet's format).
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -137,8 +138,9 @@ int Train(const Arguments& args) {
             << total_seconds / args.epochs << " s\n";
   if (!args.export_prefix.empty()) {
     net->Export(args.export_prefix);
+    trainer.SaveStates(args.export_prefix + ".states");  // MXNet's Trainer.load_states reads it
     std::cout << "[c++] exported " << args.export_prefix << "-symbol.json, " << args.export_prefix
-              << "-0000.params\n";
+              << "-0000.params and the trainer's " << args.export_prefix << ".states\n";
   }
   if (test_accuracy < args.min_accuracy) {
     std::cout << "[c++] FAIL: test accuracy " << test_accuracy << " is below " << args.min_accuracy
