@@ -1,11 +1,13 @@
-"""Fine-tunes a model-zoo network in the shape of GluonCV's fine-tuning tutorial.
+"""Fine-tunes a model-zoo network as GluonCV's fine-tuning tutorial does.
 
 A mobilenet0.25 from the model zoo stands for the pretrained network (no download: its weights
 are initialized, saved and loaded back, the path a user's downloaded .params takes); its
 features are frozen with grad_req 'null', its output Dense layer is initialized anew, and a few
 Trainer steps on scikit-learn's 8x8 digits (upsampled to 32x32, three channels) train the
 output alone. The run checks what fine-tuning promises and exits 1 otherwise: the frozen
-weights did not move, the output did, and the loss went down.
+weights did not move, the output did, and the loss went down. The parts are selected by
+parameter name: hybridnet's zoo networks are library blocks without the `features` and `output`
+attributes the tutorial uses (docs/migrating-from-mxnet.md).
 
     python3 finetune.py [--mxnet] [--steps N] [--work DIR]
 
@@ -29,7 +31,7 @@ if args.mxnet:
     import mxnet as mx
 else:
     import hybridnet as mx
-autograd, gluon, nn = mx.autograd, mx.gluon, mx.gluon.nn
+autograd, gluon = mx.autograd, mx.gluon
 from_zoo = mx.gluon.model_zoo.vision.get_model
 
 
