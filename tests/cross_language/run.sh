@@ -10,7 +10,9 @@
 #      (examples/r/predict.R) and Python (examples/python/predict.py), all fed the same .npy:
 #      every output must be bit-identical;
 #      The models MXNet itself wrote (FIXTURES: GluonCV cifar_resnet20_v1/v2), when present, are
-#      loaded from every language too;
+#      loaded from every language too, and so is the LeNet examples/python/train_digits.py
+#      trains and exports (2 epochs), whose outputs must also be bit-identical to those of the
+#      trained Python network;
 #   3. real MXNet 1.9.1, when importable, runs the same files: within 1e-5 (else a SKIP line);
 #   4. GluonCV / GluonNLP models real MXNet exported (CTest golden.models writes them to
 #      GLUON_MODELS with their inputs and MXNet's outputs): multi-output detectors, a small
@@ -50,6 +52,7 @@ seed=42
 R_LIBS=$rlibs "$rscript" "$src/tests/cross_language/xlang_export.R" exports/r "$seed" x.npy
 "$hnpy" "$src/tests/cross_language/xlang_export.py" exports/python "$seed" x.npy
 "$seedw" --out exports > exports/walkthrough.log
+"$hnpy" "$src/examples/python/train_digits.py" --epochs 2 --export exports/digits > exports/digits.log
 mv exports/seed_mlp-symbol.json exports/walkthrough-symbol.json
 mv exports/seed_mlp-0000.params exports/walkthrough-0000.params
 for other in java r python; do
@@ -90,7 +93,8 @@ load() {  # LANGUAGE PREFIX INPUT OUT
 }
 # name prefix input
 exports=("cpp exports/cpp x.npy" "java exports/java x.npy" "r exports/r x.npy"
-         "python exports/python x.npy" "walkthrough exports/walkthrough x.npy")
+         "python exports/python x.npy" "walkthrough exports/walkthrough x.npy"
+         "digits exports/digits exports/digits-x.npy")
 mxnet_pairs=()
 for model in cifar_resnet20_v1 cifar_resnet20_v2; do
   if [ ! -f "$fixtures/$model-symbol.json" ]; then
@@ -117,6 +121,8 @@ done
 for e in java r python; do
   "$xcpp" same out/cpp_C++.npy "out/${e}_C++.npy" || bad "the $e export computes differently"
 done
+"$xcpp" same exports/digits-y.npy out/digits_C++.npy \
+  || bad "the digits export computes differently from the Python network that trained it"
 [ $fail = 0 ] && note "all outputs bit-identical (reference: each export loaded by C++)"
 
 # ---- 3. real MXNet on the same files ---------------------------------------------------------
@@ -128,7 +134,8 @@ else
     "exports/cpp=out/cpp_C++.npy" "exports/java=out/java_Java.npy" "exports/r=out/r_R.npy" \
     "exports/python=out/python_Python.npy" \
     "exports/walkthrough=out/walkthrough_C++.npy" \
-    ${mxnet_pairs[@]+"--input" x_img.npy "${mxnet_pairs[@]}"}
+    ${mxnet_pairs[@]+"--input" x_img.npy "${mxnet_pairs[@]}"} \
+    --input exports/digits-x.npy "exports/digits=out/digits_C++.npy"
   rc=$?
   set -e
   case $rc in
