@@ -387,21 +387,24 @@ inline float SGDMomentum(const P& p, float mom, float w, float g) {
   return p.momentum * mom - p.lr * p.wd * w - p.lr * p.rescale_grad * g;
 }
 
+// The update kernels copy their parameters and hoist the element count: the loops' stores
+// cannot alias a local copy, so its fields stay in registers and the loops vectorize (the
+// arithmetic, hence every result, is unchanged).
 void SGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
-  const SGDParam& p = attrs.Param<SGDParam>();
+  const SGDParam p = attrs.Param<SGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = SGDStep(p, w[i], g[i]);
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) y[i] = SGDStep(p, w[i], g[i]);
 }
 
 void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const SGDMomParam& p = attrs.Param<SGDMomParam>();
+  const SGDMomParam p = attrs.Param<SGDMomParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     mom[i] = SGDMomentum(p, mom[i], w[i], g[i]);
     y[i] = w[i] + mom[i];
   }
@@ -409,13 +412,13 @@ void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  const SGDParam& p = attrs.Param<SGDParam>();
+  const SGDParam p = attrs.Param<SGDParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* w32 = M(in[2]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
       w32[i] = SGDStep(p, w32[i], ToFloat(g[i]));
       y[i] = FromFloat<W>(w32[i]);
     }
@@ -424,14 +427,14 @@ void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 
 void MPSGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
-  const SGDMomParam& p = attrs.Param<SGDMomParam>();
+  const SGDMomParam p = attrs.Param<SGDMomParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
       mom[i] = SGDMomentum(p, mom[i], w32[i], ToFloat(g[i]));
       w32[i] = w32[i] + mom[i];
       y[i] = FromFloat<W>(w32[i]);
@@ -450,11 +453,11 @@ inline float NesterovRescaled(const P& p, float g) {
 
 void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const NAGMomParam& p = attrs.Param<NAGMomParam>();
+  const NAGMomParam p = attrs.Param<NAGMomParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     const float rescaled = NesterovRescaled(p, g[i]);
     mom[i] = p.momentum * mom[i];
     y[i] = w[i] - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w[i]));
@@ -464,14 +467,14 @@ void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 
 void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
-  const NAGMomParam& p = attrs.Param<NAGMomParam>();
+  const NAGMomParam p = attrs.Param<NAGMomParam>();
   SwitchWeightType(in[0].dtype, [&](auto tag) {
     using W = typename decltype(tag)::type;
     const W* g = in[1].ptr<const W>();
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
       const float rescaled = NesterovRescaled(p, ToFloat(g[i]));
       float w = w32[i];
       mom[i] = p.momentum * mom[i];
@@ -485,11 +488,11 @@ void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
 
 void AdamCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const AdamParam& p = attrs.Param<AdamParam>();
+  const AdamParam p = attrs.Param<AdamParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *mean = M(in[2]), *var = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     float rescaled = g[i] * p.rescale_grad + w[i] * p.wd;
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
@@ -502,7 +505,7 @@ void AdamCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 // zero (a dynamic loss scaler's overflow) MXNet skips the update, and the weight stays.
 void AdamWCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
-  const AdamWParam& p = attrs.Param<AdamWParam>();
+  const AdamWParam p = attrs.Param<AdamWParam>();
   const bool mp = in.size() == 6;
   const float rescale = F(in.back())[0];
   SwitchWeightType(in[0].dtype, [&](auto tag) {
@@ -533,11 +536,11 @@ void AdamWCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
 
 void RMSPropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
-  const RMSPropParam& p = attrs.Param<RMSPropParam>();
+  const RMSPropParam p = attrs.Param<RMSPropParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* n = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     n[i] = (1.f - p.gamma1) * (rescaled * rescaled) + p.gamma1 * n[i];
@@ -549,11 +552,11 @@ void RMSPropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
 
 void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
-  const RMSPropAlexParam& p = attrs.Param<RMSPropAlexParam>();
+  const RMSPropAlexParam p = attrs.Param<RMSPropAlexParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *n = M(in[2]), *mg = M(in[3]), *delta = M(in[4]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     n[i] = (1.f - p.gamma1) * rescaled * rescaled + p.gamma1 * n[i];
@@ -566,13 +569,13 @@ void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
 
 void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const FTMLParam& p = attrs.Param<FTMLParam>();
+  const FTMLParam p = attrs.Param<FTMLParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *d = M(in[2]), *v = M(in[3]), *z = M(in[4]);
   float* y = M(out[0]);
   const float t = static_cast<float>(p.t);
   const float epsilon = static_cast<float>(p.epsilon);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     const float grad = p.clip_grad >= 0.f ? Clip(p.rescale_grad * g[i] + p.wd * w[i], p.clip_grad)
                                           : p.rescale_grad * g[i] + p.wd * w[i];
     v[i] = p.beta2 * v[i] + (1 - p.beta2) * (grad * grad);
@@ -586,11 +589,11 @@ void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const FtrlParam& p = attrs.Param<FtrlParam>();
+  const FtrlParam p = attrs.Param<FtrlParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float *z = M(in[2]), *n = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     float rescaled = g[i] * p.rescale_grad;
     if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
     z[i] += rescaled - (std::sqrt(n[i] + rescaled * rescaled) - std::sqrt(n[i])) * w[i] / p.lr;
@@ -602,21 +605,21 @@ void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
 
 void SignSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                     const std::vector<TBlob>& out) {
-  const SignSGDParam& p = attrs.Param<SignSGDParam>();
+  const SignSGDParam p = attrs.Param<SignSGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     y[i] = (1.f - p.lr * p.wd) * w[i] - p.lr * Sign(g[i]);
   }
 }
 
 void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
-  const SignumParam& p = attrs.Param<SignumParam>();
+  const SignumParam p = attrs.Param<SignumParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0; i < in[0].Size(); ++i) {
+  for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
     const float rescaled = p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g[i], p.clip_gradient)
                                                   : p.rescale_grad * g[i];
     mom[i] = p.momentum * mom[i] - (1 - p.momentum) * p.wd * w[i] - (1 - p.momentum) * rescaled;
@@ -628,7 +631,7 @@ void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
 // moments are updated in place. beta^t is computed in double, as MXNet's std::pow(float, int).
 void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  const LambPhase1Param& p = attrs.Param<LambPhase1Param>();
+  const LambPhase1Param p = attrs.Param<LambPhase1Param>();
   const bool mp = in.size() == 5;
   const float beta1_t = static_cast<float>(std::pow(p.beta1, p.t));
   const float beta2_t = static_cast<float>(std::pow(p.beta2, p.t));
@@ -639,7 +642,7 @@ void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     float *mean = M(in[2]), *var = M(in[3]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     float* y = M(out[0]);
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
       const float weight = mp ? w32[i] : ToFloat(w[i]);
       float rescaled = ToFloat(g[i]) * p.rescale_grad;
       if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
@@ -661,7 +664,7 @@ void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
 // does not write it back.
 void LambPhase2Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  const LambPhase2Param& p = attrs.Param<LambPhase2Param>();
+  const LambPhase2Param p = attrs.Param<LambPhase2Param>();
   const bool mp = in.size() == 5;
   float r1 = F(in[2])[0];
   const float r2 = F(in[3])[0];
@@ -674,7 +677,7 @@ void LambPhase2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     const float* g = F(in[1]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) {
+    for (int64_t i = 0, size = in[0].Size(); i < size; ++i) {
       y[i] = FromFloat<W>((mp ? w32[i] : ToFloat(w[i])) - lr * g[i]);
     }
   });
@@ -770,7 +773,10 @@ FCompute MultiSGDCompute(MultiLayout layout) {
   return [layout](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<TBlob>& out) {
     const P& p = attrs.Param<P>();
-    const float momentum = layout.momentum ? p.momentum : 0.f;
+    // Locals, as in the single-weight kernels: the stores cannot alias them.
+    const bool has_momentum = layout.momentum, mp = layout.mp;
+    const float momentum = has_momentum ? p.momentum : 0.f;
+    const float rescale_grad = p.rescale_grad, clip_gradient = p.clip_gradient;
     for (int k = 0; k < p.num_weights; ++k) {
       const size_t base = static_cast<size_t>(k) * layout.stride;
       const float lr = p.lrs[static_cast<size_t>(k)];
@@ -779,21 +785,21 @@ FCompute MultiSGDCompute(MultiLayout layout) {
         using W = typename decltype(tag)::type;
         const W* w = in[base].ptr<const W>();
         const W* g = in[base + 1].ptr<const W>();
-        float* mom = layout.momentum ? M(in[base + 2]) : nullptr;
-        float* w32 = layout.mp ? M(in[base + layout.stride - 1]) : nullptr;
+        float* mom = has_momentum ? M(in[base + 2]) : nullptr;
+        float* w32 = mp ? M(in[base + layout.stride - 1]) : nullptr;
         W* y = out[static_cast<size_t>(k)].ptr<W>();
-        for (int64_t i = 0; i < in[base].Size(); ++i) {
-          float weight = layout.mp ? w32[i] : ToFloat(w[i]);
-          float m = layout.momentum ? mom[i] : 0.f;
+        for (int64_t i = 0, size = in[base].Size(); i < size; ++i) {
+          float weight = mp ? w32[i] : ToFloat(w[i]);
+          float m = has_momentum ? mom[i] : 0.f;
           const float grad = ToFloat(g[i]);
-          if (p.clip_gradient >= 0.f) {
-            m = momentum * m - lr * wd * weight - lr * Clip(p.rescale_grad * grad, p.clip_gradient);
+          if (clip_gradient >= 0.f) {
+            m = momentum * m - lr * wd * weight - lr * Clip(rescale_grad * grad, clip_gradient);
           } else {
-            m = momentum * m - lr * wd * weight - lr * p.rescale_grad * grad;
+            m = momentum * m - lr * wd * weight - lr * rescale_grad * grad;
           }
-          if (layout.momentum) mom[i] = m;
+          if (has_momentum) mom[i] = m;
           weight = weight + m;
-          if (layout.mp) w32[i] = weight;
+          if (mp) w32[i] = weight;
           y[i] = FromFloat<W>(weight);
         }
       });
