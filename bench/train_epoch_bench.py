@@ -36,7 +36,6 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
