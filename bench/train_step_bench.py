@@ -73,10 +73,11 @@ MODELS = [
 
 
 # ---- workers: MXNet and PyTorch (the hybridnet one is bench/train_step_worker.cc) ---------------
-# Protocol, on stdout: "name=<system>", then "check loss=<sum of the losses> grad_sq=<sum of
-# the squared gradients> first_ms=<first step>" after a first step, or "error=<why>" and exit;
-# then, for each line "N" on stdin, N steps and their mean in milliseconds; for "mem", the peak
-# and the starting resident set in kB.
+# Protocol, on stdout: "name=<system>", then "check <key>=<value>... first_ms=<first step>"
+# after a first step (here loss=<sum of the losses> grad_sq=<sum of the squared gradients>), or
+# "error=<why>" and exit; then, for each line "N" on stdin, N steps and their mean in
+# milliseconds; for "mem", the peak and the starting resident set in kB. bench/train_epoch_bench.py
+# serves epochs the same way (and bench/train_worker_common.h in C++).
 
 def memory_kb():
     fields = {}
@@ -109,11 +110,11 @@ def serve(name, step, wait, checks):
         step()
         wait()
         first_ms = (time.perf_counter() - start) * 1e3
-        loss, grad_sq = checks()
+        figures = " ".join(f"{key}={value:.9g}" for key, value in checks().items())
     except Exception as e:  # noqa: BLE001 - reported to the driver, which shows it in the table
         print(f"error={type(e).__name__}: " + " ".join(str(e).split()), flush=True)
         sys.exit(3)
-    print(f"check loss={loss:.9g} grad_sq={grad_sq:.9g} first_ms={first_ms:.3f}", flush=True)
+    print(f"check {figures} first_ms={first_ms:.3f}", flush=True)
     for line in sys.stdin:
         if line.strip() == "mem":
             print(f"{memory_kb()[0]} {base_kb}", flush=True)
@@ -161,8 +162,8 @@ def torch_worker(prefix, folder, names, threads):
         state["loss"] = loss
 
     def checks():
-        return (float(state["loss"].detach().sum()),
-                float(sum((w.grad.double() ** 2).sum() for w in weights)))
+        return {"loss": float(state["loss"].detach().sum()),
+                "grad_sq": float(sum((w.grad.double() ** 2).sum() for w in weights))}
 
     capability = [line.split(":", 1)[1].strip() for line in torch.__config__.show().splitlines()
                   if "CPU capability usage" in line]
@@ -191,8 +192,9 @@ def mxnet_worker(prefix, folder, names, threads):
         state["loss"] = loss
 
     def checks():
-        return (float(state["loss"].sum().asscalar()),
-                float(sum((w.grad().astype("float64") ** 2).sum().asscalar() for w in weights)))
+        return {"loss": float(state["loss"].sum().asscalar()),
+                "grad_sq": float(sum((w.grad().astype("float64") ** 2).sum().asscalar()
+                                     for w in weights))}
 
     features = mx.runtime.Features()
     kernels = ", ".join(f for f in ("MKLDNN", "BLAS_OPEN", "BLAS_MKL") if features.is_enabled(f))
@@ -319,18 +321,26 @@ def bench_model(model, threads, args, commands, folder):
     make_inputs(model, inputs)
     names = ",".join(n for n, _, _ in model.inputs)
     prefix = os.path.join(folder, model.name)
+    return run_workers(commands, [prefix, inputs, names, str(threads)], threads,
+                       getattr(args, model.rounds_key), args.round_seconds)
+
+
+def run_workers(commands, worker_args, threads, rounds, round_seconds):
+    """Starts a worker per system (its command + worker_args; all pinned to one CPU at one
+    thread), times `rounds` rounds of about `round_seconds` each, the systems taking turns in a
+    rotating order after a warm-up round, and closes them. Returns {system: result dict} (the
+    name, check figures, per-round milliseconds, their median, runs a round, peak memory; or the
+    error), "load" and "rounds"."""
     cpus = {min(os.sched_getaffinity(0))} if threads == 1 else os.sched_getaffinity(0)
     results, workers = {"load_start": load_average().split()[0]}, {}
     for system, (command, env) in commands.items():
         try:
-            workers[system] = Worker(command + [prefix, inputs, names, str(threads)], threads, cpus,
-                                     env)
+            workers[system] = Worker(command + worker_args, threads, cpus, env)
             results[system] = {"name": workers[system].name, "check": workers[system].check,
                                "ms": []}
         except WorkerError as e:
             results[system] = {"error": str(e)}
-    rounds = getattr(args, model.rounds_key)
-    counts = {s: max(1, round(args.round_seconds * 1e3 / w.check["first_ms"]))
+    counts = {s: max(1, round(round_seconds * 1e3 / w.check["first_ms"]))
               for s, w in workers.items()}
     order = list(workers)
     for round_index in range(-1, rounds):  # round -1 warms up
@@ -345,8 +355,8 @@ def bench_model(model, threads, args, commands, folder):
                 continue
             if round_index >= 0:
                 results[system]["ms"].append(ms)
-            else:  # steps per round from the warm-up round: the first step also plans
-                counts[system] = max(1, round(args.round_seconds * 1e3 / ms))
+            else:  # runs per round from the warm-up round: the first run also plans
+                counts[system] = max(1, round(round_seconds * 1e3 / ms))
     for system, w in workers.items():
         if "error" not in results[system]:
             results[system]["hwm_mb"], results[system]["grew_mb"] = w.memory_mb()

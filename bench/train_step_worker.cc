@@ -8,15 +8,9 @@
 // Loads PREFIX-symbol.json / PREFIX-0000.params and INPUT_DIR/<NAME>.npy (the graph's data
 // inputs, in order) and INPUT_DIR/label.npy (one-hot labels shaped as the output). The step: out
 // = net(inputs); loss = -sum(log_softmax(out, -1) * onehot, -1) per sample; backward (head
-// gradient ones). Speaks the driver's protocol (see train_step_bench.py): "name=...", then
-// "check loss=... grad_sq=... first_ms=..." after a first step or "error=..." and exit 3; then,
-// for each line "N", N steps and their mean in milliseconds; for "mem", VmHWM and the starting
-// VmRSS in kB.
-#include <chrono>
+// gradient ones). Speaks the drivers' protocol (train_worker_common.h), its check line
+// "loss=<sum of the losses> grad_sq=<sum of the squared gradients>".
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +22,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/npy.h"
 #include "hybridnet/operators.h"
+#include "train_worker_common.h"
 
 namespace hybridnet {
 namespace bench {
@@ -59,28 +54,7 @@ Options Parse(int argc, char** argv) {
   return o;
 }
 
-// VmHWM or VmRSS of this process, in kB.
-long MemoryKb(const char* field) {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::strlen(field) + 1));
-  }
-  return -1;
-}
-
-std::string OneLine(std::string text) {
-  for (char& c : text)
-    if (c == '\n') c = ' ';
-  return text;
-}
-
-double Sum(const NDArray& x, bool squares) {
-  double sum = 0;
-  for (float v : x.ToFloatVector()) sum += squares ? double(v) * v : v;
-  return sum;
-}
-
-class TrainStep {
+class TrainStep : public TimedTask {
  public:
   explicit TrainStep(const Options& o)
       : net_(gluon::SymbolBlock::Imports(o.prefix + "-symbol.json", o.input_names,
@@ -97,7 +71,7 @@ class TrainStep {
     }
   }
 
-  void Run() {
+  void Run() override {
     {
       auto recording = autograd::Record();
       NDArray out = (*net_)(inputs_)[0];
@@ -106,11 +80,12 @@ class TrainStep {
     autograd::Backward({loss_});
   }
 
-  double LossSum() const { return Sum(loss_, false); }
-  double GradientSquares() const {
-    double sum = 0;
-    for (const NDArray& w : weights_) sum += Sum(autograd::GetGrad(w), true);
-    return sum;
+  std::string Checks() const override {
+    double grad_sq = 0;
+    for (const NDArray& w : weights_) grad_sq += Sum(autograd::GetGrad(w), true);
+    char text[96];
+    std::snprintf(text, sizeof(text), "loss=%.9g grad_sq=%.9g", Sum(loss_, false), grad_sq);
+    return text;
   }
 
  private:
@@ -119,45 +94,12 @@ class TrainStep {
   NDArray onehot_, loss_;
 };
 
-double Milliseconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-int Serve(const Options& o) {
+int ServeTrainStep(const Options& o) {
   SetNumThreads(o.threads);
-  std::printf("name=hybridnet %s, %d thread(s) (%s)\n",
-              o.eager ? "eager" : "hybridized static_alloc/static_shape", o.threads,
-              OneLine(KernelLibraries()).c_str());
-  std::fflush(stdout);
-  std::unique_ptr<TrainStep> step;
-  long base_kb = 0;  // the model and inputs loaded, before the first step
-  double first_ms = 0;
-  try {
-    step = std::make_unique<TrainStep>(o);
-    base_kb = MemoryKb("VmRSS:");
-    const auto start = std::chrono::steady_clock::now();
-    step->Run();
-    first_ms = Milliseconds(start);
-  } catch (const std::exception& e) {
-    std::printf("error=%s\n", OneLine(e.what()).c_str());
-    return 3;
-  }
-  std::printf("check loss=%.9g grad_sq=%.9g first_ms=%.3f\n", step->LossSum(),
-              step->GradientSquares(), first_ms);
-  std::fflush(stdout);
-  for (std::string line; std::getline(std::cin, line);) {
-    if (line == "mem") {
-      std::printf("%ld %ld\n", MemoryKb("VmHWM:"), base_kb);
-    } else {
-      const int count = std::stoi(line);
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < count; ++i) step->Run();
-      std::printf("%.4f\n", Milliseconds(start) / count);
-    }
-    std::fflush(stdout);
-  }
-  return 0;
+  const std::string name = std::string("hybridnet ") +
+                           (o.eager ? "eager" : "hybridized static_alloc/static_shape") + ", " +
+                           std::to_string(o.threads) + " thread(s) (" + KernelLibraries() + ")";
+  return Serve(name, [&o] { return std::make_unique<TrainStep>(o); });
 }
 
 }  // namespace
@@ -166,7 +108,7 @@ int Serve(const Options& o) {
 
 int main(int argc, char** argv) {
   try {
-    return hybridnet::bench::Serve(hybridnet::bench::Parse(argc, argv));
+    return hybridnet::bench::ServeTrainStep(hybridnet::bench::Parse(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "train_step_worker: %s\n", e.what());
     return 2;

@@ -12,6 +12,10 @@
 #     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
 #     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
 #     <= 1.0x PyTorch's, peak memory <= MXNet's.
+#  5. training epochs (DataLoader, forward, loss, backward, Trainer.step) against MXNet 1.9.1
+#     hybridized and PyTorch eager (bench/train_epoch_bench.py; 1 and 2 threads): the digits
+#     LeNet and MLP, CIFAR ResNet-20 on random data batch 128; hybridnet's Python loop and its C++
+#     loop; targets <= 0.67x MXNet's epoch, <= 1.0x PyTorch's, Python <= 1.1x C++.
 # The machine is printed with the figures: CPU, OpenBLAS build and kernel setting, oneDNN ISA.
 set -euo pipefail
 build=${1:-build}
@@ -136,3 +140,9 @@ fi
 # Debian's python3 with python3-torch; a missing one is reported as SKIPPED, naming it.
 printf '\n== training step: hybridnet vs MXNet 1.9.1 hybridized and PyTorch eager\n'
 /usr/bin/python3 "$root/bench/train_step_bench.py" "$build" --rounds "$rounds"
+
+# ---- 5. training epochs --------------------------------------------------------------------------
+# Its workers: hybridnet's Python package and train_epoch_worker, MXNet's venv python and Debian's
+# python3 with python3-torch (and python3-sklearn for the digits); a missing one is reported.
+printf '\n== training epochs: hybridnet (Python and C++) vs MXNet 1.9.1 hybridized and PyTorch eager\n'
+/usr/bin/python3 "$root/bench/train_epoch_bench.py" "$build" --rounds "$(( (rounds + 1) / 2 ))"
