@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -201,6 +202,45 @@ TEST(ConvolutionGradient, NetworkGraphGradientsAreEagerBackwardsBits) {
       EXPECT_EQ(BitDifference(autograd::GetGrad(eager_vars[i]), graph[i]), "") << names[i];
     }
   }
+}
+
+// The data of a first layer is a constant: the gradient pass marks the convolution's data
+// gradient unread, its kernel skips it, and the weight and bias gradients keep their bits.
+TEST(ConvolutionGradient, AConstantsGradientIsSkippedAndTheOthersKeepTheirBits) {
+  const Symbol data = Symbol::Var("data"), weight = Symbol::Var("weight"),
+               bias = Symbol::Var("bias"), head = Symbol::Var("head_grad");
+  const Symbol y = Symbol::Create(
+      "Convolution", {data, weight, bias},
+      {{"kernel", "(7, 7)"}, {"stride", "(2, 2)"}, {"pad", "(3, 3)"}, {"num_filter", "16"}});
+  const std::map<std::string, NDArray> values = {
+      {"data", NDArray::RandomUniform({2, 3, 32, 32}, -1.f, 1.f)},
+      {"weight", NDArray::RandomUniform({16, 3, 7, 7}, -0.5f, 0.5f)},
+      {"bias", NDArray::RandomUniform({16}, -0.5f, 0.5f)},
+      {"head_grad", NDArray::RandomUniform({2, 16, 16, 16}, -1.f, 1.f)}};
+  std::vector<std::vector<NDArray>> results;
+  for (const bool with_data : {true, false}) {
+    std::vector<NodeEntry> xs = {weight.outputs[0], bias.outputs[0]};
+    if (with_data) xs.insert(xs.begin(), data.outputs[0]);
+    Symbol gradients;
+    gradients.outputs = internal::Gradient(y.outputs, head.outputs, xs);
+    const NodeAttrs& backward = gradients.outputs.back().node->attrs;
+    ASSERT_EQ(backward.op->name, "_backward_Convolution");
+    EXPECT_EQ(internal::GradientOutputUnread(backward, 0), !with_data);
+    EXPECT_FALSE(internal::GradientOutputUnread(backward, 1));
+    EXPECT_FALSE(internal::GradientOutputUnread(backward, 2));
+    const std::vector<std::string> inputs = gradients.ListInputs();
+    std::vector<NDArray> feed;
+    for (const std::string& name : inputs) feed.push_back(values.at(name));
+    ExecutorOptions options;
+    options.fuse = false;
+    GraphExecutor exec(gradients, inputs, {}, options);
+    std::vector<NDArray> grads = exec.Forward(feed);
+    if (with_data) grads.erase(grads.begin());
+    results.push_back(grads);
+  }
+  ASSERT_EQ(results[0].size(), 2u);
+  ASSERT_EQ(results[1].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(BitDifference(results[0][i], results[1][i]), "") << i;
 }
 
 }  // namespace

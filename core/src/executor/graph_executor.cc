@@ -19,13 +19,22 @@ struct KernelCall {
   const FCompute* compute;
   const NodeAttrs* attrs;
   std::vector<TBlob> in, out;
-  std::vector<const NDArray*> in_arrays;  // the parameters among the inputs, else null
+  // The arrays behind the inputs: parameters fixed, data inputs patched per call, else null.
+  std::vector<const NDArray*> in_arrays;
 };
 
 // A data pointer inside a kernel's blobs that changes per call (data inputs, user outputs).
 struct Patch {
   void** target;
   SlotKind kind;
+  size_t index;
+};
+
+// A kernel's input array that is a data input, set per call: kernels keep data derived from it
+// (a convolution's re-laid-out weights) across calls while its values stay unwritten, as they do
+// for parameters. A training graph takes its weights as data inputs.
+struct ArrayPatch {
+  const NDArray** target;
   size_t index;
 };
 
@@ -49,6 +58,7 @@ struct Plan {
   std::vector<DType> out_types;
   std::vector<KernelCall> kernels;
   std::vector<Patch> patches;
+  std::vector<ArrayPatch> array_patches;
   std::vector<OutputCopy> copies;
   NDArray arena;
   size_t arena_bytes = 0;
@@ -176,7 +186,12 @@ void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
       if (p.kind == SlotKind::kData || p.kind == SlotKind::kOutput)
         plan->patches.push_back(Patch{&blob->data, p.kind, p.index});
     };
-    for (size_t i = 0; i < call.in.size(); ++i) patch(g.entry_id(g[nid].inputs[i]), &call.in[i]);
+    for (size_t i = 0; i < call.in.size(); ++i) {
+      const uint32_t eid = g.entry_id(g[nid].inputs[i]);
+      patch(eid, &call.in[i]);
+      if (mem.place[eid].kind == SlotKind::kData)
+        plan->array_patches.push_back(ArrayPatch{&call.in_arrays[i], mem.place[eid].index});
+    }
     for (size_t i = 0; i < call.out.size(); ++i)
       patch(g.entry_id(nid, static_cast<uint32_t>(i)), &call.out[i]);
   }
@@ -278,6 +293,7 @@ void GraphExecutor::Impl::Run(Plan& plan, const std::vector<NDArray>& data,
     *p.target = p.kind == SlotKind::kData ? const_cast<void*>(data[p.index].raw_data())
                                           : (*outputs)[p.index].raw_data();
   }
+  for (const ArrayPatch& p : plan.array_patches) *p.target = &data[p.index];
   OpContext ctx;
   ctx.is_train = options.is_train;
   ctx.fast_math = options.fast_math;

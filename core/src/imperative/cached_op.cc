@@ -2,6 +2,7 @@
 #include "imperative/cached_op.h"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -41,6 +42,24 @@ struct TrainingGraph {
   /// Why there is no backward (an op without a gradient): reported when backward reaches the
   /// call, as eager backward reports it, not when the forward runs.
   std::string backward_error;
+
+  /// The activations of calls whose tape node is gone (after their backward, or never
+  /// differentiated), given to the next forward to write into: the point of static_alloc, no
+  /// allocation and no page faults per step. Only the call that kept them ever held them.
+  void Recycle(std::vector<NDArray> saved) {
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    if (spare.empty()) spare = std::move(saved);
+  }
+  /// The forward's outputs to write into: the visible ones new, the activations recycled.
+  std::vector<NDArray> OutputsToFill() {
+    std::vector<NDArray> outputs(num_outputs);
+    std::lock_guard<std::mutex> lock(spare_mutex);
+    for (NDArray& a : spare) outputs.push_back(std::move(a));
+    spare.clear();
+    return outputs;
+  }
+  std::mutex spare_mutex;  // calls may end on another thread than the one running forwards
+  std::vector<NDArray> spare;
 };
 
 namespace {
@@ -59,6 +78,9 @@ struct CachedOpCall {
   std::shared_ptr<TrainingGraph> graph;
   std::vector<NDArray> inputs;  // the forward's inputs, detached
   std::vector<NDArray> saved;   // the activations the backward reads
+  ~CachedOpCall() {
+    if (graph) graph->Recycle(std::move(saved));
+  }
 };
 
 const CachedOpCall& CallOf(const NodeAttrs& attrs) {
@@ -294,8 +316,10 @@ std::vector<NDArray> CachedOp::Run(const std::vector<NDArray>& inputs) {
     any = true;
   }
   std::shared_ptr<TrainingGraph> g = GraphFor(needs_grad, autograd::IsTraining());
-  std::vector<NDArray> values = g->forward->Forward(inputs);
+  std::vector<NDArray> values = g->OutputsToFill();
+  g->forward->Forward(inputs, &values);
   if (!any) {
+    g->Recycle({values.begin() + static_cast<std::ptrdiff_t>(g->num_outputs), values.end()});
     values.resize(g->num_outputs);
     return values;
   }

@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
 
@@ -52,34 +54,243 @@ void BatchNormScaleShift(const float* gamma, const float* beta, const float* mea
   }
 }
 
-void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
-                         float* mean, float* invstd) {
-  const int64_t C = dims.channels, inner = dims.inner;
-  float sum = 0.f;
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    const float* xc = x + (o * C + c) * inner;
-    for (int64_t i = 0; i < inner; ++i) sum += xc[i];
-  }
-  const float m = sum / static_cast<float>(dims.count());
-  float sq = 0.f;
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    const float* xc = x + (o * C + c) * inner;
-    for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - m) * (xc[i] - m);
-  }
+namespace {
+
+constexpr int64_t kStatLanes = 64;  // float partial sums of the statistics, 4 AVX-512 registers
+constexpr int64_t kGradLanes = 32;  // double partial sums of the gradient, 4 AVX-512 registers
+
+// Adds partial sum l + w into l for w = n / 2, ..., 1 (n a power of two); returns the total.
+template <typename T>
+T AddPairwise(T* partial, int64_t n) {
+  for (int64_t w = n / 2; w > 0; w /= 2)
+    for (int64_t l = 0; l < w; ++l) partial[l] += partial[l + w];
+  return partial[0];
+}
+
+void StoreStats(float m, float sq, const BatchNormDims& dims, double eps, float* mean,
+                float* invstd) {
   *mean = m;
   *invstd =
       (sq == 0.f && eps == 0.0) ? 0.f : BatchNormInvStd(sq / static_cast<float>(dims.count()), eps);
 }
 
+// The upper 8 floats of v.
+HN_AVX512 inline __m256 UpperHalf(__m512 v) {
+  return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+}
+
+}  // namespace
+
+void BatchNormBatchStatsScalar(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                               float* mean, float* invstd) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  float partial[kStatLanes] = {};
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const float* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) partial[i % kStatLanes] += xc[i];
+  }
+  const float m = AddPairwise(partial, kStatLanes) / static_cast<float>(dims.count());
+  std::fill(partial, partial + kStatLanes, 0.f);
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const float* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const float d = xc[i] - m;
+      partial[i % kStatLanes] += d * d;
+    }
+  }
+  StoreStats(m, AddPairwise(partial, kStatLanes), dims, eps, mean, invstd);
+}
+
+namespace {
+
+// x, or (x - m)^2 for the variance's sum.
+template <bool kSquares>
+HN_AVX512 inline __m512 StatTerm(__m512 v, __m512 m) {
+  if (!kSquares) return v;
+  const __m512 d = _mm512_sub_ps(v, m);
+  return _mm512_mul_ps(d, d);
+}
+
+// The sum of StatTerm over channel c in BatchNormBatchStats' order: partial sum l is lane l % 16
+// of register l / 16; a row's tail adds to its lanes only (a masked add leaves the others' bits,
+// -0 included).
+template <bool kSquares>
+HN_AVX512 float SumChannelAvx512(const float* x, const BatchNormDims& dims, int64_t c, float m) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  const __m512 m16 = _mm512_set1_ps(m);
+  __m512 acc[4];
+  for (__m512& r : acc) r = _mm512_setzero_ps();
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const float* xc = x + (o * C + c) * inner;
+    int64_t i = 0;
+    for (; i + kStatLanes <= inner; i += kStatLanes)
+      for (int k = 0; k < 4; ++k)
+        acc[k] = _mm512_add_ps(acc[k], StatTerm<kSquares>(_mm512_loadu_ps(xc + i + 16 * k), m16));
+    for (int k = 0; k < 4; ++k) {
+      const __mmask16 lanes = FirstLanes(inner - i - 16 * k);
+      const __m512 v = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xc + i + 16 * k), m16);
+      acc[k] = _mm512_mask_add_ps(acc[k], lanes, acc[k], v);
+    }
+  }
+  float partial[kStatLanes];
+  for (int k = 0; k < 4; ++k) _mm512_storeu_ps(partial + 16 * k, acc[k]);
+  return AddPairwise(partial, kStatLanes);
+}
+
+}  // namespace
+
+HN_AVX512 void BatchNormBatchStatsAvx512(const float* x, const BatchNormDims& dims, int64_t c,
+                                         double eps, float* mean, float* invstd) {
+  const float m = SumChannelAvx512<false>(x, dims, c, 0.f) / static_cast<float>(dims.count());
+  StoreStats(m, SumChannelAvx512<true>(x, dims, c, m), dims, eps, mean, invstd);
+}
+
+void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                         float* mean, float* invstd) {
+  if (CpuHasAvx512()) {
+    BatchNormBatchStatsAvx512(x, dims, c, eps, mean, invstd);
+  } else {
+    BatchNormBatchStatsScalar(x, dims, c, eps, mean, invstd);
+  }
+}
+
+namespace {
+
+// One channel's part of the gradient: the sums of dy and (x - mean) dy, then dx.
+struct ChannelGrad {
+  const BatchNormGradArgs& a;
+  const BatchNormDims& dims;
+  int64_t c;
+  float mean;
+  const float* row(const float* p, int64_t o) const {
+    return p + (o * dims.channels + c) * dims.inner;
+  }
+  float* row(float* p, int64_t o) const { return p + (o * dims.channels + c) * dims.inner; }
+};
+
+void GradSumsScalar(const ChannelGrad& g, double* sum_dy, double* dot) {
+  double sum_part[kGradLanes] = {}, dot_part[kGradLanes] = {};
+  for (int64_t o = 0; o < g.dims.outer; ++o) {
+    const float* x = g.row(g.a.x, o);
+    const float* dy = g.row(g.a.dy, o);
+    for (int64_t i = 0; i < g.dims.inner; ++i) {
+      sum_part[i % kGradLanes] += dy[i];
+      dot_part[i % kGradLanes] += (static_cast<double>(x[i]) - g.mean) * dy[i];
+    }
+  }
+  *sum_dy = AddPairwise(sum_part, kGradLanes);
+  *dot = AddPairwise(dot_part, kGradLanes);
+}
+
+// dx = (dy - mean_dy - (x - mean) * k) * iw with batch statistics, else dy * iw.
+void GradDxScalar(const ChannelGrad& g, double mean_dy, double k, double iw) {
+  for (int64_t o = 0; o < g.dims.outer; ++o) {
+    const float* x = g.row(g.a.x, o);
+    const float* dy = g.row(g.a.dy, o);
+    float* dx = g.row(g.a.dx, o);
+    for (int64_t i = 0; i < g.dims.inner; ++i) {
+      const double d = dy[i];
+      dx[i] = static_cast<float>(
+          g.a.batch_stats ? (d - mean_dy - (static_cast<double>(x[i]) - g.mean) * k) * iw : d * iw);
+    }
+  }
+}
+
+// Adds the gradient terms of 8 floats of x and dy to the sums' registers, in the lanes of `lanes`.
+HN_AVX512 inline void AddGradTerms(__m512d mean, __mmask8 lanes, __m256 x8, __m256 dy8,
+                                   __m512d* sum_acc, __m512d* dot_acc) {
+  const __m512d dy = _mm512_cvtps_pd(dy8);
+  const __m512d term = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy);
+  *sum_acc = _mm512_mask_add_pd(*sum_acc, lanes, *sum_acc, dy);
+  *dot_acc = _mm512_mask_add_pd(*dot_acc, lanes, *dot_acc, term);
+}
+
+// Partial sum l is lane l % 8 of register l / 8: the 16 floats at i + 16 j of a block of 32 go
+// to registers 2 j (lower half) and 2 j + 1 (upper half).
+HN_AVX512 void GradSumsAvx512(const ChannelGrad& g, double* sum_dy, double* dot) {
+  const int64_t inner = g.dims.inner;
+  const __m512d mean = _mm512_set1_pd(g.mean);
+  __m512d sum_acc[4], dot_acc[4];
+  for (int k = 0; k < 4; ++k) sum_acc[k] = dot_acc[k] = _mm512_setzero_pd();
+  for (int64_t o = 0; o < g.dims.outer; ++o) {
+    const float* x = g.row(g.a.x, o);
+    const float* dy = g.row(g.a.dy, o);
+    for (int64_t i = 0; i < inner; i += kGradLanes) {
+      for (int j = 0; j < 2; ++j) {
+        const __mmask16 lanes = FirstLanes(inner - i - 16 * j);
+        const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i + 16 * j);
+        const __m512 dy16 = _mm512_maskz_loadu_ps(lanes, dy + i + 16 * j);
+        AddGradTerms(mean, static_cast<__mmask8>(lanes), _mm512_castps512_ps256(x16),
+                     _mm512_castps512_ps256(dy16), &sum_acc[2 * j], &dot_acc[2 * j]);
+        AddGradTerms(mean, static_cast<__mmask8>(lanes >> 8), UpperHalf(x16), UpperHalf(dy16),
+                     &sum_acc[2 * j + 1], &dot_acc[2 * j + 1]);
+      }
+    }
+  }
+  double sum_part[kGradLanes], dot_part[kGradLanes];
+  for (int k = 0; k < 4; ++k) {
+    _mm512_storeu_pd(sum_part + 8 * k, sum_acc[k]);
+    _mm512_storeu_pd(dot_part + 8 * k, dot_acc[k]);
+  }
+  *sum_dy = AddPairwise(sum_part, kGradLanes);
+  *dot = AddPairwise(dot_part, kGradLanes);
+}
+
+// dx of 8 floats of x and dy (GradDxScalar's formula).
+template <bool kBatchStats>
+HN_AVX512 inline __m256 DxOf(__m256 x8, __m256 dy8, __m512d mean, __m512d mean_dy, __m512d k,
+                             __m512d iw) {
+  const __m512d d = _mm512_cvtps_pd(dy8);
+  if (!kBatchStats) return _mm512_cvtpd_ps(_mm512_mul_pd(d, iw));
+  const __m512d centered = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), k);
+  return _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(d, mean_dy), centered), iw));
+}
+
+template <bool kBatchStats>
+HN_AVX512 void GradDxRowsAvx512(const ChannelGrad& g, double mean_dy, double k, double iw) {
+  const __m512d mean8 = _mm512_set1_pd(g.mean), mean_dy8 = _mm512_set1_pd(mean_dy),
+                k8 = _mm512_set1_pd(k), iw8 = _mm512_set1_pd(iw);
+  for (int64_t o = 0; o < g.dims.outer; ++o) {
+    const float* x = g.row(g.a.x, o);
+    const float* dy = g.row(g.a.dy, o);
+    float* dx = g.row(g.a.dx, o);
+    for (int64_t i = 0; i < g.dims.inner; i += 16) {
+      const __mmask16 lanes = FirstLanes(g.dims.inner - i);
+      const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i);
+      const __m512 dy16 = _mm512_maskz_loadu_ps(lanes, dy + i);
+      const __m256 lo = DxOf<kBatchStats>(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
+                                          mean8, mean_dy8, k8, iw8);
+      const __m256 hi =
+          DxOf<kBatchStats>(UpperHalf(x16), UpperHalf(dy16), mean8, mean_dy8, k8, iw8);
+      _mm512_mask_storeu_ps(
+          dx + i, lanes,
+          _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                              _mm256_castps_pd(hi), 1)));
+    }
+  }
+}
+
+void GradDxAvx512(const ChannelGrad& g, double mean_dy, double k, double iw) {
+  if (g.a.batch_stats) {
+    GradDxRowsAvx512<true>(g, mean_dy, k, iw);
+  } else {
+    GradDxRowsAvx512<false>(g, mean_dy, k, iw);
+  }
+}
+
+using StatsFn = void (*)(const float*, const BatchNormDims&, int64_t, double, float*, float*);
+using GradSumsFn = void (*)(const ChannelGrad&, double*, double*);
+using GradDxFn = void (*)(const ChannelGrad&, double, double, double);
+
 // Channels are independent, each summed in one fixed order: the threads split the channels and
 // the result does not depend on their count.
-void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
-  const int64_t C = dims.channels, inner = dims.inner;
+void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
+                  const BatchNormDims& dims) {
   const double n = static_cast<double>(dims.count());
-  ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
+  ParallelFor(dims.channels, dims.count() >= 4096, [&](int64_t c) {
     float mean, invstd;
     if (a.batch_stats) {
-      BatchNormBatchStats(a.x, dims, c, a.eps, &mean, &invstd);
+      stats(a.x, dims, c, a.eps, &mean, &invstd);
       const float rest = 1.f - a.momentum;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
       a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
@@ -87,30 +298,35 @@ void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
       mean = a.moving_mean[c];
       invstd = BatchNormInvStd(a.moving_var[c], a.eps);
     }
-    double sum_dy = 0.0, dot = 0.0;
-    for (int64_t o = 0; o < dims.outer; ++o) {
-      const int64_t base = (o * C + c) * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        sum_dy += a.dy[base + i];
-        dot += (static_cast<double>(a.x[base + i]) - mean) * a.dy[base + i];
-      }
-    }
+    const ChannelGrad g{a, dims, c, mean};
+    double sum_dy, dot;
+    sums(g, &sum_dy, &dot);
     const double w = a.fix_gamma ? 1.0 : a.gamma[c];
     const double iw = static_cast<double>(invstd) * w;
     const double mean_dy = n > 0 ? sum_dy / n : 0.0;
     const double k = n > 0 ? dot * invstd * invstd / n : 0.0;
-    for (int64_t o = 0; o < dims.outer; ++o) {
-      const int64_t base = (o * C + c) * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        const double dy = a.dy[base + i];
-        a.dx[base + i] = static_cast<float>(
-            a.batch_stats ? (dy - mean_dy - (static_cast<double>(a.x[base + i]) - mean) * k) * iw
-                          : dy * iw);
-      }
-    }
+    write_dx(g, mean_dy, k, iw);
     a.dgamma[c] = a.fix_gamma ? 0.f : static_cast<float>(dot * invstd);
     a.dbeta[c] = static_cast<float>(sum_dy);
   });
+}
+
+}  // namespace
+
+void BatchNormBackwardScalar(const BatchNormGradArgs& a, const BatchNormDims& dims) {
+  BackwardWith(BatchNormBatchStatsScalar, GradSumsScalar, GradDxScalar, a, dims);
+}
+
+void BatchNormBackwardAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims) {
+  BackwardWith(BatchNormBatchStatsAvx512, GradSumsAvx512, GradDxAvx512, a, dims);
+}
+
+void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
+  if (CpuHasAvx512()) {
+    BatchNormBackwardAvx512(a, dims);
+  } else {
+    BatchNormBackwardScalar(a, dims);
+  }
 }
 
 }  // namespace internal

@@ -41,9 +41,18 @@ struct BatchNormDims {
 
 /// The training statistics of channel c: the batch mean and the inverse standard deviation of
 /// the biased batch variance (0 when both the variance and eps are 0, as MXNet), in float, summed
-/// in one fixed order, so the forward and its gradient compute the same bits.
+/// in one fixed order, so the forward and its gradient compute the same bits. The order: element
+/// i of each row of `inner` goes to partial sum i % 64, rows in turn; the 64 partial sums are then
+/// added pairwise (lane l + w into lane l, w = 32, 16, ..., 1). The AVX-512 version where the CPU
+/// has it, else the scalar one.
 void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
                          float* mean, float* invstd);
+/// The two versions, which give the same bits (the AVX-512 one is what keeps training BatchNorm
+/// from being bound by the latency of one serial sum).
+void BatchNormBatchStatsScalar(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                               float* mean, float* invstd);
+void BatchNormBatchStatsAvx512(const float* x, const BatchNormDims& dims, int64_t c, double eps,
+                               float* mean, float* invstd);
 
 /// MXNet's INVSTD_TO_VARIANCE: the variance an inverse standard deviation stands for.
 inline float BatchNormVariance(float invstd, double eps) {
@@ -58,6 +67,9 @@ inline float BatchNormVariance(float invstd, double eps) {
 ///   dbeta = sum dy,  dgamma = sum (x - mean) dy * invstd (0 with fix_gamma),
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
 ///   (batch statistics), dx = dy * invstd * w (moving statistics).
+/// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
+/// partial sums pairwise as in BatchNormBatchStats. The AVX-512 version where the CPU has it, else
+/// the scalar one; both give the same bits.
 struct BatchNormGradArgs {
   const float* dy;
   const float* x;
@@ -73,6 +85,8 @@ struct BatchNormGradArgs {
   bool batch_stats;
 };
 void BatchNormBackward(const BatchNormGradArgs& args, const BatchNormDims& dims);
+void BatchNormBackwardScalar(const BatchNormGradArgs& args, const BatchNormDims& dims);
+void BatchNormBackwardAvx512(const BatchNormGradArgs& args, const BatchNormDims& dims);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -4,7 +4,9 @@
 #include "pass/gradient.h"
 
 #include <algorithm>
+#include <sstream>
 #include <string>
+#include <unordered_set>
 
 #include "ops/gradient_util.h"
 
@@ -31,7 +33,42 @@ NodeEntry Sum(std::vector<NodeEntry> contributions, const std::string& name) {
   return NodeEntry{sum, 0, 0};
 }
 
+// Gives the nodes the pass made (not those of the caller's graphs, `forward` and `head_grads`)
+// kUnreadOutputsAttr where some of their outputs are read neither by another node nor as a
+// gradient.
+void MarkUnreadOutputs(const std::vector<NodeEntry>& grads, const IndexedGraph& forward,
+                       const std::vector<NodeEntry>& head_grads) {
+  std::unordered_set<const Node*> callers_nodes;
+  for (uint32_t nid = 0; nid < forward.num_nodes(); ++nid) callers_nodes.insert(forward[nid].node);
+  IndexedGraph heads(head_grads);
+  for (uint32_t nid = 0; nid < heads.num_nodes(); ++nid) callers_nodes.insert(heads[nid].node);
+  IndexedGraph graph(grads);
+  std::vector<uint32_t> reads(graph.num_entries(), 0);
+  for (uint32_t nid = 0; nid < graph.num_nodes(); ++nid)
+    for (const auto& e : graph[nid].inputs) ++reads[graph.entry_id(e)];
+  for (const auto& e : graph.outputs()) ++reads[graph.entry_id(e)];
+  for (uint32_t nid = 0; nid < graph.num_nodes(); ++nid) {
+    const Node* node = graph[nid].node;
+    if (node->IsVariable() || callers_nodes.count(node)) continue;
+    std::string unread;
+    for (uint32_t k = 0; k < node->NumOutputs(); ++k) {
+      if (reads[graph.entry_id(nid, k)] > 0) continue;
+      unread += (unread.empty() ? "" : ",") + std::to_string(k);
+    }
+    if (!unread.empty()) graph[nid].owner->attrs.dict[kUnreadOutputsAttr] = unread;
+  }
+}
+
 }  // namespace
+
+bool GradientOutputUnread(const NodeAttrs& attrs, uint32_t index) {
+  auto it = attrs.dict.find(kUnreadOutputsAttr);
+  if (it == attrs.dict.end()) return false;
+  std::stringstream list(it->second);
+  for (std::string k; std::getline(list, k, ',');)
+    if (k == std::to_string(index)) return true;
+  return false;
+}
 
 std::vector<NodeEntry> Gradient(const std::vector<NodeEntry>& ys,
                                 const std::vector<NodeEntry>& ys_grads,
@@ -113,6 +150,7 @@ std::vector<NodeEntry> Gradient(const std::vector<NodeEntry>& ys,
       result.push_back(sum);
     }
   }
+  MarkUnreadOutputs(result, graph, ys_grads);
   return result;
 }
 

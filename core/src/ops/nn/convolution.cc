@@ -28,6 +28,7 @@
 #include "ops/nn/convolution_fusions.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/register_ops.h"
+#include "pass/gradient.h"
 
 namespace hybridnet {
 namespace {
@@ -837,11 +838,12 @@ void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   a.weight = in[2].ptr<const float>();
   a.weight_array = ctx.InputArray(2);
   a.out_grad = in[0].ptr<const float>();
-  a.data_grad = out[0].ptr<float>();
-  a.weight_grad = out[1].ptr<float>();
+  // Gradients nobody reads are not computed (the data's, for a network's first layer).
+  a.data_grad = internal::GradientOutputUnread(attrs, 0) ? nullptr : out[0].ptr<float>();
+  a.weight_grad = internal::GradientOutputUnread(attrs, 1) ? nullptr : out[1].ptr<float>();
   a.workspace = ctx.workspace;
   internal::RunConvolutionGradients(s, a);
-  if (!p.no_bias) {
+  if (!p.no_bias && !internal::GradientOutputUnread(attrs, 2)) {
     internal::ConvolutionBiasGradient(a.out_grad, y[0], y[1], SpatialSize(y), out[2].ptr<float>());
   }
 }

@@ -1,0 +1,135 @@
+// Training BatchNorm's kernels (kernels/batch_norm.h): the batch statistics and the gradient sum
+// in one fixed order, so the AVX-512 versions must give the scalar versions' bits at every row
+// length (full blocks of partial sums, tails, rows shorter than a register), and both must be the
+// statistics and gradient a double-precision reference gives, to float rounding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/avx512-inl.h"
+#include "kernels/batch_norm.h"
+
+namespace hybridnet {
+namespace {
+
+constexpr int64_t kInners[] = {1, 7, 16, 31, 32, 49, 63, 64, 65, 100, 1024};
+
+std::vector<float> Random(size_t n, std::mt19937* rng, float shift) {
+  std::uniform_real_distribution<float> any(-2.f, 2.f);
+  std::vector<float> v(n);
+  for (float& f : v) f = any(*rng) + shift;
+  return v;
+}
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(BatchNormTrainingKernel, BatchStatsAvx512GivesTheScalarBitsAndTheMeanAndVariance) {
+  if (!internal::CpuHasAvx512()) GTEST_SKIP() << "this CPU has no AVX-512F: one version only";
+  std::mt19937 rng(11);
+  for (const int64_t inner : kInners) {
+    const internal::BatchNormDims dims{3, 2, inner};
+    const std::vector<float> x = Random(static_cast<size_t>(3 * 2 * inner), &rng, 0.5f);
+    for (int64_t c = 0; c < dims.channels; ++c) {
+      float mean_scalar, invstd_scalar, mean_vec, invstd_vec;
+      internal::BatchNormBatchStatsScalar(x.data(), dims, c, 1e-5, &mean_scalar, &invstd_scalar);
+      internal::BatchNormBatchStatsAvx512(x.data(), dims, c, 1e-5, &mean_vec, &invstd_vec);
+      EXPECT_EQ(std::memcmp(&mean_scalar, &mean_vec, sizeof(float)), 0) << "inner=" << inner;
+      EXPECT_EQ(std::memcmp(&invstd_scalar, &invstd_vec, sizeof(float)), 0) << "inner=" << inner;
+      double sum = 0, sq = 0;
+      for (int64_t o = 0; o < dims.outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) sum += x[static_cast<size_t>((o * 2 + c) * inner + i)];
+      const double mean = sum / static_cast<double>(dims.count());
+      for (int64_t o = 0; o < dims.outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const double d = x[static_cast<size_t>((o * 2 + c) * inner + i)] - mean;
+          sq += d * d;
+        }
+      }
+      EXPECT_NEAR(mean_vec, mean, 1e-5) << "inner=" << inner;
+      EXPECT_NEAR(invstd_vec, 1.0 / std::sqrt(sq / static_cast<double>(dims.count()) + 1e-5),
+                  1e-4 / std::sqrt(sq / static_cast<double>(dims.count()) + 1e-5))
+          << "inner=" << inner;
+    }
+  }
+}
+
+struct GradResult {
+  std::vector<float> dx, dgamma, dbeta, moving_mean, moving_var;
+};
+
+GradResult RunBackward(bool avx512, const std::vector<float>& dy, const std::vector<float>& x,
+                       const std::vector<float>& gamma, const internal::BatchNormDims& dims,
+                       bool fix_gamma, bool batch_stats) {
+  const size_t C = static_cast<size_t>(dims.channels);
+  GradResult r{std::vector<float>(x.size()), std::vector<float>(C), std::vector<float>(C),
+               std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
+  const internal::BatchNormGradArgs args{dy.data(),
+                                         x.data(),
+                                         gamma.data(),
+                                         r.moving_mean.data(),
+                                         r.moving_var.data(),
+                                         r.dx.data(),
+                                         r.dgamma.data(),
+                                         r.dbeta.data(),
+                                         1e-5,
+                                         0.9f,
+                                         fix_gamma,
+                                         batch_stats};
+  if (avx512) {
+    internal::BatchNormBackwardAvx512(args, dims);
+  } else {
+    internal::BatchNormBackwardScalar(args, dims);
+  }
+  return r;
+}
+
+TEST(BatchNormTrainingKernel, BackwardAvx512GivesTheScalarBitsAndTheReferenceGradient) {
+  if (!internal::CpuHasAvx512()) GTEST_SKIP() << "this CPU has no AVX-512F: one version only";
+  std::mt19937 rng(13);
+  for (const int64_t inner : kInners) {
+    const internal::BatchNormDims dims{4, 3, inner};
+    const size_t n = static_cast<size_t>(4 * 3 * inner);
+    const std::vector<float> x = Random(n, &rng, 0.3f), dy = Random(n, &rng, -0.1f),
+                             gamma = Random(3, &rng, 1.f);
+    for (const bool batch_stats : {true, false}) {
+      for (const bool fix_gamma : {false, true}) {
+        const GradResult scalar = RunBackward(false, dy, x, gamma, dims, fix_gamma, batch_stats);
+        const GradResult vec = RunBackward(true, dy, x, gamma, dims, fix_gamma, batch_stats);
+        const std::string where = "inner=" + std::to_string(inner) +
+                                  " batch_stats=" + std::to_string(batch_stats) +
+                                  " fix_gamma=" + std::to_string(fix_gamma);
+        EXPECT_TRUE(SameBits(scalar.dx, vec.dx)) << where;
+        EXPECT_TRUE(SameBits(scalar.dgamma, vec.dgamma)) << where;
+        EXPECT_TRUE(SameBits(scalar.dbeta, vec.dbeta)) << where;
+        EXPECT_TRUE(SameBits(scalar.moving_mean, vec.moving_mean)) << where;
+        EXPECT_TRUE(SameBits(scalar.moving_var, vec.moving_var)) << where;
+        // The reference, in double: dbeta = sum dy; with batch statistics, dx has zero sum.
+        for (int64_t c = 0; c < 3; ++c) {
+          double sum_dy = 0, sum_dx = 0;
+          for (int64_t o = 0; o < 4; ++o) {
+            for (int64_t i = 0; i < inner; ++i) {
+              const size_t at = static_cast<size_t>((o * 3 + c) * inner + i);
+              sum_dy += dy[at];
+              sum_dx += vec.dx[at];
+            }
+          }
+          EXPECT_NEAR(vec.dbeta[static_cast<size_t>(c)], sum_dy, 1e-4) << where;
+          if (batch_stats) {
+            EXPECT_NEAR(sum_dx, 0.0, 1e-3) << where;
+          }
+          if (fix_gamma) {
+            EXPECT_EQ(vec.dgamma[static_cast<size_t>(c)], 0.f) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hybridnet
