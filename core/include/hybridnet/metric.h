@@ -18,18 +18,19 @@
 #include "hybridnet/param.h"
 
 namespace hybridnet {
+/// Evaluation metrics (MXNet's mx.metric); see the file comment.
 namespace metric {
 
 /// One reading of a metric: its name ("accuracy", "top_k_accuracy_5") and value.
 struct NameValue {
-  std::string name;
-  double value = 0.0;
+  std::string name;    ///< "accuracy", "top_k_accuracy_5", ...
+  double value = 0.0;  ///< NaN before any instance
 };
 
 /// A pair of running sums: the value is usually sum_metric / num_inst.
 struct Stats {
-  double num_inst = 0.0;
-  double sum_metric = 0.0;
+  double num_inst = 0.0;    ///< the instances counted
+  double sum_metric = 0.0;  ///< the metric summed over them
 };
 
 /// A metric (MXNet's EvalMetric); make one with Create().
@@ -53,28 +54,34 @@ class EvalMetric {
   virtual const char* kind() const = 0;
   /// The metric's name (its first reading's name).
   const std::string& name() const { return name_; }
-  /// The running sums (zero for a composite, whose children keep their own).
+  /// The local running sums (zero for a composite, whose children keep their own).
   const Stats& local() const { return local_; }
+  /// The global running sums (zero for a composite).
   const Stats& global() const { return global_; }
 
  protected:
+  /// A metric whose first reading is called `name`.
   explicit EvalMetric(std::string name) : name_(std::move(name)) {}
   /// The value read from `stats` (sum_metric / num_inst, NaN without instances).
   virtual double Value(const Stats& stats, bool global) const;
   /// Adds to both the local and the global sums.
   void Accumulate(double sum_metric, double num_inst);
 
-  std::string name_;
-  Stats local_, global_;
+  std::string name_;  ///< the first reading's name
+  Stats local_;       ///< cleared by ResetLocal() and Reset()
+  Stats global_;      ///< cleared by Reset() only
 };
 
 /// A list of metrics updated together (MXNet's CompositeEvalMetric).
 class CompositeEvalMetric : public EvalMetric {
  public:
+  /// An empty list named `name`.
   explicit CompositeEvalMetric(std::string name = "composite") : EvalMetric(std::move(name)) {}
   /// Appends a child; its readings follow the earlier children's.
   void Add(std::unique_ptr<EvalMetric> child);
+  /// The number of children.
   size_t size() const { return children_.size(); }
+  /// Child `i` (kInvalidArgument past the end).
   EvalMetric& child(size_t i);
 
   void Update(const std::vector<NDArray>& labels, const std::vector<NDArray>& preds) override;

@@ -15,10 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "hybridnet/gluon/layer_options.h"
 #include "hybridnet/ndarray.h"
 
 namespace hybridnet {
 namespace gluon {
+/// Data loading for C++ training loops (the C++ side of mx.gluon.data); see the file comment.
 namespace data {
 
 /// Samples made of the rows (first-axis slices) of arrays of one length: sample i is row i of
@@ -50,28 +52,17 @@ enum class LastBatch {
 /// "keep", "discard" or "rollover"; throws kInvalidArgument listing them otherwise.
 LastBatch ParseLastBatch(const std::string& text);
 
-/// MXNet's DataLoader arguments (batch_size, shuffle, last_batch) and the shuffle's seed.
+/// MXNet's DataLoader arguments (batch_size, shuffle, last_batch) and the shuffle's seed, with
+/// the setters of layer_options.h.
 struct DataLoaderOptions {
-  int64_t batch_size = 1;
-  bool shuffle = false;
-  uint64_t seed = 0;  ///< each epoch's order is a new draw of a generator seeded once
-  LastBatch last_batch = LastBatch::kKeep;
-  DataLoaderOptions& set_batch_size(int64_t v) {
-    batch_size = v;
-    return *this;
-  }
-  DataLoaderOptions& set_shuffle(bool v) {
-    shuffle = v;
-    return *this;
-  }
-  DataLoaderOptions& set_seed(uint64_t v) {
-    seed = v;
-    return *this;
-  }
-  DataLoaderOptions& set_last_batch(LastBatch v) {
-    last_batch = v;
-    return *this;
-  }
+  HN_LAYER_OPTIONS_BEGIN;
+  HN_LAYER_OPTION(DataLoaderOptions, int64_t, batch_size) = 1;  ///< samples per batch
+  HN_LAYER_OPTION(DataLoaderOptions, bool, shuffle) = false;    ///< a new order every epoch
+  /// Each epoch's order is a new draw of a generator seeded once with it.
+  HN_LAYER_OPTION(DataLoaderOptions, uint64_t, seed) = 0;
+  /// What becomes of the last, shorter batch.
+  HN_LAYER_OPTION(DataLoaderOptions, LastBatch, last_batch) = LastBatch::kKeep;
+  HN_LAYER_OPTIONS_END;
 };
 
 /// Batches of an ArrayDataset, epoch after epoch: Reset() starts an epoch, Next() gives its
@@ -89,6 +80,7 @@ class DataLoader {
   bool Next(std::vector<NDArray>* batch);
   /// The number of batches an epoch started now yields (MXNet's len(loader)).
   int64_t NumBatches() const;
+  /// The options it was made with.
   const DataLoaderOptions& options() const { return options_; }
 
  private:

@@ -83,6 +83,7 @@ class Parameter {
   /// kNull whatever is set, as in MXNet). Setting kNull drops the gradient buffer; any other
   /// change starts a new zero one.
   autograd::GradReq grad_req() const { return grad_req_; }
+  /// Sets grad_req (see grad_req()).
   void set_grad_req(autograd::GradReq req);
   /// MXNet's lr_mult and wd_mult: the Trainer scales this parameter's learning rate and weight
   /// decay by them.
