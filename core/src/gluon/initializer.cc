@@ -115,8 +115,9 @@ class NormalInit : public TableInitializer {
 
 class XavierInit : public TableInitializer {
  public:
+  // `magnitude` in double, as MXNet's Python computes the scale from it.
   XavierInit(std::string name, Json kwargs, std::string rnd_type, std::string factor_type,
-             float magnitude)
+             double magnitude)
       : TableInitializer(std::move(name), std::move(kwargs)),
         rnd_type_(std::move(rnd_type)),
         factor_type_(std::move(factor_type)),
@@ -328,11 +329,12 @@ class Args {
  public:
   Args(std::string name, Json kwargs) : name_(std::move(name)), kwargs_(std::move(kwargs)) {}
   const Json& kwargs() const { return kwargs_; }
-  float Number(const char* key) const {
+  float Number(const char* key) const { return static_cast<float>(Real(key)); }
+  double Real(const char* key) const {
     HN_CHECK(kwargs_.at(key).is_number(), kInvalidArgument)
         << "initializer " << name_ << ": '" << key << "' must be a number, got "
         << kwargs_.at(key).dump();
-    return kwargs_.at(key).get<float>();
+    return kwargs_.at(key).get<double>();
   }
   std::string Text(const char* key) const {
     HN_CHECK(kwargs_.at(key).is_string(), kInvalidArgument)
@@ -383,13 +385,13 @@ const std::vector<InitializerKind>& Kinds() {
       {"xavier", R"({"rnd_type": "uniform", "factor_type": "avg", "magnitude": 3})",
        [](const Args& a) {
          return std::make_shared<XavierInit>("xavier", a.kwargs(), a.Text("rnd_type"),
-                                             a.Text("factor_type"), a.Number("magnitude"));
+                                             a.Text("factor_type"), a.Real("magnitude"));
        }},
       {"msraprelu", R"({"factor_type": "avg", "slope": 0.25})",
        [](const Args& a) {
-         const float slope = a.Number("slope");
+         const double slope = a.Real("slope");
          return std::make_shared<XavierInit>("msraprelu", a.kwargs(), "gaussian",
-                                             a.Text("factor_type"), 2.f / (1 + slope * slope));
+                                             a.Text("factor_type"), 2 / (1 + slope * slope));
        }},
       {"bilinear", "{}", [](const Args&) { return std::make_shared<BilinearInit>(); }},
       {"lstmbias", R"({"forget_bias": 1.0})",
@@ -483,9 +485,10 @@ InitializerPtr Uniform(float scale) { return std::make_shared<UniformInit>(scale
 InitializerPtr Normal(float sigma) { return std::make_shared<NormalInit>(sigma); }
 InitializerPtr Xavier(const std::string& rnd_type, const std::string& factor_type,
                       float magnitude) {
-  Json kwargs{
-      {"rnd_type", rnd_type}, {"factor_type", factor_type}, {"magnitude", Number(magnitude)}};
-  return std::make_shared<XavierInit>("xavier", kwargs, rnd_type, factor_type, magnitude);
+  // Through the table, so the magnitude is the decimal written (2.34, not 2.3399999).
+  return Make(
+      "xavier",
+      Json{{"rnd_type", rnd_type}, {"factor_type", factor_type}, {"magnitude", Number(magnitude)}});
 }
 InitializerPtr MSRAPrelu(const std::string& factor_type, float slope) {
   return Make("msraprelu", Json{{"factor_type", factor_type}, {"slope", Number(slope)}});
