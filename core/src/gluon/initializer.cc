@@ -68,9 +68,6 @@ class TableInitializer : public Initializer {
   // Initializers given by a registered name keep that name as their text (MXNet's __init__).
   void set_dumps(std::string text) { dumps_override_ = std::move(text); }
 
- protected:
-  const Json& kwargs() const { return kwargs_; }
-
  private:
   std::string name_;
   Json kwargs_;
@@ -361,7 +358,7 @@ class Args {
 struct InitializerKind {
   const char* name;
   const char* defaults;
-  std::function<InitializerPtr(const Args&)> make;
+  std::function<std::shared_ptr<TableInitializer>(const Args&)> make;
 };
 
 const std::vector<InitializerKind>& Kinds() {
@@ -428,7 +425,9 @@ std::string KnownNames() {
 }
 
 // Makes the named initializer from the keyword arguments given (defaults for the others).
-InitializerPtr Make(const std::string& name, const Json& given) {
+// `registered_name`, when given, is the initializer's text instead of its dumps() JSON.
+InitializerPtr Make(const std::string& name, const Json& given,
+                    const std::string& registered_name = "") {
   auto kind = std::find_if(Kinds().begin(), Kinds().end(),
                            [&](const InitializerKind& k) { return name == k.name; });
   HN_CHECK(kind != Kinds().end(), kNotFound)
@@ -444,7 +443,9 @@ InitializerPtr Make(const std::string& name, const Json& given) {
     HN_CHECK(!kv.value().is_null() || optional_init, kInvalidArgument)
         << "initializer " << name << " needs a '" << kv.key() << "'";
   }
-  return kind->make(Args(name, kwargs));
+  std::shared_ptr<TableInitializer> made = kind->make(Args(name, kwargs));
+  if (!registered_name.empty()) made->set_dumps(registered_name);
+  return made;
 }
 
 // MXNet's Initializer.dumps() text, '["xavier", {"magnitude": 2.24}]': the class name in lower
@@ -526,9 +527,7 @@ InitializerPtr InitializerByName(const std::string& name) {
   if (!name.empty() && name.front() == '[') return InitializerFromDumps(name);
   // MXNet's registry: the lower-case class names and the aliases "zeros" and "ones".
   const std::string kind = name == "zeros" ? "zero" : name == "ones" ? "one" : name;
-  auto made = std::const_pointer_cast<Initializer>(Make(kind, Json::object()));
-  static_cast<TableInitializer*>(made.get())->set_dumps(name);
-  return made;
+  return Make(kind, Json::object(), name);
 }
 
 }  // namespace gluon
