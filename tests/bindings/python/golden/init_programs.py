@@ -146,6 +146,15 @@ for case, desc, initializer in (
     initializer(desc, arr)
     save(case, "value", arr)
 
+# float16 and float64 arrays: MXNet draws them in double.
+for dtype in ("float16", "float64"):
+    for name, initializer in (("uniform", init.Uniform(0.5)), ("normal", init.Normal(2)),
+                              ("xavier", init.Xavier(rnd_type="gaussian"))):
+        mx.random.seed(8)
+        arr = nd.zeros((70, 3), dtype=dtype)
+        initializer(init.InitDesc("fc_weight"), arr)
+        save(f"call_{name}_{dtype}", "value", arr)
+
 # Load: by name with arg:/aux: dropped, the default for the others.
 saved = {"arg:fc_weight": nd.array(np.arange(12, dtype=np.float32).reshape(4, 3))}
 loader = init.Load(saved, default_init=init.Uniform(0.5))
