@@ -85,6 +85,8 @@
 %ignore hn_block_param_set_attr;
 %ignore hn_block_param_get_attr;
 %ignore hn_block_param_zero_grad;
+%ignore hn_block_param_cast;
+%ignore hn_initializer_fill;
 /* Optimizers: Python binds them; Java and R train through Python or C++ for now. */
 %ignore hn_optimizer_create;
 %ignore hn_optimizer_create_state;

@@ -826,6 +826,33 @@ int hn_block_param_zero_grad(hn_block* block, const char* name) noexcept {
   HN_API_END();
 }
 
+int hn_block_param_cast(hn_block* block, const char* name, int dtype) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  hn::DType type = ToDType(dtype);
+  if (name != nullptr) {
+    FindParam(block, name)->Cast(type);
+    block->block->ClearCaches();
+  } else {
+    block->block->Cast(type);
+  }
+  HN_API_END();
+}
+
+int hn_initializer_fill(const char* init, const char* name, int weight_rule,
+                        hn_tensor* tensor) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(tensor, "tensor");
+  gluon::InitializerPtr initializer = gluon::InitializerByName(CheckString(init, "init"));
+  const std::string param_name = CheckString(name, "name");
+  if (weight_rule) {
+    initializer->InitWeight(param_name, &tensor->array);
+  } else {
+    initializer->Fill(param_name, &tensor->array);
+  }
+  HN_API_END();
+}
+
 void hn_block_free(hn_block* block) noexcept { delete block; }
 
 }  // extern "C"

@@ -448,6 +448,57 @@ static void test_losses(void) {
   hn_block_free(loss);
 }
 
+static void test_initializers_and_cast(void) {
+  const int64_t shape[1] = {4};
+  hn_tensor* t = NULL;
+  hn_tensor* w = NULL;
+  hn_block* d = dense("3", NULL);
+  hn_tensor* x = input(2, 5);
+  hn_tensor* y = NULL;
+  hn_tensor* before = NULL;
+  const char* weight_name = NULL;
+  float* values = NULL;
+  int dtype = -1;
+  size_t count = 0;
+  HN_EXPECT_OK(hn_tensor_create(HN_DTYPE_FLOAT32, shape, 1, NULL, 0, &t));
+  /* By name as MXNet's Initializer.__call__: a bias gets zeros whatever the initializer... */
+  HN_EXPECT_OK(hn_initializer_fill("[\"constant\", {\"value\": 3}]", "fc_bias", 0, t));
+  HN_EXPECT_OK(hn_tensor_data(t, (void**)&values));
+  HN_EXPECT(values[0] == 0.f && values[3] == 0.f);
+  /* ...and the weight rule applies whatever the name with weight_rule 1. */
+  HN_EXPECT_OK(hn_initializer_fill("[\"lstmbias\", {\"forget_bias\": 2}]", "fc_bias", 1, t));
+  HN_EXPECT(values[0] == 0.f && values[1] == 2.f && values[2] == 0.f);
+  HN_EXPECT_ERR(hn_initializer_fill("nosuch", "fc_weight", 0, t), HN_ERR_NOT_FOUND, "nosuch");
+  HN_EXPECT_ERR(hn_initializer_fill("ones", "odd", 0, t), HN_ERR_INVALID_ARGUMENT, "'odd'");
+  HN_EXPECT_ERR(hn_initializer_fill("ones", NULL, 0, t), HN_ERR_INVALID_ARGUMENT, "");
+  hn_tensor_free(t);
+
+  /* Cast keeps the values; FullyConnected then refuses the float64 weight (float32 input). */
+  HN_EXPECT_OK(hn_block_initialize(d, "[\"constant\", {\"value\": 0.5}]", 1, 0));
+  before = forward1(d, x);
+  HN_EXPECT_OK(hn_block_param_cast(d, NULL, HN_DTYPE_FLOAT64));
+  HN_EXPECT_OK(hn_block_name(d, &weight_name));
+  {
+    char name[64];
+    snprintf(name, sizeof name, "%s_weight", weight_name);
+    HN_EXPECT_OK(hn_block_param_data(d, name, &w));
+    HN_EXPECT_OK(hn_tensor_dtype(w, &dtype));
+    HN_EXPECT(dtype == HN_DTYPE_FLOAT64);
+    hn_tensor_free(w);
+    HN_EXPECT_ERR(hn_block_forward(d, &x, 1, 1, &y, &count), HN_ERR_DTYPE, "float64");
+    HN_EXPECT_OK(hn_block_param_cast(d, name, HN_DTYPE_FLOAT32));
+    HN_EXPECT_ERR(hn_block_param_cast(d, "nosuch", HN_DTYPE_FLOAT32), HN_ERR_NOT_FOUND, "");
+    HN_EXPECT_ERR(hn_block_param_cast(d, NULL, 99), HN_ERR_DTYPE, "99");
+  }
+  HN_EXPECT_OK(hn_block_param_cast(d, NULL, HN_DTYPE_FLOAT32));
+  y = forward1(d, x);
+  HN_EXPECT(max_diff(y, before) == 0.f);
+  hn_tensor_free(before);
+  hn_tensor_free(y);
+  hn_tensor_free(x);
+  hn_block_free(d);
+}
+
 static void test_create_errors(void) {
   hn_block* b = NULL;
   hn_block* d = dense("4", NULL);
@@ -522,4 +573,5 @@ static void test_create_errors(void) {
 HN_TEST_MAIN(block, HN_RUN(test_mlp_eager_and_hybridized) HN_RUN(test_every_layer)
                         HN_RUN(test_deferred_initialization) HN_RUN(test_same_seed_same_weights)
                             HN_RUN(test_export_import_and_parameters) HN_RUN(test_lambdas)
-                                HN_RUN(test_create_errors) HN_RUN(test_losses))
+                                HN_RUN(test_create_errors) HN_RUN(test_losses)
+                                    HN_RUN(test_initializers_and_cast))

@@ -474,8 +474,8 @@ static void test_parameters(void) {
                 HN_ERR_INVALID_ARGUMENT, "dumps()");
   HN_EXPECT_ERR(hn_block_param_initialize(seq, NULL, "[\"uniform\", 3]", 1),
                 HN_ERR_INVALID_ARGUMENT, "keyword arguments");
-  HN_EXPECT_ERR(hn_block_param_initialize(seq, NULL, "[\"orthogonal\", {}]", 1), HN_ERR_NOT_FOUND,
-                "unknown initializer 'orthogonal'");
+  HN_EXPECT_ERR(hn_block_param_initialize(seq, NULL, "[\"fusedrnn\", {}]", 1), HN_ERR_NOT_FOUND,
+                "unknown initializer 'fusedrnn'");
   HN_EXPECT_ERR(hn_block_param_initialize(seq, NULL, "[\"normal\", {\"scale\": 1}]", 1),
                 HN_ERR_INVALID_ARGUMENT, "unknown argument 'scale'");
   HN_EXPECT_ERR(hn_block_param_initialize(seq, NULL, "[\"normal\", {\"sigma\": \"big\"}]", 1),

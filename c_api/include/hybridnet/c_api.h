@@ -836,6 +836,22 @@ HN_API int hn_block_param_get_attr(hn_block* block, const char* name, const char
  *  without a buffer are skipped): MXNet's zero_grad. */
 HN_API int hn_block_param_zero_grad(hn_block* block, const char* name) HN_NOEXCEPT;
 
+/** Casts the value and gradient buffer of the tree's parameter `name` (NULL: of every
+ *  parameter) to `dtype`, an hn_dtype, keeping their values (MXNet's Parameter.cast and
+ *  Block.cast); a parameter not initialized yet will be drawn in `dtype`. The tree's traced
+ *  graphs are dropped (the next hybridized call traces again). Tensors obtained earlier from
+ *  hn_block_param_data keep the old values and dtype. */
+HN_API int hn_block_param_cast(hn_block* block, const char* name, int dtype) HN_NOEXCEPT;
+
+/** Fills `tensor` in place with initializer `init` (a registered name or MXNet's dumps() text,
+ *  as hn_block_param_initialize takes) for the parameter called `name`: with `weight_rule` 0 as
+ *  MXNet's Initializer.__call__ does for a name (a name ending in "weight" gets the
+ *  initializer's rule, "bias"/"beta"/"min" zeros, "gamma"/"max" ones, others
+ *  HN_ERR_INVALID_ARGUMENT), with 1 the initializer's rule whatever the name (a parameter's
+ *  own "__init__"). Random initializers draw from the generator hn_seed seeds. */
+HN_API int hn_initializer_fill(const char* init, const char* name, int weight_rule,
+                               hn_tensor* tensor) HN_NOEXCEPT;
+
 /** The block's name (its prefix without the trailing '_', e.g. "hybridsequential0"); names
  *  are assigned at first use. Borrowed: valid until the block is freed. */
 HN_API int hn_block_name(hn_block* block, const char** out_name) HN_NOEXCEPT;

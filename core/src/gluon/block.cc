@@ -155,6 +155,17 @@ void Block::Initialize(const InitializerPtr& init, bool force_reinit) {
   CollectParams().Initialize(init, force_reinit);
 }
 
+void Block::Cast(DType dtype) {
+  ParameterDict params = CollectParams();
+  for (const auto& param : params.list()) param->Cast(dtype);
+  ClearCaches();
+}
+
+void Block::ClearCaches() {
+  ClearCache();
+  for (auto& child : children_) child.second->ClearCaches();
+}
+
 void Block::Hybridize(bool active, const HybridizeOptions& options) {
   for (auto& child : children_) child.second->Hybridize(active, options);
 }

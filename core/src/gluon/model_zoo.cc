@@ -52,6 +52,9 @@ class NamedInit : public Initializer {
   NamedInit(InitializerPtr base, std::string dumps)
       : base_(std::move(base)), dumps_(std::move(dumps)) {}
   void Fill(const std::string& name, NDArray* array) const override { base_->Fill(name, array); }
+  void InitWeight(const std::string& name, NDArray* array) const override {
+    base_->InitWeight(name, array);
+  }
   std::string Dumps() const override { return dumps_; }
 
  private:

@@ -28,7 +28,9 @@ void Parameter::Initialize(const InitializerPtr& default_init, bool force_reinit
   deferred_init_ = init;
   if (!shape_.IsKnown()) return;  // completed by SetShape at the first forward
   NDArray value(shape_, dtype_);
-  init->Fill(name(), &value);
+  // Gluon applies the chosen initializer's weight rule whatever the name (MXNet passes it as the
+  // "__init__" attribute), so a bias without its own initializer is drawn like a weight.
+  init->InitWeight(name(), &value);
   if (is_initialized()) {
     data_.CopyFrom(value);  // keep the storage running graphs point at
   } else {
@@ -36,6 +38,15 @@ void Parameter::Initialize(const InitializerPtr& default_init, bool force_reinit
     // Drawn by the first forward of a recording: that forward's ops must see the variable.
     if (autograd::IsRecording()) EnsureGrad();
   }
+}
+
+void Parameter::Cast(DType dtype) {
+  dtype_ = dtype;
+  var_ = Symbol();  // its __dtype__ attribute is the old one
+  if (data_.is_none()) return;
+  NDArray grad = autograd::GetGrad(data_);
+  data_ = autograd::Detach(data_).AsType(dtype);
+  if (!grad.is_none()) autograd::MarkVariables({&data_}, {grad.AsType(dtype)}, {grad_req_});
 }
 
 void Parameter::SetShape(const Shape& shape) {

@@ -6,11 +6,13 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <vector>
 
 #include "hybridnet/autograd.h"
 #include "hybridnet/limits.h"
 #include "hybridnet/symbol.h"
 #include "imperative/autograd_tape.h"
+#include "ndarray/mxnet_random.h"
 #include "ndarray/storage.h"
 
 namespace hybridnet {
@@ -38,9 +40,17 @@ std::shared_ptr<Storage> Allocate(size_t nbytes) {
 // Derived data kept per storage: enough for a weight read by a few different kernels.
 constexpr size_t kMaxDerivedPerStorage = 4;
 
+// MXNet's CPU sampler constants (RandGenerator<cpu>): states, minimum draws per state, and the
+// factor the resource manager multiplies the user's seed by.
+constexpr uint32_t kMXNetRandomStates = 1024;
+constexpr int64_t kMXNetMinDrawsPerState = 64;
+constexpr uint32_t kMXNetSeedMagic = 127;
+
 struct GlobalRandom {
   std::mutex mutex;
   std::mt19937 engine{0};
+  uint32_t seed = 0;
+  std::vector<std::mt19937> mxnet_states;  // made at the first MXNet-stream draw after Seed
 };
 
 GlobalRandom& Random() {
@@ -66,6 +76,64 @@ void Seed(uint64_t seed) {
   auto& random = Random();
   std::lock_guard<std::mutex> lock(random.mutex);
   random.engine.seed(static_cast<std::mt19937::result_type>(seed));
+  random.seed = static_cast<uint32_t>(seed);
+  random.mxnet_states.clear();
+}
+
+namespace {
+
+// Fills `out` (n values of FType) as MXNet's LaunchRNG splits a draw over its states.
+template <typename FType, typename Draw>
+void DrawMXNetStream(FType* out, int64_t n, Draw draw) {
+  auto& random = Random();
+  std::lock_guard<std::mutex> lock(random.mutex);
+  if (random.mxnet_states.empty()) {
+    random.mxnet_states.reserve(kMXNetRandomStates);
+    for (uint32_t i = 0; i < kMXNetRandomStates; ++i) {
+      random.mxnet_states.emplace_back(random.seed * kMXNetSeedMagic + i);
+    }
+  }
+  const int64_t loops = (n + kMXNetMinDrawsPerState - 1) / kMXNetMinDrawsPerState;
+  const int64_t states = std::min<int64_t>(loops, kMXNetRandomStates);
+  if (states == 0) return;
+  const int64_t step = (n + states - 1) / states;
+  for (int64_t t = 0; t < states; ++t) {
+    std::mt19937& engine = random.mxnet_states[static_cast<size_t>(t)];
+    for (int64_t i = t * step; i < std::min(n, (t + 1) * step); ++i) {
+      out[i] = draw(engine, FType{});
+    }
+  }
+}
+
+template <typename Draw>
+NDArray SampleMXNetStream(const Shape& shape, DType dtype, Draw draw) {
+  HN_CHECK(dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16,
+           kTypeError)
+      << "random initial values need a floating-point dtype, got " << DTypeName(dtype);
+  if (dtype == DType::kFloat32) {
+    NDArray out(shape, DType::kFloat32);
+    DrawMXNetStream<float>(out.data<float>(), out.size(), draw);
+    return out;
+  }
+  NDArray out(shape, DType::kFloat64);
+  DrawMXNetStream<double>(out.data<double>(), out.size(), draw);
+  return dtype == DType::kFloat64 ? out : out.AsType(dtype);
+}
+
+}  // namespace
+
+NDArray internal::MXNetRandomUniform(const Shape& shape, float low, float high, DType dtype) {
+  return SampleMXNetStream(shape, dtype, [low, high](std::mt19937& engine, auto zero) {
+    using FType = decltype(zero);
+    return static_cast<FType>(low + (high - low) * std::uniform_real_distribution<FType>()(engine));
+  });
+}
+
+NDArray internal::MXNetRandomNormal(const Shape& shape, float mean, float sigma, DType dtype) {
+  return SampleMXNetStream(shape, dtype, [mean, sigma](std::mt19937& engine, auto zero) {
+    using FType = decltype(zero);
+    return static_cast<FType>(mean + sigma * std::normal_distribution<FType>()(engine));
+  });
 }
 
 uint64_t internal::DrawRandomSeed() {

@@ -25,8 +25,8 @@ import numpy as np
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from .._ffi import NULL, ffi, lib
-from ..base import (HybridnetError, attr_arrays, c_str, check, error, new_string, py_str,
-                    raise_error, set_pending, string_array, tree_lock)
+from ..base import (HybridnetError, attr_arrays, c_str, check, dtype_code, error, new_string,
+                    py_str, raise_error, set_pending, string_array, tree_lock)
 from ..ndarray.ndarray import NDArray
 from ..ndarray.ndarray import _wrap as _wrap_nd
 from ..symbol.symbol import Symbol
@@ -274,9 +274,10 @@ class Block:
     load_params = load_parameters
 
     def cast(self, dtype):
-        if np.dtype(dtype) != np.float32:
-            raise error("HN_ERR_UNSUPPORTED", f"blocks compute in float32; cast to {dtype} is not "
-                        "supported")
+        """Casts every parameter of the tree to `dtype` (MXNet's Block.cast); a hybridized block
+        traces again at its next call."""
+        with tree_lock:
+            check(lib.hn_block_param_cast(self._h, NULL, dtype_code(dtype)))
 
     # ---- running -----------------------------------------------------------------------------
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):

@@ -145,7 +145,14 @@ class Parameter:
                                                 c_str(spec) if spec else NULL, int(force_reinit)))
 
     def reset_ctx(self, ctx):
-        """Parameters live on the CPU."""
+        """Parameters live on the CPU: any other context is an error."""
+        _check_context(ctx)
+
+    def cast(self, dtype):
+        """Casts the value and the gradient, keeping their values, to `dtype` (MXNet's
+        Parameter.cast); before initialization, the dtype the value will be drawn in."""
+        with tree_lock:
+            check(lib.hn_block_param_cast(self._block._h, c_str(self.name), dtype_code(dtype)))
 
     def grad(self, ctx=None):
         """The gradient buffer (shared: backward writes into it); zeros until a backward."""
@@ -282,7 +289,8 @@ class ParameterDict:
             setattr(param, name, value)
 
     def reset_ctx(self, ctx):
-        """Parameters live on the CPU."""
+        """Parameters live on the CPU: any other context is an error."""
+        _check_context(ctx)
 
     def zero_grad(self):
         """Sets every gradient buffer to zeros."""

@@ -97,6 +97,13 @@ class Block {
   /// Initializes every parameter (deferred where shapes are still unknown).
   void Initialize(const InitializerPtr& init = Uniform(), bool force_reinit = false);
 
+  /// Casts every parameter of this tree to `dtype` (MXNet's Block.cast) and drops the traced
+  /// graphs, which hold the old arrays.
+  void Cast(DType dtype);
+  /// Drops the traced graphs of this tree, which hold the parameters' arrays: run after a
+  /// parameter gets new storage (Parameter::Cast); the next hybridized call traces again.
+  void ClearCaches();
+
   /// Hybridizes the HybridBlocks in this tree (a plain Block only passes the call on).
   virtual void Hybridize(bool active = true, const HybridizeOptions& options = {});
 

@@ -77,6 +77,10 @@ class Parameter {
   NDArray Grad();
   /// Sets the gradient buffer to zeros (MXNet's zero_grad; nothing when there is none).
   void ZeroGrad();
+  /// Casts the value and the gradient buffer, keeping their values, to `dtype` (MXNet's
+  /// Parameter.cast); before initialization only the dtype to draw in changes. The value gets new
+  /// storage, so blocks holding a traced graph must drop it (Block::Cast does).
+  void Cast(DType dtype);
 
   /// How backward stores the gradient (MXNet's grad_req; kWrite by default, kNull for
   /// parameters that are not differentiable, such as BatchNorm's running statistics, which keep

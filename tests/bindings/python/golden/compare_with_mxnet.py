@@ -32,6 +32,10 @@ def run(python, program, backend, out, extra_env=None):
     if done.returncode != 0:
         print(f"FAIL: {program} under {backend} exited {done.returncode}:\n{done.stderr[-3000:]}")
         sys.exit(1)
+    # A program says where it compares statistics rather than values, and why.
+    for line in done.stdout.splitlines():
+        if backend == "hybridnet" and line.startswith("NOTE:"):
+            print(line)
 
 
 def normalized(text):
