@@ -173,6 +173,39 @@ TEST(GluonTest, HybridizeOnPlainBlockHybridizesHybridChildren) {
   EXPECT_EQ(inner->CachedStats().num_plans, 1u);
 }
 
+// A float64 model: MXNet exports a block cast to float64 after its graph was traced with its
+// variables still declaring float32; its imports take the saved dtypes, and so does ours. A
+// variable declaring float64 gets a float64 parameter without a file.
+TEST(GluonTest, ImportsTakeTheSavedDTypes) {
+  Symbol fc = Symbol::Create("FullyConnected",
+                             {Symbol::Var("data"), Symbol::Var("fc_weight", {{"__dtype__", "0"}}),
+                              Symbol::Var("fc_bias", {{"__dtype__", "1"}})},
+                             {{"num_hidden", "2"}}, "fc");
+  fc.Save(TmpPath("float64_fc-symbol.json"));
+  const std::vector<double> w = {1.5, -2.0, 0.25, 3.0, 1.0, -1.0}, b = {0.125, -4.0};
+  NDArrayList list;
+  list.names = {"arg:fc_weight", "arg:fc_bias"};
+  list.arrays = {NDArray::FromBuffer({2, 3}, DType::kFloat64, w.data()),
+                 NDArray::FromBuffer({2}, DType::kFloat64, b.data())};
+  SaveNDArrayList(TmpPath("float64_fc-0000.params"), list);
+
+  SymbolBlock declared(fc, {"data"});
+  ParameterDict declared_params = declared.CollectParams();
+  for (const auto& p : declared_params.list()) {
+    EXPECT_EQ(p->dtype(), p->name() == "fc_bias" ? DType::kFloat64 : DType::kFloat32) << p->name();
+  }
+  auto block = SymbolBlock::Imports(TmpPath("float64_fc-symbol.json"), {"data"},
+                                    TmpPath("float64_fc-0000.params"));
+  ParameterDict imported_params = block->CollectParams();
+  for (const auto& p : imported_params.list()) EXPECT_EQ(p->dtype(), DType::kFloat64);
+  const std::vector<double> x = {1.0, 2.0, 4.0};
+  NDArray y = (*block)(NDArray::FromBuffer({1, 3}, DType::kFloat64, x.data()));
+  ASSERT_EQ(y.dtype(), DType::kFloat64);
+  const double* out = y.data<double>();
+  EXPECT_EQ(out[0], 1.5 - 4.0 + 1.0 + 0.125);
+  EXPECT_EQ(out[1], 3.0 + 2.0 - 4.0 - 4.0);
+}
+
 TEST(GluonTest, ExportImportRoundTripIsBitIdentical) {
   Seed(11);
   auto net = SeedMlp();

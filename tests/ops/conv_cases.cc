@@ -9,6 +9,7 @@
 
 #include "conformance.h"
 #include "nn_reference.h"
+#include "reference_helpers.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -770,6 +771,46 @@ HN_ERROR_CASES(BatchNorm) {
   cases->push_back(bn({{"scale", "True"}}, {}, S::kInvalidArgument, {"scale"}));
   cases->push_back(Rejected("_contrib_BatchNormWithReLU", {}, {{2, 3, 4}, {3}, {2}, {3}, {3}},
                             StatusCode::kShapeError, {"_contrib_BatchNormWithReLU(node)", "beta"}));
+}
+
+// float64 models (the float64 whole-model gradient checks) run Pooling and BatchNorm in float64:
+// their plain double kernels, each against the reference, with finite-difference gradients
+// through their backward ops. (Convolution's float64 forward is checked in conv_grad_test.cc:
+// the graph executor lays convolutions out channel-last, in float32 only.)
+HN_CONFORMANCE_CASES(Float64PoolBatchNorm) {
+  const DType f64 = DType::kFloat64;
+  cases->push_back(WithDTypes(
+      PoolCase({2, 3, 7, 7}, Pool("max", {3, 3}, {2, 2}, {1, 1}, Convention::kValid), "float64"),
+      {f64}));
+  cases->push_back(
+      WithDTypes(PoolCase({2, 3, 5, 5}, Pool("avg", {3, 3}, {2, 2}, {1, 1}, Convention::kFull, 0),
+                          "float64_avg_exclude_pad"),
+                 {f64}));
+  cases->push_back(
+      WithDTypes(PoolCase({2, 3, 4, 4}, Pool("avg", {1, 1}, {}, {}, Convention::kValid, -1, true),
+                          "float64_global_avg"),
+                 {f64}));
+  cases->push_back(WithDTypes(
+      WithGen(PoolCase({1, 2, 6}, Pool("lp", {3}, {1}, {}, Convention::kValid, -1, false, 2),
+                       "float64_lp2"),
+              Uniform(0.0, 1.0)),
+      {f64}));
+  BnSpec bn;
+  bn.fix_gamma = false;
+  bn.eps = 1e-5;
+  const std::vector<DType> bn_dtypes(5, f64);
+  cases->push_back(WithDTypes(
+      BnCase("BatchNorm", {{"fix_gamma", "False"}, {"eps", "1e-05"}}, {2, 3, 4, 4}, bn, "float64"),
+      bn_dtypes));
+  BnSpec relu = bn;
+  relu.relu = true;
+  cases->push_back(WithDTypes(
+      NoMxnetGradient(
+          BnCase("_contrib_BatchNormWithReLU", {{"fix_gamma", "False"}, {"eps", "1e-05"}},
+                 {2, 3, 2, 2}, relu, "float64"),
+          "MXNet 1.9.1's inference-mode backward of _contrib_BatchNormWithReLU is not "
+          "that of its BatchNorm followed by relu"),
+      bn_dtypes));
 }
 
 }  // namespace conformance

@@ -12,6 +12,7 @@
 
 #include "conformance.h"
 #include "nn_reference.h"
+#include "reference_helpers.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -323,6 +324,38 @@ HN_ERROR_CASES(ConvolutionGradient) {
   cases->push_back(Rejected(
       "_backward_UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "1"}},
       {{1, 2, 5, 5}, {1, 2, 2, 2}}, shape, {"_backward_UpSampling(node)", "(1, 2, 4, 4)"}));
+}
+
+// The backward ops in float64 (float64 models' training graphs).
+HN_CONFORMANCE_CASES(Float64ConvolutionPoolingGradient) {
+  const DType f64 = DType::kFloat64;
+  cases->push_back(WithDTypes(
+      Internal(Case("_backward_Convolution",
+                    {{"kernel", "(3, 3)"},
+                     {"stride", "(2, 2)"},
+                     {"pad", "(1, 1)"},
+                     {"num_filter", "6"},
+                     {"num_group", "2"}},
+                    {{2, 6, 4, 4}, {2, 4, 7, 7}, {6, 2, 3, 3}, {6}},
+                    GradientOf(ConvRef(Geom({3, 3}, {2, 2}, {1, 1}, {1, 1}, 6, 2, true)), 3),
+                    "grouped_s2_float64")),
+      {f64, f64, f64, f64}));
+  cases->push_back(
+      WithDTypes(Internal(Case("_backward_Convolution",
+                               {{"kernel", "(3,)"},
+                                {"dilate", "(2,)"},
+                                {"pad", "(1,)"},
+                                {"num_filter", "2"},
+                                {"no_bias", "True"}},
+                               {{1, 2, 9}, {1, 3, 11}, {2, 3, 3}},
+                               GradientOf(ConvRef(Geom({3}, {1}, {1}, {2}, 2, 1, false)), 2),
+                               "1d_dilated_float64")),
+                 {f64, f64, f64}));
+  const PoolSpec avg = Pool("avg", {3, 3}, {2, 2}, {1, 1}, Convention::kFull, 0);
+  cases->push_back(WithDTypes(
+      Internal(Case("_backward_Pooling", PoolAttrs(avg), {{1, 2, 4, 4}, {1, 2, 7, 7}, {1, 2, 4, 4}},
+                    GradientOf(PoolRef(avg), 1), "avg_full_exclude_pad_float64")),
+      {f64, f64, f64}));
 }
 
 }  // namespace conformance

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <string>
@@ -63,6 +64,66 @@ TEST(ConvolutionGradient, RepeatedCallsGiveTheSameBits) {
                     {"num_filter", "16"},
                     {"no_bias", "False"}},
                    {2, 16, 32, 32}, {2, 24, 16, 16}, {24, 16, 4, 4}, 16);
+}
+
+// Convolution's float64 kernel (float64 models) against the float32 kernels on the same
+// float32-representable inputs: independent code, within float32's rounding of the sums. The
+// conformance cases of _backward_Convolution check its gradients in float64.
+TEST(ConvolutionFloat64, MatchesTheFloat32Kernels) {
+  struct Layer {
+    AttrDict attrs;
+    Shape data, weight;
+    bool bias;
+  };
+  const std::vector<Layer> layers = {
+      {{{"kernel", "(3, 3)"},
+        {"stride", "(2, 2)"},
+        {"pad", "(1, 1)"},
+        {"num_filter", "6"},
+        {"num_group", "2"}},
+       {2, 4, 9, 9},
+       {6, 2, 3, 3},
+       true},
+      {{{"kernel", "(3, 3)"},
+        {"pad", "(2, 2)"},
+        {"dilate", "(2, 2)"},
+        {"num_filter", "8"},
+        {"num_group", "8"},
+        {"no_bias", "True"}},
+       {1, 8, 10, 7},
+       {8, 1, 3, 3},
+       false},
+      {{{"kernel", "(2, 3, 2)"}, {"pad", "(0, 1, 1)"}, {"num_filter", "3"}},
+       {2, 2, 4, 5, 4},
+       {3, 2, 2, 3, 2},
+       true},
+      {{{"kernel", "(3,)"}, {"stride", "(2,)"}, {"dilate", "(2,)"}, {"num_filter", "5"}},
+       {2, 3, 17},
+       {5, 3, 3},
+       true},
+  };
+  for (const Layer& l : layers) {
+    SCOPED_TRACE(l.data.ToString());
+    std::vector<NDArray> in32 = {NDArray::RandomUniform(l.data, -1.f, 1.f),
+                                 NDArray::RandomUniform(l.weight, -1.f, 1.f)};
+    if (l.bias) in32.push_back(NDArray::RandomUniform(Shape{l.weight[0]}, -1.f, 1.f));
+    std::vector<NDArray> in64;
+    for (const NDArray& a : in32) in64.push_back(a.AsType(DType::kFloat64));
+    const NDArray y32 = Invoke("Convolution", in32, l.attrs)[0];
+    const NDArray y64 = Invoke("Convolution", in64, l.attrs)[0];
+    ASSERT_EQ(y64.dtype(), DType::kFloat64);
+    ASSERT_EQ(y64.shape(), y32.shape());
+    const NDArray y32_as_64 = y32.AsType(DType::kFloat64);
+    const double* a = y64.data<double>();
+    const double* b = y32_as_64.data<double>();
+    double largest = 0.0, worst = 0.0;
+    for (int64_t i = 0; i < y64.size(); ++i) {
+      largest = std::max(largest, std::fabs(a[i]));
+      worst = std::max(worst, std::fabs(a[i] - b[i]));
+    }
+    EXPECT_GT(largest, 0.5);
+    EXPECT_LE(worst, 1e-5 * largest);
+  }
 }
 
 TEST(PoolingGradient, MaxGoesToTheFirstMaximumOfItsWindow) {

@@ -143,6 +143,10 @@ HN_CONFORMANCE_CASES(GradientOps) {
   cases->push_back(InternalCase(
       Case("_backward_FullyConnected", {{"num_hidden", "2"}, {"flatten", "False"}},
            {{2, 3, 2}, {2, 3, 5}, {2, 5}, {2}}, FullyConnectedBackwardRef, "no_flatten")));
+  cases->push_back(InternalCase(
+      WithDTypes(Case("_backward_FullyConnected", {{"num_hidden", "4"}},
+                      {{2, 4}, {2, 3}, {4, 3}, {4}}, FullyConnectedBackwardRef, "float64"),
+                 {f64, f64, f64, f64})));
 
   cases->push_back(InternalCase(Case("_backward_softmax", {}, {{3, 4}, {3, 4}},
                                      SoftmaxBackwardRef(SoftmaxKind::kSoftmax, 1.0))));

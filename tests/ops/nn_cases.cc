@@ -7,6 +7,7 @@
 
 #include "conformance.h"
 #include "nn_reference.h"
+#include "reference_helpers.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -640,6 +641,28 @@ HN_ERROR_CASES(Nn) {
                             {"dot(node)", "(2, 3)", "(4, 5)"}));
   cases->push_back(Rejected("softmax", {{"axis", "2"}}, {{2, 3}}, StatusCode::kShapeError,
                             {"softmax(node)", "axis"}));
+}
+
+// float64 models (the float64 whole-model gradient checks) run Activation and FullyConnected in
+// float64, with finite-difference gradients through their backward graphs.
+HN_CONFORMANCE_CASES(Float64ActivationFullyConnected) {
+  const DType f64 = DType::kFloat64;
+  for (const char* act : kActTypes) {
+    cases->push_back(WithDTypes(Case("Activation", {{"act_type", act}}, {{2, 3, 4}},
+                                     Unary(Act(act)), std::string(act) + "_float64"),
+                                {f64}));
+  }
+  cases->push_back(
+      WithDTypes(WithTol(Case("FullyConnected", {{"num_hidden", "5"}}, {{2, 3, 2, 2}, {5, 12}, {5}},
+                              FullyConnectedRef(5, true, true), "float64"),
+                         1e-5, 1e-5),
+                 {f64, f64, f64}));
+  cases->push_back(WithDTypes(
+      WithTol(
+          Case("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}, {"flatten", "False"}},
+               {{2, 3, 5}, {4, 5}}, FullyConnectedRef(4, false, false), "float64_no_bias_3d"),
+          1e-5, 1e-5),
+      {f64, f64}));
 }
 
 }  // namespace conformance

@@ -117,6 +117,22 @@ HN_CONFORMANCE_CASES(TrainingBatchNorm) {
   cases->push_back(
       Training(BatchNormBackward({{"fix_gamma", "False"}, {"use_global_stats", "True"}}, {2, 3, 2},
                                  global, "use_global_stats")));
+
+  // float64 (float64 models' training graphs): the forward on batch statistics, its backward on
+  // them and on the moving ones.
+  const std::vector<DType> f64(5, DType::kFloat64);
+  BnSpec train64;
+  train64.fix_gamma = false;
+  train64.eps = 1e-5;
+  cases->push_back(
+      WithDTypes(TrainingBatchNorm("BatchNorm", {{"fix_gamma", "False"}, {"eps", "1e-05"}},
+                                   {2, 3, 4, 2}, train64, "training_float64"),
+                 f64));
+  cases->push_back(WithDTypes(BatchNormBackward({{"fix_gamma", "False"}, {"eps", "1e-05"}},
+                                                {4, 3, 2}, batch, "batch_statistics_float64"),
+                              f64));
+  cases->push_back(WithDTypes(
+      BatchNormBackward({{"fix_gamma", "False"}}, {2, 3, 2, 2}, moving, "moving_float64"), f64));
 }
 
 }  // namespace conformance

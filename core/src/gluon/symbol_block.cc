@@ -1,10 +1,12 @@
 #include "hybridnet/gluon/symbol_block.h"
 
 #include <algorithm>
+#include <map>
 
 #include "graph/naming.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"
+#include "pass/passes.h"
 
 namespace hybridnet {
 namespace gluon {
@@ -19,6 +21,14 @@ SymbolBlock::SymbolBlock(const Symbol& outputs, const std::vector<std::string>& 
   std::vector<std::string> auxs = symbol_.ListAuxiliaryStates();
   auto shapes = symbol_.InferShape({}, /*partial=*/true);
   std::vector<std::string> args = symbol_.ListArguments();
+  // A variable's declared dtype (MXNet's export writes __dtype__: a float64 model has float64
+  // parameters); float32 without one.
+  std::map<std::string, DType> dtypes;
+  IndexedGraph g(symbol_.outputs);
+  for (uint32_t nid : g.input_nodes()) {
+    DType declared = internal::DeclaredDType(*g[nid].node);
+    if (declared != DType::kUnknown) dtypes[g[nid].node->name()] = declared;
+  }
   for (const auto& var : inputs) {
     if (std::find(input_names_.begin(), input_names_.end(), var) != input_names_.end()) continue;
     bool aux = std::find(auxs.begin(), auxs.end(), var) != auxs.end();
@@ -26,8 +36,8 @@ SymbolBlock::SymbolBlock(const Symbol& outputs, const std::vector<std::string>& 
                    : std::find(args.begin(), args.end(), var) - args.begin();
     Shape shape = aux ? shapes.aux_shapes[i] : shapes.arg_shapes[i];
     // Imported parameters keep the graph's variable names, whatever the block's prefix.
-    params_.push_back(
-        std::make_shared<Parameter>(nullptr, var, shape, DType::kFloat32, nullptr, !aux));
+    params_.push_back(std::make_shared<Parameter>(
+        nullptr, var, shape, dtypes.count(var) ? dtypes[var] : DType::kFloat32, nullptr, !aux));
   }
 }
 
@@ -36,7 +46,23 @@ std::shared_ptr<SymbolBlock> SymbolBlock::Imports(const std::string& symbol_file
                                                   const std::string& param_file, bool allow_missing,
                                                   bool ignore_extra) {
   auto block = std::make_shared<SymbolBlock>(Symbol::Load(symbol_file), input_names);
-  if (!param_file.empty()) block->LoadParameters(param_file, allow_missing, ignore_extra);
+  if (param_file.empty()) return block;
+  NDArrayList list = LoadNDArrayList(param_file);
+  // As MXNet's imports (dtype_source "saved"): a parameter takes the dtype of its saved value
+  // (an export of a block cast to float64 after its graph was traced declares float32).
+  std::map<std::string, DType> saved;
+  for (size_t i = 0; i < list.names.size() && i < list.arrays.size(); ++i) {
+    std::string key = list.names[i];
+    if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) key = key.substr(4);
+    saved[key] = list.arrays[i].dtype();
+  }
+  for (auto& p : block->params_) {
+    auto it = saved.find(p->name());
+    if (it == saved.end() || it->second == p->dtype()) continue;
+    p = std::make_shared<Parameter>(nullptr, p->name(), p->shape(), it->second, nullptr,
+                                    p->differentiable());
+  }
+  block->SetParameters(list, "'" + param_file + "'", allow_missing, ignore_extra);
   return block;
 }
 

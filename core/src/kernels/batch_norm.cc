@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
@@ -326,6 +327,91 @@ void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
     BatchNormBackwardAvx512(a, dims);
   } else {
     BatchNormBackwardScalar(a, dims);
+  }
+}
+
+namespace {
+
+// The batch mean and inverse standard deviation (of the biased variance) of channel c, in double.
+void BatchStatsFloat64(const double* x, const BatchNormDims& dims, int64_t c, double eps,
+                       double* mean, double* invstd) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  const double n = static_cast<double>(dims.count());
+  double sum = 0.0;
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const double* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) sum += xc[i];
+  }
+  const double m = n > 0 ? sum / n : 0.0;
+  double sq = 0.0;
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    const double* xc = x + (o * C + c) * inner;
+    for (int64_t i = 0; i < inner; ++i) sq += (xc[i] - m) * (xc[i] - m);
+  }
+  *mean = m;
+  const double var = n > 0 ? sq / n : 0.0;
+  *invstd = (var == 0.0 && eps == 0.0) ? 0.0 : 1.0 / std::sqrt(var + eps);
+}
+
+}  // namespace
+
+void BatchNormForward(const BatchNormFloat64Args& a, const BatchNormDims& dims) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  for (int64_t c = 0; c < C; ++c) {
+    double mean, invstd;
+    if (a.batch_stats) {
+      BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+    } else {
+      mean = a.moving_mean[c];
+      invstd = 1.0 / std::sqrt(a.moving_var[c] + a.eps);
+    }
+    if (a.mean_out) a.mean_out[c] = mean;
+    if (a.invstd_out) a.invstd_out[c] = invstd;
+    const double w = a.fix_gamma ? 1.0 : a.gamma[c];
+    for (int64_t o = 0; o < dims.outer; ++o) {
+      const int64_t base = (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const double v = (a.x[base + i] - mean) * invstd * w + a.beta[c];
+        a.y[base + i] = a.relu && !(v > 0.0) ? 0.0 : v;
+      }
+    }
+  }
+}
+
+void BatchNormBackward(const BatchNormGradFloat64Args& a, const BatchNormDims& dims) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  const double n = static_cast<double>(dims.count());
+  for (int64_t c = 0; c < C; ++c) {
+    double mean, invstd;
+    if (a.batch_stats) {
+      BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+      const double var = invstd == 0.0 ? 0.0 : 1.0 / (invstd * invstd) - a.eps;
+      a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * (1.0 - a.momentum);
+      a.moving_var[c] = a.moving_var[c] * a.momentum + var * (1.0 - a.momentum);
+    } else {
+      mean = a.moving_mean[c];
+      invstd = 1.0 / std::sqrt(a.moving_var[c] + a.eps);
+    }
+    double sum_dy = 0.0, dot = 0.0;
+    for (int64_t o = 0; o < dims.outer; ++o) {
+      const int64_t base = (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        sum_dy += a.dy[base + i];
+        dot += (a.x[base + i] - mean) * a.dy[base + i];
+      }
+    }
+    const double iw = invstd * (a.fix_gamma ? 1.0 : a.gamma[c]);
+    const double mean_dy = n > 0 ? sum_dy / n : 0.0;
+    const double k = n > 0 ? dot * invstd * invstd / n : 0.0;
+    for (int64_t o = 0; o < dims.outer; ++o) {
+      const int64_t base = (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const double dy = a.dy[base + i];
+        a.dx[base + i] = a.batch_stats ? (dy - mean_dy - (a.x[base + i] - mean) * k) * iw : dy * iw;
+      }
+    }
+    a.dgamma[c] = a.fix_gamma ? 0.0 : dot * invstd;
+    a.dbeta[c] = sum_dy;
   }
 }
 

@@ -88,5 +88,42 @@ void BatchNormBackward(const BatchNormGradArgs& args, const BatchNormDims& dims)
 void BatchNormBackwardScalar(const BatchNormGradArgs& args, const BatchNormDims& dims);
 void BatchNormBackwardAvx512(const BatchNormGradArgs& args, const BatchNormDims& dims);
 
+/// BatchNorm in float64 (the float64 gradient checks): the same formulas with every operation in
+/// double, y = (x - mean) * invstd * w + beta (then max(y, 0) with `relu`); `mean_out` and
+/// `invstd_out` (may be null) get the statistics used, the inverse standard deviation as in
+/// float. One thread.
+struct BatchNormFloat64Args {
+  const double* x;
+  const double* gamma;
+  const double* beta;
+  const double* moving_mean;
+  const double* moving_var;
+  double* y;
+  double* mean_out;
+  double* invstd_out;
+  double eps;
+  bool fix_gamma;
+  bool batch_stats;
+  bool relu;
+};
+void BatchNormForward(const BatchNormFloat64Args& args, const BatchNormDims& dims);
+
+/// BatchNormBackward in float64 (BatchNormGradArgs' fields in double). One thread.
+struct BatchNormGradFloat64Args {
+  const double* dy;
+  const double* x;
+  const double* gamma;
+  double* moving_mean;
+  double* moving_var;
+  double* dx;
+  double* dgamma;
+  double* dbeta;
+  double eps;
+  double momentum;
+  bool fix_gamma;
+  bool batch_stats;
+};
+void BatchNormBackward(const BatchNormGradFloat64Args& args, const BatchNormDims& dims);
+
 }  // namespace internal
 }  // namespace hybridnet

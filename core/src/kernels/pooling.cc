@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
@@ -23,15 +24,15 @@ namespace {
 
 enum PoolKind { kMax, kAvg, kSum };
 
-template <int P>
-inline float PowP(float v) {
+template <int P, typename T>
+inline T PowP(T v) {
   if constexpr (P == 1) return v;
   if constexpr (P == 2) return v * v;
   return v * v * v;
 }
 
-template <int P>
-inline float RootP(float v) {
+template <int P, typename T>
+inline T RootP(T v) {
   if constexpr (P == 1) return v;
   if constexpr (P == 2) return std::sqrt(v);
   return std::cbrt(v);
@@ -55,17 +56,17 @@ inline Span SumSpan(int64_t pos, int64_t kernel, int64_t stride, int64_t pad, in
 }
 
 // MaxPoolRow's first pass: into `colmax`, the elementwise max of the image rows (`row_len`
-// floats each) in the windows of output row r of the grid's first two axes.
-inline void WindowRowsMax(const float* x, const SpatialGeom& g, int64_t row_len, int64_t r,
-                          float* colmax) {
+// values each) in the windows of output row r of the grid's first two axes.
+template <typename T>
+inline void WindowRowsMax(const T* x, const SpatialGeom& g, int64_t row_len, int64_t r, T* colmax) {
   const int64_t IH = g.image[1];
   const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
   const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
   const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
-  std::fill(colmax, colmax + row_len, -FLT_MAX);
+  std::fill(colmax, colmax + row_len, std::numeric_limits<T>::lowest());
   for (int64_t d = sd.lo; d < sd.hi; ++d)
     for (int64_t h = sh.lo; h < sh.hi; ++h) {
-      const float* row = x + (d * IH + h) * row_len;
+      const T* row = x + (d * IH + h) * row_len;
 #pragma omp simd
       for (int64_t i = 0; i < row_len; ++i) colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
     }
@@ -73,18 +74,19 @@ inline void WindowRowsMax(const float* x, const SpatialGeom& g, int64_t row_len,
 
 // Max pooling separably: for output row r of the grid's first two axes, the elementwise max of
 // the window's image rows, then the max over each window's columns of that. Every max keeps the
-// first of equal values and skips NaN (v > m), starting from -FLT_MAX. `lane` is C for
-// channel-last data (all channels at once), else 1; `colmax` holds image[2] * lane floats.
-void MaxPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane, float* colmax,
-                int64_t r) {
+// first of equal values and skips NaN (v > m), starting from the lowest finite value (-FLT_MAX
+// in float). `lane` is C for channel-last data (all channels at once), else 1; `colmax` holds
+// image[2] * lane values.
+template <typename T>
+void MaxPoolRow(const T* x, T* y, const SpatialGeom& g, int64_t lane, T* colmax, int64_t r) {
   const int64_t IW = g.image[2];
-  float* out = y + r * g.grid[2] * lane;
+  T* out = y + r * g.grid[2] * lane;
   WindowRowsMax(x, g, IW * lane, r, colmax);
   for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
     const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-    std::fill(out, out + lane, -FLT_MAX);
+    std::fill(out, out + lane, std::numeric_limits<T>::lowest());
     for (int64_t w = sw.lo; w < sw.hi; ++w) {
-      const float* col = colmax + w * lane;
+      const T* col = colmax + w * lane;
 #pragma omp simd
       for (int64_t c = 0; c < lane; ++c) out[c] = col[c] > out[c] ? col[c] : out[c];
     }
@@ -158,13 +160,13 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
 
 // avg (kAvg), sum (kSum, P = 1) and lp (kSum, P = p_value) for output row r of the grid's first
 // two axes: each output adds its window's values (v / divisor for avg, v^P otherwise) in
-// row-major order, then takes the P-th root. `acc` holds `lane` floats.
-template <PoolKind kKind, int P>
-void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
-                bool count_include_pad, bool nan_on_empty, float* acc, int64_t r) {
+// row-major order, then takes the P-th root. `acc` holds `lane` values.
+template <PoolKind kKind, int P, typename T>
+void SumPoolRow(const T* x, T* y, const SpatialGeom& g, int64_t lane, bool count_include_pad,
+                bool nan_on_empty, T* acc, int64_t r) {
   const int64_t IH = g.image[1], IW = g.image[2];
   const int64_t pd = r / g.grid[1], ph = r % g.grid[1];
-  float* out = y + r * g.grid[2] * lane;
+  T* out = y + r * g.grid[2] * lane;
   const Span sd = SumSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
   const Span sh = SumSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
   for (int64_t pw = 0; pw < g.grid[2]; ++pw, out += lane) {
@@ -174,12 +176,12 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
       pool_size = count_include_pad ? sd.padded * sh.padded * sw.padded
                                     : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
     }
-    const float divisor = static_cast<float>(pool_size);
+    const T divisor = static_cast<T>(pool_size);
     if (lane == 1) {  // channel-first: one sum, without a vector loop's set-up per value
-      float sum = 0.f;
+      T sum = 0;
       for (int64_t d = sd.lo; d < sd.hi; ++d)
         for (int64_t h = sh.lo; h < sh.hi; ++h) {
-          const float* v = x + (d * IH + h) * IW;
+          const T* v = x + (d * IH + h) * IW;
           for (int64_t w = sw.lo; w < sw.hi; ++w) {
             if constexpr (kKind == kAvg) {
               sum += v[w] / divisor;
@@ -188,15 +190,14 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
             }
           }
         }
-      *out =
-          nan_on_empty && pool_size == 0 ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(sum);
+      *out = nan_on_empty && pool_size == 0 ? std::numeric_limits<T>::quiet_NaN() : RootP<P>(sum);
       continue;
     }
-    std::fill(acc, acc + lane, 0.f);
+    std::fill(acc, acc + lane, T(0));
     for (int64_t d = sd.lo; d < sd.hi; ++d)
       for (int64_t h = sh.lo; h < sh.hi; ++h)
         for (int64_t w = sw.lo; w < sw.hi; ++w) {
-          const float* v = x + ((d * IH + h) * IW + w) * lane;
+          const T* v = x + ((d * IH + h) * IW + w) * lane;
 #pragma omp simd
           for (int64_t c = 0; c < lane; ++c) {
             if constexpr (kKind == kAvg) {
@@ -208,7 +209,7 @@ void SumPoolRow(const float* x, float* y, const SpatialGeom& g, int64_t lane,
         }
     const bool empty_nan = nan_on_empty && pool_size == 0;
     for (int64_t c = 0; c < lane; ++c)
-      out[c] = empty_nan ? std::numeric_limits<float>::quiet_NaN() : RootP<P>(acc[c]);
+      out[c] = empty_nan ? std::numeric_limits<T>::quiet_NaN() : RootP<P>(acc[c]);
   }
 }
 
@@ -298,23 +299,24 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
 namespace {
 
 // The gradient an lp output adds at input value v (MXNet's lp_grad).
-template <int P>
-inline float LpGrad(float dy, float v, float y) {
+template <int P, typename T>
+inline T LpGrad(T dy, T v, T y) {
   if constexpr (P == 1) {
     return dy;
   } else if constexpr (P == 2) {
-    return y == 0.f ? 0.f : dy * (v / y);
+    return y == 0 ? T(0) : dy * (v / y);
   } else {
-    const float ratio = v / y;
-    return y == 0.f ? 0.f : dy * ratio * ratio;
+    const T ratio = v / y;
+    return y == 0 ? T(0) : dy * ratio * ratio;
   }
 }
 
 // The offset in `x` (positions of `lane` values) of the first value of lane c equal to m in the
 // window (sd, sh, sw), row-major; -1 when none is. The window is scanned backwards without
 // branches (where the maximum lies is random: a branch on it mispredicts once per window).
-inline int64_t FirstEqual(const float* x, const SpatialGeom& g, int64_t lane, int64_t c,
-                          const Span& sd, const Span& sh, const Span& sw, float m) {
+template <typename T>
+inline int64_t FirstEqual(const T* x, const SpatialGeom& g, int64_t lane, int64_t c, const Span& sd,
+                          const Span& sh, const Span& sw, T m) {
   const int64_t IH = g.image[1], IW = g.image[2];
   int64_t first = -1;
   for (int64_t d = sd.hi - 1; d >= sd.lo; --d)
@@ -330,11 +332,11 @@ inline int64_t FirstEqual(const float* x, const SpatialGeom& g, int64_t lane, in
 
 // One plane's gradient: `lane` values per position, each lane on its own as MXNet's loops visit
 // a channel (the channel-last loops per position give each channel the order of its plane).
-template <PoolKind kKind, int P>
-void UnpoolPlane(const float* x, const float* y, const float* dy, float* dx, const SpatialGeom& g,
-                 int64_t lane, bool include_pad) {
+template <PoolKind kKind, int P, typename T>
+void UnpoolPlane(const T* x, const T* y, const T* dy, T* dx, const SpatialGeom& g, int64_t lane,
+                 bool include_pad) {
   const int64_t IH = g.image[1], IW = g.image[2];
-  std::fill(dx, dx + g.ImageSize() * lane, 0.f);
+  std::fill(dx, dx + g.ImageSize() * lane, T(0));
   auto span = kKind == kMax ? MaxSpan : SumSpan;
   int64_t o = 0;
   for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
@@ -343,8 +345,8 @@ void UnpoolPlane(const float* x, const float* y, const float* dy, float* dx, con
       const Span sh = span(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
       for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
         const Span sw = span(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
-        const float* yo = y + o * lane;
-        const float* dyo = dy + o * lane;
+        const T* yo = y + o * lane;
+        const T* dyo = dy + o * lane;
         if constexpr (kKind == kMax) {
           for (int64_t c = 0; c < lane; ++c) {
             const int64_t first = FirstEqual(x, g, lane, c, sd, sh, sw, yo[c]);
@@ -356,7 +358,7 @@ void UnpoolPlane(const float* x, const float* y, const float* dy, float* dx, con
             pool_size = include_pad ? sd.padded * sh.padded * sw.padded
                                     : (sd.hi - sd.lo) * (sh.hi - sh.lo) * (sw.hi - sw.lo);
           }
-          const float divisor = static_cast<float>(pool_size);
+          const T divisor = static_cast<T>(pool_size);
           for (int64_t d = sd.lo; d < sd.hi; ++d)
             for (int64_t h = sh.lo; h < sh.hi; ++h)
               for (int64_t w = sw.lo; w < sw.hi; ++w) {
@@ -503,6 +505,65 @@ int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, b
   if (!full) return 1 + (image + 2 * pad - kernel) / stride;
   return 1 + static_cast<int64_t>(std::ceil(static_cast<float>(image + 2 * pad - kernel) /
                                             static_cast<float>(stride)));
+}
+
+void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const double* xd,
+                double* yd, const SpatialGeom& g, int64_t lane, int64_t planes) {
+  const int64_t IS = g.ImageSize() * lane, OS = g.GridSize() * lane;
+  std::vector<double> scratch(static_cast<size_t>(g.image[2] * lane));
+  for (int64_t i = 0; i < planes; ++i) {
+    const double* x = xd + i * IS;
+    double* y = yd + i * OS;
+    for (int64_t r = 0; r < g.grid[0] * g.grid[1]; ++r) {
+      double* acc = scratch.data();
+      switch (type) {
+        case PoolType::kMax:
+          MaxPoolRow(x, y, g, lane, acc, r);
+          break;
+        case PoolType::kAvg:
+          SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
+          break;
+        case PoolType::kSum:
+        case PoolType::kLp:
+          if (pv == 2) {
+            SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
+          } else if (pv == 3) {
+            SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
+          } else {
+            SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
+          }
+          break;
+      }
+    }
+  }
+}
+
+void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const double* x, const double* y,
+                        const double* dy, double* dx, const SpatialGeom& g, int64_t lane,
+                        int64_t planes) {
+  const int64_t IS = g.ImageSize() * lane, OS = g.GridSize() * lane;
+  for (int64_t i = 0; i < planes; ++i) {
+    const double *xi = x + i * IS, *yi = y + i * OS, *dyi = dy + i * OS;
+    double* dxi = dx + i * IS;
+    switch (type) {
+      case PoolType::kMax:
+        UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kAvg:
+        UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        break;
+      case PoolType::kSum:
+      case PoolType::kLp:
+        if (pv == 2) {
+          UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else if (pv == 3) {
+          UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
+        } else {
+          UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+        }
+        break;
+    }
+  }
 }
 
 void MaxPool2D(const float* x, float* y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH,

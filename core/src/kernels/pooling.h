@@ -52,6 +52,14 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x,
                         const float* dy, float* dx, const SpatialGeom& g, int64_t lane,
                         int64_t planes);
 
+/// PoolPlanes and PoolPlanesBackward in float64: the plain kernels (max_rows, sum_rows and
+/// windows) on one thread, with the same operations in double (the float64 gradient checks).
+void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const double* x,
+                double* y, const SpatialGeom& g, int64_t lane, int64_t planes);
+void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const double* x, const double* y,
+                        const double* dy, double* dx, const SpatialGeom& g, int64_t lane,
+                        int64_t planes);
+
 /// An output size of Pooling along one axis: `full` rounds up (pooling_convention full), else
 /// down (valid).
 int64_t PooledSize(int64_t image, int64_t kernel, int64_t stride, int64_t pad, bool full);

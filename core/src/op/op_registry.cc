@@ -4,6 +4,7 @@
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/optimizer/update_ops.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -207,6 +208,18 @@ bool NumericType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
         << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName((*in)[i])
         << "; this operator computes in float32, float64, uint8, int8, int32 or int64 (Cast "
            "the input first)";
+  }
+  return complete;
+}
+
+bool RealType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  bool complete = ElemwiseType(attrs, in, out);
+  for (size_t i = 0; i < in->size(); ++i) {
+    HN_CHECK(
+        (*in)[i] == DType::kUnknown || (*in)[i] == DType::kFloat32 || (*in)[i] == DType::kFloat64,
+        kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName((*in)[i])
+        << "; this operator computes in float32 or float64 (Cast the input first)";
   }
   return complete;
 }

@@ -84,21 +84,24 @@ bool InferShapes(const IndexedGraph& g, std::vector<Shape>* shapes) {
       g, shapes, infer, MergeShape, [](const Shape& s) { return s.IsKnown(); }, "shape");
 }
 
+DType DeclaredDType(const Node& node) {
+  auto it = node.attrs.dict.find("__dtype__");
+  if (it == node.attrs.dict.end()) return DType::kUnknown;
+  int flag = -1;
+  try {
+    flag = std::stoi(it->second);
+  } catch (const std::exception&) {
+  }
+  HN_CHECK(IsKnownDType(flag), kFormatError) << "variable '" << node.name() << "': __dtype__ '"
+                                             << it->second << "' is not a dtype flag 0..12";
+  return static_cast<DType>(flag);
+}
+
 bool InferTypes(const IndexedGraph& g, std::vector<DType>* types) {
   types->resize(g.num_entries(), DType::kUnknown);
   for (uint32_t nid : g.input_nodes()) {
-    const Node* node = g[nid].node;
-    auto it = node->attrs.dict.find("__dtype__");
-    if (it == node->attrs.dict.end()) continue;
-    int flag = -1;
-    try {
-      flag = std::stoi(it->second);
-    } catch (const std::exception&) {
-    }
-    HN_CHECK(IsKnownDType(flag), kFormatError) << "variable '" << node->name() << "': __dtype__ '"
-                                               << it->second << "' is not a dtype flag 0..12";
     DType& stored = (*types)[g.entry_id(nid, 0)];
-    if (stored == DType::kUnknown) stored = static_cast<DType>(flag);
+    if (stored == DType::kUnknown) stored = DeclaredDType(*g[nid].node);
   }
   auto merge = [](const DType& known, DType* target) {
     if (known == DType::kUnknown) return true;

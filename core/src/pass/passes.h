@@ -22,6 +22,10 @@ std::string AttrOrDefault(const Node& node, const std::string& key);
 /// padding from its attributes; the image sizes are left unknown.
 ConvSpec ConvWindowOf(const Node& conv, size_t rank, int64_t channels);
 
+/// The dtype variable `node` declares with its "__dtype__" attribute (as MXNet's exports write
+/// it), kUnknown without one; kFormatError when it is not a dtype flag.
+DType DeclaredDType(const Node& node);
+
 bool InferShapes(const IndexedGraph& graph, std::vector<Shape>* entry_shapes);
 /// Same for dtypes, with "__dtype__" hints.
 bool InferTypes(const IndexedGraph& graph, std::vector<DType>* entry_types);

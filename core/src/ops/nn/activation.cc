@@ -11,6 +11,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
 #include "ops/random/sampler-inl.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -57,10 +58,33 @@ struct LeakyReLUParam {
   }
 };
 
+// The activations in double, with the float kernels' formulas (activation-inl.h).
+double ActivationOf(internal::ActType act, double x) {
+  switch (act) {
+    case internal::ActType::kRelu:
+      return x > 0.0 ? x : 0.0;
+    case internal::ActType::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case internal::ActType::kTanh:
+      return std::tanh(x);
+    case internal::ActType::kSoftrelu:
+      return x > 20.0 ? x : std::log1p(std::exp(x));
+    case internal::ActType::kSoftsign:
+      return x / (1.0 + std::fabs(x));
+  }
+  HN_THROW(kInternal) << "unknown activation";
+}
+
 void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
-  internal::ApplyActivation(attrs.Param<ActivationParam>().act_type, in[0].ptr<const float>(),
-                            out[0].ptr<float>(), in[0].Size());
+  const internal::ActType act = attrs.Param<ActivationParam>().act_type;
+  if (in[0].dtype == DType::kFloat64) {
+    const double* x = in[0].ptr<const double>();
+    double* y = out[0].ptr<double>();
+    for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = ActivationOf(act, x[i]);
+    return;
+  }
+  internal::ApplyActivation(act, in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
 }
 
 bool IsPReLU(const NodeAttrs& attrs) {
@@ -332,7 +356,7 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetParam<ActivationParam>()
       .SetInputNames({"data"})
       .SetInferShape(ElemwiseShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(ActivationCompute)
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)

@@ -28,6 +28,7 @@
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -135,6 +136,23 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   for (size_t i = 0; i < axis; ++i) outer *= shape[i];
   for (size_t i = axis + 1; i < shape.ndim(); ++i) inner *= shape[i];
   const int64_t C = shape[axis];
+  if (in[0].dtype == DType::kFloat64) {
+    internal::BatchNormFloat64Args a;
+    a.x = in[0].ptr<const double>();
+    a.gamma = in[1].ptr<const double>();
+    a.beta = in[2].ptr<const double>();
+    a.moving_mean = in[3].ptr<const double>();
+    a.moving_var = in[4].ptr<const double>();
+    a.y = out[0].ptr<double>();
+    a.mean_out = out.size() > 1 ? out[1].ptr<double>() : nullptr;
+    a.invstd_out = out.size() > 2 ? out[2].ptr<double>() : nullptr;
+    a.eps = p.eps;
+    a.fix_gamma = p.fix_gamma;
+    a.batch_stats = ctx.is_train && !p.use_global_stats;
+    a.relu = kRelu;
+    internal::BatchNormForward(a, internal::BatchNormDims{outer, C, inner});
+    return;
+  }
   const float* x = in[0].ptr<const float>();
   const float* gamma = in[1].ptr<const float>();
   const float* beta = in[2].ptr<const float>();
@@ -231,6 +249,23 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   for (size_t i = 0; i < axis; ++i) dims.outer *= shape[i];
   for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
   dims.channels = shape[axis];
+  if (in[1].dtype == DType::kFloat64) {
+    internal::BatchNormGradFloat64Args a;
+    a.dy = in[0].ptr<const double>();
+    a.x = in[1].ptr<const double>();
+    a.gamma = in[2].ptr<const double>();
+    a.moving_mean = in[3].ptr<double>();
+    a.moving_var = in[4].ptr<double>();
+    a.dx = out[0].ptr<double>();
+    a.dgamma = out[1].ptr<double>();
+    a.dbeta = out[2].ptr<double>();
+    a.eps = p.eps;
+    a.momentum = p.momentum;
+    a.fix_gamma = p.fix_gamma;
+    a.batch_stats = ctx.is_train && !p.use_global_stats;
+    internal::BatchNormBackward(a, dims);
+    return;
+  }
   internal::BatchNormGradArgs args;
   args.dy = in[0].ptr<const float>();
   args.x = in[1].ptr<const float>();
@@ -324,7 +359,7 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
       })
       .SetNumTotalOutputs(relu ? 4 : 3)
       .SetInferShape(BatchNormInferShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(relu ? FCompute(BatchNormKernel<true>) : FCompute(BatchNormKernel<false>))
       .SetInplace({{0, 0}})
       .SetOnnx({"BatchNormalization", "Identity", "Add", "Sqrt", "Reciprocal", "Sub", "Mul",
@@ -357,7 +392,7 @@ void RegisterBatchNormOps(OpRegistry* r) {
       .SetMutableInputs({3, 4})
       .SetNumOutputs(3)
       .SetInferShape(BatchNormBackwardShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(BatchNormBackwardCompute)
       .SetInternal();
 }

@@ -20,6 +20,7 @@
 #include "hybridnet/op.h"
 #include "kernels/activation-inl.h"
 #include "kernels/batch_norm.h"
+#include "kernels/convolution_float64.h"
 #include "kernels/layout.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
@@ -27,6 +28,7 @@
 #include "ops/gradient_util.h"
 #include "ops/nn/convolution_fusions.h"
 #include "ops/nn/convolution_param.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 #include "pass/gradient.h"
 
@@ -593,6 +595,13 @@ internal::ConvArgs PlainConvArgs(const OpContext& ctx, const std::vector<TBlob>&
 void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                         const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<ConvolutionParam>();
+  if (in[0].dtype == DType::kFloat64) {
+    internal::ConvolutionFloat64(ConvolutionSpec(p, in[0].shape, out[0].shape, false),
+                                 in[0].ptr<const double>(), in[1].ptr<const double>(),
+                                 p.no_bias ? nullptr : in[2].ptr<const double>(),
+                                 out[0].ptr<double>());
+    return;
+  }
   internal::ConvArgs a = PlainConvArgs(ctx, in, out, p.no_bias);
   internal::RunConvolution(ConvolutionSpec(p, in[0].shape, out[0].shape, false), a);
 }
@@ -822,7 +831,13 @@ int64_t SpatialSize(const Shape& s) {
 // Zero gradients where there is nothing to convolve (an empty batch or channel axis).
 bool FillEmptyGradients(const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   if (in[0].Size() != 0 && in[1].Size() != 0) return false;
-  for (const TBlob& g : out) std::fill(g.ptr<float>(), g.ptr<float>() + g.Size(), 0.f);
+  for (const TBlob& g : out) {
+    if (g.dtype == DType::kFloat64) {
+      std::fill(g.ptr<double>(), g.ptr<double>() + g.Size(), 0.0);
+    } else {
+      std::fill(g.ptr<float>(), g.ptr<float>() + g.Size(), 0.f);
+    }
+  }
   return true;
 }
 
@@ -833,6 +848,19 @@ void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   const Shape& y = in[0].shape;
   internal::ConvSpec s = ConvolutionSpec(p, in[1].shape, y, false);
   s.bias = 0;
+  if (in[0].dtype == DType::kFloat64) {
+    const double* dy = in[0].ptr<const double>();
+    internal::ConvolutionGradientsFloat64(s, in[1].ptr<const double>(), in[2].ptr<const double>(),
+                                          dy, out[0].ptr<double>(), out[1].ptr<double>());
+    if (p.no_bias) return;
+    const int64_t positions = SpatialSize(y);
+    double* db = out[2].ptr<double>();
+    std::fill(db, db + y[1], 0.0);
+    for (int64_t n = 0; n < y[0]; ++n)
+      for (int64_t f = 0; f < y[1]; ++f)
+        for (int64_t i = 0; i < positions; ++i) db[f] += dy[(n * y[1] + f) * positions + i];
+    return;
+  }
   internal::ConvGradArgs a;
   a.data = in[1].ptr<const float>();
   a.weight = in[2].ptr<const float>();
@@ -958,7 +986,7 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetParam<ConvolutionParam>(ConvolutionParamInit)
       .SetInputNames(ConvInputNames<ConvolutionParam>)
       .SetInferShape(ConvolutionInferShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(ConvolutionCompute)
       .SetOnnx({"Conv"}, ConvolutionOnnx)
       .SetGradient(ConvGradient<kBackwardConvolution>);
@@ -972,7 +1000,7 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetInputNames(ConvBackwardInputNames<ConvolutionParam>)
       .SetNumOutputs(ConvBackwardNumOutputs<ConvolutionParam>)
       .SetInferShape(ConvBackwardShape<ConvolutionInferShape>)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(ConvolutionBackwardCompute)
       .SetInternal();
 

@@ -16,6 +16,7 @@
 #include "kernels/dense.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -129,6 +130,16 @@ void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias, b
   const TBlob& weight = in[1];
   const int64_t k = weight.shape[1];
   const int64_t batch = k == 0 ? 0 : in[0].Size() / k;
+  if (in[0].dtype == DType::kFloat64) {  // plain BLAS (no fused relu: the fusion is float32's)
+    double* y = out.ptr<double>();
+    internal::Gemm(false, true, batch, hidden, k, 1.0, in[0].ptr<const double>(), k,
+                   weight.ptr<const double>(), k, 0.0, y, hidden);
+    if (no_bias) return;
+    const double* bias = in[2].ptr<const double>();
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t h = 0; h < hidden; ++h) y[n * hidden + h] += bias[h];
+    return;
+  }
   internal::RunDense(in[0].ptr<const float>(), weight.ptr<const float>(),
                      no_bias ? nullptr : in[2].ptr<const float>(), out.ptr<float>(), batch, hidden,
                      k, relu, ctx.InputArray(1), ctx.workspace);
@@ -176,21 +187,21 @@ bool FullyConnectedBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 
 // data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
 // out_grad^T . data, d bias = the column sums of out_grad (in double, row by row).
-void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
-                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<FullyConnectedParam>();
+template <typename T>
+void FullyConnectedBackward(const FullyConnectedParam& p, const std::vector<TBlob>& in,
+                            const std::vector<TBlob>& out) {
   const int64_t hidden = p.num_hidden;
   const int64_t k = in[2].shape[1];
   const int64_t batch = k == 0 ? 0 : in[1].Size() / k;
-  const float* dy = in[0].ptr<const float>();
-  float* dx = out[0].ptr<float>();
-  float* dw = out[1].ptr<float>();
+  const T* dy = in[0].ptr<const T>();
+  T* dx = out[0].ptr<T>();
+  T* dw = out[1].ptr<T>();
   if (batch == 0 || k == 0) {
-    std::fill(dw, dw + out[1].Size(), 0.f);
+    std::fill(dw, dw + out[1].Size(), T(0));
   } else {
-    internal::Gemm(false, false, batch, k, hidden, 1.f, dy, hidden, in[2].ptr<const float>(), k,
-                   0.f, dx, k);
-    internal::Gemm(true, false, hidden, k, batch, 1.f, dy, hidden, in[1].ptr<const float>(), k, 0.f,
+    internal::Gemm(false, false, batch, k, hidden, T(1), dy, hidden, in[2].ptr<const T>(), k, T(0),
+                   dx, k);
+    internal::Gemm(true, false, hidden, k, batch, T(1), dy, hidden, in[1].ptr<const T>(), k, T(0),
                    dw, k);
   }
   if (p.no_bias) return;
@@ -198,8 +209,18 @@ void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t h = 0; h < hidden; ++h) sums[static_cast<size_t>(h)] += dy[n * hidden + h];
   }
-  float* db = out[2].ptr<float>();
-  for (int64_t h = 0; h < hidden; ++h) db[h] = static_cast<float>(sums[static_cast<size_t>(h)]);
+  T* db = out[2].ptr<T>();
+  for (int64_t h = 0; h < hidden; ++h) db[h] = static_cast<T>(sums[static_cast<size_t>(h)]);
+}
+
+void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
+                                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FullyConnectedParam>();
+  if (in[0].dtype == DType::kFloat64) {
+    FullyConnectedBackward<double>(p, in, out);
+  } else {
+    FullyConnectedBackward<float>(p, in, out);
+  }
 }
 
 std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
@@ -279,7 +300,7 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetParam<FullyConnectedParam>()
       .SetInputNames(InputNames<FullyConnectedParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedParam>)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(FullyConnectedCompute)
       .SetOnnx({"Gemm", "Flatten", "MatMul", "Transpose", "Add"}, FullyConnectedOnnx)
       .SetGradient(FullyConnectedGradient);
@@ -294,7 +315,7 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
         return attrs.Param<FullyConnectedParam>().no_bias ? 2u : 3u;
       })
       .SetInferShape(FullyConnectedBackwardShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(FullyConnectedBackwardCompute)
       .SetGradient(FullyConnectedBackwardGradient)
       .SetInternal();

@@ -23,6 +23,7 @@
 #include "kernels/window-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/real_type.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -225,6 +226,12 @@ void PoolingCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vec
   const auto& p = attrs.Param<PoolingParam>();
   const PoolingCall call = MakePoolingCall(p, in[0].shape, out[0].shape);
   const bool nan_on_empty = in[0].shape.ndim() == 5;
+  if (in[0].dtype == DType::kFloat64) {
+    internal::PoolPlanes(p.pool_type, call.pv, call.include_pad, nan_on_empty,
+                         in[0].ptr<const double>(), out[0].ptr<double>(), call.g, call.lane,
+                         call.planes);
+    return;
+  }
   internal::PoolPlanes(p.pool_type, call.pv, call.include_pad, nan_on_empty,
                        in[0].ptr<const float>(), out[0].ptr<float>(), call.g, call.lane,
                        call.planes, ctx.workspace);
@@ -255,6 +262,12 @@ void PoolingBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std:
                             const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<PoolingParam>();
   const PoolingCall call = MakePoolingCall(p, in[1].shape, in[0].shape);
+  if (in[0].dtype == DType::kFloat64) {
+    internal::PoolPlanesBackward(p.pool_type, call.pv, call.include_pad, in[1].ptr<const double>(),
+                                 in[2].ptr<const double>(), in[0].ptr<const double>(),
+                                 out[0].ptr<double>(), call.g, call.lane, call.planes);
+    return;
+  }
   internal::PoolPlanesBackward(p.pool_type, call.pv, call.include_pad, in[1].ptr<const float>(),
                                in[2].ptr<const float>(), in[0].ptr<const float>(),
                                out[0].ptr<float>(), call.g, call.lane, call.planes);
@@ -431,7 +444,7 @@ void RegisterPoolingOps(OpRegistry* r) {
       .SetInputNames(std::vector<std::string>{"data"})
       .SetNumOutputs(1)
       .SetInferShape(PoolingInferShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(PoolingCompute)
       .SetOnnx({"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool",
                 "GlobalLpPool", "ReduceSum", "Pad", "Mul", "Pow", "Abs", "Sign", "Transpose"},
@@ -447,7 +460,7 @@ void RegisterPoolingOps(OpRegistry* r) {
       .SetInputNames(std::vector<std::string>{"out_grad", "data", "output"})
       .SetNumOutputs(1)
       .SetInferShape(PoolingBackwardShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(PoolingBackwardCompute)
       .SetInternal();
 }
