@@ -292,16 +292,26 @@ TEST(Pickle, DamagedStatesNeverCrash) {
   }
 }
 
-TEST(Pickle, ADictHoldingItselfStopsAtTheDepthLimit) {
-  // {0: <itself>}: EMPTY_DICT, MEMOIZE, BININT1 0, BINGET 0, SETITEM, STOP.
-  const std::string bytes = std::string("\x80\x04}\x94K\x00h\x00s.", 11);
+TEST(Pickle, ACycleOrDeepNestingIsRefusedAndFreed) {
   namespace pickle = internal::pickle;
-  pickle::ValuePtr v = pickle::Load(bytes, "cycle");
-  ASSERT_TRUE(v->is(pickle::Value::Kind::kDict));
-  EXPECT_EQ(ErrorOf([&] { pickle::Dump(v); }).code(), StatusCode::kOk);  // the memo keeps it
-  pickle::ValuePtr list = pickle::Value::List({v});
-  v->entries.emplace_back(pickle::Value::Int(1), list);
+  // {0: <itself>}: EMPTY_DICT, MEMOIZE, BININT1 0, BINGET 0, SETITEM, STOP.
+  const std::string cycle = std::string("\x80\x04}\x94K\x00h\x00s.", 11);
+  Error e = ErrorOf([&] { pickle::Load(cycle, "cycle"); });
+  EXPECT_EQ(e.code(), StatusCode::kFormatError);
+  EXPECT_NE(std::string(e.what()).find("holds itself"), std::string::npos) << e.what();
+  // 100000 nested lists: EMPTY_LIST and (after the first) APPEND into the one below.
+  std::string deep = "\x80\x04";
+  for (int i = 0; i < 100000; ++i) deep += "]";
+  for (int i = 0; i < 99999; ++i) deep += "a";
+  deep += ".";
+  e = ErrorOf([&] { pickle::Load(deep, "deep"); });
+  EXPECT_EQ(e.code(), StatusCode::kFormatError);
+  EXPECT_NE(std::string(e.what()).find("deeper than"), std::string::npos) << e.what();
+  // Values built in code: Literal and Dump stop at the same depth.
+  pickle::ValuePtr v = pickle::Value::List({});
+  for (int i = 0; i < pickle::kMaxDepth + 2; ++i) v = pickle::Value::List({v});
   EXPECT_NE(ErrorOf([&] { v->Literal(); }).code(), StatusCode::kOk);
+  EXPECT_NE(ErrorOf([&] { pickle::Dump(v); }).code(), StatusCode::kOk);
 }
 
 }  // namespace

@@ -260,7 +260,60 @@ class Reader {
   std::vector<ValuePtr> stack_;
   std::vector<size_t> marks_;
   std::map<uint32_t, ValuePtr> memo_;
+  std::vector<ValuePtr> made_;  // every value pushed, to break their links (BreakAll)
 
+ public:
+  // Throws kFormatError when the value graph under `root` has a cycle (a container holding
+  // itself, through the memo) or nests deeper than kMaxDepth. Iterative: a hostile file may
+  // nest a million lists.
+  void CheckShape(const ValuePtr& root) const {
+    std::map<const Value*, bool> done;  // false while on the path
+    std::vector<std::pair<const Value*, size_t>> path{{root.get(), 0}};
+    done[root.get()] = false;
+    while (!path.empty()) {
+      auto& [v, next] = path.back();
+      std::vector<const Value*> children;
+      for (const auto& item : v->items) children.push_back(item.get());
+      for (const auto& [k, value] : v->entries) {
+        children.push_back(k.get());
+        children.push_back(value.get());
+      }
+      if (v->args) children.push_back(v->args.get());
+      if (v->state) children.push_back(v->state.get());
+      if (next == children.size()) {
+        done[v] = true;
+        path.pop_back();
+        continue;
+      }
+      const Value* child = children[next++];
+      auto it = done.find(child);
+      if (it != done.end()) {
+        if (!it->second) {
+          HN_THROW(kFormatError) << source_ << ": not a pickle this library reads: a container "
+                                 << "holds itself";
+        }
+        continue;
+      }
+      if (path.size() >= static_cast<size_t>(kMaxDepth)) {
+        HN_THROW(kFormatError) << source_ << ": not a pickle this library reads: values nest "
+                               << "deeper than " << kMaxDepth;
+      }
+      done[child] = false;
+      path.emplace_back(child, 0);
+    }
+  }
+  // Unlinks every value made, so that none keeps another alive: what a rejected file leaves is
+  // freed without cycles leaking and without recursion through deep nesting.
+  void BreakAll() {
+    for (const ValuePtr& v : made_) {
+      v->items.clear();
+      v->entries.clear();
+      v->args.reset();
+      v->state.reset();
+    }
+  }
+
+ private:
   [[noreturn]] void Fail(const std::string& what) const {
     HN_THROW(kFormatError) << source_ << ": not a pickle this library reads: " << what
                            << " at byte " << op_pos_;
@@ -288,7 +341,10 @@ class Reader {
     pos_ = end + 1;
     return line;
   }
-  void Push(ValuePtr v) { stack_.push_back(std::move(v)); }
+  void Push(ValuePtr v) {
+    made_.push_back(v);
+    stack_.push_back(std::move(v));
+  }
   size_t Floor() const { return marks_.empty() ? 0 : marks_.back(); }
   ValuePtr Peek() const {
     if (stack_.size() <= Floor()) Fail("an empty stack");
@@ -579,7 +635,15 @@ ValuePtr Value::Find(const std::string& key) const {
 std::string Value::Literal() const { return LiteralOf(*this, 0); }
 
 ValuePtr Load(const std::string& bytes, const std::string& source) {
-  return Reader(bytes, source).Run();
+  Reader reader(bytes, source);
+  try {
+    ValuePtr root = reader.Run();
+    reader.CheckShape(root);
+    return root;
+  } catch (...) {
+    reader.BreakAll();
+    throw;
+  }
 }
 
 std::string Dump(const ValuePtr& value) { return Writer().Run(value); }

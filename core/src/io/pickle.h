@@ -5,9 +5,10 @@
 // dict) and class instances recorded by their class's name, never imported or called.
 //
 // Load reads protocols 2 to 5 as CPython writes them (frames, memo, the opcodes of those value
-// kinds); any other opcode or a damaged or truncated stream is a kFormatError naming the source
-// and the byte offset. Walks (Literal, Dump) stop at kMaxDepth: a hostile file can make a
-// container hold itself. Dump writes protocol 4 without frames,
+// kinds); any other opcode, a damaged or truncated stream, a container that holds itself
+// (through the memo) or nesting deeper than kMaxDepth is a kFormatError naming the source, and
+// what was read is freed (no cycle leaks, no deep recursion). Literal and Dump stop at
+// kMaxDepth too, for values built in code. Dump writes protocol 4 without frames,
 // which every Python 3 unpickler reads, keeping shared containers shared (through the memo), as
 // the optimizer's _index_update_count is its _all_index_update_counts[0].
 #pragma once
@@ -67,7 +68,7 @@ struct Value {
   std::string Literal() const;
 };
 
-/// Deepest nesting of containers Literal and Dump walk.
+/// Deepest nesting of containers Load accepts and Literal and Dump walk.
 constexpr int kMaxDepth = 64;
 
 /// Parses a pickle; `source` names it in errors.
