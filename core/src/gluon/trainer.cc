@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "imperative/autograd_tape.h"
 #include "io/params_record.h"
@@ -228,15 +227,6 @@ ValuePtr PickledOptimizer(const optimizer::Optimizer& opt) {
   return PickledObject(kOptimizerModule, opt.class_name(), std::move(a));
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  HN_CHECK(file.good(), kIOError) << "cannot open '" << path << "' for reading";
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  HN_CHECK(!file.bad(), kIOError) << "error while reading '" << path << "'";
-  return bytes.str();
-}
-
 // Whether `v` is None, a bool, number or str, or a tuple or list of those.
 bool IsPlain(const Value& v) {
   switch (v.kind) {
@@ -422,7 +412,7 @@ void Trainer::SaveStates(const std::string& path) const {
 }
 
 void Trainer::LoadStates(const std::string& path) {
-  ValuePtr top = pickle::Load(ReadFile(path), path);
+  ValuePtr top = pickle::Load(internal::ReadFileBytes(path, "a .states file"), path);
   // MXNet writes (states, optimizer); an Updater's get_states() without the optimizer is the
   // states dict alone.
   ValuePtr states = top;

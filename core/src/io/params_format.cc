@@ -207,6 +207,45 @@ void AppendRecord(std::string* out, const NDArray& a, const std::string& label) 
 
 namespace internal {
 
+std::string ReadFileBytes(const std::string& path, const char* what) {
+  std::error_code error;
+  HN_CHECK(!std::filesystem::is_directory(path, error), kIOError)
+      << "'" << path << "' is a directory, not " << what;
+  std::ifstream file(path, std::ios::binary);
+  HN_CHECK(file.good(), kIOError) << "cannot open '" << path << "' for reading";
+  // One read into a buffer of the file's size: reading byte by byte into a growing string cost
+  // a model's load as much again (every doubling copies and faults in fresh pages). A pipe or a
+  // device has no size; it, or a file that grew meanwhile, is read on in blocks, up to the
+  // allocation limit.
+  const size_t limit = static_cast<size_t>(GetLimit(Limit::kMaxAllocationBytes));
+  auto check_size = [&](size_t bytes) {
+    HN_CHECK(bytes <= limit, kOutOfMemory)
+        << "'" << path << "' holds more than the allocation limit of " << limit << " bytes"
+        << LimitNote(Limit::kMaxAllocationBytes);
+  };
+  std::string bytes;
+  const std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
+  file.clear();
+  file.seekg(0, std::ios::beg);
+  file.clear();
+  if (size > 0) {
+    check_size(static_cast<size_t>(size));
+    bytes.resize(static_cast<size_t>(size));
+    file.read(&bytes[0], size);
+    bytes.resize(static_cast<size_t>(file.gcount()));
+  }
+  constexpr size_t kBlock = size_t{1} << 20;
+  while (file.good()) {
+    const size_t have = bytes.size();
+    check_size(have + kBlock);
+    bytes.resize(have + kBlock);
+    file.read(&bytes[have], static_cast<std::streamsize>(kBlock));
+    bytes.resize(have + static_cast<size_t>(file.gcount()));
+  }
+  HN_CHECK(!file.bad(), kIOError) << "error while reading '" << path << "'";
+  return bytes;
+}
+
 std::string SerializeNDArrayRecord(const NDArray& a, const std::string& label) {
   std::string out;
   AppendRecord(&out, a, label);
@@ -268,42 +307,7 @@ NDArrayList ParseNDArrayList(const std::string& bytes, const std::string& source
 }
 
 NDArrayList LoadNDArrayList(const std::string& path) {
-  std::error_code error;
-  HN_CHECK(!std::filesystem::is_directory(path, error), kIOError)
-      << "'" << path << "' is a directory, not a parameter file";
-  std::ifstream file(path, std::ios::binary);
-  HN_CHECK(file.good(), kIOError) << "cannot open '" << path << "' for reading";
-  // One read into a buffer of the file's size: reading byte by byte into a growing string cost
-  // a model's load as much again (every doubling copies and faults in fresh pages). A pipe or a
-  // device has no size; it, or a file that grew meanwhile, is read on in blocks, up to the
-  // allocation limit.
-  const size_t limit = static_cast<size_t>(GetLimit(Limit::kMaxAllocationBytes));
-  auto check_size = [&](size_t bytes) {
-    HN_CHECK(bytes <= limit, kOutOfMemory)
-        << "'" << path << "' holds more than the allocation limit of " << limit << " bytes"
-        << LimitNote(Limit::kMaxAllocationBytes);
-  };
-  std::string bytes;
-  const std::streamoff size = file.seekg(0, std::ios::end) ? std::streamoff(file.tellg()) : -1;
-  file.clear();
-  file.seekg(0, std::ios::beg);
-  file.clear();
-  if (size > 0) {
-    check_size(static_cast<size_t>(size));
-    bytes.resize(static_cast<size_t>(size));
-    file.read(&bytes[0], size);
-    bytes.resize(static_cast<size_t>(file.gcount()));
-  }
-  constexpr size_t kBlock = size_t{1} << 20;
-  while (file.good()) {
-    const size_t have = bytes.size();
-    check_size(have + kBlock);
-    bytes.resize(have + kBlock);
-    file.read(&bytes[have], static_cast<std::streamsize>(kBlock));
-    bytes.resize(have + static_cast<size_t>(file.gcount()));
-  }
-  HN_CHECK(!file.bad(), kIOError) << "error while reading '" << path << "'";
-  return ParseNDArrayList(bytes, path);
+  return ParseNDArrayList(internal::ReadFileBytes(path, "a parameter file"), path);
 }
 
 std::string SerializeNDArrayList(const NDArrayList& list) {
