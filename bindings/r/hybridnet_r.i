@@ -125,6 +125,11 @@
 %ignore hn_metric_kind_of;
 /* Image decoding takes raw memory; the facades get it with their dataset API. */
 %ignore hn_image_decode;
+%ignore hn_data_loader_create;
+%ignore hn_data_loader_reset;
+%ignore hn_data_loader_next;
+%ignore hn_data_loader_num_batches;
+%ignore hn_data_loader_free;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

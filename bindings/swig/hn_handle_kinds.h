@@ -21,6 +21,7 @@
   X(optimizer)             \
   X(lr_scheduler)          \
   X(trainer)               \
-  X(metric)
+  X(metric)                \
+  X(data_loader)
 
 #endif /* HN_HANDLE_KINDS_H_ */

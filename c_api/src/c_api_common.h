@@ -29,6 +29,7 @@
 #include "hybridnet/c_api.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/block.h"
+#include "hybridnet/gluon/data.h"
 #include "hybridnet/gluon/parameter.h"
 #include "hybridnet/gluon/trainer.h"
 #include "hybridnet/metric.h"
@@ -204,6 +205,11 @@ struct hn_predictor {
 struct hn_metric {
   std::unique_ptr<hybridnet::metric::EvalMetric> metric;
   hn_capi::NameArray names;  // the readings' names (fixed once the metric is made)
+  hn_capi::LiveHandle live{};
+};
+
+struct hn_data_loader {
+  std::unique_ptr<hybridnet::gluon::data::DataLoader> loader;
   hn_capi::LiveHandle live{};
 };
 

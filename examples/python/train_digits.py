@@ -11,7 +11,9 @@ the data ships with scikit-learn).
 --min-accuracy fails the run (exit 1) below that test accuracy. --export writes
 PREFIX-symbol.json and PREFIX-0000.params, plus PREFIX-x.npy (test images) and PREFIX-y.npy (the
 trained network's outputs on them), which the other languages' loaders compare to.
---write-data writes the split as DIR/digits_{train,test}_{images,labels}.npy and trains nothing.
+--write-data writes the split as DIR/digits_{train,test}_{images,labels}.npy and the network's
+initial parameters (Xavier, seed 42) as DIR/lenet_init.params, and trains nothing: the inputs of
+the other languages' digits examples, which start from those parameters.
 """
 import argparse
 import os
@@ -43,15 +45,6 @@ def digits_split():
     return (images[train], labels[train]), (images[test], labels[test])
 
 
-if args.write_data:
-    # The split as .npy files, for examples/cpp/train.cc (which has no scikit-learn).
-    os.makedirs(args.write_data, exist_ok=True)
-    for part, (images, labels) in zip(("train", "test"), digits_split()):
-        np.save(os.path.join(args.write_data, f"digits_{part}_images.npy"), images)
-        np.save(os.path.join(args.write_data, f"digits_{part}_labels.npy"), labels)
-    print(f"wrote the digits split to {args.write_data}")
-    sys.exit(0)
-
 if args.mxnet:
     import mxnet as mx
 else:
@@ -70,6 +63,21 @@ def lenet():
                 nn.Dense(128, activation="relu"),
                 nn.Dense(10))
     return net
+
+
+def write_data(directory):
+    """The split as .npy files and the initial parameters, for the C++, Java, Scala and R
+    examples (which have no scikit-learn)."""
+    os.makedirs(directory, exist_ok=True)
+    for part, (images, labels) in zip(("train", "test"), digits_split()):
+        np.save(os.path.join(directory, f"digits_{part}_images.npy"), images)
+        np.save(os.path.join(directory, f"digits_{part}_labels.npy"), labels)
+    mx.random.seed(42)
+    net = lenet()
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.zeros((1, 1, 8, 8)))  # the Dense layers' shapes come from the first forward
+    net.save_parameters(os.path.join(directory, "lenet_init.params"))
+    print(f"wrote the digits split and lenet_init.params to {directory}")
 
 
 def evaluate(net, loader):
@@ -128,4 +136,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if args.write_data:
+        write_data(args.write_data)
+        sys.exit(0)
     sys.exit(main())

@@ -145,6 +145,8 @@ typedef struct hn_lr_scheduler hn_lr_scheduler;
 typedef struct hn_trainer hn_trainer;
 /** An evaluation metric (MXNet's mx.metric): running statistics; one thread at a time. */
 typedef struct hn_metric hn_metric;
+/** A data loader (MXNet's gluon.data.DataLoader over an ArrayDataset); one thread at a time. */
+typedef struct hn_data_loader hn_data_loader;
 
 /** Releases caller memory handed to hn_tensor_wrap; called once with the data and the arg. */
 typedef void (*hn_deleter)(void* data, void* arg);
@@ -1341,6 +1343,45 @@ HN_API int hn_metric_kind_of(const char* name, const char** out_kind) HN_NOEXCEP
 
 /** Releases a metric. Accepts NULL. */
 HN_API void hn_metric_free(hn_metric* metric) HN_NOEXCEPT;
+
+/* ============================================================================================
+ * Data loading: MXNet's gluon.data.DataLoader over an ArrayDataset of in-memory arrays, so a
+ * seed gives the same batches in the same order in every language.
+ *
+ *   hn_tensor* arrays[] = {images, labels};                     (one row per sample)
+ *   hn_data_loader_create(arrays, 2, 64, 1, "keep", 42, &loader);
+ *   for (epoch ...) {
+ *     hn_data_loader_reset(loader);
+ *     while (hn_data_loader_next(loader, 2, batch, &n) == HN_OK && n > 0) { ... free batch ... }
+ *   }
+ * ========================================================================================== */
+
+/** Makes a loader over `arrays` (num_arrays >= 1, one first dimension: sample i is row i of
+ *  each; the loader shares them, it does not copy). batch_size >= 1; shuffle 1 draws a new
+ *  order every epoch from a generator seeded once with `seed`; last_batch is MXNet's "keep",
+ *  "discard" or "rollover" (NULL: "keep"). Errors: HN_ERR_INVALID_ARGUMENT, HN_ERR_SHAPE for
+ *  arrays of different lengths or a scalar. Ownership: *out is new (hn_data_loader_free). */
+HN_API int hn_data_loader_create(hn_tensor* const* arrays, size_t num_arrays, int64_t batch_size,
+                                 int shuffle, const char* last_batch, uint64_t seed,
+                                 hn_data_loader** out) HN_NOEXCEPT;
+
+/** Starts the next epoch (a new order when shuffling; a rollover's samples first). An epoch
+ *  left unfinished is dropped. */
+HN_API int hn_data_loader_reset(hn_data_loader* loader) HN_NOEXCEPT;
+
+/** Stores the epoch's next batch in batch[0..*out_num_fields) (one new tensor per array,
+ *  batch_size rows or fewer for a kept last batch), or sets *out_num_fields to 0 at the epoch's
+ *  end. Starts an epoch first when none was. max_fields below the number of arrays:
+ *  HN_ERR_INVALID_ARGUMENT. Ownership: each batch[i] is new (hn_tensor_free). */
+HN_API int hn_data_loader_next(hn_data_loader* loader, size_t max_fields, hn_tensor** batch,
+                               size_t* out_num_fields) HN_NOEXCEPT;
+
+/** The number of batches an epoch started now yields (MXNet's len(loader)). */
+HN_API int hn_data_loader_num_batches(const hn_data_loader* loader,
+                                      int64_t* out_num_batches) HN_NOEXCEPT;
+
+/** Releases a loader (the arrays it shared stay valid). Accepts NULL. */
+HN_API void hn_data_loader_free(hn_data_loader* loader) HN_NOEXCEPT;
 
 /* ============================================================================================
  * Images: decoding for datasets, as MXNet's mx.image.imdecode.

@@ -82,6 +82,8 @@ class DataLoader {
   int64_t NumBatches() const;
   /// The options it was made with.
   const DataLoaderOptions& options() const { return options_; }
+  /// The number of arrays of a batch (the dataset's fields).
+  size_t num_fields() const { return dataset_->num_fields(); }
 
  private:
   std::shared_ptr<const ArrayDataset> dataset_;
