@@ -32,8 +32,8 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 static int fail(const char* what) {
-  fprintf(stderr, "binding_train_bench_c: %s: %s: %s\n", what,
-          hn_status_name(hn_last_error_code()), hn_last_error());
+  fprintf(stderr, "binding_train_bench_c: %s: %s: %s\n", what, hn_status_name(hn_last_error_code()),
+          hn_last_error());
   return 1;
 }
 
@@ -82,10 +82,10 @@ static int train_step(hn_block* net, hn_block* loss_fn, hn_trainer* trainer, con
   hn_tensor *data = NULL, *label = NULL, *out = NULL, *loss = NULL, *sum = NULL;
   size_t n = 0;
   int status = HN_OK;
-  if (hn_tensor_create(HN_DTYPE_FLOAT32, x_shape, 2, x, sizeof(float) * kBatch * kInputs,
-                       &data) != HN_OK ||
-      hn_tensor_create(HN_DTYPE_FLOAT32, label_shape, 1, labels, sizeof(float) * kBatch,
-                       &label) != HN_OK)
+  if (hn_tensor_create(HN_DTYPE_FLOAT32, x_shape, 2, x, sizeof(float) * kBatch * kInputs, &data) !=
+          HN_OK ||
+      hn_tensor_create(HN_DTYPE_FLOAT32, label_shape, 1, labels, sizeof(float) * kBatch, &label) !=
+          HN_OK)
     return 1;
   hn_autograd_set_recording(1, NULL);
   hn_autograd_set_training(1, NULL);
