@@ -14,6 +14,7 @@
 
 #include "common/test_util.h"
 #include "hybridnet/limits.h"
+#include "hybridnet/npy.h"
 #include "hybridnet/symbol.h"
 
 namespace hybridnet {
@@ -109,7 +110,9 @@ TEST(ParamsTest, WritesTheExactV2Layout) {
   list.names = {"a", "b"};
   const std::string expected =
       Hex("12010000 00000000 | 00000000 00000000 | 02000000 00000000"  // header, reserved, N = 2
-          // a: V2 magic, dense, ndim 1, dim 2, cpu, dev 0, float32, 1.0f, 2.0f
+                                                                       // a: V2 magic, dense, ndim
+                                                                       // 1, dim 2, cpu, dev 0,
+                                                                       // float32, 1.0f, 2.0f
           "c9fa93f9 | 00000000 | 01000000 | 02000000 00000000 | 01000000 | 00000000 | 00000000"
           "0000803f 00000040"
           // b: V2 magic, dense, ndim 2, dims 1 1, cpu, dev 0, int8, -3
@@ -364,6 +367,25 @@ TEST(ParamsTest, DirectoriesAndEndlessStreamsAreErrors) {
   SetLimit(Limit::kMaxAllocationBytes, before);
   EXPECT_EQ(endless.code(), StatusCode::kOutOfMemory);
   EXPECT_NE(std::string(endless.what()).find("/dev/zero"), std::string::npos) << endless.what();
+}
+
+// Symbol files and .npy files are read the same bounded way.
+TEST(ParamsTest, SymbolAndNpyFilesAreReadWithTheSameLimits) {
+  const std::string dir = std::string(HN_TEST_TMPDIR) + "/params_test_dir-symbol.json";
+  std::filesystem::create_directories(dir);
+  for (auto load : {+[](const std::string& p) { Symbol::Load(p); },
+                    +[](const std::string& p) { LoadNpy(p); }}) {
+    Error is_dir = ErrorOf([&] { load(dir); });
+    EXPECT_EQ(is_dir.code(), StatusCode::kIOError);
+    EXPECT_NE(std::string(is_dir.what()).find("is a directory"), std::string::npos)
+        << is_dir.what();
+    const int64_t before = GetLimit(Limit::kMaxAllocationBytes);
+    SetLimit(Limit::kMaxAllocationBytes, 4 << 20);
+    Error endless = ErrorOf([&] { load("/dev/zero"); });
+    SetLimit(Limit::kMaxAllocationBytes, before);
+    EXPECT_EQ(endless.code(), StatusCode::kOutOfMemory) << endless.what();
+  }
+  std::filesystem::remove(dir);
 }
 
 }  // namespace

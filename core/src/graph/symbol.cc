@@ -4,11 +4,11 @@
 #include <cctype>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <unordered_map>
 
 #include "graph/naming.h"
 #include "hybridnet/io/json.h"
+#include "io/params_record.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -220,11 +220,7 @@ std::string Symbol::ToJSON() const { return SaveJSON(*this); }
 Symbol Symbol::FromJSON(const std::string& json) { return LoadJSON(json); }
 
 Symbol Symbol::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  HN_CHECK(in.good(), kIOError) << "cannot open symbol file '" << path << "'";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return LoadJSON(text.str(), path);
+  return LoadJSON(internal::ReadFileBytes(path, "a symbol file"), path);
 }
 
 void Symbol::Save(const std::string& path) const {

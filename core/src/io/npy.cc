@@ -8,12 +8,13 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "io/params_record.h"
 
 namespace hybridnet {
 
@@ -266,11 +267,7 @@ NDArray ParseNpy(const std::string& bytes, const std::string& source_name) {
 }
 
 NDArray LoadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  HN_CHECK(in.good(), kIOError) << "cannot open '" << path << "' for reading";
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  HN_CHECK(!in.bad(), kIOError) << "error while reading '" << path << "'";
-  return ParseNpy(bytes, path);
+  return ParseNpy(internal::ReadFileBytes(path, "a .npy file"), path);
 }
 
 std::string SerializeNpy(const NDArray& array) {
