@@ -46,8 +46,10 @@ parser.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
 parser.add_argument("--no-shuffle", action="store_true", help="batches in the data's order")
 parser.add_argument("--out", metavar="PREFIX", help="write the step losses, parameters, export")
 args = parser.parse_args()
-if args.epochs < 1 or args.steps < 0:
-    parser.error("--epochs and --steps take a positive number of epochs, steps")
+if args.epochs < 1:
+    parser.error("--epochs takes a positive number")
+if args.steps < 0:
+    parser.error("--steps takes a positive number")
 
 
 def digits_split():
@@ -82,26 +84,38 @@ def lenet():
     return net
 
 
+PARTS, FIELDS = ("train", "test"), ("images", "labels")
+INITIAL_PARAMS = "lenet_init.params"  # in the --write-data folder: every language's start
+
+
+def split_file(directory, part, field):
+    """Where --write-data puts one array of the split."""
+    return os.path.join(directory, f"digits_{part}_{field}.npy")
+
+
 def write_data(directory):
     """The split as .npy files and the initial parameters, for the C++, Java, Scala and R
     examples (which have no scikit-learn)."""
     os.makedirs(directory, exist_ok=True)
-    for part, (images, labels) in zip(("train", "test"), digits_split()):
-        np.save(os.path.join(directory, f"digits_{part}_images.npy"), images)
-        np.save(os.path.join(directory, f"digits_{part}_labels.npy"), labels)
+    for part, arrays in zip(PARTS, digits_split()):
+        for field, array in zip(FIELDS, arrays):
+            np.save(split_file(directory, part, field), array)
     mx.random.seed(42)
     net = lenet()
     net.initialize(mx.init.Xavier())
     net(mx.nd.zeros((1, 1, 8, 8)))  # the Dense layers' shapes come from the first forward
-    net.save_parameters(os.path.join(directory, "lenet_init.params"))
+    net.save_parameters(os.path.join(directory, INITIAL_PARAMS))
     print(f"wrote the digits split and lenet_init.params to {directory}")
 
 
 def read_data(directory):
     """The split --write-data wrote to directory."""
-    return tuple(tuple(np.load(os.path.join(directory, f"digits_{part}_{field}.npy"))
-                       for field in ("images", "labels"))
-                 for part in ("train", "test"))
+    files = [split_file(directory, part, field) for part in PARTS for field in FIELDS]
+    for path in files + [os.path.join(directory, INITIAL_PARAMS)]:
+        if not os.path.isfile(path):
+            parser.error(f"--data {directory}: {path} is missing (--write-data DIR writes it)")
+    return tuple(tuple(np.load(split_file(directory, part, field)) for field in FIELDS)
+                 for part in PARTS)
 
 
 OPTIMIZERS = {"adam": {"learning_rate": 0.002},
@@ -130,7 +144,7 @@ def main():
     net.hybridize()
     if args.data:
         net(mx.nd.zeros((1, 1, 8, 8)))  # the Dense layers' shapes, then the shared start
-        net.load_parameters(os.path.join(args.data, "lenet_init.params"))
+        net.load_parameters(os.path.join(args.data, INITIAL_PARAMS))
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), args.optimizer, OPTIMIZERS[args.optimizer])
     metric = mx.metric.Accuracy()
