@@ -135,7 +135,8 @@ else
   run_train() {  # NAME COMMAND...: COMMAND DATA_DIR --epochs N --out PREFIX, its log kept
     local name=$1
     shift
-    if "$@" "$train_dir/data" --epochs $train_epochs --out "$train_dir/$name" \
+    # One thread, as cross_language.training runs them: the bits do not depend on the machine.
+    if OMP_NUM_THREADS=1 "$@" "$train_dir/data" --epochs $train_epochs --out "$train_dir/$name" \
          > "$train_dir/$name.log" 2>&1; then
       trainers+=("$name")
     else
@@ -163,7 +164,7 @@ else
     for ((epoch = 1; epoch <= train_epochs; ++epoch)); do
       printf '%-7s' "$epoch"
       for name in "${trainers[@]}"; do
-        loss=$(awk -v e="$epoch:" '$1 == "epoch" && $2 == e {print $4}' "$train_dir/$name.log")
+        loss=$(awk -v e="$epoch" '$1 == "epoch" && ++n == e {print $4}' "$train_dir/$name.log")
         printf '%-12s' "$loss"
       done
       printf '\n'
