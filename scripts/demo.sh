@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: the seed walkthrough (build a model, run eagerly, hybridize, benchmark, export,
 # import), the same in Python, its export loaded from C, C++, Java, Scala, R and Python side by
-# side, then the benchmark table and the files it wrote, read back by the CLI.
+# side, the digits LeNet trained in C++, Java and R side by side from the same initial parameters,
+# then the benchmark table and the files it wrote, read back by the CLI.
 set -euo pipefail
 build=${1:-build}
 fixtures=tests/data/mxnet  # MXNet-written files kept in the repository
@@ -115,6 +116,74 @@ else
     echo "verdict: all ${#languages[@]} languages agree, bit for bit (identical float32 outputs)"
   else
     echo "verdict: the languages DISAGREE (or too few ran)"
+  fi
+fi
+
+step "Training: the digits LeNet in C++, Java and R from one lenet_init.params (5 epochs)"
+# Issue 36's digits protocol: each language's example loads the same initial parameters and
+# batches with the library's data loader (shuffled, seed 42), so their losses agree bit for bit.
+train_dir="$(cd "$out" && pwd)/training"
+rm -rf "$train_dir" && mkdir -p "$train_dir"
+train_epochs=5
+if [ ! -x "$pyvenv" ]; then
+  echo "(skipped: examples/python/train_digits.py writes the digits data; needs the Python package)"
+elif ! "$pyvenv" examples/python/train_digits.py --write-data "$train_dir/data" \
+       > "$train_dir/data.log" 2>&1; then
+  echo "(skipped: train_digits.py --write-data failed, see $train_dir/data.log)"
+else
+  trainers=()
+  run_train() {  # NAME COMMAND...: COMMAND DATA_DIR --epochs N --out PREFIX, its log kept
+    local name=$1
+    shift
+    # One thread, as cross_language.training runs them: the bits do not depend on the machine.
+    if OMP_NUM_THREADS=1 "$@" "$train_dir/data" --epochs $train_epochs --out "$train_dir/$name" \
+         > "$train_dir/$name.log" 2>&1; then
+      trainers+=("$name")
+    else
+      echo "$name: failed (see $train_dir/$name.log)"; tail -n 5 "$train_dir/$name.log"
+    fi
+  }
+  run_train C++ "$build/bin/train_digits_cpp"
+  jar="$build/bindings/java/hybridnet.jar"
+  if [ ! -f examples/java/TrainDigits.java ]; then
+    echo "Java: skipped (examples/java/TrainDigits.java is not in this tree)"
+  elif [ -f "$jar" ] && command -v java > /dev/null; then
+    run_train Java java -cp "$jar" examples/java/TrainDigits.java
+  else
+    echo "Java: skipped (the Java binding is not built)"
+  fi
+  if [ ! -f examples/r/train_digits.R ]; then
+    echo "R: skipped (examples/r/train_digits.R is not in this tree)"
+  elif [ -d "$build/bindings/r/lib/hybridnet" ] && command -v Rscript > /dev/null; then
+    run_train R env R_LIBS="$build/bindings/r/lib" Rscript examples/r/train_digits.R
+  else
+    echo "R: skipped (the R package is not built)"
+  fi
+  if [ "${#trainers[@]}" -gt 0 ]; then
+    printf '\n%-7s' "epoch"; printf '%-12s' "${trainers[@]}"; printf '\n'
+    for ((epoch = 1; epoch <= train_epochs; ++epoch)); do
+      printf '%-7s' "$epoch"
+      for name in "${trainers[@]}"; do
+        loss=$(awk -v e="$epoch" '$1 == "epoch" && ++n == e {print $4}' "$train_dir/$name.log")
+        printf '%-12s' "$loss"
+      done
+      printf '\n'
+    done
+    identical=yes
+    for name in "${trainers[@]}"; do
+      for file in -losses.txt .params; do
+        cmp -s "$train_dir/${trainers[0]}$file" "$train_dir/$name$file" || identical=no
+      done
+    done
+    if [ "${#trainers[@]}" -ge 2 ]; then
+      echo "every step's loss and the trained parameters bit-identical in" \
+        "${trainers[*]}: $identical"
+    else
+      echo "(only ${trainers[0]} trained: nothing to compare)"
+    fi
+    for name in "${trainers[@]}"; do
+      printf '%-5s %s\n' "$name" "$(grep '^test accuracy' "$train_dir/$name.log")"
+    done
   fi
 fi
 

@@ -6,6 +6,8 @@ mx.metric.Accuracy, fixed seeds, an 80/20 train/test split of the 1797 images (n
 the data ships with scikit-learn).
 
     python3 train_digits.py [--mxnet] [--epochs N] [--min-accuracy A] [--export PREFIX]
+                            [--data DIR] [--steps N] [--optimizer adam|sgd] [--no-shuffle]
+                            [--out PREFIX]
     python3 train_digits.py --write-data DIR
 
 --min-accuracy fails the run (exit 1) below that test accuracy. --export writes
@@ -14,6 +16,14 @@ trained network's outputs on them), which the other languages' loaders compare t
 --write-data writes the split as DIR/digits_{train,test}_{images,labels}.npy and the network's
 initial parameters (Xavier, seed 42) as DIR/lenet_init.params, and trains nothing: the inputs of
 the other languages' digits examples, which start from those parameters.
+
+--data DIR trains on that split from DIR/lenet_init.params instead, as the C++, Java, Scala and
+R examples do (issue 36's digits protocol): with --no-shuffle every language sees the same
+batches and computes the same losses and parameters bit for bit. --steps stops after N steps
+(crossing epochs); --optimizer sgd is SGD with momentum 0.9 and learning rate 0.1 instead of
+Adam's 0.002. --out writes PREFIX-losses.txt (each step's summed loss as the 8 hex digits of its
+float32 bits), PREFIX.params (save_parameters) and the export PREFIX-symbol.json,
+PREFIX-0000.params.
 """
 import argparse
 import os
@@ -30,7 +40,16 @@ parser.add_argument("--batch-size", type=int, default=32)
 parser.add_argument("--min-accuracy", type=float, default=0.0)
 parser.add_argument("--export", metavar="PREFIX")
 parser.add_argument("--write-data", metavar="DIR", help="only write the split as .npy files")
+parser.add_argument("--data", metavar="DIR", help="train on DIR's split from DIR/lenet_init.params")
+parser.add_argument("--steps", type=int, default=0, help="stop after N steps (crossing epochs)")
+parser.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
+parser.add_argument("--no-shuffle", action="store_true", help="batches in the data's order")
+parser.add_argument("--out", metavar="PREFIX", help="write the step losses, parameters, export")
 args = parser.parse_args()
+if args.epochs < 1:
+    parser.error("--epochs takes a positive number")
+if args.steps < 0:
+    parser.error("--steps takes a positive number")
 
 
 def digits_split():
@@ -65,19 +84,42 @@ def lenet():
     return net
 
 
+PARTS, FIELDS = ("train", "test"), ("images", "labels")
+INITIAL_PARAMS = "lenet_init.params"  # in the --write-data folder: every language's start
+
+
+def split_file(directory, part, field):
+    """Where --write-data puts one array of the split."""
+    return os.path.join(directory, f"digits_{part}_{field}.npy")
+
+
 def write_data(directory):
     """The split as .npy files and the initial parameters, for the C++, Java, Scala and R
     examples (which have no scikit-learn)."""
     os.makedirs(directory, exist_ok=True)
-    for part, (images, labels) in zip(("train", "test"), digits_split()):
-        np.save(os.path.join(directory, f"digits_{part}_images.npy"), images)
-        np.save(os.path.join(directory, f"digits_{part}_labels.npy"), labels)
+    for part, arrays in zip(PARTS, digits_split()):
+        for field, array in zip(FIELDS, arrays):
+            np.save(split_file(directory, part, field), array)
     mx.random.seed(42)
     net = lenet()
     net.initialize(mx.init.Xavier())
     net(mx.nd.zeros((1, 1, 8, 8)))  # the Dense layers' shapes come from the first forward
-    net.save_parameters(os.path.join(directory, "lenet_init.params"))
+    net.save_parameters(os.path.join(directory, INITIAL_PARAMS))
     print(f"wrote the digits split and lenet_init.params to {directory}")
+
+
+def read_data(directory):
+    """The split --write-data wrote to directory."""
+    files = [split_file(directory, part, field) for part in PARTS for field in FIELDS]
+    for path in files + [os.path.join(directory, INITIAL_PARAMS)]:
+        if not os.path.isfile(path):
+            parser.error(f"--data {directory}: {path} is missing (--write-data DIR writes it)")
+    return tuple(tuple(np.load(split_file(directory, part, field)) for field in FIELDS)
+                 for part in PARTS)
+
+
+OPTIMIZERS = {"adam": {"learning_rate": 0.002},
+              "sgd": {"learning_rate": 0.1, "momentum": 0.9}}
 
 
 def evaluate(net, loader):
@@ -90,22 +132,27 @@ def evaluate(net, loader):
 def main():
     mx.random.seed(42)
     np.random.seed(42)  # DataLoader's shuffling draws from numpy's generator
-    (x_train, y_train), (x_test, y_test) = digits_split()
+    (x_train, y_train), (x_test, y_test) = read_data(args.data) if args.data else digits_split()
     train_loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x_train, y_train),
-                                         batch_size=args.batch_size, shuffle=True)
+                                         batch_size=args.batch_size,
+                                         shuffle=not args.no_shuffle)
     test_loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x_test, y_test),
                                         batch_size=100, shuffle=False)
 
     net = lenet()
     net.initialize(mx.init.Xavier())
     net.hybridize()
+    if args.data:
+        net(mx.nd.zeros((1, 1, 8, 8)))  # the Dense layers' shapes, then the shared start
+        net.load_parameters(os.path.join(args.data, INITIAL_PARAMS))
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.002})
+    trainer = gluon.Trainer(net.collect_params(), args.optimizer, OPTIMIZERS[args.optimizer])
     metric = mx.metric.Accuracy()
 
     library = "mxnet" if args.mxnet else "hybridnet"
-    epoch_times = []
-    for epoch in range(args.epochs):
+    epoch_times, step_losses = [], []
+    epoch = 0
+    while (len(step_losses) < args.steps) if args.steps else (epoch < args.epochs):
         metric.reset()
         total_loss, start = 0.0, time.perf_counter()
         for data, label in train_loader:
@@ -114,10 +161,14 @@ def main():
                 loss = loss_fn(output, label)
             loss.backward()
             trainer.step(data.shape[0])
-            total_loss += loss.sum().asscalar()
+            step_losses.append(loss.sum().asscalar())  # float32, as every language reads it
+            total_loss += float(step_losses[-1])
             metric.update(labels=[label], preds=[output])
+            if len(step_losses) == args.steps:
+                break
+        epoch += 1
         epoch_times.append(time.perf_counter() - start)
-        print(f"[{library}] epoch {epoch + 1}: loss {total_loss / len(x_train):.4f}, "
+        print(f"[{library}] epoch {epoch}: loss {total_loss / len(x_train):.6f}, "
               f"train accuracy {metric.get()[1]:.4f}, {epoch_times[-1]:.3f} s")
 
     accuracy = evaluate(net, test_loader)
@@ -129,6 +180,13 @@ def main():
         np.save(args.export + "-x.npy", x)
         np.save(args.export + "-y.npy", net(mx.nd.array(x)).asnumpy())
         print(f"[{library}] exported {args.export}-symbol.json, {args.export}-0000.params")
+    if args.out:
+        with open(args.out + "-losses.txt", "w") as losses_file:
+            for value in step_losses:
+                losses_file.write(f"{np.float32(value).view(np.uint32):08x}\n")
+        net.save_parameters(args.out + ".params")
+        net.export(args.out, 0)
+        print(f"[{library}] wrote {args.out}-losses.txt, {args.out}.params and the export")
     if accuracy < args.min_accuracy:
         print(f"[{library}] FAIL: test accuracy {accuracy:.4f} is below {args.min_accuracy}")
         return 1
