@@ -61,34 +61,18 @@
 %ignore hn_tensor_copy_to;
 %ignore hn_tensor_copy_from;
 %ignore hn_predictor_get_output;
-/* What the Python binding's tracing and parameter access use (out-arrays of ints, doubles and
- * handles without typemaps here); R's facade runs exported models and does not need them. */
+/* What the Python binding's tracing and parameter access use; R's facade does not need them. */
 %ignore hn_tensor_is_symbolic;
 %ignore hn_tensor_random_normal;
 %ignore hn_tensor_random_uniform;
 %ignore hn_block_forward_symbols;
-%ignore hn_block_param_info;
-/* Autograd: the R facade gets it with its training API (typemaps for its arrays of handles and
- * grad_reqs come with it). */
-%ignore hn_autograd_set_recording;
-%ignore hn_autograd_set_training;
-%ignore hn_autograd_is_recording;
-%ignore hn_autograd_is_training;
-%ignore hn_autograd_mark_variables;
-%ignore hn_autograd_backward;
+/* Autograd beyond the training API (higher-order gradients, casts, raw initializer fills). */
 %ignore hn_autograd_grad;
 %ignore hn_autograd_grad_v2;
-%ignore hn_tensor_grad;
-%ignore hn_tensor_detach;
 %ignore hn_op_has_gradient;
-%ignore hn_block_param_grad;
-%ignore hn_block_param_set_attr;
-%ignore hn_block_param_get_attr;
-%ignore hn_block_param_zero_grad;
 %ignore hn_block_param_cast;
 %ignore hn_initializer_fill;
-/* Optimizers: Python binds them; Java and R train through Python or C++ for now. */
-%ignore hn_optimizer_create;
+/* Optimizers: R builds them only inside a trainer (hn_trainer), with their keyword arguments. */
 %ignore hn_optimizer_create_state;
 %ignore hn_optimizer_state_structure;
 %ignore hn_optimizer_update;
@@ -104,32 +88,14 @@
 %ignore hn_lr_scheduler_create;
 %ignore hn_lr_scheduler_get;
 %ignore hn_lr_scheduler_params;
-%ignore hn_trainer_create;
-%ignore hn_trainer_free;
-%ignore hn_trainer_step;
 %ignore hn_trainer_allreduce_grads;
 %ignore hn_trainer_update;
-%ignore hn_trainer_get_learning_rate;
-%ignore hn_trainer_set_learning_rate;
 %ignore hn_trainer_optimizer;
-%ignore hn_trainer_save_states;
-%ignore hn_trainer_load_states;
-/* Metrics: the Java, Scala and R facades get them with their training API (typemaps for the
- * arrays of names and values come with it). */
-%ignore hn_metric_create;
-%ignore hn_metric_update;
-%ignore hn_metric_get;
 %ignore hn_metric_stats;
-%ignore hn_metric_reset;
 %ignore hn_metric_kind;
 %ignore hn_metric_kind_of;
 /* Image decoding takes raw memory; the facades get it with their dataset API. */
 %ignore hn_image_decode;
-%ignore hn_data_loader_create;
-%ignore hn_data_loader_reset;
-%ignore hn_data_loader_next;
-%ignore hn_data_loader_num_batches;
-%ignore hn_data_loader_free;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }
@@ -150,14 +116,15 @@
 /* ---- scalars in -------------------------------------------------------------------------- */
 %typemap(in, noblock=1) int { $1 = hnr_int($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) size_t { $1 = hnr_size($input, "$symname", "$1_name"); }
+%typemap(in, noblock=1) float { $1 = hnr_float($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) uint64_t { $1 = hnr_uint64($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) int64_t { $1 = hnr_int64($input, "$symname", "$1_name"); }
 %typemap(in, noblock=1) const char* {
   $1 = ($1_ltype)hnr_string($input, 1, "$symname", "$1_name");
 }
 %typemap(freearg) const char* ""
-%typemap(scoercein) int, size_t, uint64_t, int64_t, const char* ""
-%typemap(scheck) int, size_t, uint64_t, int64_t, const char* ""
+%typemap(scoercein) int, size_t, uint64_t, int64_t, float, const char* ""
+%typemap(scheck) int, size_t, uint64_t, int64_t, float, const char* ""
 
 /* ---- handles: typemaps for every kind of hn_handle_kinds.h -------------------------------- */
 %include "hn_handle_kinds.h"
@@ -179,11 +146,21 @@
 %typemap(freearg) hn_ ## K ** out ""
 /* Arrays of handles in (a list of handles, or one handle). */
 %typemap(in, noblock=1) (hn_ ## K * const* inputs, size_t num_inputs),
-                        (hn_ ## K * const* symbols, size_t num_symbols) {
+                        (hn_ ## K * const* symbols, size_t num_symbols),
+                        (hn_ ## K * const* variables, size_t num_variables),
+                        (hn_ ## K * const* heads, size_t num_heads),
+                        (hn_ ## K * const* labels, size_t num_labels),
+                        (hn_ ## K * const* preds, size_t num_preds),
+                        (hn_ ## K * const* arrays, size_t num_arrays) {
   hnr_handles($input, HNR_KIND_ ## K, "$symname", "$1_name", (void***)&$1, &$2);
 }
 %typemap(freearg) (hn_ ## K * const* inputs, size_t num_inputs),
-                  (hn_ ## K * const* symbols, size_t num_symbols) ""
+                  (hn_ ## K * const* symbols, size_t num_symbols),
+                  (hn_ ## K * const* variables, size_t num_variables),
+                  (hn_ ## K * const* heads, size_t num_heads),
+                  (hn_ ## K * const* labels, size_t num_labels),
+                  (hn_ ## K * const* preds, size_t num_preds),
+                  (hn_ ## K * const* arrays, size_t num_arrays) ""
 %typemap(scoercein) hn_ ## K * const* ""
 /* hn_K_free: replaced by a checked release (see the header comment). */
 %ignore hn_ ## K ## _free;
@@ -207,6 +184,17 @@ HN_HANDLE_KINDS(HNR_HANDLE)
   hnr_output($result, $n, "outputs", hnr_adopt_all(HNR_KIND_tensor, (void**)$2, *$3));
 }
 %typemap(freearg) (size_t max_outputs, hn_tensor** outputs, size_t* out_num_outputs) ""
+/* A data loader's batch: a list of new tensor handles, empty at the epoch's end. */
+%typemap(in, numinputs=0, noblock=1)
+    (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) (size_t count = 0) {
+  $1 = 64;
+  $2 = (hn_tensor**)R_alloc($1, sizeof(hn_tensor*));
+  $3 = &count;
+}
+%typemap(argout, noblock=1) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) {
+  hnr_output($result, $n, "batch", hnr_adopt_all(HNR_KIND_tensor, (void**)$2, *$3));
+}
+%typemap(freearg) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) ""
 
 /* ---- arrays in --------------------------------------------------------------------------- */
 %typemap(in, noblock=1) (const int64_t* shape, int ndim) {
@@ -237,6 +225,36 @@ HN_HANDLE_KINDS(HNR_HANDLE)
 }
 %typemap(freearg)
     (const char* const* attr_keys, const char* const* attr_values, size_t num_attrs) ""
+/* Keyword arguments of optimizers and metrics: a named character vector, as attributes. */
+%typemap(in, noblock=1) (const char* const* keys, const char* const* values, size_t num_params),
+                        (const char* const* keys, const char* const* values, size_t num_args) {
+  hnr_attrs($input, "$symname", "$1_name", (const char* const**)&$1, (const char* const**)&$2,
+            &$3);
+}
+%typemap(freearg) (const char* const* keys, const char* const* values, size_t num_params),
+                  (const char* const* keys, const char* const* values, size_t num_args) ""
+/* hn_trainer_create's parameters: a named list, list(<full parameter name> = <block>, ...). */
+%typemap(in, noblock=1)
+    (hn_block* const* blocks, const char* const* param_names, size_t num_params) {
+  hnr_named_handles($input, HNR_KIND_block, "$symname", "$1_name", (void***)&$1,
+                    (const char* const**)&$2, &$3);
+}
+%typemap(freearg)
+    (hn_block* const* blocks, const char* const* param_names, size_t num_params) ""
+/* hn_autograd_mark_variables's grad_reqs (an integer vector, one hn_grad_req per variable, so
+ * its length is checked against num_variables, the argument before it) and gradients (NULL:
+ * new zero buffers, the only form the R layer uses). */
+%typemap(in, noblock=1) (const int* grad_reqs, hn_tensor* const* gradients) {
+  hnr_ints($input, arg2, "$symname", "$1_name", (const int**)&$1);
+  $2 = NULL;
+}
+%typemap(freearg) (const int* grad_reqs, hn_tensor* const* gradients) ""
+/* hn_autograd_backward's head_grads: NULL (ones, the gradient of a loss). */
+%typemap(in, noblock=1) hn_tensor* const* head_grads {
+  if ($input != R_NilValue) hnr_arg_error("$symname", "$1_name", "must be NULL (ones)");
+  $1 = NULL;
+}
+%typemap(freearg) hn_tensor* const* head_grads ""
 %typemap(in, noblock=1) (const char* const* input_names, size_t num_inputs) {
   hnr_strings($input, "$symname", "$1_name", (const char* const**)&$1, &$2);
 }
@@ -286,6 +304,29 @@ HNR_SCALAR_OUT(int64_t, out_dim)
 HNR_SCALAR_OUT(int64_t, out_size)
 HNR_SCALAR_OUT(int64_t, out_count)
 HNR_SCALAR_OUT(int64_t, out_value)
+HNR_SCALAR_OUT(int, out_previous)
+HNR_SCALAR_OUT(int, out_recording)
+HNR_SCALAR_OUT(int, out_training)
+HNR_SCALAR_OUT(int, out_initialized)
+HNR_SCALAR_OUT(float, out_lr)
+HNR_SCALAR_OUT(int64_t, out_num_batches)
+
+/* A metric's readings: a named numeric vector (at most 64, a composite's children). */
+%typemap(in, numinputs=0, noblock=1)
+    (size_t max_values, const char** names, double* values, size_t* out_num_values)
+    (size_t count = 0) {
+  $1 = 64;
+  $2 = ($2_ltype)R_alloc($1, sizeof(char*));
+  $3 = (double*)R_alloc($1, sizeof(double));
+  $4 = &count;
+}
+%typemap(argout, noblock=1)
+    (size_t max_values, const char** names, double* values, size_t* out_num_values) {
+  hnr_output($result, $n, "values",
+             hnr_named_doubles_out((const char* const*)$2, $3, *$4 < $1 ? *$4 : $1));
+}
+%typemap(freearg)
+    (size_t max_values, const char** names, double* values, size_t* out_num_values) ""
 
 /* Borrowed strings out (copied into R). */
 %typemap(in, numinputs=0, noblock=1) const char** (const char* temp = NULL) {

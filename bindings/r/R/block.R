@@ -113,6 +113,37 @@ hn_flatten <- function(prefix = NULL) {
   .hn_create_block("Flatten", list(prefix = .hn_arg_string(prefix, "prefix", null_ok = TRUE)))
 }
 
+hn_conv2d <- function(channels, kernel_size, strides = 1, padding = 0, activation = NULL,
+                      use_bias = TRUE, in_channels = 0, prefix = NULL) {
+  .hn_create_block("Conv2D", list(
+    channels = .hn_arg_number(channels, "channels", min = 1),
+    kernel_size = .hn_arg_size(kernel_size, "kernel_size", min = 1),
+    strides = .hn_arg_size(strides, "strides", min = 1),
+    padding = .hn_arg_size(padding, "padding", min = 0),
+    activation = .hn_arg_string(activation, "activation", null_ok = TRUE),
+    use_bias = as.logical(.hn_arg_flag(use_bias, "use_bias")),
+    in_channels = .hn_arg_number(in_channels, "in_channels", min = 0),
+    prefix = .hn_arg_string(prefix, "prefix", null_ok = TRUE)))
+}
+
+hn_max_pool2d <- function(pool_size = 2, strides = NULL, padding = 0, prefix = NULL) {
+  .hn_create_block("MaxPool2D", list(
+    pool_size = .hn_arg_size(pool_size, "pool_size", min = 1),
+    strides = if (!is.null(strides)) .hn_arg_size(strides, "strides", min = 1),
+    padding = .hn_arg_size(padding, "padding", min = 0),
+    prefix = .hn_arg_string(prefix, "prefix", null_ok = TRUE)))
+}
+
+# A window size: one whole number or two (height, width), each >= min.
+.hn_arg_size <- function(x, arg, min, call = sys.call(-1L)) {
+  if (!is.numeric(x) || !(length(x) %in% 1:2) || anyNA(x) || any(!is.finite(x)) ||
+      any(x != floor(x)) || any(x < min)) {
+    .hn_abort(sprintf("%s: '%s' must be one or two whole numbers >= %s, not %s", .hn_fn(call),
+                      arg, min, .hn_describe(x)), call = call)
+  }
+  as.integer(x)
+}
+
 hn_initialize <- function(block, initializer = "uniform", seed = 0, force_reinit = FALSE) {
   .hn_check_block(block)
   c_hn_block_initialize(block@handle, .hn_arg_string(initializer, "initializer"),
@@ -123,8 +154,15 @@ hn_initialize <- function(block, initializer = "uniform", seed = 0, force_reinit
 
 hn_forward <- function(block, x, layout = c("rowmajor", "colmajor")) {
   .hn_check_block(block)
-  layout <- .hn_arg_layout(layout)
   inputs <- if (is.list(x) && !is.data.frame(x)) x else list(x)
+  # Tensors in, tensors out (training: the outputs stay in the library, on the autograd tape).
+  if (length(inputs) > 0L && all(vapply(inputs, .hn_is_tensor, logical(1L)))) {
+    for (i in seq_along(inputs)) .hn_check_tensor(inputs[[i]], "x")
+    outs <- lapply(c_hn_block_forward(block@handle, lapply(inputs, function(t) t@handle)),
+                   .hn_new_tensor)
+    return(if (length(outs) == 1L) outs[[1L]] else outs)
+  }
+  layout <- .hn_arg_layout(layout)
   tensors <- list()
   on.exit(for (t in tensors) c_hn_tensor_free(t))
   for (i in seq_along(inputs)) {

@@ -156,8 +156,17 @@ hn_free <- function(x) {
     c_hn_model_free(x@handle)
   } else if (is(x, "HybridnetBlock")) {
     c_hn_block_free(x@handle)
+  } else if (is(x, "HybridnetTensor")) {
+    c_hn_tensor_free(x@handle)
+  } else if (is(x, "HybridnetTrainer")) {
+    c_hn_trainer_free(x@handle)
+  } else if (is(x, "HybridnetMetric")) {
+    c_hn_metric_free(x@handle)
+  } else if (is(x, "HybridnetDataLoader")) {
+    c_hn_data_loader_free(x@handle)
   } else if (!is.null(x)) {
-    .hn_abort(sprintf("hn_free: 'x' must be a model or a block, not %s", .hn_describe(x)))
+    .hn_abort(sprintf(paste("hn_free: 'x' must be a model, block, tensor, trainer, metric or",
+                            "data loader, not %s"), .hn_describe(x)))
   }
   invisible(NULL)
 }
@@ -165,5 +174,10 @@ hn_free <- function(x) {
 hn_is_closed <- function(x) {
   if (is(x, "HybridnetModel")) return(hnr_handle_state(x@handle, "hn_model") != 1L)
   if (is(x, "HybridnetBlock")) return(hnr_handle_state(x@handle, "hn_block") != 1L)
-  .hn_abort(sprintf("hn_is_closed: 'x' must be a model or a block, not %s", .hn_describe(x)))
+  if (is(x, "HybridnetTensor")) return(hnr_handle_state(x@handle, "hn_tensor") != 1L)
+  if (is(x, "HybridnetTrainer")) return(hnr_handle_state(x@handle, "hn_trainer") != 1L)
+  if (is(x, "HybridnetMetric")) return(hnr_handle_state(x@handle, "hn_metric") != 1L)
+  if (is(x, "HybridnetDataLoader")) return(hnr_handle_state(x@handle, "hn_data_loader") != 1L)
+  .hn_abort(sprintf(paste("hn_is_closed: 'x' must be a model, block, tensor, trainer, metric or",
+                          "data loader, not %s"), .hn_describe(x)))
 }

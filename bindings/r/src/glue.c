@@ -269,6 +269,19 @@ int64_t hnr_int64(SEXP x, const char* fn, const char* arg) {
   return (int64_t)v;
 }
 
+float hnr_float(SEXP x, const char* fn, const char* arg) {
+  int type = TYPEOF(x);
+  if ((type != INTSXP && type != REALSXP) || XLENGTH(x) != 1) {
+    hnr_arg_error(fn, arg, "must be one number, not %s", Describe(x));
+  }
+  double v =
+      type == REALSXP ? REAL(x)[0] : (INTEGER(x)[0] == NA_INTEGER ? NAN : (double)INTEGER(x)[0]);
+  if (!isfinite(v) || fabs(v) > 3.4e38) {
+    hnr_arg_error(fn, arg, "must be a finite float32 number, not %g", v);
+  }
+  return (float)v;
+}
+
 const char* hnr_string(SEXP x, int allow_null, const char* fn, const char* arg) {
   if (x == R_NilValue && allow_null) return NULL;
   if (TYPEOF(x) != STRSXP || XLENGTH(x) != 1) {
@@ -420,6 +433,28 @@ void hnr_handles(SEXP x, int kind, const char* fn, const char* arg, void*** out,
   *n = (size_t)len;
 }
 
+void hnr_named_handles(SEXP x, int kind, const char* fn, const char* arg, void*** handles,
+                       const char* const** names, size_t* n) {
+  SEXP list_names = Rf_getAttrib(x, R_NamesSymbol);
+  if (TYPEOF(x) != VECSXP || list_names == R_NilValue) {
+    hnr_arg_error(fn, arg, "must be a named list of %s handles, not %s", KindText(kind),
+                  Describe(x));
+  }
+  size_t count;
+  hnr_strings(list_names, fn, arg, names, &count);
+  hnr_handles(x, kind, fn, arg, handles, n);
+}
+
+void hnr_ints(SEXP x, size_t n, const char* fn, const char* arg, const int** out) {
+  if (TYPEOF(x) != INTSXP || (size_t)XLENGTH(x) != n) {
+    hnr_arg_error(fn, arg, "must be an integer vector of length %zu, not %s", n, Describe(x));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (INTEGER(x)[i] == NA_INTEGER) hnr_arg_error(fn, arg, "must not contain NA");
+  }
+  *out = INTEGER(x);
+}
+
 void hnr_named_shapes(SEXP x, const char* fn, const char* arg, size_t* num,
                       const char* const** names, const int** ndims, const int64_t** dims) {
   if (x == R_NilValue) {
@@ -542,6 +577,14 @@ SEXP hnr_dims_out(const int64_t* dims, int ndim) {
 }
 
 SEXP hnr_double_out(double v) { return Rf_ScalarReal(v); }
+
+SEXP hnr_named_doubles_out(const char* const* names, const double* values, size_t n) {
+  SEXP out = Rf_protect(Rf_allocVector(REALSXP, (R_xlen_t)n));
+  for (size_t i = 0; i < n; ++i) REAL(out)[i] = values[i];
+  Rf_setAttrib(out, R_NamesSymbol, hnr_strings_out(names, n));
+  Rf_unprotect(1);
+  return out;
+}
 
 void hnr_output(SEXP list, int index, const char* name, SEXP value) {
   Rf_protect(value);

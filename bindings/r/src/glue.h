@@ -56,6 +56,8 @@ int hnr_int(SEXP x, const char* fn, const char* arg);
 size_t hnr_size(SEXP x, const char* fn, const char* arg);
 uint64_t hnr_uint64(SEXP x, const char* fn, const char* arg);
 int64_t hnr_int64(SEXP x, const char* fn, const char* arg);
+/* One finite number as float (a learning rate). */
+float hnr_float(SEXP x, const char* fn, const char* arg);
 /* A string (one element, not NA) in UTF-8; R NULL gives NULL when allow_null. */
 const char* hnr_string(SEXP x, int allow_null, const char* fn, const char* arg);
 /* A shape: a numeric vector of whole numbers >= 0 (at most 32). */
@@ -71,6 +73,12 @@ void hnr_attrs(SEXP x, const char* fn, const char* arg, const char* const** keys
                const char* const** values, size_t* n);
 /* A list of handles of `kind` (or one handle); R NULL gives an empty array. */
 void hnr_handles(SEXP x, int kind, const char* fn, const char* arg, void*** out, size_t* n);
+/* A named list of handles of `kind`: the handles and their names, `n` of each (the trainer's
+ * parameters: list(<param name> = <block>, ...)). */
+void hnr_named_handles(SEXP x, int kind, const char* fn, const char* arg, void*** handles,
+                       const char* const** names, size_t* n);
+/* An integer vector of exactly `n` elements, none NA (one grad_req per variable). */
+void hnr_ints(SEXP x, size_t n, const char* fn, const char* arg, const int** out);
 /* Known shapes for hn_symbol_infer_shape: a named list of shapes. */
 void hnr_named_shapes(SEXP x, const char* fn, const char* arg, size_t* num,
                       const char* const** names, const int** ndims, const int64_t** dims);
@@ -91,6 +99,8 @@ SEXP hnr_owned_string_out(char* s);
 SEXP hnr_strings_out(const char* const* names, size_t n);
 SEXP hnr_dims_out(const int64_t* dims, int ndim);
 SEXP hnr_double_out(double v);
+/* A numeric vector of values[0..n) named names[0..n) (a metric's readings). */
+SEXP hnr_named_doubles_out(const char* const* names, const double* values, size_t n);
 /* Stores output `index` of SWIG's result list under `name` ("out_" dropped). */
 void hnr_output(SEXP list, int index, const char* name, SEXP value);
 /* The wrapper's result: NULL without outputs, the output itself for one, else a named list. */
