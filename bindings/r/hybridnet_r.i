@@ -369,6 +369,7 @@ SEXP hnr_tensor_values(const hn_tensor* tensor);
 SEXP hnr_fast_predictor(const hn_model* model);
 SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
 void hnr_fast_release(SEXP fast);
+SEXP hnr_tensor_from_r(SEXP x, SEXP shape);
 SEXP hnr_live_handles(void);
 int hnr_header_abi_version(void);
 int hnr_handle_state(SEXP x, const char* kind);

@@ -20,7 +20,7 @@
   layout[1L]
 }
 
-# list(shape, data) for a numeric array; data is column-major R memory holding the tensor's
+# list(shape, data) for a numeric array; data's column-major R memory holds the tensor's
 # row-major elements (numeric, integer or logical; the glue converts to float32).
 # A vector without dim is one example, shape (1, n), when `vector_is_row`, else shape (n).
 .hn_to_tensor_data <- function(x, layout, arg, vector_is_row = TRUE, call = sys.call(-1L)) {
@@ -40,7 +40,7 @@
     shape <- rev(d)
     data <- x
   }
-  attributes(data) <- NULL
+  # The glue reads the elements only, so attributes stay (dropping them would copy `x`).
   list(shape = as.double(shape), data = data)
 }
 
@@ -55,7 +55,7 @@
 # A new float32 tensor handle from an R array.
 .hn_tensor_from_r <- function(x, layout, arg, vector_is_row = TRUE, call = sys.call(-1L)) {
   td <- .hn_to_tensor_data(x, layout, arg, vector_is_row, call)
-  c_hn_tensor_create(0L, td$shape, td$data)
+  hnr_tensor_from_r(td$data, td$shape)
 }
 
 # The R value of a tensor handle (the handle stays the caller's).

@@ -148,7 +148,9 @@ hn_export_onnx <- function(model, path, shapes, opset = 17L, dynamic_batch = FAL
 }
 
 hn_free <- function(x) {
-  if (is(x, "HybridnetModel")) {
+  if (inherits(x, "HybridnetTensor")) {  # first: a training step frees several per step
+    c_hn_tensor_free(x@handle)
+  } else if (is(x, "HybridnetModel")) {
     state <- x@state
     c_hn_predictor_free(state$predictor)
     hnr_fast_release(state$fast)
@@ -156,8 +158,6 @@ hn_free <- function(x) {
     c_hn_model_free(x@handle)
   } else if (is(x, "HybridnetBlock")) {
     c_hn_block_free(x@handle)
-  } else if (is(x, "HybridnetTensor")) {
-    c_hn_tensor_free(x@handle)
   } else if (is(x, "HybridnetTrainer")) {
     c_hn_trainer_free(x@handle)
   } else if (is(x, "HybridnetMetric")) {

@@ -11,13 +11,20 @@ setClass("HybridnetTrainer", representation(handle = "externalptr", block = "Hyb
 setClass("HybridnetMetric", representation(handle = "externalptr"))
 setClass("HybridnetDataLoader", representation(handle = "externalptr", arrays = "list"))
 
-.hn_new_tensor <- function(handle) new("HybridnetTensor", handle = handle)
+# Tensors are made several times per training step: from a prototype, setting the slot as an
+# attribute, which skips new()'s initialize and validity checks (the handle is the glue's).
+.hn_tensor_prototype <- new("HybridnetTensor")
+.hn_new_tensor <- function(handle) {
+  t <- .hn_tensor_prototype
+  attr(t, "handle") <- handle
+  t
+}
 
-.hn_is_tensor <- function(x) is(x, "HybridnetTensor")
+.hn_is_tensor <- function(x) inherits(x, "HybridnetTensor")
 
 # Checks that `x` is a live object of `class` (its handle of C kind `kind`); `what` names it.
 .hn_check_handle <- function(x, class, kind, what, arg, call = sys.call(-1L)) {
-  if (!is(x, class)) {
+  if (!inherits(x, class)) {
     .hn_abort(sprintf("%s: '%s' must be %s, not %s", .hn_fn(call), arg, what, .hn_describe(x)),
               call = call)
   }

@@ -930,6 +930,40 @@ SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout) {
   return list;
 }
 
+SEXP hnr_tensor_from_r(SEXP x, SEXP shape) {
+  static const char* const fn = "hn_tensor";
+  const int type = TYPEOF(x);
+  if (type != REALSXP && type != INTSXP && type != LGLSXP) {
+    hnr_arg_error(fn, "x", "must be a numeric vector, matrix or array, not %s", Describe(x));
+  }
+  const int64_t* dims = NULL;
+  int ndim = 0;
+  hnr_shape(shape, fn, "shape", &dims, &ndim);
+  int64_t size = 1;
+  for (int d = 0; d < ndim; ++d) size *= dims[d];
+  const R_xlen_t n = XLENGTH(x);
+  if ((int64_t)n != size) {
+    hnr_arg_error(fn, "x", "has %lld elements but its shape holds %lld", (long long)n,
+                  (long long)size);
+  }
+  /* The new tensor is owned (its finalizer registered) before anything can fail. */
+  SEXP holder = Rf_protect(hnr_holder(HNR_KIND_tensor));
+  hnr_check(hn_tensor_create(HN_DTYPE_FLOAT32, dims, ndim, NULL, 0, (hn_tensor**)hnr_slot(holder)),
+            "hn_tensor_create");
+  hnr_adopted(holder);
+  float* data = NULL;
+  hnr_check(hn_tensor_data((hn_tensor*)*hnr_slot(holder), (void**)&data), "hn_tensor_data");
+  if (type == REALSXP) {
+    const double* in = REAL(x);
+    for (R_xlen_t i = 0; i < n; ++i) data[i] = (float)in[i];
+  } else {
+    const int* in = type == INTSXP ? INTEGER(x) : LOGICAL(x);
+    for (R_xlen_t i = 0; i < n; ++i) data[i] = in[i] == NA_INTEGER ? NAN : (float)in[i];
+  }
+  Rf_unprotect(1);
+  return holder;
+}
+
 SEXP hnr_live_handles(void) {
   SEXP out = Rf_protect(Rf_allocVector(INTSXP, HNR_NUM_KINDS));
   SEXP names = Rf_protect(Rf_allocVector(STRSXP, HNR_NUM_KINDS));

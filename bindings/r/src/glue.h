@@ -118,6 +118,9 @@ SEXP hnr_fast_predictor(const hn_model* model);
 SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
 /* Frees the fast predictor now (the finalizer then does nothing); anything else is ignored. */
 void hnr_fast_release(SEXP fast);
+/* A new float32 tensor of `shape` holding the elements of the numeric vector `x` (column-major
+ * R memory read as row-major elements), converted straight into the tensor's storage. */
+SEXP hnr_tensor_from_r(SEXP x, SEXP shape);
 /* Live handles made by this package, per kind (a named integer vector). */
 SEXP hnr_live_handles(void);
 /* HN_ABI_VERSION of the header this package was compiled with. */

@@ -13,11 +13,13 @@ hn_test_dir <- function(name) {
 
 # Works in `dir` until the calling test ends, then puts back the working directory and the
 # process-wide settings that wrappers called with plausible values change (BLAS threads,
-# hostile-input limits). Returns the function that puts the limits back, for use in between.
+# hostile-input limits, autograd's recording and training flags). Returns the function that
+# puts the limits back, for use in between.
 hn_local_settings <- function(dir, envir = parent.frame()) {
   old_wd <- setwd(dir)
   old_threads <- hn_num_threads()
   old_limits <- vapply(0:3, function(k) hybridnet:::c_hn_get_limit(k), numeric(1))
+  old_autograd <- c(hn_is_recording(), hn_is_training())
   restore_limits <- function() {
     for (k in 0:3) hybridnet:::c_hn_set_limit(k, old_limits[[k + 1L]])
   }
@@ -25,6 +27,8 @@ hn_local_settings <- function(dir, envir = parent.frame()) {
     setwd(old_wd)
     hn_num_threads(old_threads)
     restore_limits()
+    hybridnet:::c_hn_autograd_set_recording(as.integer(old_autograd[[1L]]))
+    hybridnet:::c_hn_autograd_set_training(as.integer(old_autograd[[2L]]))
   }
   do.call(on.exit, list(as.call(list(restore)), add = TRUE), envir = envir)
   invisible(restore_limits)

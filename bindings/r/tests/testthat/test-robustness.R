@@ -14,6 +14,13 @@ fixtures <- function(prefix) {
   f$block <- hn_dense(3, in_units = 2)@handle
   f$model <- hybridnet:::c_hn_model_load(prefix, 0L)
   f$predictor <- hybridnet:::c_hn_predictor_create(f$model)
+  f$optimizer <- hybridnet:::c_hn_optimizer_create("sgd", NULL)
+  owner <- list(f$block)
+  hybridnet:::c_hn_block_param_count(f$block)
+  names(owner) <- hybridnet:::c_hn_block_param_info(f$block, 0L)$name
+  f$trainer <- hybridnet:::c_hn_trainer_create(owner, f$optimizer)
+  f$metric <- hybridnet:::c_hn_metric_create("acc", NULL)
+  f$data_loader <- hybridnet:::c_hn_data_loader_create(list(f$tensor), 1, 0L, "keep", 0)
   f
 }
 
