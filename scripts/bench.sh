@@ -120,13 +120,15 @@ for b in mlp_bench capi_overhead_bench resnet_bench layer_bench; do
   printf '\n== %s\n' "$b"
   "$build/bin/$b"
 done
-# R's predict() against the C API on the seed MLP (bench/r_predict_bench.R), when the R package
-# was built.
+# R's predict() and training step against the C API on the seed MLP (bench/r_predict_bench.R,
+# bench/r_train_bench.R), when the R package was built.
 if [ -d "$build/bindings/r/lib/hybridnet" ]; then
   printf '\n== r_predict_bench\n'
   cmake --build "$build" --target bench_r
+  printf '\n== r_train_bench\n'
+  cmake --build "$build" --target bench_r_train
 else
-  printf '\n== r_predict_bench: not run (the R package is not built in %s)\n' "$build"
+  printf '\n== r_predict_bench, r_train_bench: not run (the R package is not built in %s)\n' "$build"
 fi
 # The Python package against the C API, PyTorch eager and real MXNet (bench/python_mlp_bench.py).
 python="$build/bindings/python/venv/bin/python"

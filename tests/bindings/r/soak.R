@@ -1,5 +1,7 @@
 # Soak of the R package: model/predictor/tensor create-forward-free cycles on the seed export,
-# freed with hn_free() and left to gc(); the RSS, the package's handles (hn_live_handles) and
+# every 5th with a training step (a data loader's batch, a recorded forward and loss, backward,
+# a trainer step, a metric; a new trainer every 10th step), freed with hn_free() and left to
+# gc(); the RSS, the package's handles (hn_live_handles) and
 # the native library's (hn_debug_live_handles) stay flat. CTest runs it short (r.soak, in
 # `make test`); `make soak` runs it long through HYBRIDNET_SOAK_CYCLES.
 #   Rscript soak.R <seed_walkthrough program> <work dir>
@@ -39,8 +41,41 @@ expected <- local({
   predict(m, x)
 })
 
-# One cycle: a model, its predictor and output tensors (predict), an input tensor.
-cycle <- function(free) {
+# What the training steps share: a small hybridized MLP, its loss, its trainer and the data.
+net <- hn_sequential(hn_dense(16, "relu", in_units = 8), hn_dense(2, in_units = 16))
+hn_initialize(net, "xavier", seed = 3)
+hn_hybridize(net)
+loss_fn <- hn_loss("SoftmaxCrossEntropyLoss")
+trainer <- hn_trainer(net, "sgd", list(learning_rate = 0.01))
+train_x <- hn_tensor(matrix(sin(1:256), 32, 8))
+train_y <- hn_tensor(rep(0:1, 16))
+
+# Training step i on a new loader's first batch, with a new metric (and every 10th step a new
+# trainer, which also makes an optimizer).
+train_step <- function(free, i) {
+  step_trainer <- if (i %% 10L == 0L) hn_trainer(net, "adam", list(learning_rate = 0.001)) else trainer
+  loader <- hn_data_loader(train_x, train_y, batch_size = 8, shuffle = TRUE, seed = i)
+  batch <- hn_next_batch(loader)
+  out <- NULL
+  loss <- hn_autograd_record({
+    out <- hn_forward(net, batch[[1L]])
+    hn_forward(loss_fn, list(out, batch[[2L]]))
+  })
+  backward(loss)
+  hn_trainer_step(step_trainer, 8)
+  acc <- hn_metric("acc")
+  hn_metric_update(acc, batch[[2L]], out)
+  total <- hn_sum(loss)
+  if (!is.finite(as.array(total)) || !is.finite(hn_metric_get(acc)[[1L]])) stop("training diverged")
+  if (free) {
+    for (h in c(batch, list(out, loss, total, acc, loader))) hn_free(h)
+    if (!identical(step_trainer, trainer)) hn_free(step_trainer)
+  }
+}
+
+# Cycle i: a model, its predictor and output tensors (predict), an input tensor, and every 5th
+# cycle a training step.
+cycle <- function(free, i) {
   model <- hn_load(prefix)
   y <- predict(model, x)
   t <- hybridnet:::c_hn_tensor_create(0L, c(1, 512), as.vector(x))
@@ -49,6 +84,7 @@ cycle <- function(free) {
     hybridnet:::c_hn_tensor_free(t)
     hn_free(model)
   }
+  if (i %% 5L == 0L) train_step(free, i %/% 5L)
 }
 
 passed <- 0L
@@ -67,7 +103,7 @@ cat(sprintf("soak: %d cycles; R %s; %s; OPENBLAS_NUM_THREADS=%s, BLAS threads %d
 for (variant in c("freed", "gc")) {
   free <- variant == "freed"
   for (i in seq_len(warm_up)) {
-    cycle(free)
+    cycle(free, i)
     if (i %% gc_every == 0L) invisible(gc())
   }
   invisible(gc())
@@ -76,7 +112,7 @@ for (variant in c("freed", "gc")) {
   peak <- 0
   seconds <- system.time({
     for (i in seq_len(cycles)) {
-      cycle(free)
+      cycle(free, i)
       if (i %% gc_every == 0L) {
         peak <- max(peak, native_handles() - native0)
         invisible(gc())
@@ -97,6 +133,12 @@ for (variant in c("freed", "gc")) {
         sprintf("%s: RSS grew by %.0f kB over %d cycles", variant, rss1 - rss0, cycles))
   if (!free) check(peak > 0, "gc: nothing was left to the garbage collector")
 }
+
+# The objects the steps shared are freed too: then nothing of this package is left.
+for (h in list(trainer, loss_fn, net, train_x, train_y)) hn_free(h)
+invisible(gc())
+check(sum(hn_live_handles()) == 0L, sprintf("%d package handles left at the end",
+                                            sum(hn_live_handles())))
 
 for (f in failures) cat("FAILED:", f, "\n")
 cat(sprintf("%d passed, %d failed\n", passed, length(failures)))
