@@ -9,7 +9,8 @@
 #
 # One thread on both sides. Each repeat runs the C program (its own 2 warm-up rounds, then 3
 # timed ones) and then 3 timed R rounds, so load from other processes hits both alike; the ratio
-# is of the medians over all rounds.
+# is of the medians over all rounds. The CPU time per step of each side is printed as well: on a
+# loaded machine it is steadier than the wall clock.
 library(hybridnet)
 
 args <- commandArgs(trailingOnly = TRUE)
@@ -48,19 +49,29 @@ train_step <- function() {
   value
 }
 
-# Microseconds per step of each of `rounds` rounds.
+# Microseconds per step (wall clock) of each of `rounds` rounds; adds the CPU time to r_cpu_us.
+r_cpu_us <- 0
 time_rounds <- function() {
   vapply(seq_len(rounds), function(r) {
+    cpu <- proc.time()
     start <- as.numeric(Sys.time())
     for (i in seq_len(steps)) train_step()
-    (as.numeric(Sys.time()) - start) * 1e6 / steps
+    wall <- (as.numeric(Sys.time()) - start) * 1e6 / steps
+    used <- proc.time() - cpu
+    r_cpu_us <<- r_cpu_us + (used[["user.self"]] + used[["sys.self"]]) * 1e6
+    wall
   }, numeric(1))
 }
 
+# The C program's output lines; adds its CPU time (the whole process: setup, its 2 warm-up
+# rounds and the timed ones) to c_cpu_us.
+c_cpu_us <- 0
 run_c <- function() {
-  out <- system2(c_bench, c(rounds, steps), stdout = TRUE, stderr = TRUE,
-                 env = "OMP_NUM_THREADS=1")
+  out <- NULL
+  used <- system.time(out <- system2(c_bench, c(rounds, steps), stdout = TRUE, stderr = TRUE,
+                                     env = "OMP_NUM_THREADS=1"))
   if (!is.null(attr(out, "status"))) stop(paste(c("the C benchmark failed:", out), collapse = "\n"))
+  c_cpu_us <<- c_cpu_us + (used[["user.child"]] + used[["sys.child"]]) * 1e6
   out
 }
 
@@ -72,6 +83,8 @@ for (rep in seq_len(repeats)) {
   c_rounds <- c(c_rounds, as.numeric(sub("^round_us=", "", grep("^round_us=", c_lines, value = TRUE))))
   r_rounds <- c(r_rounds, time_rounds())
 }
+c_cpu_step <- c_cpu_us / (repeats * (rounds + 2L) * steps)
+r_cpu_step <- r_cpu_us / (repeats * rounds * steps)
 
 cat(sub("^cpu=", "CPU: ", grep("^cpu=", c_lines, value = TRUE)), "\n", sep = "")
 cat(sub("^openblas=", "OpenBLAS: ", grep("^openblas=", c_lines, value = TRUE)), "\n", sep = "")
@@ -83,6 +96,8 @@ c_median <- median(c_rounds)
 r_median <- median(r_rounds)
 cat(sprintf("  C API step:  median %9.1f us  min %9.1f us\n", c_median, min(c_rounds)))
 cat(sprintf("  R step:      median %9.1f us  min %9.1f us\n", r_median, min(r_rounds)))
+cat(sprintf("  CPU time per step: C %.1f us (setup and warm-up included), R %.1f us (ratio %.3f)\n",
+            c_cpu_step, r_cpu_step, r_cpu_step / c_cpu_step))
 ratio <- r_median / c_median
 cat(sprintf("overhead ratio R / C (medians) %.3f (%+.1f us per step); target <= 1.15: %s\n", ratio,
             r_median - c_median, if (ratio <= 1.15) "met" else "MISSED"))

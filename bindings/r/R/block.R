@@ -13,7 +13,7 @@ setClass("HybridnetBlock", representation(handle = "externalptr", tree = "enviro
 }
 
 .hn_check_block <- function(block, arg = "block", call = sys.call(-1L)) {
-  if (!is(block, "HybridnetBlock")) {
+  if (!inherits(block, "HybridnetBlock")) {
     .hn_abort(sprintf("%s: '%s' must be a block (hn_sequential(), hn_dense(), ...), not %s",
                       .hn_fn(call), arg, .hn_describe(block)), call = call)
   }
@@ -156,10 +156,10 @@ hn_forward <- function(block, x, layout = c("rowmajor", "colmajor")) {
   .hn_check_block(block)
   inputs <- if (is.list(x) && !is.data.frame(x)) x else list(x)
   # Tensors in, tensors out (training: the outputs stay in the library, on the autograd tape).
+  # The glue checks each handle (kind, closed).
   if (length(inputs) > 0L && all(vapply(inputs, .hn_is_tensor, logical(1L)))) {
-    for (i in seq_along(inputs)) .hn_check_tensor(inputs[[i]], "x")
-    outs <- lapply(c_hn_block_forward(block@handle, lapply(inputs, function(t) t@handle)),
-                   .hn_new_tensor)
+    handles <- lapply(inputs, attr, which = "handle")
+    outs <- lapply(c_hn_block_forward(block@handle, handles), .hn_new_tensor)
     return(if (length(outs) == 1L) outs[[1L]] else outs)
   }
   layout <- .hn_arg_layout(layout)

@@ -55,5 +55,16 @@ check(wcli$status == 0L &&
         identical(hn_read_npy(file.path(dir, "wcli.npy")),
                   predict(hn_load(file.path(dir, "r_mlp"), 0), hn_read_npy(file.path(dir, "input.npy")))),
       "the walkthrough's export runs in C++ with R's numbers")
+# train_digits.R needs the digits split, which Python writes (the cross_language tests train with
+# it); here its command line and its errors.
+train <- file.path(examples, "train_digits.R")
+for (args in list(character(), "--epochs", c("d", "--epochs", "0"), c("d", "--optimizer", "sgdx"),
+                  c("d", "--bogus", "1"))) {
+  check(run(rscript, c(shQuote(train), args))$status == 2L,
+        sprintf("train_digits.R %s: usage, exit 2", paste(args, collapse = " ")))
+}
+no_data <- run(rscript, c(shQuote(train), shQuote(file.path(dir, "no-data"))))
+check(no_data$status == 1L && any(grepl("no-data/digits_train_images.npy", no_data$out, fixed = TRUE)),
+      "train_digits.R without its data: exit 1 naming the file")
 if (failures > 0L) quit(status = 1L)
 cat("r.examples: all checks passed\n")
