@@ -80,7 +80,8 @@ c_rounds <- r_rounds <- numeric()
 c_lines <- character()
 for (rep in seq_len(repeats)) {
   c_lines <- run_c()
-  c_rounds <- c(c_rounds, as.numeric(sub("^round_us=", "", grep("^round_us=", c_lines, value = TRUE))))
+  c_rounds <- c(c_rounds,
+                as.numeric(sub("^round_us=", "", grep("^round_us=", c_lines, value = TRUE))))
   r_rounds <- c(r_rounds, time_rounds())
 }
 c_cpu_step <- c_cpu_us / (repeats * (rounds + 2L) * steps)

@@ -128,7 +128,7 @@ if [ -d "$build/bindings/r/lib/hybridnet" ]; then
   printf '\n== r_train_bench\n'
   cmake --build "$build" --target bench_r_train
 else
-  printf '\n== r_predict_bench, r_train_bench: not run (the R package is not built in %s)\n' "$build"
+  printf '\n== r_predict_bench, r_train_bench: not run (no R package built in %s)\n' "$build"
 fi
 # The Python package against the C API, PyTorch eager and real MXNet (bench/python_mlp_bench.py).
 python="$build/bindings/python/venv/bin/python"

@@ -153,15 +153,17 @@ hn_initialize <- function(block, initializer = "uniform", seed = 0, force_reinit
 }
 
 hn_forward <- function(block, x, layout = c("rowmajor", "colmajor")) {
-  .hn_check_block(block)
-  inputs <- if (is.list(x) && !is.data.frame(x)) x else list(x)
   # Tensors in, tensors out (training: the outputs stay in the library, on the autograd tape).
-  # The glue checks each handle (kind, closed).
-  if (length(inputs) > 0L && all(vapply(inputs, .hn_is_tensor, logical(1L)))) {
-    handles <- lapply(inputs, attr, which = "handle")
+  # A training step's path, kept short: the glue checks each handle (its kind, not closed).
+  tensors <- if (.hn_is_tensor(x)) list(x) else if (is.list(x) && length(x) > 0L &&
+                                                   all(vapply(x, .hn_is_tensor, TRUE))) x
+  if (!is.null(tensors) && inherits(block, "HybridnetBlock")) {
+    handles <- lapply(tensors, attr, which = "handle")
     outs <- lapply(c_hn_block_forward(block@handle, handles), .hn_new_tensor)
     return(if (length(outs) == 1L) outs[[1L]] else outs)
   }
+  .hn_check_block(block)
+  inputs <- if (is.list(x) && !is.data.frame(x)) x else list(x)
   layout <- .hn_arg_layout(layout)
   tensors <- list()
   on.exit(for (t in tensors) c_hn_tensor_free(t))

@@ -150,19 +150,19 @@ hn_export_onnx <- function(model, path, shapes, opset = 17L, dynamic_batch = FAL
 hn_free <- function(x) {
   if (inherits(x, "HybridnetTensor")) {  # first: a training step frees several per step
     c_hn_tensor_free(x@handle)
-  } else if (is(x, "HybridnetModel")) {
+  } else if (inherits(x, "HybridnetModel")) {
     state <- x@state
     c_hn_predictor_free(state$predictor)
     hnr_fast_release(state$fast)
     state$fast <- NULL
     c_hn_model_free(x@handle)
-  } else if (is(x, "HybridnetBlock")) {
+  } else if (inherits(x, "HybridnetBlock")) {
     c_hn_block_free(x@handle)
-  } else if (is(x, "HybridnetTrainer")) {
+  } else if (inherits(x, "HybridnetTrainer")) {
     c_hn_trainer_free(x@handle)
-  } else if (is(x, "HybridnetMetric")) {
+  } else if (inherits(x, "HybridnetMetric")) {
     c_hn_metric_free(x@handle)
-  } else if (is(x, "HybridnetDataLoader")) {
+  } else if (inherits(x, "HybridnetDataLoader")) {
     c_hn_data_loader_free(x@handle)
   } else if (!is.null(x)) {
     .hn_abort(sprintf(paste("hn_free: 'x' must be a model, block, tensor, trainer, metric or",
@@ -172,12 +172,12 @@ hn_free <- function(x) {
 }
 
 hn_is_closed <- function(x) {
-  if (is(x, "HybridnetModel")) return(hnr_handle_state(x@handle, "hn_model") != 1L)
-  if (is(x, "HybridnetBlock")) return(hnr_handle_state(x@handle, "hn_block") != 1L)
-  if (is(x, "HybridnetTensor")) return(hnr_handle_state(x@handle, "hn_tensor") != 1L)
-  if (is(x, "HybridnetTrainer")) return(hnr_handle_state(x@handle, "hn_trainer") != 1L)
-  if (is(x, "HybridnetMetric")) return(hnr_handle_state(x@handle, "hn_metric") != 1L)
-  if (is(x, "HybridnetDataLoader")) return(hnr_handle_state(x@handle, "hn_data_loader") != 1L)
+  if (inherits(x, "HybridnetModel")) return(hnr_handle_state(x@handle, "hn_model") != 1L)
+  if (inherits(x, "HybridnetBlock")) return(hnr_handle_state(x@handle, "hn_block") != 1L)
+  if (inherits(x, "HybridnetTensor")) return(hnr_handle_state(x@handle, "hn_tensor") != 1L)
+  if (inherits(x, "HybridnetTrainer")) return(hnr_handle_state(x@handle, "hn_trainer") != 1L)
+  if (inherits(x, "HybridnetMetric")) return(hnr_handle_state(x@handle, "hn_metric") != 1L)
+  if (inherits(x, "HybridnetDataLoader")) return(hnr_handle_state(x@handle, "hn_data_loader") != 1L)
   .hn_abort(sprintf(paste("hn_is_closed: 'x' must be a model, block, tensor, trainer, metric or",
                           "data loader, not %s"), .hn_describe(x)))
 }

@@ -70,7 +70,8 @@ setMethod("show", "HybridnetTensor", function(object) {
   if (hnr_handle_state(object@handle, "hn_tensor") != 1L) {
     cat("<hybridnet tensor, closed>\n")
   } else {
-    cat(sprintf("<hybridnet tensor (%s)>\n", paste(c_hn_tensor_shape(object@handle), collapse = ", ")))
+    shape <- paste(c_hn_tensor_shape(object@handle), collapse = ", ")
+    cat(sprintf("<hybridnet tensor (%s)>\n", shape))
   }
   invisible(object)
 })
@@ -192,8 +193,9 @@ hn_loss <- function(kind, ...) {
   kind <- .hn_arg_string(kind, "kind")
   # The C API's block kinds are the one list of losses; a kind not named "...Loss" is a layer.
   if (!grepl("Loss$", kind)) {
-    .hn_abort(sprintf("hn_loss: 'kind' must name a loss block kind (\"SoftmaxCrossEntropyLoss\", %s), not \"%s\"",
-                      "\"L2Loss\", ...", kind), category = "not_found")
+    .hn_abort(sprintf(paste("hn_loss: 'kind' must name a loss block kind",
+                            "(\"SoftmaxCrossEntropyLoss\", \"L2Loss\", ...), not \"%s\""), kind),
+              category = "not_found")
   }
   .hn_create_block(kind, list(...))
 }

@@ -53,7 +53,8 @@ train_y <- hn_tensor(rep(0:1, 16))
 # Training step i on a new loader's first batch, with a new metric (and every 10th step a new
 # trainer, which also makes an optimizer).
 train_step <- function(free, i) {
-  step_trainer <- if (i %% 10L == 0L) hn_trainer(net, "adam", list(learning_rate = 0.001)) else trainer
+  step_trainer <- trainer
+  if (i %% 10L == 0L) step_trainer <- hn_trainer(net, "adam", list(learning_rate = 0.001))
   loader <- hn_data_loader(train_x, train_y, batch_size = 8, shuffle = TRUE, seed = i)
   batch <- hn_next_batch(loader)
   out <- NULL
