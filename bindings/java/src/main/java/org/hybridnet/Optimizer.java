@@ -119,7 +119,7 @@ public final class Optimizer extends NativeResource {
    */
   public int numUpdate() {
     int[] out = new int[1];
-    withHandle(h -> HybridnetNative.hn_optimizer_update_count(h, 0, out, null));
+    withHandle(h -> HybridnetNative.hn_optimizer_update_count(h, 0, out, new int[1]));
     return out[0];
   }
 
