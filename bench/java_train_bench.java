@@ -79,7 +79,8 @@ final class JavaTrainBench {
             + " C and Java alternating%n",
         BATCH, javaRounds.size(), STEPS);
     System.out.printf("  C API step:  median %.1f us, min %.1f us%n", c, Collections.min(cRounds));
-    System.out.printf("  Java step:   median %.1f us, min %.1f us%n", java, Collections.min(javaRounds));
+    System.out.printf(
+        "  Java step:   median %.1f us, min %.1f us%n", java, Collections.min(javaRounds));
     System.out.printf(
         "  overhead: Java / C = %.4f (medians), %.4f (median of back-to-back round pairs),"
             + " %.4f (minimums)%n",

@@ -5,10 +5,11 @@
 //       [--optimizer adam|sgd] [--no-shuffle] [--out PREFIX] [--min-accuracy A]
 //
 // DATA_DIR is written by `train_digits.py --write-data DATA_DIR`: the 8x8 digits as .npy files
-// and the initial parameters lenet_init.params. Prints "epoch E: loss L" per epoch (L: the sum of
-// the steps' summed losses over the number of training samples; a run stopped by --steps ends
-// with its partial epoch) and "test accuracy A". With --out: PREFIX-losses.txt (each step's loss
-// as the hex bits of a float32), PREFIX.params (save_parameters) and the export PREFIX.
+// and the initial parameters lenet_init.params. Prints "epoch E: loss L" per epoch (E from 1; L:
+// the sum of the steps' summed losses over the number of training samples; a run stopped by
+// --steps ends with its partial epoch) and "test accuracy A". With --out: PREFIX-losses.txt (each
+// step's loss as the hex bits of a float32), PREFIX.params (save_parameters) and the export
+// PREFIX.
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -80,7 +81,7 @@ public final class TrainDigits {
       StringBuilder losses = new StringBuilder();
       try (Trainer trainer = new Trainer(net, o.optimizer, hyper)) {
         long step = 0;
-        for (int epoch = 0; o.steps >= 0 ? step < o.steps : epoch < o.epochs; ++epoch) {
+        for (int epoch = 1; o.steps >= 0 ? step < o.steps : epoch <= o.epochs; ++epoch) {
           double epochLoss = 0;
           for (NDArray[] batch : loader) {
             try (NDArray x = batch[0];
@@ -103,7 +104,10 @@ public final class TrainDigits {
       }
       if (accuracy < o.minAccuracy) {
         System.err.printf(
-            Locale.ROOT, "TrainDigits: test accuracy %.4f is below %.4f%n", accuracy, o.minAccuracy);
+            Locale.ROOT,
+            "TrainDigits: test accuracy %.4f is below %.4f%n",
+            accuracy,
+            o.minAccuracy);
         return 1;
       }
       return 0;
@@ -186,7 +190,9 @@ public final class TrainDigits {
             o.minAccuracy = Double.parseDouble(args[++i]);
             break;
           default:
-            if (args[i].startsWith("--") || o.dataDir != null) usage("unexpected '" + args[i] + "'");
+            if (args[i].startsWith("--") || o.dataDir != null) {
+              usage("unexpected '" + args[i] + "'");
+            }
             o.dataDir = Path.of(args[i]);
         }
       }

@@ -5,8 +5,8 @@
 //       [--no-shuffle] [--out PREFIX] [--min-accuracy A]
 //
 // DATA_DIR is written by `train_digits.py --write-data DATA_DIR`. Prints "epoch E: loss L" per
-// epoch (L: the sum of the steps' summed losses over the number of training samples; a run
-// stopped by --steps ends with its partial epoch) and "test accuracy A". With --out:
+// epoch (E from 1; L: the sum of the steps' summed losses over the number of training samples; a
+// run stopped by --steps ends with its partial epoch) and "test accuracy A". With --out:
 // PREFIX-losses.txt (each step's loss as the hex bits of a float32), PREFIX.params and the export
 // PREFIX.
 import java.nio.charset.StandardCharsets
@@ -105,8 +105,8 @@ object TrainDigits {
     Using.resources(Trainer(net, o.optimizer, hyper: _*),
         DataLoader(Seq(trainX, trainY), 32, o.shuffle, "keep", 42)) { (trainer, loader) =>
       var step = 0L
-      var epoch = 0
-      while (if (o.steps >= 0) step < o.steps else epoch < o.epochs) {
+      var epoch = 1
+      while (if (o.steps >= 0) step < o.steps else epoch <= o.epochs) {
         var epochLoss = 0.0
         val batches = loader.iterator
         while (batches.hasNext && (o.steps < 0 || step < o.steps)) {
@@ -130,8 +130,8 @@ object TrainDigits {
       net.export(prefix)
     }
     if (accuracy < o.minAccuracy) {
-      System.err.println(
-        "TrainDigits: test accuracy %.4f is below %.4f".formatLocal(Locale.ROOT, accuracy, o.minAccuracy))
+      System.err.println("TrainDigits: test accuracy %.4f is below %.4f"
+        .formatLocal(Locale.ROOT, accuracy, o.minAccuracy))
       1
     } else 0
   }

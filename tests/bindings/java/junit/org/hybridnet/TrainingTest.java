@@ -170,7 +170,7 @@ class TrainingTest {
   /** A Dense(2) over 3 inputs with known weights, L2 loss, one SGD step: w - lr * g / batch. */
   @Test
   void trainerStepAppliesSgdToTheGradients() {
-    try (HybridSequential net = new HybridSequential().add(new Dense(2, null, Map.of("in_units", "3")));
+    try (HybridSequential net = denseOf3();
         Loss l2 = new Loss("L2Loss");
         NDArray x = NDArray.of(new float[] {1, 2, 3, -1, 0.5f, 2}, 2, 3);
         NDArray label = NDArray.of(new float[] {1, 0, 0, 1}, 2, 2);
@@ -178,7 +178,8 @@ class TrainingTest {
       net.initialize("xavier", 3);
       List<String> names = net.parameterNames();
       assertEquals(2, names.size());
-      assertTrue(names.get(0).endsWith("_weight") && names.get(1).endsWith("_bias"), names.toString());
+      assertTrue(names.get(0).endsWith("_weight"), names.toString());
+      assertTrue(names.get(1).endsWith("_bias"), names.toString());
       Parameter w = net.parameter(names.get(0));
       float[] w0;
       try (NDArray v = w.data()) {
@@ -225,7 +226,8 @@ class TrainingTest {
   /** Three Adam steps of a small MLP; returns its parameters. */
   private static float[][] trainMlp(boolean hybridize) {
     try (HybridSequential net = new HybridSequential()
-            .add(new Dense(8, "relu", Map.of("in_units", "4")), new Dense(3, null, Map.of("in_units", "8")));
+            .add(new Dense(8, "relu", Map.of("in_units", "4")),
+                new Dense(3, null, Map.of("in_units", "8")));
         Loss ce = new Loss("SoftmaxCrossEntropyLoss");
         NDArray x = NDArray.of(TestSupport.randomValues(5, 24), 6, 4);
         NDArray y = NDArray.of(new float[] {0, 1, 2, 2, 1, 0}, 6);
@@ -249,7 +251,7 @@ class TrainingTest {
 
   @Test
   void parametersTellAndTakeTheirAttributes() {
-    try (HybridSequential net = new HybridSequential().add(new Dense(2, null, Map.of("in_units", "3")))) {
+    try (HybridSequential net = denseOf3()) {
       net.initialize();
       Parameter w = net.collectParameters().get(0);
       assertEquals("write", w.gradReq());
@@ -281,7 +283,7 @@ class TrainingTest {
 
   @Test
   void trainerErrors(@TempDir Path dir) {
-    try (HybridSequential net = new HybridSequential().add(new Dense(2, null, Map.of("in_units", "3")))) {
+    try (HybridSequential net = denseOf3()) {
       net.initialize();
       HybridnetException.NotFound unknown = assertThrows(HybridnetException.NotFound.class,
           () -> new Trainer(net, "gradient_ascent", Map.of()));
@@ -421,6 +423,11 @@ class TrainingTest {
             () -> new DataLoader(new NDArray[] {data, shorter}, 2));
       }
     }
+  }
+
+  /** A Dense(2) over 3 inputs in a container. */
+  private static HybridSequential denseOf3() {
+    return new HybridSequential().add(new Dense(2, null, Map.of("in_units", "3")));
   }
 
   /** One epoch's label rows; checks that each batch's data equals its labels. */

@@ -51,7 +51,8 @@ public final class DataLoader extends NativeResource implements Iterable<NDArray
    */
   public DataLoader(
       NDArray[] arrays, long batchSize, boolean shuffle, String lastBatch, long seed) {
-    super(create(arrays, batchSize, shuffle, lastBatch, seed), HybridnetNative::hn_data_loader_free);
+    super(
+        create(arrays, batchSize, shuffle, lastBatch, seed), HybridnetNative::hn_data_loader_free);
     this.numArrays = arrays.length;
   }
 

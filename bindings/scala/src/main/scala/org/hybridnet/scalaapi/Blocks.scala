@@ -207,7 +207,8 @@ object Loss {
   /** `Loss("SoftmaxCrossEntropyLoss")`, `Loss("L1Loss", "weight" -> "2")`; an unknown kind is a
     * `HybridnetException.NotFound` listing the kinds.
     */
-  def apply(kind: String, attrs: (String, String)*): Loss = new Loss(new JLoss(kind, toJavaMap(attrs)))
+  def apply(kind: String, attrs: (String, String)*): Loss =
+    new Loss(new JLoss(kind, toJavaMap(attrs)))
 }
 
 /** An export (hybridnet's or real MXNet's) imported as a block. */

@@ -179,7 +179,8 @@ final class Metric private[scalaapi] (val asJava: JMetric) extends AutoCloseable
   /** The first reading's value. */
   def value: Double = asJava.value()
   /** Clears the statistics (local ones only with `localOnly`). */
-  def reset(localOnly: Boolean = false): Unit = if (localOnly) asJava.resetLocal() else asJava.reset()
+  def reset(localOnly: Boolean = false): Unit =
+    if (localOnly) asJava.resetLocal() else asJava.reset()
   override def close(): Unit = asJava.close()
 }
 
@@ -205,8 +206,9 @@ final class DataLoader private[scalaapi] (val asJava: JDataLoader)
 
 /** Makes [[DataLoader]]s. */
 object DataLoader {
-  /** A loader over `arrays` (shared, not copied); `lastBatch` is "keep", "discard" or "rollover". */
+  /** A loader over `arrays` (shared, not copied); `lastBatch`: "keep", "discard" or "rollover". */
   def apply(arrays: Seq[NDArray], batchSize: Long, shuffle: Boolean = false,
       lastBatch: String = "keep", seed: Long = 0): DataLoader =
-    new DataLoader(new JDataLoader(arrays.map(_.asJava).toArray, batchSize, shuffle, lastBatch, seed))
+    new DataLoader(
+      new JDataLoader(arrays.map(_.asJava).toArray, batchSize, shuffle, lastBatch, seed))
 }

@@ -22,7 +22,8 @@ package org.hybridnet
   */
 package object scalaapi {
   /** Key-value pairs as the Java API's ordered map. */
-  private[scalaapi] def toJavaMap(pairs: Iterable[(String, String)]): java.util.Map[String, String] = {
+  private[scalaapi] def toJavaMap(
+      pairs: Iterable[(String, String)]): java.util.Map[String, String] = {
     val m = new java.util.LinkedHashMap[String, String]()
     pairs.foreach { case (k, v) => m.put(k, v) }
     m
