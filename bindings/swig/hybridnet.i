@@ -42,8 +42,8 @@
 %ignore hn_block_create_custom;
 %ignore hn_tensor_wrap;
 %ignore hn_tensor_data;
-/* Training functions the Java facade does not call: the optimizer's per-weight state and
- * update (the Trainer runs them), and raw initializer fills. */
+/* Training functions the Java facade does not call yet: the optimizer's per-weight state and
+ * update (the Trainer runs them), parameter casts and raw initializer fills. */
 %ignore hn_initializer_fill;
 %ignore hn_block_param_cast;
 %ignore hn_optimizer_create_state;
