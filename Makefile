@@ -87,11 +87,14 @@ test-tsan: setup
 	@ctest --test-dir $(TSAN_BUILD) -L tsan --output-on-failure -j$(JOBS)
 
 # The long soak of the Java and R bindings (CTest label soak; `make test` runs it short):
-# create-forward-close cycles, closed and left to the GC, and close() racing forward().
+# create-forward-close cycles and training steps, closed and left to the GC, and close() racing
+# forward().
 SOAK_CYCLES ?= 100000
 SOAK_ROUNDS ?= 5000
+SOAK_TRAIN_STEPS ?= 10000
 soak: build
 	@HYBRIDNET_SOAK_CYCLES=$(SOAK_CYCLES) HYBRIDNET_SOAK_ROUNDS=$(SOAK_ROUNDS) \
+	  HYBRIDNET_SOAK_TRAIN_STEPS=$(SOAK_TRAIN_STEPS) \
 	  ctest --test-dir $(BUILD) -L soak --output-on-failure --verbose
 
 # libFuzzer over every loader (clang, ASan + UBSan), FUZZ_SECONDS per target (scripts/fuzz.sh).

@@ -7,7 +7,7 @@
 #     203d51f: before issue 14 registered ~300 more ops; target <= 1.1x), in fresh processes
 #     taking turns;
 #  3. the microbenchmarks of bench/ (seed MLP, C API overhead, ResNet-18 eager vs hybridized,
-#     single layers);
+#     single layers; the Java, R and Python bindings against the C API);
 #  4. one training step (forward + backward) against MXNet 1.9.1 hybridized and PyTorch eager
 #     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
 #     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
@@ -129,6 +129,14 @@ if [ -d "$build/bindings/r/lib/hybridnet" ]; then
   cmake --build "$build" --target bench_r_train
 else
   printf '\n== r_predict_bench, r_train_bench: not run (no R package built in %s)\n' "$build"
+fi
+# The Java binding's training step against the C API's (bench/java_train_bench.java), when the
+# Java binding was built.
+if [ -f "$build/bindings/java/hybridnet.jar" ]; then
+  printf '\n== java_train_bench\n'
+  cmake --build "$build" --target bench_java_train
+else
+  printf '\n== java_train_bench: not run (the Java binding is not built in %s)\n' "$build"
 fi
 # The Python package against the C API, PyTorch eager and real MXNet (bench/python_mlp_bench.py).
 python="$build/bindings/python/venv/bin/python"

@@ -389,3 +389,96 @@ HN_JAVA_HANDLES_IN((hn_tensor* const* inputs, size_t num_inputs))
 HN_JAVA_BYTES_IN((const char* json, size_t json_bytes))
 HN_JAVA_BYTES_IN((const void* params, size_t params_bytes))
 HN_JAVA_BYTES_IN((const void* bytes, size_t num_bytes))
+
+/* ---- training (autograd, optimizers, trainer, metrics, data loader) ------------------------ */
+%typemap(jni) int64_t batch_size "jlong"
+%typemap(jtype) int64_t batch_size "long"
+%typemap(jstype) int64_t batch_size "long"
+%typemap(javain) int64_t batch_size "$javainput"
+%typemap(in) int64_t batch_size %{ $1 = static_cast<int64_t>($input); %}
+HN_JAVA_STRINGS_IN(const char* const* keys)
+HN_JAVA_STRINGS_IN(const char* const* values)
+HN_JAVA_STRINGS_IN(const char* const* param_names)
+HN_JAVA_SCALAR_OUT(float, jfloat, jfloatArray, float[], SetFloatArrayRegion, OUT_FLOAT)
+HN_JAVA_SCALAR_OUT(double, jdouble, jdoubleArray, double[], SetDoubleArrayRegion, OUT_DOUBLE)
+%apply int* OUT_INT {
+  int* out_previous, int* out_recording, int* out_training, int* out_has_gradient,
+  int* out_num_update, int* out_index_count
+};
+%apply int64_t* OUT_I64 { int64_t* out_num_batches };
+%apply size_t* OUT_SIZE { size_t* out_num_values };
+%apply float* OUT_FLOAT { float* out_lr, float* out_rescale_grad };
+%apply double* OUT_DOUBLE { double* out_num_inst, double* out_sum_metric, double* out_value };
+%apply const char** OUT_STR { const char** out_kind };
+HN_JAVA_HANDLES_IN((hn_tensor* const* variables, size_t num_variables))
+HN_JAVA_HANDLES_IN((hn_tensor* const* heads, size_t num_heads))
+HN_JAVA_HANDLES_IN((hn_tensor* const* labels, size_t num_labels))
+HN_JAVA_HANDLES_IN((hn_tensor* const* preds, size_t num_preds))
+HN_JAVA_HANDLES_IN((hn_tensor* const* arrays, size_t num_arrays))
+
+/* Arrays of handles whose count is another argument's (long[] or null; 0 elements are NULL). */
+%define HN_JAVA_HANDLE_ARRAY_IN(DECL)
+%typemap(jni) DECL "jlongArray"
+%typemap(jtype) DECL "long[]"
+%typemap(jstype) DECL "long[]"
+%typemap(javain) DECL "$javainput"
+%typemap(in) DECL (hn_jni::LongsIn handles) %{
+  if (!handles.Init(jenv, $input, true)) return $null;
+  $1 = reinterpret_cast<$1_ltype>(const_cast<int64_t*>(handles.get()));
+%}
+%enddef
+HN_JAVA_HANDLE_ARRAY_IN(hn_tensor* const* gradients)
+HN_JAVA_HANDLE_ARRAY_IN(hn_tensor* const* head_grads)
+HN_JAVA_HANDLE_ARRAY_IN(hn_block* const* blocks)
+
+/* hn_autograd_mark_variables's grad_reqs: int[] (one per variable). */
+%typemap(jni) const int* grad_reqs "jintArray"
+%typemap(jtype) const int* grad_reqs "int[]"
+%typemap(jstype) const int* grad_reqs "int[]"
+%typemap(javain) const int* grad_reqs "$javainput"
+%typemap(in) const int* grad_reqs (hn_jni::IntsIn req_values) %{
+  if (!req_values.Init(jenv, $input)) return $null;
+  $1 = ($1_ltype)req_values.get();
+%}
+
+/* hn_autograd_grad(_v2)'s out_grads: a long[] with one slot per variable, filled with new
+ * handles. Its length must be num_variables (the C function writes that many). */
+%typemap(jni) hn_tensor** out_grads "jlongArray"
+%typemap(jtype) hn_tensor** out_grads "long[]"
+%typemap(jstype) hn_tensor** out_grads "long[]"
+%typemap(javain) hn_tensor** out_grads "$javainput"
+%typemap(in) hn_tensor** out_grads (std::vector<hn_tensor*> grads) %{
+  if (!hn_jni::CheckHolder(jenv, $input)) return $null;
+  grads.assign(static_cast<size_t>(jenv->GetArrayLength($input)), nullptr);
+  $1 = grads.data();
+%}
+%typemap(argout) hn_tensor** out_grads %{
+  if (result == HN_OK) {
+    for (size_t i = 0; i < grads$argnum.size(); ++i) {
+      jlong value = static_cast<jlong>(reinterpret_cast<intptr_t>(grads$argnum[i]));
+      jenv->SetLongArrayRegion($input, static_cast<jsize>(i), 1, &value);
+    }
+  }
+%}
+
+/* hn_data_loader_next's batch: as the tensor outputs above (capacity = the array's length). */
+%typemap(jni) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) "jlongArray"
+%typemap(jtype) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) "long[]"
+%typemap(jstype) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) "long[]"
+%typemap(javain) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) "$javainput"
+%typemap(in) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields)
+    (std::vector<hn_tensor*> fields, size_t count = 0) %{
+  if (!hn_jni::CheckHolder(jenv, $input)) return $null;
+  fields.assign(static_cast<size_t>(jenv->GetArrayLength($input)), nullptr);
+  $1 = fields.size();
+  $2 = fields.data();
+  $3 = &count;
+%}
+%typemap(argout) (size_t max_fields, hn_tensor** batch, size_t* out_num_fields) %{
+  if (result == HN_OK) {
+    for (size_t i = 0; i < fields$argnum.size(); ++i) {
+      jlong value = static_cast<jlong>(reinterpret_cast<intptr_t>(fields$argnum[i]));
+      jenv->SetLongArrayRegion($input, static_cast<jsize>(i), 1, &value);
+    }
+  }
+%}

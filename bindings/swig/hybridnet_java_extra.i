@@ -46,3 +46,23 @@ int hn_jni_predictor_get_output_nio(const hn_predictor* predictor, size_t index,
   return hn_predictor_get_output(predictor, index, nio_out, nio_out_bytes);
 }
 %}
+
+%inline %{
+/* Reading `index` of hn_metric_get (its name, borrowed while the metric lives, and its value)
+ * and the number of readings: Java asks for each reading by index, so no array of C strings
+ * crosses JNI. An index past the count leaves the name and value unset. */
+int hn_jni_metric_reading(const hn_metric* metric, int global, size_t index,
+                          const char** out_name, double* out_value, size_t* out_count) {
+  std::vector<const char*> names(index + 1, nullptr);
+  std::vector<double> values(index + 1, 0.0);
+  size_t count = 0;
+  int rc = hn_metric_get(metric, global, index + 1, names.data(), values.data(), &count);
+  if (rc != HN_OK) return rc;
+  if (out_count != nullptr) *out_count = count;
+  if (index < count) {
+    if (out_name != nullptr) *out_name = names[index];
+    if (out_value != nullptr) *out_value = values[index];
+  }
+  return HN_OK;
+}
+%}

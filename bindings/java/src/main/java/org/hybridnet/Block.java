@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
 
 /**
  * A Gluon block: a layer or a container of blocks. Build a model, {@link #initialize()} it, call
@@ -196,6 +197,73 @@ public abstract class Block extends NativeResource {
             HybridnetNative.hn_tensor_list_free(list);
           }
         });
+  }
+
+  /**
+   * The full names of every parameter of the tree, in registration order (MXNet's {@code
+   * collect_params()} order), initialized or not.
+   *
+   * @return the names
+   */
+  public List<String> parameterNames() {
+    return callLocked(
+        h -> {
+          long[] count = new long[1];
+          HybridnetNative.hn_block_param_count(h, count);
+          List<String> names = new ArrayList<>();
+          String[] name = new String[1];
+          for (long i = 0; i < count[0]; ++i) {
+            HybridnetNative.hn_block_param_info(h, i, name, null, null, null);
+            names.add(name[0]);
+          }
+          return names;
+        });
+  }
+
+  /**
+   * The parameter of the tree called {@code name} (its full name).
+   *
+   * @param name the full name, one of {@link #parameterNames()}
+   * @return the parameter
+   * @throws HybridnetException.NotFound when the tree has no such parameter
+   */
+  public Parameter parameter(String name) {
+    if (name == null) throw new NullPointerException("name");
+    List<String> names = parameterNames();
+    if (!names.contains(name)) {
+      throw HybridnetException.create(
+          HybridnetNativeConstants.HN_ERR_NOT_FOUND,
+          "no parameter \"" + name + "\" in this block; it has " + names);
+    }
+    return new Parameter(this, name);
+  }
+
+  /**
+   * Every parameter of the tree, in {@link #parameterNames()} order.
+   *
+   * @return the parameters
+   */
+  public List<Parameter> collectParameters() {
+    List<Parameter> params = new ArrayList<>();
+    for (String name : parameterNames()) params.add(new Parameter(this, name));
+    return params;
+  }
+
+  /** Zeroes the gradient buffers of every parameter of the tree (MXNet's {@code zero_grad}). */
+  public void zeroGrad() {
+    withHandleLocked(h -> HybridnetNative.hn_block_param_zero_grad(h, null));
+  }
+
+  /**
+   * Sets grad_req of every parameter of the tree (MXNet's {@code
+   * collect_params().setattr('grad_req', ...)}); parameters that are not differentiable keep
+   * "null".
+   *
+   * @param gradReq "write", "add" or "null"
+   */
+  public void setGradReq(String gradReq) {
+    if (gradReq == null) throw new NullPointerException("gradReq");
+    withHandleLocked(h -> HybridnetNative.hn_block_param_set_attr(h, null, "grad_req", gradReq));
   }
 
   /** The arrays of a native tensor list as float[] copies by name. */

@@ -217,6 +217,99 @@ public final class NDArray extends NativeResource {
     return call(h -> new NDArray(created(out -> HybridnetNative.hn_tensor_reshape(h, shape, out))));
   }
 
+  /**
+   * Marks this array as a variable whose gradient backward computes, into a new zero buffer
+   * (MXNet's {@code x.attach_grad()}).
+   */
+  public void attachGrad() {
+    attachGrad("write");
+  }
+
+  /**
+   * Marks this array as a variable with MXNet's {@code grad_req}: "write" (each backward
+   * overwrites the gradient), "add" (each backward adds to it) or "null" (no gradient).
+   *
+   * @param gradReq "write", "add" or "null"
+   */
+  public void attachGrad(String gradReq) {
+    int[] req = {gradReqCode(gradReq)};
+    withHandle(h -> HybridnetNative.hn_autograd_mark_variables(new long[] {h}, req, null));
+  }
+
+  /**
+   * The gradient buffer of this variable, sharing its storage (later backwards write into it).
+   *
+   * @return the gradient (close it)
+   * @throws IllegalStateException when this array is not a variable ({@link #attachGrad()})
+   */
+  public NDArray grad() {
+    long g = call(h -> created(out -> HybridnetNative.hn_tensor_grad(h, out)));
+    if (g == 0) {
+      throw new IllegalStateException(
+          "hybridnet: this NDArray has no gradient: call attachGrad() before recording");
+    }
+    return new NDArray(g);
+  }
+
+  /**
+   * Computes the gradient of this recorded result (ones as its gradient) with respect to the
+   * variables it was recorded from, and releases the recorded graph ({@link Autograd#backward}).
+   */
+  public void backward() {
+    Autograd.backward(this);
+  }
+
+  /**
+   * An array sharing this one's values but not its place in a recorded graph: gradients do not
+   * flow through it (MXNet's {@code x.detach()}).
+   *
+   * @return the detached array (close it)
+   */
+  public NDArray detach() {
+    return call(h -> new NDArray(created(out -> HybridnetNative.hn_tensor_detach(h, out))));
+  }
+
+  /**
+   * The sum of every element, a scalar of this array's dtype (the op {@code sum}).
+   *
+   * @return the sum (close it)
+   */
+  public NDArray sum() {
+    return Op.invoke1("sum", null, this);
+  }
+
+  /**
+   * The value of a one-element array as a float.
+   *
+   * @return the only element
+   * @throws IllegalStateException when the array has more or fewer elements than one
+   */
+  public float toFloat() {
+    float[] values = toFloatArray();
+    if (values.length != 1) {
+      throw new IllegalStateException(
+          "hybridnet: toFloat() needs one element, this array has shape "
+              + shapeString(shape()));
+    }
+    return values[0];
+  }
+
+  /** The C API's grad_req code of MXNet's name. */
+  static int gradReqCode(String gradReq) {
+    if (gradReq == null) throw new NullPointerException("gradReq");
+    switch (gradReq) {
+      case "write":
+        return HybridnetNativeConstants.HN_GRAD_WRITE;
+      case "add":
+        return HybridnetNativeConstants.HN_GRAD_ADD;
+      case "null":
+        return HybridnetNativeConstants.HN_GRAD_NULL;
+      default:
+        throw new IllegalArgumentException(
+            "hybridnet: unknown grad_req \"" + gradReq + "\": use \"write\", \"add\" or \"null\"");
+    }
+  }
+
   /** MXNet's text form (values like numpy, then {@code <NDArray 2x3 @cpu(0)>}). */
   @Override
   public String toString() {

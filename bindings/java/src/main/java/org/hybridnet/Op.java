@@ -83,6 +83,18 @@ public final class Op {
     return description[0];
   }
 
+  /**
+   * Whether op {@code name} has a gradient (can be on the way of a backward).
+   *
+   * @param name the op's name or alias
+   * @return true when backward can run through it
+   */
+  public static boolean hasGradient(String name) {
+    int[] out = new int[1];
+    HybridnetNative.hn_op_has_gradient(name, out);
+    return out[0] != 0;
+  }
+
   /** Parallel key and value arrays of a map (empty for null). */
   static String[][] attributes(Map<String, String> attrs) {
     int n = attrs == null ? 0 : attrs.size();

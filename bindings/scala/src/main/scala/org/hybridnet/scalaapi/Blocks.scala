@@ -13,6 +13,8 @@ import org.hybridnet.{
   Flatten => JFlatten,
   HybridBlock => JHybridBlock,
   HybridSequential => JHybridSequential,
+  Layer => JLayer,
+  Loss => JLoss,
   Sequential => JSequential,
   SymbolBlock => JSymbolBlock
 }
@@ -54,6 +56,22 @@ sealed abstract class Block(val asJava: JBlock) extends AutoCloseable {
     */
   def loadParameters(path: Path, allowMissing: Boolean = false, ignoreExtra: Boolean = false): Unit =
     asJava.loadParameters(path, allowMissing, ignoreExtra)
+
+  /** The full names of the tree's parameters, in registration order. */
+  def parameterNames: Seq[String] = asJava.parameterNames().asScala.toSeq
+
+  /** The tree's parameter `name` (full name): value, gradient and training attributes. */
+  def parameter(name: String): Parameter = new Parameter(asJava.parameter(name))
+
+  /** Every parameter of the tree, in [[parameterNames]] order. */
+  def collectParameters: Seq[Parameter] =
+    asJava.collectParameters().asScala.toSeq.map(new Parameter(_))
+
+  /** Zeroes the gradient buffers of every parameter. */
+  def zeroGrad(): Unit = asJava.zeroGrad()
+
+  /** Sets grad_req ("write", "add", "null") of every parameter of the tree. */
+  def setGradReq(gradReq: String): Unit = asJava.setGradReq(gradReq)
 
   override def close(): Unit = asJava.close()
   /** Whether `close()` was called. */
@@ -167,6 +185,30 @@ final class Flatten private (override val asJava: JFlatten) extends HybridBlock(
 object Flatten {
   /** `Flatten()`. */
   def apply(): Flatten = new Flatten(new JFlatten())
+}
+
+/** A layer of any kind the native library makes, by MXNet's class name. */
+final class Layer private (override val asJava: JLayer) extends HybridBlock(asJava)
+
+/** Makes [[Layer]]s. */
+object Layer {
+  /** `Layer("Conv2D", "channels" -> "32", "kernel_size" -> "3")`: MXNet's keyword arguments as
+    * text; an unknown kind is a `HybridnetException.NotFound` listing the kinds.
+    */
+  def apply(kind: String, attrs: (String, String)*): Layer =
+    new Layer(new JLayer(kind, toJavaMap(attrs)))
+}
+
+/** A loss of MXNet's gluon.loss by class name: `loss(pred, label)` gives the per-sample loss. */
+final class Loss private (override val asJava: JLoss) extends HybridBlock(asJava)
+
+/** Makes [[Loss]]es. */
+object Loss {
+  /** `Loss("SoftmaxCrossEntropyLoss")`, `Loss("L1Loss", "weight" -> "2")`; an unknown kind is a
+    * `HybridnetException.NotFound` listing the kinds.
+    */
+  def apply(kind: String, attrs: (String, String)*): Loss =
+    new Loss(new JLoss(kind, toJavaMap(attrs)))
 }
 
 /** An export (hybridnet's or real MXNet's) imported as a block. */

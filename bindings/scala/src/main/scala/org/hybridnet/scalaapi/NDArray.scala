@@ -40,6 +40,28 @@ final class NDArray private[scalaapi] (val asJava: JNDArray) extends AutoCloseab
   /** Writes a numpy .npy file. */
   def save(path: Path): Unit = asJava.save(path)
 
+  /** Marks this array as a variable whose gradient backward computes: grad_req "write" (each
+    * backward overwrites the gradient), "add" (adds to it) or "null" (MXNet's `attach_grad`).
+    */
+  def attachGrad(gradReq: String = "write"): Unit = asJava.attachGrad(gradReq)
+
+  /** The gradient buffer of this variable, sharing its storage (close it); an
+    * `IllegalStateException` before [[attachGrad]].
+    */
+  def grad: NDArray = new NDArray(asJava.grad())
+
+  /** The gradient of this recorded result with respect to its variables (see [[autograd]]). */
+  def backward(): Unit = asJava.backward()
+
+  /** The same values, cut from the recorded graph: gradients do not flow through it (close it). */
+  def detach(): NDArray = new NDArray(asJava.detach())
+
+  /** The sum of every element, a scalar array (close it). */
+  def sum(): NDArray = new NDArray(asJava.sum())
+
+  /** The value of a one-element array. */
+  def toFloat: Float = asJava.toFloat()
+
   /** Elementwise sum, broadcasting as numpy does (a new array: close it). */
   def +(other: NDArray): NDArray = NDArray.binary("broadcast_add", this, other)
   /** Elementwise difference, broadcasting. */
@@ -93,9 +115,7 @@ object Op {
     * (close each).
     */
   def apply(name: String, attrs: (String, String)*)(inputs: NDArray*): Seq[NDArray] = {
-    val m = new java.util.LinkedHashMap[String, String]()
-    attrs.foreach { case (k, v) => m.put(k, v) }
-    JOp.invoke(name, m, inputs.map(_.asJava): _*).toSeq.map(new NDArray(_))
+    JOp.invoke(name, toJavaMap(attrs), inputs.map(_.asJava): _*).toSeq.map(new NDArray(_))
   }
 
   /** The names of every op. */

@@ -55,9 +55,7 @@ object Symbol {
 
   /** With an explicit node name. */
   def create(op: String, name: String, attrs: (String, String)*)(inputs: Symbol*): Symbol = {
-    val m = new java.util.LinkedHashMap[String, String]()
-    attrs.foreach { case (k, v) => m.put(k, v) }
-    new Symbol(JSymbol.create(op, m, name, inputs.map(_.asJava): _*))
+    new Symbol(JSymbol.create(op, toJavaMap(attrs), name, inputs.map(_.asJava): _*))
   }
 
   /** The outputs of `symbols` as one symbol (MXNet's Group). */

@@ -21,6 +21,14 @@ package org.hybridnet
   * `HybridnetException.Shape`), a call after `close()` is an `IllegalStateException`.
   */
 package object scalaapi {
+  /** Key-value pairs as the Java API's ordered map. */
+  private[scalaapi] def toJavaMap(
+      pairs: Iterable[(String, String)]): java.util.Map[String, String] = {
+    val m = new java.util.LinkedHashMap[String, String]()
+    pairs.foreach { case (k, v) => m.put(k, v) }
+    m
+  }
+
   /** An error of the native library (the Java binding's class). */
   type HybridnetException = org.hybridnet.HybridnetException
   /** The status categories of the C API (the Java binding's enum). */
