@@ -141,6 +141,11 @@ std::vector<NodeEntry> HypotGradient(const GradientBuilder& g, const NodeEntry& 
   return {g.Mul(dy, g.Div(g.in(0), g.out(0))), g.Mul(dy, g.Div(g.in(1), g.out(0)))};
 }
 
+// _backward_relu is linear in lhs with relu's mask; rhs (relu's output) only sets the mask.
+std::vector<NodeEntry> ReluBackwardGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Op("_backward_relu", {dy, g.in(1)}), g.ZerosLike(g.in(1))};
+}
+
 // Every input of add_n gets the output's gradient.
 std::vector<NodeEntry> AddNGradient(const std::shared_ptr<Node>& n,
                                     const std::vector<NodeEntry>& dy) {
@@ -266,6 +271,11 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
                  BinaryCompute<m::LogicalXor>, {"_Logical_Xor"})
       .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")))
       .SetGradient(internal::ZeroGradient);
+  RegisterBinary(r, "_backward_relu",
+                 "relu's input gradient from its output: lhs (the output gradient) times 1 where "
+                 "rhs (relu's output) > 0, 0 where rhs <= 0 and NaN where rhs is NaN.",
+                 BinaryCompute<m::ReluGrad>)
+      .SetGradient(BinaryGradient(ReluBackwardGradient));
   RegisterBinary(r, "_identity_with_attr_like_rhs",
                  "Returns lhs; rhs (of the same shape and dtype) is not read.", CopyLhsCompute)
       .SetInplace({{0, 0}})

@@ -361,9 +361,11 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)
       .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx)
-      .SetGradient(internal::UnaryGradient([](const internal::GradientBuilder& g) {
-        return internal::ActivationDerivative(g, g.attrs().Param<ActivationParam>().act_type);
-      }));
+      .SetGradient([](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+        internal::GradientBuilder g(n, dy);
+        return std::vector<NodeEntry>{internal::ActivationInputGradient(
+            g, g.attrs().Param<ActivationParam>().act_type, g.out_grad(0))};
+      });
 
   r->Register("LeakyReLU")
       .Describe(
