@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
@@ -53,9 +54,10 @@ void BinaryCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&
     const T* a = in[0].ptr<const T>();
     const T* b = in[1].ptr<const T>();
     T* y = out[0].ptr<T>();
-    const int64_t n = out[0].Size();
+    internal::ParallelRanges(out[0].Size(), [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = F::Map(a[i], b[i]);
+      for (int64_t i = begin; i < end; ++i) y[i] = F::Map(a[i], b[i]);
+    });
   });
 }
 
@@ -72,13 +74,15 @@ void AddNCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& i
     }
     const T* a = in[0].ptr<const T>();
     const T* b = in[1].ptr<const T>();
+    internal::ParallelRanges(n, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = m::Add::Map(a[i], b[i]);
-    for (size_t k = 2; k < in.size(); ++k) {
-      const T* c = in[k].ptr<const T>();
+      for (int64_t i = begin; i < end; ++i) y[i] = m::Add::Map(a[i], b[i]);
+      for (size_t k = 2; k < in.size(); ++k) {
+        const T* c = in[k].ptr<const T>();
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) y[i] = m::Add::Map(y[i], c[i]);
-    }
+        for (int64_t i = begin; i < end; ++i) y[i] = m::Add::Map(y[i], c[i]);
+      }
+    });
   });
 }
 
