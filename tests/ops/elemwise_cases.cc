@@ -349,6 +349,12 @@ HN_CONFORMANCE_CASES(ElemwiseBinary) {
                            Values({{kNaN, 1, kNaN, 2}, {1, kNaN, kNaN, 3}})));
   cases->push_back(WithGen(Case("_Minimum", {}, {{4}, {4}}, min, "alias_nan"),
                            Values({{kNaN, 1, kNaN, 2}, {1, kNaN, kNaN, 3}})));
+  // relu's gradient from its output: lhs where rhs > 0, lhs * 0 where rhs <= 0, NaN where rhs is.
+  auto relu_grad =
+      Binary([](double dy, double y) { return dy * (std::isnan(y) ? y : (y > 0 ? 1.0 : 0.0)); });
+  cases->push_back(Case("_backward_relu", {}, {s, s}, relu_grad));
+  cases->push_back(WithGen(Case("_backward_relu", {}, {{6}, {6}}, relu_grad, "zero_nan"),
+                           Values({{1, 2, -3, kNaN, 5, kNaN}, {0, 1, kNaN, 2, -1, -2}})));
   cases->push_back(WithDTypes(
       WithGen(Case("_maximum", {}, {s, s}, max, "int8"), Integers(-128, 127)), {i8, i8}));
   cases->push_back(

@@ -11,6 +11,7 @@
 #include "imperative/autograd_tape.h"
 #include "ops/gradient_util.h"
 #include "pass/gradient.h"
+#include "pass/passes.h"
 
 namespace hybridnet {
 namespace internal {
@@ -233,8 +234,21 @@ Symbol SplitBackward(const std::vector<NodeEntry>& grads,
 
 }  // namespace
 
+namespace {
+
+// The traced graph with BatchNorm + relu as one op: one pass over the activations instead of two,
+// for the same floats, and the backward reads neither output the fusion hides.
+Symbol FusedForTraining(const Symbol& traced) {
+  size_t num_fused = 0;
+  return FuseBatchNormRelu(traced, &num_fused);
+}
+
+}  // namespace
+
 CachedOp::CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name)
-    : graph_(std::move(graph)), input_names_(std::move(input_names)), name_(std::move(name)) {}
+    : graph_(FusedForTraining(graph)),
+      input_names_(std::move(input_names)),
+      name_(std::move(name)) {}
 
 size_t CachedOp::num_forward_plans() const {
   size_t n = 0;

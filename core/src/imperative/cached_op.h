@@ -8,8 +8,9 @@
 // kept with the tape node until its backward runs (or the tape is freed); the backward executor
 // reads them, the head gradients and the forward inputs. Each executor plans its memory per input
 // shape (buffers reused by liveness, in place where safe) and keeps the plans. Both run every op
-// with its own kernel in training mode, and the gradient pass sums contributions in the same
-// order as over the eager tape, so the gradients are bit-identical to eager backward.
+// with its own kernel in training mode, but for BatchNorm + relu, one op computing the same floats
+// (FuseBatchNormRelu), and the gradient pass sums contributions in the same order as over the
+// eager tape, so the gradients are bit-identical to eager backward.
 #pragma once
 
 #include <map>

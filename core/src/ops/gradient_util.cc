@@ -38,20 +38,21 @@ FGradient UnaryGradient(UnaryDerivative derivative) {
   };
 }
 
-NodeEntry ActivationDerivative(const GradientBuilder& g, ActType act) {
+NodeEntry ActivationInputGradient(const GradientBuilder& g, ActType act, const NodeEntry& dy) {
   const NodeEntry y = g.out(0);
   switch (act) {
-    case ActType::kRelu:  // 1 where y > 0
-      return g.Scalar("_greater_scalar", y, 0.0);
+    case ActType::kRelu:  // dy where y > 0
+      return g.Op("_backward_relu", {dy, y});
     case ActType::kSigmoid:  // y (1 - y)
-      return g.Mul(y, g.Scalar("_rminus_scalar", y, 1.0));
+      return g.Mul(dy, g.Mul(y, g.Scalar("_rminus_scalar", y, 1.0)));
     case ActType::kTanh:  // 1 - y^2
-      return g.Scalar("_rminus_scalar", g.Op("square", {y}), 1.0);
+      return g.Mul(dy, g.Scalar("_rminus_scalar", g.Op("square", {y}), 1.0));
     case ActType::kSoftrelu:  // sigmoid(x) = 1 - exp(-y), as -expm1(-y)
-      return g.Negative(g.Op("expm1", {g.Negative(y)}));
-    case ActType::kSoftsign:  // 1 / (1 + |x|)^2
-      return g.Op("reciprocal",
-                  {g.Op("square", {g.Scalar("_plus_scalar", g.Op("abs", {g.in(0)}), 1.0)})});
+      return g.Mul(dy, g.Negative(g.Op("expm1", {g.Negative(y)})));
+    case ActType::kSoftsign: {  // 1 / (1 + |x|)^2
+      const NodeEntry one_plus_abs = g.Scalar("_plus_scalar", g.Op("abs", {g.in(0)}), 1.0);
+      return g.Mul(dy, g.Op("reciprocal", {g.Op("square", {one_plus_abs})}));
+    }
   }
   HN_THROW(kInternal) << "unknown activation";
 }

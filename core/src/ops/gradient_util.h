@@ -76,10 +76,10 @@ using UnaryDerivative = std::function<NodeEntry(const GradientBuilder& g)>;
 /// The FGradient dx = dy * f'(x) of a one-input, one-output elementwise op.
 FGradient UnaryGradient(UnaryDerivative derivative);
 
-/// The derivative of an activation at the forward node (Activation's act types, and the unary
-/// ops relu, sigmoid, tanh and softsign), as MXNet's backward computes it: from the output y,
-/// except softsign's, from the input x.
-NodeEntry ActivationDerivative(const GradientBuilder& g, ActType act);
+/// dy times the derivative of an activation at the forward node (Activation's act types, and the
+/// unary ops relu, sigmoid, tanh and softsign), as MXNet's backward computes it: from the output
+/// y, except softsign's, from the input x. relu's is one _backward_relu node (one pass).
+NodeEntry ActivationInputGradient(const GradientBuilder& g, ActType act, const NodeEntry& dy);
 
 /// FGradient: every input gets a zero gradient (BlockGrad, comparisons, rounding).
 std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,

@@ -262,8 +262,9 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
 }
 
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
-// producer's inputs and attributes.
-void FuseActivations(Fuser* f) {
+// producer's inputs and attributes. `with_dense` adds FullyConnected + Activation to BatchNorm +
+// relu.
+void FuseActivations(Fuser* f, bool with_dense) {
   const OpRegistry& registry = OpRegistry::Global();
   const Op* activation = registry.Find("Activation");
   struct Rule {
@@ -272,7 +273,7 @@ void FuseActivations(Fuser* f) {
     bool relu_only;
   };
   const Rule rules[] = {
-      {"FullyConnected", registry.Find("_hn_fully_connected_act"), false},
+      {"FullyConnected", with_dense ? registry.Find("_hn_fully_connected_act") : nullptr, false},
       {"BatchNorm", registry.Find("_contrib_BatchNormWithReLU"), true},
   };
   const IndexedGraph& g = f->graph();
@@ -311,7 +312,15 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused) {
   }
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseExpansion(&fuser, nid);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseMaxPool(&fuser, nid);
-  FuseActivations(&fuser);
+  FuseActivations(&fuser, true);
+  *num_fused = fuser.num_fused();
+  return graph;
+}
+
+Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused) {
+  Symbol graph = symbol.Copy();
+  Fuser fuser(graph);
+  FuseActivations(&fuser, false);
   *num_fused = fuser.num_fused();
   return graph;
 }

@@ -43,6 +43,11 @@ namespace internal {
 /// fused convolutions fold BatchNorm into their weights and use Winograd).
 Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
 
+/// Returns a copy of `symbol` with only BatchNorm + Activation(relu) fused (FuseOps' rule):
+/// training graphs, whose backward reads neither op's output that the fusion hides. Numerics
+/// are unchanged, in either mode.
+Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
+
 /// Returns a copy of `symbol` in which convolutions, and the pooling, BatchNorm, elementwise and
 /// channel Concat ops they feed, work on channel-last data (NWC, NHWC, NDHWC), with layout
 /// changes (_hn_relayout, or zero-copy Reshape views where both layouts are the same bytes) only

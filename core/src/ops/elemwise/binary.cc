@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hybridnet/op.h"
+#include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/elemwise/math_functors-inl.h"
@@ -53,9 +54,10 @@ void BinaryCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&
     const T* a = in[0].ptr<const T>();
     const T* b = in[1].ptr<const T>();
     T* y = out[0].ptr<T>();
-    const int64_t n = out[0].Size();
+    internal::ParallelRanges(out[0].Size(), [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = F::Map(a[i], b[i]);
+      for (int64_t i = begin; i < end; ++i) y[i] = F::Map(a[i], b[i]);
+    });
   });
 }
 
@@ -72,13 +74,15 @@ void AddNCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& i
     }
     const T* a = in[0].ptr<const T>();
     const T* b = in[1].ptr<const T>();
+    internal::ParallelRanges(n, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) y[i] = m::Add::Map(a[i], b[i]);
-    for (size_t k = 2; k < in.size(); ++k) {
-      const T* c = in[k].ptr<const T>();
+      for (int64_t i = begin; i < end; ++i) y[i] = m::Add::Map(a[i], b[i]);
+      for (size_t k = 2; k < in.size(); ++k) {
+        const T* c = in[k].ptr<const T>();
 #pragma omp simd
-      for (int64_t i = 0; i < n; ++i) y[i] = m::Add::Map(y[i], c[i]);
-    }
+        for (int64_t i = begin; i < end; ++i) y[i] = m::Add::Map(y[i], c[i]);
+      }
+    });
   });
 }
 
@@ -139,6 +143,11 @@ std::vector<NodeEntry> PowerGradient(const GradientBuilder& g, const NodeEntry& 
 // d lhs = dy lhs / y, d rhs = dy rhs / y.
 std::vector<NodeEntry> HypotGradient(const GradientBuilder& g, const NodeEntry& dy) {
   return {g.Mul(dy, g.Div(g.in(0), g.out(0))), g.Mul(dy, g.Div(g.in(1), g.out(0)))};
+}
+
+// _backward_relu is linear in lhs with relu's mask; rhs (relu's output) only sets the mask.
+std::vector<NodeEntry> ReluBackwardGradient(const GradientBuilder& g, const NodeEntry& dy) {
+  return {g.Op("_backward_relu", {dy, g.in(1)}), g.ZerosLike(g.in(1))};
 }
 
 // Every input of add_n gets the output's gradient.
@@ -266,6 +275,11 @@ void RegisterElemwiseBinaryOps(OpRegistry* r) {
                  BinaryCompute<m::LogicalXor>, {"_Logical_Xor"})
       .SetOnnx(OnnxBinaryOp(OnnxLogical("Xor")))
       .SetGradient(internal::ZeroGradient);
+  RegisterBinary(r, "_backward_relu",
+                 "relu's input gradient from its output: lhs (the output gradient) times 1 where "
+                 "rhs (relu's output) > 0, 0 where rhs <= 0 and NaN where rhs is NaN.",
+                 BinaryCompute<m::ReluGrad>)
+      .SetGradient(BinaryGradient(ReluBackwardGradient));
   RegisterBinary(r, "_identity_with_attr_like_rhs",
                  "Returns lhs; rhs (of the same shape and dtype) is not read.", CopyLhsCompute)
       .SetInplace({{0, 0}})

@@ -236,7 +236,7 @@ void QuadraticOnnx(OnnxNodeContext* ctx) {
 
 // ---- gradients (MXNet's _backward_* formulas, written as ops) ----------------------------------
 
-using internal::ActivationDerivative;
+using internal::ActivationInputGradient;
 using internal::GradientBuilder;
 using internal::IdentityGradient;
 using internal::UnaryGradient;
@@ -248,7 +248,10 @@ NodeEntry Reciprocal(const GradientBuilder& g, const NodeEntry& a) {
 }
 
 FGradient ActivationGradient(internal::ActType act) {
-  return UnaryGradient([act](const GradientBuilder& g) { return ActivationDerivative(g, act); });
+  return [act](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+    GradientBuilder g(n, dy);
+    return std::vector<NodeEntry>{ActivationInputGradient(g, act, g.out_grad(0))};
+  };
 }
 
 // dy * c for a constant derivative c.

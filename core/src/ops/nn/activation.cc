@@ -8,6 +8,7 @@
 
 #include "hybridnet/op.h"
 #include "kernels/activation-inl.h"
+#include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
 #include "ops/random/sampler-inl.h"
@@ -84,7 +85,11 @@ void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vect
     for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = ActivationOf(act, x[i]);
     return;
   }
-  internal::ApplyActivation(act, in[0].ptr<const float>(), out[0].ptr<float>(), in[0].Size());
+  const float* x = in[0].ptr<const float>();
+  float* y = out[0].ptr<float>();
+  internal::ParallelRanges(in[0].Size(), [&](int64_t begin, int64_t end) {
+    internal::ApplyActivation(act, x + begin, y + begin, end - begin);
+  });
 }
 
 bool IsPReLU(const NodeAttrs& attrs) {
@@ -361,9 +366,11 @@ void RegisterActivationOps(OpRegistry* r) {
       .SetInplace({{0, 0}})
       .SetPattern(OpPattern::kElemwise)
       .SetOnnx({"Relu", "Sigmoid", "Tanh", "Softplus", "Softsign"}, ActivationOnnx)
-      .SetGradient(internal::UnaryGradient([](const internal::GradientBuilder& g) {
-        return internal::ActivationDerivative(g, g.attrs().Param<ActivationParam>().act_type);
-      }));
+      .SetGradient([](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
+        internal::GradientBuilder g(n, dy);
+        return std::vector<NodeEntry>{internal::ActivationInputGradient(
+            g, g.attrs().Param<ActivationParam>().act_type, g.out_grad(0))};
+      });
 
   r->Register("LeakyReLU")
       .Describe(

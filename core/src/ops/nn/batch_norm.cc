@@ -289,7 +289,7 @@ FGradient BatchNormGradient(bool relu) {
     internal::GradientBuilder g(n, dy);
     NodeEntry out_grad = g.out_grad(0);
     if (relu) {
-      out_grad = g.Mul(out_grad, internal::ActivationDerivative(g, internal::ActType::kRelu));
+      out_grad = internal::ActivationInputGradient(g, internal::ActType::kRelu, out_grad);
     }
     std::shared_ptr<Node> backward = g.MakeNode(
         "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);

@@ -1,0 +1,61 @@
+// The fusion passes' choice of patterns (pass/fuse.cc): FuseBatchNormRelu, the training graphs'
+// one fusion, takes BatchNorm + relu and leaves every other pattern FuseOps takes.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hybridnet/symbol.h"
+#include "pass/passes.h"
+
+namespace hybridnet {
+namespace {
+
+Symbol Op(const std::string& op, const std::vector<Symbol>& in, const AttrDict& attrs = {}) {
+  return Symbol::Create(op, in, attrs);
+}
+
+// The op names of `s`'s operator nodes, counted.
+std::map<std::string, int> OpCounts(const Symbol& s) {
+  std::map<std::string, int> counts;
+  const IndexedGraph g(s.outputs);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    if (!g[nid].node->IsVariable()) ++counts[g[nid].node->attrs.op->name];
+  }
+  return counts;
+}
+
+Symbol BatchNorm(const Symbol& x, const std::string& name) {
+  return Op("BatchNorm", {x, Symbol::Var(name + "_gamma"), Symbol::Var(name + "_beta"),
+                          Symbol::Var(name + "_mean"), Symbol::Var(name + "_var")});
+}
+
+TEST(FuseBatchNormRelu, FusesBatchNormReluOnly) {
+  const Symbol data = Symbol::Var("data");
+  const Symbol conv = Op("Convolution", {data, Symbol::Var("w")},
+                         {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}});
+  const Symbol relu = Op("Activation", {BatchNorm(conv, "bn0")}, {{"act_type", "relu"}});
+  // A BatchNorm before tanh, and one whose output has a second reader, stay as they are.
+  const Symbol tanh = Op("Activation", {BatchNorm(relu, "bn1")}, {{"act_type", "tanh"}});
+  const Symbol shared = BatchNorm(tanh, "bn2");
+  const Symbol sum =
+      Op("elemwise_add", {Op("Activation", {shared}, {{"act_type", "relu"}}), shared});
+  const Symbol dense = Op("Activation",
+                          {Op("FullyConnected", {Op("Flatten", {sum}), Symbol::Var("fc_w")},
+                              {{"num_hidden", "3"}, {"no_bias", "True"}})},
+                          {{"act_type", "relu"}});
+
+  size_t fused = 0;
+  const std::map<std::string, int> counts = OpCounts(internal::FuseBatchNormRelu(dense, &fused));
+  EXPECT_EQ(fused, 1u);
+  EXPECT_EQ(counts.at("_contrib_BatchNormWithReLU"), 1);
+  EXPECT_EQ(counts.at("BatchNorm"), 2);
+  EXPECT_EQ(counts.at("Convolution"), 1);     // no _hn_convolution
+  EXPECT_EQ(counts.at("FullyConnected"), 1);  // no _hn_fully_connected_act
+  EXPECT_EQ(counts.at("Activation"), 3);      // tanh, the shared BatchNorm's relu, dense's
+  EXPECT_EQ(OpCounts(dense).at("Activation"), 4) << "the input is left as it was";
+}
+
+}  // namespace
+}  // namespace hybridnet
