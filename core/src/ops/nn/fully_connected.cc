@@ -18,6 +18,7 @@
 #include "ops/gradient_util.h"
 #include "ops/real_type.h"
 #include "ops/register_ops.h"
+#include "pass/gradient.h"
 
 namespace hybridnet {
 
@@ -186,25 +187,32 @@ bool FullyConnectedBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 }
 
 // data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
-// out_grad^T . data, d bias = the column sums of out_grad (in double, row by row).
+// out_grad^T . data, d bias = the column sums of out_grad (in double, row by row). A gradient
+// nobody reads (the data's, when the data is an input without one) is not computed, as MXNet
+// skips the outputs its kNullOp requests.
 template <typename T>
-void FullyConnectedBackward(const FullyConnectedParam& p, const std::vector<TBlob>& in,
+void FullyConnectedBackward(const NodeAttrs& attrs, const std::vector<TBlob>& in,
                             const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FullyConnectedParam>();
   const int64_t hidden = p.num_hidden;
   const int64_t k = in[2].shape[1];
   const int64_t batch = k == 0 ? 0 : in[1].Size() / k;
   const T* dy = in[0].ptr<const T>();
-  T* dx = out[0].ptr<T>();
-  T* dw = out[1].ptr<T>();
-  if (batch == 0 || k == 0) {
-    std::fill(dw, dw + out[1].Size(), T(0));
-  } else {
+  const bool empty = batch == 0 || k == 0;
+  if (!empty && !internal::GradientOutputUnread(attrs, 0)) {
     internal::Gemm(false, false, batch, k, hidden, T(1), dy, hidden, in[2].ptr<const T>(), k, T(0),
-                   dx, k);
-    internal::Gemm(true, false, hidden, k, batch, T(1), dy, hidden, in[1].ptr<const T>(), k, T(0),
-                   dw, k);
+                   out[0].ptr<T>(), k);
   }
-  if (p.no_bias) return;
+  if (!internal::GradientOutputUnread(attrs, 1)) {
+    T* dw = out[1].ptr<T>();
+    if (empty) {
+      std::fill(dw, dw + out[1].Size(), T(0));
+    } else {
+      internal::Gemm(true, false, hidden, k, batch, T(1), dy, hidden, in[1].ptr<const T>(), k, T(0),
+                     dw, k);
+    }
+  }
+  if (p.no_bias || internal::GradientOutputUnread(attrs, 2)) return;
   std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t h = 0; h < hidden; ++h) sums[static_cast<size_t>(h)] += dy[n * hidden + h];
@@ -215,11 +223,10 @@ void FullyConnectedBackward(const FullyConnectedParam& p, const std::vector<TBlo
 
 void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
                                    const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
-  const auto& p = attrs.Param<FullyConnectedParam>();
   if (in[0].dtype == DType::kFloat64) {
-    FullyConnectedBackward<double>(p, in, out);
+    FullyConnectedBackward<double>(attrs, in, out);
   } else {
-    FullyConnectedBackward<float>(p, in, out);
+    FullyConnectedBackward<float>(attrs, in, out);
   }
 }
 
@@ -246,17 +253,20 @@ std::vector<NodeEntry> FullyConnectedBackwardGradient(const std::shared_ptr<Node
                                                       const std::vector<NodeEntry>& grads) {
   internal::GradientBuilder g(n, grads);
   const bool no_bias = g.attrs().Param<FullyConnectedParam>().no_bias;
-  AttrDict without_bias = g.attrs().dict;
+  // The new nodes read every output they make: not this node's list of unread ones.
+  AttrDict attrs = g.attrs().dict;
+  attrs.erase(internal::kUnreadOutputsAttr);
+  AttrDict without_bias = attrs;
   without_bias["no_bias"] = "True";
   const NodeEntry &dy = g.in(0), &x = g.in(1), &w = g.in(2);
   const NodeEntry through_data = g.Op("FullyConnected", {g.out_grad(0), w}, without_bias);
   const NodeEntry through_weight =
       no_bias ? g.Op("FullyConnected", {x, g.out_grad(1)}, without_bias)
-              : g.Op("FullyConnected", {x, g.out_grad(1), g.out_grad(2)}, g.attrs().dict);
+              : g.Op("FullyConnected", {x, g.out_grad(1), g.out_grad(2)}, attrs);
   auto backward = [&](const NodeEntry& data, const NodeEntry& weight) {
     std::vector<NodeEntry> inputs{dy, data, weight};
     if (!no_bias) inputs.push_back(g.in(3));
-    return g.MakeNode("_backward_FullyConnected", std::move(inputs), g.attrs().dict);
+    return g.MakeNode("_backward_FullyConnected", std::move(inputs), attrs);
   };
   std::vector<NodeEntry> result{g.Add(through_data, through_weight),
                                 NodeEntry{backward(x, g.out_grad(1)), 0, 0},
