@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "hybridnet/op.h"
 #include "kernels/activation-inl.h"
+#include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/dense.h"
 #include "onnx/onnx_convert.h"
@@ -200,6 +202,21 @@ void ProductGradients(const double* dy, const double* x, const double* w, double
     internal::Gemm(true, false, hidden, k, batch, 1.0, dy, hidden, x, k, 0.0, dw, k);
 }
 
+// sums[h] += the column h of dy (rows x hidden), row after row. Always inlined, so that it
+// compiles for the ISA of its caller: each column's sum keeps its order, and so its bits, in
+// ColumnSumsAvx512, which adds 8 columns at once where the baseline build adds 2.
+template <typename T>
+__attribute__((always_inline)) inline void ColumnSums(const T* dy, int64_t rows, int64_t hidden,
+                                                      double* sums) {
+  for (int64_t n = 0; n < rows; ++n) {
+    for (int64_t h = 0; h < hidden; ++h) sums[h] += dy[n * hidden + h];
+  }
+}
+template <typename T>
+HN_AVX512 void ColumnSumsAvx512(const T* dy, int64_t rows, int64_t hidden, double* sums) {
+  ColumnSums(dy, rows, hidden, sums);
+}
+
 // data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
 // out_grad^T . data, d bias = the column sums of out_grad (in double, row by row). A gradient
 // nobody reads (the data's, when the data is an input without one) is not computed, as MXNet
@@ -221,8 +238,10 @@ void FullyConnectedBackward(const NodeAttrs& attrs, const std::vector<TBlob>& in
   }
   if (p.no_bias || internal::GradientOutputUnread(attrs, 2)) return;
   std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t h = 0; h < hidden; ++h) sums[static_cast<size_t>(h)] += dy[n * hidden + h];
+  if (std::is_same<T, float>::value && internal::CpuHasAvx512()) {
+    ColumnSumsAvx512(dy, batch, hidden, sums.data());
+  } else {
+    ColumnSums(dy, batch, hidden, sums.data());
   }
   T* db = out[2].ptr<T>();
   for (int64_t h = 0; h < hidden; ++h) db[h] = static_cast<T>(sums[static_cast<size_t>(h)]);
