@@ -131,6 +131,11 @@ HN_CONFORMANCE_CASES(GradientOps) {
                                      ReduceBackwardRef({true, false, true}, false), "keepdims")));
   cases->push_back(InternalCase(
       Case("_backward_sum", {}, {{1}, {2, 3}}, ReduceBackwardRef({true, true}, false), "all")));
+  // Runs of several axes: trailing reduced ones (one value repeated), trailing kept ones (copied).
+  cases->push_back(InternalCase(Case("_backward_sum", {{"axis", "(1, 2)"}}, {{2}, {2, 3, 4}},
+                                     ReduceBackwardRef({false, true, true}, false), "trailing")));
+  cases->push_back(InternalCase(Case("_backward_mean", {{"axis", "(0,)"}}, {{3, 4}, {2, 3, 4}},
+                                     ReduceBackwardRef({true, false, false}, true), "leading")));
   cases->push_back(
       InternalCase(Case("_backward_mean", {{"axis", "(1,)"}, {"exclude", "True"}}, {{3}, {2, 3, 4}},
                         ReduceBackwardRef({true, false, true}, true))));

@@ -51,6 +51,8 @@ std::atomic<MatrixLibrary>& FloatLibrary() {
 
 blasint BlasInt(int64_t v) { return static_cast<blasint>(v); }
 
+}  // namespace
+
 void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) {
@@ -68,8 +70,6 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
       << "oneDNN's sgemm failed (status " << static_cast<int>(status) << ") on a " << m << "x" << k
       << " by " << k << "x" << n << " product";
 }
-
-}  // namespace
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
 #include "kernels/vector_math-inl.h"
 #include "onnx/onnx_convert.h"
@@ -209,10 +210,12 @@ inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(
 inline double LineExp(double a) { return std::exp(a); }
 
 // One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
-// known to the compiler, so that the loops vectorize).
+// known to the compiler, so that the loops vectorize). Always inlined, so that it compiles for
+// the ISA of its caller (SoftmaxLineAvx512).
 template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
-void SoftmaxLine(const T* x, O* out, int64_t line_stride, int64_t size, int64_t m,
-                 double temperature) {
+__attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64_t line_stride,
+                                                       int64_t size, int64_t m,
+                                                       double temperature) {
   const int64_t st = kUnitStride ? 1 : line_stride;
   auto in = [x, st](int64_t j) { return kNegate ? -x[j * st] : x[j * st]; };
   for (int64_t j = m; j < size; ++j) out[j * st] = O(0);
@@ -244,6 +247,13 @@ void SoftmaxLine(const T* x, O* out, int64_t line_stride, int64_t size, int64_t 
   }
 }
 
+// A unit-stride line compiled for AVX-512: 16 float lanes where the baseline build has SSE's 4
+// (a softmax over a 10000-word vocabulary took 8% of an LSTM LM's training step on SSE).
+template <bool kLog, bool kNegate, typename T, typename O>
+HN_AVX512 void SoftmaxLineAvx512(const T* x, O* out, int64_t size, int64_t m, double temperature) {
+  SoftmaxLine<kLog, kNegate, true>(x, out, 1, size, m, temperature);
+}
+
 // softmax along the middle axis of (outer, size, inner): max in the input type, the exponential
 // sum in double (MXNet's accumulation type for float32 and float64). softmin (kNegate) is the
 // softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0. Lines
@@ -255,7 +265,9 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
     const int64_t m = lengths != nullptr ? lengths[line] : v.size;
-    if (v.inner == 1) {
+    if (v.inner == 1 && internal::CpuHasAvx512()) {
+      SoftmaxLineAvx512<kLog, kNegate>(in_data + base, out + base, v.size, m, temperature);
+    } else if (v.inner == 1) {
       SoftmaxLine<kLog, kNegate, true>(in_data + base, out + base, 1, v.size, m, temperature);
     } else {
       SoftmaxLine<kLog, kNegate, false>(in_data + base, out + base, v.inner, v.size, m,
@@ -322,10 +334,11 @@ bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
 }
 
 // One line of SoftmaxBackwardAlong, its elements line_stride apart (kUnitStride: 1, known to the
-// compiler, so that the loops vectorize).
+// compiler, so that the loops vectorize). Always inlined, as SoftmaxLine.
 template <SoftmaxKind kKind, bool kUnitStride, typename T>
-void SoftmaxBackwardLine(const T* dy, const T* y, T* dx, int64_t line_stride, int64_t size,
-                         double t) {
+__attribute__((always_inline)) inline void SoftmaxBackwardLine(const T* dy, const T* y, T* dx,
+                                                               int64_t line_stride, int64_t size,
+                                                               double t) {
   const int64_t st = kUnitStride ? 1 : line_stride;
   double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
@@ -348,12 +361,20 @@ void SoftmaxBackwardLine(const T* dy, const T* y, T* dx, int64_t line_stride, in
   }
 }
 
+// A unit-stride line compiled for AVX-512, as SoftmaxLineAvx512.
+template <SoftmaxKind kKind, typename T>
+HN_AVX512 void SoftmaxBackwardLineAvx512(const T* dy, const T* y, T* dx, int64_t size, double t) {
+  SoftmaxBackwardLine<kKind, true>(dy, y, dx, 1, size, t);
+}
+
 template <SoftmaxKind kKind, typename T>
 void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
   const int64_t lines = v.outer * v.inner;
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
-    if (v.inner == 1) {
+    if (v.inner == 1 && internal::CpuHasAvx512()) {
+      SoftmaxBackwardLineAvx512<kKind>(dy + base, y + base, dx + base, v.size, t);
+    } else if (v.inner == 1) {
       SoftmaxBackwardLine<kKind, true>(dy + base, y + base, dx + base, 1, v.size, t);
     } else {
       SoftmaxBackwardLine<kKind, false>(dy + base, y + base, dx + base, v.inner, v.size, t);

@@ -166,7 +166,9 @@ bool ReduceBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 }
 
 // dx[i] = dy[o] (sum) or dy[o] / n (mean, n elements reduced per output), o the output element
-// input element i was reduced into.
+// input element i was reduced into. The trailing axes that are all reduced, or all kept, make
+// runs of dx: one dy element repeated, or consecutive dy elements; an odometer over the leading
+// axes finds each run's first dy element.
 template <bool kMean>
 void ReduceBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                            const std::vector<TBlob>& out) {
@@ -183,17 +185,26 @@ void ReduceBackwardCompute(const OpContext&, const NodeAttrs& attrs, const std::
       acc *= s[k];
     }
   }
+  size_t lead = n;  // the axes before the trailing run
+  int64_t run = 1;
+  while (lead > 0 && reduced[lead - 1] == reduced[n - 1]) run *= s[--lead];
+  const bool run_reduced = n > 0 && reduced[n - 1];
   internal::SwitchNumericDType(out[0].dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* dy = in[0].ptr<const T>();
     T* dx = out[0].ptr<T>();
     const T scale = static_cast<T>(count);
+    auto gradient = [&](int64_t o) { return kMean ? static_cast<T>(dy[o] / scale) : dy[o]; };
     int64_t idx[kMaxReduceDims] = {};
     int64_t o = 0;
     const int64_t total = out[0].Size();
-    for (int64_t i = 0; i < total; ++i) {
-      dx[i] = kMean ? static_cast<T>(dy[o] / scale) : dy[o];
-      for (size_t k = n; k-- > 0;) {
+    for (int64_t i = 0; i < total; i += run) {
+      if (run_reduced) {
+        std::fill(dx + i, dx + i + run, gradient(o));
+      } else {
+        for (int64_t j = 0; j < run; ++j) dx[i + j] = gradient(o + j);
+      }
+      for (size_t k = lead; k-- > 0;) {
         o += stride[k];
         if (++idx[k] < s[k]) break;
         o -= stride[k] * s[k];

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/vector_math-inl.h"
 #include "kernels/workspace.h"
@@ -235,12 +236,16 @@ StepTrace<T> TraceAt(RNNMode mode, int64_t rows, int64_t h, T* storage) {
 }
 
 // One direction of one layer. x (T, N, in), output columns [dir * H, dir * H + H) of y
-// (T, N, D * H); hx/cx the initial states (N, H), hy/cy the final ones (may be null).
+// (T, N, D * H); hx/cx the initial states (N, H), hy/cy the final ones (may be null). Always
+// inlined, so that it compiles for the ISA of its caller (OnCpu).
 template <typename T>
-void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, int64_t in,
-                  const T* wx, const T* wh, const T* bx, const T* bh, const T* hx, const T* cx,
-                  const std::vector<int64_t>& lengths, T* y, int64_t dir, T* hy, T* cy, T* scratch,
-                  const StepTrace<T>* trace) {
+__attribute__((always_inline)) inline void RunDirection(RNNMode mode, const RNNDims& dm,
+                                                        bool backward, const T* x, int64_t in,
+                                                        const T* wx, const T* wh, const T* bx,
+                                                        const T* bh, const T* hx, const T* cx,
+                                                        const std::vector<int64_t>& lengths, T* y,
+                                                        int64_t dir, T* hy, T* cy, T* scratch,
+                                                        const StepTrace<T>* trace) {
   const int64_t n = dm.n, h = dm.h, g = dm.g, gh = g * h, yw = dm.d * h;
   T* xw = scratch;                 // (T * N, G * H)
   T* hw = xw + dm.t * n * gh;      // (N, G * H)
@@ -334,6 +339,19 @@ void RunDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, in
   }
   if (hy != nullptr) std::memcpy(hy, hcur, static_cast<size_t>(n * h) * sizeof(T));
   if (cy != nullptr) std::memcpy(cy, ccur, static_cast<size_t>(n * h) * sizeof(T));
+}
+
+// RunDirection and BackwardDirection compiled for AVX-512: the gates' loops take 16 float lanes
+// where the baseline build's SSE takes 4. Every value is computed elementwise or summed in the
+// same order either way, so the bits are the same.
+template <typename T>
+HN_AVX512 void RunDirectionAvx512(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
+                                  int64_t in, const T* wx, const T* wh, const T* bx, const T* bh,
+                                  const T* hx, const T* cx, const std::vector<int64_t>& lengths,
+                                  T* y, int64_t dir, T* hy, T* cy, T* scratch,
+                                  const StepTrace<T>* trace) {
+  RunDirection(mode, dm, backward, x, in, wx, wh, bx, bh, hx, cx, lengths, y, dir, hy, cy, scratch,
+               trace);
 }
 
 RNNDims DimsOf(const RNNParam& p, const Shape& data) {
@@ -449,10 +467,11 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
       const T* bx = bl;
       const T* bh = bx + dm.g * dm.h;
       bl = bh + dm.g * dm.h;
-      RunDirection<T>(p.mode, dm, dir == 1, x, lin, wx, wh, bx, bh, hx + row * state,
-                      lstm ? cx + row * state : nullptr, lengths, yl, dir,
-                      hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
-                      trace != nullptr ? &trace->steps[static_cast<size_t>(row)] : nullptr);
+      const auto direction = internal::CpuHasAvx512() ? RunDirectionAvx512<T> : RunDirection<T>;
+      direction(p.mode, dm, dir == 1, x, lin, wx, wh, bx, bh, hx + row * state,
+                lstm ? cx + row * state : nullptr, lengths, yl, dir,
+                hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
+                trace != nullptr ? &trace->steps[static_cast<size_t>(row)] : nullptr);
     }
     if (sampler && l + 1 < layers) {
       T* mask = trace->masks[lu];
@@ -620,13 +639,13 @@ void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
 
 // The gradient of one direction of one layer. dy is the layer output's gradient (T, N, D * H);
 // dhy/dcy the final states' (null: zero); dx (T, N, in) is set (accumulate false) or added to.
-// scratch holds 2 * T * N * G * H + 4 * N * H elements.
+// scratch holds 2 * T * N * G * H + 4 * N * H elements. Always inlined, as RunDirection.
 template <typename T>
-void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* x, int64_t in,
-                       const T* wx, const T* wh, const StepTrace<T>& tr,
-                       const std::vector<int64_t>& lengths, const T* dy, int64_t dir, const T* dhy,
-                       const T* dcy, T* dx, bool accumulate, T* dwx, T* dwh, T* dbx, T* dbh, T* dhx,
-                       T* dcx, T* scratch) {
+__attribute__((always_inline)) inline void BackwardDirection(
+    RNNMode mode, const RNNDims& dm, bool backward, const T* x, int64_t in, const T* wx,
+    const T* wh, const StepTrace<T>& tr, const std::vector<int64_t>& lengths, const T* dy,
+    int64_t dir, const T* dhy, const T* dcy, T* dx, bool accumulate, T* dwx, T* dwh, T* dbx, T* dbh,
+    T* dhx, T* dcx, T* scratch) {
   const int64_t n = dm.n, h = dm.h, gh = dm.g * h, yw = dm.d * h, rows = dm.t * n;
   const bool gru = mode == RNNMode::kGru;
   T* dax = scratch;                      // dA of the input projection (T * N, G * H)
@@ -729,6 +748,18 @@ void BackwardDirection(RNNMode mode, const RNNDims& dm, bool backward, const T* 
                  in);
 }
 
+// BackwardDirection compiled for AVX-512, as RunDirectionAvx512.
+template <typename T>
+HN_AVX512 void BackwardDirectionAvx512(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
+                                       int64_t in, const T* wx, const T* wh, const StepTrace<T>& tr,
+                                       const std::vector<int64_t>& lengths, const T* dy,
+                                       int64_t dir, const T* dhy, const T* dcy, T* dx,
+                                       bool accumulate, T* dwx, T* dwh, T* dbx, T* dbh, T* dhx,
+                                       T* dcx, T* scratch) {
+  BackwardDirection(mode, dm, backward, x, in, wx, wh, tr, lengths, dy, dir, dhy, dcy, dx,
+                    accumulate, dwx, dwh, dbx, dbh, dhx, dcx, scratch);
+}
+
 // in: the forward's output gradients (RNNNumOutputs of them), then its inputs; out: the
 // gradients of data, parameters, state and (LSTM) state_cell.
 template <typename T>
@@ -788,11 +819,13 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
       const int64_t wh_at = wx_at + dm.g * dm.h * lin;
       const int64_t bx_at = bias_at[static_cast<size_t>(l)] + dir * 2 * dm.g * dm.h;
       const int64_t bh_at = bx_at + dm.g * dm.h;
-      BackwardDirection<T>(
-          p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at, trace.steps[static_cast<size_t>(row)],
-          lengths, dy, dir, dhy ? dhy + row * state : nullptr, dcy ? dcy + row * state : nullptr,
-          dx, dir == 1, dw + wx_at, dw + wh_at, dw + bx_at, dw + bh_at,
-          out[2].ptr<T>() + row * state, lstm ? out[3].ptr<T>() + row * state : nullptr, scratch);
+      const auto direction =
+          internal::CpuHasAvx512() ? BackwardDirectionAvx512<T> : BackwardDirection<T>;
+      direction(p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at,
+                trace.steps[static_cast<size_t>(row)], lengths, dy, dir,
+                dhy ? dhy + row * state : nullptr, dcy ? dcy + row * state : nullptr, dx, dir == 1,
+                dw + wx_at, dw + wh_at, dw + bx_at, dw + bh_at, out[2].ptr<T>() + row * state,
+                lstm ? out[3].ptr<T>() + row * state : nullptr, scratch);
     }
     // The gradient reaching the layer below's output passes its dropout mask.
     if (l > 0 && !trace.masks.empty()) {
