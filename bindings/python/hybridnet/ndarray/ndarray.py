@@ -288,8 +288,7 @@ class NDArray(Handle):
         if out_grad is None:
             autograd._backward_one(self._h, retain_graph, train_mode)
             return
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
-                          train_mode)
+        autograd.backward([self], [out_grad], retain_graph, train_mode)
 
     def detach(self):
         """The same values (shared storage) without autograd history: gradients stop here."""
