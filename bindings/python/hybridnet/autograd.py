@@ -11,6 +11,8 @@ Recording and training are flags of the calling thread, kept by the library (hn_
 inside record() every op on arrays computed from attach_grad'ed arrays is kept on a tape, and
 backward runs the recorded ops' gradients with the library's kernels.
 """
+import threading
+
 from ._ffi import NULL, ffi, lib
 from .base import check, error
 
@@ -19,10 +21,22 @@ __all__ = ["set_recording", "set_training", "is_recording", "is_training", "reco
 
 _GRAD_REQS = {"null": lib.HN_GRAD_NULL, "write": lib.HN_GRAD_WRITE, "add": lib.HN_GRAD_ADD}
 
+# Per-thread call buffers, allocated once (the flags are per thread, and read right after the
+# call that writes them): the record() scope of every training step uses them.
+_buffers = threading.local()
+
+
+def _call_buffers():
+    try:
+        return _buffers.flag, _buffers.head
+    except AttributeError:
+        _buffers.flag, _buffers.head = ffi.new("int*"), ffi.new("hn_tensor*[1]")
+        return _buffers.flag, _buffers.head
+
 
 def set_recording(is_recording):
     """Sets whether the calling thread records; returns the previous setting."""
-    previous = ffi.new("int*")
+    previous = _call_buffers()[0]
     check(lib.hn_autograd_set_recording(1 if is_recording else 0, previous))
     return bool(previous[0])
 
@@ -30,7 +44,7 @@ def set_recording(is_recording):
 def set_training(train_mode):
     """Sets whether ops on the calling thread run in training mode; returns the previous
     setting."""
-    previous = ffi.new("int*")
+    previous = _call_buffers()[0]
     check(lib.hn_autograd_set_training(1 if train_mode else 0, previous))
     return bool(previous[0])
 
@@ -148,6 +162,14 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     grads, _keep = _head_grads(heads, head_grads)
     check(lib.hn_autograd_backward(_handles(heads, "backward"), len(heads), grads,
                                    1 if retain_graph else 0, 1 if train_mode else 0))
+
+
+def _backward_one(handle, retain_graph, train_mode):
+    """backward of one head (a tensor handle) with ones as its gradient: loss.backward() of a
+    training step, without allocating."""
+    head = _call_buffers()[1]
+    head[0] = handle
+    check(lib.hn_autograd_backward(head, 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0))
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

@@ -164,3 +164,63 @@ def test_array_dataset_batches_equal_sample_by_sample_stacking():
             assert np.array_equal(x.asnumpy(), y.asnumpy())
     single = list(data.DataLoader(data.ArrayDataset(fields[0]), batch_size=5))
     assert isinstance(single[0], nd.NDArray) and single[1].shape == (4, 2, 3)
+
+
+def same_batches(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        x, y = (x, y) if isinstance(x, list) else ([x], [y])
+        assert len(x) == len(y)
+        for u, v in zip(x, y):
+            assert type(u) is nd.NDArray and u.dtype == v.dtype and u.shape == v.shape
+            assert np.array_equal(u.asnumpy(), v.asnumpy())
+
+
+def stacked_one_by_one(batch):
+    return data.dataloader.default_batchify_fn(batch)
+
+
+@pytest.mark.parametrize("last_batch", ["keep", "discard", "rollover"])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_array_rows_batch_as_sample_stacking_in_every_mode(shuffle, last_batch):
+    # The row path (the library's loader in order, numpy's order gathered when shuffled) gives
+    # the batches, the numpy draws and the lengths of stacking the samples one by one.
+    rng = np.random.RandomState(3)
+    datasets = [
+        data.ArrayDataset(nd.array(rng.normal(size=(11, 2, 3))), nd.array(rng.normal(size=11)),
+                          rng.randint(0, 5, size=11), rng.normal(size=(11, 4)).astype(np.float16)),
+        data.ArrayDataset(rng.normal(size=(11, 3))[:, ::2], np.arange(11.0)),  # not contiguous
+        data.ArrayDataset(nd.array(rng.normal(size=(11, 3)))),
+        nd.array(rng.normal(size=(11, 2))),
+        rng.normal(size=(11,)),
+    ]
+    for dataset in datasets:
+        rows = data.DataLoader(dataset, batch_size=4, shuffle=shuffle, last_batch=last_batch)
+        samples = data.DataLoader(dataset, batch_size=4, shuffle=shuffle, last_batch=last_batch,
+                                  batchify_fn=stacked_one_by_one)
+        for epoch in range(3):
+            np.random.seed(epoch)
+            got = list(rows)
+            next_draw = np.random.randint(1 << 30)
+            np.random.seed(epoch)
+            expected = list(samples)
+            same_batches(got, expected)
+            assert np.random.randint(1 << 30) == next_draw  # the same draws were taken
+            assert len(rows) == len(samples)
+
+
+def test_array_rows_follow_the_arrays_and_iterations_stay_apart():
+    images = np.arange(12, dtype=np.float32).reshape(6, 2)
+    loader = data.DataLoader(data.ArrayDataset(images, nd.array(np.arange(6))), batch_size=4)
+    first = iter(loader)
+    assert next(first)[0].asnumpy().tolist() == images[:4].tolist()
+    images[4:] = -1  # the batches are of the arrays' values when read
+    assert [b[1].asnumpy().tolist() for b in loader] == [[0, 1, 2, 3], [4, 5]]
+    assert next(first)[0].asnumpy().tolist() == [[-1, -1], [-1, -1]]
+    with pytest.raises(StopIteration):
+        next(first)
+    empty = data.DataLoader(data.ArrayDataset(nd.zeros((0, 3)), np.zeros(0)), batch_size=2)
+    assert list(empty) == [] and len(empty) == 0
+    partial = data.DataLoader(nd.array(np.arange(10)), batch_size=3,
+                              sampler=data.SequentialSampler(5))
+    assert [b.asnumpy().tolist() for b in partial] == [[0, 1, 2], [3, 4]]

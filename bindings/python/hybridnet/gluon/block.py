@@ -36,6 +36,8 @@ from .parameter import Parameter, ParameterDict, _check_context, _snapshot, _wra
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 _MAX_OUTPUTS = 256
+# Calls with up to this many NDArrays pass them in the block's own buffer (no allocation).
+_MAX_BUFFERED_INPUTS = 4
 _forward = lib.hn_block_forward
 _new = object.__new__
 
@@ -159,7 +161,7 @@ class Block:
                                              c_str(prefix) if prefix is not None else NULL, out))
         object.__setattr__(self, "_h", ffi.gc(out[0], lib.hn_block_free))
         # Per-block call buffers (a block tree runs on one thread at a time: tree_lock).
-        object.__setattr__(self, "_in", ffi.new("hn_tensor*[1]"))
+        object.__setattr__(self, "_in", ffi.new("hn_tensor*[]", _MAX_BUFFERED_INPUTS))
         object.__setattr__(self, "_out", ffi.new("hn_tensor*[]", _MAX_OUTPUTS))
         object.__setattr__(self, "_nout", ffi.new("size_t*"))
         if _handle is None:  # blocks the library built (imports, the model zoo) name themselves
@@ -289,11 +291,12 @@ class Block:
                                          int(static_shape)))
 
     def __call__(self, *args):
-        if len(args) == 1 and type(args[0]) is NDArray:  # the common case, kept short
-            with tree_lock:
+        count = len(args)
+        if 0 < count <= _MAX_BUFFERED_INPUTS and all(type(a) is NDArray for a in args):
+            with tree_lock:  # the common case, kept short
                 buffer = self._in
-                buffer[0] = args[0]._h
-                rc = _forward(self._h, buffer, 1, _MAX_OUTPUTS, self._out, self._nout)
+                buffer[0:count] = [a._h for a in args]
+                rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, self._out, self._nout)
                 if rc != 0:
                     raise_error(rc)
                 if self._nout[0] == 1:

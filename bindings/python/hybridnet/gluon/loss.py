@@ -55,6 +55,8 @@ class _LibraryLoss(_LibraryLayer, Loss):
     _num_required = 2
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) <= len(self._inputs) and all(a is not None for a in args):
+            return HybridBlock.__call__(self, *args)  # what _bind would pass
         return HybridBlock.__call__(self, *self._bind(args, kwargs))
 
     __repr__ = HybridBlock.__repr__

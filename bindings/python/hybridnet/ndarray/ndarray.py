@@ -285,8 +285,10 @@ class NDArray(Handle):
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Computes the gradients of this array (out_grad: its head gradient, None for ones)
         into the attached gradient arrays of the variables it was recorded from."""
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
-                          train_mode)
+        if out_grad is None:
+            autograd._backward_one(self._h, retain_graph, train_mode)
+            return
+        autograd.backward([self], [out_grad], retain_graph, train_mode)
 
     def detach(self):
         """The same values (shared storage) without autograd history: gradients stop here."""

@@ -1,8 +1,6 @@
 """Datasets (MXNet's gluon.data.Dataset family): indexable collections of samples."""
 import os
 
-import numpy as np
-
 from ... import ndarray, recordio
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
@@ -98,15 +96,6 @@ class ArrayDataset(Dataset):
 
     def __len__(self):
         return self._length
-
-    def _gather(self, indices):
-        """The batch default_batchify_fn makes of the samples `indices`, taken with one numpy
-        indexing per array (no per-sample objects); None when an array is not an NDArray or a
-        numpy array (a list, ...), whose samples must be stacked one by one."""
-        if not all(isinstance(d, (ndarray.NDArray, np.ndarray)) for d in self._data):
-            return None
-        fields = [ndarray.array(np.asarray(d)[indices], dtype=d.dtype) for d in self._data]
-        return fields[0] if len(fields) == 1 else fields
 
 
 class RecordFileDataset(Dataset):

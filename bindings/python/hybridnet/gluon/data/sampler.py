@@ -28,6 +28,10 @@ class SequentialSampler(Sampler):
     def __iter__(self):
         return iter(range(self._start, self._start + self._length))
 
+    def _order(self):
+        """The indices __iter__ yields, as one int64 array."""
+        return np.arange(self._start, self._start + self._length, dtype=np.int64)
+
     def __len__(self):
         return self._length
 
@@ -39,9 +43,13 @@ class RandomSampler(Sampler):
         self._length = length
 
     def __iter__(self):
-        indices = np.arange(self._length)
+        return iter(self._order())
+
+    def _order(self):
+        """A new epoch's order (one draw of numpy's global generator), as one int64 array."""
+        indices = np.arange(self._length, dtype=np.int64)
         np.random.shuffle(indices)
-        return iter(indices)
+        return indices
 
     def __len__(self):
         return self._length
@@ -87,6 +95,23 @@ class BatchSampler(Sampler):
                 yield batch
             elif self._last_batch == "rollover":
                 self._prev = batch
+
+    def _index_arrays(self):
+        """The batches __iter__ yields, as int64 arrays sliced from one epoch order, for a
+        sampler with _order (SequentialSampler, RandomSampler): no per-index Python work."""
+        order = self._sampler._order()
+        if self._prev:
+            order = np.concatenate([np.asarray(self._prev, dtype=np.int64), order])
+        self._prev = []
+        size = self._batch_size
+        full = len(order) - len(order) % size
+        for start in range(0, full, size):
+            yield order[start:start + size]
+        if full < len(order):
+            if self._last_batch == "keep":
+                yield order[full:]
+            elif self._last_batch == "rollover":
+                self._prev = order[full:].tolist()
 
     def __len__(self):
         if self._last_batch == "keep":
