@@ -1,7 +1,10 @@
 #include "kernels/blas.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -51,7 +54,47 @@ std::atomic<MatrixLibrary>& FloatLibrary() {
 
 blasint BlasInt(int64_t v) { return static_cast<blasint>(v); }
 
-}  // namespace
+// oneDNN's JIT sgemm (2.6, Debian 12's; fixed in 3.11, oneDNN issue 4845) points rsp into a heap
+// buffer while it runs, so a signal handled on a thread inside it writes its frame over the heap
+// (a profiler's SIGPROF corrupted the heap of R and of C programs). Asynchronous signals
+// therefore wait while a thread runs it: the calling thread blocks them for the call, OpenMP's
+// workers for good. Faults (SIGSEGV, ...) stay deliverable.
+sigset_t AsynchronousSignals() {
+  sigset_t set;
+  sigfillset(&set);
+  for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT})
+    sigdelset(&set, fault);
+  return set;
+}
+
+class AsynchronousSignalsWait {
+ public:
+  AsynchronousSignalsWait() {
+    const sigset_t set = AsynchronousSignals();
+    pthread_sigmask(SIG_BLOCK, &set, &before_);
+    BlockInWorkers();
+  }
+  ~AsynchronousSignalsWait() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+  AsynchronousSignalsWait(const AsynchronousSignalsWait&) = delete;
+  AsynchronousSignalsWait& operator=(const AsynchronousSignalsWait&) = delete;
+
+ private:
+  // Each worker blocks them once; a team larger than any before has new workers.
+  static void BlockInWorkers() {
+    static std::atomic<int> blocked_team{1};
+    const int team = omp_get_max_threads();
+    if (team <= blocked_team.load(std::memory_order_acquire)) return;
+#pragma omp parallel num_threads(team)
+    {
+      if (omp_get_thread_num() != 0) {
+        const sigset_t set = AsynchronousSignals();
+        pthread_sigmask(SIG_BLOCK, &set, nullptr);
+      }
+    }
+    blocked_team.store(team, std::memory_order_release);
+  }
+  sigset_t before_;
+};
 
 void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
@@ -64,12 +107,15 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
     return;
   }
   UseKernelThreads();
+  const AsynchronousSignalsWait signals_wait;
   const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                           a, lda, b, ldb, beta, c, ldc);
   HN_CHECK(status == dnnl_success, kInternal)
       << "oneDNN's sgemm failed (status " << static_cast<int>(status) << ") on a " << m << "x" << k
       << " by " << k << "x" << n << " product";
 }
+
+}  // namespace
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {

@@ -37,8 +37,7 @@ void KernelChoice::RejectForced(int kernel, const std::string& call) const {
 
 const std::vector<KernelChoice*>& KernelChoices() {
   static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(), &PoolingKernels(),
-                                                     &PoolingBackwardKernels(), &DenseKernels(),
-                                                     &DenseBackwardKernels()};
+                                                     &PoolingBackwardKernels(), &DenseKernels()};
   return choices;
 }
 
