@@ -95,6 +95,7 @@ class AsynchronousSignalsWait {
   }
   sigset_t before_;
 };
+}  // namespace
 
 void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
@@ -114,8 +115,6 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
       << "oneDNN's sgemm failed (status " << static_cast<int>(status) << ") on a " << m << "x" << k
       << " by " << k << "x" << n << " product";
 }
-
-}  // namespace
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {

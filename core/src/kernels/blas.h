@@ -25,6 +25,12 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc);
 
+/// The float Gemm on oneDNN's sgemm whatever FloatMatrixLibrary says, for kernels that keep all
+/// of a layer's products on oneDNN's OpenMP threads (RunDenseBackward).
+void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                int64_t ldc);
+
 /// y (m) = a (m x k, rows of stride k) * x (k) + beta * y.
 void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y);
 

@@ -184,5 +184,26 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
   if (relu && !relu_applied) ApplyActivation(ActType::kRelu, y, y, batch * hidden);
 }
 
+KernelChoice& DenseBackwardKernels() {
+  static KernelChoice choice("fully_connected_backward",
+                             {{"gemm", "", true}, {"onednn_sgemm", "", true}});
+  return choice;
+}
+
+void RunDenseBackward(const float* dy, const float* x, const float* w, float* dx, float* dw,
+                      int64_t batch, int64_t hidden, int64_t k) {
+  const DenseBackwardKernel usual = OneDnnInnerProductWins(batch, hidden)
+                                        ? DenseBackwardKernel::kOneDnnSgemm
+                                        : DenseBackwardKernel::kGemm;
+  const auto kernel = static_cast<DenseBackwardKernel>(DenseBackwardKernels().Choose(
+      static_cast<int>(usual), [](int) { return true; }, [] { return std::string(); }));
+  using Product = void (*)(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                           const float*, int64_t, float, float*, int64_t);
+  const Product gemm =
+      kernel == DenseBackwardKernel::kOneDnnSgemm ? Product{OneDnnGemm} : Product{Gemm};
+  if (dx != nullptr) gemm(false, false, batch, k, hidden, 1.f, dy, hidden, w, k, 0.f, dx, k);
+  if (dw != nullptr) gemm(true, false, hidden, k, batch, 1.f, dy, hidden, x, k, 0.f, dw, k);
+}
+
 }  // namespace internal
 }  // namespace hybridnet

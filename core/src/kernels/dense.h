@@ -27,5 +27,18 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
               int64_t hidden, int64_t k, bool relu, const NDArray* weight_array,
               Workspace* workspace);
 
+/// The kernels of RunDenseBackward's products, in the order of preference.
+enum class DenseBackwardKernel { kGemm, kOneDnnSgemm };
+
+/// The choice among them (kernel_choice.h), indexed by DenseBackwardKernel.
+KernelChoice& DenseBackwardKernels();
+
+/// The gradients of RunDense's product from dy (batch x hidden): dx = dy . W (batch x k) and
+/// dw = dy^T . x (hidden x k), each skipped when null. Where the forward runs on oneDNN's inner
+/// product they run on oneDNN's sgemm (faster than OpenBLAS there, and on the same OpenMP threads
+/// as the forward, not on OpenBLAS's own), else on Gemm (blas.h).
+void RunDenseBackward(const float* dy, const float* x, const float* w, float* dx, float* dw,
+                      int64_t batch, int64_t hidden, int64_t k);
+
 }  // namespace internal
 }  // namespace hybridnet

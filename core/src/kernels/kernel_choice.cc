@@ -37,7 +37,8 @@ void KernelChoice::RejectForced(int kernel, const std::string& call) const {
 
 const std::vector<KernelChoice*>& KernelChoices() {
   static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(), &PoolingKernels(),
-                                                     &PoolingBackwardKernels(), &DenseKernels()};
+                                                     &PoolingBackwardKernels(), &DenseKernels(),
+                                                     &DenseBackwardKernels()};
   return choices;
 }
 

@@ -64,8 +64,8 @@ class KernelChoice {
   std::unique_ptr<std::atomic<int64_t>[]> runs_;
 };
 
-/// Every KernelChoice of the kernel layer (ConvolutionKernels, PoolingKernels, DenseKernels), for
-/// tests.
+/// Every KernelChoice of the kernel layer (ConvolutionKernels, PoolingKernels, DenseKernels,
+/// DenseBackwardKernels, ...), for tests.
 const std::vector<KernelChoice*>& KernelChoices();
 
 }  // namespace internal

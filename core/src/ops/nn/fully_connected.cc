@@ -188,6 +188,20 @@ bool FullyConnectedBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return internal::BackwardShape(FullyConnectedShape<FullyConnectedParam>, attrs, in, out);
 }
 
+// The products of the gradient, each skipped when its output is null: float32 on the dense
+// layer's kernels (kernels/dense.h), float64 on plain BLAS.
+void ProductGradients(const float* dy, const float* x, const float* w, float* dx, float* dw,
+                      int64_t batch, int64_t hidden, int64_t k) {
+  internal::RunDenseBackward(dy, x, w, dx, dw, batch, hidden, k);
+}
+void ProductGradients(const double* dy, const double* x, const double* w, double* dx, double* dw,
+                      int64_t batch, int64_t hidden, int64_t k) {
+  if (dx != nullptr)
+    internal::Gemm(false, false, batch, k, hidden, 1.0, dy, hidden, w, k, 0.0, dx, k);
+  if (dw != nullptr)
+    internal::Gemm(true, false, hidden, k, batch, 1.0, dy, hidden, x, k, 0.0, dw, k);
+}
+
 // sums[h] += the column h of dy (rows x hidden), row after row. Always inlined, so that it
 // compiles for the ISA of its caller: each column's sum keeps its order, and so its bits, in
 // ColumnSumsAvx512, which adds 8 columns at once where the baseline build adds 2.
@@ -215,19 +229,12 @@ void FullyConnectedBackward(const NodeAttrs& attrs, const std::vector<TBlob>& in
   const int64_t k = in[2].shape[1];
   const int64_t batch = k == 0 ? 0 : in[1].Size() / k;
   const T* dy = in[0].ptr<const T>();
-  const bool empty = batch == 0 || k == 0;
-  if (!empty && !internal::GradientOutputUnread(attrs, 0)) {
-    internal::Gemm(false, false, batch, k, hidden, T(1), dy, hidden, in[2].ptr<const T>(), k, T(0),
-                   out[0].ptr<T>(), k);
-  }
-  if (!internal::GradientOutputUnread(attrs, 1)) {
-    T* dw = out[1].ptr<T>();
-    if (empty) {
-      std::fill(dw, dw + out[1].Size(), T(0));
-    } else {
-      internal::Gemm(true, false, hidden, k, batch, T(1), dy, hidden, in[1].ptr<const T>(), k, T(0),
-                     dw, k);
-    }
+  T* dw = internal::GradientOutputUnread(attrs, 1) ? nullptr : out[1].ptr<T>();
+  if (batch == 0 || k == 0) {
+    if (dw != nullptr) std::fill(dw, dw + out[1].Size(), T(0));
+  } else {
+    T* dx = internal::GradientOutputUnread(attrs, 0) ? nullptr : out[0].ptr<T>();
+    ProductGradients(dy, in[1].ptr<const T>(), in[2].ptr<const T>(), dx, dw, batch, hidden, k);
   }
   if (p.no_bias || internal::GradientOutputUnread(attrs, 2)) return;
   std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
