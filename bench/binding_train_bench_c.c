@@ -9,53 +9,12 @@
  * Prints the CPU model and the OpenBLAS settings ("cpu=...", "openblas=..."), one line per
  * round, "round_us=<microseconds per step>", then "median_us=..." and "loss=<last step's loss
  * sum>". One thread. */
-#include <cblas.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "hybridnet/c_api.h"
+#define BENCH_NAME "binding_train_bench_c"
+#include "binding_bench_c_common.h"
 
 enum { kBatch = 64, kInputs = 512, kClasses = 2, kMaxParams = 16 };
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static int fail(const char* what) {
-  fprintf(stderr, "binding_train_bench_c: %s: %s: %s\n", what, hn_status_name(hn_last_error_code()),
-          hn_last_error());
-  return 1;
-}
-
-/* "cpu=<model name of /proc/cpuinfo>" and the OpenBLAS build, kernels and threads in use. */
-static void print_settings(void) {
-  char line[512];
-  const char* model = "unknown";
-  FILE* f = fopen("/proc/cpuinfo", "r");
-  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "model name", 10) == 0 && strchr(line, ':') != NULL) {
-      model = strchr(line, ':') + 2;
-      line[strcspn(line, "\n")] = '\0';
-      break;
-    }
-  }
-  printf("cpu=%s\n", model);
-  if (f != NULL) fclose(f);
-  const char* coretype = getenv("OPENBLAS_CORETYPE");
-  printf("openblas=%s; core %s; OPENBLAS_CORETYPE=%s; threads in use %d\n", openblas_get_config(),
-         openblas_get_corename(), coretype != NULL ? coretype : "(unset)",
-         openblas_get_num_threads());
-}
 
 /* The seed MLP as a HybridSequential of Dense layers with known input sizes. */
 static int make_mlp(hn_block** out) {
