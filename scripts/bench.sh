@@ -7,7 +7,7 @@
 #     203d51f: before issue 14 registered ~300 more ops; target <= 1.1x), in fresh processes
 #     taking turns;
 #  3. the microbenchmarks of bench/ (seed MLP, C API overhead, ResNet-18 eager vs hybridized,
-#     single layers; the Java, R and Python bindings against the C API);
+#     single layers; the Java, Scala, R and Python bindings against the C API);
 #  4. one training step (forward + backward) against MXNet 1.9.1 hybridized and PyTorch eager
 #     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
 #     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
@@ -137,6 +137,17 @@ if [ -f "$build/bindings/java/hybridnet.jar" ]; then
   cmake --build "$build" --target bench_java_train
 else
   printf '\n== java_train_bench: not run (the Java binding is not built in %s)\n' "$build"
+fi
+# The Scala facade's training step against the C API's (bench/scala/ScalaTrainBench.scala), built
+# with Maven as a user's project over the Java and Scala artifacts of this build.
+if ! command -v mvn > /dev/null; then
+  printf '\n== scala_train_bench: not run (mvn is not installed)\n'
+elif [ ! -d "$build/bindings/scala" ] || [ ! -f "$build/bindings/java/hybridnet.jar" ]; then
+  printf '\n== scala_train_bench: not run (the Scala binding is not built in %s)\n' "$build"
+else
+  printf '\n== scala_train_bench\n'
+  cmake --build "$build" --target binding_train_bench_c
+  "$root/bench/scala/run.sh" "$build"
 fi
 # The Python package against the C API, PyTorch eager and real MXNet (bench/python_mlp_bench.py).
 python="$build/bindings/python/venv/bin/python"
