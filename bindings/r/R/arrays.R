@@ -26,8 +26,7 @@
 .hn_to_tensor_data <- function(x, layout, arg, vector_is_row = TRUE, call = sys.call(-1L)) {
   if (is.data.frame(x)) x <- as.matrix(x)
   if (!(is.numeric(x) || is.logical(x)) || is.object(x) && !is.matrix(x) && !is.array(x)) {
-    .hn_abort(sprintf("%s: '%s' must be a numeric vector, matrix or array, not %s",
-                      .hn_fn(call), arg, .hn_describe(x)), call = call)
+    .hn_abort_not_numeric(x, arg, call)
   }
   d <- dim(x)
   if (is.null(d)) {
@@ -52,10 +51,18 @@
   if (layout == "rowmajor") aperm(a) else a
 }
 
-# A new float32 tensor handle from an R array.
+.hn_abort_not_numeric <- function(x, arg, call) {
+  .hn_abort(sprintf("%s: '%s' must be a numeric vector, matrix or array, not %s", .hn_fn(call),
+                    arg, .hn_describe(x)), call = call)
+}
+
+# A new float32 tensor handle from an R array, converted (and for "rowmajor" transposed) in C in
+# one pass, straight into the tensor: no aperm() copy, one .Call.
 .hn_tensor_from_r <- function(x, layout, arg, vector_is_row = TRUE, call = sys.call(-1L)) {
-  td <- .hn_to_tensor_data(x, layout, arg, vector_is_row, call)
-  hnr_tensor_from_r(td$data, td$shape)
+  if (is.data.frame(x)) x <- as.matrix(x)
+  t <- .Call(R_swig_hnr_tensor_from_r, x, layout == "colmajor", vector_is_row, FALSE)
+  if (is.null(t)) .hn_abort_not_numeric(x, arg, call)
+  t
 }
 
 # The R value of a tensor handle (the handle stays the caller's).

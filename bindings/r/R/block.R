@@ -154,13 +154,11 @@ hn_initialize <- function(block, initializer = "uniform", seed = 0, force_reinit
 
 hn_forward <- function(block, x, layout = c("rowmajor", "colmajor")) {
   # Tensors in, tensors out (training: the outputs stay in the library, on the autograd tape).
-  # A training step's path, kept short: the glue checks each handle (its kind, not closed).
-  tensors <- if (.hn_is_tensor(x)) list(x) else if (is.list(x) && length(x) > 0L &&
-                                                   all(vapply(x, .hn_is_tensor, TRUE))) x
-  if (!is.null(tensors) && inherits(block, "HybridnetBlock")) {
-    handles <- lapply(tensors, attr, which = "handle")
-    outs <- lapply(c_hn_block_forward(block@handle, handles), .hn_new_tensor)
-    return(if (length(outs) == 1L) outs[[1L]] else outs)
+  # A training step's path, one .Call: the glue checks each handle (its kind, not closed) and
+  # makes the output tensors; it returns NULL when `x` is not all tensors.
+  if (inherits(block, "HybridnetBlock")) {
+    outs <- .Call(R_swig_hnr_forward_tensors, block@handle, x, .hn_tensor_prototype, FALSE)
+    if (!is.null(outs)) return(outs)
   }
   .hn_check_block(block)
   inputs <- if (is.list(x) && !is.data.frame(x)) x else list(x)

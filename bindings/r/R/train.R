@@ -43,7 +43,10 @@ setClass("HybridnetDataLoader", representation(handle = "externalptr", arrays = 
 
 hn_tensor <- function(x, layout = c("rowmajor", "colmajor")) {
   if (.hn_is_tensor(x)) return(x)
-  .hn_new_tensor(.hn_tensor_from_r(x, .hn_arg_layout(layout), "x", vector_is_row = FALSE))
+  # Evaluated here, not as promises inside the helpers, so that errors name hn_tensor.
+  layout <- .hn_arg_layout(layout)
+  handle <- .hn_tensor_from_r(x, layout, "x", vector_is_row = FALSE)
+  .hn_new_tensor(handle)
 }
 
 as.array.HybridnetTensor <- function(x, layout = c("rowmajor", "colmajor"), ...) {
@@ -90,24 +93,17 @@ setMethod("show", "HybridnetTensor", function(object) {
   grad_req
 }
 
-# Evaluates `expr` with recording and training set as given, restoring both afterwards (also on
-# error): MXNet's autograd.record() and pause() scopes.
-.hn_autograd_scope <- function(expr, recording, training) {
-  old_recording <- c_hn_autograd_set_recording(recording)
-  old_training <- c_hn_autograd_set_training(training)
-  on.exit({
-    c_hn_autograd_set_recording(as.integer(old_recording))
-    c_hn_autograd_set_training(as.integer(old_training))
-  })
-  expr
-}
-
+# MXNet's autograd.record() and pause() scopes: the glue evaluates the promise `expr` of this
+# frame with recording and training set as given and restores both afterwards, also on error
+# (one .Call, no on.exit).
 hn_autograd_record <- function(expr, train_mode = TRUE) {
-  .hn_autograd_scope(expr, 1L, .hn_arg_flag(train_mode, "train_mode"))
+  .Call(R_swig_hnr_autograd_scope, environment(), 1L, .hn_arg_flag(train_mode, "train_mode"),
+        FALSE)
 }
 
 hn_autograd_pause <- function(expr, train_mode = FALSE) {
-  .hn_autograd_scope(expr, 0L, .hn_arg_flag(train_mode, "train_mode"))
+  .Call(R_swig_hnr_autograd_scope, environment(), 0L, .hn_arg_flag(train_mode, "train_mode"),
+        FALSE)
 }
 
 hn_is_recording <- function() as.logical(c_hn_autograd_is_recording())

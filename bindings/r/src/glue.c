@@ -930,38 +930,137 @@ SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout) {
   return list;
 }
 
-SEXP hnr_tensor_from_r(SEXP x, SEXP shape) {
+SEXP hnr_tensor_from_r(SEXP x, SEXP colmajor, SEXP vector_is_row) {
   static const char* const fn = "hn_tensor";
   const int type = TYPEOF(x);
-  if (type != REALSXP && type != INTSXP && type != LGLSXP) {
-    hnr_arg_error(fn, "x", "must be a numeric vector, matrix or array, not %s", Describe(x));
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  /* Data frames, classed vectors and other types are the R layer's to convert or reject. */
+  if ((type != REALSXP && type != INTSXP && type != LGLSXP) || (OBJECT(x) && dim == R_NilValue)) {
+    return R_NilValue;
   }
-  const int64_t* dims = NULL;
-  int ndim = 0;
-  hnr_shape(shape, fn, "shape", &dims, &ndim);
-  int64_t size = 1;
-  for (int d = 0; d < ndim; ++d) size *= dims[d];
+  const int col = hnr_int(colmajor, fn, "colmajor");
   const R_xlen_t n = XLENGTH(x);
-  if ((int64_t)n != size) {
-    hnr_arg_error(fn, "x", "has %lld elements but its shape holds %lld", (long long)n,
-                  (long long)size);
+  int ndim =
+      dim == R_NilValue ? (hnr_int(vector_is_row, fn, "vector_is_row") ? 2 : 1) : (int)XLENGTH(dim);
+  if (ndim > 32) hnr_arg_error(fn, "x", "has %d dimensions; at most 32 are supported", ndim);
+  int64_t shape[32];
+  int64_t r_dims[32]; /* dim(x) in R's order, for the transposing walk */
+  if (dim == R_NilValue) {
+    shape[0] = 1;
+    shape[ndim - 1] = (int64_t)n;
+  } else {
+    for (int d = 0; d < ndim; ++d) {
+      r_dims[d] = (int64_t)INTEGER(dim)[d];
+      shape[col ? ndim - 1 - d : d] = r_dims[d];
+    }
   }
+  /* "rowmajor": R's element [i, j, ...] is the tensor's [i, j, ...], so memory is transposed. */
+  const int transpose = dim != R_NilValue && !col && NeedsTranspose(r_dims, ndim);
   /* The new tensor is owned (its finalizer registered) before anything can fail. */
   SEXP holder = Rf_protect(hnr_holder(HNR_KIND_tensor));
-  hnr_check(hn_tensor_create(HN_DTYPE_FLOAT32, dims, ndim, NULL, 0, (hn_tensor**)hnr_slot(holder)),
+  hnr_check(hn_tensor_create(HN_DTYPE_FLOAT32, shape, ndim, NULL, 0, (hn_tensor**)hnr_slot(holder)),
             "hn_tensor_create");
   hnr_adopted(holder);
   float* data = NULL;
   hnr_check(hn_tensor_data((hn_tensor*)*hnr_slot(holder), (void**)&data), "hn_tensor_data");
-  if (type == REALSXP) {
-    const double* in = REAL(x);
-    for (R_xlen_t i = 0; i < n; ++i) data[i] = (float)in[i];
-  } else {
-    const int* in = type == INTSXP ? INTEGER(x) : LOGICAL(x);
-    for (R_xlen_t i = 0; i < n; ++i) data[i] = in[i] == NA_INTEGER ? NAN : (float)in[i];
+  const double* real = type == REALSXP ? REAL(x) : NULL;
+  const int* ints = type == REALSXP ? NULL : type == INTSXP ? INTEGER(x) : LOGICAL(x);
+  RowMajorWalk w;
+  if (transpose) WalkStart(&w, r_dims, ndim);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const R_xlen_t at = transpose ? (R_xlen_t)w.offset : i;
+    data[i] = real ? (float)real[at] : ints[at] == NA_INTEGER ? NAN : (float)ints[at];
+    if (transpose) WalkNext(&w);
   }
   Rf_unprotect(1);
   return holder;
+}
+
+/* `handle` as a HybridnetTensor: a shallow copy of the package's prototype with the slot set. */
+static SEXP TensorObject(SEXP prototype, SEXP handle) {
+  static SEXP handle_symbol = NULL;
+  if (handle_symbol == NULL) handle_symbol = Rf_install("handle");
+  SEXP t = Rf_protect(Rf_shallow_duplicate(prototype));
+  Rf_setAttrib(t, handle_symbol, handle);
+  Rf_unprotect(1);
+  return t;
+}
+
+/* The tensor handle of a HybridnetTensor, or NULL for anything else. */
+static SEXP TensorHandle(SEXP x) {
+  static SEXP handle_symbol = NULL;
+  if (handle_symbol == NULL) handle_symbol = Rf_install("handle");
+  if (!IS_S4_OBJECT(x) || !Rf_inherits(x, "HybridnetTensor")) return NULL;
+  return Rf_getAttrib(x, handle_symbol);
+}
+
+SEXP hnr_forward_tensors(SEXP block, SEXP x, SEXP prototype) {
+  static const char* const fn = "hn_forward";
+  SEXP one = TensorHandle(x);
+  const R_xlen_t n = one != NULL ? 1 : TYPEOF(x) == VECSXP ? XLENGTH(x) : 0;
+  if (n == 0) return R_NilValue;
+  hn_tensor** inputs = (hn_tensor**)R_alloc((size_t)n, sizeof(hn_tensor*));
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP h = one != NULL ? one : TensorHandle(VECTOR_ELT(x, i));
+    if (h == NULL) return R_NilValue; /* not all tensors: the R arrays path */
+    inputs[i] = (hn_tensor*)hnr_handle(h, HNR_KIND_tensor, fn, "x");
+  }
+  hn_block* b = (hn_block*)hnr_handle(block, HNR_KIND_block, fn, "block");
+  enum { kMaxOutputs = 64 };
+  hn_tensor* outputs[kMaxOutputs];
+  size_t count = 0;
+  hnr_check(hn_block_forward(b, inputs, (size_t)n, kMaxOutputs, outputs, &count),
+            "hn_block_forward");
+  SEXP handles = Rf_protect(hnr_adopt_all(HNR_KIND_tensor, (void**)outputs, count));
+  SEXP out;
+  if (count == 1) {
+    out = TensorObject(prototype, VECTOR_ELT(handles, 0));
+  } else {
+    out = Rf_protect(Rf_allocVector(VECSXP, (R_xlen_t)count));
+    for (size_t i = 0; i < count; ++i) {
+      SET_VECTOR_ELT(out, (R_xlen_t)i, TensorObject(prototype, VECTOR_ELT(handles, (R_xlen_t)i)));
+    }
+    Rf_unprotect(1);
+  }
+  Rf_unprotect(1);
+  return out;
+}
+
+typedef struct {
+  SEXP env;
+  int recording;
+  int training;
+} ScopeState;
+
+static SEXP ScopeBody(void* data) {
+  ScopeState* st = (ScopeState*)data;
+  return Rf_eval(Rf_install("expr"), st->env);
+}
+
+static void ScopeCleanup(void* data, Rboolean jump) {
+  ScopeState* st = (ScopeState*)data;
+  (void)jump;
+  hn_autograd_set_recording(st->recording, NULL);
+  hn_autograd_set_training(st->training, NULL);
+}
+
+SEXP hnr_autograd_scope(SEXP env, SEXP recording, SEXP training) {
+  static const char* const fn = "hn_autograd_record";
+  if (TYPEOF(env) != ENVSXP)
+    hnr_arg_error(fn, "env", "must be an environment, not %s", Describe(env));
+  const int want_recording = hnr_int(recording, fn, "recording");
+  const int want_training = hnr_int(training, fn, "training");
+  ScopeState st = {env, 0, 0};
+  hnr_check(hn_autograd_set_recording(want_recording, &st.recording), "hn_autograd_set_recording");
+  const int status = hn_autograd_set_training(want_training, &st.training);
+  if (status != HN_OK) {
+    hn_autograd_set_recording(st.recording, NULL);
+    hnr_check(status, "hn_autograd_set_training");
+  }
+  SEXP token = Rf_protect(R_MakeUnwindCont());
+  SEXP value = R_UnwindProtect(ScopeBody, &st, ScopeCleanup, &st, token);
+  Rf_unprotect(1);
+  return value;
 }
 
 SEXP hnr_live_handles(void) {

@@ -118,9 +118,18 @@ SEXP hnr_fast_predictor(const hn_model* model);
 SEXP hnr_fast_predict(SEXP fast, SEXP x, SEXP layout);
 /* Frees the fast predictor now (the finalizer then does nothing); anything else is ignored. */
 void hnr_fast_release(SEXP fast);
-/* A new float32 tensor of `shape` holding the elements of the numeric vector `x` (column-major
- * R memory read as row-major elements), converted straight into the tensor's storage. */
-SEXP hnr_tensor_from_r(SEXP x, SEXP shape);
+/* A new float32 tensor holding the numeric (double, integer or logical) array `x`, converted
+ * straight into the tensor's storage: shape rev(dim(x)) when `colmajor` (R's memory read as
+ * is), else dim(x) (transposed while converting); a vector without dim is shape (1, n) when
+ * `vector_is_row`, else (n). R NULL for a data frame, a classed vector or another type. */
+SEXP hnr_tensor_from_r(SEXP x, SEXP colmajor, SEXP vector_is_row);
+/* hn_forward on tensors in one call: `x` a HybridnetTensor or a list of them, the outputs as
+ * shallow copies of `prototype` (an empty HybridnetTensor) holding the new handles (a list for
+ * several). R NULL when `x` is not all tensors (the caller converts R arrays). */
+SEXP hnr_forward_tensors(SEXP block, SEXP x, SEXP prototype);
+/* Evaluates `expr` in `env` (forcing the promise) with autograd recording and training set as
+ * given, restoring both afterwards, also when `expr` raises an error or jumps. */
+SEXP hnr_autograd_scope(SEXP env, SEXP recording, SEXP training);
 /* Live handles made by this package, per kind (a named integer vector). */
 SEXP hnr_live_handles(void);
 /* HN_ABI_VERSION of the header this package was compiled with. */

@@ -26,6 +26,56 @@ test_that("tensors keep R's values and layouts", {
   expect_output(show(t), "hybridnet tensor \\(2, 3\\)")
 })
 
+test_that("tensors convert arrays of any rank, data frames and NA in one pass", {
+  a <- array(seq_len(24) / 4, dim = c(2, 3, 4))
+  expect_identical(hn_shape(hn_tensor(a)), c(2, 3, 4))
+  expect_identical(as.array(hn_tensor(a)), a)
+  expect_identical(hn_shape(hn_tensor(a, layout = "colmajor")), c(4, 3, 2))
+  expect_identical(as.array(hn_tensor(a, layout = "colmajor"), layout = "colmajor"), a)
+  expect_identical(as.array(hn_tensor(array(1:3, dim = 3))), c(1, 2, 3))
+  df <- data.frame(u = c(1, 2), v = c(3, 4))
+  expect_identical(as.array(hn_tensor(df)), unname(as.matrix(df)))
+  expect_identical(as.array(hn_tensor(c(TRUE, NA, FALSE))), c(1, NA, 0))
+  expect_identical(as.array(hn_tensor(c(1L, NA))), c(1, NA))
+  expect_error(hn_tensor(factor("a")), "hn_tensor: 'x' must be a numeric vector, matrix or array",
+               class = "hybridnet_error_invalid_argument")
+  expect_error(hn_tensor(data.frame(s = "a")), "'x' must be a numeric vector",
+               class = "hybridnet_error_invalid_argument")
+})
+
+test_that("forward takes tensors or R arrays; a closed tensor is an error", {
+  net <- hn_linear(c(0.5, -1))
+  x <- hn_tensor(matrix(c(2, 4), 1, 2))
+  out <- hn_forward(net, x)
+  expect_true(is(out, "HybridnetTensor"))
+  expect_identical(as.array(out), matrix(-3, 1, 1))
+  expect_identical(as.array(hn_forward(net, list(x))), matrix(-3, 1, 1))
+  expect_identical(hn_forward(net, matrix(c(2, 4), 1, 2)), matrix(-3, 1, 1))
+  loss <- hn_forward(hn_loss("L2Loss"), list(out, hn_tensor(matrix(-1, 1, 1))))
+  expect_identical(as.array(loss), 2)
+  hn_free(x)
+  expect_error(hn_forward(net, x), "closed", class = "hybridnet_error_invalid_argument")
+  expect_error(hn_forward(net, list()), "takes one input, got 0")
+})
+
+test_that("record and pause restore both flags after errors and non-local exits", {
+  expect_error(hn_autograd_record(hn_autograd_pause(stop("deep"), train_mode = TRUE)), "deep")
+  expect_false(hn_is_recording())
+  expect_false(hn_is_training())
+  escape <- function() {
+    hn_autograd_record(return("left"))
+    "not reached"
+  }
+  expect_identical(escape(), "left")
+  expect_false(hn_is_recording())
+  expect_false(hn_is_training())
+  expect_identical(withRestarts(hn_autograd_record(invokeRestart("out", 7)),
+                                out = function(v) v), 7)
+  expect_false(hn_is_recording())
+  expect_error(hn_autograd_record(1, train_mode = NA), "'train_mode' must be TRUE or FALSE")
+  expect_false(hn_is_recording())
+})
+
 test_that("record, backward and grad give the gradient; pause and errors restore the state", {
   x <- hn_tensor(c(1, 2, 3))
   hn_attach_grad(x)
