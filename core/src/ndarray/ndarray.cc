@@ -46,7 +46,7 @@ class LargeBlockPool {
     return p;
   }
   // Keeps the block of `bytes` at p, or frees it.
-  void Give(void* p, size_t bytes) {
+  void Give(void* p, [[maybe_unused]] size_t bytes) {
 #ifndef __SANITIZE_ADDRESS__
     if (bytes >= kPooledBytes) {
       std::lock_guard<std::mutex> lock(mutex_);
