@@ -39,7 +39,8 @@ import sys
 
 import numpy as np
 
-from train_step_bench import HERE, close_enough, describe, run_workers, serve
+from train_step_bench import (HERE, close_enough, describe, peer_commands, run_workers, serve,
+                              torch_graph_net)
 
 THIS = os.path.abspath(__file__)
 DIGITS_SAMPLES = 1797
@@ -163,20 +164,10 @@ def mxnet_worker(prefix, folder, optimizer, batch, threads):
 
 
 def torch_worker(prefix, folder, optimizer, batch, threads):
-    import json
-
     import torch
     import torch.nn.functional as F
 
-    sys.path.insert(0, os.path.join(HERE, "peer"))
-    from torch_graph import MXNetGraph
-
-    torch.set_num_threads(threads)
-    torch.set_num_interop_threads(1)
-    npy = prefix + ".npy"
-    params = {f[:-4]: np.load(os.path.join(npy, f)) for f in os.listdir(npy)}
-    with open(prefix + "-symbol.json") as f:
-        net = MXNetGraph(json.load(f), params, ["data"], trainable=True).train()
+    net = torch_graph_net(prefix, ["data"], threads)
     data, label = load_samples(folder)
     loader = torch.utils.data.DataLoader(
         torch.utils.data.TensorDataset(torch.from_numpy(data), torch.from_numpy(label).long()),
@@ -267,23 +258,9 @@ def main():
     folder = os.path.join(build, "bench_models", "train_epoch")
     write_models(build, folder, hn_python)
 
-    def imports(python, module):
-        return os.path.exists(python) and subprocess.run(
-            [python, "-c", "import " + module], capture_output=True).returncode == 0
-
     commands = {"hybridnet": ([hn_python, THIS, "--worker", "hybridnet"], {}),
                 "hybridnet C++": ([worker], {})}
-    if imports(args.mxnet, "mxnet"):
-        commands["MXNet"] = ([args.mxnet, THIS, "--worker", "mxnet"],
-                             {"MXNET_SUBGRAPH_BACKEND": "NONE", "MXNET_CPU_WORKER_NTHREADS": "1"})
-    else:
-        print(f"MXNet 1.9.1: SKIPPED (not importable by {args.mxnet}; scripts/setup-mxnet.sh "
-              "installs it)")
-    if imports(args.torch_python, "torch"):
-        commands["PyTorch"] = ([args.torch_python, THIS, "--worker", "torch"], {})
-    else:
-        print(f"PyTorch: SKIPPED (not importable by {args.torch_python}; Debian's python3-torch, "
-              "which make bench installs)")
+    commands.update(peer_commands(THIS, args.mxnet, args.torch_python))
     commands = {s: c for s, c in commands.items() if s in wanted}
 
     models = [m for m in MODELS if m.name in args.models.split(",")]

@@ -133,11 +133,12 @@ def load_inputs(folder, names):
         os.path.join(folder, "label.npy"))
 
 
-def torch_worker(prefix, folder, names, threads):
+def torch_graph_net(prefix, names, threads):
+    """The export PREFIX (its parameters as PREFIX.npy/*.npy) as a trainable PyTorch module in
+    training mode (peer/torch_graph.py), with PyTorch on `threads` threads."""
     import json
 
     import torch
-    import torch.nn.functional as F
 
     sys.path.insert(0, os.path.join(HERE, "peer"))
     from torch_graph import MXNetGraph
@@ -147,7 +148,14 @@ def torch_worker(prefix, folder, names, threads):
     npy = prefix + ".npy"
     params = {f[:-4]: np.load(os.path.join(npy, f)) for f in os.listdir(npy)}
     with open(prefix + "-symbol.json") as f:
-        net = MXNetGraph(json.load(f), params, names, trainable=True).train()
+        return MXNetGraph(json.load(f), params, names, trainable=True).train()
+
+
+def torch_worker(prefix, folder, names, threads):
+    import torch
+    import torch.nn.functional as F
+
+    net = torch_graph_net(prefix, names, threads)
     weights = list(net.parameters())
     arrays, label = load_inputs(folder, names)
     inputs = [torch.from_numpy(a) for a in arrays]
@@ -381,6 +389,28 @@ def describe(build):
           "them)")
 
 
+def peer_commands(script, mxnet_python, torch_python):
+    """The MXNet and PyTorch workers (`script --worker mxnet|torch`), system -> (command, extra
+    environment), for the Pythons that import them; a SKIPPED line for each that does not."""
+    def imports(python, module):
+        return os.path.exists(python) and subprocess.run(
+            [python, "-c", "import " + module], capture_output=True).returncode == 0
+
+    commands = {}
+    if imports(mxnet_python, "mxnet"):
+        commands["MXNet"] = ([mxnet_python, script, "--worker", "mxnet"],
+                             {"MXNET_SUBGRAPH_BACKEND": "NONE", "MXNET_CPU_WORKER_NTHREADS": "1"})
+    else:
+        print(f"MXNet 1.9.1: SKIPPED (not importable by {mxnet_python}; scripts/setup-mxnet.sh "
+              "installs it)")
+    if imports(torch_python, "torch"):
+        commands["PyTorch"] = ([torch_python, script, "--worker", "torch"], {})
+    else:
+        print(f"PyTorch: SKIPPED (not importable by {torch_python}; Debian's python3-torch, "
+              "which make bench installs)")
+    return commands
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
@@ -409,21 +439,7 @@ def main():
     else:
         print(f"hybridnet: SKIPPED (no {worker}; ninja -C {args.build} train_step_worker "
               "builds it)")
-    def imports(python, module):
-        return os.path.exists(python) and subprocess.run(
-            [python, "-c", "import " + module], capture_output=True).returncode == 0
-
-    if imports(args.mxnet, "mxnet"):
-        commands["MXNet"] = ([args.mxnet, THIS, "--worker", "mxnet"],
-                             {"MXNET_SUBGRAPH_BACKEND": "NONE", "MXNET_CPU_WORKER_NTHREADS": "1"})
-    else:
-        print(f"MXNet 1.9.1: SKIPPED (not importable by {args.mxnet}; scripts/setup-mxnet.sh "
-              "installs it)")
-    if imports(args.torch_python, "torch"):
-        commands["PyTorch"] = ([args.torch_python, THIS, "--worker", "torch"], {})
-    else:
-        print(f"PyTorch: SKIPPED (not importable by {args.torch_python}; Debian's python3-torch, "
-              "which make bench installs)")
+    commands.update(peer_commands(THIS, args.mxnet, args.torch_python))
     commands = {s: c for s, c in commands.items() if s in wanted}
 
     models = [m for m in MODELS if m.name in args.models.split(",")]
