@@ -213,6 +213,31 @@ void SumPoolRow(const T* x, T* y, const SpatialGeom& g, int64_t lane, bool count
   }
 }
 
+// Output row r of `type` pooling (lp with p = pv) on the portable row kernels; scratch holds one
+// input row (image width x lane values).
+template <typename T>
+void PoolRow(PoolType type, int pv, bool include_pad, bool nan_on_empty, const T* x, T* y,
+             const SpatialGeom& g, int64_t lane, T* scratch, int64_t r) {
+  switch (type) {
+    case PoolType::kMax:
+      MaxPoolRow(x, y, g, lane, scratch, r);
+      break;
+    case PoolType::kAvg:
+      SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+      break;
+    case PoolType::kSum:
+    case PoolType::kLp:
+      if (pv == 2) {
+        SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+      } else if (pv == 3) {
+        SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+      } else {
+        SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
+      }
+      break;
+  }
+}
+
 }  // namespace
 
 KernelChoice& PoolingKernels() {
@@ -275,24 +300,7 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
       MaxPoolPlaneRowAvx512(x, y, g, scratch, r);
       return;
     }
-    switch (type) {
-      case PoolType::kMax:
-        MaxPoolRow(x, y, g, lane, scratch, r);
-        break;
-      case PoolType::kAvg:
-        SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        break;
-      case PoolType::kSum:
-      case PoolType::kLp:
-        if (pv == 2) {
-          SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        } else if (pv == 3) {
-          SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        } else {
-          SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, scratch, r);
-        }
-        break;
-    }
+    PoolRow(type, pv, include_pad, nan_on_empty, x, y, g, lane, scratch, r);
   });
 }
 
@@ -370,6 +378,30 @@ void UnpoolPlane(const T* x, const T* y, const T* dy, T* dx, const SpatialGeom& 
         }
       }
     }
+  }
+}
+
+// UnpoolPlane for `type` pooling (lp with p = pv).
+template <typename T>
+void UnpoolPlaneOf(PoolType type, int pv, bool include_pad, const T* xi, const T* yi, const T* dyi,
+                   T* dxi, const SpatialGeom& g, int64_t lane) {
+  switch (type) {
+    case PoolType::kMax:
+      UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+      break;
+    case PoolType::kAvg:
+      UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+      break;
+    case PoolType::kSum:
+    case PoolType::kLp:
+      if (pv == 2) {
+        UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
+      } else if (pv == 3) {
+        UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
+      } else {
+        UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
+      }
+      break;
   }
 }
 
@@ -480,24 +512,7 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x,
       UnpoolMaxPlaneAvx512(xi, yi, dyi, dxi, g);
       return;
     }
-    switch (type) {
-      case PoolType::kMax:
-        UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        break;
-      case PoolType::kAvg:
-        UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        break;
-      case PoolType::kSum:
-      case PoolType::kLp:
-        if (pv == 2) {
-          UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
-        } else if (pv == 3) {
-          UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
-        } else {
-          UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        }
-        break;
-    }
+    UnpoolPlaneOf(type, pv, include_pad, xi, yi, dyi, dxi, g, lane);
   });
 }
 
@@ -515,25 +530,7 @@ void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, cons
     const double* x = xd + i * IS;
     double* y = yd + i * OS;
     for (int64_t r = 0; r < g.grid[0] * g.grid[1]; ++r) {
-      double* acc = scratch.data();
-      switch (type) {
-        case PoolType::kMax:
-          MaxPoolRow(x, y, g, lane, acc, r);
-          break;
-        case PoolType::kAvg:
-          SumPoolRow<kAvg, 1>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
-          break;
-        case PoolType::kSum:
-        case PoolType::kLp:
-          if (pv == 2) {
-            SumPoolRow<kSum, 2>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
-          } else if (pv == 3) {
-            SumPoolRow<kSum, 3>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
-          } else {
-            SumPoolRow<kSum, 1>(x, y, g, lane, include_pad, nan_on_empty, acc, r);
-          }
-          break;
-      }
+      PoolRow(type, pv, include_pad, nan_on_empty, x, y, g, lane, scratch.data(), r);
     }
   }
 }
@@ -545,24 +542,7 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const double* x
   for (int64_t i = 0; i < planes; ++i) {
     const double *xi = x + i * IS, *yi = y + i * OS, *dyi = dy + i * OS;
     double* dxi = dx + i * IS;
-    switch (type) {
-      case PoolType::kMax:
-        UnpoolPlane<kMax, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        break;
-      case PoolType::kAvg:
-        UnpoolPlane<kAvg, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        break;
-      case PoolType::kSum:
-      case PoolType::kLp:
-        if (pv == 2) {
-          UnpoolPlane<kSum, 2>(xi, yi, dyi, dxi, g, lane, include_pad);
-        } else if (pv == 3) {
-          UnpoolPlane<kSum, 3>(xi, yi, dyi, dxi, g, lane, include_pad);
-        } else {
-          UnpoolPlane<kSum, 1>(xi, yi, dyi, dxi, g, lane, include_pad);
-        }
-        break;
-    }
+    UnpoolPlaneOf(type, pv, include_pad, xi, yi, dyi, dxi, g, lane);
   }
 }
 
