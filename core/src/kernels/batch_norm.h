@@ -70,20 +70,22 @@ inline float BatchNormVariance(float invstd, double eps) {
 /// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
 /// partial sums pairwise as in BatchNormBatchStats. The AVX-512 version where the CPU has it, else
 /// the scalar one; both give the same bits.
-struct BatchNormGradArgs {
-  const float* dy;
-  const float* x;
-  const float* gamma;
-  float* moving_mean;
-  float* moving_var;
-  float* dx;
-  float* dgamma;
-  float* dbeta;
+template <typename T>
+struct BatchNormGradArgsOf {
+  const T* dy;
+  const T* x;
+  const T* gamma;
+  T* moving_mean;
+  T* moving_var;
+  T* dx;
+  T* dgamma;
+  T* dbeta;
   double eps;
-  float momentum;
+  T momentum;
   bool fix_gamma;
   bool batch_stats;
 };
+using BatchNormGradArgs = BatchNormGradArgsOf<float>;
 void BatchNormBackward(const BatchNormGradArgs& args, const BatchNormDims& dims);
 void BatchNormBackwardScalar(const BatchNormGradArgs& args, const BatchNormDims& dims);
 void BatchNormBackwardAvx512(const BatchNormGradArgs& args, const BatchNormDims& dims);
@@ -109,20 +111,7 @@ struct BatchNormFloat64Args {
 void BatchNormForward(const BatchNormFloat64Args& args, const BatchNormDims& dims);
 
 /// BatchNormBackward in float64 (BatchNormGradArgs' fields in double). One thread.
-struct BatchNormGradFloat64Args {
-  const double* dy;
-  const double* x;
-  const double* gamma;
-  double* moving_mean;
-  double* moving_var;
-  double* dx;
-  double* dgamma;
-  double* dbeta;
-  double eps;
-  double momentum;
-  bool fix_gamma;
-  bool batch_stats;
-};
+using BatchNormGradFloat64Args = BatchNormGradArgsOf<double>;
 void BatchNormBackward(const BatchNormGradFloat64Args& args, const BatchNormDims& dims);
 
 }  // namespace internal

@@ -239,6 +239,27 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return known;
 }
 
+// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var) and outputs.
+template <typename T>
+void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
+                          const std::vector<TBlob>& in, const std::vector<TBlob>& out,
+                          const internal::BatchNormDims& dims) {
+  internal::BatchNormGradArgsOf<T> args;
+  args.dy = in[0].ptr<const T>();
+  args.x = in[1].ptr<const T>();
+  args.gamma = in[2].ptr<const T>();
+  args.moving_mean = in[3].ptr<T>();
+  args.moving_var = in[4].ptr<T>();
+  args.dx = out[0].ptr<T>();
+  args.dgamma = out[1].ptr<T>();
+  args.dbeta = out[2].ptr<T>();
+  args.eps = p.eps;
+  args.momentum = p.momentum;
+  args.fix_gamma = p.fix_gamma;
+  args.batch_stats = ctx.is_train && !p.use_global_stats;
+  internal::BatchNormBackward(args, dims);
+}
+
 void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BatchNormParam>();
@@ -250,36 +271,10 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
   dims.channels = shape[axis];
   if (in[1].dtype == DType::kFloat64) {
-    internal::BatchNormGradFloat64Args a;
-    a.dy = in[0].ptr<const double>();
-    a.x = in[1].ptr<const double>();
-    a.gamma = in[2].ptr<const double>();
-    a.moving_mean = in[3].ptr<double>();
-    a.moving_var = in[4].ptr<double>();
-    a.dx = out[0].ptr<double>();
-    a.dgamma = out[1].ptr<double>();
-    a.dbeta = out[2].ptr<double>();
-    a.eps = p.eps;
-    a.momentum = p.momentum;
-    a.fix_gamma = p.fix_gamma;
-    a.batch_stats = ctx.is_train && !p.use_global_stats;
-    internal::BatchNormBackward(a, dims);
-    return;
+    RunBatchNormBackward<double>(ctx, p, in, out, dims);
+  } else {
+    RunBatchNormBackward<float>(ctx, p, in, out, dims);
   }
-  internal::BatchNormGradArgs args;
-  args.dy = in[0].ptr<const float>();
-  args.x = in[1].ptr<const float>();
-  args.gamma = in[2].ptr<const float>();
-  args.moving_mean = in[3].ptr<float>();
-  args.moving_var = in[4].ptr<float>();
-  args.dx = out[0].ptr<float>();
-  args.dgamma = out[1].ptr<float>();
-  args.dbeta = out[2].ptr<float>();
-  args.eps = p.eps;
-  args.momentum = p.momentum;
-  args.fix_gamma = p.fix_gamma;
-  args.batch_stats = ctx.is_train && !p.use_global_stats;
-  internal::BatchNormBackward(args, dims);
 }
 
 // Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
