@@ -13,6 +13,7 @@
 #include "hybridnet/gluon/loss.h"
 #include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/gluon/nn.h"
+#include "hybridnet/gluon/summary.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/param.h"
 
@@ -566,6 +567,15 @@ int hn_block_to_string(hn_block* block, char** out) noexcept {
   CheckHandle(block, "block");
   CheckOut(out, "out");
   *out = NewCString(block->block->ToString());
+  HN_API_END();
+}
+
+int hn_block_summary(hn_block* block, hn_tensor* const* inputs, size_t num_inputs,
+                     char** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(block, "block");
+  CheckOut(out, "out");
+  *out = NewCString(gluon::Summary(*block->block, ToArrays(inputs, num_inputs, "inputs")));
   HN_API_END();
 }
 

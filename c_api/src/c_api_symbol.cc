@@ -3,6 +3,7 @@
 
 #include "c_api_common.h"
 #include "hybridnet/io/json.h"
+#include "hybridnet/visualization.h"
 
 using namespace hn_capi;  // NOLINT
 namespace hn = ::hybridnet;
@@ -313,5 +314,58 @@ int hn_shape_info_complete(const hn_shape_info* info, int* out_complete) noexcep
 }
 
 void hn_shape_info_free(hn_shape_info* info) noexcept { delete info; }
+
+// ---- mx.viz -----------------------------------------------------------------------------
+
+int hn_symbol_print_summary(const hn_symbol* symbol, size_t num_known, const char* const* names,
+                            const int* ndims, const int64_t* dims, int line_length,
+                            const double* positions, size_t num_positions, char** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  CheckOut(out, "out");
+  std::optional<hn::viz::InputShapes> shapes;
+  if (num_known > 0) shapes = ToShapes(num_known, names, ndims, dims);
+  hn::viz::SummaryLayout layout;
+  if (line_length != 0) layout.line_length = line_length;
+  if (num_positions > 0) {
+    HN_CHECK(positions != nullptr, kInvalidArgument) << "positions is NULL";
+    layout.positions.assign(positions, positions + num_positions);
+  }
+  *out = NewCString(hn::viz::PrintSummary(symbol->symbol, shapes, layout));
+  HN_API_END();
+}
+
+int hn_symbol_plot_network(const hn_symbol* symbol, const char* title, size_t num_known,
+                           const char* const* names, const int* ndims, const int64_t* dims,
+                           size_t num_dtypes, const char* const* dtype_names, const int* dtypes,
+                           size_t num_node_attrs, const char* const* attr_keys,
+                           const char* const* attr_values, int hide_weights, char** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  CheckOut(out, "out");
+  hn::viz::PlotOptions options;
+  if (title != nullptr) options.title = title;
+  if (num_known > 0) options.shapes = ToShapes(num_known, names, ndims, dims);
+  if (num_dtypes > 0) {
+    HN_CHECK(dtype_names != nullptr && dtypes != nullptr, kInvalidArgument)
+        << "dtype_names or dtypes is NULL while num_dtypes is " << num_dtypes;
+    options.dtypes.emplace();
+    for (size_t i = 0; i < num_dtypes; ++i)
+      (*options.dtypes)[CheckString(dtype_names[i], "dtype_names[i]")] = ToDType(dtypes[i]);
+  }
+  options.node_attrs = ToAttrs(attr_keys, attr_values, num_node_attrs);
+  options.hide_weights = hide_weights != 0;
+  *out = NewCString(hn::viz::PlotNetwork(symbol->symbol, options));
+  HN_API_END();
+}
+
+int hn_symbol_as_run(const hn_symbol* symbol, size_t num_known, const char* const* names,
+                     const int* ndims, const int64_t* dims, hn_symbol** out) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(symbol, "symbol");
+  CheckOut(out, "out");
+  *out = NewSymbol(hn::viz::AsRunGraph(symbol->symbol, ToShapes(num_known, names, ndims, dims)));
+  HN_API_END();
+}
 
 }  // extern "C"

@@ -17,6 +17,8 @@ namespace hybridnet_cli {
   X(kOps)                  \
   X(kRun)                  \
   X(kBench)                \
+  X(kSummary)              \
+  X(kDot)                  \
   /* end of the table: every row above ends with a backslash */
 
 #define HN_CLI_DECLARE(command) extern const Command command;

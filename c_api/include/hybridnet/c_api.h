@@ -586,6 +586,42 @@ HN_API int hn_shape_info_complete(const hn_shape_info* info, int* out_complete) 
 /** Releases an inference result. Accepts NULL. */
 HN_API void hn_shape_info_free(hn_shape_info* info) HN_NOEXCEPT;
 
+/** MXNet 1.9.1's mx.viz.print_summary(symbol, shape, line_length, positions) text, byte for byte:
+ *  one row per op node with its output shape (batch axis left out), parameter count and the
+ *  layers it reads, then the total. Known input shapes as in hn_symbol_infer_shape; num_known 0
+ *  is MXNet's shape=None (no shape column, shape-dependent counts 0). line_length 0 and
+ *  num_positions 0 take MXNet's defaults (120; .44, .64, .74, 1.: fractions of line_length when
+ *  the last is <= 1, else character positions; 4 increasing values). Shapes that leave a node's
+ *  shape unknown are HN_ERR_SHAPE naming the input. Ownership: *out is new (hn_string_free).
+ *  Thread-safe. */
+HN_API int hn_symbol_print_summary(const hn_symbol* symbol, size_t num_known,
+                                   const char* const* names, const int* ndims, const int64_t* dims,
+                                   int line_length, const double* positions, size_t num_positions,
+                                   char** out) HN_NOEXCEPT;
+
+/** MXNet 1.9.1's mx.viz.plot_network(symbol, title, shape=..., dtype=..., node_attrs=...,
+ *  hide_weights=...) as Graphviz DOT source (graphviz.Digraph's .source: no final newline):
+ *  MXNet's nodes, labels, colours and edges. `title` NULL is "plot". Shapes as in
+ *  hn_symbol_print_summary (num_known 0: edges without shapes); `num_dtypes` input dtypes
+ *  (hn_dtype values for dtype_names[i]; 0: edges without dtypes); `num_node_attrs` Graphviz node
+ *  attributes overriding the defaults (may be 0 with NULL arrays); hide_weights 1 hides
+ *  *_weight, *_bias, *_gamma, ... variables. Ownership: *out is new (hn_string_free).
+ *  Thread-safe. */
+HN_API int hn_symbol_plot_network(const hn_symbol* symbol, const char* title, size_t num_known,
+                                  const char* const* names, const int* ndims, const int64_t* dims,
+                                  size_t num_dtypes, const char* const* dtype_names,
+                                  const int* dtypes, size_t num_node_attrs,
+                                  const char* const* attr_keys, const char* const* attr_values,
+                                  int hide_weights, char** out) HN_NOEXCEPT;
+
+/** The graph as the executor runs it for these input shapes (all given, as in
+ *  hn_symbol_infer_shape): fused kernels (_hn_convolution, ...) and channel-last layout changes
+ *  as nodes. For hn_symbol_print_summary and hn_symbol_plot_network; its internal ops have no
+ *  MXNet JSON form, so hn_symbol_to_json and hn_symbol_save fail on it. Ownership: *out is new.
+ *  Thread-safe. */
+HN_API int hn_symbol_as_run(const hn_symbol* symbol, size_t num_known, const char* const* names,
+                            const int* ndims, const int64_t* dims, hn_symbol** out) HN_NOEXCEPT;
+
 /* ============================================================================================
  * Blocks (Gluon). Write a model as a tree of blocks, initialize, run it eagerly, hybridize it
  * (the next forward traces it into a graph and caches an executor), export it.
@@ -861,6 +897,14 @@ HN_API int hn_block_name(hn_block* block, const char** out_name) HN_NOEXCEPT;
 /** MXNet's text form of the tree ("HybridSequential(\n  (0): Dense(512 -> 256, ...)...").
  *  Ownership: *out is new (hn_string_free). */
 HN_API int hn_block_to_string(hn_block* block, char** out) HN_NOEXCEPT;
+
+/** MXNet 1.9.1's Block.summary(*inputs) text, byte for byte: runs the block once on `inputs`
+ *  and lists every block called but the sequential containers ("Conv2D-1", its output shapes,
+ *  the size of its own parameters), then the total, trainable, non-trainable, shared and unique
+ *  parameter counts. The tree must be initialized and not hybridized (HN_ERR_INVALID_ARGUMENT
+ *  naming the hybridized block). Ownership: *out is new (hn_string_free). */
+HN_API int hn_block_summary(hn_block* block, hn_tensor* const* inputs, size_t num_inputs,
+                            char** out) HN_NOEXCEPT;
 
 /** The initialized parameters of the tree by full name ("dense0_weight"), sharing storage
  *  (writing a tensor's data changes the weights). Ownership: *out is new. */

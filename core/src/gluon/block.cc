@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "gluon/block_calls.h"
 #include "graph/naming.h"
 #include "hybridnet/autograd.h"
 #include "hybridnet/io/params.h"
@@ -32,6 +33,19 @@ std::string Indent(const std::string& text) {
 }
 
 }  // namespace
+
+}  // namespace gluon
+
+namespace internal {
+
+BlockCallObserver*& CurrentBlockCallObserver() {
+  thread_local BlockCallObserver* observer = nullptr;
+  return observer;
+}
+
+}  // namespace internal
+
+namespace gluon {
 
 // ---------------------------------------------------------------------------------------------
 // Block
@@ -179,7 +193,10 @@ NDArray Block::operator()(const NDArray& x) {
 
 std::vector<NDArray> Block::operator()(const std::vector<NDArray>& inputs) {
   prefix();
-  return Apply(inputs);
+  std::vector<NDArray> outputs = Apply(inputs);
+  if (auto* observer = ::hybridnet::internal::CurrentBlockCallObserver())
+    observer->Called(*this, Describe(), alias_, params_, outputs);
+  return outputs;
 }
 
 Symbol Block::operator()(const Symbol& x) {
