@@ -34,10 +34,14 @@ std::string ClassName(Block& block, const std::string& description, const std::s
 }
 
 // Python's str() of the shapes: "(1, 10)" for one, "(1, 10), (1, 5)" for several (a list's
-// text without its brackets).
+// text without its brackets). A symbolic output (a child called while its parent traces itself to
+// complete deferred shapes, as MXNet does too) prints as MXNet prints a Symbol.
 std::string ShapesText(const std::vector<NDArray>& arrays) {
   std::string text;
-  for (size_t i = 0; i < arrays.size(); ++i) text += (i ? ", " : "") + arrays[i].shape().ToString();
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const NDArray& x = arrays[i];
+    text += (i ? ", " : "") + (x.is_symbolic() ? x.ToString() : x.shape().ToString());
+  }
   return text;
 }
 

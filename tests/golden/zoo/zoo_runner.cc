@@ -24,6 +24,9 @@
 //       eagerly, then hybridized (a fresh import each time): every gradient, named as the
 //       parameter or input, to OUT-eager.params and OUT-hybrid.params (gradients_golden.py). The
 //       two runs must agree bit for bit.
+//   zoo_runner summary NAME D0,D1,...
+//       builds NAME as `build` does, initializes it and prints Block.summary on zeros of that
+//       shape (viz_golden.py compares the text with MXNet's).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +40,7 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/gluon/conv_layers.h"
 #include "hybridnet/gluon/model_zoo.h"
+#include "hybridnet/gluon/summary.h"
 #include "hybridnet/gluon/symbol_block.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/io/params.h"
@@ -302,6 +306,20 @@ int Build(const std::string& name, const std::string& prefix, const std::string&
   return 0;
 }
 
+int PrintSummary(const std::string& name, const std::string& dims) {
+  std::vector<int64_t> shape;
+  for (size_t start = 0; start <= dims.size();) {
+    size_t comma = std::min(dims.find(',', start), dims.size());
+    shape.push_back(std::stoll(dims.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  Seed(11);
+  auto net = LayerNet(name);
+  net->Initialize(Xavier());
+  std::cout << gluon::Summary(*net, {NDArray::Zeros(Shape(shape))});
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -318,11 +336,12 @@ int main(int argc, char** argv) {
     if ((args.size() == 4 || args.size() == 5) && args[0] == "build") {
       return Build(args[1], args[2], args[3], args.size() == 5 ? args[4] : "");
     }
+    if (args.size() == 3 && args[0] == "summary") return PrintSummary(args[1], args[2]);
     std::cerr
         << "usage: zoo_runner import PREFIX EPOCH INPUT.npy OUT | run PREFIX OUT "
            "NAME=INPUT.npy... | build NAME PREFIX INPUT.npy [PARAMS | random-batchnorm] | grad "
            "PREFIX OUT --train|--predict [--input-grad NAME]... HEAD_GRAD.npy... "
-           "NAME=INPUT.npy...\n";
+           "NAME=INPUT.npy... | summary NAME D0,D1,...\n";
     return 2;
   } catch (const Error& e) {
     std::cerr << "zoo_runner: " << StatusCodeName(e.code()) << ": " << e.what() << "\n";
