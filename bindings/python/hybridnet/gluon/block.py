@@ -328,6 +328,21 @@ class Block:
         outputs = [_wrap_sym(outs[i]) for i in range(count[0])]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
+    def summary(self, *inputs):
+        """Prints MXNet 1.9.1's summary of this block (byte for byte): runs it once on `inputs`
+        and lists every block called but the sequential containers, with its output shapes and
+        the size of its own parameters, then the parameter totals. The block must be initialized
+        and not hybridized."""
+        arrays = [a if isinstance(a, NDArray) else _nd.array(a) for a in inputs]
+        out = ffi.new("char**")
+        with tree_lock:
+            handles = ffi.new("hn_tensor*[]", [a._h for a in arrays] or [NULL])
+            check(lib.hn_block_summary(self._h, handles, len(arrays), out))
+        try:
+            print(ffi.string(out[0]).decode("utf-8"), end="")
+        finally:
+            lib.hn_string_free(out[0])
+
     def forward(self, *args):
         """Override: the computation of a Block written in Python."""
         raise NotImplementedError(f"{type(self).__name__} does not define forward")

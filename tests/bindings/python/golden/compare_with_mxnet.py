@@ -1,6 +1,7 @@
 """The same Python code run by real MXNet 1.9.1 and by hybridnet (CTest python.golden_mxnet):
 programs.py runs under both interpreters; every output must agree (relative 1e-5) and every
-graph text (tojson(), exported -symbol.json) must be identical. Exit 77 (skipped) when MXNet is
+graph text (tojson(), exported -symbol.json) and printed text (.txt: summaries, DOT sources) must
+be identical. Exit 77 (skipped) when MXNet is
 not installed.
 
     python compare_with_mxnet.py MXNET_PYTHON WORK [PROGRAM]
@@ -82,7 +83,7 @@ def main():
         failures += compare_op_locations(os.path.join(ours, "op_locations.txt"),
                                          os.path.join(theirs, "op_locations.txt"))
     names = sorted(n for n in set(os.listdir(ours)) | set(os.listdir(theirs))
-                   if n.endswith((".npy", ".json")))
+                   if n.endswith((".npy", ".json", ".txt")))
     arrays, texts = 0, 0
     for name in names:
         a, b = os.path.join(ours, name), os.path.join(theirs, name)
@@ -108,7 +109,7 @@ def main():
                     print(f"FAIL {name}: the text differs from MXNet's (diff {a} {b})")
                     failures += 1
     print(f"MXNet {probe.stdout.strip()} and hybridnet ran the same code: {arrays} outputs, "
-          f"{texts} graph texts compared, {failures} differ")
+          f"{texts} graph and printed texts compared, {failures} differ")
     return 1 if failures else 0
 
 
