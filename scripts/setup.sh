@@ -10,7 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   swig r-base-dev r-cran-testthat
   default-jdk-headless maven libopenblas0
-  abigail-tools
+  abigail-tools graphviz
   python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-wheel
   python3-venv python3-pip python3-dev python3-sklearn
 )
