@@ -66,6 +66,9 @@
 %ignore hn_tensor_random_normal;
 %ignore hn_tensor_random_uniform;
 %ignore hn_block_forward_symbols;
+/* R prints summaries (hn_summary) of the graph as written; no DOT drawing. */
+%ignore hn_symbol_plot_network;
+%ignore hn_symbol_as_run;
 /* Autograd beyond the training API (higher-order gradients, casts, raw initializer fills). */
 %ignore hn_autograd_grad;
 %ignore hn_autograd_grad_v2;
@@ -269,6 +272,14 @@ HN_HANDLE_KINDS(HNR_HANDLE)
 }
 %typemap(freearg)
     (size_t num_known, const char* const* names, const int* ndims, const int64_t* dims) ""
+/* hn_symbol_print_summary's column ends: the R layer keeps MXNet's (NULL). */
+%typemap(in, noblock=1) (const double* positions, size_t num_positions) {
+  if ($input != R_NilValue) hnr_arg_error("$symname", "$1_name", "must be NULL (MXNet's columns)");
+  $1 = NULL;
+  $2 = 0;
+}
+%typemap(freearg) (const double* positions, size_t num_positions) ""
+%typemap(scoercein) const double* ""
 /* hn_model_export_onnx's dtypes: the R layer exports float32 inputs only (NULL). */
 %typemap(in, noblock=1) const int* dtypes {
   if ($input != R_NilValue) hnr_arg_error("$symname", "$1_name", "must be NULL (float32 inputs)");

@@ -90,6 +90,7 @@
 HN_JAVA_STRINGS_IN(const char* const* attr_keys)
 HN_JAVA_STRINGS_IN(const char* const* attr_values)
 HN_JAVA_STRINGS_IN(const char* const* names)
+HN_JAVA_STRINGS_IN(const char* const* dtype_names)
 
 %typemap(jni) (const char* const* input_names, size_t num_inputs) "jobjectArray"
 %typemap(jtype) (const char* const* input_names, size_t num_inputs) "String[]"
@@ -294,6 +295,21 @@ HN_JAVA_HANDLES_IN((hn_tensor* const* inputs, size_t num_inputs))
 %typemap(in) const int* ndims (hn_jni::IntsIn values) %{
   if (!values.Init(jenv, $input)) return $null;
   $1 = ($1_ltype)values.get();
+%}
+
+/* hn_symbol_print_summary's column ends: double[] or null (MXNet's defaults). */
+%typemap(jni) const double* positions "jdoubleArray"
+%typemap(jtype) const double* positions "double[]"
+%typemap(jstype) const double* positions "double[]"
+%typemap(javain) const double* positions "$javainput"
+%typemap(in) const double* positions (std::vector<double> position_values) %{
+  if ($input != nullptr) {
+    position_values.resize(static_cast<size_t>(jenv->GetArrayLength($input)));
+    jenv->GetDoubleArrayRegion($input, 0, static_cast<jsize>(position_values.size()),
+                               position_values.data());
+    if (jenv->ExceptionCheck()) return $null;
+    $1 = position_values.data();
+  }
 %}
 
 /* hn_model_export_onnx's dtypes: int[] or null (NULL: float32 inputs). */

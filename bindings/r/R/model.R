@@ -147,6 +147,20 @@ hn_export_onnx <- function(model, path, shapes, opset = 17L, dynamic_batch = FAL
   invisible(path)
 }
 
+# MXNet's mx.viz.print_summary table of the model's graph, as one string. Shapes are given in the
+# model's layout (reversed for mx.model.load models, as predict() takes their arrays).
+hn_summary <- function(model, shapes = NULL) {
+  .hn_check_model(model)
+  if (!is.null(shapes) && (!is.list(shapes) || is.null(names(shapes)))) {
+    .hn_abort(sprintf("hn_summary: 'shapes' must be NULL or a named list of input shapes, not %s",
+                      .hn_describe(shapes)))
+  }
+  if (!is.null(shapes) && model@layout == "colmajor") shapes <- lapply(shapes, rev)
+  sym <- c_hn_model_symbol(model@handle)
+  on.exit(c_hn_symbol_free(sym))
+  c_hn_symbol_print_summary(sym, shapes, 0L, NULL)
+}
+
 hn_free <- function(x) {
   if (inherits(x, "HybridnetTensor")) {  # first: a training step frees several per step
     c_hn_tensor_free(x@handle)

@@ -194,4 +194,17 @@ class ScalaApiTest extends munit.FunSuite {
         "--dynamic-batch")
     assert(java.util.Arrays.equals(Files.readAllBytes(fromCli), Files.readAllBytes(fromScala)))
   }
+
+  test("summary prints the table hybridnet summary prints") {
+    Using.resource(Model.load(seedPrefix.toString, 0)) { model =>
+      val table = model.summary(Map("data" -> Shape(3, 512)))
+      val cli = binDir.resolve("hybridnet").toString
+      assert(table == run(cli, "summary", seedPrefix.toString, "0", "--input", "data=3,512"))
+      assert(table.contains("\nTotal params: "), table)
+      assert(model.summary() == run(cli, "summary", seedPrefix.toString, "0"))
+      val e = intercept[org.hybridnet.HybridnetException.NotFound](
+        model.summary(Map("pixels" -> Shape(3, 512))))
+      assert(e.getMessage.contains("'pixels'"), e.getMessage)
+    }
+  }
 }

@@ -138,6 +138,22 @@ public abstract class Block extends NativeResource {
   }
 
   /**
+   * MXNet 1.9.1's {@code Block.summary} text, byte for byte: runs the block once on {@code
+   * inputs} and lists every block called but the sequential containers ("Dense-1", its output
+   * shape, the size of its own parameters), then the parameter totals. The block must be
+   * initialized and not hybridized.
+   *
+   * @param inputs the block's inputs, in order
+   * @return the table, lines ending in newlines
+   */
+  public String summary(NDArray... inputs) {
+    String[] out = new String[1];
+    withHandleLocked(
+        h -> callAll(inputs, handles -> HybridnetNative.hn_block_summary(h, handles, out)));
+    return out[0];
+  }
+
+  /**
    * The block's name, e.g. "dense0" (assigned at first use).
    *
    * @return the name: the block's prefix without its trailing underscore

@@ -119,6 +119,19 @@ public final class Model extends NativeResource {
   }
 
   /**
+   * MXNet 1.9.1's {@code mx.viz.print_summary} table of this model's graph (see {@link
+   * Symbol#summary}).
+   *
+   * @param inputShapes the data inputs' shapes by name, or null for a table without shapes
+   * @return the table, lines ending in newlines
+   */
+  public String summary(Map<String, long[]> inputShapes) {
+    try (Symbol graph = symbol()) {
+      return graph.summary(inputShapes);
+    }
+  }
+
+  /**
    * Writes this model as an ONNX file at opset 17 (see {@link #exportOnnx(String, Map, int,
    * boolean)}).
    *

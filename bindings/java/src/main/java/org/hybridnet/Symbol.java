@@ -180,6 +180,46 @@ public final class Symbol extends NativeResource {
     }
   }
 
+  /**
+   * MXNet 1.9.1's {@code mx.viz.print_summary} table of this graph, byte for byte: one row per
+   * layer with its output shape (without the batch axis), its parameter count and the layers it
+   * reads, then the total.
+   *
+   * @throws HybridnetException.Shape when the shapes leave a layer's shape unknown (naming the
+   *     input)
+   *
+   * @param inputShapes the data inputs' shapes by name, or null for a table without shapes
+   * @return the table, lines ending in newlines
+   */
+  public String summary(Map<String, long[]> inputShapes) {
+    NamedShapes shapes = new NamedShapes(inputShapes == null ? Map.of() : inputShapes);
+    String[] out = new String[1];
+    withHandle(
+        h ->
+            HybridnetNative.hn_symbol_print_summary(
+                h, shapes.names.length, shapes.names, shapes.ndims, shapes.dims, 0, null, 0, out));
+    return out[0];
+  }
+
+  /**
+   * MXNet 1.9.1's {@code mx.viz.plot_network} drawing of this graph as Graphviz DOT source (its
+   * nodes, labels, colours and edges; render it with Graphviz's {@code dot}).
+   *
+   * @param inputShapes the data inputs' shapes by name (edges show them), or null
+   * @param hideWeights whether to leave out the weight, bias and BatchNorm variables
+   * @return the DOT text
+   */
+  public String plotNetwork(Map<String, long[]> inputShapes, boolean hideWeights) {
+    NamedShapes shapes = new NamedShapes(inputShapes == null ? Map.of() : inputShapes);
+    String[] out = new String[1];
+    withHandle(
+        h ->
+            HybridnetNative.hn_symbol_plot_network(
+                h, "plot", shapes.names.length, shapes.names, shapes.ndims, shapes.dims, 0, null,
+                null, 0, null, null, hideWeights ? 1 : 0, out));
+    return out[0];
+  }
+
   /** A name list of this symbol ({@code lister} is one of the hn_symbol_list_* functions). */
   private List<String> names(BiConsumer<Long, String[][]> lister) {
     String[][] out = new String[1][];

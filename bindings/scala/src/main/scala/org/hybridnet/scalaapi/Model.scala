@@ -24,6 +24,14 @@ final class Model private (val asJava: JModel) extends AutoCloseable {
   /** The model's graph (close it). */
   def symbol: Symbol = new Symbol(asJava.symbol())
 
+  /** MXNet 1.9.1's `mx.viz.print_summary` table of this model's graph, byte for byte: one row per
+    * layer with its output shape (without the batch axis), its parameter count and the layers it
+    * reads, then the total; without `inputShapes` the table has no shapes.
+    */
+  def summary(inputShapes: Map[String, Shape] = Map.empty): String =
+    asJava.summary(if (inputShapes.isEmpty) null
+                   else inputShapes.map { case (k, v) => k -> v.toArray }.asJava)
+
   /** A new predictor (use one per thread; they share the weights). */
   def predictor(): Predictor = new Predictor(asJava.newPredictor())
 
