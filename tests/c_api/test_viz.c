@@ -95,6 +95,22 @@ static void test_summary_errors(void) {
                 HN_ERR_INVALID_ARGUMENT, "4");
   HN_EXPECT_ERR(hn_symbol_print_summary(s, 0, NULL, NULL, NULL, 0, falling, 4, &text),
                 HN_ERR_INVALID_ARGUMENT, "increase");
+  /* MXNet reads the second dimension of every layer input: a 1-D input fails, as in MXNet. */
+  {
+    hn_symbol* x = NULL;
+    hn_symbol* relu = NULL;
+    const char* act_keys[1] = {"act_type"};
+    const char* act_values[1] = {"relu"};
+    const char* x_names[1] = {"x"};
+    int x_ndims[1] = {1};
+    int64_t x_dims[1] = {8};
+    HN_EXPECT_OK(hn_symbol_var("x", &x));
+    HN_EXPECT_OK(hn_symbol_create("Activation", &x, 1, act_keys, act_values, 1, "act", &relu));
+    HN_EXPECT_ERR(hn_symbol_print_summary(relu, 1, x_names, x_ndims, x_dims, 0, NULL, 0, &text),
+                  HN_ERR_SHAPE, "input 'x' of node 'act', which has shape (8,)");
+    hn_symbol_free(x);
+    hn_symbol_free(relu);
+  }
   HN_EXPECT_ERR(hn_symbol_print_summary(NULL, 0, NULL, NULL, NULL, 0, NULL, 0, &text),
                 HN_ERR_INVALID_ARGUMENT, "'symbol' is NULL");
   HN_EXPECT_ERR(hn_symbol_print_summary(s, 0, NULL, NULL, NULL, 0, NULL, 0, NULL),

@@ -99,11 +99,14 @@ bool HasTrue(const Node& node, const std::string& key) {
   return it != node.attrs.dict.end() && it->second == "True";
 }
 
-// The second dimension of a shape (channels, units), which MXNet's counts read.
-int64_t Dim1(const Shape& shape, const Node& node) {
+// The second dimension of a shape (channels, units), which MXNet's counts read: of every input
+// of every layer, so MXNet 1.9.1's print_summary fails on 1-D inputs too (an LSTM's parameter
+// concat).
+int64_t Dim1(const Shape& shape, const Node& node, const std::string& what) {
   HN_CHECK(shape.ndim() >= 2, kShapeError)
-      << "node '" << node.name() << "': the summary counts parameters from the second dimension "
-      << "of its input, which has shape " << shape.ToString();
+      << "print_summary reads the second dimension of " << what << " of node '" << node.name()
+      << "', which has shape " << shape.ToString()
+      << " (MXNet 1.9.1's print_summary fails on this graph too)";
   return shape[1];
 }
 
@@ -184,7 +187,8 @@ class SummaryPrinter {
         previous.push_back(from.name());
         if (!show_shape_) continue;
         auto it = shape_dict_.find(OutputKey(from));
-        if (it != shape_dict_.end()) pre_filter += Dim1(it->second, node);
+        if (it != shape_dict_.end())
+          pre_filter += Dim1(it->second, node, "input '" + from.name() + "'");
       }
     }
     int64_t params = 0;
@@ -201,7 +205,7 @@ class SummaryPrinter {
         auto it = shape_dict_.find(node.name() + "_output");
         HN_CHECK(it != shape_dict_.end(), kShapeError)
             << "BatchNorm node '" << node.name() << "' has no output shape";
-        params = Dim1(it->second, node) * 2;
+        params = Dim1(it->second, node, "the output") * 2;
       }
     } else if (op == "Embedding") {
       params = IntAttr(node, "input_dim") * IntAttr(node, "output_dim");

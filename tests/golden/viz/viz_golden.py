@@ -8,7 +8,7 @@ hidden and shown). hybridnet must give:
   - `hybridnet dot` on the export: the same Graphviz nodes (name, label, attributes) and edges
     (tail, head, attributes), compared on the parsed DOT text;
   - zoo_runner's C++ model (the same architecture): Block.summary's text byte for byte.
-Also the MXNet-written mnist-lenet-0 fixture (a 2015 file) through print_summary and dot.
+Also Block.summary of the small networks using every conv_layers.h layer, and the MXNet-written mnist-lenet-0 fixture (a 2015 file) through print_summary and dot.
 Usage: viz_golden.py HYBRIDNET_CLI ZOO_RUNNER FIXTURES_DIR
 """
 import contextlib
@@ -27,7 +27,8 @@ from real_mxnet import import_or_skip  # noqa: E402
 
 np, mx = import_or_skip()
 from mxnet.gluon.model_zoo import vision  # noqa: E402
-from zoo_models import MODELS  # noqa: E402
+from zoo_common import layer_net  # noqa: E402
+from zoo_models import LAYER_NETS, MODELS  # noqa: E402
 
 try:
     import graphviz  # noqa: F401  (plot_network needs the Python package, not the dot program)
@@ -152,6 +153,16 @@ try:
             net.export(prefix)
             compare_export(name, prefix, "0", shape)
         except Exception as e:  # noqa: BLE001 - reported as this model's failure
+            check(name, False, f"{type(e).__name__}: {e}")
+    # Every conv_layers.h layer (class names such as PReLU, SELU, Identity, Conv3DTranspose).
+    for name, shape in LAYER_NETS:
+        try:
+            net = layer_net(name)
+            net.initialize(mx.init.Xavier())
+            same_text(f"{name} Block.summary",
+                      run(runner, "summary", name, ",".join(map(str, shape))),
+                      printed(net.summary, mx.nd.zeros(shape)))
+        except Exception as e:  # noqa: BLE001 - reported as this network's failure
             check(name, False, f"{type(e).__name__}: {e}")
     try:
         compare_export("mnist-lenet-0", os.path.join(fixtures, "mnist-lenet-0"), "10",

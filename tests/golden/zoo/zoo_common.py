@@ -49,3 +49,30 @@ def randomize_batchnorm(net, rng):
             p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
         elif name.endswith("gamma"):
             p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, shape)))
+
+
+def layer_net(name):
+    """The small networks of zoo_models.LAYER_NETS, which use every conv_layers.h layer
+    (zoo_runner builds the same in C++)."""
+    contrib, gnn = mx.gluon.contrib.nn, mx.gluon.nn
+    net = gnn.HybridSequential()
+    with net.name_scope():
+        if name == "layers2d":
+            cat = contrib.HybridConcurrent(axis=1)
+            with cat.name_scope():
+                cat.add(gnn.Conv2D(4, 1), contrib.Identity(), gnn.MaxPool2D(3, 1, 1))
+            net.add(gnn.Conv2D(8, 3, padding=1, activation="relu"), gnn.BatchNorm(),
+                    gnn.LeakyReLU(0.1),
+                    gnn.Conv2D(8, 3, strides=2, groups=2, use_bias=False, in_channels=8),
+                    gnn.PReLU(), gnn.MaxPool2D(2, ceil_mode=True),
+                    gnn.Conv2DTranspose(4, 3, strides=2, padding=1, output_padding=1), gnn.ELU(),
+                    gnn.AvgPool2D(3, 1, 1, count_include_pad=False), gnn.SELU(), gnn.GELU(), cat,
+                    gnn.GlobalAvgPool2D(), gnn.Flatten(), gnn.Dense(5))
+        elif name == "layers1d":
+            net.add(gnn.Conv1D(4, 3), gnn.MaxPool1D(2), gnn.AvgPool1D(2),
+                    gnn.Conv1DTranspose(3, 2, strides=2), gnn.GlobalMaxPool1D())
+        else:
+            net.add(gnn.Conv3D(4, 3, padding=1), gnn.Conv3DTranspose(2, 2, strides=2),
+                    gnn.MaxPool3D(2), gnn.BatchNorm(epsilon=0.001, scale=False),
+                    gnn.GlobalAvgPool3D())
+    return net

@@ -34,7 +34,7 @@ from real_mxnet import import_or_skip  # noqa: E402
 
 np, mx = import_or_skip()
 from mxnet.gluon.model_zoo import vision  # noqa: E402
-from zoo_common import rel_err, randomize_batchnorm, run  # noqa: E402
+from zoo_common import layer_net, rel_err, randomize_batchnorm, run  # noqa: E402
 from zoo_models import FIXTURES, JSON_ONLY, LAYER_NETS, MODELS  # noqa: E402
 
 RTOL = 1e-4  # max |ours - mxnet| / max |mxnet|
@@ -80,33 +80,6 @@ def normalized_json(path):
 
 
 # ---- every gluon layer: small networks built the same way in MXNet and in C++ ----------------
-
-contrib = mx.gluon.contrib.nn
-gnn = mx.gluon.nn
-
-
-def layer_net(name):
-    net = gnn.HybridSequential()
-    with net.name_scope():
-        if name == "layers2d":
-            cat = contrib.HybridConcurrent(axis=1)
-            with cat.name_scope():
-                cat.add(gnn.Conv2D(4, 1), contrib.Identity(), gnn.MaxPool2D(3, 1, 1))
-            net.add(gnn.Conv2D(8, 3, padding=1, activation="relu"), gnn.BatchNorm(),
-                    gnn.LeakyReLU(0.1),
-                    gnn.Conv2D(8, 3, strides=2, groups=2, use_bias=False, in_channels=8),
-                    gnn.PReLU(), gnn.MaxPool2D(2, ceil_mode=True),
-                    gnn.Conv2DTranspose(4, 3, strides=2, padding=1, output_padding=1), gnn.ELU(),
-                    gnn.AvgPool2D(3, 1, 1, count_include_pad=False), gnn.SELU(), gnn.GELU(), cat,
-                    gnn.GlobalAvgPool2D(), gnn.Flatten(), gnn.Dense(5))
-        elif name == "layers1d":
-            net.add(gnn.Conv1D(4, 3), gnn.MaxPool1D(2), gnn.AvgPool1D(2),
-                    gnn.Conv1DTranspose(3, 2, strides=2), gnn.GlobalMaxPool1D())
-        else:
-            net.add(gnn.Conv3D(4, 3, padding=1), gnn.Conv3DTranspose(2, 2, strides=2),
-                    gnn.MaxPool3D(2), gnn.BatchNorm(epsilon=0.001, scale=False),
-                    gnn.GlobalAvgPool3D())
-    return net
 
 
 for index, (name, shape) in enumerate(LAYER_NETS):
