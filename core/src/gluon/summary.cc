@@ -5,7 +5,7 @@
 
 #include <cxxabi.h>
 
-#include <cstdio>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -27,7 +27,8 @@ std::string ClassName(Block& block, const std::string& description, const std::s
       abi::__cxa_demangle(typeid(block).name(), nullptr, nullptr, &status), std::free);
   if (status != 0 || name != alias) return name;
   std::string type = demangled.get();
-  type = type.substr(type.rfind(':') == std::string::npos ? 0 : type.rfind(':') + 1);
+  const size_t scope = type.rfind(':');
+  if (scope != std::string::npos) type = type.substr(scope + 1);
   std::string lower;
   for (char c : type) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower == alias ? type : name;

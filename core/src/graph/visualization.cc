@@ -4,6 +4,7 @@
 // node, keyed by its list_outputs name ("conv0_output", "data").
 #include "hybridnet/visualization.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
