@@ -307,6 +307,77 @@ HN_CONFORMANCE_CASES(Quantization) {
                     {i8}),
               Integers(-128, 127)));
 
+  // ---- quantize (range as inputs): 127 or 255 levels; scale 127 over [-127, 127] makes ties.
+  cases->push_back(WithGen(Exact(Case(
+                                     "_contrib_quantize", {{"out_type", "int8"}}, {ties, {1}, {1}},
+                                     [](const std::vector<RefTensor>& in) {
+                                       RefTensor y(in[0].shape);
+                                       for (int64_t i = 0; i < y.size(); ++i)
+                                         y[i] = ToInt8(static_cast<float>(in[0][i]));
+                                       return std::vector<RefTensor>{y, Scalar(-127), Scalar(127)};
+                                     },
+                                     "int8_ties"),
+                                 {f32, f32, f32}),
+                           [](std::mt19937& rng, size_t input, int64_t j) {
+                             return input == 0 ? Ties()(rng, 0, j) : input == 1 ? -127.0 : 127.0;
+                           }));
+  cases->push_back(WithGen(Exact(Case(
+                                     "_contrib_quantize", {}, {{3, 7}, {1}, {1}},
+                                     [](const std::vector<RefTensor>& in) {
+                                       const float scale = 255.0f / AbsMax(in[1][0], in[2][0]);
+                                       RefTensor y(in[0].shape);
+                                       for (int64_t i = 0; i < y.size(); ++i)
+                                         y[i] = ToUint8(static_cast<float>(in[0][i]) * scale);
+                                       return std::vector<RefTensor>{y, in[1], in[2]};
+                                     },
+                                     "uint8"),
+                                 {f32, f32, f32}),
+                           DataThenRange(Uniform(-0.5, 2.5), {0.0, 2.0})));
+
+  // ---- elemwise_mul (int8 only)
+  const InputGen mul_gen = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input >= 2) return std::vector<double>{-1, 1, -2, 2}[input - 2];
+    return Integers(-89, 89)(rng, 0, 0);  // products stay inside the int8 case's range
+  };
+  auto mul_ref = [](int mode) {  // 0 int32, 1 int8 over [-1, 1], 2 float
+    return [mode](const std::vector<RefTensor>& in) {
+      const float ls = 127.5f / AbsMax(in[2][0], in[3][0]),
+                  rs = 127.5f / AbsMax(in[4][0], in[5][0]);
+      const float scale = mode == 1 ? 127.5f / ls / rs : static_cast<float>(1.0 / ls / rs);
+      RefTensor y(in[0].shape);
+      for (int64_t i = 0; i < y.size(); ++i) {
+        const double prod = in[0][i] * in[1][i];
+        const float v = static_cast<float>(prod) * scale;
+        y[i] = mode == 0   ? prod
+               : mode == 2 ? v
+                           : std::max(-128.0, std::min(127.0, std::trunc(static_cast<double>(v))));
+      }
+      const double range = 2147483647.0f * ((AbsMax(in[2][0], in[3][0]) / 127.0f) *
+                                            (AbsMax(in[4][0], in[5][0]) / 127.0f));
+      if (mode == 2) return std::vector<RefTensor>{y};
+      return std::vector<RefTensor>{y, Scalar(mode == 1 ? -1.0 : -range),
+                                    Scalar(mode == 1 ? 1.0 : range)};
+    };
+  };
+  const std::vector<DType> mul_types{i8, i8, f32, f32, f32, f32};
+  cases->push_back(
+      WithTol(WithGen(Exact(Case("_contrib_quantized_elemwise_mul", {},
+                                 {{2, 7}, {2, 7}, {1}, {1}, {1}, {1}}, mul_ref(0), "int32"),
+                            mul_types),
+                      mul_gen),
+              1e-6, 0));
+  cases->push_back(WithGen(Exact(Case("_contrib_quantized_elemwise_mul",
+                                      {{"min_calib_range", "-1"}, {"max_calib_range", "1"}},
+                                      {{3, 6}, {3, 6}, {1}, {1}, {1}, {1}}, mul_ref(1), "int8"),
+                                 mul_types),
+                           mul_gen));
+  cases->push_back(WithTol(
+      WithGen(Exact(Case("_contrib_quantized_elemwise_mul", {{"enable_float_output", "True"}},
+                         {{4, 5}, {4, 5}, {1}, {1}, {1}, {1}}, mul_ref(2), "float"),
+                    mul_types),
+              mul_gen),
+      1e-6, 0));
+
   // ---- dequantize
   cases->push_back(WithGen(
       Exact(Case("_contrib_dequantize", {}, {{2, 5}, {1}, {1}}, DequantizeRef(127.5), "int8"),

@@ -1,18 +1,24 @@
 // MXNet 1.9.1's simple int8 ops (src/operator/quantization/quantized_{pooling,flatten,
-// activation,elemwise_add,concat}.cc and the mkldnn/ forms its CPU wheel runs). Each takes its
-// float op's attributes and, after the integer inputs, each one's float range [min, max] as (1,)
-// inputs; it outputs the integers and their range. The arithmetic is that of MXNet's oneDNN
+// activation,elemwise_add,elemwise_mul,concat}.cc and the mkldnn/ forms its CPU wheel runs). Each
+// takes its float op's attributes and, after the integer inputs, each one's float range [min, max]
+// as (1,) inputs; it outputs the integers and their range. The arithmetic is that of MXNet's oneDNN
 // primitives, checked against MXNet itself:
 //  * pooling, flatten and relu keep the range; max pooling, flatten and relu are exact, avg
 //    pooling divides the window's integer sum by the kernel size (count_include_pad, even where
 //    the window passes the padded image) or by the values inside, rounded half to even;
 //  * elemwise_add and concat rescale each input by (output levels / output range) over
 //    (input levels / input range), levels 127.5 (int8), 255.5 (uint8) or 2^31 (int32), and
-//    round half to even with saturation.
+//    round half to even with saturation;
+//  * elemwise_mul (plain C++ in MXNet too) gives the exact int32 products, or with a calibrated
+//    range int8 products truncated toward zero.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "hybridnet/op.h"
@@ -306,6 +312,108 @@ void QuantizedElemwiseAddCompute(const OpContext& ctx, const NodeAttrs& attrs,
   out[2].ptr<float>()[0] = out_max;
 }
 
+// ---- _contrib_quantized_elemwise_mul ------------------------------------------------------------
+
+struct QuantizedElemwiseMulParam {
+  std::optional<float> min_calib_range;
+  std::optional<float> max_calib_range;
+  bool enable_float_output = false;
+  static void Declare(ParamDeclarer<QuantizedElemwiseMulParam>* d) {
+    d->Field("min_calib_range", &QuantizedElemwiseMulParam::min_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated minimum of the product; with it the output is int8.");
+    d->Field("max_calib_range", &QuantizedElemwiseMulParam::max_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated maximum of the product; without it the output is int32.");
+    d->Field("enable_float_output", &QuantizedElemwiseMulParam::enable_float_output)
+        .Default(false)
+        .Describe("Output the float32 product alone (no range outputs).");
+  }
+};
+
+void InitQuantizedElemwiseMul(QuantizedElemwiseMulParam* p) {
+  HN_CHECK(p->min_calib_range.has_value() == p->max_calib_range.has_value(), kInvalidArgument)
+      << "min_calib_range and max_calib_range must be given together";
+  if (p->min_calib_range) {
+    HN_CHECK(*p->min_calib_range <= *p->max_calib_range, kInvalidArgument)
+        << "min_calib_range " << *p->min_calib_range << " is larger than max_calib_range "
+        << *p->max_calib_range;
+  }
+}
+
+uint32_t QuantizedElemwiseMulOutputs(const NodeAttrs& attrs) {
+  return attrs.Param<QuantizedElemwiseMulParam>().enable_float_output ? 1 : 3;
+}
+
+bool QuantizedElemwiseMulShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 2, ElemwiseShape);
+}
+
+// int8 inputs only (MXNet's kernel reads both as int8).
+bool QuantizedElemwiseMulType(const NodeAttrs& attrs, std::vector<DType>* in,
+                              std::vector<DType>* out) {
+  const auto& p = attrs.Param<QuantizedElemwiseMulParam>();
+  AssignQuantizedDType(attrs, in, 0, DType::kInt8, "input");
+  AssignQuantizedDType(attrs, in, 1, DType::kInt8, "input");
+  for (size_t i = 2; i < 6; ++i) AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+  if (p.enable_float_output) {
+    AssignQuantizedDType(attrs, out, 0, DType::kFloat32, "output");
+    return true;
+  }
+  AssignQuantizedDType(attrs, out, 0, p.min_calib_range ? DType::kInt8 : DType::kInt32, "output");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  return true;
+}
+
+// MXNet's products truncate toward zero (a C cast, not oneDNN): float(a * b) * scale.
+template <typename Y>
+void MultiplyInto(const int8_t* a, const int8_t* b, int64_t n, float scale, Y* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(a[i] * b[i]) * scale;
+    if constexpr (std::is_same_v<Y, float>) {
+      y[i] = v;
+    } else {
+      // Past the calibrated range MXNet's cast wraps around; here it saturates.
+      y[i] = static_cast<Y>(
+          std::max(static_cast<float>(std::numeric_limits<Y>::lowest()),
+                   std::min(std::trunc(v), static_cast<float>(std::numeric_limits<Y>::max()))));
+    }
+  }
+}
+
+void QuantizedElemwiseMulCompute(const OpContext&, const NodeAttrs& attrs,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<QuantizedElemwiseMulParam>();
+  const float lhs_min = in[2].ptr<const float>()[0], lhs_max = in[3].ptr<const float>()[0];
+  const float rhs_min = in[4].ptr<const float>()[0], rhs_max = in[5].ptr<const float>()[0];
+  const float lhs_scale = internal::kInt8ScaleRange / MaxAbs(lhs_min, lhs_max);
+  const float rhs_scale = internal::kInt8ScaleRange / MaxAbs(rhs_min, rhs_max);
+  const int8_t* a = in[0].ptr<const int8_t>();
+  const int8_t* b = in[1].ptr<const int8_t>();
+  const int64_t n = in[0].Size();
+  if (p.enable_float_output) {
+    // MXNet divides in double before storing the factor as float.
+    const float scale = static_cast<float>(1.0 / lhs_scale / rhs_scale);
+    MultiplyInto(a, b, n, scale, out[0].ptr<float>());
+    return;
+  }
+  float out_min = 0.0f, out_max = 0.0f;
+  if (p.min_calib_range) {
+    out_min = *p.min_calib_range;
+    out_max = *p.max_calib_range;
+    const float out_scale = internal::kInt8ScaleRange / MaxAbs(out_min, out_max);
+    MultiplyInto(a, b, n, out_scale / lhs_scale / rhs_scale, out[0].ptr<int8_t>());
+  } else {
+    internal::QuantizationRangeForMultiplication<int8_t, int8_t, int32_t>(
+        lhs_min, lhs_max, rhs_min, rhs_max, true, &out_min, &out_max);
+    MultiplyInto(a, b, n, 1.0f, out[0].ptr<int32_t>());
+  }
+  out[1].ptr<float>()[0] = out_min;
+  out[2].ptr<float>()[0] = out_max;
+}
+
 // ---- _contrib_quantized_concat ------------------------------------------------------------------
 
 int NumConcatArgs(const NodeAttrs& attrs) { return attrs.Param<internal::ConcatParam>().num_args; }
@@ -430,6 +538,22 @@ void RegisterQuantizedOps(OpRegistry* r) {
       .SetInferShape(QuantizedElemwiseAddShape)
       .SetInferType(QuantizedElemwiseAddType)
       .SetCompute(QuantizedElemwiseAddCompute);
+  r->Register("_contrib_quantized_elemwise_mul")
+      .Describe(
+          "Multiplies two int8 arrays of equal shape over their ranges: into int32 (the exact "
+          "products), with a calibrated range into int8 (truncated toward zero), or with "
+          "enable_float_output into float32 alone.")
+      .SetParam<QuantizedElemwiseMulParam>(InitQuantizedElemwiseMul)
+      .SetInputNames({"lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"})
+      .SetNumOutputs(QuantizedElemwiseMulOutputs)
+      .SetOutputNames([](const NodeAttrs& attrs) {
+        return attrs.Param<QuantizedElemwiseMulParam>().enable_float_output
+                   ? std::vector<std::string>{"output"}
+                   : RangeOutputNames(attrs);
+      })
+      .SetInferShape(QuantizedElemwiseMulShape)
+      .SetInferType(QuantizedElemwiseMulType)
+      .SetCompute(QuantizedElemwiseMulCompute);
   r->Register("_contrib_quantized_concat")
       .Describe(
           "Joins int8/uint8 arrays along dim (Concat's attributes), each rescaled onto the "
