@@ -472,6 +472,67 @@ HN_CONFORMANCE_CASES(Quantization) {
       AddCase({2, 2, 5}, u8, i8, {0, 2, -1, 1}, std::make_pair(0.0, 3.0), "uint8_int8_calibrated"));
   cases->push_back(AddCase({6, 2}, u8, u8, {0, 1, 0, 3}, std::nullopt, "uint8_int32"));
 
+  // ---- batch_norm: scale and shift onto the calibrated int8 range (oneDNN divides the scale by
+  // sqrt(1 + eps) once more, its variance being 1).
+  {
+    const double eps = static_cast<double>(1e-3f);
+    OpCase c = Case(
+        "_contrib_quantized_batch_norm", {{"min_calib_range", "-4"}, {"max_calib_range", "3"}},
+        {{2, 3, 2, 2}, {3}, {3}, {3}, {3}, {1}, {1}},
+        [eps](const std::vector<RefTensor>& in) {
+          const float data_abs = AbsMax(in[5][0], in[6][0]), out_abs = 4.0f;
+          RefTensor y(in[0].shape);
+          for (int64_t i = 0; i < y.size(); ++i) {
+            const int64_t ch = (i / 4) % 3;
+            const float invstd = static_cast<float>(1.0 / std::sqrt(F32(in[4][ch]) + eps));
+            const float g = static_cast<float>(in[1][ch]);
+            const float scale =
+                g * invstd * data_abs / out_abs / std::sqrt(1.0f + static_cast<float>(eps));
+            const float shift =
+                (static_cast<float>(in[2][ch]) - static_cast<float>(in[3][ch]) * g * invstd) *
+                127.5f / out_abs;
+            y[i] = ToInt8(scale * static_cast<float>(in[0][i]) + shift);
+          }
+          return std::vector<RefTensor>{y, Scalar(-4), Scalar(3)};
+        },
+        "calibrated");
+    c.gen = [](std::mt19937& rng, size_t input, int64_t) {
+      switch (input) {
+        case 0:
+          return Integers(-128, 127)(rng, 0, 0);
+        case 4:
+          return Uniform(0.5, 2.0)(rng, 0, 0);
+        case 5:
+          return -2.0;
+        case 6:
+          return 1.5;
+        default:
+          return Uniform(-1.0, 1.0)(rng, 0, 0);
+      }
+    };
+    cases->push_back(Exact(c, {i8, f32, f32, f32, f32, f32, f32}));
+  }
+
+  // ---- embedding: int8 rows, indices clipped into [0, input_dim - 1]
+  {
+    OpCase c = Case("_contrib_quantized_embedding", {{"input_dim", "5"}, {"output_dim", "3"}},
+                    {{2, 3}, {5, 3}, {1}, {1}}, [](const std::vector<RefTensor>& in) {
+                      RefTensor y(Shape{2, 3, 3});
+                      for (int64_t i = 0; i < 6; ++i) {
+                        const int64_t row = std::min<int64_t>(
+                            4, std::max<int64_t>(0, static_cast<int64_t>(in[0][i])));
+                        for (int64_t k = 0; k < 3; ++k) y[i * 3 + k] = in[1][row * 3 + k];
+                      }
+                      return std::vector<RefTensor>{y, in[2], in[3]};
+                    });
+    c.gen = [](std::mt19937& rng, size_t input, int64_t j) {
+      if (input == 0) return std::vector<double>{0, 4, 2, 7, -1, 3}[static_cast<size_t>(j)];
+      if (input == 1) return Integers(-128, 127)(rng, 0, 0);
+      return input == 2 ? -0.8 : 0.6;
+    };
+    cases->push_back(Exact(c, {f32, i8, f32, f32}));
+  }
+
   // ---- concat (data, then each input's min and max)
   {
     OpCase c = Case("_contrib_quantized_concat", {{"num_args", "3"}, {"dim", "1"}},
@@ -538,6 +599,15 @@ HN_ERROR_CASES(Quantization) {
   cases->push_back(Rejected("_contrib_quantized_concat", {{"num_args", "2"}},
                             {{2, 3}, {3, 3}, {1}, {1}, {1}, {1}}, StatusCode::kShapeError,
                             {"_contrib_quantized_concat(node)"}, {i8, i8, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantized_batch_norm", {},
+                            {{1, 2, 2, 2}, {2}, {2}, {2}, {2}, {1}, {1}}, bad,
+                            {"_contrib_quantized_batch_norm(node)", "min_calib_range", "required"},
+                            {i8, f32, f32, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantized_elemwise_mul", {}, {{3}, {3}, {1}, {1}, {1}, {1}},
+                            type, {"_contrib_quantized_elemwise_mul(node)", "uint8", "int8"},
+                            {u8, i8, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantize", {}, {{3}, {1}, {1}}, type,
+                            {"_contrib_quantize(node)", "int8", "float32"}, {i8, f32, f32}));
 }
 
 }  // namespace conformance
