@@ -288,7 +288,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                  "int8_data_range"),
             {f32}),
       [](std::mt19937&, size_t, int64_t j) { return (static_cast<double>(j) - 11.5) / 11.5; }));
-  cases->push_back(WithGen(Exact(Case("_contrib_quantize_v2", {{"out_type", "uint8"}}, {{2, 3, 5}},
+  cases->push_back(WithGen(Exact(Case("_contrib_quantize_v2", {{"out_type", "uint8"}}, {{8, 50}},
                                       QuantizeRef(u8, std::nullopt), "uint8_data_range"),
                                  {f32}),
                            Uniform(-1.0, 3.0)));
@@ -380,11 +380,11 @@ HN_CONFORMANCE_CASES(Quantization) {
 
   // ---- dequantize
   cases->push_back(WithGen(
-      Exact(Case("_contrib_dequantize", {}, {{2, 5}, {1}, {1}}, DequantizeRef(127.5), "int8"),
+      Exact(Case("_contrib_dequantize", {}, {{20, 25}, {1}, {1}}, DequantizeRef(127.5), "int8"),
             {i8, f32, f32}),
       DataThenRange(Integers(-128, 127), {-3.0, 2.0})));
   cases->push_back(WithGen(
-      Exact(Case("_contrib_dequantize", {}, {{3, 4}, {1}, {1}}, DequantizeRef(255.5), "uint8"),
+      Exact(Case("_contrib_dequantize", {}, {{30, 14}, {1}, {1}}, DequantizeRef(255.5), "uint8"),
             {u8, f32, f32}),
       DataThenRange(Integers(0, 255), {-0.5, 1.5})));
 
@@ -405,7 +405,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                  {{21}, {1}, {1}}, RequantizeRef(u8, 0.7), "uint8_calibrated"),
             {i32, f32, f32}),
       int32_data));
-  cases->push_back(WithGen(Exact(Case("_contrib_requantize", {}, {{4, 6}, {1}, {1}},
+  cases->push_back(WithGen(Exact(Case("_contrib_requantize", {}, {{20, 30}, {1}, {1}},
                                       RequantizeRef(i8, std::nullopt), "int8_data_range"),
                                  {i32, f32, f32}),
                            DataThenRange(Integers(-5000000, 7000000), {-1.5, 3.0})));
@@ -414,9 +414,9 @@ HN_CONFORMANCE_CASES(Quantization) {
   cases->push_back(PoolCase({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}},
                             {1, 3, 6, 4}, i8, PoolRef(true, 2, 2, 0, false, true, false, false, i8),
                             "avg_ties"));
-  cases->push_back(PoolCase({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
-                            {2, 2, 5, 5}, i8, PoolRef(true, 3, 1, 1, false, true, false, false, i8),
-                            "avg_include_pad"));
+  cases->push_back(
+      PoolCase({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}}, {2, 8, 15, 15}, i8,
+               PoolRef(true, 3, 1, 1, false, true, false, false, i8), "avg_include_pad"));
   cases->push_back(PoolCase(
       {{"kernel", "(3, 3)"},
        {"pad", "(1, 1)"},
@@ -430,7 +430,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                             {1, 2, 6, 4}, i8, PoolRef(true, 3, 2, 0, true, true, false, false, i8),
                             "avg_full"));
   cases->push_back(PoolCase({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
-                            {1, 3, 7, 7}, i8,
+                            {2, 8, 17, 17}, i8,
                             PoolRef(false, 3, 2, 1, false, true, false, false, i8), "max"));
   cases->push_back(PoolCase({{"kernel", "(1, 1)"}, {"global_pool", "True"}, {"pool_type", "avg"}},
                             {2, 3, 4, 4}, u8, PoolRef(true, 1, 1, 0, false, true, true, false, u8),
@@ -461,16 +461,16 @@ HN_CONFORMANCE_CASES(Quantization) {
               DataThenRange(Integers(-128, 127), {-2.0, 3.0})));
 
   // ---- elemwise_add (ranges lhs_min, lhs_max, rhs_min, rhs_max)
-  cases->push_back(AddCase({2, 9}, i8, i8, {-1, 1, -2, 0.5}, std::nullopt, "int8_int32"));
+  cases->push_back(AddCase({16, 33}, i8, i8, {-1, 1, -2, 0.5}, std::nullopt, "int8_int32"));
   cases->push_back(
-      AddCase({3, 7}, i8, i8, {-1, 1, -2, 0.5}, std::make_pair(-2.0, 2.0), "int8_calibrated"));
+      AddCase({12, 31}, i8, i8, {-1, 1, -2, 0.5}, std::make_pair(-2.0, 2.0), "int8_calibrated"));
   cases->push_back(
-      AddCase({4, 5}, u8, u8, {0, 1, 0, 3}, std::make_pair(0.0, 3.0), "uint8_calibrated"));
+      AddCase({14, 29}, u8, u8, {0, 1, 0, 3}, std::make_pair(0.0, 3.0), "uint8_calibrated"));
   cases->push_back(
-      AddCase({5, 3}, i8, u8, {-1, 1, 0, 2}, std::make_pair(-2.0, 2.0), "int8_uint8_calibrated"));
-  cases->push_back(
-      AddCase({2, 2, 5}, u8, i8, {0, 2, -1, 1}, std::make_pair(0.0, 3.0), "uint8_int8_calibrated"));
-  cases->push_back(AddCase({6, 2}, u8, u8, {0, 1, 0, 3}, std::nullopt, "uint8_int32"));
+      AddCase({20, 19}, i8, u8, {-1, 1, 0, 2}, std::make_pair(-2.0, 2.0), "int8_uint8_calibrated"));
+  cases->push_back(AddCase({2, 10, 25}, u8, i8, {0, 2, -1, 1}, std::make_pair(0.0, 3.0),
+                           "uint8_int8_calibrated"));
+  cases->push_back(AddCase({24, 17}, u8, u8, {0, 1, 0, 3}, std::nullopt, "uint8_int32"));
 
   // ---- batch_norm: scale and shift onto the calibrated int8 range (oneDNN divides the scale by
   // sqrt(1 + eps) once more, its variance being 1).
