@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "ops/conformance.h"
 
@@ -282,6 +283,23 @@ HN_CONFORMANCE_CASES(Quantization) {
                  {ties}, QuantizeRef(u8, std::make_pair(0.0, 255.5)), "auto_uint8"),
             {f32}),
       Ties()));
+  // NaN, infinities and huge values, past the vector path's 16 lanes: NaN gives 127 (int8) or
+  // 0 (uint8), as MXNet's oneDNN reorder does.
+  const InputGen specials = [](std::mt19937&, size_t, int64_t j) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> v{std::nan(""), inf, -inf, 1e30, -1e30, 0.2, -0.2, 0.5};
+    return v[static_cast<size_t>(j) % v.size()];
+  };
+  for (DType t : {i8, u8}) {
+    cases->push_back(WithGen(Exact(Case("_contrib_quantize_v2",
+                                        {{"out_type", t == i8 ? "int8" : "uint8"},
+                                         {"min_calib_range", "0"},
+                                         {"max_calib_range", "1"}},
+                                        {{40}}, QuantizeRef(t, std::make_pair(0.0, 1.0)),
+                                        t == i8 ? "int8_nan_inf" : "uint8_nan_inf"),
+                                   {f32}),
+                             specials));
+  }
   // Uncalibrated: the data's own range, its ends reaching -128 (half to even) and 127.
   cases->push_back(WithGen(
       Exact(Case("_contrib_quantize_v2", {}, {{2, 3, 4}}, QuantizeRef(i8, std::nullopt),

@@ -13,7 +13,6 @@
 //  * requantize maps int32 over its range onto 127 (int8) or 255 (uint8) levels of the
 //    calibrated range, or without one of the range the int32 data reach.
 #include <algorithm>
-#include <cfloat>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -34,7 +33,6 @@ using internal::QuantizedLevels;
 using internal::QuantizedOutputDType;
 using internal::QuantizeOutType;
 using internal::RangeOutputNames;
-using internal::SaturateRoundEven;
 
 // quantize_v2's and requantize's attributes (MXNet's QuantizeV2Param and RequantizeParam are
 // the same three fields).
@@ -155,7 +153,7 @@ bool RequantizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<
 
 template <typename T>
 void ScaleInto(const float* x, int64_t n, float scale, T* y) {
-  for (int64_t i = 0; i < n; ++i) y[i] = SaturateRoundEven<T>(x[i] * scale);
+  internal::StoreRoundedEven(n, y, [=](int64_t i) { return x[i] * scale; });
 }
 
 void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -176,15 +174,12 @@ void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     return;
   }
   const float* x = in[0].ptr<const float>();
-  float data_min = FLT_MAX, data_max = -FLT_MAX;
+  float data_min = 0.0f, data_max = 0.0f;
   if (p.calibrated()) {
     data_min = *p.min_calib_range;
     data_max = *p.max_calib_range;
   } else {
-    for (int64_t i = 0; i < n; ++i) {
-      data_min = x[i] < data_min ? x[i] : data_min;
-      data_max = x[i] > data_max ? x[i] : data_max;
-    }
+    internal::DataRange(x, n, &data_min, &data_max);
   }
   const DType y = out[0].dtype;
   const float range = MaxAbs(data_min, data_max);
@@ -234,7 +229,7 @@ void DequantizeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBl
 
 template <typename T>
 void RequantizeInto(const int32_t* q, int64_t n, float scale, T* y) {
-  for (int64_t i = 0; i < n; ++i) y[i] = SaturateRoundEven<T>(static_cast<float>(q[i]) * scale);
+  internal::StoreRoundedEven(n, y, [=](int64_t i) { return static_cast<float>(q[i]) * scale; });
 }
 
 void RequantizeCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

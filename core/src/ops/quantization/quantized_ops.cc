@@ -245,10 +245,13 @@ bool QuantizedElemwiseAddType(const NodeAttrs& attrs, std::vector<DType>* in,
 
 template <typename A, typename B, typename Y>
 void AddScaled(const A* a, const B* b, int64_t n, float scale_a, float scale_b, Y* y) {
-  for (int64_t i = 0; i < n; ++i) {
-    float sum = static_cast<float>(a[i]) * scale_a;
-    sum = static_cast<float>(b[i]) * scale_b + sum;
-    y[i] = SaturateRoundEven<Y>(sum);
+  auto sum = [=](int64_t i) {
+    return static_cast<float>(b[i]) * scale_b + static_cast<float>(a[i]) * scale_a;
+  };
+  if constexpr (sizeof(Y) == 1) {
+    internal::StoreRoundedEven(n, y, sum);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = SaturateRoundEven<Y>(sum(i));
   }
 }
 
@@ -304,9 +307,8 @@ void QuantizedElemwiseAddCompute(const OpContext& ctx, const NodeAttrs& attrs,
     const float u_scale = a_signed ? scale_b : scale_a;
     const float s_scale = a_signed ? scale_a : scale_b;
     int8_t* rescaled = ctx.workspace->Get<int8_t>(internal::kOpSlot0, static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      rescaled[i] = SaturateRoundEven<int8_t>(static_cast<float>(u[i]) * u_scale);
-    }
+    internal::StoreRoundedEven(n, rescaled,
+                               [=](int64_t i) { return static_cast<float>(u[i]) * u_scale; });
     if (a_signed) {
       AddInto(s, rescaled, n, s_scale, 1.0f, out[0]);
     } else {
@@ -539,9 +541,11 @@ bool QuantizedConcatType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
 
 template <typename X, typename Y>
 void RescaleBlock(const X* x, int64_t count, float scale, bool copy, Y* y) {
-  for (int64_t i = 0; i < count; ++i) {
-    y[i] = copy ? static_cast<Y>(x[i]) : SaturateRoundEven<Y>(static_cast<float>(x[i]) * scale);
+  if (copy) {
+    for (int64_t i = 0; i < count; ++i) y[i] = static_cast<Y>(x[i]);
+    return;
   }
+  internal::StoreRoundedEven(count, y, [=](int64_t i) { return static_cast<float>(x[i]) * scale; });
 }
 
 template <typename Y>
