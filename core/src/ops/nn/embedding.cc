@@ -117,7 +117,6 @@ bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<D
   return (*in)[0] != DType::kUnknown;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Gradient: the weight's is the output gradient's rows added into the rows they were read from
 // (MXNet's dense AddTakeGrad, clipping likewise); the indices get zeros.
