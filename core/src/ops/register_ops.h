@@ -51,6 +51,9 @@ void RegisterRNNOps(OpRegistry* r);        // ops/rnn/rnn.cc: RNN, _rnn_param_co
 void RegisterLossOps(OpRegistry* r);       // ops/loss/loss.cc: *Output, MakeLoss, ...
 void RegisterCTCLossOps(OpRegistry* r);    // ops/loss/ctc_loss.cc: CTCLoss
 void RegisterLegacyOps(OpRegistry* r);     // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
+// ops/quantization/quantized_fully_connected.cc: _contrib_quantized_fully_connected,
+// _sg_mkldnn_fully_connected
+void RegisterQuantizedFullyConnectedOps(OpRegistry* r);
 
 namespace internal {
 
@@ -98,6 +101,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLossOps(r);
   RegisterCTCLossOps(r);
   RegisterLegacyOps(r);
+  RegisterQuantizedFullyConnectedOps(r);
 }
 
 }  // namespace internal
