@@ -31,6 +31,7 @@
 #include "ndarray/storage.h"
 #include "ops/nn/fully_connected_param.h"
 #include "ops/quantization/quantization.h"
+#include "ops/quantization/range_inference.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -44,15 +45,6 @@ size_t BaseInputs(const FullyConnectedParam& fc) { return fc.no_bias ? 2 : 3; }
 
 float ScalarOf(const TBlob& b) { return *b.ptr<const float>(); }
 
-void RequireType(const NodeAttrs& attrs, std::vector<DType>* types, size_t i, DType want,
-                 const char* side, const std::string& name) {
-  DType& t = (*types)[i];
-  HN_CHECK(t == DType::kUnknown || t == want, kTypeError)
-      << DescribeNode(attrs) << ": " << side << " '" << name << "' must be " << DTypeName(want)
-      << ", got " << DTypeName(t);
-  t = want;
-}
-
 void RequireQuantizedData(const NodeAttrs& attrs, DType data) {
   HN_CHECK(data == DType::kUnknown || data == DType::kInt8 || data == DType::kUint8, kTypeError)
       << DescribeNode(attrs) << ": input 'data' must be int8 or uint8 (quantized), got "
@@ -60,25 +52,14 @@ void RequireQuantizedData(const NodeAttrs& attrs, DType data) {
 }
 
 // FullyConnected's inference over the first `fc` inputs and output 0; every other input and
-// output is a (1,) range.
+// output is a range end.
 bool QuantizedFcShape(const NodeAttrs& attrs, const FullyConnectedParam& fc, std::vector<Shape>* in,
                       std::vector<Shape>* out) {
-  const size_t base = BaseInputs(fc);
-  std::vector<Shape> base_in(in->begin(), in->begin() + base);
-  std::vector<Shape> base_out{(*out)[0]};
-  bool known = InferFullyConnectedShape(attrs, fc, &base_in, &base_out);
-  std::copy(base_in.begin(), base_in.end(), in->begin());
-  (*out)[0] = base_out[0];
-  auto range = [&](std::vector<Shape>* list, size_t i, const char* side) {
-    Shape merged = (*list)[i];
-    HN_CHECK(MergeShape(Shape{1}, &merged), kShapeError)
-        << DescribeNode(attrs) << ": " << side << " " << i << " is a range of shape (1,), got "
-        << (*list)[i];
-    (*list)[i] = merged;
-  };
-  for (size_t i = base; i < in->size(); ++i) range(in, i, "input");
-  for (size_t i = 1; i < out->size(); ++i) range(out, i, "output");
-  return known;
+  return internal::RangedShape(
+      attrs, in, out, BaseInputs(fc),
+      [&fc](const NodeAttrs& a, std::vector<Shape>* data, std::vector<Shape>* result) {
+        return InferFullyConnectedShape(a, fc, data, result);
+      });
 }
 
 // The (rows, k) view of the data: flatten=True keeps axis 0, else the last axis is k.
@@ -107,10 +88,6 @@ std::vector<std::string> QuantizedFcInputNames(const NodeAttrs& attrs) {
           "min_weight", "max_weight", "min_bias", "max_bias"};
 }
 
-std::vector<std::string> RangeOutputNames(const NodeAttrs&) {
-  return {"output", "min_output", "max_output"};
-}
-
 bool ContribQuantizedFcShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                              std::vector<Shape>* out) {
   return QuantizedFcShape(attrs, attrs.Param<FullyConnectedParam>(), in, out);
@@ -118,15 +95,15 @@ bool ContribQuantizedFcShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 
 bool ContribQuantizedFcType(const NodeAttrs& attrs, std::vector<DType>* in,
                             std::vector<DType>* out) {
-  const std::vector<std::string> names = QuantizedFcInputNames(attrs);
   const size_t base = BaseInputs(attrs.Param<FullyConnectedParam>());
   RequireQuantizedData(attrs, (*in)[0]);
   for (size_t i = 1; i < in->size(); ++i) {
-    RequireType(attrs, in, i, i < base ? DType::kInt8 : DType::kFloat32, "input", names[i]);
+    internal::AssignQuantizedDType(attrs, in, i, i < base ? DType::kInt8 : DType::kFloat32,
+                                   "input");
   }
-  RequireType(attrs, out, 0, DType::kInt32, "output", "output");
-  RequireType(attrs, out, 1, DType::kFloat32, "output", "min_output");
-  RequireType(attrs, out, 2, DType::kFloat32, "output", "max_output");
+  internal::AssignQuantizedDType(attrs, out, 0, DType::kInt32, "output");
+  internal::AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  internal::AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
   return (*in)[0] != DType::kUnknown;
 }
 
@@ -359,7 +336,7 @@ uint32_t SgFcNumOutputs(const NodeAttrs& attrs) {
 
 std::vector<std::string> SgFcOutputNames(const NodeAttrs& attrs) {
   if (SgFcNumOutputs(attrs) == 1) return {"output"};
-  return RangeOutputNames(attrs);
+  return internal::RangeOutputNames(attrs);
 }
 
 bool SgFcShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -393,22 +370,22 @@ DType SgFcOutputType(const SgFullyConnectedParam& p, const Int8Eltwise& eltwise)
 bool SgFcType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const auto& p = attrs.Param<SgFullyConnectedParam>();
   const SgFullyConnectedGraph g = ReadSubgraph(attrs);
-  const std::vector<std::string> names = SgFcInputNames(attrs);
   if (!p.quantized) {
     for (size_t i = 0; i < in->size(); ++i)
-      RequireType(attrs, in, i, DType::kFloat32, "input", names[i]);
-    RequireType(attrs, out, 0, DType::kFloat32, "output", "output");
+      internal::AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+    internal::AssignQuantizedDType(attrs, out, 0, DType::kFloat32, "output");
     return true;
   }
   RequireQuantizedData(attrs, (*in)[0]);
   const size_t base = BaseInputs(g.fc);
   for (size_t i = 1; i < in->size(); ++i) {
     const bool int8_parameter = !p.channel_wise() && i < base;
-    RequireType(attrs, in, i, int8_parameter ? DType::kInt8 : DType::kFloat32, "input", names[i]);
+    internal::AssignQuantizedDType(attrs, in, i, int8_parameter ? DType::kInt8 : DType::kFloat32,
+                                   "input");
   }
-  RequireType(attrs, out, 0, SgFcOutputType(p, g.eltwise), "output", "output");
+  internal::AssignQuantizedDType(attrs, out, 0, SgFcOutputType(p, g.eltwise), "output");
   for (size_t i = 1; i < out->size(); ++i)
-    RequireType(attrs, out, i, DType::kFloat32, "output", i == 1 ? "min_output" : "max_output");
+    internal::AssignQuantizedDType(attrs, out, i, DType::kFloat32, "output");
   return (*in)[0] != DType::kUnknown;
 }
 
@@ -476,16 +453,6 @@ struct SgFcWeights {
   std::vector<float> weight_scales;  // one, or one per output channel
 };
 
-int32_t SaturatedInt32(float x) {
-  if (!(x > static_cast<float>(std::numeric_limits<int32_t>::lowest()))) {
-    return std::isnan(x) ? 0 : std::numeric_limits<int32_t>::lowest();
-  }
-  if (x >= static_cast<float>(std::numeric_limits<int32_t>::max())) {
-    return std::numeric_limits<int32_t>::max();
-  }
-  return static_cast<int32_t>(x);
-}
-
 // Channel-wise (mkldnn_common.h's GetWeightScales and the scaled reorders): each output channel's
 // scale maps its largest weight onto 127.5 levels, lowered where the bias would pass INT32_MAX / 2;
 // weights and bias are rounded to nearest even, as oneDNN's reorder does.
@@ -511,12 +478,11 @@ SgFcWeights ChannelWiseWeights(const TBlob& weight, const float* bias, float dat
     }
     r.weight_scales[static_cast<size_t>(c)] = scale;
     for (int64_t j = 0; j < k; ++j) {
-      const float v = std::nearbyint(w[c * k + j] * scale);
-      q[c * k + j] = static_cast<int8_t>(std::min(std::max(v, -128.f), 127.f));
+      q[c * k + j] = internal::SaturateRoundEven<int8_t>(w[c * k + j] * scale);
     }
     if (bias != nullptr) {
       r.bias[static_cast<size_t>(c)] =
-          SaturatedInt32(std::nearbyint(bias[c] * (scale * data_scale)));
+          internal::SaturateRoundEven<int32_t>(bias[c] * (scale * data_scale));
     }
   }
   return r;
@@ -651,7 +617,7 @@ void RegisterQuantizedFullyConnectedOps(OpRegistry* r) {
       .SetParam<FullyConnectedParam>()
       .SetInputNames(QuantizedFcInputNames)
       .SetNumOutputs(3)
-      .SetOutputNames(RangeOutputNames)
+      .SetOutputNames(internal::RangeOutputNames)
       .SetInferShape(ContribQuantizedFcShape)
       .SetInferType(ContribQuantizedFcType)
       .SetCompute(ContribQuantizedFcCompute);
