@@ -69,10 +69,10 @@ dnnl::algorithm OneDnnAlgorithm(Int8Eltwise::Kind kind) {
 // Everything the primitive bakes in: the shapes, types, scales and post-op.
 std::string SpecKey(const Int8DenseSpec& s) {
   std::ostringstream os;
+  os.precision(9);  // every float told apart (9 significant digits round-trip a float)
   os << s.rows << ',' << s.hidden << ',' << s.k << ',' << static_cast<int>(s.src) << ','
      << static_cast<int>(s.dst) << ',' << s.has_bias << ',' << static_cast<int>(s.eltwise.kind)
      << ',' << s.eltwise.alpha << ',' << s.eltwise.scale << ",threads " << KernelThreads();
-  os.precision(9);
   for (float scale : s.output_scales) os << ',' << scale;
   return os.str();
 }
