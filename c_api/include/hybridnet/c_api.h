@@ -1426,6 +1426,8 @@ HN_API int hn_profiler_state(const char** out_state) HN_NOEXCEPT;
 
 /** Stops recording until hn_profiler_resume, the state staying "run" (MXNet's pause()). */
 HN_API int hn_profiler_pause(void) HN_NOEXCEPT;
+
+/** Records again after hn_profiler_pause (MXNet's resume()). */
 HN_API int hn_profiler_resume(void) HN_NOEXCEPT;
 
 /** Appends the events recorded since the last dump to the trace file (Chrome trace-event JSON);
@@ -1442,9 +1444,10 @@ HN_API int hn_profiler_dumps(int reset, const char* format, const char* sort_by,
                              char** out) HN_NOEXCEPT;
 
 /** Prefixes the op names recorded on the calling thread with `name` (':' appended when
- *  missing) until the matching hn_profiler_scope_pop; scopes nest (MXNet 2's profiler.scope).
- *  A pop without a push: HN_ERR_INVALID_ARGUMENT. */
+ *  missing) until the matching hn_profiler_scope_pop; scopes nest (MXNet 2's profiler.scope). */
 HN_API int hn_profiler_scope_push(const char* name) HN_NOEXCEPT;
+
+/** Ends the calling thread's innermost scope; none open: HN_ERR_INVALID_ARGUMENT. */
 HN_API int hn_profiler_scope_pop(void) HN_NOEXCEPT;
 
 /** The profiler's clock (steady, nanoseconds), the start of a duration. */
