@@ -32,9 +32,10 @@ namespace profiler {
 /// aggregate_stats (boolean), filename (the trace file, default "profile.json"),
 /// continuous_dump (boolean), dump_period (seconds, a number) and profile_process ("worker").
 /// Options not given keep their values. An unknown key or malformed value throws
-/// kInvalidArgument naming it (and the accepted keys); nothing is changed then. profile_memory
-/// and profile_api are accepted and have no events: this runtime records neither allocations
-/// nor C API calls.
+/// kInvalidArgument naming it (and the accepted keys); nothing is changed then. Not implemented
+/// yet, accepted and checked only: profile_memory and profile_api (no memory or C API events
+/// are recorded) and continuous_dump and dump_period (nothing dumps by itself: Dump(false)
+/// appends to the trace file whatever they say).
 void SetConfig(const std::vector<std::pair<std::string, std::string>>& options);
 
 /// "run" starts recording, "stop" stops it; anything else throws kInvalidArgument.
