@@ -42,10 +42,13 @@ struct Event {
   char phase = 'X';  // trace-event phase: X complete, i instant, C counter
   char instant_scope = 't';
   bool aggregate = false;  // counts in Dumps
+  bool op_call = false;    // an op call: args get its shapes
   int64_t start_ns = 0;
   int64_t dur_ns = 0;
   std::string name, category;
   std::string args;  // the members of the "args" object, as JSON text
+  // An op call's shapes, formatted into args when dumped (off the op's path).
+  std::vector<Shape> inputs, outputs;
   std::string stat_group, stat_name;
 };
 
@@ -201,13 +204,11 @@ std::string Quoted(const std::string& s) {
   return out;
 }
 
-void AppendShapes(const std::vector<TBlob>& blobs, std::string* out) {
+void AppendShapes(const std::vector<Shape>& shapes, std::string* out) {
   out->push_back('"');
-  for (size_t i = 0; i < blobs.size(); ++i) {
-    std::ostringstream os;
-    os << blobs[i].shape;
+  for (size_t i = 0; i < shapes.size(); ++i) {
     if (i > 0) out->push_back(',');
-    out->append(os.str());
+    out->append(shapes[i].ToString());
   }
   out->push_back('"');
 }
@@ -288,10 +289,11 @@ void RecordOp(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::v
   const std::string fused = FusedOps(attrs);
   e.args = "\"kernel\":" + Quoted(kernel);
   if (!fused.empty()) e.args += ",\"fused\":" + Quoted(fused);
-  e.args += ",\"inputs\":";
-  AppendShapes(in, &e.args);
-  e.args += ",\"outputs\":";
-  AppendShapes(out, &e.args);
+  e.op_call = true;
+  e.inputs.reserve(in.size());
+  for (const TBlob& b : in) e.inputs.push_back(b.shape);
+  e.outputs.reserve(out.size());
+  for (const TBlob& b : out) e.outputs.push_back(b.shape);
   e.aggregate = TheProfiler().aggregate.load(std::memory_order_relaxed);
   e.stat_group = "operator";
   e.stat_name = scope_prefix + op;
@@ -412,7 +414,14 @@ void Dump(bool finished) {
               e.phase + "\"," + times + ",\"pid\":" + std::to_string(pid) +
               ",\"tid\":" + std::to_string(b->tid());
       if (e.phase == 'i') text += ",\"s\":\"" + std::string(1, e.instant_scope) + "\"";
-      text += ",\"args\":{" + e.args + "}}";
+      text += ",\"args\":{" + e.args;
+      if (e.op_call) {
+        text += ",\"inputs\":";
+        AppendShapes(e.inputs, &text);
+        text += ",\"outputs\":";
+        AppendShapes(e.outputs, &text);
+      }
+      text += "}}";
     });
   }
   p.FoldStats();
