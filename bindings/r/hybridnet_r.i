@@ -230,12 +230,14 @@ HN_HANDLE_KINDS(HNR_HANDLE)
     (const char* const* attr_keys, const char* const* attr_values, size_t num_attrs) ""
 /* Keyword arguments of optimizers and metrics: a named character vector, as attributes. */
 %typemap(in, noblock=1) (const char* const* keys, const char* const* values, size_t num_params),
-                        (const char* const* keys, const char* const* values, size_t num_args) {
+                        (const char* const* keys, const char* const* values, size_t num_args),
+                        (const char* const* keys, const char* const* values, size_t num_options) {
   hnr_attrs($input, "$symname", "$1_name", (const char* const**)&$1, (const char* const**)&$2,
             &$3);
 }
 %typemap(freearg) (const char* const* keys, const char* const* values, size_t num_params),
-                  (const char* const* keys, const char* const* values, size_t num_args) ""
+                  (const char* const* keys, const char* const* values, size_t num_args),
+                  (const char* const* keys, const char* const* values, size_t num_options) ""
 /* hn_trainer_create's parameters: a named list, list(<full parameter name> = <block>, ...). */
 %typemap(in, noblock=1)
     (hn_block* const* blocks, const char* const* param_names, size_t num_params) {
@@ -321,6 +323,7 @@ HNR_SCALAR_OUT(int, out_training)
 HNR_SCALAR_OUT(int, out_initialized)
 HNR_SCALAR_OUT(float, out_lr)
 HNR_SCALAR_OUT(int64_t, out_num_batches)
+HNR_SCALAR_OUT(int64_t, out_ns)
 
 /* A metric's readings: a named numeric vector (at most 64, a composite's children). */
 %typemap(in, numinputs=0, noblock=1)

@@ -422,6 +422,9 @@ HN_JAVA_SCALAR_OUT(double, jdouble, jdoubleArray, double[], SetDoubleArrayRegion
   int* out_num_update, int* out_index_count
 };
 %apply int64_t* OUT_I64 { int64_t* out_num_batches };
+/* The profiler's state and clock. */
+%apply int64_t* OUT_I64 { int64_t* out_ns };
+%apply const char** OUT_STR { const char** out_state };
 %apply size_t* OUT_SIZE { size_t* out_num_values };
 %apply float* OUT_FLOAT { float* out_lr, float* out_rescale_grad };
 %apply double* OUT_DOUBLE { double* out_num_inst, double* out_sum_metric, double* out_value };

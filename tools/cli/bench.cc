@@ -56,6 +56,26 @@ std::map<std::string, Tensor> RandomInputs(const ShapeMap& shapes) {
   return inputs;
 }
 
+// One eager and one hybridized forward under the profiler: the trace goes to `path`, the
+// aggregate table to stdout.
+template <typename Forward>
+void ProfileForwards(const std::string& path, const Forward& forward, hn_block* eager,
+                     hn_block* hybrid) {
+  const char* keys[] = {"profile_all", "aggregate_stats", "filename"};
+  const char* values[] = {"True", "True", path.c_str()};
+  Check(hn_profiler_set_config(keys, values, 3));
+  Check(hn_profiler_set_state("run"));
+  forward(eager);
+  forward(hybrid);
+  Check(hn_profiler_set_state("stop"));
+  Check(hn_profiler_dump(1));
+  char* table = nullptr;
+  Check(hn_profiler_dumps(1, "table", "total", 0, &table));
+  std::printf("profile of one eager and one hybridized forward: trace in %s\n%s", path.c_str(),
+              table);
+  hn_string_free(table);
+}
+
 int Bench(const Args& args) {
   const int n = args.Number("-n", 1000, 1);
   const int threads = args.Number("--threads", 1, 1);
@@ -105,6 +125,8 @@ int Bench(const Args& args) {
   std::printf("  %-36s %10.1f us median\n", "predictor (planned graph, no copies)", pred_us);
   std::printf("  eager / hybridized: %.2fx\n", hybrid_us > 0 ? eager_us / hybrid_us : 0.0);
   std::printf("  max |eager - hybridized| over the outputs: %g\n", static_cast<double>(diff));
+  if (auto trace = args.value("--profile"))
+    ProfileForwards(*trace, forward_block, eager_block.get(), hybrid_block.get());
   return 0;
 }
 
@@ -117,7 +139,10 @@ extern const Command kBench{
     {{"--shape", "NAME=D1,D2,...", "an input's shape (inputs not given are zeros)",
       /*repeatable=*/true, /*required=*/true},
      {"-n", "N", "timed forwards of each kind (default 1000)"},
-     {"--threads", "N", "BLAS threads (default 1)"}},
+     {"--threads", "N", "BLAS threads (default 1)"},
+     {"--profile", "FILE.json",
+      "then profile one eager and one hybridized forward: a Chrome trace (chrome://tracing, "
+      "Perfetto) to FILE.json and the aggregate table printed"}},
     Bench};
 
 }  // namespace hybridnet_cli

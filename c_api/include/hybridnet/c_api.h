@@ -1438,6 +1438,79 @@ HN_API void hn_data_loader_free(hn_data_loader* loader) HN_NOEXCEPT;
  *  libjpeg-turbo (HN_ERR_UNSUPPORTED). Ownership: *out is new (hn_tensor_free). */
 HN_API int hn_image_decode(const void* data, size_t size, int flag, hn_tensor** out) HN_NOEXCEPT;
 
+/* ============================================================================================
+ * The profiler: MXNet 1.9.1's mx.profiler (hybridnet/profiler.h says what it records).
+ *
+ *   const char* keys[] = {"profile_all", "aggregate_stats", "filename"};
+ *   const char* values[] = {"True", "True", "trace.json"};
+ *   hn_profiler_set_config(keys, values, 3);
+ *   hn_profiler_set_state("run");
+ *   ... forwards ...
+ *   hn_profiler_set_state("stop");
+ *   hn_profiler_dump(1);                                  (writes trace.json)
+ *   hn_profiler_dumps(0, "table", "total", 0, &table);    (hn_string_free(table))
+ *
+ * The profiler is one per process; every function may be called from any thread. Scopes are
+ * per thread.
+ * ========================================================================================== */
+
+/** Sets options by MXNet's set_config keywords, keys[i] = values[i] as strings: profile_all,
+ *  profile_symbolic, profile_imperative, profile_memory, profile_api, aggregate_stats,
+ *  continuous_dump ("True"/"False"/"1"/"0"), filename, dump_period, profile_process
+ *  ("worker"). An unknown key or a bad value: HN_ERR_INVALID_ARGUMENT naming it, nothing
+ *  changed. `keys`/`values` may be NULL when num_options is 0. */
+HN_API int hn_profiler_set_config(const char* const* keys, const char* const* values,
+                                  size_t num_options) HN_NOEXCEPT;
+
+/** "run" starts recording, "stop" stops it; another string is HN_ERR_INVALID_ARGUMENT. */
+HN_API int hn_profiler_set_state(const char* state) HN_NOEXCEPT;
+
+/** The state, "run" or "stop" (a static string). */
+HN_API int hn_profiler_state(const char** out_state) HN_NOEXCEPT;
+
+/** Stops recording until hn_profiler_resume, the state staying "run" (MXNet's pause()). */
+HN_API int hn_profiler_pause(void) HN_NOEXCEPT;
+
+/** Records again after hn_profiler_pause (MXNet's resume()). */
+HN_API int hn_profiler_resume(void) HN_NOEXCEPT;
+
+/** Appends the events recorded since the last dump to the trace file (Chrome trace-event JSON);
+ *  `finished` non-zero completes and closes it. A file that cannot be written: HN_ERR_IO naming
+ *  it. */
+HN_API int hn_profiler_dump(int finished) HN_NOEXCEPT;
+
+/** The aggregate statistics (per category, one row per op type: count, total, min, max and
+ *  average ms) in MXNet's layout: `format` "table" or "json" (NULL: "table"), sorted by
+ *  `sort_by` "total", "avg", "min", "max" or "count" (NULL: "total"), descending unless
+ *  `ascending`; `reset` non-zero clears them afterwards. Ownership: *out is new
+ *  (hn_string_free). */
+HN_API int hn_profiler_dumps(int reset, const char* format, const char* sort_by, int ascending,
+                             char** out) HN_NOEXCEPT;
+
+/** Prefixes the op names recorded on the calling thread with `name` (':' appended when
+ *  missing) until the matching hn_profiler_scope_pop; scopes nest (MXNet 2's profiler.scope). */
+HN_API int hn_profiler_scope_push(const char* name) HN_NOEXCEPT;
+
+/** Ends the calling thread's innermost scope; none open: HN_ERR_INVALID_ARGUMENT. */
+HN_API int hn_profiler_scope_pop(void) HN_NOEXCEPT;
+
+/** The profiler's clock (steady, nanoseconds), the start of a duration. */
+HN_API int hn_profiler_clock(int64_t* out_ns) HN_NOEXCEPT;
+
+/** Records the duration `name` of `kind` ("task", "frame" or "event") in `domain` that started
+ *  at `start_ns` (hn_profiler_clock) and ends now, on the calling thread, when the profiler
+ *  runs (MXNet's Task/Frame/Event stop()). */
+HN_API int hn_profiler_record_duration(const char* kind, const char* domain, const char* name,
+                                       int64_t start_ns) HN_NOEXCEPT;
+
+/** Records counter `name` of `domain` taking `value` (MXNet's Counter.set_value). */
+HN_API int hn_profiler_set_counter(const char* domain, const char* name,
+                                   int64_t value) HN_NOEXCEPT;
+
+/** Records an instant marker `name` in `domain`; `scope` "global", "process", "thread", "task"
+ *  or "marker" (NULL: "process"; MXNet's Marker.mark). */
+HN_API int hn_profiler_mark(const char* domain, const char* name, const char* scope) HN_NOEXCEPT;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

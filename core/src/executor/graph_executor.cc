@@ -6,6 +6,7 @@
 #include "hybridnet/executor.h"
 #include "kernels/workspace.h"
 #include "pass/passes.h"
+#include "profiler/profiler_hook.h"
 
 namespace hybridnet {
 
@@ -300,7 +301,13 @@ void GraphExecutor::Impl::Run(Plan& plan, const std::vector<NDArray>& data,
   ctx.workspace = &workspace;
   for (const KernelCall& k : plan.kernels) {
     ctx.input_arrays = k.in_arrays.data();
-    (*k.compute)(ctx, *k.attrs, k.in, k.out);
+    if (profiler::internal::Records(profiler::internal::kGraph)) {
+      const int64_t start = profiler::internal::StartOp();
+      (*k.compute)(ctx, *k.attrs, k.in, k.out);
+      profiler::internal::RecordOp(*k.attrs, k.in, k.out, start);
+    } else {
+      (*k.compute)(ctx, *k.attrs, k.in, k.out);
+    }
   }
   for (const OutputCopy& c : plan.copies) {
     const void* src = c.kind == SlotKind::kData     ? data[c.index].raw_data()

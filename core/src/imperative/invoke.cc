@@ -8,6 +8,7 @@
 #include "imperative/autograd_tape.h"
 #include "imperative/tracing.h"
 #include "kernels/workspace.h"
+#include "profiler/profiler_hook.h"
 
 namespace hybridnet {
 
@@ -126,7 +127,13 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   ctx.is_train = autograd::IsTraining();
   ctx.input_arrays = arrays.data();
   ctx.workspace = &workspace;
-  op.compute(ctx, attrs, in_blobs, out_blobs);
+  if (profiler::internal::Records(profiler::internal::kEager)) {
+    const int64_t start = profiler::internal::StartOp();
+    op.compute(ctx, attrs, in_blobs, out_blobs);
+    profiler::internal::RecordOp(attrs, in_blobs, out_blobs, start);
+  } else {
+    op.compute(ctx, attrs, in_blobs, out_blobs);
+  }
   internal::RecordOp(attrs, inputs, &outputs);
   return outputs;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "profiler/profiler_hook.h"
+
 namespace hybridnet {
 namespace internal {
 
@@ -45,6 +47,7 @@ class KernelChoice {
       RejectForced(kernel, describe());
     }
     runs_[static_cast<size_t>(kernel)].fetch_add(1, std::memory_order_relaxed);
+    profiler::internal::NoteKernel(kernels_[static_cast<size_t>(kernel)].name);
     return kernel;
   }
   /// Whether a test forces a kernel now.
