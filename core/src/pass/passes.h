@@ -1,6 +1,8 @@
 // Graph passes over an IndexedGraph, shared by Symbol and GraphExecutor.
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "hybridnet/symbol.h"
@@ -56,6 +58,19 @@ Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
 /// Numerics are unchanged.
 Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts);
+
+/// Returns a copy of `symbol` without bfloat16 tensors (pass/bfloat16.cc): each amp_cast to
+/// bfloat16 becomes that cast followed by one back to float32 (the values rounded as MXNet rounds
+/// them, kept in float32), and variables declared bfloat16 ("__dtype__" 12: parameters an AMP
+/// export stores in bfloat16) are declared float32. `*num_casts` counts the amp_casts changed.
+Symbol WithoutBFloat16Tensors(const Symbol& symbol, size_t* num_casts);
+
+/// Returns a copy of `symbol` whose convolutions (Convolution, _hn_convolution) compute their
+/// products in bfloat16 (ConvolutionFusions::bf16): every one with `every_convolution` (the
+/// conversion at load), else those an AMP export runs in bfloat16: a weight variable named in
+/// `bf16_weights`, or data an amp_cast rounded to bfloat16. `*num_convolutions` counts them.
+Symbol ConvolveInBFloat16(const Symbol& symbol, bool every_convolution,
+                          const std::set<std::string>& bf16_weights, size_t* num_convolutions);
 
 }  // namespace internal
 }  // namespace hybridnet
