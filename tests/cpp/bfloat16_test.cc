@@ -97,6 +97,50 @@ TEST(BFloat16Executor, ConvolutionRoundsDataAndWeightsOnly) {
   EXPECT_LT(diff, 5e-2f);
 }
 
+// FullyConnected alone and fused with relu: the rounded product summed in double, plus the
+// float32 bias, then relu; 4-D data flattened.
+TEST(BFloat16Executor, DenseLayersRoundDataAndWeightsOnly) {
+  std::mt19937 rng(5);
+  const Symbol data = Symbol::Var("data");
+  const Symbol fc0 =
+      Op("FullyConnected", {data, Symbol::Var("w0"), Symbol::Var("b0")}, {{"num_hidden", "24"}});
+  const Symbol relu = Op("Activation", {fc0}, {{"act_type", "relu"}});
+  const Symbol fc1 =
+      Op("FullyConnected", {relu, Symbol::Var("w1")}, {{"num_hidden", "5"}, {"no_bias", "True"}});
+  std::map<std::string, NDArray> params{{"w0", Random(Shape{24, 18}, &rng)},
+                                        {"b0", Random(Shape{24}, &rng)},
+                                        {"w1", Random(Shape{5, 24}, &rng)}};
+  const NDArray x = Random(Shape{3, 2, 3, 3}, &rng);
+  ExecutorOptions options;
+  options.dtype = DType::kBFloat16;
+  GraphExecutor exec(fc1, {"data"}, params, options);
+  const NDArray y = exec.Forward({x})[0];
+  EXPECT_EQ(exec.stats().num_bf16, 2u);
+  ASSERT_EQ(y.shape(), (Shape{3, 5}));
+  double worst = 0.0;
+  for (int n = 0; n < 3; ++n) {
+    float hidden[24];
+    for (int h = 0; h < 24; ++h) {
+      double sum = params["b0"].data<float>()[h];
+      for (int i = 0; i < 18; ++i) {
+        sum += static_cast<double>(Rounded(x.data<float>()[n * 18 + i])) *
+               Rounded(params["w0"].data<float>()[h * 18 + i]);
+      }
+      hidden[h] = std::max(static_cast<float>(sum), 0.f);
+    }
+    for (int o = 0; o < 5; ++o) {
+      double sum = 0.0;
+      for (int h = 0; h < 24; ++h) {
+        sum += static_cast<double>(Rounded(hidden[h])) *
+               Rounded(params["w1"].data<float>()[o * 24 + h]);
+      }
+      worst = std::max(worst, std::fabs(y.data<float>()[n * 5 + o] - sum));
+    }
+  }
+  // float32 sums, and the hidden layer's float32 rounding carried through the second product.
+  EXPECT_LT(worst, 1e-4) << "not the rounded products";
+}
+
 // Convolution + BatchNorm + residual add + relu, fused or not, eager-shaped (channel-first)
 // or laid out channel-last: the same values within bfloat16's rounding of the folded weights.
 TEST(BFloat16Executor, FusedResidualBlockStaysWithinBFloat16Rounding) {

@@ -123,7 +123,8 @@ extern const Command kBench{
       /*repeatable=*/true, /*required=*/true},
      {"-n", "N", "timed forwards of each kind (default 1000)"},
      {"--threads", "N", "BLAS threads (default 1)"},
-     {"--dtype", "float32|bfloat16", "what the predictor's convolutions compute in"}},
+     {"--dtype", "float32|bfloat16",
+      "what the predictor's convolutions and dense layers compute in"}},
     Bench};
 
 }  // namespace hybridnet_cli

@@ -133,7 +133,7 @@ extern const Command kRun{
      {"--outputs", "DIR", "write every output to DIR, one file per head (below)"},
      {"--eager", nullptr, "run op by op (an imported block) instead of the planned graph"},
      {"--dtype", "float32|bfloat16",
-      "what convolutions compute in (bfloat16: MXNet AMP's conversion at load)"}},
+      "what convolutions and dense layers compute in (bfloat16: MXNet AMP's conversion)"}},
     Run,
     "  --outputs DIR writes head i (the model's outputs in order, from 0) as DIR/<name>.npy,\n"
     "  or as DIR/<name>.<i>.npy when another head would write the same file: one node output\n"

@@ -62,7 +62,7 @@ class Model:
 
     def predictor(self, dtype="float32"):
         """A new Predictor of this model (one per thread; they share the weights); dtype says
-        what its convolutions compute in (Predictor.set_dtype)."""
+        what its convolutions and dense layers compute in (Predictor.set_dtype)."""
         predictor = Predictor(self)
         if dtype != "float32":
             predictor.set_dtype(dtype)
@@ -101,9 +101,9 @@ class Predictor:
         return Predictor(self.model, out[0])
 
     def set_dtype(self, dtype):
-        """What this predictor's convolutions compute in: "float32" (the default) or "bfloat16",
-        MXNet AMP's conversion at load (data and weights rounded to bfloat16, float32 sums,
-        BatchNorm folded; every other op and every tensor float32). README.md's compatibility
+        """What this predictor's convolutions and dense layers compute in: "float32" (the
+        default) or "bfloat16", MXNet AMP's conversion at load (data and weights rounded to
+        bfloat16, float32 sums, BatchNorm folded; every other op and every tensor float32). README.md's compatibility
         section gives the error against float32 per model. Clones made afterwards inherit it."""
         codes = {"float32": lib.HN_DTYPE_FLOAT32, "bfloat16": lib.HN_DTYPE_BFLOAT16}
         if dtype not in codes:

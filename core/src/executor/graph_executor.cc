@@ -101,7 +101,7 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
   HN_CHECK(options.dtype == DType::kFloat32 || options.dtype == DType::kBFloat16, kInvalidArgument)
       << "an executor computes in float32 or bfloat16, not " << DTypeName(options.dtype);
   // MXNet AMP's bfloat16 (pass/bfloat16.cc): float32 tensors, bfloat16 products in the
-  // convolutions an export rounds for (or in every one, with options.dtype).
+  // convolutions and dense layers an export rounds for (or in every one, with options.dtype).
   std::set<std::string> bf16_weights;
   for (const auto& kv : params) {
     if (!kv.second.is_none() && !kv.second.is_symbolic() && kv.second.dtype() == DType::kBFloat16) {
@@ -113,14 +113,14 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
   const bool amp_export = num_bf16_casts > 0 || !bf16_weights.empty();
   const bool bf16 = amp_export || options.dtype == DType::kBFloat16;
   HN_CHECK(!(bf16 && options.is_train), kInvalidArgument)
-      << "bfloat16 convolutions are for inference: a training executor computes in float32 "
+      << "bfloat16 products are for inference: a training executor computes in float32 "
          "(the model is "
       << (amp_export ? "an AMP bfloat16 export)" : "converted by dtype bfloat16)");
   m.unfused = amp_export ? widened : symbol;
   m.optimized = options.fuse ? internal::FuseOps(m.unfused, &m.num_fused) : m.unfused;
   if (bf16) {
-    m.optimized = internal::ConvolveInBFloat16(m.optimized, options.dtype == DType::kBFloat16,
-                                               bf16_weights, &m.num_bf16);
+    m.optimized = internal::ComputeInBFloat16(m.optimized, options.dtype == DType::kBFloat16,
+                                              bf16_weights, &m.num_bf16);
   }
   m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
   m.data_names = std::move(data_names);

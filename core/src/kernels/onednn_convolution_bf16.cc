@@ -189,9 +189,8 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
     const dnnl::engine& engine = OneDnnEngine();
     Workspace* workspace = a.workspace;
     memory user_src(p->user_src_md, engine, const_cast<float*>(a.data));
-    // The data in bfloat16 takes the folding's slot, which Pack is done with.
     memory src(p->src_md, engine,
-               workspace->Get<uint16_t>(kConvFoldSlot, p->src_md.get_size() / 2 + 1));
+               workspace->Get<uint16_t>(kBFloat16DataSlot, p->src_md.get_size() / 2 + 1));
     RunReorder(p->src_in, user_src, src, workspace);
     OneDnnStream().wait();
     // The sum post-op adds what the output holds: the residual, copied there unless it is there

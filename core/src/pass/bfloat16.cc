@@ -1,18 +1,19 @@
 // MXNet AMP's bfloat16 (contrib/amp, target_dtype bfloat16) as the executor runs it: tensors stay
-// float32 and the convolutions compute their products in bfloat16 (ConvolutionFusions::bf16).
+// float32 and the convolutions and dense layers compute their products in bfloat16
+// (ConvolutionFusions::bf16, BFloat16FullyConnectedAttrs).
 //  * An AMP export (amp.convert_hybrid_block) rounds with amp_cast to bfloat16 and may store the
 //    parameters of its bfloat16 ops in bfloat16. WithoutBFloat16Tensors keeps its roundings as
 //    float32 values and declares those parameters float32 (the executor widens their values,
-//    exactly); ConvolveInBFloat16 then marks the convolutions the export runs in bfloat16.
-//  * The conversion at load (ExecutorOptions::dtype) marks every convolution: Convolution is
-//    the one op of MXNet 1.9.1's BF16_FUNCS (python/mxnet/contrib/amp/lists/symbol_bf16.py)
-//    besides FullyConnected, which stays float32 here (a model's last layer, a small share of
-//    its time). Its BF16_FP32_FUNCS (pooling, BatchNorm, relu, add, concat, ...) work in bfloat16
-//    or float32 alike; here they read the convolutions' float32 outputs, so their results are
-//    those of float32 ops on values MXNet would have rounded once more.
+//    exactly); ComputeInBFloat16 then marks the layers the export runs in bfloat16.
+//  * The conversion at load (ExecutorOptions::dtype) marks every Convolution and FullyConnected:
+//    MXNet 1.9.1's BF16_FUNCS (python/mxnet/contrib/amp/lists/symbol_bf16.py). Its
+//    BF16_FP32_FUNCS (pooling, BatchNorm, relu, add, concat, ...) work in bfloat16 or float32
+//    alike; here they read the layers' float32 outputs, so their results are those of float32
+//    ops on values MXNet would have rounded once more. Its FP32_FUNCS stay float32 either way.
 #include <string>
 
 #include "ops/nn/convolution_fusions.h"
+#include "ops/nn/fully_connected_fusions.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -56,20 +57,25 @@ Symbol WithoutBFloat16Tensors(const Symbol& symbol, size_t* num_casts) {
   return graph;
 }
 
-Symbol ConvolveInBFloat16(const Symbol& symbol, bool every_convolution,
-                          const std::set<std::string>& bf16_weights, size_t* num_convolutions) {
-  *num_convolutions = 0;
+Symbol ComputeInBFloat16(const Symbol& symbol, bool every_layer,
+                         const std::set<std::string>& bf16_weights, size_t* num_layers) {
+  *num_layers = 0;
   const OpRegistry& registry = OpRegistry::Global();
   const Op* convolution = registry.Find("Convolution");
-  const Op* fused = registry.Find("_hn_convolution");
+  const Op* fused_convolution = registry.Find("_hn_convolution");
+  const Op* dense = registry.Find("FullyConnected");
+  const Op* fused_dense = registry.Find("_hn_fully_connected_act");
   const Op* amp_cast = registry.Find("amp_cast");
   Symbol graph = symbol.Copy();
   const IndexedGraph g(graph.outputs);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     Node* node = g[nid].owner.get();
-    if (node->IsVariable() || (node->attrs.op != convolution && node->attrs.op != fused)) continue;
-    bool bf16 = every_convolution;
-    // An export's bfloat16 convolution: a weight stored in bfloat16, or data rounded by amp_cast
+    if (node->IsVariable()) continue;
+    const Op* op = node->attrs.op;
+    const bool is_convolution = op == convolution || op == fused_convolution;
+    if (!is_convolution && op != dense && op != fused_dense) continue;
+    bool bf16 = every_layer;
+    // An export's bfloat16 layer: a weight stored in bfloat16, or data rounded by amp_cast
     // (WithoutBFloat16Tensors' pair).
     const Node& weight = *node->inputs[1].node;
     if (weight.IsVariable() && bf16_weights.count(weight.name())) bf16 = true;
@@ -79,10 +85,14 @@ Symbol ConvolveInBFloat16(const Symbol& symbol, bool every_convolution,
       bf16 = true;
     }
     if (!bf16) continue;
-    ConvolutionFusions fusions = FusionsOf(node->attrs);
-    fusions.bf16 = true;
-    node->attrs = FusedConvolutionAttrs(node->attrs.name, node->attrs.dict, fusions);
-    ++*num_convolutions;
+    if (is_convolution) {
+      ConvolutionFusions fusions = FusionsOf(node->attrs);
+      fusions.bf16 = true;
+      node->attrs = FusedConvolutionAttrs(node->attrs.name, node->attrs.dict, fusions);
+    } else {
+      node->attrs = BFloat16FullyConnectedAttrs(node->attrs);
+    }
+    ++*num_layers;
   }
   return graph;
 }

@@ -65,12 +65,13 @@ Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
 /// export stores in bfloat16) are declared float32. `*num_casts` counts the amp_casts changed.
 Symbol WithoutBFloat16Tensors(const Symbol& symbol, size_t* num_casts);
 
-/// Returns a copy of `symbol` whose convolutions (Convolution, _hn_convolution) compute their
-/// products in bfloat16 (ConvolutionFusions::bf16): every one with `every_convolution` (the
+/// Returns a copy of `symbol` whose convolutions (Convolution, _hn_convolution) and dense layers
+/// (FullyConnected, _hn_fully_connected_act) compute their products in bfloat16
+/// (ConvolutionFusions::bf16, BFloat16FullyConnectedAttrs): every one with `every_layer` (the
 /// conversion at load), else those an AMP export runs in bfloat16: a weight variable named in
-/// `bf16_weights`, or data an amp_cast rounded to bfloat16. `*num_convolutions` counts them.
-Symbol ConvolveInBFloat16(const Symbol& symbol, bool every_convolution,
-                          const std::set<std::string>& bf16_weights, size_t* num_convolutions);
+/// `bf16_weights`, or data an amp_cast rounded to bfloat16. `*num_layers` counts them.
+Symbol ComputeInBFloat16(const Symbol& symbol, bool every_layer,
+                         const std::set<std::string>& bf16_weights, size_t* num_layers);
 
 }  // namespace internal
 }  // namespace hybridnet
