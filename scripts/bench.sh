@@ -7,8 +7,8 @@
 #     203d51f: before issue 14 registered ~300 more ops; target <= 1.1x), in fresh processes
 #     taking turns;
 #  3. the microbenchmarks of bench/ (seed MLP, C API overhead, ResNet-18 eager vs hybridized,
-#     single layers, the profiler's cost on ResNet-50; the Java, Scala, R and Python bindings
-#     against the C API);
+#     ResNet-50 in bfloat16 vs float32, single layers, the profiler's cost on ResNet-50; the Java,
+#     Scala, R and Python bindings against the C API);
 #  4. one training step (forward + backward) against MXNet 1.9.1 hybridized and PyTorch eager
 #     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
 #     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
@@ -117,7 +117,7 @@ else
 fi
 
 # ---- 3. microbenchmarks --------------------------------------------------------------------------
-for b in mlp_bench capi_overhead_bench resnet_bench layer_bench profiler_bench; do
+for b in mlp_bench capi_overhead_bench resnet_bench bf16_bench layer_bench profiler_bench; do
   printf '\n== %s\n' "$b"
   "$build/bin/$b"
 done

@@ -199,6 +199,7 @@ struct hn_predictor {
   bool has_outputs = false;
   size_t plans_seen = 0;
   bool fast_math = false;  // hn_predictor_set_fast_math
+  hybridnet::DType dtype = hybridnet::DType::kFloat32;  // hn_predictor_set_dtype
   hn_capi::LiveHandle live{};
 };
 

@@ -87,17 +87,21 @@ hn_model* NewModel(std::shared_ptr<ModelData> data) {
 
 // Every predictor of a model binds the model's parameter arrays (never copies): the weights
 // convolutions re-lay-out are kept with those arrays, so all predictors share them too.
-std::unique_ptr<hn::GraphExecutor> NewExecutor(const ModelData& model, bool fast_math) {
+std::unique_ptr<hn::GraphExecutor> NewExecutor(const ModelData& model, bool fast_math,
+                                               hn::DType dtype) {
   hn::ExecutorOptions options;
   options.fast_math = fast_math;
+  options.dtype = dtype;
   return std::make_unique<hn::GraphExecutor>(model.symbol, model.input_names, model.params,
                                              options);
 }
 
-hn_predictor* NewPredictor(std::shared_ptr<const ModelData> model, bool fast_math) {
+hn_predictor* NewPredictor(std::shared_ptr<const ModelData> model, bool fast_math,
+                           hn::DType dtype) {
   auto p = std::make_unique<hn_predictor>();
-  p->executor = NewExecutor(*model, fast_math);
+  p->executor = NewExecutor(*model, fast_math, dtype);
   p->fast_math = fast_math;
+  p->dtype = dtype;
   size_t n = model->input_names.size();
   p->inputs.resize(n);
   p->input_owned.assign(n, false);
@@ -278,7 +282,7 @@ int hn_predictor_create(const hn_model* model, hn_predictor** out) noexcept {
   HN_API_BEGIN();
   CheckHandle(model, "model");
   CheckOut(out, "out");
-  *out = NewPredictor(model->data, false);
+  *out = NewPredictor(model->data, false, hn::DType::kFloat32);
   HN_API_END();
 }
 
@@ -286,7 +290,7 @@ int hn_predictor_clone(const hn_predictor* predictor, hn_predictor** out) noexce
   HN_API_BEGIN();
   CheckHandle(predictor, "predictor");
   CheckOut(out, "out");
-  *out = NewPredictor(predictor->model, predictor->fast_math);
+  *out = NewPredictor(predictor->model, predictor->fast_math, predictor->dtype);
   HN_API_END();
 }
 
@@ -298,8 +302,22 @@ int hn_predictor_set_fast_math(hn_predictor* predictor, int enable) noexcept {
   HN_CHECK(enable == 0 || enable == 1, kInvalidArgument)
       << "argument 'enable' must be 0 or 1, got " << enable;
   if (predictor->fast_math != (enable == 1)) {
-    predictor->executor = NewExecutor(*predictor->model, enable == 1);
+    predictor->executor = NewExecutor(*predictor->model, enable == 1, predictor->dtype);
     predictor->fast_math = enable == 1;
+    predictor->plans_seen = 0;
+  }
+  HN_API_END();
+}
+
+int hn_predictor_set_dtype(hn_predictor* predictor, int dtype) noexcept {
+  HN_API_BEGIN();
+  CheckHandle(predictor, "predictor");
+  HN_CHECK(dtype == HN_DTYPE_FLOAT32 || dtype == HN_DTYPE_BFLOAT16, kInvalidArgument)
+      << "argument 'dtype' must be HN_DTYPE_FLOAT32 (0) or HN_DTYPE_BFLOAT16 (12), got " << dtype;
+  const auto wanted = static_cast<hn::DType>(dtype);
+  if (predictor->dtype != wanted) {
+    predictor->executor = NewExecutor(*predictor->model, predictor->fast_math, wanted);
+    predictor->dtype = wanted;
     predictor->plans_seen = 0;
   }
   HN_API_END();

@@ -454,6 +454,54 @@ static void test_fast_math(void) {
   hn_model_free(model);
 }
 
+/* hn_predictor_set_dtype on a ResNet: bfloat16 convolutions differ from float32 by bfloat16's
+ * rounding (more than 0, at most 2e-2 of the largest output), clones inherit the dtype, float32
+ * again gives the default bits; other dtypes and bad handles are errors. */
+static void test_bfloat16(void) {
+  char fixture_prefix[1024];
+  hn_model* model = NULL;
+  hn_predictor *exact = NULL, *bf16 = NULL, *clone = NULL;
+  int64_t shape[4] = {2, 3, 32, 32};
+  float x[2 * 3 * 32 * 32], y_exact[20], y_bf16[20], y_clone[20], y_back[20];
+  float scale = 0.f, diff = 0.f;
+  int i;
+  snprintf(fixture_prefix, sizeof fixture_prefix, "%s/cifar_resnet20_v1", HN_FIXTURES_DIR);
+  for (i = 0; i < 2 * 3 * 32 * 32; ++i) x[i] = (float)(i % 29) / 29.f;
+  HN_EXPECT_OK(hn_model_load(fixture_prefix, 0, &model));
+  if (model == NULL) return;
+  HN_EXPECT_OK(hn_predictor_create(model, &exact));
+  HN_EXPECT_OK(hn_predictor_create(model, &bf16));
+  HN_EXPECT_ERR(hn_predictor_set_dtype(bf16, HN_DTYPE_FLOAT16), HN_ERR_INVALID_ARGUMENT, "'dtype'");
+  HN_EXPECT_ERR(hn_predictor_set_dtype(NULL, HN_DTYPE_BFLOAT16), HN_ERR_INVALID_ARGUMENT,
+                "predictor");
+  HN_EXPECT_OK(hn_predictor_set_dtype(bf16, HN_DTYPE_BFLOAT16));
+  HN_EXPECT_OK(hn_predictor_clone(bf16, &clone));
+  HN_EXPECT_OK(hn_predictor_set_input(exact, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_set_input(bf16, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_set_input(clone, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+  HN_EXPECT_OK(hn_predictor_forward(exact));
+  HN_EXPECT_OK(hn_predictor_forward(bf16));
+  HN_EXPECT_OK(hn_predictor_forward(clone));
+  HN_EXPECT_OK(hn_predictor_get_output(exact, 0, y_exact, sizeof y_exact));
+  HN_EXPECT_OK(hn_predictor_get_output(bf16, 0, y_bf16, sizeof y_bf16));
+  HN_EXPECT_OK(hn_predictor_get_output(clone, 0, y_clone, sizeof y_clone));
+  for (i = 0; i < 20; ++i) {
+    scale = fmaxf(scale, fabsf(y_exact[i]));
+    diff = fmaxf(diff, fabsf(y_bf16[i] - y_exact[i]));
+  }
+  HN_EXPECT(diff > 0.f);
+  HN_EXPECT(diff <= 2e-2f * scale);
+  HN_EXPECT(memcmp(y_bf16, y_clone, sizeof y_bf16) == 0);
+  HN_EXPECT_OK(hn_predictor_set_dtype(bf16, HN_DTYPE_FLOAT32));
+  HN_EXPECT_OK(hn_predictor_forward(bf16));
+  HN_EXPECT_OK(hn_predictor_get_output(bf16, 0, y_back, sizeof y_back));
+  HN_EXPECT(memcmp(y_back, y_exact, sizeof y_back) == 0);
+  hn_predictor_free(clone);
+  hn_predictor_free(bf16);
+  hn_predictor_free(exact);
+  hn_model_free(model);
+}
+
 /* Heads that are views of intermediates (Flatten(relu(x))) next to later nodes that could
  * recycle their buffers (sigmoid(tanh(x))), as detectors end: the predictor's outputs are
  * relu(x) and sigmoid(tanh(x)), the same as op by op, for two batch sizes in turn. */
@@ -514,4 +562,5 @@ HN_TEST_MAIN(model,
                  HN_RUN(test_tensor_inputs_and_detached_outputs) HN_RUN(test_load_from_memory)
                      HN_RUN(test_damaged_files) HN_RUN(test_params_without_names_or_weights)
                          HN_RUN(test_predictor_errors) HN_RUN(test_mxnet_fixtures)
-                             HN_RUN(test_fast_math) HN_RUN(test_view_heads) HN_RUN(teardown))
+                             HN_RUN(test_fast_math) HN_RUN(test_bfloat16) HN_RUN(test_view_heads)
+                                 HN_RUN(teardown))

@@ -96,6 +96,8 @@ int Bench(const Args& args) {
   hn_predictor* raw_pred = nullptr;
   Check(hn_predictor_create(m.model.get(), &raw_pred));
   Owned<hn_predictor, hn_predictor_free> pred(raw_pred);
+  const int dtype = ComputeDType(args.value("--dtype"));
+  Check(hn_predictor_set_dtype(pred.get(), dtype));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (shapes.count(m.inputs[i])) {
       Check(hn_predictor_set_input_tensor(pred.get(), m.inputs[i].c_str(), inputs[i].get()));
@@ -122,7 +124,10 @@ int Bench(const Args& args) {
               threads_in_use == 1 ? "" : "s");
   std::printf("  %-36s %10.1f us median\n", "eager (op by op)", eager_us);
   std::printf("  %-36s %10.1f us median\n", "hybridized (cached graph)", hybrid_us);
-  std::printf("  %-36s %10.1f us median\n", "predictor (planned graph, no copies)", pred_us);
+  std::printf("  %-36s %10.1f us median\n",
+              dtype == HN_DTYPE_BFLOAT16 ? "predictor (planned graph, bfloat16)"
+                                         : "predictor (planned graph, no copies)",
+              pred_us);
   std::printf("  eager / hybridized: %.2fx\n", hybrid_us > 0 ? eager_us / hybrid_us : 0.0);
   std::printf("  max |eager - hybridized| over the outputs: %g\n", static_cast<double>(diff));
   if (auto trace = args.value("--profile"))
@@ -140,6 +145,8 @@ extern const Command kBench{
       /*repeatable=*/true, /*required=*/true},
      {"-n", "N", "timed forwards of each kind (default 1000)"},
      {"--threads", "N", "BLAS threads (default 1)"},
+     {"--dtype", "float32|bfloat16",
+      "what the predictor's convolutions and dense layers compute in"},
      {"--profile", "FILE.json",
       "then profile one eager and one hybridized forward: a Chrome trace (chrome://tracing, "
       "Perfetto) to FILE.json and the aggregate table printed"}},

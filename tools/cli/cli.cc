@@ -208,6 +208,12 @@ std::string TensorSummary(hn_tensor* t, size_t max_values) {
   return os.str();
 }
 
+int ComputeDType(const std::optional<std::string>& value) {
+  if (!value || *value == "float32") return HN_DTYPE_FLOAT32;
+  if (*value == "bfloat16") return HN_DTYPE_BFLOAT16;
+  UsageError("--dtype expects float32 or bfloat16, got '" + *value + "'");
+}
+
 ShapeMap ParseShapes(const std::vector<std::string>& specs) {
   ShapeMap shapes;
   for (const auto& spec : specs) {

@@ -126,6 +126,10 @@ ShapeMap ParseShapes(const std::vector<std::string>& specs);
 Owned<hn_shape_info, hn_shape_info_free> InferShapes(const hn_symbol* symbol,
                                                      const ShapeMap& known);
 
+/// The --dtype option's value: HN_DTYPE_FLOAT32 when absent or "float32", HN_DTYPE_BFLOAT16 for
+/// "bfloat16" (hn_predictor_set_dtype); a usage error otherwise.
+int ComputeDType(const std::optional<std::string>& value);
+
 /// PREFIX-symbol.json + PREFIX-EEEE.params with the model's input and output names.
 struct LoadedModel {
   std::string prefix;

@@ -65,11 +65,12 @@ std::map<std::string, Tensor> LoadInputs(const std::vector<std::string>& specs) 
 }
 
 // The planned graph: inputs are set by name; the predictor feeds zeros to those not given.
-std::vector<Tensor> RunPredictor(const LoadedModel& m,
-                                 const std::map<std::string, Tensor>& inputs) {
+std::vector<Tensor> RunPredictor(const LoadedModel& m, const std::map<std::string, Tensor>& inputs,
+                                 int dtype) {
   hn_predictor* raw = nullptr;
   Check(hn_predictor_create(m.model.get(), &raw));
   Owned<hn_predictor, hn_predictor_free> predictor(raw);
+  Check(hn_predictor_set_dtype(predictor.get(), dtype));
   for (const auto& kv : inputs) {
     Check(hn_predictor_set_input_tensor(predictor.get(), kv.first.c_str(), kv.second.get()));
   }
@@ -87,12 +88,15 @@ int Run(const Args& args) {
   LoadedModel m = LoadModel(args.positional(0), args.positional(1));
   std::map<std::string, Tensor> given = LoadInputs(args.values("--input"));
   bool eager = args.flag("--eager");
+  const int dtype = ComputeDType(args.value("--dtype"));
+  if (eager && dtype != HN_DTYPE_FLOAT32)
+    UsageError("--dtype applies to the planned graph, not --eager");
   std::vector<Tensor> results;
   if (eager) {
     auto block = ImportBlock(m);
     results = ForwardBlock(block.get(), BlockInputs(m, std::move(given)), m.outputs.size());
   } else {
-    results = RunPredictor(m, given);
+    results = RunPredictor(m, given, dtype);
   }
   std::cout << m.prefix << " epoch " << m.epoch << " (" << (eager ? "eager" : "hybridized")
             << ")\n";
@@ -127,7 +131,9 @@ extern const Command kRun{
       /*repeatable=*/true, /*required=*/true},
      {"--output", "FILE.npy", "write the first output"},
      {"--outputs", "DIR", "write every output to DIR, one file per head (below)"},
-     {"--eager", nullptr, "run op by op (an imported block) instead of the planned graph"}},
+     {"--eager", nullptr, "run op by op (an imported block) instead of the planned graph"},
+     {"--dtype", "float32|bfloat16",
+      "what convolutions and dense layers compute in (bfloat16: MXNet AMP's conversion)"}},
     Run,
     "  --outputs DIR writes head i (the model's outputs in order, from 0) as DIR/<name>.npy,\n"
     "  or as DIR/<name>.<i>.npy when another head would write the same file: one node output\n"

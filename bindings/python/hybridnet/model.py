@@ -60,9 +60,13 @@ class Model:
         check(lib.hn_model_symbol(self._h, out))
         return _wrap(out[0])
 
-    def predictor(self):
-        """A new Predictor of this model (one per thread; they share the weights)."""
-        return Predictor(self)
+    def predictor(self, dtype="float32"):
+        """A new Predictor of this model (one per thread; they share the weights); dtype says
+        what its convolutions and dense layers compute in (Predictor.set_dtype)."""
+        predictor = Predictor(self)
+        if dtype != "float32":
+            predictor.set_dtype(dtype)
+        return predictor
 
     def __repr__(self):
         return f"<Model inputs={self.input_names} outputs={self.output_names}>"
@@ -95,6 +99,18 @@ class Predictor:
         out = ffi.new("hn_predictor**")
         check(lib.hn_predictor_clone(self._p, out))
         return Predictor(self.model, out[0])
+
+    def set_dtype(self, dtype):
+        """What this predictor's convolutions and dense layers compute in: "float32" (the
+        default) or "bfloat16", MXNet AMP's conversion at load (data and weights rounded to
+        bfloat16, float32 sums, BatchNorm folded; every other op and every tensor float32). README.md's compatibility
+        section gives the error against float32 per model. Clones made afterwards inherit it."""
+        codes = {"float32": lib.HN_DTYPE_FLOAT32, "bfloat16": lib.HN_DTYPE_BFLOAT16}
+        if dtype not in codes:
+            raise error("HN_ERR_INVALID_ARGUMENT",
+                        f"dtype must be 'float32' or 'bfloat16', got {dtype!r}")
+        with self._lock:
+            check(lib.hn_predictor_set_dtype(self._p, codes[dtype]))
 
     def _set(self, index, x):
         if type(x) is not np.ndarray:

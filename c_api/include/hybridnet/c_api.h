@@ -1008,6 +1008,18 @@ HN_API void hn_predictor_free(hn_predictor* predictor) HN_NOEXCEPT;
  *  afterwards inherit it. Needs exclusive use of the predictor. */
 HN_API int hn_predictor_set_fast_math(hn_predictor* predictor, int enable) HN_NOEXCEPT;
 
+/** Sets the dtype this predictor's convolutions and dense layers compute in: HN_DTYPE_FLOAT32
+ *  (the default) or HN_DTYPE_BFLOAT16, MXNet AMP's bfloat16 conversion at load: the data and
+ *  weights of every Convolution and FullyConnected rounded to bfloat16 (float32 sums, BatchNorm
+ *  folded into convolution weights), every other op and every tensor float32, on oneDNN's bf16
+ *  kernels (avx512_bf16 or AMX instructions where the CPU has them). README.md's compatibility
+ *  section gives the error against float32 per model. A model exported by MXNet's AMP in
+ *  bfloat16 runs its own bfloat16 layers in bfloat16 either way. Other dtypes are
+ *  HN_ERR_INVALID_ARGUMENT; a CPU without AVX-512 fails at the forward with HN_ERR_UNSUPPORTED.
+ *  Takes effect at the next forward (which plans again); clones made afterwards inherit it.
+ *  Needs exclusive use of the predictor. */
+HN_API int hn_predictor_set_dtype(hn_predictor* predictor, int dtype) HN_NOEXCEPT;
+
 /** Sets input `name` for the next forwards: `data` holds `data_bytes` bytes (exactly the
  *  shape's size) of `dtype` and is copied. Unknown names are HN_ERR_NOT_FOUND listing the
  *  inputs. Inputs never set are fed zeros of their inferred shape (as MXNet does for labels). */

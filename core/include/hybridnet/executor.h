@@ -33,6 +33,12 @@ struct ExecutorOptions {
   /// training plan fuses nothing and lays nothing out channel-last (fusion folds inference-mode
   /// BatchNorm), so every op runs its own kernel, as eagerly.
   bool is_train = false;
+  /// The dtype convolutions and dense layers compute in: kFloat32, or kBFloat16 for MXNet AMP's
+  /// bfloat16 conversion at load (the data and weights of every Convolution and FullyConnected
+  /// rounded to bfloat16, float32 sums, BatchNorm folded into convolutions; other ops and every
+  /// tensor stay float32; inference only). An AMP export (amp_cast to bfloat16, parameters
+  /// stored in bfloat16) runs its own bfloat16 layers in bfloat16 whatever this says.
+  DType dtype = DType::kFloat32;
 };
 
 /// What the last plan looks like (for tests, `hybridnet info` and benchmarks).
@@ -40,6 +46,7 @@ struct ExecutorStats {
   size_t num_nodes = 0;           ///< op nodes in the graph
   size_t num_kernels = 0;         ///< kernel calls per forward after fusion and views
   size_t num_fused = 0;           ///< nodes removed by fusion
+  size_t num_bf16 = 0;            ///< convolutions and dense layers computing in bfloat16
   size_t num_relayouts = 0;       ///< copies between channel-first and channel-last layouts
   size_t intermediate_bytes = 0;  ///< bytes of planned intermediate storage
   size_t naive_bytes = 0;         ///< bytes if every intermediate had its own buffer

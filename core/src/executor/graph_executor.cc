@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 #include <list>
+#include <set>
 
 #include "executor/memory_plan.h"
 #include "hybridnet/executor.h"
@@ -70,12 +71,14 @@ struct Plan {
 
 struct GraphExecutor::Impl {
   Symbol symbol;     // as given (what callers see)
+  Symbol unfused;    // as given but without bfloat16 tensors (AMP exports): errors name its nodes
   Symbol optimized;  // after fusion
   std::shared_ptr<const IndexedGraph> graph;
   std::vector<std::string> data_names;
   std::map<std::string, NDArray> params;  // every other variable's value, by name
   ExecutorOptions options;
   size_t num_fused = 0;
+  size_t num_bf16 = 0;
   size_t num_plans = 0;
   std::list<Plan> plans;          // most recently used first
   internal::Workspace workspace;  // every kernel call's scratch (OpContext::workspace)
@@ -96,7 +99,30 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
     options.fast_math = false;
   }
   m.options = options;
-  m.optimized = options.fuse ? internal::FuseOps(symbol, &m.num_fused) : symbol;
+  HN_CHECK(options.dtype == DType::kFloat32 || options.dtype == DType::kBFloat16, kInvalidArgument)
+      << "an executor computes in float32 or bfloat16, not " << DTypeName(options.dtype);
+  // MXNet AMP's bfloat16 (pass/bfloat16.cc): float32 tensors, bfloat16 products in the
+  // convolutions and dense layers an export rounds for (or in every one, with options.dtype).
+  std::set<std::string> bf16_weights;
+  for (const auto& kv : params) {
+    if (!kv.second.is_none() && !kv.second.is_symbolic() && kv.second.dtype() == DType::kBFloat16) {
+      bf16_weights.insert(kv.first);
+    }
+  }
+  size_t num_bf16_casts = 0;
+  Symbol widened = internal::WithoutBFloat16Tensors(symbol, &num_bf16_casts);
+  const bool amp_export = num_bf16_casts > 0 || !bf16_weights.empty();
+  const bool bf16 = amp_export || options.dtype == DType::kBFloat16;
+  HN_CHECK(!(bf16 && options.is_train), kInvalidArgument)
+      << "bfloat16 products are for inference: a training executor computes in float32 "
+         "(the model is "
+      << (amp_export ? "an AMP bfloat16 export)" : "converted by dtype bfloat16)");
+  m.unfused = amp_export ? widened : symbol;
+  m.optimized = options.fuse ? internal::FuseOps(m.unfused, &m.num_fused) : m.unfused;
+  if (bf16) {
+    m.optimized = internal::ComputeInBFloat16(m.optimized, options.dtype == DType::kBFloat16,
+                                              bf16_weights, &m.num_bf16);
+  }
   m.graph = std::make_shared<IndexedGraph>(m.optimized.outputs);
   m.data_names = std::move(data_names);
   const IndexedGraph& g = *m.graph;
@@ -115,7 +141,9 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
         << "': pass it as a parameter or list it among the data inputs";
     HN_CHECK(!it->second.is_none() && !it->second.is_symbolic(), kInvalidArgument)
         << "parameter '" << kv.first << "' has no value";
-    m.params[kv.first] = it->second;
+    // Parameters stored in bfloat16 widen exactly; the convolutions round them back.
+    m.params[kv.first] =
+        it->second.dtype() == DType::kBFloat16 ? it->second.AsType(DType::kFloat32) : it->second;
   }
 }
 
@@ -223,7 +251,7 @@ Plan GraphExecutor::Impl::MakePlan(const std::vector<NDArray>& data) {
   std::vector<DType> types;
   // Errors are reported on the graph as written (names and ops the caller knows), then the
   // optimized graph is laid out for these shapes and planned.
-  if (num_fused > 0) InferEntries(IndexedGraph(symbol.outputs), values, &shapes, &types);
+  if (num_fused > 0) InferEntries(IndexedGraph(unfused.outputs), values, &shapes, &types);
   InferEntries(*graph, values, &shapes, &types);
   if (options.fuse) {
     plan.graph = internal::LayOutChannelLast(optimized, shapes, &plan.num_relayouts);
@@ -337,6 +365,7 @@ ExecutorStats GraphExecutor::stats() const {
   for (uint32_t nid = 0; nid < original.num_nodes(); ++nid)
     if (!original[nid].node->IsVariable()) ++s.num_nodes;
   s.num_fused = impl_->num_fused;
+  s.num_bf16 = impl_->num_bf16;
   s.num_plans = impl_->num_plans;
   if (!impl_->plans.empty()) {
     const Plan& p = impl_->plans.front();

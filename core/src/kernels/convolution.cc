@@ -15,6 +15,7 @@
 #include "kernels/gemv.h"
 #include "kernels/layout.h"
 #include "kernels/onednn_convolution.h"
+#include "kernels/onednn_convolution_bf16.h"
 #include "kernels/parallel-inl.h"
 #include "kernels/pooling.h"
 #include "kernels/threads.h"
@@ -348,6 +349,19 @@ bool ConvReadsChannelFirstData(ConvSpec s) {
 bool ConvFusesExpansion(const ConvSpec& depthwise) { return DepthwiseTakes(depthwise); }
 
 void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
+  if (a.bf16) {
+    ConvSpec last = s;
+    last.channel_last = 1;
+    last.data_channel_first = 0;
+    OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
+      ConvArgs t = a;
+      t.data = data;
+      t.residual = residual;
+      t.out = out;
+      RunOneDnnBf16Convolution(last, t);
+    });
+    return;
+  }
   switch (KernelFor(s)) {
     case ConvKernel::kDepthwise:
       RunOwnDepthwise(s, a);
@@ -381,7 +395,7 @@ void ConvolutionBiasGradient(const float* dy, int64_t N, int64_t F, int64_t posi
 void RunExpandThenDepthwise(const ConvSpec& e, const ConvArgs& ea, const ConvSpec& d,
                             const ConvArgs& da) {
   // Under a forced kernel each convolution runs (and is counted) as RunConvolution runs it.
-  if (!ConvolutionKernels().Forced() && e.channel_last && d.channel_last &&
+  if (!ConvolutionKernels().Forced() && !ea.bf16 && !da.bf16 && e.channel_last && d.channel_last &&
       UsualKernelFor(e) == ConvKernel::kPointwise && UsualKernelFor(d) == ConvKernel::kDepthwise &&
       !e.residual &&
       d.in[0] * d.in[1] * e.F * static_cast<int64_t>(sizeof(float)) > kRowByRowMinBytes &&
@@ -405,7 +419,7 @@ void RunConvolutionThenMaxPool(const ConvSpec& s, const ConvArgs& a, const MaxPo
                                int64_t pooled_h, int64_t pooled_w) {
   const int64_t OH = s.out[0], OW = s.out[1], F = s.F;
   // Under a forced kernel the convolution runs (and is counted) as RunConvolution runs it.
-  if (ConvolutionKernels().Forced() || !s.channel_last || s.residual ||
+  if (ConvolutionKernels().Forced() || a.bf16 || !s.channel_last || s.residual ||
       UsualKernelFor(s) != ConvKernel::kFewChannels) {
     ConvArgs conv_args = a;
     conv_args.out =

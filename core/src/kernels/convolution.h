@@ -53,6 +53,9 @@ struct ConvArgs {
   float* out = nullptr;
   /// Scratch for the call (OpContext::workspace); never null.
   Workspace* workspace = nullptr;
+  /// The products in bfloat16 (onednn_convolution_bf16.h): data and weights rounded to bfloat16,
+  /// float32 sums, BatchNorm folded into the weights; convolutions only (no deconvolution).
+  bool bf16 = false;
 };
 
 void RunConvolution(const ConvSpec& spec, const ConvArgs& args);

@@ -32,6 +32,7 @@ enum WorkspaceSlot {
   kExpandAffineSlot,       ///< an expansion's BatchNorm scale and shift
   kPoolingRowsSlot,        ///< pooling's per-thread row of column maxima or sums
   kPoolingWindowRowsSlot,  ///< pooling's per-thread pointers to a window's rows
+  kBFloat16DataSlot,       ///< data rounded to bfloat16 for a bf16 convolution or inner product
   kOpSlot0,                ///< ops without kernels of their own (RNN, sort, linalg, sampling)
   kOpSlot1,
   kOpSlot2,

@@ -1,6 +1,8 @@
 // Graph passes over an IndexedGraph, shared by Symbol and GraphExecutor.
 #pragma once
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "hybridnet/symbol.h"
@@ -56,6 +58,20 @@ Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
 /// Numerics are unchanged.
 Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts);
+
+/// Returns a copy of `symbol` without bfloat16 tensors (pass/bfloat16.cc): each amp_cast to
+/// bfloat16 becomes that cast followed by one back to float32 (the values rounded as MXNet rounds
+/// them, kept in float32), and variables declared bfloat16 ("__dtype__" 12: parameters an AMP
+/// export stores in bfloat16) are declared float32. `*num_casts` counts the amp_casts changed.
+Symbol WithoutBFloat16Tensors(const Symbol& symbol, size_t* num_casts);
+
+/// Returns a copy of `symbol` whose convolutions (Convolution, _hn_convolution) and dense layers
+/// (FullyConnected, _hn_fully_connected_act) compute their products in bfloat16
+/// (ConvolutionFusions::bf16, BFloat16FullyConnectedAttrs): every one with `every_layer` (the
+/// conversion at load), else those an AMP export runs in bfloat16: a weight variable named in
+/// `bf16_weights`, or data an amp_cast rounded to bfloat16. `*num_layers` counts them.
+Symbol ComputeInBFloat16(const Symbol& symbol, bool every_layer,
+                         const std::set<std::string>& bf16_weights, size_t* num_layers);
 
 }  // namespace internal
 }  // namespace hybridnet

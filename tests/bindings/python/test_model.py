@@ -33,6 +33,22 @@ def test_predictor_matches_the_imported_block(resnet):
     assert "inputs=['data']" in repr(model)
 
 
+def test_bfloat16_predictor_rounds_its_convolutions(resnet):
+    model = mx.Model.load(resnet, 0)
+    x = np.random.RandomState(5).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    exact = model.predictor()(x)
+    bf16 = model.predictor(dtype="bfloat16")
+    y = bf16(x)
+    assert y.dtype == np.float32 and y.shape == exact.shape
+    diff = float(np.max(np.abs(y - exact)))
+    assert 0 < diff <= 2e-2 * float(np.max(np.abs(exact)))
+    assert same_bits(bf16.clone()(x), y)
+    bf16.set_dtype("float32")
+    assert same_bits(bf16(x), exact)
+    with pytest.raises(mx.InvalidArgumentError, match="'float32' or 'bfloat16'"):
+        bf16.set_dtype("float16")
+
+
 def test_batch_sizes_inputs_by_name_and_fresh_outputs(resnet):
     predictor = mx.Model.load(resnet, 0).predictor()
     x = np.random.RandomState(4).standard_normal((3, 3, 32, 32)).astype(np.float32)

@@ -663,6 +663,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   s.fast_math = ctx.fast_math;
   SetClip(f.clip, &a);
   a.out = out[0].ptr<float>();
+  a.bf16 = f.bf16;
   if (f.expand) {
     const internal::Expansion& e = *f.expand;
     ConvolutionParam ep;
@@ -681,6 +682,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
                    &ea);
     }
     SetClip(e.clip, &ea);
+    ea.bf16 = f.bf16;
     internal::RunExpandThenDepthwise(es, ea, s, a);
   } else if (f.pool) {
     internal::MaxPoolWindow window;

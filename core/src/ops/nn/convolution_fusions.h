@@ -57,6 +57,9 @@ struct ConvolutionFusions {
   bool channel_first_data = false;
   std::optional<Expansion> expand;
   std::optional<MaxPoolAfter> pool;
+  /// The products (the expansion's too) in bfloat16, MXNet AMP's bfloat16 convolution
+  /// (pass/bfloat16.cc): data and weights rounded to bfloat16, BatchNorm folded into the weights.
+  bool bf16 = false;
 };
 
 /// The attributes of a _hn_convolution named `name`: the Convolution attributes `convolution`

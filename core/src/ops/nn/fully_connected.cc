@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,8 +17,10 @@
 #include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/dense.h"
+#include "kernels/onednn_inner_product_bf16.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/nn/fully_connected_fusions.h"
 #include "ops/nn/fully_connected_param.h"
 #include "ops/real_type.h"
 #include "ops/register_ops.h"
@@ -31,12 +34,16 @@ struct FullyConnectedActParam {
   int num_hidden = 0;
   bool no_bias = false;
   bool flatten = true;
-  internal::ActType act_type = internal::ActType::kRelu;
+  std::optional<internal::ActType> act_type;
+  /// The product in bfloat16 (BFloat16FullyConnectedAttrs sets it; no attribute).
+  bool bf16 = false;
   static void Declare(ParamDeclarer<FullyConnectedActParam>* d) {
     DeclareFullyConnectedFields(d);
     d->Field("act_type", &FullyConnectedActParam::act_type, internal::ActTypeNames())
-        .Required()
-        .Describe("Activation function applied to the FullyConnected output.");
+        .Default(std::nullopt)
+        .Describe(
+            "Activation function applied to the FullyConnected output (none: the product "
+            "alone).");
   }
 };
 
@@ -120,11 +127,18 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
 
 // The dense product (kernels/dense.h), with relu or not; the plain and the fused op both call
 // this, so their results are identical.
-void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias, bool relu,
+void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias, bool relu, bool bf16,
                            const std::vector<TBlob>& in, const TBlob& out) {
   const TBlob& weight = in[1];
   const int64_t k = weight.shape[1];
   const int64_t batch = k == 0 ? 0 : in[0].Size() / k;
+  if (bf16 && batch > 0) {
+    internal::RunOneDnnBf16InnerProduct(in[0].ptr<const float>(), weight.ptr<const float>(),
+                                        no_bias ? nullptr : in[2].ptr<const float>(),
+                                        out.ptr<float>(), batch, hidden, k, relu, ctx.InputArray(1),
+                                        ctx.workspace);
+    return;
+  }
   if (in[0].dtype == DType::kFloat64) {  // plain BLAS (no fused relu: the fusion is float32's)
     double* y = out.ptr<double>();
     internal::Gemm(false, true, batch, hidden, k, 1.0, in[0].ptr<const double>(), k,
@@ -143,7 +157,7 @@ void FullyConnectedForward(const OpContext& ctx, int64_t hidden, bool no_bias, b
 void FullyConnectedCompute(const OpContext& ctx, const NodeAttrs& attrs,
                            const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedParam>();
-  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, false, in, out[0]);
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, false, false, in, out[0]);
 }
 
 // relu runs inside the dense kernel (a oneDNN post-op where that keeps its sums), the other
@@ -152,10 +166,10 @@ void FullyConnectedActCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedActParam>();
   const bool relu = p.act_type == internal::ActType::kRelu;
-  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, relu, in, out[0]);
-  if (relu) return;
+  FullyConnectedForward(ctx, p.num_hidden, p.no_bias, relu, p.bf16, in, out[0]);
+  if (!p.act_type || relu) return;
   float* y = out[0].ptr<float>();
-  internal::ApplyActivation(p.act_type, y, y, out[0].Size());
+  internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
 }
 
 template <typename P>
@@ -351,7 +365,8 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
   r->Register("_hn_fully_connected_act")
       .Describe(
           "FullyConnected followed by Activation(act_type), fused by the graph optimizer; "
-          "bit-identical to the two ops run one after the other.")
+          "bit-identical to the two ops run one after the other (unless its product is in "
+          "bfloat16, as MXNet AMP's bfloat16 FullyConnected).")
       .SetParam<FullyConnectedActParam>()
       .SetInputNames(InputNames<FullyConnectedActParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)
@@ -359,5 +374,18 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetCompute(FullyConnectedActCompute)
       .SetInternal();
 }
+
+namespace internal {
+
+NodeAttrs BFloat16FullyConnectedAttrs(const NodeAttrs& dense) {
+  static const Op& fused = OpRegistry::Global().Get("_hn_fully_connected_act");
+  NodeAttrs attrs = MakeNodeAttrs(fused, dense.name, dense.dict);
+  auto p = std::make_shared<FullyConnectedActParam>(attrs.Param<FullyConnectedActParam>());
+  p->bf16 = true;
+  attrs.parsed = std::move(p);
+  return attrs;
+}
+
+}  // namespace internal
 
 }  // namespace hybridnet

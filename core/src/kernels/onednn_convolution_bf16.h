@@ -1,0 +1,21 @@
+// Convolutions whose products are in bfloat16 (ConvArgs::bf16): MXNet AMP's bfloat16
+// convolutions, on oneDNN's bf16 primitives (avx512_bf16 or AMX instructions where the CPU has
+// them, oneDNN's emulation on other AVX-512 CPUs). The data and weights are rounded to bfloat16
+// (to nearest even, as amp_cast), the sums and the output are float32; the bias is float32.
+#pragma once
+
+#include "kernels/convolution.h"
+
+namespace hybridnet {
+namespace internal {
+
+/// Runs call `s` (a convolution, channel-last data, residual and output: s.channel_last set and
+/// s.data_channel_first not) with its products in bfloat16. BatchNorm is folded into the weights
+/// and bias (the weights are rounded to bfloat16 after the fold), the residual add and relu are
+/// the primitive's post-ops and a clip runs afterwards. The weights are re-laid-out once and kept
+/// with the weight array (with the BatchNorm arrays' write stamps in the key). Throws
+/// kUnsupported on a CPU where oneDNN has no bf16 convolution.
+void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a);
+
+}  // namespace internal
+}  // namespace hybridnet
