@@ -16,6 +16,7 @@ namespace hybridnet_cli {
   X(kConvert)              \
   X(kOps)                  \
   X(kRun)                  \
+  X(kQuantize)             \
   X(kBench)                \
   /* end of the table: every row above ends with a backslash */
 

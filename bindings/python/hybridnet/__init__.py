@@ -35,6 +35,7 @@ from . import image, initializer, io, metric, random, recordio
 from . import initializer as init
 from . import gluon
 from . import lr_scheduler, optimizer
+from . import contrib
 from .model import Model, Predictor
 
 __version__ = _ffi.string(_lib.hn_version()).decode()
