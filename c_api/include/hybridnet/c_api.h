@@ -1413,7 +1413,7 @@ HN_API int hn_image_decode(const void* data, size_t size, int flag, hn_tensor** 
  *  that is not float32 (HN_ERR_INVALID_ARGUMENT); data that does not fit the input
  *  (HN_ERR_SHAPE); unreadable or unwritable files (HN_ERR_IO, HN_ERR_FORMAT).
  *  *out_report (NULL: not wanted) is new JSON text (hn_string_free):
- *  {"quantized_nodes": [fp32 node names], "calib_table": {"<output name>": [min, max], ...}}.
+ *  {"quantized_nodes": [fp32 node names], "calib_table": {"OUTPUT_NAME": [min, max], ...}}.
  *  Thread-safe. */
 HN_API int hn_quantize_model(const char* prefix, int epoch, const hn_tensor* calib_data,
                              const char* const* keys, const char* const* values, size_t num_options,

@@ -46,13 +46,13 @@ QuantizeOptions ParseQuantizeOptions(const std::map<std::string, std::string>& o
 
 /// A quantized model: its symbol JSON, its params ("arg:"/"aux:" names) and what was done.
 struct QuantizedModel {
-  std::string symbol_json;
-  NDArrayList params;
+  std::string symbol_json;  ///< the int8 graph, MXNet 1.9.1 symbol JSON
+  NDArrayList params;       ///< its parameters, "arg:NAME" / "aux:NAME" as an export's
   /// The fp32 nodes now computed in int8 (each fused group by its nodes), in graph order.
   std::vector<std::string> quantized_nodes;
   /// The calibrated range of every layer output the graph quantizes, by output name.
   std::map<std::string, std::pair<float, float>> calib_table;
-  /// {"quantized_nodes": [...], "calib_table": {"<output name>": [min, max], ...}}
+  /// {"quantized_nodes": [...], "calib_table": {"OUTPUT_NAME": [min, max], ...}}
   std::string Report() const;
   /// PREFIX-symbol.json and PREFIX-EEEE.params.
   void Save(const std::string& prefix, int epoch) const;

@@ -8,7 +8,6 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>

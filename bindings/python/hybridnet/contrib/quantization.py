@@ -59,9 +59,9 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full",
     batches = list(_calibration_batches(calib_data))
     if not batches:
         raise ValueError("quantize_net: calib_data yields no batch")
-    data = np.ascontiguousarray(np.concatenate(batches), dtype=np.float32)
+    data = _nd.array(np.ascontiguousarray(np.concatenate(batches), dtype=np.float32))
     if logger:
-        logger.info("Quantizing with %d calibration examples", len(data))
+        logger.info("Quantizing with %d calibration examples", data.shape[0])
     network.hybridize()
     network(_nd.array(batches[0]))  # the export needs a traced graph
     options = {
@@ -84,7 +84,7 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full",
         fp32, int8 = os.path.join(tmp, "fp32"), os.path.join(tmp, "int8")
         network.export(fp32, 0)
         report = ffi.new("char**")
-        check(lib.hn_quantize_model(c_str(fp32), 0, _nd.array(data)._h, keys, values,
+        check(lib.hn_quantize_model(c_str(fp32), 0, data._h, keys, values,
                                     len(options), c_str(int8), report))
         text = ffi.string(report[0]).decode()
         lib.hn_string_free(report[0])
@@ -96,11 +96,14 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full",
 def quantize_net(network, quantized_dtype="auto", quantize_mode="full", exclude_layers=None,
                  exclude_layers_match=None, exclude_operators=None, calib_data=None,
                  data_shapes=None, calib_mode="none", num_calib_examples=None, ctx=cpu(),
-                 logger=None):
-    """quantize_net_v2 with tensor-wise granularity (MXNet 1.9.1's quantize_net)."""
+                 logger=None, quantize_granularity="tensor-wise", LayerOutputCollector=None):
+    """MXNet 1.9.1's quantize_net: quantize_net_v2 with MXNet's positional order, which has no
+    quantize_granularity or LayerOutputCollector (accepted here by keyword, after logger)."""
     return quantize_net_v2(network, quantized_dtype=quantized_dtype, quantize_mode=quantize_mode,
-                           quantize_granularity="tensor-wise", exclude_layers=exclude_layers,
+                           quantize_granularity=quantize_granularity,
+                           exclude_layers=exclude_layers,
                            exclude_layers_match=exclude_layers_match,
                            exclude_operators=exclude_operators, calib_data=calib_data,
                            data_shapes=data_shapes, calib_mode=calib_mode,
-                           num_calib_examples=num_calib_examples, ctx=ctx, logger=logger)
+                           num_calib_examples=num_calib_examples, ctx=ctx,
+                           LayerOutputCollector=LayerOutputCollector, logger=logger)
