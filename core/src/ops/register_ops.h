@@ -51,6 +51,11 @@ void RegisterRNNOps(OpRegistry* r);        // ops/rnn/rnn.cc: RNN, _rnn_param_co
 void RegisterLossOps(OpRegistry* r);       // ops/loss/loss.cc: *Output, MakeLoss, ...
 void RegisterCTCLossOps(OpRegistry* r);    // ops/loss/ctc_loss.cc: CTCLoss
 void RegisterLegacyOps(OpRegistry* r);     // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
+void RegisterQuantizeOps(OpRegistry* r);   // ops/quantization/quantize.cc: quantize_v2, ...
+void RegisterQuantizedOps(OpRegistry* r);  // ops/quantization/quantized_ops.cc: pooling, ...
+// ops/quantization/quantized_fully_connected.cc: _contrib_quantized_fully_connected,
+// _sg_mkldnn_fully_connected
+void RegisterQuantizedFullyConnectedOps(OpRegistry* r);
 
 namespace internal {
 
@@ -98,6 +103,9 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLossOps(r);
   RegisterCTCLossOps(r);
   RegisterLegacyOps(r);
+  RegisterQuantizeOps(r);
+  RegisterQuantizedOps(r);
+  RegisterQuantizedFullyConnectedOps(r);
 }
 
 }  // namespace internal
