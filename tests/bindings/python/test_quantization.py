@@ -27,7 +27,7 @@ def test_quantize_net_gives_an_int8_block_close_to_fp32():
     loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(nd.array(calibration())),
                                       batch_size=8)
     try:
-        qnet = quantization.quantize_net(net, calib_data=loader, calib_mode="entropy")
+        qnet = quantization.quantize_net(net, calib_data=loader, calib_mode="naive")
     except mx.HybridnetError as e:
         if "unknown operator" in str(e) or "not supported" in str(e):
             pytest.skip(f"this build cannot run MXNet's int8 ops yet: {e}")
