@@ -328,8 +328,9 @@ extern const Command kInfo{
       /*repeatable=*/true},
      {"--json", nullptr, "print JSON instead of text"}},
     Info,
-    "  symbol JSON: op counts, arguments, auxiliary states, outputs, inferred shapes; a file\n"
-    "    with operators hybridnet does not implement lists them with their nodes instead\n"
+    "  symbol JSON: precision (fp32, int8 with the nodes computing in int8, bf16), op counts,\n"
+    "    arguments, auxiliary states, outputs, inferred shapes; a file with operators\n"
+    "    hybridnet does not implement lists them with their nodes instead\n"
     "  .params/.nd: names, dtypes, shapes, first values;  .npy: dtype, shape, values"};
 
 }  // namespace hybridnet_cli
