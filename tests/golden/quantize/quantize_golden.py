@@ -1,8 +1,8 @@
 """golden.quantize: `hybridnet quantize` against MXNet 1.9.1's quantize_net.
 
 For a small CNN (Conv+BN+relu, pooling, Conv+relu, Flatten, Dense+relu, Dense) and an MLP, with
-naive and entropy calibration, auto/int8/uint8 data and excluded layers, real MXNet exports the
-fp32 network, hybridnet quantizes the export, and:
+naive and entropy calibration, auto/int8/uint8 data, excluded layers and the smart mode, real
+MXNet exports the fp32 network, hybridnet quantizes the export, and:
   1. MXNet's own quantize_net on the same network, data and options writes the same graph (the
      same ops in the same order) with the same calibrated ranges: the data's range (the input
      values themselves, so no fp32 rounding differs) string for string, in naive and entropy
@@ -54,13 +54,14 @@ def mlp():
     return net, (20,)
 
 
-# (model, calib_mode, quantized_dtype, exclude_layers, exclude_layers_match)
+# (model, calib_mode, quantized_dtype, exclude_layers, exclude_layers_match, quantize_mode)
 CASES = [
-    ("cnn", "naive", "auto", [], []),
-    ("cnn", "entropy", "auto", [], []),
-    ("cnn", "naive", "int8", ["cnn_conv1_fwd"], []),
-    ("mlp", "entropy", "uint8", [], []),
-    ("mlp", "naive", "auto", [], ["dense1"]),
+    ("cnn", "naive", "auto", [], [], "full"),
+    ("cnn", "entropy", "auto", [], [], "full"),
+    ("cnn", "naive", "int8", ["cnn_conv1_fwd"], [], "full"),
+    ("cnn", "naive", "auto", ["cnn_conv1_fwd"], [], "smart"),
+    ("mlp", "entropy", "uint8", [], [], "full"),
+    ("mlp", "naive", "auto", [], ["dense1"], "full"),
 ]
 
 
@@ -97,8 +98,8 @@ def mxnet_run(prefix, x):
     return block(mx.nd.array(x)).asnumpy()
 
 
-def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match):
-    label = f"{kind} {calib_mode} {dtype} exclude={exclude + exclude_match}"
+def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match, mode):
+    label = f"{kind} {calib_mode} {dtype} exclude={exclude + exclude_match} {mode}"
     net, calib, x = make_net(kind, 7)
     if dtype == "uint8":  # uint8 data is for non-negative inputs (it clips the rest)
         calib, x = np.abs(calib), np.abs(x)
@@ -109,9 +110,9 @@ def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match):
     calib_file = os.path.join(tmp, f"{kind}-calib.npy")
     np.save(calib_file, calib)
 
-    ours = os.path.join(tmp, f"{kind}-{calib_mode}-{dtype}-ours")
+    ours = os.path.join(tmp, f"{kind}-{calib_mode}-{dtype}-{mode}-ours")
     args = [CLI, "quantize", fp32, "0", ours, "--calib", calib_file, "--calib-mode", calib_mode,
-            "--quantized-dtype", dtype, "--batch-size", str(BATCH)]
+            "--quantized-dtype", dtype, "--quantize-mode", mode, "--batch-size", str(BATCH)]
     if exclude:
         args += ["--exclude", ",".join(exclude)]
     if exclude_match:
@@ -120,13 +121,14 @@ def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match):
     assert r.returncode == 0, f"{label}: hybridnet quantize failed: {r.stderr}"
 
     # MXNet's quantize_net on the same network, data and options.
-    qnet = mxq.quantize_net(net, quantized_dtype=dtype, exclude_layers=exclude or None,
+    qnet = mxq.quantize_net(net, quantized_dtype=dtype, quantize_mode=mode,
+                            exclude_layers=exclude or None,
                             exclude_layers_match=exclude_match or None,
                             calib_data=mx.io.NDArrayIter(calib, batch_size=BATCH,
                                                          data_name="data"),
                             calib_mode=calib_mode, num_calib_examples=len(calib), ctx=mx.cpu())
     qnet(mx.nd.array(x))
-    theirs = os.path.join(tmp, f"{kind}-{calib_mode}-{dtype}-mxnet")
+    theirs = os.path.join(tmp, f"{kind}-{calib_mode}-{dtype}-{mode}-mxnet")
     qnet.export(theirs)
 
     with open(ours + "-symbol.json") as f:
@@ -141,11 +143,12 @@ def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match):
     # layer outputs differ from hybridnet's in the last bits: min/max move as little, but the KL
     # minimum of a flat divergence curve can move by a few histogram bins.
     tolerance = 1e-3 if calib_mode == "naive" else 2e-2
-    for (op, lo, hi), (_, their_lo, their_hi) in zip(ranges(our_nodes), ranges(their_nodes)):
+    for node, (op, lo, hi), (_, their_lo, their_hi) in zip(our_nodes, ranges(our_nodes),
+                                                           ranges(their_nodes)):
         assert (lo is None) == (their_lo is None), f"{label}: {op} calibrated on one side only"
         if lo is None:
             continue
-        if op == "_contrib_quantize_v2" and our_nodes[0]["op"] == op:
+        if node["name"] == "data_quantize":
             assert (lo, hi) == (their_lo, their_hi), \
                 f"{label}: data range [{lo}, {hi}], MXNet's [{their_lo}, {their_hi}]"
         else:
