@@ -6,11 +6,14 @@
 // pooling. Kernels are called directly on preallocated
 // arrays, so the figures are the kernels' own.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_common.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
+#include "kernels/convolution.h"
+#include "kernels/onednn_convolution_int8.h"
 #include "kernels/workspace.h"
 
 namespace hybridnet {
@@ -158,6 +161,105 @@ void BM_TrainMaxPoolBackward(benchmark::State& state) {
   RunLayer(state, std::move(backward));
 }
 
+// ResNet-50 v1's convolutions at batch 1 (224 x 224; gluon's BottleneckV1, stride on the first
+// 1x1): channels in, spatial size in, filters, kernel, stride, pad, and how many the network has.
+struct CountedConv {
+  ConvLayer l;
+  int count;
+};
+const CountedConv kResNet50Convs[] = {
+    {{3, 224, 64, 7, 2, 3}, 1},     {{64, 56, 64, 1, 1, 0}, 1},    {{64, 56, 64, 3, 1, 1}, 3},
+    {{64, 56, 256, 1, 1, 0}, 4},    {{256, 56, 64, 1, 1, 0}, 2},   {{256, 56, 128, 1, 2, 0}, 1},
+    {{128, 28, 128, 3, 1, 1}, 4},   {{128, 28, 512, 1, 1, 0}, 4},  {{256, 56, 512, 1, 2, 0}, 1},
+    {{512, 28, 128, 1, 1, 0}, 3},   {{512, 28, 256, 1, 2, 0}, 1},  {{256, 14, 256, 3, 1, 1}, 6},
+    {{256, 14, 1024, 1, 1, 0}, 6},  {{512, 28, 1024, 1, 2, 0}, 1}, {{1024, 14, 256, 1, 1, 0}, 5},
+    {{1024, 14, 512, 1, 2, 0}, 1},  {{512, 7, 512, 3, 1, 1}, 3},   {{512, 7, 2048, 1, 1, 0}, 3},
+    {{1024, 14, 2048, 1, 2, 0}, 1}, {{2048, 7, 512, 1, 1, 0}, 2},
+};
+
+internal::ConvSpec ChannelLastSpec(const ConvLayer& l) {
+  internal::ConvSpec s;
+  s.channel_last = 1;
+  s.N = 1;
+  s.C = l.c;
+  s.F = l.f;
+  for (int i = 0; i < 2; ++i) {
+    s.in[i] = l.hw;
+    s.out[i] = (l.hw + 2 * l.p - l.k) / l.s + 1;
+    s.kernel[i] = l.k;
+    s.stride[i] = l.s;
+    s.pad_l[i] = s.pad_r[i] = l.p;
+  }
+  return s;
+}
+
+// Every convolution of ResNet-50 once (each shape as many times as the network has it), on
+// channel-last data with a bias and relu: the float kernels (RunConvolution) against the int8
+// ones (uint8 data, int8 for the stem, uint8 output at per-channel scales, what a calibrated
+// _sg_mkldnn_conv runs). Weights packed once, outside the timing.
+void BM_ResNet50Convs(benchmark::State& state) {
+  const bool int8 = state.range(0) == 1;
+  SetNumThreads(static_cast<int>(state.range(1)));
+  struct Layer {
+    internal::ConvSpec spec;
+    NDArray x, w, b, y;
+    int count;
+  };
+  std::vector<Layer> layers;
+  for (const CountedConv& cc : kResNet50Convs) {
+    Layer layer;
+    layer.spec = ChannelLastSpec(cc.l);
+    const internal::ConvSpec& s = layer.spec;
+    const DType data = int8 ? (s.C == 3 ? DType::kInt8 : DType::kUint8) : DType::kFloat32;
+    layer.x = NDArray::RandomUniform(Shape({1, s.in[0], s.in[1], s.C}), 0.f, 100.f).AsType(data);
+    layer.w = NDArray::RandomUniform(Shape({s.F, s.C, s.kernel[0], s.kernel[1]}), -0.1f, 0.1f);
+    layer.b = NDArray::RandomUniform(Shape({s.F}), -0.1f, 0.1f);
+    layer.y = NDArray(Shape({1, s.out[0], s.out[1], s.F}), int8 ? DType::kUint8 : DType::kFloat32);
+    layer.count = cc.count;
+    layers.push_back(std::move(layer));
+  }
+  internal::Workspace workspace;
+  auto run_all = [&] {
+    for (Layer& l : layers) {
+      for (int i = 0; i < l.count; ++i) {
+        if (int8) {
+          internal::Int8ConvCall c;
+          c.geometry = l.spec;
+          c.data = l.x.dtype();
+          c.out = DType::kUint8;
+          c.output_scales.assign(static_cast<size_t>(l.spec.F), 0.01f);
+          c.act.alg = internal::Int8Eltwise::kRelu;
+          internal::Int8ConvWeights w;
+          w.weight = [&l] { return std::as_const(l.w).data<float>(); };
+          w.weight_scales.assign(static_cast<size_t>(l.spec.F), 100.f);
+          w.bias = l.b.data<float>();
+          w.bias_scales.assign(static_cast<size_t>(l.spec.F), 1000.f);
+          w.keep_with = &l.w;
+          internal::Int8ConvArgs a;
+          a.data = l.x.raw_data();
+          a.out = l.y.raw_data();
+          a.workspace = &workspace;
+          internal::RunInt8Convolution(c, w, a);
+        } else {
+          internal::ConvSpec s = l.spec;
+          s.bias = 1;
+          s.relu = 1;
+          internal::ConvArgs a;
+          a.data = l.x.data<float>();
+          a.weight = std::as_const(l.w).data<float>();  // no new write stamp: packed once
+          a.weight_array = &l.w;
+          a.epilogue.bias = l.b.data<float>();
+          a.out = l.y.data<float>();
+          a.workspace = &workspace;
+          internal::RunConvolution(s, a);
+        }
+      }
+    }
+  };
+  run_all();
+  for (auto _ : state) run_all();
+}
+
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise)
@@ -173,6 +275,10 @@ BENCHMARK(BM_TrainConvForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainConvBackward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolBackward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ResNet50Convs)
+    ->ArgNames({"int8", "threads"})
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace bench
@@ -184,5 +290,9 @@ int main(int argc, char** argv) {
     ratios.push_back({"BM_Conv/" + std::to_string(i), "BM_Gemm/" + std::to_string(i)});
   ratios.push_back({"BM_TrainConvBackward", "BM_TrainConvForward"});
   ratios.push_back({"BM_TrainMaxPoolBackward", "BM_TrainMaxPoolForward"});
+  for (const char* threads : {"1", "2"}) {
+    ratios.push_back({std::string("BM_ResNet50Convs/int8:0/threads:") + threads,
+                      std::string("BM_ResNet50Convs/int8:1/threads:") + threads});
+  }
   return hybridnet::bench::RunAndReport(argc, argv, ratios);
 }

@@ -108,7 +108,7 @@ setup(
     install_requires=["numpy>=1.22", "cffi>=1.15"],
     packages=["hybridnet", "hybridnet.ndarray", "hybridnet.symbol", "hybridnet.gluon",
               "hybridnet.gluon.nn", "hybridnet.gluon.model_zoo", "hybridnet.gluon.data",
-              "hybridnet.gluon.data.vision"],
+              "hybridnet.gluon.data.vision", "hybridnet.contrib"],
     cmdclass=commands,
     distclass=BinaryDistribution,
     zip_safe=False,

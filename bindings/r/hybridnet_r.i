@@ -99,6 +99,8 @@
 %ignore hn_metric_kind_of;
 /* Image decoding takes raw memory; the facades get it with their dataset API. */
 %ignore hn_image_decode;
+/* Quantization: the CLI and Python (quantize_net) call it; no facade wraps it yet. */
+%ignore hn_quantize_model;
 
 /* ---- SEXP passes through (the helpers below take and return R objects) ------------------- */
 %typemap(in, noblock=1) SEXP { $1 = $input; }

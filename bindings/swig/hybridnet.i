@@ -55,6 +55,8 @@
 %ignore hn_metric_get;
 /* Image decoding takes raw memory; the facades get it with their dataset API. */
 %ignore hn_image_decode;
+/* Quantization: the CLI and Python (quantize_net) call it; no facade wraps it yet. */
+%ignore hn_quantize_model;
 
 %include "hybridnet/c_api.h"
 

@@ -17,7 +17,7 @@ import markdown
 
 # The navigation: guides in reading order, then the references (built before the guides).
 GUIDES = ["index", "getting-started", "migrating-from-mxnet", "operators", "performance",
-          "reliability", "packaging"]
+          "quantization", "reliability", "packaging"]
 REFERENCES = [("c/index.html", "C API"), ("cpp/index.html", "C++ API"),
               ("java/index.html", "Java (Javadoc)"), ("scala/index.html", "Scala (Scaladoc)"),
               ("spark/index.html", "Spark (Scaladoc)"),

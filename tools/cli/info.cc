@@ -61,6 +61,47 @@ ordered_json UnsupportedOps(const std::string& text) {
   return ops;
 }
 
+bool IsTrue(const ordered_json& attrs, const char* key) {
+  if (!attrs.is_object() || !attrs.contains(key)) return false;
+  std::string v = attrs[key].get<std::string>();
+  return v == "true" || v == "True" || v == "1";
+}
+
+// The precision the graph computes in, from its ops: int8 when it has MXNet's quantized ops
+// (listed with the fp32 ops each stands for), bf16 when it casts to bfloat16, else fp32.
+ordered_json Precision(const std::string& text) {
+  ordered_json graph = ordered_json::parse(text, nullptr, false);
+  ordered_json quantized = ordered_json::array();
+  bool bf16 = false;
+  if (graph.is_object() && graph.contains("nodes")) {
+    for (const auto& node : graph["nodes"]) {
+      const std::string op = node.value("op", "");
+      const ordered_json attrs = node.contains("attrs") ? node["attrs"] : ordered_json();
+      if ((op == "amp_cast" || op == "amp_multicast") && attrs.is_object() &&
+          attrs.value("dtype", "") == "bfloat16") {
+        bf16 = true;
+      }
+      const bool quantized_op = op.rfind("_contrib_quantized_", 0) == 0;
+      const bool quantized_fused = op.rfind("_sg_", 0) == 0 && IsTrue(attrs, "quantized");
+      if (!quantized_op && !quantized_fused) continue;
+      ordered_json computes = ordered_json::array();
+      if (quantized_op) computes.push_back(op.substr(std::strlen("_contrib_quantized_")));
+      if (node.contains("subgraphs")) {
+        for (const auto& sub : node["subgraphs"]) {
+          for (const auto& inner : sub["nodes"]) {
+            if (inner.value("op", "null") != "null") computes.push_back(inner["op"]);
+          }
+        }
+      }
+      quantized.push_back({{"node", node.value("name", "")}, {"op", op}, {"computes", computes}});
+    }
+  }
+  ordered_json j;
+  j["precision"] = !quantized.empty() ? "int8" : bf16 ? "bf16" : "fp32";
+  if (!quantized.empty()) j["quantized_nodes"] = quantized;
+  return j;
+}
+
 ordered_json SymbolInfo(const std::string& path, const std::string& text, const ShapeMap& shapes) {
   int version = 0, legacy = 0;
   Check(hn_symbol_inspect_json(text.c_str(), &version, &legacy));
@@ -69,6 +110,7 @@ ordered_json SymbolInfo(const std::string& path, const std::string& text, const 
   j["kind"] = "symbol";
   j["mxnet_version"] = version;
   j["legacy_format"] = legacy != 0;
+  j.update(Precision(text));
   j["unsupported_ops"] = UnsupportedOps(text);
   // Such a file does not load: what follows needs the loaded graph.
   if (!j["unsupported_ops"].empty()) return j;
@@ -188,6 +230,18 @@ void PrintUnsupported(const ordered_json& ops, std::ostream& os) {
 void PrintSymbol(const ordered_json& j, std::ostream& os) {
   os << "  symbol JSON, mxnet_version " << j["mxnet_version"]
      << (j["legacy_format"].get<bool>() ? " (legacy format, upgraded on load)" : "") << "\n";
+  os << "  precision: " << j["precision"].get<std::string>();
+  if (j.contains("quantized_nodes")) {
+    os << " (" << j["quantized_nodes"].size() << " int8 nodes:";
+    for (const auto& q : j["quantized_nodes"]) {
+      os << " " << q["node"].get<std::string>() << " [";
+      for (size_t i = 0; i < q["computes"].size(); ++i)
+        os << (i ? "+" : "") << q["computes"][i].get<std::string>();
+      os << "]";
+    }
+    os << ")";
+  }
+  os << "\n";
   if (!j["unsupported_ops"].empty()) {
     PrintUnsupported(j["unsupported_ops"], os);
     return;
@@ -274,8 +328,9 @@ extern const Command kInfo{
       /*repeatable=*/true},
      {"--json", nullptr, "print JSON instead of text"}},
     Info,
-    "  symbol JSON: op counts, arguments, auxiliary states, outputs, inferred shapes; a file\n"
-    "    with operators hybridnet does not implement lists them with their nodes instead\n"
+    "  symbol JSON: precision (fp32, int8 with the nodes computing in int8, bf16), op counts,\n"
+    "    arguments, auxiliary states, outputs, inferred shapes; a file with operators\n"
+    "    hybridnet does not implement lists them with their nodes instead\n"
     "  .params/.nd: names, dtypes, shapes, first values;  .npy: dtype, shape, values"};
 
 }  // namespace hybridnet_cli

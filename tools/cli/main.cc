@@ -16,6 +16,7 @@ namespace hybridnet_cli {
   X(kConvert)              \
   X(kOps)                  \
   X(kRun)                  \
+  X(kQuantize)             \
   X(kBench)                \
   X(kSummary)              \
   X(kDot)                  \

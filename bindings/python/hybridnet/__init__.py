@@ -37,6 +37,7 @@ from . import gluon
 from . import lr_scheduler, optimizer, profiler
 from . import visualization
 from . import visualization as viz
+from . import contrib
 from .model import Model, Predictor
 
 __version__ = _ffi.string(_lib.hn_version()).decode()

@@ -1522,6 +1522,29 @@ HN_API int hn_profiler_set_counter(const char* domain, const char* name,
 /** Records an instant marker `name` in `domain`; `scope` "global", "process", "thread", "task"
  *  or "marker" (NULL: "process"; MXNet's Marker.mark). */
 HN_API int hn_profiler_mark(const char* domain, const char* name, const char* scope) HN_NOEXCEPT;
+ * Quantization: an fp32 export to int8, as MXNet 1.9.1's contrib.quantization.quantize_net.
+ * ========================================================================================== */
+
+/** Quantizes the export PREFIX-symbol.json + PREFIX-EEEE.params to int8 and writes
+ *  OUT_PREFIX-symbol.json + OUT_PREFIX-EEEE.params (the same epoch), in the form MXNet 1.9.1's
+ *  quantize_net writes and MXNet loads (fused _sg_mkldnn_conv / _sg_mkldnn_fully_connected,
+ *  _contrib_quantize_v2, _contrib_quantized_pooling/flatten/act, _contrib_dequantize).
+ *  The ranges are calibrated by running the fp32 graph on `calib_data` (float32, batch first,
+ *  fed to the input "data_name") in batches. Options keys[i] = values[i] (both may be NULL
+ *  when num_options is 0), quantize_net's arguments: "calib_mode" naive (default) | entropy,
+ *  "quantized_dtype" auto (default) | int8 | uint8, "quantize_mode" full (default) | smart,
+ *  "quantize_granularity" tensor-wise, "exclude_layers", "exclude_layers_match",
+ *  "exclude_operators" (comma-separated node names, name parts, op names),
+ *  "num_calib_examples" (default all), "batch_size" (default 32), "data_name" (default "data").
+ *  Errors: unknown options or values, exclusions naming nothing in the graph, calibration data
+ *  that is not float32 (HN_ERR_INVALID_ARGUMENT); data that does not fit the input
+ *  (HN_ERR_SHAPE); unreadable or unwritable files (HN_ERR_IO, HN_ERR_FORMAT).
+ *  *out_report (NULL: not wanted) is new JSON text (hn_string_free):
+ *  {"quantized_nodes": [fp32 node names], "calib_table": {"OUTPUT_NAME": [min, max], ...}}.
+ *  Thread-safe. */
+HN_API int hn_quantize_model(const char* prefix, int epoch, const hn_tensor* calib_data,
+                             const char* const* keys, const char* const* values, size_t num_options,
+                             const char* out_prefix, char** out_report) HN_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

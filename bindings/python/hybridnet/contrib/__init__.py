@@ -1,0 +1,2 @@
+"""Contributed APIs, as mxnet.contrib: quantization."""
+from . import quantization

@@ -1,0 +1,57 @@
+"""hybridnet.contrib.quantization: quantize_net over hn_quantize_model (golden.quantize checks the
+files against MXNet 1.9.1's quantize_net; here the Python surface and its errors)."""
+import numpy as np
+import pytest
+
+import hybridnet as mx
+from hybridnet import nd
+from hybridnet.contrib import quantization
+from hybridnet.gluon import nn
+
+
+def mlp():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, activation="relu"), nn.Dense(4))
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+def calibration():
+    return np.random.default_rng(3).uniform(-1, 1, (32, 8)).astype(np.float32)
+
+
+def test_quantize_net_gives_an_int8_block_close_to_fp32():
+    net = mlp()
+    x = nd.array(calibration()[:4])
+    fp32 = net(x).asnumpy()
+    loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(nd.array(calibration())),
+                                      batch_size=8)
+    try:
+        qnet = quantization.quantize_net(net, calib_data=loader, calib_mode="naive")
+    except mx.HybridnetError as e:
+        if "unknown operator" in str(e) or "not supported" in str(e):
+            pytest.skip(f"this build cannot run MXNet's int8 ops yet: {e}")
+        raise
+    int8 = qnet(x).asnumpy()
+    assert int8.shape == fp32.shape
+    assert np.max(np.abs(int8 - fp32)) <= 0.05 * np.max(np.abs(fp32))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"calib_mode": "none"}, "calib_mode 'none'"),
+    ({"calib_mode": "naive"}, "calib_data must be provided when calib_mode=naive"),
+    ({"calib_mode": "naive", "calib_data": calibration(), "LayerOutputCollector": object},
+     "LayerOutputCollector is not supported"),
+])
+def test_refused_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        quantization.quantize_net(mlp(), **kwargs)
+
+
+def test_library_errors_name_the_problem():
+    net = mlp()
+    with pytest.raises(mx.HybridnetError, match="'no_such_layer', which is no node of the graph"):
+        quantization.quantize_net(net, calib_data=calibration(), calib_mode="naive",
+                                  exclude_layers=["no_such_layer"])
+    with pytest.raises(mx.HybridnetError, match="calib_mode 'kl' is not one of naive, entropy"):
+        quantization.quantize_net(net, calib_data=calibration(), calib_mode="kl")
