@@ -1522,6 +1522,8 @@ HN_API int hn_profiler_set_counter(const char* domain, const char* name,
 /** Records an instant marker `name` in `domain`; `scope` "global", "process", "thread", "task"
  *  or "marker" (NULL: "process"; MXNet's Marker.mark). */
 HN_API int hn_profiler_mark(const char* domain, const char* name, const char* scope) HN_NOEXCEPT;
+
+/* ============================================================================================
  * Quantization: an fp32 export to int8, as MXNet 1.9.1's contrib.quantization.quantize_net.
  * ========================================================================================== */
 
