@@ -4,11 +4,14 @@
 // plain ops, the fused oneDNN forms and the quantizer round the same way.
 #pragma once
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "hybridnet/dtype.h"
 #include "hybridnet/param.h"
@@ -93,12 +96,97 @@ inline DType QuantizedOutputDType(QuantizeOutType out_type, std::optional<float>
                                                                         : DType::kInt8;
 }
 
+/// The float range a oneDNN-path int8 or uint8 tensor's levels span (MXNet's kInt8Range /
+/// kUint8Range): the scale of such a tensor over [min, max] is this over MaxAbs(min, max).
+inline float QuantizedLevels(DType dtype) {
+  return dtype == DType::kInt8 ? kInt8ScaleRange : kUint8ScaleRange;
+}
+
 /// Float-to-integer scale of the oneDNN path for an int8 or uint8 tensor over [min, max]; a zero
 /// range gives INT32_MAX rather than infinity, as MXNet does.
 inline float QuantizeScale(DType dtype, float data_min, float data_max) {
   const float range = MaxAbs(data_min, data_max);
-  const float levels = dtype == DType::kInt8 ? kInt8ScaleRange : kUint8ScaleRange;
-  return range != 0.0f ? levels / range : kInt32ScaleRange;
+  return range != 0.0f ? QuantizedLevels(dtype) / range : kInt32ScaleRange;
+}
+
+/// A float already scaled onto T's integers, converted as oneDNN's reorders (and so MXNet's
+/// quantize_v2, requantize and the rescaling of its int8 ops) convert it: saturated to T's
+/// range, rounded half to even; NaN gives T's maximum for signed T and 0 for uint8, as MXNet
+/// 1.9.1 gives.
+template <typename T>
+inline T SaturateRoundEven(float x) {
+  constexpr bool kSigned = std::is_signed_v<T>;
+  if (std::isnan(x)) return kSigned ? std::numeric_limits<T>::max() : T(0);
+  // float(INT32_MAX) is 2^31, outside int32: compare before converting.
+  if (x >= static_cast<float>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  if (x <= static_cast<float>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  return static_cast<T>(std::nearbyint(x));
+}
+
+/// SaturateRoundEven of `n` floats into int8 or uint8 `y`, 16 at a time with SSE2: min and max
+/// put NaN on the end SaturateRoundEven gives it (MINPS and MAXPS return their second operand
+/// for NaN), CVTPS2DQ rounds half to even, the packs saturate.
+template <typename T>
+inline void SaturateRoundEvenN(const float* v, int64_t n, T* y) {
+  static_assert(sizeof(T) == 1, "int8 or uint8");
+  constexpr bool kSigned = std::is_signed_v<T>;
+  const __m128 lowest = _mm_set1_ps(static_cast<float>(std::numeric_limits<T>::lowest()));
+  const __m128 highest = _mm_set1_ps(static_cast<float>(std::numeric_limits<T>::max()));
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i q[4];
+    for (int k = 0; k < 4; ++k) {
+      const __m128 a = _mm_loadu_ps(v + i + 4 * k);
+      q[k] = _mm_cvtps_epi32(kSigned ? _mm_max_ps(_mm_min_ps(a, highest), lowest)
+                                     : _mm_min_ps(_mm_max_ps(a, lowest), highest));
+    }
+    const __m128i low = _mm_packs_epi32(q[0], q[1]), high = _mm_packs_epi32(q[2], q[3]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     kSigned ? _mm_packs_epi16(low, high) : _mm_packus_epi16(low, high));
+  }
+  for (; i < n; ++i) y[i] = SaturateRoundEven<T>(v[i]);
+}
+
+/// y[i] = SaturateRoundEven<T>(value(i)) for i < n: `value` fills a chunk of floats (a loop the
+/// compiler vectorizes), SaturateRoundEvenN converts it.
+template <typename T, typename Value>
+inline void StoreRoundedEven(int64_t n, T* y, Value value) {
+  constexpr int64_t kChunk = 256;
+  alignas(64) float chunk[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t m = std::min(kChunk, n - i);
+    for (int64_t j = 0; j < m; ++j) chunk[j] = value(i + j);
+    SaturateRoundEvenN(chunk, m, y + i);
+  }
+}
+
+/// The smallest and largest of `n` floats, NaN skipped (from FLT_MAX and -FLT_MAX, as MXNet's
+/// scan starts), four lanes at a time.
+inline void DataRange(const float* x, int64_t n, float* lo, float* hi) {
+  __m128 low = _mm_set1_ps(std::numeric_limits<float>::max());
+  __m128 high = _mm_set1_ps(std::numeric_limits<float>::lowest());
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128 a = _mm_loadu_ps(x + i);
+    low = _mm_min_ps(a, low);  // NaN in `a` keeps `low`
+    high = _mm_max_ps(a, high);
+  }
+  alignas(16) float lows[4], highs[4];
+  _mm_store_ps(lows, low);
+  _mm_store_ps(highs, high);
+  float l = lows[0], h = highs[0];
+  for (int k = 1; k < 4; ++k) {
+    l = lows[k] < l ? lows[k] : l;
+    h = highs[k] > h ? highs[k] : h;
+  }
+  for (; i < n; ++i) {
+    l = x[i] < l ? x[i] : l;
+    h = x[i] > h ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
 }
 
 }  // namespace internal
