@@ -3,8 +3,12 @@
 // reference or GEMM fallbacks).
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <map>
 #include <string>
 
+#include "common/test_util.h"
+#include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
 #include "hybridnet/symbol.h"
@@ -62,6 +66,50 @@ TEST(SgMkldnnConv, ReadsTheOlderFlagNames) {
   NodeAttrs attrs = SgConv({{"with_relu", "true"}, {"quantized", "true"}}, relu);
   EXPECT_EQ(attrs.op->InputNames(attrs),
             (std::vector<std::string>{"data", "weight", "data_min", "data_max"}));
+}
+
+// Two calibrated int8 convolutions (uint8 data and output, relu) and a residual one whose sum is
+// the first's output, as quantize_net writes them: the graph executor keeps the int8 data
+// channel-last between them (one re-layout in, one out) and gives the integers of the ops run
+// one by one.
+TEST(Int8Convolution, StaysChannelLastBetweenInt8ConvolutionsBitExact) {
+  auto conv_relu = [](bool sum) {
+    Symbol y = Symbol::Create(
+        "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
+        {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
+        "conv");
+    if (sum) y = Symbol::Create("elemwise_add", {y, Symbol::Var("sum")}, {}, "add");
+    return Symbol::Create("Activation", {y}, {{"act_type", "relu"}}, "relu");
+  };
+  auto sg = [&](const std::string& name, const std::vector<Symbol>& inputs, bool sum) {
+    AttrDict flags = {{"quantized", "true"}, {"min_calib_range", "0"}, {"max_calib_range", "4"}};
+    flags[sum ? "with_postsum_act" : "with_act"] = "true";
+    if (sum) flags["with_sum"] = "true";
+    NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", name, flags);
+    attrs.subgraphs.push_back(std::make_shared<const Symbol>(conv_relu(sum)));
+    return Symbol::Create(attrs, inputs);
+  };
+  Symbol data = Symbol::Var("data");
+  Symbol lo = Symbol::Var("data_min"), hi = Symbol::Var("data_max");
+  Symbol c1 = sg("c1", {data, Symbol::Var("w1"), lo, hi}, false);
+  Symbol c2 = sg("c2", {c1[0], Symbol::Var("w2"), c1[1], c1[2]}, false);
+  Symbol c3 = sg("c3", {c2[0], Symbol::Var("w3"), c1[0], c2[1], c2[2], c1[1], c1[2]}, true);
+  std::map<std::string, NDArray> params = {
+      {"w1", NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f)},
+      {"w2", NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f)},
+      {"w3", NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f)},
+      {"data_min", NDArray::Full({1}, 0.f)},
+      {"data_max", NDArray::Full({1}, 2.f)}};
+  NDArray x = NDArray::RandomUniform({1, 16, 9, 7}, 0.f, 255.f).AsType(DType::kUint8);
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  const NDArray eager = testing_util::RunNodeByNode(c3, values)[0];
+  GraphExecutor exec(c3, {"data"}, params, ExecutorOptions());
+  const NDArray graph = exec.Forward({x})[0];
+  ASSERT_EQ(graph.dtype(), DType::kUint8);
+  ASSERT_EQ(graph.shape(), eager.shape());
+  EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
+  EXPECT_EQ(exec.stats().num_relayouts, 2u);
 }
 
 TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {

@@ -51,17 +51,18 @@ void RunReorder(const dnnl::reorder& reorder, const memory& from, const memory& 
 Tag ChannelLastTag(int64_t nd) { return nd == 1 ? Tag::nwc : nd == 2 ? Tag::nhwc : Tag::ndhwc; }
 Tag ChannelFirstTag(int64_t nd) { return nd == 1 ? Tag::ncw : nd == 2 ? Tag::nchw : Tag::ncdhw; }
 
-void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last,
-              Workspace* workspace) {
+void Relayout(const void* src, void* dst, memory::data_type type, int64_t N, int64_t C, int64_t S,
+              bool to_channel_last, Workspace* workspace) {
   struct Key {
-    int64_t n, c, s, to_last;
+    int64_t n, c, s, to_last, type;
     bool operator==(const Key& o) const {
-      return n == o.n && c == o.c && s == o.s && to_last == o.to_last;
+      return n == o.n && c == o.c && s == o.s && to_last == o.to_last && type == o.type;
     }
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return static_cast<size_t>(((k.n * 1000003 + k.c) * 1000003 + k.s) * 2 + k.to_last);
+      return static_cast<size_t>((((k.n * 1000003 + k.c) * 1000003 + k.s) * 2 + k.to_last) * 8 +
+                                 k.type);
     }
   };
   struct Entry {
@@ -70,7 +71,7 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
   };
   static std::mutex mutex;
   static std::unordered_map<Key, std::shared_ptr<const Entry>, KeyHash> cache;
-  const Key key{N, C, S, to_channel_last ? 1 : 0};
+  const Key key{N, C, S, to_channel_last ? 1 : 0, static_cast<int64_t>(type)};
   std::shared_ptr<const Entry> e;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -79,8 +80,8 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
   }
   if (!e) {
     auto made = std::make_shared<Entry>();
-    const memory::desc cf({N, C, S}, memory::data_type::f32, Tag::ncw);
-    const memory::desc cl({N, C, S}, memory::data_type::f32, Tag::nwc);
+    const memory::desc cf({N, C, S}, type, Tag::ncw);
+    const memory::desc cl({N, C, S}, type, Tag::nwc);
     made->from = to_channel_last ? cf : cl;
     made->to = to_channel_last ? cl : cf;
     made->prim = SharedReorder(made->from, made->to);
@@ -90,13 +91,18 @@ void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, boo
   }
   UseKernelThreads();
   try {
-    memory from(e->from, OneDnnEngine(), const_cast<float*>(src)), to(e->to, OneDnnEngine(), dst);
+    memory from(e->from, OneDnnEngine(), const_cast<void*>(src)), to(e->to, OneDnnEngine(), dst);
     RunReorder(e->prim, from, to, workspace);
     OneDnnStream().wait();
   } catch (const dnnl::error& err) {
     HN_THROW(kInternal) << "re-layout of (" << N << ", " << C << ", " << S << ") failed ("
                         << err.what() << ")";
   }
+}
+
+void Relayout(const float* src, float* dst, int64_t N, int64_t C, int64_t S, bool to_channel_last,
+              Workspace* workspace) {
+  Relayout(src, dst, memory::data_type::f32, N, C, S, to_channel_last, workspace);
 }
 
 std::string OneDnnDescription() {

@@ -32,6 +32,10 @@ void RunReorder(const dnnl::reorder& reorder, const dnnl::memory& from, const dn
 dnnl::memory::format_tag ChannelLastTag(int64_t nd);
 dnnl::memory::format_tag ChannelFirstTag(int64_t nd);
 
+/// Relayout (layout.h) of elements of `type` (a byte-wise copy: any type of the same size).
+void Relayout(const void* src, void* dst, dnnl::memory::data_type type, int64_t N, int64_t C,
+              int64_t S, bool to_channel_last, Workspace* workspace);
+
 /// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
 std::string OneDnnDescription();
 

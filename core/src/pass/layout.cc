@@ -1,6 +1,7 @@
-// Channel-last layout for convolutional graphs (see passes.h). Convolutions run on channel-last
-// data (oneDNN's preferred layout on CPUs, kernels/convolution.h); the ops between them keep
-// that layout when they can do so with the same arithmetic:
+// Channel-last layout for convolutional graphs (see passes.h). Convolutions, float and int8
+// (quantized _sg_mkldnn_conv), run on channel-last data (oneDNN's preferred layout on CPUs,
+// kernels/convolution.h); the ops between them keep that layout when they can do so with the same
+// arithmetic:
 //  * Pooling: its layout attribute (NWC, NHWC, NDHWC);
 //  * BatchNorm: its channel axis moves last;
 //  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
@@ -17,6 +18,7 @@
 
 #include "kernels/convolution.h"
 #include "ops/nn/convolution_fusions.h"
+#include "ops/quantization/quantized_conv.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -67,6 +69,17 @@ class LayoutPass {
         node->attrs = FusedConvolutionAttrs(node->attrs.name, dict, fusions);
         if (!fusions.channel_first_data) SetInputLast(nid, 0);
         if (fusions.residual) SetInputLast(nid, node->inputs.size() - 1);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (IsQuantizedSgConv(node->attrs) && rank >= 1 && rank <= 3 &&
+                 IsChannelFirstName(Attr(*node, "layout", ""))) {
+        // An int8 convolution: its data, sum and output channel-last too.
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
+        NodeAttrs attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        attrs.subgraphs = node->attrs.subgraphs;
+        node->attrs = std::move(attrs);
+        SetInputLast(nid, 0);
+        if (const auto sum = SgConvSumInput(node->attrs)) SetInputLast(nid, *sum);
         last_[g_.entry_id(nid, 0)] = true;
       } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {

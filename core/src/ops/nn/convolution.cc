@@ -22,6 +22,7 @@
 #include "kernels/batch_norm.h"
 #include "kernels/convolution_float64.h"
 #include "kernels/layout.h"
+#include "kernels/onednn.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
@@ -973,8 +974,33 @@ void RelayoutCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const Shape& x = in[0].shape;
   const int64_t N = x[0], C = to_last ? x[1] : x[x.ndim() - 1];
   if (x.Size() == 0) return;
-  internal::Relayout(in[0].ptr<const float>(), out[0].ptr<float>(), N, C, x.Size() / (N * C),
-                     to_last, ctx.workspace);
+  if (in[0].dtype == DType::kFloat32) {
+    internal::Relayout(in[0].ptr<const float>(), out[0].ptr<float>(), N, C, x.Size() / (N * C),
+                       to_last, ctx.workspace);
+  } else {  // int32, int8 or uint8 (RelayoutType): their bits
+    const auto type =
+        in[0].dtype == DType::kInt32 ? dnnl::memory::data_type::s32 : dnnl::memory::data_type::u8;
+    internal::Relayout(in[0].data, out[0].data, type, N, C, x.Size() / (N * C), to_last,
+                       ctx.workspace);
+  }
+}
+
+// Float data between float convolutions, int8, uint8 or int32 around int8 ones; the output's type
+// is the data's.
+bool RelayoutType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  DType& x = (*in)[0];
+  DType& y = (*out)[0];
+  if (x == DType::kUnknown) x = y;
+  HN_CHECK(x == DType::kUnknown || x == DType::kFloat32 || x == DType::kInt8 ||
+               x == DType::kUint8 || x == DType::kInt32,
+           kTypeError)
+      << DescribeNode(attrs) << ": data must be float32, int8, uint8 or int32, got "
+      << DTypeName(x);
+  HN_CHECK(y == DType::kUnknown || y == x, kTypeError)
+      << DescribeNode(attrs) << ": output " << DTypeName(y) << " differs from data "
+      << DTypeName(x);
+  y = x;
+  return x != DType::kUnknown;
 }
 
 }  // namespace
@@ -1029,7 +1055,7 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetParam<RelayoutParam>()
       .SetInputNames(std::vector<std::string>{"data"})
       .SetInferShape(RelayoutInferShape)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(RelayoutType)
       .SetCompute(RelayoutCompute)
       .SetInternal();
 

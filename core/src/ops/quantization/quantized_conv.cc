@@ -15,6 +15,8 @@
 // otherwise (int32 output), the bias to int32 at the data's scale times the weights'; the
 // requantization, activations and sum are oneDNN's output scales and post-ops, so the integers
 // are MXNet's.
+#include "ops/quantization/quantized_conv.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,6 +32,7 @@
 #include "kernels/activation-inl.h"
 #include "kernels/batch_norm.h"
 #include "kernels/convolution.h"
+#include "kernels/layout.h"
 #include "kernels/onednn_convolution_int8.h"
 #include "kernels/workspace.h"
 #include "ndarray/storage.h"
@@ -43,6 +46,8 @@ namespace hybridnet {
 namespace {
 
 using internal::AttrOrDefault;
+using internal::ChannelFirstShape;
+using internal::ChannelLastShape;
 using internal::Int8ConvArgs;
 using internal::Int8ConvCall;
 using internal::Int8ConvWeights;
@@ -95,9 +100,10 @@ void AssignScalarShapes(const NodeAttrs& attrs, std::vector<Shape>* shapes, size
 float Scalar(const TBlob& b) { return *b.ptr<const float>(); }
 
 // The int8 call of a convolution with parameters `p` on channel-first data x into y.
-Int8ConvCall Int8Call(const ConvolutionParam& p, const TBlob& x, const TBlob& y) {
+Int8ConvCall Int8Call(const ConvolutionParam& p, const TBlob& x, const TBlob& y,
+                      bool channel_last = false) {
   Int8ConvCall c;
-  c.geometry = ConvolutionSpec(p, x.shape, y.shape, false);
+  c.geometry = ConvolutionSpec(p, x.shape, y.shape, channel_last);
   c.geometry.bias = 0;
   c.data = x.dtype;
   c.out = y.dtype;
@@ -187,6 +193,7 @@ struct SgConvParam {
   bool enable_float_output = false;
   std::optional<float> min_calib_range;
   std::optional<float> max_calib_range;
+  std::optional<internal::Layout> layout;  ///< set by the graph optimizer (pass/layout.cc)
 
   static void Declare(ParamDeclarer<SgConvParam>* d) {
     d->Field("with_bn", &SgConvParam::with_bn)
@@ -215,6 +222,11 @@ struct SgConvParam {
     d->Field("max_calib_range", &SgConvParam::max_calib_range)
         .Default(std::nullopt)
         .Describe("Calibrated maximum of the float output.");
+    d->Field("layout", &SgConvParam::layout, internal::PoolingLayoutNames())
+        .Default(std::nullopt)
+        .Describe(
+            "Quantized: data, sum and output layout, channel-first (default) or channel-last "
+            "(NWC, NHWC, NDHWC), which the graph optimizer sets between int8 convolutions.");
   }
 };
 
@@ -343,6 +355,8 @@ bool OutputIsUint8(const SgConvParam& p, const SgConvPlan& plan) {
 
 bool Calibrated(const SgConvParam& p) { return p.min_calib_range && p.max_calib_range; }
 
+bool ChannelLast(const SgConvParam& p) { return p.layout && internal::IsChannelLast(*p.layout); }
+
 uint32_t SgConvNumOutputs(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
   return p.quantized && !p.enable_float_output ? 3 : 1;
@@ -371,12 +385,23 @@ bool SgConvInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   HN_CHECK(!conv.layout || !internal::IsChannelLast(*conv.layout), kUnsupported)
       << DescribeNode(attrs) << ": layout " << internal::LayoutName(*conv.layout)
       << " is not supported on CPU";
-  Shape& y = (*out)[0];
+  const bool cl = ChannelLast(p);
+  HN_CHECK(!cl || p.quantized, kInvalidArgument)
+      << DescribeNode(attrs) << ": a channel-last layout needs the quantized form";
+  // The Convolution's inference on channel-first shapes.
+  auto first = [cl](const Shape& s) { return cl && s.ndim() > 0 ? ChannelFirstShape(s) : s; };
+  auto last = [cl](const Shape& s) { return cl && s.ndim() > 0 ? ChannelLastShape(s) : s; };
+  Shape y = first((*out)[0]);
   if (p.with_sum) {
-    HN_CHECK(MergeShape((*in)[at.sum], &y), kShapeError)
-        << DescribeNode(attrs) << ": sum " << (*in)[at.sum] << " does not match the output " << y;
+    HN_CHECK(MergeShape(first((*in)[at.sum]), &y), kShapeError)
+        << DescribeNode(attrs) << ": sum " << (*in)[at.sum] << " does not match the output "
+        << (*out)[0];
   }
+  (*in)[0] = first((*in)[0]);
   bool known = InferConvolutionPart(*plan.conv, at.bias == SgConvInputs::kAbsent ? 2 : 3, in, &y);
+  (*in)[0] = last((*in)[0]);
+  y = last(y);
+  (*out)[0] = y;
   for (size_t i = 0; p.with_bn && i < 4; ++i) {
     Shape s = (*in)[at.bn + i];
     HN_CHECK(MergeShape(Shape({static_cast<int64_t>(conv.num_filter)}), &s), kShapeError)
@@ -662,7 +687,7 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
       weight_array ? internal::DerivedData(*weight_array, key, make) : make());
 
   const ConvolutionParam& conv = ConvParamOf(plan);
-  Int8ConvCall c = Int8Call(conv, in[0], out[0]);
+  Int8ConvCall c = Int8Call(conv, in[0], out[0], ChannelLast(p));
   c.output_scales = scales->output_scales;
   c.act = scales->act;
   c.sum = p.with_sum;
@@ -745,6 +770,21 @@ void RenameOlderFlags(Op* op) {
 }
 
 }  // namespace
+
+namespace internal {
+
+bool IsQuantizedSgConv(const NodeAttrs& attrs) {
+  static const Op* const sg_conv = &OpRegistry::Global().Get("_sg_mkldnn_conv");
+  return attrs.op == sg_conv && attrs.Param<SgConvParam>().quantized;
+}
+
+std::optional<size_t> SgConvSumInput(const NodeAttrs& attrs) {
+  const auto& p = attrs.Param<SgConvParam>();
+  if (!p.with_sum) return std::nullopt;
+  return SgConvInputs(p, ConvParamOf(ReadSgConv(attrs))).sum;
+}
+
+}  // namespace internal
 
 void RegisterQuantizedConvolutionOps(OpRegistry* r) {
   const Op& convolution = r->Get("Convolution");
