@@ -1,0 +1,242 @@
+"""Whole-model int8 golden checks against real MXNet 1.9.1 (issue 37; exit 77 = skipped when
+MXNet, GluonCV or GluonNLP is absent).
+
+Every model of CASES is built as the zoo tests build it (seeded Xavier weights, random
+BatchNorm statistics, nothing downloaded) and quantized by MXNet with naive and entropy
+calibration on seeded data, in both graph forms MXNet writes:
+  fused  mx.contrib.quantization.quantize_net on the CPU context, which runs the MKLDNN_QUANTIZE
+         subgraph pass: _sg_mkldnn_conv / _sg_mkldnn_fully_connected with the requantize folded in.
+  plain  mx.contrib.quantization.quantize_model on the exported fp32 symbol (no subgraph pass):
+         _contrib_quantize_v2, _contrib_quantized_conv / _fully_connected / _pooling /
+         _elemwise_add / _flatten, _contrib_requantize, _contrib_dequantize. BatchNorm and
+         Activation stay float there (excluded_op_names): MXNet's CPU quantized convolution takes
+         only uint8 data, and a quantized BatchNorm or relu hands it int8, so MXNet could not
+         run the graph it writes otherwise.
+MXNet runs each export on seeded inputs (its int8 output is the reference); hybridnet runs the
+export (zoo_runner run: eager, then hybridized) and must match: bit for bit where the output is
+an integer tensor, else within one quantization step of the output's range (max |MXNet output| /
+127), and eager == hybridized bit for bit. Reported per case: the max difference in steps and
+the top-1 agreement of hybridnet's int8 output (and of MXNet's) with MXNet's fp32 output.
+Calibration statistics are collected with MXNET_SUBGRAPH_BACKEND=NONE: with MXNet's default
+backend the calibration module fuses the layers and collects no per-layer ranges.
+Usage: int8_golden.py ZOO_RUNNER [CASE-SUBSTRING...]
+"""
+import atexit
+import collections
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+from real_mxnet import import_or_skip  # noqa: E402
+
+np, mx = import_or_skip()
+try:
+    import gluoncv  # noqa: F401 - simple_pose's architecture
+    import gluonnlp  # noqa: F401 - the BERT classifier
+except ImportError as e:
+    print(f"SKIP: {e}; scripts/setup-mxnet.sh installs GluonCV and GluonNLP next to MXNet")
+    sys.exit(77)
+from mxnet.contrib import quantization  # noqa: E402
+from mxnet.gluon.model_zoo import vision  # noqa: E402
+from zoo_common import randomize_batchnorm, run  # noqa: E402
+
+INT8_LEVELS = 127  # one step of an int8 output is max |value| / 127
+
+
+def image(size, batch=4, low=0.0, high=1.0, width=None):
+    return [("data", (batch, 3, size, width or size), low, high, False)]
+
+
+def tokens(batch=4, length=8):
+    return [("data0", (batch, length), 0, 100, True), ("data1", (batch, length), 0, 2, True),
+            ("data2", (batch,), 3, length + 1, True)]
+
+
+def bert_classifier():
+    """A 2-layer BERT (units 64, 4 heads) with GluonNLP's classifier head, 2 classes."""
+    from gluonnlp.model import BERTClassifier
+    from gluon_models import bert
+    return BERTClassifier(bert(), num_classes=2, dropout=0.0)
+
+
+def simple_pose():
+    from gluon_models import cv
+    return cv("simple_pose_resnet18_v1b")
+
+
+# (name, constructor, inputs, calibration modes, forms). Inputs are (name, shape, low, high,
+# integral) as gluon_models.py; image data is non-negative (what MXNet's plain form needs for its
+# first convolution). Small input sizes keep the run within a few minutes on 2 cores; Inception
+# v3 needs 299 (its last pooling is 8x8).
+BOTH = ("naive", "entropy")
+FORMS = ("fused", "plain")
+CASES = [
+    ("resnet18_v1", lambda: vision.get_model("resnet18_v1"), image(64), BOTH, FORMS),
+    ("resnet50_v1", lambda: vision.get_model("resnet50_v1"), image(64), BOTH, FORMS),
+    ("mobilenetv2_1.0", lambda: vision.get_model("mobilenetv2_1.0"), image(64), BOTH, FORMS),
+    ("inceptionv3", lambda: vision.get_model("inceptionv3"), image(299, batch=1), BOTH, FORMS),
+    ("bert_small_classifier", bert_classifier, tokens(), BOTH, FORMS),
+    # GluonCV's int8 pose model is a pretrained download; its architecture quantized as GluonCV's
+    # scripts/pose/simple_pose/validate.py does (quantize_net, dtype auto, nothing excluded).
+    ("simple_pose_resnet18_v1b", simple_pose, image(128, batch=2, low=-1.0, width=96), BOTH,
+     ("fused",)),
+]
+CALIB_EXAMPLES = 8
+
+runner = sys.argv[1]
+wanted = sys.argv[2:]
+work = tempfile.mkdtemp(prefix="hn_int8_")
+atexit.register(shutil.rmtree, work, True)
+failures, passes, start = [], 0, time.time()
+
+
+def check(name, ok, detail=""):
+    global passes
+    print(("PASS " if ok else "FAIL ") + name + (": " + detail if detail else ""), flush=True)
+    if ok:
+        passes += 1
+    else:
+        failures.append(name)
+
+
+def seeded_inputs(rng, inputs, batch=None):
+    """Uniform random values per input spec, rounded down when integral; `batch` overrides the
+    leading dimension."""
+    values = []
+    for _, shape, low, high, integral in inputs:
+        shape = ((batch,) + tuple(shape[1:])) if batch else shape
+        value = rng.uniform(low, high, shape)
+        values.append((np.floor(value) if integral else value).astype(np.float32))
+    return values
+
+
+def calibration_iter(inputs, values):
+    names = [n for n, *_ in inputs]
+    batch = inputs[0][1][0]
+    data = collections.OrderedDict(zip(names, values))
+    return mx.io.NDArrayIter(data=data, batch_size=min(batch, CALIB_EXAMPLES))
+
+
+def quantize_fused(net, inputs, calib, mode):
+    """MXNet's quantize_net (MKLDNN_QUANTIZE pass): a SymbolBlock of _sg_mkldnn_* nodes."""
+    return quantization.quantize_net(net, quantized_dtype="auto", calib_mode=mode,
+                                     calib_data=calibration_iter(inputs, calib),
+                                     num_calib_examples=CALIB_EXAMPLES, ctx=mx.cpu())
+
+
+def quantize_plain(fp32_prefix, inputs, calib, mode):
+    """MXNet's quantize_model on the fp32 export: a SymbolBlock of _contrib_quantized_* nodes."""
+    sym, args, auxs = mx.model.load_checkpoint(fp32_prefix, 0)
+    names = [n for n, *_ in inputs]
+    qsym, qargs, qauxs = quantization.quantize_model(
+        sym, args, auxs, data_names=names, label_names=None, ctx=mx.cpu(),
+        excluded_op_names=["BatchNorm", "Activation"], calib_mode=mode,
+        calib_data=calibration_iter(inputs, calib), num_calib_examples=CALIB_EXAMPLES,
+        quantized_dtype="auto", quantize_mode="full")
+    block = mx.gluon.SymbolBlock(qsym, [mx.sym.var(n) for n in names])
+    params = {f"arg:{k}": v for k, v in qargs.items()}
+    params.update({f"aux:{k}": v for k, v in qauxs.items()})
+    path = fp32_prefix + "-quantized.params"
+    mx.nd.save(path, params)
+    block.collect_params().load(path, ctx=mx.cpu(), cast_dtype=True, dtype_source="saved",
+                                ignore_extra=True)
+    return block
+
+
+def op_counts(prefix):
+    nodes = json.load(open(prefix + "-symbol.json"))["nodes"]
+    counts = collections.Counter(n["op"] for n in nodes if n["op"] != "null")
+    quantized = {op: c for op, c in counts.items() if "quantiz" in op or op.startswith("_sg_")}
+    return ", ".join(f"{op} x{c}" for op, c in sorted(quantized.items()))
+
+
+def top1(a, b):
+    """Fraction of samples whose argmax over the last axis (classes) agrees; None if not a
+    classifier's (batch, classes) output."""
+    if a.ndim != 2 or a.shape != b.shape:
+        return None
+    return float(np.mean(np.argmax(a, -1) == np.argmax(b, -1)))
+
+
+def compare(ours, ref):
+    """(ok, difference in steps or exact, text)."""
+    if ours.shape != ref.shape:
+        return False, f"shape {ours.shape} vs MXNet's {ref.shape}"
+    if np.issubdtype(ref.dtype, np.integer):
+        same = np.array_equal(ours, ref)
+        return same, "bit for bit" if same else (
+            f"integer output differs at {int(np.sum(ours != ref))} of {ref.size} elements, "
+            f"max |diff| {int(np.max(np.abs(ours.astype(np.int64) - ref)))}")
+    if not np.all(np.isfinite(ours)):
+        return False, "non-finite values"
+    step = max(float(np.max(np.abs(ref))), 1e-30) / INT8_LEVELS
+    diff = float(np.max(np.abs(ours.astype(np.float64) - ref)))
+    return diff <= step, f"max |diff| {diff:.3g} = {diff / step:.3f} step(s) of {step:.3g}"
+
+
+def run_case(index, name, build, inputs, modes, forms):
+    t0 = time.time()
+    rng = np.random.RandomState(300 + index)
+    mx.random.seed(300 + index)
+    net = build()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = seeded_inputs(rng, inputs)
+    calib = seeded_inputs(rng, inputs, batch=CALIB_EXAMPLES)
+    x_nd = [mx.nd.array(v) for v in x]
+    net(*x_nd)  # deferred initialization
+    randomize_batchnorm(net, rng)
+    fp32 = net(*x_nd).asnumpy()
+    fp32_prefix = os.path.join(work, name + "-fp32")
+    net.export(fp32_prefix, 0)
+    feeds = []
+    for (input_name, *_), value in zip(inputs, x):
+        path = os.path.join(work, f"{name}-{input_name}.npy")
+        np.save(path, value)
+        feeds.append(f"{input_name}={path}")
+    for form in forms:
+        for mode in modes:
+            case = f"{name} {form} {mode}"
+            try:
+                t1 = time.time()
+                if form == "fused":
+                    qnet = quantize_fused(net, inputs, calib, mode)
+                else:
+                    qnet = quantize_plain(fp32_prefix, inputs, calib, mode)
+                ref = qnet(*x_nd).asnumpy()
+                prefix = os.path.join(work, f"{name}-{form}-{mode}")
+                qnet.export(prefix, 0)
+                t_mx = time.time() - t1
+                print(f"  {case}: MXNet quantized and ran it in {t_mx:.1f}s", flush=True)
+                out = prefix + "-hn"
+                run(runner, "run", prefix, out, *feeds)
+                eager = np.load(out + "-eager-0.npy")
+                hybrid = np.load(out + "-hybrid-0.npy")
+                ok, detail = compare(hybrid, ref)
+                agree_hn, agree_mx = top1(hybrid, fp32), top1(ref, fp32)
+                if agree_hn is not None:
+                    detail += (f"; top-1 agreement with fp32: hybridnet int8 {agree_hn:.2f}, "
+                               f"MXNet int8 {agree_mx:.2f}")
+                detail += f" [{op_counts(prefix)}; hybridnet {time.time() - t1 - t_mx:.1f}s]"
+                check(f"{case}: hybridnet gives MXNet's int8 output", ok, detail)
+                check(f"{case}: eager == hybridized bit for bit", np.array_equal(eager, hybrid))
+            except Exception as e:  # noqa: BLE001 - one case's failure must not hide the others
+                check(f"{case}: runs", False, " ".join(str(e).split())[:2000])
+    print(f"  {name}: {time.time() - t0:.1f}s", flush=True)
+
+
+for index, (name, build, inputs, modes, forms) in enumerate(CASES):
+    if wanted and not any(w in name for w in wanted):
+        continue
+    run_case(index, name, build, inputs, modes, forms)
+
+print(f"{passes} passed, {len(failures)} failed in {time.time() - start:.0f}s")
+if failures:
+    print("failed: " + "; ".join(failures))
+sys.exit(1 if failures else 0)
