@@ -8,10 +8,14 @@ calibration on seeded data, in both graph forms MXNet writes:
          subgraph pass: _sg_mkldnn_conv / _sg_mkldnn_fully_connected with the requantize folded in.
   plain  mx.contrib.quantization.quantize_model on the exported fp32 symbol (no subgraph pass):
          _contrib_quantize_v2, _contrib_quantized_conv / _fully_connected / _pooling /
-         _elemwise_add / _flatten, _contrib_requantize, _contrib_dequantize. BatchNorm and
-         Activation stay float there (excluded_op_names): MXNet's CPU quantized convolution takes
-         only uint8 data, and a quantized BatchNorm or relu hands it int8, so MXNet could not
-         run the graph it writes otherwise.
+         _elemwise_add / _flatten, _contrib_requantize, _contrib_dequantize. BatchNorm,
+         Activation, grouped (depthwise) convolutions and convolutions of possibly negative data
+         stay float there: MXNet's CPU quantized convolution takes only uint8 data and one group,
+         and a quantized BatchNorm or relu hands it int8, so MXNet could not run the graph it
+         writes otherwise.
+BERT is quantized as GluonNLP quantizes it (fused form, mode "gluonnlp" below): with plain
+quantize_net or quantize_model, MXNet 1.9.1 cannot run the BERT graph it writes (its quantized
+FullyConnected / self-attention ops infer int8 where their producer gives uint8).
 MXNet runs each export on seeded inputs (its int8 output is the reference); hybridnet runs the
 export (zoo_runner run: eager, then hybridized) and must match: bit for bit where the output is
 an integer tensor, else within one quantization step of the output's range (max |MXNet output| /
@@ -73,18 +77,21 @@ def simple_pose():
 # (name, constructor, inputs, calibration modes, forms). Inputs are (name, shape, low, high,
 # integral) as gluon_models.py; image data is non-negative (what MXNet's plain form needs for its
 # first convolution). Small input sizes keep the run within a few minutes on 2 cores; Inception
-# v3 needs 299 (its last pooling is 8x8).
-BOTH = ("naive", "entropy")
+# v3 needs 299 (its last pooling is 8x8). Entropy calibration costs MXNet 1-5 minutes a model on
+# 2 busy cores (its threshold search is Python over 8001-bin histograms, layer by layer), so it
+# runs on ResNet-18, whose graphs have every op kind of the other CNNs'; naive on all.
+BOTH, NAIVE = ("naive", "entropy"), ("naive",)
 FORMS = ("fused", "plain")
 CASES = [
     ("resnet18_v1", lambda: vision.get_model("resnet18_v1"), image(64), BOTH, FORMS),
-    ("resnet50_v1", lambda: vision.get_model("resnet50_v1"), image(64), BOTH, FORMS),
-    ("mobilenetv2_1.0", lambda: vision.get_model("mobilenetv2_1.0"), image(64), BOTH, FORMS),
-    ("inceptionv3", lambda: vision.get_model("inceptionv3"), image(299, batch=1), BOTH, FORMS),
-    ("bert_small_classifier", bert_classifier, tokens(), BOTH, FORMS),
+    ("resnet50_v1", lambda: vision.get_model("resnet50_v1"), image(64), NAIVE, FORMS),
+    ("mobilenetv2_1.0", lambda: vision.get_model("mobilenetv2_1.0"), image(64), NAIVE, FORMS),
+    ("inceptionv3", lambda: vision.get_model("inceptionv3"), image(299, batch=1), NAIVE, FORMS),
+    ("bert_small_classifier", bert_classifier, tokens(), ("gluonnlp",), ("fused",)),
     # GluonCV's int8 pose model is a pretrained download; its architecture quantized as GluonCV's
-    # scripts/pose/simple_pose/validate.py does (quantize_net, dtype auto, nothing excluded).
-    ("simple_pose_resnet18_v1b", simple_pose, image(128, batch=2, low=-1.0, width=96), BOTH,
+    # scripts/pose/simple_pose/validate.py does (quantize_net, dtype auto, naive, nothing
+    # excluded).
+    ("simple_pose_resnet18_v1b", simple_pose, image(128, batch=2, low=-1.0, width=96), NAIVE,
      ("fused",)),
 ]
 CALIB_EXAMPLES = 8
@@ -124,10 +131,43 @@ def calibration_iter(inputs, values):
 
 
 def quantize_fused(net, inputs, calib, mode):
-    """MXNet's quantize_net (MKLDNN_QUANTIZE pass): a SymbolBlock of _sg_mkldnn_* nodes."""
+    """MXNet's quantize_net (MKLDNN_QUANTIZE pass): a SymbolBlock of _sg_mkldnn_* nodes. Mode
+    "gluonnlp" is GluonNLP's BERT recipe (scripts/bert/finetune_classifier.py): smart mode,
+    channel-wise, its BertLayerCollector (min/max clipped to [-50, 10])."""
+    calib_data = calibration_iter(inputs, calib)
+    if mode == "gluonnlp":
+        from gluonnlp.calibration import BertLayerCollector
+        return quantization.quantize_net_v2(
+            net, quantized_dtype="auto", quantize_mode="smart",
+            quantize_granularity="channel-wise", exclude_layers=[], calib_mode="customize",
+            calib_data=calib_data, num_calib_examples=CALIB_EXAMPLES, ctx=mx.cpu(),
+            LayerOutputCollector=BertLayerCollector(clip_min=-50, clip_max=10))
     return quantization.quantize_net(net, quantized_dtype="auto", calib_mode=mode,
-                                     calib_data=calibration_iter(inputs, calib),
-                                     num_calib_examples=CALIB_EXAMPLES, ctx=mx.cpu())
+                                     calib_data=calib_data, num_calib_examples=CALIB_EXAMPLES,
+                                     ctx=mx.cpu())
+
+
+def float_convolutions(sym):
+    """The convolutions MXNet's CPU quantized convolution cannot run: grouped ones, and those
+    whose data may be negative (not the image, a relu, a clip at >= 0, or pooling, flattening or
+    concatenation of such), which it would get as int8 where it takes only uint8."""
+    nodes = json.loads(sym.tojson())["nodes"]
+
+    def non_negative(index):
+        node = nodes[index]
+        attrs = node.get("attrs", {})
+        if node["op"] == "null":
+            return True  # the image data, in [0, 1)
+        if node["op"] == "Activation":
+            return attrs.get("act_type") == "relu"
+        if node["op"] == "clip":
+            return float(attrs.get("a_min", "-1")) >= 0
+        if node["op"] in ("Pooling", "Flatten", "Concat"):
+            return all(non_negative(i) for i, *_ in node["inputs"])
+        return False
+
+    return [n["name"] for n in nodes if n["op"] == "Convolution" and (
+        n.get("attrs", {}).get("num_group", "1") != "1" or not non_negative(n["inputs"][0][0]))]
 
 
 def quantize_plain(fp32_prefix, inputs, calib, mode):
@@ -136,7 +176,9 @@ def quantize_plain(fp32_prefix, inputs, calib, mode):
     names = [n for n, *_ in inputs]
     qsym, qargs, qauxs = quantization.quantize_model(
         sym, args, auxs, data_names=names, label_names=None, ctx=mx.cpu(),
-        excluded_op_names=["BatchNorm", "Activation"], calib_mode=mode,
+        excluded_sym_names=float_convolutions(sym),
+        excluded_op_names=["BatchNorm", "Activation"],
+        calib_mode=mode,
         calib_data=calibration_iter(inputs, calib), num_calib_examples=CALIB_EXAMPLES,
         quantized_dtype="auto", quantize_mode="full")
     block = mx.gluon.SymbolBlock(qsym, [mx.sym.var(n) for n in names])
