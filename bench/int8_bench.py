@@ -284,6 +284,9 @@ def main():
     folder = os.path.join(build, "bench_models", "int8")
     if not prepare(folder, names, args):
         return
+    print(f"models: hybridnet int8 = MXNet 1.9.1 quantize_net export (fused, naive, dtype auto); "
+          f"ORT int8 = quantize_static QDQ, {args.ort_activation} activations, int8 weights, per "
+          f"tensor, MinMax; both calibrated on the same {CALIB_IMAGES} images")
     x_path = os.path.join(folder, "input.npy")
     all_results = []
     for name in names:
