@@ -51,6 +51,8 @@ void RegisterRNNOps(OpRegistry* r);        // ops/rnn/rnn.cc: RNN, _rnn_param_co
 void RegisterLossOps(OpRegistry* r);       // ops/loss/loss.cc: *Output, MakeLoss, ...
 void RegisterCTCLossOps(OpRegistry* r);    // ops/loss/ctc_loss.cc: CTCLoss
 void RegisterLegacyOps(OpRegistry* r);     // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
+void RegisterQuantizeOps(OpRegistry* r);   // ops/quantization/quantize.cc: quantize_v2, ...
+void RegisterQuantizedOps(OpRegistry* r);  // ops/quantization/quantized_ops.cc: pooling, ...
 
 namespace internal {
 
@@ -98,6 +100,8 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLossOps(r);
   RegisterCTCLossOps(r);
   RegisterLegacyOps(r);
+  RegisterQuantizeOps(r);
+  RegisterQuantizedOps(r);
 }
 
 }  // namespace internal

@@ -11,6 +11,7 @@
 #include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/nn/activation_param.h"
 #include "ops/random/sampler-inl.h"
 #include "ops/real_type.h"
 #include "ops/register_ops.h"
@@ -19,16 +20,8 @@ namespace hybridnet {
 
 namespace {
 
+using internal::ActivationParam;
 using internal::ActType;
-
-struct ActivationParam {
-  ActType act_type = ActType::kRelu;
-  static void Declare(ParamDeclarer<ActivationParam>* d) {
-    d->Field("act_type", &ActivationParam::act_type, internal::ActTypeNames())
-        .Required()
-        .Describe("Activation function to be applied.");
-  }
-};
 
 enum class LeakyType { kElu, kGelu, kLeaky, kPrelu, kRrelu, kSelu };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "hybridnet/dtype.h"
 #include "hybridnet/param.h"
@@ -93,12 +94,33 @@ inline DType QuantizedOutputDType(QuantizeOutType out_type, std::optional<float>
                                                                         : DType::kInt8;
 }
 
+/// The float range a oneDNN-path int8 or uint8 tensor's levels span (MXNet's kInt8Range /
+/// kUint8Range): the scale of such a tensor over [min, max] is this over MaxAbs(min, max).
+inline float QuantizedLevels(DType dtype) {
+  return dtype == DType::kInt8 ? kInt8ScaleRange : kUint8ScaleRange;
+}
+
 /// Float-to-integer scale of the oneDNN path for an int8 or uint8 tensor over [min, max]; a zero
 /// range gives INT32_MAX rather than infinity, as MXNet does.
 inline float QuantizeScale(DType dtype, float data_min, float data_max) {
   const float range = MaxAbs(data_min, data_max);
-  const float levels = dtype == DType::kInt8 ? kInt8ScaleRange : kUint8ScaleRange;
-  return range != 0.0f ? levels / range : kInt32ScaleRange;
+  return range != 0.0f ? QuantizedLevels(dtype) / range : kInt32ScaleRange;
+}
+
+/// A float already scaled onto T's integers, converted as oneDNN's reorders (and so MXNet's
+/// quantize_v2, requantize and the rescaling of its int8 ops) convert it: saturated to T's
+/// range, rounded half to even; NaN gives T's maximum for signed T and 0 for uint8, as MXNet
+/// 1.9.1 gives.
+template <typename T>
+inline T SaturateRoundEven(float x) {
+  constexpr bool kSigned = std::is_signed_v<T>;
+  if (std::isnan(x)) return kSigned ? std::numeric_limits<T>::max() : T(0);
+  // float(INT32_MAX) is 2^31, outside int32: compare before converting.
+  const float lowest = static_cast<float>(std::numeric_limits<T>::lowest());
+  const float highest = static_cast<float>(std::numeric_limits<T>::max());
+  if (x >= highest) return std::numeric_limits<T>::max();
+  if (x <= lowest) return std::numeric_limits<T>::lowest();
+  return static_cast<T>(std::nearbyint(x));
 }
 
 }  // namespace internal

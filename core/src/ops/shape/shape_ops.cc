@@ -11,6 +11,7 @@
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
 #include "ops/register_ops.h"
+#include "ops/shape/concat_param.h"
 #include "ops/shape/shape_util-inl.h"
 
 namespace hybridnet {
@@ -68,18 +69,6 @@ struct TransposeParam {
     d->Field("axes", &TransposeParam::axes)
         .Default(std::vector<int64_t>{})
         .Describe("Target axis order. By default the axes will be inverted.");
-  }
-};
-
-struct ConcatParam {
-  int num_args = 0;
-  int dim = 1;
-  static void Declare(ParamDeclarer<ConcatParam>* d) {
-    d->Field("num_args", &ConcatParam::num_args)
-        .Required()
-        .Min(1)
-        .Describe("Number of inputs to be concatenated.");
-    d->Field("dim", &ConcatParam::dim).Default(1).Describe("the dimension to be concated.");
   }
 };
 
@@ -400,6 +389,10 @@ void TransposeCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
 // ---------------------------------------------------------------------------------------------
 // Concat
 
+}  // namespace
+
+namespace internal {
+
 bool ConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const ConcatParam& p = attrs.Param<ConcatParam>();
   // The common shape with the concat axis left unknown, from every known input and the output.
@@ -459,6 +452,13 @@ bool ConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sha
   for (const Shape& s : *in) known = known && s.IsKnown();
   return known;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::ConcatParam;
+using internal::ConcatShape;
 
 // Copies between the joined array and its parts along Concat's dim, as bytes (every dtype joins
 // the same way; CenterNet concatenates int64 shapes): into `joined` when `join`, else out of it.

@@ -1,0 +1,458 @@
+// MXNet 1.9.1's simple int8 ops (src/operator/quantization/quantized_{pooling,flatten,
+// activation,elemwise_add,concat}.cc and the mkldnn/ forms its CPU wheel runs). Each takes its
+// float op's attributes and, after the integer inputs, each one's float range [min, max] as (1,)
+// inputs; it outputs the integers and their range. The arithmetic is that of MXNet's oneDNN
+// primitives, checked against MXNet itself:
+//  * pooling, flatten and relu keep the range; max pooling, flatten and relu are exact, avg
+//    pooling divides the window's integer sum by the kernel size (count_include_pad, even where
+//    the window passes the padded image) or by the values inside, rounded half to even;
+//  * elemwise_add and concat rescale each input by (output levels / output range) over
+//    (input levels / input range), levels 127.5 (int8), 255.5 (uint8) or 2^31 (int32), and
+//    round half to even with saturation.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hybridnet/op.h"
+#include "kernels/layout.h"
+#include "kernels/pooling.h"
+#include "kernels/workspace.h"
+#include "ops/nn/activation_param.h"
+#include "ops/nn/pooling_param.h"
+#include "ops/quantization/quantization.h"
+#include "ops/quantization/range_inference.h"
+#include "ops/register_ops.h"
+#include "ops/shape/concat_param.h"
+
+namespace hybridnet {
+namespace {
+
+using internal::AssignQuantizedDType;
+using internal::MaxAbs;
+using internal::QuantizedLevels;
+using internal::RangedShape;
+using internal::RangeOutputNames;
+using internal::SaturateRoundEven;
+
+bool IsInt8Or(DType t) { return t == DType::kInt8 || t == DType::kUint8; }
+
+// Inputs 0..n-1 int8 or uint8, the rest and outputs 1 and 2 float32; output 0 `y` once known.
+bool RangedType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out, size_t n,
+                DType y) {
+  for (size_t i = 0; i < n; ++i) {
+    const DType x = (*in)[i];
+    HN_CHECK(x == DType::kUnknown || IsInt8Or(x), kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " has dtype " << DTypeName(x)
+        << "; expected int8 or uint8 (quantize float data first, requantize int32)";
+  }
+  for (size_t i = n; i < in->size(); ++i)
+    AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  if (y == DType::kUnknown) return false;
+  AssignQuantizedDType(attrs, out, 0, y, "output");
+  return true;
+}
+
+// Output 0 has input 0's int8 or uint8 type (pooling, flatten, act).
+bool SameQuantizedType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  return RangedType(attrs, in, out, 1, (*in)[0]);
+}
+
+void CopyRange(const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  out[1].ptr<float>()[0] = in[1].ptr<const float>()[0];
+  out[2].ptr<float>()[0] = in[2].ptr<const float>()[0];
+}
+
+// ---- _contrib_quantized_pooling ---------------------------------------------------------------
+
+bool QuantizedPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
+  const auto& p = attrs.Param<internal::PoolingParam>();
+  HN_CHECK(p.pool_type == internal::PoolType::kMax || p.pool_type == internal::PoolType::kAvg,
+           kUnsupported)
+      << DescribeNode(attrs) << ": quantized pooling supports pool_type max and avg only";
+  const Shape& x = (*in)[0];
+  HN_CHECK(x.ndim() == 0 || x.ndim() == 4 || x.ndim() == 5, kShapeError)
+      << DescribeNode(attrs) << ": quantized pooling takes 4-D or 5-D data (2-D or 3-D "
+      << "windows), got " << x;
+  return RangedShape(attrs, in, out, 1, internal::PoolingInferShape);
+}
+
+template <typename T>
+void QuantizedPoolingOf(const OpContext& ctx, const internal::PoolingParam& p, const TBlob& x,
+                        const TBlob& y) {
+  const internal::PoolingCall call = internal::MakePoolingCall(p, x.shape, y.shape);
+  const int64_t n = x.Size(), m = y.Size();
+  // Integers up to 255 * 27 * (window) stay exact in float sums; the kernels run on floats.
+  float* xf = ctx.workspace->Get<float>(internal::kOpSlot0, static_cast<size_t>(n));
+  float* yf = ctx.workspace->Get<float>(internal::kOpSlot1, static_cast<size_t>(m));
+  const T* xq = x.ptr<const T>();
+  for (int64_t i = 0; i < n; ++i) xf[i] = static_cast<float>(xq[i]);
+  T* yq = y.ptr<T>();
+  if (p.pool_type == internal::PoolType::kMax) {
+    internal::PoolPlanes(internal::PoolType::kMax, 1, true, false, xf, yf, call.g, call.lane,
+                         call.planes, ctx.workspace);
+    for (int64_t i = 0; i < m; ++i) yq[i] = static_cast<T>(yf[i]);
+    return;
+  }
+  internal::PoolPlanes(internal::PoolType::kSum, 1, true, false, xf, yf, call.g, call.lane,
+                       call.planes, ctx.workspace);
+  // oneDNN's divisor: the whole kernel with count_include_pad, else the values inside, which
+  // sum pooling of a plane of ones counts (the same for every plane and lane).
+  const int64_t positions = call.g.GridSize();
+  float* count = ctx.workspace->Get<float>(internal::kOpSlot2, static_cast<size_t>(positions));
+  if (call.include_pad) {
+    std::fill(count, count + positions,
+              static_cast<float>(call.g.kernel[0] * call.g.kernel[1] * call.g.kernel[2]));
+  } else {
+    float* ones =
+        ctx.workspace->Get<float>(internal::kOpSlot3, static_cast<size_t>(call.g.ImageSize()));
+    std::fill(ones, ones + call.g.ImageSize(), 1.0f);
+    internal::PoolPlanes(internal::PoolType::kSum, 1, true, false, ones, count, call.g, 1, 1,
+                         ctx.workspace);
+  }
+  const int64_t lane = call.lane;
+  for (int64_t i = 0; i < m; ++i) {
+    yq[i] = SaturateRoundEven<T>(yf[i] / count[(i / lane) % positions]);
+  }
+}
+
+void QuantizedPoolingCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                             const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<internal::PoolingParam>();
+  if (in[0].dtype == DType::kUint8) {
+    QuantizedPoolingOf<uint8_t>(ctx, p, in[0], out[0]);
+  } else {
+    QuantizedPoolingOf<int8_t>(ctx, p, in[0], out[0]);
+  }
+  CopyRange(in, out);
+}
+
+// ---- _contrib_quantized_flatten -----------------------------------------------------------------
+
+bool FlattenDataShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& x = (*in)[0];
+  if (x.ndim() == 0 || !x.IsKnown()) return false;
+  HN_CHECK(x.ndim() >= 1, kShapeError) << DescribeNode(attrs) << ": data must not be a scalar";
+  int64_t rest = 1;
+  for (size_t k = 1; k < x.ndim(); ++k) rest *= x[k];
+  Shape merged = (*out)[0];
+  const Shape want{x[0], rest};
+  HN_CHECK(MergeShape(want, &merged), kShapeError)
+      << DescribeNode(attrs) << ": output shape " << (*out)[0] << " differs from " << want;
+  (*out)[0] = merged;
+  return true;
+}
+
+bool QuantizedFlattenShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 1, FlattenDataShape);
+}
+
+void CopyDataAndRange(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                      const std::vector<TBlob>& out) {
+  if (in[0].data != out[0].data) {
+    std::memcpy(out[0].data, in[0].data, static_cast<size_t>(in[0].Size()));
+  }
+  CopyRange(in, out);
+}
+
+// ---- _contrib_quantized_act
+// -----------------------------------------------------------------------
+
+void InitQuantizedAct(internal::ActivationParam* p) {
+  HN_CHECK(p->act_type == internal::ActType::kRelu, kInvalidArgument)
+      << "quantized activation supports act_type relu only";
+}
+
+bool QuantizedSameShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 1, ElemwiseShape);
+}
+
+// MXNet's output is int8 whatever the input: uint8 above 127 would not fit.
+bool QuantizedActType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  HN_CHECK((*in)[0] != DType::kUint8, kTypeError)
+      << DescribeNode(attrs) << ": data is uint8, but the output is int8 (as MXNet's), which "
+      << "cannot hold uint8 values above 127; relu of uint8 data is the data itself";
+  return RangedType(attrs, in, out, 1,
+                    (*in)[0] == DType::kUnknown ? DType::kUnknown : DType::kInt8);
+}
+
+void QuantizedReluCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                          const std::vector<TBlob>& out) {
+  const int64_t n = in[0].Size();
+  const int8_t* x = in[0].ptr<const int8_t>();
+  int8_t* y = out[0].ptr<int8_t>();
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : int8_t{0};
+  CopyRange(in, out);
+}
+
+// ---- _contrib_quantized_elemwise_add ------------------------------------------------------------
+
+struct QuantizedElemwiseAddParam {
+  std::optional<float> min_calib_range;
+  std::optional<float> max_calib_range;
+  static void Declare(ParamDeclarer<QuantizedElemwiseAddParam>* d) {
+    d->Field("min_calib_range", &QuantizedElemwiseAddParam::min_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated minimum of the sum; with it the output is int8 or uint8.");
+    d->Field("max_calib_range", &QuantizedElemwiseAddParam::max_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated maximum of the sum; without it the output is int32.");
+  }
+};
+
+void InitQuantizedElemwiseAdd(QuantizedElemwiseAddParam* p) {
+  HN_CHECK(p->min_calib_range.has_value() == p->max_calib_range.has_value(), kInvalidArgument)
+      << "min_calib_range and max_calib_range must be given together";
+  if (p->min_calib_range) {
+    HN_CHECK(*p->min_calib_range <= *p->max_calib_range, kInvalidArgument)
+        << "min_calib_range " << *p->min_calib_range << " is larger than max_calib_range "
+        << *p->max_calib_range;
+  }
+}
+
+bool QuantizedElemwiseAddShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 2, ElemwiseShape);
+}
+
+// int32 without a calibrated range; with one, the inputs' type when they share it, else int8.
+bool QuantizedElemwiseAddType(const NodeAttrs& attrs, std::vector<DType>* in,
+                              std::vector<DType>* out) {
+  const auto& p = attrs.Param<QuantizedElemwiseAddParam>();
+  const DType a = (*in)[0], b = (*in)[1];
+  DType y = DType::kInt32;
+  if (p.min_calib_range) {
+    y = a == DType::kUnknown || b == DType::kUnknown ? DType::kUnknown : a == b ? a : DType::kInt8;
+  }
+  return RangedType(attrs, in, out, 2, y) && a != DType::kUnknown && b != DType::kUnknown;
+}
+
+template <typename A, typename B, typename Y>
+void AddScaled(const A* a, const B* b, int64_t n, float scale_a, float scale_b, Y* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    float sum = static_cast<float>(a[i]) * scale_a;
+    sum = static_cast<float>(b[i]) * scale_b + sum;
+    y[i] = SaturateRoundEven<Y>(sum);
+  }
+}
+
+template <typename A, typename B>
+void AddInto(const A* a, const B* b, int64_t n, float scale_a, float scale_b, const TBlob& y) {
+  switch (y.dtype) {
+    case DType::kInt8:
+      AddScaled(a, b, n, scale_a, scale_b, y.ptr<int8_t>());
+      break;
+    case DType::kUint8:
+      AddScaled(a, b, n, scale_a, scale_b, y.ptr<uint8_t>());
+      break;
+    default:
+      AddScaled(a, b, n, scale_a, scale_b, y.ptr<int32_t>());
+  }
+}
+
+void QuantizedElemwiseAddCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<QuantizedElemwiseAddParam>();
+  const float range_a = MaxAbs(in[2].ptr<const float>()[0], in[3].ptr<const float>()[0]);
+  const float range_b = MaxAbs(in[4].ptr<const float>()[0], in[5].ptr<const float>()[0]);
+  const DType ta = in[0].dtype, tb = in[1].dtype, ty = out[0].dtype;
+  const float levels_y = ty == DType::kInt32 ? internal::kInt32ScaleRange : QuantizedLevels(ty);
+  float out_min = 0.0f, out_max = 0.0f;
+  // Each input's factor onto the output's levels; without a calibrated range the output range is
+  // the sum of the inputs'.
+  float scale_a = 0.0f, scale_b = 0.0f;
+  if (p.min_calib_range) {
+    out_min = *p.min_calib_range;
+    out_max = *p.max_calib_range;
+    const float out_scale = levels_y / MaxAbs(out_min, out_max);
+    scale_a = out_scale / (QuantizedLevels(ta) / range_a);
+    scale_b = out_scale / (QuantizedLevels(tb) / range_b);
+  } else {
+    out_max = range_a + range_b;
+    out_min = -out_max;
+    scale_a = range_a * levels_y / ((range_a + range_b) * QuantizedLevels(ta));
+    scale_b = range_b * levels_y / ((range_a + range_b) * QuantizedLevels(tb));
+  }
+  const int64_t n = in[0].Size();
+  if (ta == tb) {
+    if (ta == DType::kInt8) {
+      AddInto(in[0].ptr<const int8_t>(), in[1].ptr<const int8_t>(), n, scale_a, scale_b, out[0]);
+    } else {
+      AddInto(in[0].ptr<const uint8_t>(), in[1].ptr<const uint8_t>(), n, scale_a, scale_b, out[0]);
+    }
+  } else {
+    // MXNet first rescales the uint8 input into int8 (saturating), then adds it with factor 1.
+    const bool a_signed = ta == DType::kInt8;
+    const uint8_t* u = in[a_signed ? 1 : 0].ptr<const uint8_t>();
+    const int8_t* s = in[a_signed ? 0 : 1].ptr<const int8_t>();
+    const float u_scale = a_signed ? scale_b : scale_a;
+    const float s_scale = a_signed ? scale_a : scale_b;
+    int8_t* rescaled = ctx.workspace->Get<int8_t>(internal::kOpSlot0, static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      rescaled[i] = SaturateRoundEven<int8_t>(static_cast<float>(u[i]) * u_scale);
+    }
+    if (a_signed) {
+      AddInto(s, rescaled, n, s_scale, 1.0f, out[0]);
+    } else {
+      AddInto(rescaled, s, n, 1.0f, s_scale, out[0]);
+    }
+  }
+  out[1].ptr<float>()[0] = out_min;
+  out[2].ptr<float>()[0] = out_max;
+}
+
+// ---- _contrib_quantized_concat ------------------------------------------------------------------
+
+int NumConcatArgs(const NodeAttrs& attrs) { return attrs.Param<internal::ConcatParam>().num_args; }
+
+bool QuantizedConcatShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, static_cast<size_t>(NumConcatArgs(attrs)),
+                     internal::ConcatShape);
+}
+
+// int8 when any input is int8, else uint8.
+bool QuantizedConcatType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const size_t n = static_cast<size_t>(NumConcatArgs(attrs));
+  bool known = true, any_int8 = false;
+  for (size_t i = 0; i < n; ++i) {
+    known = known && (*in)[i] != DType::kUnknown;
+    any_int8 = any_int8 || (*in)[i] == DType::kInt8;
+  }
+  const DType y = any_int8 ? DType::kInt8 : known ? DType::kUint8 : DType::kUnknown;
+  return RangedType(attrs, in, out, n, y) && known;
+}
+
+template <typename X, typename Y>
+void RescaleBlock(const X* x, int64_t count, float scale, bool copy, Y* y) {
+  for (int64_t i = 0; i < count; ++i) {
+    y[i] = copy ? static_cast<Y>(x[i]) : SaturateRoundEven<Y>(static_cast<float>(x[i]) * scale);
+  }
+}
+
+template <typename Y>
+void ConcatRescaled(const NodeAttrs& attrs, const std::vector<TBlob>& in, const TBlob& y,
+                    float out_scale) {
+  const auto& p = attrs.Param<internal::ConcatParam>();
+  const Shape& shape = y.shape;
+  const size_t axis =
+      static_cast<size_t>(p.dim < 0 ? p.dim + static_cast<int>(shape.ndim()) : p.dim);
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < axis; ++k) outer *= shape[k];
+  for (size_t k = axis + 1; k < shape.ndim(); ++k) inner *= shape[k];
+  const int64_t row = shape[axis] * inner;
+  int64_t offset = 0;
+  for (int i = 0; i < p.num_args; ++i) {
+    const TBlob& x = in[static_cast<size_t>(i)];
+    const size_t r = static_cast<size_t>(p.num_args + 2 * i);
+    const float in_scale = QuantizedLevels(x.dtype) /
+                           MaxAbs(in[r].ptr<const float>()[0], in[r + 1].ptr<const float>()[0]);
+    // An input already on the output's scale is copied (MXNet skips its reorder).
+    const bool copy = in_scale == out_scale && x.dtype == y.dtype;
+    const float scale = out_scale / in_scale;
+    const int64_t block = x.shape[axis] * inner;
+    for (int64_t o = 0; o < outer; ++o) {
+      Y* dst = y.ptr<Y>() + o * row + offset;
+      if (x.dtype == DType::kInt8) {
+        RescaleBlock(x.ptr<const int8_t>() + o * block, block, scale, copy, dst);
+      } else {
+        RescaleBlock(x.ptr<const uint8_t>() + o * block, block, scale, copy, dst);
+      }
+    }
+    offset += block;
+  }
+}
+
+void QuantizedConcatCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                            const std::vector<TBlob>& out) {
+  const int n = NumConcatArgs(attrs);
+  // The output range covers every input's and zero.
+  float out_min = 0.0f, out_max = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    out_min = std::min(out_min, in[static_cast<size_t>(n + 2 * i)].ptr<const float>()[0]);
+    out_max = std::max(out_max, in[static_cast<size_t>(n + 2 * i + 1)].ptr<const float>()[0]);
+  }
+  const float out_scale = QuantizedLevels(out[0].dtype) / MaxAbs(out_min, out_max);
+  if (out[0].dtype == DType::kInt8) {
+    ConcatRescaled<int8_t>(attrs, in, out[0], out_scale);
+  } else {
+    ConcatRescaled<uint8_t>(attrs, in, out[0], out_scale);
+  }
+  out[1].ptr<float>()[0] = out_min;
+  out[2].ptr<float>()[0] = out_max;
+}
+
+}  // namespace
+
+void RegisterQuantizedOps(OpRegistry* r) {
+  r->Register("_contrib_quantized_pooling")
+      .Describe(
+          "Pooling of int8 or uint8 data (pool_type max or avg, Pooling's attributes); the "
+          "range passes through. avg rounds the window sum over the divisor half to even.")
+      .SetParam<internal::PoolingParam>(internal::PoolingParamInit)
+      .SetInputNames({"data", "min_data", "max_data"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedPoolingShape)
+      .SetInferType(SameQuantizedType)
+      .SetCompute(QuantizedPoolingCompute);
+  r->Register("_contrib_quantized_flatten")
+      .Describe("Flattens int8 or uint8 data to (batch, rest); the range passes through.")
+      .SetInputNames({"data", "min_data", "max_data"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedFlattenShape)
+      .SetInferType(SameQuantizedType)
+      .SetCompute(CopyDataAndRange)
+      .SetInplace({{0, 0}});
+  r->Register("_contrib_quantized_act")
+      .Describe("relu of int8 or uint8 data (act_type relu only); the range passes through.")
+      .SetParam<internal::ActivationParam>(InitQuantizedAct)
+      .SetInputNames({"data", "min_data", "max_data"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedSameShape)
+      .SetInferType(QuantizedActType)
+      .SetCompute(QuantizedReluCompute)
+      .SetInplace({{0, 0}});
+  r->Register("_contrib_quantized_elemwise_add")
+      .Describe(
+          "Adds two int8/uint8 arrays of equal shape over their ranges: into int32 over the sum "
+          "of the ranges, or with a calibrated range into int8 (uint8 when both are uint8).")
+      .SetParam<QuantizedElemwiseAddParam>(InitQuantizedElemwiseAdd)
+      .SetInputNames({"lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedElemwiseAddShape)
+      .SetInferType(QuantizedElemwiseAddType)
+      .SetCompute(QuantizedElemwiseAddCompute);
+  r->Register("_contrib_quantized_concat")
+      .Describe(
+          "Joins int8/uint8 arrays along dim (Concat's attributes), each rescaled onto the "
+          "range covering all of theirs and zero; int8 when any input is int8, else uint8.")
+      .SetParam<internal::ConcatParam>()
+      .SetInputNames([](const NodeAttrs& attrs) {
+        std::vector<std::string> names;
+        const int n = NumConcatArgs(attrs);
+        for (int i = 0; i < n; ++i) names.push_back("arg" + std::to_string(i));
+        for (int i = 0; i < n; ++i) {
+          names.push_back("arg" + std::to_string(i) + "_min");
+          names.push_back("arg" + std::to_string(i) + "_max");
+        }
+        return names;
+      })
+      .SetNumInputs(
+          [](const NodeAttrs& attrs) { return static_cast<uint32_t>(3 * NumConcatArgs(attrs)); })
+      .SetKeyVarNumArgs("num_args")
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedConcatShape)
+      .SetInferType(QuantizedConcatType)
+      .SetCompute(QuantizedConcatCompute);
+}
+
+}  // namespace hybridnet
