@@ -4,7 +4,7 @@
 # order and finish last, one after another. Seeding CTest's cost file from this table lets them
 # overlap with the short tests. CTest rewrites the file with measured costs after every run.
 set(HN_TEST_COSTS
-  python.source_install 320  r.standalone_install 180  onnx.models 140
+  python.source_install 320  golden.int8 240  r.standalone_install 180  onnx.models 140
   spark.munit 95  golden.models 80  spark.examples 65  golden.ops 65
   cross_language.training 60  cross_language.portability 52  r.soak 60  onnx.ops 45
   java.soak 42  r.cmd_check 38
