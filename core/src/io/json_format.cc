@@ -476,8 +476,6 @@ Symbol BuildSymbol(JSONGraph* g) {
     JSONNode& jn = g->nodes[nid];
     Node& node = *nodes[nid];
     node.attrs = std::move(jn.attrs);
-    for (JSONGraph& sub : jn.subgraphs)
-      node.attrs.subgraphs.push_back(std::make_shared<const Symbol>(BuildGraph(&sub)));
     for (const JSONEntry& e : jn.inputs)
       node.inputs.push_back(NodeEntry{nodes[e.node_id], e.index, e.version});
     for (uint32_t dep : jn.control_deps) node.control_deps.push_back(nodes[dep]);
@@ -492,6 +490,10 @@ Symbol BuildSymbol(JSONGraph* g) {
 Symbol BuildGraph(JSONGraph* g) {
   ResolveOps(g);
   SortTopologically(g);
+  for (JSONNode& n : g->nodes) {
+    for (JSONGraph& sub : n.subgraphs)
+      n.built_subgraphs.push_back(std::make_shared<const Symbol>(BuildGraph(&sub)));
+  }
   internal::UpgradeJSONGraph(g);
   return BuildSymbol(g);
 }

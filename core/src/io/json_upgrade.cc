@@ -36,7 +36,9 @@ const char* const kLegacyHiddenKeys[] = {"ctx_group", "lr_mult", "wd_mult", "for
 NodeAttrs ParseNode(const JSONGraph& g, uint32_t nid, const AttrDict& dict) {
   const JSONNode& n = g.nodes[nid];
   try {
-    return MakeNodeAttrs(*n.op, n.name, dict);
+    NodeAttrs attrs = MakeNodeAttrs(*n.op, n.name, dict);
+    attrs.subgraphs = n.built_subgraphs;
+    return attrs;
   } catch (const std::exception& e) {
     HN_THROW(kFormatError) << g.source << ": node " << nid << ": " << e.what();
   }

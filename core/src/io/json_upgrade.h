@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct JSONNode {
   std::vector<JSONEntry> inputs;
   std::vector<uint32_t> control_deps;
   std::vector<JSONGraph> subgraphs;  ///< a control-flow op's graphs, as read
+  /// The same graphs built (before the node's attributes are parsed, so that ops whose inputs
+  /// the subgraph determines, _sg_mkldnn_fully_connected's, can count them); every NodeAttrs
+  /// made for the node carries them.
+  std::vector<std::shared_ptr<const Symbol>> built_subgraphs;
 
   bool IsVariable() const { return op == nullptr; }
 };

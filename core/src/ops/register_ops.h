@@ -53,6 +53,9 @@ void RegisterCTCLossOps(OpRegistry* r);    // ops/loss/ctc_loss.cc: CTCLoss
 void RegisterLegacyOps(OpRegistry* r);     // ops/legacy/legacy_forms.cc: *_v1, SyncBatchNorm
 void RegisterQuantizeOps(OpRegistry* r);   // ops/quantization/quantize.cc: quantize_v2, ...
 void RegisterQuantizedOps(OpRegistry* r);  // ops/quantization/quantized_ops.cc: pooling, ...
+// ops/quantization/quantized_fully_connected.cc: _contrib_quantized_fully_connected,
+// _sg_mkldnn_fully_connected
+void RegisterQuantizedFullyConnectedOps(OpRegistry* r);
 
 namespace internal {
 
@@ -102,6 +105,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterLegacyOps(r);
   RegisterQuantizeOps(r);
   RegisterQuantizedOps(r);
+  RegisterQuantizedFullyConnectedOps(r);
 }
 
 }  // namespace internal

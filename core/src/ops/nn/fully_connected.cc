@@ -18,6 +18,7 @@
 #include "kernels/dense.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/nn/fully_connected_param.h"
 #include "ops/real_type.h"
 #include "ops/register_ops.h"
 #include "pass/gradient.h"
@@ -25,25 +26,6 @@
 namespace hybridnet {
 
 namespace {
-
-template <typename P>
-void DeclareFullyConnectedFields(ParamDeclarer<P>* d) {
-  d->Field("num_hidden", &P::num_hidden)
-      .Required()
-      .Min(1)
-      .Describe("Number of hidden nodes of the output.");
-  d->Field("no_bias", &P::no_bias).Default(false).Describe("Whether to disable bias parameter.");
-  d->Field("flatten", &P::flatten)
-      .Default(true)
-      .Describe("Whether to collapse all but the first axis of the input data tensor.");
-}
-
-struct FullyConnectedParam {
-  int num_hidden = 0;
-  bool no_bias = false;
-  bool flatten = true;
-  static void Declare(ParamDeclarer<FullyConnectedParam>* d) { DeclareFullyConnectedFields(d); }
-};
 
 struct FullyConnectedActParam {
   int num_hidden = 0;
@@ -58,9 +40,10 @@ struct FullyConnectedActParam {
   }
 };
 
-template <typename P>
-bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  const P& p = attrs.template Param<P>();
+}  // namespace
+
+bool InferFullyConnectedShape(const NodeAttrs& attrs, const FullyConnectedParam& p,
+                              std::vector<Shape>* in, std::vector<Shape>* out) {
   const int64_t hidden = p.num_hidden;
   auto assign = [&](std::vector<Shape>* list, size_t i, const Shape& value, const char* what) {
     Shape merged = (*list)[i];
@@ -124,6 +107,15 @@ bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   bool known = (*out)[0].IsKnown();
   for (const Shape& s : *in) known = known && s.IsKnown();
   return known;
+}
+
+namespace {
+
+template <typename P>
+bool FullyConnectedShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const P& p = attrs.template Param<P>();
+  return InferFullyConnectedShape(attrs, FullyConnectedParam{p.num_hidden, p.no_bias, p.flatten},
+                                  in, out);
 }
 
 // The dense product (kernels/dense.h), with relu or not; the plain and the fused op both call
