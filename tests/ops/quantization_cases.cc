@@ -288,7 +288,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                  "int8_data_range"),
             {f32}),
       [](std::mt19937&, size_t, int64_t j) { return (static_cast<double>(j) - 11.5) / 11.5; }));
-  cases->push_back(WithGen(Exact(Case("_contrib_quantize_v2", {{"out_type", "uint8"}}, {{2, 3, 5}},
+  cases->push_back(WithGen(Exact(Case("_contrib_quantize_v2", {{"out_type", "uint8"}}, {{8, 50}},
                                       QuantizeRef(u8, std::nullopt), "uint8_data_range"),
                                  {f32}),
                            Uniform(-1.0, 3.0)));
@@ -307,13 +307,84 @@ HN_CONFORMANCE_CASES(Quantization) {
                     {i8}),
               Integers(-128, 127)));
 
+  // ---- quantize (range as inputs): 127 or 255 levels; scale 127 over [-127, 127] makes ties.
+  cases->push_back(WithGen(Exact(Case(
+                                     "_contrib_quantize", {{"out_type", "int8"}}, {ties, {1}, {1}},
+                                     [](const std::vector<RefTensor>& in) {
+                                       RefTensor y(in[0].shape);
+                                       for (int64_t i = 0; i < y.size(); ++i)
+                                         y[i] = ToInt8(static_cast<float>(in[0][i]));
+                                       return std::vector<RefTensor>{y, Scalar(-127), Scalar(127)};
+                                     },
+                                     "int8_ties"),
+                                 {f32, f32, f32}),
+                           [](std::mt19937& rng, size_t input, int64_t j) {
+                             return input == 0 ? Ties()(rng, 0, j) : input == 1 ? -127.0 : 127.0;
+                           }));
+  cases->push_back(WithGen(Exact(Case(
+                                     "_contrib_quantize", {}, {{3, 7}, {1}, {1}},
+                                     [](const std::vector<RefTensor>& in) {
+                                       const float scale = 255.0f / AbsMax(in[1][0], in[2][0]);
+                                       RefTensor y(in[0].shape);
+                                       for (int64_t i = 0; i < y.size(); ++i)
+                                         y[i] = ToUint8(static_cast<float>(in[0][i]) * scale);
+                                       return std::vector<RefTensor>{y, in[1], in[2]};
+                                     },
+                                     "uint8"),
+                                 {f32, f32, f32}),
+                           DataThenRange(Uniform(-0.5, 2.5), {0.0, 2.0})));
+
+  // ---- elemwise_mul (int8 only)
+  const InputGen mul_gen = [](std::mt19937& rng, size_t input, int64_t) {
+    if (input >= 2) return std::vector<double>{-1, 1, -2, 2}[input - 2];
+    return Integers(-89, 89)(rng, 0, 0);  // products stay inside the int8 case's range
+  };
+  auto mul_ref = [](int mode) {  // 0 int32, 1 int8 over [-1, 1], 2 float
+    return [mode](const std::vector<RefTensor>& in) {
+      const float ls = 127.5f / AbsMax(in[2][0], in[3][0]),
+                  rs = 127.5f / AbsMax(in[4][0], in[5][0]);
+      const float scale = mode == 1 ? 127.5f / ls / rs : static_cast<float>(1.0 / ls / rs);
+      RefTensor y(in[0].shape);
+      for (int64_t i = 0; i < y.size(); ++i) {
+        const double prod = in[0][i] * in[1][i];
+        const float v = static_cast<float>(prod) * scale;
+        y[i] = mode == 0   ? prod
+               : mode == 2 ? v
+                           : std::max(-128.0, std::min(127.0, std::trunc(static_cast<double>(v))));
+      }
+      const double range = 2147483647.0f * ((AbsMax(in[2][0], in[3][0]) / 127.0f) *
+                                            (AbsMax(in[4][0], in[5][0]) / 127.0f));
+      if (mode == 2) return std::vector<RefTensor>{y};
+      return std::vector<RefTensor>{y, Scalar(mode == 1 ? -1.0 : -range),
+                                    Scalar(mode == 1 ? 1.0 : range)};
+    };
+  };
+  const std::vector<DType> mul_types{i8, i8, f32, f32, f32, f32};
+  cases->push_back(
+      WithTol(WithGen(Exact(Case("_contrib_quantized_elemwise_mul", {},
+                                 {{2, 7}, {2, 7}, {1}, {1}, {1}, {1}}, mul_ref(0), "int32"),
+                            mul_types),
+                      mul_gen),
+              1e-6, 0));
+  cases->push_back(WithGen(Exact(Case("_contrib_quantized_elemwise_mul",
+                                      {{"min_calib_range", "-1"}, {"max_calib_range", "1"}},
+                                      {{3, 6}, {3, 6}, {1}, {1}, {1}, {1}}, mul_ref(1), "int8"),
+                                 mul_types),
+                           mul_gen));
+  cases->push_back(WithTol(
+      WithGen(Exact(Case("_contrib_quantized_elemwise_mul", {{"enable_float_output", "True"}},
+                         {{4, 5}, {4, 5}, {1}, {1}, {1}, {1}}, mul_ref(2), "float"),
+                    mul_types),
+              mul_gen),
+      1e-6, 0));
+
   // ---- dequantize
   cases->push_back(WithGen(
-      Exact(Case("_contrib_dequantize", {}, {{2, 5}, {1}, {1}}, DequantizeRef(127.5), "int8"),
+      Exact(Case("_contrib_dequantize", {}, {{20, 25}, {1}, {1}}, DequantizeRef(127.5), "int8"),
             {i8, f32, f32}),
       DataThenRange(Integers(-128, 127), {-3.0, 2.0})));
   cases->push_back(WithGen(
-      Exact(Case("_contrib_dequantize", {}, {{3, 4}, {1}, {1}}, DequantizeRef(255.5), "uint8"),
+      Exact(Case("_contrib_dequantize", {}, {{30, 14}, {1}, {1}}, DequantizeRef(255.5), "uint8"),
             {u8, f32, f32}),
       DataThenRange(Integers(0, 255), {-0.5, 1.5})));
 
@@ -334,7 +405,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                  {{21}, {1}, {1}}, RequantizeRef(u8, 0.7), "uint8_calibrated"),
             {i32, f32, f32}),
       int32_data));
-  cases->push_back(WithGen(Exact(Case("_contrib_requantize", {}, {{4, 6}, {1}, {1}},
+  cases->push_back(WithGen(Exact(Case("_contrib_requantize", {}, {{20, 30}, {1}, {1}},
                                       RequantizeRef(i8, std::nullopt), "int8_data_range"),
                                  {i32, f32, f32}),
                            DataThenRange(Integers(-5000000, 7000000), {-1.5, 3.0})));
@@ -343,9 +414,9 @@ HN_CONFORMANCE_CASES(Quantization) {
   cases->push_back(PoolCase({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}},
                             {1, 3, 6, 4}, i8, PoolRef(true, 2, 2, 0, false, true, false, false, i8),
                             "avg_ties"));
-  cases->push_back(PoolCase({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}},
-                            {2, 2, 5, 5}, i8, PoolRef(true, 3, 1, 1, false, true, false, false, i8),
-                            "avg_include_pad"));
+  cases->push_back(
+      PoolCase({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}}, {2, 8, 15, 15}, i8,
+               PoolRef(true, 3, 1, 1, false, true, false, false, i8), "avg_include_pad"));
   cases->push_back(PoolCase(
       {{"kernel", "(3, 3)"},
        {"pad", "(1, 1)"},
@@ -359,7 +430,7 @@ HN_CONFORMANCE_CASES(Quantization) {
                             {1, 2, 6, 4}, i8, PoolRef(true, 3, 2, 0, true, true, false, false, i8),
                             "avg_full"));
   cases->push_back(PoolCase({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
-                            {1, 3, 7, 7}, i8,
+                            {2, 8, 17, 17}, i8,
                             PoolRef(false, 3, 2, 1, false, true, false, false, i8), "max"));
   cases->push_back(PoolCase({{"kernel", "(1, 1)"}, {"global_pool", "True"}, {"pool_type", "avg"}},
                             {2, 3, 4, 4}, u8, PoolRef(true, 1, 1, 0, false, true, true, false, u8),
@@ -390,16 +461,77 @@ HN_CONFORMANCE_CASES(Quantization) {
               DataThenRange(Integers(-128, 127), {-2.0, 3.0})));
 
   // ---- elemwise_add (ranges lhs_min, lhs_max, rhs_min, rhs_max)
-  cases->push_back(AddCase({2, 9}, i8, i8, {-1, 1, -2, 0.5}, std::nullopt, "int8_int32"));
+  cases->push_back(AddCase({16, 33}, i8, i8, {-1, 1, -2, 0.5}, std::nullopt, "int8_int32"));
   cases->push_back(
-      AddCase({3, 7}, i8, i8, {-1, 1, -2, 0.5}, std::make_pair(-2.0, 2.0), "int8_calibrated"));
+      AddCase({12, 31}, i8, i8, {-1, 1, -2, 0.5}, std::make_pair(-2.0, 2.0), "int8_calibrated"));
   cases->push_back(
-      AddCase({4, 5}, u8, u8, {0, 1, 0, 3}, std::make_pair(0.0, 3.0), "uint8_calibrated"));
+      AddCase({14, 29}, u8, u8, {0, 1, 0, 3}, std::make_pair(0.0, 3.0), "uint8_calibrated"));
   cases->push_back(
-      AddCase({5, 3}, i8, u8, {-1, 1, 0, 2}, std::make_pair(-2.0, 2.0), "int8_uint8_calibrated"));
-  cases->push_back(
-      AddCase({2, 2, 5}, u8, i8, {0, 2, -1, 1}, std::make_pair(0.0, 3.0), "uint8_int8_calibrated"));
-  cases->push_back(AddCase({6, 2}, u8, u8, {0, 1, 0, 3}, std::nullopt, "uint8_int32"));
+      AddCase({20, 19}, i8, u8, {-1, 1, 0, 2}, std::make_pair(-2.0, 2.0), "int8_uint8_calibrated"));
+  cases->push_back(AddCase({2, 10, 25}, u8, i8, {0, 2, -1, 1}, std::make_pair(0.0, 3.0),
+                           "uint8_int8_calibrated"));
+  cases->push_back(AddCase({24, 17}, u8, u8, {0, 1, 0, 3}, std::nullopt, "uint8_int32"));
+
+  // ---- batch_norm: scale and shift onto the calibrated int8 range (oneDNN divides the scale by
+  // sqrt(1 + eps) once more, its variance being 1).
+  {
+    const double eps = static_cast<double>(1e-3f);
+    OpCase c = Case(
+        "_contrib_quantized_batch_norm", {{"min_calib_range", "-4"}, {"max_calib_range", "3"}},
+        {{2, 3, 2, 2}, {3}, {3}, {3}, {3}, {1}, {1}},
+        [eps](const std::vector<RefTensor>& in) {
+          const float data_abs = AbsMax(in[5][0], in[6][0]), out_abs = 4.0f;
+          RefTensor y(in[0].shape);
+          for (int64_t i = 0; i < y.size(); ++i) {
+            const int64_t ch = (i / 4) % 3;
+            const float invstd = static_cast<float>(1.0 / std::sqrt(F32(in[4][ch]) + eps));
+            const float g = static_cast<float>(in[1][ch]);
+            const float scale =
+                g * invstd * data_abs / out_abs / std::sqrt(1.0f + static_cast<float>(eps));
+            const float shift =
+                (static_cast<float>(in[2][ch]) - static_cast<float>(in[3][ch]) * g * invstd) *
+                127.5f / out_abs;
+            y[i] = ToInt8(scale * static_cast<float>(in[0][i]) + shift);
+          }
+          return std::vector<RefTensor>{y, Scalar(-4), Scalar(3)};
+        },
+        "calibrated");
+    c.gen = [](std::mt19937& rng, size_t input, int64_t) {
+      switch (input) {
+        case 0:
+          return Integers(-128, 127)(rng, 0, 0);
+        case 4:
+          return Uniform(0.5, 2.0)(rng, 0, 0);
+        case 5:
+          return -2.0;
+        case 6:
+          return 1.5;
+        default:
+          return Uniform(-1.0, 1.0)(rng, 0, 0);
+      }
+    };
+    cases->push_back(Exact(c, {i8, f32, f32, f32, f32, f32, f32}));
+  }
+
+  // ---- embedding: int8 rows, indices clipped into [0, input_dim - 1]
+  {
+    OpCase c = Case("_contrib_quantized_embedding", {{"input_dim", "5"}, {"output_dim", "3"}},
+                    {{2, 3}, {5, 3}, {1}, {1}}, [](const std::vector<RefTensor>& in) {
+                      RefTensor y(Shape{2, 3, 3});
+                      for (int64_t i = 0; i < 6; ++i) {
+                        const int64_t row = std::min<int64_t>(
+                            4, std::max<int64_t>(0, static_cast<int64_t>(in[0][i])));
+                        for (int64_t k = 0; k < 3; ++k) y[i * 3 + k] = in[1][row * 3 + k];
+                      }
+                      return std::vector<RefTensor>{y, in[2], in[3]};
+                    });
+    c.gen = [](std::mt19937& rng, size_t input, int64_t j) {
+      if (input == 0) return std::vector<double>{0, 4, 2, 7, -1, 3}[static_cast<size_t>(j)];
+      if (input == 1) return Integers(-128, 127)(rng, 0, 0);
+      return input == 2 ? -0.8 : 0.6;
+    };
+    cases->push_back(Exact(c, {f32, i8, f32, f32}));
+  }
 
   // ---- concat (data, then each input's min and max)
   {
@@ -467,6 +599,15 @@ HN_ERROR_CASES(Quantization) {
   cases->push_back(Rejected("_contrib_quantized_concat", {{"num_args", "2"}},
                             {{2, 3}, {3, 3}, {1}, {1}, {1}, {1}}, StatusCode::kShapeError,
                             {"_contrib_quantized_concat(node)"}, {i8, i8, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantized_batch_norm", {},
+                            {{1, 2, 2, 2}, {2}, {2}, {2}, {2}, {1}, {1}}, bad,
+                            {"_contrib_quantized_batch_norm(node)", "min_calib_range", "required"},
+                            {i8, f32, f32, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantized_elemwise_mul", {}, {{3}, {3}, {1}, {1}, {1}, {1}},
+                            type, {"_contrib_quantized_elemwise_mul(node)", "uint8", "int8"},
+                            {u8, i8, f32, f32, f32, f32}));
+  cases->push_back(Rejected("_contrib_quantize", {}, {{3}, {1}, {1}}, type,
+                            {"_contrib_quantize(node)", "int8", "float32"}, {i8, f32, f32}));
 }
 
 }  // namespace conformance

@@ -11,36 +11,12 @@
 #include "hybridnet/op.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
+#include "ops/nn/embedding_param.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
 
-namespace {
-
-struct EmbeddingParam {
-  int64_t input_dim = 0;
-  int64_t output_dim = 0;
-  DType dtype = DType::kFloat32;
-  bool sparse_grad = false;
-  static void Declare(ParamDeclarer<EmbeddingParam>* d) {
-    d->Field("input_dim", &EmbeddingParam::input_dim)
-        .Required()
-        .Min(1)
-        .Describe("Vocabulary size of the input indices.");
-    d->Field("output_dim", &EmbeddingParam::output_dim)
-        .Required()
-        .Min(1)
-        .Describe("Dimension of the embedding vectors.");
-    d->Field("dtype", &EmbeddingParam::dtype)
-        .Default(DType::kFloat32)
-        .Describe("Data type of weight and output.");
-    d->Field("sparse_grad", &EmbeddingParam::sparse_grad)
-        .Default(false)
-        .Describe(
-            "Compute row_sparse gradient in the backward calculation. Accepted and "
-            "ignored: the gradient is dense.");
-  }
-};
+namespace internal {
 
 bool EmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
@@ -61,24 +37,7 @@ bool EmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return data.IsKnown() && (*out)[0].IsKnown();
 }
 
-// weight and output have the dtype the attribute names (lookups copy bytes, so every dtype
-// MXNet lists works); indices may have any dtype.
-bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  const DType dtype = attrs.Param<EmbeddingParam>().dtype;
-  HN_CHECK(dtype != DType::kBool && dtype != DType::kUnknown, kUnsupported)
-      << DescribeNode(attrs) << ": dtype " << DTypeName(dtype) << " is not supported";
-  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == dtype, kTypeError)
-      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1])
-      << " but dtype=" << DTypeName(dtype);
-  (*in)[1] = dtype;
-  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == dtype, kTypeError)
-      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
-      << " is not dtype=" << DTypeName(dtype);
-  (*out)[0] = dtype;
-  HN_CHECK((*in)[0] != DType::kBool, kTypeError)
-      << DescribeNode(attrs) << ": data (indices) has dtype bool";
-  return (*in)[0] != DType::kUnknown;
-}
+namespace {
 
 template <typename T>
 int64_t RowOf(const void* data, int64_t i, int64_t rows) {
@@ -113,6 +72,8 @@ int64_t RowAt(const TBlob& idx, int64_t i, int64_t rows) {
   }
 }
 
+}  // namespace
+
 void EmbeddingCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
   const EmbeddingParam& p = attrs.Param<EmbeddingParam>();
@@ -127,6 +88,35 @@ void EmbeddingCompute(const OpContext&, const NodeAttrs& attrs, const std::vecto
                 row_bytes);
   }
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::EmbeddingCompute;
+using internal::EmbeddingParam;
+using internal::EmbeddingShape;
+using internal::RowAt;
+
+// weight and output have the dtype the attribute names (lookups copy bytes, so every dtype
+// MXNet lists works); indices may have any dtype.
+bool EmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const DType dtype = attrs.Param<EmbeddingParam>().dtype;
+  HN_CHECK(dtype != DType::kBool && dtype != DType::kUnknown, kUnsupported)
+      << DescribeNode(attrs) << ": dtype " << DTypeName(dtype) << " is not supported";
+  HN_CHECK((*in)[1] == DType::kUnknown || (*in)[1] == dtype, kTypeError)
+      << DescribeNode(attrs) << ": weight has dtype " << DTypeName((*in)[1])
+      << " but dtype=" << DTypeName(dtype);
+  (*in)[1] = dtype;
+  HN_CHECK((*out)[0] == DType::kUnknown || (*out)[0] == dtype, kTypeError)
+      << DescribeNode(attrs) << ": output dtype " << DTypeName((*out)[0])
+      << " is not dtype=" << DTypeName(dtype);
+  (*out)[0] = dtype;
+  HN_CHECK((*in)[0] != DType::kBool, kTypeError)
+      << DescribeNode(attrs) << ": data (indices) has dtype bool";
+  return (*in)[0] != DType::kUnknown;
+}
+
 
 // ---------------------------------------------------------------------------------------------
 // Gradient: the weight's is the output gradient's rows added into the rows they were read from

@@ -1,12 +1,14 @@
 // MXNet 1.9.1's conversions between float and int8/uint8 (src/operator/quantization/
-// quantize_v2-inl.h, dequantize-inl.h, requantize-inl.h and their mkldnn/ forms, which are what
-// its CPU wheel runs): _contrib_quantize_v2, _contrib_dequantize and _contrib_requantize. Each
+// quantize_v2-inl.h, quantize-inl.h, dequantize-inl.h, requantize-inl.h and their mkldnn/ forms,
+// which are what its CPU wheel runs): _contrib_quantize_v2, _contrib_quantize,
+// _contrib_dequantize and _contrib_requantize. Each
 // integer tensor travels with the float range [min, max] it stands for, as two (1,) outputs.
 //
 // The arithmetic is that of MXNet's oneDNN reorders, checked against MXNet itself:
 //  * quantize_v2 scales by 127.5 (int8) or 255.5 (uint8) over MaxAbs(range), rounds half to
 //    even and saturates (so -max gives -128 and max 127; negative data into uint8 gives 0); an
 //    int8 result's range is [-MaxAbs, MaxAbs], a uint8 one's the data range itself;
+//  * quantize (the older form, range as inputs) uses 127 or 255 levels instead;
 //  * dequantize multiplies by MaxAbs(range) over 127.5 or 255.5;
 //  * requantize maps int32 over its range onto 127 (int8) or 255 (uint8) levels of the
 //    calibrated range, or without one of the range the int32 data reach.
@@ -75,6 +77,17 @@ void QuantizeV2ParamInit(QuantizeV2Param* p) {
       << "out_type uint8 cannot hold the negative min_calib_range " << lo;
 }
 
+// _contrib_quantize's attribute: the older form, whose range comes as inputs.
+struct QuantizeParam {
+  DType out_type = DType::kUint8;
+  static void Declare(ParamDeclarer<QuantizeParam>* d) {
+    d->Field("out_type", &QuantizeParam::out_type,
+             {{"int8", DType::kInt8}, {"uint8", DType::kUint8}})
+        .Default(DType::kUint8)
+        .Describe("Output data type.");
+  }
+};
+
 struct DequantizeParam {
   DType out_type = DType::kFloat32;
   static void Declare(ParamDeclarer<DequantizeParam>* d) {
@@ -107,6 +120,14 @@ bool QuantizeV2Type(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<
   AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
   AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
   return x != DType::kUnknown;
+}
+
+bool QuantizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  for (size_t i = 0; i < 3; ++i) AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+  AssignQuantizedDType(attrs, out, 0, attrs.Param<QuantizeParam>().out_type, "output");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  return true;
 }
 
 bool DequantizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
@@ -175,6 +196,23 @@ void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     ScaleInto(x, n, scale, out[0].ptr<uint8_t>());
   } else {
     ScaleInto(x, n, scale, out[0].ptr<int8_t>());
+  }
+}
+
+// Over the range given as inputs, onto 127 (int8) or 255 (uint8) levels; a uint8 result keeps
+// the range, an int8 one gets [-MaxAbs, MaxAbs].
+void QuantizeCompute(const OpContext&, const NodeAttrs&, const std::vector<TBlob>& in,
+                     const std::vector<TBlob>& out) {
+  const float lo = in[1].ptr<const float>()[0], hi = in[2].ptr<const float>()[0];
+  const float range = MaxAbs(lo, hi);
+  const bool to_uint8 = out[0].dtype == DType::kUint8;
+  out[1].ptr<float>()[0] = to_uint8 ? lo : -range;
+  out[2].ptr<float>()[0] = to_uint8 ? hi : range;
+  const float scale = (to_uint8 ? 255.0f : 127.0f) / range;
+  if (to_uint8) {
+    ScaleInto(in[0].ptr<const float>(), in[0].Size(), scale, out[0].ptr<uint8_t>());
+  } else {
+    ScaleInto(in[0].ptr<const float>(), in[0].Size(), scale, out[0].ptr<int8_t>());
   }
 }
 
@@ -249,6 +287,18 @@ void RegisterQuantizeOps(OpRegistry* r) {
       .SetInferShape(QuantizeShape)
       .SetInferType(QuantizeV2Type)
       .SetCompute(QuantizeV2Compute);
+  r->Register("_contrib_quantize")
+      .Describe(
+          "Quantizes float32 data over [min_range, max_range], given as inputs, to uint8 "
+          "(x * 255 / MaxAbs(range)) or int8 (x * 127 / MaxAbs(range)), rounded half to even "
+          "and saturated; outputs the integers and their range.")
+      .SetParam<QuantizeParam>()
+      .SetInputNames({"data", "min_range", "max_range"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizeShape)
+      .SetInferType(QuantizeType)
+      .SetCompute(QuantizeCompute);
   r->Register("_contrib_dequantize")
       .Describe(
           "Converts int8 or uint8 data over the float range [min_range, max_range] back to "

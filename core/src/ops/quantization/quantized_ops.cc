@@ -1,18 +1,27 @@
 // MXNet 1.9.1's simple int8 ops (src/operator/quantization/quantized_{pooling,flatten,
-// activation,elemwise_add,concat}.cc and the mkldnn/ forms its CPU wheel runs). Each takes its
-// float op's attributes and, after the integer inputs, each one's float range [min, max] as (1,)
-// inputs; it outputs the integers and their range. The arithmetic is that of MXNet's oneDNN
+// activation,elemwise_add,elemwise_mul,concat,batch_norm,indexing_op}.cc and the mkldnn/ forms
+// its CPU wheel runs). Each
+// takes its float op's attributes and, after the integer inputs, each one's float range [min, max]
+// as (1,) inputs; it outputs the integers and their range. The arithmetic is that of MXNet's oneDNN
 // primitives, checked against MXNet itself:
 //  * pooling, flatten and relu keep the range; max pooling, flatten and relu are exact, avg
 //    pooling divides the window's integer sum by the kernel size (count_include_pad, even where
 //    the window passes the padded image) or by the values inside, rounded half to even;
 //  * elemwise_add and concat rescale each input by (output levels / output range) over
 //    (input levels / input range), levels 127.5 (int8), 255.5 (uint8) or 2^31 (int32), and
-//    round half to even with saturation.
+//    round half to even with saturation;
+//  * elemwise_mul (plain C++ in MXNet too) gives the exact int32 products, or with a calibrated
+//    range int8 products truncated toward zero;
+//  * batch_norm folds the statistics into a scale and shift onto the calibrated output range;
+//    embedding copies int8 rows and passes the weight's range.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "hybridnet/op.h"
@@ -20,6 +29,8 @@
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
 #include "ops/nn/activation_param.h"
+#include "ops/nn/batch_norm_param.h"
+#include "ops/nn/embedding_param.h"
 #include "ops/nn/pooling_param.h"
 #include "ops/quantization/quantization.h"
 #include "ops/quantization/range_inference.h"
@@ -306,6 +317,205 @@ void QuantizedElemwiseAddCompute(const OpContext& ctx, const NodeAttrs& attrs,
   out[2].ptr<float>()[0] = out_max;
 }
 
+// ---- _contrib_quantized_elemwise_mul ------------------------------------------------------------
+
+struct QuantizedElemwiseMulParam {
+  std::optional<float> min_calib_range;
+  std::optional<float> max_calib_range;
+  bool enable_float_output = false;
+  static void Declare(ParamDeclarer<QuantizedElemwiseMulParam>* d) {
+    d->Field("min_calib_range", &QuantizedElemwiseMulParam::min_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated minimum of the product; with it the output is int8.");
+    d->Field("max_calib_range", &QuantizedElemwiseMulParam::max_calib_range)
+        .Default(std::nullopt)
+        .Describe("The calibrated maximum of the product; without it the output is int32.");
+    d->Field("enable_float_output", &QuantizedElemwiseMulParam::enable_float_output)
+        .Default(false)
+        .Describe("Output the float32 product alone (no range outputs).");
+  }
+};
+
+void InitQuantizedElemwiseMul(QuantizedElemwiseMulParam* p) {
+  HN_CHECK(p->min_calib_range.has_value() == p->max_calib_range.has_value(), kInvalidArgument)
+      << "min_calib_range and max_calib_range must be given together";
+  if (p->min_calib_range) {
+    HN_CHECK(*p->min_calib_range <= *p->max_calib_range, kInvalidArgument)
+        << "min_calib_range " << *p->min_calib_range << " is larger than max_calib_range "
+        << *p->max_calib_range;
+  }
+}
+
+uint32_t QuantizedElemwiseMulOutputs(const NodeAttrs& attrs) {
+  return attrs.Param<QuantizedElemwiseMulParam>().enable_float_output ? 1 : 3;
+}
+
+bool QuantizedElemwiseMulShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 2, ElemwiseShape);
+}
+
+// int8 inputs only (MXNet's kernel reads both as int8).
+bool QuantizedElemwiseMulType(const NodeAttrs& attrs, std::vector<DType>* in,
+                              std::vector<DType>* out) {
+  const auto& p = attrs.Param<QuantizedElemwiseMulParam>();
+  AssignQuantizedDType(attrs, in, 0, DType::kInt8, "input");
+  AssignQuantizedDType(attrs, in, 1, DType::kInt8, "input");
+  for (size_t i = 2; i < 6; ++i) AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+  if (p.enable_float_output) {
+    AssignQuantizedDType(attrs, out, 0, DType::kFloat32, "output");
+    return true;
+  }
+  AssignQuantizedDType(attrs, out, 0, p.min_calib_range ? DType::kInt8 : DType::kInt32, "output");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  return true;
+}
+
+// MXNet's products truncate toward zero (a C cast, not oneDNN): float(a * b) * scale.
+template <typename Y>
+void MultiplyInto(const int8_t* a, const int8_t* b, int64_t n, float scale, Y* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(a[i] * b[i]) * scale;
+    if constexpr (std::is_same_v<Y, float>) {
+      y[i] = v;
+    } else {
+      // Past the calibrated range MXNet's cast wraps around; here it saturates.
+      y[i] = static_cast<Y>(
+          std::max(static_cast<float>(std::numeric_limits<Y>::lowest()),
+                   std::min(std::trunc(v), static_cast<float>(std::numeric_limits<Y>::max()))));
+    }
+  }
+}
+
+void QuantizedElemwiseMulCompute(const OpContext&, const NodeAttrs& attrs,
+                                 const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<QuantizedElemwiseMulParam>();
+  const float lhs_min = in[2].ptr<const float>()[0], lhs_max = in[3].ptr<const float>()[0];
+  const float rhs_min = in[4].ptr<const float>()[0], rhs_max = in[5].ptr<const float>()[0];
+  const float lhs_scale = internal::kInt8ScaleRange / MaxAbs(lhs_min, lhs_max);
+  const float rhs_scale = internal::kInt8ScaleRange / MaxAbs(rhs_min, rhs_max);
+  const int8_t* a = in[0].ptr<const int8_t>();
+  const int8_t* b = in[1].ptr<const int8_t>();
+  const int64_t n = in[0].Size();
+  if (p.enable_float_output) {
+    // MXNet divides in double before storing the factor as float.
+    const float scale = static_cast<float>(1.0 / lhs_scale / rhs_scale);
+    MultiplyInto(a, b, n, scale, out[0].ptr<float>());
+    return;
+  }
+  float out_min = 0.0f, out_max = 0.0f;
+  if (p.min_calib_range) {
+    out_min = *p.min_calib_range;
+    out_max = *p.max_calib_range;
+    const float out_scale = internal::kInt8ScaleRange / MaxAbs(out_min, out_max);
+    MultiplyInto(a, b, n, out_scale / lhs_scale / rhs_scale, out[0].ptr<int8_t>());
+  } else {
+    internal::QuantizationRangeForMultiplication<int8_t, int8_t, int32_t>(
+        lhs_min, lhs_max, rhs_min, rhs_max, true, &out_min, &out_max);
+    MultiplyInto(a, b, n, 1.0f, out[0].ptr<int32_t>());
+  }
+  out[1].ptr<float>()[0] = out_min;
+  out[2].ptr<float>()[0] = out_max;
+}
+
+// ---- _contrib_quantized_batch_norm --------------------------------------------------------------
+
+// Inputs (data, gamma, beta, moving_mean, moving_var, min_data, max_data): the float op's five,
+// then the data's range.
+bool QuantizedBatchNormShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                             std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 5, internal::BatchNormInferShape);
+}
+
+// int8 data only (MXNet's inference assigns int8 whatever it is told); the output range is the
+// calibrated one, which MXNet requires.
+bool QuantizedBatchNormType(const NodeAttrs& attrs, std::vector<DType>* in,
+                            std::vector<DType>* out) {
+  const auto& p = attrs.Param<internal::BatchNormParam>();
+  HN_CHECK(p.min_calib_range && p.max_calib_range, kInvalidArgument)
+      << DescribeNode(attrs) << ": min_calib_range and max_calib_range are required (MXNet's "
+      << "quantized BatchNorm has no uncalibrated form)";
+  HN_CHECK(*p.min_calib_range <= *p.max_calib_range, kInvalidArgument)
+      << DescribeNode(attrs) << ": min_calib_range " << *p.min_calib_range
+      << " is larger than max_calib_range " << *p.max_calib_range;
+  AssignQuantizedDType(attrs, in, 0, DType::kInt8, "input");
+  for (size_t i = 1; i < 7; ++i) AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
+  AssignQuantizedDType(attrs, out, 0, DType::kInt8, "output");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  return true;
+}
+
+// MXNet folds the statistics into a per-channel scale and shift onto the output's int8 levels and
+// runs oneDNN's inference BatchNorm with mean 0 and variance 1, which still divides the scale by
+// sqrt(1 + eps).
+void QuantizedBatchNormCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<internal::BatchNormParam>();
+  const Shape& shape = in[0].shape;
+  const size_t axis =
+      static_cast<size_t>(p.axis < 0 ? p.axis + static_cast<int>(shape.ndim()) : p.axis);
+  const int64_t channels = shape[axis];
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < axis; ++k) outer *= shape[k];
+  for (size_t k = axis + 1; k < shape.ndim(); ++k) inner *= shape[k];
+  const float max_abs_data = MaxAbs(in[5].ptr<const float>()[0], in[6].ptr<const float>()[0]);
+  const float max_abs_out = MaxAbs(*p.min_calib_range, *p.max_calib_range);
+  const float* gamma = in[1].ptr<const float>();
+  const float* beta = in[2].ptr<const float>();
+  const float* mean = in[3].ptr<const float>();
+  const float* var = in[4].ptr<const float>();
+  float* scale = ctx.workspace->Get<float>(internal::kOpSlot0, static_cast<size_t>(2 * channels));
+  float* shift = scale + channels;
+  const float unit_std = std::sqrt(1.0f + static_cast<float>(p.eps));
+  for (int64_t c = 0; c < channels; ++c) {
+    const float invstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var[c]) + p.eps));
+    scale[c] = gamma[c] * invstd * max_abs_data / max_abs_out / unit_std;
+    shift[c] = (beta[c] - mean[c] * gamma[c] * invstd) * internal::kInt8ScaleRange / max_abs_out;
+  }
+  const int8_t* x = in[0].ptr<const int8_t>();
+  int8_t* y = out[0].ptr<int8_t>();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        y[base + i] =
+            SaturateRoundEven<int8_t>(scale[c] * static_cast<float>(x[base + i]) + shift[c]);
+      }
+    }
+  out[1].ptr<float>()[0] = *p.min_calib_range;
+  out[2].ptr<float>()[0] = *p.max_calib_range;
+}
+
+// ---- _contrib_quantized_embedding ---------------------------------------------------------------
+
+bool QuantizedEmbeddingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                             std::vector<Shape>* out) {
+  return RangedShape(attrs, in, out, 2, internal::EmbeddingShape);
+}
+
+// Indices of any dtype but bool; the weight int8.
+bool QuantizedEmbeddingType(const NodeAttrs& attrs, std::vector<DType>* in,
+                            std::vector<DType>* out) {
+  HN_CHECK((*in)[0] != DType::kBool, kTypeError)
+      << DescribeNode(attrs) << ": data (indices) has dtype bool";
+  AssignQuantizedDType(attrs, in, 1, DType::kInt8, "input");
+  AssignQuantizedDType(attrs, in, 2, DType::kFloat32, "input");
+  AssignQuantizedDType(attrs, in, 3, DType::kFloat32, "input");
+  AssignQuantizedDType(attrs, out, 0, DType::kInt8, "output");
+  AssignQuantizedDType(attrs, out, 1, DType::kFloat32, "output");
+  AssignQuantizedDType(attrs, out, 2, DType::kFloat32, "output");
+  return (*in)[0] != DType::kUnknown;
+}
+
+void QuantizedEmbeddingCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  internal::EmbeddingCompute(ctx, attrs, in, out);
+  out[1].ptr<float>()[0] = in[2].ptr<const float>()[0];
+  out[2].ptr<float>()[0] = in[3].ptr<const float>()[0];
+}
+
 // ---- _contrib_quantized_concat ------------------------------------------------------------------
 
 int NumConcatArgs(const NodeAttrs& attrs) { return attrs.Param<internal::ConcatParam>().num_args; }
@@ -430,6 +640,45 @@ void RegisterQuantizedOps(OpRegistry* r) {
       .SetInferShape(QuantizedElemwiseAddShape)
       .SetInferType(QuantizedElemwiseAddType)
       .SetCompute(QuantizedElemwiseAddCompute);
+  r->Register("_contrib_quantized_elemwise_mul")
+      .Describe(
+          "Multiplies two int8 arrays of equal shape over their ranges: into int32 (the exact "
+          "products), with a calibrated range into int8 (truncated toward zero), or with "
+          "enable_float_output into float32 alone.")
+      .SetParam<QuantizedElemwiseMulParam>(InitQuantizedElemwiseMul)
+      .SetInputNames({"lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"})
+      .SetNumOutputs(QuantizedElemwiseMulOutputs)
+      .SetOutputNames([](const NodeAttrs& attrs) {
+        return attrs.Param<QuantizedElemwiseMulParam>().enable_float_output
+                   ? std::vector<std::string>{"output"}
+                   : RangeOutputNames(attrs);
+      })
+      .SetInferShape(QuantizedElemwiseMulShape)
+      .SetInferType(QuantizedElemwiseMulType)
+      .SetCompute(QuantizedElemwiseMulCompute);
+  r->Register("_contrib_quantized_batch_norm")
+      .Describe(
+          "Inference BatchNorm of int8 data over [min_data, max_data] into int8 over the "
+          "calibrated [min_calib_range, max_calib_range] (required; BatchNorm's attributes).")
+      .SetParam<internal::BatchNormParam>()
+      .SetInputNames({"data", "gamma", "beta", "moving_mean", "moving_var", "min_data", "max_data"})
+      .SetMutableInputs({3, 4})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedBatchNormShape)
+      .SetInferType(QuantizedBatchNormType)
+      .SetCompute(QuantizedBatchNormCompute);
+  r->Register("_contrib_quantized_embedding")
+      .Describe(
+          "Looks up int8 rows of weight by the indices in data (Embedding's attributes and "
+          "clipping); the weight's range passes through.")
+      .SetParam<internal::EmbeddingParam>()
+      .SetInputNames({"data", "weight", "min_weight", "max_weight"})
+      .SetNumOutputs(3)
+      .SetOutputNames(RangeOutputNames)
+      .SetInferShape(QuantizedEmbeddingShape)
+      .SetInferType(QuantizedEmbeddingType)
+      .SetCompute(QuantizedEmbeddingCompute);
   r->Register("_contrib_quantized_concat")
       .Describe(
           "Joins int8/uint8 arrays along dim (Concat's attributes), each rescaled onto the "
