@@ -23,9 +23,10 @@ one CPU at 1 thread, rounds alternating in a rotating order after a warm-up roun
   ORT int8         onnxruntime InferenceSession of the QDQ model (all graph optimizations)
   ORT fp32         the fp32 ONNX file, the same way
 Threads: hybridnet.set_num_threads(n), ORT's intra_op_num_threads = n (inter_op 1, sequential),
-OMP_NUM_THREADS = n for both. Before timing, each output is compared: int8 against the same
-system's fp32 (top-1 and max difference relative to max |fp32|), hybridnet fp32 against ORT
-fp32 (the same weights give the same numbers).
+OMP_NUM_THREADS = n for both. Before timing, each output is compared (top-1 and max difference
+relative to the second's max): hybridnet int8 against MXNet's int8 output of the same export,
+int8 against the same system's fp32, hybridnet fp32 against ORT fp32 (the same weights give the
+same numbers).
 Targets: hybridnet int8 <= 0.9x ORT int8's time, and >= 2.5x faster than hybridnet fp32.
 """
 import argparse
@@ -87,7 +88,7 @@ def prepare_mxnet(folder, names):
         qnet = quantization.quantize_net(net, quantized_dtype="auto", calib_mode="naive",
                                          calib_data=calib_iter, num_calib_examples=CALIB_IMAGES,
                                          ctx=mx.cpu())
-        qnet(mx.nd.array(x))
+        np.save(f"{prefix}-out-MXNet_int8.npy", qnet(mx.nd.array(x)).asnumpy())
         qnet.export(prefix + "-int8", 0)
         print(f"MXNet {mx.__version__}: wrote {prefix}-fp32 and {prefix}-int8", flush=True)
 
@@ -221,7 +222,8 @@ def report(folder, name, threads, results):
             continue
         print(f"  {system:15s} {r['median_ms']:9.3f} ms/forward ({r['steps']} a round)  "
               f"peak RSS {r['hwm_mb']:5.0f} MB  {r['name']}")
-    for a, b in (("hybridnet int8", "hybridnet fp32"), ("ORT int8", "ORT fp32"),
+    for a, b in (("hybridnet int8", "MXNet int8"), ("hybridnet int8", "hybridnet fp32"),
+                 ("ORT int8", "ORT fp32"),
                  ("hybridnet fp32", "ORT fp32"), ("hybridnet int8", "ORT int8")):
         c = compare(folder, name, a, b)
         if c is not None:
