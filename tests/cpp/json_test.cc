@@ -614,8 +614,8 @@ TEST(JSONReaderTest, NamesEveryUnsupportedOperatorAtOnceAndBadAttributes) {
   // Three unsupported operators, one of them inside a control-flow subgraph and one a Python
   // custom op: one error lists them all with their nodes.
   const std::string file = R"({"nodes": [{"op": "null", "name": "a", "inputs": []},
-      {"op": "_sg_mkldnn_conv", "name": "conv9", "inputs": [[0, 0, 0]]},
-      {"op": "_sg_mkldnn_conv", "name": "conv10", "inputs": [[1, 0, 0]]},
+      {"op": "_TensorRT", "name": "conv9", "inputs": [[0, 0, 0]]},
+      {"op": "_TensorRT", "name": "conv10", "inputs": [[1, 0, 0]]},
       {"op": "Custom", "name": "mine", "attrs": {"op_type": "my_softmax"}, "inputs": [[2, 0, 0]]},
       {"op": "_foreach", "name": "loop", "inputs": [[3, 0, 0]],
        "attrs": {"num_args": "2", "num_outputs": "1", "num_out_data": "1",
@@ -626,14 +626,13 @@ TEST(JSONReaderTest, NamesEveryUnsupportedOperatorAtOnceAndBadAttributes) {
     "arg_nodes": [0], "heads": [[4, 0, 0]]})";
   std::string unknown = LoadError(file, StatusCode::kNotFound);
   EXPECT_HAS(unknown, "bad-symbol.json: 3 operators are not supported by hybridnet");
-  EXPECT_HAS(unknown, "'_sg_mkldnn_conv' (nodes 'conv9', 'conv10')");
+  EXPECT_HAS(unknown, "'_TensorRT' (nodes 'conv9', 'conv10')");
   EXPECT_HAS(unknown, "'NoSuchOp' (node 'inner')");
   EXPECT_HAS(unknown, "'Custom' (node 'mine (op_type my_softmax)'): a Python custom operator");
   EXPECT_HAS(unknown, "cannot run outside that process");
   const JSONFileInfo info = InspectJSON(file);
   ASSERT_EQ(info.unsupported_ops.size(), 3u);
-  EXPECT_EQ(info.unsupported_ops.at("_sg_mkldnn_conv"),
-            (std::vector<std::string>{"conv9", "conv10"}));
+  EXPECT_EQ(info.unsupported_ops.at("_TensorRT"), (std::vector<std::string>{"conv9", "conv10"}));
   EXPECT_EQ(info.unsupported_ops.at("NoSuchOp"), std::vector<std::string>{"inner"});
   EXPECT_TRUE(InspectJSON(kDenseReluJSON).unsupported_ops.empty());
 

@@ -262,6 +262,7 @@ void Reader::ReadGraphAttrs(const Json& v, JSONGraph* g) const {
         Fail(where, "version " + std::to_string(version) + " is out of range");
       }
       g->mxnet_version = static_cast<int>(version);
+      g->has_version = true;
     }
   }
 }
@@ -475,7 +476,7 @@ Symbol BuildSymbol(JSONGraph* g) {
   for (size_t nid = 0; nid < g->nodes.size(); ++nid) {
     JSONNode& jn = g->nodes[nid];
     Node& node = *nodes[nid];
-    node.attrs = std::move(jn.attrs);
+    node.attrs = std::move(jn.attrs);  // with its subgraphs (BuildGraph)
     for (const JSONEntry& e : jn.inputs)
       node.inputs.push_back(NodeEntry{nodes[e.node_id], e.index, e.version});
     for (uint32_t dep : jn.control_deps) node.control_deps.push_back(nodes[dep]);
@@ -490,9 +491,11 @@ Symbol BuildSymbol(JSONGraph* g) {
 Symbol BuildGraph(JSONGraph* g) {
   ResolveOps(g);
   SortTopologically(g);
-  for (JSONNode& n : g->nodes) {
-    for (JSONGraph& sub : n.subgraphs)
-      n.built_subgraphs.push_back(std::make_shared<const Symbol>(BuildGraph(&sub)));
+  for (JSONNode& jn : g->nodes) {
+    for (JSONGraph& sub : jn.subgraphs) {
+      if (!sub.has_version) sub.mxnet_version = g->mxnet_version;
+      jn.built_subgraphs.push_back(std::make_shared<const Symbol>(BuildGraph(&sub)));
+    }
   }
   internal::UpgradeJSONGraph(g);
   return BuildSymbol(g);

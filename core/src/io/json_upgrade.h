@@ -30,9 +30,9 @@ struct JSONNode {
   std::vector<JSONEntry> inputs;
   std::vector<uint32_t> control_deps;
   std::vector<JSONGraph> subgraphs;  ///< a control-flow op's graphs, as read
-  /// The same graphs built (before the node's attributes are parsed, so that ops whose inputs
-  /// the subgraph determines, _sg_mkldnn_fully_connected's, can count them); every NodeAttrs
-  /// made for the node carries them.
+  /// `subgraphs` built, before the node's attributes are parsed: an op's inputs may depend on
+  /// its graphs (_sg_mkldnn_conv's bias is its nested Convolution's; _sg_mkldnn_fully_connected
+  /// counts its inputs from them); every NodeAttrs made for the node carries them.
   std::vector<std::shared_ptr<const Symbol>> built_subgraphs;
 
   bool IsVariable() const { return op == nullptr; }
@@ -41,6 +41,9 @@ struct JSONNode {
 struct JSONGraph {
   std::string source;       ///< file name for messages (plus the path to a subgraph)
   int mxnet_version = 800;  ///< from attrs.mxnet_version; 800 (MXNet 0.8) when absent
+  /// Whether the file gave the version; a subgraph that does not is its parent's version (MXNet
+  /// writes none into subgraphs and upgrades the file as a whole).
+  bool has_version = false;
   bool legacy_keys = false;
   std::vector<JSONNode> nodes;
   std::vector<uint32_t> arg_nodes;

@@ -27,45 +27,6 @@ static_assert(sizeof(ConvSpec) == 35 * sizeof(int64_t), "ConvSpec is hashed as p
 
 memory::dims Spatial(const int64_t* v, int64_t nd) { return memory::dims(v, v + nd); }
 
-memory::dims DataDims(int64_t n, int64_t c, const int64_t* spatial, int64_t nd) {
-  memory::dims d{n, c};
-  for (int64_t i = 0; i < nd; ++i) d.push_back(spatial[i]);
-  return d;
-}
-
-// The weights as MXNet stores them: convolution (F, C/G, k...), deconvolution (C, F/G, k...);
-// oneDNN's logical order is ([G,] out-channels/G, in-channels/G, k...) for both.
-memory::desc UserWeightDesc(const ConvSpec& s) {
-  const int64_t Fg = s.F / s.G, Cg = s.C / s.G;
-  int64_t taps = 1;
-  for (int64_t i = 0; i < s.nd; ++i) taps *= s.kernel[i];
-  memory::dims dims, strides;
-  if (s.G > 1) {
-    dims.push_back(s.G);
-    strides.push_back(Fg * Cg * taps);
-  }
-  dims.push_back(Fg);
-  dims.push_back(Cg);
-  if (s.deconv) {
-    strides.push_back(taps);       // out-channel within the group
-    strides.push_back(Fg * taps);  // in-channel within the group
-  } else {
-    strides.push_back(Cg * taps);
-    strides.push_back(taps);
-  }
-  std::vector<int64_t> kstrides(static_cast<size_t>(s.nd));
-  int64_t stride = 1;
-  for (int64_t i = s.nd - 1; i >= 0; --i) {
-    kstrides[static_cast<size_t>(i)] = stride;
-    stride *= s.kernel[i];
-  }
-  for (int64_t i = 0; i < s.nd; ++i) {
-    dims.push_back(s.kernel[i]);
-    strides.push_back(kstrides[static_cast<size_t>(i)]);
-  }
-  return memory::desc(dims, memory::data_type::f32, strides);
-}
-
 // The layout oneDNN's GEMM-based convolution gives weights of logical dimensions `dims` on
 // channel-last data: the plain matrix it multiplies by, input channels (with the taps) by output
 // channels, output channels innermost (wio, hwio, dhwio; with groups wigo, hwigo, dhwigo). Asked
@@ -100,6 +61,43 @@ std::string MemoryDescKey(const memory::desc& md) {
   std::ostringstream os;
   os << std::hex << h << ":" << std::dec << md.get_size();
   return os.str();
+}
+
+memory::dims DataDims(int64_t n, int64_t c, const int64_t* spatial, int64_t nd) {
+  memory::dims d{n, c};
+  for (int64_t i = 0; i < nd; ++i) d.push_back(spatial[i]);
+  return d;
+}
+
+memory::desc UserWeightDesc(const ConvSpec& s, memory::data_type type) {
+  const int64_t Fg = s.F / s.G, Cg = s.C / s.G;
+  int64_t taps = 1;
+  for (int64_t i = 0; i < s.nd; ++i) taps *= s.kernel[i];
+  memory::dims dims, strides;
+  if (s.G > 1) {
+    dims.push_back(s.G);
+    strides.push_back(Fg * Cg * taps);
+  }
+  dims.push_back(Fg);
+  dims.push_back(Cg);
+  if (s.deconv) {
+    strides.push_back(taps);       // out-channel within the group
+    strides.push_back(Fg * taps);  // in-channel within the group
+  } else {
+    strides.push_back(Cg * taps);
+    strides.push_back(taps);
+  }
+  std::vector<int64_t> kstrides(static_cast<size_t>(s.nd));
+  int64_t stride = 1;
+  for (int64_t i = s.nd - 1; i >= 0; --i) {
+    kstrides[static_cast<size_t>(i)] = stride;
+    stride *= s.kernel[i];
+  }
+  for (int64_t i = 0; i < s.nd; ++i) {
+    dims.push_back(s.kernel[i]);
+    strides.push_back(kstrides[static_cast<size_t>(i)]);
+  }
+  return memory::desc(dims, type, strides);
 }
 
 dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const memory::desc& src,
@@ -158,7 +156,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
   const Tag cl = ChannelLastTag(s.nd);
   p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, cl);
   p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, cl);
-  p->user_weight_md = UserWeightDesc(s);
+  p->user_weight_md = UserWeightDesc(s, memory::data_type::f32);
   p->fold_bn = s.fast_math && s.bn;
   p->has_bias = s.bias || p->fold_bn;
   if (p->has_bias) p->bias_md = memory::desc({s.F}, memory::data_type::f32, Tag::a);
@@ -510,7 +508,7 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   const Tag caller = s.channel_last ? ChannelLastTag(s.nd) : ChannelFirstTag(s.nd);
   p->caller_data_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, caller);
   p->caller_grad_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, caller);
-  p->user_weight_md = UserWeightDesc(s);
+  p->user_weight_md = UserWeightDesc(s, memory::data_type::f32);
   const memory::desc data_any(p->caller_data_md.dims(), memory::data_type::f32, Tag::any);
   const memory::desc grad_any(p->caller_grad_md.dims(), memory::data_type::f32, Tag::any);
   const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);

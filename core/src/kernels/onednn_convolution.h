@@ -43,6 +43,14 @@ dnnl::inner_product_forward::primitive_desc InnerProductPrimitive(const dnnl::me
                                                                   const dnnl::memory::desc& dst,
                                                                   bool* relu);
 
+/// (n, c, spatial...) of a call's data or output, for memory descriptors.
+dnnl::memory::dims DataDims(int64_t n, int64_t c, const int64_t* spatial, int64_t nd);
+
+/// The weights as MXNet stores them, of element type `type`: convolution (F, C/G, k...),
+/// deconvolution (C, F/G, k...); oneDNN's logical order is ([G,] out-channels/G,
+/// in-channels/G, k...) for both.
+dnnl::memory::desc UserWeightDesc(const ConvSpec& s, dnnl::memory::data_type type);
+
 /// A key that tells memory layouts apart ("<hash>:<bytes>"), for data kept per layout.
 std::string MemoryDescKey(const dnnl::memory::desc& md);
 

@@ -56,6 +56,8 @@ void RegisterQuantizedOps(OpRegistry* r);  // ops/quantization/quantized_ops.cc:
 // ops/quantization/quantized_fully_connected.cc: _contrib_quantized_fully_connected,
 // _sg_mkldnn_fully_connected
 void RegisterQuantizedFullyConnectedOps(OpRegistry* r);
+void RegisterQuantizedConvolutionOps(
+    OpRegistry* r);  // ops/quantization/quantized_conv.cc: _contrib_quantized_conv, _sg_mkldnn_conv
 
 namespace internal {
 
@@ -106,6 +108,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterQuantizeOps(r);
   RegisterQuantizedOps(r);
   RegisterQuantizedFullyConnectedOps(r);
+  RegisterQuantizedConvolutionOps(r);  // after Convolution, whose attributes it parses
 }
 
 }  // namespace internal

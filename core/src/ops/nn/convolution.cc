@@ -542,10 +542,10 @@ bool DeconvolutionInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
-// The backend call for data x into output y (channel-first or channel-last shapes; with
-// data_channel_first, x alone is channel-first).
+}  // namespace
+
 internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, const Shape& y,
-                                   bool channel_last, bool data_channel_first = false) {
+                                   bool channel_last, bool data_channel_first) {
   internal::ConvSpec s;
   const size_t nd = p.kernel.size();
   const bool x_last = channel_last && !data_channel_first;
@@ -567,6 +567,8 @@ internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, co
   s.bias = !p.no_bias;
   return s;
 }
+
+namespace {
 
 // A call's data in[0] and weight in[weight], and its bias in[bias] unless that is
 // FusedInputs::kAbsent; the arrays behind them too, so derived layouts are kept.

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "hybridnet/param.h"
+#include "hybridnet/shape.h"
+#include "kernels/convolution_spec.h"
 #include "kernels/layout.h"
 
 namespace hybridnet {
@@ -86,5 +88,10 @@ struct ConvolutionParam {
             "1d, NCHW for 2d and NCDHW for 3d. NHWC and NDHWC are only supported on GPU.");
   }
 };
+
+/// The kernel call of a Convolution with parameters `p` for data x into output y (channel-first or
+/// channel-last shapes; with data_channel_first, x alone is channel-first).
+internal::ConvSpec ConvolutionSpec(const ConvolutionParam& p, const Shape& x, const Shape& y,
+                                   bool channel_last, bool data_channel_first = false);
 
 }  // namespace hybridnet
