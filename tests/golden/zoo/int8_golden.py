@@ -6,13 +6,14 @@ BatchNorm statistics, nothing downloaded) and quantized by MXNet with naive and 
 calibration on seeded data, in both graph forms MXNet writes:
   fused  mx.contrib.quantization.quantize_net on the CPU context, which runs the MKLDNN_QUANTIZE
          subgraph pass: _sg_mkldnn_conv / _sg_mkldnn_fully_connected with the requantize folded in.
-  plain  mx.contrib.quantization.quantize_model on the exported fp32 symbol (no subgraph pass):
+  plain  mx.contrib.quantization.quantize_model on the exported fp32 symbol (no subgraph pass)
+         with BatchNorm folded into the convolutions first (fold_batchnorm):
          _contrib_quantize_v2, _contrib_quantized_conv / _fully_connected / _pooling /
-         _elemwise_add / _flatten, _contrib_requantize, _contrib_dequantize. BatchNorm,
+         _elemwise_add / _flatten / _concat, _contrib_requantize, _contrib_dequantize.
          Activation, grouped (depthwise) convolutions and convolutions of possibly negative data
          stay float there: MXNet's CPU quantized convolution takes only uint8 data and one group,
-         and a quantized BatchNorm or relu hands it int8, so MXNet could not run the graph it
-         writes otherwise.
+         and a quantized relu hands it int8, so MXNet could not run the graph it writes
+         otherwise.
 BERT is quantized as GluonNLP quantizes it (fused form, mode "gluonnlp" below): with plain
 quantize_net or quantize_model, MXNet 1.9.1 cannot run the BERT graph it writes (its quantized
 FullyConnected / self-attention ops infer int8 where their producer gives uint8).
@@ -170,9 +171,61 @@ def float_convolutions(sym):
         n.get("attrs", {}).get("num_group", "1") != "1" or not non_negative(n["inputs"][0][0]))]
 
 
+def fold_batchnorm(sym, args, auxs):
+    """The graph with every BatchNorm that alone reads a Convolution folded into that
+    convolution's weight and bias (inference statistics), as MXNet's fused form folds it. Left
+    float between quantized ops, BatchNorm would make the plain form differ from MXNet wherever
+    hybridnet's float BatchNorm differs by an ulp from MXNet's and quantize_v2 rounds that ulp
+    to another int8 level."""
+    graph = json.loads(sym.tojson())
+    nodes = graph["nodes"]
+    readers = collections.Counter(i for n in nodes for i, *_ in n["inputs"])
+    folded = {}  # convolution index -> its BatchNorm's index
+    for index, n in enumerate(nodes):
+        source = n["inputs"][0][0] if n["inputs"] else None
+        if (n["op"] == "BatchNorm" and nodes[source]["op"] == "Convolution"
+                and readers[source] == 1):
+            folded[source] = index
+    args, new_nodes, where = dict(args), [], {}
+    for index, n in enumerate(nodes):
+        if index in folded.values():
+            where[index] = where[n["inputs"][0][0]]
+            continue
+        n = dict(n, inputs=[[where[i], j, v] for i, j, v in n["inputs"]])
+        if index in folded:
+            bn = nodes[folded[index]]
+            gamma, beta, mean, var = (nodes[i]["name"] for i, *_ in bn["inputs"][1:5])
+            eps = float(bn.get("attrs", {}).get("eps", "0.001"))
+            weight_name = new_nodes[n["inputs"][1][0]]["name"]
+            scale = (args[gamma] if bn.get("attrs", {}).get("fix_gamma", "True") != "True"
+                     else mx.nd.ones_like(args[gamma])) / mx.nd.sqrt(auxs[var] + eps)
+            attrs = dict(n.get("attrs", {}))
+            if attrs.get("no_bias", "False") == "True":
+                bias_name = n["name"] + "_bias"
+                args[bias_name] = mx.nd.zeros_like(scale)
+                new_nodes.append({"op": "null", "name": bias_name, "inputs": []})
+                n["inputs"].append([len(new_nodes) - 1, 0, 0])
+                attrs["no_bias"] = "False"
+            bias_name = new_nodes[n["inputs"][2][0]]["name"]
+            args[weight_name] = args[weight_name] * scale.reshape((-1, 1, 1, 1))
+            args[bias_name] = (args[bias_name] - auxs[mean]) * scale + args[beta]
+            n["attrs"] = attrs
+        where[index] = len(new_nodes)
+        new_nodes.append(n)
+    graph["nodes"] = new_nodes
+    graph["arg_nodes"] = [i for i, n in enumerate(new_nodes) if n["op"] == "null"]
+    graph["heads"] = [[where[i], j, v] for i, j, v in graph["heads"]]
+    graph.pop("node_row_ptr", None)
+    folded_sym = mx.sym.load_json(json.dumps(graph))
+    used = set(folded_sym.list_arguments()) | set(folded_sym.list_auxiliary_states())
+    return (folded_sym, {k: v for k, v in args.items() if k in used},
+            {k: v for k, v in auxs.items() if k in used})
+
+
 def quantize_plain(fp32_prefix, inputs, calib, mode):
-    """MXNet's quantize_model on the fp32 export: a SymbolBlock of _contrib_quantized_* nodes."""
-    sym, args, auxs = mx.model.load_checkpoint(fp32_prefix, 0)
+    """MXNet's quantize_model on the fp32 export (BatchNorm folded into the convolutions): a
+    SymbolBlock of _contrib_quantized_* nodes."""
+    sym, args, auxs = fold_batchnorm(*mx.model.load_checkpoint(fp32_prefix, 0))
     names = [n for n, *_ in inputs]
     qsym, qargs, qauxs = quantization.quantize_model(
         sym, args, auxs, data_names=names, label_names=None, ctx=mx.cpu(),
