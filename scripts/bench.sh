@@ -17,6 +17,9 @@
 #     hybridized and PyTorch eager (bench/train_epoch_bench.py; 1 and 2 threads): the digits
 #     LeNet and MLP, CIFAR ResNet-20 on random data batch 128; hybridnet's Python loop and its C++
 #     loop; targets <= 0.67x MXNet's epoch, <= 1.0x PyTorch's, Python <= 1.1x C++.
+#  6. int8 inference against ONNX Runtime (bench/int8_bench.py; 1 and 2 threads): ResNet-50 v1
+#     and MobileNet v2 1.0 at batch 1, 224x224, MXNet's quantized export against ORT's
+#     quantize_static of the same weights; targets <= 0.9x ORT int8, >= 2.5x faster than fp32.
 # The machine is printed with the figures: CPU, OpenBLAS build and kernel setting, oneDNN ISA.
 set -euo pipefail
 build=${1:-build}
@@ -168,3 +171,11 @@ printf '\n== training step: hybridnet vs MXNet 1.9.1 hybridized and PyTorch eage
 # python3 with python3-torch (and python3-sklearn for the digits); a missing one is reported.
 printf '\n== training epochs: hybridnet (Python and C++) vs MXNet 1.9.1 hybridized and PyTorch eager\n'
 /usr/bin/python3 "$root/bench/train_epoch_bench.py" "$build" --rounds "$(( (rounds + 1) / 2 ))"
+
+# ---- 6. int8 inference -------------------------------------------------------------------------
+# Its workers: hybridnet's Python package, the ONNX venv (scripts/setup-onnx.sh: onnxruntime with
+# onnx, which its quantization needs); the models come from MXNet's venv and PyTorch's ONNX
+# exporter; a missing one is reported as SKIPPED.
+printf '\n== int8 inference: hybridnet vs ONNX Runtime (quantize_static, QDQ)\n'
+bash "$root/scripts/setup-onnx.sh" >&2
+/usr/bin/python3 "$root/bench/int8_bench.py" "$build" --rounds "$rounds"

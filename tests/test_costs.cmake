@@ -4,8 +4,9 @@
 # order and finish last, one after another. Seeding CTest's cost file from this table lets them
 # overlap with the short tests. CTest rewrites the file with measured costs after every run.
 set(HN_TEST_COSTS
-  python.source_install 320  r.standalone_install 180  onnx.models 140  golden.quantize 150
-  golden.bf16 105  spark.munit 95  golden.models 80  spark.examples 65  golden.ops 65  golden.viz 62
+  python.source_install 320  golden.int8 240  r.standalone_install 180  onnx.models 140
+  golden.quantize 150  golden.bf16 105  spark.munit 95  golden.models 80  spark.examples 65
+  golden.ops 65  golden.viz 62
   cross_language.training 60  cross_language.portability 52  r.soak 60  onnx.ops 45
   java.soak 42  r.cmd_check 38
   scala.munit 35  golden.zoo 33  golden.example_finetune_mxnet 28
