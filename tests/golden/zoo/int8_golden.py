@@ -13,7 +13,10 @@ calibration on seeded data, in both graph forms MXNet writes:
          Activation, grouped (depthwise) convolutions and convolutions of possibly negative data
          stay float there: MXNet's CPU quantized convolution takes only uint8 data and one group,
          and a quantized relu hands it int8, so MXNet could not run the graph it writes
-         otherwise.
+         otherwise. MobileNet v2's classifier convolution (1280 input channels) stays float too:
+         MXNet's CPU kernel for it is not exact integer arithmetic (its uint8 x int8 products are
+         summed in int16 pairs that saturate); saturating_convolution_check() shows that on the
+         node itself, with hybridnet's integers equal to the exact convolution's.
 BERT is quantized as GluonNLP quantizes it (fused form, mode "gluonnlp" below): with plain
 quantize_net or quantize_model, MXNet 1.9.1 cannot run the BERT graph it writes (its quantized
 FullyConnected / self-attention ops infer int8 where their producer gives uint8).
@@ -222,14 +225,60 @@ def fold_batchnorm(sym, args, auxs):
             {k: v for k, v in auxs.items() if k in used})
 
 
+# Convolutions MXNet's CPU _contrib_quantized_conv computes with saturating int16 pair sums (see
+# saturating_convolution_check), left float in the plain form so that MXNet's output is a
+# reference.
+MXNET_SATURATING_CONVOLUTIONS = {"mobilenetv20_output_pred_fwd"}
+
+
+def saturating_convolution_check():
+    """One _contrib_quantized_conv node with MobileNet v2's classifier shape (1x1, 1280 -> 1000,
+    uint8 data over its full range, int8 weights), run by MXNet and by hybridnet: hybridnet's
+    int32 output must equal the exact convolution, and MXNet's must equal the sum of int16-
+    saturated pairs of products (so the plain form's exclusion above hides no hybridnet bug)."""
+    rng = np.random.RandomState(37)
+    data = rng.randint(0, 256, size=(1, 1280, 1, 1)).astype(np.uint8)
+    weight = rng.randint(-127, 128, size=(1000, 1280, 1, 1)).astype(np.int8)
+    names = ["min_data", "max_data", "min_weight", "max_weight"]
+    ranges = {"min_data": 0.0, "max_data": 1.0, "min_weight": -1.0, "max_weight": 1.0}
+    conv = mx.sym.contrib.quantized_conv(
+        mx.sym.var("data", dtype="uint8"), mx.sym.var("weight", dtype="int8"), None,
+        *[mx.sym.var(n) for n in names], kernel=(1, 1), num_filter=1000, no_bias=True,
+        name="classifier")
+    ours_prefix = os.path.join(work, "saturating-conv")
+    conv[0].save(ours_prefix + "-symbol.json")
+    params = {"arg:weight": mx.nd.array(weight, dtype="int8")}
+    params.update({f"arg:{n}": mx.nd.array([v]) for n, v in ranges.items()})
+    mx.nd.save(ours_prefix + "-0000.params", params)
+    exe = conv[0].bind(mx.cpu(), {"data": mx.nd.array(data, dtype="uint8"), **{
+        k.split(":")[1]: v for k, v in params.items()}})
+    theirs = exe.forward()[0].asnumpy().astype(np.int64)[0, :, 0, 0]
+    path = os.path.join(work, "saturating-conv-data.npy")
+    np.save(path, data)
+    run(runner, "run", ours_prefix, ours_prefix + "-hn", f"data={path}")
+    ours = np.load(ours_prefix + "-hn-hybrid-0.npy").astype(np.int64)[0, :, 0, 0]
+    products = weight[:, :, 0, 0].astype(np.int64) * data[0, :, 0, 0].astype(np.int64)
+    exact = products.sum(1)
+    saturated = np.clip(products[:, 0::2] + products[:, 1::2], -32768, 32767).sum(1)
+    check("_contrib_quantized_conv 1280->1000: hybridnet's int32 is the exact convolution",
+          np.array_equal(ours, exact), f"max |diff| {int(np.max(np.abs(ours - exact)))}")
+    check("_contrib_quantized_conv 1280->1000: MXNet's int32 is the int16-saturated sum",
+          np.array_equal(theirs, saturated),
+          f"MXNet vs exact max |diff| {int(np.max(np.abs(theirs - exact)))}, vs saturated "
+          f"{int(np.max(np.abs(theirs - saturated)))}")
+
+
 def quantize_plain(fp32_prefix, inputs, calib, mode):
     """MXNet's quantize_model on the fp32 export (BatchNorm folded into the convolutions): a
     SymbolBlock of _contrib_quantized_* nodes."""
     sym, args, auxs = fold_batchnorm(*mx.model.load_checkpoint(fp32_prefix, 0))
     names = [n for n, *_ in inputs]
+    convolutions = {n["name"] for n in json.loads(sym.tojson())["nodes"]
+                    if n["op"] == "Convolution"}
     qsym, qargs, qauxs = quantization.quantize_model(
         sym, args, auxs, data_names=names, label_names=None, ctx=mx.cpu(),
-        excluded_sym_names=float_convolutions(sym),
+        excluded_sym_names=float_convolutions(sym) + sorted(
+            MXNET_SATURATING_CONVOLUTIONS & convolutions),
         excluded_op_names=["BatchNorm", "Activation"],
         calib_mode=mode,
         calib_data=calibration_iter(inputs, calib), num_calib_examples=CALIB_EXAMPLES,
@@ -326,6 +375,8 @@ def run_case(index, name, build, inputs, modes, forms):
     print(f"  {name}: {time.time() - t0:.1f}s", flush=True)
 
 
+if not wanted or any(w in "mobilenetv2_1.0" for w in wanted):
+    saturating_convolution_check()
 for index, (name, build, inputs, modes, forms) in enumerate(CASES):
     if wanted and not any(w in name for w in wanted):
         continue
