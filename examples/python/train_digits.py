@@ -7,7 +7,7 @@ the data ships with scikit-learn).
 
     python3 train_digits.py [--mxnet] [--epochs N] [--min-accuracy A] [--export PREFIX]
                             [--data DIR] [--steps N] [--optimizer adam|sgd] [--no-shuffle]
-                            [--out PREFIX]
+                            [--out PREFIX] [--int8-max-drop D]
     python3 train_digits.py --write-data DIR
 
 --min-accuracy fails the run (exit 1) below that test accuracy. --export writes
@@ -24,10 +24,17 @@ batches and computes the same losses and parameters bit for bit. --steps stops a
 Adam's 0.002. --out writes PREFIX-losses.txt (each step's summed loss as the 8 hex digits of its
 float32 bits), PREFIX.params (save_parameters) and the export PREFIX-symbol.json,
 PREFIX-0000.params.
+
+--int8-max-drop D then quantizes the trained network to int8 as MXNet users do
+(contrib.quantization.quantize_net, entropy calibration over the training images) and fails if
+its test accuracy is more than D below the float network's (hybridnet's quantizer; MXNet's own
+quantize_net wants its calibration batches in another form).
 """
 import argparse
+import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -45,6 +52,9 @@ parser.add_argument("--steps", type=int, default=0, help="stop after N steps (cr
 parser.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
 parser.add_argument("--no-shuffle", action="store_true", help="batches in the data's order")
 parser.add_argument("--out", metavar="PREFIX", help="write the step losses, parameters, export")
+parser.add_argument("--int8-max-drop", type=float, metavar="D",
+                    help="then quantize to int8 (entropy calibration on the training split) and "
+                         "fail if the test accuracy drops by more than D (0.005: half a point)")
 args = parser.parse_args()
 if args.epochs < 1:
     parser.error("--epochs takes a positive number")
@@ -189,6 +199,37 @@ def main():
         print(f"[{library}] wrote {args.out}-losses.txt, {args.out}.params and the export")
     if accuracy < args.min_accuracy:
         print(f"[{library}] FAIL: test accuracy {accuracy:.4f} is below {args.min_accuracy}")
+        return 1
+    if args.int8_max_drop is not None:
+        return check_int8(net, x_train, test_loader, accuracy, library)
+    return 0
+
+
+def check_int8(net, x_train, test_loader, accuracy, library):
+    """Quantizes the trained net as MXNet users do (quantize_net, entropy calibration over the
+    training images) and compares the int8 net's test accuracy with the float one's."""
+    calib_loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x_train), batch_size=64)
+    start = time.perf_counter()
+    qnet = mx.contrib.quantization.quantize_net(net, quantized_dtype="auto",
+                                                calib_mode="entropy", calib_data=calib_loader,
+                                                num_calib_examples=len(x_train), ctx=mx.cpu())
+    qnet.hybridize()
+    int8_accuracy = evaluate(qnet, test_loader)
+    drop = accuracy - int8_accuracy
+    with tempfile.TemporaryDirectory() as tmp:  # what runs in int8: the export's quantized ops
+        qnet.export(os.path.join(tmp, "lenet-int8"))
+        with open(os.path.join(tmp, "lenet-int8-symbol.json")) as f:
+            ops = [n["op"] for n in json.load(f)["nodes"]]
+    int8_ops = [op for op in ops if op.startswith(("_sg_mkldnn_", "_contrib_quantized_"))]
+    print(f"[{library}] int8 test accuracy {int8_accuracy:.4f} (float {accuracy:.4f}, drop "
+          f"{drop:+.4f}); {len(int8_ops)} int8 layers ({', '.join(sorted(set(int8_ops)))}); "
+          f"quantized in {time.perf_counter() - start:.2f} s")
+    if not int8_ops:
+        print(f"[{library}] FAIL: quantize_net left no layer in int8")
+        return 1
+    if drop > args.int8_max_drop:
+        print(f"[{library}] FAIL: int8 loses {drop:.4f} of accuracy, more than "
+              f"{args.int8_max_drop}")
         return 1
     return 0
 
