@@ -64,6 +64,9 @@ struct Int8Primitive {
   dnnl::primitive prim;
   std::string impl;
   memory::desc src_md, dst_md, weight_md, bias_md, scratchpad_md;
+  // The packed weights' key before the caller's: made once, not formatted from weight_md on
+  // every call.
+  std::string weight_key;
   // The caller's layouts and the reorders to and from them when the caller is channel-first.
   // The residual as the sum post-op reads it from the output (its own type when that is as wide
   // as the output's, else converted to the output's type), and as the caller has it.
@@ -151,6 +154,7 @@ std::shared_ptr<Int8Primitive> MakeInt8Primitive(const Int8ConvCall& c, bool bia
   try {
     const auto pd = MakeDesc(c, p->src_md, p->dst_md, bias);
     p->weight_md = pd.weights_desc();
+    p->weight_key = "dnnl-conv-int8:" + MemoryDescKey(p->weight_md) + ":";
     p->bias_md = pd.bias_desc();
     p->scratchpad_md = pd.scratchpad_desc();
     p->impl = pd.impl_info_str();
@@ -244,7 +248,7 @@ std::shared_ptr<const Int8PackedWeights> Pack(const Int8Primitive& p, const Conv
 std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const ConvSpec& s,
                                                  const Int8ConvWeights& w, Workspace* workspace) {
   if (w.keep_with == nullptr) return Pack(p, s, w, workspace);
-  const std::string key = "dnnl-conv-int8:" + MemoryDescKey(p.weight_md) + ":" + w.key;
+  const std::string key = p.weight_key + w.key;
   return std::static_pointer_cast<const Int8PackedWeights>(DerivedData(*w.keep_with, key, [&] {
     return std::static_pointer_cast<const void>(Pack(p, s, w, workspace));
   }));

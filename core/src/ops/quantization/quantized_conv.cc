@@ -22,6 +22,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -273,11 +276,8 @@ void PostOrder(const std::shared_ptr<Node>& n, std::vector<const Node*>* seen,
   order->push_back(n.get());
 }
 
-SgConvPlan ReadSgConv(const NodeAttrs& attrs) {
+SgConvPlan ParseSgConv(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
-  HN_CHECK(attrs.subgraphs.size() == 1, kInvalidArgument)
-      << DescribeNode(attrs) << ": expected its fused graph in \"subgraphs\" (one graph), found "
-      << attrs.subgraphs.size();
   std::vector<const Node*> seen, order;
   for (const NodeEntry& e : attrs.subgraphs[0]->outputs) PostOrder(e.node, &seen, &order);
   SgConvPlan plan;
@@ -316,6 +316,39 @@ SgConvPlan ReadSgConv(const NodeAttrs& attrs) {
       << " activations) does not match its flags with_bn=" << p.with_bn
       << ", with_act=" << p.with_act << ", with_sum=" << p.with_sum
       << ", with_postsum_act=" << p.with_postsum_act;
+  return plan;
+}
+
+// The plan of a node's nested graph, parsed once per graph and parameters: inference and every
+// compute call ask for it, and walking the graph (string compares, number parsing) cost about as
+// much as a small convolution. A cached plan is used only while its graph and parameters are
+// alive (then their addresses are still theirs).
+std::shared_ptr<const SgConvPlan> ReadSgConv(const NodeAttrs& attrs) {
+  HN_CHECK(attrs.subgraphs.size() == 1, kInvalidArgument)
+      << DescribeNode(attrs) << ": expected its fused graph in \"subgraphs\" (one graph), found "
+      << attrs.subgraphs.size();
+  struct Entry {
+    std::weak_ptr<const Symbol> graph;
+    std::weak_ptr<const void> param;
+    std::shared_ptr<const SgConvPlan> plan;
+    bool Alive() const { return !graph.expired() && !param.expired(); }
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, const void*>, Entry> plans;
+  const std::pair<const void*, const void*> key(attrs.subgraphs[0].get(), attrs.parsed.get());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = plans.find(key);
+    if (it != plans.end() && it->second.Alive()) return it->second.plan;
+  }
+  auto plan = std::make_shared<const SgConvPlan>(ParseSgConv(attrs));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (plans.size() >= 4096) {
+    for (auto it = plans.begin(); it != plans.end();) {
+      it = it->second.Alive() ? std::next(it) : plans.erase(it);
+    }
+  }
+  plans[key] = Entry{attrs.subgraphs[0], attrs.parsed, plan};
   return plan;
 }
 
@@ -364,7 +397,8 @@ uint32_t SgConvNumOutputs(const NodeAttrs& attrs) {
 
 std::vector<std::string> SgConvInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   std::vector<std::string> names = {"data", "weight"};
   if (!ConvParamOf(plan).no_bias) names.push_back("bias");
   if (p.with_bn) names.insert(names.end(), {"gamma", "beta", "mean", "var"});
@@ -376,7 +410,8 @@ std::vector<std::string> SgConvInputNames(const NodeAttrs& attrs) {
 
 bool SgConvInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const ConvolutionParam& conv = ConvParamOf(plan);
   const SgConvInputs at(p, conv);
   HN_CHECK(in->size() == at.count && out->size() == SgConvNumOutputs(attrs), kInternal)
@@ -424,7 +459,8 @@ DType SgConvOutputType(const SgConvParam& p, const SgConvPlan& plan) {
 
 bool SgConvInferType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
   const DType y = SgConvOutputType(p, plan);
   for (size_t i = 0; i < in->size(); ++i) {
@@ -736,7 +772,8 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
 void SgConvCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
   if (p.quantized) {
     SgConvQuantizedCompute(ctx, attrs, p, plan, at, in, out);
@@ -748,7 +785,7 @@ void SgConvCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
 std::vector<std::pair<uint32_t, uint32_t>> SgConvInplace(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
   if (!p.with_sum) return {};
-  const SgConvInputs at(p, ConvParamOf(ReadSgConv(attrs)));
+  const SgConvInputs at(p, ConvParamOf(*ReadSgConv(attrs)));
   return {{static_cast<uint32_t>(at.sum), 0u}};
 }
 
@@ -781,7 +818,7 @@ bool IsQuantizedSgConv(const NodeAttrs& attrs) {
 std::optional<size_t> SgConvSumInput(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
   if (!p.with_sum) return std::nullopt;
-  return SgConvInputs(p, ConvParamOf(ReadSgConv(attrs))).sum;
+  return SgConvInputs(p, ConvParamOf(*ReadSgConv(attrs))).sum;
 }
 
 }  // namespace internal
