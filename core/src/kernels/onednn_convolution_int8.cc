@@ -256,11 +256,37 @@ std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const C
 
 }  // namespace
 
+struct Int8ConvPrepared {
+  std::shared_ptr<const Int8Primitive> primitive;
+  std::shared_ptr<const Int8PackedWeights> packed;
+  ConvSpec geometry;
+  bool sum = false;
+  bool bias = false;
+  int threads = 1;
+};
+
+std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCall& c,
+                                                               const Int8ConvWeights& w,
+                                                               Workspace* workspace) {
+  auto prepared = std::make_shared<Int8ConvPrepared>();
+  prepared->threads = KernelThreads();
+  prepared->primitive = Primitive(c, w.bias != nullptr);
+  prepared->packed = Weights(*prepared->primitive, c.geometry, w, workspace);
+  prepared->geometry = c.geometry;
+  prepared->sum = c.sum;
+  prepared->bias = w.bias != nullptr;
+  return prepared;
+}
+
 void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const Int8ConvArgs& a) {
-  const ConvSpec& s = c.geometry;
-  std::shared_ptr<const Int8Primitive> p = Primitive(c, w.bias != nullptr);
-  std::shared_ptr<const Int8PackedWeights> packed = Weights(*p, s, w, a.workspace);
-  ThreadCountWhile threads(KernelThreads());
+  RunInt8Convolution(*PrepareInt8Convolution(c, w, a.workspace), a);
+}
+
+void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a) {
+  const ConvSpec& s = prepared.geometry;
+  const Int8Primitive* p = prepared.primitive.get();
+  const Int8PackedWeights* packed = prepared.packed.get();
+  ThreadCountWhile threads(prepared.threads);
   const dnnl::engine& engine = OneDnnEngine();
   dnnl::stream& stream = OneDnnStream();
   try {
@@ -272,7 +298,7 @@ void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const I
                  a.workspace);
       dst.set_data_handle(a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
     }
-    if (c.sum) {
+    if (prepared.sum) {
       // oneDNN's sum post-op adds what the output holds: the residual goes there first.
       if (p->relayout || p->convert_sum) {
         const void* residual = a.residual;
@@ -294,7 +320,7 @@ void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const I
     args[DNNL_ARG_DST] = dst;
     args[DNNL_ARG_WEIGHTS] =
         memory(p->weight_md, engine, const_cast<int8_t*>(packed->weights.data<int8_t>()));
-    if (w.bias != nullptr) {
+    if (prepared.bias) {
       args[DNNL_ARG_BIAS] =
           memory(p->bias_md, engine, const_cast<int32_t*>(packed->bias.data<int32_t>()));
     }

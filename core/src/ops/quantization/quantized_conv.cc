@@ -37,6 +37,7 @@
 #include "kernels/convolution.h"
 #include "kernels/layout.h"
 #include "kernels/onednn_convolution_int8.h"
+#include "kernels/threads.h"
 #include "kernels/workspace.h"
 #include "ndarray/storage.h"
 #include "ops/nn/convolution_fusions.h"
@@ -572,6 +573,17 @@ struct SgConvScales {
   float sum_scale = 1.f;
   Int8EltwiseOp act;
   float out_min = 0.f, out_max = 0.f;
+  // The convolution last prepared with these scales and what for: a repeated call with the same
+  // geometry, types, post-sum activation and thread count runs it without looking it up.
+  struct Prepared {
+    std::mutex mutex;
+    internal::ConvSpec geometry;
+    DType data = DType::kUnknown, out = DType::kUnknown, sum = DType::kUnknown;
+    Int8EltwiseOp postsum_act;
+    int threads = 0;
+    std::shared_ptr<const internal::Int8ConvPrepared> call;
+  };
+  std::shared_ptr<Prepared> prepared = std::make_shared<Prepared>();
 };
 
 // MXNet's UpdateConvWeightBias: the BatchNorm of channel c folded into weights and bias as
@@ -724,45 +736,67 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
 
   const ConvolutionParam& conv = ConvParamOf(plan);
   Int8ConvCall c = Int8Call(conv, in[0], out[0], ChannelLast(p));
-  c.output_scales = scales->output_scales;
-  c.act = scales->act;
   c.sum = p.with_sum;
-  if (p.with_sum) {
-    c.sum_type = in[at.sum].dtype;
-    c.sum_scale = scales->sum_scale;
-  }
+  if (p.with_sum) c.sum_type = in[at.sum].dtype;
   c.postsum_act = plan.postsum_act;
   if (p.with_sum && c.sum_type == DType::kInt8 && c.out == DType::kUint8) {
     // MXNet 1.9.1 writes the output through the int8 sum's memory: saturated at 127 (the
     // post-sum activation leaves no negative value, so the bytes are the uint8 ones).
     c.out = DType::kInt8;
   }
-  Int8ConvWeights w;
-  std::vector<float> unused_bias;
-  w.weight = [&] { return FloatWeights(ctx, plan, at, in, &unused_bias); };
-  w.weight_scales = scales->weight_scales;
-  const int64_t groups = conv.num_group;
-  if (groups > 1 && w.weight_scales.size() > 1) {
-    // MXNet 1.9.1 quantizes grouped weights with its per-channel scales masked on the group
-    // dimension: every channel of group g by the scale of channel g (the requantization and the
-    // bias still take each channel's own).
-    const size_t per_group = w.weight_scales.size() / static_cast<size_t>(groups);
-    for (size_t f = 0; f < w.weight_scales.size(); ++f) {
-      w.weight_scales[f] = scales->weight_scales[f / per_group];
+  SgConvScales::Prepared& last = *scales->prepared;
+  const int threads = internal::KernelThreads();
+  std::shared_ptr<const internal::Int8ConvPrepared> prepared;
+  {
+    std::lock_guard<std::mutex> lock(last.mutex);
+    if (last.call && last.threads == threads && last.data == c.data && last.out == c.out &&
+        last.sum == (c.sum ? c.sum_type : DType::kUnknown) &&
+        last.postsum_act.alg == c.postsum_act.alg &&
+        last.postsum_act.alpha == c.postsum_act.alpha &&
+        std::memcmp(&last.geometry, &c.geometry, sizeof(c.geometry)) == 0) {
+      prepared = last.call;
     }
   }
-  if (!scales->bias.empty()) {
-    w.bias = scales->bias.data();
-    w.bias_scales = scales->bias_scales;
+  if (!prepared) {
+    c.output_scales = scales->output_scales;
+    c.act = scales->act;
+    if (p.with_sum) c.sum_scale = scales->sum_scale;
+    Int8ConvWeights w;
+    std::vector<float> unused_bias;
+    w.weight = [&] { return FloatWeights(ctx, plan, at, in, &unused_bias); };
+    w.weight_scales = scales->weight_scales;
+    const int64_t groups = conv.num_group;
+    if (groups > 1 && w.weight_scales.size() > 1) {
+      // MXNet 1.9.1 quantizes grouped weights with its per-channel scales masked on the group
+      // dimension: every channel of group g by the scale of channel g (the requantization and
+      // the bias still take each channel's own).
+      const size_t per_group = w.weight_scales.size() / static_cast<size_t>(groups);
+      for (size_t f = 0; f < w.weight_scales.size(); ++f) {
+        w.weight_scales[f] = scales->weight_scales[f / per_group];
+      }
+    }
+    if (!scales->bias.empty()) {
+      w.bias = scales->bias.data();
+      w.bias_scales = scales->bias_scales;
+    }
+    w.keep_with = weight_array;
+    w.key = key;
+    prepared = internal::PrepareInt8Convolution(c, w, ctx.workspace);
+    std::lock_guard<std::mutex> lock(last.mutex);
+    last.geometry = c.geometry;
+    last.data = c.data;
+    last.out = c.out;
+    last.sum = c.sum ? c.sum_type : DType::kUnknown;
+    last.postsum_act = c.postsum_act;
+    last.threads = threads;
+    last.call = prepared;
   }
-  w.keep_with = weight_array;
-  w.key = key;
   Int8ConvArgs a;
   a.data = in[0].data;
   a.residual = p.with_sum ? in[at.sum].data : nullptr;
   a.out = out[0].data;
   a.workspace = ctx.workspace;
-  internal::RunInt8Convolution(c, w, a);
+  internal::RunInt8Convolution(*prepared, a);
   if (out.size() == 3) {
     *out[1].ptr<float>() = scales->out_min;
     *out[2].ptr<float>() = scales->out_max;
