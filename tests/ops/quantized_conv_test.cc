@@ -14,6 +14,7 @@
 #include "hybridnet/symbol.h"
 #include "kernels/onednn.h"
 #include "kernels/onednn_convolution_int8.h"
+#include "kernels/threads.h"
 
 namespace hybridnet {
 namespace {
@@ -110,6 +111,60 @@ TEST(Int8Convolution, StaysChannelLastBetweenInt8ConvolutionsBitExact) {
   ASSERT_EQ(graph.shape(), eager.shape());
   EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
   EXPECT_EQ(exec.stats().num_relayouts, 2u);
+}
+
+// A quantized _sg_mkldnn_conv called again with the same weight array: another batch, another
+// thread count or rewritten weights give what a first call with them gives (a call reuses the
+// primitive and packed weights it prepared only for the same geometry and thread count).
+TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsAndWeights) {
+  Symbol relu = Symbol::Create(
+      "Activation",
+      {Symbol::Create(
+          "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
+          {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
+          "conv")},
+      {{"act_type", "relu"}}, "relu");
+  NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", "c",
+                                  {{"quantized", "true"},
+                                   {"with_act", "true"},
+                                   {"min_calib_range", "0"},
+                                   {"max_calib_range", "4"}});
+  attrs.subgraphs.push_back(std::make_shared<const Symbol>(relu));
+  const Symbol y = Symbol::Create(attrs, {Symbol::Var("data"), Symbol::Var("w"),
+                                          Symbol::Var("data_min"), Symbol::Var("data_max")});
+  const std::map<std::string, NDArray> ranges = {{"data_min", NDArray::Full({1}, 0.f)},
+                                                 {"data_max", NDArray::Full({1}, 2.f)}};
+  auto run = [&](const NDArray& w, const NDArray& x) {
+    std::map<std::string, NDArray> values = ranges;
+    values["w"] = w;
+    values["data"] = x;
+    return testing_util::RunNodeByNode(y, values)[0];
+  };
+  auto bytes_equal = [](const NDArray& a, const NDArray& b) {
+    return a.shape() == b.shape() &&
+           std::memcmp(a.raw_data(), b.raw_data(), static_cast<size_t>(a.size())) == 0;
+  };
+  NDArray w = NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f);
+  const NDArray x1 = NDArray::RandomUniform({1, 16, 9, 7}, 0.f, 255.f).AsType(DType::kUint8);
+  NDArray x2 = NDArray::RandomUniform({2, 16, 9, 7}, 0.f, 255.f).AsType(DType::kUint8);
+  std::memcpy(x2.raw_data(), x1.raw_data(), static_cast<size_t>(x1.size()));
+
+  const NDArray y1 = run(w, x1);
+  ASSERT_EQ(y1.dtype(), DType::kUint8);
+  const NDArray y2 = run(w, x2);
+  EXPECT_EQ(std::memcmp(y2.raw_data(), y1.raw_data(), static_cast<size_t>(y1.size())), 0);
+  EXPECT_TRUE(bytes_equal(y2, run(w.Copy(), x2)));  // a copy shares nothing kept with `w`
+
+  const int threads = internal::KernelThreads();
+  internal::SetKernelThreads(threads == 1 ? 2 : 1);
+  EXPECT_TRUE(bytes_equal(run(w, x1), y1));
+  internal::SetKernelThreads(threads);
+
+  float* values = static_cast<float*>(w.raw_data());
+  for (int64_t i = 0; i < w.size(); ++i) values[i] = -values[i];
+  const NDArray rewritten = run(w.Copy(), x1);
+  EXPECT_FALSE(bytes_equal(rewritten, y1));
+  EXPECT_TRUE(bytes_equal(run(w, x1), rewritten));
 }
 
 TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {

@@ -64,6 +64,9 @@ struct Int8Primitive {
   dnnl::primitive prim;
   std::string impl;
   memory::desc src_md, dst_md, weight_md, bias_md, scratchpad_md;
+  // The packed weights' key before the caller's: made once, not formatted from weight_md on
+  // every call.
+  std::string weight_key;
   // The caller's layouts and the reorders to and from them when the caller is channel-first.
   // The residual as the sum post-op reads it from the output (its own type when that is as wide
   // as the output's, else converted to the output's type), and as the caller has it.
@@ -151,6 +154,7 @@ std::shared_ptr<Int8Primitive> MakeInt8Primitive(const Int8ConvCall& c, bool bia
   try {
     const auto pd = MakeDesc(c, p->src_md, p->dst_md, bias);
     p->weight_md = pd.weights_desc();
+    p->weight_key = "dnnl-conv-int8:" + MemoryDescKey(p->weight_md) + ":";
     p->bias_md = pd.bias_desc();
     p->scratchpad_md = pd.scratchpad_desc();
     p->impl = pd.impl_info_str();
@@ -244,7 +248,7 @@ std::shared_ptr<const Int8PackedWeights> Pack(const Int8Primitive& p, const Conv
 std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const ConvSpec& s,
                                                  const Int8ConvWeights& w, Workspace* workspace) {
   if (w.keep_with == nullptr) return Pack(p, s, w, workspace);
-  const std::string key = "dnnl-conv-int8:" + MemoryDescKey(p.weight_md) + ":" + w.key;
+  const std::string key = p.weight_key + w.key;
   return std::static_pointer_cast<const Int8PackedWeights>(DerivedData(*w.keep_with, key, [&] {
     return std::static_pointer_cast<const void>(Pack(p, s, w, workspace));
   }));
@@ -252,11 +256,37 @@ std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const C
 
 }  // namespace
 
+struct Int8ConvPrepared {
+  std::shared_ptr<const Int8Primitive> primitive;
+  std::shared_ptr<const Int8PackedWeights> packed;
+  ConvSpec geometry;
+  bool sum = false;
+  bool bias = false;
+  int threads = 1;
+};
+
+std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCall& c,
+                                                               const Int8ConvWeights& w,
+                                                               Workspace* workspace) {
+  auto prepared = std::make_shared<Int8ConvPrepared>();
+  prepared->threads = KernelThreads();
+  prepared->primitive = Primitive(c, w.bias != nullptr);
+  prepared->packed = Weights(*prepared->primitive, c.geometry, w, workspace);
+  prepared->geometry = c.geometry;
+  prepared->sum = c.sum;
+  prepared->bias = w.bias != nullptr;
+  return prepared;
+}
+
 void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const Int8ConvArgs& a) {
-  const ConvSpec& s = c.geometry;
-  std::shared_ptr<const Int8Primitive> p = Primitive(c, w.bias != nullptr);
-  std::shared_ptr<const Int8PackedWeights> packed = Weights(*p, s, w, a.workspace);
-  ThreadCountWhile threads(KernelThreads());
+  RunInt8Convolution(*PrepareInt8Convolution(c, w, a.workspace), a);
+}
+
+void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a) {
+  const ConvSpec& s = prepared.geometry;
+  const Int8Primitive* p = prepared.primitive.get();
+  const Int8PackedWeights* packed = prepared.packed.get();
+  ThreadCountWhile threads(prepared.threads);
   const dnnl::engine& engine = OneDnnEngine();
   dnnl::stream& stream = OneDnnStream();
   try {
@@ -268,7 +298,7 @@ void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const I
                  a.workspace);
       dst.set_data_handle(a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
     }
-    if (c.sum) {
+    if (prepared.sum) {
       // oneDNN's sum post-op adds what the output holds: the residual goes there first.
       if (p->relayout || p->convert_sum) {
         const void* residual = a.residual;
@@ -290,7 +320,7 @@ void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const I
     args[DNNL_ARG_DST] = dst;
     args[DNNL_ARG_WEIGHTS] =
         memory(p->weight_md, engine, const_cast<int8_t*>(packed->weights.data<int8_t>()));
-    if (w.bias != nullptr) {
+    if (prepared.bias) {
       args[DNNL_ARG_BIAS] =
           memory(p->bias_md, engine, const_cast<int32_t*>(packed->bias.data<int32_t>()));
     }

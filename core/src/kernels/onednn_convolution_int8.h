@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,15 @@ struct Int8ConvArgs {
 
 /// Runs call `c`. Throws kUnsupported naming the call when oneDNN has no int8 kernel for it.
 void RunInt8Convolution(const Int8ConvCall& c, const Int8ConvWeights& w, const Int8ConvArgs& a);
+
+/// Call `c`'s primitive (for the thread count in use) and packed weights, looked up or made once:
+/// a caller that keeps it runs the call again without building its keys and looking them up.
+struct Int8ConvPrepared;
+std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCall& c,
+                                                               const Int8ConvWeights& w,
+                                                               Workspace* workspace);
+/// Runs a prepared call on the thread count it was prepared for.
+void RunInt8Convolution(const Int8ConvPrepared& p, const Int8ConvArgs& a);
 
 /// The oneDNN implementation an int8 call runs on ("jit_int8:avx512_core_vnni"), for benches
 /// and tests.

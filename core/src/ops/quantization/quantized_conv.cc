@@ -22,6 +22,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,6 +37,7 @@
 #include "kernels/convolution.h"
 #include "kernels/layout.h"
 #include "kernels/onednn_convolution_int8.h"
+#include "kernels/threads.h"
 #include "kernels/workspace.h"
 #include "ndarray/storage.h"
 #include "ops/nn/convolution_fusions.h"
@@ -273,11 +277,8 @@ void PostOrder(const std::shared_ptr<Node>& n, std::vector<const Node*>* seen,
   order->push_back(n.get());
 }
 
-SgConvPlan ReadSgConv(const NodeAttrs& attrs) {
+SgConvPlan ParseSgConv(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
-  HN_CHECK(attrs.subgraphs.size() == 1, kInvalidArgument)
-      << DescribeNode(attrs) << ": expected its fused graph in \"subgraphs\" (one graph), found "
-      << attrs.subgraphs.size();
   std::vector<const Node*> seen, order;
   for (const NodeEntry& e : attrs.subgraphs[0]->outputs) PostOrder(e.node, &seen, &order);
   SgConvPlan plan;
@@ -316,6 +317,39 @@ SgConvPlan ReadSgConv(const NodeAttrs& attrs) {
       << " activations) does not match its flags with_bn=" << p.with_bn
       << ", with_act=" << p.with_act << ", with_sum=" << p.with_sum
       << ", with_postsum_act=" << p.with_postsum_act;
+  return plan;
+}
+
+// The plan of a node's nested graph, parsed once per graph and parameters: inference and every
+// compute call ask for it, and walking the graph (string compares, number parsing) cost about as
+// much as a small convolution. A cached plan is used only while its graph and parameters are
+// alive (then their addresses are still theirs).
+std::shared_ptr<const SgConvPlan> ReadSgConv(const NodeAttrs& attrs) {
+  HN_CHECK(attrs.subgraphs.size() == 1, kInvalidArgument)
+      << DescribeNode(attrs) << ": expected its fused graph in \"subgraphs\" (one graph), found "
+      << attrs.subgraphs.size();
+  struct Entry {
+    std::weak_ptr<const Symbol> graph;
+    std::weak_ptr<const void> param;
+    std::shared_ptr<const SgConvPlan> plan;
+    bool Alive() const { return !graph.expired() && !param.expired(); }
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, const void*>, Entry> plans;
+  const std::pair<const void*, const void*> key(attrs.subgraphs[0].get(), attrs.parsed.get());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = plans.find(key);
+    if (it != plans.end() && it->second.Alive()) return it->second.plan;
+  }
+  auto plan = std::make_shared<const SgConvPlan>(ParseSgConv(attrs));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (plans.size() >= 4096) {
+    for (auto it = plans.begin(); it != plans.end();) {
+      it = it->second.Alive() ? std::next(it) : plans.erase(it);
+    }
+  }
+  plans[key] = Entry{attrs.subgraphs[0], attrs.parsed, plan};
   return plan;
 }
 
@@ -364,7 +398,8 @@ uint32_t SgConvNumOutputs(const NodeAttrs& attrs) {
 
 std::vector<std::string> SgConvInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   std::vector<std::string> names = {"data", "weight"};
   if (!ConvParamOf(plan).no_bias) names.push_back("bias");
   if (p.with_bn) names.insert(names.end(), {"gamma", "beta", "mean", "var"});
@@ -376,7 +411,8 @@ std::vector<std::string> SgConvInputNames(const NodeAttrs& attrs) {
 
 bool SgConvInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const ConvolutionParam& conv = ConvParamOf(plan);
   const SgConvInputs at(p, conv);
   HN_CHECK(in->size() == at.count && out->size() == SgConvNumOutputs(attrs), kInternal)
@@ -424,7 +460,8 @@ DType SgConvOutputType(const SgConvParam& p, const SgConvPlan& plan) {
 
 bool SgConvInferType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
   const DType y = SgConvOutputType(p, plan);
   for (size_t i = 0; i < in->size(); ++i) {
@@ -536,6 +573,17 @@ struct SgConvScales {
   float sum_scale = 1.f;
   Int8EltwiseOp act;
   float out_min = 0.f, out_max = 0.f;
+  // The convolution last prepared with these scales and what for: a repeated call with the same
+  // geometry, types, post-sum activation and thread count runs it without looking it up.
+  struct Prepared {
+    std::mutex mutex;
+    internal::ConvSpec geometry;
+    DType data = DType::kUnknown, out = DType::kUnknown, sum = DType::kUnknown;
+    Int8EltwiseOp postsum_act;
+    int threads = 0;
+    std::shared_ptr<const internal::Int8ConvPrepared> call;
+  };
+  std::shared_ptr<Prepared> prepared = std::make_shared<Prepared>();
 };
 
 // MXNet's UpdateConvWeightBias: the BatchNorm of channel c folded into weights and bias as
@@ -688,45 +736,67 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
 
   const ConvolutionParam& conv = ConvParamOf(plan);
   Int8ConvCall c = Int8Call(conv, in[0], out[0], ChannelLast(p));
-  c.output_scales = scales->output_scales;
-  c.act = scales->act;
   c.sum = p.with_sum;
-  if (p.with_sum) {
-    c.sum_type = in[at.sum].dtype;
-    c.sum_scale = scales->sum_scale;
-  }
+  if (p.with_sum) c.sum_type = in[at.sum].dtype;
   c.postsum_act = plan.postsum_act;
   if (p.with_sum && c.sum_type == DType::kInt8 && c.out == DType::kUint8) {
     // MXNet 1.9.1 writes the output through the int8 sum's memory: saturated at 127 (the
     // post-sum activation leaves no negative value, so the bytes are the uint8 ones).
     c.out = DType::kInt8;
   }
-  Int8ConvWeights w;
-  std::vector<float> unused_bias;
-  w.weight = [&] { return FloatWeights(ctx, plan, at, in, &unused_bias); };
-  w.weight_scales = scales->weight_scales;
-  const int64_t groups = conv.num_group;
-  if (groups > 1 && w.weight_scales.size() > 1) {
-    // MXNet 1.9.1 quantizes grouped weights with its per-channel scales masked on the group
-    // dimension: every channel of group g by the scale of channel g (the requantization and the
-    // bias still take each channel's own).
-    const size_t per_group = w.weight_scales.size() / static_cast<size_t>(groups);
-    for (size_t f = 0; f < w.weight_scales.size(); ++f) {
-      w.weight_scales[f] = scales->weight_scales[f / per_group];
+  SgConvScales::Prepared& last = *scales->prepared;
+  const int threads = internal::KernelThreads();
+  std::shared_ptr<const internal::Int8ConvPrepared> prepared;
+  {
+    std::lock_guard<std::mutex> lock(last.mutex);
+    if (last.call && last.threads == threads && last.data == c.data && last.out == c.out &&
+        last.sum == (c.sum ? c.sum_type : DType::kUnknown) &&
+        last.postsum_act.alg == c.postsum_act.alg &&
+        last.postsum_act.alpha == c.postsum_act.alpha &&
+        std::memcmp(&last.geometry, &c.geometry, sizeof(c.geometry)) == 0) {
+      prepared = last.call;
     }
   }
-  if (!scales->bias.empty()) {
-    w.bias = scales->bias.data();
-    w.bias_scales = scales->bias_scales;
+  if (!prepared) {
+    c.output_scales = scales->output_scales;
+    c.act = scales->act;
+    if (p.with_sum) c.sum_scale = scales->sum_scale;
+    Int8ConvWeights w;
+    std::vector<float> unused_bias;
+    w.weight = [&] { return FloatWeights(ctx, plan, at, in, &unused_bias); };
+    w.weight_scales = scales->weight_scales;
+    const int64_t groups = conv.num_group;
+    if (groups > 1 && w.weight_scales.size() > 1) {
+      // MXNet 1.9.1 quantizes grouped weights with its per-channel scales masked on the group
+      // dimension: every channel of group g by the scale of channel g (the requantization and
+      // the bias still take each channel's own).
+      const size_t per_group = w.weight_scales.size() / static_cast<size_t>(groups);
+      for (size_t f = 0; f < w.weight_scales.size(); ++f) {
+        w.weight_scales[f] = scales->weight_scales[f / per_group];
+      }
+    }
+    if (!scales->bias.empty()) {
+      w.bias = scales->bias.data();
+      w.bias_scales = scales->bias_scales;
+    }
+    w.keep_with = weight_array;
+    w.key = key;
+    prepared = internal::PrepareInt8Convolution(c, w, ctx.workspace);
+    std::lock_guard<std::mutex> lock(last.mutex);
+    last.geometry = c.geometry;
+    last.data = c.data;
+    last.out = c.out;
+    last.sum = c.sum ? c.sum_type : DType::kUnknown;
+    last.postsum_act = c.postsum_act;
+    last.threads = threads;
+    last.call = prepared;
   }
-  w.keep_with = weight_array;
-  w.key = key;
   Int8ConvArgs a;
   a.data = in[0].data;
   a.residual = p.with_sum ? in[at.sum].data : nullptr;
   a.out = out[0].data;
   a.workspace = ctx.workspace;
-  internal::RunInt8Convolution(c, w, a);
+  internal::RunInt8Convolution(*prepared, a);
   if (out.size() == 3) {
     *out[1].ptr<float>() = scales->out_min;
     *out[2].ptr<float>() = scales->out_max;
@@ -736,7 +806,8 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
 void SgConvCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<SgConvParam>();
-  const SgConvPlan plan = ReadSgConv(attrs);
+  const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
+  const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
   if (p.quantized) {
     SgConvQuantizedCompute(ctx, attrs, p, plan, at, in, out);
@@ -748,7 +819,7 @@ void SgConvCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
 std::vector<std::pair<uint32_t, uint32_t>> SgConvInplace(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
   if (!p.with_sum) return {};
-  const SgConvInputs at(p, ConvParamOf(ReadSgConv(attrs)));
+  const SgConvInputs at(p, ConvParamOf(*ReadSgConv(attrs)));
   return {{static_cast<uint32_t>(at.sum), 0u}};
 }
 
@@ -781,7 +852,7 @@ bool IsQuantizedSgConv(const NodeAttrs& attrs) {
 std::optional<size_t> SgConvSumInput(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgConvParam>();
   if (!p.with_sum) return std::nullopt;
-  return SgConvInputs(p, ConvParamOf(ReadSgConv(attrs))).sum;
+  return SgConvInputs(p, ConvParamOf(*ReadSgConv(attrs))).sum;
 }
 
 }  // namespace internal
