@@ -58,6 +58,7 @@ void RegisterQuantizedOps(OpRegistry* r);  // ops/quantization/quantized_ops.cc:
 void RegisterQuantizedFullyConnectedOps(OpRegistry* r);
 void RegisterQuantizedConvolutionOps(
     OpRegistry* r);  // ops/quantization/quantized_conv.cc: _contrib_quantized_conv, _sg_mkldnn_conv
+void RegisterQuantizedAttentionOps(OpRegistry* r);  // quantized_attention.cc: _sg_mkldnn_selfatt_*
 
 namespace internal {
 
@@ -109,6 +110,7 @@ inline void RegisterAllOps(OpRegistry* r) {
   RegisterQuantizedOps(r);
   RegisterQuantizedFullyConnectedOps(r);
   RegisterQuantizedConvolutionOps(r);  // after Convolution, whose attributes it parses
+  RegisterQuantizedAttentionOps(r);
 }
 
 }  // namespace internal

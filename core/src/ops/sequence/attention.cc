@@ -9,6 +9,8 @@
 // MXNet's CPU kernels of the interleaved ops take float32 only; batch_dot and div_sqrt_dim
 // also take float64.
 
+#include "ops/sequence/attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -134,9 +136,9 @@ struct InterleavedParam {
   }
 };
 
-// The head size D of a (T, N, parts * H * D) projection, checking its shape.
-int64_t HeadDim(const NodeAttrs& attrs, const Shape& s, int64_t parts, const char* name) {
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+// The head size D of a (T, N, parts * H * D) projection of `heads` heads, checking its shape.
+int64_t HeadDim(const NodeAttrs& attrs, int64_t heads, const Shape& s, int64_t parts,
+                const char* name) {
   HN_CHECK(s.ndim() == 3, kShapeError)
       << DescribeNode(attrs) << ": " << name << " must be (seq_len, batch, features), got " << s;
   HN_CHECK(s[2] == 0 || s[2] % (parts * heads) == 0, kShapeError)
@@ -145,20 +147,24 @@ int64_t HeadDim(const NodeAttrs& attrs, const Shape& s, int64_t parts, const cha
   return s[2] / (parts * heads);
 }
 
-bool SelfAttQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+}  // namespace
+
+namespace internal {
+
+bool SelfAttQKShape(const NodeAttrs& attrs, int64_t heads, std::vector<Shape>* in,
+                    std::vector<Shape>* out) {
   const Shape& qkv = (*in)[0];
   if (qkv.ndim() == 0) return false;
-  HeadDim(attrs, qkv, 3, "queries_keys_values");
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  HeadDim(attrs, heads, qkv, 3, "queries_keys_values");
   internal::AssignShape(attrs, out, 0, Shape{qkv[1] * heads, qkv[0], qkv[0]}, "output");
   return qkv.IsKnown();
 }
 
-bool SelfAttValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+bool SelfAttValAttShape(const NodeAttrs& attrs, int64_t heads, std::vector<Shape>* in,
+                        std::vector<Shape>* out) {
   const Shape& qkv = (*in)[0];
   if (qkv.ndim() == 0) return false;
-  const int64_t d = HeadDim(attrs, qkv, 3, "queries_keys_values");
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = HeadDim(attrs, heads, qkv, 3, "queries_keys_values");
   Shape att = (*in)[1];
   HN_CHECK(MergeShape(Shape{qkv[1] * heads, qkv[0], qkv[0]}, &att), kShapeError)
       << DescribeNode(attrs) << ": attention has shape " << (*in)[1] << " but queries_keys_values "
@@ -168,16 +174,28 @@ bool SelfAttValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
   return qkv.IsKnown();
 }
 
+}  // namespace internal
+
+namespace {
+
+bool SelfAttQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return internal::SelfAttQKShape(attrs, attrs.Param<InterleavedParam>().heads, in, out);
+}
+
+bool SelfAttValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return internal::SelfAttValAttShape(attrs, attrs.Param<InterleavedParam>().heads, in, out);
+}
+
 bool EncDecQKShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& q = (*in)[0];
   const Shape& kv = (*in)[1];
   if (q.ndim() == 0 || kv.ndim() == 0) return false;
-  const int64_t dq = HeadDim(attrs, q, 1, "queries");
-  const int64_t dk = HeadDim(attrs, kv, 2, "keys_values");
+  const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t dq = HeadDim(attrs, heads, q, 1, "queries");
+  const int64_t dk = HeadDim(attrs, heads, kv, 2, "keys_values");
   HN_CHECK(q[1] == kv[1] && dq == dk, kShapeError)
       << DescribeNode(attrs) << ": queries " << q << " and keys_values " << kv
       << " need one batch size and keys_values' last dimension twice queries'";
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
   internal::AssignShape(attrs, out, 0, Shape{q[1] * heads, q[0], kv[0]}, "output");
   return q.IsKnown() && kv.IsKnown();
 }
@@ -186,8 +204,8 @@ bool EncDecValAttShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vect
   const Shape& kv = (*in)[0];
   const Shape& att = (*in)[1];
   if (kv.ndim() == 0 || att.ndim() == 0) return false;
-  const int64_t d = HeadDim(attrs, kv, 2, "keys_values");
   const int64_t heads = attrs.Param<InterleavedParam>().heads;
+  const int64_t d = HeadDim(attrs, heads, kv, 2, "keys_values");
   HN_CHECK(att.ndim() == 3 && att[0] == kv[1] * heads && att[2] == kv[0], kShapeError)
       << DescribeNode(attrs) << ": attention " << att << " must be (batch * heads, "
       << "query_len, " << kv[0] << ") with batch * heads = " << kv[1] * heads;
@@ -215,23 +233,37 @@ void WeightedValues(const T* att, const T* v, int64_t v_step, int64_t part_strid
                    v_step, T{0}, out + k * d, batches * d);
 }
 
+}  // namespace
+
+namespace internal {
+
+void SelfAttQKFloat(const TBlob& qkv, int64_t heads, const TBlob& out) {
+  const Shape& s = qkv.shape;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  const float* x = qkv.ptr<const float>();
+  ScoresQK(x, s[1] * s[2], x + d, s[1] * s[2], 3 * d, 3 * d, batches, s[0], s[0], d,
+           out.ptr<float>());
+}
+
+void SelfAttValAttFloat(const TBlob& qkv, const TBlob& att, int64_t heads, const TBlob& out) {
+  const Shape& s = qkv.shape;
+  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
+  WeightedValues(att.ptr<const float>(), qkv.ptr<const float>() + 2 * d, s[1] * s[2], 3 * d,
+                 batches, s[0], s[0], d, out.ptr<float>());
+}
+
+}  // namespace internal
+
+namespace {
+
 void SelfAttQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                       const std::vector<TBlob>& out) {
-  const Shape& s = in[0].shape;
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
-  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
-  const float* qkv = in[0].ptr<const float>();
-  ScoresQK(qkv, s[1] * s[2], qkv + d, s[1] * s[2], 3 * d, 3 * d, batches, s[0], s[0], d,
-           out[0].ptr<float>());
+  internal::SelfAttQKFloat(in[0], attrs.Param<InterleavedParam>().heads, out[0]);
 }
 
 void SelfAttValAttCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                           const std::vector<TBlob>& out) {
-  const Shape& s = in[0].shape;
-  const int64_t heads = attrs.Param<InterleavedParam>().heads;
-  const int64_t d = s[2] / (3 * heads), batches = s[1] * heads;
-  WeightedValues(in[1].ptr<const float>(), in[0].ptr<const float>() + 2 * d, s[1] * s[2], 3 * d,
-                 batches, s[0], s[0], d, out[0].ptr<float>());
+  internal::SelfAttValAttFloat(in[0], in[1], attrs.Param<InterleavedParam>().heads, out[0]);
 }
 
 void EncDecQKCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
