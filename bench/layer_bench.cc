@@ -228,7 +228,7 @@ void BM_ResNet50Convs(benchmark::State& state) {
           c.data = l.x.dtype();
           c.out = DType::kUint8;
           c.output_scales.assign(static_cast<size_t>(l.spec.F), 0.01f);
-          c.act.alg = internal::Int8Eltwise::kRelu;
+          c.act.kind = internal::Int8Eltwise::Kind::kRelu;
           internal::Int8ConvWeights w;
           w.weight = [&l] { return std::as_const(l.w).data<float>(); };
           w.weight_scales.assign(static_cast<size_t>(l.spec.F), 100.f);

@@ -194,7 +194,7 @@ TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {
     c.data = s.data;
     c.out = DType::kUint8;
     c.output_scales = std::vector<float>(static_cast<size_t>(s.F), 0.01f);
-    c.act.alg = internal::Int8Eltwise::kRelu;
+    c.act.kind = internal::Int8Eltwise::Kind::kRelu;
     const std::string impl = internal::Int8ConvolutionImplementation(c);
     SCOPED_TRACE(impl + " on " + isa);
     EXPECT_EQ(impl.find("ref"), std::string::npos);

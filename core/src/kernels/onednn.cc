@@ -114,5 +114,52 @@ std::string OneDnnDescription() {
   return os.str();
 }
 
+memory::data_type OneDnnDataType(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8:
+      return memory::data_type::s8;
+    case DType::kUint8:
+      return memory::data_type::u8;
+    case DType::kInt32:
+      return memory::data_type::s32;
+    case DType::kFloat32:
+      return memory::data_type::f32;
+    default:
+      break;
+  }
+  HN_THROW(kInternal) << "no oneDNN int8-kernel type for " << DTypeName(dtype);
+}
+
+dnnl::algorithm OneDnnEltwiseAlgorithm(Int8Eltwise::Kind kind) {
+  using K = Int8Eltwise::Kind;
+  switch (kind) {
+    case K::kRelu:
+      return dnnl::algorithm::eltwise_relu;
+    case K::kLogistic:
+      return dnnl::algorithm::eltwise_logistic;
+    case K::kTanh:
+      return dnnl::algorithm::eltwise_tanh;
+    case K::kSoftRelu:
+      return dnnl::algorithm::eltwise_soft_relu;
+    case K::kBoundedRelu:
+      return dnnl::algorithm::eltwise_bounded_relu;
+    case K::kSquare:
+      return dnnl::algorithm::eltwise_square;
+    case K::kSqrt:
+      return dnnl::algorithm::eltwise_sqrt;
+    case K::kExp:
+      return dnnl::algorithm::eltwise_exp;
+    case K::kAbs:
+      return dnnl::algorithm::eltwise_abs;
+    case K::kElu:
+      return dnnl::algorithm::eltwise_elu;
+    case K::kGelu:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case K::kNone:
+      break;
+  }
+  return dnnl::algorithm::undef;
+}
+
 }  // namespace internal
 }  // namespace hybridnet

@@ -8,6 +8,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
+#include "hybridnet/dtype.h"
+#include "kernels/int8_eltwise.h"
 #include "kernels/workspace.h"
 
 namespace hybridnet {
@@ -27,6 +29,12 @@ dnnl::memory ScratchpadIn(const dnnl::memory::desc& pad, WorkspaceSlot slot, Wor
 /// Runs a SharedReorder on this thread's stream, its scratchpad in `workspace`.
 void RunReorder(const dnnl::reorder& reorder, const dnnl::memory& from, const dnnl::memory& to,
                 Workspace* workspace);
+
+/// oneDNN's type of int8, uint8, int32 and float32 elements; another type is an internal error.
+dnnl::memory::data_type OneDnnDataType(DType dtype);
+
+/// oneDNN's eltwise algorithm of `kind` (undef for kNone).
+dnnl::algorithm OneDnnEltwiseAlgorithm(Int8Eltwise::Kind kind);
 
 /// nwc, nhwc or ndhwc; ncw, nchw or ncdhw (Layout's orders, layout.h).
 dnnl::memory::format_tag ChannelLastTag(int64_t nd);

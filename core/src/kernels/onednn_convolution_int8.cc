@@ -21,40 +21,6 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-memory::data_type OneDnnType(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return memory::data_type::s8;
-    case DType::kUint8:
-      return memory::data_type::u8;
-    case DType::kInt32:
-      return memory::data_type::s32;
-    case DType::kFloat32:
-      return memory::data_type::f32;
-    default:
-      break;
-  }
-  HN_THROW(kInternal) << "int8 convolution: no oneDNN type for " << DTypeName(t);
-}
-
-dnnl::algorithm OneDnnEltwise(Int8Eltwise alg) {
-  switch (alg) {
-    case Int8Eltwise::kRelu:
-      return dnnl::algorithm::eltwise_relu;
-    case Int8Eltwise::kBoundedRelu:
-      return dnnl::algorithm::eltwise_bounded_relu;
-    case Int8Eltwise::kLogistic:
-      return dnnl::algorithm::eltwise_logistic;
-    case Int8Eltwise::kTanh:
-      return dnnl::algorithm::eltwise_tanh;
-    case Int8Eltwise::kSoftRelu:
-      return dnnl::algorithm::eltwise_soft_relu;
-    case Int8Eltwise::kNone:
-      break;
-  }
-  return dnnl::algorithm::undef;
-}
-
 // oneDNN's mask for one scale (0) or one per element of dimension `dim` and those before it
 // that are also masked: the output channel is dimension 1 of the data, dimensions 0 and 1 of
 // grouped weights (G, F/G, ...), dimension 0 of plain weights and of the bias.
@@ -84,14 +50,15 @@ std::string CallKey(const Int8ConvCall& c, int threads) {
   put(&c.geometry, sizeof(c.geometry));
   const int64_t words[] = {static_cast<int64_t>(c.data),
                            static_cast<int64_t>(c.out),
-                           static_cast<int64_t>(c.act.alg),
-                           static_cast<int64_t>(c.postsum_act.alg),
+                           static_cast<int64_t>(c.act.kind),
+                           static_cast<int64_t>(c.postsum_act.kind),
                            c.sum ? 1 : 0,
                            static_cast<int64_t>(c.sum_type),
                            threads,
                            static_cast<int64_t>(c.output_scales.size())};
   put(words, sizeof(words));
-  const float floats[] = {c.act.alpha, c.postsum_act.alpha, c.sum_scale};
+  const float floats[] = {c.act.alpha, c.act.scale, c.postsum_act.alpha, c.postsum_act.scale,
+                          c.sum_scale};
   put(floats, sizeof(floats));
   put(c.output_scales.data(), c.output_scales.size() * sizeof(float));
   return key;
@@ -125,15 +92,16 @@ dnnl::convolution_forward::primitive_desc MakeDesc(const Int8ConvCall& c, const 
   }
   // MXNet's order: the activation, the sum, the activation after the sum.
   dnnl::post_ops ops;
-  if (c.act.alg != Int8Eltwise::kNone) {
-    ops.append_eltwise(1.f, OneDnnEltwise(c.act.alg), c.act.alpha, 0.f);
+  if (c.act.kind != Int8Eltwise::Kind::kNone) {
+    ops.append_eltwise(c.act.scale, OneDnnEltwiseAlgorithm(c.act.kind), c.act.alpha, 0.f);
   }
   if (c.sum) {
     ops.append_sum(c.sum_scale,
-                   SumHeldAs(c) == c.out ? memory::data_type::undef : OneDnnType(c.sum_type));
+                   SumHeldAs(c) == c.out ? memory::data_type::undef : OneDnnDataType(c.sum_type));
   }
-  if (c.postsum_act.alg != Int8Eltwise::kNone) {
-    ops.append_eltwise(1.f, OneDnnEltwise(c.postsum_act.alg), c.postsum_act.alpha, 0.f);
+  if (c.postsum_act.kind != Int8Eltwise::Kind::kNone) {
+    ops.append_eltwise(c.postsum_act.scale, OneDnnEltwiseAlgorithm(c.postsum_act.kind),
+                       c.postsum_act.alpha, 0.f);
   }
   attr.set_post_ops(ops);
   const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
@@ -149,8 +117,8 @@ std::shared_ptr<Int8Primitive> MakeInt8Primitive(const Int8ConvCall& c, bool bia
   const memory::dims src_dims = DataDims(s.N, s.C, s.in, s.nd);
   const memory::dims dst_dims = DataDims(s.N, s.F, s.out, s.nd);
   const Tag cl = ChannelLastTag(s.nd), cf = ChannelFirstTag(s.nd);
-  p->src_md = memory::desc(src_dims, OneDnnType(c.data), cl);
-  p->dst_md = memory::desc(dst_dims, OneDnnType(c.out), cl);
+  p->src_md = memory::desc(src_dims, OneDnnDataType(c.data), cl);
+  p->dst_md = memory::desc(dst_dims, OneDnnDataType(c.out), cl);
   try {
     const auto pd = MakeDesc(c, p->src_md, p->dst_md, bias);
     p->weight_md = pd.weights_desc();
@@ -166,11 +134,11 @@ std::shared_ptr<Int8Primitive> MakeInt8Primitive(const Int8ConvCall& c, bool bia
   }
   p->relayout = !s.channel_last;
   const Tag caller = s.channel_last ? cl : cf;
-  p->caller_src_md = memory::desc(src_dims, OneDnnType(c.data), caller);
-  p->caller_dst_md = memory::desc(dst_dims, OneDnnType(c.out), caller);
+  p->caller_src_md = memory::desc(src_dims, OneDnnDataType(c.data), caller);
+  p->caller_dst_md = memory::desc(dst_dims, OneDnnDataType(c.out), caller);
   if (c.sum) {
-    p->sum_md = memory::desc(dst_dims, OneDnnType(SumHeldAs(c)), cl);
-    p->caller_sum_md = memory::desc(dst_dims, OneDnnType(c.sum_type), caller);
+    p->sum_md = memory::desc(dst_dims, OneDnnDataType(SumHeldAs(c)), cl);
+    p->caller_sum_md = memory::desc(dst_dims, OneDnnDataType(c.sum_type), caller);
     p->convert_sum = SumHeldAs(c) != c.sum_type;
   }
   if (p->relayout) {

@@ -21,19 +21,11 @@
 #include "hybridnet/dtype.h"
 #include "hybridnet/ndarray.h"
 #include "kernels/convolution_spec.h"
+#include "kernels/int8_eltwise.h"
 #include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace internal {
-
-/// oneDNN's eltwise post-ops an int8 convolution takes (MXNet's MKLDNNPostEltwiseParam).
-enum class Int8Eltwise : int64_t { kNone, kRelu, kBoundedRelu, kLogistic, kTanh, kSoftRelu };
-
-struct Int8EltwiseOp {
-  Int8Eltwise alg = Int8Eltwise::kNone;
-  /// kRelu: the slope below 0 (leaky relu); kBoundedRelu: the upper bound.
-  float alpha = 0.f;
-};
 
 /// One int8 convolution call. `geometry` gives the shapes and the caller's layout (its bias,
 /// residual and relu fields are unused: `bias`, `sum` and the eltwise ops below say them).
@@ -44,13 +36,13 @@ struct Int8ConvCall {
   /// Output scales (oneDNN's: applied to the int32 sums plus bias): empty (none), one, or one per
   /// output channel.
   std::vector<float> output_scales;
-  Int8EltwiseOp act;
+  Int8Eltwise act;
   /// Adds sum_scale times the residual (of type sum_type: the output's, or int8 or uint8) after
   /// `act`.
   bool sum = false;
   DType sum_type = DType::kInt8;
   float sum_scale = 1.f;
-  Int8EltwiseOp postsum_act;
+  Int8Eltwise postsum_act;
 };
 
 /// What the primitive's weights and bias are made from, once per `key`.

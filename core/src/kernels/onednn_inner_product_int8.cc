@@ -22,50 +22,6 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-memory::data_type OneDnnType(DType dtype) {
-  switch (dtype) {
-    case DType::kInt8:
-      return memory::data_type::s8;
-    case DType::kUint8:
-      return memory::data_type::u8;
-    case DType::kInt32:
-      return memory::data_type::s32;
-    default:
-      return memory::data_type::f32;
-  }
-}
-
-dnnl::algorithm OneDnnAlgorithm(Int8Eltwise::Kind kind) {
-  using K = Int8Eltwise::Kind;
-  switch (kind) {
-    case K::kRelu:
-      return dnnl::algorithm::eltwise_relu;
-    case K::kLogistic:
-      return dnnl::algorithm::eltwise_logistic;
-    case K::kTanh:
-      return dnnl::algorithm::eltwise_tanh;
-    case K::kSoftRelu:
-      return dnnl::algorithm::eltwise_soft_relu;
-    case K::kBoundedRelu:
-      return dnnl::algorithm::eltwise_bounded_relu;
-    case K::kSquare:
-      return dnnl::algorithm::eltwise_square;
-    case K::kSqrt:
-      return dnnl::algorithm::eltwise_sqrt;
-    case K::kExp:
-      return dnnl::algorithm::eltwise_exp;
-    case K::kAbs:
-      return dnnl::algorithm::eltwise_abs;
-    case K::kElu:
-      return dnnl::algorithm::eltwise_elu;
-    case K::kGelu:
-      return dnnl::algorithm::eltwise_gelu_erf;
-    case K::kNone:
-      break;
-  }
-  return dnnl::algorithm::undef;
-}
-
 // Everything the primitive bakes in: the shapes, types, scales and post-op.
 std::string SpecKey(const Int8DenseSpec& s) {
   std::ostringstream os;
@@ -98,8 +54,8 @@ std::shared_ptr<const Int8InnerProduct> Int8InnerProductFor(const Int8DenseSpec&
     if (it != cache.end()) return it->second;
   }
   auto p = std::make_shared<Int8InnerProduct>();
-  p->src_md = memory::desc({s.rows, s.k}, OneDnnType(s.src), Tag::nc);
-  p->dst_md = memory::desc({s.rows, s.hidden}, OneDnnType(s.dst), Tag::nc);
+  p->src_md = memory::desc({s.rows, s.k}, OneDnnDataType(s.src), Tag::nc);
+  p->dst_md = memory::desc({s.rows, s.hidden}, OneDnnDataType(s.dst), Tag::nc);
   p->user_weight_md = memory::desc({s.hidden, s.k}, memory::data_type::s8, Tag::oi);
   if (s.has_bias) p->bias_md = memory::desc({s.hidden}, memory::data_type::s32, Tag::a);
   try {
@@ -113,7 +69,8 @@ std::shared_ptr<const Int8InnerProduct> Int8InnerProductFor(const Int8DenseSpec&
     }
     if (s.eltwise.kind != Int8Eltwise::Kind::kNone) {
       dnnl::post_ops ops;
-      ops.append_eltwise(s.eltwise.scale, OneDnnAlgorithm(s.eltwise.kind), s.eltwise.alpha, 0.f);
+      ops.append_eltwise(s.eltwise.scale, OneDnnEltwiseAlgorithm(s.eltwise.kind), s.eltwise.alpha,
+                         0.f);
       attr.set_post_ops(ops);
     }
     const dnnl::inner_product_forward::primitive_desc pd(d, attr, OneDnnEngine());

@@ -9,33 +9,12 @@
 #include <vector>
 
 #include "hybridnet/dtype.h"
+#include "kernels/int8_eltwise.h"
 
 namespace hybridnet {
 class NDArray;
 namespace internal {
 class Workspace;
-
-/// The elementwise function after the scaled sum: oneDNN's eltwise post-op of that kind,
-/// f(alpha, x) * scale (MXNet's fused activations of quantized layers).
-struct Int8Eltwise {
-  enum class Kind {
-    kNone,
-    kRelu,
-    kLogistic,
-    kTanh,
-    kSoftRelu,
-    kBoundedRelu,
-    kSquare,
-    kSqrt,
-    kExp,
-    kAbs,
-    kElu,
-    kGelu
-  };
-  Kind kind = Kind::kNone;
-  float alpha = 0.f;  ///< relu's negative slope, bounded relu's bound, elu's alpha
-  float scale = 1.f;
-};
 
 struct Int8DenseSpec {
   int64_t rows = 0, hidden = 0, k = 0;

@@ -56,7 +56,6 @@ using internal::Int8ConvArgs;
 using internal::Int8ConvCall;
 using internal::Int8ConvWeights;
 using internal::Int8Eltwise;
-using internal::Int8EltwiseOp;
 using internal::ParseValue;
 
 const Op& ConvolutionOp() {
@@ -238,31 +237,31 @@ struct SgConvParam {
 struct SgConvPlan {
   const NodeAttrs* conv = nullptr;
   std::optional<internal::BatchNormFold> bn;
-  Int8EltwiseOp act, postsum_act;
+  Int8Eltwise act, postsum_act;
 };
 
 // What an Activation, LeakyReLU or clip node of the nested graph computes, as oneDNN's eltwise
 // post-op (MXNet's GetMKLDNNActAlgo; clip is bounded relu at a_max).
-Int8EltwiseOp EltwiseOf(const NodeAttrs& owner, const Node& n) {
+Int8Eltwise EltwiseOf(const NodeAttrs& owner, const Node& n) {
   const std::string& op = n.attrs.op->name;
-  Int8EltwiseOp e;
+  Int8Eltwise e;
   if (op == "Activation") {
     const std::string type = AttrOrDefault(n, "act_type");
-    if (type == "relu") e.alg = Int8Eltwise::kRelu;
-    if (type == "sigmoid") e.alg = Int8Eltwise::kLogistic;
-    if (type == "tanh") e.alg = Int8Eltwise::kTanh;
-    if (type == "softrelu") e.alg = Int8Eltwise::kSoftRelu;
-    HN_CHECK(e.alg != Int8Eltwise::kNone, kUnsupported)
+    if (type == "relu") e.kind = Int8Eltwise::Kind::kRelu;
+    if (type == "sigmoid") e.kind = Int8Eltwise::Kind::kLogistic;
+    if (type == "tanh") e.kind = Int8Eltwise::Kind::kTanh;
+    if (type == "softrelu") e.kind = Int8Eltwise::Kind::kSoftRelu;
+    HN_CHECK(e.kind != Int8Eltwise::Kind::kNone, kUnsupported)
         << DescribeNode(owner) << ": Activation act_type " << type
         << " cannot be fused (relu, sigmoid, tanh or softrelu)";
   } else if (op == "LeakyReLU") {
     const std::string type = AttrOrDefault(n, "act_type");
     HN_CHECK(type == "leaky", kUnsupported)
         << DescribeNode(owner) << ": LeakyReLU act_type " << type << " cannot be fused (leaky)";
-    e.alg = Int8Eltwise::kRelu;
+    e.kind = Int8Eltwise::Kind::kRelu;
     ParseValue(AttrOrDefault(n, "slope"), &e.alpha);
   } else {
-    e.alg = Int8Eltwise::kBoundedRelu;
+    e.kind = Int8Eltwise::Kind::kBoundedRelu;
     ParseValue(AttrOrDefault(n, "a_max"), &e.alpha);
   }
   return e;
@@ -378,9 +377,10 @@ const ConvolutionParam& ConvParamOf(const SgConvPlan& plan) {
 
 // MXNet's IsOutputUInt8: the last activation gives non-negative values.
 bool OutputIsUint8(const SgConvParam& p, const SgConvPlan& plan) {
-  auto non_negative = [](const Int8EltwiseOp& e) {
-    return (e.alg == Int8Eltwise::kRelu && e.alpha == 0.f) || e.alg == Int8Eltwise::kLogistic ||
-           e.alg == Int8Eltwise::kSoftRelu || e.alg == Int8Eltwise::kBoundedRelu;
+  auto non_negative = [](const Int8Eltwise& e) {
+    return (e.kind == Int8Eltwise::Kind::kRelu && e.alpha == 0.f) ||
+           e.kind == Int8Eltwise::Kind::kLogistic || e.kind == Int8Eltwise::Kind::kSoftRelu ||
+           e.kind == Int8Eltwise::Kind::kBoundedRelu;
   };
   if (!p.with_sum && p.with_act) return non_negative(plan.act);
   if (p.with_postsum_act) return non_negative(plan.postsum_act);
@@ -484,33 +484,38 @@ bool SgConvInferType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector
 }
 
 // In float: our fused kernels, each step with the separate op's float operations.
-void ApplyEltwise(const Int8EltwiseOp& e, float* y, int64_t n) {
-  switch (e.alg) {
-    case Int8Eltwise::kNone:
+void ApplyEltwise(const Int8Eltwise& e, float* y, int64_t n) {
+  switch (e.kind) {
+    case Int8Eltwise::Kind::kNone:
       return;
-    case Int8Eltwise::kRelu:
+    case Int8Eltwise::Kind::kRelu:
       if (e.alpha == 0.f) {
         internal::ApplyActivation(internal::ActType::kRelu, y, y, n);
       } else {
         for (int64_t i = 0; i < n; ++i) y[i] = y[i] > 0.f ? y[i] : y[i] * e.alpha;
       }
       return;
-    case Int8Eltwise::kBoundedRelu:
+    case Int8Eltwise::Kind::kBoundedRelu:
       for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], 0.f), e.alpha);
       return;
-    case Int8Eltwise::kLogistic:
+    case Int8Eltwise::Kind::kLogistic:
       internal::ApplyActivation(internal::ActType::kSigmoid, y, y, n);
       return;
-    case Int8Eltwise::kTanh:
+    case Int8Eltwise::Kind::kTanh:
       internal::ApplyActivation(internal::ActType::kTanh, y, y, n);
       return;
-    case Int8Eltwise::kSoftRelu:
+    case Int8Eltwise::Kind::kSoftRelu:
       internal::ApplyActivation(internal::ActType::kSoftrelu, y, y, n);
       return;
+    default:  // EltwiseOf gives a convolution no other kind
+      HN_THROW(kInternal) << "int8 convolution: no float form of eltwise kind "
+                          << static_cast<int>(e.kind);
   }
 }
 
-bool IsPlainRelu(const Int8EltwiseOp& e) { return e.alg == Int8Eltwise::kRelu && e.alpha == 0.f; }
+bool IsPlainRelu(const Int8Eltwise& e) {
+  return e.kind == Int8Eltwise::Kind::kRelu && e.alpha == 0.f;
+}
 
 void SgConvFloatCompute(const OpContext& ctx, const SgConvParam& p, const SgConvPlan& plan,
                         const SgConvInputs& at, const std::vector<TBlob>& in,
@@ -543,7 +548,7 @@ void SgConvFloatCompute(const OpContext& ctx, const SgConvParam& p, const SgConv
   // The kernels fuse a residual then relu; an activation before the sum, or another activation,
   // runs after them.
   const bool fuse_sum = p.with_sum && !p.with_act;
-  const Int8EltwiseOp& last = p.with_sum ? plan.postsum_act : plan.act;
+  const Int8Eltwise& last = p.with_sum ? plan.postsum_act : plan.act;
   const bool fuse_relu = (!p.with_sum || fuse_sum) && IsPlainRelu(last);
   if (fuse_sum) {
     s.residual = 1;
@@ -571,7 +576,7 @@ struct SgConvScales {
   std::vector<float> bias_scales;
   std::vector<float> output_scales;  // empty: none (int32 output)
   float sum_scale = 1.f;
-  Int8EltwiseOp act;
+  Int8Eltwise act;
   float out_min = 0.f, out_max = 0.f;
   // The convolution last prepared with these scales and what for: a repeated call with the same
   // geometry, types, post-sum activation and thread count runs it without looking it up.
@@ -579,7 +584,7 @@ struct SgConvScales {
     std::mutex mutex;
     internal::ConvSpec geometry;
     DType data = DType::kUnknown, out = DType::kUnknown, sum = DType::kUnknown;
-    Int8EltwiseOp postsum_act;
+    Int8Eltwise postsum_act;
     int threads = 0;
     std::shared_ptr<const internal::Int8ConvPrepared> call;
   };
@@ -687,13 +692,13 @@ SgConvScales MakeScales(const OpContext& ctx, const SgConvParam& p, const SgConv
     r.sum_scale = output_scale / sum_scale;
   }
   r.act = plan.act;
-  if (p.with_act && plan.act.alg == Int8Eltwise::kBoundedRelu) {
+  if (p.with_act && plan.act.kind == Int8Eltwise::Kind::kBoundedRelu) {
     // MXNet: with a sum, the bound at the output's scale; without, the requantization's
     // saturation stands for it.
     if (p.with_sum) {
       r.act.alpha *= output_scale;
     } else {
-      r.act = Int8EltwiseOp();
+      r.act = Int8Eltwise();
     }
   }
   return r;
@@ -751,7 +756,7 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
     std::lock_guard<std::mutex> lock(last.mutex);
     if (last.call && last.threads == threads && last.data == c.data && last.out == c.out &&
         last.sum == (c.sum ? c.sum_type : DType::kUnknown) &&
-        last.postsum_act.alg == c.postsum_act.alg &&
+        last.postsum_act.kind == c.postsum_act.kind &&
         last.postsum_act.alpha == c.postsum_act.alpha &&
         std::memcmp(&last.geometry, &c.geometry, sizeof(c.geometry)) == 0) {
       prepared = last.call;
