@@ -1,6 +1,6 @@
 """mx.viz and Block.summary against real MXNet 1.9.1 (exit 77 = skipped when MXNet is absent).
 
-For each model of the golden zoo's subset below, MXNet 1.9.1 builds it (gluon model zoo, Xavier
+For every model of the golden zoo (zoo_models.MODELS), MXNet 1.9.1 builds it (gluon model zoo, Xavier
 weights), prints Block.summary un-hybridized, then hybridizes and exports it and prints
 mx.viz.print_summary (with and without the input shape) and draws mx.viz.plot_network (weights
 hidden and shown). hybridnet must give:
@@ -37,8 +37,6 @@ except ImportError:
           f"({sys.executable} -m pip install graphviz)")
     sys.exit(77)
 
-SUBSET = ["resnet18_v1", "mobilenetv2_0.25", "inceptionv3", "densenet121", "squeezenet1.0",
-          "alexnet", "mobilenet0.25", "vgg11_bn", "resnet18_v2"]
 cli, runner, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="hn_viz_")
 failures = []
@@ -137,7 +135,7 @@ def compare_export(label, prefix, epoch, shape):
 
 try:
     sizes = dict(MODELS)
-    for index, name in enumerate(SUBSET):
+    for index, name in enumerate(sizes):  # every golden-zoo model
         shape = (1, 3, sizes[name], sizes[name])
         try:
             mx.random.seed(70 + index)
