@@ -64,7 +64,10 @@ setup-onnx:
 	@bash scripts/setup-onnx.sh
 
 # The sanitizer passes run first so the last line printed is the whole suite's summary.
+# The free disk is printed first: build trees and scratch models take several GB (a full disk
+# shows as failed writes in whichever test hits it).
 test: setup-mxnet setup-onnx build test-sanitize test-tsan
+	@df -h $(BUILD) | awk 'NR == 2 {print "free disk under $(BUILD): " $$4}'
 	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 # ASan + UBSan build of the C++ unit, op and C API tests.

@@ -19,6 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "zoo"))
+from scratch import discard  # noqa: E402
 from zoo_models import FIXTURES, JSON_ONLY, LAYER_NETS, MODELS  # noqa: E402
 
 try:
@@ -63,7 +64,9 @@ def convert(label, source, shapes, opset, dynamic):
     valid = "onnx.checker: valid" in r.stdout
     ok = r.returncode == 0 and valid and "parity: PASS" in r.stdout
     print(("PASS " if ok else "FAIL ") + f"{label} ({variant}) {time.time() - t0:.1f}s", flush=True)
-    if not ok:
+    if ok:
+        discard(out)
+    else:
         failures.append(f"{label} ({variant}): rc {r.returncode}\n{r.stdout}{r.stderr}")
 
 
@@ -80,6 +83,7 @@ for name, shape in zoo:
     for opset in (13, 17, 21) if layer_net else (17,):
         convert(name, source, {"data": shape}, opset, False)
     convert(name, source, {"data": shape}, 17, True)
+    discard(prefix)
 
 # ---- MXNet-written models --------------------------------------------------------------------
 SYMBOL_ONLY = [("resnet-152-symbol.json", (1, 3, 224, 224)), ("test-symbol.json.ref", (2, 20)),

@@ -39,6 +39,7 @@ if missing is not None:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scratch import discard  # noqa: E402
 from zoo_common import randomize_batchnorm, rel_err, run  # noqa: E402
 from zoo_models import MODELS  # noqa: E402
 
@@ -100,6 +101,7 @@ def amp_exports(cli, out_dir, only):
                   "bfloat16 output", stored > 0 and err <= AMP_RTOL,
                   f"rel err {err:.2g} (MXNet bfloat16 against MXNet float32: {err32:.2g}), "
                   f"{time.time() - t0:.1f}s")
+            discard(prefix)
         except RuntimeError as e:
             check(f"{name}: AMP bfloat16 export runs", False, str(e))
 
@@ -133,6 +135,7 @@ def conversion_table(cli, out_dir, only):
               0 < row["rel"] <= 0.1,
               f"max abs {abs_err:.2g}, rel {row['rel']:.2g}, top-1 {row['top1']}/{BATCH}, "
               f"{time.time() - t0:.1f}s")
+        discard(prefix)
     return rows
 
 

@@ -52,6 +52,7 @@ except ImportError as e:
     sys.exit(77)
 from mxnet.contrib import quantization  # noqa: E402
 from mxnet.gluon.model_zoo import vision  # noqa: E402
+from scratch import discard  # noqa: E402
 from zoo_common import randomize_batchnorm, run  # noqa: E402
 
 INT8_LEVELS = 127  # one step of an int8 output is max |value| / 127
@@ -370,8 +371,10 @@ def run_case(index, name, build, inputs, modes, forms):
                 detail += f" [{op_counts(prefix)}; hybridnet {time.time() - t1 - t_mx:.1f}s]"
                 check(f"{case}: hybridnet gives MXNet's int8 output", ok, detail)
                 check(f"{case}: eager == hybridized bit for bit", np.array_equal(eager, hybrid))
+                discard(prefix)
             except Exception as e:  # noqa: BLE001 - one case's failure must not hide the others
                 check(f"{case}: runs", False, " ".join(str(e).split())[:2000])
+    discard(os.path.join(work, name + "-"))
     print(f"  {name}: {time.time() - t0:.1f}s", flush=True)
 
 
