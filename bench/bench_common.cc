@@ -4,8 +4,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "hybridnet/gluon/initializer.h"
+#include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/imperative.h"
 
 namespace hybridnet {
@@ -30,6 +34,43 @@ SeedMlp MakeSeedMlp(uint64_t seed) {
   }
   mlp.symbol = x;
   return mlp;
+}
+
+ZooModel TraceZooModel(const std::string& name) {
+  ZooModel model;
+  Seed(1);
+  model.net = gluon::model_zoo::GetModel(name);
+  model.net->Initialize(gluon::Xavier());
+  model.x = NDArray::RandomUniform({1, 3, 224, 224});
+  model.net->Hybridize();
+  (*model.net)(model.x);
+  const gluon::ParameterDict all = model.net->CollectParams();
+  for (const auto& p : all.list()) {
+    const std::string& n = p->name();
+    if (n.size() > 11 && n.compare(n.size() - 11, 11, "running_var") == 0) {
+      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
+    }
+  }
+  model.graph = model.net->CachedGraph();
+  for (const auto& p : all.list()) model.params[p->name()] = p->data();
+  return model;
+}
+
+std::string CpuDescription() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown", flags;
+  while (std::getline(cpuinfo, line) && (model == "unknown" || flags.empty())) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (line.compare(0, 10, "model name") == 0) model = line.substr(colon + 2);
+    if (line.compare(0, 5, "flags") == 0) flags = " " + line.substr(colon + 1) + " ";
+  }
+  std::string isa;
+  for (const char* f : {"avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile",
+                        "amx_int8", "amx_bf16"}) {
+    if (flags.find(std::string(" ") + f + " ") != std::string::npos) isa += std::string(" ") + f;
+  }
+  return "CPU: " + model + "; ISA:" + (isa.empty() ? " none of avx2/avx512/amx" : isa);
 }
 
 void PrintSettings() {

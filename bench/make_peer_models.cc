@@ -61,31 +61,24 @@ bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-void ZooModel(const std::string& dir, const std::string& zoo_name, const std::string& name) {
-  Seed(1);
-  auto net = gluon::model_zoo::GetModel(zoo_name);
-  net->Initialize(gluon::Xavier());
-  net->Hybridize();
-  (*net)(NDArray::RandomUniform({1, 3, 224, 224}));
-  // BatchNorm statistics as trained networks have them (not 0 and 1).
-  gluon::ParameterDict all = net->CollectParams();
+void WriteZooModel(const std::string& dir, const std::string& zoo_name, const std::string& name) {
+  ZooModel model = TraceZooModel(zoo_name);
+  // The other BatchNorm parameters as trained networks have them too (not 0 and 1).
+  gluon::ParameterDict all = model.net->CollectParams();
   for (const auto& p : all.list()) {
-    if (EndsWith(p->name(), "running_var")) {
-      p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
-    } else if (EndsWith(p->name(), "running_mean") || EndsWith(p->name(), "beta")) {
+    if (EndsWith(p->name(), "running_mean") || EndsWith(p->name(), "beta")) {
       p->SetData(NDArray::RandomUniform(p->shape(), -0.1f, 0.1f));
     } else if (EndsWith(p->name(), "gamma")) {
       p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
     }
   }
-  const Symbol graph = net->CachedGraph();
   std::map<std::string, NDArray> args, auxs;
-  const std::vector<std::string> aux_names = graph.ListAuxiliaryStates();
+  const std::vector<std::string> aux_names = model.graph.ListAuxiliaryStates();
   for (const auto& p : all.list()) {
     const bool aux = std::find(aux_names.begin(), aux_names.end(), p->name()) != aux_names.end();
     (aux ? auxs : args)[p->name()] = p->data();
   }
-  WriteModel(dir, name, graph, args, auxs);
+  WriteModel(dir, name, model.graph, args, auxs);
 }
 
 void FixtureModel(const std::string& dir, const std::string& fixtures, const std::string& name) {
@@ -142,9 +135,9 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1], fixtures = argv[2];
   const std::vector<std::pair<std::string, std::function<void()>>> makers = {
-      {"resnet18_v1", [&] { bench::ZooModel(dir, "resnet18_v1", "resnet18_v1"); }},
-      {"resnet50_v1", [&] { bench::ZooModel(dir, "resnet50_v1", "resnet50_v1"); }},
-      {"mobilenetv2_1.0", [&] { bench::ZooModel(dir, "mobilenetv2_1.0", "mobilenetv2_1.0"); }},
+      {"resnet18_v1", [&] { bench::WriteZooModel(dir, "resnet18_v1", "resnet18_v1"); }},
+      {"resnet50_v1", [&] { bench::WriteZooModel(dir, "resnet50_v1", "resnet50_v1"); }},
+      {"mobilenetv2_1.0", [&] { bench::WriteZooModel(dir, "mobilenetv2_1.0", "mobilenetv2_1.0"); }},
       {"cifar_resnet20_v1", [&] { bench::FixtureModel(dir, fixtures, "cifar_resnet20_v1"); }},
       {"seed_mlp",
        [&] {

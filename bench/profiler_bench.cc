@@ -10,15 +10,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "hybridnet/executor.h"
-#include "hybridnet/gluon/initializer.h"
-#include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/profiler.h"
 
@@ -29,22 +27,6 @@ using hybridnet::NDArray;
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-std::string CpuName() {
-  std::string cpu = "unknown";
-  if (FILE* f = std::fopen("/proc/cpuinfo", "r")) {
-    char line[512];
-    while (std::fgets(line, sizeof line, f)) {
-      if (std::strncmp(line, "model name", 10) == 0) {
-        cpu = std::strchr(line, ':') + 2;
-        cpu.erase(cpu.find_last_not_of('\n') + 1);
-        break;
-      }
-    }
-    std::fclose(f);
-  }
-  return cpu;
 }
 
 // The sum of the "Time (ms)" column of every row of a Dumps table.
@@ -73,20 +55,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   hn::SetNumThreads(1);
-  hn::Seed(1);
-  auto net = hn::gluon::model_zoo::GetModel("resnet50_v1");
-  net->Initialize(hn::gluon::Xavier());
-  const NDArray x = NDArray::RandomUniform({1, 3, 224, 224});
-  net->Hybridize();
-  (*net)(x);
-  std::map<std::string, NDArray> params;
-  const hn::gluon::ParameterDict all = net->CollectParams();
-  for (const auto& p : all.list()) params[p->name()] = p->data();
-  hn::GraphExecutor exec(net->CachedGraph(), {"data"}, params);
+  const hn::bench::ZooModel model = hn::bench::TraceZooModel("resnet50_v1");
+  const NDArray& x = model.x;
+  hn::GraphExecutor exec(model.graph, {"data"}, model.params);
   std::vector<NDArray> out;
   exec.Forward({x}, &out);
 
-  std::printf("CPU: %s\n%s\n", CpuName().c_str(), hn::KernelLibraries().c_str());
+  std::printf("%s\n%s\n", hn::bench::CpuDescription().c_str(), hn::KernelLibraries().c_str());
   std::printf(
       "ResNet-50 v1, 1x3x224x224, %d thread, %zu kernel calls per forward; %d forwards per "
       "mode, alternating\n",

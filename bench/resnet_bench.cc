@@ -7,41 +7,17 @@
 
 #include "bench_common.h"
 #include "hybridnet/executor.h"
-#include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/imperative.h"
 
 namespace hybridnet {
 namespace bench {
 namespace {
 
-struct Model {
-  std::shared_ptr<gluon::HybridBlock> net;
-  NDArray x;
-  Symbol graph;
-  std::map<std::string, NDArray> params;
-};
-
 // One network, shared by every benchmark: eager runs call it unhybridized; graph runs use an
 // executor over its traced graph with the same parameter arrays.
-Model& TheModel() {
-  static Model m = [] {
-    Model model;
-    Seed(1);
-    model.net = gluon::model_zoo::GetModel("resnet18_v1");
-    model.net->Initialize(gluon::Xavier());
-    model.x = NDArray::RandomUniform({1, 3, 224, 224});
-    model.net->Hybridize();
-    (*model.net)(model.x);
-    // Non-trivial BatchNorm statistics (as trained weights have).
-    gluon::ParameterDict all = model.net->CollectParams();
-    for (const auto& p : all.list()) {
-      const std::string& n = p->name();
-      if (n.size() > 11 && n.compare(n.size() - 11, 11, "running_var") == 0) {
-        p->SetData(NDArray::RandomUniform(p->shape(), 0.5f, 1.5f));
-      }
-    }
-    model.graph = model.net->CachedGraph();
-    for (const auto& p : all.list()) model.params[p->name()] = p->data();
+ZooModel& TheModel() {
+  static ZooModel m = [] {
+    ZooModel model = TraceZooModel("resnet18_v1");
     model.net->Hybridize(false);
     return model;
   }();
@@ -50,7 +26,7 @@ Model& TheModel() {
 
 void BM_Eager(benchmark::State& state) {
   SetNumThreads(static_cast<int>(state.range(0)));
-  Model& m = TheModel();
+  ZooModel& m = TheModel();
   for (auto _ : state) {
     NDArray y = (*m.net)(m.x);
     benchmark::DoNotOptimize(y.raw_data());
@@ -59,7 +35,7 @@ void BM_Eager(benchmark::State& state) {
 
 void RunGraph(benchmark::State& state, ExecutorOptions options) {
   SetNumThreads(static_cast<int>(state.range(0)));
-  Model& m = TheModel();
+  ZooModel& m = TheModel();
   GraphExecutor exec(m.graph, {"data"}, m.params, options);
   std::vector<NDArray> out;
   exec.Forward({m.x}, &out);
