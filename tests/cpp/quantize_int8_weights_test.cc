@@ -92,6 +92,9 @@ TEST(QuantizeInt8Weights, OptionIsTrueOrFalse) {
 
 TEST(QuantizeInt8Weights, SameOutputsAsFloatWeightsBitForBit) {
   const QuantizedModel floats = Quantize(false), int8 = Quantize(true);
+  EXPECT_TRUE(int8.int8_weights);
+  EXPECT_FALSE(floats.int8_weights);
+  EXPECT_EQ(Json::parse(int8.Report())["int8_weights"], true);
   const Json graph = Json::parse(int8.symbol_json);
   EXPECT_EQ(graph["attrs"][kInt8WeightsGraphAttr], Json::array({"str", "1"}));
   EXPECT_FALSE(Json::parse(floats.symbol_json)["attrs"].contains(kInt8WeightsGraphAttr));
@@ -119,6 +122,24 @@ TEST(QuantizeInt8Weights, SameOutputsAsFloatWeightsBitForBit) {
   eager["data"] = x;
   EXPECT_EQ(BitDifference(testing_util::RunNodeByNode(LoadJSON(int8.symbol_json), eager)[0], want),
             "");
+}
+
+// Without a quantized convolution the option changes nothing: FullyConnected weights are int8
+// in MXNet's form already, and the file stays MXNet's.
+TEST(QuantizeInt8Weights, WithoutConvolutionsTheFileIsMXNets) {
+  const Symbol mlp = Symbol::Create(
+      "FullyConnected", {Symbol::Var("data"), Symbol::Var("fc_weight"), Symbol::Var("fc_bias")},
+      {{"num_hidden", "3"}}, "fc");
+  NDArrayList params;
+  params.names = {"arg:fc_weight", "arg:fc_bias"};
+  params.arrays = {NDArray::RandomUniform({3, 4}, -1.f, 1.f), NDArray::Zeros({3})};
+  const NDArray calib = NDArray::RandomUniform({4, 4}, -1.f, 1.f);
+  const QuantizedModel floats = QuantizeModel(mlp, params, calib, QuantizeOptions());
+  const QuantizedModel int8 =
+      QuantizeModel(mlp, params, calib, ParseQuantizeOptions({{"int8_weights", "true"}}));
+  EXPECT_FALSE(int8.int8_weights);
+  EXPECT_EQ(int8.symbol_json, floats.symbol_json);
+  EXPECT_FALSE(Json::parse(int8.symbol_json)["attrs"].contains(kInt8WeightsGraphAttr));
 }
 
 // The error of running the int8-weight model with its params changed by `edit`.

@@ -79,7 +79,7 @@ int Quantize(const Args& args) {
   }
   char suffix[32];
   std::snprintf(suffix, sizeof(suffix), "-%04d.params", epoch);
-  if (args.flag("--int8-weights")) {
+  if (report.value("int8_weights", false)) {
     std::cout << "  int8 weights: convolution weights stored int8 (not loadable by MXNet)\n";
   }
   std::cout << "wrote " << out << "-symbol.json and " << out << suffix << "\n";

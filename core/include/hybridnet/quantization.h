@@ -63,7 +63,11 @@ struct QuantizedModel {
   std::vector<std::string> quantized_nodes;
   /// The calibrated range of every layer output the graph quantizes, by output name.
   std::map<std::string, std::pair<float, float>> calib_table;
-  /// {"quantized_nodes": [...], "calib_table": {"OUTPUT_NAME": [min, max], ...}}
+  /// Whether convolutions read int8 weights (QuantizeOptions::int8_weights and at least one
+  /// quantized convolution): then MXNet does not load the model.
+  bool int8_weights = false;
+  /// {"quantized_nodes": [...], "calib_table": {"OUTPUT_NAME": [min, max], ...},
+  ///  "int8_weights": true|false}
   std::string Report() const;
   /// PREFIX-symbol.json and PREFIX-EEEE.params.
   void Save(const std::string& prefix, int epoch) const;

@@ -780,7 +780,9 @@ QuantizeOptions ParseQuantizeOptions(const std::map<std::string, std::string>& o
 std::string QuantizedModel::Report() const {
   Json table = Json::object();
   for (const auto& [name, range] : calib_table) table[name] = {range.first, range.second};
-  return Json{{"quantized_nodes", quantized_nodes}, {"calib_table", table}}.dump();
+  Json report = {{"quantized_nodes", quantized_nodes}, {"calib_table", table}};
+  report["int8_weights"] = int8_weights;
+  return report.dump();
 }
 
 void QuantizedModel::Save(const std::string& prefix, int epoch) const {
@@ -814,7 +816,9 @@ QuantizedModel QuantizeModel(const Symbol& symbol, const NDArrayList& params,
   model.symbol_json = rewriter.Emit(&model.calib_table, &used).dump(2);
   model.params = rewriter.Params();
   if (options.int8_weights) {
-    rewriter.SetInt8Weights(ConvInt8Weights(model.symbol_json, model.params, calib_data, options));
+    auto weights = ConvInt8Weights(model.symbol_json, model.params, calib_data, options);
+    model.int8_weights = !weights.empty();
+    rewriter.SetInt8Weights(std::move(weights));
     model.symbol_json = rewriter.Emit(&model.calib_table, &used).dump(2);
     model.params = rewriter.Params();
   }
