@@ -99,6 +99,11 @@ ordered_json Precision(const std::string& text) {
   ordered_json j;
   j["precision"] = !quantized.empty() ? "int8" : bf16 ? "bf16" : "fp32";
   if (!quantized.empty()) j["quantized_nodes"] = quantized;
+  // hybridnet quantize --int8-weights marks its graphs (hybridnet/quantization.h).
+  const bool int8_weights = graph.is_object() && graph.contains("attrs") &&
+                            graph["attrs"].is_object() &&
+                            graph["attrs"].contains("hybridnet_int8_weights");
+  if (int8_weights) j["int8_weights"] = true;
   return j;
 }
 
@@ -242,6 +247,7 @@ void PrintSymbol(const ordered_json& j, std::ostream& os) {
     os << ")";
   }
   os << "\n";
+  if (j.value("int8_weights", false)) os << "  int8 weights: not loadable by MXNet\n";
   if (!j["unsupported_ops"].empty()) {
     PrintUnsupported(j["unsupported_ops"], os);
     return;

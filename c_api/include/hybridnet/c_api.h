@@ -1537,12 +1537,17 @@ HN_API int hn_profiler_mark(const char* domain, const char* name, const char* sc
  *  "quantized_dtype" auto (default) | int8 | uint8, "quantize_mode" full (default) | smart,
  *  "quantize_granularity" tensor-wise, "exclude_layers", "exclude_layers_match",
  *  "exclude_operators" (comma-separated node names, name parts, op names),
- *  "num_calib_examples" (default all), "batch_size" (default 32), "data_name" (default "data").
+ *  "num_calib_examples" (default all), "batch_size" (default 32), "data_name" (default "data"),
+ *  and hybridnet's "int8_weights" true | false (default): every quantized convolution reads its
+ *  weights stored int8 (BatchNorm folded in, with their scales; the same outputs bit for bit,
+ *  params about 4x smaller), which MXNet does not load (the graph attribute
+ *  "hybridnet_int8_weights" says so).
  *  Errors: unknown options or values, exclusions naming nothing in the graph, calibration data
  *  that is not float32 (HN_ERR_INVALID_ARGUMENT); data that does not fit the input
  *  (HN_ERR_SHAPE); unreadable or unwritable files (HN_ERR_IO, HN_ERR_FORMAT).
  *  *out_report (NULL: not wanted) is new JSON text (hn_string_free):
- *  {"quantized_nodes": [fp32 node names], "calib_table": {"OUTPUT_NAME": [min, max], ...}}.
+ *  {"quantized_nodes": [fp32 node names], "calib_table": {"OUTPUT_NAME": [min, max], ...},
+ *  "int8_weights": whether convolutions read int8 weights}.
  *  Thread-safe. */
 HN_API int hn_quantize_model(const char* prefix, int epoch, const hn_tensor* calib_data,
                              const char* const* keys, const char* const* values, size_t num_options,

@@ -174,19 +174,24 @@ struct Int8PackedWeights {
   NDArray bias;     // int32 (F), or none
 };
 
+// The reorder attributes that quantize float weights by `scales` (one, or one per output channel).
+dnnl::primitive_attr WeightQuantizeAttr(const ConvSpec& s, const std::vector<float>& scales) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  // An output channel is (group, channel in group) of grouped weights: both dimensions masked.
+  attr.set_output_scales(ScaleMask(scales.size(), s.G > 1 ? 0b11 : 0b1), scales);
+  return attr;
+}
+
 std::shared_ptr<const Int8PackedWeights> Pack(const Int8Primitive& p, const ConvSpec& s,
                                               const Int8ConvWeights& w, Workspace* workspace) {
   auto packed = std::make_shared<Int8PackedWeights>();
   packed->weights = NDArray(Shape{static_cast<int64_t>(p.weight_md.get_size())}, DType::kInt8);
   const dnnl::engine& engine = OneDnnEngine();
+  const bool quantize = static_cast<bool>(w.weight);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const bool quantize = static_cast<bool>(w.weight);
-  if (quantize) {
-    // An output channel is (group, channel in group) of grouped weights: both dimensions masked.
-    attr.set_output_scales(ScaleMask(w.weight_scales.size(), s.G > 1 ? 0b11 : 0b1),
-                           w.weight_scales);
-  }
+  if (quantize) attr = WeightQuantizeAttr(s, w.weight_scales);
   const memory::desc user_md =
       UserWeightDesc(s, quantize ? memory::data_type::f32 : memory::data_type::s8);
   const void* source = quantize ? static_cast<const void*>(w.weight()) : w.weight_s8;
@@ -299,6 +304,23 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
     stream.wait();
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << "int8 " << SpecText(s) << ": oneDNN failed (" << e.what() << ")";
+  }
+}
+
+void QuantizeInt8ConvWeights(const ConvSpec& s, const float* weight,
+                             const std::vector<float>& scales, int8_t* out, Workspace* workspace) {
+  const dnnl::engine& engine = OneDnnEngine();
+  const memory::desc from_md = UserWeightDesc(s, memory::data_type::f32);
+  const memory::desc to_md = UserWeightDesc(s, memory::data_type::s8);
+  try {
+    RunReorder(dnnl::reorder(dnnl::reorder::primitive_desc(engine, from_md, engine, to_md,
+                                                           WeightQuantizeAttr(s, scales))),
+               memory(from_md, engine, const_cast<float*>(weight)), memory(to_md, engine, out),
+               workspace);
+    OneDnnStream().wait();
+  } catch (const dnnl::error& e) {
+    HN_THROW(kInternal) << "int8 " << SpecText(s) << ": quantizing the weights failed (" << e.what()
+                        << ")";
   }
 }
 

@@ -82,6 +82,12 @@ std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCal
 /// Runs a prepared call on the thread count it was prepared for.
 void RunInt8Convolution(const Int8ConvPrepared& p, const Int8ConvArgs& a);
 
+/// Float weights (MXNet's layout (F, C/G, k...)) quantized to int8 in that layout by `scales`
+/// (one, or one per output channel), as Int8ConvWeights.weight is quantized when packed: the
+/// same integers, kept in a file that stores the weights quantized.
+void QuantizeInt8ConvWeights(const ConvSpec& geometry, const float* weight,
+                             const std::vector<float>& scales, int8_t* out, Workspace* workspace);
+
 /// The oneDNN implementation an int8 call runs on ("jit_int8:avx512_core_vnni"), for benches
 /// and tests.
 std::string Int8ConvolutionImplementation(const Int8ConvCall& c);

@@ -17,6 +17,7 @@
 #include "hybridnet/io/json.h"
 #include "hybridnet/quantization.h"
 #include "ops/quantization/quantization.h"
+#include "ops/quantization/quantized_conv.h"
 #include "quantization/calibration.h"
 
 namespace hybridnet {
@@ -109,6 +110,11 @@ class Rewriter {
 
   // The params of the emitted graph (call after Emit with a table).
   NDArrayList Params() const { return out_params_; }
+  // Int8 weights for the convolutions Emit writes, by the quantized node's name: those nodes
+  // read them (int8_weights=true) instead of their float weights and BatchNorm.
+  void SetInt8Weights(std::map<std::string, internal::SgConvInt8Weights> weights) {
+    int8_weights_ = std::move(weights);
+  }
   std::vector<std::string> QuantizedNodes() const;
   // The output name MXNet's calibration keys a value by ("conv0_output", "data").
   std::string EntryName(const Entry& e) const {
@@ -149,6 +155,7 @@ class Rewriter {
   std::array<Json, 3> Int8Value(const Entry& e);
   size_t Add(Json node, uint32_t num_outputs);
   size_t Variable(const std::string& name);
+  size_t NewParam(const std::string& name, const NDArray& value);
   void EmitGroup(const Group& g);
   Json Subgraph(const Group& g, std::vector<Entry>* inputs) const;
   std::pair<float, float> Range(const Entry& e);
@@ -161,6 +168,7 @@ class Rewriter {
   std::set<size_t> is_head_;
   std::map<std::string, NDArray> params_;
   std::map<std::string, std::string> param_prefix_;
+  std::map<std::string, internal::SgConvInt8Weights> int8_weights_;
   std::vector<Group> groups_;
   std::map<size_t, size_t> group_of_;  // member node -> index in groups_
 
@@ -361,6 +369,16 @@ size_t Rewriter::Variable(const std::string& name) {
   return id;
 }
 
+// A variable for a param the quantizer makes, stored with the given value.
+size_t Rewriter::NewParam(const std::string& name, const NDArray& value) {
+  HN_CHECK(params_.count(name) == 0, kInvalidArgument)
+      << "quantize: the model already has a param named '" << name
+      << "', the name of a param int8_weights adds";
+  params_[name] = value;
+  param_prefix_[name] = "arg:";
+  return Variable(name);
+}
+
 std::pair<float, float> Rewriter::Range(const Entry& e) {
   wanted_->insert(e);
   if (table_ == nullptr) return {0.0f, 0.0f};
@@ -493,6 +511,19 @@ void Rewriter::EmitGroup(const Group& g) {
     if (g.with_act) name += conv ? "_act" : "_eltwise";
     name = "quantized_" + name + "_" + std::to_string(fused_count_[base]++);
     Json ranges = Json::array();
+    const auto int8 = conv ? int8_weights_.find(name) : int8_weights_.end();
+    if (int8 != int8_weights_.end()) {
+      // The quantized weights, the folded bias and the scales, named after the convolution.
+      const std::string prefix = Name(first);
+      const internal::SgConvInt8Weights& w = int8->second;
+      inputs.push_back(Json::array({NewParam(prefix + "_weight_int8", w.weight), 0, 0}));
+      if (!w.bias.is_none()) {
+        inputs.push_back(Json::array({NewParam(prefix + "_bias_folded", w.bias), 0, 0}));
+      }
+      inputs.push_back(Json::array({NewParam(prefix + "_weight_scale", w.weight_scale), 0, 0}));
+      attrs["int8_weights"] = "true";
+      outside.resize(1);  // the float params stay out of the graph
+    }
     for (size_t k = 1; k < outside.size(); ++k) {
       const std::string param = Name(outside[k].first);
       if (conv) {
@@ -579,11 +610,59 @@ Json Rewriter::Emit(const CalibTable* table, std::set<Entry>* wanted) {
     if (nodes_out_[i]["op"] == "null") arg_nodes.push_back(i);
     row_ptr.push_back(row_ptr.back().get<size_t>() + outputs_out_[i]);
   }
+  Json graph_attrs = {{"mxnet_version", Json::array({"int", kMXNetVersion})}};
+  if (!int8_weights_.empty()) graph_attrs[kInt8WeightsGraphAttr] = Json::array({"str", "1"});
   return Json{{"nodes", nodes_out_},
               {"arg_nodes", arg_nodes},
               {"node_row_ptr", row_ptr},
               {"heads", heads},
-              {"attrs", {{"mxnet_version", Json::array({"int", kMXNetVersion})}}}};
+              {"attrs", graph_attrs}};
+}
+
+// The int8 weights of every quantized convolution of `graph_json` (float weights in `params`),
+// by node name. The graph runs once, on the first calibration example, for what the weight
+// scales depend on besides the weights: each convolution's data type and range.
+std::map<std::string, internal::SgConvInt8Weights> ConvInt8Weights(const std::string& graph_json,
+                                                                   const NDArrayList& params,
+                                                                   const NDArray& calib_data,
+                                                                   const QuantizeOptions& options) {
+  const Symbol graph = LoadJSON(graph_json, "the quantized graph");
+  const IndexedGraph indexed(graph.outputs);
+  std::map<std::string, NDArray> values;
+  for (size_t i = 0; i < params.arrays.size(); ++i) {
+    const std::string& name = params.names[i];
+    const size_t colon = name.find(':');
+    values[colon == std::string::npos ? name : name.substr(colon + 1)] = params.arrays[i];
+  }
+  auto is_param = [&](const NodeEntry& e) {
+    return e.node->IsVariable() && values.count(e.node->name()) > 0;
+  };
+  std::vector<const Node*> convs;
+  Symbol heads;
+  for (size_t i = 0; i < indexed.num_nodes(); ++i) {
+    const Node* n = indexed[i].owner.get();
+    if (n->IsVariable() || !internal::IsQuantizedSgConv(n->attrs)) continue;
+    convs.push_back(n);
+    for (const NodeEntry& e : n->inputs) {
+      if (!is_param(e)) heads.outputs.push_back(e);
+    }
+  }
+  std::map<std::string, internal::SgConvInt8Weights> weights;
+  if (convs.empty()) return weights;
+  GraphExecutor exec(heads, {options.data_name}, values);
+  Shape shape = calib_data.shape();
+  shape[0] = 1;
+  const std::vector<NDArray> outputs =
+      exec.Forward({NDArray::FromBuffer(shape, DType::kFloat32, calib_data.data<float>())});
+  size_t next = 0;
+  for (const Node* n : convs) {
+    std::vector<NDArray> inputs;
+    for (const NodeEntry& e : n->inputs) {
+      inputs.push_back(is_param(e) ? values.at(e.node->name()) : outputs.at(next++));
+    }
+    weights[n->name()] = internal::QuantizeSgConvWeights(n->attrs, inputs);
+  }
+  return weights;
 }
 
 // Runs the fp32 graph over the calibration batches and folds every wanted output into its
@@ -684,12 +763,15 @@ QuantizeOptions ParseQuantizeOptions(const std::map<std::string, std::string>& o
     } else if (key == "data_name") {
       HN_CHECK(!value.empty(), kInvalidArgument) << "quantize: data_name is empty";
       o.data_name = value;
+    } else if (key == "int8_weights") {
+      CheckChoice(key, value, {"true", "false"});
+      o.int8_weights = value == "true";
     } else {
       HN_THROW(kInvalidArgument)
           << "quantize: unknown option '" << key
           << "' (accepted: quantized_dtype, quantize_mode, quantize_granularity, exclude_layers, "
              "exclude_layers_match, exclude_operators, calib_mode, num_calib_examples, "
-             "batch_size, data_name)";
+             "batch_size, data_name, int8_weights)";
     }
   }
   return o;
@@ -698,7 +780,9 @@ QuantizeOptions ParseQuantizeOptions(const std::map<std::string, std::string>& o
 std::string QuantizedModel::Report() const {
   Json table = Json::object();
   for (const auto& [name, range] : calib_table) table[name] = {range.first, range.second};
-  return Json{{"quantized_nodes", quantized_nodes}, {"calib_table", table}}.dump();
+  Json report = {{"quantized_nodes", quantized_nodes}, {"calib_table", table}};
+  report["int8_weights"] = int8_weights;
+  return report.dump();
 }
 
 void QuantizedModel::Save(const std::string& prefix, int epoch) const {
@@ -731,6 +815,13 @@ QuantizedModel QuantizeModel(const Symbol& symbol, const NDArrayList& params,
   std::set<Entry> used;
   model.symbol_json = rewriter.Emit(&model.calib_table, &used).dump(2);
   model.params = rewriter.Params();
+  if (options.int8_weights) {
+    auto weights = ConvInt8Weights(model.symbol_json, model.params, calib_data, options);
+    model.int8_weights = !weights.empty();
+    rewriter.SetInt8Weights(std::move(weights));
+    model.symbol_json = rewriter.Emit(&model.calib_table, &used).dump(2);
+    model.params = rewriter.Params();
+  }
   model.quantized_nodes = rewriter.QuantizedNodes();
   return model;
 }

@@ -55,3 +55,24 @@ def test_library_errors_name_the_problem():
                                   exclude_layers=["no_such_layer"])
     with pytest.raises(mx.HybridnetError, match="calib_mode 'kl' is not one of naive, entropy"):
         quantization.quantize_net(net, calib_data=calibration(), calib_mode="kl")
+
+
+def test_int8_weights_give_the_float_weight_outputs_bit_for_bit():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, in_channels=2, use_bias=False), nn.BatchNorm(in_channels=4),
+            nn.Activation("relu"), nn.Flatten(), nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    data = np.random.default_rng(5).uniform(-1, 1, (8, 2, 6, 6)).astype(np.float32)
+    x = nd.array(data[:2])
+    floats = quantization.quantize_net(net, calib_data=data, calib_mode="naive")
+    int8 = quantization.quantize_net(net, calib_data=data, calib_mode="naive", int8_weights=True)
+    assert any(np.dtype(p.dtype) == np.int8 and name.endswith("_weight_int8")
+               for name, p in int8.collect_params().items())
+    assert np.array_equal(int8(x).asnumpy(), floats(x).asnumpy())
+
+
+def test_int8_weights_is_keyword_only():
+    with pytest.raises(TypeError):
+        quantization.quantize_net_v2(mlp(), "auto", "full", "tensor-wise", None, None, None,
+                                     calibration(), None, "naive", None, mx.cpu(), None, None,
+                                     True)

@@ -13,7 +13,14 @@ MXNet exports the fp32 network, hybridnet quantizes the export, and:
      within 1 % of MXNet's run of its own quantized files;
   3. where this build implements MXNet's int8 ops, hybridnet runs its files and gives MXNet's
      int8 outputs exactly; otherwise the run says which ops are missing.
-Usage: quantize_golden.py HYBRIDNET_CLI
+With --int8-weights (golden.quantize.int8_weights), on zoo models instead (ResNet-18 v1,
+MobileNet v2 0.25: BatchNorm folded, grouped convolutions), `hybridnet quantize --int8-weights`
+against the same quantization with float weights:
+  4. hybridnet's outputs of the int8-weight files equal those of the float-weight files bit for
+     bit, eager and hybridized (zoo_runner run);
+  5. the int8-weight params file is at most 0.3 of the float-weight one;
+  6. `hybridnet info` says the file is not loadable by MXNet, and MXNet refuses to run it.
+Usage: quantize_golden.py HYBRIDNET_CLI [--int8-weights ZOO_RUNNER]
 """
 import json
 import os
@@ -28,7 +35,8 @@ from real_mxnet import import_or_skip  # noqa: E402
 np, mx = import_or_skip()
 from mxnet.contrib import quantization as mxq  # noqa: E402
 from mxnet.gluon import nn  # noqa: E402
-from zoo_common import randomize_batchnorm, rel_err  # noqa: E402
+from scratch import discard  # noqa: E402
+from zoo_common import randomize_batchnorm, rel_err, run  # noqa: E402
 
 CLI = sys.argv[1]
 BATCH = 8
@@ -185,8 +193,84 @@ def check_case(tmp, kind, calib_mode, dtype, exclude, exclude_match, mode):
           f"fp32, {err_mxnet:.3g} from its own int8 files; {hybridnet_run}")
 
 
+# (zoo model, image size) of the --int8-weights cases.
+INT8_WEIGHT_MODELS = [("resnet18_v1", 64), ("mobilenetv2_0.25", 64)]
+MAX_PARAMS_RATIO = 0.3
+
+
+def params_file(prefix):
+    return prefix + "-0000.params"
+
+
+def check_int8_weights(tmp, runner, model, size):
+    from mxnet.gluon.model_zoo import vision
+    mx.random.seed(3)
+    rng = np.random.default_rng(3)
+    net = vision.get_model(model)
+    net.initialize(mx.init.Xavier())
+    x = rng.uniform(0, 1, (2, 3, size, size)).astype(np.float32)
+    net(mx.nd.array(x))  # the deferred shapes
+    randomize_batchnorm(net, rng)
+    net.hybridize()
+    net(mx.nd.array(x))
+    fp32 = os.path.join(tmp, f"{model}-fp32")
+    net.export(fp32)
+    calib_file = os.path.join(tmp, f"{model}-calib.npy")
+    x_file = os.path.join(tmp, f"{model}-x.npy")
+    np.save(calib_file, rng.uniform(0, 1, (BATCH, 3, size, size)).astype(np.float32))
+    np.save(x_file, x)
+    floats, int8 = os.path.join(tmp, f"{model}-q"), os.path.join(tmp, f"{model}-q8w")
+    options = ["--calib", calib_file, "--batch-size", str(BATCH)]
+    run(CLI, "quantize", fp32, "0", floats, *options)
+    said = run(CLI, "quantize", fp32, "0", int8, *options, "--int8-weights")
+    assert "not loadable by MXNet" in said, f"{model}: quantize --int8-weights says: {said}"
+    discard(fp32)
+
+    run(runner, "run", floats, floats + "-hn", f"data={x_file}")
+    run(runner, "run", int8, int8 + "-hn", f"data={x_file}")
+    for form in ("eager", "hybrid"):
+        a, b = np.load(f"{floats}-hn-{form}-0.npy"), np.load(f"{int8}-hn-{form}-0.npy")
+        assert np.ptp(a) > 0, f"{model} {form}: the float-weight output is constant"
+        assert a.dtype == b.dtype and np.array_equal(a, b), \
+            f"{model} {form}: int8-weight outputs differ from float-weight ones (max |diff| " \
+            f"{np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))})"
+    eager, hybrid = np.load(f"{int8}-hn-eager-0.npy"), np.load(f"{int8}-hn-hybrid-0.npy")
+    assert np.array_equal(eager, hybrid), f"{model}: int8-weight eager differs from hybridized"
+
+    with open(int8 + "-symbol.json") as f:
+        graph = json.load(f)
+    convs = [n for n in graph["nodes"] if n["op"] == "_sg_mkldnn_conv"]
+    assert convs and all(n["attrs"].get("int8_weights") == "true" for n in convs), \
+        f"{model}: not every quantized convolution reads int8 weights"
+    assert "hybridnet_int8_weights" in graph["attrs"], f"{model}: the graph is not marked"
+    ratio = os.path.getsize(params_file(int8)) / os.path.getsize(params_file(floats))
+    assert ratio <= MAX_PARAMS_RATIO, f"{model}: int8-weight params are {ratio:.3f} of the float"
+    info = json.loads(run(CLI, "info", int8 + "-symbol.json", "--json"))
+    assert info.get("int8_weights") is True, f"{model}: info --json says {info.get('int8_weights')}"
+    assert "int8 weights: not loadable by MXNet" in run(CLI, "info", int8 + "-symbol.json"), \
+        f"{model}: info does not say the file is not loadable by MXNet"
+
+    refusal = None
+    try:
+        mxnet_run(int8, x)
+    except mx.base.MXNetError as e:
+        refusal = str(e).strip().splitlines()[0]
+    assert refusal is not None, f"{model}: MXNet ran the int8-weight file"
+    assert "Cannot find argument 'int8_weights'" in refusal, f"{model}: MXNet says {refusal}"
+    discard(os.path.join(tmp, model + "-"))  # its exports, inputs and outputs
+    print(f"ok {model} --int8-weights: {len(convs)} convolutions read int8 weights; outputs "
+          f"equal the float-weight files' bit for bit (eager, hybridized); params "
+          f"{ratio:.3f} of the float-weight file; MXNet refuses it: {refusal}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        if sys.argv[2:3] == ["--int8-weights"]:
+            runner = sys.argv[3]
+            for model, size in INT8_WEIGHT_MODELS:
+                check_int8_weights(tmp, runner, model, size)
+            print(f"{len(INT8_WEIGHT_MODELS)} int8-weight models passed")
+            return
         for case in CASES:
             check_case(tmp, *case)
     print(f"{len(CASES)} cases passed")

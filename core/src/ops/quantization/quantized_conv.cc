@@ -14,7 +14,9 @@
 // output is calibrated (min_calib_range, max_calib_range; int8 or uint8 output) and per tensor
 // otherwise (int32 output), the bias to int32 at the data's scale times the weights'; the
 // requantization, activations and sum are oneDNN's output scales and post-ops, so the integers
-// are MXNet's.
+// are MXNet's. With int8_weights (a hybridnet extension: hybridnet quantize --int8-weights) it
+// reads instead the int8 weights, per-channel scales and folded float bias that
+// QuantizeSgConvWeights makes offline with this same code, so the integers are the same.
 #include "ops/quantization/quantized_conv.h"
 
 #include <algorithm>
@@ -194,6 +196,7 @@ struct SgConvParam {
   bool with_postsum_act = false;
   bool quantized = false;
   bool enable_float_output = false;
+  bool int8_weights = false;
   std::optional<float> min_calib_range;
   std::optional<float> max_calib_range;
   std::optional<internal::Layout> layout;  ///< set by the graph optimizer (pass/layout.cc)
@@ -217,6 +220,12 @@ struct SgConvParam {
     d->Field("enable_float_output", &SgConvParam::enable_float_output)
         .Default(false)
         .Describe("Quantized: a float32 output (no range outputs) instead of int8/uint8/int32.");
+    d->Field("int8_weights", &SgConvParam::int8_weights)
+        .Default(false)
+        .Describe(
+            "Quantized, a hybridnet extension MXNet does not load: the weight input is already "
+            "int8 (BatchNorm folded in), input weight_scale holds its scales and input bias the "
+            "folded float bias (written by hybridnet quantize --int8-weights).");
     d->Field("min_calib_range", &SgConvParam::min_calib_range)
         .Default(std::nullopt)
         .Describe(
@@ -356,9 +365,16 @@ std::shared_ptr<const SgConvPlan> ReadSgConv(const NodeAttrs& attrs) {
 struct SgConvInputs {
   SgConvInputs(const SgConvParam& p, const ConvolutionParam& conv) {
     size_t next = 2;
-    bias = conv.no_bias ? kAbsent : next++;
-    bn = p.with_bn ? next : kAbsent;
-    if (p.with_bn) next += 4;
+    if (p.int8_weights) {
+      // BatchNorm is folded into the weights and the bias.
+      bias = conv.no_bias && !p.with_bn ? kAbsent : next++;
+      weight_scale = next++;
+      bn = kAbsent;
+    } else {
+      bias = conv.no_bias ? kAbsent : next++;
+      bn = p.with_bn ? next : kAbsent;
+      if (p.with_bn) next += 4;
+    }
     sum = p.with_sum ? next++ : kAbsent;
     base = next;
     data_min = p.quantized ? next : kAbsent;
@@ -368,7 +384,7 @@ struct SgConvInputs {
     count = next;
   }
   static constexpr size_t kAbsent = SIZE_MAX;
-  size_t bias, bn, sum, base, data_min, sum_min, count;
+  size_t bias, weight_scale = kAbsent, bn, sum, base, data_min, sum_min, count;
 };
 
 const ConvolutionParam& ConvParamOf(const SgConvPlan& plan) {
@@ -389,6 +405,10 @@ bool OutputIsUint8(const SgConvParam& p, const SgConvPlan& plan) {
 
 bool Calibrated(const SgConvParam& p) { return p.min_calib_range && p.max_calib_range; }
 
+// MXNet's weight_channelwise_scale: one weight scale per output channel where the output is
+// requantized (a calibrated range) or given in float, one for the tensor otherwise.
+bool ChannelwiseWeights(const SgConvParam& p) { return Calibrated(p) || p.enable_float_output; }
+
 bool ChannelLast(const SgConvParam& p) { return p.layout && internal::IsChannelLast(*p.layout); }
 
 uint32_t SgConvNumOutputs(const NodeAttrs& attrs) {
@@ -401,8 +421,13 @@ std::vector<std::string> SgConvInputNames(const NodeAttrs& attrs) {
   const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
   const SgConvPlan& plan = *plan_of;
   std::vector<std::string> names = {"data", "weight"};
-  if (!ConvParamOf(plan).no_bias) names.push_back("bias");
-  if (p.with_bn) names.insert(names.end(), {"gamma", "beta", "mean", "var"});
+  if (p.int8_weights) {
+    if (!ConvParamOf(plan).no_bias || p.with_bn) names.push_back("bias");
+    names.push_back("weight_scale");
+  } else {
+    if (!ConvParamOf(plan).no_bias) names.push_back("bias");
+    if (p.with_bn) names.insert(names.end(), {"gamma", "beta", "mean", "var"});
+  }
   if (p.with_sum) names.push_back("sum");
   if (p.quantized) names.insert(names.end(), {"data_min", "data_max"});
   if (p.quantized && p.with_sum) names.insert(names.end(), {"sum_min", "sum_max"});
@@ -424,6 +449,10 @@ bool SgConvInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
   const bool cl = ChannelLast(p);
   HN_CHECK(!cl || p.quantized, kInvalidArgument)
       << DescribeNode(attrs) << ": a channel-last layout needs the quantized form";
+  HN_CHECK(!p.int8_weights || (p.quantized && ChannelwiseWeights(p)), kInvalidArgument)
+      << DescribeNode(attrs)
+      << ": int8_weights needs the quantized form with a calibrated output (min_calib_range and "
+         "max_calib_range) or enable_float_output";
   // The Convolution's inference on channel-first shapes.
   auto first = [cl](const Shape& s) { return cl && s.ndim() > 0 ? ChannelFirstShape(s) : s; };
   auto last = [cl](const Shape& s) { return cl && s.ndim() > 0 ? ChannelLastShape(s) : s; };
@@ -434,11 +463,23 @@ bool SgConvInferShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
         << (*out)[0];
   }
   (*in)[0] = first((*in)[0]);
-  bool known = InferConvolutionPart(*plan.conv, at.bias == SgConvInputs::kAbsent ? 2 : 3, in, &y);
+  bool known = InferConvolutionPart(*plan.conv, conv.no_bias ? 2 : 3, in, &y);
   (*in)[0] = last((*in)[0]);
+  if (p.int8_weights) {
+    const int64_t F = conv.num_filter;
+    auto check = [&](size_t i, const char* name, int64_t n) {
+      Shape s = (*in)[i];
+      HN_CHECK(MergeShape(Shape({n}), &s), kShapeError)
+          << DescribeNode(attrs) << ": int8 weights' " << name << " must be of shape (" << n
+          << ",), got " << (*in)[i];
+      (*in)[i] = s;
+    };
+    check(at.weight_scale, "weight_scale", F);
+    if (at.bias != SgConvInputs::kAbsent) check(at.bias, "bias", F);
+  }
   y = last(y);
   (*out)[0] = y;
-  for (size_t i = 0; p.with_bn && i < 4; ++i) {
+  for (size_t i = 0; at.bn != SgConvInputs::kAbsent && i < 4; ++i) {
     Shape s = (*in)[at.bn + i];
     HN_CHECK(MergeShape(Shape({static_cast<int64_t>(conv.num_filter)}), &s), kShapeError)
         << DescribeNode(attrs) << ": BatchNorm input " << (*in)[at.bn + i]
@@ -464,15 +505,23 @@ bool SgConvInferType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector
   const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
   const DType y = SgConvOutputType(p, plan);
+  const std::vector<std::string> names = SgConvInputNames(attrs);
   for (size_t i = 0; i < in->size(); ++i) {
     if (i == 0 && p.quantized) {
       CheckInt8Data(attrs, "data", (*in)[0]);
+    } else if (i == 1 && p.int8_weights) {
+      AssignType(attrs, "weight (int8_weights)", DType::kInt8, &(*in)[1]);
+    } else if (i == 1 && (*in)[1] == DType::kInt8) {
+      HN_THROW(kTypeError) << DescribeNode(attrs)
+                           << ": weight is int8 but the node lacks int8_weights=true (int8 "
+                              "weights come from hybridnet quantize --int8-weights)";
     } else if (i == at.sum && p.quantized) {
       HN_CHECK((*in)[i] == DType::kUnknown || (*in)[i] == y || IsInt8Data((*in)[i]), kTypeError)
           << DescribeNode(attrs) << ": sum must be int8, uint8 or the output's type "
           << DTypeName(y) << ", got " << DTypeName((*in)[i]);
     } else {
-      AssignType(attrs, "input " + std::to_string(i), DType::kFloat32, &(*in)[i]);
+      AssignType(attrs, i < names.size() ? names[i] : "input " + std::to_string(i), DType::kFloat32,
+                 &(*in)[i]);
     }
   }
   AssignType(attrs, "output", y, &(*out)[0]);
@@ -614,8 +663,9 @@ void FoldBatchNorm(const SgConvPlan& plan, const SgConvInputs& at, const std::ve
 
 // The weights the quantized form quantizes: BatchNorm folded in (into the workspace), or the
 // input as it is.
-const float* FloatWeights(const OpContext& ctx, const SgConvPlan& plan, const SgConvInputs& at,
-                          const std::vector<TBlob>& in, std::vector<float>* bias) {
+const float* FloatWeights(internal::Workspace* workspace, const SgConvPlan& plan,
+                          const SgConvInputs& at, const std::vector<TBlob>& in,
+                          std::vector<float>* bias) {
   const int64_t F = in[1].shape[0], per_channel = in[1].Size() / F;
   if (!plan.bn) {
     if (at.bias != SgConvInputs::kAbsent) {
@@ -624,43 +674,82 @@ const float* FloatWeights(const OpContext& ctx, const SgConvPlan& plan, const Sg
     }
     return in[1].ptr<const float>();
   }
-  float* folded =
-      ctx.workspace->Get<float>(internal::kConvFoldSlot, static_cast<size_t>(in[1].Size()));
+  float* folded = workspace->Get<float>(internal::kConvFoldSlot, static_cast<size_t>(in[1].Size()));
   FoldBatchNorm(plan, at, in, F, per_channel, folded, bias);
   return folded;
 }
 
-SgConvScales MakeScales(const OpContext& ctx, const SgConvParam& p, const SgConvPlan& plan,
-                        const SgConvInputs& at, const std::vector<TBlob>& in, DType out_type) {
+// MXNet's int8 weight scales of float weights `w` (F, per_channel) with float bias `bias` (empty:
+// none) for data at `data_scale`: per output channel (ChannelwiseWeights), each small enough that
+// the bias at data_scale times it stays within INT32_MAX / 2, or one for the tensor, whose range
+// goes to `*w_min`, `*w_max`.
+std::vector<float> WeightScales(const SgConvParam& p, const float* w, int64_t F,
+                                int64_t per_channel, const std::vector<float>& bias,
+                                float data_scale, float* w_min, float* w_max) {
   using internal::QuantizeScale;
-  SgConvScales r;
-  const float* w = FloatWeights(ctx, plan, at, in, &r.bias);
-  const DType data_type = in[0].dtype;
-  const float data_min = Scalar(in[at.data_min]), data_max = Scalar(in[at.data_min + 1]);
-  const float data_scale = QuantizeScale(data_type, data_min, data_max);
-  const int64_t F = in[1].shape[0], per_channel = in[1].Size() / F;
   std::vector<float> c_min(static_cast<size_t>(F)), c_max(static_cast<size_t>(F));
   for (int64_t c = 0; c < F; ++c) {
     const float* row = w + c * per_channel;
     c_min[c] = *std::min_element(row, row + per_channel);
     c_max[c] = *std::max_element(row, row + per_channel);
   }
-  const bool calibrated = Calibrated(p) && !p.enable_float_output;
-  // Per output channel where the output is requantized (MXNet's weight_channelwise_scale).
-  const bool channelwise = calibrated || p.enable_float_output;
-  float output_scale;
-  if (channelwise) {
-    r.weight_scales.resize(static_cast<size_t>(F));
-    for (int64_t c = 0; c < F; ++c) {
-      float scale = QuantizeScale(DType::kInt8, c_min[c], c_max[c]);
-      if (!r.bias.empty() && r.bias[c] != 0.f) {
-        // The bias at the data's scale times the weights' must stay within INT32_MAX / 2.
-        const float limit = r.bias[c] > 0 ? static_cast<float>(std::numeric_limits<int32_t>::max())
-                                          : static_cast<float>(std::numeric_limits<int32_t>::min());
-        scale = std::min(scale, limit / 2 / r.bias[c] / data_scale);
-      }
-      r.weight_scales[c] = scale;
+  if (!ChannelwiseWeights(p)) {
+    *w_min = *std::min_element(c_min.begin(), c_min.end());
+    *w_max = *std::max_element(c_max.begin(), c_max.end());
+    return {QuantizeScale(DType::kInt8, *w_min, *w_max)};
+  }
+  std::vector<float> scales(static_cast<size_t>(F));
+  for (int64_t c = 0; c < F; ++c) {
+    float scale = QuantizeScale(DType::kInt8, c_min[c], c_max[c]);
+    if (!bias.empty() && bias[c] != 0.f) {
+      const float limit = bias[c] > 0 ? static_cast<float>(std::numeric_limits<int32_t>::max())
+                                      : static_cast<float>(std::numeric_limits<int32_t>::min());
+      scale = std::min(scale, limit / 2 / bias[c] / data_scale);
     }
+    scales[c] = scale;
+  }
+  return scales;
+}
+
+// The scales the weights are quantized by: MXNet 1.9.1 quantizes grouped weights with its
+// per-channel scales masked on the group dimension, every channel of group g by the scale of
+// channel g (the requantization and the bias still take each channel's own).
+std::vector<float> WeightQuantizeScales(const ConvolutionParam& conv,
+                                        const std::vector<float>& weight_scales) {
+  std::vector<float> scales = weight_scales;
+  const size_t groups = conv.num_group;
+  if (groups > 1 && scales.size() > 1) {
+    const size_t per_group = scales.size() / groups;
+    for (size_t f = 0; f < scales.size(); ++f) scales[f] = weight_scales[f / per_group];
+  }
+  return scales;
+}
+
+SgConvScales MakeScales(internal::Workspace* workspace, const SgConvParam& p,
+                        const SgConvPlan& plan, const SgConvInputs& at,
+                        const std::vector<TBlob>& in, DType out_type) {
+  using internal::QuantizeScale;
+  SgConvScales r;
+  const DType data_type = in[0].dtype;
+  const float data_min = Scalar(in[at.data_min]), data_max = Scalar(in[at.data_min + 1]);
+  const float data_scale = QuantizeScale(data_type, data_min, data_max);
+  const int64_t F = in[1].shape[0];
+  float w_min = 0.f, w_max = 0.f;
+  if (p.int8_weights) {
+    // Quantized offline by QuantizeSgConvWeights, per channel (inference checks the form).
+    const float* scales = in[at.weight_scale].ptr<const float>();
+    r.weight_scales.assign(scales, scales + F);
+    if (at.bias != SgConvInputs::kAbsent) {
+      const float* b = in[at.bias].ptr<const float>();
+      r.bias.assign(b, b + F);
+    }
+  } else {
+    const float* w = FloatWeights(workspace, plan, at, in, &r.bias);
+    r.weight_scales = WeightScales(p, w, F, in[1].Size() / F, r.bias, data_scale, &w_min, &w_max);
+  }
+  const bool calibrated = Calibrated(p) && !p.enable_float_output;
+  float output_scale;
+  if (ChannelwiseWeights(p)) {
     output_scale = p.enable_float_output
                        ? 1.f
                        : QuantizeScale(out_type, *p.min_calib_range, *p.max_calib_range);
@@ -673,9 +762,6 @@ SgConvScales MakeScales(const OpContext& ctx, const SgConvParam& p, const SgConv
       r.out_max = *p.max_calib_range;
     }
   } else {
-    const float w_min = *std::min_element(c_min.begin(), c_min.end());
-    const float w_max = *std::max_element(c_max.begin(), c_max.end());
-    r.weight_scales = {QuantizeScale(DType::kInt8, w_min, w_max)};
     if (data_type == DType::kInt8) {
       internal::QuantizationRangeForMultiplication<int8_t, int8_t, int32_t>(
           w_min, w_max, data_min, data_max, true, &r.out_min, &r.out_max);
@@ -734,7 +820,7 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
   const DType out_type = out[0].dtype;
   auto make = [&] {
     return std::static_pointer_cast<const void>(
-        std::make_shared<SgConvScales>(MakeScales(ctx, p, plan, at, in, out_type)));
+        std::make_shared<SgConvScales>(MakeScales(ctx.workspace, p, plan, at, in, out_type)));
   };
   const std::shared_ptr<const SgConvScales> scales = std::static_pointer_cast<const SgConvScales>(
       weight_array ? internal::DerivedData(*weight_array, key, make) : make());
@@ -768,17 +854,11 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
     if (p.with_sum) c.sum_scale = scales->sum_scale;
     Int8ConvWeights w;
     std::vector<float> unused_bias;
-    w.weight = [&] { return FloatWeights(ctx, plan, at, in, &unused_bias); };
-    w.weight_scales = scales->weight_scales;
-    const int64_t groups = conv.num_group;
-    if (groups > 1 && w.weight_scales.size() > 1) {
-      // MXNet 1.9.1 quantizes grouped weights with its per-channel scales masked on the group
-      // dimension: every channel of group g by the scale of channel g (the requantization and
-      // the bias still take each channel's own).
-      const size_t per_group = w.weight_scales.size() / static_cast<size_t>(groups);
-      for (size_t f = 0; f < w.weight_scales.size(); ++f) {
-        w.weight_scales[f] = scales->weight_scales[f / per_group];
-      }
+    if (p.int8_weights) {
+      w.weight_s8 = in[1].ptr<const int8_t>();
+    } else {
+      w.weight = [&] { return FloatWeights(ctx.workspace, plan, at, in, &unused_bias); };
+      w.weight_scales = WeightQuantizeScales(conv, scales->weight_scales);
     }
     if (!scales->bias.empty()) {
       w.bias = scales->bias.data();
@@ -860,6 +940,51 @@ std::optional<size_t> SgConvSumInput(const NodeAttrs& attrs) {
   return SgConvInputs(p, ConvParamOf(*ReadSgConv(attrs))).sum;
 }
 
+SgConvInt8Weights QuantizeSgConvWeights(const NodeAttrs& attrs,
+                                        const std::vector<NDArray>& inputs) {
+  const auto& p = attrs.Param<SgConvParam>();
+  HN_CHECK(IsQuantizedSgConv(attrs) && !p.int8_weights && ChannelwiseWeights(p), kInvalidArgument)
+      << DescribeNode(attrs)
+      << ": only a quantized node with float weights and a calibrated or float output can have "
+         "its weights stored as int8";
+  const std::shared_ptr<const SgConvPlan> plan = ReadSgConv(attrs);
+  const ConvolutionParam& conv = ConvParamOf(*plan);
+  const SgConvInputs at(p, conv);
+  HN_CHECK(inputs.size() == at.count, kInternal)
+      << DescribeNode(attrs) << ": expected " << at.count << " input values, got " << inputs.size();
+  std::vector<TBlob> in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NDArray& a = inputs[i];
+    HN_CHECK(i == 0 || i == at.sum || a.dtype() == DType::kFloat32, kTypeError)
+        << DescribeNode(attrs) << ": input " << i << " must be float32, got "
+        << DTypeName(a.dtype());
+    in.push_back(TBlob{const_cast<void*>(a.raw_data()), a.shape(), a.dtype()});
+  }
+  internal::Workspace workspace;
+  std::vector<float> bias;
+  const float* w = FloatWeights(&workspace, *plan, at, in, &bias);
+  const Shape& shape = in[1].shape;
+  const int64_t F = shape[0];
+  const float data_scale =
+      internal::QuantizeScale(in[0].dtype, Scalar(in[at.data_min]), Scalar(in[at.data_min + 1]));
+  float unused_min = 0.f, unused_max = 0.f;
+  const std::vector<float> scales =
+      WeightScales(p, w, F, in[1].Size() / F, bias, data_scale, &unused_min, &unused_max);
+  internal::ConvSpec geometry;
+  geometry.nd = static_cast<int64_t>(shape.ndim()) - 2;
+  geometry.G = conv.num_group;
+  geometry.F = F;
+  geometry.C = shape[1] * geometry.G;
+  for (int64_t i = 0; i < geometry.nd; ++i) geometry.kernel[i] = shape[2 + i];
+  SgConvInt8Weights r;
+  r.weight = NDArray(shape, DType::kInt8);
+  internal::QuantizeInt8ConvWeights(geometry, w, WeightQuantizeScales(conv, scales),
+                                    r.weight.data<int8_t>(), &workspace);
+  r.weight_scale = NDArray::FromVector(Shape{F}, scales);
+  if (!bias.empty()) r.bias = NDArray::FromVector(Shape{F}, bias);
+  return r;
+}
+
 }  // namespace internal
 
 void RegisterQuantizedConvolutionOps(OpRegistry* r) {
@@ -889,7 +1014,8 @@ void RegisterQuantizedConvolutionOps(OpRegistry* r) {
           "elemwise_add of `sum`] [+ activation] of its nested graph. Quantized, uint8 or int8 "
           "data with its range; the float weights are quantized at the first run (per output "
           "channel with a calibrated output, int8 or uint8; per tensor otherwise, int32) and "
-          "the output range is an output.")
+          "the output range is an output. With int8_weights (hybridnet's extension) the "
+          "weights come quantized, with their scales (weight_scale) and the folded bias.")
       .AddAlias("_sg_onednn_conv")
       .SetParam<SgConvParam>()
       .SetInputNames(SgConvInputNames)
