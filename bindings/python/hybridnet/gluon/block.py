@@ -291,19 +291,26 @@ class Block:
                                          int(static_shape)))
 
     def __call__(self, *args):
-        count = len(args)
-        if 0 < count <= _MAX_BUFFERED_INPUTS and all(type(a) is NDArray for a in args):
-            with tree_lock:  # the common case, kept short
+        if 0 < len(args) <= _MAX_BUFFERED_INPUTS:
+            with tree_lock:  # the common case, kept short: NDArrays in the block's own buffer
                 buffer = self._in
-                buffer[0:count] = [a._h for a in args]
-                rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, self._out, self._nout)
-                if rc != 0:
-                    raise_error(rc)
-                if self._nout[0] == 1:
-                    y = _new(NDArray)
-                    y._h = self._out[0]
-                    return y
-                return tuple(_wrap_nd(self._out[i]) for i in range(self._nout[0]))
+                count = 0
+                for a in args:
+                    if type(a) is not NDArray:
+                        break
+                    buffer[count] = a._h
+                    count += 1
+                else:
+                    out = self._out
+                    nout = self._nout
+                    rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, out, nout)
+                    if rc != 0:
+                        raise_error(rc)
+                    if nout[0] == 1:
+                        y = _new(NDArray)
+                        y._h = out[0]
+                        return y
+                    return tuple(_wrap_nd(out[i]) for i in range(nout[0]))
         if any(isinstance(a, Symbol) for a in args):
             return self._call_symbols(args)
         inputs = [a if isinstance(a, NDArray) else _nd.array(a) for a in args]

@@ -55,8 +55,12 @@ class _LibraryLoss(_LibraryLayer, Loss):
     _num_required = 2
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and len(args) <= len(self._inputs) and all(a is not None for a in args):
-            return HybridBlock.__call__(self, *args)  # what _bind would pass
+        if not kwargs and len(args) <= len(self._inputs):
+            for a in args:
+                if a is None:
+                    break
+            else:
+                return HybridBlock.__call__(self, *args)  # what _bind would pass
         return HybridBlock.__call__(self, *self._bind(args, kwargs))
 
     __repr__ = HybridBlock.__repr__
