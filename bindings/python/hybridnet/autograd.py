@@ -14,38 +14,42 @@ backward runs the recorded ops' gradients with the library's kernels.
 import threading
 
 from ._ffi import NULL, ffi, lib
-from .base import check, error
+from .base import check, error, raise_error
 
 __all__ = ["set_recording", "set_training", "is_recording", "is_training", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad"]
 
 _GRAD_REQS = {"null": lib.HN_GRAD_NULL, "write": lib.HN_GRAD_WRITE, "add": lib.HN_GRAD_ADD}
 
-# Per-thread call buffers, allocated once (the flags are per thread, and read right after the
-# call that writes them): the record() scope of every training step uses them.
-_buffers = threading.local()
+
+class _CallBuffers(threading.local):
+    """Per-thread call buffers, allocated once per thread (the flags are per thread, and read
+    right after the call that writes them): the record() scope of every training step uses
+    them."""
+
+    def __init__(self):
+        self.flag = ffi.new("int*")
+        self.head = ffi.new("hn_tensor*[1]")
 
 
-def _call_buffers():
-    try:
-        return _buffers.flag, _buffers.head
-    except AttributeError:
-        _buffers.flag, _buffers.head = ffi.new("int*"), ffi.new("hn_tensor*[1]")
-        return _buffers.flag, _buffers.head
+_buffers = _CallBuffers()
+_set_recording = lib.hn_autograd_set_recording
+_set_training = lib.hn_autograd_set_training
+_backward = lib.hn_autograd_backward
 
 
 def set_recording(is_recording):
     """Sets whether the calling thread records; returns the previous setting."""
-    previous = _call_buffers()[0]
-    check(lib.hn_autograd_set_recording(1 if is_recording else 0, previous))
+    previous = _buffers.flag
+    check(_set_recording(1 if is_recording else 0, previous))
     return bool(previous[0])
 
 
 def set_training(train_mode):
     """Sets whether ops on the calling thread run in training mode; returns the previous
     setting."""
-    previous = _call_buffers()[0]
-    check(lib.hn_autograd_set_training(1 if train_mode else 0, previous))
+    previous = _buffers.flag
+    check(_set_training(1 if train_mode else 0, previous))
     return bool(previous[0])
 
 
@@ -64,23 +68,37 @@ def is_training():
 class _RecordingStateScope:
     """Sets recording and training (None: unchanged) on entry and restores them on exit."""
 
+    __slots__ = ("_enter_is_record", "_enter_train_mode", "_prev_is_record", "_prev_train_mode")
+
     def __init__(self, is_record, train_mode):
-        self._enter_is_record = is_record
-        self._enter_train_mode = train_mode
+        # The flags as the C calls take them (1 or 0), None for unchanged.
+        self._enter_is_record = None if is_record is None else (1 if is_record else 0)
+        self._enter_train_mode = None if train_mode is None else (1 if train_mode else 0)
         self._prev_is_record = None
         self._prev_train_mode = None
 
     def __enter__(self):
+        previous = _buffers.flag
         if self._enter_is_record is not None:
-            self._prev_is_record = set_recording(self._enter_is_record)
+            rc = _set_recording(self._enter_is_record, previous)
+            if rc != 0:
+                raise_error(rc)
+            self._prev_is_record = previous[0]
         if self._enter_train_mode is not None:
-            self._prev_train_mode = set_training(self._enter_train_mode)
+            rc = _set_training(self._enter_train_mode, previous)
+            if rc != 0:
+                raise_error(rc)
+            self._prev_train_mode = previous[0]
 
     def __exit__(self, exc_type, exc_value, traceback):
         if self._enter_is_record is not None and self._prev_is_record != self._enter_is_record:
-            set_recording(self._prev_is_record)
+            rc = _set_recording(self._prev_is_record, NULL)
+            if rc != 0:
+                raise_error(rc)
         if self._enter_train_mode is not None and self._prev_train_mode != self._enter_train_mode:
-            set_training(self._prev_train_mode)
+            rc = _set_training(self._prev_train_mode, NULL)
+            if rc != 0:
+                raise_error(rc)
 
 
 def record(train_mode=True):
@@ -167,9 +185,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 def _backward_one(handle, retain_graph, train_mode):
     """backward of one head (a tensor handle) with ones as its gradient: loss.backward() of a
     training step, without allocating."""
-    head = _call_buffers()[1]
+    head = _buffers.head
     head[0] = handle
-    check(lib.hn_autograd_backward(head, 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0))
+    rc = _backward(head, 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0)
+    if rc != 0:
+        raise_error(rc)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

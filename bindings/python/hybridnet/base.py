@@ -128,7 +128,10 @@ class Handle:
         self._h = handle
 
     def __del__(self):
-        h = getattr(self, "_h", None)
+        try:
+            h = self._h
+        except AttributeError:  # made without a handle (its construction failed)
+            return
         if h is not None and self._free is not None:
             self._free(h)
 

@@ -101,6 +101,26 @@ def test_python_block_runs_eagerly_then_traces_once(capsys):
     capsys.readouterr()
 
 
+class SumOfInputs(nn.HybridBlock):
+    def hybrid_forward(self, F, *xs):
+        return F.add_n(*xs)
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_block_calls_with_arrays_numpy_and_more_inputs_than_the_call_buffer(hybridize):
+    net = SumOfInputs()
+    if hybridize:
+        net.hybridize(static_alloc=True)
+    rows = [[float(i), 10.0 * i] for i in range(1, 7)]
+    arrays = [nd.array([r]) for r in rows]
+    for count in (1, 2, 4, 5, 6):  # up to 4 go through the block's buffer
+        expected = [[sum(r[0] for r in rows[:count]), sum(r[1] for r in rows[:count])]]
+        assert net(*arrays[:count]).asnumpy().tolist() == expected
+        mixed = [a.asnumpy() if i % 2 else a for i, a in enumerate(arrays[:count])]
+        assert net(*mixed).asnumpy().tolist() == expected
+    with pytest.raises(mx.base.HybridnetError, match="NDArrays or with Symbols"):
+        net(arrays[0], sym.var("x"))
+
 class Affine(nn.HybridBlock):
     """Own parameters, passed to hybrid_forward by attribute name; several inputs/outputs."""
 

@@ -134,6 +134,8 @@ class Block:
     """A layer or a model: MXNet's gluon.Block. Subclass it and write forward(self, x, ...)."""
 
     _hybrid = False
+    # Calls with up to this many NDArrays (and nothing else) take the fast path of __call__.
+    _fast_inputs = _MAX_BUFFERED_INPUTS
 
     def __init__(self, prefix=None, params=None, _kind=None, _attrs=None, _handle=None):
         if params is not None:
@@ -290,20 +292,35 @@ class Block:
             check(lib.hn_block_hybridize(self._h, int(active), int(static_alloc),
                                          int(static_shape)))
 
-    def __call__(self, *args):
-        count = len(args)
-        if 0 < count <= _MAX_BUFFERED_INPUTS and all(type(a) is NDArray for a in args):
-            with tree_lock:  # the common case, kept short
+    def __call__(self, *args, **kwargs):
+        if not kwargs and 0 < len(args) <= self._fast_inputs:
+            with tree_lock:  # the common case, kept short: NDArrays in the block's own buffer
                 buffer = self._in
-                buffer[0:count] = [a._h for a in args]
-                rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, self._out, self._nout)
-                if rc != 0:
-                    raise_error(rc)
-                if self._nout[0] == 1:
-                    y = _new(NDArray)
-                    y._h = self._out[0]
-                    return y
-                return tuple(_wrap_nd(self._out[i]) for i in range(self._nout[0]))
+                count = 0
+                for a in args:
+                    if type(a) is not NDArray:
+                        break
+                    buffer[count] = a._h
+                    count += 1
+                else:
+                    out = self._out
+                    nout = self._nout
+                    rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, out, nout)
+                    if rc != 0:
+                        raise_error(rc)
+                    if nout[0] == 1:
+                        y = _new(NDArray)
+                        y._h = out[0]
+                        return y
+                    return tuple(_wrap_nd(out[i]) for i in range(nout[0]))
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args, kwargs):
+        """A call the fast path of __call__ does not take: Symbols, numpy arrays, more inputs
+        than the buffer holds (losses also bind keyword and None arguments here)."""
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}' (a block takes its inputs by position)")
         if any(isinstance(a, Symbol) for a in args):
             return self._call_symbols(args)
         inputs = [a if isinstance(a, NDArray) else _nd.array(a) for a in args]

@@ -54,10 +54,9 @@ class _LibraryLoss(_LibraryLayer, Loss):
     _inputs = ()
     _num_required = 2
 
-    def __call__(self, *args, **kwargs):
-        if not kwargs and len(args) <= len(self._inputs) and all(a is not None for a in args):
-            return HybridBlock.__call__(self, *args)  # what _bind would pass
-        return HybridBlock.__call__(self, *self._bind(args, kwargs))
+    def _call_general(self, args, kwargs):
+        # Block.__call__ ran NDArrays given by position; the rest are bound to the inputs here.
+        return HybridBlock._call_general(self, self._bind(args, kwargs), {})
 
     __repr__ = HybridBlock.__repr__
 
@@ -100,6 +99,7 @@ def _eager(loss, given, what):
 def _loss(name, arg_names, inputs, doc, base=_LibraryLoss, num_required=2):
     cls = type(name, (base,), {"_kind": name, "_arg_names": tuple(arg_names),
                                "_inputs": tuple(inputs), "_num_required": num_required,
+                               "_fast_inputs": min(len(inputs), base._fast_inputs),
                                "__doc__": doc, "__module__": __name__})
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     parameters += [inspect.Parameter(a, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)

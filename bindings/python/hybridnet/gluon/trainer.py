@@ -9,13 +9,14 @@
 """
 from .. import optimizer as opt
 from .._ffi import ffi, lib
-from ..base import c_str, check, error, tree_lock
+from ..base import c_str, check, error, raise_error, tree_lock
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
 
 # MXNet's kvstore choices that mean "this process, these devices": one CPU context here.
 _LOCAL_KVSTORES = (None, "device", "local")
+_step = lib.hn_trainer_step
 
 
 class Trainer:
@@ -75,7 +76,9 @@ class Trainer:
         """One update of every parameter with a gradient, scaled by 1/batch_size. Call it after
         backward and outside record()."""
         with tree_lock:
-            check(lib.hn_trainer_step(self._h, int(batch_size), int(ignore_stale_grad)))
+            rc = _step(self._h, int(batch_size), 1 if ignore_stale_grad else 0)
+        if rc != 0:
+            raise_error(rc)
 
     def allreduce_grads(self):
         """Sums gradients over devices: one context here, so nothing to sum."""

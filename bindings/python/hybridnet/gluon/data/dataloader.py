@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ..._ffi import ffi, lib
-from ...base import DTYPE_FROM_NUMPY, HybridnetError, check
+from ...base import DTYPE_FROM_NUMPY, HybridnetError, check, raise_error
 from ...ndarray.ndarray import _from_numpy_copy, _View, _wrap
 from . import sampler as _sampler
 from .dataset import ArrayDataset
@@ -105,12 +105,16 @@ class _Rows:
         check(lib.hn_data_loader_create(handles, len(tensors), batch_sampler._batch_size, 0,
                                         batch_sampler._last_batch.encode(), 0, out))
         loader = ffi.gc(out[0], lib.hn_data_loader_free)
-        fields, count = ffi.new("hn_tensor*[]", len(tensors)), ffi.new("size_t*")
+        num_fields = len(tensors)
+        fields, count = ffi.new("hn_tensor*[]", num_fields), ffi.new("size_t*")
+        next_batch = lib.hn_data_loader_next
         while True:
-            check(lib.hn_data_loader_next(loader, len(tensors), fields, count))
+            rc = next_batch(loader, num_fields, fields, count)
+            if rc != 0:
+                raise_error(rc)
             if not count[0]:
                 return
-            yield self._batch([_wrap(fields[i]) for i in range(count[0])])
+            yield self._batch([_wrap(handle) for handle in fields])
 
 
 class DataLoader:
