@@ -64,15 +64,23 @@ struct GradResult {
 
 GradResult RunBackward(bool avx512, const std::vector<float>& dy, const std::vector<float>& x,
                        const std::vector<float>& gamma, const internal::BatchNormDims& dims,
-                       bool fix_gamma, bool batch_stats) {
+                       bool fix_gamma, bool batch_stats, bool given_stats = false) {
   const size_t C = static_cast<size_t>(dims.channels);
   GradResult r{std::vector<float>(x.size()), std::vector<float>(C), std::vector<float>(C),
                std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
+  // The forward's batch statistics, which the backward reads when given.
+  std::vector<float> mean(C), invstd(C);
+  for (int64_t c = 0; c < dims.channels; ++c) {
+    internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean[static_cast<size_t>(c)],
+                                  &invstd[static_cast<size_t>(c)]);
+  }
   const internal::BatchNormGradArgs args{dy.data(),
                                          x.data(),
                                          gamma.data(),
                                          r.moving_mean.data(),
                                          r.moving_var.data(),
+                                         given_stats ? mean.data() : nullptr,
+                                         given_stats ? invstd.data() : nullptr,
                                          r.dx.data(),
                                          r.dgamma.data(),
                                          r.dbeta.data(),
@@ -108,6 +116,17 @@ TEST(BatchNormTrainingKernel, BackwardAvx512GivesTheScalarBitsAndTheReferenceGra
         EXPECT_TRUE(SameBits(scalar.dbeta, vec.dbeta)) << where;
         EXPECT_TRUE(SameBits(scalar.moving_mean, vec.moving_mean)) << where;
         EXPECT_TRUE(SameBits(scalar.moving_var, vec.moving_var)) << where;
+        // The forward's statistics given: the bits of recomputing them.
+        for (const bool avx512 : {false, true}) {
+          const GradResult given =
+              RunBackward(avx512, dy, x, gamma, dims, fix_gamma, batch_stats, true);
+          const std::string how = where + " given statistics, avx512=" + std::to_string(avx512);
+          EXPECT_TRUE(SameBits(scalar.dx, given.dx)) << how;
+          EXPECT_TRUE(SameBits(scalar.dgamma, given.dgamma)) << how;
+          EXPECT_TRUE(SameBits(scalar.dbeta, given.dbeta)) << how;
+          EXPECT_TRUE(SameBits(scalar.moving_mean, given.moving_mean)) << how;
+          EXPECT_TRUE(SameBits(scalar.moving_var, given.moving_var)) << how;
+        }
         // The reference, in double: dbeta = sum dy; with batch statistics, dx has zero sum.
         for (int64_t c = 0; c < 3; ++c) {
           double sum_dy = 0, sum_dx = 0;

@@ -291,7 +291,12 @@ void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const Batch
   ParallelFor(dims.channels, dims.count() >= 4096, [&](int64_t c) {
     float mean, invstd;
     if (a.batch_stats) {
-      stats(a.x, dims, c, a.eps, &mean, &invstd);
+      if (a.mean != nullptr) {
+        mean = a.mean[c];
+        invstd = a.invstd[c];
+      } else {
+        stats(a.x, dims, c, a.eps, &mean, &invstd);
+      }
       const float rest = 1.f - a.momentum;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
       a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
@@ -384,7 +389,12 @@ void BatchNormBackward(const BatchNormGradFloat64Args& a, const BatchNormDims& d
   for (int64_t c = 0; c < C; ++c) {
     double mean, invstd;
     if (a.batch_stats) {
-      BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+      if (a.mean != nullptr) {
+        mean = a.mean[c];
+        invstd = a.invstd[c];
+      } else {
+        BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+      }
       const double var = invstd == 0.0 ? 0.0 : 1.0 / (invstd * invstd) - a.eps;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * (1.0 - a.momentum);
       a.moving_var[c] = a.moving_var[c] * a.momentum + var * (1.0 - a.momentum);

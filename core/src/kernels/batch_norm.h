@@ -60,7 +60,9 @@ inline float BatchNormVariance(float invstd, double eps) {
 }
 
 /// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are the
-/// batch's (recomputed from x) and the moving statistics are updated in place with `momentum`:
+/// batch's: `mean` and `invstd` as the forward computed them when given (which saves two passes
+/// over x), else recomputed from x (the same bits); the moving statistics are updated in place
+/// with `momentum`:
 /// moving = moving * momentum + batch * (1 - momentum), the batch variance read back from its
 /// inverse standard deviation; otherwise the moving statistics normalize and are left alone.
 /// Per channel, with w = gamma (1 with fix_gamma), sums in double:
@@ -77,6 +79,8 @@ struct BatchNormGradArgsOf {
   const T* gamma;
   T* moving_mean;
   T* moving_var;
+  const T* mean;    ///< the forward's batch mean, or null (read with batch_stats)
+  const T* invstd;  ///< the forward's batch inverse standard deviation, or null
   T* dx;
   T* dgamma;
   T* dbeta;

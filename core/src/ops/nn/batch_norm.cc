@@ -172,15 +172,19 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   }
 }
 
-// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), BatchNorm's
-// attributes; outputs the gradients of data, gamma and beta. In training mode (and not
-// use_global_stats) it recomputes the batch statistics the forward used and updates the moving
-// ones (mutable inputs 3 and 4).
+// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), then with
+// output_mean_var the forward's outputs mean and var; BatchNorm's attributes; outputs the
+// gradients of data, gamma and beta. In training mode (and not use_global_stats) it normalizes
+// with the batch statistics the forward used, read from mean and var when the forward shows them
+// (as MXNet's backward does; hybridized training graphs show them, see cached_op.cc), else
+// recomputed from the data in the same order (the same bits), and updates the moving ones
+// (mutable inputs 3 and 4).
 
 bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
-  std::vector<Shape> forward_out{(*in)[0]};
+  const bool saved = in->size() == 7;  // the forward's mean and var
+  std::vector<Shape> forward_out{(*in)[0], saved ? (*in)[5] : Shape(), saved ? (*in)[6] : Shape()};
   HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
       << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
       << forward_in[0];
@@ -193,6 +197,10 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   (*in)[2] = forward_in[1];
   (*in)[3] = forward_in[3];
   (*in)[4] = forward_in[4];
+  if (saved) {
+    (*in)[5] = forward_out[1];
+    (*in)[6] = forward_out[2];
+  }
   (*out)[0] = forward_in[0];
   (*out)[1] = forward_in[1];
   (*out)[2] = forward_in[2];
@@ -210,6 +218,8 @@ void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
   args.gamma = in[2].ptr<const T>();
   args.moving_mean = in[3].ptr<T>();
   args.moving_var = in[4].ptr<T>();
+  args.mean = in.size() == 7 ? in[5].ptr<const T>() : nullptr;
+  args.invstd = in.size() == 7 ? in[6].ptr<const T>() : nullptr;
   args.dx = out[0].ptr<T>();
   args.dgamma = out[1].ptr<T>();
   args.dbeta = out[2].ptr<T>();
@@ -237,8 +247,18 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   }
 }
 
+std::vector<std::string> BatchNormBackwardInputNames(const NodeAttrs& attrs) {
+  std::vector<std::string> names{"out_grad", "data", "gamma", "moving_mean", "moving_var"};
+  if (attrs.Param<BatchNormParam>().output_mean_var) {
+    names.push_back("mean");
+    names.push_back("var");
+  }
+  return names;
+}
+
 // Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
-// first masks it where the output is not positive. The moving statistics get no gradient.
+// first masks it where the output is not positive. The moving statistics get no gradient. The
+// backward reads the forward's batch statistics where the forward shows them (output_mean_var).
 FGradient BatchNormGradient(bool relu) {
   return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
@@ -246,8 +266,12 @@ FGradient BatchNormGradient(bool relu) {
     if (relu) {
       out_grad = internal::ActivationInputGradient(g, internal::ActType::kRelu, out_grad);
     }
-    std::shared_ptr<Node> backward = g.MakeNode(
-        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
+    std::vector<NodeEntry> inputs{out_grad, g.in(0), g.in(1), g.in(3), g.in(4)};
+    if (n->attrs.Param<BatchNormParam>().output_mean_var) {
+      inputs.push_back(g.out(1));
+      inputs.push_back(g.out(2));
+    }
+    std::shared_ptr<Node> backward = g.MakeNode("_backward_BatchNorm", inputs, g.attrs().dict);
     return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
                                   NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
                                   g.ZerosLike(g.in(4))};
@@ -340,10 +364,12 @@ void RegisterBatchNormOps(OpRegistry* r) {
   r->Register("_backward_BatchNorm")
       .Describe(
           "The gradient of BatchNorm: the gradients of data, gamma and beta from the output's. "
-          "In training mode it normalizes with the batch statistics and updates moving_mean "
-          "and moving_var with the momentum, as MXNet's backward does.")
+          "In training mode it normalizes with the batch statistics (with output_mean_var, the "
+          "forward's outputs mean and var given as inputs, var holding the inverse standard "
+          "deviation) and updates moving_mean and moving_var with the momentum, as MXNet's "
+          "backward does.")
       .SetParam<BatchNormParam>()
-      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var"})
+      .SetInputNames(BatchNormBackwardInputNames)
       .SetMutableInputs({3, 4})
       .SetNumOutputs(3)
       .SetInferShape(BatchNormBackwardShape)
