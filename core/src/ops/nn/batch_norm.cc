@@ -183,11 +183,6 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
 // positive, recomputing the forward's float operations (the bits of _backward_relu on that
 // output, without its pass).
 
-// The inputs before the ReLU variant's beta.
-size_t BackwardInputsBeforeBeta(size_t num_inputs, bool relu) {
-  return relu ? num_inputs - 1 : num_inputs;
-}
-
 bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
                             bool relu) {
   std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
@@ -196,7 +191,7 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std:
         << DescribeNode(attrs) << ": beta " << in->back() << " does not match its gradient "
         << (*out)[2];
   }
-  const bool saved = BackwardInputsBeforeBeta(in->size(), relu) == 7;  // the forward's mean, var
+  const bool saved = attrs.Param<BatchNormParam>().output_mean_var;  // the forward's mean, var
   std::vector<Shape> forward_out{(*in)[0], saved ? (*in)[5] : Shape(), saved ? (*in)[6] : Shape()};
   HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
       << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
@@ -227,15 +222,14 @@ template <typename T>
 void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
                           const std::vector<TBlob>& in, const std::vector<TBlob>& out,
                           const internal::BatchNormDims& dims, bool relu) {
-  const bool saved = BackwardInputsBeforeBeta(in.size(), relu) == 7;
   internal::BatchNormGradArgsOf<T> args;
   args.dy = in[0].ptr<const T>();
   args.x = in[1].ptr<const T>();
   args.gamma = in[2].ptr<const T>();
   args.moving_mean = in[3].ptr<T>();
   args.moving_var = in[4].ptr<T>();
-  args.mean = saved ? in[5].ptr<const T>() : nullptr;
-  args.invstd = saved ? in[6].ptr<const T>() : nullptr;
+  args.mean = p.output_mean_var ? in[5].ptr<const T>() : nullptr;
+  args.invstd = p.output_mean_var ? in[6].ptr<const T>() : nullptr;
   args.relu_beta = relu ? in.back().ptr<const T>() : nullptr;
   args.dx = out[0].ptr<T>();
   args.dgamma = out[1].ptr<T>();
