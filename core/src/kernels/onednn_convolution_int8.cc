@@ -222,6 +222,31 @@ std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const C
   }));
 }
 
+// A prepared call's memory objects and argument map, made once and pointed at each call's
+// buffers: making them (an allocation each) costs about as much as running a small primitive.
+struct Int8ConvBound {
+  memory src, dst, scratchpad;
+  std::unordered_map<int, memory> args;
+};
+
+Int8ConvBound Bind(const Int8Primitive& p, const Int8PackedWeights& packed, bool bias) {
+  const dnnl::engine& engine = OneDnnEngine();
+  Int8ConvBound b;
+  b.src = memory(p.src_md, engine, nullptr);
+  b.dst = memory(p.dst_md, engine, nullptr);
+  b.scratchpad = memory(p.scratchpad_md, engine, nullptr);
+  b.args[DNNL_ARG_SRC] = b.src;
+  b.args[DNNL_ARG_DST] = b.dst;
+  b.args[DNNL_ARG_WEIGHTS] =
+      memory(p.weight_md, engine, const_cast<int8_t*>(packed.weights.data<int8_t>()));
+  if (bias) {
+    b.args[DNNL_ARG_BIAS] =
+        memory(p.bias_md, engine, const_cast<int32_t*>(packed.bias.data<int32_t>()));
+  }
+  b.args[DNNL_ARG_SCRATCHPAD] = b.scratchpad;
+  return b;
+}
+
 }  // namespace
 
 struct Int8ConvPrepared {
@@ -231,6 +256,9 @@ struct Int8ConvPrepared {
   bool sum = false;
   bool bias = false;
   int threads = 1;
+  // Used by one call at a time (a concurrent call binds its own).
+  mutable std::mutex bound_mutex;
+  mutable Int8ConvBound bound;
 };
 
 std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCall& c,
@@ -243,6 +271,7 @@ std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCal
   prepared->geometry = c.geometry;
   prepared->sum = c.sum;
   prepared->bias = w.bias != nullptr;
+  prepared->bound = Bind(*prepared->primitive, *prepared->packed, prepared->bias);
   return prepared;
 }
 
@@ -258,8 +287,14 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
   const dnnl::engine& engine = OneDnnEngine();
   dnnl::stream& stream = OneDnnStream();
   try {
-    memory src(p->src_md, engine, const_cast<void*>(a.data));
-    memory dst(p->dst_md, engine, a.out);
+    std::unique_lock<std::mutex> lock(prepared.bound_mutex, std::try_to_lock);
+    Int8ConvBound own;
+    if (!lock.owns_lock()) own = Bind(*p, *packed, prepared.bias);
+    Int8ConvBound& b = lock.owns_lock() ? prepared.bound : own;
+    memory& src = b.src;
+    memory& dst = b.dst;
+    src.set_data_handle(const_cast<void*>(a.data));
+    dst.set_data_handle(a.out);
     if (p->relayout) {
       src.set_data_handle(a.workspace->Get<unsigned char>(kConvSrcSlot, p->src_md.get_size()));
       RunReorder(p->src_in, memory(p->caller_src_md, engine, const_cast<void*>(a.data)), src,
@@ -283,17 +318,9 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
         std::memcpy(a.out, a.residual, p->sum_md.get_size());
       }
     }
-    std::unordered_map<int, memory> args;
-    args[DNNL_ARG_SRC] = src;
-    args[DNNL_ARG_DST] = dst;
-    args[DNNL_ARG_WEIGHTS] =
-        memory(p->weight_md, engine, const_cast<int8_t*>(packed->weights.data<int8_t>()));
-    if (prepared.bias) {
-      args[DNNL_ARG_BIAS] =
-          memory(p->bias_md, engine, const_cast<int32_t*>(packed->bias.data<int32_t>()));
-    }
-    args[DNNL_ARG_SCRATCHPAD] = ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, a.workspace);
-    p->prim.execute(stream, args);
+    b.scratchpad.set_data_handle(
+        a.workspace->Get<unsigned char>(kOneDnnScratchpadSlot, p->scratchpad_md.get_size()));
+    p->prim.execute(stream, b.args);
     if (p->relayout)
       RunReorder(p->dst_out, dst, memory(p->caller_dst_md, engine, a.out), a.workspace);
     stream.wait();
