@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <tuple>
 
 #include "ops/conformance.h"
 
@@ -458,6 +460,19 @@ HN_CONFORMANCE_CASES(Quantization) {
           {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}, {"layout", "NHWC"}},
           {1, 4, 6, 5}, i8, PoolRef(true, 2, 2, 0, false, true, false, true, i8), "avg_nhwc"),
       "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  // A network's last pooling after int8 convolutions: global average of NHWC data, uint8, and
+  // int8 over 2x2 images (halves to round to even).
+  for (const auto& [x, t, note] :
+       {std::tuple<Shape, DType, std::string>{{2, 5, 7, 19}, u8, "global_avg_nhwc"},
+        std::tuple<Shape, DType, std::string>{{3, 2, 2, 21}, i8, "global_avg_nhwc_ties"}}) {
+    cases->push_back(NotInMXNet(
+        PoolCase({{"kernel", "(1, 1)"},
+                  {"global_pool", "True"},
+                  {"pool_type", "avg"},
+                  {"layout", "NHWC"}},
+                 x, t, PoolRef(true, 1, 1, 0, false, true, true, true, t), note),
+        "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  }
 
   // ---- flatten and relu keep the range
   cases->push_back(WithGen(Exact(Case("_contrib_quantized_flatten", {}, {{2, 3, 4}, {1}, {1}},

@@ -2,7 +2,8 @@
 // (quantized _sg_mkldnn_conv), run on channel-last data (oneDNN's preferred layout on CPUs,
 // kernels/convolution.h); the ops between them keep that layout when they can do so with the same
 // arithmetic:
-//  * Pooling: its layout attribute (NWC, NHWC, NDHWC);
+//  * Pooling and int8 pooling (_contrib_quantized_pooling): their layout attribute (NWC, NHWC,
+//    NDHWC);
 //  * BatchNorm: its channel axis moves last;
 //  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
 //  * Concat along the channels;
@@ -47,6 +48,7 @@ class LayoutPass {
     const Op* convolution = registry.Find("Convolution");
     const Op* fused_convolution = registry.Find("_hn_convolution");
     const Op* pooling = registry.Find("Pooling");
+    const Op* quantized_pooling = registry.Find("_contrib_quantized_pooling");
     const Op* batch_norm = registry.Find("BatchNorm");
     const Op* batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
     const Op* concat = registry.Find("Concat");
@@ -81,7 +83,7 @@ class LayoutPass {
         SetInputLast(nid, 0);
         if (const auto sum = SgConvSumInput(node->attrs)) SetInputLast(nid, *sum);
         last_[g_.entry_id(nid, 0)] = true;
-      } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
+      } else if ((op == pooling || op == quantized_pooling) && rank >= 1 && InputLast(nid, 0) &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = LayoutName(ChannelLastLayout(rank));

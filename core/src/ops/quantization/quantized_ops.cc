@@ -92,11 +92,38 @@ bool QuantizedPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return RangedShape(attrs, in, out, 1, internal::PoolingInferShape);
 }
 
+// Global average pooling of channel-last data (a network's last pooling, after int8
+// convolutions): each channel's integer sum in one pass over the image, divided by the image size
+// as the general path below divides its exact float sum.
+template <typename T>
+void GlobalAveragePoolChannelLast(const OpContext& ctx, const T* x, int64_t N, int64_t S, int64_t C,
+                                  T* y) {
+  int32_t* sums = ctx.workspace->Get<int32_t>(internal::kOpSlot0, static_cast<size_t>(C));
+  const float count = static_cast<float>(S);
+  for (int64_t n = 0; n < N; ++n) {
+    std::fill(sums, sums + C, 0);
+    for (int64_t s = 0; s < S; ++s) {
+      const T* row = x + (n * S + s) * C;
+      for (int64_t c = 0; c < C; ++c) sums[c] += row[c];
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      y[n * C + c] = SaturateRoundEven<T>(static_cast<float>(sums[c]) / count);
+    }
+  }
+}
+
 template <typename T>
 void QuantizedPoolingOf(const OpContext& ctx, const internal::PoolingParam& p, const TBlob& x,
                         const TBlob& y) {
   const internal::PoolingCall call = internal::MakePoolingCall(p, x.shape, y.shape);
   const int64_t n = x.Size(), m = y.Size();
+  // Sums below 2^24 are exact in floats and int32 alike.
+  if (p.pool_type == internal::PoolType::kAvg && p.global_pool && call.lane > 1 &&
+      call.g.ImageSize() <= (int64_t{1} << 16)) {
+    GlobalAveragePoolChannelLast(ctx, x.ptr<const T>(), call.planes, call.g.ImageSize(), call.lane,
+                                 y.ptr<T>());
+    return;
+  }
   // Integers up to 255 * 27 * (window) stay exact in float sums; the kernels run on floats.
   float* xf = ctx.workspace->Get<float>(internal::kOpSlot0, static_cast<size_t>(n));
   float* yf = ctx.workspace->Get<float>(internal::kOpSlot1, static_cast<size_t>(m));
