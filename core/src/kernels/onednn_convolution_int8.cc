@@ -5,6 +5,7 @@
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
+#include <vector>
 
 #include "hybridnet/base.h"
 #include "kernels/convolution-inl.h"
@@ -222,11 +223,16 @@ std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const C
   }));
 }
 
-// A prepared call's memory objects and argument map, made once and pointed at each call's
-// buffers: making them (an allocation each) costs about as much as running a small primitive.
+// A prepared call's memory objects and its arguments as oneDNN's C API takes them, made once
+// and pointed at each call's buffers: making them (an allocation each, and the argument vector
+// dnnl::primitive::execute builds from a map) costs about as much as running a small primitive.
 struct Int8ConvBound {
-  memory src, dst, scratchpad;
-  std::unordered_map<int, memory> args;
+  memory src, dst, weights, bias, scratchpad;
+  std::vector<dnnl_exec_arg_t> args;
+  // Where src, dst and scratchpad point.
+  void* src_at = nullptr;
+  void* dst_at = nullptr;
+  void* scratchpad_at = nullptr;
 };
 
 Int8ConvBound Bind(const Int8Primitive& p, const Int8PackedWeights& packed, bool bias) {
@@ -235,16 +241,24 @@ Int8ConvBound Bind(const Int8Primitive& p, const Int8PackedWeights& packed, bool
   b.src = memory(p.src_md, engine, nullptr);
   b.dst = memory(p.dst_md, engine, nullptr);
   b.scratchpad = memory(p.scratchpad_md, engine, nullptr);
-  b.args[DNNL_ARG_SRC] = b.src;
-  b.args[DNNL_ARG_DST] = b.dst;
-  b.args[DNNL_ARG_WEIGHTS] =
-      memory(p.weight_md, engine, const_cast<int8_t*>(packed.weights.data<int8_t>()));
+  b.weights = memory(p.weight_md, engine, const_cast<int8_t*>(packed.weights.data<int8_t>()));
+  b.args = {{DNNL_ARG_SRC, b.src.get()},
+            {DNNL_ARG_DST, b.dst.get()},
+            {DNNL_ARG_WEIGHTS, b.weights.get()},
+            {DNNL_ARG_SCRATCHPAD, b.scratchpad.get()}};
   if (bias) {
-    b.args[DNNL_ARG_BIAS] =
-        memory(p.bias_md, engine, const_cast<int32_t*>(packed.bias.data<int32_t>()));
+    b.bias = memory(p.bias_md, engine, const_cast<int32_t*>(packed.bias.data<int32_t>()));
+    b.args.push_back({DNNL_ARG_BIAS, b.bias.get()});
   }
-  b.args[DNNL_ARG_SCRATCHPAD] = b.scratchpad;
   return b;
+}
+
+// Points `m`, now at `*at`, at `data` (the executor's buffers are the same from call to call:
+// mostly a no-op).
+void PointAt(memory* m, void** at, void* data) {
+  if (*at == data) return;
+  m->set_data_handle(data);
+  *at = data;
 }
 
 }  // namespace
@@ -293,13 +307,14 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
     Int8ConvBound& b = lock.owns_lock() ? prepared.bound : own;
     memory& src = b.src;
     memory& dst = b.dst;
-    src.set_data_handle(const_cast<void*>(a.data));
-    dst.set_data_handle(a.out);
     if (p->relayout) {
-      src.set_data_handle(a.workspace->Get<unsigned char>(kConvSrcSlot, p->src_md.get_size()));
+      PointAt(&src, &b.src_at, a.workspace->Get<unsigned char>(kConvSrcSlot, p->src_md.get_size()));
       RunReorder(p->src_in, memory(p->caller_src_md, engine, const_cast<void*>(a.data)), src,
                  a.workspace);
-      dst.set_data_handle(a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
+      PointAt(&dst, &b.dst_at, a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
+    } else {
+      PointAt(&src, &b.src_at, const_cast<void*>(a.data));
+      PointAt(&dst, &b.dst_at, a.out);
     }
     if (prepared.sum) {
       // oneDNN's sum post-op adds what the output holds: the residual goes there first.
@@ -318,9 +333,11 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
         std::memcpy(a.out, a.residual, p->sum_md.get_size());
       }
     }
-    b.scratchpad.set_data_handle(
-        a.workspace->Get<unsigned char>(kOneDnnScratchpadSlot, p->scratchpad_md.get_size()));
-    p->prim.execute(stream, b.args);
+    PointAt(&b.scratchpad, &b.scratchpad_at,
+            a.workspace->Get<unsigned char>(kOneDnnScratchpadSlot, p->scratchpad_md.get_size()));
+    dnnl::error::wrap_c_api(dnnl_primitive_execute(p->prim.get(), stream.get(),
+                                                   static_cast<int>(b.args.size()), b.args.data()),
+                            "could not execute the int8 convolution");
     if (p->relayout)
       RunReorder(p->dst_out, dst, memory(p->caller_dst_md, engine, a.out), a.workspace);
     stream.wait();
