@@ -523,6 +523,15 @@ HN_CONFORMANCE_CASES(Quantization) {
           {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}, {"layout", "NHWC"}},
           {1, 4, 6, 5}, i8, PoolRef(true, 2, 2, 0, false, true, false, true, i8), "avg_nhwc"),
       "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  // ResNet's max pooling after its first int8 convolution: NHWC, padded, int8 and uint8.
+  for (DType t : {i8, u8}) {
+    cases->push_back(NotInMXNet(
+        PoolCase(
+            {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"layout", "NHWC"}},
+            {2, 9, 8, 19}, t, PoolRef(false, 3, 2, 1, false, true, false, true, t),
+            t == i8 ? "max_nhwc_int8" : "max_nhwc_uint8"),
+        "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  }
   // A network's last pooling after int8 convolutions: global average of NHWC data, uint8, and
   // int8 over 2x2 images (halves to round to even).
   for (const auto& [x, t, note] :

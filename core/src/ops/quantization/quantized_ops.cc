@@ -112,6 +112,53 @@ void GlobalAveragePoolChannelLast(const OpContext& ctx, const T* x, int64_t N, i
   }
 }
 
+// True when every window of `g` has a tap inside the image along each axis (none is all padding).
+bool EveryWindowTouchesTheImage(const internal::SpatialGeom& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.pad[a] >= g.kernel[a] || (g.grid[a] - 1) * g.stride[a] - g.pad[a] >= g.image[a]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Max pooling of channel-last data in its own integers (a maximum is exact in any type): each
+// output position's lanes are the maxima over the window's taps inside the image.
+template <typename T>
+void MaxPoolChannelLast(const internal::PoolingCall& call, const T* x, T* y) {
+  const internal::SpatialGeom& g = call.g;
+  const int64_t C = call.lane;
+  for (int64_t n = 0; n < call.planes; ++n) {
+    for (int64_t od = 0; od < g.grid[0]; ++od) {
+      for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
+        for (int64_t ow = 0; ow < g.grid[2]; ++ow) {
+          T* out = y + (((n * g.grid[0] + od) * g.grid[1] + oh) * g.grid[2] + ow) * C;
+          bool first = true;
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const int64_t id = od * g.stride[0] - g.pad[0] + kd;
+            if (id < 0 || id >= g.image[0]) continue;
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const int64_t ih = oh * g.stride[1] - g.pad[1] + kh;
+              if (ih < 0 || ih >= g.image[1]) continue;
+              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                const int64_t iw = ow * g.stride[2] - g.pad[2] + kw;
+                if (iw < 0 || iw >= g.image[2]) continue;
+                const T* in = x + (((n * g.image[0] + id) * g.image[1] + ih) * g.image[2] + iw) * C;
+                if (first) {
+                  std::memcpy(out, in, static_cast<size_t>(C) * sizeof(T));
+                  first = false;
+                } else {
+                  for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 void QuantizedPoolingOf(const OpContext& ctx, const internal::PoolingParam& p, const TBlob& x,
                         const TBlob& y) {
@@ -122,6 +169,11 @@ void QuantizedPoolingOf(const OpContext& ctx, const internal::PoolingParam& p, c
       call.g.ImageSize() <= (int64_t{1} << 16)) {
     GlobalAveragePoolChannelLast(ctx, x.ptr<const T>(), call.planes, call.g.ImageSize(), call.lane,
                                  y.ptr<T>());
+    return;
+  }
+  if (p.pool_type == internal::PoolType::kMax && call.lane > 1 &&
+      EveryWindowTouchesTheImage(call.g)) {
+    MaxPoolChannelLast(call, x.ptr<const T>(), y.ptr<T>());
     return;
   }
   // Integers up to 255 * 27 * (window) stay exact in float sums; the kernels run on floats.
