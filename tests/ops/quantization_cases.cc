@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <tuple>
 
 #include "ops/conformance.h"
 
@@ -71,6 +73,24 @@ InputGen Ties() {
   return [](std::mt19937&, size_t, int64_t j) {
     if (j >= 60) return std::vector<double>{300, -300, 128, -129}[static_cast<size_t>(j - 60)];
     return static_cast<double>(j - 30) + 0.5;
+  };
+}
+
+// `ref` with its output 0 moved from channel-first (N, C, S...) to channel-last (N, S..., C).
+RefFn ChannelLastOutput(RefFn ref) {
+  return [ref](const std::vector<RefTensor>& in) {
+    std::vector<RefTensor> out = ref(in);
+    const Shape& x = out[0].shape;
+    const int64_t N = x[0], C = x[1], S = x.Size() / (N * C);
+    std::vector<int64_t> dims = {N};
+    for (size_t d = 2; d < x.ndim(); ++d) dims.push_back(x[d]);
+    dims.push_back(C);
+    RefTensor y{Shape(dims)};
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t s = 0; s < S; ++s) y[(n * S + s) * C + c] = out[0][(n * C + c) * S + s];
+    out[0] = y;
+    return out;
   };
 }
 
@@ -325,6 +345,51 @@ HN_CONFORMANCE_CASES(Quantization) {
                     {i8}),
               Integers(-128, 127)));
 
+  // Channel-last output (the layout pass's form before int8 convolutions): three channels (the
+  // vector path, with NaN, infinities and ties, 35 positions: two blocks and a tail), four (the
+  // general path), and int8 data re-laid-out as it passes through. (Ties() fills at most 64.)
+  const std::string no_layout_in_mxnet = "MXNet's quantize_v2 has no layout attribute";
+  for (DType t : {i8, u8}) {
+    cases->push_back(NotInMXNet(
+        WithGen(
+            Exact(Case("_contrib_quantize_v2",
+                       {{"out_type", t == i8 ? "int8" : "uint8"},
+                        {"min_calib_range", "0"},
+                        {"max_calib_range", "1"},
+                        {"layout", "NHWC"}},
+                       {{2, 3, 5, 7}}, ChannelLastOutput(QuantizeRef(t, std::make_pair(0.0, 1.0))),
+                       t == i8 ? "int8_nhwc_nan_inf" : "uint8_nhwc_nan_inf"),
+                  {f32}),
+            specials),
+        no_layout_in_mxnet));
+  }
+  cases->push_back(NotInMXNet(
+      WithGen(
+          Exact(
+              Case(
+                  "_contrib_quantize_v2",
+                  {{"min_calib_range", "-127.5"}, {"max_calib_range", "127.5"}, {"layout", "NHWC"}},
+                  {{1, 3, 3, 7}}, ChannelLastOutput(QuantizeRef(i8, std::make_pair(-127.5, 127.5))),
+                  "int8_nhwc_ties"),
+              {f32}),
+          Ties()),
+      no_layout_in_mxnet));
+  cases->push_back(NotInMXNet(
+      WithGen(Exact(Case("_contrib_quantize_v2", {{"layout", "NWC"}}, {{2, 4, 9}},
+                         ChannelLastOutput(QuantizeRef(i8, std::nullopt)), "int8_nwc_data_range"),
+                    {f32}),
+              Uniform(-1.0, 3.0)),
+      no_layout_in_mxnet));
+  cases->push_back(NotInMXNet(
+      WithGen(Exact(Case("_contrib_quantize_v2", {{"out_type", "int8"}, {"layout", "NHWC"}},
+                         {{1, 3, 2, 5}}, ChannelLastOutput([](const std::vector<RefTensor>& in) {
+                           return std::vector<RefTensor>{in[0], Scalar(-127.5), Scalar(127.5)};
+                         }),
+                         "int8_passthrough_nhwc"),
+                    {i8}),
+              Integers(-128, 127)),
+      no_layout_in_mxnet));
+
   // ---- quantize (range as inputs): 127 or 255 levels; scale 127 over [-127, 127] makes ties.
   cases->push_back(WithGen(Exact(Case(
                                      "_contrib_quantize", {{"out_type", "int8"}}, {ties, {1}, {1}},
@@ -458,6 +523,28 @@ HN_CONFORMANCE_CASES(Quantization) {
           {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "avg"}, {"layout", "NHWC"}},
           {1, 4, 6, 5}, i8, PoolRef(true, 2, 2, 0, false, true, false, true, i8), "avg_nhwc"),
       "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  // ResNet's max pooling after its first int8 convolution: NHWC, padded, int8 and uint8.
+  for (DType t : {i8, u8}) {
+    cases->push_back(NotInMXNet(
+        PoolCase(
+            {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"layout", "NHWC"}},
+            {2, 9, 8, 19}, t, PoolRef(false, 3, 2, 1, false, true, false, true, t),
+            t == i8 ? "max_nhwc_int8" : "max_nhwc_uint8"),
+        "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  }
+  // A network's last pooling after int8 convolutions: global average of NHWC data, uint8, and
+  // int8 over 2x2 images (halves to round to even).
+  for (const auto& [x, t, note] :
+       {std::tuple<Shape, DType, std::string>{{2, 5, 7, 19}, u8, "global_avg_nhwc"},
+        std::tuple<Shape, DType, std::string>{{3, 2, 2, 21}, i8, "global_avg_nhwc_ties"}}) {
+    cases->push_back(NotInMXNet(
+        PoolCase({{"kernel", "(1, 1)"},
+                  {"global_pool", "True"},
+                  {"pool_type", "avg"},
+                  {"layout", "NHWC"}},
+                 x, t, PoolRef(true, 1, 1, 0, false, true, true, true, t), note),
+        "MXNet's quantized pooling takes NCHW only; the layout pass hands hybridnet NHWC data"));
+  }
 
   // ---- flatten and relu keep the range
   cases->push_back(WithGen(Exact(Case("_contrib_quantized_flatten", {}, {{2, 3, 4}, {1}, {1}},
@@ -582,6 +669,12 @@ HN_ERROR_CASES(Quantization) {
       Rejected("_contrib_quantize_v2",
                {{"out_type", "uint8"}, {"min_calib_range", "-1"}, {"max_calib_range", "1"}}, {{3}},
                bad, {"_contrib_quantize_v2(node)", "uint8", "negative"}));
+  cases->push_back(Rejected("_contrib_quantize_v2", {{"layout", "NHWC"}}, {{2, 3, 4}},
+                            StatusCode::kShapeError,
+                            {"_contrib_quantize_v2(node)", "layout NHWC", "4-D"}));
+  cases->push_back(Rejected("_contrib_requantize", {{"layout", "NHWC"}}, {{1, 2, 3, 4}, {1}, {1}},
+                            bad, {"_contrib_requantize(node)", "layout", "quantize_v2"},
+                            {i32, f32, f32}));
   cases->push_back(Rejected("_contrib_quantize_v2", {{"out_type", "int4"}}, {{3}}, bad,
                             {"_contrib_quantize_v2(node)", "out_type", "int4"}));
   cases->push_back(Rejected("_contrib_quantize_v2", {{"scale", "2"}}, {{3}}, bad,

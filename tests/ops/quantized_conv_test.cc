@@ -113,6 +113,50 @@ TEST(Int8Convolution, StaysChannelLastBetweenInt8ConvolutionsBitExact) {
   EXPECT_EQ(exec.stats().num_relayouts, 2u);
 }
 
+// A network's int8 ends as quantize_net writes them: float data quantized (calibrated uint8) for
+// two int8 convolutions, then global average pooling. The quantization writes channel-last and
+// the pooling reads it so: no re-layout at all (the pooled (1, C, 1, 1) is a view), and the
+// integers of the ops run one by one.
+TEST(Int8Convolution, QuantizesAndPoolsChannelLastWithoutRelayoutsBitExact) {
+  Symbol conv_relu = Symbol::Create(
+      "Activation",
+      {Symbol::Create(
+          "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
+          {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
+          "conv")},
+      {{"act_type", "relu"}}, "relu");
+  auto sg = [&](const std::string& name, const std::vector<Symbol>& inputs) {
+    NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", name,
+                                    {{"quantized", "true"},
+                                     {"with_act", "true"},
+                                     {"min_calib_range", "0"},
+                                     {"max_calib_range", "4"}});
+    attrs.subgraphs.push_back(std::make_shared<const Symbol>(conv_relu));
+    return Symbol::Create(attrs, inputs);
+  };
+  Symbol q = Symbol::Create(
+      "_contrib_quantize_v2", {Symbol::Var("data")},
+      {{"out_type", "uint8"}, {"min_calib_range", "0"}, {"max_calib_range", "2"}}, "quantize");
+  Symbol c1 = sg("c1", {q[0], Symbol::Var("w1"), q[1], q[2]});
+  Symbol c2 = sg("c2", {c1[0], Symbol::Var("w2"), c1[1], c1[2]});
+  Symbol pool =
+      Symbol::Create("_contrib_quantized_pooling", {c2[0], c2[1], c2[2]},
+                     {{"kernel", "(1, 1)"}, {"global_pool", "True"}, {"pool_type", "avg"}}, "pool");
+  std::map<std::string, NDArray> params = {
+      {"w1", NDArray::RandomUniform({16, 3, 3, 3}, -1.f, 1.f)},
+      {"w2", NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f)}};
+  NDArray x = NDArray::RandomUniform({1, 3, 11, 13}, -0.5f, 2.5f);
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  const NDArray eager = testing_util::RunNodeByNode(pool, values)[0];
+  GraphExecutor exec(pool, {"data"}, params, ExecutorOptions());
+  const NDArray graph = exec.Forward({x})[0];
+  ASSERT_EQ(graph.dtype(), DType::kUint8);
+  ASSERT_EQ(graph.shape(), eager.shape());
+  EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
+  EXPECT_EQ(exec.stats().num_relayouts, 0u);
+}
+
 // A quantized _sg_mkldnn_conv called again with the same weight array: another batch, another
 // thread count or rewritten weights give what a first call with them gives (a call reuses the
 // primitive and packed weights it prepared only for the same geometry and thread count).

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
+#include <vector>
 
 #include "hybridnet/base.h"
 #include "kernels/convolution-inl.h"
@@ -227,6 +228,44 @@ std::shared_ptr<const Int8PackedWeights> Weights(const Int8Primitive& p, const C
   }));
 }
 
+// A prepared call's memory objects and its arguments as oneDNN's C API takes them, made once
+// and pointed at each call's buffers: making them (an allocation each, and the argument vector
+// dnnl::primitive::execute builds from a map) costs about as much as running a small primitive.
+struct Int8ConvBound {
+  memory src, dst, weights, bias, scratchpad;
+  std::vector<dnnl_exec_arg_t> args;
+  // Where src, dst and scratchpad point.
+  void* src_at = nullptr;
+  void* dst_at = nullptr;
+  void* scratchpad_at = nullptr;
+};
+
+Int8ConvBound Bind(const Int8Primitive& p, const Int8PackedWeights& packed, bool bias) {
+  const dnnl::engine& engine = OneDnnEngine();
+  Int8ConvBound b;
+  b.src = memory(p.src_md, engine, nullptr);
+  b.dst = memory(p.dst_md, engine, nullptr);
+  b.scratchpad = memory(p.scratchpad_md, engine, nullptr);
+  b.weights = memory(p.weight_md, engine, const_cast<int8_t*>(packed.weights.data<int8_t>()));
+  b.args = {{DNNL_ARG_SRC, b.src.get()},
+            {DNNL_ARG_DST, b.dst.get()},
+            {DNNL_ARG_WEIGHTS, b.weights.get()},
+            {DNNL_ARG_SCRATCHPAD, b.scratchpad.get()}};
+  if (bias) {
+    b.bias = memory(p.bias_md, engine, const_cast<int32_t*>(packed.bias.data<int32_t>()));
+    b.args.push_back({DNNL_ARG_BIAS, b.bias.get()});
+  }
+  return b;
+}
+
+// Points `m`, now at `*at`, at `data` (the executor's buffers are the same from call to call:
+// mostly a no-op).
+void PointAt(memory* m, void** at, void* data) {
+  if (*at == data) return;
+  m->set_data_handle(data);
+  *at = data;
+}
+
 }  // namespace
 
 struct Int8ConvPrepared {
@@ -236,6 +275,9 @@ struct Int8ConvPrepared {
   bool sum = false;
   bool bias = false;
   int threads = 1;
+  // Used by one call at a time (a concurrent call binds its own).
+  mutable std::mutex bound_mutex;
+  mutable Int8ConvBound bound;
 };
 
 std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCall& c,
@@ -248,6 +290,7 @@ std::shared_ptr<const Int8ConvPrepared> PrepareInt8Convolution(const Int8ConvCal
   prepared->geometry = c.geometry;
   prepared->sum = c.sum;
   prepared->bias = w.bias != nullptr;
+  prepared->bound = Bind(*prepared->primitive, *prepared->packed, prepared->bias);
   return prepared;
 }
 
@@ -263,13 +306,20 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
   const dnnl::engine& engine = OneDnnEngine();
   dnnl::stream& stream = OneDnnStream();
   try {
-    memory src(p->src_md, engine, const_cast<void*>(a.data));
-    memory dst(p->dst_md, engine, a.out);
+    std::unique_lock<std::mutex> lock(prepared.bound_mutex, std::try_to_lock);
+    Int8ConvBound own;
+    if (!lock.owns_lock()) own = Bind(*p, *packed, prepared.bias);
+    Int8ConvBound& b = lock.owns_lock() ? prepared.bound : own;
+    memory& src = b.src;
+    memory& dst = b.dst;
     if (p->relayout) {
-      src.set_data_handle(a.workspace->Get<unsigned char>(kConvSrcSlot, p->src_md.get_size()));
+      PointAt(&src, &b.src_at, a.workspace->Get<unsigned char>(kConvSrcSlot, p->src_md.get_size()));
       RunReorder(p->src_in, memory(p->caller_src_md, engine, const_cast<void*>(a.data)), src,
                  a.workspace);
-      dst.set_data_handle(a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
+      PointAt(&dst, &b.dst_at, a.workspace->Get<unsigned char>(kConvDstSlot, p->dst_md.get_size()));
+    } else {
+      PointAt(&src, &b.src_at, const_cast<void*>(a.data));
+      PointAt(&dst, &b.dst_at, a.out);
     }
     if (prepared.sum) {
       // oneDNN's sum post-op adds what the output holds: the residual goes there first.
@@ -288,17 +338,11 @@ void RunInt8Convolution(const Int8ConvPrepared& prepared, const Int8ConvArgs& a)
         std::memcpy(a.out, a.residual, p->sum_md.get_size());
       }
     }
-    std::unordered_map<int, memory> args;
-    args[DNNL_ARG_SRC] = src;
-    args[DNNL_ARG_DST] = dst;
-    args[DNNL_ARG_WEIGHTS] =
-        memory(p->weight_md, engine, const_cast<int8_t*>(packed->weights.data<int8_t>()));
-    if (prepared.bias) {
-      args[DNNL_ARG_BIAS] =
-          memory(p->bias_md, engine, const_cast<int32_t*>(packed->bias.data<int32_t>()));
-    }
-    args[DNNL_ARG_SCRATCHPAD] = ScratchpadIn(p->scratchpad_md, kOneDnnScratchpadSlot, a.workspace);
-    p->prim.execute(stream, args);
+    PointAt(&b.scratchpad, &b.scratchpad_at,
+            a.workspace->Get<unsigned char>(kOneDnnScratchpadSlot, p->scratchpad_md.get_size()));
+    dnnl::error::wrap_c_api(dnnl_primitive_execute(p->prim.get(), stream.get(),
+                                                   static_cast<int>(b.args.size()), b.args.data()),
+                            "could not execute the int8 convolution");
     if (p->relayout)
       RunReorder(p->dst_out, dst, memory(p->caller_dst_md, engine, a.out), a.workspace);
     stream.wait();

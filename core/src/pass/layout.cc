@@ -2,7 +2,9 @@
 // (quantized _sg_mkldnn_conv), run on channel-last data (oneDNN's preferred layout on CPUs,
 // kernels/convolution.h); the ops between them keep that layout when they can do so with the same
 // arithmetic:
-//  * Pooling: its layout attribute (NWC, NHWC, NDHWC);
+//  * Pooling and int8 pooling (_contrib_quantized_pooling): their layout attribute (NWC, NHWC,
+//    NDHWC);
+//  * quantize_v2 read by int8 convolutions only: its layout attribute (channel-last output);
 //  * BatchNorm: its channel axis moves last;
 //  * elementwise ops (OpPattern::kElemwise: all inputs and the output have one shape);
 //  * Concat along the channels;
@@ -47,9 +49,20 @@ class LayoutPass {
     const Op* convolution = registry.Find("Convolution");
     const Op* fused_convolution = registry.Find("_hn_convolution");
     const Op* pooling = registry.Find("Pooling");
+    const Op* quantized_pooling = registry.Find("_contrib_quantized_pooling");
     const Op* batch_norm = registry.Find("BatchNorm");
     const Op* batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
     const Op* concat = registry.Find("Concat");
+    const Op* quantize_v2 = registry.Find("_contrib_quantize_v2");
+    // Per entry: read as an int8 convolution's data, and read otherwise.
+    std::vector<bool> int8_conv_data(g_.num_entries(), false), other_reads(g_.num_entries(), false);
+    for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
+      const Node& node = *g_[nid].owner;
+      const bool int8_conv = !node.IsVariable() && IsQuantizedSgConv(node.attrs);
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        (int8_conv && i == 0 ? int8_conv_data : other_reads)[InputEntry(nid, i)] = true;
+      }
+    }
     for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
       Node* node = g_[nid].owner.get();
       if (node->IsVariable()) continue;
@@ -81,7 +94,16 @@ class LayoutPass {
         SetInputLast(nid, 0);
         if (const auto sum = SgConvSumInput(node->attrs)) SetInputLast(nid, *sum);
         last_[g_.entry_id(nid, 0)] = true;
-      } else if (op == pooling && rank >= 1 && InputLast(nid, 0) &&
+      } else if (op == quantize_v2 && rank >= 1 && rank <= 3 && !InputLast(nid, 0) &&
+                 int8_conv_data[g_.entry_id(nid, 0)] && !other_reads[g_.entry_id(nid, 0)] &&
+                 !node->attrs.dict.count("layout")) {
+        // The network's input quantized for int8 convolutions only: written channel-last in the
+        // same pass rather than re-laid-out after.
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if ((op == pooling || op == quantized_pooling) && rank >= 1 && InputLast(nid, 0) &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = LayoutName(ChannelLastLayout(rank));

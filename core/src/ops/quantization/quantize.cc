@@ -12,14 +12,22 @@
 //  * dequantize multiplies by MaxAbs(range) over 127.5 or 255.5;
 //  * requantize maps int32 over its range onto 127 (int8) or 255 (uint8) levels of the
 //    calibrated range, or without one of the range the int32 data reach.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/layout.h"
+#include "kernels/onednn.h"
+#include "kernels/workspace.h"
 #include "ops/quantization/quantization.h"
 #include "ops/quantization/range_inference.h"
 #include "ops/register_ops.h"
@@ -33,6 +41,7 @@ using internal::QuantizedLevels;
 using internal::QuantizedOutputDType;
 using internal::QuantizeOutType;
 using internal::RangeOutputNames;
+using internal::SaturateRoundEven;
 
 // quantize_v2's and requantize's attributes (MXNet's QuantizeV2Param and RequantizeParam are
 // the same three fields).
@@ -40,6 +49,7 @@ struct QuantizeV2Param {
   QuantizeOutType out_type = QuantizeOutType::kInt8;
   std::optional<float> min_calib_range;
   std::optional<float> max_calib_range;
+  std::optional<internal::Layout> layout;
 
   static void Declare(ParamDeclarer<QuantizeV2Param>* d) {
     d->Field("out_type", &QuantizeV2Param::out_type, internal::QuantizeOutTypeNames())
@@ -53,9 +63,16 @@ struct QuantizeV2Param {
     d->Field("max_calib_range", &QuantizeV2Param::max_calib_range)
         .Default(std::nullopt)
         .Describe("The calibrated maximum of the float data; without it the data's own range.");
+    d->Field("layout", &QuantizeV2Param::layout, internal::PoolingLayoutNames())
+        .Default(std::nullopt)
+        .Describe(
+            "quantize_v2 only: channel-last (NWC, NHWC, NDHWC) writes channel-first data's "
+            "integers channel-last, as the graph optimizer sets before int8 convolutions; "
+            "default: the data's layout.");
   }
 
   bool calibrated() const { return min_calib_range.has_value(); }
+  bool channel_last() const { return layout && internal::IsChannelLast(*layout); }
   DType output_dtype() const {
     return QuantizedOutputDType(out_type, min_calib_range, max_calib_range);
   }
@@ -100,6 +117,40 @@ struct DequantizeParam {
 // Output 0 has input 0's shape; the other inputs and outputs are range ends.
 bool QuantizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   return internal::RangedShape(attrs, in, out, 1, ElemwiseShape);
+}
+
+// quantize_v2's output has the data's shape, or with a channel-last layout its channels last.
+bool QuantizeV2DataShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const auto& p = attrs.Param<QuantizeV2Param>();
+  if (!p.layout) return ElemwiseShape(attrs, in, out);
+  Shape& x = (*in)[0];
+  Shape& y = (*out)[0];
+  const size_t ndim = internal::LayoutRank(*p.layout) + 2;
+  for (const Shape* s : {&x, &y}) {
+    HN_CHECK(s->ndim() == 0 || s->ndim() == ndim, kShapeError)
+        << DescribeNode(attrs) << ": layout " << internal::LayoutName(*p.layout) << " takes "
+        << ndim << "-D data, got " << *s;
+  }
+  const bool last = p.channel_last();
+  if (x.ndim() != 0) {
+    const Shape want = last ? internal::ChannelLastShape(x) : x;
+    HN_CHECK(y.ndim() == 0 || y == want, kShapeError)
+        << DescribeNode(attrs) << ": output shape " << y << ", expected " << want;
+    y = want;
+  } else if (y.ndim() != 0) {
+    x = last ? internal::ChannelFirstShape(y) : y;
+  }
+  return x.IsKnown() && y.IsKnown();
+}
+
+bool QuantizeV2Shape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return internal::RangedShape(attrs, in, out, 1, QuantizeV2DataShape);
+}
+
+bool RequantizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  HN_CHECK(!attrs.Param<QuantizeV2Param>().layout, kInvalidArgument)
+      << DescribeNode(attrs) << ": layout is quantize_v2's attribute; requantize keeps the layout";
+  return QuantizeShape(attrs, in, out);
 }
 
 bool QuantizeV2Type(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
@@ -156,7 +207,75 @@ void ScaleInto(const float* x, int64_t n, float scale, T* y) {
   internal::StoreRoundedEven(n, y, [=](int64_t i) { return x[i] * scale; });
 }
 
-void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+// Three channels of S positions (x, x + S, x + 2S), 16 positions at a time, scaled, rounded and
+// saturated as SaturateRoundEven does (MAXPS and MINPS give NaN the same end, CVTPS2DQ rounds half
+// to even), interleaved into 48 bytes of (position, channel) order by byte shuffles.
+template <typename T>
+HN_AVX512 void ScaleThreeChannelsLast(const float* x, int64_t S, float scale, T* y) {
+  constexpr bool kSigned = std::is_signed_v<T>;
+  const __m512 lowest = _mm512_set1_ps(static_cast<float>(std::numeric_limits<T>::lowest()));
+  const __m512 highest = _mm512_set1_ps(static_cast<float>(std::numeric_limits<T>::max()));
+  const __m512 factor = _mm512_set1_ps(scale);
+  // pick[v][k]: where output vector v's bytes come from in channel k's 16 (0x80: elsewhere).
+  alignas(16) int8_t pick[3][3][16];
+  for (int v = 0; v < 3; ++v) {
+    for (int j = 0; j < 16; ++j) {
+      const int byte = 16 * v + j;
+      for (int k = 0; k < 3; ++k) {
+        pick[v][k][j] = static_cast<int8_t>(byte % 3 == k ? byte / 3 : 0x80);
+      }
+    }
+  }
+  int64_t i = 0;
+  for (; i + 16 <= S; i += 16) {
+    __m128i q[3];
+    for (int k = 0; k < 3; ++k) {
+      const __m512 a = _mm512_mul_ps(_mm512_loadu_ps(x + k * S + i), factor);
+      const __m512 clamped = kSigned ? _mm512_max_ps(_mm512_min_ps(a, highest), lowest)
+                                     : _mm512_min_ps(_mm512_max_ps(a, lowest), highest);
+      q[k] = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(clamped));
+    }
+    for (int v = 0; v < 3; ++v) {
+      __m128i out = _mm_setzero_si128();
+      for (int k = 0; k < 3; ++k) {
+        const __m128i m = _mm_load_si128(reinterpret_cast<const __m128i*>(pick[v][k]));
+        out = _mm_or_si128(out, _mm_shuffle_epi8(q[k], m));
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + 3 * i + 16 * v), out);
+    }
+  }
+  for (; i < S; ++i) {
+    for (int64_t k = 0; k < 3; ++k) y[3 * i + k] = SaturateRoundEven<T>(x[k * S + i] * scale);
+  }
+}
+
+// ScaleInto writing channel-first (N, C, S) floats as channel-last (N, S, C) integers: a run of
+// positions of each channel scaled and rounded as ScaleInto does, then interleaved.
+template <typename T>
+void ScaleIntoChannelLast(const OpContext& ctx, const float* x, int64_t N, int64_t C, int64_t S,
+                          float scale, T* y) {
+  if (C == 3 && internal::CpuHasAvx512()) {
+    for (int64_t n = 0; n < N; ++n) ScaleThreeChannelsLast(x + n * C * S, S, scale, y + n * S * C);
+    return;
+  }
+  constexpr int64_t kRun = 256;
+  T* run = ctx.workspace->Get<T>(internal::kOpSlot0, static_cast<size_t>(C * kRun));
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t s0 = 0; s0 < S; s0 += kRun) {
+      const int64_t m = std::min(kRun, S - s0);
+      for (int64_t c = 0; c < C; ++c) {
+        const float* plane = x + (n * C + c) * S + s0;
+        internal::StoreRoundedEven(m, run + c * kRun, [=](int64_t i) { return plane[i] * scale; });
+      }
+      T* to = y + (n * S + s0) * C;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t c = 0; c < C; ++c) to[i * C + c] = run[c * kRun + i];
+      }
+    }
+  }
+}
+
+void QuantizeV2Compute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<QuantizeV2Param>();
   float* out_min = out[1].ptr<float>();
@@ -170,7 +289,13 @@ void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
       *out_min = in[0].dtype == DType::kUint8 ? 0.0f : -internal::kInt8ScaleRange;
       *out_max = QuantizedLevels(in[0].dtype);
     }
-    if (in[0].data != out[0].data) std::memcpy(out[0].data, in[0].data, static_cast<size_t>(n));
+    const Shape& x = in[0].shape;
+    if (p.channel_last() && n > 0) {
+      internal::Relayout(in[0].data, out[0].data, dnnl::memory::data_type::u8, x[0], x[1],
+                         n / (x[0] * x[1]), true, ctx.workspace);
+    } else if (in[0].data != out[0].data) {
+      std::memcpy(out[0].data, in[0].data, static_cast<size_t>(n));
+    }
     return;
   }
   const float* x = in[0].ptr<const float>();
@@ -187,7 +312,15 @@ void QuantizeV2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
   *out_max = y == DType::kUint8 ? data_max : range;
   // A zero range gives an infinite scale, as in MXNet: zeros become NaN, then 127 (int8) or 0.
   const float scale = QuantizedLevels(y) / range;
-  if (y == DType::kUint8) {
+  if (p.channel_last() && n > 0) {
+    const Shape& shape = in[0].shape;
+    const int64_t N = shape[0], C = shape[1], S = n / (N * C);
+    if (y == DType::kUint8) {
+      ScaleIntoChannelLast(ctx, x, N, C, S, scale, out[0].ptr<uint8_t>());
+    } else {
+      ScaleIntoChannelLast(ctx, x, N, C, S, scale, out[0].ptr<int8_t>());
+    }
+  } else if (y == DType::kUint8) {
     ScaleInto(x, n, scale, out[0].ptr<uint8_t>());
   } else {
     ScaleInto(x, n, scale, out[0].ptr<int8_t>());
@@ -279,7 +412,7 @@ void RegisterQuantizeOps(OpRegistry* r) {
       .SetInputNames({"data"})
       .SetNumOutputs(3)
       .SetOutputNames(RangeOutputNames)
-      .SetInferShape(QuantizeShape)
+      .SetInferShape(QuantizeV2Shape)
       .SetInferType(QuantizeV2Type)
       .SetCompute(QuantizeV2Compute);
   r->Register("_contrib_quantize")
@@ -312,7 +445,7 @@ void RegisterQuantizeOps(OpRegistry* r) {
       .SetInputNames({"data", "min_range", "max_range"})
       .SetNumOutputs(3)
       .SetOutputNames(RangeOutputNames)
-      .SetInferShape(QuantizeShape)
+      .SetInferShape(RequantizeShape)
       .SetInferType(RequantizeType)
       .SetCompute(RequantizeCompute);
 }

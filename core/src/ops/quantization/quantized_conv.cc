@@ -20,6 +20,7 @@
 #include "ops/quantization/quantized_conv.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -242,11 +243,33 @@ struct SgConvParam {
   }
 };
 
+struct SgConvScales;
+
+// What a quantized call's scales are derived from: the weights' data, size and write stamp, the
+// other parameters' write stamps, the input ranges' bits and the data and sum types.
+struct SgConvScalesKey {
+  std::array<uint64_t, 16> words{};
+  size_t size = 0;
+  void Put(uint64_t w) { words[size++] = w; }
+  bool operator==(const SgConvScalesKey& o) const {
+    return size == o.size && std::equal(words.begin(), words.begin() + size, o.words.begin());
+  }
+};
+
 // The nested graph of a _sg_mkldnn_conv, read once per call from its nodes.
 struct SgConvPlan {
   const NodeAttrs* conv = nullptr;
   std::optional<internal::BatchNormFold> bn;
   Int8Eltwise act, postsum_act;
+  // The node's last quantized scales and their key: a repeated call takes them without
+  // formatting the text key they are kept with the weights under and looking it up, which cost
+  // as much as a small convolution. Weak: they live as long as the weights keep them.
+  struct LastScales {
+    std::mutex mutex;
+    SgConvScalesKey key;
+    std::weak_ptr<const SgConvScales> scales;
+  };
+  std::shared_ptr<LastScales> last_scales = std::make_shared<LastScales>();
 };
 
 // What an Activation, LeakyReLU or clip node of the nested graph computes, as oneDNN's eltwise
@@ -790,11 +813,13 @@ SgConvScales MakeScales(internal::Workspace* workspace, const SgConvParam& p,
   return r;
 }
 
-std::string FloatBits(float f) {
+uint32_t FloatWord(float f) {
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof(bits));
-  return std::to_string(bits);
+  return bits;
 }
+
+std::string FloatBits(float f) { return std::to_string(FloatWord(f)); }
 
 void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const SgConvParam& p,
                             const SgConvPlan& plan, const SgConvInputs& at,
@@ -803,27 +828,65 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
   HN_CHECK(in[0].dtype == DType::kInt8 || data_min >= 0.f, kInvalidArgument)
       << DescribeNode(attrs) << ": uint8 data with a negative minimum " << data_min
       << " (data below 0 must be quantized to int8)";
-  // What the scales and packed weights depend on besides the weights: the other parameters'
-  // versions and the input ranges. Without versions they are made for this call alone.
   const NDArray* weight_array = ctx.InputArray(1);
-  std::string key = "sg-conv-int8";
-  for (size_t i = 2; i < at.base; ++i) {
-    if (i == at.sum) continue;
-    const NDArray* array = ctx.InputArray(i);
-    const uint64_t stamp = array ? internal::WriteStamp(*array) : 0;
-    if (stamp == 0) weight_array = nullptr;
-    key += ":" + std::to_string(stamp);
+  // The fast key, given stamps for the weights and every other parameter (none: no reuse).
+  std::optional<SgConvScalesKey> fast_key;
+  if (weight_array != nullptr && internal::WriteStamp(*weight_array) != 0) {
+    fast_key.emplace();
+    fast_key->Put(reinterpret_cast<uintptr_t>(in[1].data));
+    fast_key->Put(static_cast<uint64_t>(in[1].Size()));
+    fast_key->Put(internal::WriteStamp(*weight_array));
+    for (size_t i = 2; i < at.base && fast_key; ++i) {
+      if (i == at.sum) continue;
+      const NDArray* array = ctx.InputArray(i);
+      const uint64_t stamp = array ? internal::WriteStamp(*array) : 0;
+      if (stamp != 0) {
+        fast_key->Put(stamp);
+      } else {
+        fast_key.reset();
+      }
+    }
   }
-  for (size_t i = at.base; i < at.count; ++i) key += ":" + FloatBits(Scalar(in[i]));
-  key += ":" + std::to_string(static_cast<int>(in[0].dtype));
-  if (p.with_sum) key += ":" + std::to_string(static_cast<int>(in[at.sum].dtype));
-  const DType out_type = out[0].dtype;
-  auto make = [&] {
-    return std::static_pointer_cast<const void>(
-        std::make_shared<SgConvScales>(MakeScales(ctx.workspace, p, plan, at, in, out_type)));
+  std::shared_ptr<const SgConvScales> scales;
+  SgConvPlan::LastScales& last_scales = *plan.last_scales;
+  if (fast_key) {
+    for (size_t i = at.base; i < at.count; ++i) fast_key->Put(FloatWord(Scalar(in[i])));
+    fast_key->Put(static_cast<uint64_t>(in[0].dtype));
+    if (p.with_sum) fast_key->Put(static_cast<uint64_t>(in[at.sum].dtype));
+    std::lock_guard<std::mutex> lock(last_scales.mutex);
+    if (last_scales.key == *fast_key) scales = last_scales.scales.lock();
+  }
+  // What the scales and packed weights depend on besides the weights, as the text they are kept
+  // with the weights under: the other parameters' versions and the input ranges. Without
+  // versions they are made for this call alone.
+  auto text_key = [&] {
+    std::string key = "sg-conv-int8";
+    for (size_t i = 2; i < at.base; ++i) {
+      if (i == at.sum) continue;
+      const NDArray* array = ctx.InputArray(i);
+      const uint64_t stamp = array ? internal::WriteStamp(*array) : 0;
+      if (stamp == 0) weight_array = nullptr;
+      key += ":" + std::to_string(stamp);
+    }
+    for (size_t i = at.base; i < at.count; ++i) key += ":" + FloatBits(Scalar(in[i]));
+    key += ":" + std::to_string(static_cast<int>(in[0].dtype));
+    if (p.with_sum) key += ":" + std::to_string(static_cast<int>(in[at.sum].dtype));
+    return key;
   };
-  const std::shared_ptr<const SgConvScales> scales = std::static_pointer_cast<const SgConvScales>(
-      weight_array ? internal::DerivedData(*weight_array, key, make) : make());
+  if (!scales) {
+    const std::string key = text_key();
+    auto make = [&] {
+      return std::static_pointer_cast<const void>(
+          std::make_shared<SgConvScales>(MakeScales(ctx.workspace, p, plan, at, in, out[0].dtype)));
+    };
+    scales = std::static_pointer_cast<const SgConvScales>(
+        weight_array ? internal::DerivedData(*weight_array, key, make) : make());
+    if (fast_key) {
+      std::lock_guard<std::mutex> lock(last_scales.mutex);
+      last_scales.key = *fast_key;
+      last_scales.scales = scales;
+    }
+  }
 
   const ConvolutionParam& conv = ConvParamOf(plan);
   Int8ConvCall c = Int8Call(conv, in[0], out[0], ChannelLast(p));
@@ -864,8 +927,8 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
       w.bias = scales->bias.data();
       w.bias_scales = scales->bias_scales;
     }
+    w.key = text_key();
     w.keep_with = weight_array;
-    w.key = key;
     prepared = internal::PrepareInt8Convolution(c, w, ctx.workspace);
     std::lock_guard<std::mutex> lock(last.mutex);
     last.geometry = c.geometry;

@@ -92,11 +92,90 @@ bool QuantizedPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return RangedShape(attrs, in, out, 1, internal::PoolingInferShape);
 }
 
+// Global average pooling of channel-last data (a network's last pooling, after int8
+// convolutions): each channel's integer sum in one pass over the image, divided by the image size
+// as the general path below divides its exact float sum.
+template <typename T>
+void GlobalAveragePoolChannelLast(const OpContext& ctx, const T* x, int64_t N, int64_t S, int64_t C,
+                                  T* y) {
+  int32_t* sums = ctx.workspace->Get<int32_t>(internal::kOpSlot0, static_cast<size_t>(C));
+  const float count = static_cast<float>(S);
+  for (int64_t n = 0; n < N; ++n) {
+    std::fill(sums, sums + C, 0);
+    for (int64_t s = 0; s < S; ++s) {
+      const T* row = x + (n * S + s) * C;
+      for (int64_t c = 0; c < C; ++c) sums[c] += row[c];
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      y[n * C + c] = SaturateRoundEven<T>(static_cast<float>(sums[c]) / count);
+    }
+  }
+}
+
+// True when every window of `g` has a tap inside the image along each axis (none is all padding).
+bool EveryWindowTouchesTheImage(const internal::SpatialGeom& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.pad[a] >= g.kernel[a] || (g.grid[a] - 1) * g.stride[a] - g.pad[a] >= g.image[a]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Max pooling of channel-last data in its own integers (a maximum is exact in any type): each
+// output position's lanes are the maxima over the window's taps inside the image.
+template <typename T>
+void MaxPoolChannelLast(const internal::PoolingCall& call, const T* x, T* y) {
+  const internal::SpatialGeom& g = call.g;
+  const int64_t C = call.lane;
+  for (int64_t n = 0; n < call.planes; ++n) {
+    for (int64_t od = 0; od < g.grid[0]; ++od) {
+      for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
+        for (int64_t ow = 0; ow < g.grid[2]; ++ow) {
+          T* out = y + (((n * g.grid[0] + od) * g.grid[1] + oh) * g.grid[2] + ow) * C;
+          bool first = true;
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const int64_t id = od * g.stride[0] - g.pad[0] + kd;
+            if (id < 0 || id >= g.image[0]) continue;
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const int64_t ih = oh * g.stride[1] - g.pad[1] + kh;
+              if (ih < 0 || ih >= g.image[1]) continue;
+              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                const int64_t iw = ow * g.stride[2] - g.pad[2] + kw;
+                if (iw < 0 || iw >= g.image[2]) continue;
+                const T* in = x + (((n * g.image[0] + id) * g.image[1] + ih) * g.image[2] + iw) * C;
+                if (first) {
+                  std::memcpy(out, in, static_cast<size_t>(C) * sizeof(T));
+                  first = false;
+                } else {
+                  for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
 void QuantizedPoolingOf(const OpContext& ctx, const internal::PoolingParam& p, const TBlob& x,
                         const TBlob& y) {
   const internal::PoolingCall call = internal::MakePoolingCall(p, x.shape, y.shape);
   const int64_t n = x.Size(), m = y.Size();
+  // Sums below 2^24 are exact in floats and int32 alike.
+  if (p.pool_type == internal::PoolType::kAvg && p.global_pool && call.lane > 1 &&
+      call.g.ImageSize() <= (int64_t{1} << 16)) {
+    GlobalAveragePoolChannelLast(ctx, x.ptr<const T>(), call.planes, call.g.ImageSize(), call.lane,
+                                 y.ptr<T>());
+    return;
+  }
+  if (p.pool_type == internal::PoolType::kMax && call.lane > 1 &&
+      EveryWindowTouchesTheImage(call.g)) {
+    MaxPoolChannelLast(call, x.ptr<const T>(), y.ptr<T>());
+    return;
+  }
   // Integers up to 255 * 27 * (window) stay exact in float sums; the kernels run on floats.
   float* xf = ctx.workspace->Get<float>(internal::kOpSlot0, static_cast<size_t>(n));
   float* yf = ctx.workspace->Get<float>(internal::kOpSlot1, static_cast<size_t>(m));
