@@ -25,7 +25,6 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,6 +45,7 @@
 #include "ops/nn/convolution_fusions.h"
 #include "ops/nn/convolution_param.h"
 #include "ops/quantization/quantization.h"
+#include "ops/quantization/subgraph_plan.h"
 #include "ops/register_ops.h"
 #include "pass/passes.h"
 
@@ -351,37 +351,11 @@ SgConvPlan ParseSgConv(const NodeAttrs& attrs) {
   return plan;
 }
 
-// The plan of a node's nested graph, parsed once per graph and parameters: inference and every
-// compute call ask for it, and walking the graph (string compares, number parsing) cost about as
-// much as a small convolution. A cached plan is used only while its graph and parameters are
-// alive (then their addresses are still theirs).
 std::shared_ptr<const SgConvPlan> ReadSgConv(const NodeAttrs& attrs) {
   HN_CHECK(attrs.subgraphs.size() == 1, kInvalidArgument)
       << DescribeNode(attrs) << ": expected its fused graph in \"subgraphs\" (one graph), found "
       << attrs.subgraphs.size();
-  struct Entry {
-    std::weak_ptr<const Symbol> graph;
-    std::weak_ptr<const void> param;
-    std::shared_ptr<const SgConvPlan> plan;
-    bool Alive() const { return !graph.expired() && !param.expired(); }
-  };
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, const void*>, Entry> plans;
-  const std::pair<const void*, const void*> key(attrs.subgraphs[0].get(), attrs.parsed.get());
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = plans.find(key);
-    if (it != plans.end() && it->second.Alive()) return it->second.plan;
-  }
-  auto plan = std::make_shared<const SgConvPlan>(ParseSgConv(attrs));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (plans.size() >= 4096) {
-    for (auto it = plans.begin(); it != plans.end();) {
-      it = it->second.Alive() ? std::next(it) : plans.erase(it);
-    }
-  }
-  plans[key] = Entry{attrs.subgraphs[0], attrs.parsed, plan};
-  return plan;
+  return internal::CachedSubgraphPlan<SgConvPlan>(attrs, ParseSgConv);
 }
 
 // Input positions, as MXNet lists them.

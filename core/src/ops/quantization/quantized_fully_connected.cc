@@ -31,6 +31,7 @@
 #include "ops/nn/fully_connected_param.h"
 #include "ops/quantization/quantization.h"
 #include "ops/quantization/range_inference.h"
+#include "ops/quantization/subgraph_plan.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -299,6 +300,10 @@ SgFullyConnectedGraph ReadSubgraph(const NodeAttrs& attrs) {
   return r;
 }
 
+std::shared_ptr<const SgFullyConnectedGraph> SubgraphOf(const NodeAttrs& attrs) {
+  return internal::CachedSubgraphPlan<SgFullyConnectedGraph>(attrs, ReadSubgraph);
+}
+
 // The attributes' consistency with the subgraph: an elementwise op iff with_eltwise, and a
 // channel-wise quantized layer only with its output requantized or float (MXNet's rule: its
 // int32 sums would have one scale per channel).
@@ -318,7 +323,8 @@ void CheckSgForm(const NodeAttrs& attrs, const SgFullyConnectedGraph& g) {
 
 std::vector<std::string> SgFcInputNames(const NodeAttrs& attrs) {
   const auto& p = attrs.Param<SgFullyConnectedParam>();
-  const SgFullyConnectedGraph g = ReadSubgraph(attrs);
+  const std::shared_ptr<const SgFullyConnectedGraph> graph = SubgraphOf(attrs);
+  const SgFullyConnectedGraph& g = *graph;
   std::vector<std::string> names = g.input_names;
   if (!p.quantized) return names;
   names.insert(names.end(), {"min_data", "max_data"});
@@ -339,7 +345,8 @@ std::vector<std::string> SgFcOutputNames(const NodeAttrs& attrs) {
 }
 
 bool SgFcShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  const SgFullyConnectedGraph g = ReadSubgraph(attrs);
+  const std::shared_ptr<const SgFullyConnectedGraph> graph = SubgraphOf(attrs);
+  const SgFullyConnectedGraph& g = *graph;
   CheckSgForm(attrs, g);
   return QuantizedFcShape(attrs, g.fc, in, out);
 }
@@ -368,7 +375,8 @@ DType SgFcOutputType(const SgFullyConnectedParam& p, const Int8Eltwise& eltwise)
 
 bool SgFcType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
   const auto& p = attrs.Param<SgFullyConnectedParam>();
-  const SgFullyConnectedGraph g = ReadSubgraph(attrs);
+  const std::shared_ptr<const SgFullyConnectedGraph> graph = SubgraphOf(attrs);
+  const SgFullyConnectedGraph& g = *graph;
   if (!p.quantized) {
     for (size_t i = 0; i < in->size(); ++i)
       internal::AssignQuantizedDType(attrs, in, i, DType::kFloat32, "input");
@@ -598,7 +606,8 @@ void SgFcQuantizedForward(const OpContext& ctx, const NodeAttrs& attrs,
 
 void SgFcCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out) {
-  const SgFullyConnectedGraph g = ReadSubgraph(attrs);
+  const std::shared_ptr<const SgFullyConnectedGraph> graph = SubgraphOf(attrs);
+  const SgFullyConnectedGraph& g = *graph;
   if (attrs.Param<SgFullyConnectedParam>().quantized) {
     SgFcQuantizedForward(ctx, attrs, g, in, out);
   } else {

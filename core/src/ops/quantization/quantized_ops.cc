@@ -26,6 +26,7 @@
 
 #include "hybridnet/op.h"
 #include "kernels/layout.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/pooling.h"
 #include "kernels/workspace.h"
 #include "ops/nn/activation_param.h"
@@ -123,40 +124,44 @@ bool EveryWindowTouchesTheImage(const internal::SpatialGeom& g) {
 }
 
 // Max pooling of channel-last data in its own integers (a maximum is exact in any type): each
-// output position's lanes are the maxima over the window's taps inside the image.
+// output position's lanes are the maxima over the window's taps inside the image. Output rows are
+// split between the kernel threads (the result does not depend on the split).
 template <typename T>
 void MaxPoolChannelLast(const internal::PoolingCall& call, const T* x, T* y) {
-  const internal::SpatialGeom& g = call.g;
-  const int64_t C = call.lane;
-  for (int64_t n = 0; n < call.planes; ++n) {
-    for (int64_t od = 0; od < g.grid[0]; ++od) {
-      for (int64_t oh = 0; oh < g.grid[1]; ++oh) {
-        for (int64_t ow = 0; ow < g.grid[2]; ++ow) {
-          T* out = y + (((n * g.grid[0] + od) * g.grid[1] + oh) * g.grid[2] + ow) * C;
-          bool first = true;
-          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-            const int64_t id = od * g.stride[0] - g.pad[0] + kd;
-            if (id < 0 || id >= g.image[0]) continue;
-            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-              const int64_t ih = oh * g.stride[1] - g.pad[1] + kh;
-              if (ih < 0 || ih >= g.image[1]) continue;
-              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-                const int64_t iw = ow * g.stride[2] - g.pad[2] + kw;
-                if (iw < 0 || iw >= g.image[2]) continue;
-                const T* in = x + (((n * g.image[0] + id) * g.image[1] + ih) * g.image[2] + iw) * C;
-                if (first) {
-                  std::memcpy(out, in, static_cast<size_t>(C) * sizeof(T));
-                  first = false;
-                } else {
-                  for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
-                }
-              }
+  const int64_t rows = call.planes * call.g.grid[0] * call.g.grid[1];
+  const int64_t row_size = call.g.grid[2] * call.lane;
+  internal::ParallelFor(rows, rows * row_size >= internal::kElementwiseRange, [&](int64_t row) {
+    // Local copies: a store through T* (a char type) may alias anything reached by reference,
+    // which would keep the lane loop from vectorizing.
+    const internal::SpatialGeom g = call.g;
+    const int64_t C = call.lane;
+    const int64_t oh = row % g.grid[1];
+    const int64_t od = row / g.grid[1] % g.grid[0];
+    const int64_t n = row / (g.grid[1] * g.grid[0]);
+    for (int64_t ow = 0; ow < g.grid[2]; ++ow) {
+      T* out = y + (row * g.grid[2] + ow) * C;
+      bool first = true;
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad[0] + kd;
+        if (id < 0 || id >= g.image[0]) continue;
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          const int64_t ih = oh * g.stride[1] - g.pad[1] + kh;
+          if (ih < 0 || ih >= g.image[1]) continue;
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            const int64_t iw = ow * g.stride[2] - g.pad[2] + kw;
+            if (iw < 0 || iw >= g.image[2]) continue;
+            const T* in = x + (((n * g.image[0] + id) * g.image[1] + ih) * g.image[2] + iw) * C;
+            if (first) {
+              std::memcpy(out, in, static_cast<size_t>(C) * sizeof(T));
+              first = false;
+            } else {
+              for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
             }
           }
         }
       }
     }
-  }
+  });
 }
 
 template <typename T>
