@@ -62,10 +62,11 @@ TEST(QuantizedFullyConnectedErrors, QuantizedFormsCheckTheirInputs) {
   EXPECT_HAS(ErrorOf({{"quantized", "True"}, {"channel_wise_quantize", "True"}}, {Fc(false)},
                      channel_wise),
              "channel_wise_quantize needs min_calib_range and max_calib_range");
-  EXPECT_HAS(ErrorOf({{"quantized", "True"}, {"min_calib_range", "0"}}, {Fc(true)},
-                     {NDArray::Zeros({2, 4}, DType::kInt8), NDArray::Zeros({3, 4}, DType::kInt8),
-                      range, range, range, range}),
-             "min_calib_range and max_calib_range come together");
+  EXPECT_HAS(
+      ErrorOf({{"quantized", "True"}, {"min_calib_range", "0"}}, {Fc(true)},
+              {NDArray::Zeros({2, 4}, DType::kInt8), NDArray::Zeros({3, 4}, DType::kInt8), range,
+               range, range, range}),
+      "min_calib_range and max_calib_range must be given together (got only min_calib_range)");
   std::vector<NDArray> float_data{
       NDArray::Zeros({2, 4}), NDArray::Zeros({3, 4}, DType::kInt8), range, range, range, range};
   EXPECT_HAS(ErrorOf({{"quantized", "True"}}, {Fc(true)}, float_data),

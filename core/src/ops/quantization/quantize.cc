@@ -78,18 +78,12 @@ struct QuantizeV2Param {
   }
 };
 
-// MXNet uses a calibrated range only when both ends are given and never checks them; a range
-// given by halves, upside down, or negative for uint8 would give wrong numbers silently.
+// A negative range for uint8 would give wrong numbers silently too (MXNet does not check it).
 void QuantizeV2ParamInit(QuantizeV2Param* p) {
-  HN_CHECK(p->min_calib_range.has_value() == p->max_calib_range.has_value(), kInvalidArgument)
-      << "min_calib_range and max_calib_range must be given together (got only "
-      << (p->min_calib_range ? "min_calib_range" : "max_calib_range") << ")";
-  if (!p->calibrated()) return;
-  const float lo = *p->min_calib_range, hi = *p->max_calib_range;
-  HN_CHECK(lo <= hi, kInvalidArgument)
-      << "min_calib_range " << lo << " is larger than max_calib_range " << hi;
-  HN_CHECK(!(p->out_type == QuantizeOutType::kUint8 && lo < 0.0f), kInvalidArgument)
-      << "out_type uint8 cannot hold the negative min_calib_range " << lo;
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+  HN_CHECK(!(p->calibrated() && p->out_type == QuantizeOutType::kUint8 && *p->min_calib_range < 0),
+           kInvalidArgument)
+      << "out_type uint8 cannot hold the negative min_calib_range " << *p->min_calib_range;
 }
 
 // _contrib_quantize's attribute: the older form, whose range comes as inputs.

@@ -114,8 +114,7 @@ bool SelfAttType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   HN_CHECK(!(p.enable_float_output && (p.min_calib_range || p.max_calib_range)), kInvalidArgument)
       << DescribeNode(attrs)
       << ": enable_float_output and min_calib_range/max_calib_range exclude each other";
-  HN_CHECK(p.min_calib_range.has_value() == p.max_calib_range.has_value(), kInvalidArgument)
-      << DescribeNode(attrs) << ": min_calib_range and max_calib_range go together";
+  internal::CheckCalibratedRange(p.min_calib_range, p.max_calib_range, DescribeNode(attrs));
   for (size_t i = 0; i < in->size(); ++i) {
     internal::AssignQuantizedDType(
         attrs, in, i, i < integer_types.size() ? integer_types[i] : DType::kFloat32, "input");

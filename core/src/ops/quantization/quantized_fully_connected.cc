@@ -317,8 +317,7 @@ void CheckSgForm(const NodeAttrs& attrs, const SgFullyConnectedGraph& g) {
            kInvalidArgument)
       << DescribeNode(attrs) << ": channel_wise_quantize needs min_calib_range and "
       << "max_calib_range, or enable_float_output";
-  HN_CHECK(p.min_calib_range.has_value() == p.max_calib_range.has_value(), kInvalidArgument)
-      << DescribeNode(attrs) << ": min_calib_range and max_calib_range come together";
+  internal::CheckCalibratedRange(p.min_calib_range, p.max_calib_range, DescribeNode(attrs));
 }
 
 std::vector<std::string> SgFcInputNames(const NodeAttrs& attrs) {

@@ -300,20 +300,8 @@ struct QuantizedElemwiseAddParam {
   }
 };
 
-// A calibrated output range: both ends or neither, in order.
-void CheckCalibratedRange(const std::optional<float>& min_calib_range,
-                          const std::optional<float>& max_calib_range) {
-  HN_CHECK(min_calib_range.has_value() == max_calib_range.has_value(), kInvalidArgument)
-      << "min_calib_range and max_calib_range must be given together";
-  if (min_calib_range) {
-    HN_CHECK(*min_calib_range <= *max_calib_range, kInvalidArgument)
-        << "min_calib_range " << *min_calib_range << " is larger than max_calib_range "
-        << *max_calib_range;
-  }
-}
-
 void InitQuantizedElemwiseAdd(QuantizedElemwiseAddParam* p) {
-  CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
 }
 
 bool QuantizedElemwiseAddShape(const NodeAttrs& attrs, std::vector<Shape>* in,
@@ -429,7 +417,7 @@ struct QuantizedElemwiseMulParam {
 };
 
 void InitQuantizedElemwiseMul(QuantizedElemwiseMulParam* p) {
-  CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
 }
 
 uint32_t QuantizedElemwiseMulOutputs(const NodeAttrs& attrs) {
