@@ -237,26 +237,10 @@ Symbol SplitBackward(const std::vector<NodeEntry>& grads,
 namespace {
 
 // The traced graph with BatchNorm + relu as one op: one pass over the activations instead of two,
-// for the same floats, and the backward reads neither output the fusion hides. Its BatchNorms
-// show their batch statistics (output_mean_var), which their backward then reads instead of
-// recomputing them from the data (two passes over each normalized activation fewer, the same
-// bits); the graph's outputs stay those traced.
+// for the same floats, and the backward reads neither output the fusion hides.
 Symbol FusedForTraining(const Symbol& traced) {
   size_t num_fused = 0;
-  Symbol graph = FuseBatchNormRelu(traced, &num_fused);  // a copy: its nodes are its own
-  const OpRegistry& registry = OpRegistry::Global();
-  const Op* batch_norm = registry.Find("BatchNorm");
-  const Op* batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
-  const IndexedGraph g(graph.outputs);
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    Node* node = g[nid].owner.get();
-    if (node->IsVariable() || (node->attrs.op != batch_norm && node->attrs.op != batch_norm_relu))
-      continue;
-    AttrDict dict = node->attrs.dict;
-    dict["output_mean_var"] = "True";
-    node->attrs = MakeNodeAttrs(*node->attrs.op, node->attrs.name, dict);
-  }
-  return graph;
+  return FuseBatchNormRelu(traced, &num_fused);
 }
 
 }  // namespace

@@ -60,9 +60,7 @@ inline float BatchNormVariance(float invstd, double eps) {
 }
 
 /// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are the
-/// batch's: `mean` and `invstd` as the forward computed them when given (which saves two passes
-/// over x), else recomputed from x (the same bits); the moving statistics are updated in place
-/// with `momentum`:
+/// batch's (recomputed from x) and the moving statistics are updated in place with `momentum`:
 /// moving = moving * momentum + batch * (1 - momentum), the batch variance read back from its
 /// inverse standard deviation; otherwise the moving statistics normalize and are left alone.
 /// Per channel, with w = gamma (1 with fix_gamma), sums in double:
@@ -70,11 +68,8 @@ inline float BatchNormVariance(float invstd, double eps) {
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
 ///   (batch statistics), dx = dy * invstd * w (moving statistics).
 /// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
-/// partial sums pairwise as in BatchNormBatchStats. With `relu_beta` (_contrib_BatchNormWithReLU's
-/// gradient), dy first becomes dy * (v > 0 ? 1 : 0), v = x * scale + shift being what the forward
-/// computed before its relu (scale = w * invstd, shift = beta - mean * scale, in float): the bits
-/// of _backward_relu on the forward's output, without a pass of its own. The AVX-512 version where
-/// the CPU has it, else the scalar one; both give the same bits.
+/// partial sums pairwise as in BatchNormBatchStats. The AVX-512 version where the CPU has it, else
+/// the scalar one; both give the same bits.
 template <typename T>
 struct BatchNormGradArgsOf {
   const T* dy;
@@ -82,9 +77,6 @@ struct BatchNormGradArgsOf {
   const T* gamma;
   T* moving_mean;
   T* moving_var;
-  const T* mean;    ///< the forward's batch mean, or null (read with batch_stats)
-  const T* invstd;  ///< the forward's batch inverse standard deviation, or null
-  const T* relu_beta;  ///< the forward's beta when it applied a relu, else null
   T* dx;
   T* dgamma;
   T* dbeta;

@@ -172,27 +172,15 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   }
 }
 
-// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), then with
-// output_mean_var the forward's outputs mean and var; BatchNorm's attributes; outputs the
-// gradients of data, gamma and beta. In training mode (and not use_global_stats) it normalizes
-// with the batch statistics the forward used, read from mean and var when the forward shows them
-// (as MXNet's backward does; hybridized training graphs show them, see cached_op.cc), else
-// recomputed from the data in the same order (the same bits), and updates the moving ones
-// (mutable inputs 3 and 4). _backward_BatchNormWithReLU, _contrib_BatchNormWithReLU's, also takes
-// the forward's beta (last) and counts the output gradient only where the forward's output is
-// positive, recomputing the forward's float operations (the bits of _backward_relu on that
-// output, without its pass).
+// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), BatchNorm's
+// attributes; outputs the gradients of data, gamma and beta. In training mode (and not
+// use_global_stats) it recomputes the batch statistics the forward used and updates the moving
+// ones (mutable inputs 3 and 4).
 
-bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
-                            bool relu) {
+bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                            std::vector<Shape>* out) {
   std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
-  if (relu) {
-    HN_CHECK(MergeShape(in->back(), &forward_in[2]), kShapeError)
-        << DescribeNode(attrs) << ": beta " << in->back() << " does not match its gradient "
-        << (*out)[2];
-  }
-  const bool saved = attrs.Param<BatchNormParam>().output_mean_var;  // the forward's mean, var
-  std::vector<Shape> forward_out{(*in)[0], saved ? (*in)[5] : Shape(), saved ? (*in)[6] : Shape()};
+  std::vector<Shape> forward_out{(*in)[0]};
   HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
       << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
       << forward_in[0];
@@ -205,32 +193,23 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std:
   (*in)[2] = forward_in[1];
   (*in)[3] = forward_in[3];
   (*in)[4] = forward_in[4];
-  if (saved) {
-    (*in)[5] = forward_out[1];
-    (*in)[6] = forward_out[2];
-  }
-  if (relu) in->back() = forward_in[2];
   (*out)[0] = forward_in[0];
   (*out)[1] = forward_in[1];
   (*out)[2] = forward_in[2];
   return known;
 }
 
-// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var, [mean, var],
-// [beta]) and outputs.
+// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var) and outputs.
 template <typename T>
 void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
                           const std::vector<TBlob>& in, const std::vector<TBlob>& out,
-                          const internal::BatchNormDims& dims, bool relu) {
+                          const internal::BatchNormDims& dims) {
   internal::BatchNormGradArgsOf<T> args;
   args.dy = in[0].ptr<const T>();
   args.x = in[1].ptr<const T>();
   args.gamma = in[2].ptr<const T>();
   args.moving_mean = in[3].ptr<T>();
   args.moving_var = in[4].ptr<T>();
-  args.mean = p.output_mean_var ? in[5].ptr<const T>() : nullptr;
-  args.invstd = p.output_mean_var ? in[6].ptr<const T>() : nullptr;
-  args.relu_beta = relu ? in.back().ptr<const T>() : nullptr;
   args.dx = out[0].ptr<T>();
   args.dgamma = out[1].ptr<T>();
   args.dbeta = out[2].ptr<T>();
@@ -241,7 +220,6 @@ void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
   internal::BatchNormBackward(args, dims);
 }
 
-template <bool kRelu>
 void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BatchNormParam>();
@@ -253,38 +231,23 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
   dims.channels = shape[axis];
   if (in[1].dtype == DType::kFloat64) {
-    RunBatchNormBackward<double>(ctx, p, in, out, dims, kRelu);
+    RunBatchNormBackward<double>(ctx, p, in, out, dims);
   } else {
-    RunBatchNormBackward<float>(ctx, p, in, out, dims, kRelu);
+    RunBatchNormBackward<float>(ctx, p, in, out, dims);
   }
 }
 
-FListNames BatchNormBackwardInputNames(bool relu) {
-  return [relu](const NodeAttrs& attrs) {
-    std::vector<std::string> names{"out_grad", "data", "gamma", "moving_mean", "moving_var"};
-    if (attrs.Param<BatchNormParam>().output_mean_var) {
-      names.push_back("mean");
-      names.push_back("var");
-    }
-    if (relu) names.push_back("beta");
-    return names;
-  };
-}
-
-// Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant's
-// backward masks it where the output is not positive. The moving statistics get no gradient. The
-// backward reads the forward's batch statistics where the forward shows them (output_mean_var).
+// Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
+// first masks it where the output is not positive. The moving statistics get no gradient.
 FGradient BatchNormGradient(bool relu) {
   return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
-    std::vector<NodeEntry> inputs{g.out_grad(0), g.in(0), g.in(1), g.in(3), g.in(4)};
-    if (n->attrs.Param<BatchNormParam>().output_mean_var) {
-      inputs.push_back(g.out(1));
-      inputs.push_back(g.out(2));
+    NodeEntry out_grad = g.out_grad(0);
+    if (relu) {
+      out_grad = internal::ActivationInputGradient(g, internal::ActType::kRelu, out_grad);
     }
-    if (relu) inputs.push_back(g.in(2));
     std::shared_ptr<Node> backward = g.MakeNode(
-        relu ? "_backward_BatchNormWithReLU" : "_backward_BatchNorm", inputs, g.attrs().dict);
+        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
     return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
                                   NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
                                   g.ZerosLike(g.in(4))};
@@ -360,23 +323,6 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
       .SetGradient(BatchNormGradient(relu));
 }
 
-void RegisterBackward(OpRegistry* r, const char* name, const char* description, bool relu) {
-  r->Register(name)
-      .Describe(description)
-      .SetParam<BatchNormParam>()
-      .SetInputNames(BatchNormBackwardInputNames(relu))
-      .SetMutableInputs({3, 4})
-      .SetNumOutputs(3)
-      .SetInferShape(
-          [relu](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-            return BatchNormBackwardShape(attrs, in, out, relu);
-          })
-      .SetInferType(internal::RealType)
-      .SetCompute(relu ? FCompute(BatchNormBackwardCompute<true>)
-                       : FCompute(BatchNormBackwardCompute<false>))
-      .SetInternal();
-}
-
 }  // namespace
 
 void RegisterBatchNormOps(OpRegistry* r) {
@@ -391,18 +337,19 @@ void RegisterBatchNormOps(OpRegistry* r) {
               "BatchNorm followed by ReLU, fused. Same inputs, attributes and outputs as "
               "BatchNorm, plus a hidden workspace output.",
               true);
-  RegisterBackward(r, "_backward_BatchNorm",
-                   "The gradient of BatchNorm: the gradients of data, gamma and beta from the "
-                   "output's. In training mode it normalizes with the batch statistics (with "
-                   "output_mean_var, the forward's outputs mean and var given as inputs, var "
-                   "holding the inverse standard deviation) and updates moving_mean and "
-                   "moving_var with the momentum, as MXNet's backward does.",
-                   false);
-  RegisterBackward(r, "_backward_BatchNormWithReLU",
-                   "The gradient of _contrib_BatchNormWithReLU: _backward_BatchNorm's, the output "
-                   "gradient counting only where the forward's output is positive (told from "
-                   "data and the forward's statistics, gamma and beta, its last input).",
-                   true);
+  r->Register("_backward_BatchNorm")
+      .Describe(
+          "The gradient of BatchNorm: the gradients of data, gamma and beta from the output's. "
+          "In training mode it normalizes with the batch statistics and updates moving_mean "
+          "and moving_var with the momentum, as MXNet's backward does.")
+      .SetParam<BatchNormParam>()
+      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var"})
+      .SetMutableInputs({3, 4})
+      .SetNumOutputs(3)
+      .SetInferShape(BatchNormBackwardShape)
+      .SetInferType(internal::RealType)
+      .SetCompute(BatchNormBackwardCompute)
+      .SetInternal();
 }
 
 }  // namespace hybridnet
