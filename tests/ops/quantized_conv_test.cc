@@ -46,6 +46,39 @@ void ExpectRejected(const NodeAttrs& attrs, StatusCode code, const std::string& 
   }
 }
 
+// A quantized _sg_mkldnn_conv: 3x3 convolution of 16 filters and relu, output range [0, 4].
+NodeAttrs Int8ConvRelu(const std::string& name) {
+  const Symbol conv_relu = Symbol::Create(
+      "Activation",
+      {Symbol::Create(
+          "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
+          {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
+          "conv")},
+      {{"act_type", "relu"}}, "relu");
+  NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", name,
+                                  {{"quantized", "true"},
+                                   {"with_act", "true"},
+                                   {"min_calib_range", "0"},
+                                   {"max_calib_range", "4"}});
+  attrs.subgraphs.push_back(std::make_shared<const Symbol>(conv_relu));
+  return attrs;
+}
+
+// Runs `net` node by node and on the graph executor from input "data" = x: the same uint8 bytes,
+// with `relayouts` re-layouts in the graph.
+void ExpectGraphEqualsEagerUint8(const Symbol& net, const std::map<std::string, NDArray>& params,
+                                 const NDArray& x, size_t relayouts) {
+  std::map<std::string, NDArray> values = params;
+  values["data"] = x;
+  const NDArray eager = testing_util::RunNodeByNode(net, values)[0];
+  GraphExecutor exec(net, {"data"}, params, ExecutorOptions());
+  const NDArray graph = exec.Forward({x})[0];
+  ASSERT_EQ(graph.dtype(), DType::kUint8);
+  ASSERT_EQ(graph.shape(), eager.shape());
+  EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
+  EXPECT_EQ(exec.stats().num_relayouts, relayouts);
+}
+
 TEST(SgMkldnnConv, FlagsMustMatchTheNestedGraph) {
   ExpectRejected(SgConv({{"with_bn", "true"}}, ConvGraph()), StatusCode::kInvalidArgument,
                  "with_bn=1");
@@ -102,15 +135,7 @@ TEST(Int8Convolution, StaysChannelLastBetweenInt8ConvolutionsBitExact) {
       {"data_min", NDArray::Full({1}, 0.f)},
       {"data_max", NDArray::Full({1}, 2.f)}};
   NDArray x = NDArray::RandomUniform({1, 16, 9, 7}, 0.f, 255.f).AsType(DType::kUint8);
-  std::map<std::string, NDArray> values = params;
-  values["data"] = x;
-  const NDArray eager = testing_util::RunNodeByNode(c3, values)[0];
-  GraphExecutor exec(c3, {"data"}, params, ExecutorOptions());
-  const NDArray graph = exec.Forward({x})[0];
-  ASSERT_EQ(graph.dtype(), DType::kUint8);
-  ASSERT_EQ(graph.shape(), eager.shape());
-  EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
-  EXPECT_EQ(exec.stats().num_relayouts, 2u);
+  ExpectGraphEqualsEagerUint8(c3, params, x, 2);
 }
 
 // A network's int8 ends as quantize_net writes them: float data quantized (calibrated uint8) for
@@ -118,21 +143,8 @@ TEST(Int8Convolution, StaysChannelLastBetweenInt8ConvolutionsBitExact) {
 // the pooling reads it so: no re-layout at all (the pooled (1, C, 1, 1) is a view), and the
 // integers of the ops run one by one.
 TEST(Int8Convolution, QuantizesAndPoolsChannelLastWithoutRelayoutsBitExact) {
-  Symbol conv_relu = Symbol::Create(
-      "Activation",
-      {Symbol::Create(
-          "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
-          {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
-          "conv")},
-      {{"act_type", "relu"}}, "relu");
   auto sg = [&](const std::string& name, const std::vector<Symbol>& inputs) {
-    NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", name,
-                                    {{"quantized", "true"},
-                                     {"with_act", "true"},
-                                     {"min_calib_range", "0"},
-                                     {"max_calib_range", "4"}});
-    attrs.subgraphs.push_back(std::make_shared<const Symbol>(conv_relu));
-    return Symbol::Create(attrs, inputs);
+    return Symbol::Create(Int8ConvRelu(name), inputs);
   };
   Symbol q = Symbol::Create(
       "_contrib_quantize_v2", {Symbol::Var("data")},
@@ -146,34 +158,14 @@ TEST(Int8Convolution, QuantizesAndPoolsChannelLastWithoutRelayoutsBitExact) {
       {"w1", NDArray::RandomUniform({16, 3, 3, 3}, -1.f, 1.f)},
       {"w2", NDArray::RandomUniform({16, 16, 3, 3}, -1.f, 1.f)}};
   NDArray x = NDArray::RandomUniform({1, 3, 11, 13}, -0.5f, 2.5f);
-  std::map<std::string, NDArray> values = params;
-  values["data"] = x;
-  const NDArray eager = testing_util::RunNodeByNode(pool, values)[0];
-  GraphExecutor exec(pool, {"data"}, params, ExecutorOptions());
-  const NDArray graph = exec.Forward({x})[0];
-  ASSERT_EQ(graph.dtype(), DType::kUint8);
-  ASSERT_EQ(graph.shape(), eager.shape());
-  EXPECT_EQ(std::memcmp(graph.raw_data(), eager.raw_data(), static_cast<size_t>(graph.size())), 0);
-  EXPECT_EQ(exec.stats().num_relayouts, 0u);
+  ExpectGraphEqualsEagerUint8(pool, params, x, 0);
 }
 
 // A quantized _sg_mkldnn_conv called again with the same weight array: another batch, another
 // thread count or rewritten weights give what a first call with them gives (a call reuses the
 // primitive and packed weights it prepared only for the same geometry and thread count).
 TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsAndWeights) {
-  Symbol relu = Symbol::Create(
-      "Activation",
-      {Symbol::Create(
-          "Convolution", {Symbol::Var("data"), Symbol::Var("weight")},
-          {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
-          "conv")},
-      {{"act_type", "relu"}}, "relu");
-  NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_conv", "c",
-                                  {{"quantized", "true"},
-                                   {"with_act", "true"},
-                                   {"min_calib_range", "0"},
-                                   {"max_calib_range", "4"}});
-  attrs.subgraphs.push_back(std::make_shared<const Symbol>(relu));
+  const NodeAttrs attrs = Int8ConvRelu("c");
   const Symbol y = Symbol::Create(attrs, {Symbol::Var("data"), Symbol::Var("w"),
                                           Symbol::Var("data_min"), Symbol::Var("data_max")});
   const std::map<std::string, NDArray> ranges = {{"data_min", NDArray::Full({1}, 0.f)},
