@@ -423,6 +423,15 @@ HN_ERROR_CASES(QuantizedConvolution) {
                             StatusCode::kShapeError, {"_contrib_quantized_conv", "range", "(2,)"},
                             {DType::kUint8, DType::kInt8, DType::kFloat32, DType::kFloat32,
                              DType::kFloat32, DType::kFloat32}));
+  // The fused form's calibrated range: half of one, and one upside down (refused at parse).
+  cases->push_back(Rejected("_sg_mkldnn_conv", {{"quantized", "true"}, {"max_calib_range", "4"}},
+                            {{1, 3, 5, 5}}, StatusCode::kInvalidArgument,
+                            {"_sg_mkldnn_conv", "(got only max_calib_range)"}));
+  cases->push_back(
+      Rejected("_sg_mkldnn_conv",
+               {{"quantized", "true"}, {"min_calib_range", "4"}, {"max_calib_range", "1"}},
+               {{1, 3, 5, 5}}, StatusCode::kInvalidArgument,
+               {"_sg_mkldnn_conv", "min_calib_range 4 is larger than max_calib_range 1"}));
 }
 
 }  // namespace conformance

@@ -22,9 +22,9 @@ Symbol Fc(bool no_bias) {
 
 std::string ErrorOf(const AttrDict& dict, const std::vector<Symbol>& graphs,
                     const std::vector<NDArray>& inputs) {
-  NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_fully_connected", "node", dict);
-  for (const Symbol& g : graphs) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
   try {
+    NodeAttrs attrs = MakeNodeAttrs("_sg_mkldnn_fully_connected", "node", dict);
+    for (const Symbol& g : graphs) attrs.subgraphs.push_back(std::make_shared<const Symbol>(g));
     Invoke(attrs, inputs);
   } catch (const Error& e) {
     return e.what();

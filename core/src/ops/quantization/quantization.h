@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <string>
 #include <type_traits>
 
 #include "hybridnet/dtype.h"
@@ -192,18 +191,16 @@ inline void DataRange(const float* x, int64_t n, float* lo, float* hi) {
 
 /// A calibrated range of a quantized op's attributes: both ends or neither, in order (MXNet uses
 /// one only when both ends are given and never checks them, so a range given by halves or upside
-/// down would give wrong numbers silently). `where` starts the message: the node, where the
-/// caller is not a parameter's init (whose errors name the node already).
+/// down would give wrong numbers silently). Called from the ops' parameter inits (Op::SetParam),
+/// once per node, whose errors name the op and node.
 inline void CheckCalibratedRange(const std::optional<float>& min_calib_range,
-                                 const std::optional<float>& max_calib_range,
-                                 const std::string& where = "") {
-  const std::string prefix = where.empty() ? "" : where + ": ";
+                                 const std::optional<float>& max_calib_range) {
   HN_CHECK(min_calib_range.has_value() == max_calib_range.has_value(), kInvalidArgument)
-      << prefix << "min_calib_range and max_calib_range must be given together (got only "
+      << "min_calib_range and max_calib_range must be given together (got only "
       << (min_calib_range ? "min_calib_range" : "max_calib_range") << ")";
   if (min_calib_range) {
     HN_CHECK(*min_calib_range <= *max_calib_range, kInvalidArgument)
-        << prefix << "min_calib_range " << *min_calib_range << " is larger than max_calib_range "
+        << "min_calib_range " << *min_calib_range << " is larger than max_calib_range "
         << *max_calib_range;
   }
 }

@@ -53,6 +53,10 @@ struct SelfAttParam {
   bool requantized() const { return min_calib_range && max_calib_range; }
 };
 
+void InitSelfAtt(SelfAttParam* p) {
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+}
+
 // The float inputs of each op; its quantized form adds a (min, max) range per integer input.
 constexpr size_t kQKInputs = 1, kValAttInputs = 2;
 
@@ -114,7 +118,6 @@ bool SelfAttType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DTy
   HN_CHECK(!(p.enable_float_output && (p.min_calib_range || p.max_calib_range)), kInvalidArgument)
       << DescribeNode(attrs)
       << ": enable_float_output and min_calib_range/max_calib_range exclude each other";
-  internal::CheckCalibratedRange(p.min_calib_range, p.max_calib_range, DescribeNode(attrs));
   for (size_t i = 0; i < in->size(); ++i) {
     internal::AssignQuantizedDType(
         attrs, in, i, i < integer_types.size() ? integer_types[i] : DType::kFloat32, "input");
@@ -269,7 +272,7 @@ void RegisterQuantizedAttentionOps(OpRegistry* r) {
           "MXNet's oneDNN _contrib_interleaved_matmul_selfatt_qk: the scores q . k^T / sqrt(D) "
           "of an interleaved (T, N, 3 * H * D) projection, (N * H, T, T); float, or quantized "
           "(int8 projection with its range) with an int32, requantized int8 or float output.")
-      .SetParam<SelfAttParam>()
+      .SetParam<SelfAttParam>(InitSelfAtt)
       .SetInputNames(QKInputNames)
       .SetNumOutputs(SelfAttNumOutputs)
       .SetOutputNames(SelfAttOutputNames)
@@ -283,7 +286,7 @@ void RegisterQuantizedAttentionOps(OpRegistry* r) {
           "applied to the values of an interleaved (T, N, 3 * H * D) projection, (T, N, H * D); "
           "float, or quantized (int8 projection, uint8 attention, each with its range) with an "
           "int32, requantized int8 or float output.")
-      .SetParam<SelfAttParam>()
+      .SetParam<SelfAttParam>(InitSelfAtt)
       .SetInputNames(ValAttInputNames)
       .SetNumOutputs(SelfAttNumOutputs)
       .SetOutputNames(SelfAttOutputNames)

@@ -402,6 +402,10 @@ bool OutputIsUint8(const SgConvParam& p, const SgConvPlan& plan) {
 
 bool Calibrated(const SgConvParam& p) { return p.min_calib_range && p.max_calib_range; }
 
+void InitSgConv(SgConvParam* p) {
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+}
+
 // MXNet's weight_channelwise_scale: one weight scale per output channel where the output is
 // requantized (a calibrated range) or given in float, one for the tensor otherwise.
 bool ChannelwiseWeights(const SgConvParam& p) { return Calibrated(p) || p.enable_float_output; }
@@ -1054,7 +1058,7 @@ void RegisterQuantizedConvolutionOps(OpRegistry* r) {
           "the output range is an output. With int8_weights (hybridnet's extension) the "
           "weights come quantized, with their scales (weight_scale) and the folded bias.")
       .AddAlias("_sg_onednn_conv")
-      .SetParam<SgConvParam>()
+      .SetParam<SgConvParam>(InitSgConv)
       .SetInputNames(SgConvInputNames)
       .SetNumOutputs(SgConvNumOutputs)
       .SetOutputNames([](const NodeAttrs& attrs) {

@@ -179,6 +179,10 @@ struct SgFullyConnectedParam {
   bool requantized() const { return min_calib_range && max_calib_range; }
 };
 
+void InitSgFullyConnected(SgFullyConnectedParam* p) {
+  internal::CheckCalibratedRange(p->min_calib_range, p->max_calib_range);
+}
+
 // What the subgraph holds: FullyConnected's parameters and the elementwise op after it (the float
 // form applies it with `act` or `apply`, the quantized form as a oneDNN post-op).
 struct SgFullyConnectedGraph {
@@ -317,7 +321,6 @@ void CheckSgForm(const NodeAttrs& attrs, const SgFullyConnectedGraph& g) {
            kInvalidArgument)
       << DescribeNode(attrs) << ": channel_wise_quantize needs min_calib_range and "
       << "max_calib_range, or enable_float_output";
-  internal::CheckCalibratedRange(p.min_calib_range, p.max_calib_range, DescribeNode(attrs));
 }
 
 std::vector<std::string> SgFcInputNames(const NodeAttrs& attrs) {
@@ -635,7 +638,7 @@ void RegisterQuantizedFullyConnectedOps(OpRegistry* r) {
           "MXNet's oneDNN FullyConnected: the subgraph's FullyConnected and optional elementwise "
           "op in one layer, on float data, or quantized (int8/uint8 data with its range) with an "
           "int32, requantized int8/uint8 or float output.")
-      .SetParam<SgFullyConnectedParam>()
+      .SetParam<SgFullyConnectedParam>(InitSgFullyConnected)
       .SetInputNames(SgFcInputNames)
       .SetNumOutputs(SgFcNumOutputs)
       .SetOutputNames(SgFcOutputNames)
