@@ -134,4 +134,22 @@ HN_TEST_UNUSED static char* hn_test_read_file(const char* path, size_t* size) {
   return data;
 }
 
+/* The symbol data -> fc1 (FullyConnected, num_hidden 4) -> relu1 (Activation relu); the caller
+ * frees the result. */
+HN_TEST_UNUSED static hn_symbol* hn_test_symbol_mlp(void) {
+  hn_symbol* data = NULL;
+  hn_symbol* fc = NULL;
+  hn_symbol* act = NULL;
+  const char* fc_keys[1] = {"num_hidden"};
+  const char* fc_values[1] = {"4"};
+  const char* act_keys[1] = {"act_type"};
+  const char* act_values[1] = {"relu"};
+  HN_EXPECT_OK(hn_symbol_var("data", &data));
+  HN_EXPECT_OK(hn_symbol_create("FullyConnected", &data, 1, fc_keys, fc_values, 1, "fc1", &fc));
+  HN_EXPECT_OK(hn_symbol_create("Activation", &fc, 1, act_keys, act_values, 1, "relu1", &act));
+  hn_symbol_free(data);
+  hn_symbol_free(fc);
+  return act;
+}
+
 #endif /* HN_TEST_H_ */

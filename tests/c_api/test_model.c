@@ -408,99 +408,77 @@ static void test_mxnet_fixtures(void) {
   run_fixture("cifar_resnet20_v2", 0, cifar, 4, 10);
 }
 
-/* hn_predictor_set_fast_math on a ResNet (3x3 convolutions, BatchNorm): within 1e-4 of the
- * largest output of the default predictor, inherited by clones, off again gives the default
- * bits; bad values and handles are errors. */
-static void test_fast_math(void) {
+/* A predictor option against the default on a ResNet (3x3 convolutions, BatchNorm): `set(p, 1)`
+ * turns it on, `set(p, 0)` off, `check_errors(p)` first checks the setter's refusals. On, the
+ * largest difference from the default predictor's outputs is at most `tolerance` of the largest
+ * output (and more than 0 when `must_differ`); a clone inherits the option (the same bits); off
+ * again gives the default bits. */
+static void check_predictor_option(int (*set)(hn_predictor*, int),
+                                   void (*check_errors)(hn_predictor*), float tolerance,
+                                   int must_differ) {
   char fixture_prefix[1024];
   hn_model* model = NULL;
-  hn_predictor *exact = NULL, *fast = NULL, *clone = NULL;
+  hn_predictor* preds[3] = {NULL, NULL, NULL}; /* default, option on, clone of the second */
   int64_t shape[4] = {2, 3, 32, 32};
-  float x[2 * 3 * 32 * 32], y_exact[20], y_fast[20], y_clone[20], y_back[20];
+  float x[2 * 3 * 32 * 32], y[3][20], y_back[20];
   float scale = 0.f, diff = 0.f;
   int i;
   snprintf(fixture_prefix, sizeof fixture_prefix, "%s/cifar_resnet20_v1", HN_FIXTURES_DIR);
   for (i = 0; i < 2 * 3 * 32 * 32; ++i) x[i] = (float)(i % 29) / 29.f;
   HN_EXPECT_OK(hn_model_load(fixture_prefix, 0, &model));
   if (model == NULL) return;
-  HN_EXPECT_OK(hn_predictor_create(model, &exact));
-  HN_EXPECT_OK(hn_predictor_create(model, &fast));
-  HN_EXPECT_ERR(hn_predictor_set_fast_math(fast, 2), HN_ERR_INVALID_ARGUMENT, "'enable'");
-  HN_EXPECT_ERR(hn_predictor_set_fast_math(NULL, 1), HN_ERR_INVALID_ARGUMENT, "predictor");
-  HN_EXPECT_OK(hn_predictor_set_fast_math(fast, 1));
-  HN_EXPECT_OK(hn_predictor_clone(fast, &clone));
-  HN_EXPECT_OK(hn_predictor_set_input(exact, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_set_input(fast, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_set_input(clone, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_forward(exact));
-  HN_EXPECT_OK(hn_predictor_forward(fast));
-  HN_EXPECT_OK(hn_predictor_forward(clone));
-  HN_EXPECT_OK(hn_predictor_get_output(exact, 0, y_exact, sizeof y_exact));
-  HN_EXPECT_OK(hn_predictor_get_output(fast, 0, y_fast, sizeof y_fast));
-  HN_EXPECT_OK(hn_predictor_get_output(clone, 0, y_clone, sizeof y_clone));
-  for (i = 0; i < 20; ++i) {
-    scale = fmaxf(scale, fabsf(y_exact[i]));
-    diff = fmaxf(diff, fabsf(y_fast[i] - y_exact[i]));
+  HN_EXPECT_OK(hn_predictor_create(model, &preds[0]));
+  HN_EXPECT_OK(hn_predictor_create(model, &preds[1]));
+  check_errors(preds[1]);
+  HN_EXPECT_OK(set(preds[1], 1));
+  HN_EXPECT_OK(hn_predictor_clone(preds[1], &preds[2]));
+  for (i = 0; i < 3; ++i) {
+    HN_EXPECT_OK(hn_predictor_set_input(preds[i], "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
+    HN_EXPECT_OK(hn_predictor_forward(preds[i]));
+    HN_EXPECT_OK(hn_predictor_get_output(preds[i], 0, y[i], sizeof y[i]));
   }
-  HN_EXPECT(diff <= 1e-4f * scale);
-  HN_EXPECT(memcmp(y_fast, y_clone, sizeof y_fast) == 0);
-  HN_EXPECT_OK(hn_predictor_set_fast_math(fast, 0));
-  HN_EXPECT_OK(hn_predictor_forward(fast));
-  HN_EXPECT_OK(hn_predictor_get_output(fast, 0, y_back, sizeof y_back));
-  HN_EXPECT(memcmp(y_back, y_exact, sizeof y_back) == 0);
-  hn_predictor_free(clone);
-  hn_predictor_free(fast);
-  hn_predictor_free(exact);
+  for (i = 0; i < 20; ++i) {
+    scale = fmaxf(scale, fabsf(y[0][i]));
+    diff = fmaxf(diff, fabsf(y[1][i] - y[0][i]));
+  }
+  if (must_differ) HN_EXPECT(diff > 0.f);
+  HN_EXPECT(diff <= tolerance * scale);
+  HN_EXPECT(memcmp(y[1], y[2], sizeof y[1]) == 0);
+  HN_EXPECT_OK(set(preds[1], 0));
+  HN_EXPECT_OK(hn_predictor_forward(preds[1]));
+  HN_EXPECT_OK(hn_predictor_get_output(preds[1], 0, y_back, sizeof y_back));
+  HN_EXPECT(memcmp(y_back, y[0], sizeof y_back) == 0);
+  for (i = 0; i < 3; ++i) hn_predictor_free(preds[i]);
   hn_model_free(model);
 }
 
-/* hn_predictor_set_dtype on a ResNet: bfloat16 convolutions differ from float32 by bfloat16's
- * rounding (more than 0, at most 2e-2 of the largest output), clones inherit the dtype, float32
- * again gives the default bits; other dtypes and bad handles are errors. */
-static void test_bfloat16(void) {
-  char fixture_prefix[1024];
-  hn_model* model = NULL;
-  hn_predictor *exact = NULL, *bf16 = NULL, *clone = NULL;
-  int64_t shape[4] = {2, 3, 32, 32};
-  float x[2 * 3 * 32 * 32], y_exact[20], y_bf16[20], y_clone[20], y_back[20];
-  float scale = 0.f, diff = 0.f;
-  int i;
-  snprintf(fixture_prefix, sizeof fixture_prefix, "%s/cifar_resnet20_v1", HN_FIXTURES_DIR);
-  for (i = 0; i < 2 * 3 * 32 * 32; ++i) x[i] = (float)(i % 29) / 29.f;
-  HN_EXPECT_OK(hn_model_load(fixture_prefix, 0, &model));
-  if (model == NULL) return;
-  HN_EXPECT_OK(hn_predictor_create(model, &exact));
-  HN_EXPECT_OK(hn_predictor_create(model, &bf16));
-  HN_EXPECT_ERR(hn_predictor_set_dtype(bf16, HN_DTYPE_FLOAT16), HN_ERR_INVALID_ARGUMENT, "'dtype'");
+static int set_fast_math(hn_predictor* pred, int on) {
+  return hn_predictor_set_fast_math(pred, on);
+}
+
+static int set_bfloat16(hn_predictor* pred, int on) {
+  return hn_predictor_set_dtype(pred, on ? HN_DTYPE_BFLOAT16 : HN_DTYPE_FLOAT32);
+}
+
+static void fast_math_errors(hn_predictor* pred) {
+  HN_EXPECT_ERR(hn_predictor_set_fast_math(pred, 2), HN_ERR_INVALID_ARGUMENT, "'enable'");
+  HN_EXPECT_ERR(hn_predictor_set_fast_math(NULL, 1), HN_ERR_INVALID_ARGUMENT, "predictor");
+}
+
+static void bfloat16_errors(hn_predictor* pred) {
+  HN_EXPECT_ERR(hn_predictor_set_dtype(pred, HN_DTYPE_FLOAT16), HN_ERR_INVALID_ARGUMENT, "'dtype'");
   HN_EXPECT_ERR(hn_predictor_set_dtype(NULL, HN_DTYPE_BFLOAT16), HN_ERR_INVALID_ARGUMENT,
                 "predictor");
-  HN_EXPECT_OK(hn_predictor_set_dtype(bf16, HN_DTYPE_BFLOAT16));
-  HN_EXPECT_OK(hn_predictor_clone(bf16, &clone));
-  HN_EXPECT_OK(hn_predictor_set_input(exact, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_set_input(bf16, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_set_input(clone, "data", HN_DTYPE_FLOAT32, shape, 4, x, sizeof x));
-  HN_EXPECT_OK(hn_predictor_forward(exact));
-  HN_EXPECT_OK(hn_predictor_forward(bf16));
-  HN_EXPECT_OK(hn_predictor_forward(clone));
-  HN_EXPECT_OK(hn_predictor_get_output(exact, 0, y_exact, sizeof y_exact));
-  HN_EXPECT_OK(hn_predictor_get_output(bf16, 0, y_bf16, sizeof y_bf16));
-  HN_EXPECT_OK(hn_predictor_get_output(clone, 0, y_clone, sizeof y_clone));
-  for (i = 0; i < 20; ++i) {
-    scale = fmaxf(scale, fabsf(y_exact[i]));
-    diff = fmaxf(diff, fabsf(y_bf16[i] - y_exact[i]));
-  }
-  HN_EXPECT(diff > 0.f);
-  HN_EXPECT(diff <= 2e-2f * scale);
-  HN_EXPECT(memcmp(y_bf16, y_clone, sizeof y_bf16) == 0);
-  HN_EXPECT_OK(hn_predictor_set_dtype(bf16, HN_DTYPE_FLOAT32));
-  HN_EXPECT_OK(hn_predictor_forward(bf16));
-  HN_EXPECT_OK(hn_predictor_get_output(bf16, 0, y_back, sizeof y_back));
-  HN_EXPECT(memcmp(y_back, y_exact, sizeof y_back) == 0);
-  hn_predictor_free(clone);
-  hn_predictor_free(bf16);
-  hn_predictor_free(exact);
-  hn_model_free(model);
 }
+
+/* hn_predictor_set_fast_math: within 1e-4 of the default; bad values and handles are errors. */
+static void test_fast_math(void) {
+  check_predictor_option(set_fast_math, fast_math_errors, 1e-4f, 0);
+}
+
+/* hn_predictor_set_dtype: bfloat16 convolutions differ from float32 by bfloat16's rounding (more
+ * than 0, at most 2e-2 of the largest output); other dtypes and bad handles are errors. */
+static void test_bfloat16(void) { check_predictor_option(set_bfloat16, bfloat16_errors, 2e-2f, 1); }
 
 /* Heads that are views of intermediates (Flatten(relu(x))) next to later nodes that could
  * recycle their buffers (sigmoid(tanh(x))), as detectors end: the predictor's outputs are

@@ -105,28 +105,22 @@ static void test_entropy_and_exclusion(void) {
 }
 
 static void test_refused(void) {
-  const char* key[1];
-  const char* value[1];
+  /* One refused option each: key, value, and what the error says. */
+  static const char* const refused[][3] = {
+      {"calib_mode", "none", "calib_mode 'none'"},
+      {"calib_mode", "kl", "calib_mode 'kl' is not one of naive, entropy"},
+      {"exclude_layers", "dense7_fwd", "'dense7_fwd', which is no node of the graph"},
+      {"calib_modes", "dense7_fwd", "unknown option 'calib_modes'"},
+      {"batch_size", "0", "batch_size needs a whole number >= 1"},
+  };
+  size_t i;
   hn_tensor* narrow = calibration_data(4, HN_TEST_IN + 1);
   if (calib == NULL) return;
-  key[0] = "calib_mode";
-  value[0] = "none";
-  HN_EXPECT_ERR(hn_quantize_model(prefix, 2, calib, key, value, 1, out_prefix, NULL),
-                HN_ERR_INVALID_ARGUMENT, "calib_mode 'none'");
-  value[0] = "kl";
-  HN_EXPECT_ERR(hn_quantize_model(prefix, 2, calib, key, value, 1, out_prefix, NULL),
-                HN_ERR_INVALID_ARGUMENT, "calib_mode 'kl' is not one of naive, entropy");
-  key[0] = "exclude_layers";
-  value[0] = "dense7_fwd";
-  HN_EXPECT_ERR(hn_quantize_model(prefix, 2, calib, key, value, 1, out_prefix, NULL),
-                HN_ERR_INVALID_ARGUMENT, "'dense7_fwd', which is no node of the graph");
-  key[0] = "calib_modes";
-  HN_EXPECT_ERR(hn_quantize_model(prefix, 2, calib, key, value, 1, out_prefix, NULL),
-                HN_ERR_INVALID_ARGUMENT, "unknown option 'calib_modes'");
-  key[0] = "batch_size";
-  value[0] = "0";
-  HN_EXPECT_ERR(hn_quantize_model(prefix, 2, calib, key, value, 1, out_prefix, NULL),
-                HN_ERR_INVALID_ARGUMENT, "batch_size needs a whole number >= 1");
+  for (i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    HN_EXPECT_ERR(
+        hn_quantize_model(prefix, 2, calib, &refused[i][0], &refused[i][1], 1, out_prefix, NULL),
+        HN_ERR_INVALID_ARGUMENT, refused[i][2]);
+  }
   HN_EXPECT_ERR(hn_quantize_model(prefix, 2, narrow, NULL, NULL, 0, out_prefix, NULL), HN_ERR_SHAPE,
                 "does not fit input 'data'");
   HN_EXPECT_ERR(hn_quantize_model(prefix, 5, calib, NULL, NULL, 0, out_prefix, NULL), HN_ERR_IO,

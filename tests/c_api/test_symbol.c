@@ -8,25 +8,8 @@ static int has_name(const char* const* names, size_t count, const char* name) {
   return 0;
 }
 
-/* data -> fc1 (num_hidden 4) -> relu; the caller frees the result. */
-static hn_symbol* make_mlp(void) {
-  hn_symbol* data = NULL;
-  hn_symbol* fc = NULL;
-  hn_symbol* act = NULL;
-  const char* fc_keys[1] = {"num_hidden"};
-  const char* fc_values[1] = {"4"};
-  const char* act_keys[1] = {"act_type"};
-  const char* act_values[1] = {"relu"};
-  HN_EXPECT_OK(hn_symbol_var("data", &data));
-  HN_EXPECT_OK(hn_symbol_create("FullyConnected", &data, 1, fc_keys, fc_values, 1, "fc1", &fc));
-  HN_EXPECT_OK(hn_symbol_create("Activation", &fc, 1, act_keys, act_values, 1, "relu1", &act));
-  hn_symbol_free(data);
-  hn_symbol_free(fc);
-  return act;
-}
-
 static void test_compose_and_list(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   const char* const* names = NULL;
   size_t count = 0, nodes = 0, i;
   const char* op = NULL;
@@ -96,7 +79,7 @@ static void test_auto_name_for_frontends(void) {
 }
 
 static void test_group_and_output(void) {
-  hn_symbol* a = make_mlp();
+  hn_symbol* a = hn_test_symbol_mlp();
   hn_symbol* b = NULL;
   hn_symbol* group = NULL;
   hn_symbol* second = NULL;
@@ -147,7 +130,7 @@ static void test_compose_errors(void) {
 }
 
 static void test_json_round_trip(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   hn_symbol* back = NULL;
   char* json = NULL;
   char* json2 = NULL;
@@ -240,7 +223,7 @@ static void test_unsupported_ops(void) {
 }
 
 static void test_infer_shape(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   hn_shape_info* info = NULL;
   const char* names[2] = {"data", "fc1_weight"};
   int ndims[2] = {2, 2};

@@ -3,23 +3,6 @@
  * 1.9.1 by tests/golden/viz; here: the layout rules, the counts, ownership and the errors. */
 #include "hn_test.h"
 
-/* data -> fc1 (num_hidden 4) -> relu1; the caller frees the result. */
-static hn_symbol* make_mlp(void) {
-  hn_symbol* data = NULL;
-  hn_symbol* fc = NULL;
-  hn_symbol* act = NULL;
-  const char* fc_keys[1] = {"num_hidden"};
-  const char* fc_values[1] = {"4"};
-  const char* act_keys[1] = {"act_type"};
-  const char* act_values[1] = {"relu"};
-  HN_EXPECT_OK(hn_symbol_var("data", &data));
-  HN_EXPECT_OK(hn_symbol_create("FullyConnected", &data, 1, fc_keys, fc_values, 1, "fc1", &fc));
-  HN_EXPECT_OK(hn_symbol_create("Activation", &fc, 1, act_keys, act_values, 1, "relu1", &act));
-  hn_symbol_free(data);
-  hn_symbol_free(fc);
-  return act;
-}
-
 /* One table row as print_summary lays it out: columns end at 52, 76, 88 and 120 (MXNet's
  * positions .44, .64, .74, 1. of 120 characters), each field cut or padded to its column. */
 static void row(char* out, const char* layer, const char* shape, const char* params,
@@ -37,7 +20,7 @@ static int contains(const char* text, const char* part) {
 }
 
 static void test_print_summary(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   const char* names[1] = {"data"};
   int ndims[1] = {2};
   int64_t dims[2] = {2, 8};
@@ -77,7 +60,7 @@ static void test_print_summary(void) {
 }
 
 static void test_summary_errors(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   const char* names[1] = {"fc1_weight"};
   int ndims[1] = {2};
   int64_t dims[2] = {4, 8};
@@ -120,7 +103,7 @@ static void test_summary_errors(void) {
 }
 
 static void test_plot_network(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   const char* names[1] = {"data"};
   int ndims[1] = {2};
   int64_t dims[2] = {2, 8};
@@ -161,7 +144,7 @@ static void test_plot_network(void) {
 }
 
 static void test_as_run(void) {
-  hn_symbol* s = make_mlp();
+  hn_symbol* s = hn_test_symbol_mlp();
   hn_symbol* run = NULL;
   const char* names[1] = {"data"};
   int ndims[1] = {2};
