@@ -405,24 +405,23 @@ HN_CONFORMANCE_CASES(QuantizedConvolution) {
 }
 
 HN_ERROR_CASES(QuantizedConvolution) {
-  cases->push_back(Rejected("_contrib_quantized_conv",
-                            {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}},
-                            {{1, 3, 5, 5}, {4, 3, 3, 3}, {1}, {1}, {1}, {1}},
-                            StatusCode::kTypeError, {"_contrib_quantized_conv", "data", "float32"},
-                            {DType::kFloat32, DType::kInt8, DType::kFloat32, DType::kFloat32,
-                             DType::kFloat32, DType::kFloat32}));
-  cases->push_back(Rejected("_contrib_quantized_conv",
-                            {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}},
-                            {{1, 3, 5, 5}, {4, 3, 3, 3}, {1}, {1}, {1}, {1}},
-                            StatusCode::kTypeError, {"_contrib_quantized_conv", "weight", "int8"},
-                            {DType::kUint8, DType::kFloat32, DType::kFloat32, DType::kFloat32,
-                             DType::kFloat32, DType::kFloat32}));
-  cases->push_back(Rejected("_contrib_quantized_conv",
-                            {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}},
-                            {{1, 3, 5, 5}, {4, 3, 3, 3}, {2}, {1}, {1}, {1}},
-                            StatusCode::kShapeError, {"_contrib_quantized_conv", "range", "(2,)"},
-                            {DType::kUint8, DType::kInt8, DType::kFloat32, DType::kFloat32,
-                             DType::kFloat32, DType::kFloat32}));
+  // A 3x3 conv of 4 filters without bias, its inputs (data, weight, four ranges) given `types` and
+  // the data's range `range_shape`.
+  const auto plain_conv = [](std::vector<DType> types, Shape range_shape, StatusCode code,
+                             std::vector<std::string> message) {
+    return Rejected("_contrib_quantized_conv",
+                    {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}},
+                    {{1, 3, 5, 5}, {4, 3, 3, 3}, range_shape, {1}, {1}, {1}}, code,
+                    std::move(message), std::move(types));
+  };
+  const DType f32 = DType::kFloat32;
+  cases->push_back(plain_conv({f32, DType::kInt8, f32, f32, f32, f32}, {1}, StatusCode::kTypeError,
+                              {"_contrib_quantized_conv", "data", "float32"}));
+  cases->push_back(plain_conv({DType::kUint8, f32, f32, f32, f32, f32}, {1}, StatusCode::kTypeError,
+                              {"_contrib_quantized_conv", "weight", "int8"}));
+  cases->push_back(plain_conv({DType::kUint8, DType::kInt8, f32, f32, f32, f32}, {2},
+                              StatusCode::kShapeError,
+                              {"_contrib_quantized_conv", "range", "(2,)"}));
   // The fused form's calibrated range: half of one, and one upside down (refused at parse).
   cases->push_back(Rejected("_sg_mkldnn_conv", {{"quantized", "true"}, {"max_calib_range", "4"}},
                             {{1, 3, 5, 5}}, StatusCode::kInvalidArgument,
