@@ -68,18 +68,16 @@ GradResult RunBackward(bool avx512, const std::vector<float>& dy, const std::vec
   const size_t C = static_cast<size_t>(dims.channels);
   GradResult r{std::vector<float>(x.size()), std::vector<float>(C), std::vector<float>(C),
                std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
-  const internal::BatchNormGradArgs args{dy.data(),
-                                         x.data(),
-                                         gamma.data(),
-                                         r.moving_mean.data(),
-                                         r.moving_var.data(),
-                                         r.dx.data(),
-                                         r.dgamma.data(),
-                                         r.dbeta.data(),
-                                         1e-5,
-                                         0.9f,
-                                         fix_gamma,
-                                         batch_stats};
+  // The statistics the training forward saves, which the backward reads.
+  std::vector<float> mean(C), invstd(C);
+  for (int64_t c = 0; c < dims.channels; ++c) {
+    internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean[static_cast<size_t>(c)],
+                                  &invstd[static_cast<size_t>(c)]);
+  }
+  const internal::BatchNormGradArgs args{
+      dy.data(),   x.data(),      gamma.data(), r.moving_mean.data(), r.moving_var.data(),
+      mean.data(), invstd.data(), r.dx.data(),  r.dgamma.data(),      r.dbeta.data(),
+      1e-5,        0.9f,          fix_gamma,    batch_stats};
   if (avx512) {
     internal::BatchNormBackwardAvx512(args, dims);
   } else {

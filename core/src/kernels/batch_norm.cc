@@ -279,19 +279,19 @@ void GradDxAvx512(const ChannelGrad& g, double mean_dy, double k, double iw) {
   }
 }
 
-using StatsFn = void (*)(const float*, const BatchNormDims&, int64_t, double, float*, float*);
 using GradSumsFn = void (*)(const ChannelGrad&, double*, double*);
 using GradDxFn = void (*)(const ChannelGrad&, double, double, double);
 
 // Channels are independent, each summed in one fixed order: the threads split the channels and
 // the result does not depend on their count.
-void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
+void BackwardWith(GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
                   const BatchNormDims& dims) {
   const double n = static_cast<double>(dims.count());
   ParallelFor(dims.channels, dims.count() >= 4096, [&](int64_t c) {
     float mean, invstd;
     if (a.batch_stats) {
-      stats(a.x, dims, c, a.eps, &mean, &invstd);
+      mean = a.mean[c];
+      invstd = a.invstd[c];
       const float rest = 1.f - a.momentum;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
       a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
@@ -315,11 +315,11 @@ void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const Batch
 }  // namespace
 
 void BatchNormBackwardScalar(const BatchNormGradArgs& a, const BatchNormDims& dims) {
-  BackwardWith(BatchNormBatchStatsScalar, GradSumsScalar, GradDxScalar, a, dims);
+  BackwardWith(GradSumsScalar, GradDxScalar, a, dims);
 }
 
 void BatchNormBackwardAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims) {
-  BackwardWith(BatchNormBatchStatsAvx512, GradSumsAvx512, GradDxAvx512, a, dims);
+  BackwardWith(GradSumsAvx512, GradDxAvx512, a, dims);
 }
 
 void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
@@ -384,7 +384,8 @@ void BatchNormBackward(const BatchNormGradFloat64Args& a, const BatchNormDims& d
   for (int64_t c = 0; c < C; ++c) {
     double mean, invstd;
     if (a.batch_stats) {
-      BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+      mean = a.mean[c];
+      invstd = a.invstd[c];
       const double var = invstd == 0.0 ? 0.0 : 1.0 / (invstd * invstd) - a.eps;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * (1.0 - a.momentum);
       a.moving_var[c] = a.moving_var[c] * a.momentum + var * (1.0 - a.momentum);

@@ -41,7 +41,7 @@ struct BatchNormDims {
 
 /// The training statistics of channel c: the batch mean and the inverse standard deviation of
 /// the biased batch variance (0 when both the variance and eps are 0, as MXNet), in float, summed
-/// in one fixed order, so the forward and its gradient compute the same bits. The order: element
+/// in one fixed order, so every thread count computes the same bits. The order: element
 /// i of each row of `inner` goes to partial sum i % 64, rows in turn; the 64 partial sums are then
 /// added pairwise (lane l + w into lane l, w = 32, 16, ..., 1). The AVX-512 version where the CPU
 /// has it, else the scalar one.
@@ -59,10 +59,11 @@ inline float BatchNormVariance(float invstd, double eps) {
   return static_cast<float>(1.0 / static_cast<double>(invstd * invstd) - eps);
 }
 
-/// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are the
-/// batch's (recomputed from x) and the moving statistics are updated in place with `momentum`:
-/// moving = moving * momentum + batch * (1 - momentum), the batch variance read back from its
-/// inverse standard deviation; otherwise the moving statistics normalize and are left alone.
+/// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are those
+/// the forward saved (`mean` and `invstd`, its outputs mean and var) and the moving statistics
+/// are updated in place with `momentum`: moving = moving * momentum + saved * (1 - momentum), the
+/// variance read back from the inverse standard deviation; otherwise the moving statistics
+/// normalize and are left alone.
 /// Per channel, with w = gamma (1 with fix_gamma), sums in double:
 ///   dbeta = sum dy,  dgamma = sum (x - mean) dy * invstd (0 with fix_gamma),
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
@@ -77,6 +78,8 @@ struct BatchNormGradArgsOf {
   const T* gamma;
   T* moving_mean;
   T* moving_var;
+  const T* mean;    ///< the forward's mean output (read with batch_stats)
+  const T* invstd;  ///< the forward's var output: the inverse standard deviation
   T* dx;
   T* dgamma;
   T* dbeta;

@@ -172,15 +172,17 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   }
 }
 
-// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), BatchNorm's
-// attributes; outputs the gradients of data, gamma and beta. In training mode (and not
-// use_global_stats) it recomputes the batch statistics the forward used and updates the moving
-// ones (mutable inputs 3 and 4).
+// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var, mean, var),
+// the last two the forward's outputs (hidden unless output_mean_var), BatchNorm's attributes;
+// outputs the gradients of data, gamma and beta. In training mode (and not use_global_stats) it
+// normalizes with the statistics the forward saved in mean and var, as MXNet's backward does
+// (the batch's when the forward ran in training mode, the moving ones otherwise), and updates the
+// moving ones with them (mutable inputs 3 and 4).
 
 bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
-  std::vector<Shape> forward_out{(*in)[0]};
+  std::vector<Shape> forward_out{(*in)[0], (*in)[5], (*in)[6]};
   HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
       << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
       << forward_in[0];
@@ -193,13 +195,16 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   (*in)[2] = forward_in[1];
   (*in)[3] = forward_in[3];
   (*in)[4] = forward_in[4];
+  (*in)[5] = forward_out[1];
+  (*in)[6] = forward_out[2];
   (*out)[0] = forward_in[0];
   (*out)[1] = forward_in[1];
   (*out)[2] = forward_in[2];
   return known;
 }
 
-// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var) and outputs.
+// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var, the forward's
+// mean and var) and outputs.
 template <typename T>
 void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
                           const std::vector<TBlob>& in, const std::vector<TBlob>& out,
@@ -210,6 +215,8 @@ void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
   args.gamma = in[2].ptr<const T>();
   args.moving_mean = in[3].ptr<T>();
   args.moving_var = in[4].ptr<T>();
+  args.mean = in[5].ptr<const T>();
+  args.invstd = in[6].ptr<const T>();
   args.dx = out[0].ptr<T>();
   args.dgamma = out[1].ptr<T>();
   args.dbeta = out[2].ptr<T>();
@@ -238,7 +245,10 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
 }
 
 // Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
-// first masks it where the output is not positive. The moving statistics get no gradient.
+// first masks it where the output is not positive. The moving statistics get no gradient. The
+// backward reads the statistics the forward saved in its outputs mean and var, hidden or not:
+// eager calls keep them on the tape and graphs keep their entries (IndexedGraph), so eager and
+// hybridized backwards read the same values.
 FGradient BatchNormGradient(bool relu) {
   return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
@@ -247,7 +257,8 @@ FGradient BatchNormGradient(bool relu) {
       out_grad = internal::ActivationInputGradient(g, internal::ActType::kRelu, out_grad);
     }
     std::shared_ptr<Node> backward = g.MakeNode(
-        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
+        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4), g.out(1), g.out(2)},
+        g.attrs().dict);
     return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
                                   NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
                                   g.ZerosLike(g.in(4))};
@@ -340,10 +351,11 @@ void RegisterBatchNormOps(OpRegistry* r) {
   r->Register("_backward_BatchNorm")
       .Describe(
           "The gradient of BatchNorm: the gradients of data, gamma and beta from the output's. "
-          "In training mode it normalizes with the batch statistics and updates moving_mean "
-          "and moving_var with the momentum, as MXNet's backward does.")
+          "In training mode it normalizes with the statistics the forward saved in its outputs "
+          "mean and var (var holding the inverse standard deviation) and updates moving_mean "
+          "and moving_var with them and the momentum, as MXNet's backward does.")
       .SetParam<BatchNormParam>()
-      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var"})
+      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var", "mean", "var"})
       .SetMutableInputs({3, 4})
       .SetNumOutputs(3)
       .SetInferShape(BatchNormBackwardShape)
