@@ -69,8 +69,11 @@ inline float BatchNormVariance(float invstd, double eps) {
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
 ///   (batch statistics), dx = dy * invstd * w (moving statistics).
 /// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
-/// partial sums pairwise as in BatchNormBatchStats. The AVX-512 version where the CPU has it, else
-/// the scalar one; both give the same bits.
+/// partial sums pairwise as in BatchNormBatchStats. With `relu_beta` (_contrib_BatchNormWithReLU's
+/// gradient), dy first becomes dy * (v > 0 ? 1 : 0), v = x * scale + shift being what the forward
+/// computed before its relu (scale = w * invstd, shift = beta - mean * scale, in float): the bits
+/// of _backward_relu on the forward's output, without a pass of its own. The AVX-512 version where
+/// the CPU has it, else the scalar one; both give the same bits.
 template <typename T>
 struct BatchNormGradArgsOf {
   const T* dy;
@@ -80,6 +83,7 @@ struct BatchNormGradArgsOf {
   T* moving_var;
   const T* mean;    ///< the forward's mean output (read with batch_stats)
   const T* invstd;  ///< the forward's var output: the inverse standard deviation
+  const T* relu_beta;  ///< the forward's beta when it applied a relu, else null
   T* dx;
   T* dgamma;
   T* dbeta;
