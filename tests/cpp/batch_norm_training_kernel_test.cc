@@ -7,8 +7,13 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "hybridnet/autograd.h"
+#include "hybridnet/imperative.h"
+#include "hybridnet/ndarray.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/batch_norm.h"
 
@@ -68,11 +73,20 @@ GradResult RunBackward(bool avx512, const std::vector<float>& dy, const std::vec
   const size_t C = static_cast<size_t>(dims.channels);
   GradResult r{std::vector<float>(x.size()), std::vector<float>(C), std::vector<float>(C),
                std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
+  // The statistics the training forward saves, which the backward reads.
+  std::vector<float> mean(C), invstd(C);
+  for (int64_t c = 0; c < dims.channels; ++c) {
+    internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean[static_cast<size_t>(c)],
+                                  &invstd[static_cast<size_t>(c)]);
+  }
   const internal::BatchNormGradArgs args{dy.data(),
                                          x.data(),
                                          gamma.data(),
                                          r.moving_mean.data(),
                                          r.moving_var.data(),
+                                         mean.data(),
+                                         invstd.data(),
+                                         /*relu_beta=*/nullptr,
                                          r.dx.data(),
                                          r.dgamma.data(),
                                          r.dbeta.data(),
@@ -125,6 +139,68 @@ TEST(BatchNormTrainingKernel, BackwardAvx512GivesTheScalarBitsAndTheReferenceGra
           if (fix_gamma) {
             EXPECT_EQ(vec.dgamma[static_cast<size_t>(c)], 0.f) << where;
           }
+        }
+      }
+    }
+  }
+}
+
+// _contrib_BatchNormWithReLU's gradient in one op, _backward_BatchNormWithReLU, gives the bits of
+// the two it stands for: _backward_relu on the forward's output, then _backward_BatchNorm; on
+// batch and on moving statistics (and a training backward of a predict-mode forward, which reads
+// the moving statistics the forward saved), in float32 and float64, with signs of zero and ties
+// at the relu's kink (x at the mean with beta 0).
+TEST(BatchNormTrainingKernel, ReluVariantGradientGivesTheBitsOfReluThenBatchNormGradients) {
+  std::mt19937 rng(17);
+  const int64_t N = 3, C = 5, H = 7, W = 9;
+  for (const DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    for (const auto& [forward_training, training] :
+         {std::pair{true, true}, std::pair{false, false}, std::pair{false, true}}) {
+      for (const std::string fix_gamma : {"False", "True"}) {
+        std::vector<float> xv = Random(static_cast<size_t>(N * C * H * W), &rng, 0.1f);
+        for (size_t i = 0; i < xv.size(); i += 11) xv[i] = 0.f;  // many equal values
+        const std::vector<float> dyv = Random(xv.size(), &rng, 0.f);
+        std::vector<float> beta_v = Random(static_cast<size_t>(C), &rng, 0.f);
+        beta_v[0] = 0.f;
+        auto array = [&](const Shape& shape, const std::vector<float>& v) {
+          return Invoke("Cast", {NDArray::FromVector(shape, v)},
+                        {{"dtype", dtype == DType::kFloat64 ? "float64" : "float32"}})[0];
+        };
+        const NDArray x = array({N, C, H, W}, xv), dy = array({N, C, H, W}, dyv);
+        const NDArray gamma = array({C}, Random(static_cast<size_t>(C), &rng, 1.f));
+        const NDArray beta = array({C}, beta_v);
+        const std::string where = std::string(dtype == DType::kFloat64 ? "float64" : "float32") +
+                                  " forward training=" + std::to_string(forward_training) +
+                                  " backward training=" + std::to_string(training) +
+                                  " fix_gamma=" + fix_gamma;
+        const AttrDict attrs{{"fix_gamma", fix_gamma}, {"eps", "1e-05"}};
+        AttrDict forward_attrs = attrs;
+        forward_attrs["output_mean_var"] = "True";  // the saved statistics, to give the backward
+        auto moving = [&] {
+          return std::vector<NDArray>{array({C}, std::vector<float>(C, 0.25f)),
+                                      array({C}, std::vector<float>(C, 1.5f))};
+        };
+        std::vector<NDArray> m1 = moving(), m2 = moving();
+        autograd::SetTraining(forward_training);
+        const std::vector<NDArray> forward =
+            Invoke("_contrib_BatchNormWithReLU", {x, gamma, beta, m1[0], m1[1]}, forward_attrs);
+        const NDArray &y = forward[0], &mean = forward[1], &var = forward[2];
+        autograd::SetTraining(training);
+        const NDArray masked = Invoke("_backward_relu", {dy, y})[0];
+        const std::vector<NDArray> two_ops =
+            Invoke("_backward_BatchNorm", {masked, x, gamma, m1[0], m1[1], mean, var}, attrs);
+        const std::vector<NDArray> one_op = Invoke(
+            "_backward_BatchNormWithReLU", {dy, x, gamma, m2[0], m2[1], mean, var, beta}, attrs);
+        autograd::SetTraining(false);
+        ASSERT_EQ(two_ops.size(), one_op.size()) << where;
+        for (size_t i = 0; i < one_op.size(); ++i) {
+          ASSERT_EQ(two_ops[i].nbytes(), one_op[i].nbytes()) << where;
+          EXPECT_EQ(std::memcmp(two_ops[i].raw_data(), one_op[i].raw_data(), one_op[i].nbytes()), 0)
+              << where << " output " << i;
+        }
+        for (size_t i = 0; i < 2; ++i) {
+          EXPECT_EQ(std::memcmp(m1[i].raw_data(), m2[i].raw_data(), m1[i].nbytes()), 0)
+              << where << " moving statistic " << i;
         }
       }
     }

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "common/test_util.h"
 #include "hybridnet/autograd.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/ndarray.h"
+#include "hybridnet/symbol.h"
+#include "imperative/cached_op.h"
 
 namespace hybridnet {
 namespace {
@@ -125,6 +128,67 @@ TEST_F(TrainingMode, BatchNormTrainingGradientsSumToZeroAndFixGammaHasNone) {
   for (float v : autograd::GetGrad(bn.data).ToFloatVector()) EXPECT_NEAR(v, 0.f, 1e-5);
   for (float v : autograd::GetGrad(bn.gamma).ToFloatVector()) EXPECT_EQ(v, 0.f);
   for (float v : autograd::GetGrad(bn.beta).ToFloatVector()) EXPECT_EQ(v, 12.f);
+}
+
+TEST_F(TrainingMode, BatchNormTrainingBackwardOfAPredictModeForwardReadsTheSavedStatistics) {
+  // The backward normalizes with the statistics the forward saved in its mean and var outputs,
+  // as MXNet's does: a forward recorded in predict mode saved the moving ones, so a training
+  // backward uses those (with the batch-statistics formula), eager and hybridized alike.
+  const AttrDict attrs{{"fix_gamma", "False"}, {"eps", "0.001"}};
+  const BatchNormSetup setup;
+  const NDArray dy = NDArray::RandomUniform({4, 2, 3}, -1.f, 1.f);
+  std::vector<NDArray> data_grads;
+  for (const bool hybridized : {false, true}) {
+    SCOPED_TRACE(hybridized ? "hybridized" : "eager");
+    std::vector<NDArray> values{setup.data.Copy(), setup.gamma.Copy(), setup.beta.Copy(),
+                                setup.moving_mean.Copy(), setup.moving_var.Copy()};
+    for (size_t i = 0; i < 3; ++i) autograd::AttachGrad(&values[i]);
+    NDArray y;
+    {
+      auto recording = autograd::Record(/*train_mode=*/false);
+      if (hybridized) {
+        const std::vector<std::string> names{"data", "gamma", "beta", "moving_mean", "moving_var"};
+        std::vector<Symbol> vars;
+        for (const std::string& name : names) vars.push_back(Symbol::Var(name));
+        y = internal::CachedOp(Symbol::Create("BatchNorm", vars, attrs, "bn"), names, "bn")
+                .Run(values)[0];
+      } else {
+        y = Invoke("BatchNorm", values, attrs)[0];
+      }
+    }
+    autograd::Backward({y}, {dy}, false, /*train_mode=*/true);
+    data_grads.push_back(autograd::GetGrad(values[0]));
+    // dx = (dy - sum dy / n - (x - m) * s^2 * sum (x - m) dy / n) * s * gamma, with the moving
+    // mean m and s = 1 / sqrt(moving_var + eps), n = 12 elements per channel.
+    const std::vector<float> x = setup.data.ToFloatVector(), g = dy.ToFloatVector();
+    const std::vector<float> dx = data_grads.back().ToFloatVector();
+    const std::vector<float> gamma = setup.gamma.ToFloatVector();
+    const std::vector<float> m = setup.moving_mean.ToFloatVector();
+    const std::vector<float> v = setup.moving_var.ToFloatVector();
+    for (size_t c = 0; c < 2; ++c) {
+      const double s = 1 / std::sqrt(v[c] + 1e-3);
+      double sum_dy = 0, dot = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if ((i / 3) % 2 != c) continue;
+        sum_dy += g[i];
+        dot += (x[i] - m[c]) * g[i];
+      }
+      for (size_t i = 0; i < x.size(); ++i) {
+        if ((i / 3) % 2 != c) continue;
+        const double expected =
+            (g[i] - sum_dy / 12 - (x[i] - m[c]) * s * s * dot / 12) * s * gamma[c];
+        EXPECT_NEAR(dx[i], expected, 1e-5) << i;
+      }
+    }
+    // The moving statistics are updated with themselves: they stay within rounding.
+    const std::vector<float> mean_after = values[3].ToFloatVector();
+    const std::vector<float> var_after = values[4].ToFloatVector();
+    for (size_t c = 0; c < 2; ++c) {
+      EXPECT_NEAR(mean_after[c], m[c], 1e-6) << c;
+      EXPECT_NEAR(var_after[c], v[c], 1e-5) << c;
+    }
+  }
+  EXPECT_EQ(BitDifference(data_grads[0], data_grads[1]), "") << "eager against hybridized";
 }
 
 // Dropout(p) of x in training mode, recorded, and the gradient for head gradient dy.

@@ -143,7 +143,7 @@ class IndexedGraph {
   const NodeInfo& operator[](size_t node_id) const { return nodes_[node_id]; }
   /// The index of `node` (std::out_of_range when it is not in the graph).
   uint32_t node_id(const Node* node) const { return node_ids_.at(node); }
-  /// Entry id = row_ptr[node_id] + output index; rows count visible outputs.
+  /// Entry id = row_ptr[node_id] + output index; rows count outputs (hidden ones when read).
   uint32_t entry_id(uint32_t node_id, uint32_t index) const { return row_ptr_[node_id] + index; }
   /// The entry id of `e`.
   uint32_t entry_id(const Entry& e) const { return entry_id(e.node_id, e.index); }

@@ -165,7 +165,7 @@ void InferEntries(const IndexedGraph& g, const std::map<std::string, const NDArr
   }
   if (!internal::InferShapes(g, shapes)) {
     for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
-      for (uint32_t i = 0; i < g[nid].node->NumOutputs(); ++i)
+      for (uint32_t i = 0; i < internal::NumEntriesOf(g, nid); ++i)
         HN_CHECK((*shapes)[g.entry_id(nid, i)].IsKnown(), kShapeError)
             << "cannot infer the shape of '" << g[nid].node->name()
             << "' from the given input shapes";
@@ -200,7 +200,7 @@ void BuildCalls(const IndexedGraph& g, const internal::MemoryPlan& mem,
       call.in.push_back(TBlob{fixed_address(p), shapes[eid], types[eid]});
       call.in_arrays.push_back(p.kind == SlotKind::kParam ? params[p.index] : nullptr);
     }
-    for (uint32_t i = 0; i < node->NumOutputs(); ++i) {
+    for (uint32_t i = 0; i < internal::NumEntriesOf(g, nid); ++i) {
       uint32_t eid = g.entry_id(nid, i);
       call.out.push_back(TBlob{fixed_address(mem.place[eid]), shapes[eid], types[eid]});
     }

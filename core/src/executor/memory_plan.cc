@@ -4,6 +4,7 @@
 #include <set>
 
 #include "hybridnet/op.h"
+#include "pass/passes.h"
 
 namespace hybridnet {
 namespace internal {
@@ -102,7 +103,8 @@ MemoryPlan PlaceEntries(const IndexedGraph& graph, const std::vector<size_t>& en
     const Op& op = *node->attrs.op;
     std::vector<uint32_t> in_eids, out_eids;
     for (const auto& e : graph[nid].inputs) in_eids.push_back(graph.entry_id(e));
-    for (uint32_t i = 0; i < node->NumOutputs(); ++i) out_eids.push_back(graph.entry_id(nid, i));
+    for (uint32_t i = 0; i < NumEntriesOf(graph, nid); ++i)
+      out_eids.push_back(graph.entry_id(nid, i));
 
     const uint32_t out0 = out_eids[0];
     const bool view = reuse && op.identity_view && place[out0].kind == SlotKind::kArena;

@@ -299,8 +299,22 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
       stack.pop_back();
     }
   }
+  // A node's row holds its visible outputs and, where the graph reads one (BatchNorm's gradient
+  // reads its saved statistics), its hidden outputs up to the last one read: the kernel writes
+  // those too.
+  std::vector<uint32_t> row_size(nodes_.size());
+  for (size_t nid = 0; nid < nodes_.size(); ++nid) row_size[nid] = nodes_[nid].node->NumOutputs();
+  auto reads = [&](const Entry& e) {
+    const Node* producer = nodes_[e.node_id].node;
+    const uint32_t total =
+        producer->IsVariable() ? 1u : producer->attrs.op->NumTotalOutputs(producer->attrs);
+    if (e.index < total) row_size[e.node_id] = std::max(row_size[e.node_id], e.index + 1);
+  };
+  for (const auto& info : nodes_)
+    for (const auto& e : info.inputs) reads(e);
+  for (const auto& e : outputs) reads(Entry{node_ids_.at(e.node.get()), e.index, e.version});
   row_ptr_.assign(1, 0);
-  for (const auto& info : nodes_) row_ptr_.push_back(row_ptr_.back() + info.node->NumOutputs());
+  for (uint32_t size : row_size) row_ptr_.push_back(row_ptr_.back() + size);
   for (const auto& info : nodes_) {
     if (info.node->IsVariable()) continue;
     for (uint32_t slot : info.node->attrs.op->mutable_inputs) {
@@ -309,13 +323,14 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
     }
   }
   for (const auto& e : outputs) {
-    HN_CHECK(e.index < e.node->NumOutputs(), kFormatError)
+    const uint32_t nid = node_ids_.at(e.node.get());
+    HN_CHECK(e.index < row_ptr_[nid + 1] - row_ptr_[nid], kFormatError)
         << "output " << e.index << " of node '" << e.node->name() << "' does not exist";
-    outputs_.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
+    outputs_.push_back(Entry{nid, e.index, e.version});
   }
   for (const auto& info : nodes_) {
     for (const auto& e : info.inputs) {
-      HN_CHECK(e.index < nodes_[e.node_id].node->NumOutputs(), kFormatError)
+      HN_CHECK(e.index < row_ptr_[e.node_id + 1] - row_ptr_[e.node_id], kFormatError)
           << "node '" << info.node->name() << "' reads output " << e.index << " of '"
           << nodes_[e.node_id].node->name() << "', which has "
           << nodes_[e.node_id].node->NumOutputs() << " outputs";

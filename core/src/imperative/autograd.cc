@@ -4,6 +4,7 @@
 // computed by the same kernels, in the same order, as the graph executor runs them.
 #include "hybridnet/autograd.h"
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "hybridnet/symbol.h"
 #include "imperative/autograd_tape.h"
 #include "pass/gradient.h"
+#include "pass/passes.h"
 
 namespace hybridnet {
 namespace autograd {
@@ -93,14 +95,16 @@ NDArray Detached(const NDArray& a) {
   return d;
 }
 
-// Which inputs and outputs the op's gradient reads (MXNet's GetBackwardDependency): the
-// gradient is built once over placeholders and the nodes it reaches are looked at. A
-// multi-output op keeps all its outputs: the gradient pass gives an output no head depends on a
-// zeros_like gradient, which reads that output.
+// Which inputs and outputs (of `num_outputs`, hidden ones included) the op's gradient reads
+// (MXNet's GetBackwardDependency): the gradient is built once over placeholders and the nodes it
+// reaches are looked at. An op with several visible outputs keeps them all: the gradient pass
+// gives an output no head depends on a zeros_like gradient, which reads that output.
 void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_outputs,
                           std::vector<bool>* save_inputs, std::vector<bool>* save_outputs) {
+  const size_t visible = attrs.op->NumOutputs(attrs);
   save_inputs->assign(num_inputs, false);
-  save_outputs->assign(num_outputs, num_outputs > 1);
+  save_outputs->assign(num_outputs, false);
+  for (size_t i = 0; i < visible && i < num_outputs; ++i) (*save_outputs)[i] = visible > 1;
   if (!attrs.op->gradient) return;  // backward through it fails anyway, naming the op
   auto node = std::make_shared<Node>();
   node->attrs = attrs;
@@ -124,6 +128,9 @@ void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_
   auto visit = [&](const NodeEntry& e) {
     const Node* n = e.node.get();
     if (n == node.get()) {
+      HN_CHECK(e.index < num_outputs, kInternal)
+          << "the gradient of " << DescribeNode(attrs) << " reads output " << e.index
+          << ", which the call did not compute (" << num_outputs << " outputs)";
       (*save_outputs)[e.index] = true;
       return;
     }
@@ -141,6 +148,18 @@ void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_
 }
 
 }  // namespace
+
+uint32_t OutputsToCompute(const NodeAttrs& attrs, size_t num_inputs) {
+  const uint32_t visible = attrs.op->NumOutputs(attrs);
+  const uint32_t total = attrs.op->NumTotalOutputs(attrs);
+  if (!autograd::IsRecording() || total <= visible) return visible;
+  std::vector<bool> save_inputs, save_outputs;
+  BackwardDependencies(attrs, num_inputs, total, &save_inputs, &save_outputs);
+  uint32_t count = visible;
+  for (uint32_t i = visible; i < total; ++i)
+    if (save_outputs[i]) count = i + 1;
+  return count;
+}
 
 TapeNode::~TapeNode() {
   std::vector<std::shared_ptr<TapeNode>> pending;
@@ -174,7 +193,7 @@ void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
   auto node = std::make_shared<TapeNode>();
   node->attrs = attrs;
   if (node->attrs.name.empty()) node->attrs.name = NextName("node_");
-  node->num_outputs = static_cast<uint32_t>(outputs->size());
+  node->num_outputs = std::min(attrs.op->NumOutputs(attrs), static_cast<uint32_t>(outputs->size()));
   std::vector<bool> save_inputs, save_outputs;
   BackwardDependencies(attrs, inputs.size(), outputs->size(), &save_inputs, &save_outputs);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -347,8 +366,10 @@ std::vector<NDArray> RunGradientGraph(
   for (uint32_t nid = 0; nid < graph.num_nodes(); ++nid) {
     const Node* node = graph[nid].node;
     if (!run[nid]) {
+      // A node recorded with hidden outputs has entries here only for those read.
       const std::vector<NDArray>& kept = known.at(node);
-      for (uint32_t k = 0; k < kept.size(); ++k) values[graph.entry_id(nid, k)] = kept[k];
+      for (uint32_t k = 0; k < kept.size() && k < NumEntriesOf(graph, nid); ++k)
+        values[graph.entry_id(nid, k)] = kept[k];
       continue;
     }
     std::vector<NDArray> inputs;

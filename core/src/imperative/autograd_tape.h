@@ -25,7 +25,7 @@ struct TapeNode {
   /// the tape (a constant).
   std::vector<std::pair<std::shared_ptr<TapeNode>, uint32_t>> inputs;
   /// The input and output values the op's gradient reads, detached (none where it reads
-  /// nothing; see RecordOp).
+  /// nothing; see RecordOp); the outputs with the hidden ones it reads (OutputsToCompute).
   std::vector<NDArray> saved_inputs;
   std::vector<NDArray> saved_outputs;
   /// The op's visible outputs.
@@ -58,6 +58,11 @@ struct TapeAccess {
     a->tape_output_ = output;
   }
 };
+
+/// The outputs an eager call of the op computes: its visible ones and, while the calling thread
+/// records, the hidden ones its gradient reads (BatchNorm's saved batch statistics), for RecordOp
+/// to keep; the caller gets the visible ones.
+uint32_t OutputsToCompute(const NodeAttrs& attrs, size_t num_inputs);
 
 /// Records an eager op that just ran, when the calling thread records and an input is on the
 /// tape: a new TapeNode keeps what the op's gradient reads, and `outputs` point to it. Outputs

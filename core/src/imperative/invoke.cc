@@ -54,13 +54,11 @@ std::vector<NDArray> Trace(const NodeAttrs& attrs, const std::vector<NDArray>& i
   return results;
 }
 
-}  // namespace
-
-void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
-                  std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
-                  std::vector<DType>* out_types) {
+// InferOutputs for the first `num_out` outputs, hidden ones included.
+void InferOutputsUpTo(const NodeAttrs& attrs, uint32_t num_out, std::vector<Shape>* in_shapes,
+                      std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
+                      std::vector<DType>* out_types) {
   const Op& op = *attrs.op;
-  uint32_t num_out = op.NumOutputs(attrs);
   out_shapes->assign(num_out, Shape());
   out_types->assign(num_out, DType::kUnknown);
   std::vector<Shape> given = *in_shapes;
@@ -85,6 +83,14 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
   }
 }
 
+}  // namespace
+
+void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
+                  std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
+                  std::vector<DType>* out_types) {
+  InferOutputsUpTo(attrs, attrs.op->NumOutputs(attrs), in_shapes, in_types, out_shapes, out_types);
+}
+
 std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
   HN_CHECK(attrs.op != nullptr, kInvalidArgument) << "Invoke: no operator given";
   const Op& op = *attrs.op;
@@ -106,7 +112,8 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   }
   std::vector<Shape> out_shapes;
   std::vector<DType> out_types;
-  InferOutputs(attrs, &in_shapes, &in_types, &out_shapes, &out_types);
+  InferOutputsUpTo(attrs, internal::OutputsToCompute(attrs, inputs.size()), &in_shapes, &in_types,
+                   &out_shapes, &out_types);
 
   std::vector<TBlob> in_blobs(inputs.size()), out_blobs(out_shapes.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -135,6 +142,7 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
     op.compute(ctx, attrs, in_blobs, out_blobs);
   }
   internal::RecordOp(attrs, inputs, &outputs);
+  outputs.resize(op.NumOutputs(attrs));  // the hidden ones computed for the tape stay there
   return outputs;
 }
 

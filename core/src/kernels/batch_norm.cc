@@ -157,16 +157,24 @@ void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, d
 
 namespace {
 
-// One channel's part of the gradient: the sums of dy and (x - mean) dy, then dx.
+// One channel's part of the gradient: the sums of dy and (x - mean) dy, then dx. With a relu,
+// the forward's scale and shift, whose result tells where dy counts.
 struct ChannelGrad {
   const BatchNormGradArgs& a;
   const BatchNormDims& dims;
   int64_t c;
   float mean;
+  float scale = 0.f, shift = 0.f;
   const float* row(const float* p, int64_t o) const {
     return p + (o * dims.channels + c) * dims.inner;
   }
   float* row(float* p, int64_t o) const { return p + (o * dims.channels + c) * dims.inner; }
+  // dy times 1 where the forward's relu output is positive, else times 0 (ReluGrad's bits).
+  float Dy(float x, float dy) const {
+    if (a.relu_beta == nullptr) return dy;
+    const float v = x * scale + shift;
+    return dy * (v > 0.f ? 1.f : 0.f);
+  }
 };
 
 void GradSumsScalar(const ChannelGrad& g, double* sum_dy, double* dot) {
@@ -175,8 +183,9 @@ void GradSumsScalar(const ChannelGrad& g, double* sum_dy, double* dot) {
     const float* x = g.row(g.a.x, o);
     const float* dy = g.row(g.a.dy, o);
     for (int64_t i = 0; i < g.dims.inner; ++i) {
-      sum_part[i % kGradLanes] += dy[i];
-      dot_part[i % kGradLanes] += (static_cast<double>(x[i]) - g.mean) * dy[i];
+      const float d = g.Dy(x[i], dy[i]);
+      sum_part[i % kGradLanes] += d;
+      dot_part[i % kGradLanes] += (static_cast<double>(x[i]) - g.mean) * d;
     }
   }
   *sum_dy = AddPairwise(sum_part, kGradLanes);
@@ -190,7 +199,7 @@ void GradDxScalar(const ChannelGrad& g, double mean_dy, double k, double iw) {
     const float* dy = g.row(g.a.dy, o);
     float* dx = g.row(g.a.dx, o);
     for (int64_t i = 0; i < g.dims.inner; ++i) {
-      const double d = dy[i];
+      const double d = g.Dy(x[i], dy[i]);
       dx[i] = static_cast<float>(
           g.a.batch_stats ? (d - mean_dy - (static_cast<double>(x[i]) - g.mean) * k) * iw : d * iw);
     }
@@ -204,6 +213,16 @@ HN_AVX512 inline void AddGradTerms(__m512d mean, __mmask8 lanes, __m256 x8, __m2
   const __m512d term = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy);
   *sum_acc = _mm512_mask_add_pd(*sum_acc, lanes, *sum_acc, dy);
   *dot_acc = _mm512_mask_add_pd(*dot_acc, lanes, *dot_acc, term);
+}
+
+// ChannelGrad::Dy of 16 floats.
+HN_AVX512 inline __m512 DyOf(const ChannelGrad& g, __m512 x16, __m512 dy16) {
+  if (g.a.relu_beta == nullptr) return dy16;
+  const __m512 v =
+      _mm512_add_ps(_mm512_mul_ps(x16, _mm512_set1_ps(g.scale)), _mm512_set1_ps(g.shift));
+  const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+  return _mm512_mul_ps(dy16,
+                       _mm512_mask_blend_ps(positive, _mm512_setzero_ps(), _mm512_set1_ps(1.f)));
 }
 
 // Partial sum l is lane l % 8 of register l / 8: the 16 floats at i + 16 j of a block of 32 go
@@ -220,7 +239,7 @@ HN_AVX512 void GradSumsAvx512(const ChannelGrad& g, double* sum_dy, double* dot)
       for (int j = 0; j < 2; ++j) {
         const __mmask16 lanes = FirstLanes(inner - i - 16 * j);
         const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i + 16 * j);
-        const __m512 dy16 = _mm512_maskz_loadu_ps(lanes, dy + i + 16 * j);
+        const __m512 dy16 = DyOf(g, x16, _mm512_maskz_loadu_ps(lanes, dy + i + 16 * j));
         AddGradTerms(mean, static_cast<__mmask8>(lanes), _mm512_castps512_ps256(x16),
                      _mm512_castps512_ps256(dy16), &sum_acc[2 * j], &dot_acc[2 * j]);
         AddGradTerms(mean, static_cast<__mmask8>(lanes >> 8), UpperHalf(x16), UpperHalf(dy16),
@@ -258,7 +277,7 @@ HN_AVX512 void GradDxRowsAvx512(const ChannelGrad& g, double mean_dy, double k, 
     for (int64_t i = 0; i < g.dims.inner; i += 16) {
       const __mmask16 lanes = FirstLanes(g.dims.inner - i);
       const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i);
-      const __m512 dy16 = _mm512_maskz_loadu_ps(lanes, dy + i);
+      const __m512 dy16 = DyOf(g, x16, _mm512_maskz_loadu_ps(lanes, dy + i));
       const __m256 lo = DxOf<kBatchStats>(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
                                           mean8, mean_dy8, k8, iw8);
       const __m256 hi =
@@ -279,19 +298,19 @@ void GradDxAvx512(const ChannelGrad& g, double mean_dy, double k, double iw) {
   }
 }
 
-using StatsFn = void (*)(const float*, const BatchNormDims&, int64_t, double, float*, float*);
 using GradSumsFn = void (*)(const ChannelGrad&, double*, double*);
 using GradDxFn = void (*)(const ChannelGrad&, double, double, double);
 
 // Channels are independent, each summed in one fixed order: the threads split the channels and
 // the result does not depend on their count.
-void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
+void BackwardWith(GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
                   const BatchNormDims& dims) {
   const double n = static_cast<double>(dims.count());
   ParallelFor(dims.channels, dims.count() >= 4096, [&](int64_t c) {
     float mean, invstd;
     if (a.batch_stats) {
-      stats(a.x, dims, c, a.eps, &mean, &invstd);
+      mean = a.mean[c];
+      invstd = a.invstd[c];
       const float rest = 1.f - a.momentum;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
       a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
@@ -299,7 +318,11 @@ void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const Batch
       mean = a.moving_mean[c];
       invstd = BatchNormInvStd(a.moving_var[c], a.eps);
     }
-    const ChannelGrad g{a, dims, c, mean};
+    ChannelGrad g{a, dims, c, mean};
+    if (a.relu_beta != nullptr) {
+      g.scale = (a.fix_gamma ? 1.f : a.gamma[c]) * invstd;
+      g.shift = a.relu_beta[c] - mean * g.scale;
+    }
     double sum_dy, dot;
     sums(g, &sum_dy, &dot);
     const double w = a.fix_gamma ? 1.0 : a.gamma[c];
@@ -315,11 +338,11 @@ void BackwardWith(StatsFn stats, GradSumsFn sums, GradDxFn write_dx, const Batch
 }  // namespace
 
 void BatchNormBackwardScalar(const BatchNormGradArgs& a, const BatchNormDims& dims) {
-  BackwardWith(BatchNormBatchStatsScalar, GradSumsScalar, GradDxScalar, a, dims);
+  BackwardWith(GradSumsScalar, GradDxScalar, a, dims);
 }
 
 void BatchNormBackwardAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims) {
-  BackwardWith(BatchNormBatchStatsAvx512, GradSumsAvx512, GradDxAvx512, a, dims);
+  BackwardWith(GradSumsAvx512, GradDxAvx512, a, dims);
 }
 
 void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
@@ -384,7 +407,8 @@ void BatchNormBackward(const BatchNormGradFloat64Args& a, const BatchNormDims& d
   for (int64_t c = 0; c < C; ++c) {
     double mean, invstd;
     if (a.batch_stats) {
-      BatchStatsFloat64(a.x, dims, c, a.eps, &mean, &invstd);
+      mean = a.mean[c];
+      invstd = a.invstd[c];
       const double var = invstd == 0.0 ? 0.0 : 1.0 / (invstd * invstd) - a.eps;
       a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * (1.0 - a.momentum);
       a.moving_var[c] = a.moving_var[c] * a.momentum + var * (1.0 - a.momentum);
@@ -392,21 +416,30 @@ void BatchNormBackward(const BatchNormGradFloat64Args& a, const BatchNormDims& d
       mean = a.moving_mean[c];
       invstd = 1.0 / std::sqrt(a.moving_var[c] + a.eps);
     }
+    const double w = a.fix_gamma ? 1.0 : a.gamma[c];
+    // dy where the forward's relu output ((x - mean) * invstd * w + beta, BatchNormForward's) is
+    // positive.
+    auto dy_at = [&](int64_t at) {
+      if (a.relu_beta == nullptr) return a.dy[at];
+      const double v = (a.x[at] - mean) * invstd * w + a.relu_beta[c];
+      return a.dy[at] * (v > 0.0 ? 1.0 : 0.0);
+    };
     double sum_dy = 0.0, dot = 0.0;
     for (int64_t o = 0; o < dims.outer; ++o) {
       const int64_t base = (o * C + c) * inner;
       for (int64_t i = 0; i < inner; ++i) {
-        sum_dy += a.dy[base + i];
-        dot += (a.x[base + i] - mean) * a.dy[base + i];
+        const double dy = dy_at(base + i);
+        sum_dy += dy;
+        dot += (a.x[base + i] - mean) * dy;
       }
     }
-    const double iw = invstd * (a.fix_gamma ? 1.0 : a.gamma[c]);
+    const double iw = invstd * w;
     const double mean_dy = n > 0 ? sum_dy / n : 0.0;
     const double k = n > 0 ? dot * invstd * invstd / n : 0.0;
     for (int64_t o = 0; o < dims.outer; ++o) {
       const int64_t base = (o * C + c) * inner;
       for (int64_t i = 0; i < inner; ++i) {
-        const double dy = a.dy[base + i];
+        const double dy = dy_at(base + i);
         a.dx[base + i] = a.batch_stats ? (dy - mean_dy - (a.x[base + i] - mean) * k) * iw : dy * iw;
       }
     }

@@ -41,7 +41,7 @@ struct BatchNormDims {
 
 /// The training statistics of channel c: the batch mean and the inverse standard deviation of
 /// the biased batch variance (0 when both the variance and eps are 0, as MXNet), in float, summed
-/// in one fixed order, so the forward and its gradient compute the same bits. The order: element
+/// in one fixed order, so every thread count computes the same bits. The order: element
 /// i of each row of `inner` goes to partial sum i % 64, rows in turn; the 64 partial sums are then
 /// added pairwise (lane l + w into lane l, w = 32, 16, ..., 1). The AVX-512 version where the CPU
 /// has it, else the scalar one.
@@ -59,17 +59,21 @@ inline float BatchNormVariance(float invstd, double eps) {
   return static_cast<float>(1.0 / static_cast<double>(invstd * invstd) - eps);
 }
 
-/// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are the
-/// batch's (recomputed from x) and the moving statistics are updated in place with `momentum`:
-/// moving = moving * momentum + batch * (1 - momentum), the batch variance read back from its
-/// inverse standard deviation; otherwise the moving statistics normalize and are left alone.
+/// BatchNorm's gradient (MXNet's BatchNormBackward). With batch_stats, the statistics are those
+/// the forward saved (`mean` and `invstd`, its outputs mean and var) and the moving statistics
+/// are updated in place with `momentum`: moving = moving * momentum + saved * (1 - momentum), the
+/// variance read back from the inverse standard deviation; otherwise the moving statistics
+/// normalize and are left alone.
 /// Per channel, with w = gamma (1 with fix_gamma), sums in double:
 ///   dbeta = sum dy,  dgamma = sum (x - mean) dy * invstd (0 with fix_gamma),
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
 ///   (batch statistics), dx = dy * invstd * w (moving statistics).
 /// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
-/// partial sums pairwise as in BatchNormBatchStats. The AVX-512 version where the CPU has it, else
-/// the scalar one; both give the same bits.
+/// partial sums pairwise as in BatchNormBatchStats. With `relu_beta` (_contrib_BatchNormWithReLU's
+/// gradient), dy first becomes dy * (v > 0 ? 1 : 0), v = x * scale + shift being what the forward
+/// computed before its relu (scale = w * invstd, shift = beta - mean * scale, in float): the bits
+/// of _backward_relu on the forward's output, without a pass of its own. The AVX-512 version where
+/// the CPU has it, else the scalar one; both give the same bits.
 template <typename T>
 struct BatchNormGradArgsOf {
   const T* dy;
@@ -77,6 +81,9 @@ struct BatchNormGradArgsOf {
   const T* gamma;
   T* moving_mean;
   T* moving_var;
+  const T* mean;    ///< the forward's mean output (read with batch_stats)
+  const T* invstd;  ///< the forward's var output: the inverse standard deviation
+  const T* relu_beta;  ///< the forward's beta when it applied a relu, else null
   T* dx;
   T* dgamma;
   T* dbeta;

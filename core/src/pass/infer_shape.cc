@@ -15,7 +15,7 @@ bool InferNode(const IndexedGraph& g, uint32_t nid, std::vector<T>* values, cons
   const NodeAttrs& attrs = info.node->attrs;
   std::vector<T> in, out;
   for (const auto& e : info.inputs) in.push_back((*values)[g.entry_id(e)]);
-  uint32_t num_out = info.node->NumOutputs();
+  const uint32_t num_out = NumEntriesOf(g, nid);
   for (uint32_t i = 0; i < num_out; ++i) out.push_back((*values)[g.entry_id(nid, i)]);
   bool all_known = true;
   for (const auto& v : in) all_known = all_known && is_known(v);

@@ -11,6 +11,12 @@
 namespace hybridnet {
 namespace internal {
 
+/// The outputs node `node_id` has entries for in `graph`, all of which its kernel writes: the
+/// visible ones, and hidden ones up to the last the graph reads (IndexedGraph's rows).
+inline uint32_t NumEntriesOf(const IndexedGraph& graph, uint32_t node_id) {
+  return graph.entry_id(node_id + 1, 0) - graph.entry_id(node_id, 0);
+}
+
 /// Fills `entry_shapes` (one per entry; ndim 0 or 0-dims = unknown). Variables use known
 /// values already in `entry_shapes`, else their "__shape__" hint. Iterates to a fixpoint.
 /// Returns true when every entry shape is known; throws kShapeError on conflicts, naming the

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "hybridnet/op.h"
@@ -124,13 +125,36 @@ struct PoolingV1Param {
   }
 };
 
+// Turns the reads of `stand_in`'s outputs by the gradient nodes `grads` reach into reads of
+// `node`'s; the walk stops at the forward's nodes (those of node's inputs and of `out_grads`).
+void ReadOutputsOf(const std::shared_ptr<Node>& node, const Node* stand_in,
+                   const std::vector<NodeEntry>& out_grads, std::vector<NodeEntry>* grads) {
+  std::unordered_set<const Node*> seen;
+  for (const NodeEntry& e : node->inputs) seen.insert(e.node.get());
+  for (const NodeEntry& e : out_grads) seen.insert(e.node.get());
+  std::vector<Node*> pending;
+  auto visit = [&](NodeEntry* e) {
+    if (e->node.get() == stand_in) {
+      e->node = node;
+    } else if (seen.insert(e->node.get()).second) {
+      pending.push_back(e->node.get());
+    }
+  };
+  for (NodeEntry& e : *grads) visit(&e);
+  while (!pending.empty()) {
+    Node* n = pending.back();
+    pending.pop_back();
+    for (NodeEntry& e : n->inputs) visit(&e);
+  }
+}
+
 // Registers `name` with P's attributes and `base`'s inputs, outputs, inference and kernel;
 // the attributes (without `dropped`, which only the legacy form has) are parsed by `base`.
 // With `gradient`, also base's gradient. Without `dropped` keys the legacy attributes parse as
-// base's, so that gradient is built over the node itself and may read its outputs (Pooling's
-// does); otherwise over a node carrying base's own attributes (so its backward ops parse them),
-// and it may read the node's inputs only (BatchNorm's does, and MXNet's SyncBatchNorm has its
-// gradient on one device).
+// base's, so that gradient is built over the node itself; otherwise over a stand-in node carrying
+// base's own attributes (so its backward ops parse them; MXNet's SyncBatchNorm has its gradient
+// on one device), whose outputs the gradient nodes then read from the node itself (BatchNorm's
+// backward reads the mean and var its forward saved).
 template <typename P>
 void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
                         std::string description, std::vector<std::string> dropped = {},
@@ -167,7 +191,9 @@ void RegisterLegacyForm(OpRegistry* r, const char* name, const char* base_name,
     auto as_base = std::make_shared<Node>();
     as_base->attrs = MakeNodeAttrs(base_name, n->name(), shared);
     as_base->inputs = n->inputs;
-    return base_gradient(as_base, out_grads);
+    std::vector<NodeEntry> grads = base_gradient(as_base, out_grads);
+    ReadOutputsOf(n, as_base.get(), out_grads, &grads);
+    return grads;
   };
 }
 

@@ -172,15 +172,27 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   }
 }
 
-// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var), BatchNorm's
-// attributes; outputs the gradients of data, gamma and beta. In training mode (and not
-// use_global_stats) it recomputes the batch statistics the forward used and updates the moving
-// ones (mutable inputs 3 and 4).
+// ---- _backward_BatchNorm: inputs (out_grad, data, gamma, moving_mean, moving_var, mean, var),
+// the last two the forward's outputs (hidden unless output_mean_var), BatchNorm's attributes;
+// outputs the gradients of data, gamma and beta. In training mode (and not use_global_stats) it
+// normalizes with the statistics the forward saved in mean and var, as MXNet's backward does
+// (the batch's when the forward ran in training mode, the moving ones otherwise), and updates the
+// moving ones with them (mutable inputs 3 and 4). _backward_BatchNormWithReLU,
+// _contrib_BatchNormWithReLU's, also takes the forward's beta (last) and counts the output
+// gradient only where the forward's output is positive, recomputing the forward's float
+// operations (the bits of _backward_relu on that output, without its pass).
 
-bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                            std::vector<Shape>* out) {
+constexpr size_t kBackwardBetaInput = 7;  // _backward_BatchNormWithReLU's beta
+
+bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out,
+                            bool relu) {
   std::vector<Shape> forward_in{(*in)[1], (*in)[2], (*out)[2], (*in)[3], (*in)[4]};
-  std::vector<Shape> forward_out{(*in)[0]};
+  if (relu) {
+    HN_CHECK(MergeShape((*in)[kBackwardBetaInput], &forward_in[2]), kShapeError)
+        << DescribeNode(attrs) << ": beta " << (*in)[kBackwardBetaInput]
+        << " does not match its gradient " << (*out)[2];
+  }
+  std::vector<Shape> forward_out{(*in)[0], (*in)[5], (*in)[6]};
   HN_CHECK(MergeShape((*out)[0], &forward_in[0]), kShapeError)
       << DescribeNode(attrs) << ": data gradient " << (*out)[0] << " does not match data "
       << forward_in[0];
@@ -193,23 +205,30 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   (*in)[2] = forward_in[1];
   (*in)[3] = forward_in[3];
   (*in)[4] = forward_in[4];
+  (*in)[5] = forward_out[1];
+  (*in)[6] = forward_out[2];
+  if (relu) (*in)[kBackwardBetaInput] = forward_in[2];
   (*out)[0] = forward_in[0];
   (*out)[1] = forward_in[1];
   (*out)[2] = forward_in[2];
   return known;
 }
 
-// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var) and outputs.
+// The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var, the forward's
+// mean and var, [beta]) and outputs.
 template <typename T>
 void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
                           const std::vector<TBlob>& in, const std::vector<TBlob>& out,
-                          const internal::BatchNormDims& dims) {
+                          const internal::BatchNormDims& dims, bool relu) {
   internal::BatchNormGradArgsOf<T> args;
   args.dy = in[0].ptr<const T>();
   args.x = in[1].ptr<const T>();
   args.gamma = in[2].ptr<const T>();
   args.moving_mean = in[3].ptr<T>();
   args.moving_var = in[4].ptr<T>();
+  args.mean = in[5].ptr<const T>();
+  args.invstd = in[6].ptr<const T>();
+  args.relu_beta = relu ? in[kBackwardBetaInput].ptr<const T>() : nullptr;
   args.dx = out[0].ptr<T>();
   args.dgamma = out[1].ptr<T>();
   args.dbeta = out[2].ptr<T>();
@@ -220,6 +239,7 @@ void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
   internal::BatchNormBackward(args, dims);
 }
 
+template <bool kRelu>
 void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<BatchNormParam>();
@@ -231,23 +251,25 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
   dims.channels = shape[axis];
   if (in[1].dtype == DType::kFloat64) {
-    RunBatchNormBackward<double>(ctx, p, in, out, dims);
+    RunBatchNormBackward<double>(ctx, p, in, out, dims, kRelu);
   } else {
-    RunBatchNormBackward<float>(ctx, p, in, out, dims);
+    RunBatchNormBackward<float>(ctx, p, in, out, dims, kRelu);
   }
 }
 
-// Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant
-// first masks it where the output is not positive. The moving statistics get no gradient.
+// Only the gradient of `output` counts (MXNet ignores those of mean and var); the ReLU variant's
+// backward masks it where the output is not positive. The moving statistics get no gradient. The
+// backward reads the statistics the forward saved in its outputs mean and var, hidden or not:
+// eager calls keep them on the tape and graphs keep their entries (IndexedGraph), so eager and
+// hybridized backwards read the same values.
 FGradient BatchNormGradient(bool relu) {
   return [relu](const std::shared_ptr<Node>& n, const std::vector<NodeEntry>& dy) {
     internal::GradientBuilder g(n, dy);
-    NodeEntry out_grad = g.out_grad(0);
-    if (relu) {
-      out_grad = internal::ActivationInputGradient(g, internal::ActType::kRelu, out_grad);
-    }
+    std::vector<NodeEntry> inputs{g.out_grad(0), g.in(0),  g.in(1), g.in(3),
+                                  g.in(4),       g.out(1), g.out(2)};
+    if (relu) inputs.push_back(g.in(2));
     std::shared_ptr<Node> backward = g.MakeNode(
-        "_backward_BatchNorm", {out_grad, g.in(0), g.in(1), g.in(3), g.in(4)}, g.attrs().dict);
+        relu ? "_backward_BatchNormWithReLU" : "_backward_BatchNorm", inputs, g.attrs().dict);
     return std::vector<NodeEntry>{NodeEntry{backward, 0, 0}, NodeEntry{backward, 1, 0},
                                   NodeEntry{backward, 2, 0}, g.ZerosLike(g.in(3)),
                                   g.ZerosLike(g.in(4))};
@@ -323,6 +345,26 @@ void RegisterOne(OpRegistry* r, const char* name, const char* description, bool 
       .SetGradient(BatchNormGradient(relu));
 }
 
+void RegisterBackward(OpRegistry* r, const char* name, const char* description, bool relu) {
+  r->Register(name)
+      .Describe(description)
+      .SetParam<BatchNormParam>()
+      .SetInputNames(relu ? std::vector<std::string>{"out_grad", "data", "gamma", "moving_mean",
+                                                     "moving_var", "mean", "var", "beta"}
+                          : std::vector<std::string>{"out_grad", "data", "gamma", "moving_mean",
+                                                     "moving_var", "mean", "var"})
+      .SetMutableInputs({3, 4})
+      .SetNumOutputs(3)
+      .SetInferShape(
+          [relu](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+            return BatchNormBackwardShape(attrs, in, out, relu);
+          })
+      .SetInferType(internal::RealType)
+      .SetCompute(relu ? FCompute(BatchNormBackwardCompute<true>)
+                       : FCompute(BatchNormBackwardCompute<false>))
+      .SetInternal();
+}
+
 }  // namespace
 
 void RegisterBatchNormOps(OpRegistry* r) {
@@ -337,19 +379,18 @@ void RegisterBatchNormOps(OpRegistry* r) {
               "BatchNorm followed by ReLU, fused. Same inputs, attributes and outputs as "
               "BatchNorm, plus a hidden workspace output.",
               true);
-  r->Register("_backward_BatchNorm")
-      .Describe(
-          "The gradient of BatchNorm: the gradients of data, gamma and beta from the output's. "
-          "In training mode it normalizes with the batch statistics and updates moving_mean "
-          "and moving_var with the momentum, as MXNet's backward does.")
-      .SetParam<BatchNormParam>()
-      .SetInputNames({"out_grad", "data", "gamma", "moving_mean", "moving_var"})
-      .SetMutableInputs({3, 4})
-      .SetNumOutputs(3)
-      .SetInferShape(BatchNormBackwardShape)
-      .SetInferType(internal::RealType)
-      .SetCompute(BatchNormBackwardCompute)
-      .SetInternal();
+  RegisterBackward(r, "_backward_BatchNorm",
+                   "The gradient of BatchNorm: the gradients of data, gamma and beta from the "
+                   "output's. In training mode it normalizes with the statistics the forward saved "
+                   "in its outputs mean and var (var holding the inverse standard deviation) and "
+                   "updates moving_mean and moving_var with them and the momentum, as MXNet's "
+                   "backward does.",
+                   false);
+  RegisterBackward(r, "_backward_BatchNormWithReLU",
+                   "The gradient of _contrib_BatchNormWithReLU: _backward_BatchNorm's, the output "
+                   "gradient counting only where the forward's output is positive (told from "
+                   "data and the forward's statistics, gamma and beta, its last input).",
+                   true);
 }
 
 }  // namespace hybridnet
