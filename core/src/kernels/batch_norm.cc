@@ -499,52 +499,59 @@ void GradLanesScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
   }
 }
 
-// The lower 8 of 16 floats at p (lanes: the first ones that exist), in double.
-HN_AVX512 inline __m512d LoadAsDouble(const float* p, __mmask16 lanes) {
-  return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(lanes, p)));
-}
+// Task (g, c0) of GradLanesAvx512: lanes g * kGradLaneGroup... of channels c0... (16: a cache
+// line of x and of dy a position), in registers: per lane, two halves of 8 doubles for each sum.
+constexpr int64_t kGradLaneGroup = 4;
 
-// Adds the gradient terms of the 8 channels at `at` to lane j's sums.
-HN_AVX512 inline void AddGradLane(const BatchNormGradArgs& a, int64_t at, __mmask16 lanes,
-                                  __m512d mean, __m512d* sum_acc, __m512d* dot_acc) {
-  const __m512d dy = LoadAsDouble(a.dy + at, lanes);
+HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* sum_acc,
+                                  __m512d* dot_acc) {
+  const __m512d dy = _mm512_cvtps_pd(dy8);
   *sum_acc = _mm512_add_pd(*sum_acc, dy);
-  *dot_acc = _mm512_add_pd(*dot_acc,
-                           _mm512_mul_pd(_mm512_sub_pd(LoadAsDouble(a.x + at, lanes), mean), dy));
+  *dot_acc = _mm512_add_pd(*dot_acc, _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy));
 }
 
 HN_AVX512 void GradLanesTaskAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                    const ChannelLastGrad& v, double* sum_part, double* dot_part,
                                    int64_t g, int64_t c0) {
   const int64_t C = dims.channels, S = dims.inner;
-  const __mmask16 lanes = FirstLanes(std::min<int64_t>(C - c0, 8));
-  const __m512d mean = _mm512_maskz_loadu_pd(static_cast<__mmask8>(lanes), v.mean_d + c0);
-  __m512d sum_acc[kLaneGroup], dot_acc[kLaneGroup];
-  for (int64_t j = 0; j < kLaneGroup; ++j) sum_acc[j] = dot_acc[j] = _mm512_setzero_pd();
+  const __mmask16 m = FirstLanes(C - c0);
+  const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+  const __m512d mean_lo = _mm512_maskz_loadu_pd(lo, v.mean_d + c0);
+  const __m512d mean_hi = _mm512_maskz_loadu_pd(hi, v.mean_d + c0 + 8);
+  __m512d sum_acc[kGradLaneGroup][2], dot_acc[kGradLaneGroup][2];
+  for (int64_t j = 0; j < kGradLaneGroup; ++j)
+    for (int h = 0; h < 2; ++h) sum_acc[j][h] = dot_acc[j][h] = _mm512_setzero_pd();
+  auto add = [&](int64_t j, int64_t at) HN_AVX512 {
+    const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at);
+    const __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at);
+    AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16), mean_lo, &sum_acc[j][0],
+                &dot_acc[j][0]);
+    AddGradHalf(UpperHalf(x16), UpperHalf(dy16), mean_hi, &sum_acc[j][1], &dot_acc[j][1]);
+  };
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t base = g * kLaneGroup; base < S; base += kGradLanes) {
+    for (int64_t base = g * kGradLaneGroup; base < S; base += kGradLanes) {
       const int64_t at = (o * S + base) * C + c0;
-      if (base + kLaneGroup <= S) {
-        for (int64_t j = 0; j < kLaneGroup; ++j)
-          AddGradLane(a, at + j * C, lanes, mean, &sum_acc[j], &dot_acc[j]);
+      if (base + kGradLaneGroup <= S) {
+        for (int64_t j = 0; j < kGradLaneGroup; ++j) add(j, at + j * C);
       } else {
-        for (int64_t j = 0; base + j < S; ++j)
-          AddGradLane(a, at + j * C, lanes, mean, &sum_acc[j], &dot_acc[j]);
+        for (int64_t j = 0; base + j < S; ++j) add(j, at + j * C);
       }
     }
   }
-  for (int64_t j = 0; j < kLaneGroup; ++j) {
-    const int64_t at = (g * kLaneGroup + j) * C + c0;
-    _mm512_mask_storeu_pd(sum_part + at, static_cast<__mmask8>(lanes), sum_acc[j]);
-    _mm512_mask_storeu_pd(dot_part + at, static_cast<__mmask8>(lanes), dot_acc[j]);
+  for (int64_t j = 0; j < kGradLaneGroup; ++j) {
+    const int64_t at = (g * kGradLaneGroup + j) * C + c0;
+    _mm512_mask_storeu_pd(sum_part + at, lo, sum_acc[j][0]);
+    _mm512_mask_storeu_pd(sum_part + at + 8, hi, sum_acc[j][1]);
+    _mm512_mask_storeu_pd(dot_part + at, lo, dot_acc[j][0]);
+    _mm512_mask_storeu_pd(dot_part + at + 8, hi, dot_acc[j][1]);
   }
 }
 
 void GradLanesAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                      const ChannelLastGrad& v, double* sum_part, double* dot_part) {
-  const int64_t blocks = (dims.channels + 7) / 8, groups = kGradLanes / kLaneGroup;
+  const int64_t blocks = (dims.channels + 15) / 16, groups = kGradLanes / kGradLaneGroup;
   ParallelFor(groups * blocks, WorthSplitting(dims), [&](int64_t task) {
-    GradLanesTaskAvx512(a, dims, v, sum_part, dot_part, task / blocks, (task % blocks) * 8);
+    GradLanesTaskAvx512(a, dims, v, sum_part, dot_part, task / blocks, (task % blocks) * 16);
   });
 }
 
