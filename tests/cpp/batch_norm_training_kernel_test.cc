@@ -16,6 +16,7 @@
 #include "hybridnet/ndarray.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/batch_norm.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace {
@@ -67,26 +68,34 @@ struct GradResult {
   std::vector<float> dx, dgamma, dbeta, moving_mean, moving_var;
 };
 
+// The statistics the training forward saves from channel-first x, which the backward reads.
+struct SavedStats {
+  std::vector<float> mean, invstd;
+  SavedStats(const std::vector<float>& x, const internal::BatchNormDims& dims)
+      : mean(static_cast<size_t>(dims.channels)), invstd(mean.size()) {
+    for (int64_t c = 0; c < dims.channels; ++c) {
+      internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean[static_cast<size_t>(c)],
+                                    &invstd[static_cast<size_t>(c)]);
+    }
+  }
+};
+
+// With `relu_beta`, _backward_BatchNormWithReLU's kernel.
 GradResult RunBackward(bool avx512, const std::vector<float>& dy, const std::vector<float>& x,
                        const std::vector<float>& gamma, const internal::BatchNormDims& dims,
-                       bool fix_gamma, bool batch_stats) {
+                       bool fix_gamma, bool batch_stats, const float* relu_beta = nullptr) {
   const size_t C = static_cast<size_t>(dims.channels);
   GradResult r{std::vector<float>(x.size()), std::vector<float>(C), std::vector<float>(C),
                std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
-  // The statistics the training forward saves, which the backward reads.
-  std::vector<float> mean(C), invstd(C);
-  for (int64_t c = 0; c < dims.channels; ++c) {
-    internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean[static_cast<size_t>(c)],
-                                  &invstd[static_cast<size_t>(c)]);
-  }
+  const SavedStats saved(x, dims);
   const internal::BatchNormGradArgs args{dy.data(),
                                          x.data(),
                                          gamma.data(),
                                          r.moving_mean.data(),
                                          r.moving_var.data(),
-                                         mean.data(),
-                                         invstd.data(),
-                                         /*relu_beta=*/nullptr,
+                                         saved.mean.data(),
+                                         saved.invstd.data(),
+                                         relu_beta,
                                          r.dx.data(),
                                          r.dgamma.data(),
                                          r.dbeta.data(),
@@ -201,6 +210,122 @@ TEST(BatchNormTrainingKernel, ReluVariantGradientGivesTheBitsOfReluThenBatchNorm
         for (size_t i = 0; i < 2; ++i) {
           EXPECT_EQ(std::memcmp(m1[i].raw_data(), m2[i].raw_data(), m1[i].nbytes()), 0)
               << where << " moving statistic " << i;
+        }
+      }
+    }
+  }
+}
+
+// Channel-last data (N, S, C) against the channel-first kernels on the same values (N, C, S): the
+// same bits, for rows (S) shorter than, not a multiple of and a multiple of the lanes, one sample,
+// and channel counts not a multiple of a register's 16 or 8; the backward also with a relu.
+struct ChannelLastCase {
+  int64_t N, C, S;
+};
+constexpr ChannelLastCase kChannelLastCases[] = {{1, 3, 7},    {3, 17, 65},   {2, 40, 1},
+                                                 {4, 33, 100}, {2, 16, 1024}, {5, 64, 31},
+                                                 {1, 1, 130},  {2, 130, 9}};
+
+// (N, C, S) to (N, S, C), and back.
+std::vector<float> ToChannelLast(const std::vector<float>& v, const ChannelLastCase& k) {
+  std::vector<float> out(v.size());
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t c = 0; c < k.C; ++c)
+      for (int64_t s = 0; s < k.S; ++s)
+        out[static_cast<size_t>((n * k.S + s) * k.C + c)] =
+            v[static_cast<size_t>((n * k.C + c) * k.S + s)];
+  return out;
+}
+
+std::vector<float> ToChannelFirst(const std::vector<float>& v, const ChannelLastCase& k) {
+  std::vector<float> out(v.size());
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t c = 0; c < k.C; ++c)
+      for (int64_t s = 0; s < k.S; ++s)
+        out[static_cast<size_t>((n * k.C + c) * k.S + s)] =
+            v[static_cast<size_t>((n * k.S + s) * k.C + c)];
+  return out;
+}
+
+std::vector<bool> ChannelLastVersions() {
+  if (internal::CpuHasAvx512()) return {false, true};
+  return {false};
+}
+
+TEST(BatchNormTrainingKernel, ChannelLastBatchStatsGiveTheChannelFirstBits) {
+  std::mt19937 rng(17);
+  internal::Workspace workspace;
+  for (const ChannelLastCase& k : kChannelLastCases) {
+    const internal::BatchNormDims dims{k.N, k.C, k.S};
+    std::vector<float> x = Random(static_cast<size_t>(k.N * k.C * k.S), &rng, 0.7f);
+    // NaNs of either sign in some channels.
+    for (size_t i = 0; i < x.size(); i += 11) x[i] = std::copysign(NAN, i % 2 ? 1.f : -1.f);
+    const std::vector<float> x_last = ToChannelLast(x, k);
+    std::vector<float> mean_first(static_cast<size_t>(k.C)), invstd_first(mean_first.size());
+    for (int64_t c = 0; c < k.C; ++c) {
+      internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean_first[static_cast<size_t>(c)],
+                                    &invstd_first[static_cast<size_t>(c)]);
+    }
+    for (const bool avx512 : ChannelLastVersions()) {
+      std::vector<float> mean(mean_first.size()), invstd(mean_first.size());
+      internal::BatchNormBatchStatsChannelLastWith(avx512, x_last.data(), dims, 1e-5, mean.data(),
+                                                   invstd.data(), &workspace);
+      const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
+                                " S=" + std::to_string(k.S) + " avx512=" + std::to_string(avx512);
+      EXPECT_TRUE(SameBits(mean, mean_first)) << where;
+      EXPECT_TRUE(SameBits(invstd, invstd_first)) << where;
+    }
+  }
+}
+
+TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
+  std::mt19937 rng(19);
+  internal::Workspace workspace;
+  for (const ChannelLastCase& k : kChannelLastCases) {
+    const internal::BatchNormDims dims{k.N, k.C, k.S};
+    const size_t n = static_cast<size_t>(k.N * k.C * k.S), C = static_cast<size_t>(k.C);
+    std::vector<float> x = Random(n, &rng, 0.3f), dy = Random(n, &rng, -0.1f),
+                       gamma = Random(C, &rng, 1.f), beta = Random(C, &rng, 0.f);
+    // NaNs of either sign in some channels: the NaN each result keeps is the channel-first one.
+    for (size_t i = 0; i < n; i += 7) (i % 2 ? x : dy)[i] = std::copysign(NAN, i % 3 ? 1.f : -1.f);
+    const std::vector<float> x_last = ToChannelLast(x, k), dy_last = ToChannelLast(dy, k);
+    const SavedStats saved(x, dims);
+    for (const bool batch_stats : {true, false}) {
+      for (const bool fix_gamma : {false, true}) {
+        for (const bool avx512 : ChannelLastVersions()) {
+          for (const float* relu_beta : std::vector<const float*>{nullptr, beta.data()}) {
+            const GradResult first =
+                RunBackward(avx512, dy, x, gamma, dims, fix_gamma, batch_stats, relu_beta);
+            GradResult last{std::vector<float>(n), std::vector<float>(C), std::vector<float>(C),
+                            std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
+            const internal::BatchNormGradArgs args{dy_last.data(),
+                                                   x_last.data(),
+                                                   gamma.data(),
+                                                   last.moving_mean.data(),
+                                                   last.moving_var.data(),
+                                                   saved.mean.data(),
+                                                   saved.invstd.data(),
+                                                   relu_beta,
+                                                   last.dx.data(),
+                                                   last.dgamma.data(),
+                                                   last.dbeta.data(),
+                                                   1e-5,
+                                                   0.9f,
+                                                   fix_gamma,
+                                                   batch_stats};
+            internal::BatchNormBackwardChannelLastWith(avx512, args, dims, &workspace);
+            const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
+                                      " S=" + std::to_string(k.S) +
+                                      " avx512=" + std::to_string(avx512) +
+                                      " batch_stats=" + std::to_string(batch_stats) +
+                                      " fix_gamma=" + std::to_string(fix_gamma) +
+                                      " relu=" + std::to_string(relu_beta != nullptr);
+            EXPECT_TRUE(SameBits(ToChannelFirst(last.dx, k), first.dx)) << where;
+            EXPECT_TRUE(SameBits(last.dgamma, first.dgamma)) << where;
+            EXPECT_TRUE(SameBits(last.dbeta, first.dbeta)) << where;
+            EXPECT_TRUE(SameBits(last.moving_mean, first.moving_mean)) << where;
+            EXPECT_TRUE(SameBits(last.moving_var, first.moving_var)) << where;
+          }
         }
       }
     }

@@ -411,6 +411,102 @@ TEST_F(HybridTraining, ConvNetStepsWithWeightUpdatesEqualEagerBitForBit) {
   EXPECT_NE(BitDifference(runs[1][0], runs[1][params.size() + 1]), "");
 }
 
+// A CIFAR ResNet basic block with a downsampling shortcut, then global pooling and a classifier:
+// the training graph of a convolutional net is laid out channel-last (cached_op.h).
+class ResidualNet : public HybridBlock {
+ public:
+  ResidualNet() : HybridBlock("residual") {
+    auto conv = [](int64_t kernel, int64_t stride, int64_t pad) {
+      return std::make_shared<gluon::Conv2D>(gluon::ConvOptions()
+                                                 .set_channels(20)
+                                                 .set_kernel_size(kernel)
+                                                 .set_strides(stride)
+                                                 .set_padding(pad)
+                                                 .set_use_bias(false));
+    };
+    conv1_ = RegisterChild(conv(3, 2, 1), "conv1");
+    bn1_ = RegisterChild(std::make_shared<gluon::BatchNorm>(), "bn1");
+    conv2_ = RegisterChild(conv(3, 1, 1), "conv2");
+    bn2_ = RegisterChild(std::make_shared<gluon::BatchNorm>(), "bn2");
+    down_ = RegisterChild(conv(1, 2, 0), "down");
+    down_bn_ = RegisterChild(std::make_shared<gluon::BatchNorm>(), "down_bn");
+    pool_ = RegisterChild(std::make_shared<gluon::GlobalAvgPool2D>(), "pool");
+    fc_ = RegisterChild(std::make_shared<Dense>(5), "fc");
+  }
+  NDArray HybridForward(const F&, const NDArray& x) override {
+    auto relu = [](const NDArray& v) {
+      return op::Call("Activation", {v}, {{"act_type", "relu"}});
+    };
+    NDArray h = (*bn2_)((*conv2_)(relu((*bn1_)((*conv1_)(x)))));
+    NDArray shortcut = (*down_bn_)((*down_)(x));
+    return (*fc_)((*pool_)(relu(h + shortcut)));
+  }
+
+ private:
+  std::shared_ptr<gluon::Conv2D> conv1_, conv2_, down_;
+  std::shared_ptr<gluon::BatchNorm> bn1_, bn2_, down_bn_;
+  std::shared_ptr<gluon::GlobalAvgPool2D> pool_;
+  std::shared_ptr<Dense> fc_;
+};
+
+// Its channel-last training graph (convolutions and their gradients on channel-last data, BatchNorm
+// with its axis last, the residual add, the global pooling, the re-layouts and their gradients)
+// gives eager's outputs, input and parameter gradients and running statistics bit for bit, over
+// steps whose backward updates the running statistics; odd image sizes and 20 channels (not a
+// multiple of a register's 16).
+TEST_F(HybridTraining, ResidualBlockChannelLastEqualsEagerBitForBit) {
+  ResidualNet net;
+  net.Initialize();
+  const NDArray input = NDArray::RandomUniform({6, 7, 11, 11}, -1.f, 1.f);
+  const NDArray head = NDArray::RandomUniform({6, 5}, -1.f, 1.f);
+  net(input);  // completes the deferred shapes
+  const std::vector<ParameterPtr> params = ParamsOf(&net);
+  std::vector<NDArray> initial;
+  for (const ParameterPtr& p : params) initial.push_back(p->data().Copy());
+  std::vector<std::vector<NDArray>> runs;  // per mode: outputs, gradients, parameters
+  for (const bool hybridized : {false, true}) {
+    net.Hybridize(hybridized, {/*static_alloc=*/true, /*static_shape=*/true});
+    for (size_t i = 0; i < params.size(); ++i) {
+      params[i]->SetData(initial[i].Copy());
+      if (params[i]->differentiable()) params[i]->AttachGrad();
+    }
+    NDArray x = input.Copy();
+    autograd::AttachGrad(&x);
+    std::vector<NDArray> results;
+    for (int step = 0; step < 2; ++step) {
+      NDArray y;
+      {
+        auto recording = autograd::Record();
+        y = net(x);
+      }
+      autograd::Backward({y}, {head});
+      results.push_back(y);
+      results.push_back(autograd::GetGrad(x).Copy());
+      for (const ParameterPtr& p : params) {
+        if (p->differentiable()) results.push_back(p->Grad().Copy());
+      }
+    }
+    for (const ParameterPtr& p : params) results.push_back(p->data().Copy());
+    runs.push_back(std::move(results));
+  }
+  EXPECT_EQ(net.CachedTrainingStats().num_gradient_graphs, 1u);
+  ASSERT_EQ(runs[0].size(), runs[1].size());
+  for (size_t i = 0; i < runs[0].size(); ++i)
+    EXPECT_EQ(BitDifference(runs[1][i], runs[0][i]), "") << "result " << i;
+  // The running statistics moved (the backward ran in training mode) and the input gradient is
+  // not all zeros.
+  const size_t first_param = runs[1].size() - params.size();
+  size_t moved = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i]->name().find("running_mean") != std::string::npos)
+      moved += BitDifference(runs[1][first_param + i], initial[i]) != "";
+  }
+  EXPECT_EQ(moved, 3u);
+  double sum = 0;
+  for (float v : runs[1][1].ToFloatVector()) sum += std::fabs(v);
+  EXPECT_GT(sum, 0.0);
+}
+
 // ---- second order ------------------------------------------------------------------------------
 
 NDArray SecondDerivative(const NDArray& x0, NDArray (*f)(const NDArray&)) {

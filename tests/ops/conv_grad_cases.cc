@@ -1,8 +1,8 @@
-// Conformance cases of the gradients of Convolution, Deconvolution, Pooling,
-// _contrib_AdaptiveAvgPooling2D and UpSampling: the internal backward ops against the
-// vector-Jacobian product of the forward references (nn_reference.h), and Pooling cases whose
-// gradients the harness checks by finite differences (OpGradient) on inputs of distinct values, so
-// that every max window has one maximum. The forward ops' own cases (conv_cases.cc) are
+// Conformance cases of the gradients of Convolution (channel-first and channel-last),
+// Deconvolution, Pooling, _contrib_AdaptiveAvgPooling2D and UpSampling: the internal backward ops
+// against the vector-Jacobian product of the forward references (nn_reference.h), and Pooling
+// cases whose gradients the harness checks by finite differences (OpGradient) on inputs of
+// distinct values, so that every max window has one maximum. The forward ops' own cases (conv_cases.cc) are
 // gradient-checked too.
 #include <algorithm>
 #include <random>
@@ -191,6 +191,41 @@ HN_CONFORMANCE_CASES(ConvolutionGradient) {
       {{1, 2, 2, 3}, {1, 2, 7, 8}, {2, 2, 2, 2}, {2}},
       GradientOf(ConvRef(Geom({2, 2}, {3, 3}, {0, 0}, {1, 1}, 2, 1, true)), 3),
       "rows_outside_windows")));
+
+  // _backward_Convolution as the channel-last training graph runs it (pass/layout.cc): out_grad,
+  // data and d data channel-last, the reference's on their channel-first copies.
+  auto channel_last = [](RefFn gradient) -> RefFn {
+    return [gradient](const std::vector<RefTensor>& in) {
+      std::vector<RefTensor> first = in;
+      first[0] = ToChannelFirst(in[0]);
+      first[1] = ToChannelFirst(in[1]);
+      std::vector<RefTensor> grads = gradient(first);
+      grads[0] = ToChannelLast(grads[0]);
+      return grads;
+    };
+  };
+  cases->push_back(Internal(
+      Case("_backward_hn_convolution",
+           {{"kernel", "(3, 3)"},
+            {"stride", "(2, 2)"},
+            {"pad", "(1, 1)"},
+            {"num_filter", "6"},
+            {"num_group", "2"},
+            {"layout", "NHWC"}},
+           {{2, 4, 4, 6}, {2, 7, 7, 4}, {6, 2, 3, 3}, {6}},
+           channel_last(GradientOf(ConvRef(Geom({3, 3}, {2, 2}, {1, 1}, {1, 1}, 6, 2, true)), 3)),
+           "nhwc_grouped_s2")));
+  cases->push_back(
+      Internal(Case("_backward_hn_convolution",
+                    {{"kernel", "(2, 3, 2)"},
+                     {"pad", "(0, 1, 1)"},
+                     {"num_filter", "3"},
+                     {"no_bias", "True"},
+                     {"layout", "NDHWC"}},
+                    {{1, 3, 5, 5, 3}, {1, 4, 5, 4, 2}, {3, 2, 2, 3, 2}},
+                    channel_last(GradientOf(
+                        ConvRef(Geom({2, 3, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, 3, 1, false)), 2)),
+                    "ndhwc_no_bias")));
 
   // out_grad, data, weight[, bias]: stride, pad and adj with groups and a bias; target_shape.
   ConvGeom deconv = Geom({3, 3}, {2, 2}, {1, 1}, {1, 1}, 6, 2, true);

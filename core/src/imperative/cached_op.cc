@@ -243,6 +243,54 @@ Symbol FusedForTraining(const Symbol& traced) {
   return FuseBatchNormRelu(traced, &num_fused);
 }
 
+// The shapes of the inputs but their batch size: what the channel-last layout of a training graph
+// depends on (LayOutChannelLastForTraining).
+std::vector<std::vector<int64_t>> SampleShapes(const std::vector<NDArray>& inputs) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const NDArray& x : inputs) {
+    const std::vector<int64_t> dims = x.shape().dims();
+    shapes.emplace_back(dims.empty() ? dims.begin() : dims.begin() + 1, dims.end());
+    shapes.back().push_back(static_cast<int64_t>(dims.size()));
+  }
+  return shapes;
+}
+
+// `graph` (a forward, or a forward and its gradients) laid out channel-last for inputs of the
+// shapes of `inputs` (named `names`) but their batch size, where it has float32 convolutions; else
+// (or where its shapes are not known from the inputs alone: the executor then reports why) as it
+// is.
+Symbol ChannelLastForTraining(const Symbol& graph, const std::vector<std::string>& names,
+                              const std::vector<NDArray>& inputs) {
+  const Op* convolution = OpRegistry::Global().Find("Convolution");
+  IndexedGraph g(graph.outputs);
+  std::vector<uint32_t> convolutions;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
+    if (!g[nid].node->IsVariable() && g[nid].node->attrs.op == convolution)
+      convolutions.push_back(nid);
+  if (convolutions.empty()) return graph;
+  std::vector<Shape> shapes(g.num_entries());
+  std::vector<DType> types(g.num_entries(), DType::kUnknown);
+  std::unordered_map<std::string, size_t> index_of;
+  for (size_t i = 0; i < names.size(); ++i) index_of[names[i]] = i;
+  for (uint32_t nid : g.input_nodes()) {
+    auto it = index_of.find(g[nid].node->name());
+    if (it == index_of.end()) continue;  // a head gradient: inferred from what reads it
+    shapes[g.entry_id(nid, 0)] = inputs[it->second].shape();
+    types[g.entry_id(nid, 0)] = inputs[it->second].dtype();
+  }
+  try {
+    if (!InferShapes(g, &shapes) || !InferTypes(g, &types)) return graph;
+  } catch (const Error&) {
+    return graph;
+  }
+  for (uint32_t nid : convolutions) {
+    for (const IndexedGraph::Entry& e : g[nid].inputs)
+      if (types[g.entry_id(e)] != DType::kFloat32) return graph;
+  }
+  size_t num_relayouts = 0;
+  return LayOutChannelLastForTraining(graph, shapes, &num_relayouts);
+}
+
 }  // namespace
 
 CachedOp::CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name)
@@ -265,19 +313,20 @@ size_t CachedOp::num_backward_plans() const {
 }
 
 std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs_grad,
-                                                  bool is_train) {
-  auto key = std::make_pair(needs_grad, is_train);
+                                                  bool is_train,
+                                                  const std::vector<NDArray>& inputs) {
+  auto key = std::make_tuple(needs_grad, is_train, SampleShapes(inputs));
   auto it = graphs_.find(key);
   if (it != graphs_.end()) return it->second;
   auto g = std::make_shared<TrainingGraph>();
   g->num_outputs = graph_.outputs.size();
-  Symbol forward = graph_;
-  if (std::find(needs_grad.begin(), needs_grad.end(), true) != needs_grad.end()) {
+  Symbol forward;
+  if (std::find(needs_grad.begin(), needs_grad.end(), true) == needs_grad.end()) {
+    forward = ChannelLastForTraining(graph_, input_names_, inputs);
+  } else {
     IndexedGraph fg(graph_.outputs);
     std::unordered_map<std::string, NodeEntry> variables;
-    std::unordered_set<const Node*> forward_nodes;
     for (uint32_t nid = 0; nid < fg.num_nodes(); ++nid) {
-      forward_nodes.insert(fg[nid].node);
       if (fg[nid].node->IsVariable())
         variables[fg[nid].node->name()] = NodeEntry{fg[nid].owner, 0, 0};
     }
@@ -296,9 +345,22 @@ std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs
       feed_of[var->attrs.name] = BackwardFeed{BackwardFeed::kHeadGrad, k};
       head_grads.push_back(NodeEntry{var, 0, 0});
     }
+    forward = graph_;
     try {
-      g->backward_graph = SplitBackward(Gradient(graph_.outputs, head_grads, xs), forward_nodes,
-                                        &forward, &feed_of);
+      // The forward and its gradients laid out together, after the gradient pass: the
+      // gradients sum their contributions as over the channel-first graph (and eagerly), with
+      // the same kernels' bits in either layout.
+      Symbol joint = graph_;
+      for (const NodeEntry& grad : Gradient(graph_.outputs, head_grads, xs))
+        joint.outputs.push_back(grad);
+      joint = ChannelLastForTraining(joint, input_names_, inputs);
+      const auto split = joint.outputs.begin() + static_cast<std::ptrdiff_t>(g->num_outputs);
+      forward.outputs.assign(joint.outputs.begin(), split);
+      const std::vector<NodeEntry> grads(split, joint.outputs.end());
+      std::unordered_set<const Node*> forward_nodes;
+      IndexedGraph laid(forward.outputs);
+      for (uint32_t nid = 0; nid < laid.num_nodes(); ++nid) forward_nodes.insert(laid[nid].node);
+      g->backward_graph = SplitBackward(grads, forward_nodes, &forward, &feed_of);
       g->backward_inputs = g->backward_graph.ListInputs();
       for (const std::string& name : g->backward_inputs) g->feeds.push_back(feed_of.at(name));
       ++num_gradient_graphs_;
@@ -329,7 +391,7 @@ std::vector<NDArray> CachedOp::Run(const std::vector<NDArray>& inputs) {
     producers[i] = node;
     any = true;
   }
-  std::shared_ptr<TrainingGraph> g = GraphFor(needs_grad, autograd::IsTraining());
+  std::shared_ptr<TrainingGraph> g = GraphFor(needs_grad, autograd::IsTraining(), inputs);
   std::vector<NDArray> values = g->OutputsToFill();
   g->forward->Forward(inputs, &values);
   if (!any) {

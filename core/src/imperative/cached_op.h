@@ -10,12 +10,16 @@
 // shape (buffers reused by liveness, in place where safe) and keeps the plans. Both run every op
 // with its own kernel in training mode, but for BatchNorm + relu, one op computing the same floats
 // (FuseBatchNormRelu), and the gradient pass sums contributions in the same order as over the
-// eager tape, so the gradients are bit-identical to eager backward.
+// eager tape, so the gradients are bit-identical to eager backward. Float convolutional graphs
+// are laid out channel-last before the gradient pass (LayOutChannelLastForTraining), so both
+// executors run convolutions, BatchNorm, pooling and elementwise ops on channel-last activations
+// and gradients, with kernels that give the channel-first kernels' bits.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -44,12 +48,17 @@ class CachedOp {
   size_t num_backward_plans() const;
 
  private:
-  std::shared_ptr<TrainingGraph> GraphFor(const std::vector<bool>& needs_grad, bool is_train);
+  std::shared_ptr<TrainingGraph> GraphFor(const std::vector<bool>& needs_grad, bool is_train,
+                                          const std::vector<NDArray>& inputs);
 
   Symbol graph_;
   std::vector<std::string> input_names_;
   std::string name_;
-  std::map<std::pair<std::vector<bool>, bool>, std::shared_ptr<TrainingGraph>> graphs_;
+  /// Per set of inputs needing a gradient, mode and the inputs' shapes but their batch size (the
+  /// channel-last layout of the training graph depends on them).
+  std::map<std::tuple<std::vector<bool>, bool, std::vector<std::vector<int64_t>>>,
+           std::shared_ptr<TrainingGraph>>
+      graphs_;
   size_t num_gradient_graphs_ = 0;
 };
 

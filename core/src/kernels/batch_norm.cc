@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/workspace.h"
 
 namespace hybridnet {
 namespace internal {
@@ -60,19 +62,39 @@ namespace {
 constexpr int64_t kStatLanes = 64;  // float partial sums of the statistics, 4 AVX-512 registers
 constexpr int64_t kGradLanes = 32;  // double partial sums of the gradient, 4 AVX-512 registers
 
+// The steps every version shares (the lanes' pairwise sums, the statistics, the moving
+// statistics' update and each channel's gradient terms) are out of line: one instruction sequence
+// for all, so that the versions agree to the bit where NaNs meet too (which NaN an operation keeps
+// depends on the order of its operands, which the compiler picks anew in each inlined copy).
+#define HN_ONE_COPY __attribute__((noinline))
+
+// Results that are NaN are stored as one NaN. Where two NaNs meet, the one an operation keeps
+// depends on the order of its operands, which the compiler picks per copy of the code (a
+// commutative add or multiply may be emitted either way round); the channel-first and
+// channel-last kernels are different copies, and must give the same bits.
+template <typename T>
+T OneNaN(T v) {
+  return v != v ? std::numeric_limits<T>::quiet_NaN() : v;
+}
+HN_AVX512 inline __m512 OneNaN16(__m512 v) {
+  return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                            _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
+}
+
 // Adds partial sum l + w into l for w = n / 2, ..., 1 (n a power of two); returns the total.
 template <typename T>
-T AddPairwise(T* partial, int64_t n) {
+HN_ONE_COPY T AddPairwise(T* partial, int64_t n) {
   for (int64_t w = n / 2; w > 0; w /= 2)
     for (int64_t l = 0; l < w; ++l) partial[l] += partial[l + w];
   return partial[0];
 }
 
-void StoreStats(float m, float sq, const BatchNormDims& dims, double eps, float* mean,
-                float* invstd) {
-  *mean = m;
-  *invstd =
-      (sq == 0.f && eps == 0.0) ? 0.f : BatchNormInvStd(sq / static_cast<float>(dims.count()), eps);
+HN_ONE_COPY void StoreStats(float m, float sq, const BatchNormDims& dims, double eps, float* mean,
+                            float* invstd) {
+  *mean = OneNaN(m);
+  *invstd = OneNaN((sq == 0.f && eps == 0.0)
+                       ? 0.f
+                       : BatchNormInvStd(sq / static_cast<float>(dims.count()), eps));
 }
 
 // The upper 8 floats of v.
@@ -157,6 +179,28 @@ void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, d
 
 namespace {
 
+// dy times 1 where the forward's relu output x * scale + shift is positive, else times 0
+// (ReluGrad's bits); for both layouts.
+inline float ReluMaskedDy(float x, float dy, float scale, float shift) {
+  const float v = x * scale + shift;
+  return dy * (v > 0.f ? 1.f : 0.f);
+}
+
+// ReluMaskedDy of 16 floats.
+HN_AVX512 inline __m512 ReluMaskedDy16(__m512 x16, __m512 dy16, __m512 scale, __m512 shift) {
+  const __m512 v = _mm512_add_ps(_mm512_mul_ps(x16, scale), shift);
+  const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+  return _mm512_mul_ps(dy16,
+                       _mm512_mask_blend_ps(positive, _mm512_setzero_ps(), _mm512_set1_ps(1.f)));
+}
+
+// The forward's scale and shift of channel c (BatchNormKernel's), which the relu followed.
+HN_ONE_COPY void ReluScaleShift(const BatchNormGradArgs& a, int64_t c, float mean, float invstd,
+                                float* scale, float* shift) {
+  *scale = (a.fix_gamma ? 1.f : a.gamma[c]) * invstd;
+  *shift = a.relu_beta[c] - mean * *scale;
+}
+
 // One channel's part of the gradient: the sums of dy and (x - mean) dy, then dx. With a relu,
 // the forward's scale and shift, whose result tells where dy counts.
 struct ChannelGrad {
@@ -169,11 +213,8 @@ struct ChannelGrad {
     return p + (o * dims.channels + c) * dims.inner;
   }
   float* row(float* p, int64_t o) const { return p + (o * dims.channels + c) * dims.inner; }
-  // dy times 1 where the forward's relu output is positive, else times 0 (ReluGrad's bits).
   float Dy(float x, float dy) const {
-    if (a.relu_beta == nullptr) return dy;
-    const float v = x * scale + shift;
-    return dy * (v > 0.f ? 1.f : 0.f);
+    return a.relu_beta == nullptr ? dy : ReluMaskedDy(x, dy, scale, shift);
   }
 };
 
@@ -200,8 +241,9 @@ void GradDxScalar(const ChannelGrad& g, double mean_dy, double k, double iw) {
     float* dx = g.row(g.a.dx, o);
     for (int64_t i = 0; i < g.dims.inner; ++i) {
       const double d = g.Dy(x[i], dy[i]);
-      dx[i] = static_cast<float>(
-          g.a.batch_stats ? (d - mean_dy - (static_cast<double>(x[i]) - g.mean) * k) * iw : d * iw);
+      dx[i] = OneNaN(static_cast<float>(
+          g.a.batch_stats ? (d - mean_dy - (static_cast<double>(x[i]) - g.mean) * k) * iw
+                          : d * iw));
     }
   }
 }
@@ -218,11 +260,7 @@ HN_AVX512 inline void AddGradTerms(__m512d mean, __mmask8 lanes, __m256 x8, __m2
 // ChannelGrad::Dy of 16 floats.
 HN_AVX512 inline __m512 DyOf(const ChannelGrad& g, __m512 x16, __m512 dy16) {
   if (g.a.relu_beta == nullptr) return dy16;
-  const __m512 v =
-      _mm512_add_ps(_mm512_mul_ps(x16, _mm512_set1_ps(g.scale)), _mm512_set1_ps(g.shift));
-  const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-  return _mm512_mul_ps(dy16,
-                       _mm512_mask_blend_ps(positive, _mm512_setzero_ps(), _mm512_set1_ps(1.f)));
+  return ReluMaskedDy16(x16, dy16, _mm512_set1_ps(g.scale), _mm512_set1_ps(g.shift));
 }
 
 // Partial sum l is lane l % 8 of register l / 8: the 16 floats at i + 16 j of a block of 32 go
@@ -284,8 +322,8 @@ HN_AVX512 void GradDxRowsAvx512(const ChannelGrad& g, double mean_dy, double k, 
           DxOf<kBatchStats>(UpperHalf(x16), UpperHalf(dy16), mean8, mean_dy8, k8, iw8);
       _mm512_mask_storeu_ps(
           dx + i, lanes,
-          _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
-                                              _mm256_castps_pd(hi), 1)));
+          OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                                       _mm256_castps_pd(hi), 1))));
     }
   }
 }
@@ -301,6 +339,32 @@ void GradDxAvx512(const ChannelGrad& g, double mean_dy, double k, double iw) {
 using GradSumsFn = void (*)(const ChannelGrad&, double*, double*);
 using GradDxFn = void (*)(const ChannelGrad&, double, double, double);
 
+// Channel c's moving statistics after a batch's (mean, invstd).
+HN_ONE_COPY void UpdateMoving(const BatchNormGradArgs& a, int64_t c, float mean, float invstd) {
+  const float rest = 1.f - a.momentum;
+  a.moving_mean[c] = OneNaN(a.moving_mean[c] * a.momentum + mean * rest);
+  a.moving_var[c] = OneNaN(a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest);
+}
+
+// Channel c's terms of dx (GradDxScalar's) from its sums over n values; writes its dgamma and
+// dbeta.
+struct DxTerms {
+  double mean_dy, k, iw;
+};
+HN_ONE_COPY DxTerms FinishChannel(const BatchNormGradArgs& a, int64_t c, double n, float invstd,
+                                  double sum_dy, double dot) {
+  sum_dy = OneNaN(sum_dy);
+  dot = OneNaN(dot);
+  const double w = a.fix_gamma ? 1.0 : a.gamma[c];
+  DxTerms t;
+  t.iw = static_cast<double>(invstd) * w;
+  t.mean_dy = n > 0 ? sum_dy / n : 0.0;
+  t.k = n > 0 ? dot * invstd * invstd / n : 0.0;
+  a.dgamma[c] = a.fix_gamma ? 0.f : static_cast<float>(dot * invstd);
+  a.dbeta[c] = static_cast<float>(sum_dy);
+  return t;
+}
+
 // Channels are independent, each summed in one fixed order: the threads split the channels and
 // the result does not depend on their count.
 void BackwardWith(GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a,
@@ -311,27 +375,17 @@ void BackwardWith(GradSumsFn sums, GradDxFn write_dx, const BatchNormGradArgs& a
     if (a.batch_stats) {
       mean = a.mean[c];
       invstd = a.invstd[c];
-      const float rest = 1.f - a.momentum;
-      a.moving_mean[c] = a.moving_mean[c] * a.momentum + mean * rest;
-      a.moving_var[c] = a.moving_var[c] * a.momentum + BatchNormVariance(invstd, a.eps) * rest;
+      UpdateMoving(a, c, mean, invstd);
     } else {
       mean = a.moving_mean[c];
       invstd = BatchNormInvStd(a.moving_var[c], a.eps);
     }
     ChannelGrad g{a, dims, c, mean};
-    if (a.relu_beta != nullptr) {
-      g.scale = (a.fix_gamma ? 1.f : a.gamma[c]) * invstd;
-      g.shift = a.relu_beta[c] - mean * g.scale;
-    }
+    if (a.relu_beta != nullptr) ReluScaleShift(a, c, mean, invstd, &g.scale, &g.shift);
     double sum_dy, dot;
     sums(g, &sum_dy, &dot);
-    const double w = a.fix_gamma ? 1.0 : a.gamma[c];
-    const double iw = static_cast<double>(invstd) * w;
-    const double mean_dy = n > 0 ? sum_dy / n : 0.0;
-    const double k = n > 0 ? dot * invstd * invstd / n : 0.0;
-    write_dx(g, mean_dy, k, iw);
-    a.dgamma[c] = a.fix_gamma ? 0.f : static_cast<float>(dot * invstd);
-    a.dbeta[c] = static_cast<float>(sum_dy);
+    const DxTerms t = FinishChannel(a, c, n, invstd, sum_dy, dot);
+    write_dx(g, t.mean_dy, t.k, t.iw);
   });
 }
 
@@ -351,6 +405,301 @@ void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
   } else {
     BatchNormBackwardScalar(a, dims);
   }
+}
+
+// ---- Channel-last data (outer, inner, channels): the channel-first kernels' lanes, per channel.
+
+namespace {
+
+constexpr int64_t kLaneGroup = 8;  // lanes of one task of a channel-last sum
+
+// Worth more than one thread: the channel-first kernels' threshold, for all channels at once.
+bool WorthSplitting(const BatchNormDims& dims) { return dims.count() * dims.channels >= 65536; }
+
+// part[c] = AddPairwise of channel c's lanes part[l * C + c].
+template <typename T, int64_t kLanes>
+void AddLanesPairwise(T* part, int64_t C) {
+  for (int64_t c = 0; c < C; ++c) {
+    T partial[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) partial[l] = part[l * C + c];
+    part[c] = AddPairwise(partial, kLanes);
+  }
+}
+
+// The lanes of the statistics' sums (x, or (x - mean)^2 with kSquares) into part[l * C + c].
+template <bool kSquares>
+void StatLanesScalar(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
+  const int64_t C = dims.channels, S = dims.inner;
+  std::fill(part, part + kStatLanes * C, 0.f);
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t s = 0; s < S; ++s) {
+      const float* xs = x + (o * S + s) * C;
+      float* p = part + (s % kStatLanes) * C;
+      for (int64_t c = 0; c < C; ++c) {
+        if (kSquares) {
+          const float d = xs[c] - mean[c];
+          p[c] += d * d;
+        } else {
+          p[c] += xs[c];
+        }
+      }
+    }
+  }
+}
+
+// Task `task` of StatLanesAvx512: lanes g * kLaneGroup... of channels c0... (one register).
+template <bool kSquares>
+HN_AVX512 void StatLanesTaskAvx512(const float* x, const BatchNormDims& dims, const float* mean,
+                                   float* part, int64_t g, int64_t c0) {
+  const int64_t C = dims.channels, S = dims.inner;
+  const __mmask16 lanes = FirstLanes(C - c0);
+  const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c0) : _mm512_setzero_ps();
+  __m512 acc[kLaneGroup];
+  for (__m512& r : acc) r = _mm512_setzero_ps();
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t base = g * kLaneGroup; base < S; base += kStatLanes) {
+      const float* xs = x + (o * S + base) * C + c0;
+      if (base + kLaneGroup <= S) {
+        for (int64_t j = 0; j < kLaneGroup; ++j)
+          acc[j] = _mm512_add_ps(acc[j],
+                                 StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + j * C), m));
+      } else {
+        for (int64_t j = 0; base + j < S; ++j)
+          acc[j] = _mm512_add_ps(acc[j],
+                                 StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + j * C), m));
+      }
+    }
+  }
+  for (int64_t j = 0; j < kLaneGroup; ++j)
+    _mm512_mask_storeu_ps(part + (g * kLaneGroup + j) * C + c0, lanes, acc[j]);
+}
+
+template <bool kSquares>
+void StatLanesAvx512(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
+  const int64_t blocks = (dims.channels + 15) / 16, groups = kStatLanes / kLaneGroup;
+  ParallelFor(groups * blocks, WorthSplitting(dims), [&](int64_t task) {
+    StatLanesTaskAvx512<kSquares>(x, dims, mean, part, task / blocks, (task % blocks) * 16);
+  });
+}
+
+}  // namespace
+
+void BatchNormBatchStatsChannelLastWith(bool avx512, const float* x, const BatchNormDims& dims,
+                                        double eps, float* mean, float* invstd,
+                                        Workspace* workspace) {
+  const int64_t C = dims.channels;
+  float* part = workspace->Get<float>(kBatchNormLanesSlot, static_cast<size_t>(kStatLanes * C));
+  (avx512 ? StatLanesAvx512<false> : StatLanesScalar<false>)(x, dims, nullptr, part);
+  AddLanesPairwise<float, kStatLanes>(part, C);
+  for (int64_t c = 0; c < C; ++c) mean[c] = part[c] / static_cast<float>(dims.count());
+  (avx512 ? StatLanesAvx512<true> : StatLanesScalar<true>)(x, dims, mean, part);
+  AddLanesPairwise<float, kStatLanes>(part, C);
+  for (int64_t c = 0; c < C; ++c) StoreStats(mean[c], part[c], dims, eps, mean + c, invstd + c);
+}
+
+void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
+                                    float* mean, float* invstd, Workspace* workspace) {
+  BatchNormBatchStatsChannelLastWith(CpuHasAvx512(), x, dims, eps, mean, invstd, workspace);
+}
+
+namespace {
+
+// The per-channel values of a channel-last backward, in kBatchNormAffineSlot.
+struct ChannelLastGrad {
+  float* mean;  // the statistics that normalize
+  float* invstd;
+  float* scale;  // with a relu, the forward's scale and shift (ReluScaleShift)
+  float* shift;
+  double* mean_d;   // mean, in double
+  double* mean_dy;  // dx's terms (GradDxScalar's)
+  double* k;
+  double* iw;
+};
+
+// The lanes of the gradient's sums, sum dy into sum_part[l * C + c] and (x - mean) dy into
+// dot_part.
+void GradLanesScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                     const ChannelLastGrad& v, double* sum_part, double* dot_part) {
+  const int64_t C = dims.channels, S = dims.inner;
+  std::fill(sum_part, sum_part + kGradLanes * C, 0.0);
+  std::fill(dot_part, dot_part + kGradLanes * C, 0.0);
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t at = (o * S + s) * C;
+      double* sp = sum_part + (s % kGradLanes) * C;
+      double* dp = dot_part + (s % kGradLanes) * C;
+      for (int64_t c = 0; c < C; ++c) {
+        const float d = a.relu_beta == nullptr
+                            ? a.dy[at + c]
+                            : ReluMaskedDy(a.x[at + c], a.dy[at + c], v.scale[c], v.shift[c]);
+        sp[c] += d;
+        dp[c] += (static_cast<double>(a.x[at + c]) - v.mean_d[c]) * d;
+      }
+    }
+  }
+}
+
+// Task (g, c0) of GradLanesAvx512: lanes g * kGradLaneGroup... of channels c0... (16: a cache
+// line of x and of dy a position), in registers: per lane, two halves of 8 doubles for each sum.
+constexpr int64_t kGradLaneGroup = 4;
+
+HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* sum_acc,
+                                  __m512d* dot_acc) {
+  const __m512d dy = _mm512_cvtps_pd(dy8);
+  *sum_acc = _mm512_add_pd(*sum_acc, dy);
+  *dot_acc = _mm512_add_pd(*dot_acc, _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy));
+}
+
+HN_AVX512 void GradLanesTaskAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                                   const ChannelLastGrad& v, double* sum_part, double* dot_part,
+                                   int64_t g, int64_t c0) {
+  const int64_t C = dims.channels, S = dims.inner;
+  const __mmask16 m = FirstLanes(C - c0);
+  const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+  const __m512d mean_lo = _mm512_maskz_loadu_pd(lo, v.mean_d + c0);
+  const __m512d mean_hi = _mm512_maskz_loadu_pd(hi, v.mean_d + c0 + 8);
+  const bool relu = a.relu_beta != nullptr;
+  const __m512 scale = relu ? _mm512_maskz_loadu_ps(m, v.scale + c0) : _mm512_setzero_ps();
+  const __m512 shift = relu ? _mm512_maskz_loadu_ps(m, v.shift + c0) : _mm512_setzero_ps();
+  __m512d sum_acc[kGradLaneGroup][2], dot_acc[kGradLaneGroup][2];
+  for (int64_t j = 0; j < kGradLaneGroup; ++j)
+    for (int h = 0; h < 2; ++h) sum_acc[j][h] = dot_acc[j][h] = _mm512_setzero_pd();
+  auto add = [&](int64_t j, int64_t at) HN_AVX512 {
+    const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at);
+    __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at);
+    if (relu) dy16 = ReluMaskedDy16(x16, dy16, scale, shift);
+    AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16), mean_lo, &sum_acc[j][0],
+                &dot_acc[j][0]);
+    AddGradHalf(UpperHalf(x16), UpperHalf(dy16), mean_hi, &sum_acc[j][1], &dot_acc[j][1]);
+  };
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t base = g * kGradLaneGroup; base < S; base += kGradLanes) {
+      const int64_t at = (o * S + base) * C + c0;
+      if (base + kGradLaneGroup <= S) {
+        for (int64_t j = 0; j < kGradLaneGroup; ++j) add(j, at + j * C);
+      } else {
+        for (int64_t j = 0; base + j < S; ++j) add(j, at + j * C);
+      }
+    }
+  }
+  for (int64_t j = 0; j < kGradLaneGroup; ++j) {
+    const int64_t at = (g * kGradLaneGroup + j) * C + c0;
+    _mm512_mask_storeu_pd(sum_part + at, lo, sum_acc[j][0]);
+    _mm512_mask_storeu_pd(sum_part + at + 8, hi, sum_acc[j][1]);
+    _mm512_mask_storeu_pd(dot_part + at, lo, dot_acc[j][0]);
+    _mm512_mask_storeu_pd(dot_part + at + 8, hi, dot_acc[j][1]);
+  }
+}
+
+void GradLanesAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                     const ChannelLastGrad& v, double* sum_part, double* dot_part) {
+  const int64_t blocks = (dims.channels + 15) / 16, groups = kGradLanes / kGradLaneGroup;
+  ParallelFor(groups * blocks, WorthSplitting(dims), [&](int64_t task) {
+    GradLanesTaskAvx512(a, dims, v, sum_part, dot_part, task / blocks, (task % blocks) * 16);
+  });
+}
+
+// dx of sample o (GradDxScalar's formula per channel).
+void GradDxSampleScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                        const ChannelLastGrad& v, int64_t o) {
+  const int64_t C = dims.channels;
+  for (int64_t at = o * dims.inner * C; at < (o + 1) * dims.inner * C; at += C) {
+    for (int64_t c = 0; c < C; ++c) {
+      const double d = a.relu_beta == nullptr
+                           ? a.dy[at + c]
+                           : ReluMaskedDy(a.x[at + c], a.dy[at + c], v.scale[c], v.shift[c]);
+      a.dx[at + c] = OneNaN(static_cast<float>(
+          a.batch_stats
+              ? (d - v.mean_dy[c] - (static_cast<double>(a.x[at + c]) - v.mean_d[c]) * v.k[c]) *
+                    v.iw[c]
+              : d * v.iw[c]));
+    }
+  }
+}
+
+template <bool kBatchStats>
+HN_AVX512 void GradDxSampleAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                                  const ChannelLastGrad& v, int64_t o) {
+  const int64_t C = dims.channels;
+  for (int64_t at = o * dims.inner * C; at < (o + 1) * dims.inner * C; at += C) {
+    for (int64_t c = 0; c < C; c += 16) {
+      const __mmask16 lanes = FirstLanes(C - c);
+      const __mmask8 lo_lanes = static_cast<__mmask8>(lanes),
+                     hi_lanes = static_cast<__mmask8>(lanes >> 8);
+      const __m512 x16 = _mm512_maskz_loadu_ps(lanes, a.x + at + c);
+      __m512 dy16 = _mm512_maskz_loadu_ps(lanes, a.dy + at + c);
+      if (a.relu_beta != nullptr) {
+        dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(lanes, v.scale + c),
+                              _mm512_maskz_loadu_ps(lanes, v.shift + c));
+      }
+      const int64_t h = c + 8;
+      const __m256 lo = DxOf<kBatchStats>(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
+                                          _mm512_maskz_loadu_pd(lo_lanes, v.mean_d + c),
+                                          _mm512_maskz_loadu_pd(lo_lanes, v.mean_dy + c),
+                                          _mm512_maskz_loadu_pd(lo_lanes, v.k + c),
+                                          _mm512_maskz_loadu_pd(lo_lanes, v.iw + c));
+      const __m256 hi = DxOf<kBatchStats>(
+          UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi_lanes, v.mean_d + h),
+          _mm512_maskz_loadu_pd(hi_lanes, v.mean_dy + h), _mm512_maskz_loadu_pd(hi_lanes, v.k + h),
+          _mm512_maskz_loadu_pd(hi_lanes, v.iw + h));
+      _mm512_mask_storeu_ps(
+          a.dx + at + c, lanes,
+          OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
+                                                       _mm256_castps_pd(hi), 1))));
+    }
+  }
+}
+
+}  // namespace
+
+void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& a,
+                                      const BatchNormDims& dims, Workspace* workspace) {
+  const int64_t C = dims.channels;
+  const size_t Cs = static_cast<size_t>(C);
+  // Per channel: 4 floats and 4 doubles.
+  auto* values = workspace->Get<double>(kBatchNormAffineSlot, 6 * Cs);
+  float* floats = reinterpret_cast<float*>(values);
+  ChannelLastGrad v{floats,         floats + C,     floats + 2 * C, floats + 3 * C,
+                    values + 2 * C, values + 3 * C, values + 4 * C, values + 5 * C};
+  for (int64_t c = 0; c < C; ++c) {
+    if (a.batch_stats) {  // the forward's, as BackwardWith reads them
+      v.mean[c] = a.mean[c];
+      v.invstd[c] = a.invstd[c];
+      UpdateMoving(a, c, v.mean[c], v.invstd[c]);
+    } else {
+      v.mean[c] = a.moving_mean[c];
+      v.invstd[c] = BatchNormInvStd(a.moving_var[c], a.eps);
+    }
+    if (a.relu_beta != nullptr)
+      ReluScaleShift(a, c, v.mean[c], v.invstd[c], &v.scale[c], &v.shift[c]);
+  }
+  for (int64_t c = 0; c < C; ++c) v.mean_d[c] = v.mean[c];
+  double* sum_part = workspace->Get<double>(kBatchNormLanesSlot, 2 * kGradLanes * Cs);
+  double* dot_part = sum_part + kGradLanes * C;
+  (avx512 ? GradLanesAvx512 : GradLanesScalar)(a, dims, v, sum_part, dot_part);
+  AddLanesPairwise<double, kGradLanes>(sum_part, C);
+  AddLanesPairwise<double, kGradLanes>(dot_part, C);
+  const double n = static_cast<double>(dims.count());
+  for (int64_t c = 0; c < C; ++c) {
+    const DxTerms t = FinishChannel(a, c, n, v.invstd[c], sum_part[c], dot_part[c]);
+    v.mean_dy[c] = t.mean_dy;
+    v.k[c] = t.k;
+    v.iw[c] = t.iw;
+  }
+  ParallelFor(dims.outer, WorthSplitting(dims), [&](int64_t o) {
+    if (!avx512) {
+      GradDxSampleScalar(a, dims, v, o);
+    } else if (a.batch_stats) {
+      GradDxSampleAvx512<true>(a, dims, v, o);
+    } else {
+      GradDxSampleAvx512<false>(a, dims, v, o);
+    }
+  });
+}
+
+void BatchNormBackwardChannelLast(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                                  Workspace* workspace) {
+  BatchNormBackwardChannelLastWith(CpuHasAvx512(), a, dims, workspace);
 }
 
 namespace {

@@ -97,6 +97,28 @@ void BatchNormBackward(const BatchNormGradArgs& args, const BatchNormDims& dims)
 void BatchNormBackwardScalar(const BatchNormGradArgs& args, const BatchNormDims& dims);
 void BatchNormBackwardAvx512(const BatchNormGradArgs& args, const BatchNormDims& dims);
 
+class Workspace;
+
+/// Channel-last data: `dims.outer` samples of `dims.inner` positions of `dims.channels` values,
+/// (N, spatial..., C), standing for the channel-first data (N, C, spatial...) of the same dims.
+/// These give the channel-first kernels' bits on the same values: each channel's sums take the
+/// same lanes in the same order (lane = position within the sample mod the lane count, samples in
+/// turn, then the lanes pairwise), computed for all channels at once (AVX-512: 16 or 8 channels
+/// a register). The threads split lane groups and channel blocks, so the results do not depend on
+/// their count. `workspace` holds the partial sums (kBatchNormLanesSlot).
+void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
+                                    float* mean, float* invstd, Workspace* workspace);
+/// BatchNormBackward on channel-last data; also takes kBatchNormAffineSlot.
+void BatchNormBackwardChannelLast(const BatchNormGradArgs& args, const BatchNormDims& dims,
+                                  Workspace* workspace);
+/// The versions behind the two (the test compares them; the dispatch picks AVX-512 where the CPU
+/// has it).
+void BatchNormBatchStatsChannelLastWith(bool avx512, const float* x, const BatchNormDims& dims,
+                                        double eps, float* mean, float* invstd,
+                                        Workspace* workspace);
+void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& args,
+                                      const BatchNormDims& dims, Workspace* workspace);
+
 /// BatchNorm in float64 (the float64 gradient checks): the same formulas with every operation in
 /// double, y = (x - mean) * invstd * w + beta (then max(y, 0) with `relu`); `mean_out` and
 /// `invstd_out` (may be null) get the statistics used, the inverse standard deviation as in

@@ -99,8 +99,10 @@ struct ConvGradArgs {
 /// over samples and output positions of dy[f] times the data at tap t. oneDNN's backward-data
 /// and backward-weights primitives, kept per call; backward-data's weights re-laid-out once per
 /// weight version and kept with the array; dy re-laid-out once for both where they take the same
-/// layout. Deterministic for a given thread count (the threads' partial sums of dw are reduced
-/// in a fixed order).
+/// layout. The primitives take channel-last data where oneDNN has direct kernels for it, whatever
+/// the caller's layout, so channel-first and channel-last callers get the same bits.
+/// Deterministic for a given thread count (the threads' partial sums of dw are reduced in a
+/// fixed order).
 void RunConvolutionGradients(const ConvSpec& spec, const ConvGradArgs& args);
 
 /// db[f] = the sum of dy[n, f, positions] over samples and positions (channel-first dy of

@@ -473,8 +473,9 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
 namespace {
 
 // ---- Gradients: oneDNN's backward-data and backward-weights primitives of a convolution
-// (deconv 0, no epilogue). Every layout is the primitive's to choose (format_tag::any: blocked
-// ones where the channels allow), with reorders from and to the caller's.
+// (deconv 0, no epilogue). Data and gradients channel-last where oneDNN has a direct kernel for
+// it, else the primitive's choice (blocked); weights the primitive's choice; reorders from and
+// to the caller's layouts where they differ.
 
 struct ConvGradPrimitive {
   dnnl::primitive prim;
@@ -509,8 +510,6 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   p->caller_data_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, caller);
   p->caller_grad_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, caller);
   p->user_weight_md = UserWeightDesc(s, memory::data_type::f32);
-  const memory::desc data_any(p->caller_data_md.dims(), memory::data_type::f32, Tag::any);
-  const memory::desc grad_any(p->caller_grad_md.dims(), memory::data_type::f32, Tag::any);
   const memory::desc weight_any(p->user_weight_md.dims(), memory::data_type::f32, Tag::any);
   memory::dims dilate;
   for (int64_t i = 0; i < s.nd; ++i) dilate.push_back(s.dilate[i] - 1);
@@ -518,31 +517,50 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
                      pad_r = Spatial(s.pad_r, s.nd);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  try {
-    const auto hint = ForwardHint(s, data_any, weight_any, grad_any, dilate);
-    if (weights) {
-      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, data_any,
-                                                 weight_any, grad_any, stride, dilate, pad_l,
-                                                 pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(d, attr, OneDnnEngine(), hint);
-      p->data_md = pd.src_desc();
-      p->grad_md = pd.diff_dst_desc();
-      p->weight_md = pd.diff_weights_desc();
-      p->scratchpad_md = pd.scratchpad_desc();
-      p->prim = dnnl::convolution_backward_weights(pd);
-    } else {
-      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, data_any,
-                                              weight_any, grad_any, stride, dilate, pad_l, pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(d, attr, OneDnnEngine(), hint);
-      p->data_md = pd.diff_src_desc();
-      p->grad_md = pd.diff_dst_desc();
-      p->weight_md = pd.weights_desc();
-      p->scratchpad_md = pd.scratchpad_desc();
-      p->prim = dnnl::convolution_backward_data(pd);
+  // Data and gradients channel-last, as the forward's and as the channel-last training graph
+  // holds them (no re-layout there; channel-first callers get theirs re-laid-out), where oneDNN
+  // has a direct kernel for that; else the layouts it chooses (blocked). The choice depends on
+  // the call only, never on the caller's layout, so both layouts run the same kernel.
+  const Tag tags[2] = {ChannelLastTag(s.nd), Tag::any};
+  for (const Tag tag : tags) {
+    const memory::desc data_md(p->caller_data_md.dims(), memory::data_type::f32, tag);
+    const memory::desc grad_md(p->caller_grad_md.dims(), memory::data_type::f32, tag);
+    try {
+      const auto hint = ForwardHint(s, data_md, weight_any, grad_md, dilate);
+      std::string name;
+      if (weights) {
+        dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, data_md,
+                                                   weight_any, grad_md, stride, dilate, pad_l,
+                                                   pad_r);
+        dnnl::convolution_backward_weights::primitive_desc pd(d, attr, OneDnnEngine(), hint);
+        name = pd.impl_info_str();
+        p->data_md = pd.src_desc();
+        p->grad_md = pd.diff_dst_desc();
+        p->weight_md = pd.diff_weights_desc();
+        p->scratchpad_md = pd.scratchpad_desc();
+        p->prim = dnnl::convolution_backward_weights(pd);
+      } else {
+        dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, data_md,
+                                                weight_any, grad_md, stride, dilate, pad_l, pad_r);
+        dnnl::convolution_backward_data::primitive_desc pd(d, attr, OneDnnEngine(), hint);
+        name = pd.impl_info_str();
+        p->data_md = pd.diff_src_desc();
+        p->grad_md = pd.diff_dst_desc();
+        p->weight_md = pd.weights_desc();
+        p->scratchpad_md = pd.scratchpad_desc();
+        p->prim = dnnl::convolution_backward_data(pd);
+      }
+      // oneDNN's GEMM-based and reference kernels are its fallbacks (3-5x slower than the
+      // direct ones on blocked data): channel-last is only worth it with a direct kernel.
+      const bool fallback = name.rfind("gemm", 0) == 0 || name.rfind("ref", 0) == 0;
+      if (tag == Tag::any || !fallback) break;
+    } catch (const dnnl::error& e) {
+      if (tag == Tag::any) {
+        HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
+                            << (weights ? "weights" : "data") << " kernel for it (" << e.what()
+                            << ")";
+      }
     }
-  } catch (const dnnl::error& e) {
-    HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
-                        << (weights ? "weights" : "data") << " kernel for it (" << e.what() << ")";
   }
   if (!weights) p->weight_key = "dnnl-conv-backward-data:" + MemoryDescKey(p->weight_md);
   p->reorder_grad = p->grad_md != p->caller_grad_md;

@@ -29,6 +29,7 @@ enum WorkspaceSlot {
   kConvConvolvedSlot,      ///< a convolution's output (or rows) feeding a max pooling
   kConvRowSlot,            ///< the few-channel kernel's output rows before re-layout
   kBatchNormAffineSlot,    ///< BatchNorm's per-channel scale and shift
+  kBatchNormLanesSlot,     ///< channel-last BatchNorm's partial sums, per lane and channel
   kExpandAffineSlot,       ///< an expansion's BatchNorm scale and shift
   kPoolingRowsSlot,        ///< pooling's per-thread row of column maxima or sums
   kPoolingWindowRowsSlot,  ///< pooling's per-thread pointers to a window's rows

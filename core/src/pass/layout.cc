@@ -11,7 +11,9 @@
 // and every other reader, and the graph's outputs, get the data back channel-first. A first
 // convolution whose kernel reads channel-first data reads its input as it is (the kernel layer
 // says which do: ConvReadsChannelFirstData). Each entry
-// is converted at most once per direction, whatever the number of its readers.
+// is converted at most once per direction, whatever the number of its readers. In a training
+// graph (forward and gradients) the gradients of convolutions, BatchNorm and pooling follow their
+// forward ops, and the elementwise gradient ops the rule above.
 #include "kernels/layout.h"
 
 #include <map>
@@ -41,8 +43,12 @@ int64_t ResolvedAxis(const std::string& text, size_t ndim) {
 
 class LayoutPass {
  public:
-  LayoutPass(Symbol* graph, const std::vector<Shape>& shapes)
-      : graph_(graph), g_(graph->outputs), shapes_(shapes), last_(g_.num_entries(), false) {}
+  LayoutPass(Symbol* graph, const std::vector<Shape>& shapes, bool training)
+      : graph_(graph),
+        g_(graph->outputs),
+        shapes_(shapes),
+        training_(training),
+        last_(g_.num_entries(), false) {}
 
   size_t Run() {
     const OpRegistry& registry = OpRegistry::Global();
@@ -54,6 +60,10 @@ class LayoutPass {
     const Op* batch_norm_relu = registry.Find("_contrib_BatchNormWithReLU");
     const Op* concat = registry.Find("Concat");
     const Op* quantize_v2 = registry.Find("_contrib_quantize_v2");
+    const Op* convolution_backward = registry.Find("_backward_Convolution");
+    const Op* batch_norm_backward = registry.Find("_backward_BatchNorm");
+    const Op* batch_norm_relu_backward = registry.Find("_backward_BatchNormWithReLU");
+    const Op* pooling_backward = registry.Find("_backward_Pooling");
     // Per entry: read as an int8 convolution's data, and read otherwise.
     std::vector<bool> int8_conv_data(g_.num_entries(), false), other_reads(g_.num_entries(), false);
     for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
@@ -75,15 +85,15 @@ class LayoutPass {
         dict["layout"] = LayoutName(ChannelLastLayout(rank));
         ConvolutionFusions fusions = FusionsOf(node->attrs);
         // A first layer whose kernel reads the network's channel-first input as it comes: no
-        // re-layout.
+        // re-layout (at inference: the gradient kernels take channel-last data only).
         fusions.channel_first_data =
-            !InputLast(nid, 0) && !fusions.expand &&
+            !training_ && !InputLast(nid, 0) && !fusions.expand &&
             ConvReadsChannelFirstData(ConvWindowOf(*node, rank, shapes_[InputEntry(nid, 0)][1]));
         node->attrs = FusedConvolutionAttrs(node->attrs.name, dict, fusions);
         if (!fusions.channel_first_data) SetInputLast(nid, 0);
         if (fusions.residual) SetInputLast(nid, node->inputs.size() - 1);
         last_[g_.entry_id(nid, 0)] = true;
-      } else if (IsQuantizedSgConv(node->attrs) && rank >= 1 && rank <= 3 &&
+      } else if (!training_ && IsQuantizedSgConv(node->attrs) && rank >= 1 && rank <= 3 &&
                  IsChannelFirstName(Attr(*node, "layout", ""))) {
         // An int8 convolution: its data, sum and output channel-last too.
         AttrDict dict = node->attrs.dict;
@@ -94,7 +104,7 @@ class LayoutPass {
         SetInputLast(nid, 0);
         if (const auto sum = SgConvSumInput(node->attrs)) SetInputLast(nid, *sum);
         last_[g_.entry_id(nid, 0)] = true;
-      } else if (op == quantize_v2 && rank >= 1 && rank <= 3 && !InputLast(nid, 0) &&
+      } else if (!training_ && op == quantize_v2 && rank >= 1 && rank <= 3 && !InputLast(nid, 0) &&
                  int8_conv_data[g_.entry_id(nid, 0)] && !other_reads[g_.entry_id(nid, 0)] &&
                  !node->attrs.dict.count("layout")) {
         // The network's input quantized for int8 convolutions only: written channel-last in the
@@ -103,8 +113,8 @@ class LayoutPass {
         dict["layout"] = LayoutName(ChannelLastLayout(rank));
         node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
         last_[g_.entry_id(nid, 0)] = true;
-      } else if ((op == pooling || op == quantized_pooling) && rank >= 1 && InputLast(nid, 0) &&
-                 IsChannelFirstName(Attr(*node, "layout", ""))) {
+      } else if ((op == pooling || (!training_ && op == quantized_pooling)) && rank >= 1 &&
+                 InputLast(nid, 0) && IsChannelFirstName(Attr(*node, "layout", ""))) {
         AttrDict dict = node->attrs.dict;
         dict["layout"] = LayoutName(ChannelLastLayout(rank));
         node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
@@ -115,8 +125,36 @@ class LayoutPass {
         dict["axis"] = std::to_string(out0.ndim() - 1);
         node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
         last_[g_.entry_id(nid, 0)] = true;
+      } else if (training_ && op == convolution_backward && rank >= 1 && rank <= 3 &&
+                 IsChannelFirstName(Attr(*node, "layout", ""))) {
+        // (out_grad, data, weight[, bias]) -> (d data, d weight[, d bias]): out_grad, data and
+        // d data channel-last, as the forward convolution's.
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
+        node->attrs = MakeNodeAttrs("_backward_hn_convolution", node->attrs.name, dict);
+        SetInputLast(nid, 0);
+        SetInputLast(nid, 1);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (training_ && (op == batch_norm_backward || op == batch_norm_relu_backward) &&
+                 rank >= 1 && (InputLast(nid, 0) || InputLast(nid, 1)) &&
+                 ResolvedAxis(Attr(*node, "axis", "1"), out0.ndim()) == 1) {
+        // (out_grad, data, gamma, ...) -> (d data, d gamma, d beta): the channel axis last.
+        AttrDict dict = node->attrs.dict;
+        dict["axis"] = std::to_string(out0.ndim() - 1);
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        SetInputLast(nid, 0);
+        SetInputLast(nid, 1);
+        last_[g_.entry_id(nid, 0)] = true;
+      } else if (training_ && op == pooling_backward && rank >= 1 && AnyInputLast(nid) &&
+                 IsChannelFirstName(Attr(*node, "layout", ""))) {
+        // (out_grad, data, output) -> d data, all in the pooling's layout.
+        AttrDict dict = node->attrs.dict;
+        dict["layout"] = LayoutName(ChannelLastLayout(rank));
+        node->attrs = MakeNodeAttrs(*op, node->attrs.name, dict);
+        for (size_t i = 0; i < node->inputs.size(); ++i) SetInputLast(nid, i);
+        last_[g_.entry_id(nid, 0)] = true;
       } else if (op->pattern == OpPattern::kElemwise && node->NumOutputs() == 1 && rank >= 1 &&
-                 AnyInputLast(nid)) {
+                 AnyInputLast(nid) && (!training_ || WholeVectors(out0))) {
         for (size_t i = 0; i < node->inputs.size(); ++i) SetInputLast(nid, i);
         last_[g_.entry_id(nid, 0)] = true;
       } else if (op == concat && rank >= 1 && AnyInputLast(nid) &&
@@ -138,6 +176,17 @@ class LayoutPass {
   }
 
  private:
+  // Whether every sample of `shape` fills whole vector registers (16 floats), so that an
+  // elementwise kernel runs every element through its vector loop in either layout, whatever the
+  // batch. A vector loop and its scalar tail may keep different NaNs where two meet (which one
+  // depends on the operands' order, the compiler's choice), and the gradients of a training graph
+  // must keep eager's bits, NaNs included (diff.random_graphs found such cases).
+  static bool WholeVectors(const Shape& shape) {
+    int64_t sample = 1;
+    for (size_t i = 1; i < shape.ndim(); ++i) sample *= shape[i];
+    return sample % 16 == 0;
+  }
+
   uint32_t InputEntry(uint32_t nid, size_t i) const { return g_.entry_id(g_[nid].inputs[i]); }
   bool InputLast(uint32_t nid, size_t i) const { return last_[InputEntry(nid, i)]; }
   bool AnyInputLast(uint32_t nid) const {
@@ -168,7 +217,7 @@ class LayoutPass {
     for (size_t i = 2; i < logical.ndim(); ++i) spatial *= logical[i];
     auto node = std::make_shared<Node>();
     const std::string name = e.node->name() + (to_last ? "_channel_last" : "_channel_first");
-    if (logical[1] == 1 || spatial == 1) {
+    if (!training_ && (logical[1] == 1 || spatial == 1)) {
       // Both layouts are the same bytes: a zero-copy view with the other shape.
       const Shape target = to_last ? ChannelLastShape(logical) : logical;
       node->attrs = MakeNodeAttrs("Reshape", name, {{"shape", target.ToString()}});
@@ -186,6 +235,7 @@ class LayoutPass {
   Symbol* graph_;
   IndexedGraph g_;
   const std::vector<Shape>& shapes_;
+  const bool training_;
   std::vector<bool> last_;  // per original entry: produced channel-last
   std::map<std::pair<uint32_t, bool>, NodeEntry> converted_;
   size_t relayouts_ = 0;
@@ -196,7 +246,15 @@ class LayoutPass {
 Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts) {
   Symbol graph = symbol.Copy();
-  LayoutPass pass(&graph, shapes);
+  LayoutPass pass(&graph, shapes, false);
+  *num_relayouts = pass.Run();
+  return graph;
+}
+
+Symbol LayOutChannelLastForTraining(const Symbol& symbol, const std::vector<Shape>& shapes,
+                                    size_t* num_relayouts) {
+  Symbol graph = symbol.Copy();
+  LayoutPass pass(&graph, shapes, true);
   *num_relayouts = pass.Run();
   return graph;
 }

@@ -65,6 +65,18 @@ Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
 Symbol LayOutChannelLast(const Symbol& symbol, const std::vector<Shape>& shapes,
                          size_t* num_relayouts);
 
+/// The same for a training graph: a traced forward and the gradient graph the gradient pass made
+/// of it, laid out together (the cached op then splits them into its forward and backward
+/// executors). The gradients of convolutions (_backward_Convolution becomes
+/// _backward_hn_convolution), of BatchNorm and of pooling run on channel-last data too; no
+/// convolution reads channel-first data, there are no int8 rewrites, and every layout change is a
+/// _hn_relayout (no view of a fixed shape), and elementwise ops are laid out only where each
+/// sample fills whole vector registers, so the result holds for every batch size of `shapes`. The
+/// gradient pass has already fixed how each gradient sums its contributions, which the layout does
+/// not change.
+Symbol LayOutChannelLastForTraining(const Symbol& symbol, const std::vector<Shape>& shapes,
+                                    size_t* num_relayouts);
+
 /// Returns a copy of `symbol` without bfloat16 tensors (pass/bfloat16.cc): each amp_cast to
 /// bfloat16 becomes that cast followed by one back to float32 (the values rounded as MXNet rounds
 /// them, kept in float32), and variables declared bfloat16 ("__dtype__" 12: parameters an AMP

@@ -85,6 +85,17 @@ namespace {
 
 using internal::BatchNormInferShape;
 
+// The channel-last view of data normalized along its last axis, (N, spatial..., C): the dims of
+// the channel-first data (N, C, spatial...) it stands for (the channel-last pass moves
+// BatchNorm's axis last), so that its sums take the channel-first kernel's order. None for other
+// axes and for data without spatial axes.
+std::optional<internal::BatchNormDims> ChannelLastDims(const Shape& shape, size_t axis) {
+  if (shape.ndim() < 3 || axis + 1 != shape.ndim()) return std::nullopt;
+  internal::BatchNormDims dims{shape[0], shape[axis], 1};
+  for (size_t i = 1; i < axis; ++i) dims.inner *= shape[i];
+  return dims;
+}
+
 template <bool kRelu>
 void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
@@ -125,19 +136,29 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
 
   // Per-channel scale and shift.
   float* scale =
-      ctx.workspace->Get<float>(internal::kBatchNormAffineSlot, static_cast<size_t>(2 * C));
+      ctx.workspace->Get<float>(internal::kBatchNormAffineSlot, static_cast<size_t>(4 * C));
   float* shift = scale + C;
+  const std::optional<internal::BatchNormDims> channel_last = ChannelLastDims(shape, axis);
   if (batch_stats) {
-    // Per channel, independent of the thread count.
-    const internal::BatchNormDims dims{outer, C, inner};
-    internal::ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
-      float mean, invstd;
-      internal::BatchNormBatchStats(x, dims, c, p.eps, &mean, &invstd);
-      if (mean_out) mean_out[c] = mean;
-      if (var_out) var_out[c] = invstd;
-      scale[c] = (p.fix_gamma ? 1.f : gamma[c]) * invstd;
-      shift[c] = beta[c] - mean * scale[c];
-    });
+    float* mean = shift + C;
+    float* invstd = mean + C;
+    if (channel_last) {
+      internal::BatchNormBatchStatsChannelLast(x, *channel_last, p.eps, mean, invstd,
+                                               ctx.workspace);
+    } else {
+      // Per channel, independent of the thread count.
+      const internal::BatchNormDims dims{outer, C, inner};
+      internal::ParallelFor(C, dims.count() >= 4096, [&](int64_t c) {
+        internal::BatchNormBatchStats(x, dims, c, p.eps, &mean[c], &invstd[c]);
+      });
+    }
+    // One loop for both layouts: the same bits, NaNs included.
+    for (int64_t c = 0; c < C; ++c) {
+      if (mean_out) mean_out[c] = mean[c];
+      if (var_out) var_out[c] = invstd[c];
+      scale[c] = (p.fix_gamma ? 1.f : gamma[c]) * invstd[c];
+      shift[c] = beta[c] - mean[c] * scale[c];
+    }
   } else {
     internal::BatchNormScaleShift(gamma, beta, moving_mean, moving_var, p.eps, p.fix_gamma, C,
                                   scale, shift);
@@ -147,15 +168,20 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     }
   }
   if (inner == 1) {  // channel-last data: vectorized across the channels of each position
-    for (int64_t o = 0; o < outer; ++o) {
-      const float* xo = x + o * C;
-      float* yo = y + o * C;
+    constexpr int64_t kPositionsPerTask = 256;
+    const int64_t tasks = (outer + kPositionsPerTask - 1) / kPositionsPerTask;
+    internal::ParallelFor(tasks, outer * C >= internal::kElementwiseRange, [&](int64_t t) {
+      const int64_t end = std::min(outer, (t + 1) * kPositionsPerTask);
+      for (int64_t o = t * kPositionsPerTask; o < end; ++o) {
+        const float* xo = x + o * C;
+        float* yo = y + o * C;
 #pragma omp simd
-      for (int64_t c = 0; c < C; ++c) {
-        const float v = xo[c] * scale[c] + shift[c];
-        yo[c] = kRelu ? internal::ReluOf(v) : v;
+        for (int64_t c = 0; c < C; ++c) {
+          const float v = xo[c] * scale[c] + shift[c];
+          yo[c] = kRelu ? internal::ReluOf(v) : v;
+        }
       }
-    }
+    });
     return;
   }
   for (int64_t o = 0; o < outer; ++o) {
@@ -217,9 +243,9 @@ bool BatchNormBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std:
 // The kernel's arguments from the op's inputs (dy, x, gamma, moving mean and var, the forward's
 // mean and var, [beta]) and outputs.
 template <typename T>
-void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
-                          const std::vector<TBlob>& in, const std::vector<TBlob>& out,
-                          const internal::BatchNormDims& dims, bool relu) {
+internal::BatchNormGradArgsOf<T> BatchNormGradArgsFor(const OpContext& ctx, const BatchNormParam& p,
+                                                      const std::vector<TBlob>& in,
+                                                      const std::vector<TBlob>& out, bool relu) {
   internal::BatchNormGradArgsOf<T> args;
   args.dy = in[0].ptr<const T>();
   args.x = in[1].ptr<const T>();
@@ -236,7 +262,7 @@ void RunBatchNormBackward(const OpContext& ctx, const BatchNormParam& p,
   args.momentum = p.momentum;
   args.fix_gamma = p.fix_gamma;
   args.batch_stats = ctx.is_train && !p.use_global_stats;
-  internal::BatchNormBackward(args, dims);
+  return args;
 }
 
 template <bool kRelu>
@@ -251,9 +277,12 @@ void BatchNormBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   for (size_t i = axis + 1; i < shape.ndim(); ++i) dims.inner *= shape[i];
   dims.channels = shape[axis];
   if (in[1].dtype == DType::kFloat64) {
-    RunBatchNormBackward<double>(ctx, p, in, out, dims, kRelu);
+    internal::BatchNormBackward(BatchNormGradArgsFor<double>(ctx, p, in, out, kRelu), dims);
+  } else if (const auto channel_last = ChannelLastDims(shape, axis)) {
+    internal::BatchNormBackwardChannelLast(BatchNormGradArgsFor<float>(ctx, p, in, out, kRelu),
+                                           *channel_last, ctx.workspace);
   } else {
-    RunBatchNormBackward<float>(ctx, p, in, out, dims, kRelu);
+    internal::BatchNormBackward(BatchNormGradArgsFor<float>(ctx, p, in, out, kRelu), dims);
   }
 }
 

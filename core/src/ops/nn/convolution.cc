@@ -846,14 +846,28 @@ bool FillEmptyGradients(const std::vector<TBlob>& in, const std::vector<TBlob>& 
   return true;
 }
 
-void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
-                                const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+// db[f], the sum of channel-last dy[n, positions, f] over samples and positions, in double, in
+// ConvolutionBiasGradient's order per filter.
+void ChannelLastBiasGradient(const float* dy, int64_t N, int64_t F, int64_t positions, float* db) {
+  for (int64_t f = 0; f < F; ++f) {
+    double sum = 0.0;
+    for (int64_t at = 0; at < N * positions; ++at) sum += dy[at * F + f];
+    db[f] = static_cast<float>(sum);
+  }
+}
+
+// The gradients of a convolution of parameters p, on channel-first data or (channel_last)
+// channel-last data: the same oneDNN primitives either way (kernels/convolution.h).
+void RunConvolutionBackward(const OpContext& ctx, const NodeAttrs& attrs, const ConvolutionParam& p,
+                            bool channel_last, const std::vector<TBlob>& in,
+                            const std::vector<TBlob>& out) {
   if (FillEmptyGradients(in, out)) return;
-  const auto& p = attrs.Param<ConvolutionParam>();
   const Shape& y = in[0].shape;
-  internal::ConvSpec s = ConvolutionSpec(p, in[1].shape, y, false);
+  internal::ConvSpec s = ConvolutionSpec(p, in[1].shape, y, channel_last, false);
   s.bias = 0;
   if (in[0].dtype == DType::kFloat64) {
+    HN_CHECK(!channel_last, kUnsupported)
+        << DescribeNode(attrs) << ": float64 gradients need channel-first data";
     const double* dy = in[0].ptr<const double>();
     internal::ConvolutionGradientsFloat64(s, in[1].ptr<const double>(), in[2].ptr<const double>(),
                                           dy, out[0].ptr<double>(), out[1].ptr<double>());
@@ -877,8 +891,25 @@ void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
   a.workspace = ctx.workspace;
   internal::RunConvolutionGradients(s, a);
   if (!p.no_bias && !internal::GradientOutputUnread(attrs, 2)) {
-    internal::ConvolutionBiasGradient(a.out_grad, y[0], y[1], SpatialSize(y), out[2].ptr<float>());
+    const int64_t positions = y.Size() / (s.N * s.F);
+    if (channel_last) {
+      ChannelLastBiasGradient(a.out_grad, s.N, s.F, positions, out[2].ptr<float>());
+    } else {
+      internal::ConvolutionBiasGradient(a.out_grad, s.N, s.F, positions, out[2].ptr<float>());
+    }
   }
+}
+
+void ConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                                const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  RunConvolutionBackward(ctx, attrs, attrs.Param<ConvolutionParam>(), false, in, out);
+}
+
+// _hn_convolution without fusions (the channel-last training graph's convolutions).
+void FusedConvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
+                                     const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  const auto& p = attrs.Param<FusedConvolutionParam>();
+  RunConvolutionBackward(ctx, attrs, p, IsChannelLast(p.layout), in, out);
 }
 
 void DeconvolutionBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs,
@@ -938,6 +969,7 @@ std::vector<NodeEntry> ConvGradient(const std::shared_ptr<Node>& n,
 
 constexpr char kBackwardConvolution[] = "_backward_Convolution";
 constexpr char kBackwardDeconvolution[] = "_backward_Deconvolution";
+constexpr char kBackwardFusedConvolution[] = "_backward_hn_convolution";
 
 // ---------------------------------------------------------------------------------------------
 // _hn_relayout: channel-first <-> channel-last, placed by the graph optimizer (pass/layout.cc).
@@ -1046,6 +1078,18 @@ void RegisterConvolutionOps(OpRegistry* r) {
       .SetInferType(ElemwiseFloatType)
       .SetCompute(FusedConvolutionCompute)
       .SetInplace(FusedConvolutionInplace)
+      .SetInternal();
+
+  r->Register(kBackwardFusedConvolution)
+      .Describe(
+          "_backward_Convolution in a layout of _hn_convolution's (channel-last: placed by the "
+          "channel-last pass of training graphs): d data, d weight and d bias, in that layout.")
+      .SetParam<FusedConvolutionParam>(FusedConvolutionParamInit)
+      .SetInputNames(ConvBackwardInputNames<FusedConvolutionParam>)
+      .SetNumOutputs(ConvBackwardNumOutputs<FusedConvolutionParam>)
+      .SetInferShape(ConvBackwardShape<FusedConvolutionInferShape>)
+      .SetInferType(internal::RealType)
+      .SetCompute(FusedConvolutionBackwardCompute)
       .SetInternal();
 
   r->Register("_hn_relayout")
