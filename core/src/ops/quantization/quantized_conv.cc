@@ -383,18 +383,19 @@ struct SgConvInputs {
 // A node's last quantized call and what it was made from: a call with the same nested graph,
 // shapes, thread count and scales key (a predictor's next forward) runs the prepared convolution
 // without reading the nested graph, keying the scales and choosing the primitive again, which
-// together cost as much as one of MobileNet's smaller convolutions.
+// together cost as much as one of MobileNet's smaller convolutions. Weak: the scales and the
+// prepared call live as long as the weights keep them.
 struct SgConvLastCall {
   std::mutex mutex;
   const Symbol* graph = nullptr;  // the node's nested graph, while graph_alive has not expired
   std::weak_ptr<const Symbol> graph_alive;
-  std::optional<SgConvInputs> at;  // set with `call`
+  std::optional<SgConvInputs> at;  // none until a call is kept
   SgConvScalesKey key;
   Shape data, out;
   DType out_type = DType::kUnknown;
   int threads = 0;
-  std::shared_ptr<const SgConvScales> scales;
-  std::shared_ptr<const internal::Int8ConvPrepared> call;
+  std::weak_ptr<const SgConvScales> scales;
+  std::weak_ptr<const internal::Int8ConvPrepared> call;
 };
 
 std::shared_ptr<SgConvLastCall> NewSgConvLastCall() { return std::make_shared<SgConvLastCall>(); }
@@ -863,7 +864,7 @@ bool RunLastSgConv(const OpContext& ctx, const NodeAttrs& attrs, const SgConvPar
   size_t sum = SgConvInputs::kAbsent;
   {
     std::lock_guard<std::mutex> lock(last.mutex);
-    if (!last.call || attrs.subgraphs.size() != 1 || attrs.subgraphs[0].get() != last.graph ||
+    if (!last.at || attrs.subgraphs.size() != 1 || attrs.subgraphs[0].get() != last.graph ||
         last.graph_alive.expired() || in.size() != last.at->count || in[0].shape != last.data ||
         out[0].shape != last.out || out[0].dtype != last.out_type ||
         internal::KernelThreads() != last.threads) {
@@ -871,8 +872,9 @@ bool RunLastSgConv(const OpContext& ctx, const NodeAttrs& attrs, const SgConvPar
     }
     const std::optional<SgConvScalesKey> key = ScalesKey(ctx, p, *last.at, in);
     if (!key || !(*key == last.key)) return false;
-    scales = last.scales;
-    call = last.call;
+    scales = last.scales.lock();
+    call = last.call.lock();
+    if (!scales || !call) return false;
     sum = last.at->sum;
   }
   RunPreparedSgConv(ctx, *call, *scales, sum, in, out);
