@@ -162,16 +162,16 @@ TEST(Int8Convolution, QuantizesAndPoolsChannelLastWithoutRelayoutsBitExact) {
 }
 
 // A quantized _sg_mkldnn_conv called again with the same weight array: another batch, another
-// thread count or rewritten weights give what a first call with them gives (a call reuses the
-// primitive and packed weights it prepared only for the same geometry and thread count).
-TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsAndWeights) {
+// thread count, another data range or rewritten weights give what a first call with them gives
+// (a call reuses the node's last call, primitive and packed weights only for the same geometry,
+// thread count, ranges and weight values).
+TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsRangesAndWeights) {
   const NodeAttrs attrs = Int8ConvRelu("c");
   const Symbol y = Symbol::Create(attrs, {Symbol::Var("data"), Symbol::Var("w"),
                                           Symbol::Var("data_min"), Symbol::Var("data_max")});
-  const std::map<std::string, NDArray> ranges = {{"data_min", NDArray::Full({1}, 0.f)},
-                                                 {"data_max", NDArray::Full({1}, 2.f)}};
-  auto run = [&](const NDArray& w, const NDArray& x) {
-    std::map<std::string, NDArray> values = ranges;
+  auto run = [&](const NDArray& w, const NDArray& x, float data_max = 2.f) {
+    std::map<std::string, NDArray> values = {{"data_min", NDArray::Full({1}, 0.f)},
+                                             {"data_max", NDArray::Full({1}, data_max)}};
     values["w"] = w;
     values["data"] = x;
     return testing_util::RunNodeByNode(y, values)[0];
@@ -185,22 +185,31 @@ TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsAndWeights) {
   NDArray x2 = NDArray::RandomUniform({2, 16, 9, 7}, 0.f, 255.f).AsType(DType::kUint8);
   std::memcpy(x2.raw_data(), x1.raw_data(), static_cast<size_t>(x1.size()));
 
+  // Each change comes right after the same call without it, which the node keeps as its last.
   const NDArray y1 = run(w, x1);
   ASSERT_EQ(y1.dtype(), DType::kUint8);
+  EXPECT_TRUE(bytes_equal(run(w, x1), y1));
   const NDArray y2 = run(w, x2);
   EXPECT_EQ(std::memcmp(y2.raw_data(), y1.raw_data(), static_cast<size_t>(y1.size())), 0);
   EXPECT_TRUE(bytes_equal(y2, run(w.Copy(), x2)));  // a copy shares nothing kept with `w`
 
+  EXPECT_TRUE(bytes_equal(run(w, x1), y1));
   const int threads = internal::KernelThreads();
   internal::SetKernelThreads(threads == 1 ? 2 : 1);
   EXPECT_TRUE(bytes_equal(run(w, x1), y1));
   internal::SetKernelThreads(threads);
 
+  EXPECT_TRUE(bytes_equal(run(w, x1), y1));
+  const NDArray wider = run(w, x1, 3.f);
+  EXPECT_FALSE(bytes_equal(wider, y1));
+  EXPECT_TRUE(bytes_equal(wider, run(w.Copy(), x1, 3.f)));
+
+  EXPECT_TRUE(bytes_equal(run(w, x1), y1));
   float* values = static_cast<float*>(w.raw_data());
   for (int64_t i = 0; i < w.size(); ++i) values[i] = -values[i];
-  const NDArray rewritten = run(w.Copy(), x1);
+  const NDArray rewritten = run(w, x1);
   EXPECT_FALSE(bytes_equal(rewritten, y1));
-  EXPECT_TRUE(bytes_equal(run(w, x1), rewritten));
+  EXPECT_TRUE(bytes_equal(rewritten, run(w.Copy(), x1)));
 }
 
 TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {

@@ -4,6 +4,9 @@ number of threads) and Predictor (runs it; one per thread).
     model = hybridnet.Model.load("my_mlp", 0)
     predictor = model.predictor()
     y = predictor(x)              # numpy in, numpy out; other batch sizes re-plan once
+
+A C-contiguous, aligned numpy input is read in place, not copied: the predictor keeps a reference
+to it and reads it at each forward until that input is set again.
 """
 import threading
 
@@ -15,7 +18,9 @@ from .base import (DTYPE_FROM_NUMPY, DTYPE_TO_NUMPY, c_str, check, dtype_code, e
 
 __all__ = ["Model", "Predictor"]
 
-_set_input = lib.hn_predictor_set_input
+_wrap_input = lib.hn_tensor_wrap
+_set_input_tensor = lib.hn_predictor_set_input_tensor
+_free_tensor = lib.hn_tensor_free
 _forward = lib.hn_predictor_forward
 _get_output = lib.hn_predictor_get_output
 _from_buffer = ffi.from_buffer
@@ -93,6 +98,9 @@ class Predictor:
         self._fast = {}     # (shape, dtype) of a lone input -> what its fast path passes
         self._last = (None, None, None)  # the last (shape, dtype, fast) used
         self._input0 = self._inputs[0] if self._inputs else NULL
+        self._name0 = model.input_names[0] if model.input_names else None
+        self._shared = [None] * len(self._inputs)  # the numpy inputs the predictor reads in place
+        self._tensor = ffi.new("hn_tensor**")
 
     def clone(self):
         """A predictor of the same model for another thread (weights shared)."""
@@ -125,9 +133,24 @@ class Predictor:
         dims = self._shapes.get(shape)
         if dims is None:
             dims = self._shapes[shape] = ffi.new("int64_t[]", list(shape) or [0])
-        check(lib.hn_predictor_set_input(self._p, self._inputs[index], code, dims, len(shape),
-                                         ffi.from_buffer(x) if x.size else NULL, x.nbytes))
+        if x.size and x.flags.aligned:
+            check(self._share(index, x, code, dims, len(shape), x.nbytes))
+        else:
+            check(lib.hn_predictor_set_input(self._p, self._inputs[index], code, dims, len(shape),
+                                             ffi.from_buffer(x) if x.size else NULL, x.nbytes))
+            self._shared[index] = None  # the predictor holds a copy now
         return shape, code
+
+    def _share(self, index, x, code, dims, ndim, nbytes):
+        """Sets input `index` to the memory of the contiguous, aligned array x without copying
+        it; x stays referenced while the predictor may read it. Returns the C status."""
+        rc = _wrap_input(code, dims, ndim, _from_buffer(x), nbytes, NULL, NULL, self._tensor)
+        if rc == 0:
+            rc = _set_input_tensor(self._p, self._inputs[index], self._tensor[0])
+            _free_tensor(self._tensor[0])
+            if rc == 0:  # the array the predictor read before may go now
+                self._shared[index] = x
+        return rc
 
     def _output_layout(self):
         count = ffi.new("size_t*")
@@ -147,11 +170,12 @@ class Predictor:
         return layout
 
     def __call__(self, *inputs, **named):
-        # The serving case, kept short: one C-contiguous numpy input of a shape seen before and
-        # one output (what the general path below learned about it is in self._fast).
-        if len(inputs) == 1 and not named:
-            x = inputs[0]
-            if type(x) is np.ndarray and x.flags.c_contiguous:
+        # The serving case, kept short: one C-contiguous, aligned numpy input (positional or
+        # named as the first input) of a shape seen before and one output (what the general path
+        # below learned about it is in self._fast).
+        if len(inputs) + len(named) == 1:
+            x = inputs[0] if inputs else named.get(self._name0)
+            if type(x) is np.ndarray and x.flags.c_contiguous and x.flags.aligned:
                 last = self._last
                 if x.shape == last[0] and x.dtype is last[1]:  # the same as last time
                     fast = last[2]
@@ -163,7 +187,7 @@ class Predictor:
                     try:
                         code, dims, ndim, nbytes, out_shape, out_dtype, out_nbytes = fast
                         p = self._p
-                        rc = _set_input(p, self._input0, code, dims, ndim, _from_buffer(x), nbytes)
+                        rc = self._share(0, x, code, dims, ndim, nbytes)
                         if rc == 0:
                             rc = _forward(p)
                         if rc == 0:

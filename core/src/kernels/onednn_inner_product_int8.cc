@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -22,15 +21,25 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-// Everything the primitive bakes in: the shapes, types, scales and post-op.
+// Everything the primitive bakes in, as bytes: the shapes, types, scales, post-op and the thread
+// count. Bytes, not text: formatting a layer's thousand output scales cost more than its product.
 std::string SpecKey(const Int8DenseSpec& s) {
-  std::ostringstream os;
-  os.precision(9);  // every float told apart (9 significant digits round-trip a float)
-  os << s.rows << ',' << s.hidden << ',' << s.k << ',' << static_cast<int>(s.src) << ','
-     << static_cast<int>(s.dst) << ',' << s.has_bias << ',' << static_cast<int>(s.eltwise.kind)
-     << ',' << s.eltwise.alpha << ',' << s.eltwise.scale << ",threads " << KernelThreads();
-  for (float scale : s.output_scales) os << ',' << scale;
-  return os.str();
+  std::string key;
+  auto put = [&key](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
+  const int64_t words[] = {s.rows,
+                           s.hidden,
+                           s.k,
+                           static_cast<int64_t>(s.src),
+                           static_cast<int64_t>(s.dst),
+                           s.has_bias ? 1 : 0,
+                           static_cast<int64_t>(s.eltwise.kind),
+                           KernelThreads(),
+                           static_cast<int64_t>(s.output_scales.size())};
+  put(words, sizeof(words));
+  const float floats[] = {s.eltwise.alpha, s.eltwise.scale};
+  put(floats, sizeof(floats));
+  put(s.output_scales.data(), s.output_scales.size() * sizeof(float));
+  return key;
 }
 
 struct Int8InnerProduct {

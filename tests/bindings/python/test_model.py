@@ -65,6 +65,29 @@ def test_batch_sizes_inputs_by_name_and_fresh_outputs(resnet):
     assert same_bits(predictor(fortran), full)
 
 
+def test_numpy_inputs_are_read_in_place(resnet):
+    predictor = mx.Model.load(resnet, 0).predictor()
+    rng = np.random.RandomState(6)
+    xs = [rng.standard_normal((2, 3, 32, 32)).astype(np.float32) for _ in range(2)]
+    want = [predictor(np.asfortranarray(x)) for x in xs]  # not C-contiguous: copied
+    for _ in range(2):  # alternating arrays: each forward reads the one it was given
+        for x, y in zip(xs, want):
+            assert same_bits(predictor(x), y) and same_bits(predictor(data=x), y)
+    read_only = xs[0].copy()
+    read_only.setflags(write=False)
+    assert same_bits(predictor(read_only), want[0])
+    unaligned = np.frombuffer(bytearray(xs[0].nbytes + 1), np.uint8)[1:].view(np.float32)
+    unaligned = unaligned.reshape(xs[0].shape)
+    unaligned[...] = xs[0]
+    assert not unaligned.flags.aligned and same_bits(predictor(unaligned), want[0])
+    x = xs[0].copy()
+    predictor(data=x)
+    x[...] = xs[1]  # not copied: the next forward without inputs reads the write
+    assert same_bits(predictor(), want[1])
+    del x
+    assert same_bits(predictor(), want[1])  # the predictor keeps the array it reads alive
+
+
 def test_multi_input_model_from_gluon_to_predictor(tmp_path):
     net = tiny_bert.model(mx)()
     net.initialize()

@@ -190,6 +190,22 @@ std::vector<std::string> QuantizedConvInputNames(const NodeAttrs& attrs) {
 // ---------------------------------------------------------------------------------------------
 // _sg_mkldnn_conv
 
+struct SgConvScales;
+
+// What a quantized call's scales are derived from: the weights' data, size and write stamp, the
+// other parameters' write stamps, the input ranges' bits and the data and sum types.
+struct SgConvScalesKey {
+  std::array<uint64_t, 16> words{};
+  size_t size = 0;
+  void Put(uint64_t w) { words[size++] = w; }
+  bool operator==(const SgConvScalesKey& o) const {
+    return size == o.size && std::equal(words.begin(), words.begin() + size, o.words.begin());
+  }
+};
+
+struct SgConvLastCall;
+std::shared_ptr<SgConvLastCall> NewSgConvLastCall();
+
 struct SgConvParam {
   bool with_bn = false;
   bool with_act = false;
@@ -201,6 +217,8 @@ struct SgConvParam {
   std::optional<float> min_calib_range;
   std::optional<float> max_calib_range;
   std::optional<internal::Layout> layout;  ///< set by the graph optimizer (pass/layout.cc)
+  /// Not an attribute: the node's last quantized call (each node parses its own parameters).
+  std::shared_ptr<SgConvLastCall> last_call = NewSgConvLastCall();
 
   static void Declare(ParamDeclarer<SgConvParam>* d) {
     d->Field("with_bn", &SgConvParam::with_bn)
@@ -243,33 +261,11 @@ struct SgConvParam {
   }
 };
 
-struct SgConvScales;
-
-// What a quantized call's scales are derived from: the weights' data, size and write stamp, the
-// other parameters' write stamps, the input ranges' bits and the data and sum types.
-struct SgConvScalesKey {
-  std::array<uint64_t, 16> words{};
-  size_t size = 0;
-  void Put(uint64_t w) { words[size++] = w; }
-  bool operator==(const SgConvScalesKey& o) const {
-    return size == o.size && std::equal(words.begin(), words.begin() + size, o.words.begin());
-  }
-};
-
 // The nested graph of a _sg_mkldnn_conv, read once per call from its nodes.
 struct SgConvPlan {
   const NodeAttrs* conv = nullptr;
   std::optional<internal::BatchNormFold> bn;
   Int8Eltwise act, postsum_act;
-  // The node's last quantized scales and their key: a repeated call takes them without
-  // formatting the text key they are kept with the weights under and looking it up, which cost
-  // as much as a small convolution. Weak: they live as long as the weights keep them.
-  struct LastScales {
-    std::mutex mutex;
-    SgConvScalesKey key;
-    std::weak_ptr<const SgConvScales> scales;
-  };
-  std::shared_ptr<LastScales> last_scales = std::make_shared<LastScales>();
 };
 
 // What an Activation, LeakyReLU or clip node of the nested graph computes, as oneDNN's eltwise
@@ -383,6 +379,26 @@ struct SgConvInputs {
   static constexpr size_t kAbsent = SIZE_MAX;
   size_t bias, weight_scale = kAbsent, bn, sum, base, data_min, sum_min, count;
 };
+
+// A node's last quantized call and what it was made from: a call with the same nested graph,
+// shapes, thread count and scales key (a predictor's next forward) runs the prepared convolution
+// without reading the nested graph, keying the scales and choosing the primitive again, which
+// together cost as much as one of MobileNet's smaller convolutions. Weak: the scales and the
+// prepared call live as long as the weights keep them.
+struct SgConvLastCall {
+  std::mutex mutex;
+  const Symbol* graph = nullptr;  // the node's nested graph, while graph_alive has not expired
+  std::weak_ptr<const Symbol> graph_alive;
+  std::optional<SgConvInputs> at;  // none until a call is kept
+  SgConvScalesKey key;
+  Shape data, out;
+  DType out_type = DType::kUnknown;
+  int threads = 0;
+  std::weak_ptr<const SgConvScales> scales;
+  std::weak_ptr<const internal::Int8ConvPrepared> call;
+};
+
+std::shared_ptr<SgConvLastCall> NewSgConvLastCall() { return std::make_shared<SgConvLastCall>(); }
 
 const ConvolutionParam& ConvParamOf(const SgConvPlan& plan) {
   return plan.conv->Param<ConvolutionParam>();
@@ -799,6 +815,72 @@ uint32_t FloatWord(float f) {
 
 std::string FloatBits(float f) { return std::to_string(FloatWord(f)); }
 
+// The key of a quantized call's scales, given write stamps for the weights and every other
+// parameter (none: nothing is reused).
+std::optional<SgConvScalesKey> ScalesKey(const OpContext& ctx, const SgConvParam& p,
+                                         const SgConvInputs& at, const std::vector<TBlob>& in) {
+  const NDArray* weight_array = ctx.InputArray(1);
+  const uint64_t weight_stamp = weight_array ? internal::WriteStamp(*weight_array) : 0;
+  if (weight_stamp == 0) return std::nullopt;
+  SgConvScalesKey key;
+  key.Put(reinterpret_cast<uintptr_t>(in[1].data));
+  key.Put(static_cast<uint64_t>(in[1].Size()));
+  key.Put(weight_stamp);
+  for (size_t i = 2; i < at.base; ++i) {
+    if (i == at.sum) continue;
+    const NDArray* array = ctx.InputArray(i);
+    const uint64_t stamp = array ? internal::WriteStamp(*array) : 0;
+    if (stamp == 0) return std::nullopt;
+    key.Put(stamp);
+  }
+  for (size_t i = at.base; i < at.count; ++i) key.Put(FloatWord(Scalar(in[i])));
+  key.Put(static_cast<uint64_t>(in[0].dtype));
+  if (p.with_sum) key.Put(static_cast<uint64_t>(in[at.sum].dtype));
+  return key;
+}
+
+// Runs `call` with the residual at input `sum` (kAbsent: none).
+void RunPreparedSgConv(const OpContext& ctx, const internal::Int8ConvPrepared& call,
+                       const SgConvScales& scales, size_t sum, const std::vector<TBlob>& in,
+                       const std::vector<TBlob>& out) {
+  Int8ConvArgs a;
+  a.data = in[0].data;
+  a.residual = sum != SgConvInputs::kAbsent ? in[sum].data : nullptr;
+  a.out = out[0].data;
+  a.workspace = ctx.workspace;
+  internal::RunInt8Convolution(call, a);
+  if (out.size() == 3) {
+    *out[1].ptr<float>() = scales.out_min;
+    *out[2].ptr<float>() = scales.out_max;
+  }
+}
+
+// Runs the node's last quantized call again when this call is the same one; false otherwise.
+bool RunLastSgConv(const OpContext& ctx, const NodeAttrs& attrs, const SgConvParam& p,
+                   const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+  SgConvLastCall& last = *p.last_call;
+  std::shared_ptr<const SgConvScales> scales;
+  std::shared_ptr<const internal::Int8ConvPrepared> call;
+  size_t sum = SgConvInputs::kAbsent;
+  {
+    std::lock_guard<std::mutex> lock(last.mutex);
+    if (!last.at || attrs.subgraphs.size() != 1 || attrs.subgraphs[0].get() != last.graph ||
+        last.graph_alive.expired() || in.size() != last.at->count || in[0].shape != last.data ||
+        out[0].shape != last.out || out[0].dtype != last.out_type ||
+        internal::KernelThreads() != last.threads) {
+      return false;
+    }
+    const std::optional<SgConvScalesKey> key = ScalesKey(ctx, p, *last.at, in);
+    if (!key || !(*key == last.key)) return false;
+    scales = last.scales.lock();
+    call = last.call.lock();
+    if (!scales || !call) return false;
+    sum = last.at->sum;
+  }
+  RunPreparedSgConv(ctx, *call, *scales, sum, in, out);
+  return true;
+}
+
 void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const SgConvParam& p,
                             const SgConvPlan& plan, const SgConvInputs& at,
                             const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
@@ -807,33 +889,7 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
       << DescribeNode(attrs) << ": uint8 data with a negative minimum " << data_min
       << " (data below 0 must be quantized to int8)";
   const NDArray* weight_array = ctx.InputArray(1);
-  // The fast key, given stamps for the weights and every other parameter (none: no reuse).
-  std::optional<SgConvScalesKey> fast_key;
-  if (weight_array != nullptr && internal::WriteStamp(*weight_array) != 0) {
-    fast_key.emplace();
-    fast_key->Put(reinterpret_cast<uintptr_t>(in[1].data));
-    fast_key->Put(static_cast<uint64_t>(in[1].Size()));
-    fast_key->Put(internal::WriteStamp(*weight_array));
-    for (size_t i = 2; i < at.base && fast_key; ++i) {
-      if (i == at.sum) continue;
-      const NDArray* array = ctx.InputArray(i);
-      const uint64_t stamp = array ? internal::WriteStamp(*array) : 0;
-      if (stamp != 0) {
-        fast_key->Put(stamp);
-      } else {
-        fast_key.reset();
-      }
-    }
-  }
-  std::shared_ptr<const SgConvScales> scales;
-  SgConvPlan::LastScales& last_scales = *plan.last_scales;
-  if (fast_key) {
-    for (size_t i = at.base; i < at.count; ++i) fast_key->Put(FloatWord(Scalar(in[i])));
-    fast_key->Put(static_cast<uint64_t>(in[0].dtype));
-    if (p.with_sum) fast_key->Put(static_cast<uint64_t>(in[at.sum].dtype));
-    std::lock_guard<std::mutex> lock(last_scales.mutex);
-    if (last_scales.key == *fast_key) scales = last_scales.scales.lock();
-  }
+  const std::optional<SgConvScalesKey> fast_key = ScalesKey(ctx, p, at, in);
   // What the scales and packed weights depend on besides the weights, as the text they are kept
   // with the weights under: the other parameters' versions and the input ranges. Without
   // versions they are made for this call alone.
@@ -851,20 +907,13 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
     if (p.with_sum) key += ":" + std::to_string(static_cast<int>(in[at.sum].dtype));
     return key;
   };
-  if (!scales) {
-    const std::string key = text_key();
-    auto make = [&] {
-      return std::static_pointer_cast<const void>(
-          std::make_shared<SgConvScales>(MakeScales(ctx.workspace, p, plan, at, in, out[0].dtype)));
-    };
-    scales = std::static_pointer_cast<const SgConvScales>(
-        weight_array ? internal::DerivedData(*weight_array, key, make) : make());
-    if (fast_key) {
-      std::lock_guard<std::mutex> lock(last_scales.mutex);
-      last_scales.key = *fast_key;
-      last_scales.scales = scales;
-    }
-  }
+  const std::string key = text_key();
+  auto make = [&] {
+    return std::static_pointer_cast<const void>(
+        std::make_shared<SgConvScales>(MakeScales(ctx.workspace, p, plan, at, in, out[0].dtype)));
+  };
+  const std::shared_ptr<const SgConvScales> scales = std::static_pointer_cast<const SgConvScales>(
+      weight_array ? internal::DerivedData(*weight_array, key, make) : make());
 
   const ConvolutionParam& conv = ConvParamOf(plan);
   Int8ConvCall c = Int8Call(conv, in[0], out[0], ChannelLast(p));
@@ -905,7 +954,7 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
       w.bias = scales->bias.data();
       w.bias_scales = scales->bias_scales;
     }
-    w.key = text_key();
+    w.key = key;
     w.keep_with = weight_array;
     prepared = internal::PrepareInt8Convolution(c, w, ctx.workspace);
     std::lock_guard<std::mutex> lock(last.mutex);
@@ -917,21 +966,27 @@ void SgConvQuantizedCompute(const OpContext& ctx, const NodeAttrs& attrs, const 
     last.threads = threads;
     last.call = prepared;
   }
-  Int8ConvArgs a;
-  a.data = in[0].data;
-  a.residual = p.with_sum ? in[at.sum].data : nullptr;
-  a.out = out[0].data;
-  a.workspace = ctx.workspace;
-  internal::RunInt8Convolution(*prepared, a);
-  if (out.size() == 3) {
-    *out[1].ptr<float>() = scales->out_min;
-    *out[2].ptr<float>() = scales->out_max;
+  RunPreparedSgConv(ctx, *prepared, *scales, at.sum, in, out);
+  if (fast_key && weight_array != nullptr) {
+    SgConvLastCall& node = *p.last_call;
+    std::lock_guard<std::mutex> lock(node.mutex);
+    node.graph = attrs.subgraphs[0].get();
+    node.graph_alive = attrs.subgraphs[0];
+    node.at = at;
+    node.key = *fast_key;
+    node.data = in[0].shape;
+    node.out = out[0].shape;
+    node.out_type = out[0].dtype;
+    node.threads = threads;
+    node.scales = scales;
+    node.call = prepared;
   }
 }
 
 void SgConvCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                    const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<SgConvParam>();
+  if (p.quantized && RunLastSgConv(ctx, attrs, p, in, out)) return;
   const std::shared_ptr<const SgConvPlan> plan_of = ReadSgConv(attrs);
   const SgConvPlan& plan = *plan_of;
   const SgConvInputs at(p, ConvParamOf(plan));
