@@ -162,6 +162,30 @@ TEST_F(HybridTraining, BackwardGraphIsBuiltOncePerShape) {
   EXPECT_EQ(s.num_backward_plans, 2u);
 }
 
+// Without convolutions the training graph does not depend on the inputs' shapes: sequences of
+// three lengths share one gradient graph (a plan per shape).
+TEST_F(HybridTraining, GraphWithoutConvolutionsIsBuiltOnceForAllShapes) {
+  auto net = std::make_shared<Dense>(gluon::DenseOptions().set_units(4).set_flatten(false));
+  net->Initialize();
+  net->Hybridize();
+  NDArray x3 = NDArray::RandomUniform({2, 3, 5}), x7 = NDArray::RandomUniform({2, 7, 5}),
+          x9 = NDArray::RandomUniform({2, 9, 5});
+  (*net)(x3);
+  for (const auto& p : ParamsOf(net.get())) p->AttachGrad();
+  for (const NDArray* x : {&x3, &x7, &x9, &x3}) {
+    NDArray y;
+    {
+      auto recording = autograd::Record();
+      y = (*net)(*x);
+    }
+    autograd::Backward({y});
+  }
+  gluon::TrainingStats s = net->CachedTrainingStats();
+  EXPECT_EQ(s.num_gradient_graphs, 1u);
+  EXPECT_EQ(s.num_forward_plans, 3u);
+  EXPECT_EQ(s.num_backward_plans, 3u);
+}
+
 // grad_req null parameters get no gradient (their buffers stay zero), the others as eager.
 TEST_F(HybridTraining, NullGradReqParametersGetNoGradient) {
   auto net = Mlp();

@@ -259,14 +259,19 @@ std::vector<std::vector<int64_t>> SampleShapes(const std::vector<NDArray>& input
 // shapes of `inputs` (named `names`) but their batch size, where it has float32 convolutions; else
 // (or where its shapes are not known from the inputs alone: the executor then reports why) as it
 // is.
-Symbol ChannelLastForTraining(const Symbol& graph, const std::vector<std::string>& names,
-                              const std::vector<NDArray>& inputs) {
+std::vector<uint32_t> ConvolutionNodes(const IndexedGraph& g) {
   const Op* convolution = OpRegistry::Global().Find("Convolution");
-  IndexedGraph g(graph.outputs);
   std::vector<uint32_t> convolutions;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid)
     if (!g[nid].node->IsVariable() && g[nid].node->attrs.op == convolution)
       convolutions.push_back(nid);
+  return convolutions;
+}
+
+Symbol ChannelLastForTraining(const Symbol& graph, const std::vector<std::string>& names,
+                              const std::vector<NDArray>& inputs) {
+  IndexedGraph g(graph.outputs);
+  const std::vector<uint32_t> convolutions = ConvolutionNodes(g);
   if (convolutions.empty()) return graph;
   std::vector<Shape> shapes(g.num_entries());
   std::vector<DType> types(g.num_entries(), DType::kUnknown);
@@ -296,7 +301,8 @@ Symbol ChannelLastForTraining(const Symbol& graph, const std::vector<std::string
 CachedOp::CachedOp(Symbol graph, std::vector<std::string> input_names, std::string name)
     : graph_(FusedForTraining(graph)),
       input_names_(std::move(input_names)),
-      name_(std::move(name)) {}
+      name_(std::move(name)),
+      layout_by_shapes_(!ConvolutionNodes(IndexedGraph(graph_.outputs)).empty()) {}
 
 size_t CachedOp::num_forward_plans() const {
   size_t n = 0;
@@ -315,7 +321,9 @@ size_t CachedOp::num_backward_plans() const {
 std::shared_ptr<TrainingGraph> CachedOp::GraphFor(const std::vector<bool>& needs_grad,
                                                   bool is_train,
                                                   const std::vector<NDArray>& inputs) {
-  auto key = std::make_tuple(needs_grad, is_train, SampleShapes(inputs));
+  auto key = std::make_tuple(
+      needs_grad, is_train,
+      layout_by_shapes_ ? SampleShapes(inputs) : std::vector<std::vector<int64_t>>());
   auto it = graphs_.find(key);
   if (it != graphs_.end()) return it->second;
   auto g = std::make_shared<TrainingGraph>();

@@ -54,8 +54,11 @@ class CachedOp {
   Symbol graph_;
   std::vector<std::string> input_names_;
   std::string name_;
-  /// Per set of inputs needing a gradient, mode and the inputs' shapes but their batch size (the
-  /// channel-last layout of the training graph depends on them).
+  /// Whether the training graph's layout depends on the inputs' shapes (it has convolutions to
+  /// lay out channel-last); if not, one graph serves every shape.
+  bool layout_by_shapes_;
+  /// Per set of inputs needing a gradient, mode and, with layout_by_shapes_, the inputs' shapes
+  /// but their batch size.
   std::map<std::tuple<std::vector<bool>, bool, std::vector<std::vector<int64_t>>>,
            std::shared_ptr<TrainingGraph>>
       graphs_;
