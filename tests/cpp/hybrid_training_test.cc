@@ -140,23 +140,29 @@ TEST_F(HybridTraining, MixerAddGradientsEqualEagerBitForBit) {
   ExpectHybridEqualsEager(&net, {5, 7}, GradReq::kAdd, 2);
 }
 
-// The forward+backward graph is built once; each executor plans once per input shape.
-TEST_F(HybridTraining, BackwardGraphIsBuiltOncePerShape) {
-  auto net = Mlp();
+// Initializes and hybridizes `net`, then runs a recorded forward and a backward on each input in
+// turn; returns the cached training statistics.
+gluon::TrainingStats TrainOnEach(HybridBlock* net, const std::vector<NDArray>& inputs) {
   net->Initialize();
   net->Hybridize();
-  NDArray x8 = NDArray::RandomUniform({8, 10}), x3 = NDArray::RandomUniform({3, 10});
-  (*net)(x8);
-  for (const auto& p : ParamsOf(net.get())) p->AttachGrad();
-  for (const NDArray* x : {&x8, &x8, &x8, &x3, &x3, &x8}) {
+  (*net)(inputs.front());
+  for (const auto& p : ParamsOf(net)) p->AttachGrad();
+  for (const NDArray& x : inputs) {
     NDArray y;
     {
       auto recording = autograd::Record();
-      y = (*net)(*x);
+      y = (*net)(x);
     }
     autograd::Backward({y});
   }
-  gluon::TrainingStats s = net->CachedTrainingStats();
+  return net->CachedTrainingStats();
+}
+
+// The forward+backward graph is built once; each executor plans once per input shape.
+TEST_F(HybridTraining, BackwardGraphIsBuiltOncePerShape) {
+  auto net = Mlp();
+  NDArray x8 = NDArray::RandomUniform({8, 10}), x3 = NDArray::RandomUniform({3, 10});
+  const gluon::TrainingStats s = TrainOnEach(net.get(), {x8, x8, x8, x3, x3, x8});
   EXPECT_EQ(s.num_gradient_graphs, 1u);
   EXPECT_EQ(s.num_forward_plans, 2u);
   EXPECT_EQ(s.num_backward_plans, 2u);
@@ -166,21 +172,9 @@ TEST_F(HybridTraining, BackwardGraphIsBuiltOncePerShape) {
 // three lengths share one gradient graph (a plan per shape).
 TEST_F(HybridTraining, GraphWithoutConvolutionsIsBuiltOnceForAllShapes) {
   auto net = std::make_shared<Dense>(gluon::DenseOptions().set_units(4).set_flatten(false));
-  net->Initialize();
-  net->Hybridize();
   NDArray x3 = NDArray::RandomUniform({2, 3, 5}), x7 = NDArray::RandomUniform({2, 7, 5}),
           x9 = NDArray::RandomUniform({2, 9, 5});
-  (*net)(x3);
-  for (const auto& p : ParamsOf(net.get())) p->AttachGrad();
-  for (const NDArray* x : {&x3, &x7, &x9, &x3}) {
-    NDArray y;
-    {
-      auto recording = autograd::Record();
-      y = (*net)(*x);
-    }
-    autograd::Backward({y});
-  }
-  gluon::TrainingStats s = net->CachedTrainingStats();
+  const gluon::TrainingStats s = TrainOnEach(net.get(), {x3, x7, x9, x3});
   EXPECT_EQ(s.num_gradient_graphs, 1u);
   EXPECT_EQ(s.num_forward_plans, 3u);
   EXPECT_EQ(s.num_backward_plans, 3u);

@@ -255,10 +255,7 @@ std::vector<std::vector<int64_t>> SampleShapes(const std::vector<NDArray>& input
   return shapes;
 }
 
-// `graph` (a forward, or a forward and its gradients) laid out channel-last for inputs of the
-// shapes of `inputs` (named `names`) but their batch size, where it has float32 convolutions; else
-// (or where its shapes are not known from the inputs alone: the executor then reports why) as it
-// is.
+// The Convolution nodes of `g`: with any, the training layout depends on the input shapes.
 std::vector<uint32_t> ConvolutionNodes(const IndexedGraph& g) {
   const Op* convolution = OpRegistry::Global().Find("Convolution");
   std::vector<uint32_t> convolutions;
@@ -268,6 +265,10 @@ std::vector<uint32_t> ConvolutionNodes(const IndexedGraph& g) {
   return convolutions;
 }
 
+// `graph` (a forward, or a forward and its gradients) laid out channel-last for inputs of the
+// shapes of `inputs` (named `names`) but their batch size, where it has float32 convolutions; else
+// (or where its shapes are not known from the inputs alone: the executor then reports why) as it
+// is.
 Symbol ChannelLastForTraining(const Symbol& graph, const std::vector<std::string>& names,
                               const std::vector<NDArray>& inputs) {
   IndexedGraph g(graph.outputs);
