@@ -213,15 +213,18 @@ TEST(Int8Convolution, RepeatedCallsFollowBatchThreadsRangesAndWeights) {
 }
 
 TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {
-  // ResNet-50's 7x7 stem (int8 data), a 3x3, a 1x1 and MobileNet v2's 3x3 depthwise, at batch 1.
+  // ResNet-50's 7x7 stem (int8 data), a 3x3, 1x1s (one strided) and MobileNet v2's 3x3 depthwise
+  // and int8-data 1x1, at batch 1. On AVX-512 VNNI the stem, the 1x1s and the depthwise run on
+  // oneDNN's x8s8s32x kernels (jit_int8*), faster there than its brgemm ones.
   struct Shape4 {
     int64_t C, F, G, k, stride, hw;
     hybridnet::DType data;
+    bool x8s8s32x;
   };
-  const Shape4 shapes[] = {{3, 64, 1, 7, 2, 224, DType::kInt8},
-                           {64, 64, 1, 3, 1, 56, DType::kUint8},
-                           {256, 64, 1, 1, 1, 56, DType::kUint8},
-                           {144, 144, 144, 3, 2, 56, DType::kUint8}};
+  const Shape4 shapes[] = {
+      {3, 64, 1, 7, 2, 224, DType::kInt8, true},      {64, 64, 1, 3, 1, 56, DType::kUint8, false},
+      {256, 64, 1, 1, 1, 56, DType::kUint8, true},    {256, 512, 1, 1, 2, 56, DType::kUint8, true},
+      {144, 144, 144, 3, 2, 56, DType::kUint8, true}, {96, 24, 1, 1, 1, 56, DType::kInt8, true}};
   const std::string isa = internal::OneDnnDescription();
   for (const Shape4& s : shapes) {
     internal::Int8ConvCall c;
@@ -248,6 +251,11 @@ TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {
         isa.find("avx512_core_bf16") != std::string::npos || isa.find("amx") != std::string::npos) {
       // oneDNN's JIT (jit_*, brgconv*, brdgmm*) kernels for VNNI or AMX.
       EXPECT_TRUE(impl.find("vnni") != std::string::npos || impl.find("amx") != std::string::npos);
+    }
+    const std::string vnni = ":avx512_core_vnni";
+    if (s.x8s8s32x && impl.size() > vnni.size() &&
+        impl.compare(impl.size() - vnni.size(), vnni.size(), vnni) == 0) {
+      EXPECT_EQ(impl.rfind("jit_int8", 0), 0u);
     }
   }
 }
