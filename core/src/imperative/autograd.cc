@@ -14,6 +14,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
 #include "imperative/autograd_tape.h"
+#include "ops/kept_outputs.h"
 #include "pass/gradient.h"
 #include "pass/passes.h"
 
@@ -151,7 +152,7 @@ void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_
 
 uint32_t OutputsToCompute(const NodeAttrs& attrs, size_t num_inputs) {
   const uint32_t visible = attrs.op->NumOutputs(attrs);
-  const uint32_t total = attrs.op->NumTotalOutputs(attrs);
+  const uint32_t total = NumReadableOutputs(attrs);
   if (!autograd::IsRecording() || total <= visible) return visible;
   std::vector<bool> save_inputs, save_outputs;
   BackwardDependencies(attrs, num_inputs, total, &save_inputs, &save_outputs);
