@@ -1,19 +1,25 @@
-// RNN in training: the backward reads what its training forward kept (the same gradients as
-// recomputing the forward), dropout between layers (the gradient of the masked forward, the
-// masks the forward drew), and the error of a training backward with dropout that has no forward.
+// RNN in training: dropout between layers (the gradient of the masked forward), the kept
+// forward as the op's hidden output (each forward's backward reads its own, eager or in a graph;
+// inference keeps nothing; export does not show it).
 // And the language model's loss: log_softmax and its backward over lines split between threads
 // give the bits of one thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "common/test_util.h"
 #include "conformance.h"
 #include "hybridnet/autograd.h"
+#include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
+#include "hybridnet/symbol.h"
+#include "pass/gradient.h"
+#include "pass/passes.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -109,17 +115,38 @@ std::vector<NDArray> InputsFor(const NodeAttrs& attrs, int64_t t, int64_t n, int
   return inputs;
 }
 
-// Without dropout a training backward reads the kept forward; its gradients are those of
-// _backward_RNN called by itself, which runs the forward again: every mode, layers, directions,
-// state outputs and sequence lengths.
-TEST(RNNTraining, KeptForwardGivesTheRecomputedGradients) {
+// The integers of the symbol file's node_row_ptr.
+std::vector<int64_t> NodeRowPtr(const std::string& json) {
+  const size_t at = json.find("\"node_row_ptr\"");
+  std::vector<int64_t> rows;
+  if (at == std::string::npos) return rows;
+  const size_t end = json.find(']', at);
+  int64_t value = -1;
+  for (size_t i = json.find('[', at) + 1; i <= end; ++i) {
+    if (std::isdigit(static_cast<unsigned char>(json[i]))) {
+      value = (value < 0 ? 0 : value * 10) + (json[i] - '0');
+    } else if (value >= 0) {
+      rows.push_back(value);
+      value = -1;
+    }
+  }
+  return rows;
+}
+
+// The gradient graph, run by GraphExecutor in training mode, reads the kept output its RNN node
+// writes: eager backward's bits, dropout masks drawn alike, for every mode, directions, state
+// outputs and sequence lengths. The node has an entry for the kept output in that graph only:
+// an inference graph has none (the executor allocates nothing for it), and the symbol file
+// counts the visible outputs, as MXNet's does.
+TEST(RNNTraining, GraphGradientsMatchEagerBitExact) {
   const std::vector<AttrDict> configs = {
-      {{"mode", "rnn_tanh"}, {"state_size", "3"}, {"num_layers", "2"}},
+      {{"mode", "rnn_tanh"}, {"state_size", "3"}, {"num_layers", "2"}, {"p", "0.4"}},
       {{"mode", "lstm"},
        {"state_size", "3"},
        {"num_layers", "2"},
        {"bidirectional", "True"},
-       {"state_outputs", "True"}},
+       {"state_outputs", "True"},
+       {"p", "0.3"}},
       {{"mode", "gru"}, {"state_size", "2"}, {"num_layers", "2"}, {"bidirectional", "True"}},
       {{"mode", "rnn_relu"}, {"state_size", "3"}, {"num_layers", "1"}, {"state_outputs", "True"}},
       {{"mode", "lstm"},
@@ -128,63 +155,109 @@ TEST(RNNTraining, KeptForwardGivesTheRecomputedGradients) {
        {"state_outputs", "True"},
        {"use_sequence_length", "True"}},
   };
+  constexpr uint64_t kSeed = 31;
   Seed(3);
   for (const AttrDict& config : configs) {
     const NodeAttrs attrs = MakeNodeAttrs("RNN", "rnn", config);
     SCOPED_TRACE(config.at("mode") + " with " + std::to_string(config.size()) + " attributes");
     const std::vector<NDArray> inputs = InputsFor(attrs, 4, 3, 2);
-    // Heads shaped by an inference forward, which keeps nothing: the _backward_RNN below finds no
-    // kept forward and recomputes; the recorded training forward after it is kept and read.
     std::vector<NDArray> heads;
     for (const NDArray& y : Invoke(attrs, inputs))
       heads.push_back(NDArray::RandomUniform(y.shape(), -1.f, 1.f).AsType(DType::kFloat64));
-    std::vector<NDArray> backward_inputs = heads;
-    backward_inputs.insert(backward_inputs.end(), inputs.begin(), inputs.end());
-    std::vector<NDArray> recomputed;
-    {
-      auto train = autograd::TrainMode();
-      recomputed = Invoke("_backward_RNN", backward_inputs, config);
-    }
     std::vector<bool> differentiable;
     for (const NDArray& x : inputs) differentiable.push_back(x.dtype() == DType::kFloat64);
-    const std::vector<NDArray> kept =
+    Seed(kSeed);
+    const std::vector<NDArray> eager =
         EagerGradients(attrs, inputs, differentiable, heads, /*train=*/true);
-    for (size_t i = 0; i < recomputed.size(); ++i)
-      EXPECT_EQ(testing_util::BitDifference(kept[i], recomputed[i]), "") << "input " << i;
+
+    std::map<std::string, NDArray> feed;
+    std::vector<Symbol> vars;
+    std::vector<NodeEntry> xs, head_grads;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      vars.push_back(Symbol::Var("x" + std::to_string(i)));
+      feed["x" + std::to_string(i)] = inputs[i];
+      if (differentiable[i]) xs.push_back(vars.back().outputs[0]);
+    }
+    const Symbol rnn = Symbol::Create(attrs, vars);
+    for (size_t k = 0; k < rnn.outputs.size(); ++k) {
+      head_grads.push_back(Symbol::Var("head_grad_" + std::to_string(k)).outputs[0]);
+      feed["head_grad_" + std::to_string(k)] = heads[k];
+    }
+    Symbol gradients;
+    gradients.outputs = internal::Gradient(rnn.outputs, head_grads, xs);
+    const std::vector<std::string> names = gradients.ListInputs();
+    std::vector<NDArray> data;
+    for (const std::string& name : names) data.push_back(feed.at(name));
+    ExecutorOptions options;
+    options.is_train = true;
+    GraphExecutor exec(gradients, names, {}, options);
+    Seed(kSeed);
+    const std::vector<NDArray> graph = exec.Forward(data);
+    ASSERT_EQ(graph.size(), xs.size());
+    for (size_t i = 0, j = 0; i < inputs.size(); ++i) {
+      if (!differentiable[i]) continue;
+      EXPECT_EQ(testing_util::BitDifference(eager[i], graph[j++]), "") << "input " << i;
+    }
+
+    const uint32_t visible = attrs.op->NumOutputs(attrs);
+    auto rnn_entries = [](const IndexedGraph& g) {
+      for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+        if (!g[nid].node->IsVariable() && g[nid].node->attrs.op->name == "RNN")
+          return internal::NumEntriesOf(g, nid);
+      }
+      return 0u;
+    };
+    EXPECT_EQ(rnn_entries(IndexedGraph(gradients.outputs)), visible + 1);
+    EXPECT_EQ(rnn_entries(IndexedGraph(rnn.outputs)), visible);
+    const std::vector<int64_t> rows = NodeRowPtr(rnn.ToJSON());
+    ASSERT_EQ(rows.size(), inputs.size() + 2);
+    EXPECT_EQ(rows.back() - rows[rows.size() - 2], visible);
   }
 }
 
-TEST(RNNTraining, DropoutBackwardWithoutItsForwardIsAnError) {
+// Two training forwards with dropout on the same inputs, both waiting for their backward (the
+// same batch run twice, as SimCSE does): each backward reads the masks of its own forward, so
+// each gives the gradients of that forward run alone, whichever backward runs first.
+TEST(RNNTraining, TwoDropoutForwardsOnTheSameInputsGetTheirOwnGradients) {
+  const NodeAttrs attrs = MakeNodeAttrs("RNN", "rnn", TanhAttrs(0.5));
   const std::vector<NDArray> inputs = TanhInputs();
-  const NDArray head = NDArray::Zeros({kT, kN, kH}, DType::kFloat64);
-  auto train = autograd::TrainMode();
-  try {
-    Invoke("_backward_RNN", {head, inputs[0], inputs[1], inputs[2]}, TanhAttrs(0.5));
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("masks its training forward drew"), std::string::npos)
-        << e.what();
+  const NDArray head = NDArray::RandomUniform({kT, kN, kH}, -1.f, 1.f).AsType(DType::kFloat64);
+  constexpr uint64_t kSeed = 23;
+  // Alone: the first forward draws the generator's first seed after kSeed, the second its next.
+  const std::vector<NDArray> first = TrainingGradients(attrs, inputs, head, kSeed);
+  Seed(kSeed);
+  {
+    auto train = autograd::TrainMode();
+    Invoke(attrs, inputs);
   }
-}
+  const std::vector<NDArray> second =
+      EagerGradients(attrs, inputs, {true, true, true}, {head}, /*train=*/true);
+  ASSERT_GT(MaxDifference(first[0], second[0]), 1e-3) << "the two forwards drew the same masks";
 
-// Two training forwards with dropout on the same inputs draw different masks; their backward
-// cannot tell the kept traces apart and says so instead of using the wrong masks.
-TEST(RNNTraining, TwoDropoutForwardsOnTheSameInputsAreAnError) {
-  const std::vector<NDArray> inputs = TanhInputs();
-  const NDArray head = NDArray::Zeros({kT, kN, kH}, DType::kFloat64);
-  auto train = autograd::TrainMode();
-  Invoke("RNN", inputs, TanhAttrs(0.5));
-  Invoke("RNN", inputs, TanhAttrs(0.5));
-  try {
-    Invoke("_backward_RNN", {head, inputs[0], inputs[1], inputs[2]}, TanhAttrs(0.5));
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), StatusCode::kUnsupported);
-    EXPECT_NE(std::string(e.what()).find("cannot be told apart"), std::string::npos) << e.what();
+  std::vector<NDArray> vars;
+  for (const NDArray& x : inputs) {
+    vars.push_back(x.Copy());
+    autograd::AttachGrad(&vars.back());
   }
-  auto predict = autograd::PredictMode();  // an inference forward forgets the two kept traces
-  Invoke("RNN", inputs, TanhAttrs(0.5));
+  Seed(kSeed);
+  NDArray y_first, y_second;
+  {
+    auto recording = autograd::Record(/*train_mode=*/true);
+    y_first = Invoke(attrs, vars)[0];
+    y_second = Invoke(attrs, vars)[0];
+  }
+  auto backward = [&vars, &head](const NDArray& y) {
+    autograd::Backward({y}, {head});
+    std::vector<NDArray> grads;
+    for (const NDArray& v : vars) grads.push_back(autograd::GetGrad(v).Copy());
+    return grads;
+  };
+  const std::vector<NDArray> got_second = backward(y_second);
+  const std::vector<NDArray> got_first = backward(y_first);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_EQ(testing_util::BitDifference(got_first[i], first[i]), "") << "input " << i;
+    EXPECT_EQ(testing_util::BitDifference(got_second[i], second[i]), "") << "input " << i;
+  }
 }
 
 TEST(LogSoftmaxLines, TheSameBitsAtAnyThreadCount) {

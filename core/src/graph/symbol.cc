@@ -9,6 +9,7 @@
 #include "graph/naming.h"
 #include "hybridnet/io/json.h"
 #include "io/params_record.h"
+#include "ops/kept_outputs.h"
 #include "pass/passes.h"
 
 namespace hybridnet {
@@ -300,14 +301,14 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
     }
   }
   // A node's row holds its visible outputs and, where the graph reads one (BatchNorm's gradient
-  // reads its saved statistics), its hidden outputs up to the last one read: the kernel writes
-  // those too.
+  // reads its saved statistics, RNN's its kept forward), its hidden outputs up to the last one
+  // read: the kernel writes those too.
   std::vector<uint32_t> row_size(nodes_.size());
   for (size_t nid = 0; nid < nodes_.size(); ++nid) row_size[nid] = nodes_[nid].node->NumOutputs();
   auto reads = [&](const Entry& e) {
     const Node* producer = nodes_[e.node_id].node;
     const uint32_t total =
-        producer->IsVariable() ? 1u : producer->attrs.op->NumTotalOutputs(producer->attrs);
+        producer->IsVariable() ? 1u : internal::NumReadableOutputs(producer->attrs);
     if (e.index < total) row_size[e.node_id] = std::max(row_size[e.node_id], e.index + 1);
   };
   for (const auto& info : nodes_)

@@ -14,6 +14,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
 #include "imperative/autograd_tape.h"
+#include "ops/kept_outputs.h"
 #include "pass/gradient.h"
 #include "pass/passes.h"
 
@@ -151,8 +152,9 @@ void BackwardDependencies(const NodeAttrs& attrs, size_t num_inputs, size_t num_
 
 uint32_t OutputsToCompute(const NodeAttrs& attrs, size_t num_inputs) {
   const uint32_t visible = attrs.op->NumOutputs(attrs);
-  const uint32_t total = attrs.op->NumTotalOutputs(attrs);
-  if (!autograd::IsRecording() || total <= visible) return visible;
+  if (!autograd::IsRecording()) return visible;
+  const uint32_t total = NumReadableOutputs(attrs);
+  if (total <= visible) return visible;
   std::vector<bool> save_inputs, save_outputs;
   BackwardDependencies(attrs, num_inputs, total, &save_inputs, &save_outputs);
   uint32_t count = visible;

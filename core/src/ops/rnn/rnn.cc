@@ -15,14 +15,13 @@
 // next layer reads them (the final states are not dropped), masks drawn from a Sampler seeded by
 // one draw of the global generator per call, as Dropout draws them.
 //
-// A training-mode forward keeps what its backward reads (MXNet keeps it in the reserve space of
-// the node's operator state): every step's gates and states, the layer outputs and the dropout
-// masks, in a KeptForward of a small process-wide table, with a copy of its inputs. _backward_RNN
-// takes the entry whose inputs and attributes equal its own bit for bit, so it gets exactly
-// what recomputing the forward would give, without recomputing it; with none (the inputs were
-// changed in between, or _backward_RNN called by itself) it runs the forward again, which
-// reproduces everything but dropout masks: a training backward with p > 0 that finds no entry is
-// an error.
+// A forward whose gradient may follow keeps what its backward reads (MXNet keeps it in the
+// reserve space of the node's operator state): every step's gates and states, the layer outputs
+// and the dropout masks, in one flat hidden output after the visible ones (a kept output,
+// ops/kept_outputs.h: not in MXNet's node_row_ptr). Only a call that computes that output keeps
+// anything: an eager call while recording (the tape holds the output until the backward) and a
+// graph whose _backward_RNN reads it (the memory planner places it). Inference computes and keeps
+// nothing.
 //
 // use_sequence_length (cuDNN-only in MXNet; its CPU build rejects it) follows cuDNN: sequence n
 // runs for its first len[n] steps (the backward direction starts at step len[n] - 1), outputs
@@ -32,7 +31,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +42,7 @@
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
+#include "ops/kept_outputs.h"
 #include "ops/random/sampler-inl.h"
 #include "ops/register_ops.h"
 #include "ops/shape/shape_util-inl.h"
@@ -140,6 +139,26 @@ std::vector<std::string> RNNInputNames(const NodeAttrs& attrs) {
   return names;
 }
 
+struct RNNDims {
+  int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
+};
+
+RNNDims DimsOf(const RNNParam& p, const Shape& data) {
+  RNNDims dm;
+  dm.t = data[0];
+  dm.n = data[1];
+  dm.h = p.state_size;
+  dm.g = Gates(p.mode);
+  dm.d = p.bidirectional ? 2 : 1;
+  return dm;
+}
+
+// Whether a training forward drops between layers.
+bool Drops(const RNNParam& p) { return p.p > 0.f && p.num_layers > 1; }
+
+int64_t ForwardTraceSize(const RNNParam& p, const RNNDims& dm, bool dropout);
+
+// The visible outputs; the kept forward (one hidden output) follows them.
 uint32_t RNNNumOutputs(const NodeAttrs& attrs) {
   const RNNParam& p = attrs.Param<RNNParam>();
   if (!p.state_outputs) return 1;
@@ -163,8 +182,13 @@ bool RNNShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>
   if (p.use_sequence_length)
     internal::AssignShape(attrs, in, next, Shape{n}, "input 'sequence_length'");
   internal::AssignShape(attrs, out, 0, Shape{t, n, d * h}, "output");
-  for (size_t k = 1; k < out->size(); ++k)
+  const size_t visible = RNNNumOutputs(attrs);
+  for (size_t k = 1; k < visible && k < out->size(); ++k)
     internal::AssignShape(attrs, out, k, Shape{ld, n, h}, "state output");
+  if (out->size() > visible) {
+    const int64_t kept = ForwardTraceSize(p, DimsOf(p, data), Drops(p));
+    internal::AssignShape(attrs, out, visible, Shape{kept}, "kept forward output");
+  }
   bool known = true;
   for (const Shape& s : *in) known = known && s.IsKnown();
   for (const Shape& s : *out) known = known && s.IsKnown();
@@ -196,10 +220,6 @@ inline float GateSigmoid(float x) { return internal::VectorSigmoid(x); }
 inline double GateSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline float GateTanh(float x) { return internal::VectorTanh(x); }
 inline double GateTanh(double x) { return std::tanh(x); }
-
-struct RNNDims {
-  int64_t t = 0, n = 0, h = 0, g = 1, d = 1;
-};
 
 // What back-propagation through time needs of one direction's forward steps, each (T, N, .):
 // the activated gates (LSTM i f g o, GRU r z n, Elman h), the hidden state every step started
@@ -354,16 +374,6 @@ HN_AVX512 void RunDirectionAvx512(RNNMode mode, const RNNDims& dm, bool backward
                trace);
 }
 
-RNNDims DimsOf(const RNNParam& p, const Shape& data) {
-  RNNDims dm;
-  dm.t = data[0];
-  dm.n = data[1];
-  dm.h = p.state_size;
-  dm.g = Gates(p.mode);
-  dm.d = p.bidirectional ? 2 : 1;
-  return dm;
-}
-
 // Every sequence's length (T without use_sequence_length); `in` are the forward's inputs.
 std::vector<int64_t> SequenceLengths(const RNNParam& p, const RNNDims& dm,
                                      const std::vector<TBlob>& in) {
@@ -421,8 +431,9 @@ ForwardTrace<T> ForwardTraceAt(const RNNParam& p, const RNNDims& dm, bool dropou
 }
 
 // The forward of every layer into y (T, N, D * H) and, where not null, the final states hy and
-// cy. With `trace` it also keeps what backward needs there, and with `dropout_seed` (training
-// only, `trace` given) drops between layers.
+// cy. With `trace` it also keeps what backward needs there. With `dropout_seed` (training) it
+// drops between layers; a trace with masks but no seed (an inference forward recorded) gets masks
+// of ones.
 template <typename T>
 void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob>& in, T* y, T* hy,
                 T* cy, const ForwardTrace<T>* trace,
@@ -473,150 +484,38 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
                 hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
                 trace != nullptr ? &trace->steps[static_cast<size_t>(row)] : nullptr);
     }
+    T* mask =
+        trace != nullptr && !trace->masks.empty() && l + 1 < layers ? trace->masks[lu] : nullptr;
     if (sampler && l + 1 < layers) {
-      T* mask = trace->masks[lu];
       for (int64_t i = 0; i < layer_out; ++i) {
-        mask[i] = sampler->Uniform() < 1.0 - p.p ? scale : T{0};
-        yl[i] *= mask[i];
+        const T m = sampler->Uniform() < 1.0 - p.p ? scale : T{0};
+        if (mask != nullptr) mask[i] = m;
+        yl[i] *= m;
       }
+    } else if (mask != nullptr) {
+      std::fill_n(mask, layer_out, T{1});
     }
     x = yl;
   }
-}
-
-// ---- The forwards kept for their backward (see the file comment).
-
-// A training forward's inputs, attributes and trace. Immutable once in the table but for `used`.
-struct KeptForward {
-  AttrDict attrs;
-  DType dtype = DType::kFloat32;
-  std::vector<Shape> shapes;
-  std::vector<std::vector<char>> inputs;
-  bool dropped = false;     // dropout applied (p > 0)
-  std::vector<char> trace;  // the ForwardTrace's storage
-  bool used = false;        // a backward read it (guarded by the table's mutex)
-};
-
-// Entries beyond this many, oldest first, are dropped (their backward then recomputes).
-constexpr size_t kMaxKeptForwards = 8;
-
-struct KeptForwardTable {
-  std::mutex mutex;
-  std::vector<std::shared_ptr<KeptForward>> entries;  // oldest first
-  std::shared_ptr<KeptForward> spare;  // a dropped entry whose memory the next forward reuses
-
-  static KeptForwardTable& Global() {
-    static KeptForwardTable* table = new KeptForwardTable();  // never destroyed: used at exit
-    return *table;
-  }
-};
-
-bool SameCall(const KeptForward& k, const AttrDict& attrs, const std::vector<TBlob>& in) {
-  if (k.attrs != attrs || k.dtype != in[0].dtype || k.shapes.size() != in.size()) return false;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (k.shapes[i] != in[i].shape) return false;
-  }
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (std::memcmp(k.inputs[i].data(), in[i].data, k.inputs[i].size()) != 0) return false;
-  }
-  return true;
-}
-
-size_t BytesOf(const TBlob& b) { return static_cast<size_t>(b.Size()) * DTypeSize(b.dtype); }
-
-// A KeptForward to fill, its memory reused where possible.
-std::shared_ptr<KeptForward> NewKeptForward() {
-  KeptForwardTable& table = KeptForwardTable::Global();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  std::shared_ptr<KeptForward> k = std::move(table.spare);
-  if (k == nullptr) k = std::make_shared<KeptForward>();
-  k->used = false;
-  return k;
-}
-
-// Adds a filled entry. Entries a backward has read go first (a second backward of the same
-// graph then recomputes), then the oldest beyond kMaxKeptForwards.
-void AddKeptForward(std::shared_ptr<KeptForward> k) {
-  KeptForwardTable& table = KeptForwardTable::Global();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto drop = [&table](std::vector<std::shared_ptr<KeptForward>>::iterator it) {
-    if (it->use_count() == 1) table.spare = std::move(*it);
-    return table.entries.erase(it);
-  };
-  for (auto it = table.entries.begin(); it != table.entries.end();)
-    it = (*it)->used ? drop(it) : it + 1;
-  while (table.entries.size() >= kMaxKeptForwards) drop(table.entries.begin());
-  table.entries.push_back(std::move(k));
-}
-
-// The newest entry kept for these attributes and inputs, marked used; null if none. Two
-// training forwards with dropout on the same inputs (the same batch run twice, as SimCSE does)
-// drew different masks that nothing here tells apart: an error naming the node, not a gradient
-// from the wrong masks.
-std::shared_ptr<KeptForward> FindKeptForward(const NodeAttrs& attrs, const std::vector<TBlob>& in) {
-  KeptForwardTable& table = KeptForwardTable::Global();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  std::shared_ptr<KeptForward> found;
-  for (auto it = table.entries.rbegin(); it != table.entries.rend(); ++it) {
-    if (!SameCall(**it, attrs.dict, in)) continue;
-    if (found == nullptr) {
-      found = *it;
-      if (!found->dropped) break;
-    } else if (!(*it)->used) {
-      HN_THROW(kUnsupported)
-          << DescribeNode(attrs)
-          << ": two training forwards with dropout ran on the same inputs and both wait for their "
-             "backward; their masks cannot be told apart. Run the second forward after the first "
-             "one's backward, or concatenate the batches into one forward";
-    }
-  }
-  if (found != nullptr) found->used = true;
-  return found;
-}
-
-// An inference forward with dropout forgets the training ones on the same inputs, so a backward
-// after it cannot read their masks.
-void ForgetKeptForwards(const AttrDict& attrs, const std::vector<TBlob>& in) {
-  KeptForwardTable& table = KeptForwardTable::Global();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  table.entries.erase(std::remove_if(table.entries.begin(), table.entries.end(),
-                                     [&](const std::shared_ptr<KeptForward>& k) {
-                                       return SameCall(*k, attrs, in);
-                                     }),
-                      table.entries.end());
 }
 
 template <typename T>
 void RNNTypedCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const RNNParam& p = attrs.Param<RNNParam>();
+  const size_t visible = RNNNumOutputs(attrs);
   T* y = out[0].ptr<T>();
-  T* hy = out.size() > 1 ? out[1].ptr<T>() : nullptr;
-  T* cy = out.size() > 2 ? out[2].ptr<T>() : nullptr;
-  if (!ctx.is_train) {
-    if (p.p > 0.f) ForgetKeptForwards(attrs.dict, in);
-    RNNForward<T>(ctx, p, in, y, hy, cy, nullptr);
+  T* hy = visible > 1 ? out[1].ptr<T>() : nullptr;
+  T* cy = visible > 2 ? out[2].ptr<T>() : nullptr;
+  const std::optional<uint64_t> dropout_seed =
+      ctx.is_train && Drops(p) ? std::optional<uint64_t>(internal::DrawRandomSeed()) : std::nullopt;
+  if (out.size() == visible) {  // no gradient follows: nothing kept
+    RNNForward<T>(ctx, p, in, y, hy, cy, nullptr, dropout_seed);
     return;
   }
-  const RNNDims dm = DimsOf(p, in[0].shape);
-  const bool dropout = p.p > 0.f && p.num_layers > 1;
-  std::shared_ptr<KeptForward> k = NewKeptForward();
-  k->attrs = attrs.dict;
-  k->dtype = in[0].dtype;
-  k->shapes.clear();
-  k->inputs.resize(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    k->shapes.push_back(in[i].shape);
-    const char* bytes = static_cast<const char*>(in[i].data);
-    k->inputs[i].assign(bytes, bytes + BytesOf(in[i]));
-  }
-  k->dropped = dropout;
-  k->trace.resize(static_cast<size_t>(ForwardTraceSize(p, dm, dropout)) * sizeof(T));
   const ForwardTrace<T> trace =
-      ForwardTraceAt<T>(p, dm, dropout, reinterpret_cast<T*>(k->trace.data()));
-  RNNForward<T>(ctx, p, in, y, hy, cy, &trace,
-                dropout ? std::optional<uint64_t>(internal::DrawRandomSeed()) : std::nullopt);
-  AddKeptForward(std::move(k));
+      ForwardTraceAt<T>(p, DimsOf(p, in[0].shape), Drops(p), out[visible].ptr<T>());
+  RNNForward<T>(ctx, p, in, y, hy, cy, &trace, dropout_seed);
 }
 
 void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -630,12 +529,11 @@ void RNNCompute(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
 
 // ---------------------------------------------------------------------------------------------
 // Gradient: back-propagation through time (MXNet's _backward_RNN). _backward_RNN reads each
-// step's gates and states (StepTrace) from its training forward's KeptForward, or runs the forward
-// again keeping them, then goes back through the steps of every layer and direction, top layer
-// first. Per step it forms the gradient of the gates'
-// pre-activations (dA) and passes dA Wh back to the previous hidden state (one gemm per step, as
-// the forward's recurrence); the weight, bias and input gradients are then one gemm or sum over
-// all steps each: dWx = dA^T x, dWh = dA_h^T h_prev, dx = dA Wx.
+// step's gates and states (StepTrace) from its forward's kept output, then goes back through the
+// steps of every layer and direction, top layer first. Per step it forms the gradient of the
+// gates' pre-activations (dA) and passes dA Wh back to the previous hidden state (one gemm per
+// step, as the forward's recurrence); the weight, bias and input gradients are then one gemm or sum
+// over all steps each: dWx = dA^T x, dWh = dA_h^T h_prev, dx = dA Wx.
 
 // The gradient of one direction of one layer. dy is the layer output's gradient (T, N, D * H);
 // dhy/dcy the final states' (null: zero); dx (T, N, in) is set (accumulate false) or added to.
@@ -760,32 +658,18 @@ HN_AVX512 void BackwardDirectionAvx512(RNNMode mode, const RNNDims& dm, bool bac
                     accumulate, dwx, dwh, dbx, dbh, dhx, dcx, scratch);
 }
 
-// in: the forward's output gradients (RNNNumOutputs of them), then its inputs; out: the
-// gradients of data, parameters, state and (LSTM) state_cell.
+// in: the forward's output gradients (RNNNumOutputs of them), its inputs, then its kept output;
+// out: the gradients of data, parameters, state and (LSTM) state_cell.
 template <typename T>
 void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<TBlob>& out, size_t num_outputs) {
   const RNNParam& p = attrs.Param<RNNParam>();
-  const std::vector<TBlob> fin(in.begin() + static_cast<std::ptrdiff_t>(num_outputs), in.end());
+  const std::vector<TBlob> fin(in.begin() + static_cast<std::ptrdiff_t>(num_outputs), in.end() - 1);
   const RNNDims dm = DimsOf(p, fin[0].shape);
   const bool lstm = p.mode == RNNMode::kLstm;
   const int64_t layers = p.num_layers, input_size = fin[0].shape[2];
   const int64_t rows = dm.t * dm.n, layer_out = rows * dm.d * dm.h, state = dm.n * dm.h;
-  const std::shared_ptr<KeptForward> kept = FindKeptForward(attrs, fin);
-  ForwardTrace<T> trace;
-  if (kept != nullptr) {
-    trace = ForwardTraceAt<T>(p, dm, kept->dropped, reinterpret_cast<T*>(kept->trace.data()));
-  } else {
-    HN_CHECK(!(ctx.is_train && p.p > 0.f && layers > 1), kInvalidArgument)
-        << DescribeNode(attrs) << ": the training backward of an RNN with dropout (p=" << p.p
-        << ") needs the masks its training forward drew, and no forward on these inputs is "
-           "kept (the inputs changed since the forward, more than "
-        << kMaxKeptForwards << " RNN forwards ran in between, or an inference forward replaced it)";
-    T* storage = ctx.workspace->Get<T>(
-        internal::kOpSlot1, static_cast<size_t>(ForwardTraceSize(p, dm, false) + layer_out));
-    trace = ForwardTraceAt<T>(p, dm, false, storage);
-    RNNForward<T>(ctx, p, fin, storage + ForwardTraceSize(p, dm, false), nullptr, nullptr, &trace);
-  }
+  const ForwardTrace<T> trace = ForwardTraceAt<T>(p, dm, Drops(p), in.back().ptr<T>());
 
   const int64_t per_dir = 2 * rows * dm.g * dm.h + 4 * state;
   T* scratch = ctx.workspace->Get<T>(
@@ -846,36 +730,49 @@ void RNNBackwardCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
   }
 }
 
-// (the forward's output gradients, its inputs) -> gradients of data, parameters, state[,
-// state_cell]: the forward's inference on its inputs, outputs matched against the gradients.
+// _backward_RNN's inputs as the forward's: its outputs (the gradients' shapes and dtypes, then
+// the kept output, _backward_RNN's last input) and its inputs (those between).
+template <typename V>
+void SplitBackwardInputs(const std::vector<V>& in, size_t num_outputs, std::vector<V>* forward_in,
+                         std::vector<V>* forward_out) {
+  const auto first_input = in.begin() + static_cast<std::ptrdiff_t>(num_outputs);
+  forward_in->assign(first_input, in.end() - 1);
+  forward_out->assign(in.begin(), first_input);
+  forward_out->push_back(in.back());
+}
+
+template <typename V>
+void JoinBackwardInputs(const std::vector<V>& forward_in, const std::vector<V>& forward_out,
+                        std::vector<V>* in) {
+  std::copy(forward_out.begin(), forward_out.end() - 1, in->begin());
+  std::copy(forward_in.begin(), forward_in.end(),
+            in->begin() + static_cast<std::ptrdiff_t>(forward_out.size() - 1));
+  in->back() = forward_out.back();
+}
+
+// (the forward's output gradients, its inputs, its kept output) -> gradients of data,
+// parameters, state[, state_cell]: the forward's inference on its inputs, outputs matched
+// against the gradients and the kept output.
 bool RNNBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  const size_t num_outputs = RNNNumOutputs(attrs);
-  std::vector<Shape> forward_in(in->begin() + static_cast<std::ptrdiff_t>(num_outputs), in->end());
-  std::vector<Shape> forward_out(in->begin(),
-                                 in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  std::vector<Shape> forward_in, forward_out;
+  SplitBackwardInputs(*in, RNNNumOutputs(attrs), &forward_in, &forward_out);
   for (size_t i = 0; i < out->size(); ++i) {
     if ((*out)[i].ndim() != 0) internal::AssignShape(attrs, &forward_in, i, (*out)[i], "input");
   }
   const bool known = RNNShape(attrs, &forward_in, &forward_out);
-  std::copy(forward_out.begin(), forward_out.end(), in->begin());
-  std::copy(forward_in.begin(), forward_in.end(),
-            in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  JoinBackwardInputs(forward_in, forward_out, in);
   for (size_t i = 0; i < out->size(); ++i) (*out)[i] = forward_in[i];
   return known;
 }
 
 bool RNNBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  const size_t num_outputs = RNNNumOutputs(attrs);
-  std::vector<DType> forward_in(in->begin() + static_cast<std::ptrdiff_t>(num_outputs), in->end());
-  std::vector<DType> forward_out(in->begin(),
-                                 in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  std::vector<DType> forward_in, forward_out;
+  SplitBackwardInputs(*in, RNNNumOutputs(attrs), &forward_in, &forward_out);
   for (size_t i = 0; i < out->size(); ++i) {
     if ((*out)[i] != DType::kUnknown && forward_in[i] == DType::kUnknown) forward_in[i] = (*out)[i];
   }
   const bool known = RNNType(attrs, &forward_in, &forward_out);
-  std::copy(forward_out.begin(), forward_out.end(), in->begin());
-  std::copy(forward_in.begin(), forward_in.end(),
-            in->begin() + static_cast<std::ptrdiff_t>(num_outputs));
+  JoinBackwardInputs(forward_in, forward_out, in);
   for (size_t i = 0; i < out->size(); ++i) (*out)[i] = forward_in[i];
   return known;
 }
@@ -884,6 +781,7 @@ std::vector<std::string> RNNBackwardInputNames(const NodeAttrs& attrs) {
   std::vector<std::string> names{"out_grad", "state_output_grad", "statecell_output_grad"};
   names.resize(RNNNumOutputs(attrs));
   for (const std::string& name : RNNInputNames(attrs)) names.push_back(name);
+  names.push_back("kept_forward");
   return names;
 }
 
@@ -895,9 +793,12 @@ uint32_t RNNNumFloatInputs(const NodeAttrs& attrs) {
 std::vector<NodeEntry> RNNGradient(const std::shared_ptr<Node>& n,
                                    const std::vector<NodeEntry>& dy) {
   internal::GradientBuilder g(n, dy);
-  std::vector<NodeEntry> inputs(dy.begin(), dy.end());
+  const uint32_t visible = RNNNumOutputs(g.attrs());
+  std::vector<NodeEntry> inputs;
+  for (uint32_t k = 0; k < visible; ++k) inputs.push_back(g.out_grad(k));
   const std::vector<std::string> names = RNNInputNames(g.attrs());
   for (size_t i = 0; i < names.size(); ++i) inputs.push_back(g.in(i));
+  inputs.push_back(g.out(visible));  // the kept forward
   const std::shared_ptr<Node> backward = g.MakeNode("_backward_RNN", inputs, g.attrs().dict);
   std::vector<NodeEntry> grads;
   for (uint32_t i = 0; i < RNNNumFloatInputs(g.attrs()); ++i) grads.push_back({backward, i, 0});
@@ -909,27 +810,30 @@ std::vector<NodeEntry> RNNGradient(const std::shared_ptr<Node>& n,
 }  // namespace
 
 void RegisterRNNOps(OpRegistry* r) {
-  r->Register("RNN")
-      .Describe(
-          "Multi-layer (bidirectional) LSTM, GRU or Elman RNN over data (T, N, I) with "
-          "the packed parameter vector, initial states (L * D, N, H) and optional "
-          "per-sequence lengths; outputs (T, N, D * H) and, with state_outputs, the final "
-          "states.")
-      .SetParam<RNNParam>(InitRNNParam)
-      .SetInputNames(RNNInputNames)
-      .SetNumOutputs(RNNNumOutputs)
-      .SetOutputNames([](const NodeAttrs&) -> std::vector<std::string> {
-        return {"output", "state_output", "statecell_output"};  // as many as RNNNumOutputs
-      })
-      .SetInferShape(RNNShape)
-      .SetInferType(RNNType)
-      .SetCompute(RNNCompute)
-      .SetGradient(RNNGradient);
+  const Op& rnn =
+      r->Register("RNN")
+          .Describe(
+              "Multi-layer (bidirectional) LSTM, GRU or Elman RNN over data (T, N, I) with "
+              "the packed parameter vector, initial states (L * D, N, H) and optional "
+              "per-sequence lengths; outputs (T, N, D * H) and, with state_outputs, the final "
+              "states.")
+          .SetParam<RNNParam>(InitRNNParam)
+          .SetInputNames(RNNInputNames)
+          .SetNumOutputs(RNNNumOutputs)
+          .SetOutputNames([](const NodeAttrs&) -> std::vector<std::string> {
+            return {"output", "state_output", "statecell_output"};  // as many as RNNNumOutputs
+          })
+          .SetInferShape(RNNShape)
+          .SetInferType(RNNType)
+          .SetCompute(RNNCompute)
+          .SetGradient(RNNGradient);
+  internal::SetNumKeptOutputs(rnn, [](const NodeAttrs&) { return 1u; });
 
   r->Register("_backward_RNN")
       .Describe(
-          "The gradient of RNN (back-propagation through time): from the output gradients "
-          "and RNN's inputs, the gradients of data, parameters, state and state_cell.")
+          "The gradient of RNN (back-propagation through time): from the output gradients, "
+          "RNN's inputs and the steps its forward kept, the gradients of data, parameters, "
+          "state and state_cell.")
       .SetParam<RNNParam>(InitRNNParam)
       .SetInputNames(RNNBackwardInputNames)
       .SetNumInputs([](const NodeAttrs& attrs) {
