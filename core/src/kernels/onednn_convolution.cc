@@ -239,8 +239,9 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
         }
       }
       if (!made && BlockedLayoutsPay(s, ConvPass::kForward)) {
-        p->src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, Tag::any);
-        p->dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, Tag::any);
+        // Named: asked to choose (any), oneDNN gives forward inference brgconv's channel-last.
+        p->src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, Tag::nChw16c);
+        p->dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, Tag::nChw16c);
       }
       if (!made) {
         dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, p->src_md,
