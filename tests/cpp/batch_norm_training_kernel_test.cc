@@ -222,9 +222,10 @@ TEST(BatchNormTrainingKernel, ReluVariantGradientGivesTheBitsOfReluThenBatchNorm
 struct ChannelLastCase {
   int64_t N, C, S;
 };
+// The last is large enough for the channels to be split between threads (at 2 threads and up).
 constexpr ChannelLastCase kChannelLastCases[] = {{1, 3, 7},    {3, 17, 65},   {2, 40, 1},
                                                  {4, 33, 100}, {2, 16, 1024}, {5, 64, 31},
-                                                 {1, 1, 130},  {2, 130, 9}};
+                                                 {1, 1, 130},  {2, 130, 9},   {2, 50, 700}};
 
 // (N, C, S) to (N, S, C), and back.
 std::vector<float> ToChannelLast(const std::vector<float>& v, const ChannelLastCase& k) {

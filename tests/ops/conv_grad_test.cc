@@ -141,12 +141,17 @@ TEST(PoolingGradient, MaxGoesToTheFirstMaximumOfItsWindow) {
 }
 
 TEST(PoolingGradient, EveryMaxKernelGivesTheSameBitsOnTies) {
-  // Small integers: most windows hold their maximum more than once. Rows of 70 give the AVX-512
-  // kernel whole and partial blocks of 16 windows; strides 1 and 2 load, 3 gathers.
+  // Small integers: most windows hold their maximum more than once. Rows of 70 give the
+  // channel-first AVX-512 kernel whole and partial blocks of 16 windows (strides 1 and 2 load, 3
+  // gathers); 20 channels give the channel-last one a whole and a partial block of 16 channels.
+  // The channel-last data is the channel-first data transposed, and every kernel, of either
+  // layout, must give the same bits.
   std::mt19937 rng(5);
-  std::vector<float> values(2 * 3 * 9 * 70);
+  std::vector<float> values(2 * 20 * 9 * 70);
   for (float& v : values) v = static_cast<float>(std::uniform_int_distribution<int>(0, 3)(rng));
-  const NDArray data = NDArray::FromBuffer({2, 3, 9, 70}, DType::kFloat32, values.data());
+  const NDArray data = NDArray::FromBuffer({2, 20, 9, 70}, DType::kFloat32, values.data());
+  const AttrDict to_last = {{"axes", "(0, 2, 3, 1)"}}, to_first = {{"axes", "(0, 3, 1, 2)"}};
+  const NDArray data_last = Invoke("transpose", {data}, to_last)[0];
   internal::KernelChoice* found = nullptr;
   for (internal::KernelChoice* c : internal::KernelChoices()) {
     if (c->family() == "pooling_backward") found = c;
@@ -157,16 +162,34 @@ TEST(PoolingGradient, EveryMaxKernelGivesTheSameBitsOnTies) {
     SCOPED_TRACE("stride " + std::to_string(stride));
     const std::string s = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
     const AttrDict attrs = {{"kernel", "(3, 3)"}, {"stride", s}, {"pad", "(1, 1)"}};
+    AttrDict attrs_last = attrs;
+    attrs_last["layout"] = "NHWC";
     const NDArray y = Invoke("Pooling", {data}, attrs)[0];
+    const NDArray y_last = Invoke("Pooling", {data_last}, attrs_last)[0];
     const NDArray out_grad = NDArray::RandomUniform(y.shape(), -1.f, 1.f);
-    std::vector<NDArray> grads;
+    const NDArray out_grad_last = Invoke("transpose", {out_grad}, to_last)[0];
+    std::vector<std::string> ran;
+    std::vector<NDArray> grads;  // channel-first
     for (size_t k = 0; k < choice.kernels().size(); ++k) {
       if (!choice.kernels()[k].runs_here) continue;
+      const std::string& name = choice.kernels()[k].name;
       choice.Force(static_cast<int>(k));
-      grads.push_back(Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0]);
+      if (name != "max_channel_last") {
+        grads.push_back(Invoke("_backward_Pooling", {out_grad, data, y}, attrs)[0]);
+        ran.push_back(name + " on NCHW");
+      }
+      if (name != "max_channel_first") {
+        const NDArray dx_last =
+            Invoke("_backward_Pooling", {out_grad_last, data_last, y_last}, attrs_last)[0];
+        grads.push_back(Invoke("transpose", {dx_last}, to_first)[0]);
+        ran.push_back(name + " on NHWC");
+      }
       choice.Force(-1);
     }
-    for (size_t k = 1; k < grads.size(); ++k) EXPECT_EQ(BitDifference(grads[0], grads[k]), "");
+    ASSERT_GE(grads.size(), 2u);
+    for (size_t k = 1; k < grads.size(); ++k) {
+      EXPECT_EQ(BitDifference(grads[0], grads[k]), "") << ran[k] << " against " << ran[0];
+    }
   }
 }
 

@@ -411,8 +411,6 @@ void BatchNormBackward(const BatchNormGradArgs& a, const BatchNormDims& dims) {
 
 namespace {
 
-constexpr int64_t kLaneGroup = 8;  // lanes of one task of a channel-last sum
-
 // Worth more than one thread: the channel-first kernels' threshold, for all channels at once.
 bool WorthSplitting(const BatchNormDims& dims) { return dims.count() * dims.channels >= 65536; }
 
@@ -447,38 +445,43 @@ void StatLanesScalar(const float* x, const BatchNormDims& dims, const float* mea
   }
 }
 
-// Task `task` of StatLanesAvx512: lanes g * kLaneGroup... of channels c0... (one register).
+// Channel blocks of 16 in one consecutive range per kernel thread, body(c_lo, c_hi): each thread
+// reads its channels of every position in memory order (one pass over the data), adding into
+// lanes that stay in cache; every lane takes its values in the data's order, whatever the split.
+template <typename Body>
+void ChannelRanges(const BatchNormDims& dims, const Body& body) {
+  const int64_t blocks = (dims.channels + 15) / 16;
+  const int64_t ranges = WorthSplitting(dims) ? std::min<int64_t>(blocks, KernelThreads()) : 1;
+  ParallelFor(ranges, ranges > 1, [&](int64_t r) {
+    body(blocks * r / ranges * 16, std::min(dims.channels, blocks * (r + 1) / ranges * 16));
+  });
+}
+
+// StatLanesScalar's lanes of channels c_lo... c_hi, 16 channels a register.
 template <bool kSquares>
-HN_AVX512 void StatLanesTaskAvx512(const float* x, const BatchNormDims& dims, const float* mean,
-                                   float* part, int64_t g, int64_t c0) {
+HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, const float* mean,
+                                    float* part, int64_t c_lo, int64_t c_hi) {
   const int64_t C = dims.channels, S = dims.inner;
-  const __mmask16 lanes = FirstLanes(C - c0);
-  const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c0) : _mm512_setzero_ps();
-  __m512 acc[kLaneGroup];
-  for (__m512& r : acc) r = _mm512_setzero_ps();
+  for (int64_t l = 0; l < kStatLanes; ++l) std::fill(part + l * C + c_lo, part + l * C + c_hi, 0.f);
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t base = g * kLaneGroup; base < S; base += kStatLanes) {
-      const float* xs = x + (o * S + base) * C + c0;
-      if (base + kLaneGroup <= S) {
-        for (int64_t j = 0; j < kLaneGroup; ++j)
-          acc[j] = _mm512_add_ps(acc[j],
-                                 StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + j * C), m));
-      } else {
-        for (int64_t j = 0; base + j < S; ++j)
-          acc[j] = _mm512_add_ps(acc[j],
-                                 StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + j * C), m));
+    for (int64_t s = 0; s < S; ++s) {
+      const float* xs = x + (o * S + s) * C;
+      float* p = part + (s % kStatLanes) * C;
+      for (int64_t c = c_lo; c < c_hi; c += 16) {
+        const __mmask16 lanes = FirstLanes(c_hi - c);
+        const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
+        const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
+        _mm512_mask_storeu_ps(p + c, lanes,
+                              _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
       }
     }
   }
-  for (int64_t j = 0; j < kLaneGroup; ++j)
-    _mm512_mask_storeu_ps(part + (g * kLaneGroup + j) * C + c0, lanes, acc[j]);
 }
 
 template <bool kSquares>
 void StatLanesAvx512(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
-  const int64_t blocks = (dims.channels + 15) / 16, groups = kStatLanes / kLaneGroup;
-  ParallelFor(groups * blocks, WorthSplitting(dims), [&](int64_t task) {
-    StatLanesTaskAvx512<kSquares>(x, dims, mean, part, task / blocks, (task % blocks) * 16);
+  ChannelRanges(dims, [&](int64_t c_lo, int64_t c_hi) {
+    StatLanesRangeAvx512<kSquares>(x, dims, mean, part, c_lo, c_hi);
   });
 }
 
@@ -539,10 +542,6 @@ void GradLanesScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
   }
 }
 
-// Task (g, c0) of GradLanesAvx512: lanes g * kGradLaneGroup... of channels c0... (16: a cache
-// line of x and of dy a position), in registers: per lane, two halves of 8 doubles for each sum.
-constexpr int64_t kGradLaneGroup = 4;
-
 HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* sum_acc,
                                   __m512d* dot_acc) {
   const __m512d dy = _mm512_cvtps_pd(dy8);
@@ -550,52 +549,51 @@ HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* 
   *dot_acc = _mm512_add_pd(*dot_acc, _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy));
 }
 
-HN_AVX512 void GradLanesTaskAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
-                                   const ChannelLastGrad& v, double* sum_part, double* dot_part,
-                                   int64_t g, int64_t c0) {
+// GradLanesScalar's lanes of channels c_lo... c_hi, 16 channels (two halves of 8 doubles) at once.
+HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                                    const ChannelLastGrad& v, double* sum_part, double* dot_part,
+                                    int64_t c_lo, int64_t c_hi) {
   const int64_t C = dims.channels, S = dims.inner;
-  const __mmask16 m = FirstLanes(C - c0);
-  const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
-  const __m512d mean_lo = _mm512_maskz_loadu_pd(lo, v.mean_d + c0);
-  const __m512d mean_hi = _mm512_maskz_loadu_pd(hi, v.mean_d + c0 + 8);
+  for (int64_t l = 0; l < kGradLanes; ++l) {
+    std::fill(sum_part + l * C + c_lo, sum_part + l * C + c_hi, 0.0);
+    std::fill(dot_part + l * C + c_lo, dot_part + l * C + c_hi, 0.0);
+  }
   const bool relu = a.relu_beta != nullptr;
-  const __m512 scale = relu ? _mm512_maskz_loadu_ps(m, v.scale + c0) : _mm512_setzero_ps();
-  const __m512 shift = relu ? _mm512_maskz_loadu_ps(m, v.shift + c0) : _mm512_setzero_ps();
-  __m512d sum_acc[kGradLaneGroup][2], dot_acc[kGradLaneGroup][2];
-  for (int64_t j = 0; j < kGradLaneGroup; ++j)
-    for (int h = 0; h < 2; ++h) sum_acc[j][h] = dot_acc[j][h] = _mm512_setzero_pd();
-  auto add = [&](int64_t j, int64_t at) HN_AVX512 {
-    const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at);
-    __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at);
-    if (relu) dy16 = ReluMaskedDy16(x16, dy16, scale, shift);
-    AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16), mean_lo, &sum_acc[j][0],
-                &dot_acc[j][0]);
-    AddGradHalf(UpperHalf(x16), UpperHalf(dy16), mean_hi, &sum_acc[j][1], &dot_acc[j][1]);
-  };
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t base = g * kGradLaneGroup; base < S; base += kGradLanes) {
-      const int64_t at = (o * S + base) * C + c0;
-      if (base + kGradLaneGroup <= S) {
-        for (int64_t j = 0; j < kGradLaneGroup; ++j) add(j, at + j * C);
-      } else {
-        for (int64_t j = 0; base + j < S; ++j) add(j, at + j * C);
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t at = (o * S + s) * C;
+      double* sp = sum_part + (s % kGradLanes) * C;
+      double* dp = dot_part + (s % kGradLanes) * C;
+      for (int64_t c = c_lo; c < c_hi; c += 16) {
+        const __mmask16 m = FirstLanes(c_hi - c);
+        const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+        const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
+        __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
+        if (relu) {
+          dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
+                                _mm512_maskz_loadu_ps(m, v.shift + c));
+        }
+        __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
+                sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
+        __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
+                dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
+        AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
+                    _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
+        AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
+                    &sum_hi, &dot_hi);
+        _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
+        _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
+        _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
+        _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
       }
     }
-  }
-  for (int64_t j = 0; j < kGradLaneGroup; ++j) {
-    const int64_t at = (g * kGradLaneGroup + j) * C + c0;
-    _mm512_mask_storeu_pd(sum_part + at, lo, sum_acc[j][0]);
-    _mm512_mask_storeu_pd(sum_part + at + 8, hi, sum_acc[j][1]);
-    _mm512_mask_storeu_pd(dot_part + at, lo, dot_acc[j][0]);
-    _mm512_mask_storeu_pd(dot_part + at + 8, hi, dot_acc[j][1]);
   }
 }
 
 void GradLanesAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                      const ChannelLastGrad& v, double* sum_part, double* dot_part) {
-  const int64_t blocks = (dims.channels + 15) / 16, groups = kGradLanes / kGradLaneGroup;
-  ParallelFor(groups * blocks, WorthSplitting(dims), [&](int64_t task) {
-    GradLanesTaskAvx512(a, dims, v, sum_part, dot_part, task / blocks, (task % blocks) * 16);
+  ChannelRanges(dims, [&](int64_t c_lo, int64_t c_hi) {
+    GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, c_lo, c_hi);
   });
 }
 

@@ -104,8 +104,8 @@ class Workspace;
 /// These give the channel-first kernels' bits on the same values: each channel's sums take the
 /// same lanes in the same order (lane = position within the sample mod the lane count, samples in
 /// turn, then the lanes pairwise), computed for all channels at once (AVX-512: 16 or 8 channels
-/// a register). The threads split lane groups and channel blocks, so the results do not depend on
-/// their count. `workspace` holds the partial sums (kBatchNormLanesSlot).
+/// a register), in one pass over the data. The threads split the channels, so the results do not
+/// depend on their count. `workspace` holds the partial sums (kBatchNormLanesSlot).
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
                                     float* mean, float* invstd, Workspace* workspace);
 /// BatchNormBackward on channel-last data; also takes kBatchNormAffineSlot.

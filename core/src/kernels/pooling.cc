@@ -474,10 +474,56 @@ HN_AVX512 void UnpoolMaxPlaneAvx512(const float* x, const float* y, const float*
   }
 }
 
+// UnpoolPlane<kMax> of a channel-last sample (`lane` channels a position) on AVX-512: each
+// output's window is searched for 16 channels at once, tap by tap from the last, keeping per
+// channel the offset of the last equal value seen (its first in row-major order), and the
+// gradients are added at those offsets, outputs in order. A value of dx gets its additions from
+// the outputs in the order UnpoolPlane adds them, so the results are its bits.
+HN_AVX512 void UnpoolMaxChannelLastAvx512(const float* x, const float* y, const float* dy,
+                                          float* dx, const SpatialGeom& g, int64_t lane) {
+  const int64_t IH = g.image[1], IW = g.image[2];
+  std::fill(dx, dx + g.ImageSize() * lane, 0.f);
+  const __m512i channels = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  alignas(64) int32_t found[16];
+  int64_t o = 0;
+  for (int64_t pd = 0; pd < g.grid[0]; ++pd) {
+    const Span sd = MaxSpan(pd, g.kernel[0], g.stride[0], g.pad[0], g.image[0]);
+    for (int64_t ph = 0; ph < g.grid[1]; ++ph) {
+      const Span sh = MaxSpan(ph, g.kernel[1], g.stride[1], g.pad[1], IH);
+      for (int64_t pw = 0; pw < g.grid[2]; ++pw, ++o) {
+        const Span sw = MaxSpan(pw, g.kernel[2], g.stride[2], g.pad[2], IW);
+        const float* yo = y + o * lane;
+        const float* dyo = dy + o * lane;
+        for (int64_t c = 0; c < lane; c += 16) {
+          const __mmask16 lanes = FirstLanes(lane - c);
+          const __m512 m = _mm512_maskz_loadu_ps(lanes, yo + c);
+          __m512i first = _mm512_set1_epi32(-1);
+          for (int64_t d = sd.hi - 1; d >= sd.lo; --d)
+            for (int64_t h = sh.hi - 1; h >= sh.lo; --h)
+              for (int64_t w = sw.hi - 1; w >= sw.lo; --w) {
+                const int64_t at = ((d * IH + h) * IW + w) * lane + c;
+                const __m512 v = _mm512_maskz_loadu_ps(lanes, x + at);
+                const __mmask16 equal = _mm512_mask_cmp_ps_mask(lanes, v, m, _CMP_EQ_OQ);
+                first = _mm512_mask_mov_epi32(
+                    first, equal,
+                    _mm512_add_epi32(channels, _mm512_set1_epi32(static_cast<int>(at))));
+              }
+          _mm512_store_si512(found, first);
+          const int64_t count = std::min<int64_t>(16, lane - c);
+          for (int64_t i = 0; i < count; ++i) {
+            if (found[i] >= 0) dx[found[i]] += dyo[c + i];
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 KernelChoice& PoolingBackwardKernels() {
-  static KernelChoice choice("pooling_backward", {{"max_channel_first", "AVX-512F", CpuHasAvx512()},
+  static KernelChoice choice("pooling_backward", {{"max_channel_last", "AVX-512F", CpuHasAvx512()},
+                                                  {"max_channel_first", "AVX-512F", CpuHasAvx512()},
                                                   {"windows", "", true}});
   return choice;
 }
@@ -488,6 +534,8 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x,
   const int64_t IS = g.ImageSize() * lane, OS = g.GridSize() * lane;
   auto takes = [&](int k) {
     switch (static_cast<PoolBackwardKernel>(k)) {
+      case PoolBackwardKernel::kMaxChannelLast:  // offsets are int32
+        return type == PoolType::kMax && lane > 1 && CpuHasAvx512() && IS < INT32_MAX;
       case PoolBackwardKernel::kMaxChannelFirst:  // gather offsets are int32
         return type == PoolType::kMax && lane == 1 && CpuHasAvx512() && IS < INT32_MAX;
       case PoolBackwardKernel::kWindows:
@@ -495,9 +543,11 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x,
     }
     return false;
   };
-  const int usual = static_cast<int>(takes(static_cast<int>(PoolBackwardKernel::kMaxChannelFirst))
-                                         ? PoolBackwardKernel::kMaxChannelFirst
-                                         : PoolBackwardKernel::kWindows);
+  int usual = static_cast<int>(PoolBackwardKernel::kWindows);
+  for (PoolBackwardKernel k :
+       {PoolBackwardKernel::kMaxChannelFirst, PoolBackwardKernel::kMaxChannelLast}) {
+    if (takes(static_cast<int>(k))) usual = static_cast<int>(k);
+  }
   const auto kernel =
       static_cast<PoolBackwardKernel>(PoolingBackwardKernels().Choose(usual, takes, [&] {
         return "pooling gradient of " + std::to_string(planes) + " planes of " +
@@ -510,6 +560,10 @@ void PoolPlanesBackward(PoolType type, int pv, bool include_pad, const float* x,
     float* dxi = dx + i * IS;
     if (kernel == PoolBackwardKernel::kMaxChannelFirst) {
       UnpoolMaxPlaneAvx512(xi, yi, dyi, dxi, g);
+      return;
+    }
+    if (kernel == PoolBackwardKernel::kMaxChannelLast) {
+      UnpoolMaxChannelLastAvx512(xi, yi, dyi, dxi, g, lane);
       return;
     }
     UnpoolPlaneOf(type, pv, include_pad, xi, yi, dyi, dxi, g, lane);

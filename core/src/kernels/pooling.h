@@ -35,9 +35,10 @@ KernelChoice& PoolingKernels();
 void PoolPlanes(PoolType type, int pv, bool include_pad, bool nan_on_empty, const float* x,
                 float* y, const SpatialGeom& g, int64_t lane, int64_t planes, Workspace* workspace);
 
-/// The kernels of PoolPlanesBackward: max pooling of channel-first planes 16 outputs at a time
-/// (AVX-512), then plain windows, which take every call.
-enum class PoolBackwardKernel { kMaxChannelFirst, kWindows };
+/// The kernels of PoolPlanesBackward: max pooling of channel-last samples 16 channels at a time
+/// and of channel-first planes 16 outputs at a time (both AVX-512), then plain windows, which
+/// take every call.
+enum class PoolBackwardKernel { kMaxChannelLast, kMaxChannelFirst, kWindows };
 
 /// The choice among them (kernel_choice.h), indexed by PoolBackwardKernel.
 KernelChoice& PoolingBackwardKernels();
