@@ -23,19 +23,16 @@ _GRAD_REQS = {"null": lib.HN_GRAD_NULL, "write": lib.HN_GRAD_WRITE, "add": lib.H
 
 
 class _CallBuffers(threading.local):
-    """Per-thread call buffers, allocated once per thread (the flags are per thread, and read
-    right after the call that writes them): the record() scope of every training step uses
-    them."""
+    """Per-thread buffers for the previous flags, allocated once per thread (the flags are per
+    thread, and read right after the call that writes them)."""
 
     def __init__(self):
         self.flag = ffi.new("int*")
-        self.head = ffi.new("hn_tensor*[1]")
 
 
 _buffers = _CallBuffers()
 _set_recording = lib.hn_autograd_set_recording
 _set_training = lib.hn_autograd_set_training
-_backward = lib.hn_autograd_backward
 
 
 def set_recording(is_recording):
@@ -180,16 +177,6 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     grads, _keep = _head_grads(heads, head_grads)
     check(lib.hn_autograd_backward(_handles(heads, "backward"), len(heads), grads,
                                    1 if retain_graph else 0, 1 if train_mode else 0))
-
-
-def _backward_one(handle, retain_graph, train_mode):
-    """backward of one head (a tensor handle) with ones as its gradient: loss.backward() of a
-    training step, without allocating."""
-    head = _buffers.head
-    head[0] = handle
-    rc = _backward(head, 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0)
-    if rc != 0:
-        raise_error(rc)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
