@@ -50,6 +50,20 @@ int hn_autograd_set_training(int training, int* out_previous) noexcept {
   HN_API_END();
 }
 
+int hn_autograd_set_flags(int flags, int mask, int* out_previous) noexcept {
+  HN_API_BEGIN();
+  constexpr int kFlags = HN_AUTOGRAD_RECORDING | HN_AUTOGRAD_TRAINING;
+  HN_CHECK(((flags | mask) & ~kFlags) == 0, kInvalidArgument)
+      << "flags " << flags << ", mask " << mask << ": expected bits of HN_AUTOGRAD_RECORDING (1) "
+      << "and HN_AUTOGRAD_TRAINING (2)";
+  const int previous = (autograd::IsRecording() ? HN_AUTOGRAD_RECORDING : 0) |
+                       (autograd::IsTraining() ? HN_AUTOGRAD_TRAINING : 0);
+  if (mask & HN_AUTOGRAD_RECORDING) autograd::SetRecording((flags & HN_AUTOGRAD_RECORDING) != 0);
+  if (mask & HN_AUTOGRAD_TRAINING) autograd::SetTraining((flags & HN_AUTOGRAD_TRAINING) != 0);
+  if (out_previous != nullptr) *out_previous = previous;
+  HN_API_END();
+}
+
 int hn_autograd_is_recording(int* out_recording) noexcept {
   HN_API_BEGIN();
   CheckOut(out_recording, "out_recording");

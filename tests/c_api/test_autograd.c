@@ -54,6 +54,41 @@ static void test_flags(void) {
   HN_EXPECT_ERR(hn_autograd_is_training(NULL), HN_ERR_INVALID_ARGUMENT, "out_training");
 }
 
+/* hn_autograd_set_flags: the masked flags set, the others left, the previous ones returned. */
+static void test_set_flags(void) {
+  const int both = HN_AUTOGRAD_RECORDING | HN_AUTOGRAD_TRAINING;
+  int previous = -1, now = -1;
+  HN_EXPECT_OK(hn_autograd_set_flags(both, both, &previous));
+  HN_EXPECT(previous == 0);
+  HN_EXPECT_OK(hn_autograd_is_recording(&now));
+  HN_EXPECT(now == 1);
+  HN_EXPECT_OK(hn_autograd_is_training(&now));
+  HN_EXPECT(now == 1);
+  /* predict_mode() inside record(): training cleared, recording left as it is */
+  HN_EXPECT_OK(hn_autograd_set_flags(0, HN_AUTOGRAD_TRAINING, &previous));
+  HN_EXPECT(previous == both);
+  HN_EXPECT_OK(hn_autograd_is_recording(&now));
+  HN_EXPECT(now == 1);
+  HN_EXPECT_OK(hn_autograd_is_training(&now));
+  HN_EXPECT(now == 0);
+  /* a bit of flags outside the mask is ignored */
+  HN_EXPECT_OK(hn_autograd_set_flags(HN_AUTOGRAD_TRAINING, HN_AUTOGRAD_RECORDING, &previous));
+  HN_EXPECT(previous == HN_AUTOGRAD_RECORDING);
+  HN_EXPECT_OK(hn_autograd_is_recording(&now));
+  HN_EXPECT(now == 0);
+  HN_EXPECT_OK(hn_autograd_is_training(&now));
+  HN_EXPECT(now == 0);
+  /* the old setters and this one read and write the same flags */
+  HN_EXPECT_OK(hn_autograd_set_training(1, NULL));
+  HN_EXPECT_OK(hn_autograd_set_flags(0, 0, &previous));
+  HN_EXPECT(previous == HN_AUTOGRAD_TRAINING);
+  HN_EXPECT_ERR(hn_autograd_set_flags(4, both, NULL), HN_ERR_INVALID_ARGUMENT, "flags 4");
+  HN_EXPECT_ERR(hn_autograd_set_flags(0, -1, NULL), HN_ERR_INVALID_ARGUMENT, "mask -1");
+  HN_EXPECT_OK(hn_autograd_set_flags(0, both, NULL));
+  HN_EXPECT_OK(hn_autograd_is_training(&now));
+  HN_EXPECT(now == 0);
+}
+
 /* d/dx exp(x) = exp(x). */
 static void test_exp(void) {
   hn_tensor* x = vector3(1.f, 2.f, -0.5f);
@@ -193,6 +228,6 @@ static void test_errors(void) {
   hn_tensor_free(x);
 }
 
-HN_TEST_MAIN(autograd,
-             HN_RUN(test_flags) HN_RUN(test_exp) HN_RUN(test_add_with_head_gradients)
-                 HN_RUN(test_grad_and_detach) HN_RUN(test_second_order) HN_RUN(test_errors))
+HN_TEST_MAIN(autograd, HN_RUN(test_flags) HN_RUN(test_set_flags) HN_RUN(test_exp)
+                           HN_RUN(test_add_with_head_gradients) HN_RUN(test_grad_and_detach)
+                               HN_RUN(test_second_order) HN_RUN(test_errors))

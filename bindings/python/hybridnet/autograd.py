@@ -19,23 +19,25 @@ from .base import check, error, raise_error
 __all__ = ["set_recording", "set_training", "is_recording", "is_training", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad"]
 
+_new = object.__new__
 _GRAD_REQS = {"null": lib.HN_GRAD_NULL, "write": lib.HN_GRAD_WRITE, "add": lib.HN_GRAD_ADD}
 
 
 class _CallBuffers(threading.local):
-    """Per-thread call buffers, allocated once per thread (the flags are per thread, and read
-    right after the call that writes them): the record() scope of every training step uses
-    them."""
+    """Per-thread buffers for the previous flags, allocated once per thread (the flags are per
+    thread, and read right after the call that writes them)."""
 
     def __init__(self):
         self.flag = ffi.new("int*")
-        self.head = ffi.new("hn_tensor*[1]")
 
 
 _buffers = _CallBuffers()
 _set_recording = lib.hn_autograd_set_recording
 _set_training = lib.hn_autograd_set_training
-_backward = lib.hn_autograd_backward
+_set_flags = lib.hn_autograd_set_flags
+_RECORDING = lib.HN_AUTOGRAD_RECORDING
+_TRAINING = lib.HN_AUTOGRAD_TRAINING
+_BOTH = _RECORDING | _TRAINING
 
 
 def set_recording(is_recording):
@@ -66,59 +68,55 @@ def is_training():
 
 
 class _RecordingStateScope:
-    """Sets recording and training (None: unchanged) on entry and restores them on exit."""
+    """Sets the flags in `_mask` (hn_autograd_flag bits) to `_flags` on entry and restores those
+    that changed on exit, one C call each. Every training step enters one (record()), so it is
+    made without __init__."""
 
-    __slots__ = ("_enter_is_record", "_enter_train_mode", "_prev_is_record", "_prev_train_mode")
-
-    def __init__(self, is_record, train_mode):
-        # The flags as the C calls take them (1 or 0), None for unchanged.
-        self._enter_is_record = None if is_record is None else (1 if is_record else 0)
-        self._enter_train_mode = None if train_mode is None else (1 if train_mode else 0)
-        self._prev_is_record = None
-        self._prev_train_mode = None
+    __slots__ = ("_flags", "_mask", "_previous")
 
     def __enter__(self):
         previous = _buffers.flag
-        if self._enter_is_record is not None:
-            rc = _set_recording(self._enter_is_record, previous)
-            if rc != 0:
-                raise_error(rc)
-            self._prev_is_record = previous[0]
-        if self._enter_train_mode is not None:
-            rc = _set_training(self._enter_train_mode, previous)
-            if rc != 0:
-                raise_error(rc)
-            self._prev_train_mode = previous[0]
+        rc = _set_flags(self._flags, self._mask, previous)
+        if rc != 0:
+            raise_error(rc)
+        self._previous = previous[0]
 
     def __exit__(self, exc_type, exc_value, traceback):
-        if self._enter_is_record is not None and self._prev_is_record != self._enter_is_record:
-            rc = _set_recording(self._prev_is_record, NULL)
+        changed = (self._previous ^ self._flags) & self._mask
+        if changed:
+            rc = _set_flags(self._previous, changed, NULL)
             if rc != 0:
                 raise_error(rc)
-        if self._enter_train_mode is not None and self._prev_train_mode != self._enter_train_mode:
-            rc = _set_training(self._prev_train_mode, NULL)
-            if rc != 0:
-                raise_error(rc)
+
+
+def _scope(flags, mask):
+    scope = _new(_RecordingStateScope)
+    scope._flags = flags
+    scope._mask = mask
+    return scope
 
 
 def record(train_mode=True):
     """Scope that records ops for backward; in training mode unless train_mode=False."""
-    return _RecordingStateScope(True, train_mode)
+    scope = _new(_RecordingStateScope)  # _scope's work inline: every training step makes one
+    scope._flags = _BOTH if train_mode else _RECORDING
+    scope._mask = _BOTH
+    return scope
 
 
 def pause(train_mode=False):
     """Scope in which nothing is recorded (in inference mode unless train_mode=True)."""
-    return _RecordingStateScope(False, train_mode)
+    return _scope(_TRAINING if train_mode else 0, _BOTH)
 
 
 def train_mode():
     """Scope in which ops run in training mode (Dropout drops); recording is unchanged."""
-    return _RecordingStateScope(None, True)
+    return _scope(_TRAINING, _TRAINING)
 
 
 def predict_mode():
     """Scope in which ops run in inference mode; recording is unchanged."""
-    return _RecordingStateScope(None, False)
+    return _scope(0, _TRAINING)
 
 
 def _handles(arrays, what):
@@ -180,16 +178,6 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     grads, _keep = _head_grads(heads, head_grads)
     check(lib.hn_autograd_backward(_handles(heads, "backward"), len(heads), grads,
                                    1 if retain_graph else 0, 1 if train_mode else 0))
-
-
-def _backward_one(handle, retain_graph, train_mode):
-    """backward of one head (a tensor handle) with ones as its gradient: loss.backward() of a
-    training step, without allocating."""
-    head = _buffers.head
-    head[0] = handle
-    rc = _backward(head, 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0)
-    if rc != 0:
-        raise_error(rc)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

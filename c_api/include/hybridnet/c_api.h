@@ -1099,6 +1099,21 @@ HN_API int hn_autograd_set_recording(int recording, int* out_previous) HN_NOEXCE
  *  training, train_mode()/predict_mode() set training only. Thread-local. */
 HN_API int hn_autograd_set_training(int training, int* out_previous) HN_NOEXCEPT;
 
+/** The calling thread's autograd flags as bits, for hn_autograd_set_flags. Append-only. */
+typedef enum hn_autograd_flag {
+  HN_AUTOGRAD_RECORDING = 1, /**< eager ops are recorded (hn_autograd_set_recording) */
+  HN_AUTOGRAD_TRAINING = 2   /**< eager ops run in training mode (hn_autograd_set_training) */
+} hn_autograd_flag;
+
+/** Sets the flags named in `mask` (hn_autograd_flag bits) to their bits in `flags`, leaves the
+ *  others, and stores every flag as it was before in *out_previous (may be NULL): one call where
+ *  a scope would make two of hn_autograd_set_recording / hn_autograd_set_training. record() is
+ *  (RECORDING | TRAINING, RECORDING | TRAINING), pause() (0, RECORDING | TRAINING), predict_mode()
+ *  (0, TRAINING); a scope's exit restores the flags that changed: (previous, changed). Bits of
+ *  `flags` outside `mask` are ignored; a bit that is no hn_autograd_flag in either is
+ *  HN_ERR_INVALID_ARGUMENT. Thread-local. */
+HN_API int hn_autograd_set_flags(int flags, int mask, int* out_previous) HN_NOEXCEPT;
+
 /** 1 when the calling thread records, else 0. */
 HN_API int hn_autograd_is_recording(int* out_recording) HN_NOEXCEPT;
 

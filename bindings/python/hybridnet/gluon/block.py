@@ -36,8 +36,6 @@ from .parameter import Parameter, ParameterDict, _check_context, _snapshot, _wra
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 _MAX_OUTPUTS = 256
-# Calls with up to this many NDArrays pass them in the block's own buffer (no allocation).
-_MAX_BUFFERED_INPUTS = 4
 _forward = lib.hn_block_forward
 _new = object.__new__
 
@@ -135,7 +133,7 @@ class Block:
 
     _hybrid = False
     # Calls with up to this many NDArrays (and nothing else) take the fast path of __call__.
-    _fast_inputs = _MAX_BUFFERED_INPUTS
+    _fast_inputs = 4
 
     def __init__(self, prefix=None, params=None, _kind=None, _attrs=None, _handle=None):
         if params is not None:
@@ -163,7 +161,6 @@ class Block:
                                              c_str(prefix) if prefix is not None else NULL, out))
         object.__setattr__(self, "_h", ffi.gc(out[0], lib.hn_block_free))
         # Per-block call buffers (a block tree runs on one thread at a time: tree_lock).
-        object.__setattr__(self, "_in", ffi.new("hn_tensor*[]", _MAX_BUFFERED_INPUTS))
         object.__setattr__(self, "_out", ffi.new("hn_tensor*[]", _MAX_OUTPUTS))
         object.__setattr__(self, "_nout", ffi.new("size_t*"))
         if _handle is None:  # blocks the library built (imports, the model zoo) name themselves
@@ -294,30 +291,34 @@ class Block:
 
     def __call__(self, *args, **kwargs):
         if not kwargs and 0 < len(args) <= self._fast_inputs:
-            with tree_lock:  # the common case, kept short: NDArrays in the block's own buffer
-                buffer = self._in
-                count = 0
-                for a in args:
-                    if type(a) is not NDArray:
-                        break
-                    buffer[count] = a._h
-                    count += 1
-                else:
+            # The common case, kept short: NDArrays by position, whose handles cffi passes as the
+            # C array; one output comes back in the block's own buffer.
+            handles = []
+            for a in args:
+                if type(a) is not NDArray:
+                    break
+                handles.append(a._h)
+            else:
+                with tree_lock:
                     out = self._out
                     nout = self._nout
-                    rc = _forward(self._h, buffer, count, _MAX_OUTPUTS, out, nout)
+                    rc = _forward(self._h, handles, len(handles), _MAX_OUTPUTS, out, nout)
                     if rc != 0:
                         raise_error(rc)
                     if nout[0] == 1:
                         y = _new(NDArray)
                         y._h = out[0]
                         return y
-                    return tuple(_wrap_nd(out[i]) for i in range(nout[0]))
+                    return self._outputs()
         return self._call_general(args, kwargs)
 
+    def _outputs(self):
+        """The outputs of the last call, as a tuple of new NDArrays (under tree_lock)."""
+        return tuple(_wrap_nd(self._out[i]) for i in range(self._nout[0]))
+
     def _call_general(self, args, kwargs):
-        """A call the fast path of __call__ does not take: Symbols, numpy arrays, more inputs
-        than the buffer holds (losses also bind keyword and None arguments here)."""
+        """A call the fast path of __call__ does not take: Symbols, numpy arrays, more than
+        _fast_inputs inputs (losses also bind keyword and None arguments here)."""
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
                             f"'{next(iter(kwargs))}' (a block takes its inputs by position)")
@@ -329,8 +330,8 @@ class Block:
             rc = _forward(self._h, handles, len(inputs), _MAX_OUTPUTS, self._out, self._nout)
             if rc != 0:
                 raise_error(rc)
-            outputs = [_wrap_nd(self._out[i]) for i in range(self._nout[0])]
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+            outputs = self._outputs()
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def _call_symbols(self, args):
         if not all(isinstance(a, Symbol) for a in args):

@@ -22,6 +22,7 @@ __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "from
 _MAX_OUTPUTS = 256
 _buffers = threading.local()
 _new = object.__new__
+_backward = lib.hn_autograd_backward
 
 # The op functions of hybridnet.ndarray by name (filled when the package generates them);
 # operators and fluent methods call through it.
@@ -293,8 +294,10 @@ class NDArray(Handle):
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Computes the gradients of this array (out_grad: its head gradient, None for ones)
         into the attached gradient arrays of the variables it was recorded from."""
-        if out_grad is None:
-            autograd._backward_one(self._h, retain_graph, train_mode)
+        if out_grad is None:  # loss.backward() of a training step: one C call, one frame
+            rc = _backward((self._h,), 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0)
+            if rc != 0:
+                raise_error(rc)
             return
         autograd.backward([self], [out_grad], retain_graph, train_mode)
 

@@ -13,11 +13,13 @@ import numpy as np
 from ... import ndarray as nd
 from ..._ffi import ffi, lib
 from ...base import DTYPE_FROM_NUMPY, HybridnetError, check, raise_error
-from ...ndarray.ndarray import _from_numpy_copy, _View, _wrap
+from ...ndarray.ndarray import NDArray, _from_numpy_copy, _View
 from . import sampler as _sampler
 from .dataset import ArrayDataset
 
 __all__ = ["DataLoader", "default_batchify_fn"]
+
+_new = object.__new__
 
 
 def default_batchify_fn(data):
@@ -114,7 +116,12 @@ class _Rows:
                 raise_error(rc)
             if not count[0]:
                 return
-            yield self._batch([_wrap(handle) for handle in fields])
+            batch = []  # NDArrays made inline: every training step takes one batch
+            for handle in fields:
+                field = _new(NDArray)
+                field._h = handle
+                batch.append(field)
+            yield self._batch(batch)
 
 
 class DataLoader:
