@@ -252,10 +252,13 @@ void FullyConnectedBackward(const NodeAttrs& attrs, const std::vector<TBlob>& in
   if (p.no_bias || internal::GradientOutputUnread(attrs, 2)) return;
   std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
   const bool avx512 = std::is_same<T, float>::value && internal::CpuHasAvx512();
-  const int64_t blocks = (hidden + kColumnBlock - 1) / kColumnBlock;
-  internal::ParallelFor(blocks, batch * hidden >= kSplitColumnSums, [&](int64_t block) {
-    const int64_t first = block * kColumnBlock;
-    const int64_t width = std::min(kColumnBlock, hidden - first);
+  // On one thread, one block: whole rows stream from memory in order.
+  const bool split = batch * hidden >= kSplitColumnSums && internal::KernelThreads() > 1;
+  const int64_t block_width = split ? kColumnBlock : std::max<int64_t>(hidden, 1);
+  const int64_t blocks = (hidden + block_width - 1) / block_width;
+  internal::ParallelFor(blocks, split, [&](int64_t block) {
+    const int64_t first = block * block_width;
+    const int64_t width = std::min(block_width, hidden - first);
     if (avx512) {
       ColumnSumsAvx512(dy + first, batch, hidden, width, sums.data() + first);
     } else {
