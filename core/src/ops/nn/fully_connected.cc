@@ -18,6 +18,7 @@
 #include "kernels/blas.h"
 #include "kernels/dense.h"
 #include "kernels/onednn_inner_product_bf16.h"
+#include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
 #include "ops/gradient_util.h"
 #include "ops/nn/fully_connected_fusions.h"
@@ -208,20 +209,26 @@ void ProductGradients(const double* dy, const double* x, const double* w, double
     internal::Gemm(true, false, hidden, k, batch, 1.0, dy, hidden, x, k, 0.0, dw, k);
 }
 
-// sums[h] += the column h of dy (rows x hidden), row after row. Always inlined, so that it
-// compiles for the ISA of its caller: each column's sum keeps its order, and so its bits, in
-// ColumnSumsAvx512, which adds 8 columns at once where the baseline build adds 2.
+// sums[h] += the column h of dy (rows of `width` columns, `stride` apart), row after row. Always
+// inlined, so that it compiles for the ISA of its caller: each column's sum keeps its order, and
+// so its bits, in ColumnSumsAvx512, which adds 8 columns at once where the baseline build adds 2.
 template <typename T>
-__attribute__((always_inline)) inline void ColumnSums(const T* dy, int64_t rows, int64_t hidden,
-                                                      double* sums) {
+__attribute__((always_inline)) inline void ColumnSums(const T* dy, int64_t rows, int64_t stride,
+                                                      int64_t width, double* sums) {
   for (int64_t n = 0; n < rows; ++n) {
-    for (int64_t h = 0; h < hidden; ++h) sums[h] += dy[n * hidden + h];
+    for (int64_t h = 0; h < width; ++h) sums[h] += dy[n * stride + h];
   }
 }
 template <typename T>
-HN_AVX512 void ColumnSumsAvx512(const T* dy, int64_t rows, int64_t hidden, double* sums) {
-  ColumnSums(dy, rows, hidden, sums);
+HN_AVX512 void ColumnSumsAvx512(const T* dy, int64_t rows, int64_t stride, int64_t width,
+                                double* sums) {
+  ColumnSums(dy, rows, stride, width, sums);
 }
+
+// Columns a task of the bias gradient sums; blocks of columns split between the kernel threads
+// (each column summed by one, in its order) where dy has at least kSplitColumnSums elements.
+constexpr int64_t kColumnBlock = 512;
+constexpr int64_t kSplitColumnSums = int64_t{1} << 16;
 
 // data (N, K), weight (H, K), out_grad (N, H): d data = out_grad . weight, d weight =
 // out_grad^T . data, d bias = the column sums of out_grad (in double, row by row). A gradient
@@ -244,11 +251,20 @@ void FullyConnectedBackward(const NodeAttrs& attrs, const std::vector<TBlob>& in
   }
   if (p.no_bias || internal::GradientOutputUnread(attrs, 2)) return;
   std::vector<double> sums(static_cast<size_t>(hidden), 0.0);
-  if (std::is_same<T, float>::value && internal::CpuHasAvx512()) {
-    ColumnSumsAvx512(dy, batch, hidden, sums.data());
-  } else {
-    ColumnSums(dy, batch, hidden, sums.data());
-  }
+  const bool avx512 = std::is_same<T, float>::value && internal::CpuHasAvx512();
+  // On one thread, one block: whole rows stream from memory in order.
+  const bool split = batch * hidden >= kSplitColumnSums && internal::KernelThreads() > 1;
+  const int64_t block_width = split ? kColumnBlock : std::max<int64_t>(hidden, 1);
+  const int64_t blocks = (hidden + block_width - 1) / block_width;
+  internal::ParallelFor(blocks, split, [&](int64_t block) {
+    const int64_t first = block * block_width;
+    const int64_t width = std::min(block_width, hidden - first);
+    if (avx512) {
+      ColumnSumsAvx512(dy + first, batch, hidden, width, sums.data() + first);
+    } else {
+      ColumnSums(dy + first, batch, hidden, width, sums.data() + first);
+    }
+  });
   T* db = out[2].ptr<T>();
   for (int64_t h = 0; h < hidden; ++h) db[h] = static_cast<T>(sums[static_cast<size_t>(h)]);
 }
