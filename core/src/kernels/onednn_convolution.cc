@@ -52,31 +52,20 @@ bool SameImplementation(const dnnl::primitive_desc_base& a, const dnnl::primitiv
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
-// The passes of a training convolution.
-enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
-
-// Whether `pass` of call s is faster on oneDNN 2.6.3's direct kernels for blocked data
-// (nChw16c), data and gradients re-laid-out around them, than on its kernels for channel-last
-// data. Measured per ResNet-18 layer (batch 32, one thread of an AVX-512 CPU, CPU time, the
-// re-layouts included), where the blocked kernels gain 5-25 %: the forward of 3x3 stride-1
-// convolutions of 512 channels (brgconv's channel-last one is the slower there), backward data of
-// 3x3 stride-1 ones of 256 channels and more, backward weights of 3x3 stride-2 ones. Elsewhere
-// the two are within the measurement's noise, or channel-last is faster. A function of the call
-// alone, so channel-first and channel-last callers run the same kernel and get the same bits.
-bool BlockedLayoutsPay(const ConvSpec& s, ConvPass pass) {
+// Whether a gradient pass (backward data, or backward `weights`) of call s is faster on oneDNN
+// 2.6.3's direct kernels for blocked data (nChw16c), data and gradients re-laid-out around them,
+// than on its kernels for channel-last data. Measured per ResNet-18 layer (batch 32, one thread
+// of an AVX-512 CPU, CPU time, the re-layouts included), where the blocked kernels gain 8-20 %:
+// backward data of 3x3 stride-1 convolutions of 256 channels and more, backward weights of 3x3
+// stride-2 ones. Elsewhere the two are within the measurement's noise, or channel-last is faster.
+// A function of the call's geometry alone, so channel-first and channel-last callers run the same
+// kernel and get the same bits. The forward stays channel-last: its kernel must not depend on
+// the epilogue fused into it (a fused graph node and the separate eager ops give the same bits).
+bool BlockedLayoutsPayForGradient(const ConvSpec& s, bool weights) {
   if (s.deconv || s.nd != 2 || s.G != 1 || s.dilate[0] != 1 || s.dilate[1] != 1) return false;
   const bool three = s.kernel[0] == 3 && s.kernel[1] == 3;
   const bool unit_stride = s.stride[0] == 1 && s.stride[1] == 1;
-  switch (pass) {
-    case ConvPass::kForward:
-      return three && unit_stride && s.C >= 512 && s.F >= 512 && !s.bn && !s.residual && !s.relu &&
-             !s.fast_math && !s.data_channel_first && OutputPositions(s) > 1;
-    case ConvPass::kBackwardData:
-      return three && unit_stride && s.C >= 256;
-    case ConvPass::kBackwardWeights:
-      return three && !unit_stride;
-  }
-  return false;
+  return weights ? three && !unit_stride : three && unit_stride && s.C >= 256;
 }
 
 }  // namespace
@@ -237,11 +226,6 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
         } catch (const dnnl::error&) {
           made = false;  // no Winograd kernel for this CPU or shape: the direct one below
         }
-      }
-      if (!made && BlockedLayoutsPay(s, ConvPass::kForward)) {
-        // Named: asked to choose (any), oneDNN gives forward inference brgconv's channel-last.
-        p->src_md = memory::desc(p->src_md.dims(), memory::data_type::f32, Tag::nChw16c);
-        p->dst_md = memory::desc(p->dst_md.dims(), memory::data_type::f32, Tag::nChw16c);
       }
       if (!made) {
         dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, p->src_md,
@@ -553,11 +537,10 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   // Data and gradients channel-last, as the forward's and as the channel-last training graph
   // holds them (no re-layout there; channel-first callers get theirs re-laid-out), where oneDNN
-  // has a direct kernel for that and its blocked one is not faster (BlockedLayoutsPay); else
-  // the layouts it chooses (blocked). The choice depends on the call only, never on the
+  // has a direct kernel for that and its blocked one is not faster (BlockedLayoutsPayForGradient);
+  // else the layouts it chooses (blocked). The choice depends on the call only, never on the
   // caller's layout, so both layouts run the same kernel.
-  const bool blocked =
-      BlockedLayoutsPay(s, weights ? ConvPass::kBackwardWeights : ConvPass::kBackwardData);
+  const bool blocked = BlockedLayoutsPayForGradient(s, weights);
   const Tag tags[2] = {blocked ? Tag::any : ChannelLastTag(s.nd), Tag::any};
   for (const Tag tag : tags) {
     const memory::desc data_md(p->caller_data_md.dims(), memory::data_type::f32, tag);
