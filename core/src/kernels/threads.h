@@ -1,6 +1,9 @@
 // The thread count of every CPU kernel: our own kernels' loops (parallel-inl.h), oneDNN's
 // primitives and sgemm (OpenMP) and OpenBLAS. hybridnet::SetNumThreads (imperative.h) sets it for
-// all of them at once. Results never depend on it: each kernel's opening comment says why.
+// all of them at once. Results do not depend on it (each kernel's opening comment says why), with
+// one exception we do not control: OpenBLAS 0.3.21 splits some float products' sums between its
+// threads, e.g. an 800x200x700 product with a transposed operand and a 1x200x10000 one, so where
+// blas.h chooses OpenBLAS those products may differ in the last bits between thread counts.
 #pragma once
 
 #include <string>
