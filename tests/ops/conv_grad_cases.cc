@@ -2,8 +2,8 @@
 // Deconvolution, Pooling, _contrib_AdaptiveAvgPooling2D and UpSampling: the internal backward ops
 // against the vector-Jacobian product of the forward references (nn_reference.h), and Pooling
 // cases whose gradients the harness checks by finite differences (OpGradient) on inputs of
-// distinct values, so that every max window has one maximum. The forward ops' own cases (conv_cases.cc) are
-// gradient-checked too.
+// distinct values, so that every max window has one maximum. The forward ops' own cases
+// (conv_cases.cc) are gradient-checked too.
 #include <algorithm>
 #include <random>
 #include <string>
@@ -140,19 +140,22 @@ RefFn NearestUpBackwardRef(bool sum) {
   };
 }
 
-// _backward_Pooling's reference for max pooling of a constant (2-D, channel-first, every window
-// inside the image): with every value the maximum, each output's gradient goes to its window's
-// first position.
-RefFn FirstPositionRef(int64_t stride, int64_t pad) {
+// _backward_Pooling's reference for max pooling of a constant (2-D, channel-first or channel-last,
+// every window inside the image): with every value the maximum, each output's gradient goes to
+// its window's first position.
+RefFn FirstPositionRef(int64_t stride, int64_t pad, bool channel_last = false) {
   return [=](const std::vector<RefTensor>& in) {
     const Shape& os = in[0].shape;
     const Shape& s = in[1].shape;
+    const int c_axis = channel_last ? 3 : 1, h_axis = channel_last ? 1 : 2;
     RefTensor dx(s);
     for (int64_t j = 0; j < in[0].size(); ++j) {
       const std::vector<int64_t> o = Unravel(j, os);
-      const int64_t h = std::max<int64_t>(o[2] * stride - pad, 0);
-      const int64_t w = std::max<int64_t>(o[3] * stride - pad, 0);
-      dx[((o[0] * s[1] + o[1]) * s[2] + h) * s[3] + w] += in[0][j];
+      const int64_t h = std::max<int64_t>(o[h_axis] * stride - pad, 0);
+      const int64_t w = std::max<int64_t>(o[h_axis + 1] * stride - pad, 0);
+      const int64_t n = o[0], c = o[c_axis];
+      dx[channel_last ? ((n * s[1] + h) * s[2] + w) * s[3] + c
+                      : ((n * s[1] + c) * s[2] + h) * s[3] + w] += in[0][j];
     }
     return std::vector<RefTensor>{dx};
   };
@@ -274,6 +277,18 @@ HN_CONFORMANCE_CASES(PoolingGradient) {
                              PoolAttrs(Pool("max", {k, k}, {stride, stride}, {pad, pad}, V)),
                              {{2, 2, OH, OW}, {2, 2, H, W}, {2, 2, OH, OW}},
                              FirstPositionRef(stride, pad), "max_ties_s" + std::to_string(stride)));
+    cases->push_back(WithGen(c, constant_data));
+  }
+  // The same channel-last, as the channel-last training graph runs it: 20 channels, a whole and
+  // a partial block of 16.
+  {
+    const int64_t H = 7, W = 9, C = 20, k = 3, stride = 2, pad = 1;
+    const int64_t OH = (H + 2 * pad - k) / stride + 1, OW = (W + 2 * pad - k) / stride + 1;
+    OpCase c = Internal(
+        Case("_backward_Pooling",
+             PoolAttrs(Pool("max", {k, k}, {stride, stride}, {pad, pad}, V, -1, false, 0, "NHWC")),
+             {{2, OH, OW, C}, {2, H, W, C}, {2, OH, OW, C}}, FirstPositionRef(stride, pad, true),
+             "max_ties_nhwc"));
     cases->push_back(WithGen(c, constant_data));
   }
 
