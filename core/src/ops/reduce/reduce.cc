@@ -2,8 +2,8 @@
 // prod, max, min over a set of axes, and argmax/argmin along one axis, with the legacy shape
 // semantics of reduce-inl.h. Sums are accumulated in double (a contiguous innermost run in 16
 // lanes, LineSum) and rounded once, which is at least as accurate as MXNet's Kahan-compensated
-// float sum; max/min propagate NaN as MXNet's reducers
-// do. argmax/argmin return float32 indices (MXNet's output dtype), the first index on ties.
+// float sum; max/min propagate NaN as MXNet's reducers do. argmax/argmin return float32 indices
+// (MXNet's output dtype), the first index on ties.
 // Gradients broadcast the output gradient back with _backward_sum / _backward_mean.
 #include <algorithm>
 #include <cmath>
