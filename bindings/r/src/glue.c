@@ -1028,8 +1028,8 @@ SEXP hnr_forward_tensors(SEXP block, SEXP x, SEXP prototype) {
 
 typedef struct {
   SEXP env;
-  int recording;
-  int training;
+  int flags;    /* hn_autograd_flag bits the scope set */
+  int previous; /* every flag as it was before */
 } ScopeState;
 
 static SEXP ScopeBody(void* data) {
@@ -1037,26 +1037,30 @@ static SEXP ScopeBody(void* data) {
   return Rf_eval(Rf_install("expr"), st->env);
 }
 
+/* Restores the flags the scope changed, as MXNet's scopes do. */
 static void ScopeCleanup(void* data, Rboolean jump) {
   ScopeState* st = (ScopeState*)data;
   (void)jump;
-  hn_autograd_set_recording(st->recording, NULL);
-  hn_autograd_set_training(st->training, NULL);
+  const int changed = st->previous ^ st->flags;
+  if (changed != 0) hn_autograd_set_flags(st->previous, changed, NULL);
+}
+
+static int ScopeFlag(SEXP value, const char* fn, const char* name, int bit) {
+  const int on = hnr_int(value, fn, name);
+  if (on != 0 && on != 1) hnr_arg_error(fn, name, "must be 0 or 1, not %d", on);
+  return on ? bit : 0;
 }
 
 SEXP hnr_autograd_scope(SEXP env, SEXP recording, SEXP training) {
   static const char* const fn = "hn_autograd_record";
   if (TYPEOF(env) != ENVSXP)
     hnr_arg_error(fn, "env", "must be an environment, not %s", Describe(env));
-  const int want_recording = hnr_int(recording, fn, "recording");
-  const int want_training = hnr_int(training, fn, "training");
   ScopeState st = {env, 0, 0};
-  hnr_check(hn_autograd_set_recording(want_recording, &st.recording), "hn_autograd_set_recording");
-  const int status = hn_autograd_set_training(want_training, &st.training);
-  if (status != HN_OK) {
-    hn_autograd_set_recording(st.recording, NULL);
-    hnr_check(status, "hn_autograd_set_training");
-  }
+  st.flags = ScopeFlag(recording, fn, "recording", HN_AUTOGRAD_RECORDING) |
+             ScopeFlag(training, fn, "training", HN_AUTOGRAD_TRAINING);
+  hnr_check(
+      hn_autograd_set_flags(st.flags, HN_AUTOGRAD_RECORDING | HN_AUTOGRAD_TRAINING, &st.previous),
+      "hn_autograd_set_flags");
   SEXP token = Rf_protect(R_MakeUnwindCont());
   SEXP value = R_UnwindProtect(ScopeBody, &st, ScopeCleanup, &st, token);
   Rf_unprotect(1);

@@ -1,6 +1,7 @@
 package org.hybridnet;
 
 import org.hybridnet.internal.HybridnetNative;
+import org.hybridnet.internal.HybridnetNativeConstants;
 
 /**
  * Gradients of eager computations, as MXNet's {@code mx.autograd}: record the forward in a scope,
@@ -228,24 +229,23 @@ public final class Autograd {
    */
   public static final class Scope implements AutoCloseable {
     private final Thread owner = Thread.currentThread();
-    private final int previousRecording;
-    private final int previousTraining;
+    private final int flags;
+    private final int mask;
+    private final int previous;
     private boolean closed;
 
     private Scope(int recording, int training) {
-      int[] previous = new int[1];
-      if (recording != KEEP) {
-        HybridnetNative.hn_autograd_set_recording(recording, previous);
-        previousRecording = previous[0];
-      } else {
-        previousRecording = KEEP;
-      }
-      HybridnetNative.hn_autograd_set_training(training, previous);
-      previousTraining = previous[0];
+      int recordingBit = HybridnetNativeConstants.HN_AUTOGRAD_RECORDING;
+      int trainingBit = HybridnetNativeConstants.HN_AUTOGRAD_TRAINING;
+      flags = (recording == 1 ? recordingBit : 0) | (training == 1 ? trainingBit : 0);
+      mask = (recording == KEEP ? 0 : recordingBit) | trainingBit;
+      int[] before = new int[1];
+      HybridnetNative.hn_autograd_set_flags(flags, mask, before);
+      previous = before[0];
     }
 
     /**
-     * Restores the flags as they were when the scope was opened. Idempotent.
+     * Restores the flags this scope changed as they were when it was opened. Idempotent.
      *
      * @throws IllegalStateException on another thread than the one that opened the scope
      */
@@ -259,10 +259,8 @@ public final class Autograd {
                 + "): recording is a flag of each thread");
       }
       closed = true;
-      if (previousRecording != KEEP) {
-        HybridnetNative.hn_autograd_set_recording(previousRecording, null);
-      }
-      HybridnetNative.hn_autograd_set_training(previousTraining, null);
+      int changed = (previous ^ flags) & mask;
+      if (changed != 0) HybridnetNative.hn_autograd_set_flags(previous, changed, null);
     }
   }
 }
