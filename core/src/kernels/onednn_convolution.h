@@ -29,6 +29,22 @@
 namespace hybridnet {
 namespace internal {
 
+/// The kernels that run a convolution's backward data (RunConvolutionGradients): oneDNN's
+/// backward-data primitive, which takes every call, or, for stride-1 calls of one group, its
+/// forward convolution of dy by the weights turned 180 degrees, channels swapped.
+enum class ConvDataGradKernel { kOneDnn, kRotatedForward };
+
+/// The choice among them (kernel_choice.h), indexed by ConvDataGradKernel.
+KernelChoice& ConvolutionDataGradientKernels();
+
+/// The kernels that run a convolution's backward weights (RunConvolutionGradients): oneDNN's
+/// backward-weights primitive, which takes every call, or, for 2-D calls of one group, products
+/// (Gemm) of the output gradient and the data's patches.
+enum class ConvWeightGradKernel { kOneDnn, kPatchGemm };
+
+/// The choice among them (kernel_choice.h), indexed by ConvWeightGradKernel.
+KernelChoice& ConvolutionWeightGradientKernels();
+
 /// RunConvolution on a oneDNN primitive, whatever the shape.
 void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args);
 
