@@ -87,9 +87,10 @@ bool RotatedForwardTakes(const ConvSpec& s) {
 // Whether it is also faster there than oneDNN 2.6.3's backward-data kernels: its forward kernel
 // for channel-last 3x3 convolutions (brgemm) runs near the FMA peak. Measured per ResNet-18 layer
 // (batch 32, one thread of an AVX-512 CPU, CPU time, the rotated weights kept per weight
-// version): 3 % faster at 56x56 of 64 channels, 11 % at 14x14 of 256, even at 28x28 of 128, 24 %
-// slower at 7x7 of 512, where the blocked backward-data kernel (BlockedLayoutsPayForGradient)
-// wins. A function of the call's geometry alone, as BlockedLayoutsPayForGradient.
+// version, two runs): 3-5 % faster at 56x56 of 64 channels, 1-3 % at 28x28 of 128, 6-11 % at
+// 14x14 of 256; 19-24 % slower at 7x7 of 512, where the blocked backward-data kernel
+// (BlockedLayoutsPayForGradient) wins. A function of the call's geometry alone, as
+// BlockedLayoutsPayForGradient.
 bool RotatedForwardPays(const ConvSpec& s) {
   return RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
          s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
@@ -100,13 +101,18 @@ bool RotatedForwardPays(const ConvSpec& s) {
 // (RunPatchGemmWeightGradient): 2-D, one group.
 bool PatchGemmTakes(const ConvSpec& s) { return !s.deconv && s.G == 1 && s.nd == 2; }
 
-// Whether that is faster than oneDNN 2.6.3's backward-weights kernels, which run small images
-// of many channels slowly: measured as RotatedForwardPays, 15-18 % faster at 7x7 of 512
-// channels, 20-60 % slower on the larger images of fewer channels.
+// Whether that is faster than oneDNN 2.6.3's backward-weights kernels, which run small images of
+// many channels slowly, the product near the FMA peak: measured as RotatedForwardPays, 3x3
+// windows of stride 2 7 % faster at 64 channels, 20 % at 128, 36 % at 256; of stride 1, 18-23 %
+// faster at 7x7 of 512 channels, even at 14x14 of 256, 9-17 % slower on larger images of fewer
+// channels. The 7x7 stem is twice as slow (3 input channels: short products).
 bool PatchGemmPays(const ConvSpec& s) {
-  return PatchGemmTakes(s) && s.kernel[0] == 3 && s.kernel[1] == 3 && s.stride[0] == 1 &&
-         s.stride[1] == 1 && s.dilate[0] == 1 && s.dilate[1] == 1 && s.out[0] * s.out[1] <= 7 * 7 &&
-         s.C >= 512 && s.F >= 512;
+  if (!PatchGemmTakes(s) || s.kernel[0] != 3 || s.kernel[1] != 3 || s.dilate[0] != 1 ||
+      s.dilate[1] != 1 || s.stride[0] != s.stride[1]) {
+    return false;
+  }
+  if (s.stride[0] == 2) return s.C >= 64 && s.F >= 64;
+  return s.stride[0] == 1 && s.out[0] * s.out[1] <= 7 * 7 && s.C >= 512 && s.F >= 512;
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // (kernels/convolution.h says which): channel-last data, weights re-laid-out once into the
 // primitive's blocked format and kept with the weight array, primitives kept per call shape.
 // The gradients of convolutions (RunConvolutionGradients, convolution.h) run on
-// oneDNN's backward primitives here too, kept the same way.
+// oneDNN's backward primitives here too, kept the same way, or where that is faster on its
+// forward primitive with rotated weights (backward data) and on sgemm products of the data's
+// patches (backward weights).
 //
 // oneDNN 2.x: this is the one file written against its operation descriptors
 // (convolution_forward::desc, memory::desc::data). A port to 3.x makes the primitive descriptors
