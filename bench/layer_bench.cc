@@ -3,8 +3,8 @@
 // im2col convolution can reach), and the depthwise convolution, deconvolution, pooling and
 // BatchNorm shapes of MobileNet-style networks. Training: the forward and the backward (data,
 // weight and bias gradients) of a ResNet-18 3x3 convolution at batch 32, and of its max
-// pooling. Kernels are called directly on preallocated
-// arrays, so the figures are the kernels' own.
+// pooling; each gradient pass of ResNet-18's convolutions on each of its kernels. Kernels are
+// called directly on preallocated arrays, so the figures are the kernels' own.
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +13,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
 #include "kernels/convolution.h"
+#include "kernels/onednn_convolution.h"
 #include "kernels/onednn_convolution_int8.h"
 #include "kernels/workspace.h"
 
@@ -260,6 +261,39 @@ void BM_ResNet50Convs(benchmark::State& state) {
   for (auto _ : state) run_all();
 }
 
+// One gradient pass of a ResNet-18 convolution at batch 32 on channel-last data, as the
+// hybridized training graph runs it: backward data (weights 0) or backward weights (1) on one
+// kernel of its choice (onednn_convolution.h), weights' re-layouts kept outside the timing.
+void BM_TrainConvGradient(benchmark::State& state) {
+  const ConvLayer& l = kResNet18Convs[state.range(0)];
+  const bool weights = state.range(1) == 1;
+  SetNumThreads(static_cast<int>(state.range(3)));
+  internal::ConvSpec s = ChannelLastSpec(l);
+  s.N = 32;
+  NDArray x = NDArray::RandomUniform(Shape({s.N, s.in[0], s.in[1], s.C}), -1.f, 1.f);
+  NDArray w = NDArray::RandomUniform(Shape({s.F, s.C, s.kernel[0], s.kernel[1]}), -0.1f, 0.1f);
+  NDArray dy = NDArray::RandomUniform(Shape({s.N, s.out[0], s.out[1], s.F}), -1.f, 1.f);
+  NDArray dx(x.shape(), DType::kFloat32), dw(w.shape(), DType::kFloat32);
+  internal::Workspace workspace;
+  internal::ConvGradArgs a;
+  a.data = x.data<float>();
+  a.weight = std::as_const(w).data<float>();
+  a.weight_array = &w;
+  a.out_grad = dy.data<float>();
+  (weights ? a.weight_grad : a.data_grad) = (weights ? dw : dx).data<float>();
+  a.workspace = &workspace;
+  internal::KernelChoice& choice = weights ? internal::ConvolutionWeightGradientKernels()
+                                           : internal::ConvolutionDataGradientKernels();
+  choice.Force(static_cast<int>(state.range(2)));
+  state.SetLabel(choice.kernels()[static_cast<size_t>(state.range(2))].name);
+  internal::RunConvolutionGradients(s, a);
+  for (auto _ : state) internal::RunConvolutionGradients(s, a);
+  choice.Force(-1);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(s.N * s.F * s.C * s.kernel[0] * s.kernel[1] * s.out[0] * s.out[1]),
+      benchmark::Counter::kIsIterationInvariantRate);
+}
+
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise)
@@ -275,6 +309,11 @@ BENCHMARK(BM_TrainConvForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainConvBackward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolBackward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainConvGradient)
+    ->ArgNames({"layer", "weights", "kernel", "threads"})
+    ->ArgsProduct({{1, 3, 6, 8}, {0, 1}, {0, 1}, {1, 2}})
+    ->ArgsProduct({{0, 2, 5, 7}, {1}, {0, 1}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet50Convs)
     ->ArgNames({"int8", "threads"})
     ->ArgsProduct({{0, 1}, {1, 2}})

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_util.h"
@@ -50,6 +52,10 @@ TEST(ConvolutionGradient, RepeatedCallsGiveTheSameBits) {
   ExpectRepeatable("_backward_Convolution",
                    {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "32"}}, {4, 32, 28, 28},
                    {4, 32, 28, 28}, {32, 32, 3, 3}, 32);
+  // 64 channels: backward data as a forward convolution on rotated weights (the usual choice).
+  ExpectRepeatable("_backward_Convolution",
+                   {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "64"}}, {2, 64, 14, 14},
+                   {2, 64, 14, 14}, {64, 64, 3, 3}, 64);
   ExpectRepeatable("_backward_Convolution",
                    {{"kernel", "(3, 3)"},
                     {"pad", "(1, 1)"},
@@ -123,6 +129,90 @@ TEST(ConvolutionFloat64, MatchesTheFloat32Kernels) {
     }
     EXPECT_GT(largest, 0.5);
     EXPECT_LE(worst, 1e-5 * largest);
+  }
+}
+
+// The kernel choice of `family` (kernels/kernel_choice.h).
+internal::KernelChoice& ChoiceOf(const std::string& family) {
+  for (internal::KernelChoice* choice : internal::KernelChoices()) {
+    if (choice->family() == family) return *choice;
+  }
+  throw std::runtime_error("no kernel choice " + family);
+}
+
+// Backward data and backward weights on each of their kernels (oneDNN's backward primitives; its
+// forward one on the rotated weights; products of the data's patches) against the float64
+// kernel, at ResNet-like channel counts, with padding other than the window's half, a stride
+// and a dilation.
+TEST(ConvolutionGradient, EveryKernelMatchesFloat64) {
+  struct Layer {
+    AttrDict attrs;
+    Shape out_grad, data, weight;
+  };
+  const std::vector<Layer> layers = {
+      {{{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "64"}, {"no_bias", "True"}},
+       {2, 64, 9, 9},
+       {2, 80, 9, 9},
+       {64, 80, 3, 3}},
+      {{{"kernel", "(3, 3)"}, {"pad", "(2, 0)"}, {"num_filter", "96"}, {"no_bias", "True"}},
+       {1, 96, 11, 5},
+       {1, 64, 9, 7},
+       {96, 64, 3, 3}},
+      {{{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "256"}, {"no_bias", "True"}},
+       {3, 256, 5, 5},
+       {3, 256, 5, 5},
+       {256, 256, 3, 3}},
+      {{{"kernel", "(3, 2)"},
+        {"pad", "(1, 0)"},
+        {"stride", "(2, 1)"},
+        {"dilate", "(1, 2)"},
+        {"num_filter", "16"},
+        {"no_bias", "True"}},
+       {2, 16, 4, 5},
+       {2, 8, 7, 7},
+       {16, 8, 3, 2}},
+  };
+  // (choice, the gradient it writes: output 0 d data, 1 d weights)
+  const std::pair<const char*, size_t> choices[] = {{"convolution_backward_data", 0},
+                                                    {"convolution_backward_weights", 1}};
+  for (const Layer& l : layers) {
+    SCOPED_TRACE(l.data.ToString());
+    const std::vector<NDArray> in32 = {NDArray::RandomUniform(l.out_grad, -1.f, 1.f),
+                                       NDArray::RandomUniform(l.data, -1.f, 1.f),
+                                       NDArray::RandomUniform(l.weight, -1.f, 1.f)};
+    std::vector<NDArray> in64;
+    for (const NDArray& a : in32) in64.push_back(a.AsType(DType::kFloat64));
+    const std::vector<NDArray> want = Invoke("_backward_Convolution", in64, l.attrs);
+    for (const auto& [family, output] : choices) {
+      internal::KernelChoice& choice = ChoiceOf(family);
+      for (int kernel = 0; kernel < static_cast<int>(choice.kernels().size()); ++kernel) {
+        SCOPED_TRACE(choice.kernels()[static_cast<size_t>(kernel)].name);
+        const int64_t runs = choice.Runs(kernel);
+        choice.Force(kernel);
+        std::vector<NDArray> got;
+        try {
+          got = Invoke("_backward_Convolution", in32, l.attrs);
+        } catch (const Error& e) {
+          choice.Force(-1);
+          // The stride leaves the rotated forward out: the one kernel that may not take a layer.
+          EXPECT_NE(std::string(e.what()).find("does not take"), std::string::npos) << e.what();
+          continue;
+        }
+        choice.Force(-1);
+        EXPECT_EQ(choice.Runs(kernel), runs + 1);
+        ASSERT_EQ(got[output].shape(), want[output].shape());
+        const NDArray got64 = got[output].AsType(DType::kFloat64);
+        const double* a = want[output].data<double>();
+        const double* b = got64.data<double>();
+        double largest = 0.0, worst = 0.0;
+        for (int64_t i = 0; i < got64.size(); ++i) {
+          largest = std::max(largest, std::fabs(a[i]));
+          worst = std::max(worst, std::fabs(a[i] - b[i]));
+        }
+        EXPECT_GT(largest, 1.0);
+        EXPECT_LE(worst, 1e-5 * largest);
+      }
+    }
   }
 }
 

@@ -97,8 +97,8 @@ struct ConvGradArgs {
 /// The gradients of call `spec` whose arrays `args` gives (either may be null): dx, the
 /// transposed convolution of dy by w (positions no window reads get 0), and dw[f, c, t], the sum
 /// over samples and output positions of dy[f] times the data at tap t. oneDNN's backward-data
-/// and backward-weights primitives, kept per call; backward-data's weights re-laid-out once per
-/// weight version and kept with the array; dy re-laid-out once for both where they take the same
+/// and backward-weights primitives, or the kernels onednn_convolution.h chooses instead, kept per
+/// call; backward-data's weights re-laid-out once per weight version and kept with the array; dy re-laid-out once for both where they take the same
 /// layout. The primitives take channel-last data where oneDNN has direct kernels for it, whatever
 /// the caller's layout, so channel-first and channel-last callers get the same bits.
 /// Deterministic for a given thread count (the threads' partial sums of dw are reduced in a

@@ -3,6 +3,7 @@
 #include "hybridnet/base.h"
 #include "kernels/convolution.h"
 #include "kernels/dense.h"
+#include "kernels/onednn_convolution.h"
 #include "kernels/pooling.h"
 
 namespace hybridnet {
@@ -36,9 +37,13 @@ void KernelChoice::RejectForced(int kernel, const std::string& call) const {
 }
 
 const std::vector<KernelChoice*>& KernelChoices() {
-  static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(), &PoolingKernels(),
-                                                     &PoolingBackwardKernels(), &DenseKernels(),
-                                                     &DenseBackwardKernels()};
+  static const std::vector<KernelChoice*> choices = {&ConvolutionKernels(),
+                                                     &PoolingKernels(),
+                                                     &PoolingBackwardKernels(),
+                                                     &DenseKernels(),
+                                                     &DenseBackwardKernels(),
+                                                     &ConvolutionDataGradientKernels(),
+                                                     &ConvolutionWeightGradientKernels()};
   return choices;
 }
 

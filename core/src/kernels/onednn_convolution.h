@@ -2,7 +2,9 @@
 // (kernels/convolution.h says which): channel-last data, weights re-laid-out once into the
 // primitive's blocked format and kept with the weight array, primitives kept per call shape.
 // The gradients of convolutions (RunConvolutionGradients, convolution.h) run on
-// oneDNN's backward primitives here too, kept the same way.
+// oneDNN's backward primitives here too, kept the same way, or where that is faster on its
+// forward primitive with rotated weights (backward data) and on sgemm products of the data's
+// patches (backward weights).
 //
 // oneDNN 2.x: this is the one file written against its operation descriptors
 // (convolution_forward::desc, memory::desc::data). A port to 3.x makes the primitive descriptors
@@ -28,6 +30,22 @@
 
 namespace hybridnet {
 namespace internal {
+
+/// The kernels that run a convolution's backward data (RunConvolutionGradients): oneDNN's
+/// backward-data primitive, which takes every call, or, for stride-1 calls of one group, its
+/// forward convolution of dy by the weights turned 180 degrees, channels swapped.
+enum class ConvDataGradKernel { kOneDnn, kRotatedForward };
+
+/// The choice among them (kernel_choice.h), indexed by ConvDataGradKernel.
+KernelChoice& ConvolutionDataGradientKernels();
+
+/// The kernels that run a convolution's backward weights (RunConvolutionGradients): oneDNN's
+/// backward-weights primitive, which takes every call, or, for 2-D calls of one group, products
+/// (Gemm) of the output gradient and the data's patches.
+enum class ConvWeightGradKernel { kOneDnn, kPatchGemm };
+
+/// The choice among them (kernel_choice.h), indexed by ConvWeightGradKernel.
+KernelChoice& ConvolutionWeightGradientKernels();
 
 /// RunConvolution on a oneDNN primitive, whatever the shape.
 void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args);

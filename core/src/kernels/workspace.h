@@ -28,6 +28,7 @@ enum WorkspaceSlot {
   kConvSubsampledSlot,     ///< a strided 1x1 convolution's input at the positions it reads
   kConvConvolvedSlot,      ///< a convolution's output (or rows) feeding a max pooling
   kConvRowSlot,            ///< the few-channel kernel's output rows before re-layout
+  kConvPatchSlot,          ///< the data's patches a convolution's weight gradient multiplies
   kBatchNormAffineSlot,    ///< BatchNorm's per-channel scale and shift
   kBatchNormLanesSlot,     ///< channel-last BatchNorm's partial sums, per lane and channel
   kExpandAffineSlot,       ///< an expansion's BatchNorm scale and shift
