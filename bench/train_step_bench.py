@@ -15,13 +15,17 @@ Every system runs the same graph with the same weights: bench/make_peer_models w
 graph's ops as torch functions, weights as nn.Parameters, RNN as torch.nn.LSTM). Inputs and
 one-hot labels are the same .npy files. The step: under recording, out = net(inputs); loss =
 -sum(log_softmax(out, -1) * onehot, -1) per sample; backward of the loss (head gradient ones),
-every weight's gradient written (BatchNorm in training mode: batch statistics).
+every weight's gradient written (BatchNorm in training mode: batch statistics). The hybridized
+systems (hybridnet and MXNet) compute the loss in a loss block of their own (HybridBlock,
+hybridized with static_alloc and static_shape, as Gluon users hybridize their loss and as
+train_epoch_bench.py does); hybridnet eager and PyTorch compute it op by op.
 
 Systems, each in a worker process of its own, fresh per model and thread count:
-  hybridnet          hybridized (static_alloc, static_shape), autograd::Record + Backward
-  hybridnet eager    the same block not hybridized (op by op on the tape)
-  MXNet              1.9.1 SymbolBlock hybridized with static_alloc=True, static_shape=True,
-                     MXNET_SUBGRAPH_BACKEND=NONE, MXNET_CPU_WORKER_NTHREADS=1
+  hybridnet          hybridized (static_alloc, static_shape), autograd::Record + Backward; the
+                     loss a hybridized block too
+  hybridnet eager    the same blocks not hybridized (op by op on the tape)
+  MXNet              1.9.1 SymbolBlock and loss block hybridized with static_alloc=True,
+                     static_shape=True, MXNET_SUBGRAPH_BACKEND=NONE, MXNET_CPU_WORKER_NTHREADS=1
   PyTorch            CPU eager (Debian python3-torch), gradients set to None before each step
 Threads: OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = n for everyone, plus
 hybridnet::SetNumThreads(n) and torch.set_num_threads(n); at 1 thread every worker is pinned to
@@ -185,8 +189,17 @@ def mxnet_worker(prefix, folder, names, threads):
     warnings.filterwarnings("ignore")
     import mxnet as mx
 
+    class OneHotCrossEntropy(mx.gluon.HybridBlock):
+        """-sum(log_softmax(out, -1) * onehot, -1) per sample: train_step_worker.cc's loss
+        block."""
+
+        def hybrid_forward(self, F, out, onehot):
+            return -F.sum(F.log_softmax(out, axis=-1) * onehot, axis=-1)
+
     net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", names, prefix + "-0000.params")
     net.hybridize(static_alloc=True, static_shape=True)
+    loss_block = OneHotCrossEntropy()
+    loss_block.hybridize(static_alloc=True, static_shape=True)
     weights = [p for p in net.collect_params().values() if p.grad_req != "null"]
     arrays, label = load_inputs(folder, names)
     inputs = [mx.nd.array(a) for a in arrays]
@@ -195,7 +208,7 @@ def mxnet_worker(prefix, folder, names, threads):
 
     def step():
         with mx.autograd.record():
-            loss = -(mx.nd.log_softmax(net(*inputs), axis=-1) * onehot).sum(axis=-1)
+            loss = loss_block(net(*inputs), onehot)
         loss.backward()
         state["loss"] = loss
 

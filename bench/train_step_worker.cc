@@ -7,9 +7,10 @@
 //
 // Loads PREFIX-symbol.json / PREFIX-0000.params and INPUT_DIR/<NAME>.npy (the graph's data
 // inputs, in order) and INPUT_DIR/label.npy (one-hot labels shaped as the output). The step: out
-// = net(inputs); loss = -sum(log_softmax(out, -1) * onehot, -1) per sample; backward (head
-// gradient ones). Speaks the drivers' protocol (train_worker_common.h), its check line
-// "loss=<sum of the losses> grad_sq=<sum of the squared gradients>".
+// = net(inputs); loss = -sum(log_softmax(out, -1) * onehot, -1) per sample, computed by a loss
+// block hybridized as the net is (with --eager, neither is), as Gluon users hybridize their loss;
+// backward (head gradient ones). Speaks the drivers' protocol (train_worker_common.h), its check
+// line "loss=<sum of the losses> grad_sq=<sum of the squared gradients>".
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -54,6 +55,17 @@ Options Parse(int argc, char** argv) {
   return o;
 }
 
+// -sum(log_softmax(out, -1) * onehot, -1) per sample, from the inputs (out, onehot).
+class OneHotCrossEntropy : public gluon::HybridBlock {
+ public:
+  OneHotCrossEntropy() : HybridBlock("onehotcrossentropy") {}
+
+  std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override {
+    const NDArray log_probs = op::log_softmax(inputs[0], -1);
+    return {op::Call("sum", {log_probs * inputs[1]}, {{"axis", "-1"}}) * -1.f};
+  }
+};
+
 class TrainStep : public TimedTask {
  public:
   explicit TrainStep(const Options& o)
@@ -62,7 +74,10 @@ class TrainStep : public TimedTask {
     for (const std::string& name : o.input_names)
       inputs_.push_back(LoadNpy(o.input_dir + "/" + name + ".npy"));
     onehot_ = LoadNpy(o.input_dir + "/label.npy");
-    if (!o.eager) net_->Hybridize(true, {/*static_alloc=*/true, /*static_shape=*/true});
+    if (!o.eager) {
+      net_->Hybridize(true, {/*static_alloc=*/true, /*static_shape=*/true});
+      loss_block_.Hybridize(true, {/*static_alloc=*/true, /*static_shape=*/true});
+    }
     const gluon::ParameterDict params = net_->CollectParams();
     for (const gluon::ParameterPtr& p : params.list()) {
       if (!p->differentiable()) continue;  // BatchNorm's running statistics
@@ -75,7 +90,7 @@ class TrainStep : public TimedTask {
     {
       auto recording = autograd::Record();
       NDArray out = (*net_)(inputs_)[0];
-      loss_ = op::Call("sum", {op::log_softmax(out, -1) * onehot_}, {{"axis", "-1"}}) * -1.f;
+      loss_ = loss_block_({out, onehot_})[0];
     }
     autograd::Backward({loss_});
   }
@@ -90,6 +105,7 @@ class TrainStep : public TimedTask {
 
  private:
   std::shared_ptr<gluon::SymbolBlock> net_;
+  OneHotCrossEntropy loss_block_;
   std::vector<NDArray> inputs_, weights_;
   NDArray onehot_, loss_;
 };

@@ -105,6 +105,31 @@ TEST_F(Autograd, GradReqWriteOverwritesAndAddAccumulates) {
   EXPECT_EQ(Values(autograd::GetGrad(a)), (std::vector<float>{4.f, 4.f}));
 }
 
+// Backward writes gradients straight into the gradient buffers, but never into one the gradient
+// graph still reads: a buffer given as the head gradient, or read as a recorded constant.
+TEST_F(Autograd, GradientBufferReadByTheBackwardKeepsItsValuesUntilRead) {
+  NDArray x = Vec({2}, {1.f, 2.f});
+  autograd::AttachGrad(&x);
+  NDArray buffer = autograd::GetGrad(x);
+  buffer.CopyFrom(Vec({2}, {3.f, 4.f}));
+  NDArray y;
+  {
+    auto recording = autograd::Record();
+    y = x * x;
+  }
+  autograd::Backward({y}, {buffer});  // d(x * x) * head = 2 x * (3, 4)
+  EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{6.f, 16.f}));
+  EXPECT_TRUE(autograd::GetGrad(x).SharesStorageWith(buffer));
+
+  NDArray z;
+  {
+    auto recording = autograd::Record();
+    z = x * x * autograd::GetGrad(x);  // the buffer (6, 16) as a constant
+  }
+  autograd::Backward({z});  // 2 x * (6, 16)
+  EXPECT_EQ(Values(autograd::GetGrad(x)), (std::vector<float>{12.f, 64.f}));
+}
+
 TEST_F(Autograd, GradReqNullIsSkipped) {
   NDArray x = Vec({2}, {1.f, 2.f});
   NDArray y = Vec({2}, {3.f, 4.f});

@@ -1,5 +1,7 @@
-// The fusion passes' choice of patterns (pass/fuse.cc): FuseBatchNormRelu, the training graphs'
-// one fusion, takes BatchNorm + relu and leaves every other pattern FuseOps takes.
+// The fusion passes' choice of patterns (pass/fuse.cc): FuseBatchNormRelu, a training graphs'
+// fusion, takes BatchNorm + relu and leaves every other pattern FuseOps takes;
+// FuseLogSoftmaxLabelSum takes sum(log_softmax(x) * label, axis=-1) where nothing else reads the
+// log_softmax or the product.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -55,6 +57,47 @@ TEST(FuseBatchNormRelu, FusesBatchNormReluOnly) {
   EXPECT_EQ(counts.at("FullyConnected"), 1);  // no _hn_fully_connected_act
   EXPECT_EQ(counts.at("Activation"), 3);      // tanh, the shared BatchNorm's relu, dense's
   EXPECT_EQ(OpCounts(dense).at("Activation"), 4) << "the input is left as it was";
+}
+
+// -sum(log_softmax(x, log_softmax_attrs) * label, axis=-1)
+Symbol CrossEntropy(const Symbol& x, const Symbol& label, const AttrDict& log_softmax_attrs,
+                    const AttrDict& sum_attrs = {{"axis", "-1"}}) {
+  const Symbol product = Op("elemwise_mul", {Op("log_softmax", {x}, log_softmax_attrs), label});
+  return Op("_mul_scalar", {Op("sum", {product}, sum_attrs)}, {{"scalar", "-1"}});
+}
+
+TEST(FuseLogSoftmaxLabelSum, FusesTheDenseLabelCrossEntropyOnly) {
+  const Symbol x = Symbol::Var("x"), label = Symbol::Var("label");
+  size_t fused = 0;
+  // Both operand orders, keepdims, the axis written as a tuple.
+  const Symbol plain = CrossEntropy(x, label, {});
+  const Symbol swapped =
+      Op("sum", {Op("elemwise_mul", {label, Op("log_softmax", {x}, {{"axis", "-1"}})})},
+         {{"axis", "(-1,)"}, {"keepdims", "True"}});
+  const Symbol taken = Symbol::Group({plain, swapped});
+  std::map<std::string, int> counts = OpCounts(internal::FuseLogSoftmaxLabelSum(taken, &fused));
+  EXPECT_EQ(fused, 4u);
+  EXPECT_EQ(counts.at("_hn_log_softmax_label_sum"), 2);
+  EXPECT_EQ(counts.count("log_softmax") + counts.count("elemwise_mul") + counts.count("sum"), 0u);
+
+  // Left as they are: a temperature, another axis, a sum over another axis, a log_softmax or a
+  // product read twice.
+  const Symbol log_probs = Op("log_softmax", {x});
+  const Symbol product = Op("elemwise_mul", {Op("log_softmax", {x}), label});
+  const Symbol left = Symbol::Group({
+      CrossEntropy(x, label, {{"temperature", "2"}}),
+      CrossEntropy(x, label, {{"axis", "0"}}),
+      CrossEntropy(x, label, {}, {{"axis", "0"}}),
+      CrossEntropy(x, label, {}, {{"axis", "None"}}),
+      CrossEntropy(x, label, {}, {}),
+      Op("elemwise_add",
+         {Op("sum", {Op("elemwise_mul", {log_probs, label})}, {{"axis", "-1"}}), log_probs}),
+      Op("elemwise_add", {Op("sum", {product}, {{"axis", "-1"}}), product}),
+  });
+  counts = OpCounts(internal::FuseLogSoftmaxLabelSum(left, &fused));
+  EXPECT_EQ(fused, 0u);
+  EXPECT_EQ(counts.count("_hn_log_softmax_label_sum"), 0u);
+  EXPECT_EQ(counts.at("log_softmax"), 7);
 }
 
 }  // namespace

@@ -290,6 +290,59 @@ TEST_F(HybridTraining, BlocksAmongEagerOpsGiveEagerGradients) {
     EXPECT_EQ(BitDifference(grads[1][i], grads[0][i]), "") << i;
 }
 
+// A dense layer and the cross-entropy with dense labels, -sum(log_softmax(out, -1) * label, -1),
+// which the training graph computes as one _hn_log_softmax_label_sum: its loss and gradients are
+// eager's bit for bit, the label's too when it needs one.
+class DenseCrossEntropy : public HybridBlock {
+ public:
+  DenseCrossEntropy() : HybridBlock("densecrossentropy") {
+    fc_ = RegisterChild(std::make_shared<Dense>(kClasses), "fc");
+  }
+  std::vector<NDArray> ForwardMany(const std::vector<NDArray>& inputs) override {
+    NDArray log_probs = op::log_softmax(
+        op::Call("reshape", {(*fc_)(inputs[0])}, {{"shape", "(2, -1, " + kClassText + ")"}}), -1);
+    return {op::Call("sum", {log_probs * inputs[1]}, {{"axis", "-1"}}) * -1.f};
+  }
+  static constexpr int kClasses = 300;  // lines of 300: LineSum's lanes and a tail of 12
+  inline static const std::string kClassText = std::to_string(kClasses);
+
+ private:
+  std::shared_ptr<Dense> fc_;
+};
+
+TEST_F(HybridTraining, DenseLabelCrossEntropyEqualsEagerBitForBit) {
+  DenseCrossEntropy net;
+  net.Initialize();
+  const NDArray x0 = NDArray::RandomUniform({60, 7}, -1.f, 1.f);
+  const NDArray label0 = NDArray::RandomUniform({2, 30, DenseCrossEntropy::kClasses}, 0.f, 1.f);
+  (net)({x0, label0});  // completes the deferred shapes
+  const std::vector<ParameterPtr> params = ParamsOf(&net);
+  for (bool label_grad : {false, true}) {
+    std::vector<std::vector<NDArray>> runs;
+    for (bool hybridized : {false, true}) {
+      net.Hybridize(hybridized);
+      NDArray x = x0.Copy(), label = label0.Copy();
+      autograd::AttachGrad(&x);
+      if (label_grad) autograd::AttachGrad(&label);
+      for (const auto& p : params) p->AttachGrad();
+      NDArray loss;
+      {
+        auto recording = autograd::Record();
+        loss = net({x, label})[0];
+      }
+      autograd::Backward({loss});
+      std::vector<NDArray> got{loss.Copy(), autograd::GetGrad(x).Copy()};
+      if (label_grad) got.push_back(autograd::GetGrad(label).Copy());
+      for (const auto& p : params) got.push_back(p->Grad().Copy());
+      runs.push_back(std::move(got));
+    }
+    for (size_t i = 0; i < runs[0].size(); ++i)
+      EXPECT_EQ(BitDifference(runs[1][i], runs[0][i]), "")
+          << "label_grad " << label_grad << " " << i;
+    EXPECT_GT(std::fabs(runs[0][0].ToFloatVector()[0]), 0.f);
+  }
+}
+
 // Two outputs, only one of them differentiated: the other's gradient is zero (zeros_like of the
 // kept output), as eagerly.
 class TwoHeads : public HybridBlock {

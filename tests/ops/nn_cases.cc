@@ -129,6 +129,41 @@ RefFn SoftmaxRef(int axis, double t, bool log) {
   };
 }
 
+// _hn_log_softmax_label_sum: the sums of log_softmax(data) * label along the last axis.
+RefTensor LogSoftmaxLabelSums(const RefTensor& data, const RefTensor& label, const Shape& out) {
+  const Shape& s = data.shape;
+  const RefTensor log_probs = SoftmaxLines(data, s, s.ndim() - 1, 1, true);
+  const int64_t n = s[s.ndim() - 1];
+  RefTensor sums(out);
+  for (int64_t line = 0; line < sums.size(); ++line) {
+    for (int64_t j = 0; j < n; ++j) sums[line] += log_probs[line * n + j] * label[line * n + j];
+  }
+  return sums;
+}
+
+RefFn LogSoftmaxLabelSumRef(const Shape& out) {
+  return [out](const std::vector<RefTensor>& in) {
+    return std::vector<RefTensor>{LogSoftmaxLabelSums(in[0], in[1], out)};
+  };
+}
+
+// _backward_hn_log_softmax_label_sum (out_grad, label, y): per line, dy = out_grad * label and
+// dx = dy - exp(y) sum(dy).
+std::vector<RefTensor> LogSoftmaxLabelSumBackwardRef(const std::vector<RefTensor>& in) {
+  const RefTensor &out_grad = in[0], &label = in[1], &y = in[2];
+  const int64_t n = y.shape[y.shape.ndim() - 1];
+  RefTensor dx(y.shape);
+  for (int64_t line = 0; line < out_grad.size(); ++line) {
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += out_grad[line] * label[line * n + j];
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t k = line * n + j;
+      dx[k] = out_grad[line] * label[k] - std::exp(y[k]) * sum;
+    }
+  }
+  return {dx};
+}
+
 // SoftmaxOutput / SoftmaxActivation views: "flat" = (N, rest) axis 1; "channel" = axis 1 of the
 // real shape; "last" = last axis.
 RefFn SoftmaxViewRef(const std::string& view) {
@@ -447,6 +482,23 @@ HN_CONFORMANCE_CASES(Softmax) {
   cases->push_back(Case("log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {{2, 4, 3}},
                         SoftmaxRef(1, 0.5, true), "axis_temperature"));
 
+  // The fused cross-entropy of training graphs: lines of 37 (two rounds of LineSum's 16 lanes
+  // and a tail), keepdims, and lines enough to split between threads.
+  cases->push_back(InternalCase(
+      Case("_hn_log_softmax_label_sum", {}, {{3, 37}, {3, 37}}, LogSoftmaxLabelSumRef(Shape{3}))));
+  cases->push_back(
+      InternalCase(Case("_hn_log_softmax_label_sum", {{"keepdims", "True"}}, {{2, 3, 5}, {2, 3, 5}},
+                        LogSoftmaxLabelSumRef(Shape{2, 3, 1}), "keepdims")));
+  cases->push_back(InternalCase(
+      NoGradientCheck(Case("_hn_log_softmax_label_sum", {}, {{20, 2000}, {20, 2000}},
+                           LogSoftmaxLabelSumRef(Shape{20}), "threads"),
+                      "finite differences over 80000 inputs; the small cases check the gradient")));
+  cases->push_back(InternalCase(Case("_backward_hn_log_softmax_label_sum", {},
+                                     {{3}, {3, 37}, {3, 37}}, LogSoftmaxLabelSumBackwardRef)));
+  cases->push_back(InternalCase(Case("_backward_hn_log_softmax_label_sum", {{"keepdims", "True"}},
+                                     {{20, 1}, {20, 2000}, {20, 2000}},
+                                     LogSoftmaxLabelSumBackwardRef, "threads")));
+
   SoftmaxOutputGrad plain;
   cases->push_back(WithGradient(Case("SoftmaxOutput", {}, {{4, 6}, {4}}, SoftmaxViewRef("flat")),
                                 SoftmaxOutputGradRef(plain)));
@@ -641,6 +693,9 @@ HN_ERROR_CASES(Nn) {
                             {"dot(node)", "(2, 3)", "(4, 5)"}));
   cases->push_back(Rejected("softmax", {{"axis", "2"}}, {{2, 3}}, StatusCode::kShapeError,
                             {"softmax(node)", "axis"}));
+  cases->push_back(Rejected("_hn_log_softmax_label_sum", {}, {{2, 3}, {2, 4}},
+                            StatusCode::kShapeError,
+                            {"_hn_log_softmax_label_sum(node)", "label", "(2, 4)", "(2, 3)"}));
 }
 
 // float64 models (the float64 whole-model gradient checks) run Activation and FullyConnected in

@@ -70,6 +70,12 @@ uint32_t OutputsToCompute(const NodeAttrs& attrs, size_t num_inputs);
 void RecordOp(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
               std::vector<NDArray>* outputs);
 
+/// Invoke, but output i is written into destinations[i] where that is given (not none), has the
+/// output's shape and dtype and shares no storage with an input; the other outputs are new
+/// arrays. Backward writes gradients straight into the variables' gradient buffers this way.
+std::vector<NDArray> InvokeInto(const NodeAttrs& attrs, const std::vector<NDArray>& inputs,
+                                const std::vector<NDArray>& destinations);
+
 /// Whether a backward stored the gradient of the marked variable `x` since the last
 /// SetGradFresh(x, false); false for an array that is not marked.
 bool IsGradFresh(const NDArray& x);

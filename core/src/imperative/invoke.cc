@@ -91,7 +91,28 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
   InferOutputsUpTo(attrs, attrs.op->NumOutputs(attrs), in_shapes, in_types, out_shapes, out_types);
 }
 
+namespace {
+
+// Whether an op's output of `shape` and `dtype` may be written into `destination`.
+bool WritableInto(const NDArray& destination, const Shape& shape, DType dtype,
+                  const std::vector<NDArray>& inputs) {
+  if (destination.is_none() || destination.is_symbolic() || destination.shape() != shape ||
+      destination.dtype() != dtype) {
+    return false;
+  }
+  return std::none_of(inputs.begin(), inputs.end(),
+                      [&](const NDArray& x) { return x.SharesStorageWith(destination); });
+}
+
+}  // namespace
+
 std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& inputs) {
+  return internal::InvokeInto(attrs, inputs, {});
+}
+
+std::vector<NDArray> internal::InvokeInto(const NodeAttrs& attrs,
+                                          const std::vector<NDArray>& inputs,
+                                          const std::vector<NDArray>& destinations) {
   HN_CHECK(attrs.op != nullptr, kInvalidArgument) << "Invoke: no operator given";
   const Op& op = *attrs.op;
   uint32_t num_in = op.NumInputs(attrs);
@@ -123,7 +144,12 @@ std::vector<NDArray> Invoke(const NodeAttrs& attrs, const std::vector<NDArray>& 
   std::vector<NDArray> outputs;
   outputs.reserve(out_shapes.size());
   for (size_t i = 0; i < out_shapes.size(); ++i) {
-    outputs.emplace_back(out_shapes[i], out_types[i]);
+    if (i < destinations.size() &&
+        WritableInto(destinations[i], out_shapes[i], out_types[i], inputs)) {
+      outputs.push_back(destinations[i]);
+    } else {
+      outputs.emplace_back(out_shapes[i], out_types[i]);
+    }
     out_blobs[i] = TBlob{outputs[i].raw_data(), out_shapes[i], out_types[i]};
   }
   std::vector<const NDArray*> arrays(inputs.size());

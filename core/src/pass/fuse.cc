@@ -9,6 +9,9 @@
 //      few rows at a time, RunExpandThenDepthwise)
 //  * FullyConnected + Activation    -> _hn_fully_connected_act
 //  * BatchNorm + Activation(relu)   -> _contrib_BatchNormWithReLU
+// and for training graphs only (FuseLogSoftmaxLabelSum):
+//  * log_softmax(x, axis=-1) + elemwise_mul by a label + sum(axis=-1)
+//      -> _hn_log_softmax_label_sum
 // A producer is fused only into its only reader (graph outputs count as readers), and a
 // BatchNorm only when it shows its first output alone and normalizes the channel axis.
 #include <algorithm>
@@ -298,6 +301,51 @@ void FuseActivations(Fuser* f, bool with_dense) {
   }
 }
 
+// Whether node `n`'s axis attribute names the last axis alone (-1 or (-1,)); `absent_is_last`:
+// what a missing attribute means.
+bool AxisIsLast(const Node& n, bool absent_is_last) {
+  const auto it = n.attrs.dict.find("axis");
+  if (it == n.attrs.dict.end()) return absent_is_last;
+  return it->second != "None" && ParseIntTuple(it->second) == std::vector<int64_t>{-1};
+}
+
+// sum(log_softmax(x, axis=-1) * label, axis=-1) -> _hn_log_softmax_label_sum(x, label): the
+// log_softmax read by the product alone, the product by the sum alone; log_softmax with no
+// temperature, dtype or length, the sum over the last axis only.
+void FuseLogSoftmaxLabelSum(Fuser* f, uint32_t nid) {
+  const OpRegistry& registry = OpRegistry::Global();
+  static const Op* const sum_op = registry.Find("sum");
+  static const Op* const mul_op = registry.Find("elemwise_mul");
+  static const Op* const log_softmax_op = registry.Find("log_softmax");
+  static const Op* const fused_op = registry.Find("_hn_log_softmax_label_sum");
+  const Node* sum = f->node(nid);
+  if (f->Removed(nid) || !IsOp(sum, sum_op) || fused_op == nullptr) return;
+  bool exclude = false, keepdims = false;
+  ParseValue(AttrOrDefault(*sum, "exclude"), &exclude);
+  ParseValue(AttrOrDefault(*sum, "keepdims"), &keepdims);
+  if (exclude || !AxisIsLast(*sum, false)) return;
+  const NodeEntry& product = sum->inputs[0];
+  if (product.node->IsVariable() || product.index != 0) return;
+  const IndexedGraph& g = f->graph();
+  const uint32_t mul = g.node_id(product.node.get());
+  if (!IsOp(product.node.get(), mul_op) || f->SoleReader(mul) != nid) return;
+  for (size_t side = 0; side < 2; ++side) {
+    const NodeEntry& log_probs = product.node->inputs[side];
+    if (!IsOp(log_probs.node.get(), log_softmax_op) || log_probs.index != 0) continue;
+    const Node& ls = *log_probs.node;
+    const bool plain = std::all_of(ls.attrs.dict.begin(), ls.attrs.dict.end(),
+                                   [](const auto& kv) { return kv.first == "axis"; });
+    if (!plain || !AxisIsLast(ls, true)) continue;
+    const uint32_t producer = g.node_id(&ls);
+    if (f->Removed(producer) || f->SoleReader(producer) != mul) continue;
+    const NodeEntry label = product.node->inputs[1 - side];
+    f->Replace({producer, mul, nid},
+               MakeNodeAttrs(*fused_op, "", {{"keepdims", keepdims ? "True" : "False"}}),
+               {ls.inputs[0], label});
+    return;
+  }
+}
+
 }  // namespace
 
 Symbol FuseOps(const Symbol& symbol, size_t* num_fused) {
@@ -321,6 +369,15 @@ Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused) {
   Symbol graph = symbol.Copy();
   Fuser fuser(graph);
   FuseActivations(&fuser, false);
+  *num_fused = fuser.num_fused();
+  return graph;
+}
+
+Symbol FuseLogSoftmaxLabelSum(const Symbol& symbol, size_t* num_fused) {
+  Symbol graph = symbol.Copy();
+  Fuser fuser(graph);
+  for (uint32_t nid = 0; nid < fuser.graph().num_nodes(); ++nid)
+    FuseLogSoftmaxLabelSum(&fuser, nid);
   *num_fused = fuser.num_fused();
   return graph;
 }

@@ -56,6 +56,12 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
 /// are unchanged, in either mode.
 Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
 
+/// Returns a copy of `symbol` with sum(log_softmax(x, axis=-1) * label, axis=-1) (elemwise_mul,
+/// each op read by the next alone) as one _hn_log_softmax_label_sum (fuse.cc): training graphs,
+/// whose cross-entropy with dense labels then neither writes the product nor, in its gradient,
+/// the broadcast output gradient. Numerics are unchanged.
+Symbol FuseLogSoftmaxLabelSum(const Symbol& symbol, size_t* num_fused);
+
 /// Returns a copy of `symbol` in which convolutions, and the pooling, BatchNorm, elementwise and
 /// channel Concat ops they feed, work on channel-last data (NWC, NHWC, NDHWC), with layout
 /// changes (_hn_relayout, or zero-copy Reshape views where both layouts are the same bytes) only

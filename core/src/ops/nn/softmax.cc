@@ -7,6 +7,11 @@
 // float32); with use_length (softmax only, as MXNet) the second input holds each line's length
 // and the elements beyond it are 0;
 // SoftmaxOutput and SoftmaxActivation use mshadow's float Softmax.
+//
+// _hn_log_softmax_label_sum is what training graphs make of sum(log_softmax(x) * label, axis=-1)
+// (a cross-entropy with dense labels; pass/fuse.cc FuseLogSoftmaxLabelSum): one pass per line,
+// whose product lives in a scratch line only, with the very line functions of log_softmax,
+// elemwise_mul, sum and their gradients, so its bits are theirs.
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -16,10 +21,14 @@
 #include "hybridnet/op.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
 #include "kernels/vector_math-inl.h"
+#include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
+#include "ops/reduce/line_sum-inl.h"
+#include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
@@ -427,6 +436,168 @@ Op& RegisterSoftmaxBackward(OpRegistry* r, const char* name, const char* descrip
       .SetInternal();
 }
 
+// ---- _hn_log_softmax_label_sum (data, label) -> the sums along the last axis of
+// log_softmax(data) * label, and a hidden second output: log_softmax(data), which the gradient
+// reads. _backward_hn_log_softmax_label_sum (out_grad, label, log_softmax) -> data's gradient.
+
+struct LogSoftmaxLabelSumParam {
+  bool keepdims = false;
+  static void Declare(ParamDeclarer<LogSoftmaxLabelSumParam>* d) {
+    d->Field("keepdims", &LogSoftmaxLabelSumParam::keepdims)
+        .Default(false)
+        .Describe("Whether the summed last axis stays in the result with size 1 (sum's keepdims).");
+  }
+};
+
+// The last axis (the sum's, of length n) and the lines along it, of a float32 array of shape s.
+struct Lines {
+  int64_t count = 0, n = 0;
+};
+Lines LinesOf(const Shape& s) {
+  Lines lines;
+  lines.n = s[s.ndim() - 1];
+  lines.count = lines.n == 0 ? 0 : s.Size() / lines.n;
+  return lines;
+}
+
+bool LogSoftmaxLabelSumShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                             std::vector<Shape>* out) {
+  Shape data = (*in)[0];
+  HN_CHECK(MergeShape((*in)[1], &data), kShapeError)
+      << DescribeNode(attrs) << ": label has shape " << (*in)[1] << ", data " << (*in)[0]
+      << "; they must be the same";
+  if (out->size() > 1) {
+    HN_CHECK(MergeShape((*out)[1], &data), kShapeError)
+        << DescribeNode(attrs) << ": log_softmax output has shape " << (*out)[1] << ", data "
+        << data;
+  }
+  (*in)[0] = (*in)[1] = data;
+  if (out->size() > 1) (*out)[1] = data;
+  if (data.ndim() == 0) return false;
+  std::vector<bool> reduced(data.ndim(), false);
+  reduced.back() = true;
+  internal::AssignReducedShape(
+      attrs, out,
+      internal::ReducedShape(data, reduced, attrs.Param<LogSoftmaxLabelSumParam>().keepdims));
+  return data.IsKnown() && (*out)[0].IsKnown();
+}
+
+// Per line: log_softmax as log_softmax's kernel writes it (SoftmaxAlong's line function), its
+// product with the label into a scratch line as elemwise_mul multiplies, and that line summed as
+// sum sums it (LineSum).
+void LogSoftmaxLabelSumCompute(const OpContext& ctx, const NodeAttrs&, const std::vector<TBlob>& in,
+                               const std::vector<TBlob>& out) {
+  const Lines lines = LinesOf(in[0].shape);
+  const int64_t n = lines.n;
+  const float* x = in[0].ptr<const float>();
+  const float* label = in[1].ptr<const float>();
+  float* sums = out[0].ptr<float>();
+  if (n == 0) {
+    std::fill(sums, sums + out[0].Size(), 0.f);
+    return;
+  }
+  // Each thread's product line, then, where the caller keeps no hidden output (no gradient
+  // follows), its log_softmax line.
+  const bool keeps_log_probs = out.size() > 1;
+  const int64_t scratch_lines = keeps_log_probs ? 1 : 2;
+  float* scratch = ctx.workspace->Get<float>(
+      internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * scratch_lines * n));
+  const bool avx512 = internal::CpuHasAvx512();
+  internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
+    const int64_t base = line * n;
+    float* product = scratch + internal::ThreadIndex() * scratch_lines * n;
+    float* log_probs = keeps_log_probs ? out[1].ptr<float>() + base : product + n;
+    if (avx512) {
+      SoftmaxLineAvx512<true, false>(x + base, log_probs, n, n, 1.0);
+    } else {
+      SoftmaxLine<true, false, true>(x + base, log_probs, 1, n, n, 1.0);
+    }
+    for (int64_t j = 0; j < n; ++j) product[j] = log_probs[j] * label[base + j];
+    sums[line] = static_cast<float>(avx512 ? internal::LineSumAvx512(product, n)
+                                           : internal::LineSum(product, n));
+  });
+}
+
+// Per line: the output gradient broadcast along the line times the label into a scratch line (as
+// _backward_sum broadcasts and elemwise_mul's gradient multiplies), then _backward_log_softmax's
+// line function.
+void LogSoftmaxLabelSumBackwardCompute(const OpContext& ctx, const NodeAttrs&,
+                                       const std::vector<TBlob>& in,
+                                       const std::vector<TBlob>& out) {
+  const Lines lines = LinesOf(in[2].shape);
+  const int64_t n = lines.n;
+  if (n == 0) return;
+  const float* out_grad = in[0].ptr<const float>();
+  const float* label = in[1].ptr<const float>();
+  const float* log_probs = in[2].ptr<const float>();
+  float* dx = out[0].ptr<float>();
+  float* scratch = ctx.workspace->Get<float>(internal::kOpSlot0,
+                                             static_cast<size_t>(internal::KernelThreads() * n));
+  const bool avx512 = internal::CpuHasAvx512();
+  internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
+    const int64_t base = line * n;
+    float* dy = scratch + internal::ThreadIndex() * n;
+    const float g = out_grad[line];
+    for (int64_t j = 0; j < n; ++j) dy[j] = g * label[base + j];
+    if (avx512) {
+      SoftmaxBackwardLineAvx512<SoftmaxKind::kLogSoftmax>(dy, log_probs + base, dx + base, n, 1.0);
+    } else {
+      SoftmaxBackwardLine<SoftmaxKind::kLogSoftmax, true>(dy, log_probs + base, dx + base, 1, n,
+                                                          1.0);
+    }
+  });
+}
+
+// data's gradient from the fused backward; label's as the unfused graph computes it: the output
+// gradient broadcast back over the last axis (_backward_sum) times log_softmax (elemwise_mul's).
+std::vector<NodeEntry> LogSoftmaxLabelSumGradient(const std::shared_ptr<Node>& n,
+                                                  const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const NodeEntry log_probs = g.out(1);
+  const AttrDict sum_attrs{
+      {"axis", "-1"},
+      {"keepdims", g.attrs().Param<LogSoftmaxLabelSumParam>().keepdims ? "True" : "False"}};
+  NodeEntry broadcast = g.Op("_backward_sum", {g.out_grad(0), log_probs}, sum_attrs);
+  return {g.Op("_backward_hn_log_softmax_label_sum", {g.out_grad(0), g.in(1), log_probs},
+               g.attrs().dict),
+          g.Mul(broadcast, log_probs)};
+}
+
+void RegisterLogSoftmaxLabelSum(OpRegistry* r) {
+  r->Register("_hn_log_softmax_label_sum")
+      .Describe(
+          "sum(log_softmax(data, axis=-1) * label, axis=-1, keepdims): a cross-entropy with "
+          "dense labels, as training graphs fuse it, with the same bits as the three ops. A "
+          "hidden second output holds log_softmax(data) for the gradient.")
+      .SetParam<LogSoftmaxLabelSumParam>()
+      .SetInputNames({"data", "label"})
+      .SetNumOutputs(1)
+      .SetNumTotalOutputs(2)
+      .SetInferShape(LogSoftmaxLabelSumShape)
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(LogSoftmaxLabelSumCompute)
+      .SetGradient(LogSoftmaxLabelSumGradient)
+      .SetInternal();
+  r->Register("_backward_hn_log_softmax_label_sum")
+      .Describe(
+          "The gradient of _hn_log_softmax_label_sum for data: per line along the last axis, "
+          "dy = out_grad * label and (dy - exp(log_softmax) sum(dy)).")
+      .SetParam<LogSoftmaxLabelSumParam>()
+      .SetInputNames({"out_grad", "label", "log_softmax"})
+      .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+        std::vector<Shape> forward_in{(*in)[2], (*in)[1]};
+        std::vector<Shape> forward_out{(*in)[0], (*out)[0]};
+        const bool known = LogSoftmaxLabelSumShape(attrs, &forward_in, &forward_out);
+        (*in)[0] = forward_out[0];
+        (*in)[1] = forward_in[1];
+        (*in)[2] = (*out)[0] = forward_in[0];
+        return known;
+      })
+      .SetInferType(ElemwiseFloatType)
+      .SetCompute(LogSoftmaxLabelSumBackwardCompute)
+      .SetInternal();
+}
+
 // mshadow's Softmax: float max, float sum of exp(x - max), then division.
 void FloatSoftmaxAlong(const float* in, float* out, const AxisView& v) {
   const int64_t m = v.size, st = v.inner;
@@ -756,6 +927,8 @@ void RegisterSoftmaxOps(OpRegistry* r) {
       .SetInplace({{0, 0}})
       .SetOnnx({"Softmax"}, SoftmaxActivationOnnx)
       .SetGradient(SoftmaxActivationGradient);
+
+  RegisterLogSoftmaxLabelSum(r);
 }
 
 }  // namespace hybridnet

@@ -18,10 +18,17 @@
 #include "onnx/onnx_convert.h"
 #include "ops/dtype_switch-inl.h"
 #include "ops/gradient_util.h"
+#include "ops/reduce/line_sum-inl.h"
 #include "ops/reduce/reduce-inl.h"
 #include "ops/register_ops.h"
 
 namespace hybridnet {
+
+namespace internal {
+
+HN_AVX512 double LineSumAvx512(const float* x, int64_t n) { return LineSum(x, n); }
+
+}  // namespace internal
 
 namespace {
 
@@ -56,28 +63,6 @@ struct ReduceAxisParam {
 
 enum class ReduceKind { kSum, kMean, kProd, kMax, kMin };
 
-// The double sum of a contiguous line in a fixed order: element i into lane i % kSumLanes, then
-// the lanes added pairwise. One order on every CPU and thread count; a sum chained through one
-// double took 3% of an LSTM LM's training step (its loss sums 700 lines of 10000). Always
-// inlined, so that it compiles for the ISA of its caller (LineSumAvx512).
-constexpr int kSumLanes = 16;
-
-__attribute__((always_inline)) inline double LineSum(const float* x, int64_t n) {
-  double lanes[kSumLanes] = {};
-  int64_t i = 0;
-  for (; i + kSumLanes <= n; i += kSumLanes) {
-#pragma omp simd
-    for (int l = 0; l < kSumLanes; ++l) lanes[l] += static_cast<double>(x[i + l]);
-  }
-  for (int l = 0; i < n; ++i, ++l) lanes[l] += static_cast<double>(x[i]);
-  for (int width = kSumLanes / 2; width > 0; width /= 2) {
-    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
-  }
-  return lanes[0];
-}
-
-HN_AVX512 double LineSumAvx512(const float* x, int64_t n) { return LineSum(x, n); }
-
 // Lines shorter than this sum on the calling thread.
 constexpr int64_t kSplitElements = int64_t{1} << 15;
 
@@ -95,7 +80,8 @@ void ReduceCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
       const int64_t n = plan.red_count;
       const bool avx512 = internal::CpuHasAvx512();
       internal::ParallelFor(plan.out_size, plan.out_size * n >= kSplitElements, [&](int64_t o) {
-        double acc = avx512 ? LineSumAvx512(x + o * n, n) : LineSum(x + o * n, n);
+        double acc =
+            avx512 ? internal::LineSumAvx512(x + o * n, n) : internal::LineSum(x + o * n, n);
         if constexpr (kKind == ReduceKind::kMean) acc /= static_cast<double>(n);
         y[o] = static_cast<float>(acc);
       });
