@@ -16,6 +16,7 @@
 #include "hybridnet/ndarray.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/batch_norm.h"
+#include "kernels/threads.h"
 #include "kernels/workspace.h"
 
 namespace hybridnet {
@@ -222,10 +223,13 @@ TEST(BatchNormTrainingKernel, ReluVariantGradientGivesTheBitsOfReluThenBatchNorm
 struct ChannelLastCase {
   int64_t N, C, S;
 };
-// The last is large enough for the channels to be split between threads (at 2 threads and up).
-constexpr ChannelLastCase kChannelLastCases[] = {{1, 3, 7},    {3, 17, 65},   {2, 40, 1},
-                                                 {4, 33, 100}, {2, 16, 1024}, {5, 64, 31},
-                                                 {1, 1, 130},  {2, 130, 9},   {2, 50, 700}};
+// The last three are large enough to be split between threads (kThreadCounts): by lanes (rows
+// of at least the lanes), by channels (S 49: fewer positions than the statistics' 64 lanes, as
+// many as the gradient's 32 and more), and by channels alone (S 9).
+constexpr ChannelLastCase kChannelLastCases[] = {
+    {1, 3, 7},   {3, 17, 65}, {2, 40, 1},   {4, 33, 100}, {2, 16, 1024}, {5, 64, 31},
+    {1, 1, 130}, {2, 130, 9}, {2, 50, 700}, {24, 64, 49}, {40, 200, 9}};
+constexpr int kThreadCounts[] = {1, 2, 3};
 
 // (N, C, S) to (N, S, C), and back.
 std::vector<float> ToChannelLast(const std::vector<float>& v, const ChannelLastCase& k) {
@@ -267,14 +271,18 @@ TEST(BatchNormTrainingKernel, ChannelLastBatchStatsGiveTheChannelFirstBits) {
       internal::BatchNormBatchStats(x.data(), dims, c, 1e-5, &mean_first[static_cast<size_t>(c)],
                                     &invstd_first[static_cast<size_t>(c)]);
     }
-    for (const bool avx512 : ChannelLastVersions()) {
-      std::vector<float> mean(mean_first.size()), invstd(mean_first.size());
-      internal::BatchNormBatchStatsChannelLastWith(avx512, x_last.data(), dims, 1e-5, mean.data(),
-                                                   invstd.data(), &workspace);
-      const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
-                                " S=" + std::to_string(k.S) + " avx512=" + std::to_string(avx512);
-      EXPECT_TRUE(SameBits(mean, mean_first)) << where;
-      EXPECT_TRUE(SameBits(invstd, invstd_first)) << where;
+    for (const int threads : kThreadCounts) {
+      const internal::ThreadCountWhile thread_count(threads);
+      for (const bool avx512 : ChannelLastVersions()) {
+        std::vector<float> mean(mean_first.size()), invstd(mean_first.size());
+        internal::BatchNormBatchStatsChannelLastWith(avx512, x_last.data(), dims, 1e-5, mean.data(),
+                                                     invstd.data(), &workspace);
+        const std::string where =
+            "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) + " S=" + std::to_string(k.S) +
+            " avx512=" + std::to_string(avx512) + " threads=" + std::to_string(threads);
+        EXPECT_TRUE(SameBits(mean, mean_first)) << where;
+        EXPECT_TRUE(SameBits(invstd, invstd_first)) << where;
+      }
     }
   }
 }
@@ -293,39 +301,43 @@ TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
     const SavedStats saved(x, dims);
     for (const bool batch_stats : {true, false}) {
       for (const bool fix_gamma : {false, true}) {
-        for (const bool avx512 : ChannelLastVersions()) {
-          for (const float* relu_beta : std::vector<const float*>{nullptr, beta.data()}) {
-            const GradResult first =
-                RunBackward(avx512, dy, x, gamma, dims, fix_gamma, batch_stats, relu_beta);
-            GradResult last{std::vector<float>(n), std::vector<float>(C), std::vector<float>(C),
-                            std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
-            const internal::BatchNormGradArgs args{dy_last.data(),
-                                                   x_last.data(),
-                                                   gamma.data(),
-                                                   last.moving_mean.data(),
-                                                   last.moving_var.data(),
-                                                   saved.mean.data(),
-                                                   saved.invstd.data(),
-                                                   relu_beta,
-                                                   last.dx.data(),
-                                                   last.dgamma.data(),
-                                                   last.dbeta.data(),
-                                                   1e-5,
-                                                   0.9f,
-                                                   fix_gamma,
-                                                   batch_stats};
-            internal::BatchNormBackwardChannelLastWith(avx512, args, dims, &workspace);
-            const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
-                                      " S=" + std::to_string(k.S) +
-                                      " avx512=" + std::to_string(avx512) +
-                                      " batch_stats=" + std::to_string(batch_stats) +
-                                      " fix_gamma=" + std::to_string(fix_gamma) +
-                                      " relu=" + std::to_string(relu_beta != nullptr);
-            EXPECT_TRUE(SameBits(ToChannelFirst(last.dx, k), first.dx)) << where;
-            EXPECT_TRUE(SameBits(last.dgamma, first.dgamma)) << where;
-            EXPECT_TRUE(SameBits(last.dbeta, first.dbeta)) << where;
-            EXPECT_TRUE(SameBits(last.moving_mean, first.moving_mean)) << where;
-            EXPECT_TRUE(SameBits(last.moving_var, first.moving_var)) << where;
+        for (const int threads : kThreadCounts) {
+          const internal::ThreadCountWhile thread_count(threads);
+          for (const bool avx512 : ChannelLastVersions()) {
+            for (const float* relu_beta : std::vector<const float*>{nullptr, beta.data()}) {
+              const GradResult first =
+                  RunBackward(avx512, dy, x, gamma, dims, fix_gamma, batch_stats, relu_beta);
+              GradResult last{std::vector<float>(n), std::vector<float>(C), std::vector<float>(C),
+                              std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
+              const internal::BatchNormGradArgs args{dy_last.data(),
+                                                     x_last.data(),
+                                                     gamma.data(),
+                                                     last.moving_mean.data(),
+                                                     last.moving_var.data(),
+                                                     saved.mean.data(),
+                                                     saved.invstd.data(),
+                                                     relu_beta,
+                                                     last.dx.data(),
+                                                     last.dgamma.data(),
+                                                     last.dbeta.data(),
+                                                     1e-5,
+                                                     0.9f,
+                                                     fix_gamma,
+                                                     batch_stats};
+              internal::BatchNormBackwardChannelLastWith(avx512, args, dims, &workspace);
+              const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
+                                        " S=" + std::to_string(k.S) +
+                                        " avx512=" + std::to_string(avx512) +
+                                        " batch_stats=" + std::to_string(batch_stats) +
+                                        " fix_gamma=" + std::to_string(fix_gamma) +
+                                        " relu=" + std::to_string(relu_beta != nullptr) +
+                                        " threads=" + std::to_string(threads);
+              EXPECT_TRUE(SameBits(ToChannelFirst(last.dx, k), first.dx)) << where;
+              EXPECT_TRUE(SameBits(last.dgamma, first.dgamma)) << where;
+              EXPECT_TRUE(SameBits(last.dbeta, first.dbeta)) << where;
+              EXPECT_TRUE(SameBits(last.moving_mean, first.moving_mean)) << where;
+              EXPECT_TRUE(SameBits(last.moving_var, first.moving_var)) << where;
+            }
           }
         }
       }

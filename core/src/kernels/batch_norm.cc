@@ -445,34 +445,56 @@ void StatLanesScalar(const float* x, const BatchNormDims& dims, const float* mea
   }
 }
 
-// Channel blocks of 16 in one consecutive range per kernel thread, body(c_lo, c_hi): each thread
-// reads its channels of every position in memory order (one pass over the data), adding into
-// lanes that stay in cache; every lane takes its values in the data's order, whatever the split.
-template <typename Body>
-void ChannelRanges(const BatchNormDims& dims, const Body& body) {
-  const int64_t blocks = (dims.channels + 15) / 16;
-  const int64_t ranges = WorthSplitting(dims) ? std::min<int64_t>(blocks, KernelThreads()) : 1;
+// The lanes l_lo... l_hi of channels c_lo... c_hi a thread sums (position s of a sample goes to
+// lane s % kLanes); every lane takes its values in the data's order, whatever the split.
+struct LaneRange {
+  int64_t c_lo, c_hi, l_lo, l_hi;
+};
+
+// Splits a sum over channel-last data into one LaneRange per kernel thread, body(range). Where
+// each sample has a position for every lane, threads take consecutive lanes of all channels:
+// each reads its own runs of whole positions. Else channel blocks of 16: each thread reads its
+// channels of every position (two threads splitting a 64-channel position's 256 bytes fetch each
+// other's cache lines too, which made this 5 times slower at 2 threads on ResNet-18's shapes).
+template <int64_t kLanes, typename Body>
+void LaneRanges(const BatchNormDims& dims, const Body& body) {
+  const int64_t C = dims.channels, blocks = (C + 15) / 16;
+  const int64_t threads = WorthSplitting(dims) ? KernelThreads() : 1;
+  if (threads > 1 && dims.inner >= kLanes) {
+    const int64_t ranges = std::min<int64_t>(kLanes, threads);
+    ParallelFor(ranges, true, [&](int64_t r) {
+      body(LaneRange{0, C, kLanes * r / ranges, kLanes * (r + 1) / ranges});
+    });
+    return;
+  }
+  const int64_t ranges = std::min<int64_t>(blocks, threads);
   ParallelFor(ranges, ranges > 1, [&](int64_t r) {
-    body(blocks * r / ranges * 16, std::min(dims.channels, blocks * (r + 1) / ranges * 16));
+    body(LaneRange{blocks * r / ranges * 16, std::min(C, blocks * (r + 1) / ranges * 16), 0,
+                   kLanes});
   });
 }
 
-// StatLanesScalar's lanes of channels c_lo... c_hi, 16 channels a register.
+// StatLanesScalar's lanes of range r, 16 channels a register.
 template <bool kSquares>
 HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, const float* mean,
-                                    float* part, int64_t c_lo, int64_t c_hi) {
-  const int64_t C = dims.channels, S = dims.inner;
-  for (int64_t l = 0; l < kStatLanes; ++l) std::fill(part + l * C + c_lo, part + l * C + c_hi, 0.f);
+                                    float* part, const LaneRange& r) {
+  const int64_t C = dims.channels;
+  for (int64_t l = r.l_lo; l < r.l_hi; ++l)
+    std::fill(part + l * C + r.c_lo, part + l * C + r.c_hi, 0.f);
+  // The positions whose lane s % kStatLanes is in the range, in memory order.
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s = 0; s < S; ++s) {
-      const float* xs = x + (o * S + s) * C;
-      float* p = part + (s % kStatLanes) * C;
-      for (int64_t c = c_lo; c < c_hi; c += 16) {
-        const __mmask16 lanes = FirstLanes(c_hi - c);
-        const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
-        const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
-        _mm512_mask_storeu_ps(p + c, lanes,
-                              _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
+    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kStatLanes) {
+      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
+      for (int64_t s = s0; s < end; ++s) {
+        const float* xs = x + (o * dims.inner + s) * C;
+        float* p = part + (r.l_lo + s - s0) * C;
+        for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
+          const __mmask16 lanes = FirstLanes(r.c_hi - c);
+          const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
+          const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
+          _mm512_mask_storeu_ps(p + c, lanes,
+                                _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
+        }
       }
     }
   }
@@ -480,9 +502,8 @@ HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, c
 
 template <bool kSquares>
 void StatLanesAvx512(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
-  ChannelRanges(dims, [&](int64_t c_lo, int64_t c_hi) {
-    StatLanesRangeAvx512<kSquares>(x, dims, mean, part, c_lo, c_hi);
-  });
+  LaneRanges<kStatLanes>(
+      dims, [&](const LaneRange& r) { StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r); });
 }
 
 }  // namespace
@@ -549,42 +570,46 @@ HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* 
   *dot_acc = _mm512_add_pd(*dot_acc, _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy));
 }
 
-// GradLanesScalar's lanes of channels c_lo... c_hi, 16 channels (two halves of 8 doubles) at once.
+// GradLanesScalar's lanes of range r, 16 channels (two halves of 8 doubles) at once.
 HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                     const ChannelLastGrad& v, double* sum_part, double* dot_part,
-                                    int64_t c_lo, int64_t c_hi) {
-  const int64_t C = dims.channels, S = dims.inner;
-  for (int64_t l = 0; l < kGradLanes; ++l) {
-    std::fill(sum_part + l * C + c_lo, sum_part + l * C + c_hi, 0.0);
-    std::fill(dot_part + l * C + c_lo, dot_part + l * C + c_hi, 0.0);
+                                    const LaneRange& r) {
+  const int64_t C = dims.channels;
+  for (int64_t l = r.l_lo; l < r.l_hi; ++l) {
+    std::fill(sum_part + l * C + r.c_lo, sum_part + l * C + r.c_hi, 0.0);
+    std::fill(dot_part + l * C + r.c_lo, dot_part + l * C + r.c_hi, 0.0);
   }
   const bool relu = a.relu_beta != nullptr;
+  // The positions whose lane s % kGradLanes is in the range, in memory order.
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s = 0; s < S; ++s) {
-      const int64_t at = (o * S + s) * C;
-      double* sp = sum_part + (s % kGradLanes) * C;
-      double* dp = dot_part + (s % kGradLanes) * C;
-      for (int64_t c = c_lo; c < c_hi; c += 16) {
-        const __mmask16 m = FirstLanes(c_hi - c);
-        const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
-        const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
-        __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
-        if (relu) {
-          dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
-                                _mm512_maskz_loadu_ps(m, v.shift + c));
+    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kGradLanes) {
+      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
+      for (int64_t s = s0; s < end; ++s) {
+        const int64_t at = (o * dims.inner + s) * C;
+        double* sp = sum_part + (r.l_lo + s - s0) * C;
+        double* dp = dot_part + (r.l_lo + s - s0) * C;
+        for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
+          const __mmask16 m = FirstLanes(r.c_hi - c);
+          const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+          const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
+          __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
+          if (relu) {
+            dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
+                                  _mm512_maskz_loadu_ps(m, v.shift + c));
+          }
+          __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
+                  sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
+          __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
+                  dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
+          AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
+                      _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
+          AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
+                      &sum_hi, &dot_hi);
+          _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
+          _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
+          _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
+          _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
         }
-        __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
-                sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
-        __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
-                dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
-        AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
-                    _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
-        AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
-                    &sum_hi, &dot_hi);
-        _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
-        _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
-        _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
-        _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
       }
     }
   }
@@ -592,9 +617,8 @@ HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormD
 
 void GradLanesAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                      const ChannelLastGrad& v, double* sum_part, double* dot_part) {
-  ChannelRanges(dims, [&](int64_t c_lo, int64_t c_hi) {
-    GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, c_lo, c_hi);
-  });
+  LaneRanges<kGradLanes>(
+      dims, [&](const LaneRange& r) { GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r); });
 }
 
 // dx of sample o (GradDxScalar's formula per channel).
