@@ -667,19 +667,26 @@ std::shared_ptr<ConvGradPrimitive> MakeDataGradPrimitive(const ConvSpec& s) {
   return MakeGradPrimitive(s, false);
 }
 
-// Backward data of call s (RotatedForwardTakes) as oneDNN's forward convolution of dy,
-// channel-last, by the rotated weights, padded by what the window reaches beyond the call's own
-// padding.
-std::shared_ptr<ConvGradPrimitive> MakeRotatedDataGradPrimitive(const ConvSpec& s) {
-  ThreadCountWhile threads(static_cast<int>(s.threads));
+// A gradient primitive of call s whose data and output gradient are channel-last, the caller's
+// layouts beside them.
+std::shared_ptr<ConvGradPrimitive> ChannelLastGradPrimitive(const ConvSpec& s) {
   auto p = std::make_shared<ConvGradPrimitive>();
-  p->rotated = true;
   const Tag caller = s.channel_last ? ChannelLastTag(s.nd) : ChannelFirstTag(s.nd);
   const Tag cl = ChannelLastTag(s.nd);
   p->caller_data_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, caller);
   p->caller_grad_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, caller);
   p->data_md = memory::desc(p->caller_data_md.dims(), memory::data_type::f32, cl);
   p->grad_md = memory::desc(p->caller_grad_md.dims(), memory::data_type::f32, cl);
+  return p;
+}
+
+// Backward data of call s (RotatedForwardTakes) as oneDNN's forward convolution of dy,
+// channel-last, by the rotated weights, padded by what the window reaches beyond the call's own
+// padding.
+std::shared_ptr<ConvGradPrimitive> MakeRotatedDataGradPrimitive(const ConvSpec& s) {
+  ThreadCountWhile threads(static_cast<int>(s.threads));
+  auto p = ChannelLastGradPrimitive(s);
+  p->rotated = true;
   const Tag plain[3] = {Tag::oiw, Tag::oihw, Tag::oidhw};
   memory::dims rotated_dims{s.C, s.F}, dilate, pad_l, pad_r;
   for (int64_t i = 0; i < s.nd; ++i) {
@@ -729,14 +736,8 @@ PrimitiveCache<ConvGradPrimitive>& DataGradPrimitives() {
 // Backward weights of call s (PatchGemmTakes) as products (RunPatchGemmWeightGradient): the data
 // and output gradient channel-last, the weights' gradient MXNet's.
 std::shared_ptr<ConvGradPrimitive> MakePatchGemmWeightGradPrimitive(const ConvSpec& s) {
-  auto p = std::make_shared<ConvGradPrimitive>();
+  auto p = ChannelLastGradPrimitive(s);
   p->patch_gemm = true;
-  const Tag caller = s.channel_last ? ChannelLastTag(s.nd) : ChannelFirstTag(s.nd);
-  const Tag cl = ChannelLastTag(s.nd);
-  p->caller_data_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, caller);
-  p->caller_grad_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, caller);
-  p->data_md = memory::desc(p->caller_data_md.dims(), memory::data_type::f32, cl);
-  p->grad_md = memory::desc(p->caller_grad_md.dims(), memory::data_type::f32, cl);
   p->user_weight_md = UserWeightDesc(s, memory::data_type::f32);
   p->weight_md = p->user_weight_md;
   p->reorder_grad = p->grad_md != p->caller_grad_md;
