@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hybridnet/gluon/loss.h"
 #include "hybridnet/symbol.h"
 #include "pass/passes.h"
 
@@ -98,6 +99,31 @@ TEST(FuseLogSoftmaxLabelSum, FusesTheDenseLabelCrossEntropyOnly) {
   EXPECT_EQ(fused, 0u);
   EXPECT_EQ(counts.count("_hn_log_softmax_label_sum"), 0u);
   EXPECT_EQ(counts.at("log_softmax"), 7);
+}
+
+// The product as Gluon's SoftmaxCrossEntropyLoss with dense labels builds it: broadcast_mul by
+// reshape_like(label, x), x the log_softmax's input, so nothing is broadcast. By another shape
+// source, or by a label as it is, broadcast_mul may broadcast: left as it is.
+TEST(FuseLogSoftmaxLabelSum, FusesGluonsDenseLabelLossOnly) {
+  const Symbol x = Symbol::Var("x"), label = Symbol::Var("label"), other = Symbol::Var("other");
+  size_t fused = 0;
+  gluon::SoftmaxCELoss loss(gluon::SoftmaxCELossOptions().set_sparse_label(false));
+  const std::vector<Symbol> gluon_loss = loss.CallSymbolic({x, label});
+  std::map<std::string, int> counts =
+      OpCounts(internal::FuseLogSoftmaxLabelSum(Symbol::Group(gluon_loss), &fused));
+  EXPECT_EQ(counts.at("_hn_log_softmax_label_sum"), 1);
+  EXPECT_EQ(counts.count("log_softmax") + counts.count("broadcast_mul"), 0u);
+
+  auto cross_entropy = [&](const Symbol& label_operand) {
+    const Symbol log_probs = Op("log_softmax", {x}, {{"axis", "-1"}});
+    return Op("sum", {Op("broadcast_mul", {log_probs, label_operand})},
+              {{"axis", "-1"}, {"keepdims", "True"}});
+  };
+  const Symbol left =
+      Symbol::Group({cross_entropy(label), cross_entropy(Op("reshape_like", {label, other}))});
+  counts = OpCounts(internal::FuseLogSoftmaxLabelSum(left, &fused));
+  EXPECT_EQ(fused, 0u);
+  EXPECT_EQ(counts.at("log_softmax"), 2);
 }
 
 }  // namespace

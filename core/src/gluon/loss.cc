@@ -211,7 +211,9 @@ NDArray SoftmaxCrossEntropyLoss::Compute(const std::vector<NDArray>& in) {
     loss = Neg(op::Call("pick", {pred, in[1]},
                         {{"axis", std::to_string(options_.axis)}, {"keepdims", "True"}}));
   } else {
-    NDArray label = ReshapeLike(in[1], pred);
+    // Shaped like in[0] (pred's shape), so that only the product reads pred: a hybridized
+    // training graph then runs log_softmax, product and sum as one op (FuseLogSoftmaxLabelSum).
+    NDArray label = ReshapeLike(in[1], in[0]);
     loss = Neg(Reduce("sum", Mul(pred, label), AxisText(options_.axis), true, false));
   }
   return MeanOverSample(ApplyWeighting(loss, in[2], weight_));

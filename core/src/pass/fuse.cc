@@ -11,7 +11,8 @@
 //  * BatchNorm + Activation(relu)   -> _contrib_BatchNormWithReLU
 // and for training graphs only (FuseLogSoftmaxLabelSum):
 //  * log_softmax(x, axis=-1) + elemwise_mul by a label + sum(axis=-1)
-//      -> _hn_log_softmax_label_sum
+//      -> _hn_log_softmax_label_sum (also broadcast_mul by reshape_like(label, x), as Gluon's
+//      SoftmaxCrossEntropyLoss with dense labels builds it)
 // A producer is fused only into its only reader (graph outputs count as readers), and a
 // BatchNorm only when it shows its first output alone and normalizes the channel axis.
 #include <algorithm>
@@ -311,11 +312,15 @@ bool AxisIsLast(const Node& n, bool absent_is_last) {
 
 // sum(log_softmax(x, axis=-1) * label, axis=-1) -> _hn_log_softmax_label_sum(x, label): the
 // log_softmax read by the product alone, the product by the sum alone; log_softmax with no
-// temperature, dtype or length, the sum over the last axis only.
+// temperature, dtype or length, the sum over the last axis only. The product is elemwise_mul, or
+// broadcast_mul by reshape_like(label, x): x's shape, so nothing is broadcast and the product
+// has elemwise_mul's bits.
 void FuseLogSoftmaxLabelSum(Fuser* f, uint32_t nid) {
   const OpRegistry& registry = OpRegistry::Global();
   static const Op* const sum_op = registry.Find("sum");
   static const Op* const mul_op = registry.Find("elemwise_mul");
+  static const Op* const broadcast_mul_op = registry.Find("broadcast_mul");
+  static const Op* const reshape_like_op = registry.Find("reshape_like");
   static const Op* const log_softmax_op = registry.Find("log_softmax");
   static const Op* const fused_op = registry.Find("_hn_log_softmax_label_sum");
   const Node* sum = f->node(nid);
@@ -328,7 +333,8 @@ void FuseLogSoftmaxLabelSum(Fuser* f, uint32_t nid) {
   if (product.node->IsVariable() || product.index != 0) return;
   const IndexedGraph& g = f->graph();
   const uint32_t mul = g.node_id(product.node.get());
-  if (!IsOp(product.node.get(), mul_op) || f->SoleReader(mul) != nid) return;
+  const bool broadcast = IsOp(product.node.get(), broadcast_mul_op);
+  if (!(broadcast || IsOp(product.node.get(), mul_op)) || f->SoleReader(mul) != nid) return;
   for (size_t side = 0; side < 2; ++side) {
     const NodeEntry& log_probs = product.node->inputs[side];
     if (!IsOp(log_probs.node.get(), log_softmax_op) || log_probs.index != 0) continue;
@@ -339,6 +345,14 @@ void FuseLogSoftmaxLabelSum(Fuser* f, uint32_t nid) {
     const uint32_t producer = g.node_id(&ls);
     if (f->Removed(producer) || f->SoleReader(producer) != mul) continue;
     const NodeEntry label = product.node->inputs[1 - side];
+    if (broadcast) {
+      const Node* reshape = label.node.get();
+      if (!IsOp(reshape, reshape_like_op) || reshape->inputs.size() != 2 ||
+          reshape->inputs[1].node != ls.inputs[0].node ||
+          reshape->inputs[1].index != ls.inputs[0].index) {
+        continue;
+      }
+    }
     f->Replace({producer, mul, nid},
                MakeNodeAttrs(*fused_op, "", {{"keepdims", keepdims ? "True" : "False"}}),
                {ls.inputs[0], label});
