@@ -861,24 +861,29 @@ void BuildPatches(const ConvSpec& s, const float* x, int64_t n0, int64_t images,
 // The patches of one product at most: 32 MiB, whole images (one at least).
 constexpr int64_t kPatchFloats = int64_t{8} << 20;
 
+// The caller's data in the primitive's layout: itself, or re-laid-out into the workspace
+// (kConvSrcSlot).
+memory DataIn(const ConvGradPrimitive& p, const ConvGradArgs& a) {
+  const dnnl::engine& engine = OneDnnEngine();
+  memory x(p.data_md, engine, const_cast<float*>(a.data));
+  if (p.reorder_data) {
+    x.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p.data_md.get_size() / sizeof(float)));
+    RunReorder(p.data_move, memory(p.caller_data_md, engine, const_cast<float*>(a.data)), x,
+               a.workspace);
+  }
+  return x;
+}
+
 // d weights of call s as dw'[f, (tap, c)] = the sum over positions of dy[position, f] times the
 // patches' [position, (tap, c)]: one product (Gemm) per chunk of images, each added to the sums of
 // those before, the chunks fixed by the call's geometry; then dw' (F, taps, C) laid out as
 // MXNet's (F, C, taps).
 void RunPatchGemmWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s,
                                 const ConvGradArgs& a, const memory* laid) {
-  const dnnl::engine& engine = OneDnnEngine();
-  const float* x = a.data;
-  if (p.reorder_data) {
-    memory to(p.data_md, engine,
-              a.workspace->Get<float>(kConvSrcSlot, p.data_md.get_size() / sizeof(float)));
-    RunReorder(p.data_move, memory(p.caller_data_md, engine, const_cast<float*>(a.data)), to,
-               a.workspace);
-    OneDnnStream().wait();
-    x = static_cast<const float*>(to.get_data_handle());
-  }
+  const memory x_memory = DataIn(p, a);
   const memory dy_memory = GradIn(p, a, laid);
   OneDnnStream().wait();
+  const float* x = static_cast<const float*>(x_memory.get_data_handle());
   const float* dy = static_cast<const float*>(dy_memory.get_data_handle());
   const int64_t taps = Taps(s), row_floats = taps * s.C, plane = s.out[0] * s.out[1];
   const int64_t images = std::min(s.N, std::max<int64_t>(1, kPatchFloats / (plane * row_floats)));
@@ -905,12 +910,7 @@ void RunWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s, const Conv
                        const memory* laid) {
   if (p.patch_gemm) return RunPatchGemmWeightGradient(p, s, a, laid);
   const dnnl::engine& engine = OneDnnEngine();
-  memory x(p.data_md, engine, const_cast<float*>(a.data));
-  if (p.reorder_data) {
-    x.set_data_handle(a.workspace->Get<float>(kConvSrcSlot, p.data_md.get_size() / sizeof(float)));
-    RunReorder(p.data_move, memory(p.caller_data_md, engine, const_cast<float*>(a.data)), x,
-               a.workspace);
-  }
+  memory x = DataIn(p, a);
   memory dy = GradIn(p, a, laid);
   float* dw_data = p.reorder_weight ? a.workspace->Get<float>(
                                           kConvFoldSlot, p.weight_md.get_size() / sizeof(float))
@@ -928,6 +928,17 @@ void RunWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s, const Conv
   OneDnnStream().wait();
 }
 
+// Whether `choice` (oneDNN's kernel, or `own`) runs `own` for call s: where it `pays` unless a test
+// forces a kernel; `takes`: whether `own` can run s at all.
+template <typename Kernel>
+bool ChoosesOwnKernel(KernelChoice& choice, Kernel own, const ConvSpec& s, bool pays, bool takes) {
+  const int own_index = static_cast<int>(own);
+  const int kernel = choice.Choose(
+      pays ? own_index : static_cast<int>(Kernel::kOneDnn),
+      [&](int k) { return k != own_index || takes; }, [&] { return SpecText(s); });
+  return kernel == own_index;
+}
+
 }  // namespace
 
 void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
@@ -935,31 +946,17 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   keyed.threads = KernelThreads();  // the primitives are made for it
   std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
   if (a.data_grad != nullptr) {
-    const auto usual =
-        RotatedForwardPays(s) ? ConvDataGradKernel::kRotatedForward : ConvDataGradKernel::kOneDnn;
-    const int kernel = ConvolutionDataGradientKernels().Choose(
-        static_cast<int>(usual),
-        [&](int k) {
-          return k != static_cast<int>(ConvDataGradKernel::kRotatedForward) ||
-                 RotatedForwardTakes(s);
-        },
-        [&] { return SpecText(s); });
-    data_p = kernel == static_cast<int>(ConvDataGradKernel::kRotatedForward)
+    data_p = ChoosesOwnKernel(ConvolutionDataGradientKernels(), ConvDataGradKernel::kRotatedForward,
+                              s, RotatedForwardPays(s), RotatedForwardTakes(s))
                  ? RotatedDataGradPrimitives().Get(keyed)
                  : DataGradPrimitives().Get(keyed);
   }
   if (a.weight_grad != nullptr) {
-    const auto usual =
-        PatchGemmPays(s) ? ConvWeightGradKernel::kPatchGemm : ConvWeightGradKernel::kOneDnn;
-    const int kernel = ConvolutionWeightGradientKernels().Choose(
-        static_cast<int>(usual),
-        [&](int k) {
-          return k != static_cast<int>(ConvWeightGradKernel::kPatchGemm) || PatchGemmTakes(s);
-        },
-        [&] { return SpecText(s); });
-    weight_p = kernel == static_cast<int>(ConvWeightGradKernel::kPatchGemm)
-                   ? PatchGemmWeightGradPrimitives().Get(keyed)
-                   : WeightGradPrimitives().Get(keyed);
+    weight_p =
+        ChoosesOwnKernel(ConvolutionWeightGradientKernels(), ConvWeightGradKernel::kPatchGemm, s,
+                         PatchGemmPays(s), PatchGemmTakes(s))
+            ? PatchGemmWeightGradPrimitives().Get(keyed)
+            : WeightGradPrimitives().Get(keyed);
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   try {
