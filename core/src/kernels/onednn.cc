@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "hybridnet/base.h"
+#include "hybridnet/dtype.h"
 #include "kernels/layout.h"
 #include "kernels/threads.h"
 
@@ -112,6 +113,24 @@ std::string OneDnnDescription() {
      << dnnl_cpu_isa2str(static_cast<dnnl_cpu_isa_t>(dnnl::get_effective_cpu_isa()))
      << ", OpenMP threads " << KernelThreads();
   return os.str();
+}
+
+memory::data_type BFloat16ProductType() {
+  // cpu_isa values are sets of bits: a later ISA holds every bit of the ones it extends.
+  const auto bits = [](dnnl::cpu_isa isa) { return static_cast<unsigned>(isa); };
+  static const memory::data_type type =
+      (bits(dnnl::get_effective_cpu_isa()) & bits(dnnl::cpu_isa::avx512_core)) ==
+              bits(dnnl::cpu_isa::avx512_core)
+          ? memory::data_type::bf16
+          : memory::data_type::f32;
+  return type;
+}
+
+void RoundOperandToBFloat16(const memory::desc& md, void* data) {
+  if (md.data_type() != memory::data_type::f32) return;
+  auto* values = static_cast<float*>(data);
+  const size_t n = md.get_size() / sizeof(float);  // a blocked layout's padding holds zeros
+  for (size_t i = 0; i < n; ++i) values[i] = BFloat16ToFloat(FloatToBFloat16(values[i]));
 }
 
 memory::data_type OneDnnDataType(DType dtype) {

@@ -47,5 +47,15 @@ void Relayout(const void* src, void* dst, dnnl::memory::data_type type, int64_t 
 /// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
 std::string OneDnnDescription();
 
+/// The data type of the operands of oneDNN's products of values rounded to bfloat16: bf16 where
+/// oneDNN has bf16 kernels (AVX-512 and later: avx512_bf16 or AMX instructions, or its
+/// emulation), else f32 holding the rounded values (RoundOperandToBFloat16). Both sum in float32:
+/// the same products, only the summation order may differ.
+dnnl::memory::data_type BFloat16ProductType();
+
+/// An operand of `md`'s layout at `data`, reordered from float32: where it is float32
+/// (BFloat16ProductType), rounds its values to bfloat16 (to nearest even, as amp_cast) in place.
+void RoundOperandToBFloat16(const dnnl::memory::desc& md, void* data);
+
 }  // namespace internal
 }  // namespace hybridnet

@@ -73,8 +73,9 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   p->user_weight_md = UserWeightDesc(s);
   // Every call has a bias: BatchNorm's shift folds into it (zeros without either).
   p->bias_md = memory::desc({s.F}, DataType::f32, memory::format_tag::x);
-  const memory::desc src_any(src_dims, DataType::bf16, memory::format_tag::any);
-  const memory::desc weight_any(WeightDims(s), DataType::bf16, memory::format_tag::any);
+  const DataType product = BFloat16ProductType();
+  const memory::desc src_any(src_dims, product, memory::format_tag::any);
+  const memory::desc weight_any(WeightDims(s), product, memory::format_tag::any);
   // The output straight into the caller's channel-last float32 array.
   const memory::desc dst(dst_dims, DataType::f32, ChannelLastTag(nd));
   dnnl::primitive_attr attr;
@@ -116,9 +117,10 @@ std::shared_ptr<const Bf16Primitive> PrimitiveFor(const ConvSpec& s, bool relu_p
   return cache.emplace(key, made).first->second;
 }
 
-// The weights in bfloat16 in the primitive's layout and the float32 bias, BatchNorm folded in.
+// The weights rounded to bfloat16 in the primitive's layout and type, and the float32 bias,
+// BatchNorm folded in.
 struct Bf16Weights {
-  NDArray weights;  // bytes of weight_md, as uint16 bfloat16 values
+  NDArray weights;  // bytes of weight_md (bfloat16, or float32 values rounded to bfloat16)
   NDArray bias;     // (F,) float32
 };
 
@@ -145,6 +147,7 @@ std::shared_ptr<const Bf16Weights> Pack(const Bf16Primitive& p, const ConvSpec& 
   memory to(p.weight_md, OneDnnEngine(), packed->weights.raw_data());
   RunReorder(SharedReorder(p.user_weight_md, p.weight_md), user, to, a.workspace);
   OneDnnStream().wait();
+  RoundOperandToBFloat16(p.weight_md, packed->weights.raw_data());
   return packed;
 }
 
@@ -179,7 +182,7 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
   try {
     p = PrimitiveFor(keyed, relu_post_op);
   } catch (const dnnl::error& e) {
-    HN_THROW(kUnsupported) << SpecText(s) << " in bfloat16: oneDNN has no bf16 convolution for "
+    HN_THROW(kUnsupported) << SpecText(s) << " in bfloat16: oneDNN has no convolution for "
                            << "it on this CPU (" << OneDnnDescription() << "): " << e.what();
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
@@ -193,6 +196,7 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
                workspace->Get<uint16_t>(kBFloat16DataSlot, p->src_md.get_size() / 2 + 1));
     RunReorder(p->src_in, user_src, src, workspace);
     OneDnnStream().wait();
+    RoundOperandToBFloat16(p->src_md, src.get_data_handle());
     // The sum post-op adds what the output holds: the residual, copied there unless it is there
     // (the data is read already, so the output may be the data's memory).
     if (s.residual && a.residual != a.out) {

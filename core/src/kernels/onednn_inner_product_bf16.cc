@@ -41,8 +41,9 @@ std::shared_ptr<const Bf16InnerProduct> MakeInnerProduct(int64_t batch, int64_t 
   p->dst_md = memory::desc({batch, hidden}, DataType::f32, Tag::nc);
   if (bias) p->bias_md = memory::desc({hidden}, DataType::f32, Tag::a);
   p->relu = relu;
-  const auto pd = InnerProductPrimitive(memory::desc({batch, k}, DataType::bf16, Tag::any),
-                                        memory::desc({hidden, k}, DataType::bf16, Tag::any),
+  const DataType product = BFloat16ProductType();
+  const auto pd = InnerProductPrimitive(memory::desc({batch, k}, product, Tag::any),
+                                        memory::desc({hidden, k}, product, Tag::any),
                                         p->bias_md, p->dst_md, &p->relu);
   p->src_md = pd.src_desc();
   p->weight_md = pd.weights_desc();
@@ -82,9 +83,9 @@ std::shared_ptr<const Bf16InnerProduct> InnerProductFor(int64_t batch, int64_t h
   return cache.emplace(key, made).first->second;
 }
 
-// The weights in bfloat16 in the primitive's layout.
+// The weights rounded to bfloat16 in the primitive's layout and type.
 struct Bf16Weights {
-  NDArray weights;  // bytes of weight_md, as uint16 bfloat16 values
+  NDArray weights;  // bytes of weight_md (bfloat16, or float32 values rounded to bfloat16)
 };
 
 }  // namespace
@@ -98,7 +99,7 @@ void RunOneDnnBf16InnerProduct(const float* x, const float* w, const float* b, f
     p = InnerProductFor(batch, hidden, k, b != nullptr, relu, threads);
   } catch (const dnnl::error& e) {
     HN_THROW(kUnsupported) << "a dense layer of " << batch << " rows of " << k << " into " << hidden
-                           << " in bfloat16: oneDNN has no bf16 inner product for it on "
+                           << " in bfloat16: oneDNN has no inner product for it on "
                            << "this CPU (" << OneDnnDescription() << "): " << e.what();
   }
   ThreadCountWhile count(threads);
@@ -111,6 +112,7 @@ void RunOneDnnBf16InnerProduct(const float* x, const float* w, const float* b, f
       RunReorder(p->weight_in, memory(p->user_weight_md, engine, const_cast<float*>(w)),
                  memory(p->weight_md, engine, packed->weights.raw_data()), workspace);
       OneDnnStream().wait();
+      RoundOperandToBFloat16(p->weight_md, packed->weights.raw_data());
       return packed;
     };
     std::shared_ptr<const Bf16Weights> packed =
@@ -121,6 +123,8 @@ void RunOneDnnBf16InnerProduct(const float* x, const float* w, const float* b, f
     memory src(p->src_md, engine,
                workspace->Get<uint16_t>(kBFloat16DataSlot, p->src_md.get_size() / 2 + 1));
     RunReorder(p->src_in, memory(p->user_src_md, engine, const_cast<float*>(x)), src, workspace);
+    OneDnnStream().wait();
+    RoundOperandToBFloat16(p->src_md, src.get_data_handle());
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src},
         {DNNL_ARG_WEIGHTS,
