@@ -91,6 +91,7 @@ int Run(const Args& args) {
   const int dtype = ComputeDType(args.value("--dtype"));
   if (eager && dtype != HN_DTYPE_FLOAT32)
     UsageError("--dtype applies to the planned graph, not --eager");
+  if (args.value("--threads")) Check(hn_set_num_threads(args.Number("--threads", 1, 1)));
   std::vector<Tensor> results;
   if (eager) {
     auto block = ImportBlock(m);
@@ -132,6 +133,7 @@ extern const Command kRun{
      {"--output", "FILE.npy", "write the first output"},
      {"--outputs", "DIR", "write every output to DIR, one file per head (below)"},
      {"--eager", nullptr, "run op by op (an imported block) instead of the planned graph"},
+     {"--threads", "N", "kernel threads (default: OpenMP's, OMP_NUM_THREADS or every core)"},
      {"--dtype", "float32|bfloat16",
       "what convolutions and dense layers compute in (bfloat16: MXNet AMP's conversion)"}},
     Run,
