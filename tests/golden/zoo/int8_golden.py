@@ -25,6 +25,10 @@ export (zoo_runner run: eager, then hybridized) and must match: bit for bit wher
 an integer tensor, else within one quantization step of the output's range (max |MXNet output| /
 127), and eager == hybridized bit for bit. Reported per case: the max difference in steps and
 the top-1 agreement of hybridnet's int8 output (and of MXNet's) with MXNet's fp32 output.
+On CPUs without VNNI or AMX (cpu_sums_int8_exactly) oneDNN's int8 sums saturate in 16 bits, in
+MXNet as in hybridnet: the 1280 -> 1000 node must then give MXNet's saturated sums, fused forms
+must still match within one step, and plain forms (uint8 data over its full range, which the two
+kernels pair differently in some layers) are reported as not compared, never as passed.
 Calibration statistics are collected with MXNET_SUBGRAPH_BACKEND=NONE: with MXNet's default
 backend the calibration module fuses the layers and collects no per-layer ranges.
 Usage: int8_golden.py ZOO_RUNNER [CASE-SUBSTRING...]
@@ -101,11 +105,26 @@ CASES = [
 ]
 CALIB_EXAMPLES = 8
 
+
+def cpu_sums_int8_exactly():
+    """Whether this CPU's int8 products are exact integer arithmetic in oneDNN (and so in MXNet
+    and hybridnet): VNNI or AMX sums u8 x s8 products in 32 bits. Without them (AVX2, AVX-512F
+    alone) the kernels sum pairs of products in 16 bits first, saturating, each kernel layout its
+    own pairs."""
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")),
+                     [])
+    return any(flag in flags for flag in ("avx512_vnni", "avx_vnni", "amx_int8"))
+
+
+EXACT_INT8 = cpu_sums_int8_exactly()
+
 runner = sys.argv[1]
 wanted = sys.argv[2:]
 work = tempfile.mkdtemp(prefix="hn_int8_")
 atexit.register(shutil.rmtree, work, True)
 failures, passes, start = [], 0, time.time()
+unchecked = []  # plain-form cases this CPU cannot compare with MXNet (EXACT_INT8)
 
 
 def check(name, ok, detail=""):
@@ -261,8 +280,14 @@ def saturating_convolution_check():
     products = weight[:, :, 0, 0].astype(np.int64) * data[0, :, 0, 0].astype(np.int64)
     exact = products.sum(1)
     saturated = np.clip(products[:, 0::2] + products[:, 1::2], -32768, 32767).sum(1)
-    check("_contrib_quantized_conv 1280->1000: hybridnet's int32 is the exact convolution",
-          np.array_equal(ours, exact), f"max |diff| {int(np.max(np.abs(ours - exact)))}")
+    if EXACT_INT8:
+        check("_contrib_quantized_conv 1280->1000: hybridnet's int32 is the exact convolution",
+              np.array_equal(ours, exact), f"max |diff| {int(np.max(np.abs(ours - exact)))}")
+    else:
+        check("_contrib_quantized_conv 1280->1000: without VNNI, hybridnet's int32 is MXNet's "
+              "int16-saturated sum", np.array_equal(ours, saturated),
+              f"vs saturated max |diff| {int(np.max(np.abs(ours - saturated)))}, vs exact "
+              f"{int(np.max(np.abs(ours - exact)))}")
     check("_contrib_quantized_conv 1280->1000: MXNet's int32 is the int16-saturated sum",
           np.array_equal(theirs, saturated),
           f"MXNet vs exact max |diff| {int(np.max(np.abs(theirs - exact)))}, vs saturated "
@@ -369,7 +394,14 @@ def run_case(index, name, build, inputs, modes, forms):
                     detail += (f"; top-1 agreement with fp32: hybridnet int8 {agree_hn:.2f}, "
                                f"MXNet int8 {agree_mx:.2f}")
                 detail += f" [{op_counts(prefix)}; hybridnet {time.time() - t1 - t_mx:.1f}s]"
-                check(f"{case}: hybridnet gives MXNet's int8 output", ok, detail)
+                if EXACT_INT8 or form == "fused":
+                    check(f"{case}: hybridnet gives MXNet's int8 output", ok, detail)
+                else:
+                    # uint8 data over its full range: both saturate, in different pairs where
+                    # the kernels' layouts differ. What this CPU cannot check is said, not passed.
+                    unchecked.append(case)
+                    print(f"NOT CHECKED {case} against MXNet (no VNNI: 16-bit saturating int8 "
+                          f"sums): {detail}", flush=True)
                 check(f"{case}: eager == hybridized bit for bit", np.array_equal(eager, hybrid))
                 discard(prefix)
             except Exception as e:  # noqa: BLE001 - one case's failure must not hide the others
@@ -385,6 +417,9 @@ for index, (name, build, inputs, modes, forms) in enumerate(CASES):
         continue
     run_case(index, name, build, inputs, modes, forms)
 
+if unchecked:
+    print(f"this CPU has no VNNI: {len(unchecked)} plain-form case(s) not compared with MXNet's "
+          f"int8 output: {'; '.join(unchecked)}")
 print(f"{passes} passed, {len(failures)} failed in {time.time() - start:.0f}s")
 if failures:
     print("failed: " + "; ".join(failures))
