@@ -49,5 +49,35 @@ TEST(BatchNormAffine, Avx512GivesTheScalarBitsAtEveryChannelCount) {
   }
 }
 
+// The channel-last forward's last step, in the copy this CPU runs (AVX2 where it has it): each
+// value x * scale + shift in two float roundings (no multiply-add), then the relu, with NaN to 0
+// as ReluOf; a tail of channels short of a register too.
+TEST(BatchNormAffine, ApplyChannelLastGivesTheScalarFormulasBits) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> any(-3.f, 3.f);
+  for (const int64_t C : {1, 7, 8, 9, 16, 17, 64}) {
+    const int64_t positions = 5, n = positions * C;
+    std::vector<float> x(n), scale(C), shift(C);
+    for (float& v : x) v = any(rng);
+    for (int64_t c = 0; c < C; ++c) {
+      scale[c] = any(rng);
+      shift[c] = any(rng);
+    }
+    x[0] = std::numeric_limits<float>::quiet_NaN();
+    for (const bool relu : {false, true}) {
+      std::vector<float> y(n + 1, 42.f), expected(n + 1, 42.f);
+      internal::BatchNormApplyChannelLast(x.data(), scale.data(), shift.data(), positions, C, relu,
+                                          y.data());
+      for (int64_t i = 0; i < n; ++i) {
+        volatile float product = x[i] * scale[i % C];  // rounded, as the kernel's multiply
+        const float v = product + shift[i % C];
+        expected[i] = relu ? (v > 0.f ? v : 0.f) : v;
+      }
+      EXPECT_EQ(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)), 0)
+          << "C=" << C << " relu=" << relu;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hybridnet

@@ -252,19 +252,18 @@ std::vector<float> ToChannelFirst(const std::vector<float>& v, const ChannelLast
   return out;
 }
 
-std::vector<bool> ChannelLastVersions() {
-  if (internal::CpuHasAvx512()) return {false, true};
-  return {false};
-}
-
 TEST(BatchNormTrainingKernel, ChannelLastBatchStatsGiveTheChannelFirstBits) {
   std::mt19937 rng(17);
   internal::Workspace workspace;
   for (const ChannelLastCase& k : kChannelLastCases) {
     const internal::BatchNormDims dims{k.N, k.C, k.S};
     std::vector<float> x = Random(static_cast<size_t>(k.N * k.C * k.S), &rng, 0.7f);
-    // NaNs of either sign in some channels.
-    for (size_t i = 0; i < x.size(); i += 11) x[i] = std::copysign(NAN, i % 2 ? 1.f : -1.f);
+    // NaNs of either sign in the even channels; the odd ones keep numbers, whose every lane
+    // counts.
+    for (size_t i = 0; i < x.size(); i += 11) {
+      if (i / static_cast<size_t>(k.S) % static_cast<size_t>(k.C) % 2 == 0)
+        x[i] = std::copysign(NAN, i % 2 ? 1.f : -1.f);
+    }
     const std::vector<float> x_last = ToChannelLast(x, k);
     std::vector<float> mean_first(static_cast<size_t>(k.C)), invstd_first(mean_first.size());
     for (int64_t c = 0; c < k.C; ++c) {
@@ -273,13 +272,14 @@ TEST(BatchNormTrainingKernel, ChannelLastBatchStatsGiveTheChannelFirstBits) {
     }
     for (const int threads : kThreadCounts) {
       const internal::ThreadCountWhile thread_count(threads);
-      for (const bool avx512 : ChannelLastVersions()) {
+      for (const internal::BatchNormIsa isa : internal::BatchNormIsasHere()) {
         std::vector<float> mean(mean_first.size()), invstd(mean_first.size());
-        internal::BatchNormBatchStatsChannelLastWith(avx512, x_last.data(), dims, 1e-5, mean.data(),
+        internal::BatchNormBatchStatsChannelLastWith(isa, x_last.data(), dims, 1e-5, mean.data(),
                                                      invstd.data(), &workspace);
-        const std::string where =
-            "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) + " S=" + std::to_string(k.S) +
-            " avx512=" + std::to_string(avx512) + " threads=" + std::to_string(threads);
+        const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
+                                  " S=" + std::to_string(k.S) + " " +
+                                  internal::BatchNormIsaName(isa) +
+                                  " threads=" + std::to_string(threads);
         EXPECT_TRUE(SameBits(mean, mean_first)) << where;
         EXPECT_TRUE(SameBits(invstd, invstd_first)) << where;
       }
@@ -303,10 +303,10 @@ TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
       for (const bool fix_gamma : {false, true}) {
         for (const int threads : kThreadCounts) {
           const internal::ThreadCountWhile thread_count(threads);
-          for (const bool avx512 : ChannelLastVersions()) {
+          for (const internal::BatchNormIsa isa : internal::BatchNormIsasHere()) {
             for (const float* relu_beta : std::vector<const float*>{nullptr, beta.data()}) {
-              const GradResult first =
-                  RunBackward(avx512, dy, x, gamma, dims, fix_gamma, batch_stats, relu_beta);
+              const GradResult first = RunBackward(isa == internal::BatchNormIsa::kAvx512, dy, x,
+                                                   gamma, dims, fix_gamma, batch_stats, relu_beta);
               GradResult last{std::vector<float>(n), std::vector<float>(C), std::vector<float>(C),
                               std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
               const internal::BatchNormGradArgs args{dy_last.data(),
@@ -324,10 +324,10 @@ TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
                                                      0.9f,
                                                      fix_gamma,
                                                      batch_stats};
-              internal::BatchNormBackwardChannelLastWith(avx512, args, dims, &workspace);
+              internal::BatchNormBackwardChannelLastWith(isa, args, dims, &workspace);
               const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
-                                        " S=" + std::to_string(k.S) +
-                                        " avx512=" + std::to_string(avx512) +
+                                        " S=" + std::to_string(k.S) + " " +
+                                        internal::BatchNormIsaName(isa) +
                                         " batch_stats=" + std::to_string(batch_stats) +
                                         " fix_gamma=" + std::to_string(fix_gamma) +
                                         " relu=" + std::to_string(relu_beta != nullptr) +

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
+#include "kernels/activation-inl.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
 #include "kernels/workspace.h"
@@ -55,6 +58,43 @@ void BatchNormScaleShift(const float* gamma, const float* beta, const float* mea
   } else {
     BatchNormScaleShiftScalar(gamma, beta, mean, var, eps, fix_gamma, channels, scale, shift);
   }
+}
+
+// y may be x (BatchNorm runs in place): each y[i] is written after its x[i] is read.
+HN_AVX2_CLONES void BatchNormApplyChannelLast(const float* x, const float* scale,
+                                              const float* shift, int64_t positions,
+                                              int64_t channels, bool relu, float* y) {
+  for (int64_t at = 0; at < positions * channels; at += channels) {
+#pragma omp simd
+    for (int64_t c = 0; c < channels; ++c) {
+      const float v = x[at + c] * scale[c] + shift[c];
+      y[at + c] = relu ? ReluOf(v) : v;
+    }
+  }
+}
+
+BatchNormIsa BatchNormIsaHere() {
+  if (CpuHasAvx512()) return BatchNormIsa::kAvx512;
+  return CpuHasAvx2() ? BatchNormIsa::kAvx2 : BatchNormIsa::kScalar;
+}
+
+std::vector<BatchNormIsa> BatchNormIsasHere() {
+  std::vector<BatchNormIsa> isas{BatchNormIsa::kScalar};
+  if (CpuHasAvx2()) isas.push_back(BatchNormIsa::kAvx2);
+  if (CpuHasAvx512()) isas.push_back(BatchNormIsa::kAvx512);
+  return isas;
+}
+
+const char* BatchNormIsaName(BatchNormIsa isa) {
+  switch (isa) {
+    case BatchNormIsa::kAvx512:
+      return "AVX-512";
+    case BatchNormIsa::kAvx2:
+      return "AVX2";
+    case BatchNormIsa::kScalar:
+      break;
+  }
+  return "scalar";
 }
 
 namespace {
@@ -180,10 +220,14 @@ void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, d
 namespace {
 
 // dy times 1 where the forward's relu output x * scale + shift is positive, else times 0
-// (ReluGrad's bits); for both layouts.
+// (ReluGrad's bits); for both layouts. The factor is made from a bit mask: GCC turns a select of
+// 1 or 0 into a branch around the multiply, which no loop vectorizes.
 inline float ReluMaskedDy(float x, float dy, float scale, float shift) {
   const float v = x * scale + shift;
-  return dy * (v > 0.f ? 1.f : 0.f);
+  const uint32_t one_bits = 0x3f800000u & (0u - static_cast<uint32_t>(v > 0.f));
+  float keep;
+  std::memcpy(&keep, &one_bits, sizeof keep);
+  return dy * keep;
 }
 
 // ReluMaskedDy of 16 floats.
@@ -424,27 +468,6 @@ void AddLanesPairwise(T* part, int64_t C) {
   }
 }
 
-// The lanes of the statistics' sums (x, or (x - mean)^2 with kSquares) into part[l * C + c].
-template <bool kSquares>
-void StatLanesScalar(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
-  const int64_t C = dims.channels, S = dims.inner;
-  std::fill(part, part + kStatLanes * C, 0.f);
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s = 0; s < S; ++s) {
-      const float* xs = x + (o * S + s) * C;
-      float* p = part + (s % kStatLanes) * C;
-      for (int64_t c = 0; c < C; ++c) {
-        if (kSquares) {
-          const float d = xs[c] - mean[c];
-          p[c] += d * d;
-        } else {
-          p[c] += xs[c];
-        }
-      }
-    }
-  }
-}
-
 // The lanes l_lo... l_hi of channels c_lo... c_hi a thread sums (position s of a sample goes to
 // lane s % kLanes); every lane takes its values in the data's order, whatever the split.
 struct LaneRange {
@@ -474,7 +497,55 @@ void LaneRanges(const BatchNormDims& dims, const Body& body) {
   });
 }
 
-// StatLanesScalar's lanes of range r, 16 channels a register.
+// The lanes of the statistics' sums (x, or (x - mean)^2 with kSquares) of range r into
+// part[l * C + c]: the portable version's loop over one position's channels, which the compiler
+// vectorizes (8 channels a register in the AVX2 copy).
+template <bool kSquares>
+[[gnu::always_inline]] inline void AddStatTerms(const float* __restrict xs,
+                                                const float* __restrict mean,
+                                                float* __restrict p, int64_t c_lo, int64_t c_hi) {
+  for (int64_t c = c_lo; c < c_hi; ++c) {
+    if (kSquares) {
+      const float d = xs[c] - mean[c];
+      p[c] += d * d;
+    } else {
+      p[c] += xs[c];
+    }
+  }
+}
+
+template <bool kSquares>
+[[gnu::always_inline]] inline void StatLanesRangePortable(const float* x, const BatchNormDims& dims,
+                                                          const float* mean, float* part,
+                                                          const LaneRange& r) {
+  const int64_t C = dims.channels;
+  for (int64_t l = r.l_lo; l < r.l_hi; ++l)
+    std::fill(part + l * C + r.c_lo, part + l * C + r.c_hi, 0.f);
+  // The positions whose lane s % kStatLanes is in the range, in memory order.
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kStatLanes) {
+      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
+      for (int64_t s = s0; s < end; ++s) {
+        AddStatTerms<kSquares>(x + (o * dims.inner + s) * C, mean, part + (r.l_lo + s - s0) * C,
+                               r.c_lo, r.c_hi);
+      }
+    }
+  }
+}
+
+template <bool kSquares>
+void StatLanesRangeScalar(const float* x, const BatchNormDims& dims, const float* mean,
+                          float* part, const LaneRange& r) {
+  StatLanesRangePortable<kSquares>(x, dims, mean, part, r);
+}
+
+template <bool kSquares>
+HN_AVX2 void StatLanesRangeAvx2(const float* x, const BatchNormDims& dims, const float* mean,
+                                float* part, const LaneRange& r) {
+  StatLanesRangePortable<kSquares>(x, dims, mean, part, r);
+}
+
+// StatLanesRangePortable's lanes of range r, 16 channels a register.
 template <bool kSquares>
 HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, const float* mean,
                                     float* part, const LaneRange& r) {
@@ -501,29 +572,38 @@ HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, c
 }
 
 template <bool kSquares>
-void StatLanesAvx512(const float* x, const BatchNormDims& dims, const float* mean, float* part) {
-  LaneRanges<kStatLanes>(
-      dims, [&](const LaneRange& r) { StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r); });
+void StatLanes(BatchNormIsa isa, const float* x, const BatchNormDims& dims, const float* mean,
+               float* part) {
+  LaneRanges<kStatLanes>(dims, [&](const LaneRange& r) {
+    switch (isa) {
+      case BatchNormIsa::kAvx512:
+        return StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r);
+      case BatchNormIsa::kAvx2:
+        return StatLanesRangeAvx2<kSquares>(x, dims, mean, part, r);
+      case BatchNormIsa::kScalar:
+        return StatLanesRangeScalar<kSquares>(x, dims, mean, part, r);
+    }
+  });
 }
 
 }  // namespace
 
-void BatchNormBatchStatsChannelLastWith(bool avx512, const float* x, const BatchNormDims& dims,
-                                        double eps, float* mean, float* invstd,
-                                        Workspace* workspace) {
+void BatchNormBatchStatsChannelLastWith(BatchNormIsa isa, const float* x,
+                                        const BatchNormDims& dims, double eps, float* mean,
+                                        float* invstd, Workspace* workspace) {
   const int64_t C = dims.channels;
   float* part = workspace->Get<float>(kBatchNormLanesSlot, static_cast<size_t>(kStatLanes * C));
-  (avx512 ? StatLanesAvx512<false> : StatLanesScalar<false>)(x, dims, nullptr, part);
+  StatLanes<false>(isa, x, dims, nullptr, part);
   AddLanesPairwise<float, kStatLanes>(part, C);
   for (int64_t c = 0; c < C; ++c) mean[c] = part[c] / static_cast<float>(dims.count());
-  (avx512 ? StatLanesAvx512<true> : StatLanesScalar<true>)(x, dims, mean, part);
+  StatLanes<true>(isa, x, dims, mean, part);
   AddLanesPairwise<float, kStatLanes>(part, C);
   for (int64_t c = 0; c < C; ++c) StoreStats(mean[c], part[c], dims, eps, mean + c, invstd + c);
 }
 
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
                                     float* mean, float* invstd, Workspace* workspace) {
-  BatchNormBatchStatsChannelLastWith(CpuHasAvx512(), x, dims, eps, mean, invstd, workspace);
+  BatchNormBatchStatsChannelLastWith(BatchNormIsaHere(), x, dims, eps, mean, invstd, workspace);
 }
 
 namespace {
@@ -540,27 +620,61 @@ struct ChannelLastGrad {
   double* iw;
 };
 
-// The lanes of the gradient's sums, sum dy into sum_part[l * C + c] and (x - mean) dy into
-// dot_part.
-void GradLanesScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
-                     const ChannelLastGrad& v, double* sum_part, double* dot_part) {
-  const int64_t C = dims.channels, S = dims.inner;
-  std::fill(sum_part, sum_part + kGradLanes * C, 0.0);
-  std::fill(dot_part, dot_part + kGradLanes * C, 0.0);
+// The lanes of the gradient's sums of range r, sum dy into sum_part[l * C + c] and (x - mean) dy
+// into dot_part: the portable version's loop over one position's channels, which the compiler
+// vectorizes (4 channels a register in the AVX2 copy).
+template <bool kRelu>
+[[gnu::always_inline]] inline void AddGradTerms(const float* __restrict x,
+                                                const float* __restrict dy,
+                                                const ChannelLastGrad& v, double* __restrict sum,
+                                                double* __restrict dot, int64_t c_lo,
+                                                int64_t c_hi) {
+  const double* __restrict mean = v.mean_d;
+  const float* __restrict scale = v.scale;
+  const float* __restrict shift = v.shift;
+  for (int64_t c = c_lo; c < c_hi; ++c) {
+    const float d = kRelu ? ReluMaskedDy(x[c], dy[c], scale[c], shift[c]) : dy[c];
+    sum[c] += d;
+    dot[c] += (static_cast<double>(x[c]) - mean[c]) * d;
+  }
+}
+
+template <bool kRelu>
+[[gnu::always_inline]] inline void GradLanesRangePortable(const BatchNormGradArgs& a,
+                                                          const BatchNormDims& dims,
+                                                          const ChannelLastGrad& v,
+                                                          double* sum_part, double* dot_part,
+                                                          const LaneRange& r) {
+  const int64_t C = dims.channels;
+  for (int64_t l = r.l_lo; l < r.l_hi; ++l) {
+    std::fill(sum_part + l * C + r.c_lo, sum_part + l * C + r.c_hi, 0.0);
+    std::fill(dot_part + l * C + r.c_lo, dot_part + l * C + r.c_hi, 0.0);
+  }
+  // The positions whose lane s % kGradLanes is in the range, in memory order.
   for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s = 0; s < S; ++s) {
-      const int64_t at = (o * S + s) * C;
-      double* sp = sum_part + (s % kGradLanes) * C;
-      double* dp = dot_part + (s % kGradLanes) * C;
-      for (int64_t c = 0; c < C; ++c) {
-        const float d = a.relu_beta == nullptr
-                            ? a.dy[at + c]
-                            : ReluMaskedDy(a.x[at + c], a.dy[at + c], v.scale[c], v.shift[c]);
-        sp[c] += d;
-        dp[c] += (static_cast<double>(a.x[at + c]) - v.mean_d[c]) * d;
+    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kGradLanes) {
+      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
+      for (int64_t s = s0; s < end; ++s) {
+        const int64_t at = (o * dims.inner + s) * C, lane = (r.l_lo + s - s0) * C;
+        AddGradTerms<kRelu>(a.x + at, a.dy + at, v, sum_part + lane, dot_part + lane, r.c_lo,
+                            r.c_hi);
       }
     }
   }
+}
+
+template <bool kRelu>
+void GradLanesRangeScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                          const ChannelLastGrad& v, double* sum_part, double* dot_part,
+                          const LaneRange& r) {
+  GradLanesRangePortable<kRelu>(a, dims, v, sum_part, dot_part, r);
+}
+
+template <bool kRelu>
+HN_AVX2 void GradLanesRangeAvx2(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                                const ChannelLastGrad& v, double* sum_part, double* dot_part,
+                                const LaneRange& r) {
+  GradLanesRangePortable<kRelu>(a, dims, v, sum_part, dot_part, r);
 }
 
 HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* sum_acc,
@@ -570,7 +684,7 @@ HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* 
   *dot_acc = _mm512_add_pd(*dot_acc, _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(x8), mean), dy));
 }
 
-// GradLanesScalar's lanes of range r, 16 channels (two halves of 8 doubles) at once.
+// GradLanesRangePortable's lanes of range r, 16 channels (two halves of 8 doubles) at once.
 HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                     const ChannelLastGrad& v, double* sum_part, double* dot_part,
                                     const LaneRange& r) {
@@ -615,28 +729,63 @@ HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormD
   }
 }
 
-void GradLanesAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
-                     const ChannelLastGrad& v, double* sum_part, double* dot_part) {
-  LaneRanges<kGradLanes>(
-      dims, [&](const LaneRange& r) { GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r); });
+void GradLanes(BatchNormIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,
+               const ChannelLastGrad& v, double* sum_part, double* dot_part) {
+  const bool relu = a.relu_beta != nullptr;
+  LaneRanges<kGradLanes>(dims, [&](const LaneRange& r) {
+    switch (isa) {
+      case BatchNormIsa::kAvx512:
+        return GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r);
+      case BatchNormIsa::kAvx2:
+        return relu ? GradLanesRangeAvx2<true>(a, dims, v, sum_part, dot_part, r)
+                    : GradLanesRangeAvx2<false>(a, dims, v, sum_part, dot_part, r);
+      case BatchNormIsa::kScalar:
+        return relu ? GradLanesRangeScalar<true>(a, dims, v, sum_part, dot_part, r)
+                    : GradLanesRangeScalar<false>(a, dims, v, sum_part, dot_part, r);
+    }
+  });
 }
 
-// dx of sample o (GradDxScalar's formula per channel).
+// dx of one position's channels (GradDxScalar's formula per channel): the portable version's
+// loop, which the compiler vectorizes (4 channels a register in the AVX2 copy).
+template <bool kBatchStats, bool kRelu>
+[[gnu::always_inline]] inline void DxOfPosition(const float* __restrict x,
+                                                const float* __restrict dy,
+                                                const ChannelLastGrad& v, float* __restrict dx,
+                                                int64_t C) {
+  const double* __restrict mean = v.mean_d;
+  const double* __restrict mean_dy = v.mean_dy;
+  const double* __restrict k = v.k;
+  const double* __restrict iw = v.iw;
+  const float* __restrict scale = v.scale;
+  const float* __restrict shift = v.shift;
+  for (int64_t c = 0; c < C; ++c) {
+    const double d = kRelu ? ReluMaskedDy(x[c], dy[c], scale[c], shift[c]) : dy[c];
+    dx[c] = OneNaN(static_cast<float>(
+        kBatchStats ? (d - mean_dy[c] - (static_cast<double>(x[c]) - mean[c]) * k[c]) * iw[c]
+                    : d * iw[c]));
+  }
+}
+
+template <bool kBatchStats, bool kRelu>
+[[gnu::always_inline]] inline void GradDxSamplePortable(const BatchNormGradArgs& a,
+                                                        const BatchNormDims& dims,
+                                                        const ChannelLastGrad& v, int64_t o) {
+  const int64_t C = dims.channels;
+  for (int64_t at = o * dims.inner * C; at < (o + 1) * dims.inner * C; at += C)
+    DxOfPosition<kBatchStats, kRelu>(a.x + at, a.dy + at, v, a.dx + at, C);
+}
+
+template <bool kBatchStats, bool kRelu>
 void GradDxSampleScalar(const BatchNormGradArgs& a, const BatchNormDims& dims,
                         const ChannelLastGrad& v, int64_t o) {
-  const int64_t C = dims.channels;
-  for (int64_t at = o * dims.inner * C; at < (o + 1) * dims.inner * C; at += C) {
-    for (int64_t c = 0; c < C; ++c) {
-      const double d = a.relu_beta == nullptr
-                           ? a.dy[at + c]
-                           : ReluMaskedDy(a.x[at + c], a.dy[at + c], v.scale[c], v.shift[c]);
-      a.dx[at + c] = OneNaN(static_cast<float>(
-          a.batch_stats
-              ? (d - v.mean_dy[c] - (static_cast<double>(a.x[at + c]) - v.mean_d[c]) * v.k[c]) *
-                    v.iw[c]
-              : d * v.iw[c]));
-    }
-  }
+  GradDxSamplePortable<kBatchStats, kRelu>(a, dims, v, o);
+}
+
+template <bool kBatchStats, bool kRelu>
+HN_AVX2 void GradDxSampleAvx2(const BatchNormGradArgs& a, const BatchNormDims& dims,
+                              const ChannelLastGrad& v, int64_t o) {
+  GradDxSamplePortable<kBatchStats, kRelu>(a, dims, v, o);
 }
 
 template <bool kBatchStats>
@@ -672,9 +821,33 @@ HN_AVX512 void GradDxSampleAvx512(const BatchNormGradArgs& a, const BatchNormDim
   }
 }
 
+using GradDxSampleFn = void (*)(const BatchNormGradArgs&, const BatchNormDims&,
+                                const ChannelLastGrad&, int64_t);
+
+template <bool kBatchStats, bool kRelu>
+GradDxSampleFn GradDxSampleOf(BatchNormIsa isa) {
+  switch (isa) {
+    case BatchNormIsa::kAvx512:
+      return GradDxSampleAvx512<kBatchStats>;
+    case BatchNormIsa::kAvx2:
+      return GradDxSampleAvx2<kBatchStats, kRelu>;
+    case BatchNormIsa::kScalar:
+      break;
+  }
+  return GradDxSampleScalar<kBatchStats, kRelu>;
+}
+
+// The version of `isa` for a call's case.
+GradDxSampleFn GradDxSampleOf(BatchNormIsa isa, const BatchNormGradArgs& a) {
+  const bool relu = a.relu_beta != nullptr;
+  if (a.batch_stats)
+    return relu ? GradDxSampleOf<true, true>(isa) : GradDxSampleOf<true, false>(isa);
+  return relu ? GradDxSampleOf<false, true>(isa) : GradDxSampleOf<false, false>(isa);
+}
+
 }  // namespace
 
-void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& a,
+void BatchNormBackwardChannelLastWith(BatchNormIsa isa, const BatchNormGradArgs& a,
                                       const BatchNormDims& dims, Workspace* workspace) {
   const int64_t C = dims.channels;
   const size_t Cs = static_cast<size_t>(C);
@@ -698,7 +871,7 @@ void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& a,
   for (int64_t c = 0; c < C; ++c) v.mean_d[c] = v.mean[c];
   double* sum_part = workspace->Get<double>(kBatchNormLanesSlot, 2 * kGradLanes * Cs);
   double* dot_part = sum_part + kGradLanes * C;
-  (avx512 ? GradLanesAvx512 : GradLanesScalar)(a, dims, v, sum_part, dot_part);
+  GradLanes(isa, a, dims, v, sum_part, dot_part);
   AddLanesPairwise<double, kGradLanes>(sum_part, C);
   AddLanesPairwise<double, kGradLanes>(dot_part, C);
   const double n = static_cast<double>(dims.count());
@@ -708,20 +881,13 @@ void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& a,
     v.k[c] = t.k;
     v.iw[c] = t.iw;
   }
-  ParallelFor(dims.outer, WorthSplitting(dims), [&](int64_t o) {
-    if (!avx512) {
-      GradDxSampleScalar(a, dims, v, o);
-    } else if (a.batch_stats) {
-      GradDxSampleAvx512<true>(a, dims, v, o);
-    } else {
-      GradDxSampleAvx512<false>(a, dims, v, o);
-    }
-  });
+  const GradDxSampleFn write_dx = GradDxSampleOf(isa, a);
+  ParallelFor(dims.outer, WorthSplitting(dims), [&](int64_t o) { write_dx(a, dims, v, o); });
 }
 
 void BatchNormBackwardChannelLast(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                   Workspace* workspace) {
-  BatchNormBackwardChannelLastWith(CpuHasAvx512(), a, dims, workspace);
+  BatchNormBackwardChannelLastWith(BatchNormIsaHere(), a, dims, workspace);
 }
 
 namespace {

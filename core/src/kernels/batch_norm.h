@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace hybridnet {
 namespace internal {
@@ -103,21 +104,38 @@ class Workspace;
 /// (N, spatial..., C), standing for the channel-first data (N, C, spatial...) of the same dims.
 /// These give the channel-first kernels' bits on the same values: each channel's sums take the
 /// same lanes in the same order (lane = position within the sample mod the lane count, samples in
-/// turn, then the lanes pairwise), computed for all channels at once (AVX-512: 16 or 8 channels
-/// a register), in one pass over the data. The threads split the channels, so the results do not
-/// depend on their count. `workspace` holds the partial sums (kBatchNormLanesSlot).
+/// turn, then the lanes pairwise), computed for all channels at once (16 or 8 channels a register
+/// with AVX-512, 8 or 4 with AVX2), in one pass over the data. The threads split the channels or
+/// the lanes, so the results do not depend on their count. `workspace` holds the partial sums
+/// (kBatchNormLanesSlot).
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
                                     float* mean, float* invstd, Workspace* workspace);
 /// BatchNormBackward on channel-last data; also takes kBatchNormAffineSlot.
 void BatchNormBackwardChannelLast(const BatchNormGradArgs& args, const BatchNormDims& dims,
                                   Workspace* workspace);
-/// The versions behind the two (the test compares them; the dispatch picks AVX-512 where the CPU
-/// has it).
-void BatchNormBatchStatsChannelLastWith(bool avx512, const float* x, const BatchNormDims& dims,
-                                        double eps, float* mean, float* invstd,
-                                        Workspace* workspace);
-void BatchNormBackwardChannelLastWith(bool avx512, const BatchNormGradArgs& args,
+/// The instruction sets the channel-last kernels have versions for: baseline x86-64 (kScalar),
+/// AVX2 (8 floats or 4 doubles a register, Zen 2/3), AVX-512F. All give the same bits.
+enum class BatchNormIsa { kScalar, kAvx2, kAvx512 };
+/// The fastest this CPU runs, which BatchNormBatchStatsChannelLast and
+/// BatchNormBackwardChannelLast use.
+BatchNormIsa BatchNormIsaHere();
+/// Every one this CPU runs, for tests that compare them.
+std::vector<BatchNormIsa> BatchNormIsasHere();
+const char* BatchNormIsaName(BatchNormIsa isa);
+
+/// BatchNormBatchStatsChannelLast and BatchNormBackwardChannelLast in the version of `isa`, which
+/// this CPU must run (the test compares them).
+void BatchNormBatchStatsChannelLastWith(BatchNormIsa isa, const float* x,
+                                        const BatchNormDims& dims, double eps, float* mean,
+                                        float* invstd, Workspace* workspace);
+void BatchNormBackwardChannelLastWith(BatchNormIsa isa, const BatchNormGradArgs& args,
                                       const BatchNormDims& dims, Workspace* workspace);
+
+/// The training and inference forward's last step on channel-last data: y = x * scale[c] +
+/// shift[c] for `positions` positions of `channels` values (then max(y, 0) with `relu`), two float
+/// roundings as BatchNormScaleShift's users; AVX2 where the CPU has it.
+void BatchNormApplyChannelLast(const float* x, const float* scale, const float* shift,
+                               int64_t positions, int64_t channels, bool relu, float* y);
 
 /// BatchNorm in float64 (the float64 gradient checks): the same formulas with every operation in
 /// double, y = (x - mean) * invstd * w + beta (then max(y, 0) with `relu`); `mean_out` and

@@ -171,16 +171,10 @@ void BatchNormKernel(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
     constexpr int64_t kPositionsPerTask = 256;
     const int64_t tasks = (outer + kPositionsPerTask - 1) / kPositionsPerTask;
     internal::ParallelFor(tasks, outer * C >= internal::kElementwiseRange, [&](int64_t t) {
-      const int64_t end = std::min(outer, (t + 1) * kPositionsPerTask);
-      for (int64_t o = t * kPositionsPerTask; o < end; ++o) {
-        const float* xo = x + o * C;
-        float* yo = y + o * C;
-#pragma omp simd
-        for (int64_t c = 0; c < C; ++c) {
-          const float v = xo[c] * scale[c] + shift[c];
-          yo[c] = kRelu ? internal::ReluOf(v) : v;
-        }
-      }
+      const int64_t begin = t * kPositionsPerTask;
+      const int64_t end = std::min(outer, begin + kPositionsPerTask);
+      internal::BatchNormApplyChannelLast(x + begin * C, scale, shift, end - begin, C, kRelu,
+                                          y + begin * C);
     });
     return;
   }
