@@ -223,7 +223,8 @@ inline double LineExp(double a) { return std::exp(a); }
 // One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
 // known to the compiler, so that the loops vectorize). Always inlined, so that it compiles for
 // the ISA of its caller (UnitSoftmaxLine). The exponential sum's lanes follow the vector width, so
-// each ISA gives its own bits (log_softmax's, which the fused cross-entropy shares, included).
+// each ISA gives its own bits; the fused cross-entropy calls the same UnitSoftmaxLine, so it gives
+// log_softmax's on each.
 template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
 __attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64_t line_stride,
                                                        int64_t size, int64_t m,
