@@ -5,6 +5,7 @@
 #include "kernels/dense.h"
 #include "kernels/onednn_convolution.h"
 #include "kernels/pooling.h"
+#include "kernels/vector_isa.h"
 
 namespace hybridnet {
 namespace internal {
@@ -43,7 +44,8 @@ const std::vector<KernelChoice*>& KernelChoices() {
                                                      &DenseKernels(),
                                                      &DenseBackwardKernels(),
                                                      &ConvolutionDataGradientKernels(),
-                                                     &ConvolutionWeightGradientKernels()};
+                                                     &ConvolutionWeightGradientKernels(),
+                                                     &VectorIsaKernels()};
   return choices;
 }
 

@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
 #include "kernels/threads.h"
+#include "kernels/vector_isa.h"
 #include "kernels/vector_math-inl.h"
 #include "kernels/workspace.h"
 #include "onnx/onnx_convert.h"
@@ -220,7 +222,9 @@ inline double LineExp(double a) { return std::exp(a); }
 
 // One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
 // known to the compiler, so that the loops vectorize). Always inlined, so that it compiles for
-// the ISA of its caller (SoftmaxLineAvx512).
+// the ISA of its caller (UnitSoftmaxLine). The exponential sum's lanes follow the vector width, so
+// each ISA gives its own bits; the fused cross-entropy calls the same UnitSoftmaxLine, so it gives
+// log_softmax's on each.
 template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
 __attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64_t line_stride,
                                                        int64_t size, int64_t m,
@@ -256,10 +260,31 @@ __attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64
   }
 }
 
-// A unit-stride line compiled for AVX-512: 16 float lanes where the baseline build has SSE's 4
-// (a softmax over a 10000-word vocabulary took 8% of an LSTM LM's training step on SSE).
+// A unit-stride line compiled for AVX-512 or AVX2: 16 or 8 float lanes where the baseline build
+// has SSE's 4 (a softmax over a 10000-word vocabulary took 8% of an LSTM LM's training step on
+// SSE).
 template <bool kLog, bool kNegate, typename T, typename O>
 HN_AVX512 void SoftmaxLineAvx512(const T* x, O* out, int64_t size, int64_t m, double temperature) {
+  SoftmaxLine<kLog, kNegate, true>(x, out, 1, size, m, temperature);
+}
+template <bool kLog, bool kNegate, typename T, typename O>
+HN_AVX2 void SoftmaxLineAvx2(const T* x, O* out, int64_t size, int64_t m, double temperature) {
+  SoftmaxLine<kLog, kNegate, true>(x, out, 1, size, m, temperature);
+}
+
+// A unit-stride line compiled for `isa`: the one place that picks its version, for softmax's ops
+// and the fused cross-entropy alike.
+template <bool kLog, bool kNegate, typename T, typename O>
+void UnitSoftmaxLine(internal::VectorIsa isa, const T* x, O* out, int64_t size, int64_t m,
+                     double temperature) {
+  switch (isa) {
+    case internal::VectorIsa::kAvx512:
+      return SoftmaxLineAvx512<kLog, kNegate>(x, out, size, m, temperature);
+    case internal::VectorIsa::kAvx2:
+      return SoftmaxLineAvx2<kLog, kNegate>(x, out, size, m, temperature);
+    case internal::VectorIsa::kBaseline:
+      break;
+  }
   SoftmaxLine<kLog, kNegate, true>(x, out, 1, size, m, temperature);
 }
 
@@ -271,13 +296,13 @@ template <bool kLog, bool kNegate, typename T, typename O>
 void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperature,
                   const int64_t* lengths) {
   const int64_t lines = v.outer * v.inner;
+  const internal::VectorIsa isa =
+      v.inner == 1 ? internal::ChooseVectorIsa() : internal::VectorIsa::kBaseline;
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
     const int64_t m = lengths != nullptr ? lengths[line] : v.size;
-    if (v.inner == 1 && internal::CpuHasAvx512()) {
-      SoftmaxLineAvx512<kLog, kNegate>(in_data + base, out + base, v.size, m, temperature);
-    } else if (v.inner == 1) {
-      SoftmaxLine<kLog, kNegate, true>(in_data + base, out + base, 1, v.size, m, temperature);
+    if (v.inner == 1) {
+      UnitSoftmaxLine<kLog, kNegate>(isa, in_data + base, out + base, v.size, m, temperature);
     } else {
       SoftmaxLine<kLog, kNegate, false>(in_data + base, out + base, v.inner, v.size, m,
                                         temperature);
@@ -343,7 +368,8 @@ bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
 }
 
 // One line of SoftmaxBackwardAlong, its elements line_stride apart (kUnitStride: 1, known to the
-// compiler, so that the loops vectorize). Always inlined, as SoftmaxLine.
+// compiler, so that the loops vectorize). Always inlined, as SoftmaxLine; each ISA's bits are its
+// own, as SoftmaxLine's.
 template <SoftmaxKind kKind, bool kUnitStride, typename T>
 __attribute__((always_inline)) inline void SoftmaxBackwardLine(const T* dy, const T* y, T* dx,
                                                                int64_t line_stride, int64_t size,
@@ -370,21 +396,39 @@ __attribute__((always_inline)) inline void SoftmaxBackwardLine(const T* dy, cons
   }
 }
 
-// A unit-stride line compiled for AVX-512, as SoftmaxLineAvx512.
+// A unit-stride line compiled for AVX-512 or AVX2, as SoftmaxLineAvx512, and the one place that
+// picks its version, as UnitSoftmaxLine.
 template <SoftmaxKind kKind, typename T>
 HN_AVX512 void SoftmaxBackwardLineAvx512(const T* dy, const T* y, T* dx, int64_t size, double t) {
+  SoftmaxBackwardLine<kKind, true>(dy, y, dx, 1, size, t);
+}
+template <SoftmaxKind kKind, typename T>
+HN_AVX2 void SoftmaxBackwardLineAvx2(const T* dy, const T* y, T* dx, int64_t size, double t) {
+  SoftmaxBackwardLine<kKind, true>(dy, y, dx, 1, size, t);
+}
+template <SoftmaxKind kKind, typename T>
+void UnitSoftmaxBackwardLine(internal::VectorIsa isa, const T* dy, const T* y, T* dx,
+                             int64_t size, double t) {
+  switch (isa) {
+    case internal::VectorIsa::kAvx512:
+      return SoftmaxBackwardLineAvx512<kKind>(dy, y, dx, size, t);
+    case internal::VectorIsa::kAvx2:
+      return SoftmaxBackwardLineAvx2<kKind>(dy, y, dx, size, t);
+    case internal::VectorIsa::kBaseline:
+      break;
+  }
   SoftmaxBackwardLine<kKind, true>(dy, y, dx, 1, size, t);
 }
 
 template <SoftmaxKind kKind, typename T>
 void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
   const int64_t lines = v.outer * v.inner;
+  const internal::VectorIsa isa =
+      v.inner == 1 ? internal::ChooseVectorIsa() : internal::VectorIsa::kBaseline;
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
-    if (v.inner == 1 && internal::CpuHasAvx512()) {
-      SoftmaxBackwardLineAvx512<kKind>(dy + base, y + base, dx + base, v.size, t);
-    } else if (v.inner == 1) {
-      SoftmaxBackwardLine<kKind, true>(dy + base, y + base, dx + base, 1, v.size, t);
+    if (v.inner == 1) {
+      UnitSoftmaxBackwardLine<kKind>(isa, dy + base, y + base, dx + base, v.size, t);
     } else {
       SoftmaxBackwardLine<kKind, false>(dy + base, y + base, dx + base, v.inner, v.size, t);
     }
@@ -502,19 +546,14 @@ void LogSoftmaxLabelSumCompute(const OpContext& ctx, const NodeAttrs&, const std
   const int64_t scratch_lines = keeps_log_probs ? 1 : 2;
   float* scratch = ctx.workspace->Get<float>(
       internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * scratch_lines * n));
-  const bool avx512 = internal::CpuHasAvx512();
+  const internal::VectorIsa isa = internal::ChooseVectorIsa();
   internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
     const int64_t base = line * n;
     float* product = scratch + internal::ThreadIndex() * scratch_lines * n;
     float* log_probs = keeps_log_probs ? out[1].ptr<float>() + base : product + n;
-    if (avx512) {
-      SoftmaxLineAvx512<true, false>(x + base, log_probs, n, n, 1.0);
-    } else {
-      SoftmaxLine<true, false, true>(x + base, log_probs, 1, n, n, 1.0);
-    }
+    UnitSoftmaxLine<true, false>(isa, x + base, log_probs, n, n, 1.0);
     for (int64_t j = 0; j < n; ++j) product[j] = log_probs[j] * label[base + j];
-    sums[line] = static_cast<float>(avx512 ? internal::LineSumAvx512(product, n)
-                                           : internal::LineSum(product, n));
+    sums[line] = static_cast<float>(internal::LineSumOn(isa, product, n));
   });
 }
 
@@ -533,18 +572,13 @@ void LogSoftmaxLabelSumBackwardCompute(const OpContext& ctx, const NodeAttrs&,
   float* dx = out[0].ptr<float>();
   float* scratch = ctx.workspace->Get<float>(internal::kOpSlot0,
                                              static_cast<size_t>(internal::KernelThreads() * n));
-  const bool avx512 = internal::CpuHasAvx512();
+  const internal::VectorIsa isa = internal::ChooseVectorIsa();
   internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
     const int64_t base = line * n;
     float* dy = scratch + internal::ThreadIndex() * n;
     const float g = out_grad[line];
     for (int64_t j = 0; j < n; ++j) dy[j] = g * label[base + j];
-    if (avx512) {
-      SoftmaxBackwardLineAvx512<SoftmaxKind::kLogSoftmax>(dy, log_probs + base, dx + base, n, 1.0);
-    } else {
-      SoftmaxBackwardLine<SoftmaxKind::kLogSoftmax, true>(dy, log_probs + base, dx + base, 1, n,
-                                                          1.0);
-    }
+    UnitSoftmaxBackwardLine<SoftmaxKind::kLogSoftmax>(isa, dy, log_probs + base, dx + base, n, 1.0);
   });
 }
 

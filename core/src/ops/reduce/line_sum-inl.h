@@ -5,13 +5,15 @@
 
 #include <cstdint>
 
+#include "kernels/vector_isa.h"
+
 namespace hybridnet {
 namespace internal {
 
 // Element i goes into lane i % kSumLanes, then the lanes are added pairwise. One order on every
 // CPU and thread count; a sum chained through one double took 3% of an LSTM LM's training step
 // (its loss sums 700 lines of 10000). Always inlined, so that it compiles for the ISA of its
-// caller (LineSumAvx512).
+// caller (LineSumOn).
 constexpr int kSumLanes = 16;
 
 __attribute__((always_inline)) inline double LineSum(const float* x, int64_t n) {
@@ -28,8 +30,9 @@ __attribute__((always_inline)) inline double LineSum(const float* x, int64_t n) 
   return lanes[0];
 }
 
-/// LineSum compiled for AVX-512 (reduce.cc): call it where CpuHasAvx512().
-double LineSumAvx512(const float* x, int64_t n);
+/// LineSum compiled for `isa` (reduce.cc), which this CPU must run (ChooseVectorIsa): the same
+/// bits on every ISA.
+double LineSumOn(VectorIsa isa, const float* x, int64_t n);
 
 }  // namespace internal
 }  // namespace hybridnet

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/parallel-inl.h"
 #include "onnx/onnx_convert.h"
@@ -26,7 +27,22 @@ namespace hybridnet {
 
 namespace internal {
 
+namespace {
 HN_AVX512 double LineSumAvx512(const float* x, int64_t n) { return LineSum(x, n); }
+HN_AVX2 double LineSumAvx2(const float* x, int64_t n) { return LineSum(x, n); }
+}  // namespace
+
+double LineSumOn(VectorIsa isa, const float* x, int64_t n) {
+  switch (isa) {
+    case VectorIsa::kAvx512:
+      return LineSumAvx512(x, n);
+    case VectorIsa::kAvx2:
+      return LineSumAvx2(x, n);
+    case VectorIsa::kBaseline:
+      break;
+  }
+  return LineSum(x, n);
+}
 
 }  // namespace internal
 
@@ -78,10 +94,9 @@ void ReduceCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
     // are independent, so they split between the kernel threads.
     if (plan.red_stride.size() == 1 && plan.red_stride[0] == 1) {
       const int64_t n = plan.red_count;
-      const bool avx512 = internal::CpuHasAvx512();
+      const internal::VectorIsa isa = internal::ChooseVectorIsa();
       internal::ParallelFor(plan.out_size, plan.out_size * n >= kSplitElements, [&](int64_t o) {
-        double acc =
-            avx512 ? internal::LineSumAvx512(x + o * n, n) : internal::LineSum(x + o * n, n);
+        double acc = internal::LineSumOn(isa, x + o * n, n);
         if constexpr (kKind == ReduceKind::kMean) acc /= static_cast<double>(n);
         y[o] = static_cast<float>(acc);
       });

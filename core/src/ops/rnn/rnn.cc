@@ -36,8 +36,10 @@
 #include <vector>
 
 #include "hybridnet/op.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
+#include "kernels/vector_isa.h"
 #include "kernels/vector_math-inl.h"
 #include "kernels/workspace.h"
 #include "ops/dtype_switch-inl.h"
@@ -361,15 +363,23 @@ __attribute__((always_inline)) inline void RunDirection(RNNMode mode, const RNND
   if (cy != nullptr) std::memcpy(cy, ccur, static_cast<size_t>(n * h) * sizeof(T));
 }
 
-// RunDirection and BackwardDirection compiled for AVX-512: the gates' loops take 16 float lanes
-// where the baseline build's SSE takes 4. Every value is computed elementwise or summed in the
-// same order either way, so the bits are the same.
+// RunDirection and BackwardDirection compiled for AVX-512 and AVX2: the gates' loops take 16 or
+// 8 float lanes where the baseline build's SSE takes 4. Every value is computed elementwise or
+// summed in the same order either way (no contraction into FMA), so the bits are the same.
 template <typename T>
 HN_AVX512 void RunDirectionAvx512(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
                                   int64_t in, const T* wx, const T* wh, const T* bx, const T* bh,
                                   const T* hx, const T* cx, const std::vector<int64_t>& lengths,
                                   T* y, int64_t dir, T* hy, T* cy, T* scratch,
                                   const StepTrace<T>* trace) {
+  RunDirection(mode, dm, backward, x, in, wx, wh, bx, bh, hx, cx, lengths, y, dir, hy, cy, scratch,
+               trace);
+}
+template <typename T>
+HN_AVX2 void RunDirectionAvx2(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
+                              int64_t in, const T* wx, const T* wh, const T* bx, const T* bh,
+                              const T* hx, const T* cx, const std::vector<int64_t>& lengths, T* y,
+                              int64_t dir, T* hy, T* cy, T* scratch, const StepTrace<T>* trace) {
   RunDirection(mode, dm, backward, x, in, wx, wh, bx, bh, hx, cx, lengths, y, dir, hy, cy, scratch,
                trace);
 }
@@ -459,6 +469,10 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
   T* pong = ping + layer_out;
   std::optional<internal::Sampler> sampler;
   if (dropout_seed) sampler.emplace(*dropout_seed);
+  const internal::VectorIsa isa = internal::ChooseVectorIsa();
+  const auto direction = isa == internal::VectorIsa::kAvx512 ? RunDirectionAvx512<T>
+                         : isa == internal::VectorIsa::kAvx2 ? RunDirectionAvx2<T>
+                                                             : RunDirection<T>;
   const T scale = T{1} / (T{1} - static_cast<T>(p.p));
   const T* hx = in[2].ptr<const T>();
   const T* cx = lstm ? in[3].ptr<const T>() : nullptr;
@@ -478,7 +492,6 @@ void RNNForward(const OpContext& ctx, const RNNParam& p, const std::vector<TBlob
       const T* bx = bl;
       const T* bh = bx + dm.g * dm.h;
       bl = bh + dm.g * dm.h;
-      const auto direction = internal::CpuHasAvx512() ? RunDirectionAvx512<T> : RunDirection<T>;
       direction(p.mode, dm, dir == 1, x, lin, wx, wh, bx, bh, hx + row * state,
                 lstm ? cx + row * state : nullptr, lengths, yl, dir,
                 hy ? hy + row * state : nullptr, cy ? cy + row * state : nullptr, scratch,
@@ -646,7 +659,7 @@ __attribute__((always_inline)) inline void BackwardDirection(
                  in);
 }
 
-// BackwardDirection compiled for AVX-512, as RunDirectionAvx512.
+// BackwardDirection compiled for AVX-512 and AVX2, as RunDirectionAvx512.
 template <typename T>
 HN_AVX512 void BackwardDirectionAvx512(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
                                        int64_t in, const T* wx, const T* wh, const StepTrace<T>& tr,
@@ -654,6 +667,15 @@ HN_AVX512 void BackwardDirectionAvx512(RNNMode mode, const RNNDims& dm, bool bac
                                        int64_t dir, const T* dhy, const T* dcy, T* dx,
                                        bool accumulate, T* dwx, T* dwh, T* dbx, T* dbh, T* dhx,
                                        T* dcx, T* scratch) {
+  BackwardDirection(mode, dm, backward, x, in, wx, wh, tr, lengths, dy, dir, dhy, dcy, dx,
+                    accumulate, dwx, dwh, dbx, dbh, dhx, dcx, scratch);
+}
+template <typename T>
+HN_AVX2 void BackwardDirectionAvx2(RNNMode mode, const RNNDims& dm, bool backward, const T* x,
+                                   int64_t in, const T* wx, const T* wh, const StepTrace<T>& tr,
+                                   const std::vector<int64_t>& lengths, const T* dy, int64_t dir,
+                                   const T* dhy, const T* dcy, T* dx, bool accumulate, T* dwx,
+                                   T* dwh, T* dbx, T* dbh, T* dhx, T* dcx, T* scratch) {
   BackwardDirection(mode, dm, backward, x, in, wx, wh, tr, lengths, dy, dir, dhy, dcy, dx,
                     accumulate, dwx, dwh, dbx, dbh, dhx, dcx, scratch);
 }
@@ -692,6 +714,10 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
     bias_at.push_back(offset);
     offset += dm.d * 2 * dm.g * dm.h;
   }
+  const internal::VectorIsa isa = internal::ChooseVectorIsa();
+  const auto direction = isa == internal::VectorIsa::kAvx512 ? BackwardDirectionAvx512<T>
+                         : isa == internal::VectorIsa::kAvx2 ? BackwardDirectionAvx2<T>
+                                                             : BackwardDirection<T>;
   const T* dy = in[0].ptr<const T>();
   for (int64_t l = layers - 1; l >= 0; --l) {
     const int64_t lin = l == 0 ? input_size : dm.d * dm.h;
@@ -703,8 +729,6 @@ void RNNBackward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
       const int64_t wh_at = wx_at + dm.g * dm.h * lin;
       const int64_t bx_at = bias_at[static_cast<size_t>(l)] + dir * 2 * dm.g * dm.h;
       const int64_t bh_at = bx_at + dm.g * dm.h;
-      const auto direction =
-          internal::CpuHasAvx512() ? BackwardDirectionAvx512<T> : BackwardDirection<T>;
       direction(p.mode, dm, dir == 1, x, lin, w + wx_at, w + wh_at,
                 trace.steps[static_cast<size_t>(row)], lengths, dy, dir,
                 dhy ? dhy + row * state : nullptr, dcy ? dcy + row * state : nullptr, dx, dir == 1,

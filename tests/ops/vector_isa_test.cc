@@ -1,0 +1,200 @@
+// The kernels compiled once per ISA (kernels/vector_isa.h), on every ISA this CPU runs, forced one
+// at a time: sums along a line, the RNN's gates and the dense bias gradient give the baseline
+// build's bits; softmax's lines give their own (their exponential sums' lanes follow the vector
+// width), close to the baseline's; and on each ISA the fused cross-entropy of training graphs
+// gives the bits of log_softmax, elemwise_mul and sum and of their gradients.
+#include "kernels/vector_isa.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/test_util.h"
+#include "conformance.h"
+#include "hybridnet/imperative.h"
+
+namespace hybridnet {
+namespace conformance {
+namespace {
+
+using internal::KernelChoice;
+using internal::VectorIsa;
+using internal::VectorIsaKernels;
+using testing_util::BitDifference;
+
+constexpr int kBaseline = static_cast<int>(VectorIsa::kBaseline);
+
+// The ISAs this CPU runs, the baseline last.
+std::vector<int> IsasHere() {
+  std::vector<int> isas;
+  const KernelChoice& choice = VectorIsaKernels();
+  for (size_t k = 0; k < choice.kernels().size(); ++k) {
+    if (choice.kernels()[k].runs_here) isas.push_back(static_cast<int>(k));
+  }
+  return isas;
+}
+
+std::string IsaName(int isa) { return VectorIsaKernels().kernels()[static_cast<size_t>(isa)].name; }
+
+// The arrays `run` computes with `isa` forced, which must have run.
+std::vector<NDArray> On(int isa, const std::function<std::vector<NDArray>()>& run) {
+  KernelChoice& choice = VectorIsaKernels();
+  const int64_t runs = choice.Runs(isa);
+  choice.Force(isa);
+  std::vector<NDArray> got;
+  try {
+    got = run();
+  } catch (...) {
+    choice.Force(-1);
+    throw;
+  }
+  choice.Force(-1);
+  EXPECT_GT(choice.Runs(isa), runs) << IsaName(isa) << " did not run";
+  return got;
+}
+
+// The RNN's inputs for `attrs` on float32 data (t, n, i), uniform in [-1, 1), their shapes from
+// the op's own inference.
+std::vector<NDArray> RnnInputs(const NodeAttrs& attrs, int64_t t, int64_t n, int64_t i) {
+  std::vector<Shape> in(attrs.op->NumInputs(attrs)), out(attrs.op->NumOutputs(attrs));
+  in[0] = Shape{t, n, i};
+  attrs.op->infer_shape(attrs, &in, &out);
+  std::vector<NDArray> inputs;
+  for (const Shape& s : in) inputs.push_back(NDArray::RandomUniform(s, -1.f, 1.f));
+  return inputs;
+}
+
+// A (rows, cols) float array in [-1, 1) but for 2^60 and -2^60 in two elements of each row (or
+// of each column): which of the small elements a double sum of that line keeps depends on its
+// order, so that a sum in another order gives other bits.
+NDArray Cancelling(int64_t rows, int64_t cols, bool columns, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> small(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(rows * cols));
+  for (float& x : v) x = small(rng);
+  const int64_t lines = columns ? cols : rows, length = columns ? rows : cols;
+  for (int64_t l = 0; l < lines; ++l) {
+    const int64_t first = (5 * l) % length, second = (5 * l + length / 2) % length;
+    auto at = [&](int64_t k) -> float& {
+      return v[static_cast<size_t>(columns ? k * cols + l : l * cols + k)];
+    };
+    at(first) = std::ldexp(1.f, 60);
+    at(second) = -std::ldexp(1.f, 60);
+  }
+  return NDArray::FromVector(Shape{rows, cols}, v);
+}
+
+// The op's forward outputs, then the gradients of all its inputs for the head gradient `head`.
+std::vector<NDArray> ForwardAndGradients(const NodeAttrs& attrs, const std::vector<NDArray>& in,
+                                         const NDArray& head) {
+  std::vector<NDArray> got = Invoke(attrs, in);
+  for (const NDArray& g :
+       EagerGradients(attrs, in, std::vector<bool>(in.size(), true), {head}, /*train=*/true))
+    got.push_back(g);
+  return got;
+}
+
+TEST(VectorIsa, SumsRnnGatesAndTheDenseBiasGradientGiveTheBaselineBits) {
+  Seed(11);
+  // 1037 elements: 64 rounds of LineSum's 16 lanes and a tail of 13.
+  const NDArray x = Cancelling(5, 1037, /*columns=*/false, 1);
+  // 37 hidden units: four rounds of AVX2's 8 float lanes, two of AVX-512's 16, and tails.
+  const NodeAttrs lstm = MakeNodeAttrs(
+      "RNN", "lstm", {{"mode", "lstm"}, {"state_size", "37"}, {"num_layers", "2"}});
+  const NodeAttrs gru = MakeNodeAttrs(
+      "RNN", "gru",
+      {{"mode", "gru"}, {"state_size", "37"}, {"num_layers", "1"}, {"bidirectional", "True"}});
+  const NodeAttrs tanh = MakeNodeAttrs(
+      "RNN", "tanh", {{"mode", "rnn_tanh"}, {"state_size", "37"}, {"num_layers", "1"}});
+  const std::vector<NDArray> lstm_in = RnnInputs(lstm, 6, 3, 11);
+  const std::vector<NDArray> gru_in = RnnInputs(gru, 5, 2, 7);
+  const std::vector<NDArray> tanh_in = RnnInputs(tanh, 4, 3, 5);
+  const NodeAttrs dense = MakeNodeAttrs("FullyConnected", "fc", {{"num_hidden", "37"}});
+  const std::vector<NDArray> dense_in = {NDArray::RandomUniform({9, 13}, -1.f, 1.f),
+                                         NDArray::RandomUniform({37, 13}, -1.f, 1.f),
+                                         NDArray::RandomUniform({37}, -1.f, 1.f)};
+  const NDArray lstm_head = NDArray::RandomUniform({6, 3, 37}, -1.f, 1.f);
+  const NDArray gru_head = NDArray::RandomUniform({5, 2, 74}, -1.f, 1.f);
+  const NDArray tanh_head = NDArray::RandomUniform({4, 3, 37}, -1.f, 1.f);
+  const NDArray dense_head = Cancelling(9, 37, /*columns=*/true, 2);
+  auto run = [&] {
+    std::vector<NDArray> got = Invoke("sum", {x}, {{"axis", "-1"}});
+    for (const NDArray& a : ForwardAndGradients(lstm, lstm_in, lstm_head)) got.push_back(a);
+    for (const NDArray& a : ForwardAndGradients(gru, gru_in, gru_head)) got.push_back(a);
+    for (const NDArray& a : ForwardAndGradients(tanh, tanh_in, tanh_head)) got.push_back(a);
+    for (const NDArray& a : ForwardAndGradients(dense, dense_in, dense_head)) got.push_back(a);
+    return got;
+  };
+  const std::vector<NDArray> baseline = On(kBaseline, run);
+  for (const int isa : IsasHere()) {
+    if (isa == kBaseline) continue;
+    const std::vector<NDArray> got = On(isa, run);
+    ASSERT_EQ(got.size(), baseline.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(BitDifference(got[i], baseline[i]), "") << IsaName(isa) << " array " << i;
+  }
+}
+
+// The largest difference of a and b relative to the largest magnitude in b.
+double RelativeDifference(const NDArray& a, const NDArray& b) {
+  const std::vector<float> va = a.ToFloatVector(), vb = b.ToFloatVector();
+  double most = 0, scale = 0;
+  for (size_t i = 0; i < va.size(); ++i) {
+    most = std::max(most, std::fabs(static_cast<double>(va[i]) - vb[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(vb[i])));
+  }
+  return most / scale;
+}
+
+TEST(VectorIsa, SoftmaxLinesAndTheFusedCrossEntropyOnEveryIsa) {
+  Seed(12);
+  const int64_t lines = 6, n = 1037;
+  const NDArray x = NDArray::RandomUniform({lines, n}, -8.f, 8.f);
+  // The gradients' sums along a line cancel, so that each ISA's order shows in their bits.
+  const NDArray dy = Cancelling(lines, n, /*columns=*/false, 3);
+  const NDArray label = Cancelling(lines, n, /*columns=*/false, 4);
+  const NDArray loss_grad = NDArray::RandomUniform({lines}, -1.f, 1.f);
+  // _backward_sum's broadcast of loss_grad times the label, as elemwise_mul's gradient.
+  std::vector<float> label_grad = label.ToFloatVector();
+  const std::vector<float> g = loss_grad.ToFloatVector();
+  for (int64_t i = 0; i < lines * n; ++i) label_grad[i] *= g[i / n];
+  const NDArray fused_dy = NDArray::FromVector(Shape{lines, n}, label_grad);
+  const AttrDict last = {{"axis", "-1"}};
+  std::vector<std::vector<NDArray>> by_isa;
+  for (const int isa : IsasHere()) {
+    SCOPED_TRACE(IsaName(isa));
+    const std::vector<NDArray> got = On(isa, [&] {
+      const NDArray log_probs = Invoke("log_softmax", {x}, last)[0];
+      const NDArray probs = Invoke("softmax", {x}, last)[0];
+      return std::vector<NDArray>{
+          log_probs,
+          probs,
+          Invoke("_backward_log_softmax", {dy, log_probs}, last)[0],
+          Invoke("_backward_softmax", {dy, probs}, last)[0],
+          Invoke("sum", {Invoke("elemwise_mul", {log_probs, label}, {})[0]}, last)[0],
+          Invoke("_hn_log_softmax_label_sum", {x, label}, {})[0],
+          Invoke("_backward_log_softmax", {fused_dy, log_probs}, last)[0],
+          Invoke("_backward_hn_log_softmax_label_sum", {loss_grad, label, log_probs}, {})[0]};
+    });
+    EXPECT_EQ(BitDifference(got[5], got[4]), "") << "the fused cross-entropy";
+    EXPECT_EQ(BitDifference(got[7], got[6]), "") << "the fused cross-entropy's gradient";
+    by_isa.push_back(got);
+  }
+  // Each ISA sums the exponentials in its own lanes: a few float ulps from the baseline's.
+  for (size_t k = 0; k + 1 < by_isa.size(); ++k) {
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_LT(RelativeDifference(by_isa[k][i], by_isa.back()[i]), 1e-6)
+          << IsaName(IsasHere()[k]) << " array " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace conformance
+}  // namespace hybridnet
