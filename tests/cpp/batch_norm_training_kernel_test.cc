@@ -17,6 +17,7 @@
 #include "kernels/avx512-inl.h"
 #include "kernels/batch_norm.h"
 #include "kernels/threads.h"
+#include "kernels/vector_isa.h"
 #include "kernels/workspace.h"
 
 namespace hybridnet {
@@ -272,13 +273,13 @@ TEST(BatchNormTrainingKernel, ChannelLastBatchStatsGiveTheChannelFirstBits) {
     }
     for (const int threads : kThreadCounts) {
       const internal::ThreadCountWhile thread_count(threads);
-      for (const internal::BatchNormIsa isa : internal::BatchNormIsasHere()) {
+      for (const internal::VectorIsa isa : internal::VectorIsasHere()) {
         std::vector<float> mean(mean_first.size()), invstd(mean_first.size());
         internal::BatchNormBatchStatsChannelLastWith(isa, x_last.data(), dims, 1e-5, mean.data(),
                                                      invstd.data(), &workspace);
         const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
                                   " S=" + std::to_string(k.S) + " " +
-                                  internal::BatchNormIsaName(isa) +
+                                  internal::VectorIsaName(isa) +
                                   " threads=" + std::to_string(threads);
         EXPECT_TRUE(SameBits(mean, mean_first)) << where;
         EXPECT_TRUE(SameBits(invstd, invstd_first)) << where;
@@ -303,9 +304,9 @@ TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
       for (const bool fix_gamma : {false, true}) {
         for (const int threads : kThreadCounts) {
           const internal::ThreadCountWhile thread_count(threads);
-          for (const internal::BatchNormIsa isa : internal::BatchNormIsasHere()) {
+          for (const internal::VectorIsa isa : internal::VectorIsasHere()) {
             for (const float* relu_beta : std::vector<const float*>{nullptr, beta.data()}) {
-              const GradResult first = RunBackward(isa == internal::BatchNormIsa::kAvx512, dy, x,
+              const GradResult first = RunBackward(isa == internal::VectorIsa::kAvx512, dy, x,
                                                    gamma, dims, fix_gamma, batch_stats, relu_beta);
               GradResult last{std::vector<float>(n), std::vector<float>(C), std::vector<float>(C),
                               std::vector<float>(C, 0.25f), std::vector<float>(C, 1.5f)};
@@ -327,7 +328,7 @@ TEST(BatchNormTrainingKernel, ChannelLastBackwardGivesTheChannelFirstBits) {
               internal::BatchNormBackwardChannelLastWith(isa, args, dims, &workspace);
               const std::string where = "N=" + std::to_string(k.N) + " C=" + std::to_string(k.C) +
                                         " S=" + std::to_string(k.S) + " " +
-                                        internal::BatchNormIsaName(isa) +
+                                        internal::VectorIsaName(isa) +
                                         " batch_stats=" + std::to_string(batch_stats) +
                                         " fix_gamma=" + std::to_string(fix_gamma) +
                                         " relu=" + std::to_string(relu_beta != nullptr) +

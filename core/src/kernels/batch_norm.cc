@@ -73,30 +73,6 @@ HN_AVX2_CLONES void BatchNormApplyChannelLast(const float* x, const float* scale
   }
 }
 
-BatchNormIsa BatchNormIsaHere() {
-  if (CpuHasAvx512()) return BatchNormIsa::kAvx512;
-  return CpuHasAvx2() ? BatchNormIsa::kAvx2 : BatchNormIsa::kScalar;
-}
-
-std::vector<BatchNormIsa> BatchNormIsasHere() {
-  std::vector<BatchNormIsa> isas{BatchNormIsa::kScalar};
-  if (CpuHasAvx2()) isas.push_back(BatchNormIsa::kAvx2);
-  if (CpuHasAvx512()) isas.push_back(BatchNormIsa::kAvx512);
-  return isas;
-}
-
-const char* BatchNormIsaName(BatchNormIsa isa) {
-  switch (isa) {
-    case BatchNormIsa::kAvx512:
-      return "AVX-512";
-    case BatchNormIsa::kAvx2:
-      return "AVX2";
-    case BatchNormIsa::kScalar:
-      break;
-  }
-  return "scalar";
-}
-
 namespace {
 
 constexpr int64_t kStatLanes = 64;  // float partial sums of the statistics, 4 AVX-512 registers
@@ -572,15 +548,15 @@ HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, c
 }
 
 template <bool kSquares>
-void StatLanes(BatchNormIsa isa, const float* x, const BatchNormDims& dims, const float* mean,
+void StatLanes(VectorIsa isa, const float* x, const BatchNormDims& dims, const float* mean,
                float* part) {
   LaneRanges<kStatLanes>(dims, [&](const LaneRange& r) {
     switch (isa) {
-      case BatchNormIsa::kAvx512:
+      case VectorIsa::kAvx512:
         return StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r);
-      case BatchNormIsa::kAvx2:
+      case VectorIsa::kAvx2:
         return StatLanesRangeAvx2<kSquares>(x, dims, mean, part, r);
-      case BatchNormIsa::kScalar:
+      case VectorIsa::kBaseline:
         return StatLanesRangeScalar<kSquares>(x, dims, mean, part, r);
     }
   });
@@ -588,7 +564,7 @@ void StatLanes(BatchNormIsa isa, const float* x, const BatchNormDims& dims, cons
 
 }  // namespace
 
-void BatchNormBatchStatsChannelLastWith(BatchNormIsa isa, const float* x,
+void BatchNormBatchStatsChannelLastWith(VectorIsa isa, const float* x,
                                         const BatchNormDims& dims, double eps, float* mean,
                                         float* invstd, Workspace* workspace) {
   const int64_t C = dims.channels;
@@ -603,7 +579,7 @@ void BatchNormBatchStatsChannelLastWith(BatchNormIsa isa, const float* x,
 
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
                                     float* mean, float* invstd, Workspace* workspace) {
-  BatchNormBatchStatsChannelLastWith(BatchNormIsaHere(), x, dims, eps, mean, invstd, workspace);
+  BatchNormBatchStatsChannelLastWith(ChooseVectorIsa(), x, dims, eps, mean, invstd, workspace);
 }
 
 namespace {
@@ -729,17 +705,17 @@ HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormD
   }
 }
 
-void GradLanes(BatchNormIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,
+void GradLanes(VectorIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,
                const ChannelLastGrad& v, double* sum_part, double* dot_part) {
   const bool relu = a.relu_beta != nullptr;
   LaneRanges<kGradLanes>(dims, [&](const LaneRange& r) {
     switch (isa) {
-      case BatchNormIsa::kAvx512:
+      case VectorIsa::kAvx512:
         return GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r);
-      case BatchNormIsa::kAvx2:
+      case VectorIsa::kAvx2:
         return relu ? GradLanesRangeAvx2<true>(a, dims, v, sum_part, dot_part, r)
                     : GradLanesRangeAvx2<false>(a, dims, v, sum_part, dot_part, r);
-      case BatchNormIsa::kScalar:
+      case VectorIsa::kBaseline:
         return relu ? GradLanesRangeScalar<true>(a, dims, v, sum_part, dot_part, r)
                     : GradLanesRangeScalar<false>(a, dims, v, sum_part, dot_part, r);
     }
@@ -825,20 +801,20 @@ using GradDxSampleFn = void (*)(const BatchNormGradArgs&, const BatchNormDims&,
                                 const ChannelLastGrad&, int64_t);
 
 template <bool kBatchStats, bool kRelu>
-GradDxSampleFn GradDxSampleOf(BatchNormIsa isa) {
+GradDxSampleFn GradDxSampleOf(VectorIsa isa) {
   switch (isa) {
-    case BatchNormIsa::kAvx512:
+    case VectorIsa::kAvx512:
       return GradDxSampleAvx512<kBatchStats>;
-    case BatchNormIsa::kAvx2:
+    case VectorIsa::kAvx2:
       return GradDxSampleAvx2<kBatchStats, kRelu>;
-    case BatchNormIsa::kScalar:
+    case VectorIsa::kBaseline:
       break;
   }
   return GradDxSampleScalar<kBatchStats, kRelu>;
 }
 
 // The version of `isa` for a call's case.
-GradDxSampleFn GradDxSampleOf(BatchNormIsa isa, const BatchNormGradArgs& a) {
+GradDxSampleFn GradDxSampleOf(VectorIsa isa, const BatchNormGradArgs& a) {
   const bool relu = a.relu_beta != nullptr;
   if (a.batch_stats)
     return relu ? GradDxSampleOf<true, true>(isa) : GradDxSampleOf<true, false>(isa);
@@ -847,7 +823,7 @@ GradDxSampleFn GradDxSampleOf(BatchNormIsa isa, const BatchNormGradArgs& a) {
 
 }  // namespace
 
-void BatchNormBackwardChannelLastWith(BatchNormIsa isa, const BatchNormGradArgs& a,
+void BatchNormBackwardChannelLastWith(VectorIsa isa, const BatchNormGradArgs& a,
                                       const BatchNormDims& dims, Workspace* workspace) {
   const int64_t C = dims.channels;
   const size_t Cs = static_cast<size_t>(C);
@@ -887,7 +863,7 @@ void BatchNormBackwardChannelLastWith(BatchNormIsa isa, const BatchNormGradArgs&
 
 void BatchNormBackwardChannelLast(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                   Workspace* workspace) {
-  BatchNormBackwardChannelLastWith(BatchNormIsaHere(), a, dims, workspace);
+  BatchNormBackwardChannelLastWith(ChooseVectorIsa(), a, dims, workspace);
 }
 
 namespace {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/vector_isa.h"
+
 namespace hybridnet {
 namespace internal {
 
@@ -113,22 +115,12 @@ void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, d
 /// BatchNormBackward on channel-last data; also takes kBatchNormAffineSlot.
 void BatchNormBackwardChannelLast(const BatchNormGradArgs& args, const BatchNormDims& dims,
                                   Workspace* workspace);
-/// The instruction sets the channel-last kernels have versions for: baseline x86-64 (kScalar),
-/// AVX2 (8 floats or 4 doubles a register, Zen 2/3), AVX-512F. All give the same bits.
-enum class BatchNormIsa { kScalar, kAvx2, kAvx512 };
-/// The fastest this CPU runs, which BatchNormBatchStatsChannelLast and
-/// BatchNormBackwardChannelLast use.
-BatchNormIsa BatchNormIsaHere();
-/// Every one this CPU runs, for tests that compare them.
-std::vector<BatchNormIsa> BatchNormIsasHere();
-const char* BatchNormIsaName(BatchNormIsa isa);
-
 /// BatchNormBatchStatsChannelLast and BatchNormBackwardChannelLast in the version of `isa`, which
 /// this CPU must run (the test compares them).
-void BatchNormBatchStatsChannelLastWith(BatchNormIsa isa, const float* x,
+void BatchNormBatchStatsChannelLastWith(VectorIsa isa, const float* x,
                                         const BatchNormDims& dims, double eps, float* mean,
                                         float* invstd, Workspace* workspace);
-void BatchNormBackwardChannelLastWith(BatchNormIsa isa, const BatchNormGradArgs& args,
+void BatchNormBackwardChannelLastWith(VectorIsa isa, const BatchNormGradArgs& args,
                                       const BatchNormDims& dims, Workspace* workspace);
 
 /// The training and inference forward's last step on channel-last data: y = x * scale[c] +

@@ -26,5 +26,18 @@ VectorIsa ChooseVectorIsa() {
       choice.Choose(static_cast<int>(usual), takes, [] { return std::string("the call"); }));
 }
 
+std::vector<VectorIsa> VectorIsasHere() {
+  std::vector<VectorIsa> isas;
+  const std::vector<ChoosableKernel>& kernels = VectorIsaKernels().kernels();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i].runs_here) isas.push_back(static_cast<VectorIsa>(i));
+  }
+  return isas;
+}
+
+const std::string& VectorIsaName(VectorIsa isa) {
+  return VectorIsaKernels().kernels()[static_cast<size_t>(isa)].name;
+}
+
 }  // namespace internal
 }  // namespace hybridnet

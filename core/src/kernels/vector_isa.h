@@ -4,6 +4,9 @@
 // every version this CPU has runs against the others.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "kernels/kernel_choice.h"
 
 namespace hybridnet {
@@ -17,6 +20,12 @@ KernelChoice& VectorIsaKernels();
 
 /// The ISA of one op call: the widest this CPU has, or the one a test forces. Counts the run.
 VectorIsa ChooseVectorIsa();
+
+/// Every ISA this CPU runs, for tests that compare their versions of a kernel.
+std::vector<VectorIsa> VectorIsasHere();
+
+/// Its kernel name in VectorIsaKernels() ("avx2").
+const std::string& VectorIsaName(VectorIsa isa);
 
 }  // namespace internal
 }  // namespace hybridnet
