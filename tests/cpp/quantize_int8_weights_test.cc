@@ -14,6 +14,7 @@
 #include "hybridnet/io/json.h"
 #include "hybridnet/quantization.h"
 #include "hybridnet/symbol.h"
+#include "kernels/onednn.h"
 
 namespace hybridnet {
 namespace {
@@ -115,6 +116,11 @@ TEST(QuantizeInt8Weights, SameOutputsAsFloatWeightsBitForBit) {
   EXPECT_EQ(values.at("c0_bias_folded").shape(), Shape({8}));  // BatchNorm's shift
   EXPECT_EQ(values.at("c1_weight_scale").shape(), Shape({8}));
 
+  if (!internal::OneDnnSumsInt8Exactly()) {
+    // Without VNNI oneDNN halves s8 weights for int8 data to keep its 16-bit pair sums from
+    // saturating: stored int8 weights are rounded a second time, float ones once.
+    GTEST_SKIP() << "this CPU has no VNNI or AMX: int8 weights are not float weights' bits here";
+  }
   const NDArray x = NDArray::RandomUniform({2, 3, 6, 6}, -1.f, 1.f);
   const NDArray want = RunGraph(floats, x);
   EXPECT_EQ(BitDifference(RunGraph(int8, x), want), "");

@@ -115,15 +115,27 @@ std::string OneDnnDescription() {
   return os.str();
 }
 
+namespace {
+
+// Whether this CPU's oneDNN ISA extends `isa`: cpu_isa values are sets of bits, a later ISA
+// holding every bit of the ones it extends.
+bool IsaHas(dnnl::cpu_isa isa) {
+  const auto bits = static_cast<unsigned>(isa);
+  return (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & bits) == bits;
+}
+
+}  // namespace
+
 memory::data_type BFloat16ProductType() {
-  // cpu_isa values are sets of bits: a later ISA holds every bit of the ones it extends.
-  const auto bits = [](dnnl::cpu_isa isa) { return static_cast<unsigned>(isa); };
   static const memory::data_type type =
-      (bits(dnnl::get_effective_cpu_isa()) & bits(dnnl::cpu_isa::avx512_core)) ==
-              bits(dnnl::cpu_isa::avx512_core)
-          ? memory::data_type::bf16
-          : memory::data_type::f32;
+      IsaHas(dnnl::cpu_isa::avx512_core) ? memory::data_type::bf16 : memory::data_type::f32;
   return type;
+}
+
+bool OneDnnSumsInt8Exactly() {
+  static const bool exact =
+      IsaHas(dnnl::cpu_isa::avx512_core_vnni) || IsaHas(dnnl::cpu_isa::avx2_vnni);
+  return exact;
 }
 
 void RoundOperandToBFloat16(const memory::desc& md, void* data) {

@@ -53,6 +53,11 @@ std::string OneDnnDescription();
 /// the same products, only the summation order may differ.
 dnnl::memory::data_type BFloat16ProductType();
 
+/// Whether oneDNN's int8 products here are exact integer arithmetic: VNNI (AVX-512 or AVX) or
+/// AMX sums u8 x s8 products in 32 bits. Without them its kernels sum pairs of products in 16
+/// bits first, saturating, as MXNet's do on such CPUs (README, int8).
+bool OneDnnSumsInt8Exactly();
+
 /// An operand of `md`'s layout at `data`, reordered from float32: where it is float32
 /// (BFloat16ProductType), rounds its values to bfloat16 (to nearest even, as amp_cast) in place.
 void RoundOperandToBFloat16(const dnnl::memory::desc& md, void* data);
