@@ -19,7 +19,7 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
-#include "kernels/convolution.h"
+#include "kernels/kernel_choice.h"
 #include "ops/nn/convolution_fusions.h"
 #include "pass/passes.h"
 
@@ -363,10 +363,14 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     }
     EXPECT_EQ(in_place, 1);
     // The expansion fuses into our depthwise kernel only (AVX-512); elsewhere it stays an op.
-    const bool depthwise_here =
-        internal::ConvolutionKernels()
-            .kernels()[static_cast<size_t>(internal::ConvKernel::kDepthwise)]
-            .runs_here;
+    bool depthwise_here = false;
+    for (const internal::KernelChoice* choice : internal::KernelChoices()) {
+      for (const internal::ChoosableKernel& k : choice->kernels()) {
+        if (choice->family() == "convolution" && k.name == "depthwise3x3") {
+          depthwise_here = k.runs_here;
+        }
+      }
+    }
     EXPECT_EQ(expansions, depthwise_here ? b.expand : 0);
 
     const int threads = GetNumThreads();
