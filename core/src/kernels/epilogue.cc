@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/activation-inl.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/epilogue-inl.h"
 #include "kernels/parallel-inl.h"
@@ -29,25 +30,36 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
   }
 }
 
+// EpiloguePositions without AVX-512: the same float operations a float at a time, the loop over
+// a position's channels vectorized where AVX2 runs.
+HN_AVX2_CLONES void EpiloguePositionsPortable(const EpilogueArgs& a, int64_t begin, int64_t end) {
+  const Epilogue& e = a.epilogue;
+  for (int64_t pos = begin; pos < end; ++pos) {
+    const int64_t row = pos * a.C;
+    for (int64_t c = 0; c < a.C; ++c) {
+      float v = a.conv[row + c];
+      if (e.bn_scale) v = v * e.bn_scale[c] + e.bn_shift[c];
+      if (a.residual) v = v + a.residual[row + c];
+      if (e.relu) v = ReluOf(v);
+      a.out[row + c] = e.clip ? ClipOf(v, e.clip_min, e.clip_max) : v;
+    }
+  }
+}
+
 }  // namespace
 
 void RunEpilogue(const EpilogueArgs& a) {
-  if (!CpuHasAvx512()) {
-    for (int64_t i = 0; i < a.positions * a.C; ++i) {
-      const int64_t c = i % a.C;
-      float v = a.conv[i];
-      if (a.epilogue.bn_scale) v = v * a.epilogue.bn_scale[c] + a.epilogue.bn_shift[c];
-      if (a.residual) v = v + a.residual[i];
-      if (a.epilogue.relu) v = ReluOf(v);
-      a.out[i] = a.epilogue.clip ? ClipOf(v, a.epilogue.clip_min, a.epilogue.clip_max) : v;
-    }
-    return;
-  }
   // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
   const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
   const int64_t blocks = (a.positions + block - 1) / block;
+  const bool avx512 = CpuHasAvx512();
   ParallelFor(blocks, true, [&](int64_t b) {
-    EpiloguePositions(a, b * block, std::min(a.positions, (b + 1) * block));
+    const int64_t begin = b * block, end = std::min(a.positions, (b + 1) * block);
+    if (avx512) {
+      EpiloguePositions(a, begin, end);
+    } else {
+      EpiloguePositionsPortable(a, begin, end);
+    }
   });
 }
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "hybridnet/base.h"
+#include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/convolution-inl.h"
 #include "kernels/epilogue.h"
@@ -242,7 +243,10 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
                      pad_r = Spatial(s.pad_r, s.nd);
 
   const int64_t positions = OutputPositions(s);
-  p->epilogue_after = !s.fast_math && (s.bn || (positions == 1 && (s.residual || s.relu)));
+  // Without AVX-512, oneDNN's jit:avx2 kernels add the sum post-op's residual before their last
+  // partial sums, so the result is not the separate add's: the residual joins the epilogue.
+  p->epilogue_after = !s.fast_math && (s.bn || (positions == 1 && (s.residual || s.relu)) ||
+                                       (s.residual && !CpuHasAvx512()));
   auto post_ops = [&]() {
     dnnl::post_ops ops;
     if (p->epilogue_after) return ops;
