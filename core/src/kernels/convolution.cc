@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hybridnet/base.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/convolution-inl.h"
 #include "kernels/convolution_depthwise.h"
@@ -317,7 +318,7 @@ ConvKernel KernelFor(const ConvSpec& s) {
 
 KernelChoice& ConvolutionKernels() {
   static KernelChoice choice("convolution", {{"depthwise3x3", "AVX-512F", CpuHasAvx512()},
-                                             {"gemv", "AVX-512F", CpuHasAvx512()},
+                                             {"gemv", "AVX2 and FMA", CpuHasAvx2()},
                                              {"pointwise", "AVX-512F", CpuHasAvx512()},
                                              {"few_channels", "AVX-512F", CpuHasAvx512()},
                                              {"onednn", "", true}});

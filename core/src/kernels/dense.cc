@@ -11,6 +11,7 @@
 #include "hybridnet/base.h"
 #include "hybridnet/ndarray.h"
 #include "kernels/activation-inl.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/gemv.h"
@@ -130,7 +131,7 @@ bool RunOneDnnInnerProduct(const float* x, const float* w, const float* b, float
 }  // namespace
 
 KernelChoice& DenseKernels() {
-  static KernelChoice choice("fully_connected", {{"gemv", "AVX-512F", CpuHasAvx512()},
+  static KernelChoice choice("fully_connected", {{"gemv", "AVX2 and FMA", CpuHasAvx2()},
                                                  {"matrix_vector", "", true},
                                                  {"gemm", "", true},
                                                  {"onednn_inner_product", "", true}});
@@ -143,7 +144,7 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
   auto takes = [&](int kernel) {
     switch (static_cast<DenseKernel>(kernel)) {
       case DenseKernel::kGemv:
-        return batch == 1 && CpuHasAvx512();
+        return batch == 1 && CpuHasAvx2();
       case DenseKernel::kMatrixVector:
         return batch == 1;
       case DenseKernel::kGemm:
@@ -154,7 +155,7 @@ void RunDense(const float* x, const float* w, const float* b, float* y, int64_t 
     return false;
   };
   const DenseKernel usual =
-      batch == 1 ? (CpuHasAvx512() ? DenseKernel::kGemv : DenseKernel::kMatrixVector)
+      batch == 1 ? (CpuHasAvx2() ? DenseKernel::kGemv : DenseKernel::kMatrixVector)
       : OneDnnInnerProductWins(batch, hidden) ? DenseKernel::kOneDnnInnerProduct
                                               : DenseKernel::kGemm;
   const auto kernel =
