@@ -363,15 +363,8 @@ TEST(MemoryPlanTest, FusedResidualConvolutionsWriteOverTheirResidual) {
     }
     EXPECT_EQ(in_place, 1);
     // The expansion fuses into our depthwise kernel only (AVX-512); elsewhere it stays an op.
-    bool depthwise_here = false;
-    for (const internal::KernelChoice* choice : internal::KernelChoices()) {
-      for (const internal::ChoosableKernel& k : choice->kernels()) {
-        if (choice->family() == "convolution" && k.name == "depthwise3x3") {
-          depthwise_here = k.runs_here;
-        }
-      }
-    }
-    EXPECT_EQ(expansions, depthwise_here ? b.expand : 0);
+    EXPECT_EQ(expansions,
+              internal::KernelRunsHere("convolution", "depthwise3x3") ? b.expand : 0);
 
     const int threads = GetNumThreads();
     for (int t : {1, 2}) {

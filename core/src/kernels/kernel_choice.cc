@@ -49,5 +49,15 @@ const std::vector<KernelChoice*>& KernelChoices() {
   return choices;
 }
 
+bool KernelRunsHere(const std::string& family, const std::string& name) {
+  for (const KernelChoice* choice : KernelChoices()) {
+    if (choice->family() != family) continue;
+    for (const ChoosableKernel& k : choice->kernels()) {
+      if (k.name == name) return k.runs_here;
+    }
+  }
+  return false;
+}
+
 }  // namespace internal
 }  // namespace hybridnet

@@ -71,5 +71,10 @@ class KernelChoice {
 /// DenseBackwardKernels, ...), for tests.
 const std::vector<KernelChoice*>& KernelChoices();
 
+/// Whether kernel `name` of the choice `family` runs on this CPU (false for names not listed),
+/// for tests whose expected graph depends on which kernels exist (the fusions our AVX-512
+/// kernels take).
+bool KernelRunsHere(const std::string& family, const std::string& name);
+
 }  // namespace internal
 }  // namespace hybridnet
