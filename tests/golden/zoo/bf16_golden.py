@@ -8,7 +8,8 @@
    bfloat16). `hybridnet run` runs the export on the float32 input (its convolutions round it as
    MXNet's cast does): within AMP_RTOL of MXNet's output, relative to its largest magnitude.
    MXNet rounds every tensor between its bfloat16 ops to bfloat16, hybridnet keeps them float32,
-   so the two differ by about bfloat16's rounding (2^-8), not bit for bit.
+   so the two differ by about bfloat16's rounding (2^-8), not bit for bit. Skipped, saying so,
+   where MXNet has no bfloat16 kernels (CPUs without AVX-512).
 2. The conversion at load: every model of zoo_models.MODELS exported in float32, run by
    `hybridnet run` in float32 and with `--dtype bfloat16` on BATCH seeded inputs: the max
    absolute and relative error and the top-1 agreement over the batch, the table of README.md's
@@ -87,7 +88,14 @@ def amp_exports(cli, out_dir, only):
         y32 = net(mx.nd.array(x)).asnumpy()
         converted = amp.convert_hybrid_block(net, target_dtype="bfloat16", ctx=mx.cpu(),
                                              cast_optional_params=True)
-        y = converted(mx.nd.array(x).astype(bfloat16)).asnumpy()
+        try:
+            y = converted(mx.nd.array(x).astype(bfloat16)).asnumpy()
+        except mx.base.MXNetError as e:
+            # The reference is absent, not wrong: MXNet's oneDNN has bf16 kernels only from
+            # AVX-512 on. hybridnet's side still runs in part 2.
+            print(f"SKIP AMP exports: MXNet {mx.__version__} cannot run bfloat16 on this CPU "
+                  f"({' '.join(str(e).split())[:200]})")
+            return
         prefix = os.path.join(out_dir, "amp_" + name)
         converted.export(prefix)
         params = mx.nd.load(prefix + "-0000.params")
