@@ -26,6 +26,9 @@
 # An empty JAVA/RSCRIPT/MVN/PYTHON/HN_PYTHON ("-") means that language is not built: the run
 # fails, except for MVN (Scala is then skipped with its reason) and PYTHON (MXNet skipped).
 set -euo pipefail
+# Every program here runs one thread, as the C++ reference (xlang_cpp) does: products on OpenBLAS
+# (AVX2 CPUs) can differ in the last bit between thread counts.
+export OMP_NUM_THREADS=1
 work=$1 src=$2 xcpp=$3 xc=$4 seedw=$5 java=$6 jar=$7 exjar=$8 rscript=$9 rlibs=${10} mvn=${11} py=${12}
 fixtures=${13:-} hnpy=${14:--}
 gluon_models=${15:-}
@@ -52,10 +55,7 @@ seed=42
 R_LIBS=$rlibs "$rscript" "$src/tests/cross_language/xlang_export.R" exports/r "$seed" x.npy
 "$hnpy" "$src/tests/cross_language/xlang_export.py" exports/python "$seed" x.npy
 "$seedw" --out exports > exports/walkthrough.log
-# One thread, as every loader below runs: products on OpenBLAS (AVX2 CPUs) can differ in the last
-# bit between thread counts.
-OMP_NUM_THREADS=1 "$hnpy" "$src/examples/python/train_digits.py" --epochs 2 --export exports/digits \
-  > exports/digits.log
+"$hnpy" "$src/examples/python/train_digits.py" --epochs 2 --export exports/digits > exports/digits.log
 mv exports/seed_mlp-symbol.json exports/walkthrough-symbol.json
 mv exports/seed_mlp-0000.params exports/walkthrough-0000.params
 for other in java r python; do
