@@ -93,6 +93,21 @@ KNOWN_GAPS = {
 }
 
 
+def has_avx512():
+    with open("/proc/cpuinfo") as f:
+        return any(line.startswith("flags") and " avx512f" in line for line in f)
+
+
+if not has_avx512():
+    # Found on a Zen 3 (AVX2): the data gradient 2.9e-2 and 24 other arrays up to 3e-3 from
+    # MXNet's, whose oneDNN and plain paths agree; train64 mode and every other model match.
+    # Cause not found yet (suspected: a relu or max-pool decision flipped by the last-bit
+    # forward differences of the AVX2 kernels).
+    KNOWN_GAPS[("resnet18_v1", "predict")] = (
+        "on CPUs without AVX-512 the predict-mode gradients of ResNet-18 v1 differ from MXNet's "
+        "(open defect, cause not found)")
+
+
 def mlp():
     """A conv-free network (Flatten, Dense, Activation, softmax): the whole path with the ops
     whose gradients came first."""
