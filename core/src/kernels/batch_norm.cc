@@ -60,16 +60,37 @@ void BatchNormScaleShift(const float* gamma, const float* beta, const float* mea
   }
 }
 
+namespace {
+
 // y may be x (BatchNorm runs in place): each y[i] is written after its x[i] is read.
-HN_AVX2_CLONES void BatchNormApplyChannelLast(const float* x, const float* scale,
-                                              const float* shift, int64_t positions,
-                                              int64_t channels, bool relu, float* y) {
+[[gnu::always_inline]] inline void ApplyChannelLastPortable(const float* x, const float* scale,
+                                                            const float* shift, int64_t positions,
+                                                            int64_t channels, bool relu, float* y) {
   for (int64_t at = 0; at < positions * channels; at += channels) {
 #pragma omp simd
     for (int64_t c = 0; c < channels; ++c) {
       const float v = x[at + c] * scale[c] + shift[c];
       y[at + c] = relu ? ReluOf(v) : v;
     }
+  }
+}
+HN_AVX2 void ApplyChannelLastAvx2(const float* x, const float* scale, const float* shift,
+                                  int64_t positions, int64_t channels, bool relu, float* y) {
+  ApplyChannelLastPortable(x, scale, shift, positions, channels, relu, y);
+}
+void ApplyChannelLastBaseline(const float* x, const float* scale, const float* shift,
+                              int64_t positions, int64_t channels, bool relu, float* y) {
+  ApplyChannelLastPortable(x, scale, shift, positions, channels, relu, y);
+}
+
+}  // namespace
+
+void BatchNormApplyChannelLast(const float* x, const float* scale, const float* shift,
+                               int64_t positions, int64_t channels, bool relu, float* y) {
+  if (CpuHasAvx2()) {
+    ApplyChannelLastAvx2(x, scale, shift, positions, channels, relu, y);
+  } else {
+    ApplyChannelLastBaseline(x, scale, shift, positions, channels, relu, y);
   }
 }
 

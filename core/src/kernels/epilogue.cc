@@ -31,8 +31,10 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
 }
 
 // EpiloguePositions without AVX-512: the same float operations a float at a time, the loop over
-// a position's channels vectorized where AVX2 runs.
-HN_AVX2_CLONES void EpiloguePositionsPortable(const EpilogueArgs& a, int64_t begin, int64_t end) {
+// a position's channels vectorized where AVX2 runs (both copies give the same bits: no
+// contraction, -ffp-contract=off).
+[[gnu::always_inline]] inline void EpiloguePositionsPortable(const EpilogueArgs& a, int64_t begin,
+                                                             int64_t end) {
   const Epilogue& e = a.epilogue;
   for (int64_t pos = begin; pos < end; ++pos) {
     const int64_t row = pos * a.C;
@@ -45,6 +47,12 @@ HN_AVX2_CLONES void EpiloguePositionsPortable(const EpilogueArgs& a, int64_t beg
     }
   }
 }
+HN_AVX2 void EpiloguePositionsAvx2(const EpilogueArgs& a, int64_t begin, int64_t end) {
+  EpiloguePositionsPortable(a, begin, end);
+}
+void EpiloguePositionsBaseline(const EpilogueArgs& a, int64_t begin, int64_t end) {
+  EpiloguePositionsPortable(a, begin, end);
+}
 
 }  // namespace
 
@@ -52,13 +60,15 @@ void RunEpilogue(const EpilogueArgs& a) {
   // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
   const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
   const int64_t blocks = (a.positions + block - 1) / block;
-  const bool avx512 = CpuHasAvx512();
+  const bool avx512 = CpuHasAvx512(), avx2 = CpuHasAvx2();
   ParallelFor(blocks, true, [&](int64_t b) {
     const int64_t begin = b * block, end = std::min(a.positions, (b + 1) * block);
     if (avx512) {
       EpiloguePositions(a, begin, end);
+    } else if (avx2) {
+      EpiloguePositionsAvx2(a, begin, end);
     } else {
-      EpiloguePositionsPortable(a, begin, end);
+      EpiloguePositionsBaseline(a, begin, end);
     }
   });
 }
