@@ -287,6 +287,27 @@ int hn_get_num_threads(int* out_num_threads) noexcept {
   HN_API_END();
 }
 
+int hn_runtime_feature_count(size_t* out_count) noexcept {
+  HN_API_BEGIN();
+  CheckOut(out_count, "out_count");
+  *out_count = hybridnet::RuntimeFeatures().size();
+  HN_API_END();
+}
+
+int hn_runtime_feature_get(size_t index, const char** out_name, int* out_enabled,
+                           const char** out_description) noexcept {
+  HN_API_BEGIN();
+  const auto& features = hybridnet::RuntimeFeatures();
+  HN_CHECK(index < features.size(), kInvalidArgument)
+      << "index " << index << " is out of range: there are " << features.size()
+      << " runtime features";
+  const hybridnet::RuntimeFeature& f = features[index];
+  if (out_name != nullptr) *out_name = f.name;
+  if (out_enabled != nullptr) *out_enabled = f.enabled ? 1 : 0;
+  if (out_description != nullptr) *out_description = f.description;
+  HN_API_END();
+}
+
 int hn_seed(uint64_t seed) noexcept {
   HN_API_BEGIN();
   hybridnet::Seed(seed);

@@ -54,6 +54,69 @@ static void test_threads(void) {
   HN_EXPECT_OK(hn_seed(12345));
 }
 
+/* Whether /proc/cpuinfo's flags line lists `flag` (an oracle independent of the library's). */
+static int cpu_flag(const char* flag) {
+  char line[8192];
+  int found = 0;
+  FILE* f = fopen("/proc/cpuinfo", "r");
+  if (f == NULL) return -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "flags", 5) != 0) continue;
+    char padded[64];
+    snprintf(padded, sizeof padded, " %s", flag);
+    const char* at = strstr(line, padded);
+    const size_t n = strlen(padded);
+    found = at != NULL && (at[n] == ' ' || at[n] == '\n' || at[n] == '\0');
+    break;
+  }
+  fclose(f);
+  return found;
+}
+
+static int feature_enabled(const char* wanted) {
+  size_t count = 0;
+  HN_EXPECT_OK(hn_runtime_feature_count(&count));
+  for (size_t i = 0; i < count; ++i) {
+    const char* name = NULL;
+    int enabled = -1;
+    HN_EXPECT_OK(hn_runtime_feature_get(i, &name, &enabled, NULL));
+    if (strcmp(name, wanted) == 0) return enabled;
+  }
+  return -1;
+}
+
+static void test_runtime_features(void) {
+  size_t count = 0;
+  HN_EXPECT_ERR(hn_runtime_feature_count(NULL), HN_ERR_INVALID_ARGUMENT, "out_count");
+  HN_EXPECT_OK(hn_runtime_feature_count(&count));
+  HN_EXPECT(count >= 10);
+  HN_EXPECT_ERR(hn_runtime_feature_get(count, NULL, NULL, NULL), HN_ERR_INVALID_ARGUMENT,
+                "out of range");
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = NULL, *description = NULL;
+    int enabled = -1;
+    HN_EXPECT_OK(hn_runtime_feature_get(i, &name, &enabled, &description));
+    HN_EXPECT(name != NULL && name[0] != '\0' && description != NULL && description[0] != '\0');
+    HN_EXPECT(enabled == 0 || enabled == 1);
+    for (size_t j = 0; j < i; ++j) {
+      const char* other = NULL;
+      HN_EXPECT_OK(hn_runtime_feature_get(j, &other, NULL, NULL));
+      HN_EXPECT(strcmp(name, other) != 0);
+    }
+  }
+  HN_EXPECT(feature_enabled("MKLDNN") == 1);
+  HN_EXPECT(feature_enabled("BLAS_OPEN") == 1);
+  HN_EXPECT(feature_enabled("CUDA") == 0);
+  /* The instruction sets as the kernel's view of the CPU reports them. */
+  if (cpu_flag("avx2") >= 0) {
+    HN_EXPECT(feature_enabled("CPU_AVX2") == (cpu_flag("avx2") && cpu_flag("fma")));
+    HN_EXPECT(feature_enabled("CPU_AVX512") == cpu_flag("avx512f"));
+    HN_EXPECT(feature_enabled("CPU_AVX512_VNNI") == cpu_flag("avx512_vnni"));
+    HN_EXPECT(feature_enabled("INT8_EXACT") ==
+              (cpu_flag("avx512_vnni") || cpu_flag("avx_vnni") || cpu_flag("amx_int8")));
+  }
+}
+
 static void test_dtypes(void) {
   size_t size = 0;
   HN_EXPECT(strcmp(hn_dtype_name(HN_DTYPE_FLOAT32), "float32") == 0);
@@ -170,5 +233,6 @@ static void test_limits(void) {
 
 HN_TEST_MAIN(basics, HN_RUN(test_no_error_yet) HN_RUN(test_version) HN_RUN(test_status_names)
                          HN_RUN(test_errors_are_kept_until_the_next_failure) HN_RUN(test_threads)
+                             HN_RUN(test_runtime_features)
                              HN_RUN(test_dtypes) HN_RUN(test_logging) HN_RUN(test_frees_accept_null)
                                  HN_RUN(test_limits))

@@ -20,6 +20,7 @@ namespace hybridnet_cli {
   X(kBench)                \
   X(kSummary)              \
   X(kDot)                  \
+  X(kFeatures)             \
   /* end of the table: every row above ends with a backslash */
 
 #define HN_CLI_DECLARE(command) extern const Command command;

@@ -34,7 +34,7 @@ from . import symbol as sym
 from . import image, initializer, io, metric, random, recordio
 from . import initializer as init
 from . import gluon
-from . import lr_scheduler, optimizer, profiler
+from . import lr_scheduler, optimizer, profiler, runtime
 from . import visualization
 from . import visualization as viz
 from . import contrib

@@ -217,6 +217,18 @@ HN_API int hn_set_num_threads(int num_threads) HN_NOEXCEPT;
  *  every backend uses that many. Thread-safe. */
 HN_API int hn_get_num_threads(int* out_num_threads) HN_NOEXCEPT;
 
+/** The number of the library's runtime features (what it can do on this CPU, as MXNet's
+ *  mx.runtime.Features lists them). Thread-safe. */
+HN_API int hn_runtime_feature_count(size_t* out_count) HN_NOEXCEPT;
+
+/** Runtime feature `index` (< hn_runtime_feature_count; the order is fixed): its name, in
+ *  MXNet's spelling where MXNet has the feature ("CPU_AVX512", "MKLDNN", "CUDA"), else
+ *  hybridnet's ("CPU_AVX2", "INT8_EXACT": int8 products summed exactly, with VNNI or AMX), 1 or 0
+ *  for enabled, and one sentence on what it means. Static strings; out-pointers may be NULL.
+ *  Thread-safe. */
+HN_API int hn_runtime_feature_get(size_t index, const char** out_name, int* out_enabled,
+                                  const char** out_description) HN_NOEXCEPT;
+
 /** Seeds the global random generator used by initializers (see hn_block_initialize).
  *  Thread-safe (the generator is locked), but concurrent users interleave their draws. */
 HN_API int hn_seed(uint64_t seed) HN_NOEXCEPT;

@@ -115,26 +115,21 @@ std::string OneDnnDescription() {
   return os.str();
 }
 
-namespace {
-
-// Whether this CPU's oneDNN ISA extends `isa`: cpu_isa values are sets of bits, a later ISA
-// holding every bit of the ones it extends.
-bool IsaHas(dnnl::cpu_isa isa) {
+// cpu_isa values are sets of bits, a later ISA holding every bit of the ones it extends.
+bool OneDnnHasIsa(dnnl::cpu_isa isa) {
   const auto bits = static_cast<unsigned>(isa);
   return (static_cast<unsigned>(dnnl::get_effective_cpu_isa()) & bits) == bits;
 }
 
-}  // namespace
-
 memory::data_type BFloat16ProductType() {
   static const memory::data_type type =
-      IsaHas(dnnl::cpu_isa::avx512_core) ? memory::data_type::bf16 : memory::data_type::f32;
+      OneDnnHasIsa(dnnl::cpu_isa::avx512_core) ? memory::data_type::bf16 : memory::data_type::f32;
   return type;
 }
 
 bool OneDnnSumsInt8Exactly() {
   static const bool exact =
-      IsaHas(dnnl::cpu_isa::avx512_core_vnni) || IsaHas(dnnl::cpu_isa::avx2_vnni);
+      OneDnnHasIsa(dnnl::cpu_isa::avx512_core_vnni) || OneDnnHasIsa(dnnl::cpu_isa::avx2_vnni);
   return exact;
 }
 

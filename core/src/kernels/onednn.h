@@ -44,6 +44,9 @@ dnnl::memory::format_tag ChannelFirstTag(int64_t nd);
 void Relayout(const void* src, void* dst, dnnl::memory::data_type type, int64_t N, int64_t C,
               int64_t S, bool to_channel_last, Workspace* workspace);
 
+/// Whether oneDNN's kernels here use `isa` (the CPU has it and DNNL_MAX_CPU_ISA allows it).
+bool OneDnnHasIsa(dnnl::cpu_isa isa);
+
 /// "oneDNN 2.6.3, ISA avx512_core, OpenMP threads 1" for KernelLibraries (benchmark reports).
 std::string OneDnnDescription();
 

@@ -9,18 +9,12 @@ from hybridnet.contrib import quantization
 from hybridnet.gluon import nn
 
 
-def sums_int8_exactly():
-    """Whether this CPU has VNNI or AMX, with which oneDNN sums int8 products exactly; without,
-    its kernels sum pairs in saturating 16 bits and halve s8 weights (README, int8)."""
-    with open("/proc/cpuinfo") as f:
-        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")),
-                     [])
-    return any(flag in flags for flag in ("avx512_vnni", "avx_vnni", "amx_int8"))
-
-
+# Without VNNI or AMX oneDNN sums int8 products in saturating 16-bit pairs and halves s8 weights
+# (README, int8).
 NEEDS_EXACT_INT8 = pytest.mark.skipif(
-    not sums_int8_exactly(), reason="this CPU has no VNNI or AMX: oneDNN's int8 sums saturate in "
-    "16-bit pairs and its s8 weights are halved, so int8 is not this close or this exact here")
+    not mx.runtime.Features().is_enabled("INT8_EXACT"),
+    reason="this CPU has no VNNI or AMX: oneDNN's int8 sums saturate in 16-bit pairs and its s8 "
+    "weights are halved, so int8 is not this close or this exact here")
 
 
 def mlp():

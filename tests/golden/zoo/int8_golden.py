@@ -25,13 +25,13 @@ export (zoo_runner run: eager, then hybridized) and must match: bit for bit wher
 an integer tensor, else within one quantization step of the output's range (max |MXNet output| /
 127), and eager == hybridized bit for bit. Reported per case: the max difference in steps and
 the top-1 agreement of hybridnet's int8 output (and of MXNet's) with MXNet's fp32 output.
-On CPUs without VNNI or AMX (cpu_sums_int8_exactly) oneDNN's int8 sums saturate in 16 bits, in
+On CPUs without VNNI or AMX (`hybridnet features`: INT8_EXACT off) oneDNN's int8 sums saturate in 16 bits, in
 MXNet as in hybridnet: the 1280 -> 1000 node must then give MXNet's saturated sums, fused forms
 must still match within one step, and plain forms (uint8 data over its full range, which the two
 kernels pair differently in some layers) are reported as not compared, never as passed.
 Calibration statistics are collected with MXNET_SUBGRAPH_BACKEND=NONE: with MXNet's default
 backend the calibration module fuses the layers and collects no per-layer ranges.
-Usage: int8_golden.py ZOO_RUNNER [CASE-SUBSTRING...]
+Usage: int8_golden.py ZOO_RUNNER HYBRIDNET_CLI [CASE-SUBSTRING...]
 """
 import atexit
 import collections
@@ -46,6 +46,7 @@ os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
 from real_mxnet import import_or_skip  # noqa: E402
+import runtime_features  # noqa: E402
 
 np, mx = import_or_skip()
 try:
@@ -106,21 +107,12 @@ CASES = [
 CALIB_EXAMPLES = 8
 
 
-def cpu_sums_int8_exactly():
-    """Whether this CPU's int8 products are exact integer arithmetic in oneDNN (and so in MXNet
-    and hybridnet): VNNI or AMX sums u8 x s8 products in 32 bits. Without them (AVX2, AVX-512F
-    alone) the kernels sum pairs of products in 16 bits first, saturating, each kernel layout its
-    own pairs."""
-    with open("/proc/cpuinfo") as f:
-        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")),
-                     [])
-    return any(flag in flags for flag in ("avx512_vnni", "avx_vnni", "amx_int8"))
-
-
-EXACT_INT8 = cpu_sums_int8_exactly()
-
 runner = sys.argv[1]
-wanted = sys.argv[2:]
+# Whether this CPU's int8 products are exact integer arithmetic in oneDNN (and so in MXNet and
+# hybridnet): VNNI or AMX sums u8 x s8 products in 32 bits. Without them (AVX2, AVX-512F alone)
+# the kernels sum pairs of products in 16 bits first, saturating, each kernel layout its own pairs.
+EXACT_INT8 = runtime_features.enabled(sys.argv[2], "INT8_EXACT")
+wanted = sys.argv[3:]
 work = tempfile.mkdtemp(prefix="hn_int8_")
 atexit.register(shutil.rmtree, work, True)
 failures, passes, start = [], 0, time.time()
