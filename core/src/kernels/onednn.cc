@@ -2,6 +2,7 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "hybridnet/base.h"
 #include "hybridnet/dtype.h"
 #include "kernels/layout.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/threads.h"
 
 namespace hybridnet {
@@ -136,8 +138,16 @@ bool OneDnnSumsInt8Exactly() {
 void RoundOperandToBFloat16(const memory::desc& md, void* data) {
   if (md.data_type() != memory::data_type::f32) return;
   auto* values = static_cast<float*>(data);
-  const size_t n = md.get_size() / sizeof(float);  // a blocked layout's padding holds zeros
-  for (size_t i = 0; i < n; ++i) values[i] = BFloat16ToFloat(FloatToBFloat16(values[i]));
+  const int64_t n = static_cast<int64_t>(md.get_size() / sizeof(float));  // padding holds zeros
+  // Elementwise, so split between the kernel threads without changing a bit: an activation is
+  // rounded on every call, and the product after it runs on every thread.
+  constexpr int64_t kBlock = 16384;
+  ParallelFor((n + kBlock - 1) / kBlock, n >= 4 * kBlock, [&](int64_t b) {
+    const int64_t end = std::min(n, (b + 1) * kBlock);
+    for (int64_t i = b * kBlock; i < end; ++i) {
+      values[i] = BFloat16ToFloat(FloatToBFloat16(values[i]));
+    }
+  });
 }
 
 memory::data_type OneDnnDataType(DType dtype) {
