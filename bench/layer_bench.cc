@@ -294,6 +294,74 @@ void BM_TrainConvGradient(benchmark::State& state) {
       benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The convolutions of a CIFAR ResNet-20 training step (batch 128) and ResNet-18's 3x3 ones
+// (batch 32): channels in, spatial size, filters, kernel, stride, pad, batch.
+struct TrainConvLayer {
+  ConvLayer l;
+  int64_t n;
+};
+const TrainConvLayer kTrainConvs[] = {
+    {{3, 32, 16, 3, 1, 1}, 128},    {{16, 32, 16, 3, 1, 1}, 128},   {{16, 32, 32, 3, 2, 1}, 128},
+    {{32, 16, 32, 3, 1, 1}, 128},   {{16, 32, 32, 1, 2, 0}, 128},   {{32, 16, 64, 3, 2, 1}, 128},
+    {{64, 8, 64, 3, 1, 1}, 128},    {{32, 16, 64, 1, 2, 0}, 128},   {{64, 56, 64, 3, 1, 1}, 32},
+    {{64, 56, 128, 3, 2, 1}, 32},   {{128, 28, 128, 3, 1, 1}, 32},  {{128, 28, 256, 3, 2, 1}, 32},
+    {{256, 14, 256, 3, 1, 1}, 32},  {{256, 14, 512, 3, 2, 1}, 32},  {{512, 7, 512, 3, 1, 1}, 32},
+};
+
+// One pass (0 forward, 1 backward data, 2 backward weights) of kTrainConvs[layer] on kernel
+// `kernel` of that pass's choice (forward: the oneDNN ones, 0 channel-last, 1 blocked), on
+// channel-last arrays as the training graph holds them, 1 thread.
+void BM_TrainConvPass(benchmark::State& state) {
+  const TrainConvLayer& t = kTrainConvs[state.range(0)];
+  const int64_t pass = state.range(1);
+  SetNumThreads(1);
+  internal::ConvSpec s = ChannelLastSpec(t.l);
+  s.N = t.n;
+  NDArray x = NDArray::RandomUniform(Shape({s.N, s.in[0], s.in[1], s.C}), -1.f, 1.f);
+  NDArray w = NDArray::RandomUniform(Shape({s.F, s.C, s.kernel[0], s.kernel[1]}), -0.1f, 0.1f);
+  NDArray dy = NDArray::RandomUniform(Shape({s.N, s.out[0], s.out[1], s.F}), -1.f, 1.f);
+  NDArray dx(x.shape(), DType::kFloat32), dw(w.shape(), DType::kFloat32);
+  internal::Workspace workspace;
+  internal::KernelChoice& choice = pass == 0   ? internal::ConvolutionKernels()
+                                   : pass == 1 ? internal::ConvolutionDataGradientKernels()
+                                               : internal::ConvolutionWeightGradientKernels();
+  const int kernel =
+      pass == 0 ? static_cast<int>(state.range(2) == 0 ? internal::ConvKernel::kOneDnn
+                                                       : internal::ConvKernel::kOneDnnBlocked)
+                : static_cast<int>(state.range(2));
+  choice.Force(kernel);
+  state.SetLabel(choice.kernels()[static_cast<size_t>(kernel)].name);
+  auto run = [&] {
+    if (pass == 0) {
+      internal::ConvArgs a;
+      a.data = x.data<float>();
+      a.weight = std::as_const(w).data<float>();
+      a.weight_array = &w;
+      a.out = dy.data<float>();
+      a.workspace = &workspace;
+      internal::RunConvolution(s, a);
+    } else {
+      internal::ConvGradArgs a;
+      a.data = x.data<float>();
+      a.weight = std::as_const(w).data<float>();
+      a.weight_array = &w;
+      a.out_grad = dy.data<float>();
+      (pass == 2 ? a.weight_grad : a.data_grad) = (pass == 2 ? dw : dx).data<float>();
+      a.workspace = &workspace;
+      internal::RunConvolutionGradients(s, a);
+    }
+  };
+  try {
+    run();
+  } catch (const Error& e) {
+    choice.Force(-1);
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) run();
+  choice.Force(-1);
+}
+
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Gemm)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Depthwise)
@@ -313,6 +381,11 @@ BENCHMARK(BM_TrainConvGradient)
     ->ArgNames({"layer", "weights", "kernel", "threads"})
     ->ArgsProduct({{1, 3, 6, 8}, {0, 1}, {0, 1}, {1, 2}})
     ->ArgsProduct({{0, 2, 5, 7}, {1}, {0, 1}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TrainConvPass)
+    ->ArgNames({"layer", "pass", "kernel"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {0}, {0, 1}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {1, 2}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet50Convs)
     ->ArgNames({"int8", "threads"})

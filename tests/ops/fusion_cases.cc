@@ -249,6 +249,12 @@ HN_CONFORMANCE_CASES(FusedConvolution) {
     cases->push_back(FusedCase({2, 6, 7, 5}, Spec(k3, false, false, "relu", cl), "relu" + l));
     cases->push_back(
         FusedCase({2, 6, 7, 5}, Spec(k3, true, true, "relu", cl), "bn_residual_relu" + l));
+    // A ResNet block's convolution: whole channel blocks, which oneDNN's blocked layouts take
+    // (onednn_convolution.h, OneDnnBlockedTakes), the epilogue then run on them.
+    cases->push_back(
+        FusedCase({2, 16, 6, 7}, Spec(Geom({3, 3}, {1, 1}, {1, 1}, 16, 1, false), true, true,
+                                      "relu", cl),
+                  "resnet_block_16_filters_bn_residual_relu" + l));
     cases->push_back(FusedCase(
         {1, 4, 9, 9}, Spec(Geom({3, 3}, {2, 2}, {1, 1}, 4, 2, true), true, false, "sigmoid", cl),
         "groups_bias_bn_sigmoid" + l));

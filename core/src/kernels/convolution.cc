@@ -303,7 +303,7 @@ ConvKernel UsualKernelFor(const ConvSpec& s) {
   for (int k = 0; k < static_cast<int>(ConvKernel::kOneDnn); ++k) {
     if (ConvKernelTakes(static_cast<ConvKernel>(k), s)) return static_cast<ConvKernel>(k);
   }
-  return ConvKernel::kOneDnn;
+  return OneDnnBlockedPays(s) ? ConvKernel::kOneDnnBlocked : ConvKernel::kOneDnn;
 }
 
 // The kernel that runs call s (counted): the usual one, or the one a test forces.
@@ -321,7 +321,8 @@ KernelChoice& ConvolutionKernels() {
                                              {"gemv", "AVX2 and FMA", CpuHasAvx2()},
                                              {"pointwise", "AVX-512F", CpuHasAvx512()},
                                              {"few_channels", "AVX-512F", CpuHasAvx512()},
-                                             {"onednn", "", true}});
+                                             {"onednn", "", true},
+                                             {"onednn_blocked", "", true}});
   return choice;
 }
 
@@ -337,6 +338,8 @@ bool ConvKernelTakes(ConvKernel kernel, const ConvSpec& s) {
       return FewChannelsTakes(s);
     case ConvKernel::kOneDnn:
       return true;
+    case ConvKernel::kOneDnnBlocked:
+      return OneDnnBlockedTakes(s);
   }
   return false;
 }
@@ -377,9 +380,12 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       RunOwnFewChannels(s, a);
       return;
     case ConvKernel::kOneDnn:
-      break;
+      RunOneDnnConvolution(s, a, false);
+      return;
+    case ConvKernel::kOneDnnBlocked:
+      RunOneDnnConvolution(s, a, true);
+      return;
   }
-  RunOneDnnConvolution(s, a);
 }
 
 void ConvolutionBiasGradient(const float* dy, int64_t N, int64_t F, int64_t positions, float* db) {

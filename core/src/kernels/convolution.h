@@ -111,8 +111,9 @@ void ConvolutionBiasGradient(const float* out_grad, int64_t N, int64_t F, int64_
                              float* bias_grad);
 
 /// The kernels that run convolutions, in the order of preference: ours, each taking the calls
-/// its own file's `...Takes` states, then oneDNN's, which takes every call.
-enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn };
+/// its own file's `...Takes` states, then oneDNN's, which takes every call, on channel-last data
+/// or, where that is faster (OneDnnBlockedPays, onednn_convolution.h), on its blocked layouts.
+enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn, kOneDnnBlocked };
 
 /// The choice among them (kernel_choice.h), indexed by ConvKernel.
 KernelChoice& ConvolutionKernels();

@@ -56,16 +56,40 @@ bool SameImplementation(const dnnl::primitive_desc_base& a, const dnnl::primitiv
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
+// Whether call s is a 3x3 2-D convolution of one group, undilated, the shapes the AVX2 rules
+// below were measured on.
+bool Plain3x3(const ConvSpec& s) {
+  return !s.deconv && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
+         s.dilate[0] == 1 && s.dilate[1] == 1;
+}
+
+// On AVX2 CPUs (no AVX-512): per layer of a CIFAR ResNet-20 (batch 128) and ResNet-18 (batch
+// 32), one thread of a Zen 3, the re-layouts included (bench/layer_bench BM_TrainConvPass,
+// medians of 5 interleaved runs on a loaded machine: differences under ~15 % are noise), oneDNN
+// 2.6.3's jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
+//  - forward: 30-45 % faster for 3x3 convolutions of 128 and 256 input channels and of 64 on
+//    8x8 images; 10-35 % slower for 16-32 channels, 1x1 ones and 512 channels at 7x7 (the
+//    re-layouts cost more than the kernel gains).
+//  - backward data: 10-50 % faster for 3x3 convolutions of 32-256 input channels into 64 or more
+//    (but 128 channels at 28x28 and 64 at 8x8, 25-40 % slower); channel-last's forward on
+//    rotated weights (RotatedForwardPays) 12-15 % faster than both for 16-32 channels.
+//  - backward weights: products of patches (PatchGemmPays) 10-55 % faster than both for 3x3
+//    convolutions into 64 filters or more; channel-last fastest below.
+bool Avx2BlockedForwardPays(const ConvSpec& s) {
+  return Plain3x3(s) && s.F >= 64 && s.C < 512 &&
+         (s.C >= 128 || (s.C >= 64 && s.out[0] * s.out[1] <= 8 * 8));
+}
+
 // Whether a gradient pass (backward data, or backward `weights`) of call s is faster on oneDNN
 // 2.6.3's direct kernels for blocked data (nChw16c), data and gradients re-laid-out around them,
 // than on its kernels for channel-last data. Measured per ResNet-18 layer (batch 32, one thread
 // of an AVX-512 CPU, CPU time, the re-layouts included), where the blocked kernels gain 8-20 %:
 // backward data of 3x3 stride-1 convolutions of 256 channels and more, backward weights of 3x3
 // stride-2 ones. Elsewhere the two are within the measurement's noise, or channel-last is faster.
-// A function of the call's geometry alone, so channel-first and channel-last callers run the same
-// kernel and get the same bits. The forward stays channel-last: its kernel must not depend on
-// the epilogue fused into it (a fused graph node and the separate eager ops give the same bits).
+// On AVX2, see above. A function of the call's geometry and the CPU alone, so channel-first and
+// channel-last callers, eager and graph, run the same kernel and get the same bits.
 bool BlockedLayoutsPayForGradient(const ConvSpec& s, bool weights) {
+  if (!CpuHasAvx512()) return !weights && Plain3x3(s) && s.C >= 32 && s.F >= 64 && s.C < 512;
   if (s.deconv || s.nd != 2 || s.G != 1 || s.dilate[0] != 1 || s.dilate[1] != 1) return false;
   const bool three = s.kernel[0] == 3 && s.kernel[1] == 3;
   const bool unit_stride = s.stride[0] == 1 && s.stride[1] == 1;
@@ -90,9 +114,13 @@ bool RotatedForwardTakes(const ConvSpec& s) {
 // (batch 32, one thread of an AVX-512 CPU, CPU time, the rotated weights kept per weight
 // version, two runs): 3-5 % faster at 56x56 of 64 channels, 1-3 % at 28x28 of 128, 6-11 % at
 // 14x14 of 256; 19-24 % slower at 7x7 of 512, where the blocked backward-data kernel
-// (BlockedLayoutsPayForGradient) wins. A function of the call's geometry alone, as
-// BlockedLayoutsPayForGradient.
+// (BlockedLayoutsPayForGradient) wins. On AVX2, see Avx2BlockedForwardPays' note. A function of
+// the call's geometry and the CPU alone, as BlockedLayoutsPayForGradient.
 bool RotatedForwardPays(const ConvSpec& s) {
+  if (!CpuHasAvx512()) {
+    return RotatedForwardTakes(s) && Plain3x3(s) && s.C >= 16 && s.C <= 32 && s.F >= 16 &&
+           s.F <= 32;
+  }
   return RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
          s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
          s.out[0] * s.out[1] >= 14 * 14;
@@ -106,8 +134,10 @@ bool PatchGemmTakes(const ConvSpec& s) { return !s.deconv && s.G == 1 && s.nd ==
 // many channels slowly, the product near the FMA peak: measured as RotatedForwardPays, 3x3
 // windows of stride 2 7 % faster at 64 channels, 20 % at 128, 36 % at 256; of stride 1, 18-23 %
 // faster at 7x7 of 512 channels, even at 14x14 of 256, 9-17 % slower on larger images of fewer
-// channels. The 7x7 stem is twice as slow (3 input channels: short products).
+// channels. The 7x7 stem is twice as slow (3 input channels: short products). On AVX2, see
+// Avx2BlockedForwardPays' note.
 bool PatchGemmPays(const ConvSpec& s) {
+  if (!CpuHasAvx512()) return PatchGemmTakes(s) && Plain3x3(s) && s.C >= 32 && s.F >= 64;
   if (!PatchGemmTakes(s) || s.kernel[0] != 3 || s.kernel[1] != 3 || s.dilate[0] != 1 ||
       s.dilate[1] != 1 || s.stride[0] != s.stride[1]) {
     return false;
@@ -118,15 +148,25 @@ bool PatchGemmPays(const ConvSpec& s) {
 
 }  // namespace
 
+bool OneDnnBlockedTakes(const ConvSpec& s) { return !s.deconv && s.G == 1 && s.F % 16 == 0; }
+
+bool OneDnnBlockedPays(const ConvSpec& s) {
+  return !CpuHasAvx512() && OneDnnBlockedTakes(s) && Avx2BlockedForwardPays(s);
+}
+
 KernelChoice& ConvolutionWeightGradientKernels() {
   static KernelChoice choice("convolution_backward_weights",
-                             {{"onednn_backward_weights", "", true}, {"patch_gemm", "", true}});
+                             {{"onednn_backward_weights", "", true},
+                              {"patch_gemm", "", true},
+                              {"onednn_backward_weights_blocked", "", true}});
   return choice;
 }
 
 KernelChoice& ConvolutionDataGradientKernels() {
   static KernelChoice choice("convolution_backward_data",
-                             {{"onednn_backward_data", "", true}, {"rotated_forward", "", true}});
+                             {{"onednn_backward_data", "", true},
+                              {"rotated_forward", "", true},
+                              {"onednn_backward_data_blocked", "", true}});
   return choice;
 }
 
@@ -224,14 +264,16 @@ struct ConvPrimitive {
   dnnl::reorder src_in, residual_in, dst_out;
 };
 
-std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
+// The forward primitive of call s on channel-last data (oneDNN's fastest direct kernels on
+// AVX-512 take it), or with `blocked` on the layouts oneDNN chooses (blocked: nChw8c on AVX2),
+// whatever the caller's layout.
+std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
   ThreadCountWhile threads(static_cast<int>(s.threads));  // the count the primitive keeps
   auto p = std::make_shared<ConvPrimitive>();
-  // Channel-last data for the primitive (oneDNN's fastest direct kernels take it), whatever the
-  // caller's layout.
   const Tag cl = ChannelLastTag(s.nd);
-  p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, cl);
-  p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, cl);
+  const Tag data_tag = blocked ? Tag::any : cl;
+  p->src_md = memory::desc(DataDims(s.N, s.C, s.in, s.nd), memory::data_type::f32, data_tag);
+  p->dst_md = memory::desc(DataDims(s.N, s.F, s.out, s.nd), memory::data_type::f32, data_tag);
   p->user_weight_md = UserWeightDesc(s, memory::data_type::f32);
   p->fold_bn = s.fast_math && s.bn;
   p->has_bias = s.bias || p->fold_bn;
@@ -270,7 +312,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
       p->prim = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::primitive_desc pd;
-      const bool winograd_shape = s.fast_math && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 &&
+      const bool winograd_shape = !blocked && s.fast_math && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 &&
                                   s.kernel[1] == 3 && s.stride[0] == 1 && s.stride[1] == 1 &&
                                   s.dilate[0] == 1 && s.dilate[1] == 1;
       bool made = false;
@@ -295,7 +337,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s) {
                                           weight_any, p->bias_md, p->dst_md, stride, dilate, pad_l,
                                           pad_r);
         pd = dnnl::convolution_forward::primitive_desc(d, attr, OneDnnEngine());
-        if (positions == 1) {
+        if (positions == 1 && !blocked) {
           // A single output position is a matrix-vector product (a classifier written as a
           // convolution): oneDNN's GEMM-based kernel does it several times faster than the
           // direct ones it lists first. It is the one that reports GemmWeightDesc's layout.
@@ -404,7 +446,12 @@ class PrimitiveCache {
 };
 
 PrimitiveCache<ConvPrimitive>& Primitives() {
-  static PrimitiveCache<ConvPrimitive> cache(MakePrimitive);
+  static PrimitiveCache<ConvPrimitive> cache([](const ConvSpec& s) { return MakePrimitive(s, false); });
+  return cache;
+}
+
+PrimitiveCache<ConvPrimitive>& BlockedPrimitives() {
+  static PrimitiveCache<ConvPrimitive> cache([](const ConvSpec& s) { return MakePrimitive(s, true); });
   return cache;
 }
 
@@ -472,16 +519,52 @@ std::shared_ptr<const PackedWeights> Weights(const ConvPrimitive& p, const ConvS
   return KeptWithWeights<PackedWeights>(a, key, make);
 }
 
+// RunEpilogue on output `e` of call s laid out as `md`: channel-last, or in blocks of b channels
+// (N, F/b, spatial..., b; F a multiple of b), each block's positions a run of rows of b channels
+// whose per-channel values start at its first channel. Every element gets the float operations
+// it gets channel-last, so both layouts give the same bits.
+void RunEpilogueIn(const memory::desc& md, const ConvSpec& s, const EpilogueArgs& e) {
+  if (md == memory::desc(md.dims(), memory::data_type::f32, ChannelLastTag(s.nd))) {
+    return RunEpilogue(e);
+  }
+  const Tag blocks8[3] = {Tag::nCw8c, Tag::nChw8c, Tag::nCdhw8c};
+  const Tag blocks16[3] = {Tag::nCw16c, Tag::nChw16c, Tag::nCdhw16c};
+  const size_t rank = static_cast<size_t>(s.nd - 1);
+  int64_t b = 0;
+  if (md == memory::desc(md.dims(), memory::data_type::f32, blocks8[rank])) b = 8;
+  if (md == memory::desc(md.dims(), memory::data_type::f32, blocks16[rank])) b = 16;
+  HN_CHECK(b > 0 && s.F % b == 0, kInternal)
+      << SpecText(s) << ": no epilogue for the output layout oneDNN chose";
+  const int64_t plane = OutputPositions(s) / s.N, blocks = s.F / b;
+  for (int64_t n = 0; n < s.N; ++n) {
+    for (int64_t fb = 0; fb < blocks; ++fb) {
+      const int64_t offset = (n * blocks + fb) * plane * b;
+      EpilogueArgs block = e;
+      block.positions = plane;
+      block.C = b;
+      block.conv = e.conv + offset;
+      block.out = e.out + offset;
+      if (e.residual != nullptr) block.residual = e.residual + offset;
+      if (e.epilogue.bn_scale != nullptr) {
+        block.epilogue.bn_scale = e.epilogue.bn_scale + fb * b;
+        block.epilogue.bn_shift = e.epilogue.bn_shift + fb * b;
+      }
+      RunEpilogue(block);
+    }
+  }
+}
+
 }  // namespace
 
-void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
+void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a, bool blocked) {
   // A single output position gets oneDNN's GEMM kernel (MakePrimitive), which splits its
   // reduction between threads, so the sums would depend on the thread count: it runs on one
   // thread, which costs little for the matrix-vector product it gets.
   const int64_t positions = OutputPositions(s);
   ConvSpec keyed = s;
   keyed.threads = positions == 1 ? 1 : KernelThreads();
-  std::shared_ptr<const ConvPrimitive> p = Primitives().Get(keyed);
+  std::shared_ptr<const ConvPrimitive> p =
+      blocked ? BlockedPrimitives().Get(keyed) : Primitives().Get(keyed);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   dnnl::stream& stream = OneDnnStream();
@@ -535,8 +618,8 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a) {
     // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
     // to its lower bound.
     if (p->epilogue_after) {
-      RunEpilogue(
-          EpilogueOf(s, a, true, positions, dst_data, residual, p->reorder_dst ? dst_data : a.out));
+      RunEpilogueIn(p->dst_md, s, EpilogueOf(s, a, true, positions, dst_data, residual,
+                                             p->reorder_dst ? dst_data : a.out));
     }
     if (p->reorder_dst) {
       memory user_dst(p->caller_dst_md, engine, a.out);
@@ -589,8 +672,10 @@ dnnl::convolution_forward::primitive_desc ForwardHint(const ConvSpec& s, const m
   return dnnl::convolution_forward::primitive_desc(d, OneDnnEngine());
 }
 
-// Backward data (weights false) or backward weights (true) of call s.
-std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool weights) {
+// Backward data (weights false) or backward weights (true) of call s, on channel-last data or,
+// with `blocked`, on the layouts oneDNN chooses.
+std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool weights,
+                                                     bool blocked) {
   ThreadCountWhile threads(static_cast<int>(s.threads));
   auto p = std::make_shared<ConvGradPrimitive>();
   const Tag caller = s.channel_last ? ChannelLastTag(s.nd) : ChannelFirstTag(s.nd);
@@ -604,12 +689,10 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
                      pad_r = Spatial(s.pad_r, s.nd);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  // Data and gradients channel-last, as the forward's and as the channel-last training graph
-  // holds them (no re-layout there; channel-first callers get theirs re-laid-out), where oneDNN
-  // has a direct kernel for that and its blocked one is not faster (BlockedLayoutsPayForGradient);
-  // else the layouts it chooses (blocked). The choice depends on the call only, never on the
-  // caller's layout, so both layouts run the same kernel.
-  const bool blocked = BlockedLayoutsPayForGradient(s, weights);
+  // Data and gradients channel-last, as the channel-last training graph holds them (no
+  // re-layout there; channel-first callers get theirs re-laid-out), where oneDNN has a direct
+  // kernel for that; else, and when `blocked`, the layouts it chooses (blocked). The choice
+  // depends on the call only, never on the caller's layout, so both layouts run the same kernel.
   const Tag tags[2] = {blocked ? Tag::any : ChannelLastTag(s.nd), Tag::any};
   for (const Tag tag : tags) {
     const memory::desc data_md(p->caller_data_md.dims(), memory::data_type::f32, tag);
@@ -667,9 +750,6 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   return p;
 }
 
-std::shared_ptr<ConvGradPrimitive> MakeDataGradPrimitive(const ConvSpec& s) {
-  return MakeGradPrimitive(s, false);
-}
 
 // A gradient primitive of call s whose data and output gradient are channel-last, the caller's
 // layouts beside them.
@@ -728,13 +808,19 @@ std::shared_ptr<ConvGradPrimitive> MakeRotatedDataGradPrimitive(const ConvSpec& 
   return p;
 }
 
-std::shared_ptr<ConvGradPrimitive> MakeWeightGradPrimitive(const ConvSpec& s) {
-  return MakeGradPrimitive(s, true);
-}
-
-PrimitiveCache<ConvGradPrimitive>& DataGradPrimitives() {
-  static PrimitiveCache<ConvGradPrimitive> cache(MakeDataGradPrimitive);
-  return cache;
+// The backward-data (weights false) or backward-weights primitives of oneDNN, on channel-last
+// data or `blocked`.
+PrimitiveCache<ConvGradPrimitive>& GradPrimitives(bool weights, bool blocked) {
+  static PrimitiveCache<ConvGradPrimitive> caches[2][2] = {
+      {PrimitiveCache<ConvGradPrimitive>(
+           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, false); }),
+       PrimitiveCache<ConvGradPrimitive>(
+           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, true); })},
+      {PrimitiveCache<ConvGradPrimitive>(
+           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, false); }),
+       PrimitiveCache<ConvGradPrimitive>(
+           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, true); })}};
+  return caches[weights][blocked];
 }
 
 // Backward weights of call s (PatchGemmTakes) as products (RunPatchGemmWeightGradient): the data
@@ -761,10 +847,6 @@ PrimitiveCache<ConvGradPrimitive>& RotatedDataGradPrimitives() {
   return cache;
 }
 
-PrimitiveCache<ConvGradPrimitive>& WeightGradPrimitives() {
-  static PrimitiveCache<ConvGradPrimitive> cache(MakeWeightGradPrimitive);
-  return cache;
-}
 
 // The caller's output gradient in the primitive's layout: itself, `laid` when that already holds
 // it in that layout, or re-laid-out into the workspace (kConvDstSlot).
@@ -932,35 +1014,38 @@ void RunWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s, const Conv
   OneDnnStream().wait();
 }
 
-// Whether `choice` (oneDNN's kernel, or `own`) runs `own` for call s: where it `pays` unless a test
-// forces a kernel; `takes`: whether `own` can run s at all.
-template <typename Kernel>
-bool ChoosesOwnKernel(KernelChoice& choice, Kernel own, const ConvSpec& s, bool pays, bool takes) {
-  const int own_index = static_cast<int>(own);
-  const int kernel = choice.Choose(
-      pays ? own_index : static_cast<int>(Kernel::kOneDnn),
-      [&](int k) { return k != own_index || takes; }, [&] { return SpecText(s); });
-  return kernel == own_index;
-}
-
 }  // namespace
 
 void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   ConvSpec keyed = s;
   keyed.threads = KernelThreads();  // the primitives are made for it
   std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
+  const auto describe = [&] { return SpecText(s); };
   if (a.data_grad != nullptr) {
-    data_p = ChoosesOwnKernel(ConvolutionDataGradientKernels(), ConvDataGradKernel::kRotatedForward,
-                              s, RotatedForwardPays(s), RotatedForwardTakes(s))
+    using K = ConvDataGradKernel;
+    const K usual = RotatedForwardPays(s)                  ? K::kRotatedForward
+                    : BlockedLayoutsPayForGradient(s, false) ? K::kOneDnnBlocked
+                                                             : K::kOneDnn;
+    const auto kernel = static_cast<K>(ConvolutionDataGradientKernels().Choose(
+        static_cast<int>(usual),
+        [&](int k) { return k != static_cast<int>(K::kRotatedForward) || RotatedForwardTakes(s); },
+        describe));
+    data_p = kernel == K::kRotatedForward
                  ? RotatedDataGradPrimitives().Get(keyed)
-                 : DataGradPrimitives().Get(keyed);
+                 : GradPrimitives(false, kernel == K::kOneDnnBlocked).Get(keyed);
   }
   if (a.weight_grad != nullptr) {
-    weight_p =
-        ChoosesOwnKernel(ConvolutionWeightGradientKernels(), ConvWeightGradKernel::kPatchGemm, s,
-                         PatchGemmPays(s), PatchGemmTakes(s))
-            ? PatchGemmWeightGradPrimitives().Get(keyed)
-            : WeightGradPrimitives().Get(keyed);
+    using K = ConvWeightGradKernel;
+    const K usual = PatchGemmPays(s)                       ? K::kPatchGemm
+                    : BlockedLayoutsPayForGradient(s, true) ? K::kOneDnnBlocked
+                                                            : K::kOneDnn;
+    const auto kernel = static_cast<K>(ConvolutionWeightGradientKernels().Choose(
+        static_cast<int>(usual),
+        [&](int k) { return k != static_cast<int>(K::kPatchGemm) || PatchGemmTakes(s); },
+        describe));
+    weight_p = kernel == K::kPatchGemm
+                   ? PatchGemmWeightGradPrimitives().Get(keyed)
+                   : GradPrimitives(true, kernel == K::kOneDnnBlocked).Get(keyed);
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   try {

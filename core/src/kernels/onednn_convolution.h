@@ -1,6 +1,8 @@
 // Convolutions and deconvolutions on oneDNN primitives, for the shapes our own kernels do not take
 // (kernels/convolution.h says which): channel-last data, weights re-laid-out once into the
 // primitive's blocked format and kept with the weight array, primitives kept per call shape.
+// Where oneDNN's kernels for blocked data (nChw8c on AVX2, whose channel-last kernels are slow)
+// are faster, the re-layouts included, data, residual and output are re-laid-out around them.
 // The gradients of convolutions (RunConvolutionGradients, convolution.h) run on
 // oneDNN's backward primitives here too, kept the same way, or where that is faster on its
 // forward primitive with rotated weights (backward data) and on sgemm products of the data's
@@ -32,23 +34,36 @@ namespace hybridnet {
 namespace internal {
 
 /// The kernels that run a convolution's backward data (RunConvolutionGradients): oneDNN's
-/// backward-data primitive, which takes every call, or, for stride-1 calls of one group, its
-/// forward convolution of dy by the weights turned 180 degrees, channels swapped.
-enum class ConvDataGradKernel { kOneDnn, kRotatedForward };
+/// backward-data primitive on channel-last data (where it has a direct kernel for it, else on
+/// the layouts it chooses), which takes every call; for stride-1 calls of one group, its forward
+/// convolution of dy by the weights turned 180 degrees, channels swapped; its backward-data
+/// primitive on the blocked layouts it chooses, data and gradients re-laid-out around it.
+enum class ConvDataGradKernel { kOneDnn, kRotatedForward, kOneDnnBlocked };
 
 /// The choice among them (kernel_choice.h), indexed by ConvDataGradKernel.
 KernelChoice& ConvolutionDataGradientKernels();
 
 /// The kernels that run a convolution's backward weights (RunConvolutionGradients): oneDNN's
-/// backward-weights primitive, which takes every call, or, for 2-D calls of one group, products
-/// (Gemm) of the output gradient and the data's patches.
-enum class ConvWeightGradKernel { kOneDnn, kPatchGemm };
+/// backward-weights primitive on channel-last data (as kOneDnn's backward data), which takes
+/// every call; for 2-D calls of one group, products (Gemm) of the output gradient and the data's
+/// patches; its backward-weights primitive on the blocked layouts it chooses.
+enum class ConvWeightGradKernel { kOneDnn, kPatchGemm, kOneDnnBlocked };
 
 /// The choice among them (kernel_choice.h), indexed by ConvWeightGradKernel.
 KernelChoice& ConvolutionWeightGradientKernels();
 
-/// RunConvolution on a oneDNN primitive, whatever the shape.
-void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args);
+/// RunConvolution on a oneDNN primitive, whatever the shape: on channel-last data, or with
+/// `blocked` (OneDnnBlockedTakes) on the blocked layouts oneDNN chooses, data, residual and output
+/// re-laid-out around it.
+void RunOneDnnConvolution(const ConvSpec& spec, const ConvArgs& args, bool blocked);
+
+/// Whether the blocked layouts can run call `spec` (RunOneDnnConvolution): a convolution of one
+/// group whose filters fill whole channel blocks (8 on AVX2, 16 on AVX-512), so the epilogue
+/// finds each channel's values in place.
+bool OneDnnBlockedTakes(const ConvSpec& spec);
+
+/// Whether they are faster than channel-last for it, their re-layouts included (on this CPU).
+bool OneDnnBlockedPays(const ConvSpec& spec);
 
 /// The forward-inference inner product of `src` (rows, k) by `weights` (hidden, k; format_tag::any
 /// lets the primitive choose its layout) plus `bias` (an empty desc: none) into `dst`, its
