@@ -63,22 +63,20 @@ bool Plain3x3(const ConvSpec& s) {
          s.dilate[0] == 1 && s.dilate[1] == 1;
 }
 
-// On AVX2 CPUs (no AVX-512): per layer of a CIFAR ResNet-20 (batch 128) and ResNet-18 (batch
-// 32), one thread of a Zen 3, the re-layouts included (bench/layer_bench BM_TrainConvPass,
-// medians of 5 interleaved runs on a loaded machine: differences under ~15 % are noise), oneDNN
-// 2.6.3's jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
-//  - forward: 30-45 % faster for 3x3 convolutions of 128 and 256 input channels and of 64 on
-//    8x8 images; 10-35 % slower for 16-32 channels, 1x1 ones and 512 channels at 7x7 (the
-//    re-layouts cost more than the kernel gains).
-//  - backward data: 10-50 % faster for 3x3 convolutions of 32-256 input channels into 64 or more
-//    (but 128 channels at 28x28 and 64 at 8x8, 25-40 % slower); channel-last's forward on
-//    rotated weights (RotatedForwardPays) 12-15 % faster than both for 16-32 channels.
-//  - backward weights: products of patches (PatchGemmPays) 10-55 % faster than both for 3x3
-//    convolutions into 64 filters or more; channel-last fastest below.
-bool Avx2BlockedForwardPays(const ConvSpec& s) {
-  return Plain3x3(s) && s.F >= 64 && s.C < 512 &&
-         (s.C >= 128 || (s.C >= 64 && s.out[0] * s.out[1] <= 8 * 8));
-}
+// On AVX2 CPUs (no AVX-512), per 3x3 layer of a CIFAR ResNet-20 (batch 128) and ResNet-18
+// (batch 32), one thread of a Zen 3, CPU time, the re-layouts included (bench/layer_bench
+// BM_TrainConvPass, medians of 3-5 runs on a loaded machine: a few % is noise), oneDNN 2.6.3's
+// jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
+//  - forward: 10-34 % faster from 64 channels in and out (ResNet-18's but its 128->256 stride-2
+//    layer, 7 % slower, and 512 channels at 7x7, even; ResNet-20's 64 at 8x8, 13 %); even or
+//    slower below (38 % slower for 16 channels at 32x32).
+//  - backward data: 7-26 % faster from 64 channels in and out on images of 14x14 and more, and
+//    from 256 channels on smaller ones; 21 % slower for 64 channels at 8x8.
+//  - backward weights: slower than products of patches (PatchGemmPays), which are 8-58 % faster
+//    than channel-last into 64 filters or more, 16-130 % slower below.
+//  - the forward on rotated weights (RotatedForwardPays) is no faster than channel-last's
+//    backward data (within 5 %).
+bool Avx2BlockedForwardPays(const ConvSpec& s) { return Plain3x3(s) && s.C >= 64 && s.F >= 64; }
 
 // Whether a gradient pass (backward data, or backward `weights`) of call s is faster on oneDNN
 // 2.6.3's direct kernels for blocked data (nChw16c), data and gradients re-laid-out around them,
@@ -89,7 +87,10 @@ bool Avx2BlockedForwardPays(const ConvSpec& s) {
 // On AVX2, see above. A function of the call's geometry and the CPU alone, so channel-first and
 // channel-last callers, eager and graph, run the same kernel and get the same bits.
 bool BlockedLayoutsPayForGradient(const ConvSpec& s, bool weights) {
-  if (!CpuHasAvx512()) return !weights && Plain3x3(s) && s.C >= 32 && s.F >= 64 && s.C < 512;
+  if (!CpuHasAvx512()) {
+    return !weights && Plain3x3(s) && s.C >= 64 && s.F >= 64 &&
+           (s.out[0] * s.out[1] >= 14 * 14 || s.C >= 256);
+  }
   if (s.deconv || s.nd != 2 || s.G != 1 || s.dilate[0] != 1 || s.dilate[1] != 1) return false;
   const bool three = s.kernel[0] == 3 && s.kernel[1] == 3;
   const bool unit_stride = s.stride[0] == 1 && s.stride[1] == 1;
@@ -117,11 +118,7 @@ bool RotatedForwardTakes(const ConvSpec& s) {
 // (BlockedLayoutsPayForGradient) wins. On AVX2, see Avx2BlockedForwardPays' note. A function of
 // the call's geometry and the CPU alone, as BlockedLayoutsPayForGradient.
 bool RotatedForwardPays(const ConvSpec& s) {
-  if (!CpuHasAvx512()) {
-    return RotatedForwardTakes(s) && Plain3x3(s) && s.C >= 16 && s.C <= 32 && s.F >= 16 &&
-           s.F <= 32;
-  }
-  return RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
+  return CpuHasAvx512() && RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
          s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
          s.out[0] * s.out[1] >= 14 * 14;
 }
