@@ -118,8 +118,8 @@ bool RotatedForwardTakes(const ConvSpec& s) {
 // (BlockedLayoutsPayForGradient) wins. On AVX2, see Avx2BlockedForwardPays' note. A function of
 // the call's geometry and the CPU alone, as BlockedLayoutsPayForGradient.
 bool RotatedForwardPays(const ConvSpec& s) {
-  return CpuHasAvx512() && RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
-         s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
+  return CpuHasAvx512() && RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 &&
+         s.kernel[1] == 3 && s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
          s.out[0] * s.out[1] >= 14 * 14;
 }
 
@@ -309,9 +309,9 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
       p->prim = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::primitive_desc pd;
-      const bool winograd_shape = !blocked && s.fast_math && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 &&
-                                  s.kernel[1] == 3 && s.stride[0] == 1 && s.stride[1] == 1 &&
-                                  s.dilate[0] == 1 && s.dilate[1] == 1;
+      const bool winograd_shape = !blocked && s.fast_math && s.nd == 2 && s.G == 1 &&
+                                  s.kernel[0] == 3 && s.kernel[1] == 3 && s.stride[0] == 1 &&
+                                  s.stride[1] == 1 && s.dilate[0] == 1 && s.dilate[1] == 1;
       bool made = false;
       if (winograd_shape) {
         // Winograd kernels work on blocked data: the layouts are theirs to choose.
@@ -443,12 +443,14 @@ class PrimitiveCache {
 };
 
 PrimitiveCache<ConvPrimitive>& Primitives() {
-  static PrimitiveCache<ConvPrimitive> cache([](const ConvSpec& s) { return MakePrimitive(s, false); });
+  static PrimitiveCache<ConvPrimitive> cache(
+      [](const ConvSpec& s) { return MakePrimitive(s, false); });
   return cache;
 }
 
 PrimitiveCache<ConvPrimitive>& BlockedPrimitives() {
-  static PrimitiveCache<ConvPrimitive> cache([](const ConvSpec& s) { return MakePrimitive(s, true); });
+  static PrimitiveCache<ConvPrimitive> cache(
+      [](const ConvSpec& s) { return MakePrimitive(s, true); });
   return cache;
 }
 
@@ -611,9 +613,9 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a, bool blocked) {
     }
     p->prim.execute(stream, args);
     stream.wait();
-    // The epilogue on the primitive's channel-last output, before it is laid out for the
-    // caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps NaN
-    // to its lower bound.
+    // The epilogue on the primitive's output (channel-last or blocked), before it is laid out
+    // for the caller; a clip alone on the caller's output. The clip is always ours: oneDNN's maps
+    // NaN to its lower bound.
     if (p->epilogue_after) {
       RunEpilogueIn(p->dst_md, s, EpilogueOf(s, a, true, positions, dst_data, residual,
                                              p->reorder_dst ? dst_data : a.out));
@@ -747,7 +749,6 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   return p;
 }
 
-
 // A gradient primitive of call s whose data and output gradient are channel-last, the caller's
 // layouts beside them.
 std::shared_ptr<ConvGradPrimitive> ChannelLastGradPrimitive(const ConvSpec& s) {
@@ -843,7 +844,6 @@ PrimitiveCache<ConvGradPrimitive>& RotatedDataGradPrimitives() {
   static PrimitiveCache<ConvGradPrimitive> cache(MakeRotatedDataGradPrimitive);
   return cache;
 }
-
 
 // The caller's output gradient in the primitive's layout: itself, `laid` when that already holds
 // it in that layout, or re-laid-out into the workspace (kConvDstSlot).
