@@ -65,17 +65,17 @@ bool Plain3x3(const ConvSpec& s) {
 
 // On AVX2 CPUs (no AVX-512), per 3x3 layer of a CIFAR ResNet-20 (batch 128) and ResNet-18
 // (batch 32), one thread of a Zen 3, CPU time, the re-layouts included (bench/layer_bench
-// BM_TrainConvPass, medians of 3-5 runs on a loaded machine: a few % is noise), oneDNN 2.6.3's
-// jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
-//  - forward: 10-34 % faster from 64 channels in and out (ResNet-18's but its 128->256 stride-2
-//    layer, 7 % slower, and 512 channels at 7x7, even; ResNet-20's 64 at 8x8, 13 %); even or
-//    slower below (38 % slower for 16 channels at 32x32).
-//  - backward data: 7-26 % faster from 64 channels in and out on images of 14x14 and more, and
-//    from 256 channels on smaller ones; 21 % slower for 64 channels at 8x8.
-//  - backward weights: slower than products of patches (PatchGemmPays), which are 8-58 % faster
+// BM_TrainConvPass, medians of 9 interleaved runs on a loaded machine: 5-10 % is noise), oneDNN
+// 2.6.3's jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
+//  - forward: 9-27 % faster from 64 channels in and out (every such ResNet-18 layer; ResNet-20's
+//    64 at 8x8, 20 %); even or slower below (38 % slower for 16 channels at 32x32).
+//  - backward data: 7-20 % faster from 64 channels in and out on outputs of 28x28 and more and
+//    for 128->256 stride 2 onto 14x14; even (-4 % to +4 %) for 256 at 14x14; for smaller
+//    outputs even or slower (512 at 7x7: 0 to 11 % slower; 64 at 8x8: 30 % slower).
+//  - backward weights: slower than products of patches (PatchGemmPays), which are 5-50 % faster
 //    than channel-last into 64 filters or more, 16-130 % slower below.
-//  - the forward on rotated weights (RotatedForwardPays) is no faster than channel-last's
-//    backward data (within 5 %).
+//  - the forward on rotated weights (RotatedForwardPays) is 12-32 % slower than channel-last's
+//    backward data.
 bool Avx2BlockedForwardPays(const ConvSpec& s) { return Plain3x3(s) && s.C >= 64 && s.F >= 64; }
 
 // Whether a gradient pass (backward data, or backward `weights`) of call s is faster on oneDNN
@@ -88,8 +88,7 @@ bool Avx2BlockedForwardPays(const ConvSpec& s) { return Plain3x3(s) && s.C >= 64
 // channel-last callers, eager and graph, run the same kernel and get the same bits.
 bool BlockedLayoutsPayForGradient(const ConvSpec& s, bool weights) {
   if (!CpuHasAvx512()) {
-    return !weights && Plain3x3(s) && s.C >= 64 && s.F >= 64 &&
-           (s.out[0] * s.out[1] >= 14 * 14 || s.C >= 256);
+    return !weights && Plain3x3(s) && s.C >= 64 && s.F >= 64 && s.out[0] * s.out[1] >= 14 * 14;
   }
   if (s.deconv || s.nd != 2 || s.G != 1 || s.dilate[0] != 1 || s.dilate[1] != 1) return false;
   const bool three = s.kernel[0] == 3 && s.kernel[1] == 3;
