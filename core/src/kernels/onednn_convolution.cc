@@ -68,7 +68,7 @@ bool Plain3x3(const ConvSpec& s) {
 // BM_TrainConvPass, medians of 9 interleaved runs on a loaded machine: 5-10 % is noise), oneDNN
 // 2.6.3's jit:avx2 kernels on blocked data (nChw8c) against those on channel-last data:
 //  - forward: 9-27 % faster from 64 channels in and out (every such ResNet-18 layer; ResNet-20's
-//    64 at 8x8, 20 %); even or slower below (38 % slower for 16 channels at 32x32).
+//    64 at 8x8, 20 %); slower below (16 channels at 32x32: 29 %; 32 at 16x16: 12 %).
 //  - backward data: 7-20 % faster from 64 channels in and out on outputs of 28x28 and more and
 //    for 128->256 stride 2 onto 14x14; even (-4 % to +4 %) for 256 at 14x14; for smaller
 //    outputs even or slower (512 at 7x7: 0 to 11 % slower; 64 at 8x8: 30 % slower).
