@@ -78,6 +78,45 @@ TEST(GraphExecutorTest, FusesReusesMemoryAndRunsFewerKernels) {
   EXPECT_LT(s.intermediate_bytes, s.naive_bytes);
 }
 
+// A float64 model (MXNet's block.cast("float64"), an import of its export): the fused kernels
+// compute in float32, so the executor runs every op with its own kernel and gives eager's bits.
+TEST(GraphExecutorTest, Float64ModelsRunUnfusedWithEagerBits) {
+  Mlp m = MakeMlp();
+  for (auto& kv : m.params) kv.second = kv.second.AsType(DType::kFloat64);
+  NDArray x = NDArray::RandomNormal({5, 16}).AsType(DType::kFloat64);
+  GraphExecutor mlp(m.symbol, {"data"}, m.params);
+  NDArray y = mlp.Forward({x})[0];
+  ASSERT_EQ(y.dtype(), DType::kFloat64);
+  EXPECT_TRUE(BitEqual(y, RunEager(m, x)));
+  EXPECT_EQ(mlp.stats().num_fused, 0u);
+
+  // Convolution, inference BatchNorm and relu: a chain the float32 executor fuses into one node.
+  std::map<std::string, NDArray> params{
+      {"conv_weight", NDArray::RandomNormal({4, 3, 3, 3}).AsType(DType::kFloat64)},
+      {"bn_gamma", NDArray::RandomUniform({4}, 0.5f, 1.5f).AsType(DType::kFloat64)},
+      {"bn_beta", NDArray::RandomNormal({4}).AsType(DType::kFloat64)},
+      {"bn_moving_mean", NDArray::RandomNormal({4}).AsType(DType::kFloat64)},
+      {"bn_moving_var", NDArray::RandomUniform({4}, 0.5f, 1.5f).AsType(DType::kFloat64)}};
+  const std::map<std::string, std::string> conv_attrs{
+      {"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "4"}, {"no_bias", "True"}};
+  Symbol h = Symbol::Create("Convolution", {Symbol::Var("data"), Symbol::Var("conv_weight")},
+                            conv_attrs, "conv");
+  h = Symbol::Create("BatchNorm",
+                     {h, Symbol::Var("bn_gamma"), Symbol::Var("bn_beta"),
+                      Symbol::Var("bn_moving_mean"), Symbol::Var("bn_moving_var")},
+                     {}, "bn");
+  h = Symbol::Create("Activation", {h}, {{"act_type", "relu"}}, "relu");
+  NDArray image = NDArray::RandomNormal({2, 3, 8, 8}).AsType(DType::kFloat64);
+  NDArray expected = Invoke("Convolution", {image, params.at("conv_weight")}, conv_attrs)[0];
+  expected = Invoke("BatchNorm", {expected, params.at("bn_gamma"), params.at("bn_beta"),
+                                  params.at("bn_moving_mean"), params.at("bn_moving_var")})[0];
+  expected = Invoke("Activation", {expected}, {{"act_type", "relu"}})[0];
+  GraphExecutor conv(h, {"data"}, params);
+  NDArray z = conv.Forward({image})[0];
+  ASSERT_EQ(z.dtype(), DType::kFloat64);
+  EXPECT_TRUE(BitEqual(z, expected));
+}
+
 TEST(GraphExecutorTest, ReplansOnNewShapesAndCachesPlans) {
   Mlp m = MakeMlp();
   GraphExecutor exec(m.symbol, {"data"}, m.params);

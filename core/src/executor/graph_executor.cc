@@ -98,6 +98,14 @@ GraphExecutor::GraphExecutor(const Symbol& symbol, std::vector<std::string> data
     options.fuse = false;
     options.fast_math = false;
   }
+  // The fused kernels and the channel-last layouts compute in float32: a float64 model (MXNet's
+  // block.cast("float64")) runs every op with its own kernel, as eagerly.
+  if (std::any_of(params.begin(), params.end(), [](const auto& kv) {
+        return !kv.second.is_none() && !kv.second.is_symbolic() &&
+               kv.second.dtype() == DType::kFloat64;
+      })) {
+    options.fuse = false;
+  }
   m.options = options;
   HN_CHECK(options.dtype == DType::kFloat32 || options.dtype == DType::kBFloat16, kInvalidArgument)
       << "an executor computes in float32 or bfloat16, not " << DTypeName(options.dtype);
