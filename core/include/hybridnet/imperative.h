@@ -37,9 +37,9 @@ std::string KernelLibraries();
 /// A capability of this library on this CPU, named as MXNet's mx.runtime.Features names its
 /// (CPU_AVX512, MKLDNN, CUDA, ...) where MXNet has the name.
 struct RuntimeFeature {
-  const char* name;
-  bool enabled;
-  const char* description;  // what it means for hybridnet, one sentence
+  const char* name;         ///< "CPU_AVX512", "INT8_EXACT", "MKLDNN", ...
+  bool enabled;             ///< whether this library has it on this CPU
+  const char* description;  ///< what it means for hybridnet, one sentence
 };
 /// Every feature, in a fixed order: the one table the C API, the CLI, the bindings and the tests
 /// that depend on the CPU read.
