@@ -1010,35 +1010,39 @@ void RunWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s, const Conv
   OneDnnStream().wait();
 }
 
+// The kernel of a gradient pass of call s (counted), unless a test forces one: `own` where it
+// `pays`, else oneDNN's on its blocked layouts where they pay, else on channel-last data;
+// `takes`: whether `own` can run s at all.
+template <typename Kernel>
+Kernel ChooseGradKernel(KernelChoice& choice, Kernel own, const ConvSpec& s, bool pays,
+                        bool takes, bool blocked_pays) {
+  const Kernel usual = pays ? own : blocked_pays ? Kernel::kOneDnnBlocked : Kernel::kOneDnn;
+  const int own_index = static_cast<int>(own);
+  return static_cast<Kernel>(choice.Choose(
+      static_cast<int>(usual), [&](int k) { return k != own_index || takes; },
+      [&] { return SpecText(s); }));
+}
+
 }  // namespace
 
 void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   ConvSpec keyed = s;
   keyed.threads = KernelThreads();  // the primitives are made for it
   std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
-  const auto describe = [&] { return SpecText(s); };
   if (a.data_grad != nullptr) {
     using K = ConvDataGradKernel;
-    const K usual = RotatedForwardPays(s)                  ? K::kRotatedForward
-                    : BlockedLayoutsPayForGradient(s, false) ? K::kOneDnnBlocked
-                                                             : K::kOneDnn;
-    const auto kernel = static_cast<K>(ConvolutionDataGradientKernels().Choose(
-        static_cast<int>(usual),
-        [&](int k) { return k != static_cast<int>(K::kRotatedForward) || RotatedForwardTakes(s); },
-        describe));
+    const K kernel = ChooseGradKernel(ConvolutionDataGradientKernels(), K::kRotatedForward, s,
+                                      RotatedForwardPays(s), RotatedForwardTakes(s),
+                                      BlockedLayoutsPayForGradient(s, false));
     data_p = kernel == K::kRotatedForward
                  ? RotatedDataGradPrimitives().Get(keyed)
                  : GradPrimitives(false, kernel == K::kOneDnnBlocked).Get(keyed);
   }
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
-    const K usual = PatchGemmPays(s)                       ? K::kPatchGemm
-                    : BlockedLayoutsPayForGradient(s, true) ? K::kOneDnnBlocked
-                                                            : K::kOneDnn;
-    const auto kernel = static_cast<K>(ConvolutionWeightGradientKernels().Choose(
-        static_cast<int>(usual),
-        [&](int k) { return k != static_cast<int>(K::kPatchGemm) || PatchGemmTakes(s); },
-        describe));
+    const K kernel = ChooseGradKernel(ConvolutionWeightGradientKernels(), K::kPatchGemm, s,
+                                      PatchGemmPays(s), PatchGemmTakes(s),
+                                      BlockedLayoutsPayForGradient(s, true));
     weight_p = kernel == K::kPatchGemm
                    ? PatchGemmWeightGradPrimitives().Get(keyed)
                    : GradPrimitives(true, kernel == K::kOneDnnBlocked).Get(keyed);
