@@ -75,12 +75,10 @@ std::string CpuDescription() {
 
 void PrintSettings() {
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
   std::printf("OpenBLAS: %s\n", openblas_get_config());
-  std::printf(
-      "OpenBLAS core: %s; OPENBLAS_CORETYPE=%s; OPENBLAS_NUM_THREADS=%s; threads in use: %d\n",
-      openblas_get_corename(), coretype ? coretype : "(unset)", threads ? threads : "(unset)",
-      openblas_get_num_threads());
+  std::printf("OpenBLAS core: %s; OPENBLAS_CORETYPE=%s; kernel threads: %d\n",
+              openblas_get_corename(), coretype ? coretype : "(unset)",
+              hybridnet::GetNumThreads());
   std::printf("%s\n", hybridnet::KernelLibraries().c_str());
   if (coretype) {
     std::printf(

@@ -30,7 +30,7 @@ static int fail(const char* what) {
   return 1;
 }
 
-/* "cpu=<model name of /proc/cpuinfo>" and the OpenBLAS build, kernels and threads in use. */
+/* "cpu=<model name of /proc/cpuinfo>", the OpenBLAS build and kernels, and the kernel threads. */
 static void print_settings(void) {
   char line[512];
   const char* model = "unknown";
@@ -45,9 +45,10 @@ static void print_settings(void) {
   printf("cpu=%s\n", model);
   if (f != NULL) fclose(f);
   const char* coretype = getenv("OPENBLAS_CORETYPE");
-  printf("openblas=%s; core %s; OPENBLAS_CORETYPE=%s; threads in use %d\n", openblas_get_config(),
-         openblas_get_corename(), coretype != NULL ? coretype : "(unset)",
-         openblas_get_num_threads());
+  int threads = 0;
+  hn_get_num_threads(&threads);
+  printf("openblas=%s; core %s; OPENBLAS_CORETYPE=%s; kernel threads %d\n", openblas_get_config(),
+         openblas_get_corename(), coretype != NULL ? coretype : "(unset)", threads);
 }
 
 #endif /* HN_BENCH_BINDING_BENCH_C_COMMON_H_ */

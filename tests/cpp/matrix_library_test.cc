@@ -19,6 +19,8 @@
 #include "hybridnet/symbol.h"
 #include "kernels/blas.h"
 
+extern "C" char* openblas_get_corename(void);
+
 namespace hybridnet {
 namespace {
 
@@ -133,6 +135,111 @@ TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
         }
       }
     }
+  }
+}
+
+// Products large enough to be split between the kernel threads (by rows, or by columns when
+// they have fewer than 48), at 2 and 3 threads: every element is still its row by its column,
+// blocks ending off the kernels' tiles included, in float and double, for each transpose. Where
+// blas.cc measured it (OpenBLAS's Haswell and Zen kernels), blocks of rows give the one-thread
+// product's bits.
+template <typename T>
+void ExpectSplitProductsWhole() {
+  std::mt19937 rng(13);
+  struct Case {
+    int64_t m, n, k;
+  };
+  // 100 rows: blocks of 72 and 28 at 2 threads, 48, 48 and 4 at 3; 300 columns of 37 rows: 160
+  // and 140, or 112, 112 and 76.
+  const Case cases[] = {{100, 37, 96}, {37, 300, 40}, {200, 200, 9}};
+  const std::string core = openblas_get_corename();
+  const bool rows_keep_bits = core == "Haswell" || core == "Zen";
+  const int threads_before = GetNumThreads();
+  for (const int threads : {2, 3}) {
+    SetNumThreads(threads);
+    for (const Case& c : cases) {
+      for (const bool ta : {false, true}) {
+        for (const bool tb : {false, true}) {
+          for (const T beta : {T(0), T(-0.5)}) {
+            SCOPED_TRACE(testing::Message() << threads << " threads m=" << c.m << " n=" << c.n
+                                            << " k=" << c.k << " ta=" << ta << " tb=" << tb
+                                            << " beta=" << beta);
+            const int64_t a_cols = ta ? c.m : c.k, b_cols = tb ? c.k : c.n;
+            const int64_t lda = a_cols + 5, ldb = b_cols + 5, ldc = c.n + 5;
+            std::normal_distribution<T> normal;
+            auto random = [&](int64_t count) {
+              std::vector<T> v(static_cast<size_t>(count));
+              for (T& x : v) x = normal(rng);
+              return v;
+            };
+            const std::vector<T> a = random((ta ? c.k : c.m) * lda);
+            const std::vector<T> b = random((tb ? c.n : c.k) * ldb);
+            std::vector<T> out = random(c.m * ldc);
+            const std::vector<T> before = out;
+            std::vector<T> one_thread = out;
+            SetNumThreads(1);
+            internal::Gemm(ta, tb, c.m, c.n, c.k, T(0.75), a.data(), lda, b.data(), ldb, beta,
+                           one_thread.data(), ldc);
+            SetNumThreads(threads);
+            internal::Gemm(ta, tb, c.m, c.n, c.k, T(0.75), a.data(), lda, b.data(), ldb, beta,
+                           out.data(), ldc);
+            if (rows_keep_bits && c.m >= 48) {
+              ASSERT_EQ(out, one_thread) << "on OpenBLAS " << core;
+            }
+            for (int64_t i = 0; i < c.m; ++i) {
+              for (int64_t j = 0; j < ldc; ++j) {
+                if (j >= c.n) {  // the row's gap is left as it was
+                  ASSERT_EQ(out[i * ldc + j], before[i * ldc + j]);
+                  continue;
+                }
+                long double sum = 0, magnitude = 0;
+                for (int64_t p = 0; p < c.k; ++p) {
+                  const long double x = ta ? a[p * lda + i] : a[i * lda + p];
+                  const long double y = tb ? b[j * ldb + p] : b[p * ldb + j];
+                  sum += x * y;
+                  magnitude += std::fabs(x * y);
+                }
+                const long double want = 0.75L * sum + beta * before[i * ldc + j];
+                magnitude += std::fabs(before[i * ldc + j]);
+                const double epsilon = std::numeric_limits<T>::epsilon();
+                ASSERT_NEAR(out[i * ldc + j], static_cast<double>(want),
+                            64 * epsilon * static_cast<double>(magnitude))
+                    << "at (" << i << ", " << j << ")";
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  SetNumThreads(threads_before);
+}
+
+TEST(MatrixLibrary, ProductsSplitBetweenThreadsAreWholeProducts) {
+  OnLibrary on(MatrixLibrary::kOpenBlas);
+  ExpectSplitProductsWhole<float>();
+  ExpectSplitProductsWhole<double>();
+}
+
+TEST(MatrixLibrary, MatrixVectorProductsSplitBetweenThreadsAreWhole) {
+  OnLibrary on(MatrixLibrary::kOpenBlas);
+  std::mt19937 rng(14);
+  const int64_t m = 1000, k = 300;  // 1000 rows: blocks of 512 and 488 at 2 threads
+  const std::vector<float> a = Random(static_cast<size_t>(m * k), &rng);
+  const std::vector<float> x = Random(static_cast<size_t>(k), &rng);
+  const std::vector<float> before = Random(static_cast<size_t>(m), &rng);
+  const int threads_before = GetNumThreads();
+  SetNumThreads(2);
+  std::vector<float> y = before;
+  internal::MatrixVector(m, k, a.data(), x.data(), 1.f, y.data());
+  SetNumThreads(threads_before);
+  for (int64_t i = 0; i < m; ++i) {
+    double sum = before[i], magnitude = std::fabs(before[i]);
+    for (int64_t p = 0; p < k; ++p) {
+      sum += static_cast<double>(a[i * k + p]) * x[p];
+      magnitude += std::fabs(static_cast<double>(a[i * k + p]) * x[p]);
+    }
+    ASSERT_NEAR(y[i], sum, 1e-5 * magnitude + 1e-6) << "row " << i;
   }
 }
 

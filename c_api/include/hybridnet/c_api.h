@@ -207,14 +207,15 @@ HN_API void hn_string_free(char* str) HN_NOEXCEPT;
 HN_API int hn_set_log_callback(hn_log_callback callback, void* user_data,
                                int min_level) HN_NOEXCEPT;
 
-/** Sets the number of threads every kernel backend uses (>= 1; 1 is fastest for batch-1 models
- *  on few cores): OpenBLAS for dense layers and oneDNN (OpenMP) for convolutions, for calls made
- *  on any thread. Without it each backend uses OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set,
- *  else the number of cores. Process-wide; thread-safe. */
+/** Sets the number of threads every kernel uses (>= 1; 1 is fastest for batch-1 models on few
+ *  cores), for calls made on any thread: convolutions (oneDNN, OpenMP), our own kernels and the
+ *  matrix products (split between the threads, each block on one OpenBLAS thread). Without it:
+ *  OMP_NUM_THREADS when set, else the number of cores; OPENBLAS_NUM_THREADS has no effect.
+ *  Process-wide; thread-safe. */
 HN_API int hn_set_num_threads(int num_threads) HN_NOEXCEPT;
 
-/** The number of threads the dense-layer backend (OpenBLAS) uses; after hn_set_num_threads
- *  every backend uses that many. Thread-safe. */
+/** The number of threads every kernel uses (hn_set_num_threads' count, else OMP_NUM_THREADS or
+ *  the number of cores). Thread-safe. */
 HN_API int hn_get_num_threads(int* out_num_threads) HN_NOEXCEPT;
 
 /** The number of the library's runtime features (what it can do on this CPU, as MXNet's

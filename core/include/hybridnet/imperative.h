@@ -22,12 +22,12 @@ void InferOutputs(const NodeAttrs& attrs, std::vector<Shape>* in_shapes,
                   std::vector<DType>* in_types, std::vector<Shape>* out_shapes,
                   std::vector<DType>* out_types);
 
-/// Sets the number of threads every kernel backend uses, process-wide: OpenBLAS (dense layers)
-/// and oneDNN on OpenMP (convolutions), for calls on any thread. Without it each uses its own
-/// default: OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set, else the number of cores. 1 is
-/// fastest for small problems on few cores.
+/// Sets the number of threads every kernel uses, process-wide, for calls on any thread: our own
+/// kernels' loops, oneDNN's (OpenMP) and the matrix products (split between the threads, each
+/// block on one OpenBLAS thread). Without it: OMP_NUM_THREADS when set, else the number of
+/// cores. 1 is fastest for small problems on few cores.
 void SetNumThreads(int num_threads);
-/// The thread count of the dense-layer backend (OpenBLAS); SetNumThreads makes all agree.
+/// The number of threads every kernel uses (SetNumThreads', else OpenMP's default).
 int GetNumThreads();
 /// The kernel libraries in force, for benchmark reports: where matrix products run (OpenBLAS
 /// and its kernel set, or oneDNN's sgemm where OpenBLAS does not know the CPU and falls back to

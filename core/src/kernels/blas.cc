@@ -6,11 +6,13 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #include "hybridnet/base.h"
+#include "kernels/parallel-inl.h"
 #include "kernels/threads.h"
 
 extern "C" char* openblas_get_corename(void);
@@ -95,6 +97,51 @@ class AsynchronousSignalsWait {
   }
   sigset_t before_;
 };
+
+// OpenBLAS runs on one thread; products worth splitting are split here between the kernel threads
+// instead. Debian's OpenBLAS keeps a thread pool of its own (its pthreads build), and the idle
+// workers of each pool, OpenBLAS's and the OpenMP one of oneDNN and our kernels, spin while the
+// other pool needs their cores: a digits LeNet's training epoch took 2.4x its one-thread time at
+// two threads, an OpenBLAS product between OpenMP loops 30x (bench/train_epoch_bench.py; Zen 3).
+const bool kOpenBlasOnOneThread = (openblas_set_num_threads(1), true);
+
+// Below this many multiply-adds a product runs whole on the calling thread: OpenBLAS's own
+// threshold for threading one.
+constexpr int64_t kSplitMultiplyAdds = int64_t{1} << 18;
+// Blocks of c's rows are multiples of this: OpenBLAS's Haswell and Zen kernels (Debian's 0.3.21)
+// then give every element the bits of the whole product, which they do not for blocks of 16 or
+// 32 rows, nor for any block of columns (measured on a Zen 3, float and double).
+constexpr int64_t kRowAlign = 24;
+// Blocks of columns, for products of too few rows, are multiples of the kernels' 16-wide tiles.
+constexpr int64_t kColumnAlign = 16;
+
+// c (m x n) = op(a) * op(b), as `product(rows, cols, a_part, b_part, c_part)` calls: one for the
+// whole product, or, on several kernel threads, one per block of c's rows (of its columns when it
+// has too few rows to split) on the kernel threads.
+template <typename T, typename Product>
+void SplitProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a,
+                  int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
+                  const Product& product) {
+  const int threads = KernelThreads();
+  const bool by_rows = m >= 2 * kRowAlign;
+  if (threads <= 1 || omp_in_parallel() || m * n * k < kSplitMultiplyAdds ||
+      (!by_rows && n < 2 * kColumnAlign)) {
+    product(m, n, a, b, c);
+    return;
+  }
+  const int64_t split = by_rows ? m : n, align = by_rows ? kRowAlign : kColumnAlign;
+  const int64_t per_thread = (split + threads - 1) / threads;
+  const int64_t block = (per_thread + align - 1) / align * align;
+  const int64_t blocks = (split + block - 1) / block;
+  ParallelFor(blocks, true, [&](int64_t i) {
+    const int64_t begin = i * block, size = std::min(block, split - begin);
+    if (by_rows) {  // op(a)'s rows: a's rows, or its columns when transposed
+      product(size, n, a + (trans_a ? begin : begin * lda), b, c + begin * ldc);
+    } else {  // op(b)'s columns: b's columns, or its rows when transposed
+      product(m, size, a, b + (trans_b ? begin * ldb : begin), c + begin);
+    }
+  });
+}
 }  // namespace
 
 void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -122,17 +169,27 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     OneDnnGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, BlasInt(m), BlasInt(n), BlasInt(k), alpha, a,
-              BlasInt(lda), b, BlasInt(ldb), beta, c, BlasInt(ldc));
+  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+               [&](int64_t rows, int64_t cols, const float* a_part, const float* b_part,
+                   float* c_part) {
+                 cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                             trans_b ? CblasTrans : CblasNoTrans, BlasInt(rows), BlasInt(cols),
+                             BlasInt(k), alpha, a_part, BlasInt(lda), b_part, BlasInt(ldb), beta,
+                             c_part, BlasInt(ldc));
+               });
 }
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, BlasInt(m), BlasInt(n), BlasInt(k), alpha, a,
-              BlasInt(lda), b, BlasInt(ldb), beta, c, BlasInt(ldc));
+  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+               [&](int64_t rows, int64_t cols, const double* a_part, const double* b_part,
+                   double* c_part) {
+                 cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                             trans_b ? CblasTrans : CblasNoTrans, BlasInt(rows), BlasInt(cols),
+                             BlasInt(k), alpha, a_part, BlasInt(lda), b_part, BlasInt(ldb), beta,
+                             c_part, BlasInt(ldc));
+               });
 }
 
 void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y) {
@@ -140,8 +197,12 @@ void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float be
     OneDnnGemm(false, true, 1, m, k, 1.f, x, k, a, k, beta, y, m);  // y^T = x^T a^T
     return;
   }
-  cblas_sgemv(CblasRowMajor, CblasNoTrans, BlasInt(m), BlasInt(k), 1.f, a, BlasInt(k), x, 1, beta,
-              y, 1);
+  // y's rows as a product's rows: a (m x k) by x (k x 1).
+  SplitProduct(false, false, m, 1, k, a, k, x, 1, y, 1,
+               [&](int64_t rows, int64_t, const float* a_part, const float*, float* y_part) {
+                 cblas_sgemv(CblasRowMajor, CblasNoTrans, BlasInt(rows), BlasInt(k), 1.f, a_part,
+                             BlasInt(k), x, 1, beta, y_part, 1);
+               });
 }
 
 MatrixLibrary FloatMatrixLibrary() { return FloatLibrary().load(std::memory_order_relaxed); }

@@ -1,6 +1,5 @@
 #include "kernels/threads.h"
 
-#include <cblas.h>
 #include <omp.h>
 
 #include <atomic>
@@ -46,11 +45,10 @@ ThreadCountWhile::~ThreadCountWhile() {
 void SetNumThreads(int num_threads) {
   HN_CHECK(num_threads >= 1, kInvalidArgument)
       << "the thread count must be >= 1, got " << num_threads;
-  openblas_set_num_threads(num_threads);
   internal::SetKernelThreads(num_threads);
 }
 
-int GetNumThreads() { return openblas_get_num_threads(); }
+int GetNumThreads() { return internal::KernelThreads(); }
 
 std::string KernelLibraries() {
   return "matrix products: " + internal::MatrixLibraryDescription() +

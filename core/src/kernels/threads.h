@@ -1,9 +1,10 @@
 // The thread count of every CPU kernel: our own kernels' loops (parallel-inl.h), oneDNN's
-// primitives and sgemm (OpenMP) and OpenBLAS. hybridnet::SetNumThreads (imperative.h) sets it for
-// all of them at once. Results do not depend on it (each kernel's opening comment says why), with
-// one exception we do not control: OpenBLAS 0.3.21 splits some float products' sums between its
-// threads, e.g. an 800x200x700 product with a transposed operand and a 1x200x10000 one, so where
-// blas.h chooses OpenBLAS those products may differ in the last bits between thread counts.
+// primitives and sgemm (OpenMP) and the matrix products, which blas.cc splits between the threads
+// (OpenBLAS itself runs on one). hybridnet::SetNumThreads (imperative.h) sets it. Results do not
+// depend on it (each kernel's opening comment says why), with one exception: a product of fewer
+// than 48 rows is split by columns, and OpenBLAS's kernels give a block of columns other last
+// bits than the whole product; so may its AVX-512 kernels a block of rows (blas.cc's kRowAlign
+// was measured on its Haswell and Zen kernels).
 #pragma once
 
 #include <string>

@@ -97,7 +97,7 @@ check <- function(ok, what) {
 invisible(gc())
 package0 <- hn_live_handles()
 native_start <- native_handles()
-cat(sprintf("soak: %d cycles; R %s; %s; OPENBLAS_NUM_THREADS=%s, BLAS threads %d\n", cycles,
+cat(sprintf("soak: %d cycles; R %s; %s; OPENBLAS_NUM_THREADS=%s, kernel threads %d\n", cycles,
             getRversion(), hn_version()[["library"]], Sys.getenv("OPENBLAS_NUM_THREADS", "unset"),
             hn_num_threads()))
 

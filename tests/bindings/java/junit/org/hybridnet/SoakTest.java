@@ -59,7 +59,7 @@ class SoakTest {
     }
     System.out.println("soak: " + CYCLES + " cycles, " + ROUNDS + " race rounds x " + RACE_THREADS
         + " threads; " + Runtime.getRuntime().availableProcessors() + " CPUs, OPENBLAS_NUM_THREADS="
-        + System.getenv("OPENBLAS_NUM_THREADS") + ", BLAS threads " + Hybridnet.numThreads());
+        + System.getenv("OPENBLAS_NUM_THREADS") + ", kernel threads " + Hybridnet.numThreads());
   }
 
   @AfterAll
