@@ -805,19 +805,18 @@ std::shared_ptr<ConvGradPrimitive> MakeRotatedDataGradPrimitive(const ConvSpec& 
   return p;
 }
 
-// The backward-data (weights false) or backward-weights primitives of oneDNN, on channel-last
-// data or `blocked`.
-PrimitiveCache<ConvGradPrimitive>& GradPrimitives(bool weights, bool blocked) {
-  static PrimitiveCache<ConvGradPrimitive> caches[2][2] = {
-      {PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, false); }),
-       PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, true); })},
-      {PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, false); }),
-       PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, true); })}};
-  return caches[weights][blocked];
+// The backward-data (kWeights false) or backward-weights primitives of oneDNN, on channel-last
+// data or kBlocked.
+template <bool kWeights, bool kBlocked>
+PrimitiveCache<ConvGradPrimitive>& GradPrimitiveCache() {
+  static PrimitiveCache<ConvGradPrimitive> cache(
+      [](const ConvSpec& s) { return MakeGradPrimitive(s, kWeights, kBlocked); });
+  return cache;
+}
+
+template <bool kWeights>
+PrimitiveCache<ConvGradPrimitive>& GradPrimitives(bool blocked) {
+  return blocked ? GradPrimitiveCache<kWeights, true>() : GradPrimitiveCache<kWeights, false>();
 }
 
 // Backward weights of call s (PatchGemmTakes) as products (RunPatchGemmWeightGradient): the data
@@ -1036,7 +1035,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
                                       BlockedLayoutsPayForGradient(s, false));
     data_p = kernel == K::kRotatedForward
                  ? RotatedDataGradPrimitives().Get(keyed)
-                 : GradPrimitives(false, kernel == K::kOneDnnBlocked).Get(keyed);
+                 : GradPrimitives<false>(kernel == K::kOneDnnBlocked).Get(keyed);
   }
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
@@ -1045,7 +1044,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
                                       BlockedLayoutsPayForGradient(s, true));
     weight_p = kernel == K::kPatchGemm
                    ? PatchGemmWeightGradPrimitives().Get(keyed)
-                   : GradPrimitives(true, kernel == K::kOneDnnBlocked).Get(keyed);
+                   : GradPrimitives<true>(kernel == K::kOneDnnBlocked).Get(keyed);
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   try {
