@@ -87,10 +87,11 @@ void ApplyChannelLastBaseline(const float* x, const float* scale, const float* s
 
 void BatchNormApplyChannelLast(const float* x, const float* scale, const float* shift,
                                int64_t positions, int64_t channels, bool relu, float* y) {
-  if (CpuHasAvx2()) {
-    ApplyChannelLastAvx2(x, scale, shift, positions, channels, relu, y);
-  } else {
+  // No AVX-512 version: the AVX2 one runs on AVX-512 CPUs.
+  if (ChooseVectorIsa() == VectorIsa::kBaseline) {
     ApplyChannelLastBaseline(x, scale, shift, positions, channels, relu, y);
+  } else {
+    ApplyChannelLastAvx2(x, scale, shift, positions, channels, relu, y);
   }
 }
 
