@@ -195,7 +195,8 @@ TEST(ConvolutionGradient, AnAvx2CpuRunsTheKernelsItsRulesChoose) {
   };
   auto runs_of = [](const internal::KernelChoice& choice) {
     std::vector<int64_t> runs;
-    for (size_t k = 0; k < choice.kernels().size(); ++k) runs.push_back(choice.Runs(static_cast<int>(k)));
+    for (size_t k = 0; k < choice.kernels().size(); ++k)
+      runs.push_back(choice.Runs(static_cast<int>(k)));
     return runs;
   };
   for (const Layer& l : layers) {
@@ -203,7 +204,8 @@ TEST(ConvolutionGradient, AnAvx2CpuRunsTheKernelsItsRulesChoose) {
     const std::vector<int64_t> data_runs = runs_of(data_choice),
                                weight_runs = runs_of(weight_choice);
     Invoke("_backward_Convolution",
-           {NDArray::RandomUniform(l.out_grad, -1.f, 1.f), NDArray::RandomUniform(l.data, -1.f, 1.f),
+           {NDArray::RandomUniform(l.out_grad, -1.f, 1.f),
+            NDArray::RandomUniform(l.data, -1.f, 1.f),
             NDArray::RandomUniform(l.weight, -1.f, 1.f)},
            l.attrs);
     EXPECT_EQ(ran(data_choice, data_runs), l.data_kernel);
