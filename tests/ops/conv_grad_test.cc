@@ -19,6 +19,8 @@
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/symbol.h"
+#include "kernels/avx2-inl.h"
+#include "kernels/avx512-inl.h"
 #include "kernels/kernel_choice.h"
 #include "pass/gradient.h"
 
@@ -138,6 +140,77 @@ internal::KernelChoice& ChoiceOf(const std::string& family) {
     if (choice->family() == family) return *choice;
   }
   throw std::runtime_error("no kernel choice " + family);
+}
+
+// The kernel each gradient pass of a convolution runs unforced on an AVX2 CPU without AVX-512
+// (kernels/onednn_convolution.cc's measured rules): oneDNN's blocked backward data for 3x3
+// convolutions of 64 channels in and out onto 14x14 and more, products of patches for the
+// backward weights of 3x3 ones of 32 channels in and 64 out; oneDNN's channel-last primitives
+// for everything else (other windows, dilations, groups, fewer channels).
+TEST(ConvolutionGradient, AnAvx2CpuRunsTheKernelsItsRulesChoose) {
+  if (internal::CpuHasAvx512() || !internal::CpuHasAvx2()) {
+    GTEST_SKIP() << "the rules pinned here are those of AVX2 CPUs without AVX-512";
+  }
+  struct Layer {
+    AttrDict attrs;
+    Shape out_grad, data, weight;
+    const char* data_kernel;
+    const char* weight_kernel;
+  };
+  auto three = [](const std::string& f) -> AttrDict {
+    return {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", f}, {"no_bias", "True"}};
+  };
+  AttrDict dilated = three("64"), grouped = three("64"), strided = three("128");
+  dilated["dilate"] = "(2, 2)";
+  dilated["pad"] = "(2, 2)";
+  grouped["num_group"] = "2";
+  strided["stride"] = "(2, 2)";
+  const std::vector<Layer> layers = {
+      {three("64"), {1, 64, 14, 14}, {1, 64, 14, 14}, {64, 64, 3, 3},
+       "onednn_backward_data_blocked", "patch_gemm"},
+      {three("64"), {1, 64, 8, 8}, {1, 64, 8, 8}, {64, 64, 3, 3},
+       "onednn_backward_data", "patch_gemm"},
+      {three("64"), {1, 64, 16, 16}, {1, 32, 16, 16}, {64, 32, 3, 3},
+       "onednn_backward_data", "patch_gemm"},
+      {three("32"), {1, 32, 16, 16}, {1, 64, 16, 16}, {32, 64, 3, 3},
+       "onednn_backward_data", "onednn_backward_weights"},
+      {strided, {1, 128, 14, 14}, {1, 64, 28, 28}, {128, 64, 3, 3},
+       "onednn_backward_data_blocked", "patch_gemm"},
+      {{{"kernel", "(1, 1)"}, {"num_filter", "64"}, {"no_bias", "True"}}, {1, 64, 14, 14},
+       {1, 64, 14, 14}, {64, 64, 1, 1}, "onednn_backward_data", "onednn_backward_weights"},
+      {dilated, {1, 64, 14, 14}, {1, 64, 14, 14}, {64, 64, 3, 3},
+       "onednn_backward_data", "onednn_backward_weights"},
+      {grouped, {1, 64, 14, 14}, {1, 64, 14, 14}, {64, 32, 3, 3},
+       "onednn_backward_data", "onednn_backward_weights"},
+  };
+  internal::KernelChoice& data_choice = ChoiceOf("convolution_backward_data");
+  internal::KernelChoice& weight_choice = ChoiceOf("convolution_backward_weights");
+  // The kernels of `choice` that ran since `runs`.
+  auto ran = [](const internal::KernelChoice& choice, const std::vector<int64_t>& runs) {
+    std::string names;
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (choice.Runs(static_cast<int>(k)) != runs[k]) names += choice.kernels()[k].name;
+    }
+    return names;
+  };
+  auto runs_of = [](const internal::KernelChoice& choice) {
+    std::vector<int64_t> runs;
+    for (size_t k = 0; k < choice.kernels().size(); ++k)
+      runs.push_back(choice.Runs(static_cast<int>(k)));
+    return runs;
+  };
+  for (const Layer& l : layers) {
+    SCOPED_TRACE(l.data.ToString() + " " + l.weight.ToString());
+    const std::vector<int64_t> data_runs = runs_of(data_choice),
+                               weight_runs = runs_of(weight_choice);
+    Invoke("_backward_Convolution",
+           {NDArray::RandomUniform(l.out_grad, -1.f, 1.f),
+            NDArray::RandomUniform(l.data, -1.f, 1.f),
+            NDArray::RandomUniform(l.weight, -1.f, 1.f)},
+           l.attrs);
+    EXPECT_EQ(ran(data_choice, data_runs), l.data_kernel);
+    EXPECT_EQ(ran(weight_choice, weight_runs), l.weight_kernel);
+  }
 }
 
 // Backward data and backward weights on each of their kernels (oneDNN's backward primitives; its

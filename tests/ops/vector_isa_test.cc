@@ -1,8 +1,9 @@
 // The kernels compiled once per ISA (kernels/vector_isa.h), on every ISA this CPU runs, forced one
-// at a time: sums along a line, the RNN's gates and the dense bias gradient give the baseline
-// build's bits; softmax's lines give their own (their exponential sums' lanes follow the vector
-// width), close to the baseline's; and on each ISA the fused cross-entropy of training graphs
-// gives the bits of log_softmax, elemwise_mul and sum and of their gradients.
+// at a time: sums along a line, the RNN's gates, the dense bias gradient, the convolution
+// epilogue's pass and BatchNorm's channel-last apply give the baseline build's bits; softmax's
+// lines give their own (their exponential sums' lanes follow the vector width), close to the
+// baseline's; and on each ISA the fused cross-entropy of training graphs gives the bits of
+// log_softmax, elemwise_mul and sum and of their gradients.
 #include "kernels/vector_isa.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +20,8 @@
 #include "common/test_util.h"
 #include "conformance.h"
 #include "hybridnet/imperative.h"
+#include "kernels/batch_norm.h"
+#include "kernels/epilogue.h"
 
 namespace hybridnet {
 namespace conformance {
@@ -138,6 +142,95 @@ TEST(VectorIsa, SumsRnnGatesAndTheDenseBiasGradientGiveTheBaselineBits) {
     ASSERT_EQ(got.size(), baseline.size());
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_EQ(BitDifference(got[i], baseline[i]), "") << IsaName(isa) << " array " << i;
+  }
+}
+
+// RunEpilogue's pass after oneDNN's convolutions and BatchNormApplyChannelLast, on channel counts
+// around the vector widths (tails), NaN included: every ISA gives the bits of the separate ops'
+// float operations (a rounded product, then the adds; relu's NaN to 0; clip).
+TEST(VectorIsa, TheEpilogueAndBatchNormsChannelLastApplyGiveTheSeparateOpsBits) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> any(-3.f, 3.f);
+  struct Steps {
+    bool bn, residual, relu, clip;
+  };
+  const Steps steps[] = {{true, false, true, false},
+                         {true, true, false, false},
+                         {false, true, false, true},
+                         {true, true, true, false}};
+  const int64_t positions = 5;
+  for (const int64_t C : {1, 7, 8, 9, 16, 17, 64}) {
+    const size_t n = static_cast<size_t>(positions * C);
+    std::vector<float> conv(n), residual(n), scale(static_cast<size_t>(C)), shift(scale.size());
+    for (std::vector<float>* v : {&conv, &residual, &scale, &shift})
+      for (float& x : *v) x = any(rng);
+    conv[0] = std::numeric_limits<float>::quiet_NaN();
+    conv[n - 1] = -std::numeric_limits<float>::quiet_NaN();
+    // The separate ops' results, one element at a time.
+    std::vector<std::vector<float>> want;
+    for (const Steps& k : steps) {
+      std::vector<float> w(n);
+      for (size_t i = 0; i < n; ++i) {
+        const size_t c = i % static_cast<size_t>(C);
+        float v = conv[i];
+        if (k.bn) {
+          volatile float product = v * scale[c];  // rounded, as the kernels' multiply
+          v = product + shift[c];
+        }
+        if (k.residual) v = v + residual[i];
+        if (k.relu) v = v > 0.f ? v : 0.f;
+        w[i] = k.clip ? (v > 0.5f ? 0.5f : (v < -0.25f ? -0.25f : v)) : v;
+      }
+      want.push_back(w);
+    }
+    for (const bool relu : {false, true}) {
+      std::vector<float> w(n);
+      for (size_t i = 0; i < n; ++i) {
+        volatile float product = conv[i] * scale[i % static_cast<size_t>(C)];
+        const float v = product + shift[i % static_cast<size_t>(C)];
+        w[i] = relu && !(v > 0.f) ? 0.f : v;
+      }
+      want.push_back(w);
+    }
+    for (const int isa : IsasHere()) {
+      SCOPED_TRACE(IsaName(isa) + " C=" + std::to_string(C));
+      // One float past the end of each output: no version may write there.
+      const std::vector<NDArray> got = On(isa, [&] {
+        std::vector<NDArray> outs;
+        for (const Steps& k : steps) {
+          std::vector<float> out(n + 1, 42.f);
+          internal::EpilogueArgs a;
+          a.positions = positions;
+          a.C = C;
+          a.conv = conv.data();
+          a.epilogue.bn_scale = k.bn ? scale.data() : nullptr;
+          a.epilogue.bn_shift = k.bn ? shift.data() : nullptr;
+          a.epilogue.relu = k.relu;
+          a.epilogue.clip = k.clip;
+          a.epilogue.clip_min = -0.25f;
+          a.epilogue.clip_max = 0.5f;
+          a.residual = k.residual ? residual.data() : nullptr;
+          a.out = out.data();
+          internal::RunEpilogue(a);
+          outs.push_back(NDArray::FromVector(Shape{static_cast<int64_t>(n + 1)}, out));
+        }
+        for (const bool relu : {false, true}) {
+          std::vector<float> out(n + 1, 42.f);
+          internal::BatchNormApplyChannelLast(conv.data(), scale.data(), shift.data(), positions,
+                                              C, relu, out.data());
+          outs.push_back(NDArray::FromVector(Shape{static_cast<int64_t>(n + 1)}, out));
+        }
+        return outs;
+      });
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        std::vector<float> w = want[k];
+        w.push_back(42.f);
+        EXPECT_EQ(BitDifference(got[k], NDArray::FromVector(Shape{static_cast<int64_t>(n + 1)}, w)),
+                  "")
+            << (k < 4 ? "epilogue " : "BatchNorm apply ") << k;
+      }
+    }
   }
 }
 

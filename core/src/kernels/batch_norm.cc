@@ -87,10 +87,11 @@ void ApplyChannelLastBaseline(const float* x, const float* scale, const float* s
 
 void BatchNormApplyChannelLast(const float* x, const float* scale, const float* shift,
                                int64_t positions, int64_t channels, bool relu, float* y) {
-  if (CpuHasAvx2()) {
-    ApplyChannelLastAvx2(x, scale, shift, positions, channels, relu, y);
-  } else {
+  // No AVX-512 version: the AVX2 one runs on AVX-512 CPUs.
+  if (ChooseVectorIsa() == VectorIsa::kBaseline) {
     ApplyChannelLastBaseline(x, scale, shift, positions, channels, relu, y);
+  } else {
+    ApplyChannelLastAvx2(x, scale, shift, positions, channels, relu, y);
   }
 }
 
@@ -494,6 +495,29 @@ void LaneRanges(const BatchNormDims& dims, const Body& body) {
   });
 }
 
+// part[l * C + c] = 0 for the lanes l and channels c of range r.
+template <typename T>
+[[gnu::always_inline]] inline void ZeroLanes(T* part, int64_t C, const LaneRange& r) {
+  for (int64_t l = r.l_lo; l < r.l_hi; ++l)
+    std::fill(part + l * C + r.c_lo, part + l * C + r.c_hi, T{0});
+}
+
+// add(at, lane) for the positions whose lane s % kLanes is in range r, in memory order: `at` the
+// position's offset in the data, `lane` its lane's (l * C) in the partial sums. The one walk of
+// every version of the statistics' and the gradient's sums; an AVX-512 version's `add` carries
+// HN_AVX512 itself (a lambda does not take its function's target).
+template <int64_t kLanes, typename Add>
+[[gnu::always_inline]] inline void ForLanePositions(const BatchNormDims& dims, const LaneRange& r,
+                                                    const Add& add) {
+  const int64_t C = dims.channels;
+  for (int64_t o = 0; o < dims.outer; ++o) {
+    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kLanes) {
+      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
+      for (int64_t s = s0; s < end; ++s) add((o * dims.inner + s) * C, (r.l_lo + s - s0) * C);
+    }
+  }
+}
+
 // The lanes of the statistics' sums (x, or (x - mean)^2 with kSquares) of range r into
 // part[l * C + c]: the portable version's loop over one position's channels, which the compiler
 // vectorizes (8 channels a register in the AVX2 copy).
@@ -515,19 +539,10 @@ template <bool kSquares>
 [[gnu::always_inline]] inline void StatLanesRangePortable(const float* x, const BatchNormDims& dims,
                                                           const float* mean, float* part,
                                                           const LaneRange& r) {
-  const int64_t C = dims.channels;
-  for (int64_t l = r.l_lo; l < r.l_hi; ++l)
-    std::fill(part + l * C + r.c_lo, part + l * C + r.c_hi, 0.f);
-  // The positions whose lane s % kStatLanes is in the range, in memory order.
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kStatLanes) {
-      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
-      for (int64_t s = s0; s < end; ++s) {
-        AddStatTerms<kSquares>(x + (o * dims.inner + s) * C, mean, part + (r.l_lo + s - s0) * C,
-                               r.c_lo, r.c_hi);
-      }
-    }
-  }
+  ZeroLanes(part, dims.channels, r);
+  ForLanePositions<kStatLanes>(dims, r, [&](int64_t at, int64_t lane) {
+    AddStatTerms<kSquares>(x + at, mean, part + lane, r.c_lo, r.c_hi);
+  });
 }
 
 template <bool kSquares>
@@ -546,26 +561,17 @@ HN_AVX2 void StatLanesRangeAvx2(const float* x, const BatchNormDims& dims, const
 template <bool kSquares>
 HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, const float* mean,
                                     float* part, const LaneRange& r) {
-  const int64_t C = dims.channels;
-  for (int64_t l = r.l_lo; l < r.l_hi; ++l)
-    std::fill(part + l * C + r.c_lo, part + l * C + r.c_hi, 0.f);
-  // The positions whose lane s % kStatLanes is in the range, in memory order.
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kStatLanes) {
-      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
-      for (int64_t s = s0; s < end; ++s) {
-        const float* xs = x + (o * dims.inner + s) * C;
-        float* p = part + (r.l_lo + s - s0) * C;
-        for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
-          const __mmask16 lanes = FirstLanes(r.c_hi - c);
-          const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
-          const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
-          _mm512_mask_storeu_ps(p + c, lanes,
-                                _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
-        }
-      }
+  ZeroLanes(part, dims.channels, r);
+  ForLanePositions<kStatLanes>(dims, r, [&](int64_t at, int64_t lane) HN_AVX512 {
+    const float* xs = x + at;
+    float* p = part + lane;
+    for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
+      const __mmask16 lanes = FirstLanes(r.c_hi - c);
+      const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
+      const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
+      _mm512_mask_storeu_ps(p + c, lanes, _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
     }
-  }
+  });
 }
 
 template <bool kSquares>
@@ -642,22 +648,11 @@ template <bool kRelu>
                                                           const ChannelLastGrad& v,
                                                           double* sum_part, double* dot_part,
                                                           const LaneRange& r) {
-  const int64_t C = dims.channels;
-  for (int64_t l = r.l_lo; l < r.l_hi; ++l) {
-    std::fill(sum_part + l * C + r.c_lo, sum_part + l * C + r.c_hi, 0.0);
-    std::fill(dot_part + l * C + r.c_lo, dot_part + l * C + r.c_hi, 0.0);
-  }
-  // The positions whose lane s % kGradLanes is in the range, in memory order.
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kGradLanes) {
-      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
-      for (int64_t s = s0; s < end; ++s) {
-        const int64_t at = (o * dims.inner + s) * C, lane = (r.l_lo + s - s0) * C;
-        AddGradTerms<kRelu>(a.x + at, a.dy + at, v, sum_part + lane, dot_part + lane, r.c_lo,
-                            r.c_hi);
-      }
-    }
-  }
+  ZeroLanes(sum_part, dims.channels, r);
+  ZeroLanes(dot_part, dims.channels, r);
+  ForLanePositions<kGradLanes>(dims, r, [&](int64_t at, int64_t lane) {
+    AddGradTerms<kRelu>(a.x + at, a.dy + at, v, sum_part + lane, dot_part + lane, r.c_lo, r.c_hi);
+  });
 }
 
 template <bool kRelu>
@@ -685,45 +680,35 @@ HN_AVX512 inline void AddGradHalf(__m256 x8, __m256 dy8, __m512d mean, __m512d* 
 HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormDims& dims,
                                     const ChannelLastGrad& v, double* sum_part, double* dot_part,
                                     const LaneRange& r) {
-  const int64_t C = dims.channels;
-  for (int64_t l = r.l_lo; l < r.l_hi; ++l) {
-    std::fill(sum_part + l * C + r.c_lo, sum_part + l * C + r.c_hi, 0.0);
-    std::fill(dot_part + l * C + r.c_lo, dot_part + l * C + r.c_hi, 0.0);
-  }
+  ZeroLanes(sum_part, dims.channels, r);
+  ZeroLanes(dot_part, dims.channels, r);
   const bool relu = a.relu_beta != nullptr;
-  // The positions whose lane s % kGradLanes is in the range, in memory order.
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kGradLanes) {
-      const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
-      for (int64_t s = s0; s < end; ++s) {
-        const int64_t at = (o * dims.inner + s) * C;
-        double* sp = sum_part + (r.l_lo + s - s0) * C;
-        double* dp = dot_part + (r.l_lo + s - s0) * C;
-        for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
-          const __mmask16 m = FirstLanes(r.c_hi - c);
-          const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
-          const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
-          __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
-          if (relu) {
-            dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
-                                  _mm512_maskz_loadu_ps(m, v.shift + c));
-          }
-          __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
-                  sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
-          __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
-                  dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
-          AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
-                      _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
-          AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
-                      &sum_hi, &dot_hi);
-          _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
-          _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
-          _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
-          _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
-        }
+  ForLanePositions<kGradLanes>(dims, r, [&](int64_t at, int64_t lane) HN_AVX512 {
+    double* sp = sum_part + lane;
+    double* dp = dot_part + lane;
+    for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
+      const __mmask16 m = FirstLanes(r.c_hi - c);
+      const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
+      const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
+      __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
+      if (relu) {
+        dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
+                              _mm512_maskz_loadu_ps(m, v.shift + c));
       }
+      __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
+              sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
+      __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
+              dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
+      AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
+                  _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
+      AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
+                  &sum_hi, &dot_hi);
+      _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
+      _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
+      _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
+      _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
     }
-  }
+  });
 }
 
 void GradLanes(VectorIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,

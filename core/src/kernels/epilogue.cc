@@ -9,6 +9,7 @@
 #include "kernels/avx512-inl.h"
 #include "kernels/epilogue-inl.h"
 #include "kernels/parallel-inl.h"
+#include "kernels/vector_isa.h"
 
 namespace hybridnet {
 namespace internal {
@@ -60,15 +61,16 @@ void RunEpilogue(const EpilogueArgs& a) {
   // Blocks of about 64 KiB; elementwise, so the thread count does not change the results.
   const int64_t block = std::max<int64_t>(1, 16384 / std::max<int64_t>(a.C, 1));
   const int64_t blocks = (a.positions + block - 1) / block;
-  const bool avx512 = CpuHasAvx512(), avx2 = CpuHasAvx2();
+  const VectorIsa isa = ChooseVectorIsa();
   ParallelFor(blocks, true, [&](int64_t b) {
     const int64_t begin = b * block, end = std::min(a.positions, (b + 1) * block);
-    if (avx512) {
-      EpiloguePositions(a, begin, end);
-    } else if (avx2) {
-      EpiloguePositionsAvx2(a, begin, end);
-    } else {
-      EpiloguePositionsBaseline(a, begin, end);
+    switch (isa) {
+      case VectorIsa::kAvx512:
+        return EpiloguePositions(a, begin, end);
+      case VectorIsa::kAvx2:
+        return EpiloguePositionsAvx2(a, begin, end);
+      case VectorIsa::kBaseline:
+        return EpiloguePositionsBaseline(a, begin, end);
     }
   });
 }

@@ -14,16 +14,20 @@ namespace internal {
 
 namespace {
 
-// The sum of v's lanes, paired as _mm512_reduce_add_ps pairs them (halves, quarters, then
+// The sum of v's lanes, in pairs: halves, then pairs, then the two left.
+HN_AVX2 inline float ReduceAdd8(__m256 v) {
+  const __m128 q = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+  const __m128 p = _mm_add_ps(q, _mm_shuffle_ps(q, q, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm_cvtss_f32(p) + _mm_cvtss_f32(_mm_shuffle_ps(p, p, 1));
+}
+
+// The sum of v's lanes, paired as _mm512_reduce_add_ps pairs them (halves, then ReduceAdd8's
 // pairs), whose GCC 12 version trips -Wuninitialized in an unrolled loop.
 HN_AVX512 inline float ReduceAdd(__m512 v) {
   const __m512d d = _mm512_castps_pd(v);
   const __m256 lo = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 0));
   const __m256 hi = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, d, 1));
-  const __m256 h = _mm256_add_ps(hi, lo);
-  const __m128 q = _mm_add_ps(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h));
-  const __m128 p = _mm_add_ps(q, _mm_shuffle_ps(q, q, _MM_SHUFFLE(1, 0, 3, 2)));
-  return _mm_cvtss_f32(p) + _mm_cvtss_f32(_mm_shuffle_ps(p, p, 1));
+  return ReduceAdd8(_mm256_add_ps(hi, lo));
 }
 
 // Rows [r, r + R): lane j of a row's accumulator sums the columns j, j + 16, ... in order; the
@@ -55,14 +59,8 @@ HN_AVX512 void GemvBlock(const float* W, const float* x, float* y, int64_t r, in
   for (int j = 0; j < R; ++j) y[r + j] = ReduceAdd(acc[j]);
 }
 
-// GemvBlock on AVX2: 8 lanes, lane j summing the columns j, j + 8, ... in order, then added as
-// ReduceAdd adds its last 8.
-HN_AVX2 inline float ReduceAdd8(__m256 v) {
-  const __m128 q = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
-  const __m128 p = _mm_add_ps(q, _mm_shuffle_ps(q, q, _MM_SHUFFLE(1, 0, 3, 2)));
-  return _mm_cvtss_f32(p) + _mm_cvtss_f32(_mm_shuffle_ps(p, p, 1));
-}
-
+// GemvBlock on AVX2: 8 lanes, lane j summing the columns j, j + 8, ... in order, then added by
+// ReduceAdd8.
 template <int R>
 HN_AVX2 void GemvBlockAvx2(const float* W, const float* x, float* y, int64_t r, int64_t cols) {
   const int64_t full = cols / 8 * 8;

@@ -56,8 +56,8 @@ bool SameImplementation(const dnnl::primitive_desc_base& a, const dnnl::primitiv
   return std::strcmp(a.impl_info_str(), b.impl_info_str()) == 0;
 }
 
-// Whether call s is a 3x3 2-D convolution of one group, undilated, the shapes the AVX2 rules
-// below were measured on.
+// Whether call s is a 3x3 2-D convolution of one group, undilated: the shapes the rules below
+// were measured on, on AVX2 and AVX-512 CPUs.
 bool Plain3x3(const ConvSpec& s) {
   return !s.deconv && s.nd == 2 && s.G == 1 && s.kernel[0] == 3 && s.kernel[1] == 3 &&
          s.dilate[0] == 1 && s.dilate[1] == 1;
@@ -87,13 +87,10 @@ bool Avx2BlockedForwardPays(const ConvSpec& s) { return Plain3x3(s) && s.C >= 64
 // On AVX2, see above. A function of the call's geometry and the CPU alone, so channel-first and
 // channel-last callers, eager and graph, run the same kernel and get the same bits.
 bool BlockedLayoutsPayForGradient(const ConvSpec& s, bool weights) {
-  if (!CpuHasAvx512()) {
-    return !weights && Plain3x3(s) && s.C >= 64 && s.F >= 64 && s.out[0] * s.out[1] >= 14 * 14;
-  }
-  if (s.deconv || s.nd != 2 || s.G != 1 || s.dilate[0] != 1 || s.dilate[1] != 1) return false;
-  const bool three = s.kernel[0] == 3 && s.kernel[1] == 3;
+  if (!Plain3x3(s)) return false;
+  if (!CpuHasAvx512()) return !weights && s.C >= 64 && s.F >= 64 && s.out[0] * s.out[1] >= 14 * 14;
   const bool unit_stride = s.stride[0] == 1 && s.stride[1] == 1;
-  return weights ? three && !unit_stride : three && unit_stride && s.C >= 256;
+  return weights ? !unit_stride : unit_stride && s.C >= 256;
 }
 
 // Whether backward data of call s can run as a forward convolution of dy by the weights turned
@@ -117,8 +114,7 @@ bool RotatedForwardTakes(const ConvSpec& s) {
 // (BlockedLayoutsPayForGradient) wins. On AVX2, see Avx2BlockedForwardPays' note. A function of
 // the call's geometry and the CPU alone, as BlockedLayoutsPayForGradient.
 bool RotatedForwardPays(const ConvSpec& s) {
-  return CpuHasAvx512() && RotatedForwardTakes(s) && s.nd == 2 && s.kernel[0] == 3 &&
-         s.kernel[1] == 3 && s.dilate[0] == 1 && s.dilate[1] == 1 && s.C >= 64 && s.F >= 64 &&
+  return CpuHasAvx512() && RotatedForwardTakes(s) && Plain3x3(s) && s.C >= 64 && s.F >= 64 &&
          s.out[0] * s.out[1] >= 14 * 14;
 }
 
@@ -133,11 +129,9 @@ bool PatchGemmTakes(const ConvSpec& s) { return !s.deconv && s.G == 1 && s.nd ==
 // channels. The 7x7 stem is twice as slow (3 input channels: short products). On AVX2, see
 // Avx2BlockedForwardPays' note.
 bool PatchGemmPays(const ConvSpec& s) {
-  if (!CpuHasAvx512()) return PatchGemmTakes(s) && Plain3x3(s) && s.C >= 32 && s.F >= 64;
-  if (!PatchGemmTakes(s) || s.kernel[0] != 3 || s.kernel[1] != 3 || s.dilate[0] != 1 ||
-      s.dilate[1] != 1 || s.stride[0] != s.stride[1]) {
-    return false;
-  }
+  if (!PatchGemmTakes(s) || !Plain3x3(s)) return false;
+  if (!CpuHasAvx512()) return s.C >= 32 && s.F >= 64;
+  if (s.stride[0] != s.stride[1]) return false;
   if (s.stride[0] == 2) return s.C >= 64 && s.F >= 64;
   return s.stride[0] == 1 && s.out[0] * s.out[1] <= 7 * 7 && s.C >= 512 && s.F >= 512;
 }
@@ -805,19 +799,18 @@ std::shared_ptr<ConvGradPrimitive> MakeRotatedDataGradPrimitive(const ConvSpec& 
   return p;
 }
 
-// The backward-data (weights false) or backward-weights primitives of oneDNN, on channel-last
-// data or `blocked`.
-PrimitiveCache<ConvGradPrimitive>& GradPrimitives(bool weights, bool blocked) {
-  static PrimitiveCache<ConvGradPrimitive> caches[2][2] = {
-      {PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, false); }),
-       PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, false, true); })},
-      {PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, false); }),
-       PrimitiveCache<ConvGradPrimitive>(
-           [](const ConvSpec& s) { return MakeGradPrimitive(s, true, true); })}};
-  return caches[weights][blocked];
+// The backward-data (kWeights false) or backward-weights primitives of oneDNN, on channel-last
+// data or kBlocked.
+template <bool kWeights, bool kBlocked>
+PrimitiveCache<ConvGradPrimitive>& GradPrimitiveCache() {
+  static PrimitiveCache<ConvGradPrimitive> cache(
+      [](const ConvSpec& s) { return MakeGradPrimitive(s, kWeights, kBlocked); });
+  return cache;
+}
+
+template <bool kWeights>
+PrimitiveCache<ConvGradPrimitive>& GradPrimitives(bool blocked) {
+  return blocked ? GradPrimitiveCache<kWeights, true>() : GradPrimitiveCache<kWeights, false>();
 }
 
 // Backward weights of call s (PatchGemmTakes) as products (RunPatchGemmWeightGradient): the data
@@ -1036,7 +1029,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
                                       BlockedLayoutsPayForGradient(s, false));
     data_p = kernel == K::kRotatedForward
                  ? RotatedDataGradPrimitives().Get(keyed)
-                 : GradPrimitives(false, kernel == K::kOneDnnBlocked).Get(keyed);
+                 : GradPrimitives<false>(kernel == K::kOneDnnBlocked).Get(keyed);
   }
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
@@ -1045,7 +1038,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
                                       BlockedLayoutsPayForGradient(s, true));
     weight_p = kernel == K::kPatchGemm
                    ? PatchGemmWeightGradPrimitives().Get(keyed)
-                   : GradPrimitives(true, kernel == K::kOneDnnBlocked).Get(keyed);
+                   : GradPrimitives<true>(kernel == K::kOneDnnBlocked).Get(keyed);
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   try {
