@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "hybridnet/base.h"
 #include "kernels/parallel-inl.h"
@@ -142,6 +143,26 @@ void SplitProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
     }
   });
 }
+
+// Gemm on OpenBLAS (cblas_sgemm or cblas_dgemm), split between the kernel threads.
+template <typename T>
+void OpenBlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
+                  const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+               [&](int64_t rows, int64_t cols, const T* a_part, const T* b_part, T* c_part) {
+                 const auto gemm = [] {
+                   if constexpr (std::is_same_v<T, float>) {
+                     return cblas_sgemm;
+                   } else {
+                     return cblas_dgemm;
+                   }
+                 }();
+                 gemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                      trans_b ? CblasTrans : CblasNoTrans, BlasInt(rows), BlasInt(cols),
+                      BlasInt(k), alpha, a_part, BlasInt(lda), b_part, BlasInt(ldb), beta, c_part,
+                      BlasInt(ldc));
+               });
+}
 }  // namespace
 
 void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -169,27 +190,13 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     OneDnnGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
-               [&](int64_t rows, int64_t cols, const float* a_part, const float* b_part,
-                   float* c_part) {
-                 cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                             trans_b ? CblasTrans : CblasNoTrans, BlasInt(rows), BlasInt(cols),
-                             BlasInt(k), alpha, a_part, BlasInt(lda), b_part, BlasInt(ldb), beta,
-                             c_part, BlasInt(ldc));
-               });
+  OpenBlasGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
           int64_t ldc) {
-  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
-               [&](int64_t rows, int64_t cols, const double* a_part, const double* b_part,
-                   double* c_part) {
-                 cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                             trans_b ? CblasTrans : CblasNoTrans, BlasInt(rows), BlasInt(cols),
-                             BlasInt(k), alpha, a_part, BlasInt(lda), b_part, BlasInt(ldb), beta,
-                             c_part, BlasInt(ldc));
-               });
+  OpenBlasGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y) {
