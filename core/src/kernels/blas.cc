@@ -110,15 +110,16 @@ const bool kOpenBlasOnOneThread = (openblas_set_num_threads(1), true);
 // threshold for threading one.
 constexpr int64_t kSplitMultiplyAdds = int64_t{1} << 18;
 // Blocks of c's rows are multiples of this: OpenBLAS's Haswell and Zen kernels (Debian's 0.3.21)
-// then give every element the bits of the whole product, which they do not for blocks of 16 or
-// 32 rows, nor for any block of columns (measured on a Zen 3, float and double).
+// then give every element the bits of the whole product, which their float kernels do not for
+// blocks of 16 or 32 rows, nor for any block of columns (measured on a Zen 3; double kept the
+// bits for every block tried).
 constexpr int64_t kRowAlign = 24;
 // Blocks of columns, for products of too few rows, are multiples of the kernels' 16-wide tiles.
 constexpr int64_t kColumnAlign = 16;
 
 // c (m x n) = op(a) * op(b), as `product(rows, cols, a_part, b_part, c_part)` calls: one for the
 // whole product, or, on several kernel threads, one per block of c's rows (of its columns when it
-// has too few rows to split) on the kernel threads.
+// has too few rows to split), the blocks split between those threads.
 template <typename T, typename Product>
 void SplitProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a,
                   int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
