@@ -59,6 +59,7 @@ struct Bf16Primitive {
   memory::desc user_src_md, src_md, user_weight_md, weight_md, bias_md, dst_md, scratchpad_md;
   dnnl::reorder src_in;
   bool relu_post_op = false;  // relu as a post-op (else none, or a clip that runs afterwards)
+  std::string impl;           // oneDNN's implementation name, for tests
 };
 
 std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_post_op) {
@@ -74,7 +75,11 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   // Every call has a bias: BatchNorm's shift folds into it (zeros without either).
   p->bias_md = memory::desc({s.F}, DataType::f32, memory::format_tag::x);
   const DataType product = BFloat16ProductType();
-  const memory::desc src_any(src_dims, product, memory::format_tag::any);
+  // Without bfloat16 kernels the product is float32, and the output is channel-last: oneDNN's
+  // AVX2 kernels then take a channel-last source too, and given "any" it picks its reference
+  // kernel (25 times slower on ResNet-18).
+  const memory::desc src_any(src_dims, product,
+                             product == DataType::f32 ? ChannelLastTag(nd) : memory::format_tag::any);
   const memory::desc weight_any(WeightDims(s), product, memory::format_tag::any);
   // The output straight into the caller's channel-last float32 array.
   const memory::desc dst(dst_dims, DataType::f32, ChannelLastTag(nd));
@@ -95,6 +100,7 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   p->prim = dnnl::convolution_forward(pd);
   p->src_in = SharedReorder(p->user_src_md, p->src_md);
   p->relu_post_op = relu_post_op;
+  p->impl = pd.impl_info_str();
   return p;
 }
 
@@ -169,14 +175,20 @@ std::shared_ptr<const Bf16Weights> WeightsFor(const Bf16Primitive& p, const Conv
   return KeptWithWeights<Bf16Weights>(a, key, make);
 }
 
+// The call as the primitive cache keys it.
+ConvSpec Keyed(const ConvSpec& s) {
+  ConvSpec keyed = s;
+  keyed.threads = KernelThreads();
+  keyed.fast_math = 0;  // the bfloat16 product folds BatchNorm whatever fast_math says
+  return keyed;
+}
+
 }  // namespace
 
 void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
   HN_CHECK(!s.deconv && s.channel_last && !s.data_channel_first, kInternal)
       << SpecText(s) << ": the bfloat16 kernel takes channel-last convolutions only";
-  ConvSpec keyed = s;
-  keyed.threads = KernelThreads();
-  keyed.fast_math = 0;  // the bfloat16 product folds BatchNorm whatever fast_math says
+  const ConvSpec keyed = Keyed(s);
   const bool relu_post_op = s.relu != 0;  // a clip, instead of relu, runs afterwards
   std::shared_ptr<const Bf16Primitive> p;
   try {
@@ -214,6 +226,10 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << " in bfloat16: oneDNN failed (" << e.what() << ")";
   }
+}
+
+std::string Bf16ConvolutionImplementation(const ConvSpec& s) {
+  return PrimitiveFor(Keyed(s), s.relu != 0)->impl;
 }
 
 }  // namespace internal

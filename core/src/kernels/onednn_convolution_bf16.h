@@ -5,10 +5,14 @@
 // nearest even, as amp_cast), the sums and the output are float32; the bias is float32.
 #pragma once
 
-#include "kernels/convolution.h"
+#include <string>
+
+#include "kernels/convolution_spec.h"
 
 namespace hybridnet {
 namespace internal {
+
+struct ConvArgs;  // kernels/convolution.h
 
 /// Runs call `s` (a convolution, channel-last data, residual and output: s.channel_last set and
 /// s.data_channel_first not) with its products in bfloat16. BatchNorm is folded into the weights
@@ -17,6 +21,9 @@ namespace internal {
 /// with the weight array (with the BatchNorm arrays' write stamps in the key). Throws
 /// kUnsupported where oneDNN has no convolution for the call.
 void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a);
+
+/// The oneDNN implementation call `s` runs on in bfloat16 ("jit:avx2"), for tests.
+std::string Bf16ConvolutionImplementation(const ConvSpec& s);
 
 }  // namespace internal
 }  // namespace hybridnet
