@@ -150,8 +150,8 @@ void ExpectSplitProductsWhole() {
     int64_t m, n, k;
   };
   // 100 rows: blocks of 72 and 28 at 2 threads, 48, 48 and 4 at 3; 300 columns of 37 rows: 160
-  // and 140, or 112, 112 and 76.
-  const Case cases[] = {{100, 37, 96}, {37, 300, 40}, {200, 200, 9}};
+  // and 140, or 112, 112 and 76. Each has over 2^20 multiply-adds, so it is split.
+  const Case cases[] = {{100, 37, 288}, {37, 300, 100}, {200, 200, 27}};
   const std::string core = openblas_get_corename();
   const bool rows_keep_bits = core == "Haswell" || core == "Zen";
   const int threads_before = GetNumThreads();

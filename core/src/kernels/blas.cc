@@ -106,9 +106,14 @@ class AsynchronousSignalsWait {
 // two threads, an OpenBLAS product between OpenMP loops 30x (bench/train_epoch_bench.py; Zen 3).
 const bool kOpenBlasOnOneThread = (openblas_set_num_threads(1), true);
 
-// Below this many multiply-adds a product runs whole on the calling thread: OpenBLAS's own
-// threshold for threading one.
-constexpr int64_t kSplitMultiplyAdds = int64_t{1} << 18;
+// Below this many multiply-adds a product runs whole on the calling thread. Its operands are
+// usually hot in that thread's cache (the layer before wrote them), and under about 2^20 moving
+// them to another core costs what its half of the product saves: a digits MLP's 64x64x128
+// products (2^19) made its training epoch 9.3 ms at 2 threads, against 7.4 whole (Zen 3).
+constexpr int64_t kSplitProductMultiplyAdds = int64_t{1} << 20;
+// A matrix-vector product's matrix is weights, not the layer before's output, so it is split from
+// OpenBLAS's own threshold for threading one.
+constexpr int64_t kSplitMatrixVectorMultiplyAdds = int64_t{1} << 18;
 // Blocks of c's rows are multiples of this: OpenBLAS's Haswell and Zen kernels (Debian's 0.3.21)
 // then give every element the bits of the whole product, which their float kernels do not for
 // blocks of 16 or 32 rows, nor for any block of columns (measured on a Zen 3; double kept the
@@ -118,15 +123,16 @@ constexpr int64_t kRowAlign = 24;
 constexpr int64_t kColumnAlign = 16;
 
 // c (m x n) = op(a) * op(b), as `product(rows, cols, a_part, b_part, c_part)` calls: one for the
-// whole product, or, on several kernel threads, one per block of c's rows (of its columns when it
-// has too few rows to split), the blocks split between those threads.
+// whole product, or, on several kernel threads when it has `min_multiply_adds` or more, one per
+// block of c's rows (of its columns when it has too few rows to split), the blocks split between
+// those threads.
 template <typename T, typename Product>
 void SplitProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a,
                   int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
-                  const Product& product) {
+                  int64_t min_multiply_adds, const Product& product) {
   const int threads = KernelThreads();
   const bool by_rows = m >= 2 * kRowAlign;
-  if (threads <= 1 || omp_in_parallel() || m * n * k < kSplitMultiplyAdds ||
+  if (threads <= 1 || omp_in_parallel() || m * n * k < min_multiply_adds ||
       (!by_rows && n < 2 * kColumnAlign)) {
     product(m, n, a, b, c);
     return;
@@ -149,7 +155,7 @@ void SplitProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
 template <typename T>
 void OpenBlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha,
                   const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+  SplitProduct(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, kSplitProductMultiplyAdds,
                [&](int64_t rows, int64_t cols, const T* a_part, const T* b_part, T* c_part) {
                  const auto gemm = [] {
                    if constexpr (std::is_same_v<T, float>) {
@@ -206,7 +212,7 @@ void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float be
     return;
   }
   // y's rows as a product's rows: a (m x k) by x (k x 1).
-  SplitProduct(false, false, m, 1, k, a, k, x, 1, y, 1,
+  SplitProduct(false, false, m, 1, k, a, k, x, 1, y, 1, kSplitMatrixVectorMultiplyAdds,
                [&](int64_t rows, int64_t, const float* a_part, const float*, float* y_part) {
                  cblas_sgemv(CblasRowMajor, CblasNoTrans, BlasInt(rows), BlasInt(k), 1.f, a_part,
                              BlasInt(k), x, 1, beta, y_part, 1);
