@@ -15,6 +15,7 @@
 #include "hybridnet/base.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/ndarray.h"
+#include "common/square_conv_spec.h"
 #include "hybridnet/symbol.h"
 #include "kernels/onednn.h"
 #include "kernels/onednn_convolution_bf16.h"
@@ -226,17 +227,7 @@ TEST(BFloat16Executor, ImageNetworkShapesGetJitKernels) {
                           {256, 512, 1, 1, 2, 28, 0},
                           {144, 144, 144, 3, 2, 56, 0}};
   for (const Layer& l : layers) {
-    internal::ConvSpec s;
-    s.channel_last = 1;
-    s.N = 8;
-    s.C = l.C;
-    s.F = l.F;
-    s.G = l.G;
-    s.kernel[0] = s.kernel[1] = l.k;
-    s.stride[0] = s.stride[1] = l.stride;
-    s.pad_l[0] = s.pad_l[1] = s.pad_r[0] = s.pad_r[1] = l.k / 2;
-    s.in[0] = s.in[1] = l.hw;
-    s.out[0] = s.out[1] = (l.hw + 2 * (l.k / 2) - l.k) / l.stride + 1;
+    internal::ConvSpec s = testing_util::SquareConvSpec(8, l.C, l.F, l.G, l.k, l.stride, l.hw);
     s.bias = 1;
     s.residual = l.residual;
     s.relu = 1;

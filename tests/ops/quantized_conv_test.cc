@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/square_conv_spec.h"
 #include "common/test_util.h"
 #include "hybridnet/executor.h"
 #include "hybridnet/imperative.h"
@@ -228,17 +229,7 @@ TEST(Int8Convolution, ImageNetworkShapesGetJitKernels) {
   const std::string isa = internal::OneDnnDescription();
   for (const Shape4& s : shapes) {
     internal::Int8ConvCall c;
-    internal::ConvSpec& g = c.geometry;
-    g.N = 1;
-    g.C = s.C;
-    g.F = s.F;
-    g.G = s.G;
-    g.kernel[0] = g.kernel[1] = s.k;
-    g.stride[0] = g.stride[1] = s.stride;
-    g.pad_l[0] = g.pad_l[1] = g.pad_r[0] = g.pad_r[1] = s.k / 2;
-    g.in[0] = g.in[1] = s.hw;
-    g.out[0] = g.out[1] = (s.hw + 2 * (s.k / 2) - s.k) / s.stride + 1;
-    g.channel_last = 1;
+    c.geometry = testing_util::SquareConvSpec(1, s.C, s.F, s.G, s.k, s.stride, s.hw);
     c.data = s.data;
     c.out = DType::kUint8;
     c.output_scales = std::vector<float>(static_cast<size_t>(s.F), 0.01f);
