@@ -78,8 +78,8 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   // Without bfloat16 kernels the product is float32, and the output is channel-last: oneDNN's
   // AVX2 kernels then take a channel-last source too, and given "any" it picks its reference
   // kernel (25 times slower on ResNet-18).
-  const memory::desc src_any(src_dims, product,
-                             product == DataType::f32 ? ChannelLastTag(nd) : memory::format_tag::any);
+  const memory::desc src(src_dims, product,
+                         product == DataType::f32 ? ChannelLastTag(nd) : memory::format_tag::any);
   const memory::desc weight_any(WeightDims(s), product, memory::format_tag::any);
   // The output straight into the caller's channel-last float32 array.
   const memory::desc dst(dst_dims, DataType::f32, ChannelLastTag(nd));
@@ -90,7 +90,7 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   if (relu_post_op) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   attr.set_post_ops(ops);
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                       dnnl::algorithm::convolution_direct, src_any, weight_any,
+                                       dnnl::algorithm::convolution_direct, src, weight_any,
                                        p->bias_md, dst, strides, dilates, pad_l, pad_r);
   dnnl::convolution_forward::primitive_desc pd(desc, attr, OneDnnEngine());
   p->src_md = pd.src_desc();
