@@ -139,7 +139,7 @@ TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
 }
 
 // Products large enough to be split between the kernel threads (by rows, or by columns when
-// they have fewer than 48), at 2 and 3 threads: every element is still its row by its column,
+// they have fewer than 24), at 2 and 3 threads: every element is still its row by its column,
 // blocks ending off the kernels' tiles included, in float and double, for each transpose. Where
 // blas.cc measured it (OpenBLAS's Haswell and Zen kernels), blocks of rows give the one-thread
 // product's bits.
@@ -149,9 +149,10 @@ void ExpectSplitProductsWhole() {
   struct Case {
     int64_t m, n, k;
   };
-  // 100 rows: blocks of 72 and 28 at 2 threads, 48, 48 and 4 at 3; 300 columns of 37 rows: 160
-  // and 140, or 112, 112 and 76. Each has over 2^20 multiply-adds, so it is split.
-  const Case cases[] = {{100, 37, 288}, {37, 300, 100}, {200, 200, 27}};
+  // 100 rows: blocks of 60 and 40 at 2 threads, 36, 36 and 28 at 3; 37 rows: 24 and 13; 300
+  // columns of 20 rows: 160 and 140, or 112, 112 and 76. Each has over 2^20 multiply-adds, so it
+  // is split.
+  const Case cases[] = {{100, 37, 288}, {37, 300, 100}, {20, 300, 180}, {200, 200, 27}};
   const std::string core = openblas_get_corename();
   const bool rows_keep_bits = core == "Haswell" || core == "Zen";
   const int threads_before = GetNumThreads();
@@ -183,7 +184,7 @@ void ExpectSplitProductsWhole() {
             SetNumThreads(threads);
             internal::Gemm(ta, tb, c.m, c.n, c.k, T(0.75), a.data(), lda, b.data(), ldb, beta,
                            out.data(), ldc);
-            if (rows_keep_bits && c.m >= 48) {
+            if (rows_keep_bits && c.m >= 24) {
               ASSERT_EQ(out, one_thread) << "on OpenBLAS " << core;
             }
             for (int64_t i = 0; i < c.m; ++i) {

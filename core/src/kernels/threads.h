@@ -2,7 +2,7 @@
 // primitives and sgemm (OpenMP) and the matrix products, which blas.cc splits between the threads
 // (OpenBLAS itself runs on one). hybridnet::SetNumThreads (imperative.h) sets it. Results do not
 // depend on it (each kernel's opening comment says why), with one exception: a product of fewer
-// than 48 rows is split by columns, and OpenBLAS's float kernels give a block of columns other
+// than 24 rows is split by columns, and OpenBLAS's float kernels give a block of columns other
 // last bits than the whole product; so may its AVX-512 kernels a block of rows (blas.cc's
 // kRowAlign was measured on its Haswell and Zen kernels).
 #pragma once
