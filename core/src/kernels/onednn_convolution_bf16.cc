@@ -58,11 +58,10 @@ struct Bf16Primitive {
   dnnl::convolution_forward prim;
   memory::desc user_src_md, src_md, user_weight_md, weight_md, bias_md, dst_md, scratchpad_md;
   dnnl::reorder src_in;
-  bool relu_post_op = false;  // relu as a post-op (else none, or a clip that runs afterwards)
-  std::string impl;           // oneDNN's implementation name, for tests
+  std::string impl;  // oneDNN's implementation name, for tests
 };
 
-std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_post_op) {
+std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s) {
   auto p = std::make_shared<Bf16Primitive>();
   const int64_t nd = s.nd;
   const memory::dims src_dims = DataDims(s.N, s.C, s.in, nd);
@@ -87,7 +86,8 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops ops;
   if (s.residual) ops.append_sum(1.f);
-  if (relu_post_op) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  // relu as a post-op; a clip (s.relu unset) runs afterwards.
+  if (s.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   attr.set_post_ops(ops);
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                        dnnl::algorithm::convolution_direct, src, weight_any,
@@ -99,25 +99,23 @@ std::shared_ptr<const Bf16Primitive> MakePrimitive(const ConvSpec& s, bool relu_
   p->scratchpad_md = pd.scratchpad_desc();
   p->prim = dnnl::convolution_forward(pd);
   p->src_in = SharedReorder(p->user_src_md, p->src_md);
-  p->relu_post_op = relu_post_op;
   p->impl = pd.impl_info_str();
   return p;
 }
 
-// Primitives by call (the spec's bytes and the relu post-op), shared by every thread; dropped
-// all at once beyond kMaxPrimitives (a model has a few dozen shapes).
-std::shared_ptr<const Bf16Primitive> PrimitiveFor(const ConvSpec& s, bool relu_post_op) {
+// Primitives by call (the spec's bytes), shared by every thread; dropped all at once beyond
+// kMaxPrimitives (a model has a few dozen shapes).
+std::shared_ptr<const Bf16Primitive> PrimitiveFor(const ConvSpec& s) {
   static constexpr size_t kMaxPrimitives = 1024;
   static std::mutex mutex;
   static std::unordered_map<std::string, std::shared_ptr<const Bf16Primitive>> cache;
-  std::string key(reinterpret_cast<const char*>(&s), sizeof(s));
-  key += relu_post_op ? 'r' : '-';
+  const std::string key(reinterpret_cast<const char*>(&s), sizeof(s));
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  std::shared_ptr<const Bf16Primitive> made = MakePrimitive(s, relu_post_op);
+  std::shared_ptr<const Bf16Primitive> made = MakePrimitive(s);
   std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= kMaxPrimitives) cache.clear();
   return cache.emplace(key, made).first->second;
@@ -189,10 +187,9 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
   HN_CHECK(!s.deconv && s.channel_last && !s.data_channel_first, kInternal)
       << SpecText(s) << ": the bfloat16 kernel takes channel-last convolutions only";
   const ConvSpec keyed = Keyed(s);
-  const bool relu_post_op = s.relu != 0;  // a clip, instead of relu, runs afterwards
   std::shared_ptr<const Bf16Primitive> p;
   try {
-    p = PrimitiveFor(keyed, relu_post_op);
+    p = PrimitiveFor(keyed);
   } catch (const dnnl::error& e) {
     HN_THROW(kUnsupported) << SpecText(s) << " in bfloat16: oneDNN has no convolution for "
                            << "it on this CPU (" << OneDnnDescription() << "): " << e.what();
@@ -229,7 +226,7 @@ void RunOneDnnBf16Convolution(const ConvSpec& s, const ConvArgs& a) {
 }
 
 std::string Bf16ConvolutionImplementation(const ConvSpec& s) {
-  return PrimitiveFor(Keyed(s), s.relu != 0)->impl;
+  return PrimitiveFor(Keyed(s))->impl;
 }
 
 }  // namespace internal
