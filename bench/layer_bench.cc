@@ -309,8 +309,8 @@ const TrainConvLayer kTrainConvs[] = {
 };
 
 // One pass (0 forward, 1 backward data, 2 backward weights) of kTrainConvs[layer] on kernel
-// `kernel` of that pass's choice (forward: the oneDNN ones, 0 channel-last, 1 blocked), on
-// channel-last arrays as the training graph holds them, 1 thread.
+// `kernel` of that pass's choice (forward: 0 oneDNN's channel-last, 1 its blocked, 2 our
+// Winograd), on channel-last arrays as the training graph holds them, 1 thread.
 void BM_TrainConvPass(benchmark::State& state) {
   const TrainConvLayer& t = kTrainConvs[state.range(0)];
   const int64_t pass = state.range(1);
@@ -325,10 +325,11 @@ void BM_TrainConvPass(benchmark::State& state) {
   internal::KernelChoice& choice = pass == 0   ? internal::ConvolutionKernels()
                                    : pass == 1 ? internal::ConvolutionDataGradientKernels()
                                                : internal::ConvolutionWeightGradientKernels();
-  const int kernel =
-      pass == 0 ? static_cast<int>(state.range(2) == 0 ? internal::ConvKernel::kOneDnn
-                                                       : internal::ConvKernel::kOneDnnBlocked)
-                : static_cast<int>(state.range(2));
+  const internal::ConvKernel forward[] = {internal::ConvKernel::kOneDnn,
+                                          internal::ConvKernel::kOneDnnBlocked,
+                                          internal::ConvKernel::kWinograd};
+  const int kernel = pass == 0 ? static_cast<int>(forward[state.range(2)])
+                               : static_cast<int>(state.range(2));
   choice.Force(kernel);
   state.SetLabel(choice.kernels()[static_cast<size_t>(kernel)].name);
   auto run = [&] {
@@ -384,8 +385,8 @@ BENCHMARK(BM_TrainConvGradient)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TrainConvPass)
     ->ArgNames({"layer", "pass", "kernel"})
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {0}, {0, 1}})
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {1, 2}, {0, 1, 2}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {0}, {0, 1, 2}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 14, 1), {1, 2}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet50Convs)
     ->ArgNames({"int8", "threads"})

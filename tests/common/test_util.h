@@ -40,6 +40,12 @@ inline std::string BitDifference(const NDArray& a, const NDArray& b) {
 /// Same shape, dtype and bytes.
 inline bool BitEqual(const NDArray& a, const NDArray& b) { return BitDifference(a, b).empty(); }
 
+/// How far the Winograd convolution kernels' results (forward, backward data, backward weights;
+/// kernels/convolution_winograd.h) may be from float64's, relative to the largest value, on
+/// data and weights uniform in [-1, 1]. Measured on 50 draws each (Zen 3): forward 2.5e-6 to
+/// 6.6e-6, backward data up to 1.41e-5 (256 channels onto 5x5), backward weights up to 4.1e-6.
+constexpr double kWinogradRelativeBound = 3e-5;
+
 /// The row-major flat offset of index `idx` in shape `s`.
 inline int64_t Offset(const Shape& s, const std::vector<int64_t>& idx) {
   int64_t off = 0;

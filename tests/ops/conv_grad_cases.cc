@@ -188,6 +188,12 @@ HN_CONFORMANCE_CASES(ConvolutionGradient) {
       "_backward_Convolution", {{"kernel", "(2, 3, 2)"}, {"pad", "(0, 1, 1)"}, {"num_filter", "3"}},
       {{1, 3, 3, 5, 5}, {1, 2, 4, 5, 4}, {3, 2, 2, 3, 2}, {3}},
       GradientOf(ConvRef(Geom({2, 3, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, 3, 1, true)), 3), "3d")));
+  // 3x3 windows of stride 1 and padding 1 on channels in multiples of 8 (Winograd's kernel takes
+  // them), on images whose sides are no multiples of its 4x4 tiles.
+  cases->push_back(Internal(Case(
+      "_backward_Convolution", {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}},
+      {{2, 16, 7, 6}, {2, 8, 7, 6}, {16, 8, 3, 3}, {16}},
+      GradientOf(ConvRef(Geom({3, 3}, {1, 1}, {1, 1}, {1, 1}, 16, 1, true)), 3), "3x3_pad1")));
   // A stride that leaves the last input rows out of every window: their gradient is 0.
   cases->push_back(Internal(Case(
       "_backward_Convolution", {{"kernel", "(2, 2)"}, {"stride", "(3, 3)"}, {"num_filter", "2"}},
@@ -229,6 +235,16 @@ HN_CONFORMANCE_CASES(ConvolutionGradient) {
                     channel_last(GradientOf(
                         ConvRef(Geom({2, 3, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}, 3, 1, false)), 2)),
                     "ndhwc_no_bias")));
+  cases->push_back(Internal(
+      Case("_backward_hn_convolution",
+           {{"kernel", "(3, 3)"},
+            {"pad", "(1, 1)"},
+            {"num_filter", "8"},
+            {"no_bias", "True"},
+            {"layout", "NHWC"}},
+           {{1, 5, 9, 8}, {1, 5, 9, 16}, {8, 16, 3, 3}},
+           channel_last(GradientOf(ConvRef(Geom({3, 3}, {1, 1}, {1, 1}, {1, 1}, 8, 1, false)), 2)),
+           "nhwc_3x3_pad1")));
 
   // out_grad, data, weight[, bias]: stride, pad and adj with groups and a bias; target_shape.
   ConvGeom deconv = Geom({3, 3}, {2, 2}, {1, 1}, {1, 1}, 6, 2, true);

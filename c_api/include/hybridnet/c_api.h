@@ -1013,8 +1013,8 @@ HN_API int hn_predictor_clone(const hn_predictor* predictor, hn_predictor** out)
 HN_API void hn_predictor_free(hn_predictor* predictor) HN_NOEXCEPT;
 
 /** With `enable` 1, lets this predictor's convolutions trade the last bits for speed: BatchNorm
- *  folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where oneDNN has
- *  it. Outputs then differ from the default (which equals op-by-op execution bit for bit) by a
+ *  folded into the convolution weights, Winograd for 3x3 stride-1 convolutions (oneDNN's on
+ *  AVX-512 CPUs, hybridnet's own on AVX2 ones). Outputs then differ from the default (which equals op-by-op execution bit for bit) by a
  *  relative error bounded in docs/performance.md (at most 1e-4 of the largest output, which
  *  the C API's tests check on a ResNet). 0 (the default) turns it off; anything else is
  *  HN_ERR_INVALID_ARGUMENT. Takes effect at the next forward (which plans again); clones made

@@ -25,8 +25,9 @@ struct ExecutorOptions {
   bool fuse = true;
   bool plan_memory = true;  ///< reuse intermediate buffers by liveness
   /// Faster convolutions whose results may differ from the ops run one by one in the last bits:
-  /// BatchNorm folded into the convolution weights, Winograd for 3x3 stride-1 convolutions where
-  /// oneDNN has it. Off by default; docs/performance.md gives the error bound.
+  /// BatchNorm folded into the convolution weights, Winograd for 3x3 stride-1 convolutions
+  /// (oneDNN's on AVX-512, ours on AVX2). Off by default; docs/performance.md gives the error
+  /// bound.
   bool fast_math = false;
   /// Run ops in training mode (OpContext::is_train: Dropout drops, BatchNorm uses the batch
   /// statistics and updates its running ones), as eager ops under autograd's train mode. A

@@ -1,6 +1,7 @@
-// What the convolution kernels' adapters share (convolution.cc, onednn_convolution.cc): a call's
-// description for messages, its output positions, and data derived from its weights kept with
-// the weight array.
+// What the convolution kernels' adapters share (convolution.cc, onednn_convolution.cc,
+// convolution_winograd.cc): a call's description for messages, its output positions, data
+// derived from its weights kept with the weight array, and channel-last arrays for kernels
+// that take only those.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,8 @@
 
 #include "kernels/convolution.h"
 #include "kernels/epilogue.h"
+#include "kernels/layout.h"
+#include "kernels/workspace.h"
 #include "ndarray/storage.h"
 
 namespace hybridnet {
@@ -74,6 +77,36 @@ inline EpilogueArgs EpilogueOf(const ConvSpec& s, const ConvArgs& a, bool whole,
   e.epilogue.bias = nullptr;
   e.out = out;
   return e;
+}
+
+// Runs `kernel(data, residual, out)` on channel-last arrays: the caller's own, or copies
+// re-laid-out around it for channel-first callers (and for channel-first data alone).
+template <typename Kernel>
+void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
+  if (s.channel_last && !s.data_channel_first) {
+    kernel(a.data, s.residual ? a.residual : nullptr, a.out);
+    return;
+  }
+  int64_t in_spatial = 1, out_spatial = 1;
+  for (int64_t i = 0; i < s.nd; ++i) {
+    in_spatial *= s.in[i];
+    out_spatial *= s.out[i];
+  }
+  float* data = a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
+  Relayout(a.data, data, s.N, s.C, in_spatial, true, a.workspace);
+  if (s.channel_last) {
+    kernel(data, s.residual ? a.residual : nullptr, a.out);
+    return;
+  }
+  float* out = a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
+  float* residual = nullptr;
+  if (s.residual) {
+    residual =
+        a.workspace->Get<float>(kConvResidualSlot, static_cast<size_t>(s.N * s.F * out_spatial));
+    Relayout(a.residual, residual, s.N, s.F, out_spatial, true, a.workspace);
+  }
+  kernel(data, residual, out);
+  Relayout(out, a.out, s.N, s.F, out_spatial, false, a.workspace);
 }
 
 }  // namespace internal

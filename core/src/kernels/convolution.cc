@@ -12,6 +12,7 @@
 #include "kernels/convolution_depthwise.h"
 #include "kernels/convolution_few_channels.h"
 #include "kernels/convolution_pointwise.h"
+#include "kernels/convolution_winograd.h"
 #include "kernels/epilogue.h"
 #include "kernels/gemv.h"
 #include "kernels/layout.h"
@@ -25,36 +26,6 @@ namespace hybridnet {
 namespace internal {
 
 namespace {
-
-// Runs `kernel(data, residual, out)` on channel-last arrays: the caller's own, or copies
-// re-laid-out around it for channel-first callers (and for channel-first data alone).
-template <typename Kernel>
-void OnChannelLast(const ConvSpec& s, const ConvArgs& a, Kernel kernel) {
-  if (s.channel_last && !s.data_channel_first) {
-    kernel(a.data, s.residual ? a.residual : nullptr, a.out);
-    return;
-  }
-  int64_t in_spatial = 1, out_spatial = 1;
-  for (int64_t i = 0; i < s.nd; ++i) {
-    in_spatial *= s.in[i];
-    out_spatial *= s.out[i];
-  }
-  float* data = a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(s.N * s.C * in_spatial));
-  Relayout(a.data, data, s.N, s.C, in_spatial, true, a.workspace);
-  if (s.channel_last) {
-    kernel(data, s.residual ? a.residual : nullptr, a.out);
-    return;
-  }
-  float* out = a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(s.N * s.F * out_spatial));
-  float* residual = nullptr;
-  if (s.residual) {
-    residual =
-        a.workspace->Get<float>(kConvResidualSlot, static_cast<size_t>(s.N * s.F * out_spatial));
-    Relayout(a.residual, residual, s.N, s.F, out_spatial, true, a.workspace);
-  }
-  kernel(data, residual, out);
-  Relayout(out, a.out, s.N, s.F, out_spatial, false, a.workspace);
-}
 
 // The weights (C, 1, 3, 3) as [tap][C], kept with the weight array.
 struct DepthwiseWeights {
@@ -298,10 +269,14 @@ void RunOwnGemv(const ConvSpec& s, const ConvArgs& a) {
   if (epilogue) RunEpilogue(EpilogueOf(s, a, true, 1, y, a.residual, a.out));
 }
 
-// The first of our kernels that takes call s (in ConvKernel's order), else oneDNN's.
+// The first of our kernels that takes call s (Winograd's: where it pays), in ConvKernel's order,
+// else oneDNN's.
 ConvKernel UsualKernelFor(const ConvSpec& s) {
   for (int k = 0; k < static_cast<int>(ConvKernel::kOneDnn); ++k) {
-    if (ConvKernelTakes(static_cast<ConvKernel>(k), s)) return static_cast<ConvKernel>(k);
+    const ConvKernel kernel = static_cast<ConvKernel>(k);
+    if (kernel == ConvKernel::kWinograd ? WinogradPays(s) : ConvKernelTakes(kernel, s)) {
+      return kernel;
+    }
   }
   return OneDnnBlockedPays(s) ? ConvKernel::kOneDnnBlocked : ConvKernel::kOneDnn;
 }
@@ -321,6 +296,7 @@ KernelChoice& ConvolutionKernels() {
                                              {"gemv", "AVX2 and FMA", CpuHasAvx2()},
                                              {"pointwise", "AVX-512F", CpuHasAvx512()},
                                              {"few_channels", "AVX-512F", CpuHasAvx512()},
+                                             {"winograd", "AVX2 and FMA", CpuHasAvx2()},
                                              {"onednn", "", true},
                                              {"onednn_blocked", "", true}});
   return choice;
@@ -336,6 +312,8 @@ bool ConvKernelTakes(ConvKernel kernel, const ConvSpec& s) {
       return PointwiseTakes(s);
     case ConvKernel::kFewChannels:
       return FewChannelsTakes(s);
+    case ConvKernel::kWinograd:
+      return WinogradTakes(s);
     case ConvKernel::kOneDnn:
       return true;
     case ConvKernel::kOneDnnBlocked:
@@ -378,6 +356,9 @@ void RunConvolution(const ConvSpec& s, const ConvArgs& a) {
       return;
     case ConvKernel::kFewChannels:
       RunOwnFewChannels(s, a);
+      return;
+    case ConvKernel::kWinograd:
+      RunWinogradConvolution(s, a);
       return;
     case ConvKernel::kOneDnn:
       RunOneDnnConvolution(s, a, false);

@@ -14,8 +14,10 @@
 // (convolution_few_channels.h).
 //
 // fast_math (ExecutorOptions::fast_math, off by default) trades those bits for speed: BatchNorm
-// is folded into the weights and bias, and 3x3 stride-1 convolutions may use oneDNN's Winograd
-// algorithm (see docs/performance.md for the error bound).
+// is folded into the weights and bias, and 3x3 stride-1 convolutions may use Winograd's
+// algorithm, oneDNN's on AVX-512, ours on AVX2 (see docs/performance.md for the error bound).
+// Training's 3x3 stride-1 convolutions (forward and backward data) run ours by default where it
+// pays (convolution_winograd.h): eager and hybridized alike, so they keep each other's bits.
 //
 // Thread count (threads.h): the results do not depend on it: the kernels used split no reduction
 // between threads, except oneDNN's GEMM one (other single output positions), which therefore
@@ -111,9 +113,18 @@ void ConvolutionBiasGradient(const float* out_grad, int64_t N, int64_t F, int64_
                              float* bias_grad);
 
 /// The kernels that run convolutions, in the order of preference: ours, each taking the calls
-/// its own file's `...Takes` states, then oneDNN's, which takes every call, on channel-last data
-/// or, where that is faster (OneDnnBlockedPays, onednn_convolution.h), on its blocked layouts.
-enum class ConvKernel { kDepthwise, kGemv, kPointwise, kFewChannels, kOneDnn, kOneDnnBlocked };
+/// its own file's `...Takes` states (Winograd's: those its `WinogradPays` states), then oneDNN's,
+/// which takes every call, on channel-last data or, where that is faster (OneDnnBlockedPays,
+/// onednn_convolution.h), on its blocked layouts.
+enum class ConvKernel {
+  kDepthwise,
+  kGemv,
+  kPointwise,
+  kFewChannels,
+  kWinograd,
+  kOneDnn,
+  kOneDnnBlocked
+};
 
 /// The choice among them (kernel_choice.h), indexed by ConvKernel.
 KernelChoice& ConvolutionKernels();

@@ -24,6 +24,9 @@ struct ConvSpec {
   int64_t residual = 0;
   int64_t relu = 0;
   int64_t fast_math = 0;
+  /// The call may run Winograd's algorithm (convolution_winograd.h), whose results are within
+  /// about 1e-5 of the largest output, not the direct sum's bits: with fast_math, and in training.
+  int64_t winograd = 0;
   /// Threads the primitive runs on; RunConvolution sets it (oneDNN fixes a primitive's thread
   /// count when it makes it, so primitives are kept per count).
   int64_t threads = 0;

@@ -11,9 +11,11 @@
 #include <unordered_map>
 
 #include "hybridnet/base.h"
+#include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
 #include "kernels/blas.h"
 #include "kernels/convolution-inl.h"
+#include "kernels/convolution_winograd.h"
 #include "kernels/epilogue.h"
 #include "kernels/onednn.h"
 #include "kernels/parallel-inl.h"
@@ -27,7 +29,7 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-static_assert(sizeof(ConvSpec) == 35 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
+static_assert(sizeof(ConvSpec) == 36 * sizeof(int64_t), "ConvSpec is hashed as plain bytes");
 
 memory::dims Spatial(const int64_t* v, int64_t nd) { return memory::dims(v, v + nd); }
 
@@ -148,7 +150,8 @@ KernelChoice& ConvolutionWeightGradientKernels() {
   static KernelChoice choice("convolution_backward_weights",
                              {{"onednn_backward_weights", "", true},
                               {"patch_gemm", "", true},
-                              {"onednn_backward_weights_blocked", "", true}});
+                              {"onednn_backward_weights_blocked", "", true},
+                              {"winograd", "AVX2 and FMA", CpuHasAvx2()}});
   return choice;
 }
 
@@ -156,7 +159,8 @@ KernelChoice& ConvolutionDataGradientKernels() {
   static KernelChoice choice("convolution_backward_data",
                              {{"onednn_backward_data", "", true},
                               {"rotated_forward", "", true},
-                              {"onednn_backward_data_blocked", "", true}});
+                              {"onednn_backward_data_blocked", "", true},
+                              {"winograd", "AVX2 and FMA", CpuHasAvx2()}});
   return choice;
 }
 
@@ -1003,16 +1007,12 @@ void RunWeightGradient(const ConvGradPrimitive& p, const ConvSpec& s, const Conv
   OneDnnStream().wait();
 }
 
-// The kernel of a gradient pass of call s (counted), unless a test forces one: `own` where it
-// `pays`, else oneDNN's on its blocked layouts where they pay, else on channel-last data;
-// `takes`: whether `own` can run s at all.
-template <typename Kernel>
-Kernel ChooseGradKernel(KernelChoice& choice, Kernel own, const ConvSpec& s, bool pays,
-                        bool takes, bool blocked_pays) {
-  const Kernel usual = pays ? own : blocked_pays ? Kernel::kOneDnnBlocked : Kernel::kOneDnn;
-  const int own_index = static_cast<int>(own);
+// The kernel of a gradient pass of call s (counted): `usual`, unless a test forces one;
+// `takes(kernel)`: whether that kernel can run s at all.
+template <typename Kernel, typename Takes>
+Kernel ChooseGradKernel(KernelChoice& choice, Kernel usual, const ConvSpec& s, const Takes& takes) {
   return static_cast<Kernel>(choice.Choose(
-      static_cast<int>(usual), [&](int k) { return k != own_index || takes; },
+      static_cast<int>(usual), [&](int k) { return takes(static_cast<Kernel>(k)); },
       [&] { return SpecText(s); }));
 }
 
@@ -1022,29 +1022,48 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   ConvSpec keyed = s;
   keyed.threads = KernelThreads();  // the primitives are made for it
   std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
+  bool winograd_weights = false;
   if (a.data_grad != nullptr) {
     using K = ConvDataGradKernel;
-    const K kernel = ChooseGradKernel(ConvolutionDataGradientKernels(), K::kRotatedForward, s,
-                                      RotatedForwardPays(s), RotatedForwardTakes(s),
-                                      BlockedLayoutsPayForGradient(s, false));
-    data_p = kernel == K::kRotatedForward
-                 ? RotatedDataGradPrimitives().Get(keyed)
-                 : GradPrimitives<false>(kernel == K::kOneDnnBlocked).Get(keyed);
+    const K usual = WinogradPays(s)                          ? K::kWinograd
+                    : RotatedForwardPays(s)                  ? K::kRotatedForward
+                    : BlockedLayoutsPayForGradient(s, false) ? K::kOneDnnBlocked
+                                                             : K::kOneDnn;
+    const K kernel = ChooseGradKernel(ConvolutionDataGradientKernels(), usual, s, [&](K k) {
+      return k == K::kWinograd         ? WinogradTakes(s)
+             : k == K::kRotatedForward ? RotatedForwardTakes(s)
+                                       : true;
+    });
+    if (kernel == K::kWinograd) {
+      RunWinogradDataGradient(s, a);
+    } else {
+      data_p = kernel == K::kRotatedForward
+                   ? RotatedDataGradPrimitives().Get(keyed)
+                   : GradPrimitives<false>(kernel == K::kOneDnnBlocked).Get(keyed);
+    }
   }
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
-    const K kernel = ChooseGradKernel(ConvolutionWeightGradientKernels(), K::kPatchGemm, s,
-                                      PatchGemmPays(s), PatchGemmTakes(s),
-                                      BlockedLayoutsPayForGradient(s, true));
-    weight_p = kernel == K::kPatchGemm
-                   ? PatchGemmWeightGradPrimitives().Get(keyed)
-                   : GradPrimitives<true>(kernel == K::kOneDnnBlocked).Get(keyed);
+    const K usual = WinogradWeightGradPays(s)               ? K::kWinograd
+                    : PatchGemmPays(s)                      ? K::kPatchGemm
+                    : BlockedLayoutsPayForGradient(s, true) ? K::kOneDnnBlocked
+                                                            : K::kOneDnn;
+    const K kernel = ChooseGradKernel(ConvolutionWeightGradientKernels(), usual, s, [&](K k) {
+      return k == K::kWinograd ? WinogradTakes(s) : k != K::kPatchGemm || PatchGemmTakes(s);
+    });
+    winograd_weights = kernel == K::kWinograd;
+    if (!winograd_weights) {
+      weight_p = kernel == K::kPatchGemm
+                     ? PatchGemmWeightGradPrimitives().Get(keyed)
+                     : GradPrimitives<true>(kernel == K::kOneDnnBlocked).Get(keyed);
+    }
   }
   ThreadCountWhile threads(static_cast<int>(keyed.threads));
   try {
     std::optional<memory> laid;
     if (data_p) laid = RunDataGradient(*data_p, s, a);
     if (weight_p) RunWeightGradient(*weight_p, s, a, laid ? &*laid : nullptr);
+    if (winograd_weights) RunWinogradWeightGradient(s, a);
   } catch (const dnnl::error& e) {
     HN_THROW(kInternal) << SpecText(s) << ": oneDNN's backward convolution failed (" << e.what()
                         << ")";

@@ -6,7 +6,7 @@
 // The gradients of convolutions (RunConvolutionGradients, convolution.h) run on
 // oneDNN's backward primitives here too, kept the same way, or where that is faster on its
 // forward primitive with rotated weights (backward data) and on sgemm products of the data's
-// patches (backward weights).
+// patches (backward weights), or on our Winograd kernel (convolution_winograd.h).
 //
 // oneDNN 2.x: this is the one file written against its operation descriptors
 // (convolution_forward::desc, memory::desc::data). A port to 3.x makes the primitive descriptors
@@ -37,8 +37,9 @@ namespace internal {
 /// backward-data primitive on channel-last data (where it has a direct kernel for it, else on
 /// the layouts it chooses), which takes every call; for stride-1 calls of one group, its forward
 /// convolution of dy by the weights turned 180 degrees, channels swapped; its backward-data
-/// primitive on the blocked layouts it chooses, data and gradients re-laid-out around it.
-enum class ConvDataGradKernel { kOneDnn, kRotatedForward, kOneDnnBlocked };
+/// primitive on the blocked layouts it chooses, data and gradients re-laid-out around it; our
+/// Winograd kernel (convolution_winograd.h) on dy and the rotated weights.
+enum class ConvDataGradKernel { kOneDnn, kRotatedForward, kOneDnnBlocked, kWinograd };
 
 /// The choice among them (kernel_choice.h), indexed by ConvDataGradKernel.
 KernelChoice& ConvolutionDataGradientKernels();
@@ -46,8 +47,9 @@ KernelChoice& ConvolutionDataGradientKernels();
 /// The kernels that run a convolution's backward weights (RunConvolutionGradients): oneDNN's
 /// backward-weights primitive on channel-last data (as kOneDnn's backward data), which takes
 /// every call; for 2-D calls of one group, products (Gemm) of the output gradient and the data's
-/// patches; its backward-weights primitive on the blocked layouts it chooses.
-enum class ConvWeightGradKernel { kOneDnn, kPatchGemm, kOneDnnBlocked };
+/// patches; its backward-weights primitive on the blocked layouts it chooses; our Winograd
+/// kernel.
+enum class ConvWeightGradKernel { kOneDnn, kPatchGemm, kOneDnnBlocked, kWinograd };
 
 /// The choice among them (kernel_choice.h), indexed by ConvWeightGradKernel.
 KernelChoice& ConvolutionWeightGradientKernels();

@@ -29,6 +29,8 @@ enum WorkspaceSlot {
   kConvConvolvedSlot,      ///< a convolution's output (or rows) feeding a max pooling
   kConvRowSlot,            ///< the few-channel kernel's output rows before re-layout
   kConvPatchSlot,          ///< the data's patches a convolution's weight gradient multiplies
+  kConvWinogradSlot,       ///< Winograd's transformed tiles and their products, per thread
+  kConvWinogradWeightsSlot,  ///< Winograd's transformed windows, made for the call (training)
   kBatchNormAffineSlot,    ///< BatchNorm's per-channel scale and shift
   kBatchNormLanesSlot,     ///< channel-last BatchNorm's partial sums, per lane and channel
   kExpandAffineSlot,       ///< an expansion's BatchNorm scale and shift

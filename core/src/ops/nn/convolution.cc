@@ -606,7 +606,9 @@ void ConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs, const std:
     return;
   }
   internal::ConvArgs a = PlainConvArgs(ctx, in, out, p.no_bias);
-  internal::RunConvolution(ConvolutionSpec(p, in[0].shape, out[0].shape, false), a);
+  internal::ConvSpec s = ConvolutionSpec(p, in[0].shape, out[0].shape, false);
+  s.winograd = ctx.fast_math || ctx.is_train;
+  internal::RunConvolution(s, a);
 }
 
 // Sets the BatchNorm of call (s, a) from its four inputs from in[first]: the BatchNorm kernel's
@@ -664,6 +666,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
   const bool relu = f.act == internal::ActType::kRelu;
   s.relu = relu;
   s.fast_math = ctx.fast_math;
+  s.winograd = ctx.fast_math || ctx.is_train;
   SetClip(f.clip, &a);
   a.out = out[0].ptr<float>();
   a.bf16 = f.bf16;
@@ -678,6 +681,7 @@ void FusedConvolutionCompute(const OpContext& ctx, const NodeAttrs& attrs,
     internal::ConvSpec es = ConvolutionSpec(ep, in[0].shape, conv_data, cl);
     es.relu = e.relu;
     es.fast_math = ctx.fast_math;
+    es.winograd = s.winograd;
     internal::ConvArgs ea = ConvInputs(ctx, in, at.expand_weight, at.expand_bias);
     const NDArray* expand_bn_arrays[4] = {nullptr, nullptr, nullptr, nullptr};
     if (e.bn) {
@@ -865,6 +869,7 @@ void RunConvolutionBackward(const OpContext& ctx, const NodeAttrs& attrs, const 
   const Shape& y = in[0].shape;
   internal::ConvSpec s = ConvolutionSpec(p, in[1].shape, y, channel_last, false);
   s.bias = 0;
+  s.winograd = 1;  // gradients are training's
   if (in[0].dtype == DType::kFloat64) {
     HN_CHECK(!channel_last, kUnsupported)
         << DescribeNode(attrs) << ": float64 gradients need channel-first data";

@@ -1,0 +1,437 @@
+#include "kernels/convolution_winograd.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "kernels/avx2-inl.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/blas.h"
+#include "kernels/convolution-inl.h"
+#include "kernels/parallel-inl.h"
+#include "kernels/threads.h"
+
+namespace hybridnet {
+namespace internal {
+
+namespace {
+
+constexpr int64_t kTile = 4;                   // outputs per tile side
+constexpr int64_t kPoints = 36;                // 6x6 points of Winograd's space
+constexpr int64_t kChunkBytes = int64_t{3} << 19;  // transformed tiles of a chunk: 1.5 MiB
+
+// Tiles per chunk for products of C channels into F: the chunk's transformed inputs and
+// products (36 x tiles x channels floats each) within kChunkBytes, at least 24 tiles so the
+// products stay long enough for the matrix kernels; a multiple of 12, the row blocks OpenBLAS's
+// kernels compute alike. On ResNet-18's layers (Zen 3, 1 thread) 0.75-2 MiB were within noise
+// of each other, 8 MiB slower.
+int64_t ChunkTiles(int64_t C, int64_t F) {
+  const int64_t fit = kChunkBytes / (kPoints * std::max(C, F) * int64_t{sizeof(float)});
+  return std::max<int64_t>(24, fit / 12 * 12);
+}
+
+// The 6 values of G g for the 3 values g of a window's column or row (G: the 6x3 matrix of
+// F(4, 3) at the points 0, 1, -1, 2, -2 and infinity).
+HN_AVX2 inline void WeightRows(const __m256* g, __m256* o) {
+  const __m256 quarter = _mm256_set1_ps(0.25f), sixth = _mm256_set1_ps(1.f / 6);
+  const __m256 twelfth = _mm256_set1_ps(1.f / 12), twentyfourth = _mm256_set1_ps(1.f / 24);
+  const __m256 outer = _mm256_add_ps(g[0], g[2]);
+  o[0] = _mm256_mul_ps(quarter, g[0]);
+  o[1] = _mm256_mul_ps(_mm256_set1_ps(-1.f / 6), _mm256_add_ps(outer, g[1]));
+  o[2] = _mm256_mul_ps(_mm256_set1_ps(-1.f / 6), _mm256_sub_ps(outer, g[1]));
+  const __m256 even = _mm256_fmadd_ps(twentyfourth, g[0], _mm256_mul_ps(sixth, g[2]));
+  o[3] = _mm256_fmadd_ps(twelfth, g[1], even);
+  o[4] = _mm256_fnmadd_ps(twelfth, g[1], even);
+  o[5] = g[2];
+}
+
+// The 6 values of B' d for 6 values d of an input column or row.
+HN_AVX2 inline void InputRows(const __m256* d, __m256* o) {
+  const __m256 four = _mm256_set1_ps(4.f), five = _mm256_set1_ps(5.f), two = _mm256_set1_ps(2.f);
+  o[0] = _mm256_fmadd_ps(four, d[0], _mm256_fnmadd_ps(five, d[2], d[4]));
+  const __m256 odd = _mm256_fnmadd_ps(four, d[1], d[3]);   // d3 - 4 d1
+  const __m256 even = _mm256_fnmadd_ps(four, d[2], d[4]);  // d4 - 4 d2
+  o[1] = _mm256_add_ps(even, odd);
+  o[2] = _mm256_sub_ps(even, odd);
+  const __m256 odd2 = _mm256_mul_ps(two, _mm256_sub_ps(d[3], d[1]));
+  const __m256 even2 = _mm256_sub_ps(d[4], d[2]);
+  o[3] = _mm256_add_ps(even2, odd2);
+  o[4] = _mm256_sub_ps(even2, odd2);
+  o[5] = _mm256_fmadd_ps(four, d[1], _mm256_fnmadd_ps(five, d[3], d[5]));
+}
+
+// The 6 values of A d for 4 values d of an output gradient's column or row (A: A' transposed).
+HN_AVX2 inline void GradientRows(const __m256* d, __m256* o) {
+  const __m256 even = _mm256_add_ps(d[0], d[2]), odd = _mm256_add_ps(d[1], d[3]);
+  const __m256 even4 = _mm256_fmadd_ps(_mm256_set1_ps(4.f), d[2], d[0]);
+  const __m256 odd8 = _mm256_fmadd_ps(_mm256_set1_ps(8.f), d[3], _mm256_add_ps(d[1], d[1]));
+  o[0] = d[0];
+  o[1] = _mm256_add_ps(even, odd);
+  o[2] = _mm256_sub_ps(even, odd);
+  o[3] = _mm256_add_ps(even4, odd8);
+  o[4] = _mm256_sub_ps(even4, odd8);
+  o[5] = d[3];
+}
+
+// The 3 values of G' s for 6 values s of a column or row of Winograd-space sums.
+HN_AVX2 inline void SumRows(const __m256* s, __m256* o) {
+  const __m256 sum12 = _mm256_add_ps(s[1], s[2]), diff21 = _mm256_sub_ps(s[2], s[1]);
+  const __m256 sum34 = _mm256_add_ps(s[3], s[4]), diff34 = _mm256_sub_ps(s[3], s[4]);
+  const __m256 sixth = _mm256_set1_ps(1.f / 6), minus_sixth = _mm256_set1_ps(-1.f / 6);
+  o[0] = _mm256_fmadd_ps(_mm256_set1_ps(0.25f), s[0],
+                         _mm256_fmadd_ps(minus_sixth, sum12,
+                                         _mm256_mul_ps(_mm256_set1_ps(1.f / 24), sum34)));
+  o[1] = _mm256_fmadd_ps(sixth, diff21, _mm256_mul_ps(_mm256_set1_ps(1.f / 12), diff34));
+  o[2] = _mm256_fmadd_ps(minus_sixth, sum12, _mm256_fmadd_ps(sixth, sum34, s[5]));
+}
+
+// The 4 values of A' m for 6 values m of a product column or row.
+HN_AVX2 inline void OutputRows(const __m256* m, __m256* o) {
+  const __m256 sum12 = _mm256_add_ps(m[1], m[2]), diff12 = _mm256_sub_ps(m[1], m[2]);
+  const __m256 sum34 = _mm256_add_ps(m[3], m[4]), diff34 = _mm256_sub_ps(m[3], m[4]);
+  o[0] = _mm256_add_ps(_mm256_add_ps(m[0], sum12), sum34);
+  o[1] = _mm256_fmadd_ps(_mm256_set1_ps(2.f), diff34, diff12);
+  o[2] = _mm256_fmadd_ps(_mm256_set1_ps(4.f), sum34, sum12);
+  o[3] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.f), diff34, diff12), m[5]);
+}
+
+using RowTransform = void (*)(const __m256*, __m256*);
+
+// out (m x m, row-major) = R in R' for in (n x n), where `rows` computes R v for a column or row
+// v of n values: the columns first, then the rows.
+HN_AVX2 inline void TransformBothWays(const __m256* in, int64_t n, int64_t m, RowTransform rows,
+                                      __m256* out) {
+  __m256 half[36], column[6], transformed[6];
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < n; ++i) column[i] = in[i * n + j];
+    rows(column, transformed);
+    for (int64_t i = 0; i < m; ++i) half[i * n + j] = transformed[i];
+  }
+  for (int64_t i = 0; i < m; ++i) rows(half + i * n, out + i * m);
+}
+
+// The windows of input channel i into output channels [o, o + 8) in Winograd's space
+// (TransformWeights' layout), from w (F, C, 3, 3).
+HN_AVX2 void TransformWindows(const float* w, int64_t C, bool rotated, int64_t in, int64_t to,
+                              int64_t i, int64_t o, float* out) {
+  alignas(32) float taps[9][8];
+  for (int64_t lane = 0; lane < 8; ++lane) {
+    const int64_t f = rotated ? i : o + lane, c = rotated ? o + lane : i;
+    const float* window = w + (f * C + c) * 9;
+    for (int64_t t = 0; t < 9; ++t) taps[rotated ? 8 - t : t][lane] = window[t];
+  }
+  __m256 g[9], u[36];
+  for (int64_t t = 0; t < 9; ++t) g[t] = _mm256_load_ps(taps[t]);
+  TransformBothWays(g, 3, 6, WeightRows, u);
+  for (int64_t q = 0; q < kPoints; ++q) _mm256_storeu_ps(out + (q * in + i) * to + o, u[q]);
+}
+
+// Windows w (F, C, 3, 3) in Winograd's space as the products read them: out (36, in, to) for
+// products of `in` channels into `to`; forward: in C, to F; `rotated` (backward data): in F,
+// to C, each window turned 180 degrees. Output channels go 16 at a time (a cache line of each
+// output row) over every input channel, which reads w in runs too either way.
+void TransformWeights(const float* w, int64_t F, int64_t C, bool rotated, float* out) {
+  const int64_t in = rotated ? F : C, to = rotated ? C : F;
+  ParallelFor((to + 15) / 16, in * to >= 4096, [&](int64_t block) {
+    for (int64_t i = 0; i < in; ++i) {
+      for (int64_t o = block * 16; o < std::min(to, block * 16 + 16); o += 8) {
+        TransformWindows(w, C, rotated, in, to, i, o, out);
+      }
+    }
+  });
+}
+
+struct WinogradWeights {
+  NDArray transformed;  // (36, in, to)
+};
+
+// The windows of call s in Winograd's space (TransformWeights' layout, `rotated` or not).
+// Inference (fast_math) keeps them with the weight array (in `*kept`): its weights do not
+// change between calls. Training's change every step, so they are made for the call in the
+// workspace: kept, they would stay for every layer at once, 4x the 3x3 weights for each pass
+// (ResNet-18's step: 1471 MB peak memory against 1280 MB).
+const float* TransformedWeights(const ConvSpec& s, const float* weight, const NDArray* weight_array,
+                                Workspace* workspace, bool rotated,
+                                std::shared_ptr<const WinogradWeights>* kept) {
+  if (!s.fast_math) {
+    float* out =
+        workspace->Get<float>(kConvWinogradWeightsSlot, static_cast<size_t>(kPoints * s.C * s.F));
+    TransformWeights(weight, s.F, s.C, rotated, out);
+    return out;
+  }
+  ConvArgs args;
+  args.weight = weight;
+  args.weight_array = weight_array;
+  *kept = KeptWithWeights<WinogradWeights>(args, rotated ? "winograd_rotated" : "winograd", [&] {
+    auto w = std::make_shared<WinogradWeights>();
+    w->transformed = NDArray(Shape{kPoints * s.C * s.F});
+    TransformWeights(weight, s.F, s.C, rotated, w->transformed.data<float>());
+    return w;
+  });
+  return (*kept)->transformed.data<float>();
+}
+
+// One convolution in Winograd's space: x (N, H, W, C) into y (N, H, W, F), y = conv + bias
+// (bias null: none); u: the windows as TransformWeights writes them for C into F.
+struct Problem {
+  int64_t N = 0, H = 0, W = 0, C = 0, F = 0;
+  const float* x = nullptr;
+  const float* u = nullptr;
+  const float* bias = nullptr;
+  float* y = nullptr;
+};
+
+// The problem of call s on x, its channels swapped for the backward data (dy into dx).
+Problem ProblemOf(const ConvSpec& s, const float* x, bool swapped) {
+  Problem p;
+  p.N = s.N;
+  p.H = s.in[0];
+  p.W = s.in[1];
+  p.C = swapped ? s.F : s.C;
+  p.F = swapped ? s.C : s.F;
+  p.x = x;
+  return p;
+}
+
+// The input tiles [first, first + count) of p in Winograd's space: v (36, stride, C), the
+// tiles in its first `count` rows.
+HN_AVX2 void TransformInput(const Problem& p, int64_t first, int64_t count, int64_t stride,
+                            float* v) {
+  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
+  const int64_t point_stride = stride * p.C;
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
+    const int64_t top = tile / tiles_w % tiles_h * kTile - 1, left = tile % tiles_w * kTile - 1;
+    const float* rows[6];
+    bool column_in[6];
+    for (int64_t i = 0; i < 6; ++i) {
+      const int64_t h = top + i;
+      rows[i] = h >= 0 && h < p.H ? p.x + ((n * p.H + h) * p.W + left) * p.C : nullptr;
+      column_in[i] = left + i >= 0 && left + i < p.W;
+    }
+    for (int64_t c = 0; c < p.C; c += 8) {
+      __m256 d[36];
+      for (int64_t i = 0; i < 6; ++i) {
+        for (int64_t j = 0; j < 6; ++j) {
+          d[i * 6 + j] = rows[i] != nullptr && column_in[j]
+                             ? _mm256_loadu_ps(rows[i] + j * p.C + c)
+                             : _mm256_setzero_ps();
+        }
+      }
+      __m256 transformed[36];
+      TransformBothWays(d, 6, 6, InputRows, transformed);
+      for (int64_t q = 0; q < kPoints; ++q) {
+        _mm256_storeu_ps(v + q * point_stride + t * p.C + c, transformed[q]);
+      }
+    }
+  }
+}
+
+// The output tiles [first, first + count) of p from their products m (36, count, F).
+HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, const float* m) {
+  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
+  const int64_t point_stride = count * p.F;
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
+    const int64_t top = tile / tiles_w % tiles_h * kTile, left = tile % tiles_w * kTile;
+    const int64_t rows = std::min(kTile, p.H - top), columns = std::min(kTile, p.W - left);
+    for (int64_t f = 0; f < p.F; f += 8) {
+      __m256 products[36], transformed[16];
+      for (int64_t q = 0; q < kPoints; ++q) {
+        products[q] = _mm256_loadu_ps(m + q * point_stride + t * p.F + f);
+      }
+      TransformBothWays(products, 6, 4, OutputRows, transformed);
+      const __m256 bias = p.bias != nullptr ? _mm256_loadu_ps(p.bias + f) : _mm256_setzero_ps();
+      for (int64_t i = 0; i < rows; ++i) {
+        float* row = p.y + ((n * p.H + top + i) * p.W + left) * p.F + f;
+        for (int64_t j = 0; j < columns; ++j) {
+          const __m256 y = p.bias != nullptr ? _mm256_add_ps(transformed[i * 4 + j], bias)
+                                             : transformed[i * 4 + j];
+          _mm256_storeu_ps(row + j * p.F, y);
+        }
+      }
+    }
+  }
+}
+
+void RunProblem(const Problem& p, Workspace* workspace) {
+  const int64_t tiles = p.N * ((p.H + kTile - 1) / kTile) * ((p.W + kTile - 1) / kTile);
+  const int64_t chunk = ChunkTiles(p.C, p.F), chunks = (tiles + chunk - 1) / chunk;
+  const int64_t chunk_floats = kPoints * chunk * (p.C + p.F);
+  const int threads = KernelThreads();
+  float* scratch = workspace->Get<float>(kConvWinogradSlot,
+                                         static_cast<size_t>(threads * chunk_floats));
+  ParallelFor(chunks, true, [&](int64_t k) {
+    float* v = scratch + ThreadIndex() * chunk_floats;
+    float* m = v + kPoints * chunk * p.C;
+    const int64_t first = k * chunk, count = std::min(chunk, tiles - first);
+    TransformInput(p, first, count, count, v);
+    for (int64_t q = 0; q < kPoints; ++q) {
+      Gemm(false, false, count, p.F, p.C, 1.f, v + q * count * p.C, p.C, p.u + q * p.C * p.F,
+           p.F, 0.f, m + q * count * p.F, p.F);
+    }
+    TransformOutput(p, first, count, m);
+  });
+}
+
+// The output-gradient tiles [first, first + count) of dy (N, H, W, F; p's output) in Winograd's
+// space: g (36, stride, F), the tiles in its first `count` rows; positions past the image are 0.
+HN_AVX2 void TransformGradient(const Problem& p, const float* dy, int64_t first, int64_t count,
+                               int64_t stride, float* g) {
+  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
+  const int64_t point_stride = stride * p.F;
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
+    const int64_t top = tile / tiles_w % tiles_h * kTile, left = tile % tiles_w * kTile;
+    const int64_t tile_rows = std::min(kTile, p.H - top);
+    const int64_t tile_columns = std::min(kTile, p.W - left);
+    for (int64_t f = 0; f < p.F; f += 8) {
+      __m256 d[16];
+      for (int64_t i = 0; i < kTile; ++i) {
+        for (int64_t j = 0; j < kTile; ++j) d[i * 4 + j] = _mm256_setzero_ps();
+        if (i >= tile_rows) continue;
+        const float* row = dy + ((n * p.H + top + i) * p.W + left) * p.F + f;
+        for (int64_t j = 0; j < tile_columns; ++j) d[i * 4 + j] = _mm256_loadu_ps(row + j * p.F);
+      }
+      __m256 transformed[36];
+      TransformBothWays(d, 4, 6, GradientRows, transformed);
+      for (int64_t q = 0; q < kPoints; ++q) {
+        _mm256_storeu_ps(g + q * point_stride + t * p.F + f, transformed[q]);
+      }
+    }
+  }
+}
+
+// dw[f, c] (F, C, 3, 3) for filters [f, f + 8) from the sums s (36, C, F) of input channel c.
+HN_AVX2 void WindowsFromSums(const float* s, int64_t C, int64_t F, int64_t c, int64_t f,
+                             float* dw) {
+  __m256 sums[36], window[9];
+  for (int64_t q = 0; q < kPoints; ++q) sums[q] = _mm256_loadu_ps(s + (q * C + c) * F + f);
+  TransformBothWays(sums, 6, 3, SumRows, window);
+  alignas(32) float taps[9][8];
+  for (int64_t t = 0; t < 9; ++t) _mm256_store_ps(taps[t], window[t]);
+  for (int64_t lane = 0; lane < 8; ++lane) {
+    for (int64_t t = 0; t < 9; ++t) dw[((f + lane) * C + c) * 9 + t] = taps[t][lane];
+  }
+}
+
+// Tiles per chunk of the weight gradient: its products sum over the tiles, so longer chunks
+// (24 MiB of transformed tiles) make longer products and fewer passes over the sums (36 x C x F).
+int64_t WeightGradChunkTiles(int64_t C, int64_t F) {
+  const int64_t fit = (int64_t{24} << 20) / (kPoints * (C + F) * int64_t{sizeof(float)});
+  return std::max<int64_t>(24, fit / 12 * 12);
+}
+
+// dw of problem p (x: its input, dy: its output's gradient, channel-last): each point's sums
+// over the chunks in order, one product a chunk, whatever the thread count.
+void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* workspace) {
+  const int64_t tiles = p.N * ((p.H + kTile - 1) / kTile) * ((p.W + kTile - 1) / kTile);
+  const int64_t chunk = std::min(tiles, WeightGradChunkTiles(p.C, p.F));
+  float* v = workspace->Get<float>(kConvWinogradSlot,
+                                   static_cast<size_t>(kPoints * chunk * (p.C + p.F)));
+  float* g = v + kPoints * chunk * p.C;
+  float* sums =
+      workspace->Get<float>(kConvWinogradWeightsSlot, static_cast<size_t>(kPoints * p.C * p.F));
+  const int threads = KernelThreads();
+  for (int64_t first = 0; first < tiles; first += chunk) {
+    const int64_t count = std::min(chunk, tiles - first);
+    ParallelFor(threads, count >= 2 * threads, [&](int64_t part) {
+      const int64_t begin = count * part / threads, end = count * (part + 1) / threads;
+      TransformInput(p, first + begin, end - begin, chunk, v + begin * p.C);
+      TransformGradient(p, dy, first + begin, end - begin, chunk, g + begin * p.F);
+    });
+    ParallelFor(kPoints, true, [&](int64_t q) {
+      Gemm(true, false, p.C, p.F, count, 1.f, v + q * chunk * p.C, p.C, g + q * chunk * p.F, p.F,
+           first == 0 ? 0.f : 1.f, sums + q * p.C * p.F, p.F);
+    });
+  }
+  ParallelFor(p.C, p.C * p.F >= 4096, [&](int64_t c) {
+    for (int64_t f = 0; f < p.F; f += 8) WindowsFromSums(sums, p.C, p.F, c, f, dw);
+  });
+}
+
+}  // namespace
+
+bool WinogradTakes(const ConvSpec& s) {
+  if (!CpuHasAvx2() || s.deconv || s.nd != 2 || s.G != 1 || s.C % 8 != 0 || s.F % 8 != 0) {
+    return false;
+  }
+  for (int64_t i = 0; i < 2; ++i) {
+    if (s.kernel[i] != 3 || s.stride[i] != 1 || s.dilate[i] != 1 || s.pad_l[i] != 1 ||
+        s.pad_r[i] != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Measured per layer and pass (bench/layer_bench BM_TrainConvPass: Zen 3, 1 thread, channel-last
+// arrays, the windows' transform included) against the fastest of oneDNN 2.6.3's kernels and
+// ours for that pass. ResNet-18's (batch 32), forward / backward data / backward weights, ms:
+// 56x56 of 64 channels 54 / 50 / 67 against 95 / 89 / 122, 28x28 of 128 42 / 42 / 46 against
+// 97 / 86 / 121, 14x14 of 256 59 / 56 / 41 against 110 / 88 / 118, 7x7 of 512 72 / 78 / 49
+// against 131 / 108 / 100. CIFAR ResNet-20's (batch 128): 8x8 of 64 4.6 / 4.6 / 5.6 against
+// 11.2 / 8.9 / 10.6, 16x16 of 32 6.7 / 6.5 / 9.4 against 9.2 / 8.7 / 10.6, but 32x32 of 16
+// 11.0 / 10.7 / 12.5 against 10.0 / 8.5 / 11.6: products of 16 channels are too short.
+bool WinogradPays(const ConvSpec& s) {
+  return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 32 && s.F >= 32;
+}
+
+void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& a) {
+  std::shared_ptr<const WinogradWeights> kept;
+  const float* u = TransformedWeights(s, a.weight, a.weight_array, a.workspace, false, &kept);
+  const bool epilogue = s.bn || s.residual || s.relu || a.epilogue.clip;
+  OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
+    Problem p = ProblemOf(s, data, false);
+    p.u = u;
+    p.bias = s.bias ? a.epilogue.bias : nullptr;
+    // A residual that is the output is read after the convolution: the sums go to scratch.
+    p.y = residual != nullptr && residual == out
+              ? a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(OutputPositions(s) * s.F))
+              : out;
+    RunProblem(p, a.workspace);
+    if (epilogue) RunEpilogue(EpilogueOf(s, a, true, OutputPositions(s), p.y, residual, out));
+  });
+}
+
+bool WinogradWeightGradPays(const ConvSpec& s) { return WinogradPays(s); }
+
+void RunWinogradWeightGradient(const ConvSpec& s, const ConvGradArgs& a) {
+  const int64_t positions = OutputPositions(s);
+  const float* x = a.data;
+  const float* dy = a.out_grad;
+  if (!s.channel_last) {
+    const int64_t spatial = s.in[0] * s.in[1];
+    float* x_last = a.workspace->Get<float>(kConvSrcSlot, static_cast<size_t>(positions * s.C));
+    Relayout(a.data, x_last, s.N, s.C, spatial, true, a.workspace);
+    float* dy_last = a.workspace->Get<float>(kConvDstSlot, static_cast<size_t>(positions * s.F));
+    Relayout(a.out_grad, dy_last, s.N, s.F, spatial, true, a.workspace);
+    x = x_last;
+    dy = dy_last;
+  }
+  RunWeightGradient(ProblemOf(s, x, false), dy, a.weight_grad, a.workspace);
+}
+
+void RunWinogradDataGradient(const ConvSpec& s, const ConvGradArgs& a) {
+  // dx is the convolution of dy by the rotated windows, F channels into C.
+  ConvSpec t = s;
+  std::swap(t.C, t.F);
+  t.data_channel_first = 0;
+  t.bias = t.bn = t.residual = t.relu = 0;
+  std::shared_ptr<const WinogradWeights> kept;
+  const float* u = TransformedWeights(s, a.weight, a.weight_array, a.workspace, true, &kept);
+  ConvArgs args;
+  args.data = a.out_grad;
+  args.out = a.data_grad;
+  args.workspace = a.workspace;
+  OnChannelLast(t, args, [&](const float* data, const float*, float* out) {
+    Problem p = ProblemOf(s, data, true);
+    p.u = u;
+    p.y = out;
+    RunProblem(p, a.workspace);
+  });
+}
+
+}  // namespace internal
+}  // namespace hybridnet
