@@ -146,27 +146,27 @@ struct WinogradWeights {
   NDArray transformed;  // (36, in, to)
 };
 
-// The windows of call s in Winograd's space (TransformWeights' layout, `rotated` or not).
-// Inference (fast_math) keeps them with the weight array (in `*kept`): its weights do not
-// change between calls. Training's change every step, so they are made for the call in the
-// workspace: kept, they would stay for every layer at once, 4x the 3x3 weights for each pass
-// (ResNet-18's step: 1471 MB peak memory against 1280 MB).
-const float* TransformedWeights(const ConvSpec& s, const float* weight, const NDArray* weight_array,
-                                Workspace* workspace, bool rotated,
-                                std::shared_ptr<const WinogradWeights>* kept) {
-  if (!s.fast_math) {
-    float* out =
-        workspace->Get<float>(kConvWinogradWeightsSlot, static_cast<size_t>(kPoints * s.C * s.F));
-    TransformWeights(weight, s.F, s.C, rotated, out);
-    return out;
-  }
-  ConvArgs args;
-  args.weight = weight;
-  args.weight_array = weight_array;
-  *kept = KeptWithWeights<WinogradWeights>(args, rotated ? "winograd_rotated" : "winograd", [&] {
+// The windows of call s in Winograd's space (TransformWeights' layout, `rotated` or not), made
+// for the call in the workspace. Training's weights change every step: kept with the weight
+// arrays, the windows would stay for every layer at once, 4x the 3x3 weights for each pass
+// (ResNet-18's step: 1471 MB peak memory against 1265 MB).
+const float* WindowsForCall(const ConvSpec& s, const float* weight, bool rotated,
+                            Workspace* workspace) {
+  float* out =
+      workspace->Get<float>(kConvWinogradWeightsSlot, static_cast<size_t>(kPoints * s.C * s.F));
+  TransformWeights(weight, s.F, s.C, rotated, out);
+  return out;
+}
+
+// The forward windows of call (s, a): inference's (fast_math) kept with the weight array (in
+// `*kept`), as its weights do not change between calls; training's made for the call.
+const float* ForwardWindows(const ConvSpec& s, const ConvArgs& a,
+                            std::shared_ptr<const WinogradWeights>* kept) {
+  if (!s.fast_math) return WindowsForCall(s, a.weight, false, a.workspace);
+  *kept = KeptWithWeights<WinogradWeights>(a, "winograd", [&] {
     auto w = std::make_shared<WinogradWeights>();
     w->transformed = NDArray(Shape{kPoints * s.C * s.F});
-    TransformWeights(weight, s.F, s.C, rotated, w->transformed.data<float>());
+    TransformWeights(a.weight, s.F, s.C, false, w->transformed.data<float>());
     return w;
   });
   return (*kept)->transformed.data<float>();
@@ -380,7 +380,7 @@ bool WinogradPays(const ConvSpec& s) {
 
 void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& a) {
   std::shared_ptr<const WinogradWeights> kept;
-  const float* u = TransformedWeights(s, a.weight, a.weight_array, a.workspace, false, &kept);
+  const float* u = ForwardWindows(s, a, &kept);
   const bool epilogue = s.bn || s.residual || s.relu || a.epilogue.clip;
   OnChannelLast(s, a, [&](const float* data, const float* residual, float* out) {
     Problem p = ProblemOf(s, data, false);
@@ -419,8 +419,7 @@ void RunWinogradDataGradient(const ConvSpec& s, const ConvGradArgs& a) {
   std::swap(t.C, t.F);
   t.data_channel_first = 0;
   t.bias = t.bn = t.residual = t.relu = 0;
-  std::shared_ptr<const WinogradWeights> kept;
-  const float* u = TransformedWeights(s, a.weight, a.weight_array, a.workspace, true, &kept);
+  const float* u = WindowsForCall(s, a.weight, true, a.workspace);
   ConvArgs args;
   args.data = a.out_grad;
   args.out = a.data_grad;
