@@ -17,17 +17,14 @@ namespace internal {
 
 namespace {
 
-constexpr int64_t kTile = 4;                   // outputs per tile side
-constexpr int64_t kPoints = 36;                // 6x6 points of Winograd's space
-constexpr int64_t kChunkBytes = int64_t{3} << 19;  // transformed tiles of a chunk: 1.5 MiB
+constexpr int64_t kTile = 4;     // outputs per tile side
+constexpr int64_t kPoints = 36;  // 6x6 points of Winograd's space
 
-// Tiles per chunk for products of C channels into F: the chunk's transformed inputs and
-// products (36 x tiles x channels floats each) within kChunkBytes, at least 24 tiles so the
-// products stay long enough for the matrix kernels; a multiple of 12, the row blocks OpenBLAS's
-// kernels compute alike. On ResNet-18's layers (Zen 3, 1 thread) 0.75-2 MiB were within noise
-// of each other, 8 MiB slower.
-int64_t ChunkTiles(int64_t C, int64_t F) {
-  const int64_t fit = kChunkBytes / (kPoints * std::max(C, F) * int64_t{sizeof(float)});
+// Tiles per chunk when each tile takes `channels` floats at each point: as many as fit in
+// `bytes`, at least 24 so the products stay long enough for the matrix kernels; a multiple of
+// 12, the row blocks OpenBLAS's kernels compute alike.
+int64_t ChunkTiles(int64_t bytes, int64_t channels) {
+  const int64_t fit = bytes / (kPoints * channels * int64_t{sizeof(float)});
   return std::max<int64_t>(24, fit / 12 * 12);
 }
 
@@ -182,6 +179,20 @@ struct Problem {
   float* y = nullptr;
 };
 
+// The tiles of p over its samples, rows of tiles and columns of tiles.
+int64_t TileRows(const Problem& p) { return (p.H + kTile - 1) / kTile; }
+int64_t TileColumns(const Problem& p) { return (p.W + kTile - 1) / kTile; }
+int64_t Tiles(const Problem& p) { return p.N * TileRows(p) * TileColumns(p); }
+
+// Where tile `tile` of p is: its sample and its first output row and column.
+struct TilePlace {
+  int64_t n, top, left;
+};
+TilePlace PlaceOf(const Problem& p, int64_t tile) {
+  const int64_t rows = TileRows(p), columns = TileColumns(p);
+  return {tile / (rows * columns), tile / columns % rows * kTile, tile % columns * kTile};
+}
+
 // The problem of call s on x, its channels swapped for the backward data (dy into dx).
 Problem ProblemOf(const ConvSpec& s, const float* x, bool swapped) {
   Problem p;
@@ -198,11 +209,11 @@ Problem ProblemOf(const ConvSpec& s, const float* x, bool swapped) {
 // tiles in its first `count` rows.
 HN_AVX2 void TransformInput(const Problem& p, int64_t first, int64_t count, int64_t stride,
                             float* v) {
-  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
   const int64_t point_stride = stride * p.C;
   for (int64_t t = 0; t < count; ++t) {
-    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
-    const int64_t top = tile / tiles_w % tiles_h * kTile - 1, left = tile % tiles_w * kTile - 1;
+    const TilePlace place = PlaceOf(p, first + t);
+    // The input block starts a row and a column before the outputs (padding 1).
+    const int64_t n = place.n, top = place.top - 1, left = place.left - 1;
     const float* rows[6];
     bool column_in[6];
     for (int64_t i = 0; i < 6; ++i) {
@@ -230,11 +241,9 @@ HN_AVX2 void TransformInput(const Problem& p, int64_t first, int64_t count, int6
 
 // The output tiles [first, first + count) of p from their products m (36, count, F).
 HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, const float* m) {
-  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
   const int64_t point_stride = count * p.F;
   for (int64_t t = 0; t < count; ++t) {
-    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
-    const int64_t top = tile / tiles_w % tiles_h * kTile, left = tile % tiles_w * kTile;
+    const auto [n, top, left] = PlaceOf(p, first + t);
     const int64_t rows = std::min(kTile, p.H - top), columns = std::min(kTile, p.W - left);
     for (int64_t f = 0; f < p.F; f += 8) {
       __m256 products[36], transformed[16];
@@ -256,8 +265,11 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
 }
 
 void RunProblem(const Problem& p, Workspace* workspace) {
-  const int64_t tiles = p.N * ((p.H + kTile - 1) / kTile) * ((p.W + kTile - 1) / kTile);
-  const int64_t chunk = ChunkTiles(p.C, p.F), chunks = (tiles + chunk - 1) / chunk;
+  const int64_t tiles = Tiles(p);
+  // A chunk's transformed inputs and its products within 1.5 MiB each: on ResNet-18's layers
+  // (Zen 3, 1 thread) 0.75-2 MiB were within noise of each other, 8 MiB slower.
+  const int64_t chunk = ChunkTiles(int64_t{3} << 19, std::max(p.C, p.F));
+  const int64_t chunks = (tiles + chunk - 1) / chunk;
   const int64_t chunk_floats = kPoints * chunk * (p.C + p.F);
   const int threads = KernelThreads();
   float* scratch = workspace->Get<float>(kConvWinogradSlot,
@@ -279,11 +291,9 @@ void RunProblem(const Problem& p, Workspace* workspace) {
 // space: g (36, stride, F), the tiles in its first `count` rows; positions past the image are 0.
 HN_AVX2 void TransformGradient(const Problem& p, const float* dy, int64_t first, int64_t count,
                                int64_t stride, float* g) {
-  const int64_t tiles_h = (p.H + kTile - 1) / kTile, tiles_w = (p.W + kTile - 1) / kTile;
   const int64_t point_stride = stride * p.F;
   for (int64_t t = 0; t < count; ++t) {
-    const int64_t tile = first + t, n = tile / (tiles_h * tiles_w);
-    const int64_t top = tile / tiles_w % tiles_h * kTile, left = tile % tiles_w * kTile;
+    const auto [n, top, left] = PlaceOf(p, first + t);
     const int64_t tile_rows = std::min(kTile, p.H - top);
     const int64_t tile_columns = std::min(kTile, p.W - left);
     for (int64_t f = 0; f < p.F; f += 8) {
@@ -316,18 +326,13 @@ HN_AVX2 void WindowsFromSums(const float* s, int64_t C, int64_t F, int64_t c, in
   }
 }
 
-// Tiles per chunk of the weight gradient: its products sum over the tiles, so longer chunks
-// (24 MiB of transformed tiles) make longer products and fewer passes over the sums (36 x C x F).
-int64_t WeightGradChunkTiles(int64_t C, int64_t F) {
-  const int64_t fit = (int64_t{24} << 20) / (kPoints * (C + F) * int64_t{sizeof(float)});
-  return std::max<int64_t>(24, fit / 12 * 12);
-}
-
 // dw of problem p (x: its input, dy: its output's gradient, channel-last): each point's sums
 // over the chunks in order, one product a chunk, whatever the thread count.
 void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* workspace) {
-  const int64_t tiles = p.N * ((p.H + kTile - 1) / kTile) * ((p.W + kTile - 1) / kTile);
-  const int64_t chunk = std::min(tiles, WeightGradChunkTiles(p.C, p.F));
+  const int64_t tiles = Tiles(p);
+  // Its products sum over the tiles, so longer chunks (24 MiB of transformed tiles) make longer
+  // products and fewer passes over the sums (36 x C x F).
+  const int64_t chunk = std::min(tiles, ChunkTiles(int64_t{24} << 20, p.C + p.F));
   float* v = workspace->Get<float>(kConvWinogradSlot,
                                    static_cast<size_t>(kPoints * chunk * (p.C + p.F)));
   float* g = v + kPoints * chunk * p.C;
@@ -394,8 +399,6 @@ void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& a) {
     if (epilogue) RunEpilogue(EpilogueOf(s, a, true, OutputPositions(s), p.y, residual, out));
   });
 }
-
-bool WinogradWeightGradPays(const ConvSpec& s) { return WinogradPays(s); }
 
 void RunWinogradWeightGradient(const ConvSpec& s, const ConvGradArgs& a) {
   const int64_t positions = OutputPositions(s);

@@ -35,8 +35,8 @@ namespace internal {
 /// CPU with AVX2 and FMA.
 bool WinogradTakes(const ConvSpec& s);
 
-/// Whether it runs call `s` unforced: s.winograd allows it, and it is faster there than
-/// oneDNN's kernels on this CPU (measured on AVX2 CPUs without AVX-512 only).
+/// Whether it runs call `s` unforced, in all three passes: s.winograd allows it, and it is
+/// faster there than the other kernels on this CPU (measured on AVX2 CPUs without AVX-512 only).
 bool WinogradPays(const ConvSpec& s);
 
 /// RunConvolution of call `s` (WinogradTakes) with its epilogue, on channel-last or
@@ -46,9 +46,6 @@ void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& args);
 /// The backward-data pass of convolution `s` (WinogradTakes): args.data_grad from
 /// args.out_grad and args.weight, in the caller's layout.
 void RunWinogradDataGradient(const ConvSpec& s, const ConvGradArgs& args);
-
-/// Whether the backward-weights pass of call `s` runs it unforced (where the other passes do).
-bool WinogradWeightGradPays(const ConvSpec& s);
 
 /// The backward-weights pass of convolution `s` (WinogradTakes): args.weight_grad from
 /// args.data and args.out_grad, in the caller's layout. dw = G' [(A dy A') * (B' x B)] G summed

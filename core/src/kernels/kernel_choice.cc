@@ -27,6 +27,13 @@ int64_t KernelChoice::Runs(int index) const {
   return runs_[static_cast<size_t>(index)].load(std::memory_order_relaxed);
 }
 
+int KernelChoice::IndexOf(const std::string& name) const {
+  for (size_t k = 0; k < kernels_.size(); ++k) {
+    if (kernels_[k].name == name) return static_cast<int>(k);
+  }
+  HN_THROW(kInvalidArgument) << family_ << " has no kernel " << name;
+}
+
 void KernelChoice::RejectForced(int kernel, const std::string& call) const {
   const ChoosableKernel& k = kernels_[static_cast<size_t>(kernel)];
   if (!k.runs_here) {
@@ -47,6 +54,13 @@ const std::vector<KernelChoice*>& KernelChoices() {
                                                      &ConvolutionWeightGradientKernels(),
                                                      &VectorIsaKernels()};
   return choices;
+}
+
+KernelChoice& KernelChoiceOf(const std::string& family) {
+  for (KernelChoice* choice : KernelChoices()) {
+    if (choice->family() == family) return *choice;
+  }
+  HN_THROW(kInvalidArgument) << "no kernel choice " << family;
 }
 
 bool KernelRunsHere(const std::string& family, const std::string& name) {

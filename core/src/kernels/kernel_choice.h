@@ -57,6 +57,8 @@ class KernelChoice {
   void Force(int index);
   /// Tests only: the calls kernel `index` has run in this process.
   int64_t Runs(int index) const;
+  /// Tests only: the index of kernel `name` (kInvalidArgument naming it when there is none).
+  int IndexOf(const std::string& name) const;
 
  private:
   [[noreturn]] void RejectForced(int kernel, const std::string& call) const;
@@ -70,6 +72,9 @@ class KernelChoice {
 /// Every KernelChoice of the kernel layer (ConvolutionKernels, PoolingKernels, DenseKernels,
 /// DenseBackwardKernels, ...), for tests.
 const std::vector<KernelChoice*>& KernelChoices();
+
+/// The choice of `family`, for tests (kInvalidArgument naming it when there is none).
+KernelChoice& KernelChoiceOf(const std::string& family);
 
 /// Whether kernel `name` of the choice `family` runs on this CPU (false for names not listed),
 /// for tests whose expected graph depends on which kernels exist (the fusions our AVX-512

@@ -559,6 +559,7 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a, bool blocked) {
   const int64_t positions = OutputPositions(s);
   ConvSpec keyed = s;
   keyed.threads = positions == 1 ? 1 : KernelThreads();
+  keyed.winograd = 0;  // oneDNN's primitives do not read it: training's share inference's
   std::shared_ptr<const ConvPrimitive> p =
       blocked ? BlockedPrimitives().Get(keyed) : Primitives().Get(keyed);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
@@ -1022,7 +1023,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   ConvSpec keyed = s;
   keyed.threads = KernelThreads();  // the primitives are made for it
   std::shared_ptr<const ConvGradPrimitive> data_p, weight_p;
-  bool winograd_weights = false;
+  bool winograd_data = false, winograd_weights = false;
   if (a.data_grad != nullptr) {
     using K = ConvDataGradKernel;
     const K usual = WinogradPays(s)                          ? K::kWinograd
@@ -1034,9 +1035,8 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
              : k == K::kRotatedForward ? RotatedForwardTakes(s)
                                        : true;
     });
-    if (kernel == K::kWinograd) {
-      RunWinogradDataGradient(s, a);
-    } else {
+    winograd_data = kernel == K::kWinograd;
+    if (!winograd_data) {
       data_p = kernel == K::kRotatedForward
                    ? RotatedDataGradPrimitives().Get(keyed)
                    : GradPrimitives<false>(kernel == K::kOneDnnBlocked).Get(keyed);
@@ -1044,7 +1044,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   }
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
-    const K usual = WinogradWeightGradPays(s)               ? K::kWinograd
+    const K usual = WinogradPays(s)                         ? K::kWinograd
                     : PatchGemmPays(s)                      ? K::kPatchGemm
                     : BlockedLayoutsPayForGradient(s, true) ? K::kOneDnnBlocked
                                                             : K::kOneDnn;
@@ -1062,6 +1062,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   try {
     std::optional<memory> laid;
     if (data_p) laid = RunDataGradient(*data_p, s, a);
+    if (winograd_data) RunWinogradDataGradient(s, a);
     if (weight_p) RunWeightGradient(*weight_p, s, a, laid ? &*laid : nullptr);
     if (winograd_weights) RunWinogradWeightGradient(s, a);
   } catch (const dnnl::error& e) {
