@@ -3,6 +3,8 @@
 // offsets, caught errors, and the node-by-node eager reference every graph test compares with.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -39,6 +41,23 @@ inline std::string BitDifference(const NDArray& a, const NDArray& b) {
 
 /// Same shape, dtype and bytes.
 inline bool BitEqual(const NDArray& a, const NDArray& b) { return BitDifference(a, b).empty(); }
+
+/// The largest magnitude of `want` (float64) and the largest difference of `got` (any float
+/// type, same shape) from it: how the convolution tests judge float32 kernels against float64.
+struct LargestAndWorst {
+  double largest = 0.0, worst = 0.0;
+};
+inline LargestAndWorst CompareToFloat64(const NDArray& got, const NDArray& want) {
+  const NDArray got64 = got.AsType(DType::kFloat64);
+  const double* a = want.data<double>();
+  const double* b = got64.data<double>();
+  LargestAndWorst r;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    r.largest = std::max(r.largest, std::fabs(a[i]));
+    r.worst = std::max(r.worst, std::fabs(a[i] - b[i]));
+  }
+  return r;
+}
 
 /// How far the Winograd convolution kernels' results (forward, backward data, backward weights;
 /// kernels/convolution_winograd.h) may be from float64's, relative to the largest value, on

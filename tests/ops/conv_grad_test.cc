@@ -6,10 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,25 +119,10 @@ TEST(ConvolutionFloat64, MatchesTheFloat32Kernels) {
     const NDArray y64 = Invoke("Convolution", in64, l.attrs)[0];
     ASSERT_EQ(y64.dtype(), DType::kFloat64);
     ASSERT_EQ(y64.shape(), y32.shape());
-    const NDArray y32_as_64 = y32.AsType(DType::kFloat64);
-    const double* a = y64.data<double>();
-    const double* b = y32_as_64.data<double>();
-    double largest = 0.0, worst = 0.0;
-    for (int64_t i = 0; i < y64.size(); ++i) {
-      largest = std::max(largest, std::fabs(a[i]));
-      worst = std::max(worst, std::fabs(a[i] - b[i]));
-    }
+    const auto [largest, worst] = testing_util::CompareToFloat64(y32, y64);
     EXPECT_GT(largest, 0.5);
     EXPECT_LE(worst, 1e-5 * largest);
   }
-}
-
-// The kernel choice of `family` (kernels/kernel_choice.h).
-internal::KernelChoice& ChoiceOf(const std::string& family) {
-  for (internal::KernelChoice* choice : internal::KernelChoices()) {
-    if (choice->family() == family) return *choice;
-  }
-  throw std::runtime_error("no kernel choice " + family);
 }
 
 // The kernel each gradient pass of a convolution runs unforced on an AVX2 CPU without AVX-512
@@ -182,8 +165,8 @@ TEST(ConvolutionGradient, AnAvx2CpuRunsTheKernelsItsRulesChoose) {
       {grouped, {1, 64, 14, 14}, {1, 64, 14, 14}, {64, 32, 3, 3},
        "onednn_backward_data", "onednn_backward_weights"},
   };
-  internal::KernelChoice& data_choice = ChoiceOf("convolution_backward_data");
-  internal::KernelChoice& weight_choice = ChoiceOf("convolution_backward_weights");
+  internal::KernelChoice& data_choice = internal::KernelChoiceOf("convolution_backward_data");
+  internal::KernelChoice& weight_choice = internal::KernelChoiceOf("convolution_backward_weights");
   // The kernels of `choice` that ran since `runs`.
   auto ran = [](const internal::KernelChoice& choice, const std::vector<int64_t>& runs) {
     std::string names;
@@ -256,7 +239,7 @@ TEST(ConvolutionGradient, EveryKernelMatchesFloat64) {
     for (const NDArray& a : in32) in64.push_back(a.AsType(DType::kFloat64));
     const std::vector<NDArray> want = Invoke("_backward_Convolution", in64, l.attrs);
     for (const auto& [family, output] : choices) {
-      internal::KernelChoice& choice = ChoiceOf(family);
+      internal::KernelChoice& choice = internal::KernelChoiceOf(family);
       for (int kernel = 0; kernel < static_cast<int>(choice.kernels().size()); ++kernel) {
         SCOPED_TRACE(choice.kernels()[static_cast<size_t>(kernel)].name);
         const int64_t runs = choice.Runs(kernel);
@@ -273,14 +256,7 @@ TEST(ConvolutionGradient, EveryKernelMatchesFloat64) {
         choice.Force(-1);
         EXPECT_EQ(choice.Runs(kernel), runs + 1);
         ASSERT_EQ(got[output].shape(), want[output].shape());
-        const NDArray got64 = got[output].AsType(DType::kFloat64);
-        const double* a = want[output].data<double>();
-        const double* b = got64.data<double>();
-        double largest = 0.0, worst = 0.0;
-        for (int64_t i = 0; i < got64.size(); ++i) {
-          largest = std::max(largest, std::fabs(a[i]));
-          worst = std::max(worst, std::fabs(a[i] - b[i]));
-        }
+        const auto [largest, worst] = testing_util::CompareToFloat64(got[output], want[output]);
         EXPECT_GT(largest, 1.0);
         // Winograd's kernels round more (kernels/convolution_winograd.h): their own bound.
         const bool winograd = choice.kernels()[static_cast<size_t>(kernel)].name == "winograd";
@@ -316,12 +292,7 @@ TEST(PoolingGradient, EveryMaxKernelGivesTheSameBitsOnTies) {
   const NDArray data = NDArray::FromBuffer({2, 20, 9, 70}, DType::kFloat32, values.data());
   const AttrDict to_last = {{"axes", "(0, 2, 3, 1)"}}, to_first = {{"axes", "(0, 3, 1, 2)"}};
   const NDArray data_last = Invoke("transpose", {data}, to_last)[0];
-  internal::KernelChoice* found = nullptr;
-  for (internal::KernelChoice* c : internal::KernelChoices()) {
-    if (c->family() == "pooling_backward") found = c;
-  }
-  ASSERT_NE(found, nullptr);
-  internal::KernelChoice& choice = *found;
+  internal::KernelChoice& choice = internal::KernelChoiceOf("pooling_backward");
   for (int stride : {1, 2, 3}) {
     SCOPED_TRACE("stride " + std::to_string(stride));
     const std::string s = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";

@@ -2,10 +2,7 @@
 // bound against float64, its bits at any thread count, and when it runs unforced.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,22 +17,6 @@ namespace hybridnet {
 namespace {
 
 using testing_util::BitDifference;
-
-// The convolution kernel choice and the index of the Winograd kernel in it.
-internal::KernelChoice& Convolutions() {
-  for (internal::KernelChoice* choice : internal::KernelChoices()) {
-    if (choice->family() == "convolution") return *choice;
-  }
-  throw std::runtime_error("no convolution kernel choice");
-}
-
-int WinogradIndex() {
-  const auto& kernels = Convolutions().kernels();
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    if (kernels[k].name == "winograd") return static_cast<int>(k);
-  }
-  throw std::runtime_error("no winograd convolution kernel");
-}
 
 struct Layer {
   int64_t N, C, F, H, W;
@@ -56,19 +37,6 @@ std::vector<NDArray> LayerInputs(const Layer& l) {
   return in;
 }
 
-// max |got - want| / max |want| over the arrays.
-double RelativeToLargest(const NDArray& got, const NDArray& want) {
-  const NDArray got64 = got.AsType(DType::kFloat64);
-  const double* a = want.data<double>();
-  const double* b = got64.data<double>();
-  double largest = 0.0, worst = 0.0;
-  for (int64_t i = 0; i < want.size(); ++i) {
-    largest = std::max(largest, std::fabs(a[i]));
-    worst = std::max(worst, std::fabs(a[i] - b[i]));
-  }
-  return worst / largest;
-}
-
 TEST(WinogradConvolution, WithinItsBoundOfFloat64AndTheSameBitsAtAnyThreadCount) {
   if (!internal::CpuHasAvx2()) GTEST_SKIP() << "the Winograd kernel needs AVX2 and FMA";
   // Sides that are no multiples of the 4x4 tiles, one sample and several, channel counts from
@@ -77,8 +45,8 @@ TEST(WinogradConvolution, WithinItsBoundOfFloat64AndTheSameBitsAtAnyThreadCount)
                                      {3, 16, 24, 9, 4, false},
                                      {1, 64, 64, 14, 14, true},
                                      {1, 256, 256, 5, 5, false}};
-  internal::KernelChoice& choice = Convolutions();
-  const int winograd = WinogradIndex();
+  internal::KernelChoice& choice = internal::KernelChoiceOf("convolution");
+  const int winograd = choice.IndexOf("winograd");
   const int before = GetNumThreads();
   for (const Layer& l : layers) {
     SCOPED_TRACE("C " + std::to_string(l.C) + " F " + std::to_string(l.F) + " " +
@@ -97,7 +65,8 @@ TEST(WinogradConvolution, WithinItsBoundOfFloat64AndTheSameBitsAtAnyThreadCount)
     }
     choice.Force(-1);
     SetNumThreads(before);
-    EXPECT_LE(RelativeToLargest(got[0], want), testing_util::kWinogradRelativeBound);
+    const auto [largest, worst] = testing_util::CompareToFloat64(got[0], want);
+    EXPECT_LE(worst, testing_util::kWinogradRelativeBound * largest);
     EXPECT_EQ(BitDifference(got[0], got[1]), "") << "1 thread against 2";
   }
 }
@@ -109,8 +78,8 @@ TEST(WinogradConvolution, TrainingRunsItWhereItPaysAndInferenceDoesNot) {
   if (internal::CpuHasAvx512() || !internal::CpuHasAvx2()) {
     GTEST_SKIP() << "the rule pinned here is that of AVX2 CPUs without AVX-512";
   }
-  internal::KernelChoice& choice = Convolutions();
-  const int winograd = WinogradIndex();
+  internal::KernelChoice& choice = internal::KernelChoiceOf("convolution");
+  const int winograd = choice.IndexOf("winograd");
   const Layer wide = {2, 32, 64, 8, 8, true}, narrow = {2, 16, 64, 8, 8, true};
   auto runs_for = [&](const Layer& l, bool training) {
     const std::vector<NDArray> in = LayerInputs(l);
