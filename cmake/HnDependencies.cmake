@@ -29,6 +29,19 @@ else()
   message(STATUS "libjpeg (libjpeg62-turbo-dev) not found: image decoding is left out")
 endif()
 
+# libxsmm (Debian libxsmm-dev, which scripts/setup.sh installs; a static, position-independent
+# archive): JIT kernels for the small products of the Winograd convolutions (kernels/blas.h
+# SmallGemm). Optional: without it those products run on Gemm, slower.
+find_path(HN_LIBXSMM_INCLUDE_DIR libxsmm.h)
+find_library(HN_LIBXSMM_LIBRARY NAMES libxsmm.a xsmm)
+add_library(hn_libxsmm INTERFACE)
+if(HN_LIBXSMM_INCLUDE_DIR AND HN_LIBXSMM_LIBRARY)
+  target_link_libraries(hn_libxsmm INTERFACE ${HN_LIBXSMM_LIBRARY} ${CMAKE_DL_LIBS})
+  set(HN_HAVE_LIBXSMM ON)
+else()
+  message(STATUS "libxsmm (libxsmm-dev) not found: small products run on OpenBLAS")
+endif()
+
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
 if(HN_BUILD_TESTS)

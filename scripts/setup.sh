@@ -6,7 +6,7 @@ packages=(
   doxygen python3-markdown
   cmake ninja-build g++ make ccache pkg-config
   libgtest-dev libbenchmark-dev
-  libopenblas-dev libdnnl-dev nlohmann-json3-dev libjpeg62-turbo-dev
+  libopenblas-dev libdnnl-dev libxsmm-dev nlohmann-json3-dev libjpeg62-turbo-dev
   libprotobuf-dev protobuf-compiler libonnx-dev
   swig r-base-dev r-cran-testthat
   default-jdk-headless maven libopenblas0

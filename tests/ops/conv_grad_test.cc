@@ -127,7 +127,7 @@ TEST(ConvolutionFloat64, MatchesTheFloat32Kernels) {
 
 // The kernel each gradient pass of a convolution runs unforced on an AVX2 CPU without AVX-512
 // (kernels/onednn_convolution.cc's and convolution_winograd.cc's measured rules): Winograd's
-// for both passes of 3x3 stride-1 convolutions of 32 channels in and out or more; for strided 3x3
+// for both passes of 3x3 stride-1 convolutions of 16 channels in and out or more; for strided 3x3
 // ones of 64 channels in and out onto 14x14 and more oneDNN's blocked backward data, products of
 // patches for the backward weights; oneDNN's channel-last primitives for everything else (other
 // windows, dilations, groups, fewer channels).
@@ -154,7 +154,8 @@ TEST(ConvolutionGradient, AnAvx2CpuRunsTheKernelsItsRulesChoose) {
       {three("64"), {1, 64, 8, 8}, {1, 64, 8, 8}, {64, 64, 3, 3}, "winograd", "winograd"},
       {three("64"), {1, 64, 16, 16}, {1, 32, 16, 16}, {64, 32, 3, 3}, "winograd", "winograd"},
       {three("32"), {1, 32, 16, 16}, {1, 64, 16, 16}, {32, 64, 3, 3}, "winograd", "winograd"},
-      {three("16"), {1, 16, 16, 16}, {1, 16, 16, 16}, {16, 16, 3, 3},
+      {three("16"), {1, 16, 16, 16}, {1, 16, 16, 16}, {16, 16, 3, 3}, "winograd", "winograd"},
+      {three("8"), {1, 8, 16, 16}, {1, 16, 16, 16}, {8, 16, 3, 3},
        "onednn_backward_data", "onednn_backward_weights"},
       {strided, {1, 128, 14, 14}, {1, 64, 28, 28}, {128, 64, 3, 3},
        "onednn_backward_data_blocked", "patch_gemm"},
@@ -213,6 +214,11 @@ TEST(ConvolutionGradient, EveryKernelMatchesFloat64) {
        {1, 96, 11, 5},
        {1, 64, 9, 7},
        {96, 64, 3, 3}},
+      // More tiles (675) than a chunk of the Winograd kernels holds (672): two chunks.
+      {{{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "16"}, {"no_bias", "True"}},
+       {3, 16, 60, 60},
+       {3, 16, 60, 60},
+       {16, 16, 3, 3}},
       {{{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "256"}, {"no_bias", "True"}},
        {3, 256, 5, 5},
        {3, 256, 5, 5},

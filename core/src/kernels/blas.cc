@@ -10,7 +10,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
+
+#ifdef HN_HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
 
 #include "hybridnet/base.h"
 #include "kernels/parallel-inl.h"
@@ -207,6 +212,36 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
   OpenBlasGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+SmallProduct::SmallProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda,
+                           int64_t ldb, bool accumulate, int64_t ldc)
+    : trans_a_(trans_a), accumulate_(accumulate), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb),
+      ldc_(ldc) {
+#ifdef HN_HAVE_LIBXSMM
+  // libxsmm is column-major: c' (n x m) = b' (n x k) * op(a)', where a row-major matrix read
+  // column-major is its transpose, so op(a)' is a as stored, or its transpose with trans_a.
+  const libxsmm_blasint rows = BlasInt(n), cols = BlasInt(m), depth = BlasInt(k);
+  const libxsmm_blasint ld_first = BlasInt(ldb), ld_second = BlasInt(lda), ld_c = BlasInt(ldc);
+  const float alpha = 1.f, beta = accumulate ? 1.f : 0.f;
+  const int flags = trans_a ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE;
+  const int prefetch = LIBXSMM_PREFETCH_NONE;
+  // libxsmm's registry only tries its lock and answers "no kernel" to a thread that finds it
+  // taken, which would make the product's bits depend on which thread came first: one thread
+  // asks at a time.
+  static std::mutex dispatch;
+  const std::lock_guard<std::mutex> lock(dispatch);
+  kernel_ = libxsmm_smmdispatch(rows, cols, depth, &ld_first, &ld_second, &ld_c, &alpha, &beta,
+                                &flags, &prefetch);
+#endif
+}
+
+void SmallProduct::operator()(const float* a, const float* b, float* c) const {
+  if (kernel_ != nullptr) {
+    kernel_(b, a, c);
+    return;
+  }
+  Gemm(trans_a_, false, m_, n_, k_, 1.f, a, lda_, b, ldb_, accumulate_ ? 1.f : 0.f, c, ldc_);
+}
+
 void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y) {
   if (FloatMatrixLibrary() == MatrixLibrary::kOneDnn) {
     OneDnnGemm(false, true, 1, m, k, 1.f, x, k, a, k, beta, y, m);  // y^T = x^T a^T
@@ -228,10 +263,17 @@ void SetFloatMatrixLibrary(MatrixLibrary library) {
 
 std::string MatrixLibraryDescription() {
   const std::string core = openblas_get_corename();
-  if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlas) return "OpenBLAS (core " + core + ")";
+#ifdef HN_HAVE_LIBXSMM
+  const std::string small = "; libxsmm " LIBXSMM_VERSION " for small products";
+#else
+  const std::string small = "; small products on it too (built without libxsmm)";
+#endif
+  if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlas) {
+    return "OpenBLAS (core " + core + ")" + small;
+  }
   static const char* const kIsaNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
   return "oneDNN sgemm (OpenBLAS runs " + core + " kernels on this " + kIsaNames[CpuVectorIsa()] +
-         " CPU)";
+         " CPU)" + small;
 }
 
 }  // namespace internal

@@ -31,6 +31,24 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc);
 
+/// c (m x n) = op(a) * b, or c += op(a) * b when `accumulate`, on the calling thread, for
+/// products of a few dozen rows or columns run many times over (Winograd's point products):
+/// libxsmm's JIT kernels read a and b in place, where OpenBLAS's packing and its pass over c took
+/// longer than its kernel (a 672x16 by 16x16 product 2.5x faster, 32x32 1.8x, 64x64 1.5x; Zen 3).
+/// Made once per shape and strides, then run on any operands of them. Runs Gemm when the library
+/// was built without libxsmm or libxsmm has no kernel for the shape, the same for every call.
+class SmallProduct {
+ public:
+  SmallProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+               bool accumulate, int64_t ldc);
+  void operator()(const float* a, const float* b, float* c) const;
+
+ private:
+  bool trans_a_, accumulate_;
+  int64_t m_, n_, k_, lda_, ldb_, ldc_;
+  void (*kernel_)(const float*, const float*, float*, ...) = nullptr;  // libxsmm's, or none
+};
+
 /// y (m) = a (m x k, rows of stride k) * x (k) + beta * y.
 void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float beta, float* y);
 
@@ -38,8 +56,8 @@ void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float be
 MatrixLibrary FloatMatrixLibrary();
 /// Makes later float products run on `library` (tests compare the two).
 void SetFloatMatrixLibrary(MatrixLibrary library);
-/// "OpenBLAS (core SkylakeX)", or "oneDNN sgemm (OpenBLAS runs Prescott kernels on this
-/// AVX-512 CPU)": for benchmark reports.
+/// "OpenBLAS (core SkylakeX); libxsmm 1.17 for small products", or "oneDNN sgemm (OpenBLAS runs
+/// Prescott kernels on this AVX-512 CPU); ...": for benchmark reports.
 std::string MatrixLibraryDescription();
 
 }  // namespace internal

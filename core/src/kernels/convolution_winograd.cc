@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
@@ -264,11 +265,43 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
   }
 }
 
+// Whether the points' products of p run on SmallGemm: up to 64 channels in and out. Beyond,
+// OpenBLAS's packing pays (at 128 channels both took the same time, at 256 and 512 SmallGemm
+// 1.2-1.8x Gemm's; Zen 3).
+bool SmallProducts(const Problem& p) { return std::max(p.C, p.F) <= 64; }
+
+// One point's product, c (m x n) = op(a) (m x k) * b (k x n) or c += it when `accumulate`,
+// all rows dense, on SmallProduct's kernel for small ones and Gemm for the others.
+class PointProduct {
+ public:
+  PointProduct(bool small, bool trans_a, int64_t m, int64_t n, int64_t k, bool accumulate)
+      : trans_a_(trans_a), accumulate_(accumulate), m_(m), n_(n), k_(k) {
+    if (small) small_.emplace(trans_a, m, n, k, trans_a ? m : k, n, accumulate, n);
+  }
+  void operator()(const float* a, const float* b, float* c) const {
+    if (small_) {
+      (*small_)(a, b, c);
+    } else {
+      Gemm(trans_a_, false, m_, n_, k_, 1.f, a, trans_a_ ? m_ : k_, b, n_,
+           accumulate_ ? 1.f : 0.f, c, n_);
+    }
+  }
+
+ private:
+  bool trans_a_, accumulate_;
+  int64_t m_, n_, k_;
+  std::optional<SmallProduct> small_;
+};
+
 void RunProblem(const Problem& p, Workspace* workspace) {
   const int64_t tiles = Tiles(p);
-  // A chunk's transformed inputs and its products within 1.5 MiB each: on ResNet-18's layers
-  // (Zen 3, 1 thread) 0.75-2 MiB were within noise of each other, 8 MiB slower.
-  const int64_t chunk = ChunkTiles(int64_t{3} << 19, std::max(p.C, p.F));
+  // A chunk's transformed inputs and its products within 768 KiB each for SmallGemm's products,
+  // 1.5 MiB for OpenBLAS's (Zen 3, 1 thread: ResNet-20's 32x32x16 forward 6.8 ms against 7.6
+  // at 1.5 MiB, its 8x8x64 one 2.9 against 3.4; ResNet-18's 28x28x128 one alike at both, and
+  // slower at 8 MiB).
+  const bool small = SmallProducts(p);
+  const int64_t chunk_bytes = small ? int64_t{3} << 18 : int64_t{3} << 19;
+  const int64_t chunk = ChunkTiles(chunk_bytes, std::max(p.C, p.F));
   const int64_t chunks = (tiles + chunk - 1) / chunk;
   const int64_t chunk_floats = kPoints * chunk * (p.C + p.F);
   const int threads = KernelThreads();
@@ -279,9 +312,9 @@ void RunProblem(const Problem& p, Workspace* workspace) {
     float* m = v + kPoints * chunk * p.C;
     const int64_t first = k * chunk, count = std::min(chunk, tiles - first);
     TransformInput(p, first, count, count, v);
+    const PointProduct product(small, false, count, p.F, p.C, false);
     for (int64_t q = 0; q < kPoints; ++q) {
-      Gemm(false, false, count, p.F, p.C, 1.f, v + q * count * p.C, p.C, p.u + q * p.C * p.F,
-           p.F, 0.f, m + q * count * p.F, p.F);
+      product(v + q * count * p.C, p.u + q * p.C * p.F, m + q * count * p.F);
     }
     TransformOutput(p, first, count, m);
   });
@@ -330,9 +363,13 @@ HN_AVX2 void WindowsFromSums(const float* s, int64_t C, int64_t F, int64_t c, in
 // over the chunks in order, one product a chunk, whatever the thread count.
 void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* workspace) {
   const int64_t tiles = Tiles(p);
-  // Its products sum over the tiles, so longer chunks (24 MiB of transformed tiles) make longer
-  // products and fewer passes over the sums (36 x C x F).
-  const int64_t chunk = std::min(tiles, ChunkTiles(int64_t{24} << 20, p.C + p.F));
+  // Its products sum over the tiles, a chunk at a time: the chunk's transformed tiles should
+  // stay in the caches, yet be long enough for few passes over the sums (36 x C x F). At 1 thread
+  // on Zen 3, 3 MiB of tiles suited SmallGemm's products (ResNet-18's 56x56x64 layer 42.7 ms,
+  // against 68.1 at 24 MiB), 6 MiB OpenBLAS's (its 28x28x128 one 39.2 ms, 45.4 at 3 MiB).
+  const bool small = SmallProducts(p);
+  const int64_t chunk_bytes = small ? int64_t{3} << 20 : int64_t{6} << 20;
+  const int64_t chunk = std::min(tiles, ChunkTiles(chunk_bytes, p.C + p.F));
   float* v = workspace->Get<float>(kConvWinogradSlot,
                                    static_cast<size_t>(kPoints * chunk * (p.C + p.F)));
   float* g = v + kPoints * chunk * p.C;
@@ -346,9 +383,9 @@ void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* 
       TransformInput(p, first + begin, end - begin, chunk, v + begin * p.C);
       TransformGradient(p, dy, first + begin, end - begin, chunk, g + begin * p.F);
     });
+    const PointProduct product(small, true, p.C, p.F, count, first != 0);
     ParallelFor(kPoints, true, [&](int64_t q) {
-      Gemm(true, false, p.C, p.F, count, 1.f, v + q * chunk * p.C, p.C, g + q * chunk * p.F, p.F,
-           first == 0 ? 0.f : 1.f, sums + q * p.C * p.F, p.F);
+      product(v + q * chunk * p.C, g + q * chunk * p.F, sums + q * p.C * p.F);
     });
   }
   ParallelFor(p.C, p.C * p.F >= 4096, [&](int64_t c) {
@@ -374,13 +411,14 @@ bool WinogradTakes(const ConvSpec& s) {
 // Measured per layer and pass (bench/layer_bench BM_TrainConvPass: Zen 3, 1 thread, channel-last
 // arrays, the windows' transform included) against the fastest of oneDNN 2.6.3's kernels and
 // ours for that pass. ResNet-18's (batch 32), forward / backward data / backward weights, ms:
-// 56x56 of 64 channels 54 / 50 / 67 against 95 / 89 / 122, 28x28 of 128 42 / 42 / 46 against
-// 97 / 86 / 121, 14x14 of 256 59 / 56 / 41 against 110 / 88 / 118, 7x7 of 512 72 / 78 / 49
-// against 131 / 108 / 100. CIFAR ResNet-20's (batch 128): 8x8 of 64 4.6 / 4.6 / 5.6 against
-// 11.2 / 8.9 / 10.6, 16x16 of 32 6.7 / 6.5 / 9.4 against 9.2 / 8.7 / 10.6, but 32x32 of 16
-// 11.0 / 10.7 / 12.5 against 10.0 / 8.5 / 11.6: products of 16 channels are too short.
+// 56x56 of 64 channels 38 / 37 / 52 against 93 / 98 / 108, 28x28 of 128 38 / 39 / 42 against
+// 94 / 88 / 110, 14x14 of 256 54 / 53 / 47 against 92 / 84 / 113, 7x7 of 512 72 / 70 / 57
+// against 108 / 94 / 95. CIFAR ResNet-20's (batch 128): 8x8 of 64 3.2 / 3.2 / 4.0 against
+// 8.8 / 7.0 / 9.3, 16x16 of 32 4.7 / 4.5 / 5.3 against 8.2 / 7.6 / 9.9, 32x32 of 16
+// 6.7 / 7.1 / 9.2 against 9.5 / 7.6 / 9.8 (with SmallGemm on libxsmm; on OpenBLAS's Gemm the
+// 16 channels' products were too short: 11.0 / 10.7 / 12.5). 8 channels were not measured.
 bool WinogradPays(const ConvSpec& s) {
-  return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 32 && s.F >= 32;
+  return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 16 && s.F >= 16;
 }
 
 void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& a) {
