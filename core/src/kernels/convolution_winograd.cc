@@ -96,17 +96,32 @@ HN_AVX2 inline void OutputRows(const __m256* m, __m256* o) {
 
 using RowTransform = void (*)(const __m256*, __m256*);
 
-// out (m x m, row-major) = R in R' for in (n x n), where `rows` computes R v for a column or row
-// v of n values: the columns first, then the rows.
-HN_AVX2 inline void TransformBothWays(const __m256* in, int64_t n, int64_t m, RowTransform rows,
-                                      __m256* out) {
+// out (m x m) = R in R' for in (n x n), where `rows` computes R v for a column or row v of n
+// values: the columns first, then the rows. in's element (i, j) is load(i, j), and out's goes to
+// store(i, j, value) as soon as it is made: only the half-way values are kept in memory (whole
+// arrays of in and out spilled about a thousand ymm registers to the stack per input tile).
+// Inlined and unrolled, so that n, m and `rows` are constants and in, out and the half-way
+// values stay in registers as far as they fit.
+template <typename Load, typename Store>
+HN_AVX2 inline __attribute__((always_inline)) void TransformBothWays(int64_t n, int64_t m,
+                                                                     RowTransform rows,
+                                                                     const Load& load,
+                                                                     const Store& store) {
   __m256 half[36], column[6], transformed[6];
+#pragma GCC unroll 6
   for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < n; ++i) column[i] = in[i * n + j];
+#pragma GCC unroll 6
+    for (int64_t i = 0; i < n; ++i) column[i] = load(i, j);
     rows(column, transformed);
+#pragma GCC unroll 6
     for (int64_t i = 0; i < m; ++i) half[i * n + j] = transformed[i];
   }
-  for (int64_t i = 0; i < m; ++i) rows(half + i * n, out + i * m);
+#pragma GCC unroll 6
+  for (int64_t i = 0; i < m; ++i) {
+    rows(half + i * n, transformed);
+#pragma GCC unroll 6
+    for (int64_t j = 0; j < m; ++j) store(i, j, transformed[j]);
+  }
 }
 
 // The windows of input channel i into output channels [o, o + 8) in Winograd's space
@@ -119,10 +134,12 @@ HN_AVX2 void TransformWindows(const float* w, int64_t C, bool rotated, int64_t i
     const float* window = w + (f * C + c) * 9;
     for (int64_t t = 0; t < 9; ++t) taps[rotated ? 8 - t : t][lane] = window[t];
   }
-  __m256 g[9], u[36];
-  for (int64_t t = 0; t < 9; ++t) g[t] = _mm256_load_ps(taps[t]);
-  TransformBothWays(g, 3, 6, WeightRows, u);
-  for (int64_t q = 0; q < kPoints; ++q) _mm256_storeu_ps(out + (q * in + i) * to + o, u[q]);
+  TransformBothWays(
+      3, 6, WeightRows,
+      [&](int64_t r, int64_t t) HN_AVX2 { return _mm256_load_ps(taps[r * 3 + t]); },
+      [&](int64_t r, int64_t t, __m256 u) HN_AVX2 {
+        _mm256_storeu_ps(out + ((r * 6 + t) * in + i) * to + o, u);
+      });
 }
 
 // Windows w (F, C, 3, 3) in Winograd's space as the products read them: out (36, in, to) for
@@ -223,19 +240,15 @@ HN_AVX2 void TransformInput(const Problem& p, int64_t first, int64_t count, int6
       column_in[i] = left + i >= 0 && left + i < p.W;
     }
     for (int64_t c = 0; c < p.C; c += 8) {
-      __m256 d[36];
-      for (int64_t i = 0; i < 6; ++i) {
-        for (int64_t j = 0; j < 6; ++j) {
-          d[i * 6 + j] = rows[i] != nullptr && column_in[j]
-                             ? _mm256_loadu_ps(rows[i] + j * p.C + c)
-                             : _mm256_setzero_ps();
-        }
-      }
-      __m256 transformed[36];
-      TransformBothWays(d, 6, 6, InputRows, transformed);
-      for (int64_t q = 0; q < kPoints; ++q) {
-        _mm256_storeu_ps(v + q * point_stride + t * p.C + c, transformed[q]);
-      }
+      TransformBothWays(
+          6, 6, InputRows,
+          [&](int64_t i, int64_t j) HN_AVX2 {
+            return rows[i] != nullptr && column_in[j] ? _mm256_loadu_ps(rows[i] + j * p.C + c)
+                                                      : _mm256_setzero_ps();
+          },
+          [&](int64_t i, int64_t j, __m256 x) HN_AVX2 {
+            _mm256_storeu_ps(v + (i * 6 + j) * point_stride + t * p.C + c, x);
+          });
     }
   }
 }
@@ -247,20 +260,17 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
     const auto [n, top, left] = PlaceOf(p, first + t);
     const int64_t rows = std::min(kTile, p.H - top), columns = std::min(kTile, p.W - left);
     for (int64_t f = 0; f < p.F; f += 8) {
-      __m256 products[36], transformed[16];
-      for (int64_t q = 0; q < kPoints; ++q) {
-        products[q] = _mm256_loadu_ps(m + q * point_stride + t * p.F + f);
-      }
-      TransformBothWays(products, 6, 4, OutputRows, transformed);
       const __m256 bias = p.bias != nullptr ? _mm256_loadu_ps(p.bias + f) : _mm256_setzero_ps();
-      for (int64_t i = 0; i < rows; ++i) {
-        float* row = p.y + ((n * p.H + top + i) * p.W + left) * p.F + f;
-        for (int64_t j = 0; j < columns; ++j) {
-          const __m256 y = p.bias != nullptr ? _mm256_add_ps(transformed[i * 4 + j], bias)
-                                             : transformed[i * 4 + j];
-          _mm256_storeu_ps(row + j * p.F, y);
-        }
-      }
+      TransformBothWays(
+          6, 4, OutputRows,
+          [&](int64_t i, int64_t j) HN_AVX2 {
+            return _mm256_loadu_ps(m + (i * 6 + j) * point_stride + t * p.F + f);
+          },
+          [&](int64_t i, int64_t j, __m256 y) HN_AVX2 {
+            if (i >= rows || j >= columns) return;
+            float* out = p.y + ((n * p.H + top + i) * p.W + left + j) * p.F + f;
+            _mm256_storeu_ps(out, p.bias != nullptr ? _mm256_add_ps(y, bias) : y);
+          });
     }
   }
 }
@@ -330,18 +340,16 @@ HN_AVX2 void TransformGradient(const Problem& p, const float* dy, int64_t first,
     const int64_t tile_rows = std::min(kTile, p.H - top);
     const int64_t tile_columns = std::min(kTile, p.W - left);
     for (int64_t f = 0; f < p.F; f += 8) {
-      __m256 d[16];
-      for (int64_t i = 0; i < kTile; ++i) {
-        for (int64_t j = 0; j < kTile; ++j) d[i * 4 + j] = _mm256_setzero_ps();
-        if (i >= tile_rows) continue;
-        const float* row = dy + ((n * p.H + top + i) * p.W + left) * p.F + f;
-        for (int64_t j = 0; j < tile_columns; ++j) d[i * 4 + j] = _mm256_loadu_ps(row + j * p.F);
-      }
-      __m256 transformed[36];
-      TransformBothWays(d, 4, 6, GradientRows, transformed);
-      for (int64_t q = 0; q < kPoints; ++q) {
-        _mm256_storeu_ps(g + q * point_stride + t * p.F + f, transformed[q]);
-      }
+      TransformBothWays(
+          4, 6, GradientRows,
+          [&](int64_t i, int64_t j) HN_AVX2 {
+            return i < tile_rows && j < tile_columns
+                       ? _mm256_loadu_ps(dy + ((n * p.H + top + i) * p.W + left + j) * p.F + f)
+                       : _mm256_setzero_ps();
+          },
+          [&](int64_t i, int64_t j, __m256 x) HN_AVX2 {
+            _mm256_storeu_ps(g + (i * 6 + j) * point_stride + t * p.F + f, x);
+          });
     }
   }
 }
@@ -349,11 +357,13 @@ HN_AVX2 void TransformGradient(const Problem& p, const float* dy, int64_t first,
 // dw[f, c] (F, C, 3, 3) for filters [f, f + 8) from the sums s (36, C, F) of input channel c.
 HN_AVX2 void WindowsFromSums(const float* s, int64_t C, int64_t F, int64_t c, int64_t f,
                              float* dw) {
-  __m256 sums[36], window[9];
-  for (int64_t q = 0; q < kPoints; ++q) sums[q] = _mm256_loadu_ps(s + (q * C + c) * F + f);
-  TransformBothWays(sums, 6, 3, SumRows, window);
   alignas(32) float taps[9][8];
-  for (int64_t t = 0; t < 9; ++t) _mm256_store_ps(taps[t], window[t]);
+  TransformBothWays(
+      6, 3, SumRows,
+      [&](int64_t i, int64_t j) HN_AVX2 {
+        return _mm256_loadu_ps(s + ((i * 6 + j) * C + c) * F + f);
+      },
+      [&](int64_t i, int64_t j, __m256 x) HN_AVX2 { _mm256_store_ps(taps[i * 3 + j], x); });
   for (int64_t lane = 0; lane < 8; ++lane) {
     for (int64_t t = 0; t < 9; ++t) dw[((f + lane) * C + c) * 9 + t] = taps[t][lane];
   }
