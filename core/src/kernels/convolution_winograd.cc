@@ -275,9 +275,9 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
   }
 }
 
-// Whether the points' products of p run on SmallGemm: up to 64 channels in and out. Beyond,
-// OpenBLAS's packing pays (at 128 channels both took the same time, at 256 and 512 SmallGemm
-// 1.2-1.8x Gemm's; Zen 3).
+// Whether the points' products of p run on SmallProduct: up to 64 channels in and out. Beyond,
+// OpenBLAS's packing pays (at 128 channels both took the same time, at 256 and 512 libxsmm took
+// 1.2-1.8x OpenBLAS's; Zen 3).
 bool SmallProducts(const Problem& p) { return std::max(p.C, p.F) <= 64; }
 
 // One point's product, c (m x n) = op(a) (m x k) * b (k x n) or c += it when `accumulate`,
@@ -305,7 +305,7 @@ class PointProduct {
 
 void RunProblem(const Problem& p, Workspace* workspace) {
   const int64_t tiles = Tiles(p);
-  // A chunk's transformed inputs and its products within 768 KiB each for SmallGemm's products,
+  // A chunk's transformed inputs and its products within 768 KiB each for SmallProduct's products,
   // 1.5 MiB for OpenBLAS's (Zen 3, 1 thread: ResNet-20's 32x32x16 forward 6.8 ms against 7.6
   // at 1.5 MiB, its 8x8x64 one 2.9 against 3.4; ResNet-18's 28x28x128 one alike at both, and
   // slower at 8 MiB).
@@ -375,7 +375,7 @@ void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* 
   const int64_t tiles = Tiles(p);
   // Its products sum over the tiles, a chunk at a time: the chunk's transformed tiles should
   // stay in the caches, yet be long enough for few passes over the sums (36 x C x F). At 1 thread
-  // on Zen 3, 3 MiB of tiles suited SmallGemm's products (ResNet-18's 56x56x64 layer 42.7 ms,
+  // on Zen 3, 3 MiB of tiles suited SmallProduct's products (ResNet-18's 56x56x64 layer 42.7 ms,
   // against 68.1 at 24 MiB), 6 MiB OpenBLAS's (its 28x28x128 one 39.2 ms, 45.4 at 3 MiB).
   const bool small = SmallProducts(p);
   const int64_t chunk_bytes = small ? int64_t{3} << 20 : int64_t{6} << 20;
@@ -421,12 +421,11 @@ bool WinogradTakes(const ConvSpec& s) {
 // Measured per layer and pass (bench/layer_bench BM_TrainConvPass: Zen 3, 1 thread, channel-last
 // arrays, the windows' transform included) against the fastest of oneDNN 2.6.3's kernels and
 // ours for that pass. ResNet-18's (batch 32), forward / backward data / backward weights, ms:
-// 56x56 of 64 channels 38 / 37 / 52 against 93 / 98 / 108, 28x28 of 128 38 / 39 / 42 against
-// 94 / 88 / 110, 14x14 of 256 54 / 53 / 47 against 92 / 84 / 113, 7x7 of 512 72 / 70 / 57
-// against 108 / 94 / 95. CIFAR ResNet-20's (batch 128): 8x8 of 64 3.2 / 3.2 / 4.0 against
-// 8.8 / 7.0 / 9.3, 16x16 of 32 4.7 / 4.5 / 5.3 against 8.2 / 7.6 / 9.9, 32x32 of 16
-// 6.7 / 7.1 / 9.2 against 9.5 / 7.6 / 9.8 (with SmallGemm on libxsmm; on OpenBLAS's Gemm the
-// 16 channels' products were too short: 11.0 / 10.7 / 12.5). 8 channels were not measured.
+// 56x56 of 64 channels 31 / 32 / 42 against 93 / 98 / 108, 14x14 of 256 44 / 44 / 37 against
+// 92 / 84 / 113. CIFAR ResNet-20's (batch 128): 8x8 of 64 2.3 / 2.3 / 3.3 against 8.8 / 7.0 /
+// 9.3, 16x16 of 32 3.4 / 3.4 / 4.0 against 8.2 / 7.6 / 9.9, 32x32 of 16 5.0 / 5.1 / 6.4 against
+// 9.5 / 7.6 / 9.8 (with SmallProduct on libxsmm; on OpenBLAS's Gemm the 16 channels' products
+// were too short: 11.0 / 10.7 / 12.5). 8 channels were not measured.
 bool WinogradPays(const ConvSpec& s) {
   return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 16 && s.F >= 16;
 }
