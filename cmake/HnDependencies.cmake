@@ -31,7 +31,7 @@ endif()
 
 # libxsmm (Debian libxsmm-dev, which scripts/setup.sh installs; a static, position-independent
 # archive): JIT kernels for the small products of the Winograd convolutions (kernels/blas.h
-# SmallGemm). Optional: without it those products run on Gemm, slower.
+# RepeatedProduct). Optional: without it those products run on Gemm, slower.
 find_path(HN_LIBXSMM_INCLUDE_DIR libxsmm.h)
 find_library(HN_LIBXSMM_LIBRARY NAMES libxsmm.a xsmm)
 add_library(hn_libxsmm INTERFACE)

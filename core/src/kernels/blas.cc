@@ -212,11 +212,12 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double al
   OpenBlasGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-SmallProduct::SmallProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda,
-                           int64_t ldb, bool accumulate, int64_t ldc)
+RepeatedProduct::RepeatedProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                 int64_t ldb, bool accumulate, int64_t ldc, bool jit)
     : trans_a_(trans_a), accumulate_(accumulate), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb),
       ldc_(ldc) {
 #ifdef HN_HAVE_LIBXSMM
+  if (!jit) return;
   // libxsmm is column-major: c' (n x m) = b' (n x k) * op(a)', where a row-major matrix read
   // column-major is its transpose, so op(a)' is a as stored, or its transpose with trans_a.
   const libxsmm_blasint rows = BlasInt(n), cols = BlasInt(m), depth = BlasInt(k);
@@ -231,10 +232,12 @@ SmallProduct::SmallProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_
   const std::lock_guard<std::mutex> lock(dispatch);
   kernel_ = libxsmm_smmdispatch(rows, cols, depth, &ld_first, &ld_second, &ld_c, &alpha, &beta,
                                 &flags, &prefetch);
+#else
+  (void)jit;
 #endif
 }
 
-void SmallProduct::operator()(const float* a, const float* b, float* c) const {
+void RepeatedProduct::operator()(const float* a, const float* b, float* c) const {
   if (kernel_ != nullptr) {
     kernel_(b, a, c);
     return;

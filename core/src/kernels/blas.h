@@ -31,16 +31,17 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc);
 
-/// c (m x n) = op(a) * b, or c += op(a) * b when `accumulate`, on the calling thread, for
-/// products of a few dozen rows or columns run many times over (Winograd's point products):
-/// libxsmm's JIT kernels read a and b in place, where OpenBLAS's packing and its pass over c took
-/// longer than its kernel (a 672x16 by 16x16 product 2.5x faster, 32x32 1.8x, 64x64 1.5x; Zen 3).
-/// Made once per shape and strides, then run on any operands of them. Runs Gemm when the library
-/// was built without libxsmm or libxsmm has no kernel for the shape, the same for every call.
-class SmallProduct {
+/// c (m x n) = op(a) * b, or c += op(a) * b when `accumulate`, on the calling thread: a product
+/// made once per shape and strides, then run on any operands of them (Winograd's point
+/// products). With `jit`, on libxsmm's JIT kernel, which reads a and b in place, for products of
+/// a few dozen rows or columns, where OpenBLAS's packing and its pass over c took longer than its
+/// kernel (a 672x16 by 16x16 product 2.5x faster, 32x32 1.8x, 64x64 1.5x; Zen 3). On Gemm
+/// without `jit`, when the library was built without libxsmm, or when libxsmm has no kernel for
+/// the shape, the same for every call.
+class RepeatedProduct {
  public:
-  SmallProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-               bool accumulate, int64_t ldc);
+  RepeatedProduct(bool trans_a, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                  bool accumulate, int64_t ldc, bool jit);
   void operator()(const float* a, const float* b, float* c) const;
 
  private:

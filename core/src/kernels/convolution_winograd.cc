@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 
 #include "kernels/avx2-inl.h"
 #include "kernels/avx512-inl.h"
@@ -275,37 +274,14 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
   }
 }
 
-// Whether the points' products of p run on SmallProduct: up to 64 channels in and out. Beyond,
+// Whether the points' products of p run on libxsmm: up to 64 channels in and out. Beyond,
 // OpenBLAS's packing pays (at 128 channels both took the same time, at 256 and 512 libxsmm took
 // 1.2-1.8x OpenBLAS's; Zen 3).
 bool SmallProducts(const Problem& p) { return std::max(p.C, p.F) <= 64; }
 
-// One point's product, c (m x n) = op(a) (m x k) * b (k x n) or c += it when `accumulate`,
-// all rows dense, on SmallProduct's kernel for small ones and Gemm for the others.
-class PointProduct {
- public:
-  PointProduct(bool small, bool trans_a, int64_t m, int64_t n, int64_t k, bool accumulate)
-      : trans_a_(trans_a), accumulate_(accumulate), m_(m), n_(n), k_(k) {
-    if (small) small_.emplace(trans_a, m, n, k, trans_a ? m : k, n, accumulate, n);
-  }
-  void operator()(const float* a, const float* b, float* c) const {
-    if (small_) {
-      (*small_)(a, b, c);
-    } else {
-      Gemm(trans_a_, false, m_, n_, k_, 1.f, a, trans_a_ ? m_ : k_, b, n_,
-           accumulate_ ? 1.f : 0.f, c, n_);
-    }
-  }
-
- private:
-  bool trans_a_, accumulate_;
-  int64_t m_, n_, k_;
-  std::optional<SmallProduct> small_;
-};
-
 void RunProblem(const Problem& p, Workspace* workspace) {
   const int64_t tiles = Tiles(p);
-  // A chunk's transformed inputs and its products within 768 KiB each for SmallProduct's products,
+  // A chunk's transformed inputs and its products within 768 KiB each for libxsmm's products,
   // 1.5 MiB for OpenBLAS's (Zen 3, 1 thread: ResNet-20's 32x32x16 forward 6.8 ms against 7.6
   // at 1.5 MiB, its 8x8x64 one 2.9 against 3.4; ResNet-18's 28x28x128 one alike at both, and
   // slower at 8 MiB).
@@ -322,7 +298,7 @@ void RunProblem(const Problem& p, Workspace* workspace) {
     float* m = v + kPoints * chunk * p.C;
     const int64_t first = k * chunk, count = std::min(chunk, tiles - first);
     TransformInput(p, first, count, count, v);
-    const PointProduct product(small, false, count, p.F, p.C, false);
+    const RepeatedProduct product(false, count, p.F, p.C, p.C, p.F, false, p.F, small);
     for (int64_t q = 0; q < kPoints; ++q) {
       product(v + q * count * p.C, p.u + q * p.C * p.F, m + q * count * p.F);
     }
@@ -375,7 +351,7 @@ void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* 
   const int64_t tiles = Tiles(p);
   // Its products sum over the tiles, a chunk at a time: the chunk's transformed tiles should
   // stay in the caches, yet be long enough for few passes over the sums (36 x C x F). At 1 thread
-  // on Zen 3, 3 MiB of tiles suited SmallProduct's products (ResNet-18's 56x56x64 layer 42.7 ms,
+  // on Zen 3, 3 MiB of tiles suited libxsmm's products (ResNet-18's 56x56x64 layer 42.7 ms,
   // against 68.1 at 24 MiB), 6 MiB OpenBLAS's (its 28x28x128 one 39.2 ms, 45.4 at 3 MiB).
   const bool small = SmallProducts(p);
   const int64_t chunk_bytes = small ? int64_t{3} << 20 : int64_t{6} << 20;
@@ -393,7 +369,7 @@ void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* 
       TransformInput(p, first + begin, end - begin, chunk, v + begin * p.C);
       TransformGradient(p, dy, first + begin, end - begin, chunk, g + begin * p.F);
     });
-    const PointProduct product(small, true, p.C, p.F, count, first != 0);
+    const RepeatedProduct product(true, p.C, p.F, count, p.C, p.F, first != 0, p.F, small);
     ParallelFor(kPoints, true, [&](int64_t q) {
       product(v + q * chunk * p.C, g + q * chunk * p.F, sums + q * p.C * p.F);
     });
@@ -424,7 +400,7 @@ bool WinogradTakes(const ConvSpec& s) {
 // 56x56 of 64 channels 31 / 32 / 42 against 93 / 98 / 108, 14x14 of 256 44 / 44 / 37 against
 // 92 / 84 / 113. CIFAR ResNet-20's (batch 128): 8x8 of 64 2.3 / 2.3 / 3.3 against 8.8 / 7.0 /
 // 9.3, 16x16 of 32 3.4 / 3.4 / 4.0 against 8.2 / 7.6 / 9.9, 32x32 of 16 5.0 / 5.1 / 6.4 against
-// 9.5 / 7.6 / 9.8 (with SmallProduct on libxsmm; on OpenBLAS's Gemm the 16 channels' products
+// 9.5 / 7.6 / 9.8 (with the products on libxsmm; on OpenBLAS's the 16 channels' products
 // were too short: 11.0 / 10.7 / 12.5). 8 channels were not measured.
 bool WinogradPays(const ConvSpec& s) {
   return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 16 && s.F >= 16;
