@@ -30,6 +30,9 @@ Systems, each in a worker process of its own, fresh per model and thread count:
                      1.9.1 runs the LSTM LM's step faster this way, so hn/MXNet is taken against
                      the faster of the two MXNet systems
   PyTorch            CPU eager (Debian python3-torch), gradients set to None before each step
+  products floor     networks of dense layers only (the seed MLP): the step's matrix products
+                     alone, one cblas_sgemm each on OpenBLAS (train_step_worker --products-floor):
+                     floor/MXNet is the least hn/MXNet any framework on OpenBLAS could reach
 Threads: OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = n for everyone, plus
 hybridnet::SetNumThreads(n) and torch.set_num_threads(n); at 1 thread every worker is pinned to
 the same CPU. Rounds alternate the systems (the order rotates each round); each round runs enough
@@ -53,12 +56,13 @@ THIS = os.path.abspath(__file__)
 
 
 class Model:
-    def __init__(self, name, title, inputs, classes, rounds_key="rounds"):
+    def __init__(self, name, title, inputs, classes, rounds_key="rounds", dense=False):
         self.name = name
         self.title = title
         self.inputs = inputs  # [(name, shape, kind)]: kind "normal", "tokens" or "zeros"
         self.classes = classes
         self.rounds_key = rounds_key
+        self.dense = dense  # dense layers only: the products floor is measured
 
     def output_shape(self):
         data = self.inputs[0][1]
@@ -72,7 +76,8 @@ MODELS = [
           [("data", (32, 3, 224, 224), "normal")], 1000, "heavy_rounds"),
     Model("cifar_resnet20_v1", "CIFAR ResNet-20 v1, batch 128, 3x32x32",
           [("data", (128, 3, 32, 32), "normal")], 10),
-    Model("seed_mlp", "seed MLP 512-256-128-2, batch 256", [("data", (256, 512), "normal")], 2),
+    Model("seed_mlp", "seed MLP 512-256-128-2, batch 256", [("data", (256, 512), "normal")], 2,
+          dense=True),
     Model("lstm_lm", f"LSTM LM {LAYERS}x{HIDDEN}, vocab {VOCAB}, seq {STEPS} x batch {BATCH}",
           [("data", (STEPS, BATCH), "tokens"), ("state", (LAYERS, BATCH, HIDDEN), "zeros"),
            ("state_cell", (LAYERS, BATCH, HIDDEN), "zeros")], VOCAB),
@@ -347,6 +352,7 @@ def bench_model(model, threads, args, commands, folder):
     make_inputs(model, inputs)
     names = ",".join(n for n, _, _ in model.inputs)
     prefix = os.path.join(folder, model.name)
+    commands = {s: c for s, c in commands.items() if s != FLOOR or model.dense}
     return run_workers(commands, [prefix, inputs, names, str(threads)], threads,
                        getattr(args, model.rounds_key), args.round_seconds)
 
@@ -441,7 +447,7 @@ def main():
     parser.add_argument("--models", default=",".join(m.name for m in MODELS))
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--systems",
-                        default="hybridnet,hybridnet eager,MXNet,MXNet ops loss,PyTorch")
+                        default=f"hybridnet,hybridnet eager,MXNet,MXNet ops loss,PyTorch,{FLOOR}")
     parser.add_argument("--mxnet",
                         default=os.path.expanduser("~/.cache/hybridnet/mxnet-1.9.1/bin/python"))
     parser.add_argument("--torch-python", default="/usr/bin/python3")
@@ -457,6 +463,7 @@ def main():
     if os.path.exists(worker):
         commands["hybridnet"] = ([worker], {})
         commands["hybridnet eager"] = ([worker, "--eager"], {})
+        commands[FLOOR] = ([worker, "--products-floor"], {})
     else:
         print(f"hybridnet: SKIPPED (no {worker}; ninja -C {args.build} train_step_worker "
               "builds it)")
@@ -475,13 +482,14 @@ def main():
 
 
 DESCRIBED = set()  # (system, threads) whose description report() printed
+FLOOR = "products floor"  # train_step_worker --products-floor, for networks of dense layers
 
 
 def report(model, threads, results):
     print(f"  1-minute load average {results['load']} (start-end); {results['rounds']} rounds "
           "after a warm-up round")
     reference = None
-    for system in ("MXNet", "MXNet ops loss", "PyTorch", "hybridnet", "hybridnet eager"):
+    for system in ("MXNet", "MXNet ops loss", "PyTorch", "hybridnet", "hybridnet eager", FLOOR):
         r = results.get(system)
         if r is None:
             continue
@@ -491,7 +499,9 @@ def report(model, threads, results):
             continue
         c = r["check"]
         agrees = ""
-        if reference is None:
+        if system == FLOOR:
+            agrees = "  (the products' own figures)"
+        elif reference is None:
             reference = (system, c)
         elif not (close_enough(c["loss"], reference[1]["loss"], 1e-3)
                   and close_enough(c["grad_sq"], reference[1]["grad_sq"], 1e-2)):
@@ -528,7 +538,8 @@ def summary(all_results):
     print("\n== training step (forward + backward), medians in ms; memory: peak RSS in MB")
     print(f"{'model':18s} {'thr':>3s} {'hybridnet':>10s} {'hn eager':>10s} {'MXNet':>10s} "
           f"{'MX ops':>10s} {'PyTorch':>10s} {'hn/MXNet':>9s} {'hn/PyTorch':>10s} "
-          f"{'RSS hn':>7s} {'RSS MX':>7s} {'hn/MX mem':>9s} {'(step)':>7s}  load 1-min")
+          f"{'RSS hn':>7s} {'RSS MX':>7s} {'hn/MX mem':>9s} {'(step)':>7s} {'floor':>7s} "
+          f"{'floor/MX':>8s}  load 1-min")
     for model, threads, res in all_results:
         mx = faster_mxnet(res)
         print(f"{model.name:18s} {threads:3d} {cell(res, 'hybridnet', 'median_ms', '%.2f'):>10s} "
@@ -540,12 +551,16 @@ def summary(all_results):
               f"{cell(res, 'hybridnet', 'hwm_mb', '%.0f'):>7s} "
               f"{cell(res, mx, 'hwm_mb', '%.0f'):>7s} "
               f"{ratio(res, 'hybridnet', mx, 'hwm_mb'):>9s} "
-              f"{ratio(res, 'hybridnet', mx, 'grew_mb'):>7s}  {res['load']}")
+              f"{ratio(res, 'hybridnet', mx, 'grew_mb'):>7s} "
+              f"{cell(res, FLOOR, 'median_ms', '%.2f'):>7s} {ratio(res, FLOOR, mx):>8s}  "
+              f"{res['load']}")
     print("(hybridnet: hybridized; MXNet: net and loss hybridized; MX ops: MXNet with the loss op "
           "by op;\n hn/MXNet and the memory ratios against the faster of the two; RSS: peak "
           "resident set (VmHWM)\n of each worker process; (step): the same ratio of the peaks' "
-          "growth over the resident set before\n the first step; targets: hn/MXNet <= 0.67, "
-          "hn/PyTorch <= 1.0, hn/MX mem <= 1.0)")
+          "growth over the resident set before\n the first step; floor: the dense networks' "
+          "matrix products alone on OpenBLAS (cblas_sgemm,\n no bias, activation, loss or "
+          "framework), floor/MX: the least hn/MXNet a framework on OpenBLAS\n could reach; "
+          "targets: hn/MXNet <= 0.67, hn/PyTorch <= 1.0, hn/MX mem <= 1.0)")
     for model, threads, res in all_results:
         r = res.get("hybridnet")
         if r and "error" in r:

@@ -3,7 +3,7 @@
 // hybridized with static_alloc and static_shape (or eager with --eager), under
 // autograd::Record with every weight's gradient written by autograd::Backward.
 //
-//   train_step_worker [--eager] PREFIX INPUT_DIR NAME[,NAME...] THREADS
+//   train_step_worker [--eager | --products-floor] PREFIX INPUT_DIR NAME[,NAME...] THREADS
 //
 // Loads PREFIX-symbol.json / PREFIX-0000.params and INPUT_DIR/<NAME>.npy (the graph's data
 // inputs, in order) and INPUT_DIR/label.npy (one-hot labels shaped as the output). The step: out
@@ -11,6 +11,14 @@
 // block hybridized as the net is (with --eager, neither is), as Gluon users hybridize their loss;
 // backward (head gradient ones). Speaks the drivers' protocol (train_worker_common.h), its check
 // line "loss=<sum of the losses> grad_sq=<sum of the squared gradients>".
+//
+// --products-floor times what no framework on OpenBLAS can skip in a dense network's step: its
+// matrix products alone, each one cblas_sgemm call (OpenBLAS on THREADS threads), forward x w'
+// of every layer, backward dy' x of every layer and dy w of every layer but the first (whose
+// data gradient nobody reads); no bias, activation, loss or allocation. Its check line has the
+// squared sum of those weight products as grad_sq and loss 0 (they are not the step's numbers).
+#include <cblas.h>
+
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -23,6 +31,7 @@
 #include "hybridnet/imperative.h"
 #include "hybridnet/npy.h"
 #include "hybridnet/operators.h"
+#include "hybridnet/symbol.h"
 #include "train_worker_common.h"
 
 namespace hybridnet {
@@ -31,6 +40,7 @@ namespace {
 
 struct Options {
   bool eager = false;
+  bool products_floor = false;
   std::string prefix, input_dir;
   std::vector<std::string> input_names;
   int threads = 1;
@@ -39,13 +49,14 @@ struct Options {
 Options Parse(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   Options o;
-  if (!args.empty() && args[0] == "--eager") {
-    o.eager = true;
+  if (!args.empty() && (args[0] == "--eager" || args[0] == "--products-floor")) {
+    (args[0] == "--eager" ? o.eager : o.products_floor) = true;
     args.erase(args.begin());
   }
   if (args.size() != 4) {
     throw std::invalid_argument(
-        "usage: train_step_worker [--eager] PREFIX INPUT_DIR NAME[,NAME...] THREADS");
+        "usage: train_step_worker [--eager | --products-floor] PREFIX INPUT_DIR NAME[,NAME...] "
+        "THREADS");
   }
   o.prefix = args[0];
   o.input_dir = args[1];
@@ -110,8 +121,94 @@ class TrainStep : public TimedTask {
   NDArray onehot_, loss_;
 };
 
+// The step's matrix products alone (see --products-floor above), on the model's weights (the
+// 2-D parameters named *_weight, in the graph's argument order) and its data input.
+class ProductsFloor : public TimedTask {
+ public:
+  explicit ProductsFloor(const Options& o) {
+    const auto net = gluon::SymbolBlock::Imports(o.prefix + "-symbol.json", o.input_names,
+                                                 o.prefix + "-0000.params");
+    const gluon::ParameterDict params = net->CollectParams();
+    for (const std::string& name : Symbol::Load(o.prefix + "-symbol.json").ListArguments()) {
+      const gluon::ParameterPtr p = params.Get(name);
+      if (p == nullptr) continue;  // a data input
+      const Shape shape = p->data().shape();
+      const bool dense_weight = shape.ndim() == 2 && name.size() > 7 &&
+                                name.compare(name.size() - 7, 7, "_weight") == 0;
+      if (!dense_weight && shape.ndim() != 1) {
+        throw std::invalid_argument("--products-floor: parameter " + name +
+                                    " is not a dense layer's weight or bias; the floor is for "
+                                    "networks of dense layers");
+      }
+      if (dense_weight) {
+        layers_.push_back(Layer{p->data().ToFloatVector(), static_cast<blasint>(shape[0]),
+                                static_cast<blasint>(shape[1])});
+      }
+    }
+    if (layers_.empty()) throw std::invalid_argument("--products-floor: no dense layers");
+    const NDArray x = LoadNpy(o.input_dir + "/" + o.input_names[0] + ".npy");
+    batch_ = static_cast<blasint>(x.shape()[0]);
+    if (x.shape().Size() != int64_t{batch_} * layers_[0].in) {
+      throw std::invalid_argument("--products-floor: the data does not fit the first layer");
+    }
+    activations_.push_back(x.ToFloatVector());
+    for (const Layer& l : layers_) {
+      activations_.emplace_back(static_cast<size_t>(batch_) * l.out);
+      weight_grads_.emplace_back(static_cast<size_t>(l.out) * l.in);
+    }
+    openblas_set_num_threads(o.threads);
+  }
+
+  void Run() override {
+    const size_t n = layers_.size();
+    for (size_t l = 0; l < n; ++l) {
+      const Layer& w = layers_[l];
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch_, w.out, w.in, 1.f,
+                  activations_[l].data(), w.in, w.values.data(), w.in, 0.f,
+                  activations_[l + 1].data(), w.out);
+    }
+    // The last layer's output stands in for its gradient; each data gradient overwrites the
+    // activations of the layer below, which only that layer's weight product still reads.
+    std::vector<float> dy = activations_[n], dx;
+    for (size_t l = n; l-- > 0;) {
+      const Layer& w = layers_[l];
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w.out, w.in, batch_, 1.f, dy.data(),
+                  w.out, activations_[l].data(), w.in, 0.f, weight_grads_[l].data(), w.in);
+      if (l == 0) break;
+      dx.resize(static_cast<size_t>(batch_) * w.in);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch_, w.in, w.out, 1.f, dy.data(),
+                  w.out, w.values.data(), w.in, 0.f, dx.data(), w.in);
+      std::swap(dy, dx);
+    }
+  }
+
+  std::string Checks() const override {
+    double grad_sq = 0;
+    for (const std::vector<float>& g : weight_grads_)
+      for (float v : g) grad_sq += double(v) * v;
+    char text[64];
+    std::snprintf(text, sizeof(text), "loss=0 grad_sq=%.9g", grad_sq);
+    return text;
+  }
+
+ private:
+  struct Layer {
+    std::vector<float> values;  // (out, in)
+    blasint out, in;
+  };
+  std::vector<Layer> layers_;
+  blasint batch_ = 0;
+  std::vector<std::vector<float>> activations_, weight_grads_;
+};
+
 int ServeTrainStep(const Options& o) {
   SetNumThreads(o.threads);
+  if (o.products_floor) {
+    return Serve("the step's matrix products alone: cblas_sgemm, " +
+                     std::string(openblas_get_config()) + ", " + std::to_string(o.threads) +
+                     " thread(s)",
+                 [&o] { return std::make_unique<ProductsFloor>(o); });
+  }
   const std::string name = std::string("hybridnet ") +
                            (o.eager ? "eager" : "hybridized static_alloc/static_shape") + ", " +
                            std::to_string(o.threads) + " thread(s) (" + KernelLibraries() + ")";
