@@ -4,8 +4,8 @@
 #include "pass/gradient.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "ops/gradient_util.h"
@@ -64,9 +64,14 @@ void MarkUnreadOutputs(const std::vector<NodeEntry>& grads, const IndexedGraph& 
 bool GradientOutputUnread(const NodeAttrs& attrs, uint32_t index) {
   auto it = attrs.dict.find(kUnreadOutputsAttr);
   if (it == attrs.dict.end()) return false;
-  std::stringstream list(it->second);
-  for (std::string k; std::getline(list, k, ',');)
-    if (k == std::to_string(index)) return true;
+  // Compared without streams: kernels ask it for every output at every step.
+  const std::string wanted = std::to_string(index);
+  const std::string_view list = it->second;
+  for (size_t begin = 0; begin <= list.size();) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    if (list.substr(begin, end - begin) == wanted) return true;
+    begin = end + 1;
+  }
   return false;
 }
 
