@@ -364,6 +364,11 @@ NodeAttrs MakeNodeAttrs(const std::string& op_name, const std::string& node_name
 std::string DescribeNode(const NodeAttrs& attrs);
 
 namespace internal {
+/// MakeNodeAttrs(op_name, "", attrs), kept per thread and (op, attribute text) for callers that
+/// run the same op with the same attributes again and again (operator helpers, optimizer updates);
+/// valid until this thread's next call.
+const NodeAttrs& CachedNodeAttrs(const std::string& op_name, const AttrDict& attrs);
+
 // MakeNodeAttrs prefixes these messages with "Op(node): ".
 [[noreturn]] void ThrowParamError(const std::string& key, const std::string& value,
                                   const std::string& expected);

@@ -1,7 +1,5 @@
 #include "hybridnet/operators.h"
 
-#include <unordered_map>
-
 #include "hybridnet/autograd.h"
 #include "imperative/autograd_tape.h"
 
@@ -10,21 +8,9 @@ namespace op {
 
 namespace {
 
-// Parsed attributes per (op, attribute text), so helpers skip parsing on repeated calls.
-const NodeAttrs& Cached(const std::string& op_name, const AttrDict& attrs) {
-  thread_local std::unordered_map<std::string, NodeAttrs> cache;
-  std::string key = op_name;
-  for (const auto& kv : attrs) key += '\0' + kv.first + '\0' + kv.second;
-  constexpr size_t kMaxCached = 1024;  // bounded: varying scalars must not grow it forever
-  auto it = cache.find(key);
-  if (it == cache.end() && cache.size() >= kMaxCached) cache.clear();
-  if (it == cache.end()) it = cache.emplace(key, MakeNodeAttrs(op_name, "", attrs)).first;
-  return it->second;
-}
-
 NDArray Apply(const std::string& op_name, const std::vector<NDArray>& inputs,
               const AttrDict& attrs = {}) {
-  return Invoke(Cached(op_name, attrs), inputs)[0];
+  return Invoke(internal::CachedNodeAttrs(op_name, attrs), inputs)[0];
 }
 
 std::string ScalarText(float s) { return internal::ValueText(s); }

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <sstream>
+#include <string>
+#include <unordered_map>
 
 #include "hybridnet/op.h"
 #include "ops/dtype_switch-inl.h"
@@ -104,6 +106,17 @@ NodeAttrs MakeNodeAttrs(const std::string& op_name, const std::string& node_name
 }
 
 namespace internal {
+
+const NodeAttrs& CachedNodeAttrs(const std::string& op_name, const AttrDict& attrs) {
+  thread_local std::unordered_map<std::string, NodeAttrs> cache;
+  std::string key = op_name;
+  for (const auto& kv : attrs) key += '\0' + kv.first + '\0' + kv.second;
+  constexpr size_t kMaxCached = 1024;  // bounded: varying scalars must not grow it forever
+  auto it = cache.find(key);
+  if (it == cache.end() && cache.size() >= kMaxCached) cache.clear();
+  if (it == cache.end()) it = cache.emplace(key, MakeNodeAttrs(op_name, "", attrs)).first;
+  return it->second;
+}
 
 void ThrowParamError(const std::string& key, const std::string& value,
                      const std::string& expected) {
