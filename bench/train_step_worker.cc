@@ -19,6 +19,7 @@
 // squared sum of those weight products as grad_sq and loss 0 (they are not the step's numbers).
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -152,10 +153,13 @@ class ProductsFloor : public TimedTask {
       throw std::invalid_argument("--products-floor: the data does not fit the first layer");
     }
     activations_.push_back(x.ToFloatVector());
+    size_t widest_input = 0;
     for (const Layer& l : layers_) {
       activations_.emplace_back(static_cast<size_t>(batch_) * l.out);
       weight_grads_.emplace_back(static_cast<size_t>(l.out) * l.in);
+      widest_input = std::max(widest_input, static_cast<size_t>(l.in));
     }
+    for (std::vector<float>& g : data_grads_) g.resize(static_cast<size_t>(batch_) * widest_input);
     openblas_set_num_threads(o.threads);
   }
 
@@ -167,18 +171,18 @@ class ProductsFloor : public TimedTask {
                   activations_[l].data(), w.in, w.values.data(), w.in, 0.f,
                   activations_[l + 1].data(), w.out);
     }
-    // The last layer's output stands in for its gradient; each data gradient overwrites the
-    // activations of the layer below, which only that layer's weight product still reads.
-    std::vector<float> dy = activations_[n], dx;
+    // The last layer's output stands in for its gradient; the data gradients take turns in two
+    // buffers made beforehand, so a run is products only.
+    const float* dy = activations_[n].data();
     for (size_t l = n; l-- > 0;) {
       const Layer& w = layers_[l];
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w.out, w.in, batch_, 1.f, dy.data(),
-                  w.out, activations_[l].data(), w.in, 0.f, weight_grads_[l].data(), w.in);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w.out, w.in, batch_, 1.f, dy, w.out,
+                  activations_[l].data(), w.in, 0.f, weight_grads_[l].data(), w.in);
       if (l == 0) break;
-      dx.resize(static_cast<size_t>(batch_) * w.in);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch_, w.in, w.out, 1.f, dy.data(),
-                  w.out, w.values.data(), w.in, 0.f, dx.data(), w.in);
-      std::swap(dy, dx);
+      float* dx = data_grads_[l % 2].data();
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch_, w.in, w.out, 1.f, dy, w.out,
+                  w.values.data(), w.in, 0.f, dx, w.in);
+      dy = dx;
     }
   }
 
@@ -199,6 +203,7 @@ class ProductsFloor : public TimedTask {
   std::vector<Layer> layers_;
   blasint batch_ = 0;
   std::vector<std::vector<float>> activations_, weight_grads_;
+  std::vector<float> data_grads_[2];
 };
 
 int ServeTrainStep(const Options& o) {
