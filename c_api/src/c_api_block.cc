@@ -753,7 +753,7 @@ int hn_block_param_info(hn_block* block, size_t index, const char** out_name,
       << block->params.size() << " parameters";
   const gluon::Parameter& p = *block->params[index];
   if (out_name != nullptr) *out_name = block->param_names[index].c_str();
-  if (out_dims != nullptr) *out_dims = p.shape().dims().data();
+  if (out_dims != nullptr) *out_dims = p.shape().begin();
   if (out_ndim != nullptr) *out_ndim = static_cast<int>(p.shape().ndim());
   if (out_dtype != nullptr) *out_dtype = static_cast<int>(p.dtype());
   if (out_initialized != nullptr) *out_initialized = p.is_initialized() ? 1 : 0;

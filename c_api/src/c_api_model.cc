@@ -379,7 +379,7 @@ int hn_predictor_output_shape(const hn_predictor* predictor, size_t index, const
   CheckOut(out_dims, "out_dims");
   CheckOut(out_ndim, "out_ndim");
   const hn::NDArray& a = Output(predictor, index);
-  *out_dims = a.shape().dims().data();
+  *out_dims = a.shape().begin();
   *out_ndim = static_cast<int>(a.shape().ndim());
   HN_API_END();
 }

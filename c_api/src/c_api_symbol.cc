@@ -300,7 +300,7 @@ int hn_shape_info_get(const hn_shape_info* info, int group, size_t index, const 
       << "index " << index << " is out of range: the group has " << count << " shapes";
   const hn::Shape& s = info->shapes[group][index];
   if (out_name != nullptr) *out_name = info->names[group].ptrs[index];
-  if (out_dims != nullptr) *out_dims = s.dims().data();
+  if (out_dims != nullptr) *out_dims = s.begin();
   if (out_ndim != nullptr) *out_ndim = static_cast<int>(s.ndim());
   HN_API_END();
 }

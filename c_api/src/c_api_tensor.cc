@@ -128,7 +128,7 @@ int hn_tensor_shape(const hn_tensor* tensor, const int64_t** out_dims, int* out_
   CheckHandle(tensor, "tensor");
   CheckOut(out_dims, "out_dims");
   CheckOut(out_ndim, "out_ndim");
-  *out_dims = tensor->array.shape().dims().data();
+  *out_dims = tensor->array.shape().begin();
   *out_ndim = static_cast<int>(tensor->array.shape().ndim());
   HN_API_END();
 }

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "hybridnet/base.h"
 #include "hybridnet/param.h"
@@ -22,6 +25,56 @@ TEST(ShapeTest, KnownAndSize) {
   EXPECT_FALSE(Shape({256, 0}).IsKnown());
   EXPECT_FALSE(Shape().IsKnown());
   EXPECT_EQ(Shape({2, 3, 4}).Size(), 24);
+}
+
+// Up to Shape::kInlineDims dimensions live in the object, more on the heap; copies, moves and
+// assignments between the two keep the dimensions.
+TEST(ShapeTest, KeepsDimensionsInlineAndOnTheHeap) {
+  const Shape small({2, 3, 4});
+  const Shape big({1, 2, 3, 4, 5, 6, 7, 8});
+  ASSERT_GT(big.ndim(), Shape::kInlineDims);
+  EXPECT_EQ(big.Size(), 40320);
+  EXPECT_EQ(big.ToString(), "(1, 2, 3, 4, 5, 6, 7, 8)");
+  EXPECT_EQ(big.dims(), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  Shape s = big;
+  EXPECT_EQ(s, big);
+  EXPECT_NE(s.begin(), big.begin());  // a copy, not shared
+  s[7] = 9;
+  EXPECT_EQ(big[7], 8);
+  s = small;
+  EXPECT_EQ(s, small);
+  EXPECT_NE(s, big);
+  s = big;
+  EXPECT_EQ(s, big);
+  Shape moved = std::move(s);
+  EXPECT_EQ(moved, big);
+  Shape moved_small = Shape({5, 6});
+  EXPECT_EQ(moved_small, Shape({5, 6}));
+  moved_small = std::move(moved);
+  EXPECT_EQ(moved_small, big);
+  const std::vector<int> from_ints{4, 3, 2, 1, 0, 1, 2};
+  EXPECT_EQ(Shape(from_ints.begin(), from_ints.end()).ToString(), "(4, 3, 2, 1, 0, 1, 2)");
+  EXPECT_EQ(Shape(std::vector<int64_t>{}), Shape());
+  EXPECT_NE(Shape({1}), Shape({1, 1}));
+}
+
+// Attribute texts of numbers: the shortest %g text that reads back to the same value.
+TEST(ShapeTest, WritesNumbersAsTheShortestTextThatReadsBack) {
+  EXPECT_EQ(internal::ValueText(0.1), "0.1");
+  EXPECT_EQ(internal::ValueText(0.1f), "0.1");
+  EXPECT_EQ(internal::ValueText(static_cast<double>(0.1f)), "0.10000000149011612");
+  EXPECT_EQ(internal::ValueText(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(internal::ValueText(1.0f / 3), "0.33333334");
+  EXPECT_EQ(internal::ValueText(1e-5), "1e-05");
+  EXPECT_EQ(internal::ValueText(0.0001), "0.0001");
+  EXPECT_EQ(internal::ValueText(256.0), "256.0");
+  EXPECT_EQ(internal::ValueText(123456.0), "123456.0");
+  EXPECT_EQ(internal::ValueText(1e5), "1e+05");
+  EXPECT_EQ(internal::ValueText(-0.0), "-0.0");
+  EXPECT_EQ(internal::ValueText(5e-324), "5e-324");
+  EXPECT_EQ(internal::ValueText(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(internal::ValueText(-std::numeric_limits<float>::infinity()), "-inf");
+  EXPECT_EQ(internal::ValueText(std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
 TEST(ShapeTest, ParsesEveryMXNetTupleSpelling) {

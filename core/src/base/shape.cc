@@ -9,30 +9,30 @@
 namespace hybridnet {
 
 bool Shape::IsKnown() const {
-  if (dims_.empty()) return false;
-  for (int64_t d : dims_)
+  if (ndim_ == 0) return false;
+  for (int64_t d : *this)
     if (d <= 0) return false;
   return true;
 }
 
 int64_t Shape::Size() const {
   int64_t size = 1;
-  for (int64_t d : dims_) size *= d;
+  for (int64_t d : *this) size *= d;
   return size;
 }
 
 std::string Shape::ToString() const {
   std::ostringstream os;
   os << '(';
-  for (size_t i = 0; i < dims_.size(); ++i) os << (i ? ", " : "") << dims_[i];
-  if (dims_.size() == 1) os << ',';
+  for (size_t i = 0; i < ndim_; ++i) os << (i ? ", " : "") << (*this)[i];
+  if (ndim_ == 1) os << ',';
   os << ')';
   return os.str();
 }
 
 std::string Shape::ToShortString() const {
   std::ostringstream os;
-  for (size_t i = 0; i < dims_.size(); ++i) os << (i ? "x" : "") << dims_[i];
+  for (size_t i = 0; i < ndim_; ++i) os << (i ? "x" : "") << (*this)[i];
   return os.str();
 }
 

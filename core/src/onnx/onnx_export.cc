@@ -85,7 +85,7 @@ void SetTensor(onnx::TensorProto* t, const std::string& name, const Shape& shape
                const void* data, size_t bytes) {
   t->set_name(name);
   t->set_data_type(OnnxDType(dtype));
-  for (int64_t d : shape.dims()) t->add_dims(d);
+  for (int64_t d : shape) t->add_dims(d);
   t->set_raw_data(data, bytes);
 }
 
@@ -328,8 +328,8 @@ std::string OnnxNodeContext::LeadingDimsThen(const OnnxValue& x, size_t keep,
       std::any_of(x.batch_dims.begin(), x.batch_dims.begin() + static_cast<std::ptrdiff_t>(keep),
                   [](bool b) { return b; });
   if (!dynamic) {
-    std::vector<int64_t> dims(x.shape.dims().begin(),
-                              x.shape.dims().begin() + static_cast<std::ptrdiff_t>(keep));
+    std::vector<int64_t> dims(x.shape.begin(),
+                              x.shape.begin() + static_cast<std::ptrdiff_t>(keep));
     dims.insert(dims.end(), tail.begin(), tail.end());
     return Int64s(dims);
   }

@@ -1,10 +1,10 @@
 #include "optimizer/keywords.h"
 
 #include <cctype>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "hybridnet/param.h"
 
 namespace hybridnet {
 namespace optimizer {
@@ -14,19 +14,7 @@ std::string Lower(std::string text) {
   return text;
 }
 
-std::string PyFloat(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  std::string text = buf;
-  if (text.find_first_of(".en") == std::string::npos) text += ".0";
-  // Python writes exponents with two digits at least and no '+': 1e-08, 1e+20.
-  return text;
-}
+std::string PyFloat(double value) { return internal::ValueText(value); }
 
 double ParsePyNumber(const std::string& text, const std::string& what) {
   char* end = nullptr;

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "hybridnet/imperative.h"
+#include "hybridnet/param.h"
 #include "kernels/workspace.h"
 #include "optimizer/keywords.h"
 
@@ -24,11 +24,7 @@ namespace optimizer {
 namespace {
 
 // A float attribute: the float32 value of `v`, written so that it parses back exactly.
-std::string F32(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
-  return buf;
-}
+std::string F32(double v) { return internal::ValueText(static_cast<float>(v)); }
 
 std::string FloatTuple(const std::vector<double>& values) {
   std::string text = "(";

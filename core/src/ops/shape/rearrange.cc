@@ -623,7 +623,7 @@ void TileOnnx(OnnxNodeContext* ctx) {
   std::string data = x.name;
   if (x.shape.ndim() < rank) {
     std::vector<int64_t> dims(rank - x.shape.ndim(), 1);
-    dims.insert(dims.end(), x.shape.dims().begin(), x.shape.dims().end());
+    dims.insert(dims.end(), x.shape.begin(), x.shape.end());
     std::vector<bool> batch(rank - x.shape.ndim(), false);
     batch.insert(batch.end(), x.batch_dims.begin(), x.batch_dims.end());
     data = ctx->Reshape(data, Shape(dims), batch);
