@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hybridnet/base.h"
+
 namespace hybridnet {
 namespace {
 
@@ -139,6 +145,29 @@ TEST(IndexedGraphTest, PostOrderWithSharedNodesOnce) {
   EXPECT_EQ(g[1].node->name(), "r");
   EXPECT_EQ(g[2].node->name(), "s");
   EXPECT_EQ(g.input_nodes(), (std::vector<uint32_t>{0}));
+}
+
+// A graph built in memory (no JSON reader checked it) whose nodes read each other: an error
+// naming a node on the cycle, also when the cycle is reached through a node indexed before.
+TEST(IndexedGraphTest, RejectsCyclesBuiltInMemory) {
+  Symbol a = Symbol::Var("a");
+  Symbol p = Symbol::Create("elemwise_add", {a, a}, {}, "p");
+  Symbol q = Symbol::Create("relu", {p}, {}, "q");
+  const std::shared_ptr<Node>& p_node = p.outputs[0].node;
+  p_node->inputs[1] = q.outputs[0];  // p reads q, q reads p
+  for (const std::vector<NodeEntry>& heads :
+       {q.outputs, std::vector<NodeEntry>{a.outputs[0], q.outputs[0]}}) {
+    try {
+      IndexedGraph g(heads);
+      ADD_FAILURE() << "a cycle was indexed";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), StatusCode::kFormatError);
+      EXPECT_NE(std::string(e.what()).find("the graph has a cycle through node"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  p_node->inputs[1] = a.outputs[0];  // the nodes own each other: break the loop to free them
 }
 
 }  // namespace

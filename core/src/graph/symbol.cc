@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 #include "graph/naming.h"
@@ -263,40 +264,39 @@ IndexedGraph::IndexedGraph(const std::vector<NodeEntry>& outputs) {
     size_t next = 0;
   };
   std::vector<Frame> stack;
-  std::map<const Node*, int> state;  // 1 = on stack, 2 = done
+  // A node's id is kOnStack while its inputs are visited (a node met again then closes a cycle);
+  // one map for both states: graphs are indexed at every backward, and each entry is allocated.
+  constexpr uint32_t kOnStack = std::numeric_limits<uint32_t>::max();
   auto child = [](const Node* n, size_t i) -> const std::shared_ptr<Node>& {
     return i < n->inputs.size() ? n->inputs[i].node : n->control_deps[i - n->inputs.size()];
   };
   for (const auto& head : outputs) {
-    if (state[head.node.get()] == 2) continue;
+    if (!node_ids_.emplace(head.node.get(), kOnStack).second) continue;  // indexed already
     stack.push_back(Frame{head.node});
-    state[head.node.get()] = 1;
     while (!stack.empty()) {
       Frame& top = stack.back();
       const Node* n = top.node.get();
       size_t num_children = n->inputs.size() + n->control_deps.size();
       if (top.next < num_children) {
         const auto& c = child(n, top.next++);
-        int& st = state[c.get()];
-        HN_CHECK(st != 1, kFormatError)
+        const auto [it, first_visit] = node_ids_.emplace(c.get(), kOnStack);
+        HN_CHECK(first_visit || it->second != kOnStack, kFormatError)
             << "the graph has a cycle through node '" << c->name() << "'";
-        if (st == 0) {
-          st = 1;
-          stack.push_back(Frame{c});
-        }
+        if (first_visit) stack.push_back(Frame{c});
         continue;
       }
       NodeInfo info;
       info.node = n;
       info.owner = top.node;
       uint32_t id = static_cast<uint32_t>(nodes_.size());
+      info.inputs.reserve(n->inputs.size());
       for (const auto& e : n->inputs)
         info.inputs.push_back(Entry{node_ids_.at(e.node.get()), e.index, e.version});
+      info.control_deps.reserve(n->control_deps.size());
       for (const auto& d : n->control_deps) info.control_deps.push_back(node_ids_.at(d.get()));
       node_ids_[n] = id;
       if (n->IsVariable()) input_nodes_.push_back(id);
       nodes_.push_back(std::move(info));
-      state[n] = 2;
       stack.pop_back();
     }
   }
