@@ -18,6 +18,7 @@ namespace hybridnet {
 /// them a few hundred times (a heap allocation each while they were a std::vector).
 class Shape {
  public:
+  /// The most dimensions a Shape holds without a heap allocation.
   static constexpr size_t kInlineDims = 6;
 
   /// From dimensions: `Shape{1, 512}`, a vector, or an iterator range.
@@ -32,6 +33,8 @@ class Shape {
   }
   ///@}
 
+  /// Copies and moves (a copy never shares the dimensions).
+  ///@{
   Shape(const Shape& other) { Assign(other.begin(), other.ndim_); }
   Shape(Shape&& other) noexcept { Take(&other); }
   Shape& operator=(const Shape& other) {
@@ -42,6 +45,7 @@ class Shape {
     if (this != &other) Take(&other);
     return *this;
   }
+  ///@}
 
   /// The number of dimensions.
   size_t ndim() const { return ndim_; }
