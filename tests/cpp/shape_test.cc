@@ -75,6 +75,7 @@ TEST(ShapeTest, WritesNumbersAsTheShortestTextThatReadsBack) {
   EXPECT_EQ(internal::ValueText(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(internal::ValueText(-std::numeric_limits<float>::infinity()), "-inf");
   EXPECT_EQ(internal::ValueText(std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(internal::ValueText(-std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
 TEST(ShapeTest, ParsesEveryMXNetTupleSpelling) {

@@ -161,6 +161,7 @@ namespace {
 // float attributes at every step.
 template <typename T>
 std::string ShortestText(T value, int max_digits, T (*read)(const char*, char**)) {
+  if (std::isnan(value)) return "nan";  // whatever its sign bit, as Python writes it
   char text[64];
   int precision = 1;
   if (std::isfinite(value) && value != 0) {
@@ -172,7 +173,7 @@ std::string ShortestText(T value, int max_digits, T (*read)(const char*, char**)
   for (; precision <= max_digits; ++precision) {
     s.assign(text, std::to_chars(text, text + sizeof text, value, std::chars_format::general,
                                  precision).ptr);
-    if (!std::isfinite(value) || read(s.c_str(), nullptr) == value) break;
+    if (std::isinf(value) || read(s.c_str(), nullptr) == value) break;
   }
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
