@@ -26,10 +26,9 @@ namespace {
 // A float attribute: the float32 value of `v`, written so that it parses back exactly.
 std::string F32(double v) { return internal::ValueText(static_cast<float>(v)); }
 
+// A tuple-of-floats attribute ("(0.1, 0.2)", "(0.1,)") of the float32 values.
 std::string FloatTuple(const std::vector<double>& values) {
-  std::string text = "(";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + F32(values[i]);
-  return text + (values.size() == 1 ? ",)" : ")");
+  return internal::ValueText(std::vector<float>(values.begin(), values.end()));
 }
 
 std::string PyBool(bool b) { return b ? "True" : "False"; }
