@@ -84,7 +84,11 @@ TEST(WinogradConvolution, GradientsHaveTheSameBitsAtAnyThreadCount) {
     const std::vector<NDArray> in = {NDArray::RandomUniform({l.N, l.F, l.H, l.W}, -1.f, 1.f),
                                      NDArray::RandomUniform({l.N, l.C, l.H, l.W}, -1.f, 1.f),
                                      NDArray::RandomUniform({l.F, l.C, 3, 3}, -1.f, 1.f)};
-    for (const char* family : {"convolution_backward_data", "convolution_backward_weights"}) {
+    // The pass each family computes: the other output comes from that pass's usual kernel
+    // (oneDNN's, whose sums split by thread count, where Winograd does not pay).
+    const std::pair<const char*, size_t> passes[] = {{"convolution_backward_data", 0},
+                                                     {"convolution_backward_weights", 1}};
+    for (const auto& [family, output] : passes) {
       SCOPED_TRACE(family);
       internal::KernelChoice& choice = internal::KernelChoiceOf(family);
       const int winograd = choice.IndexOf("winograd");
@@ -98,24 +102,18 @@ TEST(WinogradConvolution, GradientsHaveTheSameBitsAtAnyThreadCount) {
       }
       choice.Force(-1);
       SetNumThreads(before);
-      for (size_t o = 0; o < 2; ++o) {
-        EXPECT_EQ(BitDifference(got[0][o], got[1][o]), "") << "output " << o << ", 1 thread "
-                                                           << "against 2";
-      }
+      EXPECT_EQ(BitDifference(got[0][output], got[1][output]), "") << "1 thread against 2";
     }
   }
 }
 
-// Unforced, on an AVX2 CPU without AVX-512: training's convolutions of 16 channels in and out or
-// more run it, inference's keep oneDNN's direct kernels (fast_math aside: ConvolutionFusion's
-// test).
+// Unforced: training's convolutions run it where it was measured to pay (on AVX2 CPUs without
+// AVX-512 from 16 channels in and out; on AVX-512 ones from 32 to 256),
+// inference's keep oneDNN's direct kernels (fast_math aside: ConvolutionFusion's test).
 TEST(WinogradConvolution, TrainingRunsItWhereItPaysAndInferenceDoesNot) {
-  if (internal::CpuHasAvx512() || !internal::CpuHasAvx2()) {
-    GTEST_SKIP() << "the rule pinned here is that of AVX2 CPUs without AVX-512";
-  }
+  if (!internal::CpuHasAvx2()) GTEST_SKIP() << "the Winograd kernel needs AVX2 and FMA";
   internal::KernelChoice& choice = internal::KernelChoiceOf("convolution");
   const int winograd = choice.IndexOf("winograd");
-  const Layer wide = {2, 16, 64, 8, 8, true}, narrow = {2, 8, 64, 8, 8, true};
   auto runs_for = [&](const Layer& l, bool training) {
     const std::vector<NDArray> in = LayerInputs(l);
     autograd::ModeScope mode(std::nullopt, training);
@@ -123,9 +121,58 @@ TEST(WinogradConvolution, TrainingRunsItWhereItPaysAndInferenceDoesNot) {
     Invoke("Convolution", in, ThreeByThree(l));
     return choice.Runs(winograd) - runs;
   };
+  const bool avx512 = internal::CpuHasAvx512();
+  const Layer sixteen = {2, 16, 64, 8, 8, true}, wide = {2, 32, 64, 8, 8, true},
+              wider = {2, 128, 128, 8, 8, true}, widest = {1, 512, 512, 4, 4, true},
+              narrow = {2, 8, 64, 8, 8, true};
   EXPECT_EQ(runs_for(wide, true), 1);
+  EXPECT_EQ(runs_for(wider, true), 1);
   EXPECT_EQ(runs_for(wide, false), 0);
+  EXPECT_EQ(runs_for(sixteen, true), avx512 ? 0 : 1);
+  EXPECT_EQ(runs_for(widest, true), avx512 ? 0 : 1);  // oneDNN's Winograd there (below)
   EXPECT_EQ(runs_for(narrow, true), 0);  // 8 input channels: not measured to pay
+}
+
+// On AVX-512 CPUs training's 3x3 convolutions of more than 256 channels run oneDNN's Winograd
+// kernels in all three passes: their results differ from the direct kernels' (inference's)
+// and stay within Winograd's bound of float64.
+TEST(WinogradConvolution, TrainingRunsOneDnnsWinogradOnAvx512) {
+  if (!internal::CpuHasAvx512()) GTEST_SKIP() << "oneDNN has Winograd kernels for AVX-512 only";
+  const Layer l = {1, 512, 512, 7, 7, false};
+  const std::vector<NDArray> in = LayerInputs(l);
+  std::vector<NDArray> in64;
+  for (const NDArray& a : in) in64.push_back(a.AsType(DType::kFloat64));
+  const NDArray dy = NDArray::RandomUniform({l.N, l.F, l.H, l.W}, -1.f, 1.f);
+  const std::vector<NDArray> grad_in = {dy, in[0], in[1]};
+  const std::vector<NDArray> grad_in64 = {dy.AsType(DType::kFloat64), in64[0], in64[1]};
+  std::vector<NDArray> trained, inferred;
+  for (bool training : {true, false}) {
+    autograd::ModeScope mode(std::nullopt, training);
+    std::vector<NDArray>& got = training ? trained : inferred;
+    got.push_back(Invoke("Convolution", in, ThreeByThree(l))[0]);
+  }
+  // Gradients are training's whatever the mode: the float64 sums are their reference.
+  for (const NDArray& g : Invoke("_backward_Convolution", grad_in, ThreeByThree(l))) {
+    trained.push_back(g);
+  }
+  std::vector<NDArray> want = Invoke("_backward_Convolution", grad_in64, ThreeByThree(l));
+  want.insert(want.begin(), Invoke("Convolution", in64, ThreeByThree(l))[0]);
+  EXPECT_NE(BitDifference(trained[0], inferred[0]), "") << "training ran the direct kernel";
+  // The backward passes on oneDNN's direct channel-last kernels, forced, for the same contrast.
+  std::vector<internal::KernelChoice*> forced;
+  for (const char* family : {"convolution_backward_data", "convolution_backward_weights"}) {
+    forced.push_back(&internal::KernelChoiceOf(family));
+    forced.back()->Force(0);
+  }
+  const std::vector<NDArray> direct = Invoke("_backward_Convolution", grad_in, ThreeByThree(l));
+  for (internal::KernelChoice* choice : forced) choice->Force(-1);
+  EXPECT_NE(BitDifference(trained[1], direct[0]), "") << "backward data ran the direct kernel";
+  EXPECT_NE(BitDifference(trained[2], direct[1]), "") << "backward weights ran the direct kernel";
+  for (size_t o = 0; o < want.size(); ++o) {
+    SCOPED_TRACE("output " + std::to_string(o) + " (forward, backward data, backward weights)");
+    const auto [largest, worst] = testing_util::CompareToFloat64(trained[o], want[o]);
+    EXPECT_LE(worst, testing_util::kWinogradRelativeBound * largest);
+  }
 }
 
 }  // namespace

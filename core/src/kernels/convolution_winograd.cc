@@ -274,10 +274,15 @@ HN_AVX2 void TransformOutput(const Problem& p, int64_t first, int64_t count, con
   }
 }
 
-// Whether the points' products of p run on libxsmm: up to 64 channels in and out. Beyond,
+// Whether the points' products of p run on libxsmm: up to 64 channels in and out on AVX2. Beyond,
 // OpenBLAS's packing pays (at 128 channels both took the same time, at 256 and 512 libxsmm took
-// 1.2-1.8x OpenBLAS's; Zen 3).
-bool SmallProducts(const Problem& p) { return std::max(p.C, p.F) <= 64; }
+// 1.2-1.8x OpenBLAS's; Zen 3). On AVX-512 libxsmm's JIT kernels use its full width, which
+// OpenBLAS's may not (OPENBLAS_CORETYPE=Haswell): up to 256 channels (Zen 5, 1 thread, the three
+// passes of ResNet-18's 28x28 layer of 128 channels 11.3 / 11.4 / 12.2 ms against 21.3 / 21.2 /
+// 25.7 on OpenBLAS's Haswell kernels and 13.9 / 13.5 / 19.7 on its Cooperlake ones).
+bool SmallProducts(const Problem& p) {
+  return std::max(p.C, p.F) <= (CpuHasAvx512() ? 256 : 64);
+}
 
 void RunProblem(const Problem& p, Workspace* workspace) {
   const int64_t tiles = Tiles(p);
@@ -381,10 +386,8 @@ void RunWeightGradient(const Problem& p, const float* dy, float* dw, Workspace* 
 
 }  // namespace
 
-bool WinogradTakes(const ConvSpec& s) {
-  if (!CpuHasAvx2() || s.deconv || s.nd != 2 || s.G != 1 || s.C % 8 != 0 || s.F % 8 != 0) {
-    return false;
-  }
+bool WinogradShape(const ConvSpec& s) {
+  if (s.deconv || s.nd != 2 || s.G != 1) return false;
   for (int64_t i = 0; i < 2; ++i) {
     if (s.kernel[i] != 3 || s.stride[i] != 1 || s.dilate[i] != 1 || s.pad_l[i] != 1 ||
         s.pad_r[i] != 1) {
@@ -392,6 +395,10 @@ bool WinogradTakes(const ConvSpec& s) {
     }
   }
   return true;
+}
+
+bool WinogradTakes(const ConvSpec& s) {
+  return CpuHasAvx2() && WinogradShape(s) && s.C % 8 == 0 && s.F % 8 == 0;
 }
 
 // Measured per layer and pass (bench/layer_bench BM_TrainConvPass: Zen 3, 1 thread, channel-last
@@ -402,8 +409,28 @@ bool WinogradTakes(const ConvSpec& s) {
 // 9.3, 16x16 of 32 3.4 / 3.4 / 4.0 against 8.2 / 7.6 / 9.9, 32x32 of 16 5.0 / 5.1 / 6.4 against
 // 9.5 / 7.6 / 9.8 (with the products on libxsmm; on OpenBLAS's the 16 channels' products
 // were too short: 11.0 / 10.7 / 12.5). 8 channels were not measured.
+//
+// On AVX-512 oneDNN has Winograd kernels of its own (jit_wino_4x3, all three passes) at twice
+// our transforms' width, but on its blocked layouts: the training graph's channel-last arrays
+// are re-laid-out around them, which costs more than their width saves on large arrays. Zen 5,
+// 1 thread, ms, forward / backward data / backward weights, re-layouts included, ours with the
+// products on libxsmm (SmallProducts). ResNet-18's (batch 32): 56x56 of 64 channels ours 13.7 /
+// 14.1 / 17.8, oneDNN's Winograd 22.4 / 21.9 / 40.8, its direct 29.0 / 28.4 / 36.5; 28x28 of
+// 128 ours 11.3 / 11.4 / 12.2, oneDNN's 19.4 / 18.9 / 26.3; 14x14 of 256 ours 15.5 / 15.5 /
+// 17.5, oneDNN's 16.2 / 15.9 / 22.1; 7x7 of 512 ours 22.4 / 22.6 / 28.7, oneDNN's 13.2 / 15.8 /
+// 21.2, its direct 24.2 / 24.2 / 28.1. CIFAR ResNet-20's (batch 128): 16x16 of 32 ours 1.15 /
+// 1.14 / 2.04 against oneDNN's direct 2.2 / 2.2 / 2.2 and its few_channels kernel's 2.4
+// forward; 8x8 of 64 ours 0.85 / 0.85 / 1.33 against 2.0 / 2.0 / 2.1; 32x32 of 16 ours 2.2 /
+// 2.1 / 3.8 against 2.9 / 2.5 / 2.3.
 bool WinogradPays(const ConvSpec& s) {
-  return s.winograd && !CpuHasAvx512() && WinogradTakes(s) && s.C >= 16 && s.F >= 16;
+  if (!s.winograd || !WinogradTakes(s)) return false;
+  if (!CpuHasAvx512()) return s.C >= 16 && s.F >= 16;
+  return s.C >= 32 && s.F >= 32 && s.C <= 256 && s.F <= 256;
+}
+
+bool OneDnnWinogradPays(const ConvSpec& s) {
+  return s.winograd && CpuHasAvx512() && WinogradShape(s) && s.C >= 64 && s.F >= 64 &&
+         !WinogradPays(s);
 }
 
 void RunWinogradConvolution(const ConvSpec& s, const ConvArgs& a) {

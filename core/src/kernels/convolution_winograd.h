@@ -30,14 +30,24 @@
 namespace hybridnet {
 namespace internal {
 
+/// Whether call `s` has the shape of Winograd's F(4x4, 3x3): a 2-D convolution of one group,
+/// 3x3 window, stride 1, no dilation, padding 1 on every side.
+bool WinogradShape(const ConvSpec& s);
+
 /// Whether our Winograd kernel can run call `s`: a 2-D convolution of one group, 3x3 window,
 /// stride 1, no dilation, padding 1 on every side, channels in and out multiples of 8, on a
 /// CPU with AVX2 and FMA.
 bool WinogradTakes(const ConvSpec& s);
 
 /// Whether it runs call `s` unforced, in all three passes: s.winograd allows it, and it is
-/// faster there than the other kernels on this CPU (measured on AVX2 CPUs without AVX-512 only).
+/// faster there than the other kernels on this CPU (measured on Zen 3 for AVX2; on Zen 5 for
+/// AVX-512, where it pays from 32 to 256 channels in and out).
 bool WinogradPays(const ConvSpec& s);
+
+/// Whether call `s` runs oneDNN's Winograd kernels in its three passes (RunOneDnnConvolution
+/// unblocked, the blocked gradient kernels): s.winograd allows it, on AVX-512 CPUs (oneDNN has
+/// none for AVX2), 64 channels in and out or more, where ours do not pay (past 256).
+bool OneDnnWinogradPays(const ConvSpec& s);
 
 /// RunConvolution of call `s` (WinogradTakes) with its epilogue, on channel-last or
 /// channel-first arrays.

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "hybridnet/base.h"
 #include "kernels/avx2-inl.h"
@@ -294,7 +296,11 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(post_ops());
-  const auto prop = dnnl::prop_kind::forward_inference;
+  // Training's Winograd kernel transforms the windows at each call: they change every step, and
+  // its inference form would keep them transformed, 4x the weights' size (ResNet-18's 512x512
+  // windows: 37.7 MB a layer).
+  const auto prop = OneDnnWinogradPays(s) && !s.fast_math ? dnnl::prop_kind::forward_training
+                                                          : dnnl::prop_kind::forward_inference;
   try {
     if (s.deconv) {
       dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, p->src_md,
@@ -306,7 +312,8 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
       p->prim = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::primitive_desc pd;
-      const bool winograd_shape = !blocked && s.fast_math && s.nd == 2 && s.G == 1 &&
+      const bool winograd_shape = !blocked && (s.fast_math || OneDnnWinogradPays(s)) &&
+                                  s.nd == 2 && s.G == 1 &&
                                   s.kernel[0] == 3 && s.kernel[1] == 3 && s.stride[0] == 1 &&
                                   s.stride[1] == 1 && s.dilate[0] == 1 && s.dilate[1] == 1;
       bool made = false;
@@ -559,7 +566,9 @@ void RunOneDnnConvolution(const ConvSpec& s, const ConvArgs& a, bool blocked) {
   const int64_t positions = OutputPositions(s);
   ConvSpec keyed = s;
   keyed.threads = positions == 1 ? 1 : KernelThreads();
-  keyed.winograd = 0;  // oneDNN's primitives do not read it: training's share inference's
+  // Only where it picks oneDNN's Winograd kernels do its primitives read it; elsewhere
+  // training's share inference's.
+  if (!OneDnnWinogradPays(s)) keyed.winograd = 0;
   std::shared_ptr<const ConvPrimitive> p =
       blocked ? BlockedPrimitives().Get(keyed) : Primitives().Get(keyed);
   std::shared_ptr<const PackedWeights> w = Weights(*p, s, a);
@@ -659,18 +668,21 @@ struct ConvGradPrimitive {
 };
 
 // The primitive descriptors of the forward convolution that both backward ones take as a hint.
-dnnl::convolution_forward::primitive_desc ForwardHint(const ConvSpec& s, const memory::desc& src,
+dnnl::convolution_forward::primitive_desc ForwardHint(const ConvSpec& s,
+                                                      dnnl::algorithm algorithm,
+                                                      const memory::desc& src,
                                                       const memory::desc& weights,
                                                       const memory::desc& dst,
                                                       const memory::dims& dilate) {
-  dnnl::convolution_forward::desc d(
-      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src, weights, dst,
-      Spatial(s.stride, s.nd), dilate, Spatial(s.pad_l, s.nd), Spatial(s.pad_r, s.nd));
+  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training, algorithm, src, weights,
+                                    dst, Spatial(s.stride, s.nd), dilate, Spatial(s.pad_l, s.nd),
+                                    Spatial(s.pad_r, s.nd));
   return dnnl::convolution_forward::primitive_desc(d, OneDnnEngine());
 }
 
 // Backward data (weights false) or backward weights (true) of call s, on channel-last data or,
-// with `blocked`, on the layouts oneDNN chooses.
+// with `blocked`, on the layouts oneDNN chooses, there with its Winograd kernels where
+// OneDnnWinogradPays (its direct ones if it has none for the call).
 std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool weights,
                                                      bool blocked) {
   ThreadCountWhile threads(static_cast<int>(s.threads));
@@ -690,17 +702,24 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
   // re-layout there; channel-first callers get theirs re-laid-out), where oneDNN has a direct
   // kernel for that; else, and when `blocked`, the layouts it chooses (blocked). The choice
   // depends on the call only, never on the caller's layout, so both layouts run the same kernel.
-  const Tag tags[2] = {blocked ? Tag::any : ChannelLastTag(s.nd), Tag::any};
-  for (const Tag tag : tags) {
+  // The layouts and algorithms tried, in order; the last one's failure is an error.
+  std::vector<std::pair<Tag, dnnl::algorithm>> attempts;
+  if (blocked && OneDnnWinogradPays(s)) {
+    attempts.emplace_back(Tag::any, dnnl::algorithm::convolution_winograd);
+  }
+  if (!blocked) attempts.emplace_back(ChannelLastTag(s.nd), dnnl::algorithm::convolution_direct);
+  attempts.emplace_back(Tag::any, dnnl::algorithm::convolution_direct);
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    const auto [tag, algorithm] = attempts[i];
+    const bool last = i + 1 == attempts.size();
     const memory::desc data_md(p->caller_data_md.dims(), memory::data_type::f32, tag);
     const memory::desc grad_md(p->caller_grad_md.dims(), memory::data_type::f32, tag);
     try {
-      const auto hint = ForwardHint(s, data_md, weight_any, grad_md, dilate);
+      const auto hint = ForwardHint(s, algorithm, data_md, weight_any, grad_md, dilate);
       std::string name;
       if (weights) {
-        dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, data_md,
-                                                   weight_any, grad_md, stride, dilate, pad_l,
-                                                   pad_r);
+        dnnl::convolution_backward_weights::desc d(algorithm, data_md, weight_any, grad_md,
+                                                   stride, dilate, pad_l, pad_r);
         dnnl::convolution_backward_weights::primitive_desc pd(d, attr, OneDnnEngine(), hint);
         name = pd.impl_info_str();
         p->data_md = pd.src_desc();
@@ -709,8 +728,8 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
         p->scratchpad_md = pd.scratchpad_desc();
         p->prim = dnnl::convolution_backward_weights(pd);
       } else {
-        dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, data_md,
-                                                weight_any, grad_md, stride, dilate, pad_l, pad_r);
+        dnnl::convolution_backward_data::desc d(algorithm, data_md, weight_any, grad_md, stride,
+                                                dilate, pad_l, pad_r);
         dnnl::convolution_backward_data::primitive_desc pd(d, attr, OneDnnEngine(), hint);
         name = pd.impl_info_str();
         p->data_md = pd.diff_src_desc();
@@ -722,9 +741,9 @@ std::shared_ptr<ConvGradPrimitive> MakeGradPrimitive(const ConvSpec& s, bool wei
       // oneDNN's GEMM-based and reference kernels are its fallbacks (3-5x slower than the
       // direct ones on blocked data): channel-last is only worth it with a direct kernel.
       const bool fallback = name.rfind("gemm", 0) == 0 || name.rfind("ref", 0) == 0;
-      if (tag == Tag::any || !fallback) break;
+      if (last || !fallback) break;
     } catch (const dnnl::error& e) {
-      if (tag == Tag::any) {
+      if (last) {
         HN_THROW(kInternal) << SpecText(s) << ": oneDNN has no backward-"
                             << (weights ? "weights" : "data") << " kernel for it (" << e.what()
                             << ")";
@@ -1027,6 +1046,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   if (a.data_grad != nullptr) {
     using K = ConvDataGradKernel;
     const K usual = WinogradPays(s)                          ? K::kWinograd
+                    : OneDnnWinogradPays(s)                  ? K::kOneDnnBlocked
                     : RotatedForwardPays(s)                  ? K::kRotatedForward
                     : BlockedLayoutsPayForGradient(s, false) ? K::kOneDnnBlocked
                                                              : K::kOneDnn;
@@ -1045,6 +1065,7 @@ void RunConvolutionGradients(const ConvSpec& s, const ConvGradArgs& a) {
   if (a.weight_grad != nullptr) {
     using K = ConvWeightGradKernel;
     const K usual = WinogradPays(s)                         ? K::kWinograd
+                    : OneDnnWinogradPays(s)                 ? K::kOneDnnBlocked
                     : PatchGemmPays(s)                      ? K::kPatchGemm
                     : BlockedLayoutsPayForGradient(s, true) ? K::kOneDnnBlocked
                                                             : K::kOneDnn;
