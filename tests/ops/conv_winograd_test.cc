@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_util.h"
@@ -159,10 +160,13 @@ TEST(WinogradConvolution, TrainingRunsOneDnnsWinogradOnAvx512) {
   want.insert(want.begin(), Invoke("Convolution", in64, ThreeByThree(l))[0]);
   EXPECT_NE(BitDifference(trained[0], inferred[0]), "") << "training ran the direct kernel";
   // The backward passes on oneDNN's direct channel-last kernels, forced, for the same contrast.
+  const std::pair<const char*, const char*> direct_kernels[] = {
+      {"convolution_backward_data", "onednn_backward_data"},
+      {"convolution_backward_weights", "onednn_backward_weights"}};
   std::vector<internal::KernelChoice*> forced;
-  for (const char* family : {"convolution_backward_data", "convolution_backward_weights"}) {
+  for (const auto& [family, kernel] : direct_kernels) {
     forced.push_back(&internal::KernelChoiceOf(family));
-    forced.back()->Force(0);
+    forced.back()->Force(forced.back()->IndexOf(kernel));
   }
   const std::vector<NDArray> direct = Invoke("_backward_Convolution", grad_in, ThreeByThree(l));
   for (internal::KernelChoice* choice : forced) choice->Force(-1);

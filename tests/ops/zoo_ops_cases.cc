@@ -29,15 +29,12 @@ RefFn Reduce(Red kind, std::vector<int64_t> axes, bool keepdims, bool exclude) {
     for (int64_t a : axes)
       red[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(nd) : a)] = true;
     if (exclude && !axes.empty()) red.flip();
-    std::vector<int64_t> od, kept;  // kept: the shape of the kept axes only
+    std::vector<int64_t> od;
     for (size_t k = 0; k < nd; ++k) {
       if (!red[k]) od.push_back(s[k]);
       if (red[k] && keepdims) od.push_back(1);
     }
     if (od.empty()) od.push_back(1);
-    for (size_t k = 0; k < nd; ++k)
-      if (!red[k]) kept.push_back(s[k]);
-    const Shape kshape(kept);
     RefTensor out{Shape(od)};
     std::vector<double> acc(static_cast<size_t>(out.size()), kind == Red::kProd  ? 1.0
                                                              : kind == Red::kMax ? -INFINITY

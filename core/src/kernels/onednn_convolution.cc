@@ -296,11 +296,12 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(post_ops());
+  const bool training_winograd = OneDnnWinogradPays(s);
   // Training's Winograd kernel transforms the windows at each call: they change every step, and
   // its inference form would keep them transformed, 4x the weights' size (ResNet-18's 512x512
   // windows: 37.7 MB a layer).
-  const auto prop = OneDnnWinogradPays(s) && !s.fast_math ? dnnl::prop_kind::forward_training
-                                                          : dnnl::prop_kind::forward_inference;
+  const auto prop = training_winograd && !s.fast_math ? dnnl::prop_kind::forward_training
+                                                      : dnnl::prop_kind::forward_inference;
   try {
     if (s.deconv) {
       dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, p->src_md,
@@ -312,7 +313,7 @@ std::shared_ptr<ConvPrimitive> MakePrimitive(const ConvSpec& s, bool blocked) {
       p->prim = dnnl::deconvolution_forward(pd);
     } else {
       dnnl::convolution_forward::primitive_desc pd;
-      const bool winograd_shape = !blocked && (s.fast_math || OneDnnWinogradPays(s)) &&
+      const bool winograd_shape = !blocked && (s.fast_math || training_winograd) &&
                                   s.nd == 2 && s.G == 1 &&
                                   s.kernel[0] == 3 && s.kernel[1] == 3 && s.stride[0] == 1 &&
                                   s.stride[1] == 1 && s.dilate[0] == 1 && s.dilate[1] == 1;
