@@ -1,5 +1,6 @@
-// The fusion passes' choice of patterns (pass/fuse.cc): FuseBatchNormRelu, a training graphs'
-// fusion, takes BatchNorm + relu and leaves every other pattern FuseOps takes;
+// The fusion passes' choice of patterns (pass/fuse.cc): FuseActivationsForTraining, a training
+// graphs' fusion, takes BatchNorm + relu and FullyConnected + Activation but softsign, and leaves
+// every other pattern FuseOps takes;
 // FuseLogSoftmaxLabelSum takes sum(log_softmax(x) * label, axis=-1) where nothing else reads the
 // log_softmax or the product.
 #include <gtest/gtest.h>
@@ -34,7 +35,7 @@ Symbol BatchNorm(const Symbol& x, const std::string& name) {
                           Symbol::Var(name + "_mean"), Symbol::Var(name + "_var")});
 }
 
-TEST(FuseBatchNormRelu, FusesBatchNormReluOnly) {
+TEST(FuseActivationsForTraining, FusesBatchNormReluAndDenseActivationsOnly) {
   const Symbol data = Symbol::Var("data");
   const Symbol conv = Op("Convolution", {data, Symbol::Var("w")},
                          {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"no_bias", "True"}});
@@ -44,20 +45,27 @@ TEST(FuseBatchNormRelu, FusesBatchNormReluOnly) {
   const Symbol shared = BatchNorm(tanh, "bn2");
   const Symbol sum =
       Op("elemwise_add", {Op("Activation", {shared}, {{"act_type", "relu"}}), shared});
-  const Symbol dense = Op("Activation",
-                          {Op("FullyConnected", {Op("Flatten", {sum}), Symbol::Var("fc_w")},
-                              {{"num_hidden", "3"}, {"no_bias", "True"}})},
-                          {{"act_type", "relu"}});
+  auto dense = [](const Symbol& x, const std::string& name, const std::string& act) {
+    return Op("Activation",
+              {Op("FullyConnected", {x, Symbol::Var(name + "_w")},
+                  {{"num_hidden", "3"}, {"no_bias", "True"}})},
+              {{"act_type", act}});
+  };
+  // FullyConnected + sigmoid fuses; + softsign, whose gradient reads the product, does not.
+  const Symbol net =
+      dense(dense(Op("Flatten", {sum}), "fc0", "sigmoid"), "fc1", "softsign");
 
   size_t fused = 0;
-  const std::map<std::string, int> counts = OpCounts(internal::FuseBatchNormRelu(dense, &fused));
-  EXPECT_EQ(fused, 1u);
+  const std::map<std::string, int> counts =
+      OpCounts(internal::FuseActivationsForTraining(net, &fused));
+  EXPECT_EQ(fused, 2u);
   EXPECT_EQ(counts.at("_contrib_BatchNormWithReLU"), 1);
+  EXPECT_EQ(counts.at("_hn_fully_connected_act"), 1);
   EXPECT_EQ(counts.at("BatchNorm"), 2);
   EXPECT_EQ(counts.at("Convolution"), 1);     // no _hn_convolution
-  EXPECT_EQ(counts.at("FullyConnected"), 1);  // no _hn_fully_connected_act
-  EXPECT_EQ(counts.at("Activation"), 3);      // tanh, the shared BatchNorm's relu, dense's
-  EXPECT_EQ(OpCounts(dense).at("Activation"), 4) << "the input is left as it was";
+  EXPECT_EQ(counts.at("FullyConnected"), 1);  // the softsign's
+  EXPECT_EQ(counts.at("Activation"), 3);      // tanh, the shared BatchNorm's relu, softsign
+  EXPECT_EQ(OpCounts(net).at("Activation"), 5) << "the input is left as it was";
 }
 
 // -sum(log_softmax(x, log_softmax_attrs) * label, axis=-1)

@@ -236,13 +236,13 @@ Symbol SplitBackward(const std::vector<NodeEntry>& grads,
 
 namespace {
 
-// The traced graph with BatchNorm + relu as one op (one pass over the activations instead of
-// two, and the backward reads neither output the fusion hides) and a dense-label cross-entropy
-// as one op (neither the product nor the broadcast output gradient is written), for the same
-// floats.
+// The traced graph with BatchNorm + relu and FullyConnected + Activation as one op each (one pass
+// over the activations fewer, and the backward reads no output the fusion hides) and a dense-label
+// cross-entropy as one op (neither the product nor the broadcast output gradient is written), for
+// the same floats.
 Symbol FusedForTraining(const Symbol& traced) {
   size_t num_fused = 0;
-  return FuseLogSoftmaxLabelSum(FuseBatchNormRelu(traced, &num_fused), &num_fused);
+  return FuseLogSoftmaxLabelSum(FuseActivationsForTraining(traced, &num_fused), &num_fused);
 }
 
 // The shapes of the inputs but their batch size: what the channel-last layout of a training graph

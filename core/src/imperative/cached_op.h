@@ -8,9 +8,9 @@
 // kept with the tape node until its backward runs (or the tape is freed); the backward executor
 // reads them, the head gradients and the forward inputs. Each executor plans its memory per input
 // shape (buffers reused by liveness, in place where safe) and keeps the plans. Both run every op
-// with its own kernel in training mode, but for BatchNorm + relu and sum(log_softmax(x) * label),
-// each one op computing the same floats (FuseBatchNormRelu, FuseLogSoftmaxLabelSum), and the
-// gradient pass sums contributions in the same order as over the
+// with its own kernel in training mode, but for BatchNorm + relu, FullyConnected + Activation and
+// sum(log_softmax(x) * label), each one op computing the same floats (FuseActivationsForTraining,
+// FuseLogSoftmaxLabelSum), and the gradient pass sums contributions in the same order as over the
 // eager tape, so the gradients are bit-identical to eager backward. Float convolutional graphs
 // are laid out channel-last before the gradient pass (LayOutChannelLastForTraining), so both
 // executors run convolutions, BatchNorm, pooling and elementwise ops on channel-last activations

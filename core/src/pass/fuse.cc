@@ -9,7 +9,9 @@
 //      few rows at a time, RunExpandThenDepthwise)
 //  * FullyConnected + Activation    -> _hn_fully_connected_act
 //  * BatchNorm + Activation(relu)   -> _contrib_BatchNormWithReLU
-// and for training graphs only (FuseLogSoftmaxLabelSum):
+// Training graphs (FuseActivationsForTraining) take the last two where the activation's gradient
+// reads its output alone (every act type but softsign, whose derivative reads the product the
+// fusion hides), and for training graphs only (FuseLogSoftmaxLabelSum):
 //  * log_softmax(x, axis=-1) + elemwise_mul by a label + sum(axis=-1)
 //      -> _hn_log_softmax_label_sum (also broadcast_mul by reshape_like(label, x), as Gluon's
 //      SoftmaxCrossEntropyLoss with dense labels builds it)
@@ -266,9 +268,9 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
 }
 
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
-// producer's inputs and attributes. `with_dense` adds FullyConnected + Activation to BatchNorm +
-// relu.
-void FuseActivations(Fuser* f, bool with_dense) {
+// producer's inputs and attributes. `for_training` leaves FullyConnected + softsign alone (its
+// gradient reads the product).
+void FuseActivations(Fuser* f, bool for_training) {
   const OpRegistry& registry = OpRegistry::Global();
   const Op* activation = registry.Find("Activation");
   struct Rule {
@@ -277,7 +279,7 @@ void FuseActivations(Fuser* f, bool with_dense) {
     bool relu_only;
   };
   const Rule rules[] = {
-      {"FullyConnected", with_dense ? registry.Find("_hn_fully_connected_act") : nullptr, false},
+      {"FullyConnected", registry.Find("_hn_fully_connected_act"), false},
       {"BatchNorm", registry.Find("_contrib_BatchNormWithReLU"), true},
   };
   const IndexedGraph& g = f->graph();
@@ -294,6 +296,7 @@ void FuseActivations(Fuser* f, bool with_dense) {
     if (rule == nullptr) continue;
     const std::string& act_type = act->attrs.dict.at("act_type");
     if (rule->relu_only && act_type != "relu") continue;
+    if (for_training && act_type == "softsign") continue;
     if (src.node->NumOutputs() != 1) continue;  // BatchNorm with output_mean_var
     if (f->SoleReader(producer) != nid) continue;
     AttrDict dict = src.node->attrs.dict;
@@ -374,15 +377,15 @@ Symbol FuseOps(const Symbol& symbol, size_t* num_fused) {
   }
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseExpansion(&fuser, nid);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) FuseMaxPool(&fuser, nid);
-  FuseActivations(&fuser, true);
+  FuseActivations(&fuser, false);
   *num_fused = fuser.num_fused();
   return graph;
 }
 
-Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused) {
+Symbol FuseActivationsForTraining(const Symbol& symbol, size_t* num_fused) {
   Symbol graph = symbol.Copy();
   Fuser fuser(graph);
-  FuseActivations(&fuser, false);
+  FuseActivations(&fuser, true);
   *num_fused = fuser.num_fused();
   return graph;
 }

@@ -51,10 +51,10 @@ namespace internal {
 /// fused convolutions fold BatchNorm into their weights and use Winograd).
 Symbol FuseOps(const Symbol& symbol, size_t* num_fused);
 
-/// Returns a copy of `symbol` with only BatchNorm + Activation(relu) fused (FuseOps' rule):
-/// training graphs, whose backward reads neither op's output that the fusion hides. Numerics
-/// are unchanged, in either mode.
-Symbol FuseBatchNormRelu(const Symbol& symbol, size_t* num_fused);
+/// Returns a copy of `symbol` with only BatchNorm + Activation(relu) and FullyConnected +
+/// Activation fused (FuseOps' rules), the latter not with softsign: training graphs, whose backward
+/// then reads neither op's output that the fusion hides. Numerics are unchanged, in either mode.
+Symbol FuseActivationsForTraining(const Symbol& symbol, size_t* num_fused);
 
 /// Returns a copy of `symbol` with sum(log_softmax(x, axis=-1) * label, axis=-1) (elemwise_mul,
 /// each op read by the next alone) as one _hn_log_softmax_label_sum (fuse.cc): training graphs,

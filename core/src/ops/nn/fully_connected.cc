@@ -301,6 +301,32 @@ std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
   return grads;
 }
 
+// The gradient of FullyConnected + Activation, as the two ops' gradients make it (so a fused
+// training graph gives the unfused one's bits): the activation's from the fused output, then the
+// product's. softsign's derivative reads the product, which the fused op does not show (training
+// graphs do not fuse it), and a bfloat16 product has no gradient here.
+std::vector<NodeEntry> FullyConnectedActGradient(const std::shared_ptr<Node>& n,
+                                                 const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  const auto& p = g.attrs().Param<FullyConnectedActParam>();
+  HN_CHECK(!p.bf16, kUnsupported)
+      << g.attrs().name << ": _hn_fully_connected_act with a bfloat16 product has no gradient";
+  HN_CHECK(p.act_type != internal::ActType::kSoftsign, kUnsupported)
+      << g.attrs().name
+      << ": _hn_fully_connected_act with softsign has no gradient (softsign's derivative reads "
+         "the product, which the fused op does not keep); run FullyConnected and Activation";
+  std::vector<NodeEntry> inputs{
+      p.act_type ? internal::ActivationInputGradient(g, *p.act_type, g.out_grad(0))
+                 : g.out_grad(0)};
+  inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
+  AttrDict dict = g.attrs().dict;
+  dict.erase("act_type");
+  std::shared_ptr<Node> backward = g.MakeNode("_backward_FullyConnected", std::move(inputs), dict);
+  std::vector<NodeEntry> grads;
+  for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
+  return grads;
+}
+
 // The gradient of _backward_FullyConnected (second order), with FullyConnected and itself. Its
 // outputs are dx = dy . W, dw = dy^T . x and db = the column sums of dy; from their gradients
 // gdx, gdw, gdb:
@@ -399,6 +425,7 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)
       .SetInferType(ElemwiseFloatType)
       .SetCompute(FullyConnectedActCompute)
+      .SetGradient(FullyConnectedActGradient)
       .SetInternal();
 }
 
