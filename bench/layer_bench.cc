@@ -3,7 +3,8 @@
 // im2col convolution can reach), and the depthwise convolution, deconvolution, pooling and
 // BatchNorm shapes of MobileNet-style networks. Training: the forward and the backward (data,
 // weight and bias gradients) of a ResNet-18 3x3 convolution at batch 32, and of its max
-// pooling; each gradient pass of ResNet-18's convolutions on each of its kernels. Kernels are
+// pooling; each gradient pass of ResNet-18's convolutions on each of its kernels; BatchNorm's
+// training passes on channel-last activations. Kernels are
 // called directly on preallocated arrays, so the figures are the kernels' own.
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "bench_common.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/op.h"
+#include "kernels/batch_norm.h"
 #include "kernels/convolution.h"
 #include "kernels/onednn_convolution.h"
 #include "kernels/onednn_convolution_int8.h"
@@ -160,6 +162,50 @@ void BM_TrainMaxPoolBackward(benchmark::State& state) {
   backward.in[1].CopyFrom(forward.in[0]);
   backward.in[2].CopyFrom(forward.out[0]);
   RunLayer(state, std::move(backward));
+}
+
+// BatchNorm's training passes on channel-last data as the hybridized training graph runs them, 1
+// thread: 0 the batch statistics, 1 the backward, 2 the backward with the relu the forward
+// applied (_backward_BatchNormWithReLU); on ResNet-18's stem activations (32, 112, 112, 64) or,
+// with state.range(1) == 1, a 56x56 layer's (32, 56, 56, 64).
+void BM_TrainBatchNormPass(benchmark::State& state) {
+  SetNumThreads(1);
+  internal::BatchNormDims dims;
+  dims.outer = 32;
+  dims.inner = state.range(1) == 1 ? 56 * 56 : 112 * 112;
+  dims.channels = 64;
+  const Shape shape({dims.outer, dims.inner, dims.channels});
+  NDArray x = NDArray::RandomUniform(shape, -1.f, 1.f);
+  NDArray dy = NDArray::RandomUniform(shape, -1.f, 1.f);
+  NDArray dx(shape, DType::kFloat32);
+  std::vector<float> gamma(64, 1.2f), beta(64, 0.1f), mean(64), invstd(64), moving_mean(64, 0.f),
+      moving_var(64, 1.f), dgamma(64), dbeta(64);
+  internal::Workspace workspace;
+  internal::BatchNormBatchStatsChannelLast(std::as_const(x).data<float>(), dims, 1e-5, mean.data(),
+                                           invstd.data(), &workspace);
+  internal::BatchNormGradArgs a{};
+  a.dy = std::as_const(dy).data<float>();
+  a.x = std::as_const(x).data<float>();
+  a.gamma = gamma.data();
+  a.moving_mean = moving_mean.data();
+  a.moving_var = moving_var.data();
+  a.mean = mean.data();
+  a.invstd = invstd.data();
+  a.relu_beta = state.range(0) == 2 ? beta.data() : nullptr;
+  a.dx = dx.data<float>();
+  a.dgamma = dgamma.data();
+  a.dbeta = dbeta.data();
+  a.eps = 1e-5;
+  a.momentum = 0.9f;
+  a.batch_stats = true;
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      internal::BatchNormBatchStatsChannelLast(std::as_const(x).data<float>(), dims, 1e-5,
+                                               mean.data(), invstd.data(), &workspace);
+    } else {
+      internal::BatchNormBackwardChannelLast(a, dims, &workspace);
+    }
+  }
 }
 
 // ResNet-50 v1's convolutions at batch 1 (224 x 224; gluon's BottleneckV1, stride on the first
@@ -378,6 +424,9 @@ BENCHMARK(BM_TrainConvForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainConvBackward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolBackward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainBatchNormPass)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainConvGradient)
     ->ArgNames({"layer", "weights", "kernel", "threads"})
     ->ArgsProduct({{1, 3, 6, 8}, {0, 1}, {0, 1}, {1, 2}})

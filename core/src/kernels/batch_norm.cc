@@ -317,9 +317,10 @@ HN_AVX512 void GradSumsAvx512(const ChannelGrad& g, double* sum_dy, double* dot)
     const float* dy = g.row(g.a.dy, o);
     for (int64_t i = 0; i < inner; i += kGradLanes) {
       for (int j = 0; j < 2; ++j) {
-        const __mmask16 lanes = FirstLanes(inner - i - 16 * j);
-        const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i + 16 * j);
-        const __m512 dy16 = DyOf(g, x16, _mm512_maskz_loadu_ps(lanes, dy + i + 16 * j));
+        const int64_t n = inner - i - 16 * j;
+        const __mmask16 lanes = FirstLanes(n);
+        const __m512 x16 = LoadFirst(x + i + 16 * j, n);
+        const __m512 dy16 = DyOf(g, x16, LoadFirst(dy + i + 16 * j, n));
         AddGradTerms(mean, static_cast<__mmask8>(lanes), _mm512_castps512_ps256(x16),
                      _mm512_castps512_ps256(dy16), &sum_acc[2 * j], &dot_acc[2 * j]);
         AddGradTerms(mean, static_cast<__mmask8>(lanes >> 8), UpperHalf(x16), UpperHalf(dy16),
@@ -355,17 +356,17 @@ HN_AVX512 void GradDxRowsAvx512(const ChannelGrad& g, double mean_dy, double k, 
     const float* dy = g.row(g.a.dy, o);
     float* dx = g.row(g.a.dx, o);
     for (int64_t i = 0; i < g.dims.inner; i += 16) {
-      const __mmask16 lanes = FirstLanes(g.dims.inner - i);
-      const __m512 x16 = _mm512_maskz_loadu_ps(lanes, x + i);
-      const __m512 dy16 = DyOf(g, x16, _mm512_maskz_loadu_ps(lanes, dy + i));
+      const int64_t n = g.dims.inner - i;
+      const __m512 x16 = LoadFirst(x + i, n);
+      const __m512 dy16 = DyOf(g, x16, LoadFirst(dy + i, n));
       const __m256 lo = DxOf<kBatchStats>(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
                                           mean8, mean_dy8, k8, iw8);
       const __m256 hi =
           DxOf<kBatchStats>(UpperHalf(x16), UpperHalf(dy16), mean8, mean_dy8, k8, iw8);
-      _mm512_mask_storeu_ps(
-          dx + i, lanes,
-          OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
-                                                       _mm256_castps_pd(hi), 1))));
+      StoreFirst(dx + i,
+                 OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(
+                     _mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1))),
+                 n);
     }
   }
 }
@@ -562,14 +563,15 @@ template <bool kSquares>
 HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, const float* mean,
                                     float* part, const LaneRange& r) {
   ZeroLanes(part, dims.channels, r);
+  const int64_t c_lo = r.c_lo, c_hi = r.c_hi;
   ForLanePositions<kStatLanes>(dims, r, [&](int64_t at, int64_t lane) HN_AVX512 {
     const float* xs = x + at;
     float* p = part + lane;
-    for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
-      const __mmask16 lanes = FirstLanes(r.c_hi - c);
-      const __m512 m = kSquares ? _mm512_maskz_loadu_ps(lanes, mean + c) : _mm512_setzero_ps();
-      const __m512 term = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xs + c), m);
-      _mm512_mask_storeu_ps(p + c, lanes, _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p + c), term));
+    for (int64_t c = c_lo; c < c_hi; c += 16) {
+      const int64_t n = c_hi - c;
+      const __m512 m = kSquares ? LoadFirst(mean + c, n) : _mm512_setzero_ps();
+      const __m512 term = StatTerm<kSquares>(LoadFirst(xs + c, n), m);
+      StoreFirst(p + c, _mm512_add_ps(LoadFirst(p + c, n), term), n);
     }
   });
 }
@@ -687,26 +689,22 @@ HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormD
     double* sp = sum_part + lane;
     double* dp = dot_part + lane;
     for (int64_t c = r.c_lo; c < r.c_hi; c += 16) {
-      const __mmask16 m = FirstLanes(r.c_hi - c);
-      const __mmask8 lo = static_cast<__mmask8>(m), hi = static_cast<__mmask8>(m >> 8);
-      const __m512 x16 = _mm512_maskz_loadu_ps(m, a.x + at + c);
-      __m512 dy16 = _mm512_maskz_loadu_ps(m, a.dy + at + c);
+      const int64_t n = r.c_hi - c;
+      const __m512 x16 = LoadFirst(a.x + at + c, n);
+      __m512 dy16 = LoadFirst(a.dy + at + c, n);
       if (relu) {
-        dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(m, v.scale + c),
-                              _mm512_maskz_loadu_ps(m, v.shift + c));
+        dy16 = ReluMaskedDy16(x16, dy16, LoadFirst(v.scale + c, n), LoadFirst(v.shift + c, n));
       }
-      __m512d sum_lo = _mm512_maskz_loadu_pd(lo, sp + c),
-              sum_hi = _mm512_maskz_loadu_pd(hi, sp + c + 8);
-      __m512d dot_lo = _mm512_maskz_loadu_pd(lo, dp + c),
-              dot_hi = _mm512_maskz_loadu_pd(hi, dp + c + 8);
+      __m512d sum_lo = LoadFirst(sp + c, n), sum_hi = LoadFirst(sp + c + 8, n - 8);
+      __m512d dot_lo = LoadFirst(dp + c, n), dot_hi = LoadFirst(dp + c + 8, n - 8);
       AddGradHalf(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
-                  _mm512_maskz_loadu_pd(lo, v.mean_d + c), &sum_lo, &dot_lo);
-      AddGradHalf(UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi, v.mean_d + c + 8),
-                  &sum_hi, &dot_hi);
-      _mm512_mask_storeu_pd(sp + c, lo, sum_lo);
-      _mm512_mask_storeu_pd(sp + c + 8, hi, sum_hi);
-      _mm512_mask_storeu_pd(dp + c, lo, dot_lo);
-      _mm512_mask_storeu_pd(dp + c + 8, hi, dot_hi);
+                  LoadFirst(v.mean_d + c, n), &sum_lo, &dot_lo);
+      AddGradHalf(UpperHalf(x16), UpperHalf(dy16), LoadFirst(v.mean_d + c + 8, n - 8), &sum_hi,
+                  &dot_hi);
+      StoreFirst(sp + c, sum_lo, n);
+      StoreFirst(sp + c + 8, sum_hi, n - 8);
+      StoreFirst(dp + c, dot_lo, n);
+      StoreFirst(dp + c + 8, dot_hi, n - 8);
     }
   });
 }
@@ -776,29 +774,23 @@ HN_AVX512 void GradDxSampleAvx512(const BatchNormGradArgs& a, const BatchNormDim
   const int64_t C = dims.channels;
   for (int64_t at = o * dims.inner * C; at < (o + 1) * dims.inner * C; at += C) {
     for (int64_t c = 0; c < C; c += 16) {
-      const __mmask16 lanes = FirstLanes(C - c);
-      const __mmask8 lo_lanes = static_cast<__mmask8>(lanes),
-                     hi_lanes = static_cast<__mmask8>(lanes >> 8);
-      const __m512 x16 = _mm512_maskz_loadu_ps(lanes, a.x + at + c);
-      __m512 dy16 = _mm512_maskz_loadu_ps(lanes, a.dy + at + c);
+      const int64_t n = C - c, h = c + 8;
+      const __m512 x16 = LoadFirst(a.x + at + c, n);
+      __m512 dy16 = LoadFirst(a.dy + at + c, n);
       if (a.relu_beta != nullptr) {
-        dy16 = ReluMaskedDy16(x16, dy16, _mm512_maskz_loadu_ps(lanes, v.scale + c),
-                              _mm512_maskz_loadu_ps(lanes, v.shift + c));
+        dy16 = ReluMaskedDy16(x16, dy16, LoadFirst(v.scale + c, n), LoadFirst(v.shift + c, n));
       }
-      const int64_t h = c + 8;
       const __m256 lo = DxOf<kBatchStats>(_mm512_castps512_ps256(x16), _mm512_castps512_ps256(dy16),
-                                          _mm512_maskz_loadu_pd(lo_lanes, v.mean_d + c),
-                                          _mm512_maskz_loadu_pd(lo_lanes, v.mean_dy + c),
-                                          _mm512_maskz_loadu_pd(lo_lanes, v.k + c),
-                                          _mm512_maskz_loadu_pd(lo_lanes, v.iw + c));
-      const __m256 hi = DxOf<kBatchStats>(
-          UpperHalf(x16), UpperHalf(dy16), _mm512_maskz_loadu_pd(hi_lanes, v.mean_d + h),
-          _mm512_maskz_loadu_pd(hi_lanes, v.mean_dy + h), _mm512_maskz_loadu_pd(hi_lanes, v.k + h),
-          _mm512_maskz_loadu_pd(hi_lanes, v.iw + h));
-      _mm512_mask_storeu_ps(
-          a.dx + at + c, lanes,
-          OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)),
-                                                       _mm256_castps_pd(hi), 1))));
+                                          LoadFirst(v.mean_d + c, n), LoadFirst(v.mean_dy + c, n),
+                                          LoadFirst(v.k + c, n), LoadFirst(v.iw + c, n));
+      const __m256 hi = DxOf<kBatchStats>(UpperHalf(x16), UpperHalf(dy16),
+                                          LoadFirst(v.mean_d + h, n - 8),
+                                          LoadFirst(v.mean_dy + h, n - 8),
+                                          LoadFirst(v.k + h, n - 8), LoadFirst(v.iw + h, n - 8));
+      StoreFirst(a.dx + at + c,
+                 OneNaN16(_mm512_castpd_ps(_mm512_insertf64x4(
+                     _mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1))),
+                 n);
     }
   }
 }

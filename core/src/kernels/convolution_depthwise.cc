@@ -38,7 +38,7 @@ HN_AVX512 void Row(const DepthwiseArgs& a, const float* const rows[3], int64_t n
   const float* res = a.residual ? a.residual + (n * a.OH + oh) * a.OW * C + c : nullptr;
   __m512 w[9];
   for (int t = 0; t < 9; ++t) w[t] = _mm512_loadu_ps(a.weight + t * C + c);
-  const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, __mmask16(0xFFFF));
+  const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, 16);
   int64_t ow = 0;
   // Positions whose window has no column outside the image, four at a time (same taps, same
   // order as OnePosition).

@@ -234,14 +234,11 @@ void RowItem(const FewChannelsArgs& a, int64_t row, int64_t b0, int nb) {
 HN_AVX512 void RowToPlanes(const float* row, int64_t OW, int64_t F, float* dst, int64_t plane) {
   for (int64_t ow = 0; ow < OW; ow += 16) {
     const int64_t positions = std::min<int64_t>(16, OW - ow);
-    const __mmask16 lanes = FirstLanes(positions);
     for (int64_t f0 = 0; f0 < F; f0 += 16) {
       const int64_t channels = std::min<int64_t>(16, F - f0);
-      const __mmask16 channel_lanes = FirstLanes(channels);
       __m512 r[16], a[16];
       for (int i = 0; i < 16; ++i) {
-        r[i] = i < positions ? _mm512_maskz_loadu_ps(channel_lanes, row + (ow + i) * F + f0)
-                             : _mm512_setzero_ps();
+        r[i] = i < positions ? LoadFirst(row + (ow + i) * F + f0, channels) : _mm512_setzero_ps();
       }
       // Pairs of positions interleaved by float, then by pairs of floats: r[4k + e] then holds,
       // in each 128-bit lane L, channel 4L + e of positions 4k .. 4k + 3.
@@ -269,7 +266,7 @@ HN_AVX512 void RowToPlanes(const float* row, int64_t OW, int64_t F, float* dst, 
         a[12 + e] = _mm512_shuffle_f32x4(c_hi, d_hi, 0xDD);
       }
       for (int64_t c = 0; c < channels; ++c) {
-        _mm512_mask_storeu_ps(dst + (f0 + c) * plane + ow, lanes, a[c]);
+        StoreFirst(dst + (f0 + c) * plane + ow, a[c], positions);
       }
     }
   }

@@ -24,16 +24,16 @@ struct EpilogueRegisters {
 };
 
 HN_AVX512 inline EpilogueRegisters MakeEpilogue(const Epilogue& d, bool residual, int64_t c,
-                                                __mmask16 lanes) {
+                                                int64_t n) {
   EpilogueRegisters e;
   e.bias = d.bias != nullptr;
   e.bn = d.bn_scale != nullptr;
   e.residual = residual;
   e.relu = d.relu;
   e.clip = d.clip;
-  e.b = e.bias ? _mm512_maskz_loadu_ps(lanes, d.bias + c) : _mm512_setzero_ps();
-  e.scale = e.bn ? _mm512_maskz_loadu_ps(lanes, d.bn_scale + c) : _mm512_setzero_ps();
-  e.shift = e.bn ? _mm512_maskz_loadu_ps(lanes, d.bn_shift + c) : _mm512_setzero_ps();
+  e.b = e.bias ? LoadFirst(d.bias + c, n) : _mm512_setzero_ps();
+  e.scale = e.bn ? LoadFirst(d.bn_scale + c, n) : _mm512_setzero_ps();
+  e.shift = e.bn ? LoadFirst(d.bn_shift + c, n) : _mm512_setzero_ps();
   e.lo = _mm512_set1_ps(d.clip_min);
   e.hi = _mm512_set1_ps(d.clip_max);
   return e;
@@ -107,18 +107,18 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
 #pragma GCC unroll 4
   for (int j = 0; j < NB; ++j) {
     const int64_t c = (b0 + j) * 16;
-    const __mmask16 lanes = FirstLanes(F - c);
+    const int64_t n = F - c;
     __m512 v[R];
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) v[r] = acc[r][j];
     if (d.bias != nullptr) {
-      const __m512 b = _mm512_maskz_loadu_ps(lanes, d.bias + c);
+      const __m512 b = LoadFirst(d.bias + c, n);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(v[r], b);
     }
     if (d.bn_scale != nullptr) {
-      const __m512 scale = _mm512_maskz_loadu_ps(lanes, d.bn_scale + c);
-      const __m512 shift = _mm512_maskz_loadu_ps(lanes, d.bn_shift + c);
+      const __m512 scale = LoadFirst(d.bn_scale + c, n);
+      const __m512 shift = LoadFirst(d.bn_shift + c, n);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) v[r] = _mm512_add_ps(_mm512_mul_ps(v[r], scale), shift);
     }
@@ -126,7 +126,7 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
       const float* res = residual + p0 * F + c;
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) {
-        v[r] = _mm512_add_ps(v[r], _mm512_maskz_loadu_ps(lanes, res + r * F));
+        v[r] = _mm512_add_ps(v[r], LoadFirst(res + r * F, n));
       }
     }
     if (d.relu) {
@@ -141,7 +141,7 @@ HN_AVX512 inline void StoreTile(const KernelArgs& a, const __m512 (&acc)[R][NB],
       for (int r = 0; r < R; ++r) v[r] = ClipVector(v[r], lo, hi);
     }
 #pragma GCC unroll 12
-    for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(out + r * F + c, lanes, v[r]);
+    for (int r = 0; r < R; ++r) StoreFirst(out + r * F + c, v[r], n);
   }
 }
 

@@ -22,11 +22,11 @@ HN_AVX512 void EpiloguePositions(const EpilogueArgs& a, int64_t begin, int64_t e
   for (int64_t pos = begin; pos < end; ++pos) {
     const int64_t row = pos * a.C;
     for (int64_t c = 0; c < a.C; c += 16) {
-      const __mmask16 lanes = FirstLanes(a.C - c);
-      const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, lanes);
-      const __m512 v = _mm512_maskz_loadu_ps(lanes, a.conv + row + c);
-      const __m512 r = e.residual ? _mm512_maskz_loadu_ps(lanes, a.residual + row + c) : v;
-      _mm512_mask_storeu_ps(a.out + row + c, lanes, Apply(v, e, r));
+      const int64_t n = a.C - c;
+      const EpilogueRegisters e = MakeEpilogue(a.epilogue, a.residual != nullptr, c, n);
+      const __m512 v = LoadFirst(a.conv + row + c, n);
+      const __m512 r = e.residual ? LoadFirst(a.residual + row + c, n) : v;
+      StoreFirst(a.out + row + c, Apply(v, e, r), n);
     }
   }
 }

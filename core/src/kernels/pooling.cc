@@ -140,12 +140,11 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
     __m512 m = lowest;
     if (stride == 2) {  // ResNet's pool: even floats of two loads rather than a gather
       const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
-      const __mmask16 low = FirstLanes(span), high = FirstLanes(span - 16);
       const __m512i even =
           _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
       for (int64_t j = 0; j < kernel; ++j) {
-        const __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + j), even,
-                                                _mm512_maskz_loadu_ps(high, start + j + 16));
+        const __m512 v = _mm512_permutex2var_ps(LoadFirst(start + j, span), even,
+                                                LoadFirst(start + j + 16, span - 16));
         m = _mm512_max_ps(v, m);
       }
     } else {
@@ -153,7 +152,7 @@ HN_AVX512 void MaxPoolPlaneRowAvx512(const float* x, float* y, const SpatialGeom
         m = _mm512_max_ps(_mm512_mask_i32gather_ps(lowest, lanes, column, start + j, 4), m);
       }
     }
-    _mm512_mask_storeu_ps(out + pw, lanes, m);
+    StoreFirst(out + pw, m, inner_hi - pw);
   }
   for (int64_t pw = inner_hi; pw < OW; ++pw) one(pw);
 }
@@ -436,10 +435,10 @@ HN_AVX512 void UnpoolMaxPlaneAvx512(const float* x, const float* y, const float*
       };
       for (int64_t pw = 0; pw < inner_lo; ++pw) one(pw);
       for (int64_t pw = inner_lo; pw < inner_hi; pw += 16) {
-        const __mmask16 lanes = FirstLanes(inner_hi - pw);
-        const __m512 m = _mm512_maskz_loadu_ps(lanes, y + o + pw);
-        const int64_t span = 2 * std::min<int64_t>(inner_hi - pw, 16) - 1;
-        const __mmask16 low = FirstLanes(span), high = FirstLanes(span - 16);
+        const int64_t n = inner_hi - pw;
+        const __mmask16 lanes = FirstLanes(n);
+        const __m512 m = LoadFirst(y + o + pw, n);
+        const int64_t span = 2 * std::min<int64_t>(n, 16) - 1;
         const __m512i columns =
             _mm512_add_epi32(lane_columns, _mm512_set1_epi32(static_cast<int>(pw * stride - pad)));
         __m512i first = _mm512_set1_epi32(-1);
@@ -452,10 +451,10 @@ HN_AVX512 void UnpoolMaxPlaneAvx512(const float* x, const float* y, const float*
               const __m512i at = _mm512_add_epi32(row, _mm512_set1_epi32(static_cast<int>(k)));
               __m512 v;
               if (stride == 1) {
-                v = _mm512_maskz_loadu_ps(lanes, start + k);
+                v = LoadFirst(start + k, n);
               } else if (stride == 2) {  // even floats of two loads rather than a gather
-                v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(low, start + k), even,
-                                           _mm512_maskz_loadu_ps(high, start + k + 16));
+                v = _mm512_permutex2var_ps(LoadFirst(start + k, span), even,
+                                           LoadFirst(start + k + 16, span - 16));
               } else {
                 v = _mm512_mask_i32gather_ps(m, lanes, at, x, 4);
               }
@@ -495,14 +494,15 @@ HN_AVX512 void UnpoolMaxChannelLastAvx512(const float* x, const float* y, const 
         const float* yo = y + o * lane;
         const float* dyo = dy + o * lane;
         for (int64_t c = 0; c < lane; c += 16) {
-          const __mmask16 lanes = FirstLanes(lane - c);
-          const __m512 m = _mm512_maskz_loadu_ps(lanes, yo + c);
+          const int64_t n = lane - c;
+          const __mmask16 lanes = FirstLanes(n);
+          const __m512 m = LoadFirst(yo + c, n);
           __m512i first = _mm512_set1_epi32(-1);
           for (int64_t d = sd.hi - 1; d >= sd.lo; --d)
             for (int64_t h = sh.hi - 1; h >= sh.lo; --h)
               for (int64_t w = sw.hi - 1; w >= sw.lo; --w) {
                 const int64_t at = ((d * IH + h) * IW + w) * lane + c;
-                const __m512 v = _mm512_maskz_loadu_ps(lanes, x + at);
+                const __m512 v = LoadFirst(x + at, n);
                 const __mmask16 equal = _mm512_mask_cmp_ps_mask(lanes, v, m, _CMP_EQ_OQ);
                 first = _mm512_mask_mov_epi32(
                     first, equal,
@@ -619,14 +619,12 @@ HN_AVX512 void MaxPoolRowFromRows(const float* const* rows, int64_t count, int64
   for (int64_t pw = 0; pw < OW; ++pw, out += C) {
     const Span sw = MaxSpan(pw, kernel, stride, pad, W);
     for (int64_t c = 0; c < C; c += 16) {
-      const __mmask16 lanes = internal::FirstLanes(C - c);
+      const int64_t n = C - c;
       __m512 m = _mm512_set1_ps(-FLT_MAX);
       for (int64_t w = sw.lo; w < sw.hi; ++w) {
-        for (int64_t i = 0; i < count; ++i) {
-          m = _mm512_max_ps(_mm512_maskz_loadu_ps(lanes, rows[i] + w * C + c), m);
-        }
+        for (int64_t i = 0; i < count; ++i) m = _mm512_max_ps(LoadFirst(rows[i] + w * C + c, n), m);
       }
-      _mm512_mask_storeu_ps(out + c, lanes, m);
+      StoreFirst(out + c, m, n);
     }
   }
 }
