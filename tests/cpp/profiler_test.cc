@@ -19,6 +19,8 @@
 #include "hybridnet/gluon/model_zoo.h"
 #include "hybridnet/imperative.h"
 #include "hybridnet/operators.h"
+#include "kernels/kernel_choice.h"
+#include "profiler/profiler_hook.h"
 
 namespace hybridnet {
 namespace {
@@ -311,6 +313,32 @@ TEST_F(ProfilerTest, DumpsSortsResetsAndWritesJson) {
   EXPECT_EQ(ErrorOf([] { profiler::Dumps(false, "xml"); }).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ErrorOf([] { profiler::Dumps(false, "table", "median"); }).code(),
             StatusCode::kInvalidArgument);
+}
+
+// A kernel chosen again within one call (a choice made per work item) is named once; two choices
+// of kernels of the same name (a convolution's backward data and weights) are both named.
+TEST_F(ProfilerTest, EachChoiceNamesItsKernelOncePerCall) {
+  const std::string path = TmpPath("profiler_kernels.json");
+  profiler::SetConfig({{"profile_imperative", "True"}, {"filename", path}});
+  profiler::SetState("run");
+  const internal::KernelChoice& isa = internal::KernelChoiceOf("vector_isa");
+  const internal::KernelChoice& data = internal::KernelChoiceOf("convolution_backward_data");
+  const internal::KernelChoice& weights = internal::KernelChoiceOf("convolution_backward_weights");
+  auto name = [](const internal::KernelChoice& choice, const std::string& kernel) -> auto& {
+    return choice.kernels()[static_cast<size_t>(choice.IndexOf(kernel))].name;
+  };
+  const int64_t start = profiler::internal::StartOp();
+  for (int item = 0; item < 1000; ++item) profiler::internal::NoteKernel(name(isa, "avx512"));
+  profiler::internal::NoteKernel(name(data, "winograd"));
+  profiler::internal::NoteKernel(name(weights, "winograd"));
+  profiler::internal::NoteKernel(name(isa, "avx512"));
+  profiler::internal::RecordOp(MakeNodeAttrs(OpRegistry::Global().Get("relu"), "probe", {}), {}, {},
+                               start);
+  profiler::SetState("stop");
+  profiler::Dump(true);
+  const std::vector<TraceEvent> events = Complete(ReadTrace(path));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kernel, "avx512+winograd+winograd");
 }
 
 TEST_F(ProfilerTest, BadOptionsAndUnwritableFilesAreClearErrors) {

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "hybridnet/base.h"
 #include "hybridnet/param.h"
@@ -190,9 +191,12 @@ ThreadBuffer& ThisThreadBuffer() {
   return *buffer;
 }
 
-// The scope prefix and the kernels noted for the running op call, of this thread.
+// The scope prefix and the kernels noted for the running op call, of this thread: their names
+// joined by '+', and the choices' own name strings, each noted once (a choice made per work item,
+// as BatchNorm's vector ISA per sample, named its kernel thousands of times in one event).
 thread_local std::string scope_prefix;
 thread_local std::string noted_kernels;
+thread_local std::vector<const std::string*> noted_names;
 
 bool Recording(unsigned source) {
   return (internal::recorded_sources.load(std::memory_order_relaxed) & source) != 0;
@@ -267,10 +271,13 @@ int64_t NowNanos() {
 
 int64_t StartOp() {
   noted_kernels.clear();
+  noted_names.clear();
   return NowNanos();
 }
 
 void NoteKernelSlow(const std::string& name) {
+  if (std::find(noted_names.begin(), noted_names.end(), &name) != noted_names.end()) return;
+  noted_names.push_back(&name);
   if (!noted_kernels.empty()) noted_kernels += '+';
   noted_kernels += name;
 }
@@ -286,6 +293,7 @@ void RecordOp(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::v
   e.category = op;
   std::string kernel = noted_kernels.empty() ? op : noted_kernels;
   noted_kernels.clear();
+  noted_names.clear();
   const std::string fused = FusedOps(attrs);
   e.args = "\"kernel\":" + Quoted(kernel);
   if (!fused.empty()) e.args += ",\"fused\":" + Quoted(fused);

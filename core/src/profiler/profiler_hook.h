@@ -44,10 +44,12 @@ inline bool Records(OpSource source) {
 void RecordOp(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<TBlob>& out,
               int64_t start_ns);
 
-/// Adds `name` to the kernels noted for the op call running on this thread.
+/// Adds `name` to the kernels noted for the op call running on this thread, unless this very
+/// string (one kernel of one choice) is noted already.
 void NoteKernelSlow(const std::string& name);
 
-/// Notes that the op call running on this thread chose kernel `name` (KernelChoice::Choose).
+/// Notes that the op call running on this thread chose kernel `name`, a choice's own string
+/// (KernelChoice::Choose).
 inline void NoteKernel(const std::string& name) {
   if (__builtin_expect((recorded_sources.load(std::memory_order_relaxed) & (kGraph | kEager)) != 0,
                        0))
