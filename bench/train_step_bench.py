@@ -30,9 +30,10 @@ Systems, each in a worker process of its own, fresh per model and thread count:
                      1.9.1 runs the LSTM LM's step faster this way, so hn/MXNet is taken against
                      the faster of the two MXNet systems
   PyTorch            CPU eager (Debian python3-torch), gradients set to None before each step
-  products floor     networks of dense layers only (the seed MLP): the step's matrix products
-                     alone, one cblas_sgemm each on OpenBLAS (train_step_worker --products-floor):
-                     floor/MXNet is the least hn/MXNet any framework on OpenBLAS could reach
+  FMA floor          networks of dense layers only (the seed MLP): the multiply-adds of the step's
+                     matrix products at the CPU's FMA peak, fused multiply-adds of its widest
+                     vectors in registers, no memory traffic (train_step_worker --fma-floor):
+                     floor/MXNet is the least hn/MXNet any framework could reach on this CPU
 Threads: OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = n for everyone, plus
 hybridnet::SetNumThreads(n) and torch.set_num_threads(n); at 1 thread every worker is pinned to
 the same CPU. Rounds alternate the systems (the order rotates each round); each round runs enough
@@ -62,7 +63,7 @@ class Model:
         self.inputs = inputs  # [(name, shape, kind)]: kind "normal", "tokens" or "zeros"
         self.classes = classes
         self.rounds_key = rounds_key
-        self.dense = dense  # dense layers only: the products floor is measured
+        self.dense = dense  # dense layers only: the FMA floor is measured
 
     def output_shape(self):
         data = self.inputs[0][1]
@@ -463,7 +464,7 @@ def main():
     if os.path.exists(worker):
         commands["hybridnet"] = ([worker], {})
         commands["hybridnet eager"] = ([worker, "--eager"], {})
-        commands[FLOOR] = ([worker, "--products-floor"], {})
+        commands[FLOOR] = ([worker, "--fma-floor"], {})
     else:
         print(f"hybridnet: SKIPPED (no {worker}; ninja -C {args.build} train_step_worker "
               "builds it)")
@@ -482,7 +483,7 @@ def main():
 
 
 DESCRIBED = set()  # (system, threads) whose description report() printed
-FLOOR = "products floor"  # train_step_worker --products-floor, for networks of dense layers
+FLOOR = "FMA floor"  # train_step_worker --fma-floor, for networks of dense layers
 
 
 def report(model, threads, results):
@@ -500,7 +501,7 @@ def report(model, threads, results):
         c = r["check"]
         agrees = ""
         if system == FLOOR:
-            agrees = "  (the products' own figures)"
+            agrees = "  (the chains' own figures)"
         elif reference is None:
             reference = (system, c)
         elif not (close_enough(c["loss"], reference[1]["loss"], 1e-3)
@@ -557,10 +558,10 @@ def summary(all_results):
     print("(hybridnet: hybridized; MXNet: net and loss hybridized; MX ops: MXNet with the loss op "
           "by op;\n hn/MXNet and the memory ratios against the faster of the two; RSS: peak "
           "resident set (VmHWM)\n of each worker process; (step): the same ratio of the peaks' "
-          "growth over the resident set before\n the first step; floor: the dense networks' "
-          "matrix products alone on OpenBLAS (cblas_sgemm,\n no bias, activation, loss or "
-          "framework), floor/MX: the least hn/MXNet a framework on OpenBLAS\n could reach; "
-          "targets: hn/MXNet <= 0.67, hn/PyTorch <= 1.0, hn/MX mem <= 1.0)")
+          "growth over the resident set before\n the first step; floor: the multiply-adds of "
+          "the dense networks' matrix products at the\n CPU's FMA peak (no memory, bias, "
+          "activation, loss or framework), floor/MX: the least hn/MXNet\n any framework could "
+          "reach on this CPU; targets: hn/MXNet <= 0.67, hn/PyTorch <= 1.0, hn/MX mem <= 1.0)")
     for model, threads, res in all_results:
         r = res.get("hybridnet")
         if r and "error" in r:

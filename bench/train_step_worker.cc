@@ -3,7 +3,7 @@
 // hybridized with static_alloc and static_shape (or eager with --eager), under
 // autograd::Record with every weight's gradient written by autograd::Backward.
 //
-//   train_step_worker [--eager | --products-floor] PREFIX INPUT_DIR NAME[,NAME...] THREADS
+//   train_step_worker [--eager | --fma-floor] PREFIX INPUT_DIR NAME[,NAME...] THREADS
 //
 // Loads PREFIX-symbol.json / PREFIX-0000.params and INPUT_DIR/<NAME>.npy (the graph's data
 // inputs, in order) and INPUT_DIR/label.npy (one-hot labels shaped as the output). The step: out
@@ -12,15 +12,18 @@
 // backward (head gradient ones). Speaks the drivers' protocol (train_worker_common.h), its check
 // line "loss=<sum of the losses> grad_sq=<sum of the squared gradients>".
 //
-// --products-floor times what no framework on OpenBLAS can skip in a dense network's step: its
-// matrix products alone, each one cblas_sgemm call (OpenBLAS on THREADS threads), forward x w'
-// of every layer, backward dy' x of every layer and dy w of every layer but the first (whose
-// data gradient nobody reads); no bias, activation, loss or allocation. Its check line has the
-// squared sum of those weight products as grad_sq and loss 0 (they are not the step's numbers).
-#include <cblas.h>
+// --fma-floor times what no framework can skip in a dense network's step on this CPU: the
+// multiply-adds of its matrix products (forward x w' of every layer, backward dy' x of every
+// layer and dy w of every layer but the first, whose data gradient nobody reads) run at the FMA
+// units' peak, on THREADS threads: as fused multiply-adds of the widest vectors the CPU has, in
+// independent chains of registers, with no memory traffic, bias, activation or loss. Its check
+// line has loss 0 and the chains' sum as grad_sq (not the step's numbers).
+#include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <immintrin.h>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -41,7 +44,7 @@ namespace {
 
 struct Options {
   bool eager = false;
-  bool products_floor = false;
+  bool fma_floor = false;
   std::string prefix, input_dir;
   std::vector<std::string> input_names;
   int threads = 1;
@@ -50,14 +53,13 @@ struct Options {
 Options Parse(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   Options o;
-  if (!args.empty() && (args[0] == "--eager" || args[0] == "--products-floor")) {
-    (args[0] == "--eager" ? o.eager : o.products_floor) = true;
+  if (!args.empty() && (args[0] == "--eager" || args[0] == "--fma-floor")) {
+    (args[0] == "--eager" ? o.eager : o.fma_floor) = true;
     args.erase(args.begin());
   }
   if (args.size() != 4) {
     throw std::invalid_argument(
-        "usage: train_step_worker [--eager | --products-floor] PREFIX INPUT_DIR NAME[,NAME...] "
-        "THREADS");
+        "usage: train_step_worker [--eager | --fma-floor] PREFIX INPUT_DIR NAME[,NAME...] THREADS");
   }
   o.prefix = args[0];
   o.input_dir = args[1];
@@ -122,14 +124,57 @@ class TrainStep : public TimedTask {
   NDArray onehot_, loss_;
 };
 
-// The step's matrix products alone (see --products-floor above), on the model's weights (the
-// 2-D parameters named *_weight, in the graph's argument order) and its data input.
-class ProductsFloor : public TimedTask {
+// kChains chains of fused multiply-adds, each `rounds` long, in vector registers: x = x * a + b
+// converges, so nothing overflows. The sum of the chains keeps the compiler from dropping them.
+constexpr int kChains = 12;  // two FMA pipes of 4 cycles' latency need at least 8 in flight
+__attribute__((target("avx512f"))) float ChainsAvx512(int64_t rounds) {
+  __m512 x[kChains];
+  for (int i = 0; i < kChains; ++i) x[i] = _mm512_set1_ps(static_cast<float>(i));
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i) x[i] = _mm512_fmadd_ps(x[i], a, b);
+  }
+  alignas(64) float lanes[16];
+  float sum = 0;
+  for (int i = 0; i < kChains; ++i) {
+    _mm512_store_ps(lanes, x[i]);
+    for (float v : lanes) sum += v;
+  }
+  return sum;
+}
+__attribute__((target("avx2,fma"))) float ChainsAvx2(int64_t rounds) {
+  __m256 x[kChains];
+  for (int i = 0; i < kChains; ++i) x[i] = _mm256_set1_ps(static_cast<float>(i));
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  for (int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i) x[i] = _mm256_fmadd_ps(x[i], a, b);
+  }
+  alignas(32) float lanes[8];
+  float sum = 0;
+  for (int i = 0; i < kChains; ++i) {
+    _mm256_store_ps(lanes, x[i]);
+    for (float v : lanes) sum += v;
+  }
+  return sum;
+}
+
+// The step's multiply-adds at the FMA peak (see --fma-floor above), counted from the model's
+// dense layers (the 2-D parameters named *_weight, in the graph's argument order) and its data.
+class FmaFloor : public TimedTask {
  public:
-  explicit ProductsFloor(const Options& o) {
+  explicit FmaFloor(const Options& o) : threads_(o.threads) {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+      throw std::invalid_argument("--fma-floor: this CPU has no AVX2 and FMA");
+    }
     const auto net = gluon::SymbolBlock::Imports(o.prefix + "-symbol.json", o.input_names,
                                                  o.prefix + "-0000.params");
     const gluon::ParameterDict params = net->CollectParams();
+    const NDArray x = LoadNpy(o.input_dir + "/" + o.input_names[0] + ".npy");
+    const int64_t batch = x.shape()[0];
+    int64_t multiply_adds = 0;
+    bool first = true;
     for (const std::string& name : Symbol::Load(o.prefix + "-symbol.json").ListArguments()) {
       const gluon::ParameterPtr p = params.Get(name);
       if (p == nullptr) continue;  // a data input
@@ -137,82 +182,50 @@ class ProductsFloor : public TimedTask {
       const bool dense_weight = shape.ndim() == 2 && name.size() > 7 &&
                                 name.compare(name.size() - 7, 7, "_weight") == 0;
       if (!dense_weight && shape.ndim() != 1) {
-        throw std::invalid_argument("--products-floor: parameter " + name +
+        throw std::invalid_argument("--fma-floor: parameter " + name +
                                     " is not a dense layer's weight or bias; the floor is for "
                                     "networks of dense layers");
       }
-      if (dense_weight) {
-        layers_.push_back(Layer{p->data().ToFloatVector(), static_cast<blasint>(shape[0]),
-                                static_cast<blasint>(shape[1])});
-      }
+      if (!dense_weight) continue;
+      // Forward and weight gradient; the data gradient but for the first layer.
+      multiply_adds += (first ? 2 : 3) * batch * shape[0] * shape[1];
+      first = false;
     }
-    if (layers_.empty()) throw std::invalid_argument("--products-floor: no dense layers");
-    const NDArray x = LoadNpy(o.input_dir + "/" + o.input_names[0] + ".npy");
-    batch_ = static_cast<blasint>(x.shape()[0]);
-    if (x.shape().Size() != int64_t{batch_} * layers_[0].in) {
-      throw std::invalid_argument("--products-floor: the data does not fit the first layer");
-    }
-    activations_.push_back(x.ToFloatVector());
-    size_t widest_input = 0;
-    for (const Layer& l : layers_) {
-      activations_.emplace_back(static_cast<size_t>(batch_) * l.out);
-      weight_grads_.emplace_back(static_cast<size_t>(l.out) * l.in);
-      widest_input = std::max(widest_input, static_cast<size_t>(l.in));
-    }
-    for (std::vector<float>& g : data_grads_) g.resize(static_cast<size_t>(batch_) * widest_input);
-    openblas_set_num_threads(o.threads);
+    if (first) throw std::invalid_argument("--fma-floor: no dense layers");
+    avx512_ = __builtin_cpu_supports("avx512f");
+    const int64_t per_round = int64_t{kChains} * (avx512_ ? 16 : 8);
+    rounds_per_thread_ = (multiply_adds + per_round * threads_ - 1) / (per_round * threads_);
   }
 
   void Run() override {
-    const size_t n = layers_.size();
-    for (size_t l = 0; l < n; ++l) {
-      const Layer& w = layers_[l];
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch_, w.out, w.in, 1.f,
-                  activations_[l].data(), w.in, w.values.data(), w.in, 0.f,
-                  activations_[l + 1].data(), w.out);
-    }
-    // The last layer's output stands in for its gradient; the data gradients take turns in two
-    // buffers made beforehand, so a run is products only.
-    const float* dy = activations_[n].data();
-    for (size_t l = n; l-- > 0;) {
-      const Layer& w = layers_[l];
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w.out, w.in, batch_, 1.f, dy, w.out,
-                  activations_[l].data(), w.in, 0.f, weight_grads_[l].data(), w.in);
-      if (l == 0) break;
-      float* dx = data_grads_[l % 2].data();
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch_, w.in, w.out, 1.f, dy, w.out,
-                  w.values.data(), w.in, 0.f, dx, w.in);
-      dy = dx;
-    }
+    float sum = 0;
+#pragma omp parallel for num_threads(threads_) reduction(+ : sum)
+    for (int t = 0; t < threads_; ++t)
+      sum += avx512_ ? ChainsAvx512(rounds_per_thread_) : ChainsAvx2(rounds_per_thread_);
+    sum_ = sum;
   }
 
   std::string Checks() const override {
-    double grad_sq = 0;
-    for (const std::vector<float>& g : weight_grads_)
-      for (float v : g) grad_sq += double(v) * v;
     char text[64];
-    std::snprintf(text, sizeof(text), "loss=0 grad_sq=%.9g", grad_sq);
+    std::snprintf(text, sizeof(text), "loss=0 grad_sq=%.9g", static_cast<double>(sum_));
     return text;
   }
 
  private:
-  struct Layer {
-    std::vector<float> values;  // (out, in)
-    blasint out, in;
-  };
-  std::vector<Layer> layers_;
-  blasint batch_ = 0;
-  std::vector<std::vector<float>> activations_, weight_grads_;
-  std::vector<float> data_grads_[2];
+  int threads_;
+  bool avx512_ = false;
+  int64_t rounds_per_thread_ = 0;
+  float sum_ = 0;
 };
 
 int ServeTrainStep(const Options& o) {
   SetNumThreads(o.threads);
-  if (o.products_floor) {
-    return Serve("the step's matrix products alone: cblas_sgemm, " +
-                     std::string(openblas_get_config()) + ", " + std::to_string(o.threads) +
-                     " thread(s)",
-                 [&o] { return std::make_unique<ProductsFloor>(o); });
+  if (o.fma_floor) {
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+    return Serve(std::string("the step's multiply-adds at the FMA peak: ") +
+                     (avx512 ? "AVX-512" : "AVX2") + " FMA chains in registers, " +
+                     std::to_string(o.threads) + " thread(s)",
+                 [&o] { return std::make_unique<FmaFloor>(o); });
   }
   const std::string name = std::string("hybridnet ") +
                            (o.eager ? "eager" : "hybridized static_alloc/static_shape") + ", " +

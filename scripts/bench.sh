@@ -12,8 +12,8 @@
 #  4. one training step (forward + backward) against MXNet 1.9.1 hybridized and PyTorch eager
 #     (bench/train_step_bench.py; 1 and 2 threads): ResNet-18 batch 32, CIFAR ResNet-20 batch
 #     128, the seed MLP batch 256, a 2-layer LSTM language model; targets <= 0.67x MXNet's step,
-#     <= 1.0x PyTorch's, peak memory <= MXNet's; for the seed MLP also its products floor (the
-#     step's matrix products alone on OpenBLAS) against MXNet's step.
+#     <= 1.0x PyTorch's, peak memory <= MXNet's; for the seed MLP also its FMA floor (the
+#     multiply-adds of the step's matrix products at the CPU's FMA peak) against MXNet's step.
 #  5. training epochs (DataLoader, forward, loss, backward, Trainer.step) against MXNet 1.9.1
 #     hybridized and PyTorch eager (bench/train_epoch_bench.py; 1 and 2 threads): the digits
 #     LeNet and MLP, CIFAR ResNet-20 on random data batch 128; hybridnet's Python loop and its C++
