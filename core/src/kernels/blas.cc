@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -50,7 +49,6 @@ int OpenBlasVectorIsa(const char* core) {
 }
 
 MatrixLibrary ChosenLibrary() {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return MatrixLibrary::kOpenBlas;
   return OpenBlasVectorIsa(openblas_get_corename()) < CpuVectorIsa() ? MatrixLibrary::kOneDnn
                                                                      : MatrixLibrary::kOpenBlas;
 }

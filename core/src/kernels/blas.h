@@ -1,11 +1,13 @@
 // The matrix products of every op (FullyConnected, dot, batch_dot, linalg_gemm, RNN, attention,
 // deformable convolution), row-major. float products run on OpenBLAS, unless OpenBLAS runs
-// kernels of a lower vector ISA than the CPU has without being told to (OPENBLAS_CORETYPE
-// unset): its DYNAMIC_ARCH build falls back to SSE3 (Prescott) kernels on CPUs newer than
-// itself, e.g. Debian 12's 0.3.21 on Xeons of model 207, where the seed MLP at batch 256 took
-// 5.5x the time it takes on oneDNN's sgemm. Those products then run on oneDNN's sgemm, which
-// dispatches on the CPU's features. The choice is made once per process, so eager and graph
-// runs agree.
+// kernels of a lower vector ISA than the CPU has: its DYNAMIC_ARCH build falls back to SSE3
+// (Prescott) kernels on CPUs newer than itself, e.g. Debian 12's 0.3.21 on Xeons of model 207,
+// where the seed MLP at batch 256 took 5.5x the time it takes on oneDNN's sgemm; and machine
+// images that set OPENBLAS_CORETYPE=Haswell on AVX-512 CPUs (older OpenBLAS builds compute wrong
+// results there) hold it to AVX2 (an LSTM language model's training step 76.5 -> 63.9 ms on
+// oneDNN's sgemm, Zen 5, 1 thread). Those products then run on oneDNN's sgemm, which dispatches
+// on the CPU's features; OPENBLAS_CORETYPE naming a core of the CPU's ISA (SkylakeX) keeps
+// OpenBLAS. The choice is made once per process, so eager and graph runs agree.
 #pragma once
 
 #include <cstdint>
