@@ -90,13 +90,16 @@ Gradients Train(gluon::Block* net, const std::vector<ParameterPtr>& params, cons
 std::vector<ParameterPtr> ParamsOf(gluon::Block* net) { return net->CollectParams().list(); }
 
 void ExpectHybridEqualsEager(HybridBlock* net, const Shape& input_shape, GradReq req, int steps,
-                             const gluon::HybridizeOptions& options = {}) {
+                             const gluon::HybridizeOptions& options = {},
+                             DType dtype = DType::kFloat32) {
   net->Initialize();
-  NDArray x = NDArray::RandomUniform(input_shape, -1.f, 1.f);
-  (*net)(x);  // completes the deferred shapes
+  const NDArray x32 = NDArray::RandomUniform(input_shape, -1.f, 1.f);
+  (*net)(x32);  // completes the deferred shapes
+  net->Cast(dtype);
+  const NDArray x = x32.AsType(dtype);
   std::vector<ParameterPtr> params = ParamsOf(net);
   NDArray y0 = (*net)(x);
-  NDArray head = NDArray::RandomUniform(y0.shape(), -1.f, 1.f);
+  NDArray head = NDArray::RandomUniform(y0.shape(), -1.f, 1.f).AsType(dtype);
   net->Hybridize(false);
   Gradients eager = Train(net, params, x, head, req, steps);
   net->Hybridize(true, options);
@@ -120,6 +123,12 @@ TEST_F(HybridTraining, MlpGradientsEqualEagerBitForBit) {
 TEST_F(HybridTraining, MlpAddGradientsEqualEagerBitForBit) {
   auto net = Mlp();
   ExpectHybridEqualsEager(net.get(), {8, 10}, GradReq::kAdd, 3);
+}
+
+// In float64 too: the training graph fuses each Dense's product and activation there as well.
+TEST_F(HybridTraining, Float64MlpGradientsEqualEagerBitForBit) {
+  auto net = Mlp();
+  ExpectHybridEqualsEager(net.get(), {8, 10}, GradReq::kWrite, 1, {}, DType::kFloat64);
 }
 
 TEST_F(HybridTraining, StaticAllocGradientsEqualEagerBitForBit) {

@@ -32,13 +32,30 @@ inline T ClipOf(T x, T lo, T hi) {
   return x > hi ? hi : (x < lo ? lo : x);
 }
 
+/// An activation of one double (float64 data), with the float functions' formulas above.
+inline double ActivationOf(ActType act, double x) {
+  switch (act) {
+    case ActType::kRelu:
+      return x > 0.0 ? x : 0.0;
+    case ActType::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case ActType::kTanh:
+      return std::tanh(x);
+    case ActType::kSoftrelu:
+      return x > 20.0 ? x : std::log1p(std::exp(x));
+    case ActType::kSoftsign:
+      break;
+  }
+  return x / (1.0 + std::fabs(x));
+}
+
 template <typename F>
 inline void MapFloat(F f, const float* in, float* out, int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
 }
 
-/// out[i] = act(in[i]) for i < n; `in` may equal `out`.
+/// out[i] = act(in[i]) for i < n, in float or double; `in` may equal `out`.
 inline void ApplyActivation(ActType act, const float* in, float* out, int64_t n) {
   switch (act) {
     case ActType::kRelu:
@@ -57,6 +74,9 @@ inline void ApplyActivation(ActType act, const float* in, float* out, int64_t n)
       MapFloat(SoftsignOf, in, out, n);
       break;
   }
+}
+inline void ApplyActivation(ActType act, const double* in, double* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = ActivationOf(act, in[i]);
 }
 
 }  // namespace internal

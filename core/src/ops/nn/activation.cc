@@ -52,30 +52,11 @@ struct LeakyReLUParam {
   }
 };
 
-// The activations in double, with the float kernels' formulas (activation-inl.h).
-double ActivationOf(internal::ActType act, double x) {
-  switch (act) {
-    case internal::ActType::kRelu:
-      return x > 0.0 ? x : 0.0;
-    case internal::ActType::kSigmoid:
-      return 1.0 / (1.0 + std::exp(-x));
-    case internal::ActType::kTanh:
-      return std::tanh(x);
-    case internal::ActType::kSoftrelu:
-      return x > 20.0 ? x : std::log1p(std::exp(x));
-    case internal::ActType::kSoftsign:
-      return x / (1.0 + std::fabs(x));
-  }
-  HN_THROW(kInternal) << "unknown activation";
-}
-
 void ActivationCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                        const std::vector<TBlob>& out) {
   const internal::ActType act = attrs.Param<ActivationParam>().act_type;
   if (in[0].dtype == DType::kFloat64) {
-    const double* x = in[0].ptr<const double>();
-    double* y = out[0].ptr<double>();
-    for (int64_t i = 0; i < in[0].Size(); ++i) y[i] = ActivationOf(act, x[i]);
+    internal::ApplyActivation(act, in[0].ptr<const double>(), out[0].ptr<double>(), in[0].Size());
     return;
   }
   const float* x = in[0].ptr<const float>();

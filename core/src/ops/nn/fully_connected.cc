@@ -163,14 +163,21 @@ void FullyConnectedCompute(const OpContext& ctx, const NodeAttrs& attrs,
   FullyConnectedForward(ctx, p.num_hidden, p.no_bias, false, false, in, out[0]);
 }
 
-// relu runs inside the dense kernel (a oneDNN post-op where that keeps its sums), the other
-// activations after it.
+// relu runs inside the float32 dense kernel (a oneDNN post-op where that keeps its sums), the
+// other activations, and float64's relu, after the product (training graphs fuse float64 ones
+// too).
 void FullyConnectedActCompute(const OpContext& ctx, const NodeAttrs& attrs,
                               const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const auto& p = attrs.Param<FullyConnectedActParam>();
   const bool relu = p.act_type == internal::ActType::kRelu;
   FullyConnectedForward(ctx, p.num_hidden, p.no_bias, relu, p.bf16, in, out[0]);
-  if (!p.act_type || relu) return;
+  if (!p.act_type) return;
+  if (out[0].dtype == DType::kFloat64) {
+    double* y = out[0].ptr<double>();
+    internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
+    return;
+  }
+  if (relu) return;
   float* y = out[0].ptr<float>();
   internal::ApplyActivation(*p.act_type, y, y, out[0].Size());
 }
@@ -423,7 +430,7 @@ void RegisterFullyConnectedOps(OpRegistry* r) {
       .SetParam<FullyConnectedActParam>()
       .SetInputNames(InputNames<FullyConnectedActParam>)
       .SetInferShape(FullyConnectedShape<FullyConnectedActParam>)
-      .SetInferType(ElemwiseFloatType)
+      .SetInferType(internal::RealType)
       .SetCompute(FullyConnectedActCompute)
       .SetGradient(FullyConnectedActGradient)
       .SetInternal();
