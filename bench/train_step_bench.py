@@ -36,8 +36,9 @@ Systems, each in a worker process of its own, fresh per model and thread count:
                      floor/MXNet is the least hn/MXNet any framework could reach on this CPU
 Threads: OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = MKL_NUM_THREADS = n for everyone, plus
 hybridnet::SetNumThreads(n) and torch.set_num_threads(n); at 1 thread every worker is pinned to
-the same CPU. Rounds alternate the systems (the order rotates each round); each round runs enough
-steps for about --round-seconds; the first round warms up. Figures are medians over rounds.
+the same CPU. Rounds alternate the systems (the order rotates each round), each turn after a pause
+of SETTLE_SECONDS for the last worker's threads to stop spinning; each round runs enough steps for
+about --round-seconds; the first round warms up. Figures are medians over rounds.
 Memory: each worker's peak resident set (VmHWM) after warm-up and every round, and its growth
 over the resident set it had before its first step (the model and inputs loaded).
 Targets: hybridnet / MXNet <= 0.67, hybridnet / PyTorch <= 1.0, peak memory <= MXNet's.
@@ -358,6 +359,11 @@ def bench_model(model, threads, args, commands, folder):
                        getattr(args, model.rounds_key), args.round_seconds)
 
 
+# The pause before each system's turn: the worker that ran before leaves its threads spinning for
+# a while (PyTorch's at 2 threads slowed the next system's round by 14 %).
+SETTLE_SECONDS = 0.5
+
+
 def run_workers(commands, worker_args, threads, rounds, round_seconds):
     """Starts a worker per system (its command + worker_args; all pinned to one CPU at one
     thread), times `rounds` rounds of about `round_seconds` each, the systems taking turns in a
@@ -381,6 +387,7 @@ def run_workers(commands, worker_args, threads, rounds, round_seconds):
         for system in order[shift:] + order[:shift]:
             if "error" in results[system]:
                 continue
+            time.sleep(SETTLE_SECONDS)
             try:
                 ms = workers[system].run(counts[system])
             except WorkerError as e:
