@@ -191,12 +191,11 @@ ThreadBuffer& ThisThreadBuffer() {
   return *buffer;
 }
 
-// The scope prefix and the kernels noted for the running op call, of this thread: their names
-// joined by '+', and the choices' own name strings, each noted once (a choice made per work item,
-// as BatchNorm's vector ISA per sample, named its kernel thousands of times in one event).
+// The scope prefix and the kernels noted for the running op call, of this thread: the choices'
+// own name strings, each noted once (a choice made per work item, as BatchNorm's vector ISA per
+// sample, named its kernel thousands of times in one event).
 thread_local std::string scope_prefix;
-thread_local std::string noted_kernels;
-thread_local std::vector<const std::string*> noted_names;
+thread_local std::vector<const std::string*> noted_kernels;
 
 bool Recording(unsigned source) {
   return (internal::recorded_sources.load(std::memory_order_relaxed) & source) != 0;
@@ -271,15 +270,13 @@ int64_t NowNanos() {
 
 int64_t StartOp() {
   noted_kernels.clear();
-  noted_names.clear();
   return NowNanos();
 }
 
 void NoteKernelSlow(const std::string& name) {
-  if (std::find(noted_names.begin(), noted_names.end(), &name) != noted_names.end()) return;
-  noted_names.push_back(&name);
-  if (!noted_kernels.empty()) noted_kernels += '+';
-  noted_kernels += name;
+  if (std::find(noted_kernels.begin(), noted_kernels.end(), &name) == noted_kernels.end()) {
+    noted_kernels.push_back(&name);
+  }
 }
 
 void RecordOp(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<TBlob>& out,
@@ -291,9 +288,9 @@ void RecordOp(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::v
   const std::string& op = attrs.op->name;
   e.name = scope_prefix + (attrs.name.empty() ? op : attrs.name);
   e.category = op;
-  std::string kernel = noted_kernels.empty() ? op : noted_kernels;
+  std::string kernel = noted_kernels.empty() ? op : *noted_kernels[0];
+  for (size_t i = 1; i < noted_kernels.size(); ++i) kernel += "+" + *noted_kernels[i];
   noted_kernels.clear();
-  noted_names.clear();
   const std::string fused = FusedOps(attrs);
   e.args = "\"kernel\":" + Quoted(kernel);
   if (!fused.empty()) e.args += ",\"fused\":" + Quoted(fused);
