@@ -4,8 +4,8 @@
 // BatchNorm shapes of MobileNet-style networks. Training: the forward and the backward (data,
 // weight and bias gradients) of a ResNet-18 3x3 convolution at batch 32, and of its max
 // pooling; each gradient pass of ResNet-18's convolutions on each of its kernels; BatchNorm's
-// training passes on channel-last activations. Kernels are
-// called directly on preallocated arrays, so the figures are the kernels' own.
+// training passes on channel-last activations. Kernels are called directly on preallocated
+// arrays, so the figures are the kernels' own.
 #include <string>
 #include <utility>
 #include <vector>

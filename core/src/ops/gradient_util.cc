@@ -57,6 +57,8 @@ NodeEntry ActivationInputGradient(const GradientBuilder& g, ActType act, const N
   HN_THROW(kInternal) << "unknown activation";
 }
 
+bool ActivationGradientReadsInput(ActType act) { return act == ActType::kSoftsign; }
+
 std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,
                                     const std::vector<NodeEntry>& out_grads) {
   GradientBuilder g(node, out_grads);

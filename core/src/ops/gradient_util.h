@@ -80,6 +80,9 @@ FGradient UnaryGradient(UnaryDerivative derivative);
 /// unary ops relu, sigmoid, tanh and softsign), as MXNet's backward computes it: from the output
 /// y, except softsign's, from the input x. relu's is one _backward_relu node (one pass).
 NodeEntry ActivationInputGradient(const GradientBuilder& g, ActType act, const NodeEntry& dy);
+/// Whether ActivationInputGradient reads the forward's input x (softsign's), not its output alone:
+/// a fusion that hides x cannot take that activation in training graphs.
+bool ActivationGradientReadsInput(ActType act);
 
 /// FGradient: every input gets a zero gradient (BlockGrad, comparisons, rounding).
 std::vector<NodeEntry> ZeroGradient(const std::shared_ptr<Node>& node,

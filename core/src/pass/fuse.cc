@@ -24,6 +24,7 @@
 #include "kernels/activation_type.h"
 #include "kernels/convolution.h"
 #include "kernels/layout.h"
+#include "ops/gradient_util.h"
 #include "ops/nn/convolution_fusions.h"
 #include "pass/passes.h"
 
@@ -268,8 +269,8 @@ void FuseMaxPool(Fuser* f, uint32_t nid) {
 }
 
 // Producer + Activation fusions: the activation node keeps its identity and takes over the
-// producer's inputs and attributes. `for_training` leaves FullyConnected + softsign alone (its
-// gradient reads the product).
+// producer's inputs and attributes. `for_training` leaves alone the activations whose gradient
+// reads their input (ActivationGradientReadsInput: softsign's), which the fused op hides.
 void FuseActivations(Fuser* f, bool for_training) {
   const OpRegistry& registry = OpRegistry::Global();
   const Op* activation = registry.Find("Activation");
@@ -296,7 +297,7 @@ void FuseActivations(Fuser* f, bool for_training) {
     if (rule == nullptr) continue;
     const std::string& act_type = act->attrs.dict.at("act_type");
     if (rule->relu_only && act_type != "relu") continue;
-    if (for_training && act_type == "softsign") continue;
+    if (for_training && ActivationGradientReadsInput(ParseEnum(act_type, ActTypeNames()))) continue;
     if (src.node->NumOutputs() != 1) continue;  // BatchNorm with output_mean_var
     if (f->SoleReader(producer) != nid) continue;
     AttrDict dict = src.node->attrs.dict;

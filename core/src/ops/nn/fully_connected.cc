@@ -296,16 +296,23 @@ void FullyConnectedBackwardCompute(const OpContext&, const NodeAttrs& attrs,
   }
 }
 
-std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
-                                              const std::vector<NodeEntry>& dy) {
-  internal::GradientBuilder g(n, dy);
-  std::vector<NodeEntry> inputs{g.out_grad(0)};
+// The gradients of node n's inputs (data, weight[, bias]) from the gradient of its product,
+// d_product: one _backward_FullyConnected of FullyConnected's attributes `dict`.
+std::vector<NodeEntry> ProductGradientNodes(const internal::GradientBuilder& g,
+                                            const std::shared_ptr<Node>& n,
+                                            const NodeEntry& d_product, const AttrDict& dict) {
+  std::vector<NodeEntry> inputs{d_product};
   inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
-  std::shared_ptr<Node> backward =
-      g.MakeNode("_backward_FullyConnected", std::move(inputs), g.attrs().dict);
+  std::shared_ptr<Node> backward = g.MakeNode("_backward_FullyConnected", std::move(inputs), dict);
   std::vector<NodeEntry> grads;
   for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
   return grads;
+}
+
+std::vector<NodeEntry> FullyConnectedGradient(const std::shared_ptr<Node>& n,
+                                              const std::vector<NodeEntry>& dy) {
+  internal::GradientBuilder g(n, dy);
+  return ProductGradientNodes(g, n, g.out_grad(0), g.attrs().dict);
 }
 
 // The gradient of FullyConnected + Activation, as the two ops' gradients make it (so a fused
@@ -318,20 +325,16 @@ std::vector<NodeEntry> FullyConnectedActGradient(const std::shared_ptr<Node>& n,
   const auto& p = g.attrs().Param<FullyConnectedActParam>();
   HN_CHECK(!p.bf16, kUnsupported)
       << g.attrs().name << ": _hn_fully_connected_act with a bfloat16 product has no gradient";
-  HN_CHECK(p.act_type != internal::ActType::kSoftsign, kUnsupported)
+  HN_CHECK(!p.act_type || !internal::ActivationGradientReadsInput(*p.act_type), kUnsupported)
       << g.attrs().name
       << ": _hn_fully_connected_act with softsign has no gradient (softsign's derivative reads "
          "the product, which the fused op does not keep); run FullyConnected and Activation";
-  std::vector<NodeEntry> inputs{
+  const NodeEntry d_product =
       p.act_type ? internal::ActivationInputGradient(g, *p.act_type, g.out_grad(0))
-                 : g.out_grad(0)};
-  inputs.insert(inputs.end(), n->inputs.begin(), n->inputs.end());
+                 : g.out_grad(0);
   AttrDict dict = g.attrs().dict;
   dict.erase("act_type");
-  std::shared_ptr<Node> backward = g.MakeNode("_backward_FullyConnected", std::move(inputs), dict);
-  std::vector<NodeEntry> grads;
-  for (uint32_t i = 0; i < n->inputs.size(); ++i) grads.push_back(NodeEntry{backward, i, 0});
-  return grads;
+  return ProductGradientNodes(g, n, d_product, dict);
 }
 
 // The gradient of _backward_FullyConnected (second order), with FullyConnected and itself. Its
