@@ -164,12 +164,12 @@ void BM_TrainMaxPoolBackward(benchmark::State& state) {
   RunLayer(state, std::move(backward));
 }
 
-// BatchNorm's training passes on channel-last data as the hybridized training graph runs them, 1
-// thread: 0 the batch statistics, 1 the backward, 2 the backward with the relu the forward
-// applied (_backward_BatchNormWithReLU); on ResNet-18's stem activations (32, 112, 112, 64) or,
-// with state.range(1) == 1, a 56x56 layer's (32, 56, 56, 64).
+// BatchNorm's training passes on channel-last data as the hybridized training graph runs them:
+// 0 the batch statistics, 1 the backward, 2 the backward with the relu the forward applied
+// (_backward_BatchNormWithReLU); on ResNet-18's stem activations (32, 112, 112, 64) or, with
+// state.range(1) == 1, a 56x56 layer's (32, 56, 56, 64); on 1 or 2 threads.
 void BM_TrainBatchNormPass(benchmark::State& state) {
-  SetNumThreads(1);
+  SetNumThreads(static_cast<int>(state.range(2)));
   internal::BatchNormDims dims;
   dims.outer = 32;
   dims.inner = state.range(1) == 1 ? 56 * 56 : 112 * 112;
@@ -425,7 +425,8 @@ BENCHMARK(BM_TrainConvBackward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolForward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainMaxPoolBackward)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainBatchNormPass)
-    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"pass", "56x56", "threads"})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}, {1, 2}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TrainConvGradient)
     ->ArgNames({"layer", "weights", "kernel", "threads"})

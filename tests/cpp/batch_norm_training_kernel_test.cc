@@ -224,12 +224,14 @@ TEST(BatchNormTrainingKernel, ReluVariantGradientGivesTheBitsOfReluThenBatchNorm
 struct ChannelLastCase {
   int64_t N, C, S;
 };
-// The last three are large enough to be split between threads (kThreadCounts): by lanes (rows
-// of at least the lanes), by channels (S 49: fewer positions than the statistics' 64 lanes, as
-// many as the gradient's 32 and more), and by channels alone (S 9).
+// The last five are large enough to be split between threads (kThreadCounts): by groups of
+// samples (S 700: one sample a group; S 500: groups of two, the last of one; S 49: groups of 20,
+// the last shorter), and, in a single group, by lanes (S 4096: rows of at least the lanes) or by
+// channels (S 9).
 constexpr ChannelLastCase kChannelLastCases[] = {
-    {1, 3, 7},   {3, 17, 65}, {2, 40, 1},   {4, 33, 100}, {2, 16, 1024}, {5, 64, 31},
-    {1, 1, 130}, {2, 130, 9}, {2, 50, 700}, {24, 64, 49}, {40, 200, 9}};
+    {1, 3, 7},    {3, 17, 65},  {2, 40, 1},   {4, 33, 100},  {2, 16, 1024}, {5, 64, 31},
+    {1, 1, 130},  {2, 130, 9},  {2, 50, 700}, {7, 20, 500},  {24, 64, 49},  {1, 32, 4096},
+    {40, 200, 9}};
 constexpr int kThreadCounts[] = {1, 2, 3};
 
 // (N, C, S) to (N, S, C), and back.

@@ -100,6 +100,28 @@ namespace {
 constexpr int64_t kStatLanes = 64;  // float partial sums of the statistics, 4 AVX-512 registers
 constexpr int64_t kGradLanes = 32;  // double partial sums of the gradient, 4 AVX-512 registers
 
+// The samples whose positions share a set of lanes (a group): about kGroupPositions positions, at
+// least one sample. A group's lanes add pairwise, and the groups' totals add in turn. Channel-last
+// kernel threads take whole groups, each streaming its own part of the data (threads splitting
+// the lanes of every sample made both cores fetch all of it).
+constexpr int64_t kGroupPositions = 1024;
+
+int64_t GroupSamples(const BatchNormDims& dims) {
+  return std::max<int64_t>(1, kGroupPositions / std::max<int64_t>(1, dims.inner));
+}
+
+int64_t Groups(const BatchNormDims& dims) {
+  const int64_t samples = GroupSamples(dims);
+  return (dims.outer + samples - 1) / samples;
+}
+
+// body(o_lo, o_hi) for each group's samples, in order.
+template <typename Body>
+void ForGroups(const BatchNormDims& dims, const Body& body) {
+  const int64_t samples = GroupSamples(dims);
+  for (int64_t o = 0; o < dims.outer; o += samples) body(o, std::min(dims.outer, o + samples));
+}
+
 // The steps every version shares (the lanes' pairwise sums, the statistics, the moving
 // statistics' update and each channel's gradient terms) are out of line: one instruction sequence
 // for all, so that the versions agree to the bit where NaNs meet too (which NaN an operation keeps
@@ -127,6 +149,12 @@ HN_ONE_COPY T AddPairwise(T* partial, int64_t n) {
   return partial[0];
 }
 
+// A channel's running total after its next group's (the groups in turn, from zero).
+template <typename T>
+HN_ONE_COPY T AddGroup(T total, T group) {
+  return total + group;
+}
+
 HN_ONE_COPY void StoreStats(float m, float sq, const BatchNormDims& dims, double eps, float* mean,
                             float* invstd) {
   *mean = OneNaN(m);
@@ -142,24 +170,33 @@ HN_AVX512 inline __m256 UpperHalf(__m512 v) {
 
 }  // namespace
 
+namespace {
+
+// The sum of x, or of (x - m)^2 with kSquares, over channel c.
+template <bool kSquares>
+float SumChannelScalar(const float* x, const BatchNormDims& dims, int64_t c, float m) {
+  const int64_t C = dims.channels, inner = dims.inner;
+  float total = 0.f;
+  ForGroups(dims, [&](int64_t o_lo, int64_t o_hi) {
+    float partial[kStatLanes] = {};
+    for (int64_t o = o_lo; o < o_hi; ++o) {
+      const float* xc = x + (o * C + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const float d = xc[i] - m;
+        partial[i % kStatLanes] += kSquares ? d * d : xc[i];
+      }
+    }
+    total = AddGroup(total, AddPairwise(partial, kStatLanes));
+  });
+  return total;
+}
+
+}  // namespace
+
 void BatchNormBatchStatsScalar(const float* x, const BatchNormDims& dims, int64_t c, double eps,
                                float* mean, float* invstd) {
-  const int64_t C = dims.channels, inner = dims.inner;
-  float partial[kStatLanes] = {};
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    const float* xc = x + (o * C + c) * inner;
-    for (int64_t i = 0; i < inner; ++i) partial[i % kStatLanes] += xc[i];
-  }
-  const float m = AddPairwise(partial, kStatLanes) / static_cast<float>(dims.count());
-  std::fill(partial, partial + kStatLanes, 0.f);
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    const float* xc = x + (o * C + c) * inner;
-    for (int64_t i = 0; i < inner; ++i) {
-      const float d = xc[i] - m;
-      partial[i % kStatLanes] += d * d;
-    }
-  }
-  StoreStats(m, AddPairwise(partial, kStatLanes), dims, eps, mean, invstd);
+  const float m = SumChannelScalar<false>(x, dims, c, 0.f) / static_cast<float>(dims.count());
+  StoreStats(m, SumChannelScalar<true>(x, dims, c, m), dims, eps, mean, invstd);
 }
 
 namespace {
@@ -172,30 +209,34 @@ HN_AVX512 inline __m512 StatTerm(__m512 v, __m512 m) {
   return _mm512_mul_ps(d, d);
 }
 
-// The sum of StatTerm over channel c in BatchNormBatchStats' order: partial sum l is lane l % 16
-// of register l / 16; a row's tail adds to its lanes only (a masked add leaves the others' bits,
-// -0 included).
+// SumChannelScalar's sum in AVX-512: partial sum l is lane l % 16 of register l / 16; a row's
+// tail adds to its lanes only (a masked add leaves the others' bits, -0 included).
 template <bool kSquares>
 HN_AVX512 float SumChannelAvx512(const float* x, const BatchNormDims& dims, int64_t c, float m) {
   const int64_t C = dims.channels, inner = dims.inner;
   const __m512 m16 = _mm512_set1_ps(m);
-  __m512 acc[4];
-  for (__m512& r : acc) r = _mm512_setzero_ps();
-  for (int64_t o = 0; o < dims.outer; ++o) {
-    const float* xc = x + (o * C + c) * inner;
-    int64_t i = 0;
-    for (; i + kStatLanes <= inner; i += kStatLanes)
-      for (int k = 0; k < 4; ++k)
-        acc[k] = _mm512_add_ps(acc[k], StatTerm<kSquares>(_mm512_loadu_ps(xc + i + 16 * k), m16));
-    for (int k = 0; k < 4; ++k) {
-      const __mmask16 lanes = FirstLanes(inner - i - 16 * k);
-      const __m512 v = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xc + i + 16 * k), m16);
-      acc[k] = _mm512_mask_add_ps(acc[k], lanes, acc[k], v);
+  float total = 0.f;
+  ForGroups(dims, [&](int64_t o_lo, int64_t o_hi) HN_AVX512 {
+    __m512 acc[4];
+    for (__m512& r : acc) r = _mm512_setzero_ps();
+    for (int64_t o = o_lo; o < o_hi; ++o) {
+      const float* xc = x + (o * C + c) * inner;
+      int64_t i = 0;
+      for (; i + kStatLanes <= inner; i += kStatLanes)
+        for (int k = 0; k < 4; ++k)
+          acc[k] =
+              _mm512_add_ps(acc[k], StatTerm<kSquares>(_mm512_loadu_ps(xc + i + 16 * k), m16));
+      for (int k = 0; k < 4; ++k) {
+        const __mmask16 lanes = FirstLanes(inner - i - 16 * k);
+        const __m512 v = StatTerm<kSquares>(_mm512_maskz_loadu_ps(lanes, xc + i + 16 * k), m16);
+        acc[k] = _mm512_mask_add_ps(acc[k], lanes, acc[k], v);
+      }
     }
-  }
-  float partial[kStatLanes];
-  for (int k = 0; k < 4; ++k) _mm512_storeu_ps(partial + 16 * k, acc[k]);
-  return AddPairwise(partial, kStatLanes);
+    float partial[kStatLanes];
+    for (int k = 0; k < 4; ++k) _mm512_storeu_ps(partial + 16 * k, acc[k]);
+    total = AddGroup(total, AddPairwise(partial, kStatLanes));
+  });
+  return total;
 }
 
 }  // namespace
@@ -261,18 +302,21 @@ struct ChannelGrad {
 };
 
 void GradSumsScalar(const ChannelGrad& g, double* sum_dy, double* dot) {
-  double sum_part[kGradLanes] = {}, dot_part[kGradLanes] = {};
-  for (int64_t o = 0; o < g.dims.outer; ++o) {
-    const float* x = g.row(g.a.x, o);
-    const float* dy = g.row(g.a.dy, o);
-    for (int64_t i = 0; i < g.dims.inner; ++i) {
-      const float d = g.Dy(x[i], dy[i]);
-      sum_part[i % kGradLanes] += d;
-      dot_part[i % kGradLanes] += (static_cast<double>(x[i]) - g.mean) * d;
+  *sum_dy = *dot = 0.0;
+  ForGroups(g.dims, [&](int64_t o_lo, int64_t o_hi) {
+    double sum_part[kGradLanes] = {}, dot_part[kGradLanes] = {};
+    for (int64_t o = o_lo; o < o_hi; ++o) {
+      const float* x = g.row(g.a.x, o);
+      const float* dy = g.row(g.a.dy, o);
+      for (int64_t i = 0; i < g.dims.inner; ++i) {
+        const float d = g.Dy(x[i], dy[i]);
+        sum_part[i % kGradLanes] += d;
+        dot_part[i % kGradLanes] += (static_cast<double>(x[i]) - g.mean) * d;
+      }
     }
-  }
-  *sum_dy = AddPairwise(sum_part, kGradLanes);
-  *dot = AddPairwise(dot_part, kGradLanes);
+    *sum_dy = AddGroup(*sum_dy, AddPairwise(sum_part, kGradLanes));
+    *dot = AddGroup(*dot, AddPairwise(dot_part, kGradLanes));
+  });
 }
 
 // dx = (dy - mean_dy - (x - mean) * k) * iw with batch statistics, else dy * iw.
@@ -310,31 +354,34 @@ HN_AVX512 inline __m512 DyOf(const ChannelGrad& g, __m512 x16, __m512 dy16) {
 HN_AVX512 void GradSumsAvx512(const ChannelGrad& g, double* sum_dy, double* dot) {
   const int64_t inner = g.dims.inner;
   const __m512d mean = _mm512_set1_pd(g.mean);
-  __m512d sum_acc[4], dot_acc[4];
-  for (int k = 0; k < 4; ++k) sum_acc[k] = dot_acc[k] = _mm512_setzero_pd();
-  for (int64_t o = 0; o < g.dims.outer; ++o) {
-    const float* x = g.row(g.a.x, o);
-    const float* dy = g.row(g.a.dy, o);
-    for (int64_t i = 0; i < inner; i += kGradLanes) {
-      for (int j = 0; j < 2; ++j) {
-        const int64_t n = inner - i - 16 * j;
-        const __mmask16 lanes = FirstLanes(n);
-        const __m512 x16 = LoadFirst(x + i + 16 * j, n);
-        const __m512 dy16 = DyOf(g, x16, LoadFirst(dy + i + 16 * j, n));
-        AddGradTerms(mean, static_cast<__mmask8>(lanes), _mm512_castps512_ps256(x16),
-                     _mm512_castps512_ps256(dy16), &sum_acc[2 * j], &dot_acc[2 * j]);
-        AddGradTerms(mean, static_cast<__mmask8>(lanes >> 8), UpperHalf(x16), UpperHalf(dy16),
-                     &sum_acc[2 * j + 1], &dot_acc[2 * j + 1]);
+  *sum_dy = *dot = 0.0;
+  ForGroups(g.dims, [&](int64_t o_lo, int64_t o_hi) HN_AVX512 {
+    __m512d sum_acc[4], dot_acc[4];
+    for (int k = 0; k < 4; ++k) sum_acc[k] = dot_acc[k] = _mm512_setzero_pd();
+    for (int64_t o = o_lo; o < o_hi; ++o) {
+      const float* x = g.row(g.a.x, o);
+      const float* dy = g.row(g.a.dy, o);
+      for (int64_t i = 0; i < inner; i += kGradLanes) {
+        for (int j = 0; j < 2; ++j) {
+          const int64_t n = inner - i - 16 * j;
+          const __mmask16 lanes = FirstLanes(n);
+          const __m512 x16 = LoadFirst(x + i + 16 * j, n);
+          const __m512 dy16 = DyOf(g, x16, LoadFirst(dy + i + 16 * j, n));
+          AddGradTerms(mean, static_cast<__mmask8>(lanes), _mm512_castps512_ps256(x16),
+                       _mm512_castps512_ps256(dy16), &sum_acc[2 * j], &dot_acc[2 * j]);
+          AddGradTerms(mean, static_cast<__mmask8>(lanes >> 8), UpperHalf(x16), UpperHalf(dy16),
+                       &sum_acc[2 * j + 1], &dot_acc[2 * j + 1]);
+        }
       }
     }
-  }
-  double sum_part[kGradLanes], dot_part[kGradLanes];
-  for (int k = 0; k < 4; ++k) {
-    _mm512_storeu_pd(sum_part + 8 * k, sum_acc[k]);
-    _mm512_storeu_pd(dot_part + 8 * k, dot_acc[k]);
-  }
-  *sum_dy = AddPairwise(sum_part, kGradLanes);
-  *dot = AddPairwise(dot_part, kGradLanes);
+    double sum_part[kGradLanes], dot_part[kGradLanes];
+    for (int k = 0; k < 4; ++k) {
+      _mm512_storeu_pd(sum_part + 8 * k, sum_acc[k]);
+      _mm512_storeu_pd(dot_part + 8 * k, dot_acc[k]);
+    }
+    *sum_dy = AddGroup(*sum_dy, AddPairwise(sum_part, kGradLanes));
+    *dot = AddGroup(*dot, AddPairwise(dot_part, kGradLanes));
+  });
 }
 
 // dx of 8 floats of x and dy (GradDxScalar's formula).
@@ -457,43 +504,74 @@ namespace {
 // Worth more than one thread: the channel-first kernels' threshold, for all channels at once.
 bool WorthSplitting(const BatchNormDims& dims) { return dims.count() * dims.channels >= 65536; }
 
-// part[c] = AddPairwise of channel c's lanes part[l * C + c].
+// totals[c] = channel c's lanes part[l * C + c] added as AddPairwise adds them, all channels at
+// once (which NaN a sum keeps may differ, but the results store one NaN): a group's totals.
 template <typename T, int64_t kLanes>
-void AddLanesPairwise(T* part, int64_t C) {
-  for (int64_t c = 0; c < C; ++c) {
-    T partial[kLanes];
-    for (int64_t l = 0; l < kLanes; ++l) partial[l] = part[l * C + c];
-    part[c] = AddPairwise(partial, kLanes);
-  }
+void AddLanesPairwise(T* part, int64_t C, T* totals) {
+  for (int64_t w = kLanes / 2; w > 1; w /= 2)
+    for (int64_t l = 0; l < w; ++l)
+      for (int64_t c = 0; c < C; ++c) part[l * C + c] += part[(l + w) * C + c];
+  for (int64_t c = 0; c < C; ++c) totals[c] = part[c] + part[C + c];
 }
 
-// The lanes l_lo... l_hi of channels c_lo... c_hi a thread sums (position s of a sample goes to
-// lane s % kLanes); every lane takes its values in the data's order, whatever the split.
+// The lanes l_lo... l_hi of channels c_lo... c_hi of samples o_lo... o_hi (one group's, or part
+// of one) a thread sums: position s of a sample goes to lane s % kLanes; every lane takes its
+// values in the data's order, whatever the split.
 struct LaneRange {
-  int64_t c_lo, c_hi, l_lo, l_hi;
+  int64_t c_lo, c_hi, l_lo, l_hi, o_lo, o_hi;
 };
 
-// Splits a sum over channel-last data into one LaneRange per kernel thread, body(range). Where
-// each sample has a position for every lane, threads take consecutive lanes of all channels:
-// each reads its own runs of whole positions. Else channel blocks of 16: each thread reads its
-// channels of every position (two threads splitting a 64-channel position's 256 bytes fetch each
-// other's cache lines too, which made this 5 times slower at 2 threads on ResNet-18's shapes).
-template <int64_t kLanes, typename Body>
-void LaneRanges(const BatchNormDims& dims, const Body& body) {
-  const int64_t C = dims.channels, blocks = (C + 15) / 16;
+// The lane sums of every group, then its totals: sum(range, buffer) adds the values of `range`
+// into lane buffer `buffer` (its lanes zeroed first), finish(group, buffer) adds the group's lanes
+// pairwise into its totals. Threads take consecutive groups, each in a buffer of its own. With
+// fewer groups than threads, the groups go in turn and the threads split each: where a sample has
+// a position for every lane, by lanes (each thread reads its own runs of whole positions); else
+// by channel blocks of 16 (each thread reads its channels of every position: two threads
+// splitting a 64-channel position's 256 bytes fetch each other's cache lines too, which made this
+// 5 times slower at 2 threads on ResNet-18's shapes). At most KernelThreads() buffers.
+template <int64_t kLanes, typename Sum, typename Finish>
+void SumGroups(const BatchNormDims& dims, const Sum& sum, const Finish& finish) {
+  const int64_t C = dims.channels, blocks = (C + 15) / 16, samples = GroupSamples(dims);
+  const int64_t groups = Groups(dims);
   const int64_t threads = WorthSplitting(dims) ? KernelThreads() : 1;
-  if (threads > 1 && dims.inner >= kLanes) {
-    const int64_t ranges = std::min<int64_t>(kLanes, threads);
+  if (threads > 1 && groups > 1) {
+    const int64_t ranges = std::min(groups, threads);
     ParallelFor(ranges, true, [&](int64_t r) {
-      body(LaneRange{0, C, kLanes * r / ranges, kLanes * (r + 1) / ranges});
+      for (int64_t g = groups * r / ranges; g < groups * (r + 1) / ranges; ++g) {
+        sum(LaneRange{0, C, 0, kLanes, g * samples, std::min(dims.outer, (g + 1) * samples)}, r);
+        finish(g, r);
+      }
     });
     return;
   }
-  const int64_t ranges = std::min<int64_t>(blocks, threads);
-  ParallelFor(ranges, ranges > 1, [&](int64_t r) {
-    body(LaneRange{blocks * r / ranges * 16, std::min(C, blocks * (r + 1) / ranges * 16), 0,
-                   kLanes});
-  });
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t o_lo = g * samples, o_hi = std::min(dims.outer, o_lo + samples);
+    if (threads > 1 && dims.inner >= kLanes) {
+      const int64_t ranges = std::min<int64_t>(kLanes, threads);
+      ParallelFor(ranges, true, [&](int64_t r) {
+        sum(LaneRange{0, C, kLanes * r / ranges, kLanes * (r + 1) / ranges, o_lo, o_hi}, 0);
+      });
+    } else {
+      const int64_t ranges = std::min<int64_t>(blocks, threads);
+      ParallelFor(ranges, ranges > 1, [&](int64_t r) {
+        sum(LaneRange{blocks * r / ranges * 16, std::min(C, blocks * (r + 1) / ranges * 16), 0,
+                      kLanes, o_lo, o_hi},
+            0);
+      });
+    }
+    finish(g, 0);
+  }
+}
+
+// total[c] = the groups' totals[g * C + c] added in turn.
+template <typename T>
+void AddGroups(const T* totals, const BatchNormDims& dims, T* total) {
+  const int64_t C = dims.channels, groups = Groups(dims);
+  for (int64_t c = 0; c < C; ++c) {
+    T t = T{0};
+    for (int64_t g = 0; g < groups; ++g) t = AddGroup(t, totals[g * C + c]);
+    total[c] = t;
+  }
 }
 
 // part[l * C + c] = 0 for the lanes l and channels c of range r.
@@ -511,7 +589,7 @@ template <int64_t kLanes, typename Add>
 [[gnu::always_inline]] inline void ForLanePositions(const BatchNormDims& dims, const LaneRange& r,
                                                     const Add& add) {
   const int64_t C = dims.channels;
-  for (int64_t o = 0; o < dims.outer; ++o) {
+  for (int64_t o = r.o_lo; o < r.o_hi; ++o) {
     for (int64_t s0 = r.l_lo; s0 < dims.inner; s0 += kLanes) {
       const int64_t end = std::min(dims.inner, s0 + r.l_hi - r.l_lo);
       for (int64_t s = s0; s < end; ++s) add((o * dims.inner + s) * C, (r.l_lo + s - s0) * C);
@@ -576,19 +654,28 @@ HN_AVX512 void StatLanesRangeAvx512(const float* x, const BatchNormDims& dims, c
   });
 }
 
+// Each group's totals of the statistics' sums into totals[g * C + c]; `lanes` holds
+// KernelThreads() lane buffers.
 template <bool kSquares>
-void StatLanes(VectorIsa isa, const float* x, const BatchNormDims& dims, const float* mean,
-               float* part) {
-  LaneRanges<kStatLanes>(dims, [&](const LaneRange& r) {
-    switch (isa) {
-      case VectorIsa::kAvx512:
-        return StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r);
-      case VectorIsa::kAvx2:
-        return StatLanesRangeAvx2<kSquares>(x, dims, mean, part, r);
-      case VectorIsa::kBaseline:
-        return StatLanesRangeScalar<kSquares>(x, dims, mean, part, r);
-    }
-  });
+void StatGroups(VectorIsa isa, const float* x, const BatchNormDims& dims, const float* mean,
+                float* lanes, float* totals) {
+  const int64_t C = dims.channels;
+  SumGroups<kStatLanes>(
+      dims,
+      [&](const LaneRange& r, int64_t buffer) {
+        float* part = lanes + buffer * kStatLanes * C;
+        switch (isa) {
+          case VectorIsa::kAvx512:
+            return StatLanesRangeAvx512<kSquares>(x, dims, mean, part, r);
+          case VectorIsa::kAvx2:
+            return StatLanesRangeAvx2<kSquares>(x, dims, mean, part, r);
+          case VectorIsa::kBaseline:
+            return StatLanesRangeScalar<kSquares>(x, dims, mean, part, r);
+        }
+      },
+      [&](int64_t g, int64_t buffer) {
+        AddLanesPairwise<float, kStatLanes>(lanes + buffer * kStatLanes * C, C, totals + g * C);
+      });
 }
 
 }  // namespace
@@ -596,14 +683,17 @@ void StatLanes(VectorIsa isa, const float* x, const BatchNormDims& dims, const f
 void BatchNormBatchStatsChannelLastWith(VectorIsa isa, const float* x,
                                         const BatchNormDims& dims, double eps, float* mean,
                                         float* invstd, Workspace* workspace) {
-  const int64_t C = dims.channels;
-  float* part = workspace->Get<float>(kBatchNormLanesSlot, static_cast<size_t>(kStatLanes * C));
-  StatLanes<false>(isa, x, dims, nullptr, part);
-  AddLanesPairwise<float, kStatLanes>(part, C);
-  for (int64_t c = 0; c < C; ++c) mean[c] = part[c] / static_cast<float>(dims.count());
-  StatLanes<true>(isa, x, dims, mean, part);
-  AddLanesPairwise<float, kStatLanes>(part, C);
-  for (int64_t c = 0; c < C; ++c) StoreStats(mean[c], part[c], dims, eps, mean + c, invstd + c);
+  const int64_t C = dims.channels, buffers = KernelThreads();
+  float* lanes = workspace->Get<float>(
+      kBatchNormLanesSlot, static_cast<size_t>((buffers * kStatLanes + Groups(dims) + 1) * C));
+  float* totals = lanes + buffers * kStatLanes * C;
+  float* total = totals + Groups(dims) * C;
+  StatGroups<false>(isa, x, dims, nullptr, lanes, totals);
+  AddGroups(totals, dims, total);
+  for (int64_t c = 0; c < C; ++c) mean[c] = total[c] / static_cast<float>(dims.count());
+  StatGroups<true>(isa, x, dims, mean, lanes, totals);
+  AddGroups(totals, dims, total);
+  for (int64_t c = 0; c < C; ++c) StoreStats(mean[c], total[c], dims, eps, mean + c, invstd + c);
 }
 
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
@@ -709,21 +799,33 @@ HN_AVX512 void GradLanesRangeAvx512(const BatchNormGradArgs& a, const BatchNormD
   });
 }
 
-void GradLanes(VectorIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,
-               const ChannelLastGrad& v, double* sum_part, double* dot_part) {
+// Each group's totals of the gradient's sums into sum_totals[g * C + c] and dot_totals; `lanes`
+// holds KernelThreads() buffers of the two sums' lanes.
+void GradGroups(VectorIsa isa, const BatchNormGradArgs& a, const BatchNormDims& dims,
+                const ChannelLastGrad& v, double* lanes, double* sum_totals, double* dot_totals) {
   const bool relu = a.relu_beta != nullptr;
-  LaneRanges<kGradLanes>(dims, [&](const LaneRange& r) {
-    switch (isa) {
-      case VectorIsa::kAvx512:
-        return GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r);
-      case VectorIsa::kAvx2:
-        return relu ? GradLanesRangeAvx2<true>(a, dims, v, sum_part, dot_part, r)
-                    : GradLanesRangeAvx2<false>(a, dims, v, sum_part, dot_part, r);
-      case VectorIsa::kBaseline:
-        return relu ? GradLanesRangeScalar<true>(a, dims, v, sum_part, dot_part, r)
-                    : GradLanesRangeScalar<false>(a, dims, v, sum_part, dot_part, r);
-    }
-  });
+  const int64_t C = dims.channels;
+  SumGroups<kGradLanes>(
+      dims,
+      [&](const LaneRange& r, int64_t buffer) {
+        double* sum_part = lanes + buffer * 2 * kGradLanes * C;
+        double* dot_part = sum_part + kGradLanes * C;
+        switch (isa) {
+          case VectorIsa::kAvx512:
+            return GradLanesRangeAvx512(a, dims, v, sum_part, dot_part, r);
+          case VectorIsa::kAvx2:
+            return relu ? GradLanesRangeAvx2<true>(a, dims, v, sum_part, dot_part, r)
+                        : GradLanesRangeAvx2<false>(a, dims, v, sum_part, dot_part, r);
+          case VectorIsa::kBaseline:
+            return relu ? GradLanesRangeScalar<true>(a, dims, v, sum_part, dot_part, r)
+                        : GradLanesRangeScalar<false>(a, dims, v, sum_part, dot_part, r);
+        }
+      },
+      [&](int64_t g, int64_t buffer) {
+        double* sum_part = lanes + buffer * 2 * kGradLanes * C;
+        AddLanesPairwise<double, kGradLanes>(sum_part, C, sum_totals + g * C);
+        AddLanesPairwise<double, kGradLanes>(sum_part + kGradLanes * C, C, dot_totals + g * C);
+      });
 }
 
 // dx of one position's channels (GradDxScalar's formula per channel): the portable version's
@@ -843,14 +945,19 @@ void BatchNormBackwardChannelLastWith(VectorIsa isa, const BatchNormGradArgs& a,
       ReluScaleShift(a, c, v.mean[c], v.invstd[c], &v.scale[c], &v.shift[c]);
   }
   for (int64_t c = 0; c < C; ++c) v.mean_d[c] = v.mean[c];
-  double* sum_part = workspace->Get<double>(kBatchNormLanesSlot, 2 * kGradLanes * Cs);
-  double* dot_part = sum_part + kGradLanes * C;
-  GradLanes(isa, a, dims, v, sum_part, dot_part);
-  AddLanesPairwise<double, kGradLanes>(sum_part, C);
-  AddLanesPairwise<double, kGradLanes>(dot_part, C);
+  const int64_t buffers = KernelThreads(), groups = Groups(dims);
+  double* lanes = workspace->Get<double>(
+      kBatchNormLanesSlot, static_cast<size_t>((buffers * 2 * kGradLanes + 2 * groups + 2) * C));
+  double* sum_totals = lanes + buffers * 2 * kGradLanes * C;
+  double* dot_totals = sum_totals + groups * C;
+  double* sum_dy = dot_totals + groups * C;
+  double* dot = sum_dy + C;
+  GradGroups(isa, a, dims, v, lanes, sum_totals, dot_totals);
+  AddGroups(sum_totals, dims, sum_dy);
+  AddGroups(dot_totals, dims, dot);
   const double n = static_cast<double>(dims.count());
   for (int64_t c = 0; c < C; ++c) {
-    const DxTerms t = FinishChannel(a, c, n, v.invstd[c], sum_part[c], dot_part[c]);
+    const DxTerms t = FinishChannel(a, c, n, v.invstd[c], sum_dy[c], dot[c]);
     v.mean_dy[c] = t.mean_dy;
     v.k[c] = t.k;
     v.iw[c] = t.iw;

@@ -44,10 +44,11 @@ struct BatchNormDims {
 
 /// The training statistics of channel c: the batch mean and the inverse standard deviation of
 /// the biased batch variance (0 when both the variance and eps are 0, as MXNet), in float, summed
-/// in one fixed order, so every thread count computes the same bits. The order: element
-/// i of each row of `inner` goes to partial sum i % 64, rows in turn; the 64 partial sums are then
-/// added pairwise (lane l + w into lane l, w = 32, 16, ..., 1). The AVX-512 version where the CPU
-/// has it, else the scalar one.
+/// in one fixed order, so every thread count computes the same bits. The order: the samples
+/// (`outer`) go in groups of max(1, 1024 / inner); in a group, element i of each row of `inner`
+/// goes to partial sum i % 64, rows in turn, and the 64 partial sums are then added pairwise (lane
+/// l + w into lane l, w = 32, 16, ..., 1); the groups' totals add in turn, from 0. The AVX-512
+/// version where the CPU has it, else the scalar one.
 void BatchNormBatchStats(const float* x, const BatchNormDims& dims, int64_t c, double eps,
                          float* mean, float* invstd);
 /// The two versions, which give the same bits (the AVX-512 one is what keeps training BatchNorm
@@ -71,12 +72,12 @@ inline float BatchNormVariance(float invstd, double eps) {
 ///   dbeta = sum dy,  dgamma = sum (x - mean) dy * invstd (0 with fix_gamma),
 ///   dx = (dy - sum dy / n - (x - mean) * sum (x - mean) dy * invstd^2 / n) * invstd * w
 ///   (batch statistics), dx = dy * invstd * w (moving statistics).
-/// The sums' order: element i of each row goes to partial sum i % 32, rows in turn, then the
-/// partial sums pairwise as in BatchNormBatchStats. With `relu_beta` (_contrib_BatchNormWithReLU's
-/// gradient), dy first becomes dy * (v > 0 ? 1 : 0), v = x * scale + shift being what the forward
-/// computed before its relu (scale = w * invstd, shift = beta - mean * scale, in float): the bits
-/// of _backward_relu on the forward's output, without a pass of its own. The AVX-512 version where
-/// the CPU has it, else the scalar one; both give the same bits.
+/// The sums' order: BatchNormBatchStats' groups, with partial sum i % 32 of a group. With
+/// `relu_beta` (_contrib_BatchNormWithReLU's gradient), dy first becomes dy * (v > 0 ? 1 : 0), v =
+/// x * scale + shift being what the forward computed before its relu (scale = w * invstd, shift =
+/// beta - mean * scale, in float): the bits of _backward_relu on the forward's output, without a
+/// pass of its own. The AVX-512 version where the CPU has it, else the scalar one; both give the
+/// same bits.
 template <typename T>
 struct BatchNormGradArgsOf {
   const T* dy;
@@ -105,11 +106,12 @@ class Workspace;
 /// Channel-last data: `dims.outer` samples of `dims.inner` positions of `dims.channels` values,
 /// (N, spatial..., C), standing for the channel-first data (N, C, spatial...) of the same dims.
 /// These give the channel-first kernels' bits on the same values: each channel's sums take the
-/// same lanes in the same order (lane = position within the sample mod the lane count, samples in
-/// turn, then the lanes pairwise), computed for all channels at once (16 or 8 channels a register
-/// with AVX-512, 8 or 4 with AVX2), in one pass over the data. The threads split the channels or
-/// the lanes, so the results do not depend on their count. `workspace` holds the partial sums
-/// (kBatchNormLanesSlot).
+/// same lanes in the same order (the samples in groups of about 1024 positions; in a group, lane =
+/// position within the sample mod the lane count, samples in turn; a group's lanes add pairwise,
+/// the groups' totals in turn), computed for all channels at once (16 or 8 channels a register
+/// with AVX-512, 8 or 4 with AVX2), in one pass over the data. The threads split the groups, or
+/// within a group the channels or the lanes, so the results do not depend on their count.
+/// `workspace` holds the partial sums (kBatchNormLanesSlot).
 void BatchNormBatchStatsChannelLast(const float* x, const BatchNormDims& dims, double eps,
                                     float* mean, float* invstd, Workspace* workspace);
 /// BatchNormBackward on channel-last data; also takes kBatchNormAffineSlot.
