@@ -1,7 +1,8 @@
 // The matrix products (kernels/blas.h) on both libraries they can run on: OpenBLAS, and
 // oneDNN's sgemm, which takes over where OpenBLAS falls back to SSE kernels on a CPU it does not
-// know. Each must compute the product it is asked for (transposes, row strides, beta), and an
-// MLP must give the same results eagerly and as a graph on either.
+// know, and the products it runs faster where OpenBLAS runs AVX-512 ones. Each must compute the
+// product it is asked for (transposes, row strides, beta), and an MLP must give the same results
+// eagerly and as a graph on either.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/time.h>
@@ -41,8 +42,19 @@ class OnLibrary {
 };
 
 const char* Name(MatrixLibrary library) {
-  return library == MatrixLibrary::kOpenBlas ? "OpenBLAS" : "oneDNN";
+  switch (library) {
+    case MatrixLibrary::kOpenBlas:
+      return "OpenBLAS";
+    case MatrixLibrary::kOneDnn:
+      return "oneDNN";
+    case MatrixLibrary::kOpenBlasAndOneDnn:
+      break;
+  }
+  return "OpenBLAS and oneDNN";
 }
+
+constexpr MatrixLibrary kEveryLibrary[] = {MatrixLibrary::kOpenBlas, MatrixLibrary::kOneDnn,
+                                           MatrixLibrary::kOpenBlasAndOneDnn};
 
 std::vector<float> Random(size_t n, std::mt19937* rng) {
   std::normal_distribution<float> normal;
@@ -56,9 +68,12 @@ TEST(MatrixLibrary, EachComputesTransposedStridedProductsWithBeta) {
   struct Case {
     int64_t m, n, k;
   };
-  const Case cases[] = {{1, 1, 1},    {3, 5, 7}, {17, 33, 65}, {64, 10, 300}, {1, 100, 40},
-                        {40, 1, 100}, {5, 6, 0}, {0, 4, 3},    {4, 0, 3}};
-  for (const MatrixLibrary library : {MatrixLibrary::kOpenBlas, MatrixLibrary::kOneDnn}) {
+  // With kOpenBlasAndOneDnn, 17 rows run on oneDNN, 64 rows of 192k multiply-adds on OpenBLAS and
+  // 32 rows of 2^22 on oneDNN.
+  const Case cases[] = {{1, 1, 1},    {3, 5, 7},    {17, 33, 65}, {64, 10, 300},
+                        {1, 100, 40}, {40, 1, 100}, {5, 6, 0},    {0, 4, 3},
+                        {4, 0, 3},    {32, 256, 512}};
+  for (const MatrixLibrary library : kEveryLibrary) {
     OnLibrary on(library);
     for (const Case& c : cases) {
       for (const bool ta : {false, true}) {
@@ -112,7 +127,7 @@ TEST(MatrixLibrary, EachComputesTransposedStridedProductsWithBeta) {
 
 TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
   std::mt19937 rng(12);
-  for (const MatrixLibrary library : {MatrixLibrary::kOpenBlas, MatrixLibrary::kOneDnn}) {
+  for (const MatrixLibrary library : kEveryLibrary) {
     OnLibrary on(library);
     for (const int64_t m : {1, 7, 256}) {
       for (const int64_t k : {1, 9, 512}) {
@@ -135,6 +150,41 @@ TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
         }
       }
     }
+  }
+}
+
+// Where OpenBLAS runs AVX-512 kernels the process takes both libraries: oneDNN's sgemm for
+// products of under 32 rows or of 2^22 multiply-adds and more, OpenBLAS for the rest (the two
+// gave the same bits for these shapes, so which one ran is asked, not inferred from results).
+TEST(MatrixLibrary, BothLibrariesTakeTheProductsEachRunsFaster) {
+  const std::string core = openblas_get_corename();
+  if (__builtin_cpu_supports("avx512f") &&
+      (core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids")) {
+    EXPECT_EQ(internal::FloatMatrixLibrary(), MatrixLibrary::kOpenBlasAndOneDnn);
+  } else {
+    EXPECT_NE(internal::FloatMatrixLibrary(), MatrixLibrary::kOpenBlasAndOneDnn)
+        << "OpenBLAS core " << core;
+  }
+  OnLibrary on(MatrixLibrary::kOpenBlasAndOneDnn);
+  struct Case {
+    int64_t m, n, k;
+    MatrixLibrary runs_on;
+  };
+  const Case cases[] = {{1, 512, 512, MatrixLibrary::kOneDnn},
+                        {31, 10, 10, MatrixLibrary::kOneDnn},
+                        {20, 800, 200, MatrixLibrary::kOneDnn},
+                        {32, 64, 64, MatrixLibrary::kOpenBlas},
+                        {128, 128, 128, MatrixLibrary::kOpenBlas},
+                        {32, 256, 511, MatrixLibrary::kOpenBlas},
+                        {32, 256, 512, MatrixLibrary::kOneDnn},
+                        {700, 200, 10000, MatrixLibrary::kOneDnn}};
+  for (const Case& c : cases) {
+    EXPECT_EQ(internal::ProductLibrary(c.m, c.n, c.k), c.runs_on)
+        << "m=" << c.m << " n=" << c.n << " k=" << c.k;
+  }
+  for (const MatrixLibrary single : {MatrixLibrary::kOpenBlas, MatrixLibrary::kOneDnn}) {
+    OnLibrary only(single);
+    for (const Case& c : cases) EXPECT_EQ(internal::ProductLibrary(c.m, c.n, c.k), single);
   }
 }
 

@@ -49,8 +49,19 @@ int OpenBlasVectorIsa(const char* core) {
 }
 
 MatrixLibrary ChosenLibrary() {
-  return OpenBlasVectorIsa(openblas_get_corename()) < CpuVectorIsa() ? MatrixLibrary::kOneDnn
-                                                                     : MatrixLibrary::kOpenBlas;
+  const int openblas_isa = OpenBlasVectorIsa(openblas_get_corename());
+  if (openblas_isa < CpuVectorIsa()) return MatrixLibrary::kOneDnn;
+  return openblas_isa == 3 ? MatrixLibrary::kOpenBlasAndOneDnn : MatrixLibrary::kOpenBlas;
+}
+
+// Where OpenBLAS runs its AVX-512 kernels (Cooperlake on a Zen 4; Debian's 0.3.21, oneDNN 2.6.3,
+// 1 thread), oneDNN's sgemm still ran most float products faster: 1.5-3.5x at 4 to 16 rows
+// (8x1024 by 1024x1024: 0.24-0.32 ms against 0.82-1.03), 1.05-1.4x at 20 to 96 rows (an LSTM's
+// recurrent products have 20) and 1.02-1.10x at hundreds (its 700-row input products, a
+// 1024-cube). OpenBLAS was faster on small products of more rows (64 and 128 cubes: 1.2x), where
+// oneDNN's call costs more than the product.
+bool OneDnnRunsFaster(int64_t m, int64_t n, int64_t k) {
+  return m < 32 || m * n * k >= (int64_t{1} << 22);
 }
 
 std::atomic<MatrixLibrary>& FloatLibrary() {
@@ -197,7 +208,7 @@ void OneDnnGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
 
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (FloatMatrixLibrary() == MatrixLibrary::kOneDnn) {
+  if (ProductLibrary(m, n, k) == MatrixLibrary::kOneDnn) {
     OneDnnGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
@@ -258,6 +269,12 @@ void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float be
 
 MatrixLibrary FloatMatrixLibrary() { return FloatLibrary().load(std::memory_order_relaxed); }
 
+MatrixLibrary ProductLibrary(int64_t m, int64_t n, int64_t k) {
+  const MatrixLibrary library = FloatMatrixLibrary();
+  if (library != MatrixLibrary::kOpenBlasAndOneDnn) return library;
+  return OneDnnRunsFaster(m, n, k) ? MatrixLibrary::kOneDnn : MatrixLibrary::kOpenBlas;
+}
+
 void SetFloatMatrixLibrary(MatrixLibrary library) {
   FloatLibrary().store(library, std::memory_order_relaxed);
 }
@@ -271,6 +288,10 @@ std::string MatrixLibraryDescription() {
 #endif
   if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlas) {
     return "OpenBLAS (core " + core + ")" + small;
+  }
+  if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlasAndOneDnn) {
+    return "OpenBLAS (core " + core + ") and oneDNN sgemm (products of under 32 rows or of 4M+ "
+           "multiply-adds)" + small;
   }
   static const char* const kIsaNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
   return "oneDNN sgemm (OpenBLAS runs " + core + " kernels on this " + kIsaNames[CpuVectorIsa()] +

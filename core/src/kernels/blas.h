@@ -7,7 +7,9 @@
 // results there) hold it to AVX2 (an LSTM language model's training step 76.5 -> 63.9 ms on
 // oneDNN's sgemm, Zen 5, 1 thread). Those products then run on oneDNN's sgemm, which dispatches
 // on the CPU's features; OPENBLAS_CORETYPE naming a core of the CPU's ISA (SkylakeX) keeps
-// OpenBLAS. The choice is made once per process, so eager and graph runs agree.
+// OpenBLAS. Where OpenBLAS does run AVX-512 kernels, oneDNN's sgemm still takes the products it
+// runs faster (OneDnnRunsFaster in blas.cc). The choice depends on the process and the product's
+// shape only, so eager and graph runs agree.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,8 @@
 namespace hybridnet {
 namespace internal {
 
-enum class MatrixLibrary { kOpenBlas, kOneDnn };
+/// kOpenBlasAndOneDnn: OpenBLAS, and oneDNN's sgemm for the products it runs faster.
+enum class MatrixLibrary { kOpenBlas, kOneDnn, kOpenBlasAndOneDnn };
 
 /// c (m x n) = alpha * op(a) * op(b) + beta * c; op(a) is m x k, op(b) k x n; lda, ldb, ldc are
 /// the row strides of a, b and c as stored. beta = 0 ignores c's contents.
@@ -57,10 +60,13 @@ void MatrixVector(int64_t m, int64_t k, const float* a, const float* x, float be
 
 /// The library float products run on in this process.
 MatrixLibrary FloatMatrixLibrary();
+/// The library (kOpenBlas or kOneDnn) a float Gemm of op(a) m x k by op(b) k x n runs on.
+MatrixLibrary ProductLibrary(int64_t m, int64_t n, int64_t k);
 /// Makes later float products run on `library` (tests compare the two).
 void SetFloatMatrixLibrary(MatrixLibrary library);
-/// "OpenBLAS (core SkylakeX); libxsmm 1.17 for small products", or "oneDNN sgemm (OpenBLAS runs
-/// Prescott kernels on this AVX-512 CPU); ...": for benchmark reports.
+/// "OpenBLAS (core Haswell); libxsmm 1.17 for small products", "oneDNN sgemm (OpenBLAS runs
+/// Prescott kernels on this AVX-512 CPU); ..." or "OpenBLAS (core Cooperlake) and oneDNN sgemm
+/// (...); ...": for benchmark reports.
 std::string MatrixLibraryDescription();
 
 }  // namespace internal
