@@ -246,9 +246,9 @@ MXNET_SATURATING_CONVOLUTIONS = {"mobilenetv20_output_pred_fwd"}
 def saturating_convolution_check():
     """One _contrib_quantized_conv node with MobileNet v2's classifier shape (1x1, 1280 -> 1000,
     uint8 data over its full range, int8 weights), run by MXNet and by hybridnet: hybridnet's
-    int32 output must equal the exact convolution, and MXNet's must too on CPUs with VNNI or
-    AMX, and elsewhere the sum of int16-saturated pairs of products (so the plain form's
-    exclusion above hides no hybridnet bug)."""
+    int32 output must equal the exact convolution on CPUs with VNNI or AMX, and elsewhere the sum
+    of int16-saturated pairs of products, as MXNet's must (so the plain form's exclusion above
+    hides no hybridnet bug); with VNNI, MXNet's kernel for the node may still saturate."""
     rng = np.random.RandomState(37)
     data = rng.randint(0, 256, size=(1, 1280, 1, 1)).astype(np.uint8)
     weight = rng.randint(-127, 128, size=(1000, 1280, 1, 1)).astype(np.int8)
@@ -281,11 +281,15 @@ def saturating_convolution_check():
               "int16-saturated sum", np.array_equal(ours, saturated),
               f"vs saturated max |diff| {int(np.max(np.abs(ours - saturated)))}, vs exact "
               f"{int(np.max(np.abs(ours - exact)))}")
-    # MXNet's oneDNN sums as hybridnet's does on the same CPU: exactly with VNNI (vpdpbusd), in
-    # saturated int16 pairs (vpmaddubsw) without.
+    # MXNet's oneDNN (2.4.4) sums in saturated int16 pairs (vpmaddubsw) without VNNI. With VNNI
+    # it sums exactly (vpdpbusd) where it picks an AVX-512 kernel for the node, but on a Zen 4
+    # (2026-12-02) it picked its AVX2 1x1 kernel (jit_uni_int8_1x1:avx2) and saturated: either
+    # kind is MXNet's arithmetic there, and which one ran is reported.
+    mxnet_exact = np.array_equal(theirs, exact)
+    mxnet_saturated = np.array_equal(theirs, saturated)
     check(f"_contrib_quantized_conv 1280->1000: MXNet's int32 is the "
-          f"{'exact' if EXACT_INT8 else 'int16-saturated'} sum",
-          np.array_equal(theirs, exact if EXACT_INT8 else saturated),
+          f"{'exact or the int16-saturated' if EXACT_INT8 else 'int16-saturated'} sum",
+          (mxnet_exact or mxnet_saturated) if EXACT_INT8 else mxnet_saturated,
           f"MXNet vs exact max |diff| {int(np.max(np.abs(theirs - exact)))}, vs saturated "
           f"{int(np.max(np.abs(theirs - saturated)))}")
 
