@@ -68,8 +68,8 @@ TEST(MatrixLibrary, EachComputesTransposedStridedProductsWithBeta) {
   struct Case {
     int64_t m, n, k;
   };
-  // With kOpenBlasAndOneDnn, 17 rows run on oneDNN, 64 rows of 192k multiply-adds on OpenBLAS and
-  // 32 rows of 2^22 on oneDNN.
+  // With kOpenBlasAndOneDnn, 32 rows of 2^22 multiply-adds run on oneDNN, the others on
+  // OpenBLAS.
   const Case cases[] = {{1, 1, 1},    {3, 5, 7},    {17, 33, 65}, {64, 10, 300},
                         {1, 100, 40}, {40, 1, 100}, {5, 6, 0},    {0, 4, 3},
                         {4, 0, 3},    {32, 256, 512}};
@@ -154,8 +154,9 @@ TEST(MatrixLibrary, EachComputesMatrixVectorProducts) {
 }
 
 // Where OpenBLAS runs AVX-512 kernels the process takes both libraries: oneDNN's sgemm for
-// products of under 32 rows or of 2^22 multiply-adds and more, OpenBLAS for the rest (the two
-// gave the same bits for these shapes, so which one ran is asked, not inferred from results).
+// products of 2^22 multiply-adds and more, or of 2^20 and more in under 32 rows, OpenBLAS for the
+// rest (the two gave the same bits for such shapes, so which one ran is asked, not inferred from
+// results).
 TEST(MatrixLibrary, BothLibrariesTakeTheProductsEachRunsFaster) {
   const std::string core = openblas_get_corename();
   if (__builtin_cpu_supports("avx512f") &&
@@ -170,10 +171,13 @@ TEST(MatrixLibrary, BothLibrariesTakeTheProductsEachRunsFaster) {
     int64_t m, n, k;
     MatrixLibrary runs_on;
   };
-  const Case cases[] = {{1, 512, 512, MatrixLibrary::kOneDnn},
-                        {31, 10, 10, MatrixLibrary::kOneDnn},
+  const Case cases[] = {{10, 64, 128, MatrixLibrary::kOpenBlas},
+                        {1, 512, 512, MatrixLibrary::kOpenBlas},
+                        {16, 256, 255, MatrixLibrary::kOpenBlas},
+                        {16, 256, 256, MatrixLibrary::kOneDnn},
+                        {31, 256, 256, MatrixLibrary::kOneDnn},
                         {20, 800, 200, MatrixLibrary::kOneDnn},
-                        {32, 64, 64, MatrixLibrary::kOpenBlas},
+                        {32, 256, 256, MatrixLibrary::kOpenBlas},
                         {128, 128, 128, MatrixLibrary::kOpenBlas},
                         {32, 256, 511, MatrixLibrary::kOpenBlas},
                         {32, 256, 512, MatrixLibrary::kOneDnn},

@@ -55,13 +55,14 @@ MatrixLibrary ChosenLibrary() {
 }
 
 // Where OpenBLAS runs its AVX-512 kernels (Cooperlake on a Zen 4; Debian's 0.3.21, oneDNN 2.6.3,
-// 1 thread), oneDNN's sgemm still ran most float products faster: 1.5-3.5x at 4 to 16 rows
-// (8x1024 by 1024x1024: 0.24-0.32 ms against 0.82-1.03), 1.05-1.4x at 20 to 96 rows (an LSTM's
-// recurrent products have 20) and 1.02-1.10x at hundreds (its 700-row input products, a
-// 1024-cube). OpenBLAS was faster on small products of more rows (64 and 128 cubes: 1.2x), where
-// oneDNN's call costs more than the product.
+// 1 thread), oneDNN's sgemm still ran the larger float products faster: of under 32 rows from
+// 2^20 multiply-adds (16x256x256 1.3x, 8x512x512 2.4x, 8x1024x1024 3x; an LSTM's recurrent
+// products, 20 rows, 1.2-1.4x), and of any shape from 2^22 (1.02-1.10x at hundreds of rows: its
+// 700-row input products, a 1024-cube). OpenBLAS was faster below: oneDNN's call costs 1-2 us
+// more (10x64x128 3.3 us against 1.8, 2x1024x256 29 against 19, 64 and 128 cubes 1.2-1.3x).
 bool OneDnnRunsFaster(int64_t m, int64_t n, int64_t k) {
-  return m < 32 || m * n * k >= (int64_t{1} << 22);
+  const int64_t multiply_adds = m * n * k;
+  return multiply_adds >= (int64_t{1} << 22) || (m < 32 && multiply_adds >= (int64_t{1} << 20));
 }
 
 std::atomic<MatrixLibrary>& FloatLibrary() {
@@ -290,8 +291,8 @@ std::string MatrixLibraryDescription() {
     return "OpenBLAS (core " + core + ")" + small;
   }
   if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlasAndOneDnn) {
-    return "OpenBLAS (core " + core + ") and oneDNN sgemm (products of under 32 rows or of 4M+ "
-           "multiply-adds)" + small;
+    return "OpenBLAS (core " + core + ") and oneDNN sgemm (products of 4M+ multiply-adds, or of "
+           "1M+ in under 32 rows)" + small;
   }
   static const char* const kIsaNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
   return "oneDNN sgemm (OpenBLAS runs " + core + " kernels on this " + kIsaNames[CpuVectorIsa()] +
