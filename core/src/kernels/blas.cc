@@ -60,9 +60,14 @@ MatrixLibrary ChosenLibrary() {
 // products, 20 rows, 1.2-1.4x), and of any shape from 2^22 (1.02-1.10x at hundreds of rows: its
 // 700-row input products, a 1024-cube). OpenBLAS was faster below: oneDNN's call costs 1-2 us
 // more (10x64x128 3.3 us against 1.8, 2x1024x256 29 against 19, 64 and 128 cubes 1.2-1.3x).
+constexpr int64_t kOneDnnMultiplyAdds = int64_t{1} << 22;
+constexpr int64_t kOneDnnFewRows = 32;
+constexpr int64_t kOneDnnFewRowsMultiplyAdds = int64_t{1} << 20;
+
 bool OneDnnRunsFaster(int64_t m, int64_t n, int64_t k) {
   const int64_t multiply_adds = m * n * k;
-  return multiply_adds >= (int64_t{1} << 22) || (m < 32 && multiply_adds >= (int64_t{1} << 20));
+  return multiply_adds >= kOneDnnMultiplyAdds ||
+         (m < kOneDnnFewRows && multiply_adds >= kOneDnnFewRowsMultiplyAdds);
 }
 
 std::atomic<MatrixLibrary>& FloatLibrary() {
@@ -291,8 +296,10 @@ std::string MatrixLibraryDescription() {
     return "OpenBLAS (core " + core + ")" + small;
   }
   if (FloatMatrixLibrary() == MatrixLibrary::kOpenBlasAndOneDnn) {
-    return "OpenBLAS (core " + core + ") and oneDNN sgemm (products of 4M+ multiply-adds, or of "
-           "1M+ in under 32 rows)" + small;
+    return "OpenBLAS (core " + core + ") and oneDNN sgemm (products of " +
+           std::to_string(kOneDnnMultiplyAdds >> 20) + "M+ multiply-adds, or of " +
+           std::to_string(kOneDnnFewRowsMultiplyAdds >> 20) + "M+ in under " +
+           std::to_string(kOneDnnFewRows) + " rows)" + small;
   }
   static const char* const kIsaNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
   return "oneDNN sgemm (OpenBLAS runs " + core + " kernels on this " + kIsaNames[CpuVectorIsa()] +
