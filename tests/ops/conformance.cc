@@ -45,6 +45,12 @@ namespace conformance {
          << bad << " of " << want.size() << " elements differ" << os.str();
 }
 
+std::vector<NDArray> Copies(const std::vector<NDArray>& arrays) {
+  std::vector<NDArray> copies;
+  for (const NDArray& a : arrays) copies.push_back(a.Copy());
+  return copies;
+}
+
 namespace {
 
 using testing_util::BitDifference;
@@ -60,13 +66,6 @@ std::string Describe(const OpCase& c) {
   os << "} inputs";
   for (const Shape& s : c.inputs) os << " " << s;
   return os.str();
-}
-
-// Deep copies, for ops that update their inputs in place.
-std::vector<NDArray> Copies(const std::vector<NDArray>& arrays) {
-  std::vector<NDArray> copies;
-  for (const NDArray& a : arrays) copies.push_back(a.Copy());
-  return copies;
 }
 
 // Whether the case's op updates inputs in place (an optimizer update's states): its reference

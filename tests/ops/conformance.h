@@ -157,6 +157,8 @@ DType InputDType(const OpCase& c, size_t i);
 std::vector<NDArray> MakeInputs(const OpCase& c, const std::string& name);
 /// The case's op run eagerly on `inputs` (in training mode when the case says so).
 std::vector<NDArray> RunEager(const OpCase& c, const std::vector<NDArray>& inputs);
+/// Deep copies, for ops that update their inputs in place (each run from the same values).
+std::vector<NDArray> Copies(const std::vector<NDArray>& arrays);
 
 /// An array's values as a float64 reference tensor.
 RefTensor ToRef(const NDArray& a);

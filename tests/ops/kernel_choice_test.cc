@@ -76,9 +76,10 @@ TEST(KernelChoice, EveryCaseRunsOnEveryKernelThatTakesIt) {
     if (c.statistics || c.is_train) continue;  // random draws; training mode has no graph form
     const std::vector<NDArray> inputs = MakeInputs(c, name);
     // The choices this case reaches: those whose counts an unforced run moves.
+    // Every run takes copies: an optimizer update changes its states in place.
     const auto before = RunCounts();
     Seed(kCaseSeed);
-    RunEager(c, inputs);
+    RunEager(c, Copies(inputs));
     const auto after = RunCounts();
     std::vector<RefTensor> ref_in;
     for (const NDArray& a : inputs) ref_in.push_back(ToRef(a));
@@ -96,10 +97,10 @@ TEST(KernelChoice, EveryCaseRunsOnEveryKernelThatTakesIt) {
         SCOPED_TRACE(name + " on " + choice->family() + " kernel " + kernel_name);
         ForcedKernel forced(choice, kernel);
         const int64_t runs = choice->Runs(kernel);
-        std::vector<NDArray> eager;
+        std::vector<NDArray> eager, updated = Copies(inputs);
         try {
           Seed(kCaseSeed);
-          eager = RunEager(c, inputs);
+          eager = RunEager(c, updated);
         } catch (const Error& e) {
           ASSERT_TRUE(IsForcedKernelRejection(e)) << e.what();
           // The kernel says why: it does not take the call, or this CPU cannot run it.
@@ -109,7 +110,14 @@ TEST(KernelChoice, EveryCaseRunsOnEveryKernelThatTakesIt) {
           continue;
         }
         ASSERT_GT(choice->Runs(kernel), runs) << kernel_name << " did not run";
-        ASSERT_EQ(eager.size(), want.size());
+        // An op that updates inputs in place has, after its outputs, their values after the call
+        // in the reference.
+        const bool updates_inputs = want.size() == eager.size() + inputs.size();
+        ASSERT_EQ(eager.size() + (updates_inputs ? inputs.size() : 0), want.size());
+        for (size_t j = 0; updates_inputs && j < inputs.size(); ++j) {
+          EXPECT_TRUE(Near(want[eager.size() + j], updated[j], c.rtol, c.atol))
+              << "input " << j << " after the call";
+        }
         for (size_t o = 0; o < eager.size(); ++o) {
           // Winograd's kernels round relative to the largest value, not to each value
           // (testing_util::kWinogradRelativeBound).
@@ -127,7 +135,7 @@ TEST(KernelChoice, EveryCaseRunsOnEveryKernelThatTakesIt) {
         for (bool fuse : {false, true}) {
           std::vector<NDArray> graph;
           try {
-            graph = RunGraph(c, inputs, fuse);
+            graph = RunGraph(c, Copies(inputs), fuse);
           } catch (const Error& e) {
             ASSERT_TRUE(IsForcedKernelRejection(e)) << e.what();
             graph_note = " (eagerly; not its graph form)";

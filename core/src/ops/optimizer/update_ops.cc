@@ -19,6 +19,9 @@
 
 #include "hybridnet/dtype.h"
 #include "hybridnet/op.h"
+#include "kernels/avx2-inl.h"
+#include "kernels/avx512-inl.h"
+#include "kernels/vector_isa.h"
 #include "ops/dtype_switch-inl.h"
 
 namespace hybridnet {
@@ -381,6 +384,32 @@ FInferType UpdateType(uint32_t num_low, bool low_precision) {
 const float* F(const TBlob& b) { return b.ptr<const float>(); }
 float* M(const TBlob& b) { return b.ptr<float>(); }
 
+// A kernel's element loop compiled for the widest ISA this CPU runs (kernels/vector_isa.h): the
+// baseline build vectorizes it on SSE's 4 lanes, and the update took 6 % of a digits MLP's
+// training step. Element by element the arithmetic is the same and never contracted
+// (-ffp-contract=off), so every ISA gives the same bits. The loop comes by value, so that its
+// captures are the wrapper's own and the stores cannot alias them.
+template <typename Loop>
+HN_AVX512 void RunLoopAvx512(Loop loop) {
+  loop();
+}
+template <typename Loop>
+HN_AVX2 void RunLoopAvx2(Loop loop) {
+  loop();
+}
+template <typename Loop>
+void RunLoop(Loop loop) {
+  switch (internal::ChooseVectorIsa()) {
+    case internal::VectorIsa::kAvx512:
+      return RunLoopAvx512(loop);
+    case internal::VectorIsa::kAvx2:
+      return RunLoopAvx2(loop);
+    case internal::VectorIsa::kBaseline:
+      break;
+  }
+  loop();
+}
+
 // (1 - lr wd) w - lr clip(rescale g), or without clipping (lr rescale) g, as MXNet's SGDKernel.
 template <typename P>
 inline float SGDStep(const P& p, float w, float g) {
@@ -404,7 +433,10 @@ void SGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlo
   const SGDParam p = attrs.Param<SGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) y[i] = SGDStep(p, w[i], g[i]);
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) y[i] = SGDStep(p, w[i], g[i]);
+  });
 }
 
 void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -413,10 +445,13 @@ void SGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    mom[i] = SGDMomentum(p, mom[i], w[i], g[i]);
-    y[i] = w[i] + mom[i];
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      mom[i] = SGDMomentum(p, mom[i], w[i], g[i]);
+      y[i] = w[i] + mom[i];
+    }
+  });
 }
 
 void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -427,10 +462,13 @@ void MPSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
     const W* g = in[1].ptr<const W>();
     float* w32 = M(in[2]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-      w32[i] = SGDStep(p, w32[i], ToFloat(g[i]));
-      y[i] = FromFloat<W>(w32[i]);
-    }
+    const int64_t count = in[0].Size();
+    RunLoop([=] {
+      for (int64_t i = 0; i < count; ++i) {
+        w32[i] = SGDStep(p, w32[i], ToFloat(g[i]));
+        y[i] = FromFloat<W>(w32[i]);
+      }
+    });
   });
 }
 
@@ -443,11 +481,14 @@ void MPSGDMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-      mom[i] = SGDMomentum(p, mom[i], w32[i], ToFloat(g[i]));
-      w32[i] = w32[i] + mom[i];
-      y[i] = FromFloat<W>(w32[i]);
-    }
+    const int64_t count = in[0].Size();
+    RunLoop([=] {
+      for (int64_t i = 0; i < count; ++i) {
+        mom[i] = SGDMomentum(p, mom[i], w32[i], ToFloat(g[i]));
+        w32[i] = w32[i] + mom[i];
+        y[i] = FromFloat<W>(w32[i]);
+      }
+    });
   });
 }
 
@@ -466,12 +507,15 @@ void NAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    const float rescaled = NesterovRescaled(p, g[i]);
-    mom[i] = p.momentum * mom[i];
-    y[i] = w[i] - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w[i]));
-    mom[i] = mom[i] - p.lr * (rescaled + p.wd * w[i]);  // w[i] is y[i] when they alias
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      const float rescaled = NesterovRescaled(p, g[i]);
+      mom[i] = p.momentum * mom[i];
+      y[i] = w[i] - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w[i]));
+      mom[i] = mom[i] - p.lr * (rescaled + p.wd * w[i]);  // w[i] is y[i] when they alias
+    }
+  });
 }
 
 void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -483,15 +527,18 @@ void MPNAGMomCompute(const OpContext&, const NodeAttrs& attrs, const std::vector
     float* mom = M(in[2]);
     float* w32 = M(in[3]);
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-      const float rescaled = NesterovRescaled(p, ToFloat(g[i]));
-      float w = w32[i];
-      mom[i] = p.momentum * mom[i];
-      w = w - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w));
-      mom[i] = mom[i] - p.lr * (rescaled + p.wd * w);
-      w32[i] = w;
-      y[i] = FromFloat<W>(w);
-    }
+    const int64_t count = in[0].Size();
+    RunLoop([=] {
+      for (int64_t i = 0; i < count; ++i) {
+        const float rescaled = NesterovRescaled(p, ToFloat(g[i]));
+        float w = w32[i];
+        mom[i] = p.momentum * mom[i];
+        w = w - mom[i] + (p.momentum + 1) * (mom[i] - p.lr * (rescaled + p.wd * w));
+        mom[i] = mom[i] - p.lr * (rescaled + p.wd * w);
+        w32[i] = w;
+        y[i] = FromFloat<W>(w);
+      }
+    });
   });
 }
 
@@ -501,13 +548,16 @@ void AdamCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
   const float *w = F(in[0]), *g = F(in[1]);
   float *mean = M(in[2]), *var = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    float rescaled = g[i] * p.rescale_grad + w[i] * p.wd;
-    if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
-    mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
-    var[i] = p.beta2 * var[i] + (1.f - p.beta2) * rescaled * rescaled;
-    y[i] = w[i] - p.lr * mean[i] / (std::sqrt(var[i]) + p.epsilon);
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      float rescaled = g[i] * p.rescale_grad + w[i] * p.wd;
+      if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
+      mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
+      var[i] = p.beta2 * var[i] + (1.f - p.beta2) * rescaled * rescaled;
+      y[i] = w[i] - p.lr * mean[i] / (std::sqrt(var[i]) + p.epsilon);
+    }
+  });
 }
 
 // _adamw_update and _mp_adamw_update: the last input holds rescale_grad; when it is not finite or
@@ -529,17 +579,19 @@ void AdamWCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TB
     }
     float *mean = M(in[2]), *var = M(in[3]);
     float* w32 = mp ? M(in[4]) : nullptr;
-    for (int64_t i = 0; i < n; ++i) {
-      float scaled = rescale * ToFloat(g[i]);
-      if (p.clip_gradient >= 0.f) scaled = Clip(scaled, p.clip_gradient);
-      mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * scaled;
-      var[i] = p.beta2 * var[i] + (1.f - p.beta2) * (scaled * scaled);
-      const float weight = mp ? w32[i] : ToFloat(w[i]);
-      const float next =
-          weight - p.eta * (p.lr * mean[i] / (std::sqrt(var[i]) + p.epsilon) + p.wd * weight);
-      if (mp) w32[i] = next;
-      y[i] = FromFloat<W>(next);
-    }
+    RunLoop([=] {
+      for (int64_t i = 0; i < n; ++i) {
+        float scaled = rescale * ToFloat(g[i]);
+        if (p.clip_gradient >= 0.f) scaled = Clip(scaled, p.clip_gradient);
+        mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * scaled;
+        var[i] = p.beta2 * var[i] + (1.f - p.beta2) * (scaled * scaled);
+        const float weight = mp ? w32[i] : ToFloat(w[i]);
+        const float next =
+            weight - p.eta * (p.lr * mean[i] / (std::sqrt(var[i]) + p.epsilon) + p.wd * weight);
+        if (mp) w32[i] = next;
+        y[i] = FromFloat<W>(next);
+      }
+    });
   });
 }
 
@@ -549,14 +601,17 @@ void RMSPropCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const float *w = F(in[0]), *g = F(in[1]);
   float* n = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
-    if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
-    n[i] = (1.f - p.gamma1) * (rescaled * rescaled) + p.gamma1 * n[i];
-    float next = w[i] - p.lr * (rescaled / std::sqrt(n[i] + p.epsilon));
-    if (p.clip_weights >= 0.f) next = Clip(next, p.clip_weights);
-    y[i] = next;
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
+      if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
+      n[i] = (1.f - p.gamma1) * (rescaled * rescaled) + p.gamma1 * n[i];
+      float next = w[i] - p.lr * (rescaled / std::sqrt(n[i] + p.epsilon));
+      if (p.clip_weights >= 0.f) next = Clip(next, p.clip_weights);
+      y[i] = next;
+    }
+  });
 }
 
 void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -565,15 +620,18 @@ void RMSPropAlexCompute(const OpContext&, const NodeAttrs& attrs, const std::vec
   const float *w = F(in[0]), *g = F(in[1]);
   float *n = M(in[2]), *mg = M(in[3]), *delta = M(in[4]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
-    if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
-    n[i] = (1.f - p.gamma1) * rescaled * rescaled + p.gamma1 * n[i];
-    mg[i] = (1.f - p.gamma1) * rescaled + p.gamma1 * mg[i];
-    delta[i] =
-        p.gamma2 * delta[i] - (p.lr * rescaled / std::sqrt(n[i] - mg[i] * mg[i] + p.epsilon));
-    y[i] = p.clip_weights >= 0.f ? Clip(w[i] + delta[i], p.clip_weights) : w[i] + delta[i];
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      float rescaled = p.rescale_grad * g[i] + p.wd * w[i];
+      if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
+      n[i] = (1.f - p.gamma1) * rescaled * rescaled + p.gamma1 * n[i];
+      mg[i] = (1.f - p.gamma1) * rescaled + p.gamma1 * mg[i];
+      delta[i] =
+          p.gamma2 * delta[i] - (p.lr * rescaled / std::sqrt(n[i] - mg[i] * mg[i] + p.epsilon));
+      y[i] = p.clip_weights >= 0.f ? Clip(w[i] + delta[i], p.clip_weights) : w[i] + delta[i];
+    }
+  });
 }
 
 void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -584,16 +642,19 @@ void FTMLCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
   float* y = M(out[0]);
   const float t = static_cast<float>(p.t);
   const float epsilon = static_cast<float>(p.epsilon);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    const float grad = p.clip_grad >= 0.f ? Clip(p.rescale_grad * g[i] + p.wd * w[i], p.clip_grad)
-                                          : p.rescale_grad * g[i] + p.wd * w[i];
-    v[i] = p.beta2 * v[i] + (1 - p.beta2) * (grad * grad);
-    const float d_t = (1 - std::pow(p.beta1, t)) / p.lr *
-                      (std::sqrt(v[i] / (1 - std::pow(p.beta2, t))) + epsilon);
-    z[i] = p.beta1 * z[i] + (1 - p.beta1) * grad - (d_t - p.beta1 * d[i]) * w[i];
-    d[i] = d_t;
-    y[i] = -z[i] / d_t;
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      const float grad = p.clip_grad >= 0.f ? Clip(p.rescale_grad * g[i] + p.wd * w[i], p.clip_grad)
+                                            : p.rescale_grad * g[i] + p.wd * w[i];
+      v[i] = p.beta2 * v[i] + (1 - p.beta2) * (grad * grad);
+      const float d_t = (1 - std::pow(p.beta1, t)) / p.lr *
+                        (std::sqrt(v[i] / (1 - std::pow(p.beta2, t))) + epsilon);
+      z[i] = p.beta1 * z[i] + (1 - p.beta1) * grad - (d_t - p.beta1 * d[i]) * w[i];
+      d[i] = d_t;
+      y[i] = -z[i] / d_t;
+    }
+  });
 }
 
 void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -602,14 +663,17 @@ void FtrlCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBl
   const float *w = F(in[0]), *g = F(in[1]);
   float *z = M(in[2]), *n = M(in[3]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    float rescaled = g[i] * p.rescale_grad;
-    if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
-    z[i] += rescaled - (std::sqrt(n[i] + rescaled * rescaled) - std::sqrt(n[i])) * w[i] / p.lr;
-    n[i] += rescaled * rescaled;
-    const float active = std::fabs(z[i]) > p.lamda1 ? 1.f : 0.f;
-    y[i] = (Sign(z[i]) * p.lamda1 - z[i]) / ((p.beta + std::sqrt(n[i])) / p.lr + p.wd) * active;
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      float rescaled = g[i] * p.rescale_grad;
+      if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
+      z[i] += rescaled - (std::sqrt(n[i] + rescaled * rescaled) - std::sqrt(n[i])) * w[i] / p.lr;
+      n[i] += rescaled * rescaled;
+      const float active = std::fabs(z[i]) > p.lamda1 ? 1.f : 0.f;
+      y[i] = (Sign(z[i]) * p.lamda1 - z[i]) / ((p.beta + std::sqrt(n[i])) / p.lr + p.wd) * active;
+    }
+  });
 }
 
 void SignSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -617,9 +681,12 @@ void SignSGDCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<
   const SignSGDParam p = attrs.Param<SignSGDParam>();
   const float *w = F(in[0]), *g = F(in[1]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    y[i] = (1.f - p.lr * p.wd) * w[i] - p.lr * Sign(g[i]);
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      y[i] = (1.f - p.lr * p.wd) * w[i] - p.lr * Sign(g[i]);
+    }
+  });
 }
 
 void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -628,12 +695,15 @@ void SignumCompute(const OpContext&, const NodeAttrs& attrs, const std::vector<T
   const float *w = F(in[0]), *g = F(in[1]);
   float* mom = M(in[2]);
   float* y = M(out[0]);
-  for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-    const float rescaled = p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g[i], p.clip_gradient)
-                                                  : p.rescale_grad * g[i];
-    mom[i] = p.momentum * mom[i] - (1 - p.momentum) * p.wd * w[i] - (1 - p.momentum) * rescaled;
-    y[i] = (1.f - p.lr * p.wd_lh) * w[i] + p.lr * Sign(mom[i]);
-  }
+  const int64_t count = in[0].Size();
+  RunLoop([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      const float rescaled = p.clip_gradient >= 0.f ? Clip(p.rescale_grad * g[i], p.clip_gradient)
+                                                    : p.rescale_grad * g[i];
+      mom[i] = p.momentum * mom[i] - (1 - p.momentum) * p.wd * w[i] - (1 - p.momentum) * rescaled;
+      y[i] = (1.f - p.lr * p.wd_lh) * w[i] + p.lr * Sign(mom[i]);
+    }
+  });
 }
 
 // lamb_update_phase1 and mp_lamb_update_phase1: the float32 direction g (the output); the
@@ -651,20 +721,23 @@ void LambPhase1Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     float *mean = M(in[2]), *var = M(in[3]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     float* y = M(out[0]);
-    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-      const float weight = mp ? w32[i] : ToFloat(w[i]);
-      float rescaled = ToFloat(g[i]) * p.rescale_grad;
-      if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
-      mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
-      var[i] = p.beta2 * var[i] + (1.f - p.beta2) * rescaled * rescaled;
-      if (p.bias_correction) {
-        const float mean_hat = static_cast<float>(mean[i] / (1. - beta1_t));
-        const float var_hat = var[i] / (1 - beta2_t);
-        y[i] = mean_hat / (std::sqrt(var_hat) + p.epsilon) + p.wd * weight;
-      } else {
-        y[i] = mean[i] / (std::sqrt(var[i]) + p.epsilon) + p.wd * weight;
+    const int64_t count = in[0].Size();
+    RunLoop([=] {
+      for (int64_t i = 0; i < count; ++i) {
+        const float weight = mp ? w32[i] : ToFloat(w[i]);
+        float rescaled = ToFloat(g[i]) * p.rescale_grad;
+        if (p.clip_gradient >= 0.f) rescaled = Clip(rescaled, p.clip_gradient);
+        mean[i] = p.beta1 * mean[i] + (1.f - p.beta1) * rescaled;
+        var[i] = p.beta2 * var[i] + (1.f - p.beta2) * rescaled * rescaled;
+        if (p.bias_correction) {
+          const float mean_hat = static_cast<float>(mean[i] / (1. - beta1_t));
+          const float var_hat = var[i] / (1 - beta2_t);
+          y[i] = mean_hat / (std::sqrt(var_hat) + p.epsilon) + p.wd * weight;
+        } else {
+          y[i] = mean[i] / (std::sqrt(var[i]) + p.epsilon) + p.wd * weight;
+        }
       }
-    }
+    });
   });
 }
 
@@ -686,9 +759,12 @@ void LambPhase2Compute(const OpContext&, const NodeAttrs& attrs, const std::vect
     const float* g = F(in[1]);
     const float* w32 = mp ? F(in[4]) : nullptr;
     W* y = out[0].ptr<W>();
-    for (int64_t i = 0, count = in[0].Size(); i < count; ++i) {
-      y[i] = FromFloat<W>((mp ? w32[i] : ToFloat(w[i])) - lr * g[i]);
-    }
+    const int64_t count = in[0].Size();
+    RunLoop([=] {
+      for (int64_t i = 0; i < count; ++i) {
+        y[i] = FromFloat<W>((mp ? w32[i] : ToFloat(w[i])) - lr * g[i]);
+      }
+    });
   });
 }
 
@@ -803,6 +879,9 @@ FCompute MultiSGDCompute(MultiLayout layout) {
                   const std::vector<TBlob>& out) {
     const P p = attrs.Param<P>();
     const float momentum = layout.momentum ? p.momentum : 0.f;
+    // The loop copies what it reads (not p, whose lrs and wds are vectors).
+    const float rescale_grad = p.rescale_grad, clip_gradient = p.clip_gradient;
+    const bool has_momentum = layout.momentum, mp = layout.mp;
     for (int k = 0; k < p.num_weights; ++k) {
       const size_t base = static_cast<size_t>(k) * layout.stride;
       const float lr = layout.preloaded ? F(in[in.size() - 2])[k] : p.lrs[static_cast<size_t>(k)];
@@ -814,20 +893,23 @@ FCompute MultiSGDCompute(MultiLayout layout) {
         float* mom = layout.momentum ? M(in[base + 2]) : nullptr;
         float* w32 = layout.mp ? M(in[base + layout.stride - 1]) : nullptr;
         W* y = out[static_cast<size_t>(k)].ptr<W>();
-        for (int64_t i = 0, count = in[base].Size(); i < count; ++i) {
-          float weight = layout.mp ? w32[i] : ToFloat(w[i]);
-          float m = layout.momentum ? mom[i] : 0.f;
-          const float grad = ToFloat(g[i]);
-          if (p.clip_gradient >= 0.f) {
-            m = momentum * m - lr * wd * weight - lr * Clip(p.rescale_grad * grad, p.clip_gradient);
-          } else {
-            m = momentum * m - lr * wd * weight - lr * p.rescale_grad * grad;
+        const int64_t count = in[base].Size();
+        RunLoop([=] {
+          for (int64_t i = 0; i < count; ++i) {
+            float weight = mp ? w32[i] : ToFloat(w[i]);
+            float m = has_momentum ? mom[i] : 0.f;
+            const float grad = ToFloat(g[i]);
+            if (clip_gradient >= 0.f) {
+              m = momentum * m - lr * wd * weight - lr * Clip(rescale_grad * grad, clip_gradient);
+            } else {
+              m = momentum * m - lr * wd * weight - lr * rescale_grad * grad;
+            }
+            if (has_momentum) mom[i] = m;
+            weight = weight + m;
+            if (mp) w32[i] = weight;
+            y[i] = FromFloat<W>(weight);
           }
-          if (layout.momentum) mom[i] = m;
-          weight = weight + m;
-          if (layout.mp) w32[i] = weight;
-          y[i] = FromFloat<W>(weight);
-        }
+        });
       });
     }
   };
