@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,29 @@ TEST(ShapeTest, WritesNumbersAsTheShortestTextThatReadsBack) {
   EXPECT_EQ(internal::ValueText(-std::numeric_limits<float>::infinity()), "-inf");
   EXPECT_EQ(internal::ValueText(std::numeric_limits<double>::quiet_NaN()), "nan");
   EXPECT_EQ(internal::ValueText(-std::numeric_limits<double>::quiet_NaN()), "nan");
+}
+
+// Texts are remembered by value (optimizers write the same ones at every step): a thousand values,
+// many more than are remembered, written again in the other order give the same texts, each
+// reading back to its value.
+TEST(ShapeTest, WritesEachNumberTheSameTextAgain) {
+  std::vector<float> floats;
+  std::vector<double> doubles;
+  for (int i = 1; i <= 1000; ++i) {
+    floats.push_back(static_cast<float>(i) * 0.001f);
+    doubles.push_back(1.0 / i);
+  }
+  std::vector<std::string> float_texts, double_texts;
+  for (size_t i = 0; i < floats.size(); ++i) {
+    float_texts.push_back(internal::ValueText(floats[i]));
+    double_texts.push_back(internal::ValueText(doubles[i]));
+  }
+  for (size_t k = floats.size(); k-- > 0;) {
+    EXPECT_EQ(internal::ValueText(floats[k]), float_texts[k]);
+    EXPECT_EQ(internal::ValueText(doubles[k]), double_texts[k]);
+    EXPECT_EQ(std::strtof(float_texts[k].c_str(), nullptr), floats[k]) << float_texts[k];
+    EXPECT_EQ(std::strtod(double_texts[k].c_str(), nullptr), doubles[k]) << double_texts[k];
+  }
 }
 
 TEST(ShapeTest, ParsesEveryMXNetTupleSpelling) {

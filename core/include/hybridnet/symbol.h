@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hybridnet/ndarray.h"
@@ -143,6 +144,8 @@ class IndexedGraph {
   const NodeInfo& operator[](size_t node_id) const { return nodes_[node_id]; }
   /// The index of `node` (std::out_of_range when it is not in the graph).
   uint32_t node_id(const Node* node) const { return node_ids_.at(node); }
+  /// Whether `node` is in the graph.
+  bool contains(const Node* node) const { return node_ids_.count(node) > 0; }
   /// Entry id = row_ptr[node_id] + output index; rows count outputs (hidden ones when read).
   uint32_t entry_id(uint32_t node_id, uint32_t index) const { return row_ptr_[node_id] + index; }
   /// The entry id of `e`.
@@ -158,7 +161,8 @@ class IndexedGraph {
 
  private:
   std::vector<NodeInfo> nodes_;
-  std::map<const Node*, uint32_t> node_ids_;
+  // Hashed: graphs are indexed at every backward, and node lookups took most of that time.
+  std::unordered_map<const Node*, uint32_t> node_ids_;
   std::vector<uint32_t> row_ptr_;
   std::vector<Entry> outputs_;
   std::vector<uint32_t> input_nodes_;

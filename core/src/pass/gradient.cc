@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "ops/gradient_util.h"
 
@@ -38,24 +38,31 @@ NodeEntry Sum(std::vector<NodeEntry> contributions, const std::string& name) {
 // gradient.
 void MarkUnreadOutputs(const std::vector<NodeEntry>& grads, const IndexedGraph& forward,
                        const std::vector<NodeEntry>& head_grads) {
-  std::unordered_set<const Node*> callers_nodes;
-  for (uint32_t nid = 0; nid < forward.num_nodes(); ++nid) callers_nodes.insert(forward[nid].node);
-  IndexedGraph heads(head_grads);
-  for (uint32_t nid = 0; nid < heads.num_nodes(); ++nid) callers_nodes.insert(heads[nid].node);
-  IndexedGraph graph(grads);
-  std::vector<uint32_t> reads(graph.num_entries(), 0);
-  for (uint32_t nid = 0; nid < graph.num_nodes(); ++nid)
-    for (const auto& e : graph[nid].inputs) ++reads[graph.entry_id(e)];
-  for (const auto& e : graph.outputs()) ++reads[graph.entry_id(e)];
-  for (uint32_t nid = 0; nid < graph.num_nodes(); ++nid) {
-    const Node* node = graph[nid].node;
-    if (node->IsVariable() || callers_nodes.count(node)) continue;
+  const IndexedGraph heads(head_grads);
+  // The reads of each made node's outputs, walking from the gradients down to the caller's nodes
+  // (which never read a made node): no index of the whole graph, rebuilt at every backward.
+  std::unordered_map<Node*, std::vector<uint32_t>> reads;
+  std::vector<Node*> stack;
+  auto visit = [&](const NodeEntry& e) {
+    Node* n = e.node.get();
+    if (n->IsVariable() || forward.contains(n) || heads.contains(n)) return;
+    auto [it, first_visit] = reads.try_emplace(n, n->NumOutputs(), 0u);
+    if (e.index < it->second.size()) ++it->second[e.index];
+    if (first_visit) stack.push_back(n);
+  };
+  for (const auto& e : grads) visit(e);
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const auto& e : n->inputs) visit(e);
+  }
+  for (const auto& [node, counts] : reads) {
     std::string unread;
-    for (uint32_t k = 0; k < node->NumOutputs(); ++k) {
-      if (reads[graph.entry_id(nid, k)] > 0) continue;
+    for (uint32_t k = 0; k < counts.size(); ++k) {
+      if (counts[k] > 0) continue;
       unread += (unread.empty() ? "" : ",") + std::to_string(k);
     }
-    if (!unread.empty()) graph[nid].owner->attrs.dict[kUnreadOutputsAttr] = unread;
+    if (!unread.empty()) node->attrs.dict[kUnreadOutputsAttr] = unread;
   }
 }
 
