@@ -1,9 +1,9 @@
 // The kernels compiled once per ISA (kernels/vector_isa.h), on every ISA this CPU runs, forced one
 // at a time: sums along a line, the RNN's gates, the dense bias gradient, the convolution
-// epilogue's pass and BatchNorm's channel-last apply give the baseline build's bits; softmax's
-// lines give their own (their exponential sums' lanes follow the vector width), close to the
-// baseline's; and on each ISA the fused cross-entropy of training graphs gives the bits of
-// log_softmax, elemwise_mul and sum and of their gradients.
+// epilogue's pass, BatchNorm's channel-last apply and the optimizer updates give the baseline
+// build's bits; softmax's lines give their own (their exponential sums' lanes follow the vector
+// width), close to the baseline's; and on each ISA the fused cross-entropy of training graphs
+// gives the bits of log_softmax, elemwise_mul and sum and of their gradients.
 #include "kernels/vector_isa.h"
 
 #include <gtest/gtest.h>

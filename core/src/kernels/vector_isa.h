@@ -1,7 +1,7 @@
 // The instruction set that compiles the loops of the kernels written once in portable C++ and
 // compiled for each ISA (softmax's lines, sums along a line, the RNN's gates, the dense bias
-// gradient): the widest this CPU runs, or, in tests, the one forced (kernel_choice.h), so that
-// every version this CPU has runs against the others.
+// gradient, the optimizer updates): the widest this CPU runs, or, in tests, the one forced
+// (kernel_choice.h), so that every version this CPU has runs against the others.
 #pragma once
 
 #include <string>

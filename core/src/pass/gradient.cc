@@ -94,13 +94,10 @@ std::vector<NodeEntry> Gradient(const std::vector<NodeEntry>& ys,
   std::vector<char> on_path(num_nodes, 0);
   std::vector<uint32_t> x_nodes;
   for (size_t i = 0; i < xs.size(); ++i) {
-    uint32_t id = 0;
-    try {
-      id = graph.node_id(xs[i].node.get());
-    } catch (const std::out_of_range&) {
-      HN_THROW(kInvalidArgument) << "cannot differentiate with respect to variable " << i << " ('"
-                                 << xs[i].node->name() << "'): it is not reachable from the heads";
-    }
+    HN_CHECK(graph.contains(xs[i].node.get()), kInvalidArgument)
+        << "cannot differentiate with respect to variable " << i << " ('" << xs[i].node->name()
+        << "'): it is not reachable from the heads";
+    const uint32_t id = graph.node_id(xs[i].node.get());
     on_path[id] = 1;
     x_nodes.push_back(id);
   }
