@@ -12,6 +12,7 @@
 // (a cross-entropy with dense labels; pass/fuse.cc FuseLogSoftmaxLabelSum): one pass per line,
 // whose product lives in a scratch line only, with the very line functions of log_softmax,
 // elemwise_mul, sum and their gradients, so its bits are theirs.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -220,11 +221,64 @@ constexpr int64_t kSplitElements = int64_t{1} << 15;
 inline double LineExp(float a) { return static_cast<double>(internal::VectorExp(a)); }
 inline double LineExp(double a) { return std::exp(a); }
 
+// Lines of up to kShortLine elements (a classifier's few classes) are too short for vectors
+// along them: their loops ran in the scalar remainder (a 64 x 10 log_softmax called eagerly took
+// 10.9 us on a Zen 5, 4.2 us so). They run kTileLines at a time instead, a vector lane per line
+// over its elements in order, so each line's exponential sum is a sequential one: the same bits
+// on every ISA, and whether the line ran with others or alone.
+constexpr int64_t kShortLine = 32;
+constexpr int64_t kTileLines = 16;
+
+// `lines` (1 to kTileLines) unit-stride lines of m (1 to kShortLine) elements, one after the
+// other from x and out. Always inlined, as SoftmaxLine.
+template <bool kLog, bool kNegate, typename T, typename O>
+__attribute__((always_inline)) inline void ShortSoftmaxLines(const T* x, O* out, int64_t lines,
+                                                             int64_t m, double temperature) {
+  T a[kShortLine][kTileLines];  // line l's element j at a[j][l]; unused lanes hold 0
+  for (int64_t l = 0; l < kTileLines; ++l) {
+    for (int64_t j = 0; j < m; ++j) {
+      const T v = l < lines ? x[l * m + j] : T(0);
+      a[j][l] = kNegate ? -v : v;
+    }
+  }
+  T mmax[kTileLines];
+#pragma omp simd
+  for (int64_t l = 0; l < kTileLines; ++l) mmax[l] = a[0][l];
+  for (int64_t j = 1; j < m; ++j) {
+#pragma omp simd
+    for (int64_t l = 0; l < kTileLines; ++l) mmax[l] = mmax[l] < a[j][l] ? a[j][l] : mmax[l];
+  }
+  const T t = static_cast<T>(temperature);
+  double sum[kTileLines] = {};
+  for (int64_t j = 0; j < m; ++j) {
+#pragma omp simd
+    for (int64_t l = 0; l < kTileLines; ++l) {
+      a[j][l] = temperature == 1.0 ? a[j][l] - mmax[l] : (a[j][l] - mmax[l]) / t;
+      sum[l] += LineExp(a[j][l]);
+    }
+  }
+  double log_sum[kTileLines];
+  if (kLog) {
+    for (int64_t l = 0; l < kTileLines; ++l) log_sum[l] = std::log(sum[l]);
+  }
+  O y[kShortLine][kTileLines];
+  for (int64_t j = 0; j < m; ++j) {
+#pragma omp simd
+    for (int64_t l = 0; l < kTileLines; ++l) {
+      y[j][l] = kLog ? static_cast<O>(a[j][l] - log_sum[l])
+                     : static_cast<O>(LineExp(a[j][l]) / sum[l]);
+    }
+  }
+  for (int64_t l = 0; l < lines; ++l) {
+    for (int64_t j = 0; j < m; ++j) out[l * m + j] = y[j][l];
+  }
+}
+
 // One line of SoftmaxAlong: x and out its first elements, line_stride apart (kUnitStride: 1,
 // known to the compiler, so that the loops vectorize). Always inlined, so that it compiles for
-// the ISA of its caller (UnitSoftmaxLine). The exponential sum's lanes follow the vector width, so
-// each ISA gives its own bits; the fused cross-entropy calls the same UnitSoftmaxLine, so it gives
-// log_softmax's on each.
+// the ISA of its caller (UnitSoftmaxLine). Past kShortLine elements the exponential sum's lanes
+// follow the vector width, so each ISA gives its own bits; the fused cross-entropy calls the same
+// line functions, so it gives log_softmax's on each.
 template <bool kLog, bool kNegate, bool kUnitStride, typename T, typename O>
 __attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64_t line_stride,
                                                        int64_t size, int64_t m,
@@ -233,6 +287,10 @@ __attribute__((always_inline)) inline void SoftmaxLine(const T* x, O* out, int64
   auto in = [x, st](int64_t j) { return kNegate ? -x[j * st] : x[j * st]; };
   for (int64_t j = m; j < size; ++j) out[j * st] = O(0);
   if (m == 0) return;
+  if (kUnitStride && m <= kShortLine) {
+    ShortSoftmaxLines<kLog, kNegate>(x, out, 1, m, temperature);
+    return;
+  }
   T mmax = in(0);
 #pragma omp simd reduction(max : mmax)
   for (int64_t j = 1; j < m; ++j) mmax = mmax < in(j) ? in(j) : mmax;
@@ -288,6 +346,51 @@ void UnitSoftmaxLine(internal::VectorIsa isa, const T* x, O* out, int64_t size, 
   SoftmaxLine<kLog, kNegate, true>(x, out, 1, size, m, temperature);
 }
 
+// ShortSoftmaxLines compiled for AVX-512 or AVX2 (16 or 8 float lanes), and for `isa`.
+template <bool kLog, bool kNegate, typename T, typename O>
+HN_AVX512 void ShortSoftmaxLinesAvx512(const T* x, O* out, int64_t lines, int64_t m,
+                                       double temperature) {
+  ShortSoftmaxLines<kLog, kNegate>(x, out, lines, m, temperature);
+}
+template <bool kLog, bool kNegate, typename T, typename O>
+HN_AVX2 void ShortSoftmaxLinesAvx2(const T* x, O* out, int64_t lines, int64_t m,
+                                   double temperature) {
+  ShortSoftmaxLines<kLog, kNegate>(x, out, lines, m, temperature);
+}
+
+// `lines` whole unit-stride lines of n elements from x and out: a tile of up to kTileLines short
+// lines, or lines one by one.
+template <bool kLog, bool kNegate, typename T, typename O>
+void UnitSoftmaxLines(internal::VectorIsa isa, const T* x, O* out, int64_t lines, int64_t n,
+                      double temperature) {
+  if (n == 0 || n > kShortLine) {
+    for (int64_t l = 0; l < lines; ++l)
+      UnitSoftmaxLine<kLog, kNegate>(isa, x + l * n, out + l * n, n, n, temperature);
+    return;
+  }
+  switch (isa) {
+    case internal::VectorIsa::kAvx512:
+      return ShortSoftmaxLinesAvx512<kLog, kNegate>(x, out, lines, n, temperature);
+    case internal::VectorIsa::kAvx2:
+      return ShortSoftmaxLinesAvx2<kLog, kNegate>(x, out, lines, n, temperature);
+    case internal::VectorIsa::kBaseline:
+      break;
+  }
+  ShortSoftmaxLines<kLog, kNegate>(x, out, lines, n, temperature);
+}
+
+// Calls block(first, count) for blocks of `lines` whole lines of n elements, split between the
+// kernel threads as their elements warrant: tiles of kTileLines short lines, else single lines.
+template <typename Block>
+void ForEachLineBlock(int64_t lines, int64_t n, const Block& block) {
+  const int64_t per_block = n <= kShortLine ? kTileLines : 1;
+  internal::ParallelFor((lines + per_block - 1) / per_block, lines * n >= kSplitElements,
+                        [&](int64_t b) {
+                          const int64_t first = b * per_block;
+                          block(first, std::min(per_block, lines - first));
+                        });
+}
+
 // softmax along the middle axis of (outer, size, inner): max in the input type, the exponential
 // sum in double (MXNet's accumulation type for float32 and float64). softmin (kNegate) is the
 // softmax of -x. With lengths, line k uses its first len[k] elements and the rest are 0. Lines
@@ -298,6 +401,14 @@ void SoftmaxAlong(const T* in_data, O* out, const AxisView& v, double temperatur
   const int64_t lines = v.outer * v.inner;
   const internal::VectorIsa isa =
       v.inner == 1 ? internal::ChooseVectorIsa() : internal::VectorIsa::kBaseline;
+  if (v.inner == 1 && lengths == nullptr) {
+    ForEachLineBlock(lines, v.size, [&](int64_t first, int64_t count) {
+      const int64_t base = first * v.size;
+      UnitSoftmaxLines<kLog, kNegate>(isa, in_data + base, out + base, count, v.size,
+                                      temperature);
+    });
+    return;
+  }
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
     const int64_t m = lengths != nullptr ? lengths[line] : v.size;
@@ -367,14 +478,56 @@ bool SoftmaxBackwardType(const NodeAttrs& attrs, std::vector<DType>* in, std::ve
   return complete;
 }
 
+// `lines` (1 to kTileLines) unit-stride lines of n (1 to kShortLine) elements, a lane per line
+// as ShortSoftmaxLines, each line's sum a sequential one. Always inlined, as SoftmaxLine.
+template <SoftmaxKind kKind, typename T>
+__attribute__((always_inline)) inline void ShortSoftmaxBackwardLines(const T* dy, const T* y,
+                                                                     T* dx, int64_t lines,
+                                                                     int64_t n, double t) {
+  T dy_tile[kShortLine][kTileLines], y_tile[kShortLine][kTileLines];  // unused lanes hold 0
+  for (int64_t l = 0; l < kTileLines; ++l) {
+    for (int64_t j = 0; j < n; ++j) {
+      dy_tile[j][l] = l < lines ? dy[l * n + j] : T(0);
+      y_tile[j][l] = l < lines ? y[l * n + j] : T(0);
+    }
+  }
+  double sum[kTileLines] = {};
+  for (int64_t j = 0; j < n; ++j) {
+#pragma omp simd
+    for (int64_t l = 0; l < kTileLines; ++l) {
+      sum[l] += kKind == SoftmaxKind::kLogSoftmax
+                    ? static_cast<double>(dy_tile[j][l])
+                    : static_cast<double>(dy_tile[j][l]) * y_tile[j][l];
+    }
+  }
+  T dx_tile[kShortLine][kTileLines];
+  for (int64_t j = 0; j < n; ++j) {
+#pragma omp simd
+    for (int64_t l = 0; l < kTileLines; ++l) {
+      double g = kKind == SoftmaxKind::kLogSoftmax
+                     ? dy_tile[j][l] - LineExp(y_tile[j][l]) * sum[l]
+                     : y_tile[j][l] * (dy_tile[j][l] - sum[l]);
+      if (kKind == SoftmaxKind::kSoftmin) g = -g;
+      dx_tile[j][l] = static_cast<T>(t == 1.0 ? g : g / t);
+    }
+  }
+  for (int64_t l = 0; l < lines; ++l) {
+    for (int64_t j = 0; j < n; ++j) dx[l * n + j] = dx_tile[j][l];
+  }
+}
+
 // One line of SoftmaxBackwardAlong, its elements line_stride apart (kUnitStride: 1, known to the
 // compiler, so that the loops vectorize). Always inlined, as SoftmaxLine; each ISA's bits are its
-// own, as SoftmaxLine's.
+// own past kShortLine elements, as SoftmaxLine's.
 template <SoftmaxKind kKind, bool kUnitStride, typename T>
 __attribute__((always_inline)) inline void SoftmaxBackwardLine(const T* dy, const T* y, T* dx,
                                                                int64_t line_stride, int64_t size,
                                                                double t) {
   const int64_t st = kUnitStride ? 1 : line_stride;
+  if (kUnitStride && size > 0 && size <= kShortLine) {
+    ShortSoftmaxBackwardLines<kKind>(dy, y, dx, 1, size, t);
+    return;
+  }
   double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
   for (int64_t j = 0; j < size; ++j) {
@@ -420,18 +573,51 @@ void UnitSoftmaxBackwardLine(internal::VectorIsa isa, const T* dy, const T* y, T
   SoftmaxBackwardLine<kKind, true>(dy, y, dx, 1, size, t);
 }
 
+// ShortSoftmaxBackwardLines compiled for AVX-512 or AVX2, and `lines` whole unit-stride lines of n
+// elements on `isa`, as UnitSoftmaxLines.
+template <SoftmaxKind kKind, typename T>
+HN_AVX512 void ShortSoftmaxBackwardLinesAvx512(const T* dy, const T* y, T* dx, int64_t lines,
+                                               int64_t n, double t) {
+  ShortSoftmaxBackwardLines<kKind>(dy, y, dx, lines, n, t);
+}
+template <SoftmaxKind kKind, typename T>
+HN_AVX2 void ShortSoftmaxBackwardLinesAvx2(const T* dy, const T* y, T* dx, int64_t lines,
+                                           int64_t n, double t) {
+  ShortSoftmaxBackwardLines<kKind>(dy, y, dx, lines, n, t);
+}
+template <SoftmaxKind kKind, typename T>
+void UnitSoftmaxBackwardLines(internal::VectorIsa isa, const T* dy, const T* y, T* dx,
+                              int64_t lines, int64_t n, double t) {
+  if (n == 0 || n > kShortLine) {
+    for (int64_t l = 0; l < lines; ++l)
+      UnitSoftmaxBackwardLine<kKind>(isa, dy + l * n, y + l * n, dx + l * n, n, t);
+    return;
+  }
+  switch (isa) {
+    case internal::VectorIsa::kAvx512:
+      return ShortSoftmaxBackwardLinesAvx512<kKind>(dy, y, dx, lines, n, t);
+    case internal::VectorIsa::kAvx2:
+      return ShortSoftmaxBackwardLinesAvx2<kKind>(dy, y, dx, lines, n, t);
+    case internal::VectorIsa::kBaseline:
+      break;
+  }
+  ShortSoftmaxBackwardLines<kKind>(dy, y, dx, lines, n, t);
+}
+
 template <SoftmaxKind kKind, typename T>
 void SoftmaxBackwardAlong(const T* dy, const T* y, T* dx, const AxisView& v, double t) {
   const int64_t lines = v.outer * v.inner;
-  const internal::VectorIsa isa =
-      v.inner == 1 ? internal::ChooseVectorIsa() : internal::VectorIsa::kBaseline;
+  if (v.inner == 1) {
+    const internal::VectorIsa isa = internal::ChooseVectorIsa();
+    ForEachLineBlock(lines, v.size, [&](int64_t first, int64_t count) {
+      const int64_t base = first * v.size;
+      UnitSoftmaxBackwardLines<kKind>(isa, dy + base, y + base, dx + base, count, v.size, t);
+    });
+    return;
+  }
   internal::ParallelFor(lines, lines * v.size >= kSplitElements, [&](int64_t line) {
     const int64_t base = (line / v.inner) * v.size * v.inner + line % v.inner;
-    if (v.inner == 1) {
-      UnitSoftmaxBackwardLine<kKind>(isa, dy + base, y + base, dx + base, v.size, t);
-    } else {
-      SoftmaxBackwardLine<kKind, false>(dy + base, y + base, dx + base, v.inner, v.size, t);
-    }
+    SoftmaxBackwardLine<kKind, false>(dy + base, y + base, dx + base, v.inner, v.size, t);
   });
 }
 
@@ -541,19 +727,22 @@ void LogSoftmaxLabelSumCompute(const OpContext& ctx, const NodeAttrs&, const std
     return;
   }
   // Each thread's product line, then, where the caller keeps no hidden output (no gradient
-  // follows), its log_softmax line.
+  // follows), its block's log_softmax lines.
   const bool keeps_log_probs = out.size() > 1;
-  const int64_t scratch_lines = keeps_log_probs ? 1 : 2;
+  const int64_t block_lines = n <= kShortLine ? kTileLines : 1;
+  const int64_t scratch_lines = keeps_log_probs ? 1 : 1 + block_lines;
   float* scratch = ctx.workspace->Get<float>(
       internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * scratch_lines * n));
   const internal::VectorIsa isa = internal::ChooseVectorIsa();
-  internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
-    const int64_t base = line * n;
+  ForEachLineBlock(lines.count, n, [&](int64_t first, int64_t count) {
     float* product = scratch + internal::ThreadIndex() * scratch_lines * n;
-    float* log_probs = keeps_log_probs ? out[1].ptr<float>() + base : product + n;
-    UnitSoftmaxLine<true, false>(isa, x + base, log_probs, n, n, 1.0);
-    for (int64_t j = 0; j < n; ++j) product[j] = log_probs[j] * label[base + j];
-    sums[line] = static_cast<float>(internal::LineSumOn(isa, product, n));
+    float* log_probs = keeps_log_probs ? out[1].ptr<float>() + first * n : product + n;
+    UnitSoftmaxLines<true, false>(isa, x + first * n, log_probs, count, n, 1.0);
+    for (int64_t line = first; line < first + count; ++line) {
+      const float* line_log_probs = log_probs + (line - first) * n;
+      for (int64_t j = 0; j < n; ++j) product[j] = line_log_probs[j] * label[line * n + j];
+      sums[line] = static_cast<float>(internal::LineSumOn(isa, product, n));
+    }
   });
 }
 
@@ -570,15 +759,16 @@ void LogSoftmaxLabelSumBackwardCompute(const OpContext& ctx, const NodeAttrs&,
   const float* label = in[1].ptr<const float>();
   const float* log_probs = in[2].ptr<const float>();
   float* dx = out[0].ptr<float>();
-  float* scratch = ctx.workspace->Get<float>(internal::kOpSlot0,
-                                             static_cast<size_t>(internal::KernelThreads() * n));
+  const int64_t block_lines = n <= kShortLine ? kTileLines : 1;
+  float* scratch = ctx.workspace->Get<float>(
+      internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * block_lines * n));
   const internal::VectorIsa isa = internal::ChooseVectorIsa();
-  internal::ParallelFor(lines.count, lines.count * n >= kSplitElements, [&](int64_t line) {
-    const int64_t base = line * n;
-    float* dy = scratch + internal::ThreadIndex() * n;
-    const float g = out_grad[line];
-    for (int64_t j = 0; j < n; ++j) dy[j] = g * label[base + j];
-    UnitSoftmaxBackwardLine<SoftmaxKind::kLogSoftmax>(isa, dy, log_probs + base, dx + base, n, 1.0);
+  ForEachLineBlock(lines.count, n, [&](int64_t first, int64_t count) {
+    const int64_t base = first * n;
+    float* dy = scratch + internal::ThreadIndex() * block_lines * n;
+    for (int64_t k = 0; k < count * n; ++k) dy[k] = out_grad[first + k / n] * label[base + k];
+    UnitSoftmaxBackwardLines<SoftmaxKind::kLogSoftmax>(isa, dy, log_probs + base, dx + base,
+                                                       count, n, 1.0);
   });
 }
 
