@@ -364,21 +364,10 @@ def bench_model(model, threads, args, commands, folder):
 SETTLE_SECONDS = 0.5
 
 
-def run_workers(commands, worker_args, threads, rounds, round_seconds):
-    """Starts a worker per system (its command + worker_args; all pinned to one CPU at one
-    thread), times `rounds` rounds of about `round_seconds` each, the systems taking turns in a
-    rotating order after a warm-up round, and closes them. Returns {system: result dict} (the
-    name, check figures, per-round milliseconds, their median, runs a round, peak memory; or the
-    error), "load" and "rounds"."""
-    cpus = {min(os.sched_getaffinity(0))} if threads == 1 else os.sched_getaffinity(0)
-    results, workers = {"load_start": load_average().split()[0]}, {}
-    for system, (command, env) in commands.items():
-        try:
-            workers[system] = Worker(command + worker_args, threads, cpus, env)
-            results[system] = {"name": workers[system].name, "check": workers[system].check,
-                               "ms": []}
-        except WorkerError as e:
-            results[system] = {"error": str(e)}
+def run_rounds(workers, results, rounds, round_seconds):
+    """A warm-up round, which plans the runs a round of about round_seconds takes, then `rounds`
+    timed rounds of `workers`, taking turns in a rotating order; appends to results[system]["ms"]
+    and sets "steps" (runs a round), or "error"."""
     counts = {s: max(1, round(round_seconds * 1e3 / w.check["first_ms"]))
               for s, w in workers.items()}
     order = list(workers)
@@ -397,14 +386,48 @@ def run_workers(commands, worker_args, threads, rounds, round_seconds):
                 results[system]["ms"].append(ms)
             else:  # runs per round from the warm-up round: the first run also plans
                 counts[system] = max(1, round(round_seconds * 1e3 / ms))
-    for system, w in workers.items():
-        if "error" not in results[system]:
-            results[system]["hwm_mb"], results[system]["grew_mb"] = w.memory_mb()
-            results[system]["median_ms"] = float(np.median(results[system]["ms"]))
-            results[system]["steps"] = counts[system]
-        w.close()
+                results[system]["steps"] = counts[system]
+
+
+def run_workers(commands, worker_args, threads, rounds, round_seconds, processes=1):
+    """Starts a worker per system (its command + worker_args; all pinned to one CPU at one
+    thread), times `rounds` rounds of about `round_seconds` each, the systems taking turns in a
+    rotating order after a warm-up round, and closes them. With `processes` > 1 the rounds are
+    split between that many sets of workers started one after another: one program's speed
+    differs between two of its processes (where their memory lands; two processes of the same
+    C++ training loop, alternating, measured 5 % apart on a Zen 5), so medians over several
+    processes compare systems rather than placements. Returns {system: result dict} (the name,
+    check figures, per-round milliseconds, their median, runs a round, peak memory; or the
+    error), "load" and "rounds"."""
+    cpus = {min(os.sched_getaffinity(0))} if threads == 1 else os.sched_getaffinity(0)
+    results = {"load_start": load_average().split()[0]}
+    per_set = -(-rounds // processes)
+    for first_round in range(0, rounds, per_set):
+        workers = {}
+        for system, (command, env) in commands.items():
+            if "error" in results.get(system, {}):
+                continue
+            try:
+                workers[system] = Worker(command + worker_args, threads, cpus, env)
+            except WorkerError as e:
+                results[system] = {"error": str(e)}
+                continue
+            results.setdefault(system, {"name": workers[system].name,
+                                        "check": workers[system].check, "ms": [], "hwm_mb": 0,
+                                        "grew_mb": 0})
+        run_rounds(workers, results, min(per_set, rounds - first_round), round_seconds)
+        for system, w in workers.items():
+            r = results[system]
+            if "error" not in r:
+                hwm_mb, grew_mb = w.memory_mb()
+                r["hwm_mb"], r["grew_mb"] = max(r["hwm_mb"], hwm_mb), max(r["grew_mb"], grew_mb)
+            w.close()
+    for system in commands:
+        r = results.get(system)
+        if r is not None and "error" not in r:
+            r["median_ms"] = float(np.median(r["ms"]))
     results["load"] = f"{results['load_start']}-{load_average().split()[0]}"
-    results["rounds"] = rounds
+    results["rounds"], results["processes"] = rounds, -(-rounds // per_set)
     return results
 
 
