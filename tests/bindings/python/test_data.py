@@ -31,6 +31,17 @@ def test_loader_last_batch_modes_and_lengths():
     assert labels_of(rollover) == [[8, 9, 0, 1], [2, 3, 4, 5], [6, 7, 8, 9]]
 
 
+def test_loader_of_one_and_of_three_arrays():
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    lone = [b.asnumpy().tolist() for b in data.DataLoader(nd.array(x), batch_size=2)]
+    assert lone == [x[:2].tolist(), x[2:4].tolist(), x[4:].tolist()]
+    three = data.ArrayDataset(nd.array(x), np.arange(5, dtype=np.float32), nd.array(-x))
+    batches = list(data.DataLoader(three, batch_size=3, last_batch="discard"))
+    assert len(batches) == 1 and len(batches[0]) == 3
+    assert [f.asnumpy().tolist() for f in batches[0]] == [x[:3].tolist(), [0, 1, 2],
+                                                          (-x[:3]).tolist()]
+
+
 def test_loader_shuffle_threads_and_transforms():
     dataset = data.ArrayDataset(nd.array(np.arange(12).reshape(6, 2)), np.arange(6))
     np.random.seed(1)

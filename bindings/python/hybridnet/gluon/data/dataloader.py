@@ -116,12 +116,22 @@ class _Rows:
                 raise_error(rc)
             if not count[0]:
                 return
-            batch = []  # NDArrays made inline: every training step takes one batch
-            for handle in fields:
-                field = _new(NDArray)
-                field._h = handle
-                batch.append(field)
-            yield self._batch(batch)
+            # The batch's NDArrays made inline, without a call or a loop for the usual one or two
+            # fields: every training step takes a batch (0.5-0.7 us of a digits MLP's step).
+            first = _new(NDArray)
+            first._h = fields[0]
+            if num_fields == 1:
+                yield first
+                continue
+            second = _new(NDArray)
+            second._h = fields[1]
+            batch = [first, second]
+            if num_fields > 2:
+                for i in range(2, num_fields):
+                    field = _new(NDArray)
+                    field._h = fields[i]
+                    batch.append(field)
+            yield batch
 
 
 class DataLoader:
