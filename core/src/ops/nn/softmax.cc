@@ -229,6 +229,9 @@ inline double LineExp(double a) { return std::exp(a); }
 constexpr int64_t kShortLine = 32;
 constexpr int64_t kTileLines = 16;
 
+// The lines of n elements that run together: a tile of short ones, else one.
+constexpr int64_t LinesPerBlock(int64_t n) { return n <= kShortLine ? kTileLines : 1; }
+
 // `lines` (1 to kTileLines) unit-stride lines of m (1 to kShortLine) elements, one after the
 // other from x and out. Always inlined, as SoftmaxLine.
 template <bool kLog, bool kNegate, typename T, typename O>
@@ -383,7 +386,7 @@ void UnitSoftmaxLines(internal::VectorIsa isa, const T* x, O* out, int64_t lines
 // kernel threads as their elements warrant: tiles of kTileLines short lines, else single lines.
 template <typename Block>
 void ForEachLineBlock(int64_t lines, int64_t n, const Block& block) {
-  const int64_t per_block = n <= kShortLine ? kTileLines : 1;
+  const int64_t per_block = LinesPerBlock(n);
   internal::ParallelFor((lines + per_block - 1) / per_block, lines * n >= kSplitElements,
                         [&](int64_t b) {
                           const int64_t first = b * per_block;
@@ -729,7 +732,7 @@ void LogSoftmaxLabelSumCompute(const OpContext& ctx, const NodeAttrs&, const std
   // Each thread's product line, then, where the caller keeps no hidden output (no gradient
   // follows), its block's log_softmax lines.
   const bool keeps_log_probs = out.size() > 1;
-  const int64_t block_lines = n <= kShortLine ? kTileLines : 1;
+  const int64_t block_lines = LinesPerBlock(n);
   const int64_t scratch_lines = keeps_log_probs ? 1 : 1 + block_lines;
   float* scratch = ctx.workspace->Get<float>(
       internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * scratch_lines * n));
@@ -759,7 +762,7 @@ void LogSoftmaxLabelSumBackwardCompute(const OpContext& ctx, const NodeAttrs&,
   const float* label = in[1].ptr<const float>();
   const float* log_probs = in[2].ptr<const float>();
   float* dx = out[0].ptr<float>();
-  const int64_t block_lines = n <= kShortLine ? kTileLines : 1;
+  const int64_t block_lines = LinesPerBlock(n);
   float* scratch = ctx.workspace->Get<float>(
       internal::kOpSlot0, static_cast<size_t>(internal::KernelThreads() * block_lines * n));
   const internal::VectorIsa isa = internal::ChooseVectorIsa();
