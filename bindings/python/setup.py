@@ -9,8 +9,9 @@ compiler, libopenblas-dev and nlohmann-json3-dev needed; HYBRIDNET_CMAKE_ARGS ad
 HYBRIDNET_INCLUDE_DIR points at the C API headers when this folder was copied elsewhere.
 
 setuptools rather than scikit-build-core: Debian 12 packages setuptools, wheel and cffi but not
-scikit-build-core, and the native steps are two small ones a few lines here do: building one
-CMake target (the library) and compiling cffi's module (build_cffi.py).
+scikit-build-core, and the native steps are small ones a few lines here do: building one
+CMake target (the library), compiling cffi's module (build_cffi.py) and setuptools' own build of
+hybridnet/_native.c (the per-step paths in C: releasing arrays, a block's call).
 """
 import os
 import re
@@ -18,9 +19,8 @@ import shutil
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
-from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -87,14 +87,6 @@ class BuildWithLibrary(build_py):
         return super().get_outputs(*args, **kwargs) + extra
 
 
-class BinaryDistribution(Distribution):
-    """The wheel carries native code: tagged for this Python and platform, installed into
-    platlib."""
-
-    def has_ext_modules(self):
-        return True
-
-
 commands = {"build_py": BuildWithLibrary}
 
 setup(
@@ -104,12 +96,12 @@ setup(
     long_description=open(os.path.join(HERE, "README.md"), encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.8",
+    python_requires=">=3.9",
     install_requires=["numpy>=1.22", "cffi>=1.15"],
     packages=["hybridnet", "hybridnet.ndarray", "hybridnet.symbol", "hybridnet.gluon",
               "hybridnet.gluon.nn", "hybridnet.gluon.model_zoo", "hybridnet.gluon.data",
               "hybridnet.gluon.data.vision", "hybridnet.contrib"],
+    ext_modules=[Extension("hybridnet._native", ["hybridnet/_native.c"])],
     cmdclass=commands,
-    distclass=BinaryDistribution,
     zip_safe=False,
 )

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from . import _native
 from ._ffi import NULL, ffi, lib
 
 __all__ = ["HybridnetError", "MXNetError"]
@@ -118,22 +119,15 @@ def string_array(strings):
     return ffi.new("char*[]", buffers), buffers
 
 
-class Handle:
-    """A Python object owning one library handle (`_h`), released by the class's `_free`."""
+class Handle(_native.Handle):
+    """A Python object owning one library handle (`_h`), released by the class's `_free` (the
+    C base type calls it when the object goes: no __del__ frame per array)."""
 
-    __slots__ = ("_h", "__weakref__")
+    __slots__ = ()
     _free = None
 
     def __init__(self, handle):
         self._h = handle
-
-    def __del__(self):
-        try:
-            h = self._h
-        except AttributeError:  # made without a handle (its construction failed)
-            return
-        if h is not None and self._free is not None:
-            self._free(h)
 
     @property
     def handle(self):

@@ -3,6 +3,7 @@ parameters, initializers, export/import, save/load, the model zoo."""
 import gc
 import json
 import re
+import threading
 
 import pytest
 
@@ -390,6 +391,26 @@ def test_blocks_are_freed():
         net.hybridize()
         with_print = net(nd.ones((1, 4)))
         del net, with_print
+    gc.collect()
+    assert mx.live_handles() == before
+
+
+def test_block_call_errors_free_the_tree_and_the_arrays():
+    net = nn.Dense(3, in_units=4)
+    net.initialize()
+    net.hybridize()
+    gc.collect()
+    before = mx.live_handles()
+    for _ in range(3):
+        with pytest.raises(mx.ShapeError, match="4"):
+            net(nd.ones((2, 5)))  # in_units 4: the library's error, raised by the C fast path
+    with pytest.raises(TypeError, match="unexpected keyword argument 'data'"):
+        net(data=nd.ones((2, 4)))
+    results = []
+    other = threading.Thread(target=lambda: results.append(net(nd.ones((2, 4))).shape))
+    other.start()
+    other.join(timeout=60)  # tree_lock was released after each error
+    assert results == [(2, 3)]
     gc.collect()
     assert mx.live_handles() == before
 

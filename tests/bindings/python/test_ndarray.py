@@ -1,7 +1,9 @@
 """NDArray: creation, printing, arithmetic, views, NumPy and DLPack interop, files, random."""
 import gc
 import os
+import sys
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -250,6 +252,39 @@ def test_arrays_are_freed():
     del views
     gc.collect()
     assert mx.live_handles() == before
+
+
+def test_handles_are_released_by_their_class_free():
+    released = []
+
+    class Owner(mx.base.Handle):
+        __slots__ = ()
+        _free = released.append
+
+    class Failing(mx.base.Handle):
+        __slots__ = ()
+
+        def _free(handle):
+            raise ValueError(f"cannot free {handle}")
+
+    Owner(1)
+    ref = weakref.ref(Owner(2))
+    assert ref() is None and released == [1, 2]
+    with pytest.raises(AttributeError, match="_h"):
+        object.__new__(Owner)._h  # made without a handle: nothing to release
+    with pytest.raises(KeyError, match="kept"):
+        try:
+            raise KeyError("kept")
+        finally:
+            Owner(3)  # released while the KeyError propagates, which stays the one raised
+    assert released == [1, 2, 3]
+    seen = []
+    hook, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        Failing(4)
+    finally:
+        sys.unraisablehook = hook
+    assert [str(u.exc_value) for u in seen] == ["cannot free 4"]
 
 
 def test_ops_from_several_threads():

@@ -27,7 +27,9 @@ def test_wheel_contents(wheel):
     assert re.search(rf"hybridnet-\d+\.\d+\.\d+-{tag}-{tag}-linux_\w+\.whl$", wheel)
     names = zipfile.ZipFile(wheel).namelist()
     native = sorted(n for n in names if n.endswith(".so") or ".so." in n)
-    assert native[0].startswith("hybridnet/_hn_cffi.") and native[1:] == ["hybridnet/libhybridnet.so.0"]
+    assert [n.split(".")[0] for n in native] == ["hybridnet/_hn_cffi", "hybridnet/_native",
+                                                 "hybridnet/libhybridnet"]
+    assert native[2] == "hybridnet/libhybridnet.so.0"
     assert not [n for n in names if n.endswith(".h") or n.endswith(".c")]
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("/WHEEL"))).decode()

@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _native
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from .._ffi import NULL, ffi, lib
@@ -38,6 +39,7 @@ __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 _MAX_OUTPUTS = 256
 _forward = lib.hn_block_forward
 _new = object.__new__
+_native.bind_block_call(NDArray, _forward, tree_lock, raise_error, _MAX_OUTPUTS)
 
 # ---------------------------------------------------------------------------------------------
 # Name scopes: MXNet 1.x names a block when it is constructed, from the block whose
@@ -128,11 +130,14 @@ def _check_hybridize_kwargs(kwargs):
         raise TypeError(f"hybridize() got unexpected arguments: {', '.join(sorted(unknown))}")
 
 
-class Block:
-    """A layer or a model: MXNet's gluon.Block. Subclass it and write forward(self, x, ...)."""
+class Block(_native.CallableBlock):
+    """A layer or a model: MXNet's gluon.Block. Subclass it and write forward(self, x, ...).
+
+    Calling it: the C base type runs a call with up to _fast_inputs NDArrays by position as one
+    hn_block_forward, under tree_lock, one output coming back as an NDArray; every other call
+    comes to _call_general."""
 
     _hybrid = False
-    # Calls with up to this many NDArrays (and nothing else) take the fast path of __call__.
     _fast_inputs = 4
 
     def __init__(self, prefix=None, params=None, _kind=None, _attrs=None, _handle=None):
@@ -289,35 +294,12 @@ class Block:
             check(lib.hn_block_hybridize(self._h, int(active), int(static_alloc),
                                          int(static_shape)))
 
-    def __call__(self, *args, **kwargs):
-        if not kwargs and 0 < len(args) <= self._fast_inputs:
-            # The common case, kept short: NDArrays by position, whose handles cffi passes as the
-            # C array; one output comes back in the block's own buffer.
-            handles = []
-            for a in args:
-                if type(a) is not NDArray:
-                    break
-                handles.append(a._h)
-            else:
-                with tree_lock:
-                    out = self._out
-                    nout = self._nout
-                    rc = _forward(self._h, handles, len(handles), _MAX_OUTPUTS, out, nout)
-                    if rc != 0:
-                        raise_error(rc)
-                    if nout[0] == 1:
-                        y = _new(NDArray)
-                        y._h = out[0]
-                        return y
-                    return self._outputs()
-        return self._call_general(args, kwargs)
-
     def _outputs(self):
         """The outputs of the last call, as a tuple of new NDArrays (under tree_lock)."""
         return tuple(_wrap_nd(self._out[i]) for i in range(self._nout[0]))
 
     def _call_general(self, args, kwargs):
-        """A call the fast path of __call__ does not take: Symbols, numpy arrays, more than
+        """A call the C fast path of __call__ does not take: Symbols, numpy arrays, more than
         _fast_inputs inputs (losses also bind keyword and None arguments here)."""
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "

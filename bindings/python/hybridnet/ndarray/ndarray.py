@@ -80,15 +80,7 @@ class NDArray(Handle):
 
     __slots__ = ()
     __array_priority__ = 1000.0  # numpy defers arithmetic with NDArrays to us
-
-    def __del__(self, _free=lib.hn_tensor_free):
-        # Handle.__del__ without its generic tests (a training step frees several NDArrays); the
-        # free function is bound here, so it is still there while the interpreter shuts down.
-        try:
-            h = self._h
-        except AttributeError:  # made without a handle (its construction failed)
-            return
-        _free(h)
+    _free = lib.hn_tensor_free
 
     # ---- facts ---------------------------------------------------------------------------------
     @property
