@@ -1,17 +1,19 @@
 /* hybridnet._native: the binding's per-step paths in C.
  *
- * A training step in Python is a handful of calls (forward, loss, backward, step) and the
- * release of the arrays it made; written in Python each costs an interpreter frame, together
- * several microseconds next to a small model's step. Two base types take the commonest ones:
+ * A training step in Python is a handful of calls (batch, record, forward, loss, backward,
+ * step) and the release of the arrays it made; written in Python each costs an interpreter
+ * frame, together several microseconds next to a small model's step. These types take them:
  *
- *   Handle         the base of the objects owning one library handle (a cffi pointer in `_h`):
- *                  when the object goes, its class's `_free` gets the handle, from C.
- *   CallableBlock  the base of gluon.Block: its __call__ runs a call with NDArrays by position as
- *                  one hn_block_forward and wraps the one output; other calls go to the block's
- *                  _call_general.
+ *   Handle          the base of the objects owning one library handle (a cffi pointer in `_h`):
+ *                   when the object goes, its class's `_free` gets the handle, from C.
+ *   CallableBlock   the base of gluon.Block: its __call__ runs a call with NDArrays by position
+ *                   as one hn_block_forward and wraps the one output; other calls go to the
+ *                   block's _call_general.
+ *   LoaderBatches   the batches of a library data loader (hn_data_loader_next) as NDArrays.
+ *   AutogradScope   autograd.record() and its kin: set autograd flags on entry, restore on exit.
  *
  * They call cffi's functions as Python code would (cffi stays the one binding of c_api.h) and
- * keep no pointer of their own; bind_block_call hands over what a forward needs.
+ * keep no pointer of their own; the Python modules hand over those functions with bind().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -75,62 +77,143 @@ static PyTypeObject HandleType = {
     .tp_members = handle_members,
 };
 
-/* ---- CallableBlock ---------------------------------------------------------------------------- */
+/* ---- what the Python modules bind ------------------------------------------------------------ */
 
-/* What bind_block_call handed over; NULL before (every call then takes _call_general). */
-static PyTypeObject* ndarray_type; /* the NDArray class: the inputs taken, the output made */
-static PyObject* forward_fn;       /* lib.hn_block_forward */
-static PyObject* lock_acquire;     /* tree_lock.acquire and .release: one tree, one thread */
-static PyObject* lock_release;
-static PyObject* raise_error_fn;   /* base.raise_error(status): raises the library's error */
-static PyObject* max_outputs;      /* the capacity of a block's _out buffer */
+/* Set once at import by bind(name=object); a path whose object is missing raises. */
+static PyObject* ndarray_class;        /* NDArray: the arrays taken and made (a Handle type) */
+static PyObject* raise_error_fn;       /* base.raise_error(status): raises the library's error */
+static PyObject* null_pointer;         /* ffi.NULL */
+static PyObject* block_forward_fn;     /* lib.hn_block_forward */
+static PyObject* tree_lock;            /* base.tree_lock: a block tree runs on one thread */
+static PyObject* max_block_outputs;    /* the capacity of a block's _out buffer */
+static PyObject* data_loader_next_fn;  /* lib.hn_data_loader_next */
+static PyObject* set_autograd_flags_fn; /* lib.hn_autograd_set_flags */
 
-static PyObject* first_index; /* 0: cffi arrays index as mappings, not as sequences */
-static PyObject *name_h, *name_out, *name_nout, *name_fast_inputs, *name_call_general,
-    *name_outputs;
+static const struct {
+  const char* name;
+  PyObject** slot;
+} bindings[] = {
+    {"ndarray", &ndarray_class},
+    {"raise_error", &raise_error_fn},
+    {"null", &null_pointer},
+    {"block_forward", &block_forward_fn},
+    {"tree_lock", &tree_lock},
+    {"max_block_outputs", &max_block_outputs},
+    {"data_loader_next", &data_loader_next_fn},
+    {"set_autograd_flags", &set_autograd_flags_fn},
+};
 
-/* hn_block_forward(self._h, handles, n, max_outputs, self._out, self._nout) under tree_lock,
- * raising the library's error; afterwards the output, or self._outputs() when there are several.
- * This is what Block.__call__'s Python fast path did. */
-static PyObject* forward_with_lock(PyObject* self, PyObject* block, PyObject* handles,
-                                   PyObject* count, PyObject* out, PyObject* nout) {
-  PyObject* result = NULL;
-  PyObject* argv[6] = {block, handles, count, max_outputs, out, nout};
-  PyObject* status = PyObject_Vectorcall(forward_fn, argv, 6, NULL);
-  if (status == NULL) return NULL;
-  long code = PyLong_AsLong(status);
-  if (code != 0) {
-    if (code != -1 || !PyErr_Occurred()) {
-      PyObject* raised = PyObject_CallOneArg(raise_error_fn, status);
-      if (raised != NULL) {  /* raise_error always raises; a return is a bug to name */
-        Py_DECREF(raised);
-        PyErr_Format(PyExc_SystemError, "raise_error(%ld) returned", code);
-      }
-    }
-    Py_DECREF(status);
+static PyObject* bind(PyObject* module, PyObject* args, PyObject* kwargs) {
+  (void)module;
+  if (PyTuple_GET_SIZE(args) != 0 || kwargs == NULL) {
+    PyErr_SetString(PyExc_TypeError, "bind takes its objects by name only");
     return NULL;
   }
+  PyObject *key, *value;
+  Py_ssize_t position = 0;
+  while (PyDict_Next(kwargs, &position, &key, &value)) {
+    const char* name = PyUnicode_AsUTF8(key);
+    if (name == NULL) return NULL;
+    size_t i = 0;
+    while (i < sizeof bindings / sizeof bindings[0] && strcmp(bindings[i].name, name) != 0) ++i;
+    if (i == sizeof bindings / sizeof bindings[0]) {
+      PyErr_Format(PyExc_TypeError, "bind: unknown name '%s'", name);
+      return NULL;
+    }
+    if (bindings[i].slot == &ndarray_class &&
+        !(PyType_Check(value) && PyType_IsSubtype((PyTypeObject*)value, &HandleType))) {
+      PyErr_SetString(PyExc_TypeError, "bind: ndarray must be a class deriving from Handle");
+      return NULL;
+    }
+    Py_INCREF(value);
+    Py_XSETREF(*bindings[i].slot, value);
+  }
+  Py_RETURN_NONE;
+}
+
+/* The bound object, or NULL with an error naming it. */
+static PyObject* bound(PyObject* object, const char* name) {
+  if (object == NULL)
+    PyErr_Format(PyExc_RuntimeError, "hybridnet._native: '%s' is not bound (import hybridnet)",
+                 name);
+  return object;
+}
+
+/* 0 when `status` (a call's int result) is 0; else the library's error raised and -1. */
+static int check_status(PyObject* status) {
+  long code = PyLong_AsLong(status);
+  if (code == 0) return 0;
+  if (code == -1 && PyErr_Occurred()) return -1;
+  if (bound(raise_error_fn, "raise_error") == NULL) return -1;
+  PyObject* raised = PyObject_CallOneArg(raise_error_fn, status);
+  if (raised != NULL) { /* raise_error always raises: a return is a bug to name */
+    Py_DECREF(raised);
+    PyErr_Format(PyExc_SystemError, "raise_error(%ld) returned", code);
+  }
+  return -1;
+}
+
+/* fn(*argv) -> status, checked. */
+static int call_checked(PyObject* fn, PyObject* const* argv, size_t argc) {
+  PyObject* status = PyObject_Vectorcall(fn, argv, argc, NULL);
+  if (status == NULL) return -1;
+  int rc = check_status(status);
   Py_DECREF(status);
-  PyObject* produced = PyObject_GetItem(nout, first_index);
-  if (produced == NULL) return NULL;
-  long outputs = PyLong_AsLong(produced);
-  Py_DECREF(produced);
-  if (outputs == -1 && PyErr_Occurred()) return NULL;
-  if (outputs != 1) return PyObject_CallMethodNoArgs(self, name_outputs);
-  PyObject* handle = PyObject_GetItem(out, first_index);
+  return rc;
+}
+
+static PyObject* index_objects[2]; /* 0 and 1: cffi arrays index as mappings, not sequences */
+
+/* cffi_array[index] as a C long. */
+static int read_long(PyObject* cffi_array, long* value) {
+  PyObject* item = PyObject_GetItem(cffi_array, index_objects[0]);
+  if (item == NULL) return -1;
+  *value = PyLong_AsLong(item);
+  Py_DECREF(item);
+  return *value == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A new NDArray owning handles[index] (a handle the library gave this call). */
+static PyObject* wrap_array(PyObject* handles, Py_ssize_t index) {
+  PyObject* key = index < 2 ? (Py_INCREF(index_objects[index]), index_objects[index])
+                            : PyLong_FromSsize_t(index);
+  if (key == NULL) return NULL;
+  PyObject* handle = PyObject_GetItem(handles, key);
+  Py_DECREF(key);
   if (handle == NULL) return NULL;
-  result = ndarray_type->tp_alloc(ndarray_type, 0);
-  if (result == NULL) {
+  PyTypeObject* type = (PyTypeObject*)ndarray_class;
+  PyObject* array = type->tp_alloc(type, 0);
+  if (array == NULL) {
     Py_DECREF(handle);
     return NULL;
   }
-  ((HandleObject*)result)->handle = handle;
-  return result;
+  ((HandleObject*)array)->handle = handle;
+  return array;
 }
 
-static PyObject* forward_ndarrays(PyObject* self, PyObject* args, Py_ssize_t n) {
+/* ---- CallableBlock ---------------------------------------------------------------------------- */
+
+static PyObject *name_h, *name_out, *name_nout, *name_fast_inputs, *name_call_general,
+    *name_outputs, *name_acquire, *name_release;
+
+/* hn_block_forward(self._h, handles, n, max_outputs, self._out, self._nout) (under tree_lock);
+ * then the output as an NDArray, or self._outputs() when there are several. */
+static PyObject* forward_locked(PyObject* self, PyObject* block, PyObject* handles,
+                                PyObject* count, PyObject* out, PyObject* nout) {
+  PyObject* argv[6] = {block, handles, count, max_block_outputs, out, nout};
+  if (call_checked(block_forward_fn, argv, 6) < 0) return NULL;
+  long outputs;
+  if (read_long(nout, &outputs) < 0) return NULL;
+  if (outputs != 1) return PyObject_CallMethodNoArgs(self, name_outputs);
+  return wrap_array(out, 0);
+}
+
+static PyObject* forward_arrays(PyObject* self, PyObject* args, Py_ssize_t n) {
   PyObject *handles = NULL, *count = NULL, *block = NULL, *out = NULL, *nout = NULL;
   PyObject* result = NULL;
+  if (bound(block_forward_fn, "block_forward") == NULL || bound(tree_lock, "tree_lock") == NULL ||
+      bound(max_block_outputs, "max_block_outputs") == NULL)
+    return NULL;
   handles = PyList_New(n);
   if (handles == NULL) goto done;
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -142,14 +225,14 @@ static PyObject* forward_ndarrays(PyObject* self, PyObject* args, Py_ssize_t n) 
       (out = PyObject_GetAttr(self, name_out)) == NULL ||
       (nout = PyObject_GetAttr(self, name_nout)) == NULL)
     goto done;
-  PyObject* locked = PyObject_CallNoArgs(lock_acquire);
+  PyObject* locked = PyObject_CallMethodNoArgs(tree_lock, name_acquire);
   if (locked == NULL) goto done;
   Py_DECREF(locked);
-  result = forward_with_lock(self, block, handles, count, out, nout);
+  result = forward_locked(self, block, handles, count, out, nout);
   PyObject *error_type, *error_value, *error_traceback;
   PyErr_Fetch(&error_type, &error_value, &error_traceback);
-  PyObject* unlocked = PyObject_CallNoArgs(lock_release);
-  if (unlocked == NULL) {  /* the lock's own error wins, as in a `with` block */
+  PyObject* unlocked = PyObject_CallMethodNoArgs(tree_lock, name_release);
+  if (unlocked == NULL) { /* the lock's own error wins, as in a `with` block */
     Py_CLEAR(result);
     Py_XDECREF(error_type);
     Py_XDECREF(error_value);
@@ -167,11 +250,11 @@ done:
   return result;
 }
 
-/* Up to self._fast_inputs NDArrays by position and nothing else: forward_ndarrays; any other
+/* Up to self._fast_inputs NDArrays by position and nothing else: forward_arrays; any other
  * call: self._call_general(args, kwargs), kwargs a dict. */
 static PyObject* block_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   Py_ssize_t n = PyTuple_GET_SIZE(args);
-  if (forward_fn != NULL && n > 0 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+  if (ndarray_class != NULL && n > 0 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
     PyObject* limit = PyObject_GetAttr(self, name_fast_inputs);
     if (limit == NULL) return NULL;
     Py_ssize_t fast_inputs = PyLong_AsSsize_t(limit);
@@ -180,9 +263,9 @@ static PyObject* block_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     int all_arrays = n <= fast_inputs;
     for (Py_ssize_t i = 0; all_arrays && i < n; ++i) {
       PyObject* arg = PyTuple_GET_ITEM(args, i);
-      all_arrays = Py_TYPE(arg) == ndarray_type && ((HandleObject*)arg)->handle != NULL;
+      all_arrays = (PyObject*)Py_TYPE(arg) == ndarray_class && ((HandleObject*)arg)->handle != NULL;
     }
-    if (all_arrays) return forward_ndarrays(self, args, n);
+    if (all_arrays) return forward_arrays(self, args, n);
   }
   PyObject* keywords = kwargs;
   if (keywords != NULL) Py_INCREF(keywords);
@@ -201,41 +284,191 @@ static PyTypeObject CallableBlockType = {
     .tp_doc = "The base of gluon.Block: __call__ with NDArrays runs the block's forward from C.",
 };
 
-static PyObject* bind_block_call(PyObject* module, PyObject* args) {
-  (void)module;
-  PyObject *type, *forward, *lock, *raise_error, *capacity;
-  if (!PyArg_ParseTuple(args, "O!OOOO!:bind_block_call", &PyType_Type, &type, &forward, &lock,
-                        &raise_error, &PyLong_Type, &capacity))
-    return NULL;
-  if (!PyType_IsSubtype((PyTypeObject*)type, &HandleType)) {
-    PyErr_SetString(PyExc_TypeError, "bind_block_call: the array type must derive from Handle");
+/* ---- LoaderBatches ---------------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  PyObject* loader;     /* the hn_data_loader (a cffi pointer that frees it) */
+  PyObject* num_fields; /* int */
+  PyObject* fields;     /* hn_tensor*[num_fields]: a batch's arrays */
+  PyObject* count;      /* size_t*: how many samples the batch holds (0: the epoch is over) */
+  int finished;
+} LoaderBatchesObject;
+
+static PyObject* loader_batches_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject *loader, *num_fields, *fields, *count;
+  if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "LoaderBatches takes its arguments by position");
     return NULL;
   }
-  PyObject* acquire = PyObject_GetAttrString(lock, "acquire");
-  PyObject* release = acquire != NULL ? PyObject_GetAttrString(lock, "release") : NULL;
-  if (release == NULL) {
-    Py_XDECREF(acquire);
+  if (!PyArg_ParseTuple(args, "OO!OO:LoaderBatches", &loader, &PyLong_Type, &num_fields, &fields,
+                        &count))
+    return NULL;
+  Py_ssize_t n = PyLong_AsSsize_t(num_fields);
+  if (n < 1) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "LoaderBatches: no fields");
     return NULL;
   }
-  Py_INCREF(type);
-  Py_XSETREF(ndarray_type, (PyTypeObject*)type);
-  Py_INCREF(forward);
-  Py_XSETREF(forward_fn, forward);
-  Py_XSETREF(lock_acquire, acquire);
-  Py_XSETREF(lock_release, release);
-  Py_INCREF(raise_error);
-  Py_XSETREF(raise_error_fn, raise_error);
-  Py_INCREF(capacity);
-  Py_XSETREF(max_outputs, capacity);
+  LoaderBatchesObject* self = (LoaderBatchesObject*)type->tp_alloc(type, 0);
+  if (self == NULL) return NULL;
+  Py_INCREF(loader);
+  self->loader = loader;
+  Py_INCREF(num_fields);
+  self->num_fields = num_fields;
+  Py_INCREF(fields);
+  self->fields = fields;
+  Py_INCREF(count);
+  self->count = count;
+  return (PyObject*)self;
+}
+
+static void loader_batches_dealloc(PyObject* op) {
+  LoaderBatchesObject* self = (LoaderBatchesObject*)op;
+  Py_XDECREF(self->loader);
+  Py_XDECREF(self->num_fields);
+  Py_XDECREF(self->fields);
+  Py_XDECREF(self->count);
+  Py_TYPE(op)->tp_free(op);
+}
+
+/* The next batch: one NDArray for one field, else a list of them; the end of the epoch stops. */
+static PyObject* loader_batches_next(PyObject* op) {
+  LoaderBatchesObject* self = (LoaderBatchesObject*)op;
+  if (self->finished) return NULL;
+  if (bound(data_loader_next_fn, "data_loader_next") == NULL ||
+      bound(ndarray_class, "ndarray") == NULL)
+    return NULL;
+  PyObject* argv[4] = {self->loader, self->num_fields, self->fields, self->count};
+  long samples;
+  if (call_checked(data_loader_next_fn, argv, 4) < 0 || read_long(self->count, &samples) < 0)
+    return NULL;
+  if (samples == 0) {
+    self->finished = 1;
+    return NULL;
+  }
+  Py_ssize_t n = PyLong_AsSsize_t(self->num_fields);
+  if (n == 1) return wrap_array(self->fields, 0);
+  PyObject* batch = PyList_New(n);
+  if (batch == NULL) return NULL;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* array = wrap_array(self->fields, i);
+    if (array == NULL) {
+      Py_DECREF(batch);
+      return NULL;
+    }
+    PyList_SET_ITEM(batch, i, array);
+  }
+  return batch;
+}
+
+static PyTypeObject LoaderBatchesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "hybridnet._native.LoaderBatches",
+    .tp_basicsize = sizeof(LoaderBatchesObject),
+    .tp_dealloc = loader_batches_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "LoaderBatches(loader, num_fields, fields, count): the batches of a library data "
+              "loader, as NDArrays (a list of them for several fields).",
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = loader_batches_next,
+    .tp_new = loader_batches_new,
+};
+
+/* ---- AutogradScope ---------------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  long flags;       /* hn_autograd_flag bits set on entry */
+  long mask;        /* the bits the scope sets */
+  long previous;    /* the bits before entry */
+  PyObject* buffer; /* int*: the calling thread's buffer for the previous bits */
+} AutogradScopeObject;
+
+static PyObject* autograd_scope_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  long flags, mask;
+  PyObject* buffer;
+  if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "AutogradScope takes its arguments by position");
+    return NULL;
+  }
+  if (!PyArg_ParseTuple(args, "llO:AutogradScope", &flags, &mask, &buffer)) return NULL;
+  AutogradScopeObject* self = (AutogradScopeObject*)type->tp_alloc(type, 0);
+  if (self == NULL) return NULL;
+  self->flags = flags;
+  self->mask = mask;
+  self->previous = flags; /* an exit without an entry changes nothing */
+  Py_INCREF(buffer);
+  self->buffer = buffer;
+  return (PyObject*)self;
+}
+
+static void autograd_scope_dealloc(PyObject* op) {
+  Py_XDECREF(((AutogradScopeObject*)op)->buffer);
+  Py_TYPE(op)->tp_free(op);
+}
+
+/* hn_autograd_set_flags(flags, mask, previous_out), checked. */
+static int set_flags(long flags, long mask, PyObject* previous_out) {
+  if (bound(set_autograd_flags_fn, "set_autograd_flags") == NULL) return -1;
+  PyObject* flags_object = PyLong_FromLong(flags);
+  PyObject* mask_object = flags_object != NULL ? PyLong_FromLong(mask) : NULL;
+  int rc = -1;
+  if (mask_object != NULL) {
+    PyObject* argv[3] = {flags_object, mask_object, previous_out};
+    rc = call_checked(set_autograd_flags_fn, argv, 3);
+  }
+  Py_XDECREF(flags_object);
+  Py_XDECREF(mask_object);
+  return rc;
+}
+
+static PyObject* autograd_scope_enter(PyObject* op, PyObject* unused) {
+  (void)unused;
+  AutogradScopeObject* self = (AutogradScopeObject*)op;
+  if (set_flags(self->flags, self->mask, self->buffer) < 0 ||
+      read_long(self->buffer, &self->previous) < 0)
+    return NULL;
   Py_RETURN_NONE;
 }
+
+/* Restores the bits the entry changed (one call, none when nothing changed); never swallows the
+ * exception leaving the block. */
+static PyObject* autograd_scope_exit(PyObject* op, PyObject* args) {
+  (void)args;
+  AutogradScopeObject* self = (AutogradScopeObject*)op;
+  long changed = (self->previous ^ self->flags) & self->mask;
+  if (changed != 0) {
+    if (bound(null_pointer, "null") == NULL ||
+        set_flags(self->previous, changed, null_pointer) < 0)
+      return NULL;
+  }
+  Py_RETURN_FALSE;
+}
+
+static PyMethodDef autograd_scope_methods[] = {
+    {"__enter__", autograd_scope_enter, METH_NOARGS, NULL},
+    {"__exit__", autograd_scope_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject AutogradScopeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "hybridnet._native.AutogradScope",
+    .tp_basicsize = sizeof(AutogradScopeObject),
+    .tp_dealloc = autograd_scope_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "AutogradScope(flags, mask, buffer): sets the autograd flags in mask to flags on "
+              "entry and restores those that changed on exit.",
+    .tp_methods = autograd_scope_methods,
+    .tp_new = autograd_scope_new,
+};
 
 /* ---- module ----------------------------------------------------------------------------------- */
 
 static PyMethodDef native_functions[] = {
-    {"bind_block_call", bind_block_call, METH_VARARGS,
-     "bind_block_call(ndarray_type, hn_block_forward, tree_lock, raise_error, max_outputs): "
-     "what CallableBlock's __call__ uses."},
+    {"bind", (PyCFunction)(void (*)(void))bind, METH_VARARGS | METH_KEYWORDS,
+     "bind(name=object, ...): hands over what the paths call (ndarray, raise_error, null, "
+     "block_forward, tree_lock, max_block_outputs, data_loader_next, set_autograd_flags)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -245,9 +478,9 @@ static struct PyModuleDef native_module = {
 };
 
 static int add_type(PyObject* module, const char* name, PyTypeObject* type) {
-  /* object's own __new__, so that object.__new__(SubClass) (how the binding makes an object
-   * without __init__) accepts subclasses: it requires their C base to allocate as object does. */
-  type->tp_new = PyBaseObject_Type.tp_new;
+  /* The base types get object's own __new__, so that object.__new__(SubClass) (how the binding
+   * makes an object without __init__) accepts their subclasses. */
+  if (type->tp_new == NULL) type->tp_new = PyBaseObject_Type.tp_new;
   if (PyType_Ready(type) < 0) return -1;
   Py_INCREF(type);
   if (PyModule_AddObject(module, name, (PyObject*)type) < 0) {
@@ -258,20 +491,32 @@ static int add_type(PyObject* module, const char* name, PyTypeObject* type) {
 }
 
 PyMODINIT_FUNC PyInit__native(void) {
-  struct { PyObject** slot; const char* text; } names[] = {
-      {&free_name, "_free"},          {&name_h, "_h"},
-      {&name_out, "_out"},            {&name_nout, "_nout"},
-      {&name_fast_inputs, "_fast_inputs"}, {&name_call_general, "_call_general"},
+  static const struct {
+    PyObject** slot;
+    const char* text;
+  } names[] = {
+      {&free_name, "_free"},
+      {&name_h, "_h"},
+      {&name_out, "_out"},
+      {&name_nout, "_nout"},
+      {&name_fast_inputs, "_fast_inputs"},
+      {&name_call_general, "_call_general"},
       {&name_outputs, "_outputs"},
+      {&name_acquire, "acquire"},
+      {&name_release, "release"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if ((*names[i].slot = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
   }
-  if ((first_index = PyLong_FromLong(0)) == NULL) return NULL;
+  for (long i = 0; i < 2; ++i) {
+    if ((index_objects[i] = PyLong_FromLong(i)) == NULL) return NULL;
+  }
   PyObject* module = PyModule_Create(&native_module);
   if (module == NULL) return NULL;
   if (add_type(module, "Handle", &HandleType) < 0 ||
-      add_type(module, "CallableBlock", &CallableBlockType) < 0) {
+      add_type(module, "CallableBlock", &CallableBlockType) < 0 ||
+      add_type(module, "LoaderBatches", &LoaderBatchesType) < 0 ||
+      add_type(module, "AutogradScope", &AutogradScopeType) < 0) {
     Py_DECREF(module);
     return NULL;
   }

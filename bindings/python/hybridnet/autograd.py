@@ -13,13 +13,13 @@ backward runs the recorded ops' gradients with the library's kernels.
 """
 import threading
 
+from . import _native
 from ._ffi import NULL, ffi, lib
-from .base import check, error, raise_error
+from .base import check, error
 
 __all__ = ["set_recording", "set_training", "is_recording", "is_training", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad"]
 
-_new = object.__new__
 _GRAD_REQS = {"null": lib.HN_GRAD_NULL, "write": lib.HN_GRAD_WRITE, "add": lib.HN_GRAD_ADD}
 
 
@@ -34,7 +34,6 @@ class _CallBuffers(threading.local):
 _buffers = _CallBuffers()
 _set_recording = lib.hn_autograd_set_recording
 _set_training = lib.hn_autograd_set_training
-_set_flags = lib.hn_autograd_set_flags
 _RECORDING = lib.HN_AUTOGRAD_RECORDING
 _TRAINING = lib.HN_AUTOGRAD_TRAINING
 _BOTH = _RECORDING | _TRAINING
@@ -67,56 +66,28 @@ def is_training():
     return bool(value[0])
 
 
-class _RecordingStateScope:
-    """Sets the flags in `_mask` (hn_autograd_flag bits) to `_flags` on entry and restores those
-    that changed on exit, one C call each. Every training step enters one (record()), so it is
-    made without __init__."""
-
-    __slots__ = ("_flags", "_mask", "_previous")
-
-    def __enter__(self):
-        previous = _buffers.flag
-        rc = _set_flags(self._flags, self._mask, previous)
-        if rc != 0:
-            raise_error(rc)
-        self._previous = previous[0]
-
-    def __exit__(self, exc_type, exc_value, traceback):
-        changed = (self._previous ^ self._flags) & self._mask
-        if changed:
-            rc = _set_flags(self._previous, changed, NULL)
-            if rc != 0:
-                raise_error(rc)
-
-
-def _scope(flags, mask):
-    scope = _new(_RecordingStateScope)
-    scope._flags = flags
-    scope._mask = mask
-    return scope
+_scope = _native.AutogradScope  # (flags, mask, the thread's buffer): __enter__/__exit__ in C
+_native.bind(set_autograd_flags=lib.hn_autograd_set_flags, null=NULL)
 
 
 def record(train_mode=True):
     """Scope that records ops for backward; in training mode unless train_mode=False."""
-    scope = _new(_RecordingStateScope)  # _scope's work inline: every training step makes one
-    scope._flags = _BOTH if train_mode else _RECORDING
-    scope._mask = _BOTH
-    return scope
+    return _scope(_BOTH if train_mode else _RECORDING, _BOTH, _buffers.flag)
 
 
 def pause(train_mode=False):
     """Scope in which nothing is recorded (in inference mode unless train_mode=True)."""
-    return _scope(_TRAINING if train_mode else 0, _BOTH)
+    return _scope(_TRAINING if train_mode else 0, _BOTH, _buffers.flag)
 
 
 def train_mode():
     """Scope in which ops run in training mode (Dropout drops); recording is unchanged."""
-    return _scope(_TRAINING, _TRAINING)
+    return _scope(_TRAINING, _TRAINING, _buffers.flag)
 
 
 def predict_mode():
     """Scope in which ops run in inference mode; recording is unchanged."""
-    return _scope(0, _TRAINING)
+    return _scope(0, _TRAINING, _buffers.flag)
 
 
 def _handles(arrays, what):

@@ -64,6 +64,10 @@ def test_pause_and_modes():
     with autograd.train_mode():
         assert autograd.is_training() and not autograd.is_recording()
     assert not autograd.is_recording() and not autograd.is_training()
+    with pytest.raises(KeyError, match="inside"):
+        with autograd.record():
+            raise KeyError("inside")
+    assert not autograd.is_recording() and not autograd.is_training()  # restored on the way out
     assert autograd.set_recording(True) is False
     assert autograd.set_recording(False) is True
     seen = []

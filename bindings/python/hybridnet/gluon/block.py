@@ -39,7 +39,7 @@ __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 _MAX_OUTPUTS = 256
 _forward = lib.hn_block_forward
 _new = object.__new__
-_native.bind_block_call(NDArray, _forward, tree_lock, raise_error, _MAX_OUTPUTS)
+_native.bind(block_forward=_forward, tree_lock=tree_lock, max_block_outputs=_MAX_OUTPUTS)
 
 # ---------------------------------------------------------------------------------------------
 # Name scopes: MXNet 1.x names a block when it is constructed, from the block whose

@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from .. import _dlpack, _operators, autograd
+from .. import _dlpack, _native, _operators, autograd
 from .._ffi import NULL, ffi, lib
 from ..base import (DTYPE_TO_NUMPY, EMPTY_ATTRS, Handle, check, dtype_code, error, new_string,
                     raise_error)
@@ -395,6 +395,8 @@ _operators.install(
      "le": ("broadcast_lesser_equal", "_lesser_equal_scalar")},
     {"radd": "_plus_scalar", "rsub": "_rminus_scalar", "rmul": "_mul_scalar",
      "rtruediv": "_rdiv_scalar", "rmod": "_rmod_scalar", "rpow": "_rpower_scalar"})
+# The C paths of a training step (block calls, loader batches) make and take NDArrays.
+_native.bind(ndarray=NDArray, raise_error=raise_error)
 
 
 class _View:

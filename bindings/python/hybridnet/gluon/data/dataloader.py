@@ -10,16 +10,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ... import _native
 from ... import ndarray as nd
 from ..._ffi import ffi, lib
-from ...base import DTYPE_FROM_NUMPY, HybridnetError, check, raise_error
-from ...ndarray.ndarray import NDArray, _from_numpy_copy, _View
+from ...base import DTYPE_FROM_NUMPY, HybridnetError, check
+from ...ndarray.ndarray import _from_numpy_copy, _View
 from . import sampler as _sampler
 from .dataset import ArrayDataset
 
 __all__ = ["DataLoader", "default_batchify_fn"]
 
-_new = object.__new__
+_native.bind(data_loader_next=lib.hn_data_loader_next)
 
 
 def default_batchify_fn(data):
@@ -96,42 +97,21 @@ class _Rows:
                 len(sampler) == self._length and batch_sampler._last_batch != "rollover":
             tensors = self._tensors()
         if tensors is None:
-            views = self.views()
-            for indices in batch_sampler._index_arrays():
-                yield self.gather(indices, views)
-            return
+            return self._gathered(batch_sampler)
         # A loader per epoch: an epoch in order has no state to carry over, and epochs iterated
-        # at the same time stay apart.
+        # at the same time stay apart. Its batches come from C (every training step takes one).
         handles = ffi.new("hn_tensor*[]", [t._h for t in tensors])
         out = ffi.new("hn_data_loader**")
         check(lib.hn_data_loader_create(handles, len(tensors), batch_sampler._batch_size, 0,
                                         batch_sampler._last_batch.encode(), 0, out))
         loader = ffi.gc(out[0], lib.hn_data_loader_free)
-        num_fields = len(tensors)
-        fields, count = ffi.new("hn_tensor*[]", num_fields), ffi.new("size_t*")
-        next_batch = lib.hn_data_loader_next
-        while True:
-            rc = next_batch(loader, num_fields, fields, count)
-            if rc != 0:
-                raise_error(rc)
-            if not count[0]:
-                return
-            # The batch's NDArrays made inline, without a call or a loop for the usual one or two
-            # fields: every training step takes a batch (0.5-0.7 us of a digits MLP's step).
-            first = _new(NDArray)
-            first._h = fields[0]
-            if num_fields == 1:
-                yield first
-                continue
-            second = _new(NDArray)
-            second._h = fields[1]
-            batch = [first, second]
-            if num_fields > 2:
-                for i in range(2, num_fields):
-                    field = _new(NDArray)
-                    field._h = fields[i]
-                    batch.append(field)
-            yield batch
+        return _native.LoaderBatches(loader, len(tensors), ffi.new("hn_tensor*[]", len(tensors)),
+                                     ffi.new("size_t*"))
+
+    def _gathered(self, batch_sampler):
+        views = self.views()
+        for indices in batch_sampler._index_arrays():
+            yield self.gather(indices, views)
 
 
 class DataLoader:
