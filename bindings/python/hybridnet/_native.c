@@ -297,12 +297,9 @@ typedef struct {
 
 static PyObject* loader_batches_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *loader, *num_fields, *fields, *count;
-  if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
-    PyErr_SetString(PyExc_TypeError, "LoaderBatches takes its arguments by position");
-    return NULL;
-  }
-  if (!PyArg_ParseTuple(args, "OO!OO:LoaderBatches", &loader, &PyLong_Type, &num_fields, &fields,
-                        &count))
+  static char* positional_only[] = {"", "", "", "", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!OO:LoaderBatches", positional_only, &loader,
+                                   &PyLong_Type, &num_fields, &fields, &count))
     return NULL;
   Py_ssize_t n = PyLong_AsSsize_t(num_fields);
   if (n < 1) {
@@ -387,11 +384,10 @@ typedef struct {
 static PyObject* autograd_scope_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   long flags, mask;
   PyObject* buffer;
-  if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
-    PyErr_SetString(PyExc_TypeError, "AutogradScope takes its arguments by position");
+  static char* positional_only[] = {"", "", "", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "llO:AutogradScope", positional_only, &flags,
+                                   &mask, &buffer))
     return NULL;
-  }
-  if (!PyArg_ParseTuple(args, "llO:AutogradScope", &flags, &mask, &buffer)) return NULL;
   AutogradScopeObject* self = (AutogradScopeObject*)type->tp_alloc(type, 0);
   if (self == NULL) return NULL;
   self->flags = flags;

@@ -20,8 +20,6 @@ import threading
 import weakref
 from collections import OrderedDict
 
-import numpy as np
-
 from .. import _native
 from .. import ndarray as _nd
 from .. import symbol as _sym
