@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +88,23 @@ class BuildWithLibrary(build_py):
         return super().get_outputs(*args, **kwargs) + extra
 
 
-commands = {"build_py": BuildWithLibrary}
+class BuildNative(build_ext):
+    """hybridnet._native, compiled against c_api.h and linked to the package's library (copied
+    by build_py) with $ORIGIN as its search path, as the cffi module is."""
+
+    def build_extension(self, ext):
+        self.run_command("build_py")
+        include_dir = os.path.dirname(os.path.dirname(header_path()))
+        package_dir = os.path.abspath(os.path.join(self.get_finalized_command("build_py").build_lib,
+                                                   "hybridnet"))
+        ext.include_dirs = [include_dir]
+        ext.library_dirs = [package_dir]
+        ext.libraries = [":" + LIBRARY_NAME]
+        ext.extra_link_args = ["-Wl,-rpath,$ORIGIN"]
+        super().build_extension(ext)
+
+
+commands = {"build_py": BuildWithLibrary, "build_ext": BuildNative}
 
 setup(
     name="hybridnet",

@@ -1,93 +1,45 @@
 /* hybridnet._native: the binding's per-step paths in C.
  *
  * A training step in Python is a handful of calls (batch, record, forward, loss, backward,
- * step) and the release of the arrays it made; written in Python each costs an interpreter
- * frame, together several microseconds next to a small model's step. These types take them:
+ * step) and the release of the arrays it made. Written in Python, or as cffi calls, each costs
+ * an interpreter frame or cffi's generic argument conversion; between a small model's kernels
+ * that code is cold, its instruction-cache misses cost several microseconds a step. These types
+ * and functions take those paths, calling c_api.h's functions directly (this module links the
+ * package's libhybridnet.so.0, as the cffi module does):
  *
- *   Handle          the base of the objects owning one library handle (a cffi pointer in `_h`):
- *                   when the object goes, its class's `_free` gets the handle, from C.
+ *   Handle          the base of the objects owning one library handle (`_h`, a cffi pointer):
+ *                   when the object goes, its class's `_free` gets the handle. An NDArray made
+ *                   here holds the bare address; its cffi pointer is made when Python reads _h.
  *   CallableBlock   the base of gluon.Block: its __call__ runs a call with NDArrays by position
- *                   as one hn_block_forward and wraps the one output; other calls go to the
+ *                   as one hn_block_forward and wraps the outputs; other calls go to the
  *                   block's _call_general.
+ *   TrainerBase     the base of gluon.Trainer: its step is one hn_trainer_step.
  *   LoaderBatches   the batches of a library data loader (hn_data_loader_next) as NDArrays.
- *   AutogradScope   autograd.record() and its kin: set autograd flags on entry, restore on exit.
+ *   AutogradScope   what autograd.record(), pause(), train_mode() and predict_mode() (functions
+ *                   here) return: sets autograd flags on entry, restores them on exit.
+ *   array_backward  NDArray.backward (an instance method): loss.backward() is one call.
  *
- * They call cffi's functions as Python code would (cffi stays the one binding of c_api.h) and
- * keep no pointer of their own; the Python modules hand over those functions with bind().
+ * Python objects it needs (the NDArray class, the error raiser, cffi's pointer conversions) are
+ * handed over once at import with bind().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
+#include <limits.h>
 
-/* ---- Handle ----------------------------------------------------------------------------------- */
+#include "hybridnet/c_api.h"
 
-typedef struct {
-  PyObject_HEAD
-  PyObject* handle; /* NULL until set: `_h` then raises AttributeError, as an unset slot does */
-  PyObject* weakrefs;
-} HandleObject;
-
-static PyObject* free_name; /* "_free" */
-
-/* type(self)._free(handle), unless _free is None. An error there is reported as unraisable, as
- * one in __del__ is, and an exception being raised meanwhile is kept. */
-static void release_handle(PyObject* self, PyObject* handle) {
-  PyObject *error_type, *error_value, *error_traceback;
-  PyErr_Fetch(&error_type, &error_value, &error_traceback);
-  PyObject* free_fn = PyObject_GetAttr((PyObject*)Py_TYPE(self), free_name);
-  if (free_fn == NULL) {
-    PyErr_WriteUnraisable(self);
-  } else {
-    if (free_fn != Py_None) {
-      PyObject* result = PyObject_CallOneArg(free_fn, handle);
-      if (result == NULL) PyErr_WriteUnraisable(free_fn);
-      Py_XDECREF(result);
-    }
-    Py_DECREF(free_fn);
-  }
-  PyErr_Restore(error_type, error_value, error_traceback);
-}
-
-static void handle_dealloc(PyObject* op) {
-  HandleObject* self = (HandleObject*)op;
-  if (self->weakrefs != NULL) PyObject_ClearWeakRefs(op);
-  PyObject* handle = self->handle;
-  if (handle != NULL) {
-    if (handle != Py_None) release_handle(op, handle);
-    self->handle = NULL;
-    Py_DECREF(handle);
-  }
-  Py_TYPE(op)->tp_free(op);
-}
-
-static PyMemberDef handle_members[] = {
-    {"_h", T_OBJECT_EX, offsetof(HandleObject, handle), 0,
-     "the library handle (a cffi pointer) this object owns"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject HandleType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "hybridnet._native.Handle",
-    .tp_basicsize = sizeof(HandleObject),
-    .tp_dealloc = handle_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "An object owning one library handle (_h), released by its class's _free.",
-    .tp_weaklistoffset = offsetof(HandleObject, weakrefs),
-    .tp_members = handle_members,
-};
+/* The most outputs one block call returns (gluon's _MAX_OUTPUTS reads it). */
+#define MAX_BLOCK_OUTPUTS 256
 
 /* ---- what the Python modules bind ------------------------------------------------------------ */
 
-/* Set once at import by bind(name=object); a path whose object is missing raises. */
-static PyObject* ndarray_class;        /* NDArray: the arrays taken and made (a Handle type) */
-static PyObject* raise_error_fn;       /* base.raise_error(status): raises the library's error */
-static PyObject* null_pointer;         /* ffi.NULL */
-static PyObject* block_forward_fn;     /* lib.hn_block_forward */
-static PyObject* tree_lock;            /* base.tree_lock: a block tree runs on one thread */
-static PyObject* max_block_outputs;    /* the capacity of a block's _out buffer */
-static PyObject* data_loader_next_fn;  /* lib.hn_data_loader_next */
-static PyObject* set_autograd_flags_fn; /* lib.hn_autograd_set_flags */
+static PyObject* ndarray_class;  /* NDArray: the arrays taken and made (a Handle type) */
+static PyObject* raise_error_fn; /* base.raise_error(status): raises the library's error */
+static PyObject* tree_lock;      /* base.tree_lock: a block tree runs on one thread */
+static PyObject* tensor_pointer_fn; /* address -> cffi hn_tensor* */
+static PyObject* address_of_fn;     /* cffi pointer -> its address */
+static PyObject* tensor_free_fn;    /* lib.hn_tensor_free: NDArray's _free */
+static PyObject* autograd_backward_fn; /* autograd.backward: heads with their gradients */
 
 static const struct {
   const char* name;
@@ -95,13 +47,14 @@ static const struct {
 } bindings[] = {
     {"ndarray", &ndarray_class},
     {"raise_error", &raise_error_fn},
-    {"null", &null_pointer},
-    {"block_forward", &block_forward_fn},
     {"tree_lock", &tree_lock},
-    {"max_block_outputs", &max_block_outputs},
-    {"data_loader_next", &data_loader_next_fn},
-    {"set_autograd_flags", &set_autograd_flags_fn},
+    {"tensor_pointer", &tensor_pointer_fn},
+    {"address_of", &address_of_fn},
+    {"tensor_free", &tensor_free_fn},
+    {"autograd_backward", &autograd_backward_fn},
 };
+
+static PyTypeObject HandleType;
 
 static PyObject* bind(PyObject* module, PyObject* args, PyObject* kwargs) {
   (void)module;
@@ -139,100 +92,226 @@ static PyObject* bound(PyObject* object, const char* name) {
   return object;
 }
 
-/* 0 when `status` (a call's int result) is 0; else the library's error raised and -1. */
-static int check_status(PyObject* status) {
-  long code = PyLong_AsLong(status);
-  if (code == 0) return 0;
-  if (code == -1 && PyErr_Occurred()) return -1;
+/* 0 for HN_OK; else the library's error raised (raise_error) and -1. */
+static int check_status(int status) {
+  if (status == 0) return 0;
   if (bound(raise_error_fn, "raise_error") == NULL) return -1;
-  PyObject* raised = PyObject_CallOneArg(raise_error_fn, status);
+  PyObject* code = PyLong_FromLong(status);
+  if (code == NULL) return -1;
+  PyObject* raised = PyObject_CallOneArg(raise_error_fn, code);
+  Py_DECREF(code);
   if (raised != NULL) { /* raise_error always raises: a return is a bug to name */
     Py_DECREF(raised);
-    PyErr_Format(PyExc_SystemError, "raise_error(%ld) returned", code);
+    PyErr_Format(PyExc_SystemError, "raise_error(%d) returned", status);
   }
   return -1;
 }
 
-/* fn(*argv) -> status, checked. */
-static int call_checked(PyObject* fn, PyObject* const* argv, size_t argc) {
-  PyObject* status = PyObject_Vectorcall(fn, argv, argc, NULL);
-  if (status == NULL) return -1;
-  int rc = check_status(status);
-  Py_DECREF(status);
-  return rc;
-}
+/* ---- Handle ----------------------------------------------------------------------------------- */
 
-static PyObject* index_objects[2]; /* 0 and 1: cffi arrays index as mappings, not sequences */
+typedef struct {
+  PyObject_HEAD
+  PyObject* handle; /* the cffi pointer, or NULL: none yet (then made from `address` if set) */
+  PyObject* weakrefs;
+  void* address;    /* the handle's address: set for arrays made here, else found when needed */
+} HandleObject;
 
-/* cffi_array[index] as a C long. */
-static int read_long(PyObject* cffi_array, long* value) {
-  PyObject* item = PyObject_GetItem(cffi_array, index_objects[0]);
-  if (item == NULL) return -1;
-  *value = PyLong_AsLong(item);
-  Py_DECREF(item);
-  return *value == -1 && PyErr_Occurred() ? -1 : 0;
-}
+static PyObject* free_name; /* "_free" */
 
-/* A new NDArray owning handles[index] (a handle the library gave this call). */
-static PyObject* wrap_array(PyObject* handles, Py_ssize_t index) {
-  PyObject* key = index < 2 ? (Py_INCREF(index_objects[index]), index_objects[index])
-                            : PyLong_FromSsize_t(index);
-  if (key == NULL) return NULL;
-  PyObject* handle = PyObject_GetItem(handles, key);
-  Py_DECREF(key);
-  if (handle == NULL) return NULL;
+/* A new NDArray owning `tensor` (a handle the library gave this call). */
+static PyObject* wrap_array(hn_tensor* tensor) {
   PyTypeObject* type = (PyTypeObject*)ndarray_class;
   PyObject* array = type->tp_alloc(type, 0);
   if (array == NULL) {
-    Py_DECREF(handle);
+    hn_tensor_free(tensor);
     return NULL;
   }
-  ((HandleObject*)array)->handle = handle;
+  ((HandleObject*)array)->address = tensor;
   return array;
 }
 
-/* ---- CallableBlock ---------------------------------------------------------------------------- */
-
-static PyObject *name_h, *name_out, *name_nout, *name_fast_inputs, *name_call_general,
-    *name_outputs, *name_acquire, *name_release;
-
-/* hn_block_forward(self._h, handles, n, max_outputs, self._out, self._nout) (under tree_lock);
- * then the output as an NDArray, or self._outputs() when there are several. */
-static PyObject* forward_locked(PyObject* self, PyObject* block, PyObject* handles,
-                                PyObject* count, PyObject* out, PyObject* nout) {
-  PyObject* argv[6] = {block, handles, count, max_block_outputs, out, nout};
-  if (call_checked(block_forward_fn, argv, 6) < 0) return NULL;
-  long outputs;
-  if (read_long(nout, &outputs) < 0) return NULL;
-  if (outputs != 1) return PyObject_CallMethodNoArgs(self, name_outputs);
-  return wrap_array(out, 0);
+/* `count` new tensors as NDArrays: the one NDArray for one, else a tuple of them (a list with
+ * as_list); after a failure the rest are freed. */
+static PyObject* wrap_arrays(hn_tensor* const* tensors, size_t count, int as_list) {
+  if (count == 1) return wrap_array(tensors[0]);
+  PyObject* arrays = as_list ? PyList_New((Py_ssize_t)count) : PyTuple_New((Py_ssize_t)count);
+  for (size_t i = 0; i < count; ++i) {
+    if (arrays == NULL) {
+      hn_tensor_free(tensors[i]);
+      continue;
+    }
+    PyObject* array = wrap_array(tensors[i]);
+    if (array == NULL) Py_CLEAR(arrays);
+    else if (as_list) PyList_SET_ITEM(arrays, (Py_ssize_t)i, array);
+    else PyTuple_SET_ITEM(arrays, (Py_ssize_t)i, array);
+  }
+  return arrays;
 }
 
-static PyObject* forward_arrays(PyObject* self, PyObject* args, Py_ssize_t n) {
-  PyObject *handles = NULL, *count = NULL, *block = NULL, *out = NULL, *nout = NULL;
-  PyObject* result = NULL;
-  if (bound(block_forward_fn, "block_forward") == NULL || bound(tree_lock, "tree_lock") == NULL ||
-      bound(max_block_outputs, "max_block_outputs") == NULL)
-    return NULL;
-  handles = PyList_New(n);
-  if (handles == NULL) goto done;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* handle = ((HandleObject*)PyTuple_GET_ITEM(args, i))->handle;
-    Py_INCREF(handle);
-    PyList_SET_ITEM(handles, i, handle);
+/* self._h, made from the address for an NDArray made here. */
+static PyObject* handle_pointer(HandleObject* self) {
+  if (self->handle == NULL && self->address != NULL) {
+    if (bound(tensor_pointer_fn, "tensor_pointer") == NULL) return NULL;
+    PyObject* address = PyLong_FromVoidPtr(self->address);
+    if (address == NULL) return NULL;
+    self->handle = PyObject_CallOneArg(tensor_pointer_fn, address);
+    Py_DECREF(address);
+  } else if (self->handle == NULL) {
+    PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '_h'",
+                 Py_TYPE(self)->tp_name);
   }
-  if ((count = PyLong_FromSsize_t(n)) == NULL || (block = PyObject_GetAttr(self, name_h)) == NULL ||
-      (out = PyObject_GetAttr(self, name_out)) == NULL ||
-      (nout = PyObject_GetAttr(self, name_nout)) == NULL)
-    goto done;
+  return self->handle;
+}
+
+/* The address of the handle `op` (a Handle) owns; NULL with an error when it owns none. */
+static void* handle_address(PyObject* op) {
+  HandleObject* self = (HandleObject*)op;
+  if (self->address != NULL) return self->address;
+  if (self->handle == NULL || self->handle == Py_None) {
+    PyErr_Format(PyExc_ValueError, "%.100s: the object owns no handle", Py_TYPE(op)->tp_name);
+    return NULL;
+  }
+  if (bound(address_of_fn, "address_of") == NULL) return NULL;
+  PyObject* number = PyObject_CallOneArg(address_of_fn, self->handle);
+  if (number == NULL) return NULL;
+  void* address = PyLong_AsVoidPtr(number);
+  Py_DECREF(number);
+  if (address == NULL && !PyErr_Occurred())
+    PyErr_Format(PyExc_ValueError, "%.100s: a NULL handle", Py_TYPE(op)->tp_name);
+  self->address = address;
+  return address;
+}
+
+/* type(self)._free(handle), unless _free is None; NDArray's own _free is called directly. An
+ * error there is reported as unraisable, as one in __del__ is, and an exception being raised
+ * meanwhile is kept. */
+static void release_handle(HandleObject* self) {
+  PyObject *error_type, *error_value, *error_traceback;
+  PyErr_Fetch(&error_type, &error_value, &error_traceback);
+  PyObject* free_fn = PyObject_GetAttr((PyObject*)Py_TYPE(self), free_name);
+  if (free_fn == NULL) {
+    PyErr_WriteUnraisable((PyObject*)self);
+  } else {
+    if (free_fn == tensor_free_fn && self->address != NULL) {
+      hn_tensor_free((hn_tensor*)self->address);
+    } else if (free_fn != Py_None) {
+      PyObject* handle = handle_pointer(self);
+      PyObject* result = handle != NULL ? PyObject_CallOneArg(free_fn, handle) : NULL;
+      if (result == NULL) PyErr_WriteUnraisable(free_fn);
+      Py_XDECREF(result);
+    }
+    Py_DECREF(free_fn);
+  }
+  PyErr_Restore(error_type, error_value, error_traceback);
+}
+
+static void handle_dealloc(PyObject* op) {
+  HandleObject* self = (HandleObject*)op;
+  if (self->weakrefs != NULL) PyObject_ClearWeakRefs(op);
+  if (self->handle != Py_None && (self->handle != NULL || self->address != NULL))
+    release_handle(self);
+  self->address = NULL;
+  Py_CLEAR(self->handle);
+  Py_TYPE(op)->tp_free(op);
+}
+
+static PyObject* handle_get(PyObject* op, void* closure) {
+  (void)closure;
+  PyObject* handle = handle_pointer((HandleObject*)op);
+  Py_XINCREF(handle);
+  return handle;
+}
+
+/* Setting _h replaces the handle without releasing the one before, as an attribute does. */
+static int handle_set(PyObject* op, PyObject* value, void* closure) {
+  (void)closure;
+  HandleObject* self = (HandleObject*)op;
+  if (value == NULL && self->handle == NULL && self->address == NULL) {
+    PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '_h'",
+                 Py_TYPE(op)->tp_name);
+    return -1;
+  }
+  Py_XINCREF(value);
+  Py_XSETREF(self->handle, value);
+  self->address = NULL;
+  return 0;
+}
+
+static PyGetSetDef handle_getset[] = {
+    {"_h", handle_get, handle_set, "the library handle (a cffi pointer) this object owns", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject HandleType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "hybridnet._native.Handle",
+    .tp_basicsize = sizeof(HandleObject),
+    .tp_dealloc = handle_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "An object owning one library handle (_h), released by its class's _free.",
+    .tp_weaklistoffset = offsetof(HandleObject, weakrefs),
+    .tp_getset = handle_getset,
+};
+
+/* Is `op` an NDArray owning a handle (one the C paths take)? */
+static int is_array(PyObject* op) {
+  HandleObject* self = (HandleObject*)op;
+  return (PyObject*)Py_TYPE(op) == ndarray_class &&
+         (self->address != NULL || (self->handle != NULL && self->handle != Py_None));
+}
+
+/* ---- objects whose handle is a plain attribute _h (blocks, trainers) --------------------------- */
+
+/* The address of an object's _h, found again only when _h changes. */
+typedef struct {
+  PyObject* handle_seen; /* the _h whose address `address` is (kept alive with it) */
+  void* address;
+} CachedAddress;
+
+static PyObject *name_h, *name_fast_inputs, *name_call_general, *name_acquire, *name_release;
+
+static void* cached_address(PyObject* owner, CachedAddress* cache) {
+  PyObject* handle = PyObject_GetAttr(owner, name_h);
+  if (handle == NULL) return NULL;
+  if (handle == cache->handle_seen) {
+    Py_DECREF(handle);
+    return cache->address;
+  }
+  if (bound(address_of_fn, "address_of") == NULL) {
+    Py_DECREF(handle);
+    return NULL;
+  }
+  PyObject* number = PyObject_CallOneArg(address_of_fn, handle);
+  void* address = number != NULL ? PyLong_AsVoidPtr(number) : NULL;
+  Py_XDECREF(number);
+  if (address == NULL) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError, "%.100s: a NULL handle", Py_TYPE(owner)->tp_name);
+    Py_DECREF(handle);
+    return NULL;
+  }
+  Py_XSETREF(cache->handle_seen, handle);
+  cache->address = address;
+  return address;
+}
+
+/* Runs under base.tree_lock (a block tree runs on one thread at a time): 0, or -1 with the
+ * lock's error. */
+static int lock_tree(void) {
+  if (bound(tree_lock, "tree_lock") == NULL) return -1;
   PyObject* locked = PyObject_CallMethodNoArgs(tree_lock, name_acquire);
-  if (locked == NULL) goto done;
+  if (locked == NULL) return -1;
   Py_DECREF(locked);
-  result = forward_locked(self, block, handles, count, out, nout);
+  return 0;
+}
+
+/* Releases tree_lock, keeping the exception being raised unless releasing fails (the lock's own
+ * error wins, as in a `with` block); returns `result`, or NULL then. */
+static PyObject* unlock_tree(PyObject* result) {
   PyObject *error_type, *error_value, *error_traceback;
   PyErr_Fetch(&error_type, &error_value, &error_traceback);
   PyObject* unlocked = PyObject_CallMethodNoArgs(tree_lock, name_release);
-  if (unlocked == NULL) { /* the lock's own error wins, as in a `with` block */
+  if (unlocked == NULL) {
     Py_CLEAR(result);
     Py_XDECREF(error_type);
     Py_XDECREF(error_value);
@@ -241,13 +320,37 @@ static PyObject* forward_arrays(PyObject* self, PyObject* args, Py_ssize_t n) {
     Py_DECREF(unlocked);
     PyErr_Restore(error_type, error_value, error_traceback);
   }
-done:
-  Py_XDECREF(handles);
-  Py_XDECREF(count);
-  Py_XDECREF(block);
-  Py_XDECREF(out);
-  Py_XDECREF(nout);
   return result;
+}
+
+/* ---- CallableBlock ---------------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  CachedAddress block;
+} CallableBlockObject;
+
+/* hn_block_forward on `inputs` under tree_lock, the GIL released meanwhile; the one output as
+ * an NDArray, several as a tuple of them. */
+static PyObject* forward_arrays(CallableBlockObject* self, hn_tensor* const* inputs, size_t n) {
+  hn_block* block = cached_address((PyObject*)self, &self->block);
+  if (block == NULL || lock_tree() < 0) return NULL;
+  hn_tensor* outputs[MAX_BLOCK_OUTPUTS];
+  size_t count = 0;
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = hn_block_forward(block, inputs, n, MAX_BLOCK_OUTPUTS, outputs, &count);
+  Py_END_ALLOW_THREADS
+  PyObject* result = NULL;
+  if (check_status(status) == 0) {
+    result = wrap_arrays(outputs, count, 0);
+  }
+  return unlock_tree(result);
+}
+
+static void callable_block_dealloc(PyObject* op) {
+  Py_CLEAR(((CallableBlockObject*)op)->block.handle_seen);
+  Py_TYPE(op)->tp_free(op);
 }
 
 /* Up to self._fast_inputs NDArrays by position and nothing else: forward_arrays; any other
@@ -260,12 +363,15 @@ static PyObject* block_call(PyObject* self, PyObject* args, PyObject* kwargs) {
     Py_ssize_t fast_inputs = PyLong_AsSsize_t(limit);
     Py_DECREF(limit);
     if (fast_inputs == -1 && PyErr_Occurred()) return NULL;
-    int all_arrays = n <= fast_inputs;
-    for (Py_ssize_t i = 0; all_arrays && i < n; ++i) {
-      PyObject* arg = PyTuple_GET_ITEM(args, i);
-      all_arrays = (PyObject*)Py_TYPE(arg) == ndarray_class && ((HandleObject*)arg)->handle != NULL;
+    hn_tensor* inputs[8];
+    int all_arrays = n <= fast_inputs && n <= (Py_ssize_t)(sizeof inputs / sizeof inputs[0]);
+    for (Py_ssize_t i = 0; all_arrays && i < n; ++i) all_arrays = is_array(PyTuple_GET_ITEM(args, i));
+    if (all_arrays) {
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if ((inputs[i] = handle_address(PyTuple_GET_ITEM(args, i))) == NULL) return NULL;
+      }
+      return forward_arrays((CallableBlockObject*)self, inputs, (size_t)n);
     }
-    if (all_arrays) return forward_arrays(self, args, n);
   }
   PyObject* keywords = kwargs;
   if (keywords != NULL) Py_INCREF(keywords);
@@ -278,53 +384,120 @@ static PyObject* block_call(PyObject* self, PyObject* args, PyObject* kwargs) {
 static PyTypeObject CallableBlockType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "hybridnet._native.CallableBlock",
-    .tp_basicsize = sizeof(PyObject),
+    .tp_basicsize = sizeof(CallableBlockObject),
+    .tp_dealloc = callable_block_dealloc,
     .tp_call = block_call,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The base of gluon.Block: __call__ with NDArrays runs the block's forward from C.",
+};
+
+/* ---- TrainerBase ------------------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  CachedAddress trainer;
+} TrainerBaseObject;
+
+/* step(batch_size, ignore_stale_grad=False): hn_trainer_step under tree_lock, the GIL released
+ * meanwhile. */
+static PyObject* trainer_step(PyObject* op, PyObject* args, PyObject* kwargs) {
+  TrainerBaseObject* self = (TrainerBaseObject*)op;
+  PyObject* batch_object;
+  int ignore_stale_grad = 0;
+  static char* keywords[] = {"batch_size", "ignore_stale_grad", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:step", keywords, &batch_object,
+                                   &ignore_stale_grad))
+    return NULL;
+  if (!PyNumber_Check(batch_object)) {
+    PyErr_Format(PyExc_TypeError, "step: batch_size must be a number, not %.100s",
+                 Py_TYPE(batch_object)->tp_name);
+    return NULL;
+  }
+  PyObject* batch_number = PyNumber_Long(batch_object); /* int(batch_size), as MXNet takes 64.0 */
+  if (batch_number == NULL) return NULL;
+  int overflow;
+  long batch_size = PyLong_AsLongAndOverflow(batch_number, &overflow);
+  Py_DECREF(batch_number);
+  if (batch_size == -1 && PyErr_Occurred()) return NULL;
+  if (overflow != 0 || batch_size < INT_MIN || batch_size > INT_MAX) {
+    PyErr_SetString(PyExc_OverflowError, "step: batch_size does not fit a C int");
+    return NULL;
+  }
+  hn_trainer* trainer = cached_address(op, &self->trainer);
+  if (trainer == NULL || lock_tree() < 0) return NULL;
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = hn_trainer_step(trainer, (int)batch_size, ignore_stale_grad);
+  Py_END_ALLOW_THREADS
+  PyObject* result = check_status(status) == 0 ? (Py_INCREF(Py_None), Py_None) : NULL;
+  return unlock_tree(result);
+}
+
+static void trainer_base_dealloc(PyObject* op) {
+  Py_CLEAR(((TrainerBaseObject*)op)->trainer.handle_seen);
+  Py_TYPE(op)->tp_free(op);
+}
+
+static PyMethodDef trainer_base_methods[] = {
+    {"step", (PyCFunction)(void (*)(void))trainer_step, METH_VARARGS | METH_KEYWORDS,
+     "step($self, batch_size, ignore_stale_grad=False)\n--\n\nOne update of every parameter "
+     "with a gradient, scaled by 1/batch_size. Call it after backward and outside record()."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TrainerBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "hybridnet._native.TrainerBase",
+    .tp_basicsize = sizeof(TrainerBaseObject),
+    .tp_dealloc = trainer_base_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The base of gluon.Trainer: its step runs from C.",
+    .tp_methods = trainer_base_methods,
 };
 
 /* ---- LoaderBatches ---------------------------------------------------------------------------- */
 
 typedef struct {
   PyObject_HEAD
-  PyObject* loader;     /* the hn_data_loader (a cffi pointer that frees it) */
-  PyObject* num_fields; /* int */
-  PyObject* fields;     /* hn_tensor*[num_fields]: a batch's arrays */
-  PyObject* count;      /* size_t*: how many samples the batch holds (0: the epoch is over) */
+  PyObject* loader; /* the hn_data_loader (a cffi pointer that frees it) */
+  hn_data_loader* address;
+  size_t num_fields;
   int finished;
 } LoaderBatchesObject;
 
+#define MAX_LOADER_FIELDS 64
+
 static PyObject* loader_batches_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  PyObject *loader, *num_fields, *fields, *count;
-  static char* positional_only[] = {"", "", "", "", NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!OO:LoaderBatches", positional_only, &loader,
-                                   &PyLong_Type, &num_fields, &fields, &count))
+  PyObject* loader;
+  Py_ssize_t num_fields;
+  static char* positional_only[] = {"", "", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "On:LoaderBatches", positional_only, &loader,
+                                   &num_fields))
     return NULL;
-  Py_ssize_t n = PyLong_AsSsize_t(num_fields);
-  if (n < 1) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "LoaderBatches: no fields");
+  if (num_fields < 1 || num_fields > MAX_LOADER_FIELDS) {
+    PyErr_Format(PyExc_ValueError, "LoaderBatches: %zd fields (1 to %d)", num_fields,
+                 MAX_LOADER_FIELDS);
+    return NULL;
+  }
+  if (bound(address_of_fn, "address_of") == NULL) return NULL;
+  PyObject* number = PyObject_CallOneArg(address_of_fn, loader);
+  void* address = number != NULL ? PyLong_AsVoidPtr(number) : NULL;
+  Py_XDECREF(number);
+  if (address == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "LoaderBatches: a NULL loader");
     return NULL;
   }
   LoaderBatchesObject* self = (LoaderBatchesObject*)type->tp_alloc(type, 0);
   if (self == NULL) return NULL;
   Py_INCREF(loader);
   self->loader = loader;
-  Py_INCREF(num_fields);
-  self->num_fields = num_fields;
-  Py_INCREF(fields);
-  self->fields = fields;
-  Py_INCREF(count);
-  self->count = count;
+  self->address = (hn_data_loader*)address;
+  self->num_fields = (size_t)num_fields;
   return (PyObject*)self;
 }
 
 static void loader_batches_dealloc(PyObject* op) {
-  LoaderBatchesObject* self = (LoaderBatchesObject*)op;
-  Py_XDECREF(self->loader);
-  Py_XDECREF(self->num_fields);
-  Py_XDECREF(self->fields);
-  Py_XDECREF(self->count);
+  Py_XDECREF(((LoaderBatchesObject*)op)->loader);
   Py_TYPE(op)->tp_free(op);
 }
 
@@ -332,30 +505,19 @@ static void loader_batches_dealloc(PyObject* op) {
 static PyObject* loader_batches_next(PyObject* op) {
   LoaderBatchesObject* self = (LoaderBatchesObject*)op;
   if (self->finished) return NULL;
-  if (bound(data_loader_next_fn, "data_loader_next") == NULL ||
-      bound(ndarray_class, "ndarray") == NULL)
-    return NULL;
-  PyObject* argv[4] = {self->loader, self->num_fields, self->fields, self->count};
-  long samples;
-  if (call_checked(data_loader_next_fn, argv, 4) < 0 || read_long(self->count, &samples) < 0)
-    return NULL;
-  if (samples == 0) {
+  if (bound(ndarray_class, "ndarray") == NULL) return NULL;
+  hn_tensor* fields[MAX_LOADER_FIELDS];
+  size_t count = 0;
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = hn_data_loader_next(self->address, self->num_fields, fields, &count);
+  Py_END_ALLOW_THREADS
+  if (check_status(status) < 0) return NULL;
+  if (count == 0) {
     self->finished = 1;
     return NULL;
   }
-  Py_ssize_t n = PyLong_AsSsize_t(self->num_fields);
-  if (n == 1) return wrap_array(self->fields, 0);
-  PyObject* batch = PyList_New(n);
-  if (batch == NULL) return NULL;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* array = wrap_array(self->fields, i);
-    if (array == NULL) {
-      Py_DECREF(batch);
-      return NULL;
-    }
-    PyList_SET_ITEM(batch, i, array);
-  }
-  return batch;
+  return wrap_arrays(fields, count, 1);
 }
 
 static PyTypeObject LoaderBatchesType = {
@@ -364,8 +526,8 @@ static PyTypeObject LoaderBatchesType = {
     .tp_basicsize = sizeof(LoaderBatchesObject),
     .tp_dealloc = loader_batches_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "LoaderBatches(loader, num_fields, fields, count): the batches of a library data "
-              "loader, as NDArrays (a list of them for several fields).",
+    .tp_doc = "LoaderBatches(loader, num_fields): the batches of a library data loader (a cffi "
+              "hn_data_loader*), as NDArrays (a list of them for several fields).",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = loader_batches_next,
     .tp_new = loader_batches_new,
@@ -375,54 +537,15 @@ static PyTypeObject LoaderBatchesType = {
 
 typedef struct {
   PyObject_HEAD
-  long flags;       /* hn_autograd_flag bits set on entry */
-  long mask;        /* the bits the scope sets */
-  long previous;    /* the bits before entry */
-  PyObject* buffer; /* int*: the calling thread's buffer for the previous bits */
+  int flags;    /* hn_autograd_flag bits set on entry */
+  int mask;     /* the bits the scope sets */
+  int previous; /* the bits before entry */
 } AutogradScopeObject;
-
-static PyObject* autograd_scope_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  long flags, mask;
-  PyObject* buffer;
-  static char* positional_only[] = {"", "", "", NULL};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "llO:AutogradScope", positional_only, &flags,
-                                   &mask, &buffer))
-    return NULL;
-  AutogradScopeObject* self = (AutogradScopeObject*)type->tp_alloc(type, 0);
-  if (self == NULL) return NULL;
-  self->flags = flags;
-  self->mask = mask;
-  self->previous = flags; /* an exit without an entry changes nothing */
-  Py_INCREF(buffer);
-  self->buffer = buffer;
-  return (PyObject*)self;
-}
-
-static void autograd_scope_dealloc(PyObject* op) {
-  Py_XDECREF(((AutogradScopeObject*)op)->buffer);
-  Py_TYPE(op)->tp_free(op);
-}
-
-/* hn_autograd_set_flags(flags, mask, previous_out), checked. */
-static int set_flags(long flags, long mask, PyObject* previous_out) {
-  if (bound(set_autograd_flags_fn, "set_autograd_flags") == NULL) return -1;
-  PyObject* flags_object = PyLong_FromLong(flags);
-  PyObject* mask_object = flags_object != NULL ? PyLong_FromLong(mask) : NULL;
-  int rc = -1;
-  if (mask_object != NULL) {
-    PyObject* argv[3] = {flags_object, mask_object, previous_out};
-    rc = call_checked(set_autograd_flags_fn, argv, 3);
-  }
-  Py_XDECREF(flags_object);
-  Py_XDECREF(mask_object);
-  return rc;
-}
 
 static PyObject* autograd_scope_enter(PyObject* op, PyObject* unused) {
   (void)unused;
   AutogradScopeObject* self = (AutogradScopeObject*)op;
-  if (set_flags(self->flags, self->mask, self->buffer) < 0 ||
-      read_long(self->buffer, &self->previous) < 0)
+  if (check_status(hn_autograd_set_flags(self->flags, self->mask, &self->previous)) < 0)
     return NULL;
   Py_RETURN_NONE;
 }
@@ -432,12 +555,9 @@ static PyObject* autograd_scope_enter(PyObject* op, PyObject* unused) {
 static PyObject* autograd_scope_exit(PyObject* op, PyObject* args) {
   (void)args;
   AutogradScopeObject* self = (AutogradScopeObject*)op;
-  long changed = (self->previous ^ self->flags) & self->mask;
-  if (changed != 0) {
-    if (bound(null_pointer, "null") == NULL ||
-        set_flags(self->previous, changed, null_pointer) < 0)
-      return NULL;
-  }
+  int changed = (self->previous ^ self->flags) & self->mask;
+  if (changed != 0 && check_status(hn_autograd_set_flags(self->previous, changed, NULL)) < 0)
+    return NULL;
   Py_RETURN_FALSE;
 }
 
@@ -451,20 +571,117 @@ static PyTypeObject AutogradScopeType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "hybridnet._native.AutogradScope",
     .tp_basicsize = sizeof(AutogradScopeObject),
-    .tp_dealloc = autograd_scope_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "AutogradScope(flags, mask, buffer): sets the autograd flags in mask to flags on "
+    .tp_doc = "A scope of autograd.record() and its kin: sets the autograd flags in its mask on "
               "entry and restores those that changed on exit.",
     .tp_methods = autograd_scope_methods,
-    .tp_new = autograd_scope_new,
 };
+
+/* autograd's scopes: the flags each sets (by its train_mode argument) and which it restores. */
+static PyObject* new_scope(int flags, int mask) {
+  AutogradScopeObject* scope = PyObject_New(AutogradScopeObject, &AutogradScopeType);
+  if (scope == NULL) return NULL;
+  scope->flags = flags;
+  scope->mask = mask;
+  scope->previous = flags;
+  return (PyObject*)scope;
+}
+
+/* The train_mode argument of record() and pause(), `fallback` when not given. */
+static int train_mode_argument(PyObject* args, PyObject* kwargs, const char* format, int fallback) {
+  int train_mode = fallback;
+  static char* keywords[] = {"train_mode", NULL};
+  return PyArg_ParseTupleAndKeywords(args, kwargs, format, keywords, &train_mode) ? train_mode
+                                                                                  : -1;
+}
+
+static PyObject* scope_record(PyObject* module, PyObject* args, PyObject* kwargs) {
+  (void)module;
+  int train_mode = train_mode_argument(args, kwargs, "|p:record", 1);
+  if (train_mode < 0) return NULL;
+  return new_scope(HN_AUTOGRAD_RECORDING | (train_mode ? HN_AUTOGRAD_TRAINING : 0),
+                   HN_AUTOGRAD_RECORDING | HN_AUTOGRAD_TRAINING);
+}
+
+static PyObject* scope_pause(PyObject* module, PyObject* args, PyObject* kwargs) {
+  (void)module;
+  int train_mode = train_mode_argument(args, kwargs, "|p:pause", 0);
+  if (train_mode < 0) return NULL;
+  return new_scope(train_mode ? HN_AUTOGRAD_TRAINING : 0,
+                   HN_AUTOGRAD_RECORDING | HN_AUTOGRAD_TRAINING);
+}
+
+static PyObject* scope_train_mode(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return new_scope(HN_AUTOGRAD_TRAINING, HN_AUTOGRAD_TRAINING);
+}
+
+static PyObject* scope_predict_mode(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return new_scope(0, HN_AUTOGRAD_TRAINING);
+}
+
+/* ---- NDArray.backward ------------------------------------------------------------------------- */
+
+/* NDArray.backward(out_grad=None, retain_graph=False, train_mode=True): with ones as the head
+ * gradient one hn_autograd_backward (the GIL released meanwhile); with out_grad,
+ * autograd.backward([self], [out_grad], ...). */
+static PyObject* array_backward(PyObject* module, PyObject* args, PyObject* kwargs) {
+  (void)module;
+  PyObject *self, *out_grad = Py_None;
+  int retain_graph = 0, train_mode = 1;
+  static char* keywords[] = {"", "out_grad", "retain_graph", "train_mode", NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|Opp:backward", keywords, &self, &out_grad,
+                                   &retain_graph, &train_mode))
+    return NULL;
+  if (bound(ndarray_class, "ndarray") == NULL) return NULL;
+  if (!PyObject_TypeCheck(self, (PyTypeObject*)ndarray_class)) {
+    PyErr_Format(PyExc_TypeError, "backward: an NDArray's method, called on %.100s",
+                 Py_TYPE(self)->tp_name);
+    return NULL;
+  }
+  if (out_grad != Py_None) {
+    if (bound(autograd_backward_fn, "autograd_backward") == NULL) return NULL;
+    return PyObject_CallFunction(autograd_backward_fn, "[O][O]OO", self, out_grad,
+                                 retain_graph ? Py_True : Py_False,
+                                 train_mode ? Py_True : Py_False);
+  }
+  hn_tensor* head = handle_address(self);
+  if (head == NULL) return NULL;
+  int status;
+  Py_BEGIN_ALLOW_THREADS
+  status = hn_autograd_backward(&head, 1, NULL, retain_graph, train_mode);
+  Py_END_ALLOW_THREADS
+  if (check_status(status) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef array_backward_def = {
+    "backward", (PyCFunction)(void (*)(void))array_backward, METH_VARARGS | METH_KEYWORDS,
+    "backward(out_grad=None, retain_graph=False, train_mode=True)\n--\n\nComputes the "
+    "gradients of this array (out_grad: its head gradient, None for ones) into the attached "
+    "gradient arrays of the variables it was recorded from."};
 
 /* ---- module ----------------------------------------------------------------------------------- */
 
 static PyMethodDef native_functions[] = {
     {"bind", (PyCFunction)(void (*)(void))bind, METH_VARARGS | METH_KEYWORDS,
-     "bind(name=object, ...): hands over what the paths call (ndarray, raise_error, null, "
-     "block_forward, tree_lock, max_block_outputs, data_loader_next, set_autograd_flags)."},
+     "bind(name=object, ...): hands over the Python objects the paths use (ndarray, "
+     "raise_error, tree_lock, tensor_pointer, address_of, tensor_free, autograd_backward)."},
+    {"record", (PyCFunction)(void (*)(void))scope_record, METH_VARARGS | METH_KEYWORDS,
+     "record(train_mode=True)\n--\n\nScope that records ops for backward; in training mode "
+     "unless train_mode=False."},
+    {"pause", (PyCFunction)(void (*)(void))scope_pause, METH_VARARGS | METH_KEYWORDS,
+     "pause(train_mode=False)\n--\n\nScope in which nothing is recorded (in inference mode "
+     "unless train_mode=True)."},
+    {"train_mode", scope_train_mode, METH_NOARGS,
+     "train_mode()\n--\n\nScope in which ops run in training mode (Dropout drops); recording "
+     "is unchanged."},
+    {"predict_mode", scope_predict_mode, METH_NOARGS,
+     "predict_mode()\n--\n\nScope in which ops run in inference mode; recording is "
+     "unchanged."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -493,26 +710,30 @@ PyMODINIT_FUNC PyInit__native(void) {
   } names[] = {
       {&free_name, "_free"},
       {&name_h, "_h"},
-      {&name_out, "_out"},
-      {&name_nout, "_nout"},
       {&name_fast_inputs, "_fast_inputs"},
       {&name_call_general, "_call_general"},
-      {&name_outputs, "_outputs"},
       {&name_acquire, "acquire"},
       {&name_release, "release"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if ((*names[i].slot = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
   }
-  for (long i = 0; i < 2; ++i) {
-    if ((index_objects[i] = PyLong_FromLong(i)) == NULL) return NULL;
-  }
   PyObject* module = PyModule_Create(&native_module);
   if (module == NULL) return NULL;
   if (add_type(module, "Handle", &HandleType) < 0 ||
       add_type(module, "CallableBlock", &CallableBlockType) < 0 ||
+      add_type(module, "TrainerBase", &TrainerBaseType) < 0 ||
       add_type(module, "LoaderBatches", &LoaderBatchesType) < 0 ||
-      add_type(module, "AutogradScope", &AutogradScopeType) < 0) {
+      add_type(module, "AutogradScope", &AutogradScopeType) < 0 ||
+      PyModule_AddIntConstant(module, "MAX_BLOCK_OUTPUTS", MAX_BLOCK_OUTPUTS) < 0) {
+    Py_DECREF(module);
+    return NULL;
+  }
+  PyObject* function = PyCFunction_NewEx(&array_backward_def, NULL, NULL);
+  PyObject* method = function != NULL ? PyInstanceMethod_New(function) : NULL;
+  Py_XDECREF(function);
+  if (method == NULL || PyModule_AddObject(module, "array_backward", method) < 0) {
+    Py_XDECREF(method);
     Py_DECREF(module);
     return NULL;
   }

@@ -34,9 +34,6 @@ class _CallBuffers(threading.local):
 _buffers = _CallBuffers()
 _set_recording = lib.hn_autograd_set_recording
 _set_training = lib.hn_autograd_set_training
-_RECORDING = lib.HN_AUTOGRAD_RECORDING
-_TRAINING = lib.HN_AUTOGRAD_TRAINING
-_BOTH = _RECORDING | _TRAINING
 
 
 def set_recording(is_recording):
@@ -66,28 +63,11 @@ def is_training():
     return bool(value[0])
 
 
-_scope = _native.AutogradScope  # (flags, mask, the thread's buffer): __enter__/__exit__ in C
-_native.bind(set_autograd_flags=lib.hn_autograd_set_flags, null=NULL)
-
-
-def record(train_mode=True):
-    """Scope that records ops for backward; in training mode unless train_mode=False."""
-    return _scope(_BOTH if train_mode else _RECORDING, _BOTH, _buffers.flag)
-
-
-def pause(train_mode=False):
-    """Scope in which nothing is recorded (in inference mode unless train_mode=True)."""
-    return _scope(_TRAINING if train_mode else 0, _BOTH, _buffers.flag)
-
-
-def train_mode():
-    """Scope in which ops run in training mode (Dropout drops); recording is unchanged."""
-    return _scope(_TRAINING, _TRAINING, _buffers.flag)
-
-
-def predict_mode():
-    """Scope in which ops run in inference mode; recording is unchanged."""
-    return _scope(0, _TRAINING, _buffers.flag)
+# The scopes a training step enters, from C (their __enter__/__exit__ too).
+record = _native.record
+pause = _native.pause
+train_mode = _native.train_mode
+predict_mode = _native.predict_mode
 
 
 def _handles(arrays, what):

@@ -243,3 +243,18 @@ def test_hybridized_block_trains_as_one_graph():
     assert np.abs(eager_grad).sum() > 0
     assert np.array_equal(eager_y, hybrid_y)
     assert np.array_equal(eager_grad, hybrid_grad)
+
+
+def test_backward_takes_its_arguments_by_name_and_refuses_other_objects():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+    y.backward(None, retain_graph=True, train_mode=False)
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, 4.0])
+    y.backward(out_grad=nd.array([1.0, -1.0]))
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, -4.0])
+    with pytest.raises(TypeError, match="NDArray"):
+        nd.NDArray.backward(object())
+    with pytest.raises(TypeError, match="unexpected|invalid keyword"):
+        y.backward(head=None)

@@ -415,6 +415,24 @@ def test_block_call_errors_free_the_tree_and_the_arrays():
     assert mx.live_handles() == before
 
 
+def test_arrays_a_block_call_makes_hand_their_handle_to_python():
+    net = nn.Dense(3, in_units=4)
+    net.initialize()
+    net.hybridize()
+    gc.collect()
+    before = mx.live_handles()
+    x = nd.ones((2, 4))  # made by Python: its address is found when the C path takes it
+    y = net(x)  # made by the C path: it holds the address, its cffi pointer made on first read
+    handle = y._h
+    assert mx.base.ffi.typeof(handle) is mx.base.ffi.typeof("hn_tensor*") and y._h is handle
+    assert same_bits((y * 2).asnumpy(), 2 * net(x).asnumpy())
+    outputs = [net(x) for _ in range(5)]  # never read from Python: released from their address
+    assert mx.live_handles() - before == 1 + 1 + 5
+    del x, y, handle, outputs
+    gc.collect()
+    assert mx.live_handles() == before
+
+
 def test_gpu_contexts_are_refused():
     net = nn.Dense(2)
     with pytest.raises(mx.UnsupportedError, match="CPU"):

@@ -1,6 +1,8 @@
 """gluon.Trainer and the parameters' gradients in MXNet's shape: the checks MXNet's
 test_gluon_trainer makes (stale gradients, grad_req, lr_mult, save/load states, optimizer
 instances), and bad input."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -59,6 +61,32 @@ def test_step_before_backward_names_the_stale_parameter():
     trainer.step(2, ignore_stale_grad=True)  # skips them all
     for k, v in values(net).items():
         assert np.array_equal(v, before[k])
+
+
+def test_step_takes_mxnet_arguments_and_frees_the_tree_after_an_error():
+    net = make_net()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    with pytest.raises(TypeError, match="batch_size"):
+        trainer.step()
+    with pytest.raises(TypeError, match="batch_size must be a number, not str"):
+        trainer.step("two")
+    with pytest.raises(OverflowError, match="batch_size"):
+        trainer.step(2 ** 40)
+    with pytest.raises(mx.base.HybridnetError, match="has not been updated"):
+        trainer.step(2)  # no backward yet
+    with autograd.record():
+        loss = net(X).sum()
+    loss.backward()
+    before = values(net)
+    grads = {k: p.grad().asnumpy().copy() for k, p in net.collect_params().items()}
+    done = []
+    other = threading.Thread(target=lambda: done.append(trainer.step(batch_size=4.0,
+                                                                     ignore_stale_grad=False)))
+    other.start()
+    other.join(timeout=60)  # tree_lock was released after the errors; 4.0 is taken as int(4.0)
+    assert done == [None]
+    for k, p in net.collect_params().items():
+        np.testing.assert_allclose(p.data().asnumpy(), before[k] - 0.5 * grads[k] / 4, rtol=1e-6)
 
 
 def test_frozen_parameters_keep_their_values():

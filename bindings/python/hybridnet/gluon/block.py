@@ -34,10 +34,10 @@ from .parameter import Parameter, ParameterDict, _check_context, _snapshot, _wra
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
-_MAX_OUTPUTS = 256
+_MAX_OUTPUTS = _native.MAX_BLOCK_OUTPUTS
 _forward = lib.hn_block_forward
 _new = object.__new__
-_native.bind(block_forward=_forward, tree_lock=tree_lock, max_block_outputs=_MAX_OUTPUTS)
+_native.bind(tree_lock=tree_lock)
 
 # ---------------------------------------------------------------------------------------------
 # Name scopes: MXNet 1.x names a block when it is constructed, from the block whose

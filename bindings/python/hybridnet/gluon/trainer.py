@@ -7,19 +7,19 @@
     trainer.step(batch_size)          # gradients scaled by 1/batch_size
     trainer.save_states("net.states")  # MXNet's .states file: MXNet's Trainer loads it too
 """
+from .. import _native
 from .. import optimizer as opt
 from .._ffi import ffi, lib
-from ..base import c_str, check, error, raise_error, tree_lock
+from ..base import c_str, check, error, tree_lock
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
 
 # MXNet's kvstore choices that mean "this process, these devices": one CPU context here.
 _LOCAL_KVSTORES = (None, "device", "local")
-_step = lib.hn_trainer_step
 
 
-class Trainer:
+class Trainer(_native.TrainerBase):
     """Applies an optimizer to parameters (MXNet's gluon.Trainer on one CPU context)."""
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
@@ -71,14 +71,6 @@ class Trainer:
     @property
     def optimizer(self):
         return self._optimizer
-
-    def step(self, batch_size, ignore_stale_grad=False):
-        """One update of every parameter with a gradient, scaled by 1/batch_size. Call it after
-        backward and outside record()."""
-        with tree_lock:
-            rc = _step(self._h, int(batch_size), 1 if ignore_stale_grad else 0)
-        if rc != 0:
-            raise_error(rc)
 
     def allreduce_grads(self):
         """Sums gradients over devices: one context here, so nothing to sum."""

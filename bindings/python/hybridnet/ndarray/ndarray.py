@@ -3,6 +3,7 @@
 Values are shared, not copied, with NumPy through __array_interface__ / __array__ and DLPack
 (__dlpack__, from_dlpack); nd.array and asnumpy copy, as in MXNet.
 """
+import functools
 import itertools
 import numbers
 import threading
@@ -22,7 +23,6 @@ __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "from
 _MAX_OUTPUTS = 256
 _buffers = threading.local()
 _new = object.__new__
-_backward = lib.hn_autograd_backward
 
 # The op functions of hybridnet.ndarray by name (filled when the package generates them);
 # operators and fluent methods call through it.
@@ -283,15 +283,9 @@ class NDArray(Handle):
         check(lib.hn_tensor_grad(self._h, out))
         return None if out[0] == NULL else _wrap(out[0])
 
-    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        """Computes the gradients of this array (out_grad: its head gradient, None for ones)
-        into the attached gradient arrays of the variables it was recorded from."""
-        if out_grad is None:  # loss.backward() of a training step: one C call, one frame
-            rc = _backward((self._h,), 1, NULL, 1 if retain_graph else 0, 1 if train_mode else 0)
-            if rc != 0:
-                raise_error(rc)
-            return
-        autograd.backward([self], [out_grad], retain_graph, train_mode)
+    # backward(out_grad=None, retain_graph=False, train_mode=True): from C, loss.backward() of a
+    # training step being one call.
+    backward = _native.array_backward
 
     def detach(self):
         """The same values (shared storage) without autograd history: gradients stop here."""
@@ -395,8 +389,12 @@ _operators.install(
      "le": ("broadcast_lesser_equal", "_lesser_equal_scalar")},
     {"radd": "_plus_scalar", "rsub": "_rminus_scalar", "rmul": "_mul_scalar",
      "rtruediv": "_rdiv_scalar", "rmod": "_rmod_scalar", "rpow": "_rpower_scalar"})
-# The C paths of a training step (block calls, loader batches) make and take NDArrays.
-_native.bind(ndarray=NDArray, raise_error=raise_error)
+# The C paths of a training step (block calls, loader batches) make and take NDArrays: by
+# address, made into cffi pointers when Python reads _h.
+_native.bind(ndarray=NDArray, raise_error=raise_error, tensor_free=NDArray._free,
+             autograd_backward=autograd.backward,
+             tensor_pointer=functools.partial(ffi.cast, "hn_tensor*"),
+             address_of=lambda pointer: int(ffi.cast("uintptr_t", pointer)))
 
 
 class _View:

@@ -20,8 +20,6 @@ from .dataset import ArrayDataset
 
 __all__ = ["DataLoader", "default_batchify_fn"]
 
-_native.bind(data_loader_next=lib.hn_data_loader_next)
-
 
 def default_batchify_fn(data):
     """MXNet's stacking: NDArray samples are stacked on a new first axis, tuple samples are
@@ -105,8 +103,7 @@ class _Rows:
         check(lib.hn_data_loader_create(handles, len(tensors), batch_sampler._batch_size, 0,
                                         batch_sampler._last_batch.encode(), 0, out))
         loader = ffi.gc(out[0], lib.hn_data_loader_free)
-        return _native.LoaderBatches(loader, len(tensors), ffi.new("hn_tensor*[]", len(tensors)),
-                                     ffi.new("size_t*"))
+        return _native.LoaderBatches(loader, len(tensors))
 
     def _gathered(self, batch_sampler):
         views = self.views()
