@@ -30,6 +30,8 @@
 
 /* The most outputs one block call returns (gluon's _MAX_OUTPUTS reads it). */
 #define MAX_BLOCK_OUTPUTS 256
+/* The most arrays a LoaderBatches' dataset holds (the DataLoader gathers larger ones itself). */
+#define MAX_LOADER_FIELDS 64
 
 /* ---- what the Python modules bind ------------------------------------------------------------ */
 
@@ -465,7 +467,6 @@ typedef struct {
   int finished;
 } LoaderBatchesObject;
 
-#define MAX_LOADER_FIELDS 64
 
 static PyObject* loader_batches_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* loader;
@@ -725,7 +726,8 @@ PyMODINIT_FUNC PyInit__native(void) {
       add_type(module, "TrainerBase", &TrainerBaseType) < 0 ||
       add_type(module, "LoaderBatches", &LoaderBatchesType) < 0 ||
       add_type(module, "AutogradScope", &AutogradScopeType) < 0 ||
-      PyModule_AddIntConstant(module, "MAX_BLOCK_OUTPUTS", MAX_BLOCK_OUTPUTS) < 0) {
+      PyModule_AddIntConstant(module, "MAX_BLOCK_OUTPUTS", MAX_BLOCK_OUTPUTS) < 0 ||
+      PyModule_AddIntConstant(module, "MAX_LOADER_FIELDS", MAX_LOADER_FIELDS) < 0) {
     Py_DECREF(module);
     return NULL;
   }

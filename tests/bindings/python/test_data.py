@@ -42,6 +42,14 @@ def test_loader_of_one_and_of_three_arrays():
                                                           (-x[:3]).tolist()]
 
 
+def test_loader_of_more_arrays_than_the_c_iterator_takes():
+    fields = mx._native.MAX_LOADER_FIELDS + 1
+    columns = data.ArrayDataset(*[np.full(4, i, np.float32) for i in range(fields)])
+    batches = list(data.DataLoader(columns, batch_size=3))
+    assert [len(b) for b in batches] == [fields, fields]
+    assert [f.asnumpy().tolist() for f in batches[1][:3]] == [[0.0], [1.0], [2.0]]
+
+
 def test_loader_shuffle_threads_and_transforms():
     dataset = data.ArrayDataset(nd.array(np.arange(12).reshape(6, 2)), np.arange(6))
     np.random.seed(1)

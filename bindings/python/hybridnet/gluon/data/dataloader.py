@@ -94,7 +94,7 @@ class _Rows:
         if type(sampler) is _sampler.SequentialSampler and not sampler._start and \
                 len(sampler) == self._length and batch_sampler._last_batch != "rollover":
             tensors = self._tensors()
-        if tensors is None:
+        if tensors is None or len(tensors) > _native.MAX_LOADER_FIELDS:
             return self._gathered(batch_sampler)
         # A loader per epoch: an epoch in order has no state to carry over, and epochs iterated
         # at the same time stay apart. Its batches come from C (every training step takes one).
