@@ -109,6 +109,18 @@ static int check_status(int status) {
   return -1;
 }
 
+/* The address a cffi pointer holds (through the bound address_of); NULL with an error naming
+ * `owner` for a NULL pointer or a failed conversion. */
+static void* pointer_address(PyObject* pointer, const char* owner) {
+  if (bound(address_of_fn, "address_of") == NULL) return NULL;
+  PyObject* number = PyObject_CallOneArg(address_of_fn, pointer);
+  void* address = number != NULL ? PyLong_AsVoidPtr(number) : NULL;
+  Py_XDECREF(number);
+  if (address == NULL && !PyErr_Occurred())
+    PyErr_Format(PyExc_ValueError, "%.100s: a NULL handle", owner);
+  return address;
+}
+
 /* ---- Handle ----------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -173,15 +185,8 @@ static void* handle_address(PyObject* op) {
     PyErr_Format(PyExc_ValueError, "%.100s: the object owns no handle", Py_TYPE(op)->tp_name);
     return NULL;
   }
-  if (bound(address_of_fn, "address_of") == NULL) return NULL;
-  PyObject* number = PyObject_CallOneArg(address_of_fn, self->handle);
-  if (number == NULL) return NULL;
-  void* address = PyLong_AsVoidPtr(number);
-  Py_DECREF(number);
-  if (address == NULL && !PyErr_Occurred())
-    PyErr_Format(PyExc_ValueError, "%.100s: a NULL handle", Py_TYPE(op)->tp_name);
-  self->address = address;
-  return address;
+  self->address = pointer_address(self->handle, Py_TYPE(op)->tp_name);
+  return self->address;
 }
 
 /* type(self)._free(handle), unless _free is None; NDArray's own _free is called directly. An
@@ -279,16 +284,8 @@ static void* cached_address(PyObject* owner, CachedAddress* cache) {
     Py_DECREF(handle);
     return cache->address;
   }
-  if (bound(address_of_fn, "address_of") == NULL) {
-    Py_DECREF(handle);
-    return NULL;
-  }
-  PyObject* number = PyObject_CallOneArg(address_of_fn, handle);
-  void* address = number != NULL ? PyLong_AsVoidPtr(number) : NULL;
-  Py_XDECREF(number);
+  void* address = pointer_address(handle, Py_TYPE(owner)->tp_name);
   if (address == NULL) {
-    if (!PyErr_Occurred())
-      PyErr_Format(PyExc_ValueError, "%.100s: a NULL handle", Py_TYPE(owner)->tp_name);
     Py_DECREF(handle);
     return NULL;
   }
@@ -480,14 +477,8 @@ static PyObject* loader_batches_new(PyTypeObject* type, PyObject* args, PyObject
                  MAX_LOADER_FIELDS);
     return NULL;
   }
-  if (bound(address_of_fn, "address_of") == NULL) return NULL;
-  PyObject* number = PyObject_CallOneArg(address_of_fn, loader);
-  void* address = number != NULL ? PyLong_AsVoidPtr(number) : NULL;
-  Py_XDECREF(number);
-  if (address == NULL) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "LoaderBatches: a NULL loader");
-    return NULL;
-  }
+  void* address = pointer_address(loader, "LoaderBatches");
+  if (address == NULL) return NULL;
   LoaderBatchesObject* self = (LoaderBatchesObject*)type->tp_alloc(type, 0);
   if (self == NULL) return NULL;
   Py_INCREF(loader);
